@@ -1,0 +1,117 @@
+/**
+ * The resolved configuration: what the rest of the daemon sees after the YAML was parsed, validated,
+ * interpolated and `defaults` merged into each router. Durations are in seconds, secrets are `Secret`s.
+ */
+import type { Secret } from '../util/secret.js';
+
+/** Names of the collectors a router can run; each has its own schedule key. */
+export const COLLECTOR_NAMES = ['system', 'wireguard', 'wireguard_setup', 'ping', 'bandwidth_test'] as const;
+export type CollectorName = (typeof COLLECTOR_NAMES)[number];
+
+export interface TlsConfig {
+  /** Path of a PEM bundle to trust, as written in the config (resolved against the config's folder). */
+  caFile?: string;
+  /** The PEM text read from caFile at load time. */
+  ca?: string;
+  /** SNI and certificate name to check instead of the URL's host. */
+  serverName?: string;
+  /** Off by default; when on, the daemon logs a warning for the router at start. */
+  insecureSkipVerify: boolean;
+}
+
+export interface HealthConfig {
+  /** A peer whose latest handshake is older than this is unhealthy. */
+  handshakeStaleAfterSeconds: number;
+  /** Ping loss ratio (0–1) at or above which a ping target is critical. */
+  pingLossCritical: number;
+  /** Peers reported but not judged: exact peer names (or comments when a peer has no name). */
+  excludePeers: string[];
+  /** Peers reported but not judged: a regular expression matched against the peer's name or comment. */
+  excludePeerPattern?: RegExp;
+}
+
+export interface PingTargetConfig {
+  target: string;
+  /** Label `name`: the configured name, else the target. */
+  name: string;
+  count: number;
+  intervalSeconds: number;
+  schedule: string;
+  interface?: string;
+  srcAddress?: string;
+  size?: number;
+}
+
+export type BandwidthDirection = 'receive' | 'transmit' | 'both';
+export type BandwidthProtocol = 'udp' | 'tcp';
+
+export interface BandwidthTestConfig {
+  target: string;
+  /** Label `name`: the configured name, else the target. */
+  name: string;
+  durationSeconds: number;
+  schedule: string;
+  direction: BandwidthDirection;
+  protocol: BandwidthProtocol;
+  /** Credentials of the remote btest server, when it asks for them. */
+  user?: string;
+  password?: Secret;
+}
+
+export interface RouterConfig {
+  name: string;
+  /** scheme://host[:port] without a trailing slash; the client appends /rest. */
+  url: string;
+  username: string;
+  password: Secret;
+  /** Per request. */
+  timeoutSeconds: number;
+  tls: TlsConfig;
+  /** node-cron expressions (a seconds field allowed) per collector; ping/bandwidth_test are defaults for targets. */
+  schedules: Record<CollectorName, string>;
+  /** Which collectors run for this router. */
+  collectors: Record<CollectorName, boolean>;
+  health: HealthConfig;
+  ping: PingTargetConfig[];
+  bandwidthTest: BandwidthTestConfig[];
+}
+
+export interface ShardConfig {
+  index: number;
+  count: number;
+}
+
+export interface Config {
+  listen: string;
+  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  /** Resolved path of the exporter-toolkit web config, if any. */
+  webConfigFile?: string;
+  shard?: ShardConfig;
+  routers: RouterConfig[];
+  /** Where the config came from (a path, or "<demo>"), for messages. */
+  source: string;
+}
+
+/** One problem found in a config file: `path` is like `routers[2].ping[0].count`. */
+export interface ConfigProblem {
+  path: string;
+  message: string;
+}
+
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+  readonly code = 'CONFIG_INVALID';
+  readonly problems: ConfigProblem[];
+  readonly source: string;
+
+  constructor(source: string, problems: ConfigProblem[]) {
+    super(`${source}: ${problems.length} problem(s):\n` + problems.map((p) => `  ${p.path}: ${p.message}`).join('\n'));
+    this.problems = problems;
+    this.source = source;
+  }
+}
+
+/** The router's hard limit on one REST command (spec §8). */
+export const ROUTER_COMMAND_LIMIT_SECONDS = 60;
+/** Pings and bandwidth tests must finish within this, to stay well inside the router's limit. */
+export const COMMAND_BUDGET_SECONDS = 45;

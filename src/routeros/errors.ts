@@ -1,0 +1,101 @@
+/**
+ * Typed errors of the RouterOS transport layer. Match on `code`, never on message text.
+ * `reason` is a small closed set: it becomes the `reason` label of routeros_collector_errors_total.
+ */
+
+export const ERROR_REASONS = [
+  'timeout',
+  'connect',
+  'tls',
+  'auth',
+  'http_4xx',
+  'http_5xx',
+  'parse',
+  'unsupported',
+] as const;
+
+export type ErrorReason = (typeof ERROR_REASONS)[number];
+
+/** The JSON body RouterOS sends with a failure status (spec §7). */
+export interface RouterErrorBody {
+  error: number;
+  message: string;
+  detail?: string;
+}
+
+export type RouterOsErrorCode =
+  | 'ROS_ERR_TIMEOUT'
+  | 'ROS_ERR_ABORTED'
+  | 'ROS_ERR_CONNECT'
+  | 'ROS_ERR_DNS'
+  | 'ROS_ERR_TLS'
+  | 'ROS_ERR_AUTH'
+  | 'ROS_ERR_NOT_FOUND'
+  | 'ROS_ERR_HTTP_4XX'
+  | 'ROS_ERR_HTTP_5XX'
+  | 'ROS_ERR_UNSUPPORTED'
+  | 'ROS_ERR_BODY_TOO_LARGE'
+  | 'ROS_ERR_PARSE'
+  | 'ROS_ERR_SHAPE'
+  | 'ROS_ERR_DECODE';
+
+const REASON_BY_CODE: Record<RouterOsErrorCode, ErrorReason> = {
+  ROS_ERR_TIMEOUT: 'timeout',
+  ROS_ERR_ABORTED: 'timeout',
+  ROS_ERR_CONNECT: 'connect',
+  ROS_ERR_DNS: 'connect',
+  ROS_ERR_TLS: 'tls',
+  ROS_ERR_AUTH: 'auth',
+  ROS_ERR_NOT_FOUND: 'http_4xx',
+  ROS_ERR_HTTP_4XX: 'http_4xx',
+  ROS_ERR_HTTP_5XX: 'http_5xx',
+  ROS_ERR_UNSUPPORTED: 'unsupported',
+  ROS_ERR_BODY_TOO_LARGE: 'parse',
+  ROS_ERR_PARSE: 'parse',
+  ROS_ERR_SHAPE: 'parse',
+  ROS_ERR_DECODE: 'parse',
+};
+
+export interface RouterOsErrorOptions {
+  /** HTTP status, when the router answered. */
+  status?: number;
+  /** The router's own error body, when it sent one. */
+  body?: RouterErrorBody;
+  /** Method and path of the request (never the URL's credentials, never headers). */
+  request?: string;
+  cause?: unknown;
+}
+
+export class RouterOsError extends Error {
+  override readonly name = 'RouterOsError';
+  readonly code: RouterOsErrorCode;
+  readonly reason: ErrorReason;
+  readonly status: number | undefined;
+  readonly body: RouterErrorBody | undefined;
+  readonly request: string | undefined;
+
+  constructor(code: RouterOsErrorCode, message: string, options: RouterOsErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.code = code;
+    this.reason = REASON_BY_CODE[code];
+    this.status = options.status;
+    this.body = options.body;
+    this.request = options.request;
+  }
+}
+
+/** A RouterOS value that does not decode (a duration, number or boolean in an unknown form). */
+export class DecodeError extends RouterOsError {
+  constructor(message: string, options: RouterOsErrorOptions = {}) {
+    super('ROS_ERR_DECODE', message, options);
+  }
+}
+
+export function isRouterOsError(error: unknown): error is RouterOsError {
+  return error instanceof RouterOsError;
+}
+
+/** The bounded metric reason of any error: unknown failures count as `parse`, the catch-all for bad data. */
+export function reasonOf(error: unknown): ErrorReason {
+  return isRouterOsError(error) ? error.reason : 'parse';
+}
