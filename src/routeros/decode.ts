@@ -1,0 +1,184 @@
+/**
+ * Pure decoders for RouterOS REST values (spec routeros-real-formats.md §7): every value arrives as a
+ * JSON string, so the collectors turn strings into numbers here, in one tested place. Each decoder
+ * either returns a finite value or throws `DecodeError` quoting the offending text; none returns NaN.
+ */
+import { DecodeError } from './errors.js';
+
+/** Quote a router value for an error message, bounded so a huge or hostile value cannot flood a log. */
+function quote(value: string): string {
+  const shown = value.length > 64 ? `${value.slice(0, 64)}…` : value;
+  return JSON.stringify(shown);
+}
+
+function fail(kind: string, value: string, hint = ''): never {
+  throw new DecodeError(`not a RouterOS ${kind}: ${quote(value)}${hint === '' ? '' : ` (${hint})`}`);
+}
+
+const MICROS_PER_UNIT = { w: 604_800e6, d: 86_400e6, h: 3_600e6, m: 60e6, s: 1e6, ms: 1e3, us: 1 } as const;
+type DurationUnit = keyof typeof MICROS_PER_UNIT;
+const UNIT_ORDER: readonly DurationUnit[] = ['w', 'd', 'h', 'm', 's', 'ms', 'us'];
+
+// Units in their fixed output order, each at most once. The regex engine backtracks, so "5ms" is not
+// read as "5m" followed by a stray "s" — the ambiguity mktxp had to work around.
+const UNIT_FORM = /^(?:(\d+)w)?(?:(\d+)d)?(?:(\d+)h)?(?:(\d+)m)?(?:(\d+)s)?(?:(\d+)ms)?(?:(\d+)us)?$/;
+// Clock forms from input echoes and scripting: "00:01:05", "1d02:03:04", "1d 00:00:00", "2735w1d21:41:43.48".
+const CLOCK_FORM = /^(?:(\d+)w)?(?:(\d+)d ?)?(\d+):(\d\d):(\d\d)(?:\.(\d+))?$/;
+// Bare seconds, as RouterOS accepts on input: "25", "0.12".
+const SECONDS_FORM = /^(\d+)(?:\.(\d+))?$/;
+
+/** Fraction digits ("5", "481891543") → microseconds; precision below 1 µs is dropped. */
+function fractionMicros(digits: string | undefined): number {
+  return digits === undefined ? 0 : Math.round(Number(`0.${digits}`) * 1e6);
+}
+
+function finiteSeconds(micros: number, value: string): number {
+  if (!Number.isFinite(micros)) fail('duration', value, 'out of range');
+  return micros / 1e6;
+}
+
+/** A RouterOS duration (`1w2d3h4m5s`, `56ms639us`, `0s`, `1d02:03:04`, `25`, `0.12`) → seconds. */
+export function parseRouterDuration(value: string): number {
+  const unit = UNIT_FORM.exec(value);
+  if (unit !== null && value !== '') {
+    let micros = 0;
+    UNIT_ORDER.forEach((name, i) => {
+      const digits = unit[i + 1];
+      if (digits !== undefined) micros += Number(digits) * MICROS_PER_UNIT[name];
+    });
+    return finiteSeconds(micros, value);
+  }
+  const clock = CLOCK_FORM.exec(value);
+  if (clock !== null) {
+    const [, weeks, days, hours = '0', minutes = '0', seconds = '0', fraction] = clock;
+    const hasDays = weeks !== undefined || days !== undefined;
+    if (Number(minutes) > 59 || Number(seconds) > 59 || (hasDays && Number(hours) > 23)) {
+      fail('duration', value, 'clock field out of range');
+    }
+    const micros =
+      Number(weeks ?? 0) * MICROS_PER_UNIT.w +
+      Number(days ?? 0) * MICROS_PER_UNIT.d +
+      Number(hours) * MICROS_PER_UNIT.h +
+      Number(minutes) * MICROS_PER_UNIT.m +
+      Number(seconds) * MICROS_PER_UNIT.s +
+      fractionMicros(fraction);
+    return finiteSeconds(micros, value);
+  }
+  const bare = SECONDS_FORM.exec(value);
+  if (bare !== null) {
+    return finiteSeconds(Number(bare[1]) * 1e6 + fractionMicros(bare[2]), value);
+  }
+  return fail('duration', value, 'expected e.g. 1w2d3h4m5s, 56ms639us, 1d02:03:04 or bare seconds');
+}
+
+/**
+ * Seconds → RouterOS output form (`1w2d3h4m5s`, `1s500ms`, `453us`, `0s`): zero parts omitted,
+ * rounded to the microsecond, the finest unit RouterOS prints.
+ */
+export function formatRouterDuration(seconds: number): string {
+  if (!Number.isFinite(seconds) || seconds < 0) {
+    throw new RangeError(`cannot format ${seconds} as a RouterOS duration`);
+  }
+  let micros = Math.round(seconds * 1e6);
+  if (micros === 0) return '0s';
+  let text = '';
+  for (const name of UNIT_ORDER) {
+    const size = MICROS_PER_UNIT[name];
+    const count = Math.floor(micros / size);
+    if (count > 0) {
+      text += `${count}${name}`;
+      micros -= count * size;
+    }
+  }
+  return text;
+}
+
+/** `true`/`false` (REST output) and `yes`/`no` (enum-like fields, CLI notation). Absence is the caller's. */
+export function parseRouterBool(value: string): boolean {
+  if (value === 'true' || value === 'yes') return true;
+  if (value === 'false' || value === 'no') return false;
+  return fail('boolean', value, 'expected true, false, yes or no');
+}
+
+function finiteNumber(kind: string, value: string): number {
+  const n = Number(value);
+  if (!Number.isFinite(n)) fail(kind, value, 'out of range');
+  // "-0" is a real ping packet-loss rendering risk; a negative zero would print as "-0" in metrics.
+  return n === 0 ? 0 : n;
+}
+
+/**
+ * A decimal integer, optionally negative (ping packet-loss can be, for duplicate replies). Byte counters
+ * are 64-bit: beyond 2^53 the result loses precision, which Prometheus' float64 would lose anyway.
+ */
+export function parseRouterInteger(value: string): number {
+  if (!/^-?\d+$/.test(value)) fail('integer', value, 'expected decimal digits without units');
+  return finiteNumber('integer', value);
+}
+
+/** A plain decimal number (`0.2`, `42`, `-3`); no exponent, units, spaces or empty strings. */
+export function parseRouterNumber(value: string): number {
+  if (!/^-?\d+(?:\.\d+)?$/.test(value)) fail('number', value, 'expected a plain decimal number');
+  return finiteNumber('number', value);
+}
+
+/** A comma-joined list (`10.0.0.0/24,10.1.0.0/24`); items trimmed defensively, empty items dropped. */
+export function parseRouterList(value: string): string[] {
+  return value
+    .split(',')
+    .map((item) => item.trim())
+    .filter((item) => item !== '');
+}
+
+export interface RouterVersion {
+  major: number;
+  minor: number;
+  patch?: number;
+  /** Pre-release tag such as `beta4` or `rc2`. */
+  pre?: string;
+  /** Release channel: `stable`, `long-term`, `testing`, `development`. */
+  channel?: string;
+  /** The text as the router sent it. */
+  text: string;
+}
+
+const VERSION_FORM = /^(\d+)\.(\d+)(?:\.(\d+))?((?:alpha|beta|rc)\d+)?(?: \(([a-z-]+)\))?$/;
+
+/** `7.19.4 (stable)`, `7.10 (stable)`, `7.1beta4 (development)`, also without the channel. */
+export function parseRouterVersion(value: string): RouterVersion {
+  const match = VERSION_FORM.exec(value.trim());
+  if (match === null) return fail('version', value, 'expected e.g. "7.19.4 (stable)"');
+  const [, major = '', minor = '', patch, pre, channel] = match;
+  const version: RouterVersion = { major: Number(major), minor: Number(minor), text: value };
+  if (patch !== undefined) version.patch = Number(patch);
+  if (pre !== undefined) version.pre = pre;
+  if (channel !== undefined) version.channel = channel;
+  return version;
+}
+
+export interface RequestNumberOptions {
+  /** The number arrived as a JSON string: RouterOS reads those as decimal only (spec §2.1). */
+  quoted?: boolean;
+}
+
+/**
+ * A number as RouterOS accepts it in a request body (router-rest-api.md §2.1): decimal, octal with a
+ * leading `0`, hexadecimal with `0x`; exponents are not supported. Quoted numbers are decimal.
+ */
+export function parseRequestNumber(value: string, options: RequestNumberOptions = {}): number {
+  const sign = value.startsWith('-') ? -1 : 1;
+  const body = sign === -1 ? value.slice(1) : value;
+  let magnitude: number;
+  if (options.quoted === true || /^(?:0|[1-9]\d*)(?:\.\d+)?$/.test(body)) {
+    if (!/^\d+(?:\.\d+)?$/.test(body)) fail('request number', value, 'expected a decimal number');
+    magnitude = Number(body);
+  } else if (/^0[xX][0-9a-fA-F]+$/.test(body)) {
+    magnitude = Number.parseInt(body.slice(2), 16);
+  } else if (/^0[0-7]+$/.test(body)) {
+    magnitude = Number.parseInt(body.slice(1), 8);
+  } else {
+    return fail('request number', value, 'expected decimal, 0-prefixed octal or 0x hexadecimal, no exponent');
+  }
+  if (!Number.isFinite(magnitude)) fail('request number', value, 'out of range');
+  return magnitude === 0 ? 0 : sign * magnitude;
+}
