@@ -1,0 +1,270 @@
+/**
+ * Fleet overview: is every router answering, is every collector working, how loaded are the routers, how many
+ * tunnels are in trouble, and is the exporter itself healthy.
+ */
+import { COMMON_TAGS, FLEET, linksFrom } from './catalog.js';
+import { dashboard } from './layout.js';
+import {
+  PLUMBING_COLUMNS,
+  barGauge,
+  boolMapping,
+  instant,
+  joinColumns,
+  override,
+  q,
+  stat,
+  stateTimeline,
+  steps,
+  table,
+  tableQuery,
+  timeseries,
+} from './panels.js';
+import type { Dashboard } from './types.js';
+import { R, datasourceVariable, jobVariable, routerVariable } from './variables.js';
+
+const J = 'job=~"$job"';
+const ALERT = steps('green', [1, 'red']);
+const USAGE = steps('green', [0.8, 'orange'], [0.9, 'red']);
+const usage = (title: string, description: string, expr: string) =>
+  timeseries({
+    title,
+    description,
+    unit: 'percentunit',
+    min: 0,
+    max: 1,
+    width: 8,
+    queries: [q(expr, '{{router}}')],
+    thresholds: USAGE,
+    colorMode: 'palette-classic',
+    custom: { thresholdsStyle: { mode: 'dashed' } },
+  });
+
+const summary = [
+  stat({
+    title: 'Routers up',
+    description: 'Routers whose last system collection succeeded (routeros_up = 1).',
+    unit: 'none',
+    queries: [instant(`sum(routeros_up{${R}}) or vector(0)`)],
+    thresholds: steps('red', [1, 'green']),
+  }),
+  stat({
+    title: 'Routers down',
+    description: 'Routers whose last system collection failed (routeros_up = 0).',
+    unit: 'none',
+    queries: [instant(`count(routeros_up{${R}} == 0) or vector(0)`)],
+    thresholds: ALERT,
+  }),
+  stat({
+    title: 'Failing collectors',
+    description: 'Collector runs (router × collector) whose last run failed.',
+    unit: 'none',
+    queries: [instant(`count(routeros_collector_success{${R}} == 0) or vector(0)`)],
+    thresholds: steps('green', [1, 'orange']),
+  }),
+  stat({
+    title: 'Stale peers',
+    description: 'WireGuard peers judged unhealthy (handshake too old or never). Excluded and disabled peers are not judged.',
+    unit: 'none',
+    queries: [instant(`sum(1 - routeros_wireguard_peer_healthy{${R}}) or vector(0)`)],
+    thresholds: ALERT,
+  }),
+  stat({
+    title: 'Tunnels not running',
+    description: 'Enabled WireGuard interfaces that RouterOS does not report as running.',
+    unit: 'none',
+    queries: [
+      instant(
+        `sum((1 - routeros_wireguard_interface_running{${R}}) * (1 - routeros_wireguard_interface_disabled{${R}})) or vector(0)`,
+      ),
+    ],
+    thresholds: ALERT,
+  }),
+  stat({
+    title: 'Config reload',
+    description: 'Outcome of the exporter’s last configuration (re)load; a failed reload keeps the old config running.',
+    unit: 'none',
+    queries: [instant(`min(routeros_exporter_config_last_reload_successful{${J}})`)],
+    mappings: boolMapping('OK', 'Failed'),
+    thresholds: steps('red', [1, 'green']),
+  }),
+];
+
+const routers = [
+  [
+    table({
+      title: 'Routers',
+      description: 'One row per router whose system collection succeeds: board, CPU, RouterOS version and uptime.',
+      unit: 'none',
+      height: 7,
+      queries: [
+        tableQuery(
+          `routeros_system_uptime_seconds{${R}} * on (job, instance, router) group_left (board_name, architecture, cpu, platform, version) routeros_system_info{${R}}`,
+        ),
+      ],
+      transformations: joinColumns(PLUMBING_COLUMNS, { Value: 'Uptime' }),
+      overrides: [override('Uptime', { unit: 'dtdurations' })],
+    }),
+  ],
+  [
+    stateTimeline({
+      title: 'Router reachability',
+      description: 'Whether each router’s system collection succeeded, over time.',
+      unit: 'none',
+      queries: [q(`routeros_up{${R}}`, '{{router}}')],
+      mappings: boolMapping('Up', 'Down'),
+    }),
+    timeseries({
+      title: 'Uptime',
+      description: 'Time since each router booted; a drop to zero is a reboot.',
+      unit: 's',
+      queries: [q(`routeros_system_uptime_seconds{${R}}`, '{{router}}')],
+    }),
+  ],
+];
+
+const collectors = [
+  [
+    stateTimeline({
+      title: 'Collector success',
+      description: 'Outcome of each collector’s last run per router.',
+      unit: 'none',
+      queries: [q(`routeros_collector_success{${R}}`, '{{router}} {{collector}}')],
+      mappings: boolMapping('OK', 'Failed'),
+    }),
+    timeseries({
+      title: 'Collector errors by reason',
+      description:
+        'Failed collector runs per second by reason: timeout, connect, tls, auth, http_4xx, http_5xx, parse, unsupported.',
+      unit: 'short',
+      queries: [
+        q(
+          `sum by (router, collector, reason) (rate(routeros_collector_errors_total{${R}}[$__rate_interval]))`,
+          '{{router}} {{collector}} {{reason}}',
+        ),
+      ],
+    }),
+  ],
+  [
+    timeseries({
+      title: 'Collector run time',
+      description: 'How long each collector’s last run took; runs close to the request timeout are about to fail.',
+      unit: 's',
+      queries: [q(`routeros_collector_duration_seconds{${R}}`, '{{router}} {{collector}}')],
+    }),
+    barGauge({
+      title: 'Time since last successful run',
+      description: 'Age of each collector’s last success. Bandwidth tests usually run rarely, so theirs is large.',
+      unit: 's',
+      queries: [instant(`time() - routeros_collector_last_success_timestamp_seconds{${R}}`, '{{router}} {{collector}}')],
+      thresholds: steps('blue'),
+    }),
+  ],
+];
+
+const resources = [
+  [
+    usage('CPU load', 'RouterOS cpu-load of each router, 0–100 %.', `routeros_system_cpu_load_ratio{${R}}`),
+    usage(
+      'Memory used',
+      'Share of each router’s RAM in use.',
+      `1 - routeros_system_memory_free_bytes{${R}} / routeros_system_memory_total_bytes{${R}}`,
+    ),
+    usage(
+      'Disk used',
+      'Share of each router’s storage (HDD/flash) in use.',
+      `1 - routeros_system_disk_free_bytes{${R}} / routeros_system_disk_total_bytes{${R}}`,
+    ),
+  ],
+];
+
+const staleByRouter = `sum by (router) (1 - routeros_wireguard_peer_healthy{${R}})`;
+const wireguard = [
+  [
+    barGauge({
+      title: 'Stale peers per router',
+      description: 'Judged WireGuard peers that are unhealthy, per router (0 when all are healthy).',
+      unit: 'none',
+      width: 8,
+      queries: [instant(staleByRouter, '{{router}}')],
+      thresholds: ALERT,
+    }),
+    timeseries({
+      title: 'Stale peers over time',
+      description: 'Unhealthy judged WireGuard peers per router; see the WireGuard dashboard for which ones.',
+      unit: 'none',
+      width: 16,
+      queries: [q(staleByRouter, '{{router}}')],
+    }),
+  ],
+];
+
+const exporter = [
+  [
+    table({
+      title: 'Exporter build',
+      description: 'Version and Node.js runtime of each routeros-exporter instance.',
+      unit: 'none',
+      width: 8,
+      height: 6,
+      queries: [tableQuery(`routeros_exporter_build_info{${J}}`)],
+      transformations: joinColumns(['Time', '__name__', 'Value'], {}),
+    }),
+    stateTimeline({
+      title: 'Exporter scrapes',
+      description: 'Whether Prometheus could scrape each exporter instance (up).',
+      unit: 'none',
+      width: 8,
+      height: 6,
+      queries: [q(`up{${J}}`, '{{instance}}')],
+      mappings: boolMapping('Up', 'Down'),
+    }),
+    barGauge({
+      title: 'Time since last good config load',
+      description: 'Age of each exporter’s last successful configuration load (start, SIGHUP or POST /-/reload).',
+      unit: 's',
+      width: 8,
+      height: 6,
+      queries: [
+        instant(`time() - routeros_exporter_config_last_reload_success_timestamp_seconds{${J}}`, '{{instance}}'),
+      ],
+      thresholds: steps('blue'),
+    }),
+  ],
+  [
+    timeseries({
+      title: 'Exporter memory',
+      description: 'Resident memory of each exporter process.',
+      unit: 'bytes',
+      width: 12,
+      queries: [q(`process_resident_memory_bytes{${J}}`, '{{instance}}')],
+    }),
+    timeseries({
+      title: 'Exporter CPU',
+      description: 'CPU time used by each exporter process, as a share of one core.',
+      unit: 'percentunit',
+      width: 12,
+      queries: [q(`rate(process_cpu_seconds_total{${J}}[$__rate_interval])`, '{{instance}}')],
+    }),
+  ],
+];
+
+export function fleetDashboard(): Dashboard {
+  return dashboard({
+    uid: FLEET.uid,
+    title: FLEET.title,
+    description: 'Every RouterOS router at a glance: reachability, collectors, resources, tunnel health, exporter.',
+    tags: [...COMMON_TAGS, 'fleet'],
+    time: { from: 'now-6h', to: 'now' },
+    refresh: '1m',
+    variables: [datasourceVariable(), routerVariable(), jobVariable()],
+    links: linksFrom(FLEET.uid),
+    sections: [
+      { title: 'Fleet', rows: [summary] },
+      { title: 'Routers', rows: routers },
+      { title: 'Collectors', rows: collectors },
+      { title: 'Resources', rows: resources },
+      { title: 'WireGuard', rows: wireguard },
+      { title: 'Exporter', rows: exporter },
+    ],
+  });
+}

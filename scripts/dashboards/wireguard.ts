@@ -1,0 +1,259 @@
+/**
+ * WireGuard tunnels: per interface and peer — is the tunnel up and set up right, when did each peer last
+ * handshake, how much flows through it, where are the peers, and do pings through the tunnels get answered.
+ */
+import { COMMON_TAGS, WIREGUARD, linksFrom } from './catalog.js';
+import { dashboard } from './layout.js';
+import {
+  PLUMBING_COLUMNS,
+  barGauge,
+  boolMapping,
+  instant,
+  joinColumns,
+  override,
+  q,
+  stat,
+  stateTimeline,
+  steps,
+  table,
+  tableQuery,
+  timeseries,
+} from './panels.js';
+import type { Dashboard, ValueMapping } from './types.js';
+import { R, RI, RIP, datasourceVariable, interfaceVariable, peerVariable, routerVariable } from './variables.js';
+
+const PEER = '{{router}} {{interface}} {{name}}';
+const HANDSHAKE = `routeros_wireguard_peer_latest_handshake_timestamp_seconds{${RIP}}`;
+const RX = `rate(routeros_wireguard_peer_receive_bytes_total{${RIP}}[$__rate_interval])`;
+const TX = `rate(routeros_wireguard_peer_transmit_bytes_total{${RIP}}[$__rate_interval])`;
+/** Enabled peers that never completed a handshake (the timestamp is 0 for never). */
+const NEVER = `((${HANDSHAKE} == 0) unless (routeros_wireguard_peer_disabled{${RIP}} == 1))`;
+const NEVER_TEXT: ValueMapping[] = [{ type: 'value', options: { '0': { text: 'never', color: 'red', index: 0 } } }];
+
+const summary = [
+  stat({
+    title: 'Interfaces running',
+    description: 'WireGuard interfaces that RouterOS reports as running.',
+    unit: 'none',
+    queries: [instant(`sum(routeros_wireguard_interface_running{${RI}}) or vector(0)`)],
+    thresholds: steps('blue'),
+  }),
+  stat({
+    title: 'Interfaces down',
+    description: 'Enabled WireGuard interfaces that are not running.',
+    unit: 'none',
+    queries: [
+      instant(
+        `sum((1 - routeros_wireguard_interface_running{${RI}}) * (1 - routeros_wireguard_interface_disabled{${RI}})) or vector(0)`,
+      ),
+    ],
+    thresholds: steps('green', [1, 'red']),
+  }),
+  stat({
+    title: 'Set-up checks failing',
+    description: 'Failed tunnel set-up checks (address, route, firewall_input, firewall_forward).',
+    unit: 'none',
+    queries: [instant(`count(routeros_wireguard_interface_setup_ok{${RI}} == 0) or vector(0)`)],
+    thresholds: steps('green', [1, 'orange']),
+  }),
+  stat({
+    title: 'Peers',
+    description: 'WireGuard peers configured on the selected interfaces.',
+    unit: 'none',
+    queries: [instant(`count(routeros_wireguard_peer_info{${RIP}}) or vector(0)`)],
+    thresholds: steps('blue'),
+  }),
+  stat({
+    title: 'Unhealthy peers',
+    description: 'Judged peers (enabled, not excluded) whose latest handshake is too old or missing.',
+    unit: 'none',
+    queries: [instant(`sum(1 - routeros_wireguard_peer_healthy{${RIP}}) or vector(0)`)],
+    thresholds: steps('green', [1, 'red']),
+  }),
+  stat({
+    title: 'Never handshaken',
+    description: 'Enabled peers that have not completed a single handshake since the interface came up.',
+    unit: 'none',
+    queries: [instant(`count(${NEVER}) or vector(0)`)],
+    thresholds: steps('green', [1, 'orange']),
+  }),
+];
+
+const interfaces = [
+  [
+    table({
+      title: 'Interfaces',
+      description: 'Each WireGuard interface: running, disabled, listen port and MTU.',
+      unit: 'none',
+      width: 14,
+      height: 7,
+      queries: [
+        tableQuery(`routeros_wireguard_interface_running{${RI}}`),
+        tableQuery(`routeros_wireguard_interface_disabled{${RI}}`),
+        tableQuery(`routeros_wireguard_interface_listen_port{${RI}}`),
+        tableQuery(`routeros_wireguard_interface_mtu_bytes{${RI}}`),
+      ],
+      transformations: joinColumns(PLUMBING_COLUMNS, {
+        'Value #A': 'Running',
+        'Value #B': 'Disabled',
+        'Value #C': 'Listen port',
+        'Value #D': 'MTU',
+      }),
+      overrides: [
+        override('Running', { mappings: boolMapping('yes', 'no') }),
+        override('Disabled', { mappings: boolMapping('yes', 'no') }),
+        override('MTU', { unit: 'bytes' }),
+      ],
+    }),
+    table({
+      title: 'Set-up audit',
+      description:
+        'Per interface: an address on it, routes through it for the peers’ subnets, UDP to its port accepted in input, routed subnets accepted in forward.',
+      unit: 'none',
+      width: 10,
+      height: 7,
+      queries: [tableQuery(`routeros_wireguard_interface_setup_ok{${RI}}`)],
+      transformations: joinColumns(PLUMBING_COLUMNS, { Value: 'Result' }),
+      overrides: [
+        override('Result', { mappings: boolMapping('pass', 'fail'), 'custom.cellOptions': { type: 'color-text' } }),
+      ],
+    }),
+  ],
+  [
+    stateTimeline({
+      title: 'Interface running',
+      description: 'Whether each WireGuard interface was running, over time.',
+      unit: 'none',
+      width: 24,
+      height: 6,
+      queries: [q(`routeros_wireguard_interface_running{${RI}}`, '{{router}} {{interface}}')],
+      mappings: boolMapping('running', 'not running'),
+    }),
+  ],
+];
+
+const peers = [
+  [
+    timeseries({
+      title: 'Handshake age',
+      description:
+        'Time since each peer’s latest handshake. Active peers re-handshake every 2 minutes; past 5 minutes (the default handshake_stale_after) a peer is stale. Peers that never handshook are left out.',
+      unit: 's',
+      width: 24,
+      queries: [q(`time() - (${HANDSHAKE} > 0)`, PEER)],
+      thresholds: steps('green', [180, 'orange'], [300, 'red']),
+      colorMode: 'palette-classic',
+      custom: { thresholdsStyle: { mode: 'dashed' } },
+    }),
+  ],
+  [
+    table({
+      title: 'Stale and never-handshaken peers',
+      description: 'Peers judged unhealthy, and enabled peers without any handshake, with their latest handshake and endpoint.',
+      unit: 'none',
+      height: 7,
+      queries: [
+        tableQuery(
+          `((${HANDSHAKE} * 1000) and ((routeros_wireguard_peer_healthy{${RIP}} == 0) or ${NEVER})) * on (job, instance, router, interface, public_key) group_left (endpoint) routeros_wireguard_peer_info{${RIP}}`,
+        ),
+      ],
+      transformations: joinColumns(PLUMBING_COLUMNS, { Value: 'Latest handshake' }),
+      overrides: [override('Latest handshake', { unit: 'dateTimeFromNow', mappings: NEVER_TEXT })],
+    }),
+  ],
+  [
+    timeseries({
+      title: 'Receive rate',
+      description: 'Bits per second the router received from each peer through the tunnel.',
+      unit: 'bps',
+      queries: [q(`${RX} * 8`, PEER)],
+    }),
+    timeseries({
+      title: 'Transmit rate',
+      description: 'Bits per second the router sent to each peer through the tunnel.',
+      unit: 'bps',
+      queries: [q(`${TX} * 8`, PEER)],
+    }),
+  ],
+  [
+    barGauge({
+      title: 'Top talkers',
+      description: 'The ten peers with the most traffic (receive plus transmit) right now.',
+      unit: 'bps',
+      queries: [instant(`topk(10, (${RX} + ${TX}) * 8)`, PEER)],
+      thresholds: steps('blue'),
+    }),
+    stateTimeline({
+      title: 'Peer health',
+      description: 'The exporter’s verdict on each judged peer over time.',
+      unit: 'none',
+      queries: [q(`routeros_wireguard_peer_healthy{${RIP}}`, PEER)],
+      mappings: boolMapping('healthy', 'stale'),
+    }),
+  ],
+  [
+    table({
+      title: 'Endpoints and allowed addresses',
+      description: 'Each peer’s current endpoint (else the configured one) and its allowed addresses.',
+      unit: 'none',
+      queries: [tableQuery(`routeros_wireguard_peer_info{${RIP}}`)],
+      transformations: joinColumns([...PLUMBING_COLUMNS, 'Value'], {}),
+    }),
+  ],
+];
+
+const PING = '{{router}} → {{name}}';
+const pings = [
+  [
+    timeseries({
+      title: 'Ping round-trip time',
+      description: 'Minimum, average and maximum round-trip time of the last ping run from each router.',
+      unit: 's',
+      queries: [q(`routeros_ping_rtt_seconds{${R}}`, `${PING} {{stat}}`)],
+    }),
+    timeseries({
+      title: 'Ping loss',
+      description: 'Share of probes lost: in the last run, and over the interval from the packet counters.',
+      unit: 'percentunit',
+      min: 0,
+      max: 1,
+      queries: [
+        q(`routeros_ping_loss_ratio{${R}}`, `${PING} last run`),
+        q(
+          `1 - sum by (router, target, name) (rate(routeros_ping_packets_received_total{${R}}[$__rate_interval])) / sum by (router, target, name) (rate(routeros_ping_packets_sent_total{${R}}[$__rate_interval]))`,
+          `${PING} counters`,
+        ),
+      ],
+    }),
+  ],
+  [
+    stateTimeline({
+      title: 'Ping reachability',
+      description: 'Whether each ping target answered at least one probe in its last run.',
+      unit: 'none',
+      width: 24,
+      height: 5,
+      queries: [q(`routeros_ping_success{${R}}`, PING)],
+      mappings: boolMapping('reply', 'no reply'),
+    }),
+  ],
+];
+
+export function wireguardDashboard(): Dashboard {
+  return dashboard({
+    uid: WIREGUARD.uid,
+    title: WIREGUARD.title,
+    description: 'WireGuard interfaces and peers on RouterOS: set-up, handshakes, traffic, endpoints and pings.',
+    tags: [...COMMON_TAGS, 'wireguard'],
+    time: { from: 'now-6h', to: 'now' },
+    refresh: '1m',
+    variables: [datasourceVariable(), routerVariable(), interfaceVariable(), peerVariable()],
+    links: linksFrom(WIREGUARD.uid),
+    sections: [
+      { title: 'Summary', rows: [summary] },
+      { title: 'Interfaces', rows: interfaces },
+      { title: 'Peers', rows: peers },
+      { title: 'Pings through the tunnels', rows: pings },
+    ],
+  });
+}
