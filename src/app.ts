@@ -1,0 +1,121 @@
+/**
+ * The app factory: builds the store, exposition, scheduler, clients and HTTP handler for a config.
+ * It never listens by itself and never touches argv, signals or the process: main.ts owns those,
+ * and tests drive the app in-process.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Logger } from 'pino';
+import type { Config, ConfigProblem } from './config/types.js';
+import { ConfigError } from './config/types.js';
+import { SnapshotStore } from './metrics/store.js';
+import { Exposition } from './metrics/exposition.js';
+import { SelfMetrics } from './metrics/self.js';
+import { Scheduler } from './scheduler/scheduler.js';
+import type { TriggerFactory } from './scheduler/trigger.js';
+import { ClientPool } from './routeros/pool.js';
+import { VERSION } from './version.js';
+import { createRouter } from './server/router.js';
+
+export interface AppDeps {
+  logger: Logger;
+  /** Reads the config again for SIGHUP and POST /-/reload; absent → reload re-applies the current config. */
+  loadConfig?: () => Promise<Config>;
+  now?: () => number;
+  triggerFactory?: TriggerFactory;
+  jitter?: boolean;
+  maxInFlight?: number;
+}
+
+export type ReloadResult = { ok: true } | { ok: false; problems: ConfigProblem[] };
+
+export interface App {
+  readonly store: SnapshotStore;
+  readonly exposition: Exposition;
+  readonly self: SelfMetrics;
+  config(): Config;
+  handle(req: IncomingMessage, res: ServerResponse): void;
+  start(): void;
+  /** Runs every job once and waits; true when every router's jobs succeeded. */
+  collectOnce(): Promise<boolean>;
+  reload(): Promise<ReloadResult>;
+  ready(): boolean;
+  stop(): Promise<void>;
+}
+
+export function createApp(initial: Config, deps: AppDeps): App {
+  const store = new SnapshotStore();
+  const self = new SelfMetrics({ version: VERSION });
+  const exposition = new Exposition(store, self);
+  const clients = new ClientPool();
+  const now = deps.now ?? Date.now;
+  const scheduler = new Scheduler({
+    store,
+    logger: deps.logger,
+    clientFor: (router) => clients.clientFor(router),
+    now,
+    ...(deps.triggerFactory === undefined ? {} : { triggerFactory: deps.triggerFactory }),
+    ...(deps.jitter === undefined ? {} : { jitter: deps.jitter }),
+    ...(deps.maxInFlight === undefined ? {} : { maxInFlight: deps.maxInFlight }),
+  });
+  let config = initial;
+
+  const apply = (next: Config): void => {
+    for (const router of next.routers) {
+      if (router.tls.insecureSkipVerify && router.url.startsWith('https:')) {
+        deps.logger.warn({ router: router.name }, 'TLS certificate verification is OFF for this router (tls.insecure_skip_verify)');
+      }
+      if (router.url.startsWith('http:')) {
+        deps.logger.warn({ router: router.name }, 'plain HTTP: the password crosses the network unencrypted; use https');
+      }
+    }
+    scheduler.load(next);
+    clients.retain(new Set(next.routers.map((router) => router.name)));
+    config = next;
+  };
+  apply(initial);
+  self.reloaded(true, now());
+
+  let reloading: Promise<ReloadResult> | undefined;
+  const reload = async (): Promise<ReloadResult> => {
+    // Concurrent reloads (SIGHUP and POST together) share one attempt.
+    reloading ??= (async (): Promise<ReloadResult> => {
+      try {
+        const next = deps.loadConfig === undefined ? config : await deps.loadConfig();
+        apply(next);
+        self.reloaded(true, now());
+        deps.logger.info({ routers: next.routers.length, source: next.source }, 'configuration reloaded');
+        return { ok: true };
+      } catch (error) {
+        self.reloaded(false, now());
+        const problems =
+          error instanceof ConfigError ? error.problems : [{ path: '', message: error instanceof Error ? error.message : String(error) }];
+        deps.logger.error({ problems }, 'configuration reload failed; the previous configuration keeps running');
+        return { ok: false, problems };
+      } finally {
+        reloading = undefined;
+      }
+    })();
+    return reloading;
+  };
+
+  const app: App = {
+    store,
+    exposition,
+    self,
+    config: () => config,
+    handle: (req, res) => router(req, res),
+    start: () => scheduler.start(true),
+    collectOnce: async () => {
+      const results = await scheduler.runAllOnce();
+      return results.every((result) => result === 'ok');
+    },
+    reload,
+    ready: () => store.allTried(),
+    stop: async () => {
+      await scheduler.stop();
+      await clients.closeAll();
+    },
+  };
+  const router = createRouter(app, deps.logger);
+  return app;
+}

@@ -1,0 +1,77 @@
+/** Command-line parsing for `routeros-exporter`. Usage errors exit 2. */
+import { parseArgs } from 'node:util';
+
+export const USAGE = `Usage:
+  routeros-exporter --config FILE [--listen HOST:PORT] [--log-level LEVEL] [--shard I/N]
+  routeros-exporter demo [--listen HOST:PORT] [--log-level LEVEL]
+  routeros-exporter check-config FILE
+  routeros-exporter once --config FILE
+  routeros-exporter check --config FILE [--router NAME]
+  routeros-exporter --help | --version
+
+The config file may also be given as ROUTEROS_EXPORTER_CONFIG=FILE.
+Exit codes: 0 ok, 1 runtime failure, 2 usage or config error (check: Nagios 0/1/2/3).`;
+
+export type Command = 'run' | 'demo' | 'check-config' | 'once' | 'check' | 'help' | 'version';
+
+export interface CliOptions {
+  command: Command;
+  config?: string;
+  listen?: string;
+  logLevel?: string;
+  shard?: string;
+  router?: string;
+}
+
+export class UsageError extends Error {
+  override readonly name = 'UsageError';
+}
+
+const COMMANDS = new Set<string>(['demo', 'check-config', 'once', 'check']);
+
+export function parseCli(argv: readonly string[], env: NodeJS.ProcessEnv): CliOptions {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: [...argv],
+      allowPositionals: true,
+      strict: true,
+      options: {
+        config: { type: 'string', short: 'c' },
+        listen: { type: 'string' },
+        'log-level': { type: 'string' },
+        shard: { type: 'string' },
+        router: { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+        version: { type: 'boolean' },
+      },
+    });
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  const { values, positionals } = parsed;
+  if (values.help === true) return { command: 'help' };
+  if (values.version === true) return { command: 'version' };
+  const [first, ...rest] = positionals;
+  let command: Command = 'run';
+  let config = values.config ?? env['ROUTEROS_EXPORTER_CONFIG'];
+  if (first !== undefined) {
+    if (!COMMANDS.has(first)) throw new UsageError(`unknown command "${first}"`);
+    command = first as Command;
+    if (command === 'check-config') {
+      config = rest.shift() ?? config;
+    }
+  }
+  if (rest.length > 0) throw new UsageError(`unexpected argument "${rest[0]}"`);
+  if (command !== 'demo' && (config === undefined || config === '')) {
+    throw new UsageError(command === 'check-config' ? 'check-config needs a FILE' : 'no config: use --config FILE or ROUTEROS_EXPORTER_CONFIG');
+  }
+  return {
+    command,
+    ...(config === undefined ? {} : { config }),
+    ...(values.listen === undefined ? {} : { listen: values.listen }),
+    ...(values['log-level'] === undefined ? {} : { logLevel: values['log-level'] }),
+    ...(values.shard === undefined ? {} : { shard: values.shard }),
+    ...(values.router === undefined ? {} : { router: values.router }),
+  };
+}

@@ -1,0 +1,44 @@
+/** The subcommands that are not the daemon: check-config and once. */
+import { checkConfigFile, formatProblems, loadConfigFile } from '../config/index.js';
+import { ConfigError, type Config } from '../config/types.js';
+import { createApp } from '../app.js';
+import { createLogger } from './logger.js';
+
+export async function checkConfigCommand(path: string): Promise<number> {
+  const problems = await checkConfigFile(path);
+  if (problems.length === 0) {
+    console.log(`${path}: OK`);
+    return 0;
+  }
+  console.error(formatProblems(path, problems));
+  return 2;
+}
+
+/** Loads a config, printing every problem and returning undefined when it is invalid. */
+export async function loadOrReport(path: string): Promise<Config | undefined> {
+  try {
+    return await loadConfigFile(path);
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      console.error(formatProblems(path, error.problems));
+      return undefined;
+    }
+    throw error;
+  }
+}
+
+/** One collection of every job; the exposition goes to stdout; exit 1 when any router failed. */
+export async function onceCommand(config: Config): Promise<number> {
+  const logger = createLogger(config.logLevel === 'info' ? 'warn' : config.logLevel, 2);
+  const app = createApp(config, { logger, jitter: false });
+  try {
+    const ok = await app.collectOnce();
+    const body = await app.exposition.render('text', false);
+    await new Promise<void>((resolve, reject) =>
+      process.stdout.write(Buffer.concat(body.parts), (error) => (error ? reject(error) : resolve())),
+    );
+    return ok ? 0 : 1;
+  } finally {
+    await app.stop();
+  }
+}

@@ -1,0 +1,73 @@
+/**
+ * The long-running daemon: app + HTTP server + signals. SIGHUP reloads; SIGTERM/SIGINT stop the schedules,
+ * abort in-flight requests, close the server and exit 0 within 10 s.
+ */
+import type { Server } from 'node:http';
+import type { Logger } from 'pino';
+import { createApp, type App, type AppDeps } from '../app.js';
+import type { Config } from '../config/types.js';
+import { closeServer, serverUrl, startServer } from '../server/listen.js';
+import { VERSION } from '../version.js';
+
+export const SHUTDOWN_DEADLINE_MS = 10_000;
+
+export interface Daemon {
+  app: App;
+  server: Server;
+  url: string;
+  shutdown(signal: string): Promise<void>;
+}
+
+export async function startDaemon(
+  config: Config,
+  logger: Logger,
+  loadConfig: AppDeps['loadConfig'],
+  onStopped: () => Promise<void> = async () => {},
+): Promise<Daemon> {
+  const app = createApp(config, { logger, ...(loadConfig === undefined ? {} : { loadConfig }) });
+  let server: Server;
+  try {
+    server = await startServer(app, config.listen);
+  } catch (error) {
+    await app.stop();
+    throw error;
+  }
+  app.start();
+  const url = serverUrl(server);
+  logger.info({ listen: config.listen, url, routers: config.routers.length, version: VERSION }, 'routeros-exporter started');
+
+  let stopping: Promise<void> | undefined;
+  const shutdown = (signal: string): Promise<void> => {
+    stopping ??= (async () => {
+      logger.info({ signal }, 'shutting down');
+      const deadline = setTimeout(() => {
+        logger.error('shutdown deadline passed; exiting anyway');
+        process.exit(0);
+      }, SHUTDOWN_DEADLINE_MS);
+      deadline.unref();
+      await app.stop();
+      await closeServer(server, SHUTDOWN_DEADLINE_MS / 2);
+      await onStopped();
+      clearTimeout(deadline);
+      logger.info('stopped');
+      logger.flush?.();
+    })();
+    return stopping;
+  };
+  return { app, server, url, shutdown };
+}
+
+/** Wires process signals to a daemon; resolves when it has stopped. */
+export function handleSignals(daemon: Daemon, logger: Logger): Promise<void> {
+  return new Promise((resolve) => {
+    const stop = (signal: string): void => {
+      void daemon.shutdown(signal).then(resolve);
+    };
+    process.once('SIGTERM', () => stop('SIGTERM'));
+    process.once('SIGINT', () => stop('SIGINT'));
+    process.on('SIGHUP', () => {
+      logger.info('SIGHUP: reloading configuration');
+      void daemon.app.reload();
+    });
+  });
+}

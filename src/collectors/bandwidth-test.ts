@@ -1,0 +1,93 @@
+/**
+ * `bandwidth_test`: POST /rest/tool/bandwidth-test on the router, always bounded by `duration`.
+ * The reply is one row per second (`.section`); the final row carries the totals and the end status.
+ * A test that could not run (e.g. "can not connect") is a successful collection with success 0.
+ */
+import type { BandwidthTestConfig } from '../config/types.js';
+import type { RouterRecord } from '../routeros/records.js';
+import { asRecordList } from '../routeros/records.js';
+import { SampleSet } from '../metrics/samples.js';
+import { F } from '../metrics/families.js';
+import { labelPair } from '../metrics/text.js';
+import { FieldReader } from './decoding.js';
+import type { Collector, JobContext, JobResult } from './types.js';
+
+export interface BandwidthTestData {
+  target: string;
+  name: string;
+  status: string;
+  success: boolean;
+  receiveBitsPerSecond: number | undefined;
+  transmitBitsPerSecond: number | undefined;
+  finishedAt: number;
+}
+
+export function bandwidthTestParameters(test: BandwidthTestConfig): Record<string, string> {
+  const body: Record<string, string> = {
+    address: test.target,
+    duration: `${test.durationSeconds}s`,
+    direction: test.direction,
+    protocol: test.protocol,
+  };
+  if (test.user !== undefined) body['user'] = test.user;
+  if (test.password !== undefined) body['password'] = test.password.reveal();
+  return body;
+}
+
+export function mapBandwidthTest(
+  rows: readonly RouterRecord[],
+  test: BandwidthTestConfig,
+  routerLabel: string,
+  now: number,
+): JobResult<BandwidthTestData> {
+  const read = new FieldReader(`bandwidth-test ${test.target}`);
+  const samples = new SampleSet();
+  const last = rows.at(-1) ?? {};
+  const status = last['status'] ?? '';
+  const success = status === 'done testing';
+  const labels = `${routerLabel},${labelPair('target', test.target)},${labelPair('name', test.name)}`;
+  const rx = read.integer(last, 'rx-total-average');
+  const tx = read.integer(last, 'tx-total-average');
+  const lost = read.integer(last, 'lost-packets');
+  samples.add(F.btSuccess, labels, success ? 1 : 0);
+  samples.add(F.btLastRun, labels, Math.round(now / 1000));
+  if (success) {
+    // RouterOS reports bits per second; Prometheus' base unit is bytes.
+    if (rx !== undefined) samples.add(F.btRx, labels, rx / 8);
+    if (tx !== undefined) samples.add(F.btTx, labels, tx / 8);
+    if (lost !== undefined) samples.add(F.btLost, labels, lost);
+  }
+  return {
+    samples,
+    problems: read.problems,
+    data: {
+      target: test.target,
+      name: test.name,
+      status,
+      success,
+      receiveBitsPerSecond: rx,
+      transmitBitsPerSecond: tx,
+      finishedAt: now,
+    },
+  };
+}
+
+export const bandwidthTestCollector: Collector = {
+  name: 'bandwidth_test',
+  description: 'Bandwidth tests run on the router (POST /tool/bandwidth-test) to configured btest servers',
+  defaultEnabled: true,
+  jobs: (router) =>
+    router.bandwidthTest.map((test) => ({
+      collector: 'bandwidth_test' as const,
+      job: `bandwidth_test:${test.name}:${test.target}`,
+      schedule: test.schedule,
+      timeoutSeconds: test.durationSeconds + router.timeoutSeconds,
+      async run(context: JobContext) {
+        const reply = await context.client.run('tool/bandwidth-test', bandwidthTestParameters(test), {
+          signal: context.signal,
+          timeoutMs: (test.durationSeconds + router.timeoutSeconds) * 1000,
+        });
+        return mapBandwidthTest(asRecordList(reply, 'POST /rest/tool/bandwidth-test'), test, context.routerLabel, context.now());
+      },
+    })),
+};

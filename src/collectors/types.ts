@@ -1,0 +1,45 @@
+/**
+ * The collector seam: a collector names its jobs for a router; a job asks the router through the
+ * client and maps the replies to samples with pure functions (tested with recorded replies, no socket).
+ */
+import type { CollectorName, RouterConfig } from '../config/types.js';
+import type { RouterOsClient } from '../routeros/client.js';
+import type { SampleSet } from '../metrics/samples.js';
+
+export interface JobContext {
+  readonly router: RouterConfig;
+  readonly client: Pick<RouterOsClient, 'list' | 'getSingleton' | 'run'>;
+  /** `router="<name>"`, escaped once. */
+  readonly routerLabel: string;
+  /** Unix ms, injectable for tests. */
+  readonly now: () => number;
+  /** Aborted on shutdown or when the job is removed by a reload. */
+  readonly signal: AbortSignal;
+  /** State the job keeps across runs (and reloads), e.g. counters summed over runs. */
+  readonly memory: Map<string, number>;
+}
+
+export interface JobResult<Data = unknown> {
+  samples: SampleSet;
+  data: Data;
+  /** Values that did not decode; their samples were left out, the rest of the run stands. */
+  problems: string[];
+}
+
+export interface JobDefinition {
+  readonly collector: CollectorName;
+  /** Unique within a router. */
+  readonly job: string;
+  readonly schedule: string;
+  /** How long a run may take; defaults to the router's request timeout. */
+  readonly timeoutSeconds?: number;
+  run(context: JobContext): Promise<JobResult>;
+}
+
+export interface Collector {
+  readonly name: CollectorName;
+  readonly description: string;
+  readonly defaultEnabled: boolean;
+  /** The jobs this collector runs for a router (none when, e.g., no ping targets are configured). */
+  jobs(router: RouterConfig): JobDefinition[];
+}

@@ -1,0 +1,177 @@
+/**
+ * `wireguard`: interface/wireguard and interface/wireguard/peers in one run → routeros_wireguard_*.
+ * Always with .proplist: private-key and preshared-key are never asked for.
+ */
+import type { HealthConfig } from '../config/types.js';
+import type { RouterRecord } from '../routeros/records.js';
+import { parseRouterList } from '../routeros/decode.js';
+import { SampleSet } from '../metrics/samples.js';
+import { F } from '../metrics/families.js';
+import { labelPair } from '../metrics/text.js';
+import { judgePeer, type PeerVerdict } from '../health/peer.js';
+import { FieldReader } from './decoding.js';
+import type { Collector, JobContext, JobResult } from './types.js';
+
+export const INTERFACE_PROPLIST = ['.id', 'name', 'public-key', 'listen-port', 'mtu', 'running', 'disabled', 'comment'] as const;
+export const PEER_PROPLIST = [
+  '.id',
+  'interface',
+  'public-key',
+  'name',
+  'comment',
+  'endpoint-address',
+  'endpoint-port',
+  'current-endpoint-address',
+  'current-endpoint-port',
+  'allowed-address',
+  'rx',
+  'tx',
+  'last-handshake',
+  'disabled',
+] as const;
+
+export interface WireguardInterface {
+  name: string;
+  publicKey: string;
+  running: boolean | undefined;
+  disabled: boolean;
+  listenPort: number | undefined;
+}
+
+export interface WireguardPeer {
+  interface: string;
+  publicKey: string;
+  /** name (7.15+), else comment, else ''. */
+  name: string;
+  comment: string | undefined;
+  endpoint: string;
+  allowedAddress: string[];
+  disabled: boolean;
+  rxBytes: number | undefined;
+  txBytes: number | undefined;
+  handshakeAgeSeconds: number | undefined;
+  /** Unix seconds; undefined when never. */
+  latestHandshake: number | undefined;
+  verdict: PeerVerdict;
+}
+
+export interface WireguardData {
+  collectedAt: number;
+  interfaces: WireguardInterface[];
+  peers: WireguardPeer[];
+}
+
+function endpointOf(record: RouterRecord): string {
+  const current = record['current-endpoint-address'] ?? '';
+  if (current !== '') return joinHostPort(current, record['current-endpoint-port']);
+  const configured = record['endpoint-address'] ?? '';
+  return configured === '' ? '' : joinHostPort(configured, record['endpoint-port']);
+}
+
+function joinHostPort(host: string, port: string | undefined): string {
+  const shown = host.includes(':') ? `[${host}]` : host;
+  return port === undefined || port === '' || port === '0' ? shown : `${shown}:${port}`;
+}
+
+/** Pure mapping of the two replies to samples; `now` is Unix ms. */
+export function mapWireguard(
+  interfaces: readonly RouterRecord[],
+  peers: readonly RouterRecord[],
+  routerLabel: string,
+  health: HealthConfig,
+  now: number,
+): JobResult<WireguardData> {
+  const read = new FieldReader('interface/wireguard');
+  const samples = new SampleSet();
+  const data: WireguardData = { collectedAt: now, interfaces: [], peers: [] };
+  const seenInterfaces = new Set<string>();
+
+  for (const record of interfaces) {
+    const name = record['name'];
+    if (name === undefined || seenInterfaces.has(name)) continue;
+    seenInterfaces.add(name);
+    const labels = `${routerLabel},${labelPair('interface', name)}`;
+    const publicKey = record['public-key'] ?? '';
+    const running = read.bool(record, 'running');
+    const disabled = read.bool(record, 'disabled') ?? false;
+    const listenPort = read.integer(record, 'listen-port');
+    const mtu = read.integer(record, 'mtu');
+    samples.add(F.wgInterfaceInfo, `${labels},${labelPair('public_key', publicKey)}`, 1);
+    if (running !== undefined) samples.add(F.wgInterfaceRunning, labels, running ? 1 : 0);
+    samples.add(F.wgInterfaceDisabled, labels, disabled ? 1 : 0);
+    if (listenPort !== undefined) samples.add(F.wgInterfaceListenPort, labels, listenPort);
+    if (mtu !== undefined) samples.add(F.wgInterfaceMtu, labels, mtu);
+    data.interfaces.push({ name, publicKey, running, disabled, listenPort });
+  }
+
+  const peerRead = new FieldReader('interface/wireguard/peers');
+  const seenPeers = new Set<string>();
+  const nowSeconds = now / 1000;
+  for (const record of peers) {
+    const iface = record['interface'] ?? '';
+    const publicKey = record['public-key'] ?? '';
+    // Identity is (interface, public key); a repeated one would make duplicate series, which Prometheus rejects.
+    const identity = `${iface}\u0000${publicKey}`;
+    if (seenPeers.has(identity)) continue;
+    seenPeers.add(identity);
+    const comment = record['comment'];
+    const name = record['name'] ?? comment ?? '';
+    const labels = `${routerLabel},${labelPair('interface', iface)},${labelPair('public_key', publicKey)},${labelPair('name', name)}`;
+    const disabled = peerRead.bool(record, 'disabled') ?? false;
+    const rx = peerRead.integer(record, 'rx');
+    const tx = peerRead.integer(record, 'tx');
+    const age = peerRead.duration(record, 'last-handshake');
+    const hasBadHandshake = record['last-handshake'] !== undefined && record['last-handshake'] !== '' && age === undefined;
+    const endpoint = endpointOf(record);
+    const allowedAddress = parseRouterList(record['allowed-address'] ?? '');
+    const latestHandshake = age === undefined ? undefined : Math.round(nowSeconds - age);
+    const verdict = judgePeer({ name, comment, disabled, handshakeAgeSeconds: age }, health);
+
+    samples.add(
+      F.wgPeerInfo,
+      `${labels},${labelPair('endpoint', endpoint)},${labelPair('allowed_address', allowedAddress.join(','))}`,
+      1,
+    );
+    if (rx !== undefined) samples.add(F.wgPeerRx, labels, rx);
+    if (tx !== undefined) samples.add(F.wgPeerTx, labels, tx);
+    // An undecodable handshake is left out rather than reported as "never" (0), which would be a lie.
+    if (!hasBadHandshake) samples.add(F.wgPeerHandshake, labels, latestHandshake ?? 0);
+    samples.add(F.wgPeerDisabled, labels, disabled ? 1 : 0);
+    if (verdict.judged && !hasBadHandshake) samples.add(F.wgPeerHealthy, labels, verdict.healthy ? 1 : 0);
+    data.peers.push({
+      interface: iface,
+      publicKey,
+      name,
+      comment,
+      endpoint,
+      allowedAddress,
+      disabled,
+      rxBytes: rx,
+      txBytes: tx,
+      handshakeAgeSeconds: age,
+      latestHandshake,
+      verdict,
+    });
+  }
+  return { samples, data, problems: [...read.problems, ...peerRead.problems] };
+}
+
+export const wireguardCollector: Collector = {
+  name: 'wireguard',
+  description: 'WireGuard interfaces and peers: state, traffic counters, handshakes and peer health',
+  defaultEnabled: true,
+  jobs: (router) => [
+    {
+      collector: 'wireguard',
+      job: 'wireguard',
+      schedule: router.schedules.wireguard,
+      async run(context: JobContext) {
+        const options = { signal: context.signal };
+        // Sequential on purpose: real routers answer slower under parallel REST calls.
+        const interfaces = await context.client.list('interface/wireguard', { ...options, proplist: INTERFACE_PROPLIST });
+        const peers = await context.client.list('interface/wireguard/peers', { ...options, proplist: PEER_PROPLIST });
+        return mapWireguard(interfaces, peers, context.routerLabel, context.router.health, context.now());
+      },
+    },
+  ],
+};

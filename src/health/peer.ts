@@ -1,0 +1,38 @@
+/**
+ * The peer verdict, a pure function: an enabled peer is healthy when its latest handshake is no older than
+ * `handshake_stale_after`; a peer that never shook hands is unhealthy (`never`). Disabled peers and peers
+ * excluded by config are reported but not judged.
+ */
+import type { HealthConfig } from '../config/types.js';
+
+export type PeerReason = 'ok' | 'stale' | 'never' | 'disabled' | 'excluded';
+
+export interface PeerVerdict {
+  judged: boolean;
+  healthy: boolean;
+  reason: PeerReason;
+}
+
+export interface JudgedPeerInput {
+  /** The peer's name (7.15+), else its comment, else ''. */
+  name: string;
+  comment: string | undefined;
+  disabled: boolean;
+  /** Seconds since the latest handshake; undefined when never. */
+  handshakeAgeSeconds: number | undefined;
+}
+
+export function isExcluded(peer: Pick<JudgedPeerInput, 'name' | 'comment'>, health: HealthConfig): boolean {
+  const names = [peer.name, peer.comment].filter((value): value is string => value !== undefined && value !== '');
+  if (names.some((name) => health.excludePeers.includes(name))) return true;
+  const pattern = health.excludePeerPattern;
+  return pattern !== undefined && names.some((name) => pattern.test(name));
+}
+
+export function judgePeer(peer: JudgedPeerInput, health: HealthConfig): PeerVerdict {
+  if (peer.disabled) return { judged: false, healthy: true, reason: 'disabled' };
+  if (isExcluded(peer, health)) return { judged: false, healthy: true, reason: 'excluded' };
+  if (peer.handshakeAgeSeconds === undefined) return { judged: true, healthy: false, reason: 'never' };
+  if (peer.handshakeAgeSeconds > health.handshakeStaleAfterSeconds) return { judged: true, healthy: false, reason: 'stale' };
+  return { judged: true, healthy: true, reason: 'ok' };
+}

@@ -1,0 +1,66 @@
+#!/usr/bin/env node
+/** Entry point: argv, exit codes and signals. Everything else lives behind the app factory. */
+import { parseCli, USAGE, UsageError, type CliOptions } from './cli/args.js';
+import { checkConfigCommand, loadOrReport, onceCommand } from './cli/commands.js';
+import { handleSignals, startDaemon } from './cli/daemon.js';
+import { startDemo } from './cli/demo.js';
+import { runCheck } from './cli/check.js';
+import { createLogger } from './cli/logger.js';
+import { applyOverrides } from './cli/overrides.js';
+import { loadConfigFile } from './config/index.js';
+import { VERSION } from './version.js';
+
+async function main(argv: readonly string[]): Promise<number> {
+  let options: CliOptions;
+  try {
+    options = parseCli(argv, process.env);
+  } catch (error) {
+    if (error instanceof UsageError) {
+      console.error(`routeros-exporter: ${error.message}\n\n${USAGE}`);
+      return 2;
+    }
+    throw error;
+  }
+  switch (options.command) {
+    case 'help':
+      console.log(USAGE);
+      return 0;
+    case 'version':
+      console.log(`routeros-exporter ${VERSION} (node ${process.version})`);
+      return 0;
+    case 'check-config':
+      return checkConfigCommand(options.config as string);
+    case 'demo':
+      return startDemo(options);
+    case 'check':
+      return runCheck(options.config as string, options.router);
+    case 'once':
+    case 'run': {
+      const path = options.config as string;
+      const loaded = await loadOrReport(path);
+      if (loaded === undefined) return 2;
+      let config;
+      try {
+        config = applyOverrides(loaded, options);
+      } catch (error) {
+        console.error(`routeros-exporter: ${(error as Error).message}`);
+        return 2;
+      }
+      if (options.command === 'once') return onceCommand(config);
+      const logger = createLogger(config.logLevel);
+      const daemon = await startDaemon(config, logger, async () => applyOverrides(await loadConfigFile(path), options));
+      await handleSignals(daemon, logger);
+      return 0;
+    }
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    console.error(`routeros-exporter: ${error instanceof Error ? error.message : String(error)}`);
+    process.exitCode = 1;
+  },
+);

@@ -1,0 +1,63 @@
+/**
+ * The exporter's own metrics (build info, config reloads, process and Node.js runtime), kept in prom-client
+ * registries: they are few, and prom-client's default collectors are the convention users know.
+ */
+import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
+import type { ExpositionFormat } from './negotiate.js';
+
+const LINT_FAILING_DEFAULTS = ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total'];
+
+export interface BuildInfo {
+  version: string;
+}
+
+export class SelfMetrics {
+  readonly #registries: Record<ExpositionFormat, { metrics(): Promise<string> }>;
+  readonly #reloadOk: Gauge[] = [];
+  readonly #reloadAt: Gauge[] = [];
+
+  constructor(build: BuildInfo) {
+    const text = new Registry();
+    const openmetrics = new Registry<typeof Registry.OPENMETRICS_CONTENT_TYPE>();
+    openmetrics.setContentType(Registry.OPENMETRICS_CONTENT_TYPE);
+    this.#registries = { text, openmetrics };
+    for (const registry of [text, openmetrics] as Registry[]) {
+      collectDefaultMetrics({ register: registry });
+      // prom-client names these gauges *_total, which promtool (rightly) rejects for non-counters.
+      for (const name of LINT_FAILING_DEFAULTS) registry.removeSingleMetric(name);
+      const info = new Gauge({
+        name: 'routeros_exporter_build_info',
+        help: 'Version of the exporter and of Node.js it runs on; always 1.',
+        labelNames: ['version', 'nodejs'],
+        registers: [registry],
+      });
+      info.set({ version: build.version, nodejs: process.version }, 1);
+      this.#reloadOk.push(
+        new Gauge({
+          name: 'routeros_exporter_config_last_reload_successful',
+          help: '1 if the last configuration (re)load succeeded.',
+          registers: [registry],
+        }),
+      );
+      this.#reloadAt.push(
+        new Gauge({
+          name: 'routeros_exporter_config_last_reload_success_timestamp_seconds',
+          help: 'Unix time of the last successful configuration (re)load.',
+          registers: [registry],
+        }),
+      );
+    }
+  }
+
+  /** Records the outcome of a (re)load. */
+  reloaded(ok: boolean, at: number = Date.now()): void {
+    for (const gauge of this.#reloadOk) gauge.set(ok ? 1 : 0);
+    if (ok) for (const gauge of this.#reloadAt) gauge.set(at / 1000);
+  }
+
+  /** The exposition of these metrics, without OpenMetrics' `# EOF` (the caller ends the whole body). */
+  async render(format: ExpositionFormat): Promise<string> {
+    const text = await this.#registries[format].metrics();
+    return format === 'openmetrics' ? text.replace(/# EOF\n?$/, '') : text;
+  }
+}

@@ -1,0 +1,208 @@
+/**
+ * The snapshot store: the only state shared between collection and scrapes.
+ * Each finished job replaces its router×job snapshot whole (no stale series), and refreshes the router's
+ * collector meta series. Scrapes read prepared chunks; they never wait on a router.
+ */
+import type { CollectorName } from '../config/types.js';
+import { ERROR_REASONS, type ErrorReason } from '../routeros/errors.js';
+import { F, FAMILIES } from './families.js';
+import { SampleSet } from './samples.js';
+import { labelPair } from './text.js';
+
+export interface JobOutcome<Data = unknown> {
+  router: string;
+  collector: CollectorName;
+  /** Unique within the router: `system`, `wireguard`, `ping:<name>`, … */
+  job: string;
+  ok: boolean;
+  reason?: ErrorReason;
+  /** Unix ms the run finished. */
+  finishedAt: number;
+  durationSeconds: number;
+  /** Data series of a successful run. */
+  samples?: SampleSet;
+  /** The decoded data, for health verdicts. */
+  data?: Data;
+}
+
+export interface JobSnapshot {
+  readonly collector: CollectorName;
+  readonly job: string;
+  readonly ok: boolean;
+  readonly reason: ErrorReason | undefined;
+  readonly finishedAt: number;
+  readonly durationSeconds: number;
+  readonly lastSuccessAt: number | undefined;
+  readonly chunks: readonly (Buffer | undefined)[];
+  readonly data: unknown;
+}
+
+interface JobSlot {
+  collector: CollectorName;
+  snapshot: JobSnapshot | undefined;
+  backoffSeconds: number;
+}
+
+interface RouterEntry {
+  readonly name: string;
+  readonly label: string;
+  jobs: Map<string, JobSlot>;
+  errors: Map<CollectorName, Map<ErrorReason, number>>;
+  meta: readonly (Buffer | undefined)[];
+}
+
+export interface JobPlan {
+  collector: CollectorName;
+  job: string;
+}
+
+export class SnapshotStore {
+  #routers = new Map<string, RouterEntry>();
+  #version = 0;
+
+  /** Increases on every change; caches of rendered output key on it. */
+  get version(): number {
+    return this.#version;
+  }
+
+  /**
+   * Declares the routers and their jobs (at start and on reload). Routers and jobs no longer planned lose their
+   * series now; kept ones keep their snapshots, so a reload does not blank the metrics.
+   */
+  plan(routers: ReadonlyMap<string, readonly JobPlan[]>): void {
+    const next = new Map<string, RouterEntry>();
+    for (const [name, jobs] of routers) {
+      const entry = this.#routers.get(name) ?? {
+        name,
+        label: labelPair('router', name),
+        jobs: new Map<string, JobSlot>(),
+        errors: new Map<CollectorName, Map<ErrorReason, number>>(),
+        meta: [],
+      };
+      const slots = new Map<string, JobSlot>();
+      for (const { collector, job } of jobs) {
+        const old = entry.jobs.get(job);
+        slots.set(job, old !== undefined && old.collector === collector ? old : { collector, snapshot: undefined, backoffSeconds: 0 });
+        if (!entry.errors.has(collector)) entry.errors.set(collector, new Map(ERROR_REASONS.map((reason) => [reason, 0])));
+      }
+      for (const collector of [...entry.errors.keys()]) {
+        if (![...slots.values()].some((slot) => slot.collector === collector)) entry.errors.delete(collector);
+      }
+      entry.jobs = slots;
+      this.#renderMeta(entry);
+      next.set(name, entry);
+    }
+    this.#routers = next;
+    this.#version++;
+  }
+
+  /** Stores a finished run. Outcomes of jobs that are no longer planned (a reload raced the run) are dropped. */
+  record(outcome: JobOutcome): void {
+    const entry = this.#routers.get(outcome.router);
+    const slot = entry?.jobs.get(outcome.job);
+    if (entry === undefined || slot === undefined || slot.collector !== outcome.collector) return;
+    const previous = slot.snapshot;
+    slot.snapshot = {
+      collector: outcome.collector,
+      job: outcome.job,
+      ok: outcome.ok,
+      reason: outcome.ok ? undefined : outcome.reason ?? 'parse',
+      finishedAt: outcome.finishedAt,
+      durationSeconds: outcome.durationSeconds,
+      lastSuccessAt: outcome.ok ? outcome.finishedAt : previous?.lastSuccessAt,
+      // A failed run drops its data series rather than freezing them.
+      chunks: outcome.ok && outcome.samples !== undefined ? outcome.samples.toChunks() : [],
+      data: outcome.ok ? outcome.data : undefined,
+    };
+    if (!outcome.ok) {
+      const counts = entry.errors.get(outcome.collector);
+      const reason = outcome.reason ?? 'parse';
+      if (counts !== undefined) counts.set(reason, (counts.get(reason) ?? 0) + 1);
+    }
+    this.#renderMeta(entry);
+    this.#version++;
+  }
+
+  /** Exposes the scheduler's backoff for a job (seconds until its next attempt; 0 when none). */
+  setBackoff(router: string, job: string, seconds: number): void {
+    const entry = this.#routers.get(router);
+    const slot = entry?.jobs.get(job);
+    if (entry === undefined || slot === undefined || slot.backoffSeconds === seconds) return;
+    slot.backoffSeconds = seconds;
+    this.#renderMeta(entry);
+    this.#version++;
+  }
+
+  routerNames(): string[] {
+    return [...this.#routers.keys()];
+  }
+
+  /** Latest snapshots of a router's jobs (undefined entries: planned but not run yet). */
+  snapshots(router: string): JobSnapshot[] {
+    const entry = this.#routers.get(router);
+    if (entry === undefined) return [];
+    const out: JobSnapshot[] = [];
+    for (const slot of entry.jobs.values()) if (slot.snapshot !== undefined) out.push(slot.snapshot);
+    return out;
+  }
+
+  /** True when every planned job of every router has finished at least once. */
+  allTried(): boolean {
+    for (const entry of this.#routers.values()) {
+      for (const slot of entry.jobs.values()) if (slot.snapshot === undefined) return false;
+    }
+    return true;
+  }
+
+  /** Chunks per family index, router by router: meta first, then each job. */
+  *chunksOf(familyIndex: number): Generator<Buffer> {
+    for (const entry of this.#routers.values()) {
+      const meta = entry.meta[familyIndex];
+      if (meta !== undefined) yield meta;
+      for (const slot of entry.jobs.values()) {
+        const chunk = slot.snapshot?.chunks[familyIndex];
+        if (chunk !== undefined) yield chunk;
+      }
+    }
+  }
+
+  #renderMeta(entry: RouterEntry): void {
+    const samples = new SampleSet();
+    const byCollector = new Map<CollectorName, JobSlot[]>();
+    for (const slot of entry.jobs.values()) {
+      const list = byCollector.get(slot.collector);
+      if (list === undefined) byCollector.set(slot.collector, [slot]);
+      else list.push(slot);
+    }
+    const up = upOf(byCollector);
+    if (up !== undefined) samples.add(F.up, entry.label, up ? 1 : 0);
+    for (const [collector, slots] of byCollector) {
+      const labels = `${entry.label},${labelPair('collector', collector)}`;
+      const runs = slots.map((slot) => slot.snapshot).filter((s): s is JobSnapshot => s !== undefined);
+      if (runs.length > 0) {
+        samples.add(F.collectorSuccess, labels, runs.length === slots.length && runs.every((run) => run.ok) ? 1 : 0);
+        samples.add(F.collectorDuration, labels, Math.max(...runs.map((run) => run.durationSeconds)));
+        const successes = runs.map((run) => run.lastSuccessAt);
+        if (successes.length === slots.length && successes.every((at): at is number => at !== undefined)) {
+          samples.add(F.collectorLastSuccess, labels, Math.min(...successes) / 1000);
+        }
+      }
+      for (const [reason, count] of entry.errors.get(collector) ?? []) {
+        samples.add(F.collectorErrors, `${labels},${labelPair('reason', reason)}`, count);
+      }
+      samples.add(F.collectorBackoff, labels, Math.max(...slots.map((slot) => slot.backoffSeconds)));
+    }
+    entry.meta = samples.toChunks();
+  }
+}
+
+/** routeros_up follows the system collector; a router without it is up when every collector's last run succeeded. */
+function upOf(byCollector: Map<CollectorName, JobSlot[]>): boolean | undefined {
+  const system = byCollector.get('system')?.[0]?.snapshot;
+  if (byCollector.has('system')) return system === undefined ? undefined : system.ok;
+  const runs = [...byCollector.values()].flat().map((slot) => slot.snapshot);
+  if (runs.length === 0 || runs.some((run) => run === undefined)) return undefined;
+  return runs.every((run) => run?.ok === true);
+}
+
+export const FAMILY_COUNT = FAMILIES.length;

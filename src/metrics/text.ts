@@ -1,0 +1,40 @@
+/** Prometheus text-format primitives: label escaping and value formatting. */
+
+/**
+ * Escapes a label value per the exposition format (backslash, double quote, line feed).
+ * Other control characters have no escape in the format and could confuse strict parsers,
+ * so they become U+FFFD: whatever a router sends, the output stays parseable.
+ */
+export function escapeLabelValue(value: string): string {
+  // Fast path: most values (names, keys, addresses) need nothing. Control characters are what we look for.
+  // eslint-disable-next-line no-control-regex
+  if (!/[\\"\x00-\x1f\x7f]/.test(value)) return value;
+  let out = '';
+  for (const char of value) {
+    const code = char.charCodeAt(0);
+    if (char === '\\') out += '\\\\';
+    else if (char === '"') out += '\\"';
+    else if (char === '\n') out += '\\n';
+    else if (code < 0x20 || code === 0x7f) out += '\uFFFD';
+    else out += char;
+  }
+  return out;
+}
+
+/** `name="value"` with the value escaped. */
+export function labelPair(name: string, value: string): string {
+  return `${name}="${escapeLabelValue(value)}"`;
+}
+
+/** Sample values: integers as integers, NaN and infinities spelled as Prometheus reads them. */
+export function formatValue(value: number): string {
+  if (Number.isNaN(value)) return 'NaN';
+  if (value === Infinity) return '+Inf';
+  if (value === -Infinity) return '-Inf';
+  return String(value);
+}
+
+/** HELP text escaping (backslash and line feed). */
+export function escapeHelp(help: string): string {
+  return help.replace(/\\/g, '\\\\').replace(/\n/g, '\\n');
+}

@@ -1,0 +1,65 @@
+/**
+ * Turns the bytes of a RouterOS reply into JSON without trusting them.
+ * Real routers emit strings in whatever code page they were typed in (Winbox: cp125x) and can carry raw
+ * control characters inside JSON strings (real-formats §7.6), so a strict `JSON.parse` of the body is not enough.
+ */
+import { RouterOsError } from './errors.js';
+
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+const latin1 = new TextDecoder('latin1');
+
+/** Valid UTF-8 stays as it is; anything else is read as Latin-1, which maps every byte to one character. */
+export function decodeText(bytes: Uint8Array): string {
+  try {
+    return strictUtf8.decode(bytes);
+  } catch {
+    return latin1.decode(bytes);
+  }
+}
+
+/** Escapes raw C0 control characters that stand inside JSON strings (invalid JSON, but sent by real routers). */
+export function escapeControlsInStrings(text: string): string {
+  let out = '';
+  let inString = false;
+  let escaped = false;
+  let last = 0;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (inString) {
+      if (escaped) {
+        escaped = false;
+      } else if (code === 0x5c) {
+        escaped = true;
+      } else if (code === 0x22) {
+        inString = false;
+      } else if (code < 0x20) {
+        out += text.slice(last, i) + '\\u' + code.toString(16).padStart(4, '0');
+        last = i + 1;
+      }
+    } else if (code === 0x22) {
+      inString = true;
+    }
+  }
+  return last === 0 ? text : out + text.slice(last);
+}
+
+/** Parses a reply body as JSON, repairing control characters once; a body that is still not JSON is a `parse` error. */
+export function parseJsonBody(bytes: Uint8Array, request: string): unknown {
+  const text = decodeText(bytes);
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    // fall through to the repaired attempt
+  }
+  try {
+    return JSON.parse(escapeControlsInStrings(text)) as unknown;
+  } catch (error) {
+    const trimmed = text.trimStart();
+    const hint = trimmed.startsWith('<')
+      ? 'the router answered HTML, not JSON (is the URL the router itself, without a path?)'
+      : trimmed.length === 0
+        ? 'the router answered an empty body'
+        : `the router's reply is not valid JSON (${(error as Error).message})`;
+    throw new RouterOsError('ROS_ERR_PARSE', `${request}: ${hint}`, { request });
+  }
+}

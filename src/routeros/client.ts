@@ -1,0 +1,236 @@
+/**
+ * The RouterOS REST client (spec §4): one keep-alive connection pool per router, HTTP Basic auth,
+ * TLS verification on by default, a timeout on every request and a cap on the size of every reply.
+ * It knows the generic surface only; what to ask for is the collectors' business.
+ */
+import { Pool, type Dispatcher } from 'undici';
+import type { Secret } from '../util/secret.js';
+import { RouterOsError } from './errors.js';
+import { parseJsonBody } from './body.js';
+import { asRecordList, asSingleRecord, type RouterRecord } from './records.js';
+import { mapNetworkError, mapStatusError, parseErrorBody } from './transport-errors.js';
+import { encodeMenuPath, encodeRecordId, queryString } from './paths.js';
+
+export const DEFAULT_MAX_RESPONSE_BYTES = 32 * 1024 * 1024;
+
+export interface RouterOsTls {
+  /** PEM certificates to trust instead of the system's roots. */
+  ca?: string;
+  serverName?: string;
+  insecureSkipVerify?: boolean;
+}
+
+export interface RouterOsClientOptions {
+  /** scheme://host[:port]; the client appends /rest. */
+  url: string;
+  username: string;
+  password: Secret;
+  timeoutMs: number;
+  tls?: RouterOsTls;
+  maxResponseBytes?: number;
+  /** Concurrent connections to this router; real routers slow down under parallel REST calls, so keep it small. */
+  connections?: number;
+}
+
+export interface RequestOptions {
+  /** Overrides the client's timeout (e.g. a ping that takes count × interval). */
+  timeoutMs?: number;
+  /** Aborts the request (shutdown); the error is ROS_ERR_ABORTED. */
+  signal?: AbortSignal;
+}
+
+export interface ListOptions extends RequestOptions {
+  /** Equality conditions, AND-combined by the router. */
+  where?: Readonly<Record<string, string>>;
+  /** Only these properties; always send it for menus with secrets or slow properties. */
+  proplist?: readonly string[];
+}
+
+export interface PrintOptions extends RequestOptions {
+  proplist?: readonly string[];
+  /** API query stack words, e.g. ['type=ether', 'type=vlan', '#|']. */
+  query?: readonly string[];
+}
+
+type Method = 'GET' | 'PUT' | 'PATCH' | 'DELETE' | 'POST';
+
+export class RouterOsClient {
+  readonly #origin: string;
+  readonly #authorization: string;
+  readonly #timeoutMs: number;
+  readonly #maxResponseBytes: number;
+  readonly #pool: Pool;
+
+  constructor(options: RouterOsClientOptions) {
+    const url = new URL(options.url);
+    this.#origin = url.origin;
+    // Built once; never logged, never part of an error (errors name only method and path).
+    this.#authorization =
+      'Basic ' + Buffer.from(`${options.username}:${options.password.reveal()}`, 'utf8').toString('base64');
+    this.#timeoutMs = options.timeoutMs;
+    this.#maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
+    const tls = options.tls ?? {};
+    this.#pool = new Pool(this.#origin, {
+      connections: options.connections ?? 2,
+      keepAliveTimeout: 30_000,
+      connect: {
+        ...(tls.ca === undefined ? {} : { ca: tls.ca }),
+        ...(tls.serverName === undefined ? {} : { servername: tls.serverName }),
+        rejectUnauthorized: tls.insecureSkipVerify !== true,
+      },
+    });
+  }
+
+  /** GET /<menu>: a list of records. */
+  async list(menu: string, options: ListOptions = {}): Promise<RouterRecord[]> {
+    const path = encodeMenuPath(menu) + queryString(options.where, options.proplist);
+    const { value, request } = await this.#call('GET', path, undefined, options);
+    return asRecordList(value, request);
+  }
+
+  /** GET /<menu> of a singleton menu such as system/resource. */
+  async getSingleton(menu: string, options: ListOptions = {}): Promise<RouterRecord> {
+    const path = encodeMenuPath(menu) + queryString(options.where, options.proplist);
+    const { value, request } = await this.#call('GET', path, undefined, options);
+    return asSingleRecord(value, request);
+  }
+
+  /** GET /<menu>/<id>: one record, by `.id` (`*1A`) or by name. */
+  async get(menu: string, id: string, options: RequestOptions = {}): Promise<RouterRecord> {
+    const { value, request } = await this.#call('GET', `${encodeMenuPath(menu)}/${encodeRecordId(id)}`, undefined, options);
+    return asSingleRecord(value, request);
+  }
+
+  /** PUT /<menu>: creates one record and returns it whole. */
+  async create(menu: string, properties: Readonly<Record<string, string>>, options: RequestOptions = {}): Promise<RouterRecord> {
+    const { value, request } = await this.#call('PUT', encodeMenuPath(menu), properties, options);
+    return asSingleRecord(value, request);
+  }
+
+  /** PATCH /<menu>/<id>: changes properties and returns the record whole. */
+  async update(
+    menu: string,
+    id: string,
+    properties: Readonly<Record<string, string>>,
+    options: RequestOptions = {},
+  ): Promise<RouterRecord> {
+    const path = `${encodeMenuPath(menu)}/${encodeRecordId(id)}`;
+    const { value, request } = await this.#call('PATCH', path, properties, options);
+    return asSingleRecord(value, request);
+  }
+
+  /** DELETE /<menu>/<id>. */
+  async remove(menu: string, id: string, options: RequestOptions = {}): Promise<void> {
+    await this.#call('DELETE', `${encodeMenuPath(menu)}/${encodeRecordId(id)}`, undefined, options);
+  }
+
+  /** POST /<command path>: any console command (spec §4.1): a list, an object, or [] as the router sends it. */
+  async run(command: string, parameters: Readonly<Record<string, unknown>> = {}, options: RequestOptions = {}): Promise<unknown> {
+    const { value } = await this.#call('POST', encodeMenuPath(command), parameters, options);
+    return value;
+  }
+
+  /** POST /<menu>/print with `.proplist` and `.query` (spec §4.2). */
+  async print(menu: string, options: PrintOptions = {}): Promise<RouterRecord[]> {
+    const body: Record<string, unknown> = {};
+    if (options.proplist !== undefined) body['.proplist'] = options.proplist.join(',');
+    if (options.query !== undefined) body['.query'] = [...options.query];
+    const { value, request } = await this.#call('POST', `${encodeMenuPath(menu)}/print`, body, options);
+    return asRecordList(value, request);
+  }
+
+  /** Closes the connections; in-flight requests fail with ROS_ERR_ABORTED or a connect error. */
+  async close(): Promise<void> {
+    await this.#pool.destroy();
+  }
+
+  async #call(
+    method: Method,
+    path: string,
+    body: unknown,
+    options: RequestOptions,
+  ): Promise<{ value: unknown; request: string }> {
+    const request = `${method} /rest${path.split('?')[0] ?? ''}`;
+    const timeout = AbortSignal.timeout(options.timeoutMs ?? this.#timeoutMs);
+    const signal = options.signal === undefined ? timeout : AbortSignal.any([timeout, options.signal]);
+    const headers: Record<string, string> = { authorization: this.#authorization, accept: 'application/json' };
+    if (body !== undefined) headers['content-type'] = 'application/json';
+
+    let response: Dispatcher.ResponseData;
+    try {
+      response = await this.#pool.request({
+        method,
+        path: `/rest${path}`,
+        headers,
+        signal,
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+    } catch (error) {
+      throw this.#failure(error, request, 'connect', timeout, options.signal);
+    }
+
+    let bytes: Buffer;
+    try {
+      bytes = await this.#readCapped(response, request);
+    } catch (error) {
+      throw this.#failure(error, request, 'body', timeout, options.signal);
+    }
+
+    if (response.statusCode >= 400) {
+      let parsed: unknown;
+      try {
+        parsed = bytes.length === 0 ? undefined : parseJsonBody(bytes, request);
+      } catch {
+        parsed = undefined;
+      }
+      throw mapStatusError(response.statusCode, parseErrorBody(parsed), request);
+    }
+    if (bytes.length === 0) return { value: method === 'DELETE' ? undefined : [], request };
+    return { value: parseJsonBody(bytes, request), request };
+  }
+
+  async #readCapped(response: Dispatcher.ResponseData, request: string): Promise<Buffer> {
+    const declared = Number(response.headers['content-length']);
+    if (Number.isFinite(declared) && declared > this.#maxResponseBytes) {
+      response.body.destroy();
+      throw this.#tooLarge(request);
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of response.body) {
+      const buffer = chunk as Buffer;
+      size += buffer.length;
+      if (size > this.#maxResponseBytes) {
+        response.body.destroy();
+        throw this.#tooLarge(request);
+      }
+      chunks.push(buffer);
+    }
+    return chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size);
+  }
+
+  #tooLarge(request: string): RouterOsError {
+    return new RouterOsError(
+      'ROS_ERR_BODY_TOO_LARGE',
+      `${request}: the reply is larger than ${this.#maxResponseBytes} bytes; the read was stopped`,
+      { request },
+    );
+  }
+
+  #failure(
+    error: unknown,
+    request: string,
+    phase: 'connect' | 'body',
+    timeout: AbortSignal,
+    external: AbortSignal | undefined,
+  ): RouterOsError {
+    if (error instanceof RouterOsError) return error;
+    if (external?.aborted === true) {
+      return new RouterOsError('ROS_ERR_ABORTED', `${request}: aborted (shutting down or reloading)`, { request, cause: error });
+    }
+    if (timeout.aborted) {
+      return new RouterOsError('ROS_ERR_TIMEOUT', `${request}: no complete answer within the timeout`, { request, cause: error });
+    }
+    return mapNetworkError(error, request, phase);
+  }
+}

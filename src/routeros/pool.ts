@@ -1,0 +1,64 @@
+/**
+ * One client per router, kept across reloads while the router's connection settings stay the same,
+ * so keep-alive connections survive a reload (each new connection is a login line in the router's log).
+ */
+import { createHash } from 'node:crypto';
+import type { RouterConfig } from '../config/types.js';
+import { RouterOsClient } from './client.js';
+
+function connectionKey(router: RouterConfig): string {
+  // A digest, so the key never holds the password itself.
+  return createHash('sha256')
+    .update(
+      JSON.stringify([
+        router.url,
+        router.username,
+        router.password.reveal(),
+        router.timeoutSeconds,
+        router.tls.ca ?? null,
+        router.tls.serverName ?? null,
+        router.tls.insecureSkipVerify,
+      ]),
+    )
+    .digest('hex');
+}
+
+export class ClientPool {
+  #clients = new Map<string, { key: string; client: RouterOsClient }>();
+
+  clientFor(router: RouterConfig): RouterOsClient {
+    const key = connectionKey(router);
+    const existing = this.#clients.get(router.name);
+    if (existing !== undefined && existing.key === key) return existing.client;
+    if (existing !== undefined) void existing.client.close();
+    const client = new RouterOsClient({
+      url: router.url,
+      username: router.username,
+      password: router.password,
+      timeoutMs: router.timeoutSeconds * 1000,
+      tls: {
+        ...(router.tls.ca === undefined ? {} : { ca: router.tls.ca }),
+        ...(router.tls.serverName === undefined ? {} : { serverName: router.tls.serverName }),
+        insecureSkipVerify: router.tls.insecureSkipVerify,
+      },
+    });
+    this.#clients.set(router.name, { key, client });
+    return client;
+  }
+
+  /** Closes the clients of routers that are no longer configured. */
+  retain(names: ReadonlySet<string>): void {
+    for (const [name, entry] of this.#clients) {
+      if (!names.has(name)) {
+        void entry.client.close();
+        this.#clients.delete(name);
+      }
+    }
+  }
+
+  async closeAll(): Promise<void> {
+    const clients = [...this.#clients.values()];
+    this.#clients.clear();
+    await Promise.allSettled(clients.map((entry) => entry.client.close()));
+  }
+}

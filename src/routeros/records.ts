@@ -1,0 +1,49 @@
+/**
+ * Shape checks for RouterOS replies: validated once, at the edge, so collectors only ever see
+ * flat records of strings.
+ */
+import { RouterOsError } from './errors.js';
+
+/** One RouterOS record: every value a string (spec §2.1); absent keys mean unset. */
+export type RouterRecord = Readonly<Record<string, string>>;
+
+function toRecord(value: unknown, request: string): RouterRecord {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    throw new RouterOsError('ROS_ERR_SHAPE', `${request}: expected a record object, got ${describe(value)}`, { request });
+  }
+  const record: Record<string, string> = {};
+  for (const [key, field] of Object.entries(value)) {
+    if (typeof field === 'string') record[key] = field;
+    else if (typeof field === 'number' || typeof field === 'boolean') record[key] = String(field);
+    else if (field !== null) {
+      throw new RouterOsError('ROS_ERR_SHAPE', `${request}: field "${key}" is ${describe(field)}, expected a string`, {
+        request,
+      });
+    }
+  }
+  return record;
+}
+
+export function asRecordList(value: unknown, request: string): RouterRecord[] {
+  if (!Array.isArray(value)) {
+    throw new RouterOsError('ROS_ERR_SHAPE', `${request}: expected a list of records, got ${describe(value)}`, { request });
+  }
+  return value.map((item) => toRecord(item, request));
+}
+
+/** Singleton menus answer a bare object on 7.x, a one-element list in older manual examples: accept both. */
+export function asSingleRecord(value: unknown, request: string): RouterRecord {
+  if (Array.isArray(value)) {
+    if (value.length !== 1) {
+      throw new RouterOsError('ROS_ERR_SHAPE', `${request}: expected one record, got a list of ${value.length}`, { request });
+    }
+    return toRecord(value[0], request);
+  }
+  return toRecord(value, request);
+}
+
+function describe(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'a list';
+  return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
+}

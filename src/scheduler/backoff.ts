@@ -1,0 +1,52 @@
+/**
+ * Backoff for jobs that keep failing: skip runs for a while, doubling up to a cap, so a router with a
+ * wrong password is not hammered with logins (RouterOS logs every one) and a dead router costs little.
+ * Authentication failures back off after the first failure, everything else after a few.
+ */
+import type { ErrorReason } from '../routeros/errors.js';
+
+export interface BackoffPolicy {
+  /** Consecutive failures before backing off, per reason class. */
+  authThreshold: number;
+  otherThreshold: number;
+  initialSeconds: number;
+  maxSeconds: number;
+}
+
+export const DEFAULT_BACKOFF: BackoffPolicy = { authThreshold: 1, otherThreshold: 3, initialSeconds: 30, maxSeconds: 600 };
+
+export class Backoff {
+  #failures = 0;
+  #until = 0;
+  readonly #policy: BackoffPolicy;
+
+  constructor(policy: BackoffPolicy = DEFAULT_BACKOFF) {
+    this.#policy = policy;
+  }
+
+  /** True while runs should be skipped. */
+  active(now: number): boolean {
+    return now < this.#until;
+  }
+
+  /** Seconds until the next attempt (0 when not backing off). */
+  remainingSeconds(now: number): number {
+    return Math.max(0, Math.ceil((this.#until - now) / 1000));
+  }
+
+  succeeded(): void {
+    this.#failures = 0;
+    this.#until = 0;
+  }
+
+  /** Records a failure; returns the backoff in seconds now in force (0 for none). */
+  failed(reason: ErrorReason, now: number): number {
+    this.#failures++;
+    const threshold = reason === 'auth' ? this.#policy.authThreshold : this.#policy.otherThreshold;
+    if (this.#failures < threshold) return 0;
+    const exponent = this.#failures - threshold;
+    const seconds = Math.min(this.#policy.maxSeconds, this.#policy.initialSeconds * 2 ** Math.min(exponent, 20));
+    this.#until = now + seconds * 1000;
+    return seconds;
+  }
+}

@@ -1,0 +1,145 @@
+/**
+ * Runs one job of one router: never overlapping itself, under the global cap on requests in flight,
+ * with a timeout, measured, and recorded whole in the snapshot store. Logs once per state change.
+ */
+import type { Logger } from 'pino';
+import type { RouterConfig } from '../config/types.js';
+import type { JobContext, JobDefinition } from '../collectors/types.js';
+import type { SnapshotStore } from '../metrics/store.js';
+import { reasonOf, type ErrorReason } from '../routeros/errors.js';
+import type { Semaphore } from './semaphore.js';
+import { Backoff } from './backoff.js';
+
+export interface RunnerDeps {
+  router: RouterConfig;
+  definition: JobDefinition;
+  client: JobContext['client'];
+  store: SnapshotStore;
+  semaphore: Semaphore;
+  logger: Logger;
+  now: () => number;
+  routerLabel: string;
+}
+
+export type RunResult = 'ok' | 'failed' | 'skipped';
+
+export class JobRunner {
+  readonly deps: RunnerDeps;
+  /** Kept across reloads by the scheduler. */
+  memory = new Map<string, number>();
+  backoff = new Backoff();
+  #running: Promise<RunResult> | undefined;
+  #lastState: 'ok' | ErrorReason | undefined;
+  #lastProblemCount = 0;
+  readonly #abort = new AbortController();
+
+  constructor(deps: RunnerDeps) {
+    this.deps = deps;
+  }
+
+  get key(): string {
+    return `${this.deps.router.name}\u0000${this.deps.definition.job}`;
+  }
+
+  /** Starts a run unless one is in flight (no overlap) or the job is backing off. */
+  trigger(): Promise<RunResult> {
+    if (this.#running !== undefined) {
+      this.deps.logger.debug({ job: this.deps.definition.job }, 'previous run still in flight; skipping this tick');
+      return Promise.resolve('skipped');
+    }
+    if (this.backoff.active(this.deps.now())) return Promise.resolve('skipped');
+    this.#running = this.#run().finally(() => {
+      this.#running = undefined;
+    });
+    return this.#running;
+  }
+
+  /** Resolves when the in-flight run (if any) has finished. */
+  async settled(): Promise<void> {
+    await this.#running;
+  }
+
+  /** Aborts the in-flight request (shutdown, or the job was removed by a reload). */
+  abort(): void {
+    this.#abort.abort(new Error('job stopped'));
+  }
+
+  async #run(): Promise<RunResult> {
+    const { definition, router, store, semaphore, now } = this.deps;
+    try {
+      await semaphore.acquire(this.#abort.signal);
+    } catch {
+      return 'skipped';
+    }
+    const started = performance.now();
+    try {
+      const result = await definition.run({
+        router,
+        client: this.deps.client,
+        routerLabel: this.deps.routerLabel,
+        now,
+        signal: this.#abort.signal,
+        memory: this.memory,
+      });
+      if (this.#abort.signal.aborted) return 'skipped';
+      store.record({
+        router: router.name,
+        collector: definition.collector,
+        job: definition.job,
+        ok: true,
+        finishedAt: now(),
+        durationSeconds: (performance.now() - started) / 1000,
+        samples: result.samples,
+        data: result.data,
+      });
+      this.backoff.succeeded();
+      store.setBackoff(router.name, definition.job, 0);
+      this.#transition('ok', undefined);
+      this.#reportProblems(result.problems);
+      return 'ok';
+    } catch (error) {
+      if (this.#abort.signal.aborted) return 'skipped';
+      const reason = reasonOf(error);
+      store.record({
+        router: router.name,
+        collector: definition.collector,
+        job: definition.job,
+        ok: false,
+        reason,
+        finishedAt: now(),
+        durationSeconds: (performance.now() - started) / 1000,
+      });
+      const backoffSeconds = this.backoff.failed(reason, now());
+      store.setBackoff(router.name, definition.job, backoffSeconds);
+      this.#transition(reason, error, backoffSeconds);
+      return 'failed';
+    } finally {
+      semaphore.release();
+    }
+  }
+
+  #transition(state: 'ok' | ErrorReason, error: unknown, backoffSeconds = 0): void {
+    const previous = this.#lastState;
+    this.#lastState = state;
+    if (previous === state) return;
+    const { logger, definition } = this.deps;
+    if (state === 'ok') {
+      if (previous !== undefined) logger.info({ job: definition.job }, 'collector recovered');
+      return;
+    }
+    logger.warn(
+      { job: definition.job, reason: state, ...(backoffSeconds > 0 ? { backoff_seconds: backoffSeconds } : {}) },
+      `collector failed: ${error instanceof Error ? error.message : String(error)}`,
+    );
+  }
+
+  #reportProblems(problems: readonly string[]): void {
+    if (problems.length > 0 && this.#lastProblemCount === 0) {
+      this.deps.logger.warn(
+        { job: this.deps.definition.job, problems: problems.slice(0, 5), count: problems.length },
+        'some values from the router did not decode; their samples were left out',
+      );
+    }
+    this.#lastProblemCount = problems.length;
+  }
+}

@@ -1,0 +1,153 @@
+import { describe, expect, it } from 'vitest';
+import { mapSystem } from '../../src/collectors/system.js';
+import { mapWireguard } from '../../src/collectors/wireguard.js';
+import { mapPing, pingParameters } from '../../src/collectors/ping.js';
+import { bandwidthTestParameters, mapBandwidthTest } from '../../src/collectors/bandwidth-test.js';
+import { SampleSet } from '../../src/metrics/samples.js';
+import { recordedList, recordedRecord } from '../helpers/fixtures.js';
+import { testRouter } from '../helpers/config.js';
+
+const ROUTER = 'router="hq"';
+const NOW = Date.UTC(2026, 10, 21, 12, 0, 0);
+
+function text(samples: SampleSet): string {
+  return samples
+    .toChunks()
+    .filter((chunk): chunk is Buffer => chunk !== undefined)
+    .map((chunk) => chunk.toString('utf8'))
+    .join('');
+}
+
+describe('system/resource mapping', () => {
+  it('decodes units: load ratio, MHz to Hz, uptime with weeks', () => {
+    const result = mapSystem(recordedRecord('system-resource-7.19.json'), ROUTER);
+    const out = text(result.samples);
+    expect(out).toContain('routeros_system_cpu_load_ratio{router="hq"} 0.03\n');
+    expect(out).toContain('routeros_system_cpu_frequency_hertz{router="hq"} 2099000000\n');
+    expect(out).toContain('routeros_system_uptime_seconds{router="hq"} 631072\n');
+    expect(out).toContain('routeros_system_disk_total_bytes{router="hq"} 17040297984\n');
+    expect(out).toContain('version="7.19.4 (stable)"');
+    expect(result.problems).toEqual([]);
+  });
+
+  it('leaves out an undecodable value, keeps the rest, and says which', () => {
+    const result = mapSystem({ 'cpu-load': 'lots', uptime: '5m', version: '7.16 (stable)' }, ROUTER);
+    const out = text(result.samples);
+    expect(out).not.toContain('cpu_load_ratio');
+    expect(out).not.toContain('NaN');
+    expect(out).toContain('routeros_system_uptime_seconds{router="hq"} 300\n');
+    expect(result.problems.join()).toMatch(/cpu-load/);
+  });
+});
+
+describe('wireguard mapping', () => {
+  const health = testRouter().health;
+  const result = mapWireguard(recordedList('wireguard-interfaces.json'), recordedList('wireguard-peers.json'), ROUTER, health, NOW);
+  const out = text(result.samples);
+
+  it('names a peer by name, else by comment, and escapes label values', () => {
+    expect(out).toContain('name="branch-1"');
+    expect(out).toContain('name="Zürich \\\\ \\"lab\\"\\nline2"');
+    expect(out).toContain('name="never-seen"');
+  });
+
+  it('turns last-handshake ages into timestamps and never into 0', () => {
+    expect(out).toMatch(/latest_handshake_timestamp_seconds\{[^}]*name="branch-1"\} 1795262335\n/);
+    expect(out).toMatch(/latest_handshake_timestamp_seconds\{[^}]*name="never-seen"\} 0\n/);
+  });
+
+  it('judges enabled peers only: stale, never and fresh; disabled peers have no verdict series', () => {
+    expect(out).toMatch(/peer_healthy\{[^}]*name="branch-1"\} 1\n/);
+    expect(out).toMatch(/peer_healthy\{[^}]*public_key="eLZ[^"]*"[^}]*\} 0\n/);
+    expect(out).toMatch(/peer_healthy\{[^}]*name="never-seen"\} 0\n/);
+    expect(out).not.toMatch(/peer_healthy\{[^}]*name="laptop"/);
+    expect(result.data.peers.map((peer) => peer.verdict.reason)).toEqual(['ok', 'stale', 'never', 'disabled']);
+  });
+
+  it('reports the current endpoint, else the configured one, and counters beyond 2^32', () => {
+    expect(out).toContain('endpoint="198.51.100.7:51209"');
+    expect(out).toContain('endpoint="vpnserver.com:51820"');
+    expect(out).toContain('endpoint="[2001:db8::7]:40000"');
+    expect(out).toMatch(/transmit_bytes_total\{[^}]*name="branch-1"\} 58834536231\n/);
+  });
+
+  it('maps interfaces with running, disabled, port and MTU', () => {
+    expect(out).toContain('routeros_wireguard_interface_running{router="hq",interface="wg-road"} 0\n');
+    expect(out).toContain('routeros_wireguard_interface_disabled{router="hq",interface="wg-road"} 1\n');
+    expect(out).toContain('routeros_wireguard_interface_listen_port{router="hq",interface="wg-branch"} 13231\n');
+    expect(out).toContain('routeros_wireguard_interface_mtu_bytes{router="hq",interface="wg-branch"} 1420\n');
+  });
+
+  it('excluded peers are reported but not judged', () => {
+    const excluded = testRouter({ health: { exclude_peer_pattern: 'never.*' } }).health;
+    const mapped = mapWireguard([], recordedList('wireguard-peers.json'), ROUTER, excluded, NOW);
+    expect(text(mapped.samples)).not.toMatch(/peer_healthy\{[^}]*name="never-seen"/);
+    expect(mapped.data.peers[2]?.verdict.reason).toBe('excluded');
+  });
+
+  it('drops a repeated peer identity instead of emitting duplicate series', () => {
+    const peers = recordedList('wireguard-peers.json');
+    const mapped = mapWireguard([], [...peers, ...peers], ROUTER, health, NOW);
+    expect(mapped.data.peers).toHaveLength(4);
+  });
+
+  it('an undecodable handshake leaves the timestamp out rather than claiming never', () => {
+    const mapped = mapWireguard([], [{ interface: 'wg0', 'public-key': 'k', 'last-handshake': 'soon' }], ROUTER, health, NOW);
+    const body = text(mapped.samples);
+    expect(body).not.toContain('latest_handshake');
+    expect(body).not.toContain('peer_healthy');
+    expect(mapped.problems[0]).toMatch(/last-handshake/);
+  });
+});
+
+describe('ping mapping', () => {
+  const router = testRouter({ ping: [{ target: '10.10.0.2', count: 3, interval: '200ms', interface: 'wg-branch', name: 'branch' }] });
+  const target = router.ping[0];
+  if (target === undefined) throw new Error('no target');
+
+  it('always bounds the ping with count and passes the optional knobs', () => {
+    expect(pingParameters(target)).toEqual({ address: '10.10.0.2', count: '3', interval: '200ms', interface: 'wg-branch' });
+  });
+
+  it('takes the totals from the last row and sums packets across runs', () => {
+    const totals = new Map<string, number>();
+    mapPing(recordedList('ping-lossy.json'), target, ROUTER, totals);
+    const second = text(mapPing(recordedList('ping-lossy.json'), target, ROUTER, totals).samples);
+    expect(second).toContain('routeros_ping_success{router="hq",target="10.10.0.2",name="branch"} 1\n');
+    expect(second).toContain('routeros_ping_loss_ratio{router="hq",target="10.10.0.2",name="branch"} 0.33\n');
+    expect(second).toContain('routeros_ping_rtt_seconds{router="hq",target="10.10.0.2",name="branch",stat="avg"} 0.006543\n');
+    expect(second).toContain('routeros_ping_packets_sent_total{router="hq",target="10.10.0.2",name="branch"} 6\n');
+    expect(second).toContain('routeros_ping_packets_received_total{router="hq",target="10.10.0.2",name="branch"} 4\n');
+  });
+
+  it('a run without replies is success 0, loss 1 and has no RTT', () => {
+    const out = text(mapPing(recordedList('ping-timeout.json'), target, ROUTER, new Map()).samples);
+    expect(out).toContain('routeros_ping_success{router="hq",target="10.10.0.2",name="branch"} 0\n');
+    expect(out).toContain('routeros_ping_loss_ratio{router="hq",target="10.10.0.2",name="branch"} 1\n');
+    expect(out).not.toContain('rtt');
+  });
+});
+
+describe('bandwidth-test mapping', () => {
+  const router = testRouter({ bandwidth_test: [{ target: '10.10.0.2', duration: '2s', schedule: '0 0 3 * * *' }] });
+  const test = router.bandwidthTest[0];
+  if (test === undefined) throw new Error('no test');
+
+  it('always bounds the test with a duration', () => {
+    expect(bandwidthTestParameters(test)).toMatchObject({ address: '10.10.0.2', duration: '2s' });
+  });
+
+  it('uses the final section', () => {
+    const out = text(mapBandwidthTest(recordedList('bandwidth-test.json'), test, ROUTER, NOW).samples);
+    expect(out).toContain('routeros_bandwidth_test_success{router="hq",target="10.10.0.2",name="10.10.0.2"} 1\n');
+    expect(out).toContain('routeros_bandwidth_test_receive_bytes_per_second{router="hq",target="10.10.0.2",name="10.10.0.2"} 111497376\n');
+    expect(out).toContain('routeros_bandwidth_test_transmit_bytes_per_second{router="hq",target="10.10.0.2",name="10.10.0.2"} 52000000\n');
+    expect(out).toContain('routeros_bandwidth_test_lost_packets{router="hq",target="10.10.0.2",name="10.10.0.2"} 9014\n');
+  });
+
+  it('a test that could not run is success 0 without rates', () => {
+    const out = text(mapBandwidthTest([{ '.section': '0', status: 'can not connect' }], test, ROUTER, NOW).samples);
+    expect(out).toContain('routeros_bandwidth_test_success{router="hq",target="10.10.0.2",name="10.10.0.2"} 0\n');
+    expect(out).not.toContain('bytes_per_second');
+  });
+});

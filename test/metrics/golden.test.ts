@@ -1,0 +1,101 @@
+/**
+ * Golden exposition: recorded router replies through the collectors and the store, compared byte for byte
+ * with a committed file and checked by promtool. Regenerate with UPDATE_GOLDEN=1 after a deliberate change.
+ */
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { gunzipSync } from 'node:zlib';
+import { SnapshotStore } from '../../src/metrics/store.js';
+import { Exposition } from '../../src/metrics/exposition.js';
+import { SelfMetrics } from '../../src/metrics/self.js';
+import { mapSystem } from '../../src/collectors/system.js';
+import { mapWireguard } from '../../src/collectors/wireguard.js';
+import { mapPing } from '../../src/collectors/ping.js';
+import { mapBandwidthTest } from '../../src/collectors/bandwidth-test.js';
+import { recordedList, recordedRecord } from '../helpers/fixtures.js';
+import { testRouter } from '../helpers/config.js';
+import { promtoolCheckMetrics } from '../helpers/promtool.js';
+
+const GOLDEN = new URL('../fixtures/golden/exposition.txt', import.meta.url);
+const NOW = Date.UTC(2026, 10, 21, 12, 0, 0);
+
+export function recordedExposition(): { exposition: Exposition; store: SnapshotStore } {
+  const router = testRouter({
+    ping: [{ target: '10.10.0.2', count: 3, name: 'branch-tunnel' }],
+    bandwidth_test: [{ target: '10.10.0.2', duration: '2s' }],
+  });
+  const store = new SnapshotStore();
+  store.plan(
+    new Map([
+      [
+        'hq',
+        [
+          { collector: 'system', job: 'system' },
+          { collector: 'wireguard', job: 'wireguard' },
+          { collector: 'ping', job: 'ping' },
+          { collector: 'bandwidth_test', job: 'bandwidth_test' },
+        ],
+      ],
+      ['branch', [{ collector: 'system', job: 'system' }, { collector: 'wireguard', job: 'wireguard' }]],
+    ] as const),
+  );
+  const hq = 'router="hq"';
+  const base = { router: 'hq', ok: true, finishedAt: NOW, durationSeconds: 0.25 } as const;
+  const system = mapSystem(recordedRecord('system-resource-7.19.json'), hq);
+  store.record({ ...base, collector: 'system', job: 'system', samples: system.samples, data: system.data });
+  const wg = mapWireguard(recordedList('wireguard-interfaces.json'), recordedList('wireguard-peers.json'), hq, router.health, NOW);
+  store.record({ ...base, collector: 'wireguard', job: 'wireguard', samples: wg.samples, data: wg.data });
+  const target = router.ping[0];
+  const test = router.bandwidthTest[0];
+  if (target === undefined || test === undefined) throw new Error('config');
+  const ping = mapPing(recordedList('ping-lossy.json'), target, hq, new Map());
+  store.record({ ...base, collector: 'ping', job: 'ping', samples: ping.samples, data: ping.data });
+  const bt = mapBandwidthTest(recordedList('bandwidth-test.json'), test, hq, NOW);
+  store.record({ ...base, collector: 'bandwidth_test', job: 'bandwidth_test', samples: bt.samples, data: bt.data });
+  // A second router that answered once and then timed out: up 0, data gone, error counted.
+  store.record({ router: 'branch', collector: 'system', job: 'system', ok: true, finishedAt: NOW - 15_000, durationSeconds: 0.1, samples: system.samples });
+  store.record({ router: 'branch', collector: 'system', job: 'system', ok: false, reason: 'timeout', finishedAt: NOW, durationSeconds: 10 });
+  store.record({ router: 'branch', collector: 'wireguard', job: 'wireguard', ok: false, reason: 'unsupported', finishedAt: NOW, durationSeconds: 0.01 });
+  return { exposition: new Exposition(store, new SelfMetrics({ version: 'test' })), store };
+}
+
+describe('golden exposition', () => {
+  it('matches the committed file byte for byte', () => {
+    const { exposition } = recordedExposition();
+    const text = Buffer.concat(exposition.routerChunks('text')).toString('utf8');
+    if (process.env['UPDATE_GOLDEN'] === '1') writeFileSync(GOLDEN, text);
+    expect(existsSync(GOLDEN)).toBe(true);
+    expect(text).toBe(readFileSync(GOLDEN, 'utf8'));
+  });
+
+  it('passes promtool check metrics, with the process metrics appended', async () => {
+    const { exposition } = recordedExposition();
+    const body = await exposition.render('text', false);
+    const result = await promtoolCheckMetrics(Buffer.concat(body.parts));
+    expect(result.output).toBe('');
+    expect(result.code).toBe(0);
+  });
+
+  it('gzip and OpenMetrics bodies carry the same samples', async () => {
+    const { exposition } = recordedExposition();
+    const plain = Buffer.concat((await exposition.render('text', false)).parts).toString('utf8');
+    const zipped = gunzipSync(Buffer.concat((await exposition.render('text', true)).parts)).toString('utf8');
+    const samplesOf = (text: string): string[] => text.split('\n').filter((line) => line.startsWith('routeros_') && !line.startsWith('routeros_exporter'));
+    expect(samplesOf(zipped)).toEqual(samplesOf(plain));
+    const om = Buffer.concat((await exposition.render('openmetrics', false)).parts).toString('utf8');
+    expect(samplesOf(om)).toEqual(samplesOf(plain));
+    expect(om).toContain('# TYPE routeros_wireguard_peer_receive_bytes counter\n');
+    expect(om.endsWith('# EOF\n')).toBe(true);
+    expect(om.match(/# EOF/g)).toHaveLength(1);
+  });
+
+  it('a failed run drops its data series and keeps the meta series', () => {
+    const { exposition } = recordedExposition();
+    const text = Buffer.concat(exposition.routerChunks('text')).toString('utf8');
+    expect(text).toContain('routeros_up{router="branch"} 0\n');
+    expect(text).not.toContain('routeros_system_cpu_cores{router="branch"}');
+    expect(text).toContain('routeros_collector_errors_total{router="branch",collector="system",reason="timeout"} 1\n');
+    expect(text).toContain('routeros_collector_success{router="branch",collector="wireguard"} 0\n');
+    expect(text).toContain('routeros_collector_last_success_timestamp_seconds{router="branch",collector="system"} 1795262385\n');
+  });
+});
