@@ -1,0 +1,108 @@
+import { describe, expect, it } from 'vitest';
+import pino from 'pino';
+import { Scheduler } from '../../src/scheduler/scheduler.js';
+import { SnapshotStore } from '../../src/metrics/store.js';
+import { Exposition } from '../../src/metrics/exposition.js';
+import { SelfMetrics } from '../../src/metrics/self.js';
+import { RouterOsError } from '../../src/routeros/errors.js';
+import { testConfig } from '../helpers/config.js';
+import { FakeClient } from '../helpers/fake-client.js';
+import { ManualTriggers } from '../helpers/manual-trigger.js';
+
+const logger = pino({ level: 'silent' });
+
+function setup(names: string[], maxInFlight?: number) {
+  const clients = new Map(names.map((name) => [name, new FakeClient()]));
+  const store = new SnapshotStore();
+  const triggers = new ManualTriggers();
+  const scheduler = new Scheduler({
+    store,
+    logger,
+    clientFor: (router) => clients.get(router.name) as FakeClient,
+    triggerFactory: triggers.factory,
+    jitter: false,
+    ...(maxInFlight === undefined ? {} : { maxInFlight }),
+  });
+  const config = testConfig({
+    defaults: { username: 'u', password: 'p', collectors: { wireguard: false } },
+    routers: names.map((name, i) => ({ name, url: `https://192.0.2.${i + 1}` })),
+  });
+  scheduler.load(config);
+  const text = (): string =>
+    Buffer.concat(new Exposition(store, new SelfMetrics({ version: 't' })).routerChunks('text')).toString('utf8');
+  return { clients, store, triggers, scheduler, text, config };
+}
+
+describe('scheduler', () => {
+  it('never overlaps a job with itself', async () => {
+    const { clients, scheduler } = setup(['a']);
+    const client = clients.get('a') as FakeClient;
+    client.behaviour = 'hang';
+    const first = scheduler.runAllOnce();
+    expect(await scheduler.runAllOnce()).toEqual(['skipped']);
+    expect(client.calls).toBe(1);
+    client.releaseAll();
+    expect(await first).toEqual(['failed']);
+  });
+
+  it('a hanging router does not delay the others', async () => {
+    const { clients, scheduler, text } = setup(['slow', 'fast']);
+    (clients.get('slow') as FakeClient).behaviour = 'hang';
+    scheduler.start(false);
+    const pending = scheduler.runAllOnce();
+    // The fast router's run finishes while the slow one still hangs.
+    await expect.poll(() => text()).toContain('routeros_up{router="fast"} 1');
+    expect(text()).not.toContain('router="slow"} 1');
+    (clients.get('slow') as FakeClient).releaseAll();
+    await pending;
+    expect(text()).toContain('routeros_up{router="slow"} 0');
+    await scheduler.stop();
+  });
+
+  it('caps the number of runs in flight across routers', async () => {
+    const { clients, scheduler } = setup(['a', 'b', 'c'], 2);
+    for (const client of clients.values()) client.behaviour = 'hang';
+    const pending = scheduler.runAllOnce();
+    await expect.poll(() => [...clients.values()].reduce((sum, c) => sum + c.inFlight, 0)).toBe(2);
+    await Promise.resolve();
+    expect([...clients.values()].reduce((sum, c) => sum + c.calls, 0)).toBe(2);
+    for (const client of clients.values()) client.releaseAll();
+    await expect.poll(() => [...clients.values()].reduce((sum, c) => sum + c.calls, 0)).toBe(3);
+    for (const client of clients.values()) client.releaseAll();
+    await pending;
+  });
+
+  it('a scheduled tick runs the job; a failure drops data series and counts the reason', async () => {
+    const { clients, scheduler, triggers, text } = setup(['a']);
+    scheduler.start(false);
+    triggers.fire('a/system');
+    await expect.poll(() => text()).toContain('routeros_system_uptime_seconds{router="a"}');
+    (clients.get('a') as FakeClient).behaviour = new RouterOsError('ROS_ERR_HTTP_5XX', 'boom', { status: 500 });
+    await scheduler.runAllOnce();
+    expect(text()).not.toContain('routeros_system_uptime_seconds{router="a"}');
+    expect(text()).toContain('routeros_collector_errors_total{router="a",collector="system",reason="http_5xx"} 1');
+    expect(text()).toContain('routeros_up{router="a"} 0');
+    await scheduler.stop();
+  });
+
+  it('backs off after an authentication failure, visibly, and recovers', async () => {
+    const { clients, scheduler, text } = setup(['a']);
+    const client = clients.get('a') as FakeClient;
+    client.behaviour = new RouterOsError('ROS_ERR_AUTH', 'HTTP 401', { status: 401 });
+    expect(await scheduler.runAllOnce()).toEqual(['failed']);
+    expect(await scheduler.runAllOnce()).toEqual(['skipped']);
+    expect(client.calls).toBe(1);
+    expect(text()).toMatch(/routeros_collector_backoff_seconds\{router="a",collector="system"\} 30\n/);
+  });
+
+  it('a reload removes vanished routers and keeps the snapshots of the others', async () => {
+    const { scheduler, text } = setup(['a', 'b']);
+    await scheduler.runAllOnce();
+    expect(text()).toContain('routeros_up{router="b"} 1');
+    scheduler.load(
+      testConfig({ defaults: { username: 'u', password: 'p', collectors: { wireguard: false } }, routers: [{ name: 'a', url: 'https://192.0.2.1' }] }),
+    );
+    expect(text()).not.toContain('router="b"');
+    expect(text()).toContain('routeros_up{router="a"} 1');
+  });
+});
