@@ -96,6 +96,9 @@ export interface Config {
 export interface ConfigProblem {
   path: string;
   message: string;
+  /** 1-based position in the file, for YAML syntax errors (the path is then empty). */
+  line?: number;
+  column?: number;
 }
 
 export class ConfigError extends Error {

@@ -1,0 +1,78 @@
+import { createTask, validateDetailed } from 'node-cron';
+import { ConfigValueError, quoteValue } from './value-error.js';
+
+/** Why a node-cron expression is invalid, or undefined when node-cron accepts it (5 or 6 fields). */
+export function cronProblem(expression: string): string | undefined {
+  const result = validateDetailed(expression);
+  if (result.valid) return undefined;
+  const reasons = result.errors.map((error) => error.message.replace(' a invalid ', ' an invalid ')).join('; ');
+  return `${quoteValue(expression)} is not a valid cron expression: ${reasons}`;
+}
+
+/** Smallest difference between neighbours of a sorted list of run positions, else undefined. */
+function smallestStep(values: readonly number[]): number | undefined {
+  let best: number | undefined;
+  for (let i = 1; i < values.length; i++) {
+    const step = (values[i] ?? 0) - (values[i - 1] ?? 0);
+    if (best === undefined || step < best) best = step;
+  }
+  return best;
+}
+
+/**
+ * The shortest gap between runs of one field, in that field's units, given the shortest gap (in the
+ * next larger field's units) between the larger units it runs in: within one larger unit the gaps are
+ * the steps between allowed values; across two, it is the outer gap minus the spread of values.
+ */
+function fieldGap(values: readonly number[], size: number, outerGap: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const spread = (sorted.at(-1) ?? 0) - (sorted[0] ?? 0);
+  const across = outerGap * size - spread;
+  const within = smallestStep(sorted);
+  return within === undefined ? across : Math.min(within, across);
+}
+
+const DAY_MS = 86_400_000;
+// Four years from a leap year: enough to see every month length, 29 February and each weekday.
+const DAYS_SCANNED = 4 * 365 + 1;
+
+/**
+ * Shortest gap in days between two days the expression runs on. Day-of-month, month and weekday
+ * interact (and node-cron adds L, W and #), so ask node-cron itself, day by day, in UTC to keep
+ * daylight-saving shifts out of a nominal interval.
+ */
+function dayGap(expression: string, firstTime: { hour: number; minute: number; second: number }): number {
+  const task = createTask(expression, () => undefined, { timezone: 'UTC' });
+  try {
+    const start = Date.UTC(2024, 0, 1, firstTime.hour, firstTime.minute, firstTime.second);
+    let previous: number | undefined;
+    let best = DAYS_SCANNED;
+    for (let day = 0; day < DAYS_SCANNED + 366; day++) {
+      if (!task.match(new Date(start + day * DAY_MS))) continue;
+      if (previous !== undefined) best = Math.min(best, day - previous);
+      if (best === 1) break;
+      previous = day;
+    }
+    return best;
+  } finally {
+    // createTask registers the task globally; a destroyed task leaves the registry.
+    void task.destroy();
+  }
+}
+
+/**
+ * The shortest time in seconds between two consecutive runs of a node-cron expression (5 fields, or 6
+ * with seconds), used to check that timeouts fit inside schedules. Throws ConfigValueError when invalid.
+ * A schedule that runs on fewer than two days in four years reports about four years.
+ */
+export function cronIntervalSeconds(expression: string): number {
+  const result = validateDetailed(expression);
+  if (!result.valid || result.fields === undefined) {
+    throw new ConfigValueError(cronProblem(expression) ?? `${quoteValue(expression)} is not a valid cron expression`);
+  }
+  const { second, minute, hour } = result.fields;
+  const first = { hour: Math.min(...hour), minute: Math.min(...minute), second: Math.min(...second) };
+  const hours = fieldGap(hour, 24, dayGap(expression, first));
+  const minutes = fieldGap(minute, 60, hours);
+  return fieldGap(second, 60, minutes);
+}

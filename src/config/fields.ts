@@ -1,0 +1,183 @@
+/**
+ * Typed reads of raw YAML values. Each reader either returns the value or records a problem at the
+ * value's path and returns undefined, so one pass reports every mistake. Numbers and booleans may also
+ * arrive as strings, because `${ENV}` interpolation always produces strings.
+ */
+import { cronProblem } from './cron.js';
+import { formatDuration, parseDuration } from './duration.js';
+import { joinPath, type Problems } from './problems.js';
+import { suggest } from './suggest.js';
+import { ConfigValueError, quoteValue } from './value-error.js';
+
+export type RawMap = Record<string, unknown>;
+
+/** Stands in for a value whose problem was already reported (a failed `${ENV}`), so readers stay quiet. */
+export const REPORTED: unique symbol = Symbol('already reported');
+
+function describe(value: unknown): string {
+  if (value === null) return 'nothing';
+  if (Array.isArray(value)) return 'a list';
+  if (typeof value === 'object') return 'a mapping';
+  return typeof value === 'string' ? quoteValue(value) : String(value);
+}
+
+/** A mapping whose keys must all be known; unknown keys are problems, with a suggestion when close. */
+export function readMap(
+  value: unknown,
+  path: string,
+  problems: Problems,
+  known: readonly string[],
+  explain: (key: string) => string | undefined = () => undefined,
+): RawMap | undefined {
+  if (value === REPORTED) return undefined;
+  if (value === null) return {};
+  if (typeof value !== 'object' || Array.isArray(value)) {
+    problems.add(path, `must be a mapping of keys to values, not ${describe(value)}`);
+    return undefined;
+  }
+  const map = value as RawMap;
+  for (const key of Object.keys(map)) {
+    if (known.includes(key)) continue;
+    const reason = explain(key);
+    const guess = suggest(key, known);
+    problems.add(joinPath(path, key), reason ?? `unknown key${guess === undefined ? '' : ` (did you mean "${guess}"?)`}`);
+  }
+  return map;
+}
+
+/** A list (null reads as empty: `ping:` with everything commented out means no targets). */
+export function readList(value: unknown, path: string, problems: Problems): unknown[] | undefined {
+  if (value === REPORTED) return undefined;
+  if (value === null) return [];
+  if (!Array.isArray(value)) {
+    problems.add(path, `must be a list, not ${describe(value)}`);
+    return undefined;
+  }
+  return value;
+}
+
+export function readString(value: unknown, path: string, problems: Problems): string | undefined {
+  if (value === REPORTED) return undefined;
+  if (typeof value === 'string' && value !== '') return value;
+  problems.add(path, value === '' ? 'must not be empty' : `must be a string, not ${describe(value)}`);
+  return undefined;
+}
+
+/** A secret: may be empty, and the value never appears in a message. */
+export function readSecret(value: unknown, path: string, problems: Problems): string | undefined {
+  if (value === REPORTED) return undefined;
+  if (typeof value === 'string') return value;
+  problems.add(path, 'must be a string (quote it in YAML)');
+  return undefined;
+}
+
+export function readStringList(value: unknown, path: string, problems: Problems): string[] | undefined {
+  if (value === REPORTED) return undefined;
+  const list = readList(value, path, problems);
+  if (list === undefined) return undefined;
+  const strings = list.map((item, i) => readString(item, joinPath(path, i), problems));
+  return strings.every((item) => item !== undefined) ? strings : undefined;
+}
+
+export function readBoolean(value: unknown, path: string, problems: Problems): boolean | undefined {
+  if (value === REPORTED) return undefined;
+  if (typeof value === 'boolean') return value;
+  if (value === 'true' || value === 'false') return value === 'true';
+  problems.add(path, `must be true or false, not ${describe(value)}`);
+  return undefined;
+}
+
+function toNumber(value: unknown): number | undefined {
+  if (typeof value === 'number') return value;
+  if (typeof value === 'string' && /^-?\d+(?:\.\d+)?$/.test(value)) return Number(value);
+  return undefined;
+}
+
+export function readInteger(
+  value: unknown,
+  path: string,
+  problems: Problems,
+  range: { min: number; max: number },
+): number | undefined {
+  if (value === REPORTED) return undefined;
+  const n = toNumber(value);
+  if (n === undefined || !Number.isInteger(n)) {
+    problems.add(path, `must be a whole number, not ${describe(value)}`);
+  } else if (n < range.min || n > range.max) {
+    problems.add(path, `must be between ${range.min} and ${range.max}, not ${n}`);
+  } else {
+    return n;
+  }
+  return undefined;
+}
+
+export function readNumber(value: unknown, path: string, problems: Problems): number | undefined {
+  if (value === REPORTED) return undefined;
+  const n = toNumber(value);
+  if (n !== undefined && Number.isFinite(n)) return n;
+  problems.add(path, `must be a number, not ${describe(value)}`);
+  return undefined;
+}
+
+export interface DurationLimits {
+  /** The shortest allowed; without it a duration must merely be longer than 0. */
+  atLeast?: number;
+  /** The longest allowed (inclusive) or the bound to stay below, and why, for the message. */
+  atMost?: { seconds: number; exclusive?: boolean; why: string };
+}
+
+/** A Prometheus-style duration string (`15s`, `1h30m`) → seconds, within limits. */
+export function readDuration(
+  value: unknown,
+  path: string,
+  problems: Problems,
+  limits: DurationLimits = {},
+): number | undefined {
+  if (value === REPORTED) return undefined;
+  if (typeof value !== 'string') {
+    problems.add(path, `must be a duration with a unit, like 15s or 5m, not ${describe(value)}`);
+    return undefined;
+  }
+  let seconds: number;
+  try {
+    seconds = parseDuration(value);
+  } catch (error) {
+    problems.add(path, error instanceof ConfigValueError ? error.message : String(error));
+    return undefined;
+  }
+  const { atLeast, atMost } = limits;
+  const tooLong = atMost !== undefined && (atMost.exclusive === true ? seconds >= atMost.seconds : seconds > atMost.seconds);
+  if (atLeast === undefined && seconds <= 0) {
+    problems.add(path, 'must be longer than 0s');
+  } else if (atLeast !== undefined && seconds < atLeast) {
+    problems.add(path, `${value} is too short: the minimum is ${formatDuration(atLeast)}`);
+  } else if (tooLong) {
+    problems.add(path, `${value} ${atMost.why}`);
+  } else {
+    return seconds;
+  }
+  return undefined;
+}
+
+export function readEnum<T extends string>(
+  value: unknown,
+  path: string,
+  problems: Problems,
+  allowed: readonly T[],
+): T | undefined {
+  if (value === REPORTED) return undefined;
+  if (typeof value === 'string' && (allowed as readonly string[]).includes(value)) return value as T;
+  problems.add(path, `must be one of ${allowed.join(', ')}, not ${describe(value)}`);
+  return undefined;
+}
+
+/** A node-cron expression, 5 fields or 6 with seconds. */
+export function readCron(value: unknown, path: string, problems: Problems): string | undefined {
+  if (value === REPORTED) return undefined;
+  const text = readString(value, path, problems);
+  if (text === undefined) return undefined;
+  const problem = cronProblem(text);
+  if (problem === undefined) return text;
+  problems.add(path, problem);
+  return undefined;
+}

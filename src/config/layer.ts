@@ -1,0 +1,98 @@
+/** The shape of one settings layer (`defaults` or one router) before merging, with where each value came from. */
+import type { BandwidthDirection, BandwidthProtocol, CollectorName } from './types.js';
+
+export interface Located<T> {
+  value: T;
+  /** Where the value was set, like `defaults.timeout`: problems found after merging point here. */
+  path: string;
+}
+
+/** undefined: not set in this layer; null: set but invalid (already reported); else the value. */
+export type Slot<T> = Located<T> | null | undefined;
+
+export type PasswordSource =
+  | { kind: 'password'; value: string }
+  | { kind: 'password_file'; file: string }
+  | { kind: 'password_env'; name: string };
+
+export interface PingItem {
+  path: string;
+  target: string;
+  name: string;
+  count: number;
+  intervalSeconds: number;
+  schedule?: Located<string>;
+  interface?: string;
+  srcAddress?: string;
+  size?: number;
+}
+
+export interface BandwidthItem {
+  path: string;
+  target: string;
+  name: string;
+  durationSeconds: number;
+  schedule?: Located<string>;
+  direction: BandwidthDirection;
+  protocol: BandwidthProtocol;
+  user?: string;
+  password?: string;
+}
+
+export interface SettingsLayer {
+  username: Slot<string>;
+  password: Slot<PasswordSource>;
+  timeout: Slot<number>;
+  tls: { caFile: Slot<string>; serverName: Slot<string>; insecureSkipVerify: Slot<boolean> };
+  schedules: Partial<Record<CollectorName, Slot<string>>>;
+  collectors: Partial<Record<CollectorName, Slot<boolean>>>;
+  health: {
+    handshakeStaleAfter: Slot<number>;
+    pingLossCritical: Slot<number>;
+    excludePeers: Slot<string[]>;
+    excludePeerPattern: Slot<RegExp>;
+  };
+  ping: Slot<PingItem[]>;
+  bandwidthTest: Slot<BandwidthItem[]>;
+}
+
+function pick<T>(router: Slot<T>, defaults: Slot<T>): Slot<T> {
+  return router === undefined ? defaults : router;
+}
+
+function pickEach<K extends string, T>(
+  router: Partial<Record<K, Slot<T>>>,
+  defaults: Partial<Record<K, Slot<T>>>,
+): Partial<Record<K, Slot<T>>> {
+  const merged: Partial<Record<K, Slot<T>>> = { ...defaults };
+  for (const key of Object.keys(router) as K[]) merged[key] = pick(router[key], defaults[key]);
+  return merged;
+}
+
+/**
+ * A router's layer over `defaults`: the maps (`tls`, `schedules`, `collectors`, `health`) merge key by
+ * key; every other key, lists included, replaces the default; a password source set on the router
+ * replaces the defaults' source whatever its kind (password_file in defaults, password on the router).
+ */
+export function mergeLayers(defaults: SettingsLayer, router: SettingsLayer): SettingsLayer {
+  return {
+    username: pick(router.username, defaults.username),
+    password: pick(router.password, defaults.password),
+    timeout: pick(router.timeout, defaults.timeout),
+    tls: {
+      caFile: pick(router.tls.caFile, defaults.tls.caFile),
+      serverName: pick(router.tls.serverName, defaults.tls.serverName),
+      insecureSkipVerify: pick(router.tls.insecureSkipVerify, defaults.tls.insecureSkipVerify),
+    },
+    schedules: pickEach(router.schedules, defaults.schedules),
+    collectors: pickEach(router.collectors, defaults.collectors),
+    health: {
+      handshakeStaleAfter: pick(router.health.handshakeStaleAfter, defaults.health.handshakeStaleAfter),
+      pingLossCritical: pick(router.health.pingLossCritical, defaults.health.pingLossCritical),
+      excludePeers: pick(router.health.excludePeers, defaults.health.excludePeers),
+      excludePeerPattern: pick(router.health.excludePeerPattern, defaults.health.excludePeerPattern),
+    },
+    ping: pick(router.ping, defaults.ping),
+    bandwidthTest: pick(router.bandwidthTest, defaults.bandwidthTest),
+  };
+}

@@ -1,0 +1,33 @@
+import { readFile } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
+import { resolveConfig } from './resolve.js';
+import { ConfigError, type Config, type ConfigProblem } from './types.js';
+import { parseYaml } from './yaml.js';
+
+/**
+ * Reads, parses and validates a config file; relative paths inside it are resolved against its folder.
+ * Throws ConfigError with every problem found.
+ */
+export async function loadConfigFile(path: string, env: NodeJS.ProcessEnv = process.env): Promise<Config> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException | undefined)?.code ?? 'unreadable';
+    throw new ConfigError(path, [{ path: '', message: `cannot read the config file (${code})` }]);
+  }
+  const parsed = parseYaml(text);
+  if (parsed.problems.length > 0) throw new ConfigError(path, parsed.problems);
+  return resolveConfig(parsed.value, { source: path, baseDir: dirname(resolve(path)), env });
+}
+
+/** What `check-config` needs: every problem of a config file, or [] when it is valid. */
+export async function checkConfigFile(path: string, env: NodeJS.ProcessEnv = process.env): Promise<ConfigProblem[]> {
+  try {
+    await loadConfigFile(path, env);
+    return [];
+  } catch (error) {
+    if (error instanceof ConfigError) return error.problems;
+    throw error;
+  }
+}

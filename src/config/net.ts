@@ -1,0 +1,70 @@
+import { isIP, isIPv6 } from 'node:net';
+import { quoteValue } from './value-error.js';
+
+const LABEL = /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?$/;
+
+/** A DNS host name: dot-separated labels of letters, digits and inner hyphens, 253 characters at most. */
+export function isHostName(text: string): boolean {
+  const name = text.endsWith('.') ? text.slice(0, -1) : text;
+  return name.length > 0 && name.length <= 253 && name.split('.').every((label) => LABEL.test(label));
+}
+
+export function isIpAddress(text: string): boolean {
+  return isIP(text) !== 0;
+}
+
+/**
+ * Why a listen address is invalid, or undefined. Forms: `host:port`, `:port` (every interface),
+ * `[ipv6]:port`; the port may be 0 (the OS picks one, handy in tests).
+ */
+export function listenProblem(text: string): string | undefined {
+  const bracketed = /^\[([^\]]*)\]:(\d+)$/.exec(text);
+  const plain = /^([^:[\]]*):(\d+)$/.exec(text);
+  const example = '(use host:port, like 0.0.0.0:9731, :9731 or [::]:9731)';
+  if (bracketed === null && plain === null) {
+    const hint = (text.match(/:/g) ?? []).length > 1 ? ' (put an IPv6 address in brackets, like [::]:9731)' : ` ${example}`;
+    return `${quoteValue(text)} is not a listen address${hint}`;
+  }
+  const [, host = '', port = ''] = bracketed ?? plain ?? [];
+  if (bracketed !== null ? !isIPv6(host) : host !== '' && !isIpAddress(host) && !isHostName(host)) {
+    return `${quoteValue(host)} is not an IP address or host name ${example}`;
+  }
+  if (Number(port) > 65_535) return `port ${port} is above 65535`;
+  return undefined;
+}
+
+export type UrlCheck = { url: string } | { problem: string };
+
+/**
+ * A router URL → `scheme://host[:port]` without a trailing slash. Credentials, a path, a query or a
+ * fragment are refused: the client appends `/rest` itself and takes credentials from their own keys.
+ * A URL with credentials is never quoted back, so the password cannot reach a log.
+ */
+export function checkRouterUrl(text: string): UrlCheck {
+  const shown = text.includes('@') ? 'the URL' : quoteValue(text);
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return { problem: `${shown} is not a URL (use https://host or https://host:port)` };
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+    return { problem: `${shown} must start with https:// (or http:// on RouterOS 7.9+)` };
+  }
+  if (url.username !== '' || url.password !== '') {
+    return { problem: 'must not contain credentials: set username and password (or password_file) instead' };
+  }
+  if (url.hostname === '') return { problem: `${shown} has no host` };
+  if (url.pathname !== '/' && url.pathname !== '') {
+    return { problem: `${shown} must not have a path: the exporter appends /rest itself` };
+  }
+  if (url.search !== '' || url.hash !== '' || text.includes('?') || text.includes('#')) {
+    return { problem: `${shown} must not have a query or fragment` };
+  }
+  return { url: `${url.protocol}//${url.host}` };
+}
+
+/** True for a router reached over plain HTTP (allowed, but the password then crosses the network in clear). */
+export function isPlainHttp(url: string): boolean {
+  return url.startsWith('http://');
+}

@@ -1,0 +1,64 @@
+import type { ConfigProblem } from './types.js';
+
+/** Collects every problem of one config, so a user sees them all in one run (STYLE rule 7). */
+export class Problems {
+  readonly list: ConfigProblem[] = [];
+
+  add(path: string, message: string): void {
+    this.list.push({ path, message });
+  }
+
+  get empty(): boolean {
+    return this.list.length === 0;
+  }
+}
+
+/** `routers` + 2 → `routers[2]`, `routers[2]` + `ping` → `routers[2].ping`; odd keys are quoted. */
+export function joinPath(base: string, key: string | number): string {
+  if (typeof key === 'number') return `${base}[${key}]`;
+  if (!/^[A-Za-z0-9_-]+$/.test(key)) return `${base}[${JSON.stringify(key.slice(0, 40))}]`;
+  return base === '' ? key : `${base}.${key}`;
+}
+
+/** What `check-config` prints: one line per problem, `<file>: <path>: <message>`. */
+export function formatProblems(source: string, problems: ConfigProblem[]): string {
+  return problems
+    .map((problem) =>
+      problem.path === '' ? `${source}: ${problem.message}` : `${source}: ${problem.path}: ${problem.message}`,
+    )
+    .join('\n');
+}
+
+/** Paths of every value in a tree, in document order. */
+function documentOrder(tree: unknown, path: string, order: Map<string, number>): void {
+  order.set(path, order.size);
+  if (Array.isArray(tree)) tree.forEach((item, i) => documentOrder(item, joinPath(path, i), order));
+  else if (tree !== null && typeof tree === 'object') {
+    for (const [key, item] of Object.entries(tree)) documentOrder(item, joinPath(path, key), order);
+  }
+}
+
+/** `routers[0].tls.ca_file` → `routers[0].tls` → `routers[0]` → `routers` → ``. */
+function parentPath(path: string): string {
+  return path.replace(/(?:\.[A-Za-z0-9_-]+|\[[^\]]*\])$/, '');
+}
+
+/**
+ * Problems sorted the way a user reads the file: by the position of the value they are about (or its
+ * nearest parent, for a missing key), keeping discovery order among problems about the same place.
+ */
+export function sortByDocument(problems: readonly ConfigProblem[], tree: unknown): ConfigProblem[] {
+  const order = new Map<string, number>();
+  documentOrder(tree, '', order);
+  const position = (path: string): number => {
+    for (let p = path; ; p = parentPath(p)) {
+      const found = order.get(p);
+      if (found !== undefined) return found;
+      if (p === '' || parentPath(p) === p) return 0;
+    }
+  };
+  return problems
+    .map((problem, i) => ({ problem, i, at: position(problem.path) }))
+    .sort((a, b) => a.at - b.at || a.i - b.i)
+    .map(({ problem }) => problem);
+}

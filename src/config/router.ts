@@ -1,0 +1,177 @@
+/** Turns one merged settings layer into the RouterConfig the daemon uses: defaults, files, secrets, cross-checks. */
+import { Secret } from '../util/secret.js';
+import {
+  DEFAULT_COLLECTORS,
+  DEFAULT_HANDSHAKE_STALE_AFTER_SECONDS,
+  DEFAULT_PING_LOSS_CRITICAL,
+  DEFAULT_SCHEDULES,
+  DEFAULT_TIMEOUT_SECONDS,
+} from './defaults.js';
+import type { ReadResult } from './files.js';
+import type { BandwidthItem, PasswordSource, PingItem, SettingsLayer, Slot } from './layer.js';
+import { joinPath, type Problems } from './problems.js';
+import { checkSchedules, type ScheduleUse } from './schedule-check.js';
+import {
+  COLLECTOR_NAMES,
+  type BandwidthTestConfig,
+  type CollectorName,
+  type HealthConfig,
+  type PingTargetConfig,
+  type RouterConfig,
+  type TlsConfig,
+} from './types.js';
+
+export interface RouterContext {
+  problems: Problems;
+  env: NodeJS.ProcessEnv;
+  readText: (file: string) => ReadResult;
+  /** Shortest gap per cron expression, shared by all routers. */
+  intervals: Map<string, number>;
+}
+
+const PEM_CERTIFICATE = '-----BEGIN CERTIFICATE-----';
+
+function value<T>(slot: Slot<T>, fallback: T): T {
+  return slot === undefined || slot === null ? fallback : slot.value;
+}
+
+function resolvePassword(source: PasswordSource, path: string, ctx: RouterContext): Secret | undefined {
+  switch (source.kind) {
+    case 'password':
+      return new Secret(source.value);
+    case 'password_env': {
+      const text = ctx.env[source.name];
+      if (text !== undefined) return new Secret(text);
+      ctx.problems.add(path, `environment variable ${source.name} is not set`);
+      return undefined;
+    }
+    case 'password_file': {
+      const read = ctx.readText(source.file);
+      // A file written by `echo` or a secrets manager ends in a newline that is not part of the password.
+      if ('text' in read) return new Secret(read.text.replace(/[\r\n]+$/, ''));
+      ctx.problems.add(path, read.error);
+      return undefined;
+    }
+  }
+}
+
+function resolveTls(layer: SettingsLayer['tls'], ctx: RouterContext): TlsConfig {
+  const tls: TlsConfig = { insecureSkipVerify: value(layer.insecureSkipVerify, false) };
+  if (layer.caFile) {
+    const read = ctx.readText(layer.caFile.value);
+    tls.caFile = read.path;
+    if (!('text' in read)) ctx.problems.add(layer.caFile.path, read.error);
+    else if (!read.text.includes(PEM_CERTIFICATE)) {
+      ctx.problems.add(layer.caFile.path, `${JSON.stringify(read.path)} holds no PEM certificate (${PEM_CERTIFICATE})`);
+    } else tls.ca = read.text;
+  }
+  if (layer.serverName) tls.serverName = layer.serverName.value;
+  return tls;
+}
+
+function resolveHealth(layer: SettingsLayer['health']): HealthConfig {
+  const health: HealthConfig = {
+    handshakeStaleAfterSeconds: value(layer.handshakeStaleAfter, DEFAULT_HANDSHAKE_STALE_AFTER_SECONDS),
+    pingLossCritical: value(layer.pingLossCritical, DEFAULT_PING_LOSS_CRITICAL),
+    excludePeers: value(layer.excludePeers, []),
+  };
+  if (layer.excludePeerPattern) health.excludePeerPattern = layer.excludePeerPattern.value;
+  return health;
+}
+
+function toPing(item: PingItem, schedule: string): PingTargetConfig {
+  const { path: _path, schedule: _own, ...rest } = item;
+  return { ...rest, schedule };
+}
+
+function toBandwidth(item: BandwidthItem, schedule: string): BandwidthTestConfig {
+  const { path: _path, schedule: _own, password, ...rest } = item;
+  return password === undefined ? { ...rest, schedule } : { ...rest, schedule, password: new Secret(password) };
+}
+
+/**
+ * Schedules whose timing matters: enabled collectors, and ping/bandwidth tests only when they have
+ * targets. A schedule that was invalid (already reported) is left out rather than checked as its default.
+ */
+function scheduleUses(merged: SettingsLayer, collectors: Record<CollectorName, boolean>): ScheduleUse[] {
+  const uses: ScheduleUse[] = [];
+  const collectorUse = (name: CollectorName): ScheduleUse | undefined => {
+    const slot = merged.schedules[name];
+    if (slot === null) return undefined;
+    return { label: `schedules.${name}`, expression: value(slot, DEFAULT_SCHEDULES[name]), setAt: slot?.path };
+  };
+  for (const name of ['system', 'wireguard', 'wireguard_setup'] as const) {
+    const use = collectors[name] ? collectorUse(name) : undefined;
+    if (use !== undefined) uses.push(use);
+  }
+  const runs = [
+    ...(collectors.ping ? value(merged.ping, []) : []).map((item) => ({
+      item,
+      shared: 'ping' as const,
+      run: { seconds: item.count * item.intervalSeconds, what: 'count × interval', path: item.path },
+    })),
+    ...(collectors.bandwidth_test ? value(merged.bandwidthTest, []) : []).map((item) => ({
+      item,
+      shared: 'bandwidth_test' as const,
+      run: { seconds: item.durationSeconds, what: 'duration', path: item.path },
+    })),
+  ];
+  for (const { item, shared, run } of runs) {
+    const own = item.schedule;
+    const use = own ? { label: own.path, expression: own.value, setAt: own.path } : collectorUse(shared);
+    if (use !== undefined) uses.push({ ...use, run });
+  }
+  return uses;
+}
+
+export function resolveRouter(
+  identity: { name: string; url: string; path: string },
+  merged: SettingsLayer,
+  ctx: RouterContext,
+): RouterConfig | undefined {
+  const { problems } = ctx;
+  const before = problems.list.length;
+  if (merged.username === undefined) {
+    problems.add(joinPath(identity.path, 'username'), 'is required (set it here or in defaults)');
+  }
+  let password: Secret | undefined;
+  if (merged.password === undefined) {
+    problems.add(identity.path, 'needs a password source: password, password_file or password_env (here or in defaults)');
+  } else if (merged.password !== null) {
+    password = resolvePassword(merged.password.value, merged.password.path, ctx);
+  }
+  const schedules = { ...DEFAULT_SCHEDULES };
+  const collectors = { ...DEFAULT_COLLECTORS };
+  for (const name of COLLECTOR_NAMES) {
+    schedules[name] = value(merged.schedules[name], schedules[name]);
+    collectors[name] = value(merged.collectors[name], collectors[name]);
+  }
+  const timeoutSeconds = value(merged.timeout, DEFAULT_TIMEOUT_SECONDS);
+  const tls = resolveTls(merged.tls, ctx);
+  const health = resolveHealth(merged.health);
+  const ping = value(merged.ping, []).map((item) => toPing(item, item.schedule?.value ?? schedules.ping));
+  const bandwidthTest = value(merged.bandwidthTest, []).map((item) =>
+    toBandwidth(item, item.schedule?.value ?? schedules.bandwidth_test),
+  );
+  checkSchedules(
+    scheduleUses(merged, collectors),
+    { seconds: timeoutSeconds, at: merged.timeout ?? undefined },
+    joinPath(identity.path, 'timeout'),
+    problems,
+    ctx.intervals,
+  );
+  if (problems.list.length > before || merged.username === undefined || merged.username === null || password === undefined) return undefined;
+  return {
+    name: identity.name,
+    url: identity.url,
+    username: merged.username.value,
+    password,
+    timeoutSeconds,
+    tls,
+    schedules,
+    collectors,
+    health,
+    ping,
+    bandwidthTest,
+  };
+}

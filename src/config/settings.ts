@@ -1,0 +1,130 @@
+/** Reads one settings layer: the `defaults` mapping, or the settings part of one router. */
+import {
+  readBoolean,
+  readCron,
+  readDuration,
+  readMap,
+  readNumber,
+  readString,
+  readStringList,
+  type RawMap,
+} from './fields.js';
+import type { PasswordSource, SettingsLayer, Slot } from './layer.js';
+import { joinPath, type Problems } from './problems.js';
+import { readBandwidthList, readPingList } from './targets.js';
+import { COLLECTOR_NAMES, ROUTER_COMMAND_LIMIT_SECONDS, type CollectorName } from './types.js';
+import { quoteValue } from './value-error.js';
+
+const PASSWORD_KEYS = ['password', 'password_file', 'password_env'] as const;
+export const SETTINGS_KEYS = [
+  'username',
+  ...PASSWORD_KEYS,
+  'timeout',
+  'tls',
+  'schedules',
+  'collectors',
+  'health',
+  'ping',
+  'bandwidth_test',
+] as const;
+const TLS_KEYS = ['ca_file', 'server_name', 'insecure_skip_verify'] as const;
+const HEALTH_KEYS = ['handshake_stale_after', 'ping_loss_critical', 'exclude_peers', 'exclude_peer_pattern'] as const;
+
+type Reader<T> = (value: unknown, path: string, problems: Problems) => T | undefined;
+
+function slot<T>(map: RawMap, key: string, base: string, problems: Problems, read: Reader<T>): Slot<T> {
+  if (!Object.hasOwn(map, key)) return undefined;
+  const path = joinPath(base, key);
+  const value = read(map[key], path, problems);
+  return value === undefined ? null : { value, path };
+}
+
+/** At most one password source per layer; the router's (if any) replaces the defaults' when merging. */
+function readPassword(map: RawMap, base: string, problems: Problems): Slot<PasswordSource> {
+  const present = PASSWORD_KEYS.filter((key) => Object.hasOwn(map, key));
+  const [key] = present;
+  if (key === undefined) return undefined;
+  if (present.length > 1) {
+    problems.add(base, `set only one of password, password_file and password_env (found ${present.join(' and ')})`);
+    return null;
+  }
+  return slot(map, key, base, problems, (value, path): PasswordSource | undefined => {
+    if (key === 'password') {
+      // Never echo the value: it is a secret, even when it is of the wrong type.
+      if (typeof value === 'string') return { kind: 'password', value };
+      problems.add(path, 'must be a string (quote it in YAML)');
+      return undefined;
+    }
+    const text = readString(value, path, problems);
+    if (text === undefined) return undefined;
+    if (key === 'password_file') return { kind: 'password_file', file: text };
+    if (/^[A-Za-z_][A-Za-z0-9_]*$/.test(text)) return { kind: 'password_env', name: text };
+    problems.add(path, `${quoteValue(text)} is not an environment variable name`);
+    return undefined;
+  });
+}
+
+function readCollectorMap<T>(value: unknown, base: string, problems: Problems, read: Reader<T>): Partial<Record<CollectorName, Slot<T>>> {
+  const map = readMap(value, base, problems, COLLECTOR_NAMES) ?? {};
+  const out: Partial<Record<CollectorName, Slot<T>>> = {};
+  for (const name of COLLECTOR_NAMES) {
+    if (Object.hasOwn(map, name)) out[name] = slot(map, name, base, problems, read);
+  }
+  return out;
+}
+
+/** Peers are excluded by full match, like Prometheus regexes: `lab-.*`, not every name containing "lab-". */
+function readPattern(value: unknown, path: string, problems: Problems): RegExp | undefined {
+  const text = readString(value, path, problems);
+  if (text === undefined) return undefined;
+  try {
+    return new RegExp(`^(?:${text})$`);
+  } catch (error) {
+    const reason = error instanceof Error ? error.message.replace(/^.*: /, '') : String(error);
+    problems.add(path, `${quoteValue(text)} is not a valid regular expression: ${reason}`);
+    return undefined;
+  }
+}
+
+function readLossRatio(value: unknown, path: string, problems: Problems): number | undefined {
+  const ratio = readNumber(value, path, problems);
+  if (ratio === undefined || (ratio > 0 && ratio <= 1)) return ratio;
+  problems.add(path, `must be a ratio above 0 and at most 1 (0.5 = 50 % loss), not ${ratio}`);
+  return undefined;
+}
+
+const TIMEOUT_LIMIT = {
+  atMost: {
+    seconds: ROUTER_COMMAND_LIMIT_SECONDS,
+    exclusive: true,
+    why: `must be below the router's ${ROUTER_COMMAND_LIMIT_SECONDS}s limit on one request`,
+  },
+};
+
+/** The settings keys of a mapping whose keys the caller has already checked. */
+export function readSettings(map: RawMap, base: string, problems: Problems): SettingsLayer {
+  const tlsBase = joinPath(base, 'tls');
+  const healthBase = joinPath(base, 'health');
+  const tls = readMap(map.tls ?? null, tlsBase, problems, TLS_KEYS) ?? {};
+  const health = readMap(map.health ?? null, healthBase, problems, HEALTH_KEYS) ?? {};
+  return {
+    username: slot(map, 'username', base, problems, readString),
+    password: readPassword(map, base, problems),
+    timeout: slot(map, 'timeout', base, problems, (v, p, s) => readDuration(v, p, s, TIMEOUT_LIMIT)),
+    tls: {
+      caFile: slot(tls, 'ca_file', tlsBase, problems, readString),
+      serverName: slot(tls, 'server_name', tlsBase, problems, readString),
+      insecureSkipVerify: slot(tls, 'insecure_skip_verify', tlsBase, problems, readBoolean),
+    },
+    schedules: Object.hasOwn(map, 'schedules') ? readCollectorMap(map.schedules, joinPath(base, 'schedules'), problems, readCron) : {},
+    collectors: Object.hasOwn(map, 'collectors') ? readCollectorMap(map.collectors, joinPath(base, 'collectors'), problems, readBoolean) : {},
+    health: {
+      handshakeStaleAfter: slot(health, 'handshake_stale_after', healthBase, problems, (v, p, s) => readDuration(v, p, s)),
+      pingLossCritical: slot(health, 'ping_loss_critical', healthBase, problems, readLossRatio),
+      excludePeers: slot(health, 'exclude_peers', healthBase, problems, readStringList),
+      excludePeerPattern: slot(health, 'exclude_peer_pattern', healthBase, problems, readPattern),
+    },
+    ping: slot(map, 'ping', base, problems, readPingList),
+    bandwidthTest: slot(map, 'bandwidth_test', base, problems, readBandwidthList),
+  };
+}
