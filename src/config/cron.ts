@@ -60,12 +60,25 @@ function dayGap(expression: string, firstTime: { hour: number; minute: number; s
   }
 }
 
+/** Results per expression: the scheduler asks for every job at every (re)load. */
+const computed = new Map<string, number>();
+
 /**
  * The shortest time in seconds between two consecutive runs of a node-cron expression (5 fields, or 6
  * with seconds), used to check that timeouts fit inside schedules. Throws ConfigValueError when invalid.
  * A schedule that runs on fewer than two days in four years reports about four years.
  */
 export function cronIntervalSeconds(expression: string): number {
+  const known = computed.get(expression);
+  if (known !== undefined) return known;
+  const seconds = computeInterval(expression);
+  // Configs hold a handful of expressions; the bound only guards against a caller feeding endless new ones.
+  if (computed.size >= 1000) computed.clear();
+  computed.set(expression, seconds);
+  return seconds;
+}
+
+function computeInterval(expression: string): number {
   const result = validateDetailed(expression);
   if (!result.valid || result.fields === undefined) {
     throw new ConfigValueError(cronProblem(expression) ?? `${quoteValue(expression)} is not a valid cron expression`);

@@ -121,7 +121,7 @@ export function resolveConfig(raw: unknown, options: ResolveOptions): Config {
   const problems = new Problems();
   const env = options.env ?? process.env;
   const readText = makeFileReader(options.baseDir, options.readFile ?? ((path) => readFileSync(path, 'utf8')));
-  const ctx: RouterContext = { problems, env, readText, intervals: new Map() };
+  const ctx: RouterContext = { problems, env, readText };
   const tree = interpolateTree(raw, env, '', problems);
   if (tree === null || tree === undefined) problems.add('', 'the config is empty: it needs at least a routers list');
   const topMap = readMap(tree ?? null, '', problems, TOP_KEYS);

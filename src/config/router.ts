@@ -25,8 +25,6 @@ export interface RouterContext {
   problems: Problems;
   env: NodeJS.ProcessEnv;
   readText: (file: string) => ReadResult;
-  /** Shortest gap per cron expression, shared by all routers. */
-  intervals: Map<string, number>;
 }
 
 const PEM_CERTIFICATE = '-----BEGIN CERTIFICATE-----';
@@ -158,7 +156,6 @@ export function resolveRouter(
     { seconds: timeoutSeconds, at: merged.timeout ?? undefined },
     joinPath(identity.path, 'timeout'),
     problems,
-    ctx.intervals,
   );
   if (problems.list.length > before || merged.username === undefined || merged.username === null || password === undefined) return undefined;
   return {

@@ -18,26 +18,27 @@ function origin(setAt: string | undefined): string {
   return setAt === undefined ? 'built-in default' : `set at ${setAt}`;
 }
 
+/** `schedules.system "0 * * * * *" (built-in default)`; a target's own schedule is named by its path already. */
+function describeUse(use: ScheduleUse): string {
+  const where = use.setAt === use.label ? '' : ` (${origin(use.setAt)})`;
+  return `${use.label} ${JSON.stringify(use.expression)}${where}`;
+}
+
 export function checkSchedules(
   uses: readonly ScheduleUse[],
   timeout: { seconds: number; at: Located<number> | undefined },
   timeoutPath: string,
   problems: Problems,
-  intervals: Map<string, number>,
 ): void {
   let shortest: { use: ScheduleUse; seconds: number } | undefined;
   for (const use of uses) {
-    let seconds = intervals.get(use.expression);
-    if (seconds === undefined) {
-      seconds = cronIntervalSeconds(use.expression);
-      intervals.set(use.expression, seconds);
-    }
+    const seconds = cronIntervalSeconds(use.expression);
     if (shortest === undefined || seconds < shortest.seconds) shortest = { use, seconds };
     if (use.run !== undefined && use.run.seconds >= seconds) {
       problems.add(
         use.run.path,
         `a run takes ${use.run.what} = ${formatDuration(use.run.seconds)}, not shorter than the ${formatDuration(seconds)} ` +
-          `between runs of ${use.label} ${JSON.stringify(use.expression)} (${origin(use.setAt)})`,
+          `between runs of ${describeUse(use)}`,
       );
     }
   }
@@ -47,7 +48,7 @@ export function checkSchedules(
       timeoutPath,
       `${formatDuration(timeout.seconds)}${timeout.at?.path === timeoutPath ? '' : ` (${origin(timeout.at?.path)})`} ` +
         `must be shorter than the ${formatDuration(seconds)} ` +
-        `between runs of ${use.label} ${JSON.stringify(use.expression)} (${origin(use.setAt)})`,
+        `between runs of ${describeUse(use)}`,
     );
   }
 }

@@ -1,0 +1,130 @@
+import { describe, expect, it } from 'vitest';
+import { formatProblems, isPlainHttp } from '../../src/config/index.js';
+import { checkRouterUrl, isHostName, listenProblem } from '../../src/config/net.js';
+import { joinPath, sortByDocument } from '../../src/config/problems.js';
+import { suggest } from '../../src/config/suggest.js';
+
+describe('formatProblems', () => {
+  it('prints one line per problem as "<file>: <path>: <message>"', () => {
+    expect(
+      formatProblems('/etc/c.yml', [
+        { path: 'routers[0].pasword', message: 'unknown key (did you mean "password"?)' },
+        { path: '', message: 'line 3, column 1: Map keys must be unique', line: 3, column: 1 },
+      ]),
+    ).toBe(
+      '/etc/c.yml: routers[0].pasword: unknown key (did you mean "password"?)\n/etc/c.yml: line 3, column 1: Map keys must be unique',
+    );
+    expect(formatProblems('c.yml', [])).toBe('');
+  });
+});
+
+describe('joinPath', () => {
+  it.each<[string, string | number, string]>([
+    ['', 'routers', 'routers'],
+    ['routers', 2, 'routers[2]'],
+    ['routers[2]', 'ping', 'routers[2].ping'],
+    ['defaults', 'odd key', 'defaults["odd key"]'],
+    ['', 'a.b', '["a.b"]'],
+  ])('%j + %j → %j', (base, key, path) => {
+    expect(joinPath(base, key)).toBe(path);
+  });
+});
+
+describe('sortByDocument', () => {
+  it('orders problems by where their value (or its parent) appears', () => {
+    const tree = { listen: 'x', routers: [{ name: 'a', url: 'u' }, { name: 'b' }] };
+    const sorted = sortByDocument(
+      [
+        { path: 'routers[1].url', message: 'missing' },
+        { path: 'routers[0].url', message: 'bad' },
+        { path: 'listen', message: 'bad' },
+        { path: 'routers[0].name', message: 'bad' },
+      ],
+      tree,
+    );
+    expect(sorted.map((p) => p.path)).toEqual(['listen', 'routers[0].name', 'routers[0].url', 'routers[1].url']);
+  });
+});
+
+describe('suggest', () => {
+  it.each<[string, string | undefined]>([
+    ['pasword', 'password'],
+    ['Password', 'password'],
+    ['passwrod', 'password'],
+    ['timout', 'timeout'],
+    ['password-file', 'password_file'],
+    ['scheduels', 'schedules'],
+    ['foo', undefined],
+    ['x', undefined],
+  ])('%s → %s', (word, expected) => {
+    expect(suggest(word, ['password', 'password_file', 'password_env', 'timeout', 'schedules', 'tls'])).toBe(expected);
+  });
+});
+
+describe('listenProblem', () => {
+  it.each(['0.0.0.0:9731', ':9731', '[::]:9731', '[::1]:0', 'localhost:9731', 'exporter.example.:80'])('accepts %s', (text) => {
+    expect(listenProblem(text)).toBeUndefined();
+  });
+
+  it.each<[string, string]>([
+    ['9731', 'is not a listen address'],
+    ['::9731', 'put an IPv6 address in brackets'],
+    ['[::1]9731', 'is not a listen address'],
+    ['[10.0.0.1]:9731', 'is not an IP address or host name'],
+    ['under_score:80', 'is not an IP address or host name'],
+    ['host:65536', 'port 65536 is above 65535'],
+    ['host:', 'is not a listen address'],
+  ])('rejects %s', (text, message) => {
+    expect(listenProblem(text)).toContain(message);
+  });
+});
+
+describe('checkRouterUrl', () => {
+  it.each<[string, string]>([
+    ['https://192.0.2.1', 'https://192.0.2.1'],
+    ['https://192.0.2.1/', 'https://192.0.2.1'],
+    ['HTTPS://Router.Example:8443', 'https://router.example:8443'],
+    ['http://192.0.2.1:80', 'http://192.0.2.1'],
+    ['https://[2001:db8::1]', 'https://[2001:db8::1]'],
+  ])('%s → %s', (text, url) => {
+    expect(checkRouterUrl(text)).toEqual({ url });
+  });
+
+  it.each<[string, string]>([
+    ['192.0.2.1', 'is not a URL'],
+    ['ftp://192.0.2.1', 'must start with https://'],
+    ['https://user@192.0.2.1', 'must not contain credentials'],
+    ['https://192.0.2.1/rest', 'must not have a path'],
+    ['https://192.0.2.1/?a=1', 'must not have a query'],
+    ['https://192.0.2.1/#top', 'must not have a query or fragment'],
+    ['https://192.0.2.1?', 'must not have a query'],
+  ])('rejects %s', (text, message) => {
+    const result = checkRouterUrl(text);
+    expect('problem' in result ? result.problem : '').toContain(message);
+  });
+
+  it('never quotes a URL that holds credentials, even a broken one', () => {
+    const result = checkRouterUrl('https://u:pw-Secret@[broken');
+    expect('problem' in result ? result.problem : '').toBe('the URL is not a URL (use https://host or https://host:port)');
+  });
+
+  it('tells plain HTTP apart', () => {
+    expect(isPlainHttp('http://192.0.2.1')).toBe(true);
+    expect(isPlainHttp('https://192.0.2.1')).toBe(false);
+  });
+});
+
+describe('isHostName', () => {
+  it.each([
+    ['router', true],
+    ['router.example', true],
+    ['r-1.example.', true],
+    ['-r.example', false],
+    ['r_.example', false],
+    ['a..b', false],
+    ['', false],
+    ['a'.repeat(64), false],
+  ])('%s → %s', (name, ok) => {
+    expect(isHostName(name)).toBe(ok);
+  });
+});

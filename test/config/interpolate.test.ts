@@ -1,0 +1,73 @@
+import { describe, expect, it } from 'vitest';
+import { interpolateString } from '../../src/config/interpolate.js';
+import { Problems } from '../../src/config/problems.js';
+import { BASE, firstRouter, problemsOf, resolve } from './helpers.js';
+
+const env = { HOST: 'r1.example', EMPTY: '', PORT: '8443' };
+
+describe('interpolateString', () => {
+  it.each<[string, string]>([
+    ['plain', 'plain'],
+    ['${HOST}', 'r1.example'],
+    ['https://${HOST}:${PORT}', 'https://r1.example:8443'],
+    ['${MISSING:-fallback}', 'fallback'],
+    ['${MISSING:-}', ''],
+    ['${EMPTY:-fallback}', 'fallback'],
+    ['${EMPTY}', ''],
+    ['${HOST:-fallback}', 'r1.example'],
+    ['${MISSING:-a:-b}', 'a:-b'],
+    ['pa$word', 'pa$word'],
+    ['trailing $', 'trailing $'],
+    ['$$', '$'],
+    ['$${HOST}', '${HOST}'],
+    ['$$$${HOST}', '$${HOST}'],
+    ['cost: $5', 'cost: $5'],
+  ])('%j → %j', (text, expected) => {
+    const problems = new Problems();
+    expect(interpolateString(text, env, 'x', problems)).toBe(expected);
+    expect(problems.list).toEqual([]);
+  });
+
+  it.each<[string, string]>([
+    ['${MISSING}', 'environment variable MISSING is not set (set it, or give a default: ${MISSING:-value})'],
+    ['a ${HOST', 'has "${" without a closing "}" (write $$ for a literal $)'],
+    ['${}', '${}: not a valid environment variable name'],
+    ['${1X}', '${1X}: not a valid environment variable name'],
+    ['${A-B}', '${A-B}: not a valid environment variable name'],
+    ['${A:-${B}}', 'a default cannot contain another ${…}'],
+  ])('%j is a problem', (text, message) => {
+    const problems = new Problems();
+    expect(interpolateString(text, env, 'routers[0].url', problems)).toBeUndefined();
+    expect(problems.list).toHaveLength(1);
+    expect(problems.list[0]?.path).toBe('routers[0].url');
+    expect(problems.list[0]?.message).toContain(message);
+  });
+});
+
+describe('interpolation in a config', () => {
+  it('applies to every string value, numbers and booleans included, but not to keys', () => {
+    const config = resolve(
+      {
+        listen: '${LISTEN}',
+        defaults: { username: '${USER}', password: '${PW}', timeout: '${TIMEOUT}', tls: { insecure_skip_verify: '${SKIP}' } },
+        routers: [{ name: '${NAME}', url: 'https://${HOST}', ping: [{ target: '${TARGET}', count: '${COUNT}' }] }],
+      },
+      {
+        env: { LISTEN: ':9100', USER: 'mon', PW: 'p$w', TIMEOUT: '5s', SKIP: 'true', NAME: 'hq', HOST: '192.0.2.9', TARGET: '10.0.0.1', COUNT: '7' },
+      },
+    );
+    const router = firstRouter(config);
+    expect(config.listen).toBe(':9100');
+    expect(router).toMatchObject({ name: 'hq', url: 'https://192.0.2.9', username: 'mon', timeoutSeconds: 5 });
+    expect(router.tls.insecureSkipVerify).toBe(true);
+    expect(router.ping[0]).toMatchObject({ target: '10.0.0.1', count: 7 });
+    // The value is not interpolated again: a `$` inside an environment variable stays.
+    expect(router.password.reveal()).toBe('p$w');
+  });
+
+  it('reports an unset variable once, at its path, without a follow-up complaint about the value', () => {
+    expect(problemsOf({ ...BASE, defaults: { ...BASE.defaults, timeout: '${T}' } })).toEqual([
+      { path: 'defaults.timeout', message: 'environment variable T is not set (set it, or give a default: ${T:-value})' },
+    ]);
+  });
+});
