@@ -22,7 +22,7 @@ export interface ResolveOptions {
   readFile?: (path: string) => string;
 }
 
-const TOP_KEYS = ['listen', 'log_level', 'web_config_file', 'shard', 'defaults', 'routers'] as const;
+export const TOP_KEYS = ['listen', 'log_level', 'web_config_file', 'shard', 'defaults', 'routers'] as const;
 const ROUTER_KEYS = ['name', 'url', ...SETTINGS_KEYS] as const;
 /** Router names become the `router` label and `/health?router=` values: keep them plain. */
 const SAFE_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$/;

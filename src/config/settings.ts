@@ -27,8 +27,8 @@ export const SETTINGS_KEYS = [
   'ping',
   'bandwidth_test',
 ] as const;
-const TLS_KEYS = ['ca_file', 'server_name', 'insecure_skip_verify'] as const;
-const HEALTH_KEYS = ['handshake_stale_after', 'ping_loss_critical', 'exclude_peers', 'exclude_peer_pattern'] as const;
+export const TLS_KEYS = ['ca_file', 'server_name', 'insecure_skip_verify'] as const;
+export const HEALTH_KEYS = ['handshake_stale_after', 'ping_loss_critical', 'exclude_peers', 'exclude_peer_pattern'] as const;
 
 type Reader<T> = (value: unknown, path: string, problems: Problems) => T | undefined;
 

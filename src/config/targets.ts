@@ -13,8 +13,8 @@ import { joinPath, type Problems } from './problems.js';
 import { COMMAND_BUDGET_SECONDS, ROUTER_COMMAND_LIMIT_SECONDS } from './types.js';
 import { quoteValue } from './value-error.js';
 
-const PING_KEYS = ['target', 'count', 'interval', 'schedule', 'interface', 'src_address', 'size', 'name'] as const;
-const BANDWIDTH_KEYS = ['target', 'duration', 'schedule', 'direction', 'protocol', 'user', 'password', 'name'] as const;
+export const PING_KEYS = ['target', 'count', 'interval', 'schedule', 'interface', 'src_address', 'size', 'name'] as const;
+export const BANDWIDTH_KEYS = ['target', 'duration', 'schedule', 'direction', 'protocol', 'user', 'password', 'name'] as const;
 
 const BUDGET_HINT = `would not finish well inside the router's ${ROUTER_COMMAND_LIMIT_SECONDS}s command limit (keep it ≤ ${COMMAND_BUDGET_SECONDS}s)`;
 
