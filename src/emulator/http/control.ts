@@ -1,0 +1,75 @@
+/**
+ * The out-of-process control endpoint (only with `control: true`): benchmarks and soak runs change
+ * faults or reboot a router over HTTPS. It sits outside /rest, so injected faults never block it.
+ *   GET /emulator/faults · POST /emulator/faults (Faults or Faults[]) · DELETE /emulator/faults ·
+ *   POST /emulator/reboot
+ */
+import { z } from 'zod';
+import type { Faults } from '../types.js';
+import type { Outgoing } from './send.js';
+
+const forcedStatus = z.union([
+  z.number().int().min(100).max(599),
+  z.strictObject({ code: z.number().int().min(100).max(599), detail: z.string().optional() }),
+]);
+
+const faultSet = z.strictObject({
+  path: z.string().optional(),
+  latencyMs: z.number().nonnegative().optional(),
+  hang: z.boolean().optional(),
+  status: z.record(z.string(), forcedStatus).optional(),
+  brokenJson: z.boolean().optional(),
+  truncated: z.boolean().optional(),
+  oversizedBytes: z.number().int().nonnegative().optional(),
+  wrongShape: z.boolean().optional(),
+  html: z.boolean().optional(),
+  slowBodyMs: z.number().nonnegative().optional(),
+  invalidUtf8: z.boolean().optional(),
+  controlChars: z.boolean().optional(),
+  unknownFormats: z.boolean().optional(),
+});
+
+const faultsBody = z.union([faultSet, z.array(faultSet)]);
+
+export interface Controllable {
+  faults(): readonly Faults[];
+  setFaults(faults: Faults | Faults[]): void;
+  clearFaults(): void;
+  reboot(): void;
+}
+
+const out = (status: number, value?: unknown): Outgoing => ({
+  status,
+  contentType: 'application/json',
+  body: Buffer.from(value === undefined ? '' : JSON.stringify(value)),
+});
+
+export function controlEndpoint(target: Controllable): (method: string, path: string, body: string) => Promise<Outgoing> {
+  return (method, path, body) => {
+    const route = `${method} ${path.replace(/\/+$/, '')}`;
+    switch (route) {
+      case 'GET /emulator/faults':
+        return Promise.resolve(out(200, target.faults()));
+      case 'DELETE /emulator/faults':
+        target.clearFaults();
+        return Promise.resolve(out(204));
+      case 'POST /emulator/reboot':
+        target.reboot();
+        return Promise.resolve(out(204));
+      case 'POST /emulator/faults': {
+        let parsed: unknown;
+        try {
+          parsed = JSON.parse(body);
+        } catch {
+          return Promise.resolve(out(400, { error: 'body is not JSON' }));
+        }
+        const result = faultsBody.safeParse(parsed);
+        if (!result.success) return Promise.resolve(out(400, { error: z.prettifyError(result.error) }));
+        target.setFaults(result.data);
+        return Promise.resolve(out(204));
+      }
+      default:
+        return Promise.resolve(out(404, { error: `no control route ${route}` }));
+    }
+  };
+}

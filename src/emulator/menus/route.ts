@@ -1,0 +1,63 @@
+/** `ip/route`: static routes; the read-only flags mirror what a 7.x router prints for them. */
+import { badRequest } from '../rest/errors.js';
+import { asText } from '../rest/values.js';
+import type { Entry } from '../state/table.js';
+import type { Row } from '../types.js';
+import { formatPrefix, isIp, networkPrefix } from '../util/ip.js';
+import { bool, comment, int, prefixOf, text } from './fields.js';
+import type { FieldDef } from './fields.js';
+import { RecordMenu } from './record-menu.js';
+import type { RouterContext, View } from './types.js';
+
+export class RouteMenu extends RecordMenu<Entry> {
+  readonly named = false;
+  readonly removable = true;
+
+  constructor(router: RouterContext) {
+    const dst: FieldDef = { parse: (v, n) => formatPrefix(networkPrefix(prefixOf(n, v))), def: '0.0.0.0/0' };
+    const gateway: FieldDef = {
+      parse: (v, n) => {
+        const g = asText(n, v).trim();
+        const ok = g.split(',').every((part) => isIp(part.split('%')[0] ?? '') || router.interfaceNames().includes(part));
+        if (g !== '' && !ok) throw badRequest(`input does not match any value of ${n}`);
+        return g;
+      },
+      def: '',
+    };
+    super(router, {
+      fields: {
+        'dst-address': dst,
+        gateway,
+        distance: int(1, 255, 1),
+        'routing-table': text({ def: 'main' }),
+        scope: int(0, 255, 30),
+        'target-scope': int(0, 255, 10),
+        'pref-src': text({ hideIf: '' }),
+        'suppress-hw-offload': bool('false'),
+        comment: comment(),
+        disabled: bool('false'),
+      },
+      readOnly: ['active', 'dynamic', 'static', 'inactive', 'ecmp', 'hw-offloaded', 'immediate-gw'],
+      required: [],
+    });
+  }
+
+  protected create(id: number, values: Record<string, string>): Entry {
+    return { id, values };
+  }
+
+  protected override derived(entry: Entry, _view: View, row: Row): void {
+    const disabled = entry.values['disabled'] === 'true';
+    row['active'] = disabled ? 'false' : 'true';
+    row['inactive'] = disabled ? 'true' : 'false';
+    row['dynamic'] = 'false';
+    row['static'] = 'true';
+    row['ecmp'] = 'false';
+    row['hw-offloaded'] = 'false';
+    row['immediate-gw'] = entry.values['gateway'] ?? '';
+  }
+
+  renameInterface(from: string, to: string): void {
+    for (const e of this.entries()) if (e.values['gateway'] === from) e.values['gateway'] = to;
+  }
+}

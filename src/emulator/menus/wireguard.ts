@@ -1,0 +1,84 @@
+/**
+ * `interface/wireguard`: a key pair is generated when no private key is given, `public-key` is
+ * derived, `running` follows `disabled`, and the console has no `remove` here (DELETE → 406).
+ */
+import { badRequest } from '../rest/errors.js';
+import type { Entry } from '../state/table.js';
+import type { Row } from '../types.js';
+import { generateKeyPair, publicKeyOf } from '../util/keys.js';
+import { base64Key, bool, comment, int, text } from './fields.js';
+import { RecordMenu } from './record-menu.js';
+import type { RouterContext, View } from './types.js';
+
+export interface WgInterfaceEntry extends Entry {
+  publicKey: string;
+}
+
+export class WireguardMenu extends RecordMenu<WgInterfaceEntry> {
+  readonly named = true;
+  readonly removable = false;
+
+  constructor(
+    router: RouterContext,
+    private readonly otherNames: () => string[],
+    firstId: number,
+  ) {
+    super(router, {
+      fields: {
+        name: text(),
+        'listen-port': int(1, 65535, 13231),
+        mtu: int(0, 65536, 1420),
+        'private-key': base64Key({ sensitive: true }),
+        comment: comment(),
+        disabled: bool('false'),
+      },
+      readOnly: ['public-key', 'running'],
+      required: [],
+      firstId,
+    });
+  }
+
+  names(): string[] {
+    return this.entries().map((e) => e.values['name'] ?? '');
+  }
+
+  byName(name: string): WgInterfaceEntry | undefined {
+    return this.entries().find((e) => e.values['name'] === name);
+  }
+
+  /** RouterOS names an unnamed interface wireguard1, wireguard2, … */
+  #freeName(): string {
+    const taken = new Set([...this.names(), ...this.otherNames()]);
+    let i = 1;
+    while (taken.has(`wireguard${i}`)) i++;
+    return `wireguard${i}`;
+  }
+
+  protected override check(values: Record<string, string>, existing: WgInterfaceEntry | undefined): void {
+    if (values['name'] === undefined || values['name'] === '') values['name'] = this.#freeName();
+    const name = values['name'];
+    const clash =
+      this.otherNames().includes(name) || this.entries().some((e) => e !== existing && e.values['name'] === name);
+    if (clash) throw badRequest('failure: already have interface with such name');
+    if (values['private-key'] === undefined || values['private-key'] === '') {
+      values['private-key'] = generateKeyPair(this.router.rng).privateKey;
+    }
+  }
+
+  protected create(id: number, values: Record<string, string>): WgInterfaceEntry {
+    return { id, values, publicKey: publicKeyOf(values['private-key'] ?? '') };
+  }
+
+  protected override update(entry: WgInterfaceEntry, values: Record<string, string>, changed: ReadonlySet<string>): void {
+    const before = entry.values['name'] ?? '';
+    entry.values = values;
+    if (changed.has('private-key')) entry.publicKey = publicKeyOf(values['private-key'] ?? '');
+    const after = values['name'] ?? '';
+    if (after !== before) this.router.renameInterface(before, after);
+  }
+
+  protected override derived(entry: WgInterfaceEntry, _view: View, row: Row): void {
+    row['public-key'] = entry.publicKey;
+    row['running'] = entry.values['disabled'] === 'true' ? 'false' : 'true';
+  }
+}

@@ -1,0 +1,150 @@
+/**
+ * One emulated router: its state, its HTTPS server (node:https, keep-alive) and its faults.
+ * stop()/start() close and reopen the listener on the same port; state survives both.
+ */
+import { createServer } from 'node:https';
+import type { Server } from 'node:https';
+import type { Socket } from 'node:net';
+import { controlEndpoint } from './http/control.js';
+import { createHandler } from './http/handler.js';
+import type { Menu } from './menus/types.js';
+import { buildTree } from './rest/tree.js';
+import type { TreeNode } from './rest/tree.js';
+import type { RouterState } from './state/router-state.js';
+import type { TlsMaterial } from './tls.js';
+import type { EmulatedRouter, Faults, Row, RouterStats } from './types.js';
+
+export interface RouterOptions {
+  host: string;
+  port: number;
+  tls: TlsMaterial;
+  capMs: number;
+  control: boolean;
+}
+
+/** Idle keep-alive connections stay open this long (a scrape every 15 s reuses its connection). */
+const KEEP_ALIVE_MS = 30_000;
+
+export class RouterHandle implements EmulatedRouter {
+  readonly name: string;
+  readonly version: string;
+  readonly stats: RouterStats = { connections: 0, requests: 0 };
+  readonly #state: RouterState;
+  readonly #tree: TreeNode;
+  readonly #options: RouterOptions;
+  #port: number;
+  #server: Server | undefined;
+  readonly #sockets = new Set<Socket>();
+  readonly #inflight = new Set<AbortController>();
+  #faults: Faults[] = [];
+
+  constructor(state: RouterState, options: RouterOptions) {
+    this.#state = state;
+    this.#tree = buildTree(state);
+    this.#options = options;
+    this.#port = options.port;
+    this.name = state.name;
+    this.version = state.version.text;
+  }
+
+  get port(): number {
+    return this.#port;
+  }
+
+  get url(): string {
+    const host = this.#options.host.includes(':') ? `[${this.#options.host}]` : this.#options.host;
+    return `https://${host}:${this.#port}`;
+  }
+
+  async start(): Promise<void> {
+    if (this.#server !== undefined) return;
+    const handler = createHandler({
+      state: this.#state,
+      tree: this.#tree,
+      stats: this.stats,
+      capMs: this.#options.capMs,
+      faults: () => this.#faults,
+      track: (c) => {
+        this.#inflight.add(c);
+        return () => this.#inflight.delete(c);
+      },
+      ...(this.#options.control ? { control: controlEndpoint(this.#controllable()) } : {}),
+    });
+    const server = createServer({ cert: this.#options.tls.cert, key: this.#options.tls.key }, handler);
+    server.keepAliveTimeout = KEEP_ALIVE_MS;
+    server.on('connection', (socket: Socket) => {
+      this.#sockets.add(socket);
+      socket.once('close', () => this.#sockets.delete(socket));
+    });
+    server.on('secureConnection', () => this.stats.connections++);
+    // A TLS handshake failure (e.g. a client that distrusts the CA) is the client's problem.
+    server.on('tlsClientError', () => undefined);
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(this.#port, this.#options.host, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+    const address = server.address();
+    if (address !== null && typeof address === 'object') this.#port = address.port;
+    this.#server = server;
+  }
+
+  async stop(): Promise<void> {
+    const server = this.#server;
+    if (server === undefined) return;
+    this.#server = undefined;
+    for (const c of this.#inflight) c.abort(new Error('router stopped'));
+    this.#inflight.clear();
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    for (const s of this.#sockets) s.destroy();
+    this.#sockets.clear();
+    await closed;
+  }
+
+  setFaults(faults: Faults | Faults[]): void {
+    this.#faults = Array.isArray(faults) ? [...faults] : [faults];
+  }
+
+  clearFaults(): void {
+    this.#faults = [];
+  }
+
+  reboot(): void {
+    this.#state.reboot();
+  }
+
+  #menu(path: string): Menu {
+    let node: TreeNode | undefined = this.#tree;
+    for (const word of path.replace(/^\/+|\/+$/g, '').split('/')) node = node?.children.get(word);
+    if (node?.menu === undefined) throw new Error(`${this.name} has no menu ${path}`);
+    return node.menu;
+  }
+
+  rows(menu: string): Row[] {
+    const m = this.#menu(menu);
+    const view = { sensitive: true, now: this.#state.now() };
+    return m.kind === 'singleton' ? [m.row(view)] : m.rows(view);
+  }
+
+  row(menu: string, ref: string): Row | undefined {
+    const m = this.#menu(menu);
+    if (m.kind === 'singleton') return undefined;
+    const id = m.find(ref);
+    return id === undefined ? undefined : m.row(id, { sensitive: true, now: this.#state.now() });
+  }
+
+  password(user: string): string | undefined {
+    return this.#state.users.get(user)?.password;
+  }
+
+  #controllable(): Parameters<typeof controlEndpoint>[0] {
+    return {
+      faults: () => this.#faults,
+      setFaults: (f) => this.setFaults(f),
+      clearFaults: () => this.clearFaults(),
+      reboot: () => this.reboot(),
+    };
+  }
+}

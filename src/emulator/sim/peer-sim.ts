@@ -1,0 +1,115 @@
+/**
+ * Lazy simulation of one WireGuard peer: nothing ticks; the last handshake and the rx/tx counters
+ * are pure functions of the clock and a few numbers, so 100,000 peers cost nothing between reads.
+ *
+ * Handshakes happen at `first + k·period` (period ≈ 2 min, as WireGuard rekeys) for every k with
+ * the time inside [first, until]; `first` = max(handshakeFrom, sessionFrom) + phase, where
+ * `sessionFrom` is the last boot or re-enable (both reset handshakes). Traffic flows at the
+ * peer's rates between the first handshake and `until`; while unconnected a peer with a
+ * configured endpoint still sends handshake initiations (a trickle of tx).
+ */
+
+export interface PeerSimInit {
+  rxRate: number;
+  txRate: number;
+  /** Tx while not connected (initiations to a configured endpoint), bytes/s. */
+  idleTxRate: number;
+  periodMs: number;
+  phaseMs: number;
+  /** Earliest handshake schedule start; -Infinity = whenever a session starts; Infinity = never. */
+  handshakeFrom: number;
+  /** No handshake after this instant (Infinity = live forever). */
+  handshakeUntil: number;
+  sessionFrom: number;
+  rx: bigint;
+  tx: bigint;
+  /** Instant the rx/tx values above hold for. */
+  countersAt: number;
+  disabled: boolean;
+}
+
+export class PeerSim {
+  rxRate: number;
+  txRate: number;
+  idleTxRate: number;
+  readonly periodMs: number;
+  readonly phaseMs: number;
+  handshakeFrom: number;
+  handshakeUntil: number;
+  sessionFrom: number;
+  #rx: bigint;
+  #tx: bigint;
+  #countersAt: number;
+  #disabled: boolean;
+
+  constructor(init: PeerSimInit) {
+    this.rxRate = init.rxRate;
+    this.txRate = init.txRate;
+    this.idleTxRate = init.idleTxRate;
+    this.periodMs = init.periodMs;
+    this.phaseMs = init.phaseMs;
+    this.handshakeFrom = init.handshakeFrom;
+    this.handshakeUntil = init.handshakeUntil;
+    this.sessionFrom = init.sessionFrom;
+    this.#rx = init.rx;
+    this.#tx = init.tx;
+    this.#countersAt = init.countersAt;
+    this.#disabled = init.disabled;
+  }
+
+  get disabled(): boolean {
+    return this.#disabled;
+  }
+
+  #first(): number {
+    return Math.max(this.handshakeFrom, this.sessionFrom) + this.phaseMs;
+  }
+
+  /** Instant of the latest handshake at time t, or undefined when none since the session began. */
+  lastHandshakeAt(t: number): number | undefined {
+    if (this.#disabled) return undefined;
+    const first = this.#first();
+    const end = Math.min(t, this.handshakeUntil);
+    if (!Number.isFinite(first) || end < first) return undefined;
+    return first + Math.floor((end - first) / this.periodMs) * this.periodMs;
+  }
+
+  /** rx and tx at time t (never below the stored values: counters only grow until a reset). */
+  counters(t: number): { rx: bigint; tx: bigint } {
+    if (this.#disabled || t <= this.#countersAt) return { rx: this.#rx, tx: this.#tx };
+    const first = this.#first();
+    const from = Math.max(this.#countersAt, first);
+    const to = Math.min(t, this.handshakeUntil);
+    const connectedMs = Number.isFinite(first) ? Math.max(0, to - from) : 0;
+    const idleMs = t - this.#countersAt - connectedMs;
+    const rx = Math.floor((this.rxRate * connectedMs) / 1000);
+    const tx = Math.floor((this.txRate * connectedMs + this.idleTxRate * idleMs) / 1000);
+    return { rx: this.#rx + BigInt(rx), tx: this.#tx + BigInt(tx) };
+  }
+
+  /** Freezes counters and drops the handshake (RouterOS shows neither for a disabled peer). */
+  disable(t: number): void {
+    if (this.#disabled) return;
+    const c = this.counters(t);
+    this.#rx = c.rx;
+    this.#tx = c.tx;
+    this.#countersAt = t;
+    this.#disabled = true;
+  }
+
+  /** A re-enabled peer starts a new session: counters resume, handshakes start afresh. */
+  enable(t: number): void {
+    if (!this.#disabled) return;
+    this.#countersAt = t;
+    this.sessionFrom = t;
+    this.#disabled = false;
+  }
+
+  /** Router reboot: counters fall to 0 and the handshake history is gone. */
+  reboot(t: number): void {
+    this.#rx = 0n;
+    this.#tx = 0n;
+    this.#countersAt = t;
+    this.sessionFrom = t;
+  }
+}

@@ -1,0 +1,111 @@
+/**
+ * Turns a RouterSeed into records. Seeds go through the same menu code as REST writes, so a bad
+ * seed fails loudly at start with the error a client would get; peers then get their behaviour.
+ */
+import { PeerSim } from '../sim/peer-sim.js';
+import type { PeerSeed, RouterSeed } from '../types.js';
+import { randomPublicKey } from '../util/keys.js';
+import { atLeast } from '../util/version.js';
+import type { RouterState } from './router-state.js';
+
+type Values = Record<string, unknown>;
+
+function params(values: Values): Map<string, unknown> {
+  return new Map(Object.entries(values).filter(([, v]) => v !== undefined));
+}
+
+function toBigInt(value: number | string): bigint {
+  return BigInt(typeof value === 'number' ? Math.floor(value) : value);
+}
+
+/** The simulated behaviour of a seeded peer; counters at start follow from its own history. */
+export function peerSim(state: RouterState, seed: PeerSeed, key: string, start: number, staleAfterMs: number): PeerSim {
+  const rng = state.rng.fork(key);
+  const phaseMs = rng.int(1_000, 10_000);
+  const life = seed.life ?? 'live';
+  let handshakeFrom = -Infinity;
+  let handshakeUntil = Infinity;
+  if (life === 'never') handshakeFrom = Infinity;
+  if (life === 'going-stale') handshakeUntil = start + (seed.staleAfterSeconds === undefined ? staleAfterMs : seed.staleAfterSeconds * 1000);
+  if (life === 'stale') {
+    handshakeUntil = start - (seed.staleForSeconds ?? 600) * 1000;
+    handshakeFrom = handshakeUntil - phaseMs;
+  }
+  const init = {
+    rxRate: seed.rxRate ?? rng.int(200, 40_000),
+    txRate: seed.txRate ?? rng.int(200, 40_000),
+    idleTxRate: seed.endpointAddress === undefined || seed.endpointAddress === '' ? 0 : 30,
+    periodMs: rng.int(115_000, 125_000),
+    phaseMs,
+    handshakeFrom,
+    handshakeUntil,
+    sessionFrom: state.bootAt(),
+    rx: 0n,
+    tx: 0n,
+    countersAt: state.bootAt(),
+    disabled: false,
+  };
+  const history = new PeerSim(init).counters(start);
+  const disabled = seed.disabled === true;
+  const sim = new PeerSim({
+    ...init,
+    rx: seed.rx === undefined ? (disabled ? 0n : history.rx) : toBigInt(seed.rx),
+    tx: seed.tx === undefined ? (disabled ? 0n : history.tx) : toBigInt(seed.tx),
+    countersAt: start,
+  });
+  if (disabled) sim.disable(start);
+  return sim;
+}
+
+export function applySeed(state: RouterState, seed: RouterSeed, start: number, staleAfterMs: number): void {
+  for (const i of seed.interfaces ?? []) {
+    state.wireguard.add(
+      params({ name: i.name, 'listen-port': i.listenPort, mtu: i.mtu, 'private-key': i.privateKey, comment: i.comment, disabled: i.disabled }),
+    );
+  }
+  const responderKey = atLeast(state.version, '7.17') ? 'responder' : 'is-responder';
+  for (const p of seed.peers ?? []) {
+    const key = p.publicKey ?? randomPublicKey(state.rng);
+    const id = state.peers.add(
+      params({
+        interface: p.interface,
+        'public-key': key,
+        name: p.name,
+        comment: p.comment,
+        'allowed-address': p.allowedAddress,
+        'endpoint-address': p.endpointAddress,
+        'endpoint-port': p.endpointPort,
+        'persistent-keepalive': p.persistentKeepalive,
+        'preshared-key': p.presharedKey,
+        disabled: p.disabled,
+        [responderKey]: p.responder,
+      }),
+    );
+    state.peers.setSim(id, peerSim(state, p, key, start, staleAfterMs));
+  }
+  for (const a of seed.addresses ?? []) {
+    state.addresses.add(params({ address: a.address, interface: a.interface, comment: a.comment, disabled: a.disabled }));
+  }
+  for (const r of seed.routes ?? []) {
+    state.routes.add(
+      params({ 'dst-address': r.dstAddress, gateway: r.gateway, distance: r.distance, comment: r.comment, disabled: r.disabled }),
+    );
+  }
+  for (const f of seed.firewall ?? []) {
+    state.filter.add(
+      params({
+        chain: f.chain,
+        action: f.action,
+        protocol: f.protocol,
+        'dst-port': f.dstPort,
+        'src-address': f.srcAddress,
+        'dst-address': f.dstAddress,
+        'in-interface': f.inInterface,
+        'in-interface-list': f.inInterfaceList,
+        'connection-state': f.connectionState,
+        comment: f.comment,
+        disabled: f.disabled,
+      }),
+    );
+  }
+}

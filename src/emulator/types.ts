@@ -1,0 +1,248 @@
+/**
+ * Public types of the RouterOS 7 REST emulator: start options, router seeds, faults and handles.
+ * Everything a test or the `demo` command needs to describe a router set-up lives here.
+ */
+
+/** RouterOS user policies (real-formats §9). Users get all of them unless told otherwise. */
+export const ALL_POLICIES = [
+  'local', 'telnet', 'ssh', 'ftp', 'reboot', 'read', 'write', 'policy', 'test', 'winbox',
+  'password', 'web', 'sniff', 'sensitive', 'api', 'romon', 'rest-api',
+] as const;
+
+export interface UserSeed {
+  name: string;
+  password: string;
+  /** Default: every policy in ALL_POLICIES (like the built-in `full` group of `admin`). */
+  policies?: string[];
+}
+
+export interface EmulatorOptions {
+  /** Default 127.0.0.1. */
+  host?: string;
+  /** First router's port; router i listens on port+i. 0 (default) = a free port per router. */
+  port?: number;
+  /** Default 'demo' when `routers` is not given. */
+  scenario?: 'demo' | 'scale';
+  /** For 'scale': N routers, each with `interfaces` wg interfaces and `peers` peers in total. */
+  scale?: { routers: number; interfaces: number; peers: number };
+  /** Explicit set-up; overrides `scenario`. */
+  routers?: RouterSeed[];
+  /** Default [{ name: 'admin', password: '' }] (spec §5). Each router gets its own copy. */
+  users?: UserSeed[];
+  /** Else a self-signed certificate for 127.0.0.1, ::1 and localhost is generated at start. */
+  tls?: { cert: string; key: string };
+  /** The router's 60 s REST command cap (spec §8). Default 60,000. */
+  commandTimeoutMs?: number;
+  /** Clock in ms; default Date.now. All simulation is derived lazily from it. */
+  now?: () => number;
+  /** Seed of every generated key and simulated value. Default 1. */
+  seed?: number;
+  /** When a going-stale peer stops handshaking, after start, unless its seed says. Default 60,000. */
+  staleAfterMs?: number;
+  /** Serve POST/DELETE /emulator/faults and POST /emulator/reboot (docs/emulator.md). */
+  control?: boolean;
+}
+
+export interface Emulator {
+  readonly routers: EmulatedRouter[];
+  /** Throws on an unknown name. */
+  router(name: string): EmulatedRouter;
+  /** PEM a client can trust. */
+  readonly ca: string;
+  /** Closes every server, connection and pending (hung) request. */
+  close(): Promise<void>;
+}
+
+/** A rendered RouterOS record: every value a string. */
+export type Row = Record<string, string>;
+
+export interface RouterStats {
+  /** TLS connections accepted since start. */
+  connections: number;
+  /** HTTP requests received since start (all paths). */
+  requests: number;
+}
+
+export interface EmulatedRouter {
+  readonly name: string;
+  /** https://HOST:PORT — the client appends /rest. */
+  readonly url: string;
+  readonly port: number;
+  readonly version: string;
+  readonly stats: Readonly<RouterStats>;
+  setFaults(faults: Faults | Faults[]): void;
+  clearFaults(): void;
+  /** Uptime restarts, rx/tx fall to 0, handshakes reset. */
+  reboot(): void;
+  /** Stop listening (connection refused) / listen again on the same port. */
+  stop(): Promise<void>;
+  start(): Promise<void>;
+  /** Rows of a menu as a full-policy user sees them now (e.g. 'interface/wireguard/peers'). */
+  rows(menu: string): Row[];
+  /** One row by `*ID` or name, as `rows` renders it; undefined when absent. */
+  row(menu: string, ref: string): Row | undefined;
+  /** The current password of a user (tests of POST /password). */
+  password(user: string): string | undefined;
+}
+
+export interface WgInterfaceSeed {
+  name: string;
+  listenPort?: number;
+  mtu?: number;
+  /** Base64; generated (X25519) when absent. */
+  privateKey?: string;
+  comment?: string;
+  disabled?: boolean;
+}
+
+/**
+ * How a peer's handshakes behave over time.
+ * - live: re-handshakes about every 2 minutes;
+ * - never: no handshake ever (`last-handshake` absent);
+ * - stale: last handshook `staleForSeconds` (default 600) before start, never since;
+ * - going-stale: live at start, stops after `staleAfterSeconds` (default: the emulator's staleAfterMs).
+ */
+export type PeerLife = 'live' | 'never' | 'stale' | 'going-stale';
+
+export interface PeerSeed {
+  interface: string;
+  /** Base64; random when absent. */
+  publicKey?: string;
+  /** RouterOS 7.15+ only; auto `peerN` there when absent. */
+  name?: string;
+  comment?: string;
+  allowedAddress?: string[];
+  endpointAddress?: string;
+  endpointPort?: number;
+  /** Seconds; 0 = off. */
+  persistentKeepalive?: number;
+  presharedKey?: string;
+  disabled?: boolean;
+  /** `is-responder` on 7.15–7.16, `responder` on 7.17+. */
+  responder?: boolean;
+  life?: PeerLife;
+  staleForSeconds?: number;
+  staleAfterSeconds?: number;
+  /** Traffic while connected, bytes per second. */
+  rxRate?: number;
+  txRate?: number;
+  /** Counters at start (decimal strings allow values past 2^53). */
+  rx?: number | string;
+  tx?: number | string;
+}
+
+export interface AddressSeed {
+  address: string;
+  interface: string;
+  comment?: string;
+  disabled?: boolean;
+}
+
+export interface RouteSeed {
+  dstAddress: string;
+  gateway: string;
+  distance?: number;
+  comment?: string;
+  disabled?: boolean;
+}
+
+export interface FirewallRuleSeed {
+  chain: string;
+  action?: string;
+  protocol?: string;
+  dstPort?: string;
+  srcAddress?: string;
+  dstAddress?: string;
+  inInterface?: string;
+  inInterfaceList?: string;
+  connectionState?: string;
+  comment?: string;
+  disabled?: boolean;
+}
+
+/** What a ping to an address does. Addresses without an entry time out. */
+export type PingBehaviour =
+  | { kind: 'reachable'; rttMs: number; jitterMs?: number; ttl?: number }
+  | { kind: 'lossy'; rttMs: number; loss: number; jitterMs?: number; ttl?: number }
+  | { kind: 'timeout' }
+  /** Rows with status `host unreachable`, `host` being the router `from` that sent the ICMP error. */
+  | { kind: 'host-unreachable'; from: string };
+
+/** A btest server at an address. Addresses without an entry answer `can not connect`. */
+export type BandwidthServer =
+  | { kind: 'ok'; rxBps: number; txBps: number; lostPerSecond?: number; user?: string; password?: string }
+  | { kind: 'fail'; status: string };
+
+export interface BoardSeed {
+  boardName?: string;
+  architecture?: string;
+  cpu?: string;
+  cpuCount?: number;
+  cpuFrequencyMhz?: number;
+  totalMemory?: number;
+  totalHdd?: number;
+  factorySoftware?: string;
+  /** NAND boards report `bad-blocks`. */
+  nand?: boolean;
+}
+
+export interface RouterSeed {
+  /** Handle name and default identity. */
+  name: string;
+  identity?: string;
+  /** e.g. '7.19.4'; default '7.19.4'. */
+  version?: string;
+  /** Default 'stable'. */
+  channel?: 'stable' | 'long-term' | 'testing' | 'development';
+  board?: BoardSeed;
+  /** Uptime at start; default a few days, derived from the name. */
+  uptimeSeconds?: number;
+  /** Non-WireGuard interfaces (targets of addresses and rules). Default ['ether1', 'ether2']. */
+  ethernet?: string[];
+  interfaces?: WgInterfaceSeed[];
+  peers?: PeerSeed[];
+  addresses?: AddressSeed[];
+  routes?: RouteSeed[];
+  firewall?: FirewallRuleSeed[];
+  /** Menus this router lacks, e.g. ['interface/wireguard'] (answers 400 no such command). */
+  missingMenus?: string[];
+  ping?: Record<string, PingBehaviour>;
+  bandwidthServers?: Record<string, BandwidthServer>;
+  /** Overrides EmulatorOptions.users for this router. */
+  users?: UserSeed[];
+}
+
+/** A forced status: a number, or a number with the RouterOS `detail` text. */
+export type ForcedStatus = number | { code: number; detail?: string };
+
+/**
+ * Faults injected into replies under /rest. A set applies to every request unless `path`
+ * limits it to paths (after /rest) starting with that prefix; pass several sets for several scopes.
+ */
+export interface Faults {
+  path?: string;
+  /** Delay before answering (still subject to the command cap). */
+  latencyMs?: number;
+  /** Accept the request and never answer until the client or close() ends it. */
+  hang?: boolean;
+  /** Path prefix → forced status with a RouterOS-style error body. */
+  status?: Record<string, ForcedStatus>;
+  /** 200 with syntactically broken JSON (correct Content-Length). */
+  brokenJson?: boolean;
+  /** Fewer bytes than Content-Length, then the connection closes. */
+  truncated?: boolean;
+  /** A valid-looking JSON body of at least this many bytes. */
+  oversizedBytes?: number;
+  /** An object where a list is expected and the reverse. */
+  wrongShape?: boolean;
+  /** A WebFig HTML page with status 200. */
+  html?: boolean;
+  /** Drip the body over this many milliseconds. */
+  slowBodyMs?: number;
+  /** cp1252 bytes (invalid UTF-8) inside a comment. */
+  invalidUtf8?: boolean;
+  /** A raw ESC (0x1b) inside a JSON string. */
+  controlChars?: boolean;
+  /** Values in forms a client cannot decode (`"last-handshake":"soon"`, `"rx":"5.3KiB"`). */
+  unknownFormats?: boolean;
+}
