@@ -41,7 +41,7 @@ export function substituteTemplateVariables(expr: string): string {
     const braced = `\${${name.slice(1)}}`;
     out = out.split(braced).join(value).split(name).join(value);
   }
-  const left = /\$\{?\w+/.exec(out);
+  const left = /\$\{?[A-Za-z_]\w*/.exec(out);
   if (left !== null) throw new Error(`unknown template variable ${left[0]} in: ${expr}`);
   return out;
 }

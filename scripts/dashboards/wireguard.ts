@@ -22,7 +22,10 @@ import {
 import type { Dashboard, ValueMapping } from './types.js';
 import { R, RI, RIP, datasourceVariable, interfaceVariable, peerVariable, routerVariable } from './variables.js';
 
-const PEER = '{{router}} {{interface}} {{name}}';
+const PEER = '{{router}} {{interface}} {{peer}}';
+/** Adds the `peer` label the legends show: the peer's name, else the start of its public key. */
+const named = (expr: string) =>
+  `label_replace(label_replace(${expr}, "peer", "$1…", "public_key", "(.{1,8}).*"), "peer", "$1", "name", "(.+)")`;
 const HANDSHAKE = `routeros_wireguard_peer_latest_handshake_timestamp_seconds{${RIP}}`;
 const RX = `rate(routeros_wireguard_peer_receive_bytes_total{${RIP}}[$__rate_interval])`;
 const TX = `rate(routeros_wireguard_peer_transmit_bytes_total{${RIP}}[$__rate_interval])`;
@@ -140,7 +143,7 @@ const peers = [
         'Time since each peer’s latest handshake. Active peers re-handshake every 2 minutes; past 5 minutes (the default handshake_stale_after) a peer is stale. Peers that never handshook are left out.',
       unit: 's',
       width: 24,
-      queries: [q(`time() - (${HANDSHAKE} > 0)`, PEER)],
+      queries: [q(named(`time() - (${HANDSHAKE} > 0)`), PEER)],
       thresholds: steps('green', [180, 'orange'], [300, 'red']),
       colorMode: 'palette-classic',
       custom: { thresholdsStyle: { mode: 'dashed' } },
@@ -166,13 +169,13 @@ const peers = [
       title: 'Receive rate',
       description: 'Bits per second the router received from each peer through the tunnel.',
       unit: 'bps',
-      queries: [q(`${RX} * 8`, PEER)],
+      queries: [q(named(`${RX} * 8`), PEER)],
     }),
     timeseries({
       title: 'Transmit rate',
       description: 'Bits per second the router sent to each peer through the tunnel.',
       unit: 'bps',
-      queries: [q(`${TX} * 8`, PEER)],
+      queries: [q(named(`${TX} * 8`), PEER)],
     }),
   ],
   [
@@ -180,14 +183,14 @@ const peers = [
       title: 'Top talkers',
       description: 'The ten peers with the most traffic (receive plus transmit) right now.',
       unit: 'bps',
-      queries: [instant(`topk(10, (${RX} + ${TX}) * 8)`, PEER)],
+      queries: [instant(named(`topk(10, (${RX} + ${TX}) * 8)`), PEER)],
       thresholds: steps('blue'),
     }),
     stateTimeline({
       title: 'Peer health',
       description: 'The exporter’s verdict on each judged peer over time.',
       unit: 'none',
-      queries: [q(`routeros_wireguard_peer_healthy{${RIP}}`, PEER)],
+      queries: [q(named(`routeros_wireguard_peer_healthy{${RIP}}`), PEER)],
       mappings: boolMapping('healthy', 'stale'),
     }),
   ],

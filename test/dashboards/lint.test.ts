@@ -10,7 +10,7 @@ import { dataPanels, shippedDashboards } from './shipped.js';
 const EXPECTED_UIDS = ['routeros-capacity', 'routeros-fleet', 'routeros-wireguard'];
 /** Grafana unit ids (packages/grafana-data/src/valueFormats/categories.ts) that these dashboards may use. */
 const KNOWN_UNITS = new Set([
-  'none', 'short', 'percentunit', 'bytes', 'bps', 's', 'dtdurations', 'dateTimeAsIso', 'dateTimeFromNow',
+  'none', 'short', 'percentunit', 'bytes', 'bps', 's', 'dtdurations', 'dateTimeAsIso', 'dateTimeFromNow', 'hertz',
 ]);
 const DATASOURCE = { type: 'prometheus', uid: '${datasource}' };
 const INSTANT_PANELS = new Set(['stat', 'bargauge', 'table', 'gauge']);
@@ -64,7 +64,7 @@ describe.each(dashboards.map((d) => [d.dashboard.uid, d] as const))('%s', (_uid,
     for (const v of queryVariables) expect(exprs.some((e) => e.includes(`$${v.name}`)), v.name).toBe(true);
     const defined = new Set(variables.map((v) => v.name));
     for (const expr of exprs) {
-      for (const [, name] of expr.matchAll(/\$\{?(\w+)/g)) {
+      for (const [, name] of expr.matchAll(/\$\{?([A-Za-z_]\w*)/g)) {
         if (name?.startsWith('__') === true) expect(['__rate_interval', '__range', '__interval']).toContain(name);
         else expect(defined.has(name ?? ''), `${name} in ${expr}`).toBe(true);
       }
