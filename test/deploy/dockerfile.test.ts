@@ -1,0 +1,85 @@
+/**
+ * The Dockerfile and .dockerignore (STYLE.md rule 14): multi-stage, production-only node_modules, non-root,
+ * exec-form CMD running the package's binary, an exec-form HEALTHCHECK without curl, OCI labels.
+ */
+import { expect, it } from 'vitest';
+import { dockerInstructions, keyValues, read, readYaml, contract } from './files.js';
+
+const text = read('Dockerfile');
+const instructions = dockerInstructions(text);
+const last = Math.max(...instructions.map((i) => i.stage));
+const runtime = instructions.filter((i) => i.stage === last);
+const stageNames = instructions.filter((i) => i.keyword === 'FROM').map((i) => /\bAS (\S+)/i.exec(i.args)?.[1]);
+const stageOf = (name: string) => instructions.filter((i) => i.stage === stageNames.indexOf(name));
+const one = (keyword: string) => {
+  const found = runtime.filter((i) => i.keyword === keyword);
+  expect(found, keyword).toHaveLength(1);
+  return found[0]?.args ?? '';
+};
+const pkg = readYaml<{ version: string; license: string; bin: Record<string, string> }>('package.json');
+const globalArgs = keyValues(instructions.filter((i) => i.stage === -1 && i.keyword === 'ARG').map((i) => i.args).join(' '));
+
+it('builds from a current Node LTS slim image in separate build, dependency and runtime stages', () => {
+  expect(stageNames).toEqual(['build', 'deps', 'runtime']);
+  const image = globalArgs.get('NODE_IMAGE') ?? '';
+  const major = Number(/^node:(\d+)-bookworm-slim$/.exec(image)?.[1]);
+  expect(major >= 22 && major % 2 === 0, image).toBe(true);
+  for (const from of instructions.filter((i) => i.keyword === 'FROM')) expect(from.args).toMatch(/^\$\{NODE_IMAGE\} AS /);
+});
+
+it('compiles with npm ci and npm run build, and installs production dependencies without scripts', () => {
+  const runs = (stage: string) => stageOf(stage).filter((i) => i.keyword === 'RUN').map((i) => i.args);
+  expect(runs('build').some((r) => r.startsWith('npm ci'))).toBe(true);
+  expect(runs('build')).toContain('npm run build');
+  expect(runs('deps').some((r) => r.includes('npm ci --omit=dev --ignore-scripts'))).toBe(true);
+  const copies = runtime.filter((i) => i.keyword === 'COPY').map((i) => i.args);
+  expect(copies).toContain('--from=deps /app/node_modules ./node_modules');
+  expect(copies).toContain('--from=build /app/dist ./dist');
+  expect(copies).toContain('package.json ./');
+  expect(runtime.some((i) => i.keyword === 'RUN'), 'the runtime stage installs nothing').toBe(false);
+});
+
+it('runs the package binary as the node user, exec form, on port 9731 with the config path of the contract', () => {
+  expect(one('USER')).toBe('node');
+  expect(one('EXPOSE')).toBe('9731');
+  const cmd = JSON.parse(one('CMD')) as string[];
+  expect(cmd).toEqual(['node', pkg.bin['routeros-exporter']]);
+  expect(cmd[1]).toBe('dist/main.js');
+  const env = keyValues(one('ENV'));
+  expect(env.get('ROUTEROS_EXPORTER_CONFIG')).toBe('/etc/routeros-exporter/config.yml');
+  expect(contract).toContain('ROUTEROS_EXPORTER_CONFIG');
+});
+
+it('checks liveness in exec form with Node’s fetch, no curl or wget', () => {
+  const healthcheck = one('HEALTHCHECK');
+  const exec = /\bCMD (\[.*\])$/.exec(healthcheck)?.[1];
+  expect(exec, 'exec-form HEALTHCHECK CMD [...]').toBeDefined();
+  const argv = JSON.parse(exec ?? '[]') as string[];
+  expect(argv.slice(0, 2)).toEqual(['node', '-e']);
+  expect(argv[2]).toContain("fetch(process.env.HEALTHCHECK_URL || 'http://127.0.0.1:9731/-/healthy'");
+  expect(argv[2]).toContain('process.exit(r.ok ? 0 : 1)');
+  for (const i of instructions) expect(i.args).not.toMatch(/\b(curl|wget)\b/);
+});
+
+it('carries OCI labels matching package.json', () => {
+  const labels = keyValues(one('LABEL'));
+  for (const key of ['title', 'description', 'version', 'revision', 'created', 'source', 'licenses']) {
+    expect(labels.has(`org.opencontainers.image.${key}`), key).toBe(true);
+  }
+  expect(labels.get('org.opencontainers.image.licenses')).toBe(pkg.license);
+  const args = keyValues(runtime.filter((i) => i.keyword === 'ARG').map((i) => i.args).join(' '));
+  expect(args.get('VERSION')).toBe(pkg.version);
+});
+
+it('keeps .dockerignore from hiding what the Dockerfile copies, and keeps local clutter out', () => {
+  const patterns = read('.dockerignore')
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l !== '' && !l.startsWith('#'));
+  const sources = instructions
+    .filter((i) => i.keyword === 'COPY' && !i.args.startsWith('--from'))
+    .flatMap((i) => i.args.split(' ').slice(0, -1));
+  expect(sources).toEqual(expect.arrayContaining(['package.json', 'package-lock.json', 'src']));
+  for (const source of sources) expect(patterns, source).not.toContain(source);
+  for (const clutter of ['node_modules', 'dist', '.git', '.env']) expect(patterns).toContain(clutter);
+});

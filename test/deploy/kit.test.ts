@@ -1,0 +1,198 @@
+/**
+ * The Docker and compose kit, cross-checked without Docker: every YAML parses, ports agree, mounted files exist,
+ * the image runs the package's binary, the provisioned data source is the one the dashboards expect, and the
+ * dashboards only query metrics the contract (or the shipped recording rules) define.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, readdirSync } from 'node:fs';
+import { join, posix } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { metricNames } from '../../scripts/dashboards/promql.js';
+import { allDashboardQueries, allVariableSelectors } from '../../scripts/dashboards/queries.js';
+import { DEFAULT_DATASOURCE_NAME, DEFAULT_DATASOURCE_UID } from '../../scripts/dashboards/variables.js';
+import { shippedDashboards } from '../dashboards/shipped.js';
+import {
+  contract,
+  contractConfigPaths,
+  contractMetricNames,
+  keyPaths,
+  read,
+  readYaml,
+  readYamlDocuments,
+  recordingRuleNames,
+  repoRoot,
+} from './files.js';
+
+interface Service {
+  image?: string;
+  command?: string[];
+  ports?: string[];
+  volumes?: string[];
+  environment?: Record<string, string>;
+}
+interface Compose {
+  services: Record<string, Service>;
+}
+const compose = readYaml<Compose>('deploy/docker-compose.yml');
+const service = (name: string): Service => {
+  const found = compose.services[name];
+  if (found === undefined) throw new Error(`compose has no service ${name}`);
+  return found;
+};
+/** Bind mounts of a service: host path (resolved from deploy/) → container path. */
+const binds = (name: string) =>
+  (service(name).volumes ?? [])
+    .map((v) => v.split(':'))
+    .filter(([source]) => source?.startsWith('.') === true)
+    .map(([source = '', target = '']) => ({ source: posix.normalize(`deploy/${source}`), target }));
+const bindTarget = (name: string, source: string) => binds(name).find((b) => b.source === source)?.target;
+const flag = (name: string, option: string) =>
+  service(name).command?.find((arg) => arg.startsWith(`${option}=`))?.slice(option.length + 1);
+
+const EXPORTER_PORT = 9731;
+const hasPromtool = spawnSync('promtool', ['--version']).status === 0;
+
+function yamlFiles(dir: string): string[] {
+  return readdirSync(join(repoRoot, dir), { withFileTypes: true }).flatMap((entry) => {
+    const path = `${dir}/${entry.name}`;
+    if (entry.isDirectory()) return yamlFiles(path);
+    return /\.ya?ml$/.test(entry.name) ? [path] : [];
+  });
+}
+
+it.each([...yamlFiles('deploy'), ...yamlFiles('grafana/provisioning')])('%s parses as YAML', (path) => {
+  expect(readYamlDocuments(path).length).toBeGreaterThan(0);
+});
+
+describe('docker compose', () => {
+  it('runs the exporter in demo mode on port 9731, with a subcommand and flag the contract documents', () => {
+    const command = service('routeros-exporter').command ?? [];
+    expect(command).toEqual(['node', 'dist/main.js', 'demo', '--listen', `0.0.0.0:${EXPORTER_PORT}`]);
+    const row = contract.split('\n').find((line) => line.includes(`\`routeros-exporter ${command[2]}`));
+    expect(row, 'CONTRACT.md documents the subcommand').toBeDefined();
+    expect(row).toContain(command[3]);
+    expect(service('routeros-exporter').ports).toContain(`${EXPORTER_PORT}:${EXPORTER_PORT}`);
+    expect(read('deploy/docker-compose.yml')).toMatch(/#\s+- \.\/config\.yml:\/etc\/routeros-exporter\/config\.yml:ro/);
+  });
+
+  it('mounts only files and folders that exist', () => {
+    const all = Object.keys(compose.services).flatMap(binds);
+    expect(all.length).toBeGreaterThan(6);
+    for (const { source } of all) expect(existsSync(join(repoRoot, source)), source).toBe(true);
+  });
+
+  it('gives Prometheus its config where --config.file points, and the shipped rules where rule_files look', () => {
+    expect(bindTarget('prometheus', 'deploy/prometheus/prometheus.yml')).toBe(flag('prometheus', '--config.file'));
+    const config = readYaml<{ rule_files: string[] }>('deploy/prometheus/prometheus.yml');
+    const globs = config.rule_files.map((g) => new RegExp(`^${g.replace(/[.]/g, '\\.').replace(/\*/g, '[^/]*')}$`));
+    for (const rules of ['prometheus/alerts.yml', 'prometheus/rules.yml']) {
+      const target = bindTarget('prometheus', rules);
+      expect(target, rules).toBeDefined();
+      expect(globs.some((g) => g.test(target ?? '')), `${target} matched by rule_files`).toBe(true);
+    }
+    expect(bindTarget('alertmanager', 'deploy/alertmanager/alertmanager.yml')).toBe(flag('alertmanager', '--config.file'));
+  });
+
+  it('has Prometheus scrape the exporter service on 9731 and alert to the alertmanager service', () => {
+    interface PromConfig {
+      global: { scrape_interval: string };
+      scrape_configs: { job_name: string; static_configs: { targets: string[] }[] }[];
+      alerting: { alertmanagers: { static_configs: { targets: string[] }[] }[] };
+    }
+    const config = readYaml<PromConfig>('deploy/prometheus/prometheus.yml');
+    const job = config.scrape_configs.find((c) => c.job_name === 'routeros-exporter');
+    expect(job?.static_configs.flatMap((s) => s.targets)).toEqual([`routeros-exporter:${EXPORTER_PORT}`]);
+    const alertmanagers = config.alerting.alertmanagers.flatMap((a) => a.static_configs.flatMap((s) => s.targets));
+    expect(alertmanagers).toEqual(['alertmanager:9093']);
+    expect(service('alertmanager').ports).toContain('9093:9093');
+  });
+
+  it.runIf(hasPromtool || process.env.CI !== undefined)('has a Prometheus config that promtool accepts', () => {
+    const result = spawnSync('promtool', ['check', 'config', join(repoRoot, 'deploy/prometheus/prometheus.yml')], {
+      encoding: 'utf8',
+    });
+    expect(result.status, `${result.stdout}\n${result.stderr}`).toBe(0);
+  });
+
+  it('inhibits by alert names that the shipped alert rules define', () => {
+    const alertmanager = read('deploy/alertmanager/alertmanager.yml');
+    const alerts = read('prometheus/alerts.yml');
+    const names = [...alertmanager.matchAll(/alertname!?="(\w+)"/g)].map((m) => m[1] ?? '');
+    expect(names.length).toBeGreaterThan(0);
+    for (const name of names) expect(alerts, name).toContain(`alert: ${name}`);
+  });
+});
+
+describe('Grafana provisioning', () => {
+  interface Datasources {
+    datasources: { name: string; uid: string; type: string; url: string; jsonData: { timeInterval: string } }[];
+  }
+  const [datasource] = readYaml<Datasources>('grafana/provisioning/datasources/prometheus.yml').datasources;
+  const provider = readYaml<{ providers: { type: string; options: { path: string } }[] }>(
+    'grafana/provisioning/dashboards/routeros.yml',
+  ).providers[0];
+
+  it('provisions the Prometheus data source the dashboards select by default', () => {
+    expect(datasource).toMatchObject({ type: 'prometheus', uid: DEFAULT_DATASOURCE_UID, name: DEFAULT_DATASOURCE_NAME });
+    for (const { dashboard } of shippedDashboards()) {
+      const variable = dashboard.templating.list.find((v) => v.type === 'datasource');
+      expect(variable?.current.value, dashboard.uid).toBe(datasource?.uid);
+      expect(variable?.current.text, dashboard.uid).toBe(datasource?.name);
+    }
+  });
+
+  it('points the data source at the compose Prometheus, with its scrape interval', () => {
+    expect(datasource?.url).toBe('http://prometheus:9090');
+    expect(service('prometheus').ports).toContain('9090:9090');
+    const config = readYaml<{ global: { scrape_interval: string } }>('deploy/prometheus/prometheus.yml');
+    expect(datasource?.jsonData.timeInterval).toBe(config.global.scrape_interval);
+  });
+
+  it('loads dashboards from where compose mounts grafana/dashboards, home dashboard included', () => {
+    expect(provider?.type).toBe('file');
+    expect(bindTarget('grafana', 'grafana/dashboards')).toBe(provider?.options.path);
+    expect(bindTarget('grafana', 'grafana/provisioning/datasources')).toBe('/etc/grafana/provisioning/datasources');
+    expect(bindTarget('grafana', 'grafana/provisioning/dashboards')).toBe('/etc/grafana/provisioning/dashboards');
+    const home = service('grafana').environment?.GF_DASHBOARDS_DEFAULT_HOME_DASHBOARD_PATH ?? '';
+    expect(posix.dirname(home)).toBe(provider?.options.path);
+    expect(existsSync(join(repoRoot, 'grafana/dashboards', posix.basename(home))), home).toBe(true);
+  });
+});
+
+describe('the example config', () => {
+  it('uses only keys of the contract, listening on 9731', () => {
+    const allowed = contractConfigPaths();
+    for (const path of [...allowed]) {
+      if (path.startsWith('defaults.')) allowed.add(`routers[].${path.slice('defaults.'.length)}`);
+    }
+    const example = readYaml<{ listen: string }>('deploy/config.example.yml');
+    const paths = keyPaths(example);
+    expect(paths.length).toBeGreaterThan(15);
+    for (const path of paths) expect(allowed.has(path), path).toBe(true);
+    expect(example.listen).toBe(`0.0.0.0:${EXPORTER_PORT}`);
+  });
+});
+
+describe('dashboard metrics', () => {
+  const known = contractMetricNames();
+  const recorded = recordingRuleNames();
+  const exprs = [...allDashboardQueries().map((q) => q.expr), ...allVariableSelectors().map((v) => v.expr)];
+  const used = new Set(exprs.flatMap(metricNames));
+
+  it('reads the contract', () => {
+    expect(known.size).toBeGreaterThan(30);
+    expect(known).toContain('routeros_wireguard_peer_latest_handshake_timestamp_seconds');
+  });
+
+  it('queries only contract metrics, recording rules, process_/nodejs_ defaults and up', () => {
+    for (const name of used) {
+      const ok = known.has(name) || recorded.has(name) || /^(process|nodejs)_/.test(name) || name === 'up';
+      expect(ok, name).toBe(true);
+    }
+  });
+
+  it('shows every metric of the contract somewhere', () => {
+    const unused = [...known].filter((name) => !used.has(name));
+    expect(unused).toEqual([]);
+  });
+});
