@@ -71,7 +71,8 @@ function resolveHealth(layer: SettingsLayer['health']): HealthConfig {
   const health: HealthConfig = {
     handshakeStaleAfterSeconds: value(layer.handshakeStaleAfter, DEFAULT_HANDSHAKE_STALE_AFTER_SECONDS),
     pingLossCritical: value(layer.pingLossCritical, DEFAULT_PING_LOSS_CRITICAL),
-    excludePeers: value(layer.excludePeers, []),
+    // A copy: routers sharing the defaults' list must not share one mutable array.
+    excludePeers: [...value(layer.excludePeers, [])],
   };
   if (layer.excludePeerPattern) health.excludePeerPattern = layer.excludePeerPattern.value;
   return health;
