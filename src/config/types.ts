@@ -108,7 +108,7 @@ export class ConfigError extends Error {
   readonly source: string;
 
   constructor(source: string, problems: ConfigProblem[]) {
-    super(`${source}: ${problems.length} problem(s):\n` + problems.map((p) => `  ${p.path}: ${p.message}`).join('\n'));
+    super(`${source}: ${problems.length} problem(s):\n` + problems.map((p) => `  ${p.path === '' ? '' : `${p.path}: `}${p.message}`).join('\n'));
     this.problems = problems;
     this.source = source;
   }
