@@ -13,7 +13,7 @@ import { PROMETHEUS_RULE_PATH, renderPrometheusRule } from './prometheusrule.js'
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
 /** Repository-relative path → content of every generated file. */
-export function generatedFiles(repoRoot: string): Map<string, string> {
+function generatedFiles(repoRoot: string): Map<string, string> {
   const files = renderedDashboards();
   files.set(PROMETHEUS_RULE_PATH, renderPrometheusRule(repoRoot));
   return files;

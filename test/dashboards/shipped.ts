@@ -1,6 +1,8 @@
 /**
- * The dashboards as committed in grafana/dashboards (what Grafana loads), for the lint tests.
+ * The dashboards as committed in grafana/dashboards (what Grafana loads), for the lint tests; and promtool,
+ * which CI installs (scripts/ensure-prometheus.sh) and tests use when it is there.
  */
+import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -28,4 +30,13 @@ export function shippedDashboards(): ShippedDashboard[] {
 
 export function dataPanels(dashboard: Dashboard): DataPanel[] {
   return dashboard.panels.filter((panel): panel is DataPanel => panel.type !== 'row');
+}
+
+/** True when promtool can run here; CI always has it, so a test gated on this still runs there. */
+export const PROMTOOL = spawnSync('promtool', ['--version']).status === 0 || process.env.CI !== undefined;
+
+/** Runs promtool; `ok` is its exit status 0, `output` its stdout and stderr for the failure message. */
+export function promtool(...args: string[]): { ok: boolean; output: string } {
+  const result = spawnSync('promtool', args, { encoding: 'utf8' });
+  return { ok: result.status === 0, output: `${result.stdout ?? ''}\n${result.stderr ?? ''}${result.error?.message ?? ''}` };
 }

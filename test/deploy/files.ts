@@ -68,11 +68,22 @@ export function contractMetricNames(): Set<string> {
   return new Set([...contract.matchAll(/`(routeros_[a-z0-9_]+)`/g)].map((m) => m[1] ?? ''));
 }
 
-/** Key paths (`routers[].ping[].count`) of the config example in the contract. */
+/** The port the exporter listens on in every shipped deployment. */
+export const EXPORTER_PORT = 9731;
+
+/**
+ * Key paths (`routers[].ping[].count`) a config may use per the contract: those of its example, the password
+ * sources it names beside `password_file`, and every `defaults` key again on a router ("every key a router
+ * may set").
+ */
 export function contractConfigPaths(): Set<string> {
   const block = /## Config file[^]*?```yaml\n([^]*?)```/.exec(contract)?.[1];
   if (block === undefined) throw new Error('CONTRACT.md has no config example');
-  return new Set(keyPaths(parse(block)));
+  const example = keyPaths(parse(block));
+  const defaults = [...example, 'defaults.password', 'defaults.password_env']
+    .filter((path) => path.startsWith('defaults.'))
+    .map((path) => path.slice('defaults.'.length));
+  return new Set([...example, ...defaults.flatMap((key) => [`defaults.${key}`, `routers[].${key}`])]);
 }
 
 /** Paths to every scalar of a parsed YAML value; list indexes become `[]`. */
