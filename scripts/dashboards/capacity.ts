@@ -156,8 +156,8 @@ const bandwidth = [
       unit: 'bps',
       width: 24,
       queries: [
-        q(`routeros_bandwidth_test_receive_bits_per_second{${R}}`, `${BTEST} rx`),
-        q(`routeros_bandwidth_test_transmit_bits_per_second{${R}}`, `${BTEST} tx`),
+        q(`routeros_bandwidth_test_receive_bytes_per_second{${R}} * 8`, `${BTEST} rx`),
+        q(`routeros_bandwidth_test_transmit_bytes_per_second{${R}} * 8`, `${BTEST} tx`),
       ],
       custom: { lineInterpolation: 'stepAfter', showPoints: 'always' },
     }),
@@ -170,8 +170,8 @@ const bandwidth = [
       queries: [
         tableQuery(`routeros_bandwidth_test_last_run_timestamp_seconds{${R}} * 1000`),
         tableQuery(`routeros_bandwidth_test_success{${R}}`),
-        tableQuery(`routeros_bandwidth_test_receive_bits_per_second{${R}}`),
-        tableQuery(`routeros_bandwidth_test_transmit_bits_per_second{${R}}`),
+        tableQuery(`routeros_bandwidth_test_receive_bytes_per_second{${R}} * 8`),
+        tableQuery(`routeros_bandwidth_test_transmit_bytes_per_second{${R}} * 8`),
         tableQuery(`routeros_bandwidth_test_lost_packets{${R}}`),
       ],
       transformations: joinColumns(PLUMBING_COLUMNS, {

@@ -100,7 +100,7 @@ const routers = [
         tableQuery(
           `routeros_system_uptime_seconds{${R}} * on (job, instance, router) group_left (board_name, architecture, cpu, platform, version) routeros_system_info{${R}}`,
         ),
-        tableQuery(`routeros_system_cpu_count{${R}}`),
+        tableQuery(`routeros_system_cpu_cores{${R}}`),
         tableQuery(`routeros_system_cpu_frequency_hertz{${R}}`),
       ],
       transformations: joinColumns(PLUMBING_COLUMNS, { 'Value #A': 'Uptime', 'Value #B': 'CPUs', 'Value #C': 'CPU clock' }),

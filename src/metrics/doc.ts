@@ -8,6 +8,18 @@ export const SELF_METRICS = [
   { name: 'routeros_exporter_config_last_reload_success_timestamp_seconds', type: 'gauge', labels: [], help: 'Unix time of the last successful configuration (re)load.' },
 ] as const;
 
+/** Contract draft names served under another name (promtool lint), contract name → served name. */
+export const CONTRACT_RENAMES: Readonly<Record<string, string>> = {
+  routeros_system_cpu_count: 'routeros_system_cpu_cores',
+  routeros_bandwidth_test_receive_bits_per_second: 'routeros_bandwidth_test_receive_bytes_per_second',
+  routeros_bandwidth_test_transmit_bits_per_second: 'routeros_bandwidth_test_transmit_bytes_per_second',
+};
+
+/** The contract's metric names as the exporter serves them. */
+export function servedContractNames(contractNames: Iterable<string>): Set<string> {
+  return new Set([...contractNames].map((name) => CONTRACT_RENAMES[name] ?? name));
+}
+
 export function metricsMarkdown(): string {
   const rows = FAMILIES.map(
     (family) => `| \`${family.name}\` | ${family.type} | ${['router', ...family.labels].map((l) => `\`${l}\``).join(', ')} | ${family.help.replace(/\|/g, '\\|')} |`,

@@ -56,9 +56,21 @@ export interface JobPlan {
   job: string;
 }
 
+/** Told the router's name after each recorded run (health verdict-change logging listens here). */
+export type RecordListener = (router: string) => void;
+
 export class SnapshotStore {
   #routers = new Map<string, RouterEntry>();
   #version = 0;
+  #listeners = new Set<RecordListener>();
+
+  /** Calls `listener` after every recorded run; returns the function that unsubscribes it. */
+  subscribe(listener: RecordListener): () => void {
+    this.#listeners.add(listener);
+    return () => {
+      this.#listeners.delete(listener);
+    };
+  }
 
   /** Increases on every change; caches of rendered output key on it. */
   get version(): number {
@@ -121,6 +133,14 @@ export class SnapshotStore {
     }
     this.#renderMeta(entry);
     this.#version++;
+    for (const listener of this.#listeners) {
+      // A listener's bug must never cost a collection its snapshot, which is already stored.
+      try {
+        listener(outcome.router);
+      } catch {
+        /* ignored on purpose */
+      }
+    }
   }
 
   /** Exposes the scheduler's backoff for a job (seconds until its next attempt; 0 when none). */

@@ -6,6 +6,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse, parseAllDocuments } from 'yaml';
 import { repoRoot } from '../dashboards/shipped.js';
+import { servedContractNames } from '../../src/metrics/doc.js';
 
 export { repoRoot };
 
@@ -63,9 +64,9 @@ export function keyValues(args: string): Map<string, string> {
 export const contractPath = join(repoRoot, '..', 'shared', 'CONTRACT.md');
 export const contract = existsSync(contractPath) ? readFileSync(contractPath, 'utf8') : '';
 
-/** Every backticked `routeros_*` name in the contract. */
+/** Every backticked `routeros_*` name in the contract, as the exporter serves it (see docs/metrics.md). */
 export function contractMetricNames(): Set<string> {
-  return new Set([...contract.matchAll(/`(routeros_[a-z0-9_]+)`/g)].map((m) => m[1] ?? ''));
+  return servedContractNames([...contract.matchAll(/`(routeros_[a-z0-9_]+)`/g)].map((m) => m[1] ?? ''));
 }
 
 /** The port the exporter listens on in every shipped deployment. */

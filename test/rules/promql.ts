@@ -2,6 +2,7 @@
  * Just enough PromQL and Markdown reading to lint the rules: the metric names an expression selects, the
  * queries embedded in alert templates, the metric names of the contract, and GitHub heading anchors.
  */
+import { servedContractNames } from '../../src/metrics/doc.js';
 
 const KEYWORDS = new Set(['and', 'or', 'unless', 'bool', 'offset', 'atan2', 'inf', 'nan']);
 
@@ -40,7 +41,7 @@ export function contractMetricNames(contract: string): Set<string> {
   if (start < 0) throw new Error('CONTRACT.md has no "## Metrics" section');
   const next = contract.indexOf('\n## ', start + 1);
   const section = contract.slice(start, next < 0 ? undefined : next);
-  return new Set([...section.matchAll(/`(routeros_[a-z0-9_]+)`/g)].map((m) => m[1] ?? ''));
+  return servedContractNames([...section.matchAll(/`(routeros_[a-z0-9_]+)`/g)].map((m) => m[1] ?? ''));
 }
 
 /** GitHub's anchor for a heading: lower case, punctuation dropped, spaces turned into hyphens. */
