@@ -3,6 +3,7 @@ import type { CollectorName, RouterConfig } from '../config/types.js';
 import type { Collector, JobDefinition } from './types.js';
 import { systemCollector } from './system.js';
 import { wireguardCollector } from './wireguard.js';
+import { wireguardSetupCollector } from './wireguard-setup.js';
 import { pingCollector } from './ping.js';
 import { bandwidthTestCollector } from './bandwidth-test.js';
 
@@ -26,5 +27,6 @@ export function jobsFor(router: RouterConfig): JobDefinition[] {
 
 registerCollector(systemCollector);
 registerCollector(wireguardCollector);
+registerCollector(wireguardSetupCollector);
 registerCollector(pingCollector);
 registerCollector(bandwidthTestCollector);

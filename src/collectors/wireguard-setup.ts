@@ -1,0 +1,67 @@
+/**
+ * `wireguard_setup`: the tunnel set-up audit (src/health/setup-audit.ts) → routeros_wireguard_interface_setup_ok.
+ * Read-only GETs, always with .proplist (never a key). Off by default: it needs read access to routes and the
+ * firewall, and those change rarely, so it runs every 5 minutes.
+ */
+import type { RouterRecord } from '../routeros/records.js';
+import { SampleSet } from '../metrics/samples.js';
+import { F } from '../metrics/families.js';
+import { labelPair } from '../metrics/text.js';
+import { auditSetup, type InterfaceSetup, type SetupRecords } from '../health/setup-audit.js';
+import { FILTER_PROPLIST } from '../health/firewall.js';
+import type { Collector, JobContext, JobResult } from './types.js';
+
+export const SETUP_PROPLISTS = {
+  interfaces: ['.id', 'name', 'listen-port', 'disabled'],
+  peers: ['.id', 'interface', 'name', 'comment', 'public-key', 'allowed-address', 'disabled'],
+  addresses: ['.id', 'address', 'interface', 'actual-interface', 'disabled', 'invalid'],
+  routes: ['.id', 'dst-address', 'gateway', 'immediate-gw', 'distance', 'routing-table', 'disabled'],
+  filter: FILTER_PROPLIST,
+} as const;
+
+export interface WireguardSetupData {
+  /** Unix ms. */
+  collectedAt: number;
+  interfaces: InterfaceSetup[];
+}
+
+/** Pure mapping of the five replies to samples and the audit's findings. */
+export function mapWireguardSetup(records: SetupRecords, routerLabel: string, now: number): JobResult<WireguardSetupData> {
+  const samples = new SampleSet();
+  const interfaces = auditSetup(records);
+  for (const setup of interfaces) {
+    const labels = `${routerLabel},${labelPair('interface', setup.interface)}`;
+    for (const check of setup.checks) samples.add(F.wgInterfaceSetupOk, `${labels},${labelPair('check', check.check)}`, check.ok ? 1 : 0);
+  }
+  return { samples, data: { collectedAt: now, interfaces }, problems: [] };
+}
+
+async function fetchRecords(context: JobContext): Promise<SetupRecords> {
+  const list = (menu: string, proplist: readonly string[]): Promise<RouterRecord[]> =>
+    context.client.list(menu, { proplist, signal: context.signal });
+  // Sequential on purpose, like the wireguard collector: routers answer slower under parallel REST calls.
+  const interfaces = await list('interface/wireguard', SETUP_PROPLISTS.interfaces);
+  const peers = await list('interface/wireguard/peers', SETUP_PROPLISTS.peers);
+  const addresses = await list('ip/address', SETUP_PROPLISTS.addresses);
+  const routes = await list('ip/route', SETUP_PROPLISTS.routes);
+  const filter = await list('ip/firewall/filter', SETUP_PROPLISTS.filter);
+  return { interfaces, peers, addresses, routes, filter };
+}
+
+export const wireguardSetupCollector: Collector = {
+  name: 'wireguard_setup',
+  description: 'Tunnel set-up audit: IP address, routes and firewall rules each WireGuard interface needs (read-only)',
+  defaultEnabled: false,
+  jobs: (router) => [
+    {
+      collector: 'wireguard_setup',
+      job: 'wireguard_setup',
+      schedule: router.schedules.wireguard_setup,
+      // Five requests in a row, each with the router's timeout.
+      timeoutSeconds: router.timeoutSeconds * 5,
+      async run(context: JobContext) {
+        return mapWireguardSetup(await fetchRecords(context), context.routerLabel, context.now());
+      },
+    },
+  ],
+};

@@ -1,0 +1,172 @@
+/**
+ * Does a chain of `ip/firewall/filter` rules let a flow through? Rules are read in order, as the router does.
+ *
+ * Each matcher of a rule is judged against the flow as one of:
+ * - `all`: every packet of the flow meets it;
+ * - `none`: no packet does;
+ * - `some`: only part of the flow does (e.g. `protocol=tcp` for "all traffic of a subnet");
+ * - `unknown`: the audit cannot tell (interface lists, NAT state, the side of the flow it does not know, such as
+ *   the WAN interface WireGuard packets arrive on or the LAN a routed subnet talks to).
+ * An `accept` lets the flow through when no matcher is `none` or `some`, and either it has no matchers at all
+ * or at least one is `all`: `protocol=udp dst-port=13231 in-interface-list=WAN` counts, while "accept from LAN"
+ * (`in-interface-list=LAN` alone) does not, since nothing in it is about this flow.
+ * A `drop`, `reject` or `tarpit` blocks the flow when no matcher is `none`: it may hit part of the flow, which
+ * is enough to break a tunnel. Positive address lists on those (`src-address-list=bogons`) are taken as deny
+ * lists that do not hold the tunnel's traffic. Other actions (`jump`, `log`, `passthrough`, `fasttrack-connection`,
+ * …) neither accept nor block: jump targets are not followed. With no deciding rule the chain's default
+ * policy accepts. Only new connections are asked about: a tunnel that cannot start is broken.
+ */
+import type { RouterRecord } from '../routeros/records.js';
+import { parseRouterBool } from '../routeros/decode.js';
+import { contains, overlaps, parseIpv4Match, type Ipv4Range } from './ipv4.js';
+
+export const FILTER_PROPLIST = [
+  '.id',
+  'chain',
+  'action',
+  'protocol',
+  'dst-port',
+  'src-port',
+  'src-address',
+  'dst-address',
+  'in-interface',
+  'out-interface',
+  'in-interface-list',
+  'out-interface-list',
+  'src-address-list',
+  'dst-address-list',
+  'connection-state',
+  'connection-nat-state',
+  'disabled',
+  'comment',
+] as const;
+
+/** What is known of one side of a flow: exactly this, or anything but this. Absent: unknown. */
+export type Side<T> = { is: T } | { not: T };
+
+/** The traffic to let through; protocol and port absent mean every protocol and every port. */
+export interface Flow {
+  /** `udp`; absent: every protocol. */
+  protocol?: string;
+  /** Absent: every port. */
+  dstPort?: number;
+  src?: Side<Ipv4Range>;
+  dst?: Side<Ipv4Range>;
+  inInterface?: Side<string>;
+  outInterface?: Side<string>;
+}
+
+type Match = 'all' | 'some' | 'none' | 'unknown';
+
+const BLOCKING = new Set(['drop', 'reject', 'tarpit']);
+const PROTOCOL_NUMBERS: Readonly<Record<string, string>> = { '17': 'udp', '6': 'tcp', '1': 'icmp' };
+
+export type ChainVerdict =
+  /** `acceptedBy` is undefined when no rule decided (the default policy accepts). */
+  | { passes: true; acceptedBy: RouterRecord | undefined }
+  | { passes: false; blockedBy: RouterRecord };
+
+export function isEnabled(record: RouterRecord): boolean {
+  const raw = record['disabled'];
+  if (raw === undefined || raw === '') return true;
+  try {
+    return !parseRouterBool(raw);
+  } catch {
+    return true;
+  }
+}
+
+export function evaluateChain(rules: readonly RouterRecord[], chain: string, flow: Flow): ChainVerdict {
+  for (const rule of rules) {
+    if (rule['chain'] !== chain || !isEnabled(rule)) continue;
+    const action = rule['action'] ?? 'accept';
+    const blocking = BLOCKING.has(action);
+    if (action !== 'accept' && !blocking) continue;
+    const matches = matchers(rule, flow, blocking);
+    if (!blocking && covers(matches)) return { passes: true, acceptedBy: rule };
+    if (blocking && !matches.includes('none')) return { passes: false, blockedBy: rule };
+  }
+  return { passes: true, acceptedBy: undefined };
+}
+
+function covers(matches: readonly Match[]): boolean {
+  if (matches.some((m) => m === 'none' || m === 'some')) return false;
+  return matches.length === 0 || matches.includes('all');
+}
+
+function matchers(rule: RouterRecord, flow: Flow, blocking: boolean): Match[] {
+  const out: Match[] = [];
+  const add = (key: string, judge: (value: string) => Match): void => {
+    const raw = rule[key]?.trim();
+    if (raw === undefined || raw === '') return;
+    const negated = raw.startsWith('!');
+    out.push(negated ? negate(judge(raw.slice(1))) : judge(raw));
+  };
+  add('protocol', (value) => protocolMatch(value, flow.protocol));
+  add('dst-port', (value) => portMatch(value, flow.dstPort));
+  // A peer's source port is whatever its NAT picked.
+  add('src-port', () => 'some');
+  add('src-address', (value) => addressMatch(value, flow.src));
+  add('dst-address', (value) => addressMatch(value, flow.dst));
+  add('in-interface', (value) => interfaceMatch(value, flow.inInterface));
+  add('out-interface', (value) => interfaceMatch(value, flow.outInterface));
+  for (const key of ['in-interface-list', 'out-interface-list', 'connection-nat-state']) add(key, () => 'unknown');
+  for (const key of ['src-address-list', 'dst-address-list']) {
+    const raw = rule[key]?.trim();
+    if (raw !== undefined && raw !== '') out.push(blocking && !raw.startsWith('!') ? 'none' : 'unknown');
+  }
+  const states = rule['connection-state']?.trim();
+  if (states !== undefined && states !== '') out.push(newConnectionMatch(states));
+  return out;
+}
+
+function negate(match: Match): Match {
+  return match === 'all' ? 'none' : match === 'none' ? 'all' : match;
+}
+
+function protocolMatch(value: string, protocol: string | undefined): Match {
+  if (protocol === undefined) return 'some';
+  return (PROTOCOL_NUMBERS[value] ?? value) === protocol ? 'all' : 'none';
+}
+
+/** `13231`, `13231,51820`, `13000-14000`, and mixes of those. */
+export function portListIncludes(value: string, port: number): boolean | undefined {
+  let found = false;
+  for (const item of value.split(',').map((part) => part.trim())) {
+    const range = /^(\d+)(?:-(\d+))?$/.exec(item);
+    if (range === null) return undefined;
+    const lo = Number(range[1]);
+    const hi = range[2] === undefined ? lo : Number(range[2]);
+    if (port >= lo && port <= hi) found = true;
+  }
+  return found;
+}
+
+function portMatch(value: string, port: number | undefined): Match {
+  if (port === undefined) return 'some';
+  const included = portListIncludes(value, port);
+  return included === undefined ? 'unknown' : included ? 'all' : 'none';
+}
+
+function addressMatch(value: string, side: Side<Ipv4Range> | undefined): Match {
+  const range = parseIpv4Match(value);
+  if (side === undefined || range === undefined) return 'unknown';
+  if ('not' in side) return contains(side.not, range) ? 'none' : 'unknown';
+  if (contains(range, side.is)) return 'all';
+  return overlaps(range, side.is) ? 'some' : 'none';
+}
+
+function interfaceMatch(value: string, side: Side<string> | undefined): Match {
+  if (side === undefined) return 'unknown';
+  if ('not' in side) return value === side.not ? 'none' : 'unknown';
+  return value === side.is ? 'all' : 'none';
+}
+
+/** The audit asks about new connections: a tunnel that cannot start is broken whatever happens after. */
+function newConnectionMatch(value: string): Match {
+  const states = value.split(',').map((state) => state.trim());
+  if (states.includes('!new')) return 'none';
+  const positive = states.filter((state) => !state.startsWith('!'));
+  if (positive.length === 0) return 'all';
+  return positive.includes('new') ? 'all' : 'none';
+}

@@ -1,0 +1,161 @@
+/**
+ * The tunnel set-up audit: the usage notes of the interface spec (§1, steps 4–6) turned into read-only checks,
+ * a pure function of the router's records. Per enabled WireGuard interface:
+ * - `address`: an enabled IP address on the interface (`ip/address`);
+ * - `route`: every routed subnet is sent through the interface (`ip/route`, longest prefix wins, connected
+ *   networks of `ip/address` included);
+ * - `firewall_input`: UDP to the listen port is accepted in `input` before any drop (see firewall.ts);
+ * - `firewall_forward`: traffic from and to every routed subnet through the interface is accepted in `forward`
+ *   before any drop.
+ * Routed subnets are the enabled peers' IPv4 allowed-address entries wider than a host, except 0.0.0.0/0;
+ * without any, `route` and `firewall_forward` pass. IPv6 entries are not audited (that needs ipv6/… menus).
+ * Disabled records are ignored; disabled interfaces are not audited.
+ */
+import type { RouterRecord } from '../routeros/records.js';
+import { parseRouterInteger, parseRouterList } from '../routeros/decode.js';
+import { evaluateChain, isEnabled, type ChainVerdict } from './firewall.js';
+import { formatPrefix, parseIpv4Prefix } from './ipv4.js';
+import { cliValue, describeRule, forwardFix, inputFix, placeBefore } from './setup-fixes.js';
+import { routeProblems, usable, type Address, type Subnet } from './setup-routes.js';
+
+export const SETUP_CHECKS = ['address', 'route', 'firewall_input', 'firewall_forward'] as const;
+export type SetupCheckName = (typeof SETUP_CHECKS)[number];
+
+export interface SetupCheckResult {
+  check: SetupCheckName;
+  ok: boolean;
+  /** What is wrong, in plain language (failed checks only). */
+  detail?: string;
+  /** RouterOS commands that fix it, one per line (failed checks only). */
+  fix?: string;
+}
+
+export interface InterfaceSetup {
+  interface: string;
+  listenPort: number;
+  /** Normalised prefixes, e.g. `192.168.20.0/24`. */
+  routedSubnets: string[];
+  checks: SetupCheckResult[];
+}
+
+export interface SetupRecords {
+  interfaces: readonly RouterRecord[];
+  peers: readonly RouterRecord[];
+  addresses: readonly RouterRecord[];
+  routes: readonly RouterRecord[];
+  filter: readonly RouterRecord[];
+}
+
+const LOOPBACK = { lo: 127 * 2 ** 24, hi: 128 * 2 ** 24 - 1 };
+
+/** spec §2.5: the listen port when the router does not say. */
+export const DEFAULT_LISTEN_PORT = 13231;
+
+export function auditSetup(records: SetupRecords): InterfaceSetup[] {
+  const addresses = records.addresses.filter(usable).flatMap((record): Address[] => {
+    const prefix = parseIpv4Prefix(record['address'] ?? '');
+    const iface = record['interface'] ?? record['actual-interface'];
+    return prefix === undefined || iface === undefined ? [] : [{ interface: iface, prefix }];
+  });
+  const out: InterfaceSetup[] = [];
+  const seen = new Set<string>();
+  for (const record of records.interfaces) {
+    const name = record['name'];
+    if (name === undefined || seen.has(name) || !isEnabled(record)) continue;
+    seen.add(name);
+    const listenPort = portOf(record['listen-port']);
+    const subnets = routedSubnets(records.peers, name);
+    out.push({
+      interface: name,
+      listenPort,
+      routedSubnets: subnets.map((subnet) => subnet.text),
+      checks: [
+        addressCheck(name, addresses, records.peers),
+        failures('route', ...routeProblems(name, subnets, addresses, records.routes)),
+        inputCheck(name, listenPort, records.filter),
+        forwardCheck(name, subnets, records.filter),
+      ],
+    });
+  }
+  return out;
+}
+
+
+function portOf(raw: string | undefined): number {
+  try {
+    return raw === undefined || raw === '' ? DEFAULT_LISTEN_PORT : parseRouterInteger(raw);
+  } catch {
+    return DEFAULT_LISTEN_PORT;
+  }
+}
+
+function peerLabel(peer: RouterRecord): string {
+  return peer['name'] ?? peer['comment'] ?? `${(peer['public-key'] ?? '').slice(0, 8)}…`;
+}
+
+function routedSubnets(peers: readonly RouterRecord[], iface: string): Subnet[] {
+  const byText = new Map<string, Subnet>();
+  for (const peer of peers) {
+    if (peer['interface'] !== iface || !isEnabled(peer)) continue;
+    for (const entry of parseRouterList(peer['allowed-address'] ?? '')) {
+      const prefix = parseIpv4Prefix(entry);
+      if (prefix === undefined || prefix.length === 0 || prefix.length === 32) continue;
+      const text = formatPrefix(prefix);
+      const subnet = byText.get(text) ?? { prefix, text, peers: [] };
+      subnet.peers.push(peerLabel(peer));
+      byText.set(text, subnet);
+    }
+  }
+  return [...byText.values()];
+}
+
+function addressCheck(iface: string, addresses: readonly Address[], peers: readonly RouterRecord[]): SetupCheckResult {
+  if (addresses.some((address) => address.interface === iface)) return { check: 'address', ok: true };
+  const hosts = peers
+    .filter((peer) => peer['interface'] === iface && isEnabled(peer))
+    .flatMap((peer) => parseRouterList(peer['allowed-address'] ?? ''))
+    .filter((entry) => parseIpv4Prefix(entry)?.length === 32);
+  const hint = hosts.length > 0 ? ` (its peers use ${hosts.slice(0, 3).join(', ')}; pick a free address in that subnet)` : '';
+  return {
+    check: 'address',
+    ok: false,
+    detail: `${iface} has no enabled IP address${hint}`,
+    fix: `/ip address add address=<tunnel-address>/<prefix-length> interface=${cliValue(iface)} comment=${cliValue(`WireGuard ${iface}`)}`,
+  };
+}
+
+function inputCheck(iface: string, listenPort: number, filter: readonly RouterRecord[]): SetupCheckResult {
+  // Handshakes arrive on some other interface (the WAN) for one of the router's own, non-loopback addresses.
+  const verdict = evaluateChain(filter, 'input', { protocol: 'udp', dstPort: listenPort, dst: { not: LOOPBACK }, inInterface: { not: iface } });
+  if (verdict.passes) return { check: 'firewall_input', ok: true };
+  return {
+    check: 'firewall_input',
+    ok: false,
+    detail: `${describeRule(verdict.blockedBy)} drops UDP to port ${listenPort} (${iface}'s listen port) before any input rule accepts it`,
+    fix: inputFix(iface, listenPort, placeBefore(verdict)),
+  };
+}
+
+function forwardCheck(iface: string, subnets: readonly Subnet[], filter: readonly RouterRecord[]): SetupCheckResult {
+  const details: string[] = [];
+  const fixes: string[] = [];
+  for (const subnet of subnets) {
+    // The local side of a pair is unknown, but it is not the remote subnet nor the tunnel itself.
+    const remote = subnet.prefix.range;
+    const directions: [ChainVerdict, 'from' | 'to'][] = [
+      [evaluateChain(filter, 'forward', { src: { is: remote }, dst: { not: remote }, inInterface: { is: iface }, outInterface: { not: iface } }), 'from'],
+      [evaluateChain(filter, 'forward', { dst: { is: remote }, src: { not: remote }, outInterface: { is: iface }, inInterface: { not: iface } }), 'to'],
+    ];
+    for (const [verdict, direction] of directions) {
+      if (verdict.passes) continue;
+      details.push(`${describeRule(verdict.blockedBy)} drops new connections ${direction} ${subnet.text} through ${iface} before any forward rule accepts them`);
+      fixes.push(forwardFix(iface, subnet.text, direction, placeBefore(verdict)));
+    }
+  }
+  return failures('firewall_forward', details, fixes);
+}
+
+function failures(check: SetupCheckName, details: readonly string[], fixes: readonly string[]): SetupCheckResult {
+  if (details.length === 0) return { check, ok: true };
+  return { check, ok: false, detail: details.join('; '), fix: fixes.join('\n') };
+}

@@ -1,0 +1,41 @@
+/**
+ * Plain-language fixes for failed set-up checks: RouterOS console commands an engineer can paste.
+ * Accept rules go just before the rule that blocks (by its `.id`, which the console accepts as `*N`),
+ * so they also precede every later drop.
+ */
+import type { RouterRecord } from '../routeros/records.js';
+import type { ChainVerdict } from './firewall.js';
+
+/** A console argument value, quoted when it is not a plain word (names and comments may hold anything). */
+export function cliValue(value: string): string {
+  if (/^[A-Za-z0-9._:/*-]+$/.test(value)) return value;
+  return `"${value.replace(/[\\"$]/g, (char) => `\\${char}`).replace(/\n/g, '\\n').replace(/\r/g, '\\r')}"`;
+}
+
+/** `rule *5 (drop, in-interface-list=!LAN, "defconf: drop all not coming from LAN")`. */
+export function describeRule(rule: RouterRecord): string {
+  const id = rule['.id'];
+  const parts = [rule['action'] ?? 'accept'];
+  for (const key of ['protocol', 'dst-port', 'src-address', 'dst-address', 'in-interface', 'out-interface', 'in-interface-list', 'out-interface-list', 'connection-state']) {
+    const value = rule[key];
+    if (value !== undefined && value !== '') parts.push(`${key}=${value}`);
+  }
+  const comment = rule['comment'];
+  if (comment !== undefined && comment !== '') parts.push(JSON.stringify(comment));
+  return `${id === undefined ? 'a rule' : `rule ${id}`} (${parts.join(', ')})`;
+}
+
+/** `place-before=*5`, or the top of the list when the blocking rule has no id. */
+export function placeBefore(verdict: ChainVerdict): string {
+  const id = verdict.passes ? undefined : verdict.blockedBy['.id'];
+  return `place-before=${id !== undefined && /^\*[0-9A-Fa-f]+$/.test(id) ? id : '0'}`;
+}
+
+export function inputFix(iface: string, port: number, position: string): string {
+  return `/ip firewall filter add chain=input action=accept protocol=udp dst-port=${port} ${position} comment=${cliValue(`WireGuard ${iface}`)}`;
+}
+
+export function forwardFix(iface: string, subnet: string, direction: 'from' | 'to', position: string): string {
+  const match = direction === 'from' ? `src-address=${subnet} in-interface=${cliValue(iface)}` : `dst-address=${subnet} out-interface=${cliValue(iface)}`;
+  return `/ip firewall filter add chain=forward action=accept ${match} ${position} comment=${cliValue(`WireGuard ${iface} ${direction} ${subnet}`)}`;
+}

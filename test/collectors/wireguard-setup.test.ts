@@ -1,0 +1,126 @@
+import { describe, expect, it } from 'vitest';
+import { mapWireguardSetup, wireguardSetupCollector, SETUP_PROPLISTS } from '../../src/collectors/wireguard-setup.js';
+import type { JobContext } from '../../src/collectors/types.js';
+import type { RouterRecord } from '../../src/routeros/records.js';
+import type { SetupRecords } from '../../src/health/setup-audit.js';
+import { recordedList } from '../helpers/fixtures.js';
+import { testRouter } from '../helpers/config.js';
+
+const ROUTER = 'router="hq"';
+const NOW = Date.UTC(2026, 10, 21, 12, 0, 0);
+
+function recorded(): SetupRecords {
+  return {
+    interfaces: recordedList('setup-interfaces.json'),
+    peers: recordedList('setup-peers.json'),
+    addresses: recordedList('setup-addresses.json'),
+    routes: recordedList('setup-routes.json'),
+    filter: recordedList('setup-filter.json'),
+  };
+}
+
+function text(result: ReturnType<typeof mapWireguardSetup>): string {
+  return result.samples
+    .toChunks()
+    .filter((chunk): chunk is Buffer => chunk !== undefined)
+    .map((chunk) => chunk.toString('utf8'))
+    .join('');
+}
+
+describe('wireguard_setup mapping of recorded replies', () => {
+  const result = mapWireguardSetup(recorded(), ROUTER, NOW);
+  const out = text(result);
+  const audit = (iface: string, check: string) =>
+    result.data.interfaces.find((setup) => setup.interface === iface)?.checks.find((c) => c.check === check);
+
+  it('exports one series per enabled interface and check, and none for a disabled interface', () => {
+    expect(out.split('\n').filter((line) => line !== '').sort()).toEqual(
+      [
+        'routeros_wireguard_interface_setup_ok{router="hq",interface="wg-branch",check="address"} 1',
+        'routeros_wireguard_interface_setup_ok{router="hq",interface="wg-branch",check="route"} 1',
+        'routeros_wireguard_interface_setup_ok{router="hq",interface="wg-branch",check="firewall_input"} 1',
+        'routeros_wireguard_interface_setup_ok{router="hq",interface="wg-branch",check="firewall_forward"} 0',
+        'routeros_wireguard_interface_setup_ok{router="hq",interface="wg-road",check="address"} 0',
+        'routeros_wireguard_interface_setup_ok{router="hq",interface="wg-road",check="route"} 1',
+        'routeros_wireguard_interface_setup_ok{router="hq",interface="wg-road",check="firewall_input"} 0',
+        'routeros_wireguard_interface_setup_ok{router="hq",interface="wg-road",check="firewall_forward"} 1',
+      ].sort(),
+    );
+  });
+
+  it('routes: a gateway address inside the tunnel subnet counts; host bits, IPv6, /32, 0.0.0.0/0 and disabled peers do not make subnets', () => {
+    expect(result.data.interfaces.map((setup) => [setup.interface, setup.routedSubnets])).toEqual([
+      ['wg-branch', ['192.168.20.0/24', '192.168.30.0/24']],
+      ['wg-road', []],
+    ]);
+  });
+
+  it('firewall_input: the accept before the defconf drop passes; the one after it fails, with a fix placed before the drop', () => {
+    expect(audit('wg-branch', 'firewall_input')?.ok).toBe(true);
+    const failed = audit('wg-road', 'firewall_input');
+    expect(failed?.detail).toContain('rule *5 (drop, in-interface-list=!LAN, "defconf: drop all not coming from LAN")');
+    expect(failed?.detail).toContain('UDP to port 13232');
+    expect(failed?.fix).toBe(
+      '/ip firewall filter add chain=input action=accept protocol=udp dst-port=13232 place-before=*5 comment="WireGuard wg-road"',
+    );
+  });
+
+  it('firewall_forward: an accept for one subnet does not cover another; the drop of new WAN connections blocks it', () => {
+    const failed = audit('wg-branch', 'firewall_forward');
+    expect(failed?.detail).toContain('from 192.168.30.0/24');
+    expect(failed?.detail).not.toContain('192.168.20.0/24');
+    // `out-interface=wg-branch` (*D) accepts traffic to both subnets.
+    expect(failed?.detail).not.toContain('to 192.168.30.0/24');
+    expect(failed?.fix).toBe(
+      '/ip firewall filter add chain=forward action=accept src-address=192.168.30.0/24 in-interface=wg-branch place-before=*9 comment="WireGuard wg-branch from 192.168.30.0/24"',
+    );
+  });
+
+  it('address: a disabled address does not count, and the fix hints at the peers\' subnet', () => {
+    const failed = audit('wg-road', 'address');
+    expect(failed?.detail).toContain('10.20.0.2/32');
+    expect(failed?.fix).toBe('/ip address add address=<tunnel-address>/<prefix-length> interface=wg-road comment="WireGuard wg-road"');
+  });
+
+  it('reports no decoding problems for well-formed replies', () => {
+    expect(result.problems).toEqual([]);
+    expect(result.data.collectedAt).toBe(NOW);
+  });
+});
+
+describe('wireguard_setup job', () => {
+  it('is off by default and asks five menus read-only, each with a .proplist and never a key', async () => {
+    expect(wireguardSetupCollector.defaultEnabled).toBe(false);
+    const router = testRouter({ collectors: { wireguard_setup: true } });
+    const [job] = wireguardSetupCollector.jobs(router);
+    const asked: { menu: string; proplist: readonly string[] | undefined }[] = [];
+    const replies: Record<string, RouterRecord[]> = {
+      'interface/wireguard': recordedList('setup-interfaces.json'),
+      'interface/wireguard/peers': recordedList('setup-peers.json'),
+      'ip/address': recordedList('setup-addresses.json'),
+      'ip/route': recordedList('setup-routes.json'),
+      'ip/firewall/filter': recordedList('setup-filter.json'),
+    };
+    const client: JobContext['client'] = {
+      list: async (menu, options) => {
+        asked.push({ menu, proplist: options?.proplist });
+        return replies[menu] ?? [];
+      },
+      getSingleton: async () => {
+        throw new Error('not expected');
+      },
+      run: async () => {
+        throw new Error('not expected');
+      },
+    };
+    const result = await job?.run({ router, client, routerLabel: ROUTER, now: () => NOW, signal: new AbortController().signal, memory: new Map() });
+    expect(asked.map((call) => call.menu)).toEqual(Object.keys(replies));
+    for (const call of asked) {
+      expect(call.proplist).toBeDefined();
+      expect(call.proplist?.some((key) => /private|preshared/.test(key))).toBe(false);
+    }
+    expect(job?.schedule).toBe(router.schedules.wireguard_setup);
+    expect(result?.samples.size).toBe(8);
+    expect(SETUP_PROPLISTS.filter).toContain('connection-state');
+  });
+});

@@ -1,0 +1,78 @@
+/**
+ * Applies the audit's fix commands to recorded records, as the router would, so tests can check that a fix
+ * really makes its check pass. Understands exactly the command forms the audit writes.
+ */
+import type { RouterRecord } from '../../src/routeros/records.js';
+import type { SetupRecords } from '../../src/health/setup-audit.js';
+
+type Mutable = { -readonly [K in keyof SetupRecords]: RouterRecord[] };
+
+/** `key=value` words; values may be "quoted" with backslash escapes. */
+export function parseWords(command: string): { path: string; verb: string; target?: string; args: Map<string, string> } {
+  const words: string[] = [];
+  let i = 0;
+  while (i < command.length) {
+    if (command[i] === ' ') {
+      i++;
+      continue;
+    }
+    let word = '';
+    while (i < command.length && command[i] !== ' ') {
+      if (command[i] === '"') {
+        i++;
+        while (i < command.length && command[i] !== '"') {
+          if (command[i] === '\\') i++;
+          word += command[i] ?? '';
+          i++;
+        }
+        i++;
+      } else {
+        word += command[i];
+        i++;
+      }
+    }
+    words.push(word);
+  }
+  const verbAt = words.findIndex((word) => word === 'add' || word === 'set');
+  const args = new Map<string, string>();
+  let target: string | undefined;
+  for (const word of words.slice(verbAt + 1)) {
+    const eq = word.indexOf('=');
+    if (eq < 0) target = word;
+    else args.set(word.slice(0, eq), word.slice(eq + 1));
+  }
+  return { path: words.slice(0, verbAt).join(' '), verb: words[verbAt] ?? '', ...(target === undefined ? {} : { target }), args };
+}
+
+let created = 0x1000;
+
+export function applyFixes(records: SetupRecords, fixes: readonly string[], tunnelAddress = '10.99.0.1/24'): SetupRecords {
+  const out: Mutable = {
+    interfaces: [...records.interfaces],
+    peers: [...records.peers],
+    addresses: [...records.addresses],
+    routes: [...records.routes],
+    filter: [...records.filter],
+  };
+  for (const command of fixes) {
+    if (command.startsWith('#')) throw new Error(`not a command: ${command}`);
+    const { path, verb, target, args } = parseWords(command);
+    const id = `*${(created++).toString(16).toUpperCase()}`;
+    const record = Object.fromEntries([['.id', id], ...[...args].filter(([key]) => key !== 'place-before')]) as Record<string, string>;
+    if (path === '/ip address' && verb === 'add') {
+      out.addresses.push({ ...record, address: tunnelAddress });
+    } else if (path === '/ip route' && verb === 'add') {
+      out.routes.push(record);
+    } else if (path === '/ip route' && verb === 'set') {
+      out.routes = out.routes.map((route) => (route['.id'] === target ? { ...route, ...record, '.id': route['.id'] ?? '' } : route));
+    } else if (path === '/ip firewall filter' && verb === 'add') {
+      const before = args.get('place-before');
+      const at = before === '0' ? 0 : out.filter.findIndex((rule) => rule['.id'] === before);
+      if (at < 0) throw new Error(`no rule ${before ?? '?'} to place before`);
+      out.filter.splice(at, 0, record);
+    } else {
+      throw new Error(`unexpected fix: ${command}`);
+    }
+  }
+  return out;
+}

@@ -1,0 +1,110 @@
+import { describe, expect, it } from 'vitest';
+import { evaluateChain, portListIncludes, type Flow } from '../../src/health/firewall.js';
+import { parseIpv4Match, parseIpv4Prefix, formatPrefix } from '../../src/health/ipv4.js';
+import type { RouterRecord } from '../../src/routeros/records.js';
+
+const WG_INPUT: Flow = { protocol: 'udp', dstPort: 13231, inInterface: { not: 'wg0' } };
+const range = (text: string) => {
+  const parsed = parseIpv4Match(text);
+  if (parsed === undefined) throw new Error(text);
+  return parsed;
+};
+const FROM_BRANCH: Flow = { src: { is: range('192.168.20.0/24') }, dst: { not: range('192.168.20.0/24') }, inInterface: { is: 'wg0' }, outInterface: { not: 'wg0' } };
+
+let next = 1;
+function rule(fields: Record<string, string>): RouterRecord {
+  return { '.id': `*${(next++).toString(16).toUpperCase()}`, disabled: 'false', ...fields };
+}
+const DROP_ALL = { chain: 'input', action: 'drop' };
+const ACCEPT_WG = { chain: 'input', action: 'accept', protocol: 'udp', 'dst-port': '13231' };
+
+function passes(rules: Record<string, string>[], flow: Flow = WG_INPUT, chain = 'input'): boolean {
+  return evaluateChain(rules.map(rule), chain, flow).passes;
+}
+
+describe('dst-port lists', () => {
+  it.each([
+    ['13231', 13231, true],
+    ['13231,51820', 51820, true],
+    ['13000-14000', 13231, true],
+    ['80,13000-13230', 13231, false],
+    ['13232-14000', 13231, false],
+    ['https', 443, undefined],
+  ])('%s includes %i: %s', (value, port, expected) => {
+    expect(portListIncludes(value, port)).toBe(expected);
+  });
+});
+
+describe('input chain verdicts (UDP to the listen port)', () => {
+  it.each<[string, Record<string, string>[], boolean]>([
+    ['no rules: the default policy accepts', [], true],
+    ['no drop at all', [{ chain: 'input', action: 'accept', protocol: 'icmp' }], true],
+    ['accept before drop', [ACCEPT_WG, DROP_ALL], true],
+    ['accept after drop', [DROP_ALL, ACCEPT_WG], false],
+    ['a reject blocks like a drop', [{ chain: 'input', action: 'reject' }, ACCEPT_WG], false],
+    ['a disabled drop is ignored', [{ ...DROP_ALL, disabled: 'true' }, ACCEPT_WG], true],
+    ['a disabled accept is ignored', [{ ...ACCEPT_WG, disabled: 'true' }, DROP_ALL], false],
+    ['a drop in another chain is ignored', [{ chain: 'forward', action: 'drop' }], true],
+    ['port in a comma list', [{ ...ACCEPT_WG, 'dst-port': '51820,13231' }, DROP_ALL], true],
+    ['port in a range', [{ ...ACCEPT_WG, 'dst-port': '13000-14000' }, DROP_ALL], true],
+    ['another port only', [{ ...ACCEPT_WG, 'dst-port': '13232' }, DROP_ALL], false],
+    ['protocol by number', [{ ...ACCEPT_WG, protocol: '17' }, DROP_ALL], true],
+    ['tcp accept does not cover udp', [{ ...ACCEPT_WG, protocol: 'tcp' }, DROP_ALL], false],
+    ['"drop invalid" does not hit new connections', [{ ...DROP_ALL, 'connection-state': 'invalid' }, ACCEPT_WG, DROP_ALL], true],
+    ['"accept established,related" does not accept new ones', [{ chain: 'input', action: 'accept', 'connection-state': 'established,related' }, DROP_ALL], false],
+    ['a tcp-only drop does not hit udp', [{ ...DROP_ALL, protocol: 'tcp' }, ACCEPT_WG], true],
+    ['a drop of !udp does not hit udp', [{ ...DROP_ALL, protocol: '!udp' }, ACCEPT_WG], true],
+    ['a drop of other ports does not hit it', [{ ...DROP_ALL, protocol: 'udp', 'dst-port': '53' }, ACCEPT_WG], true],
+    ['a drop except the port does not hit it', [{ ...DROP_ALL, protocol: 'udp', 'dst-port': '!13231' }, ACCEPT_WG], true],
+    ['"drop all not coming from LAN" blocks (the list is unknown)', [{ ...DROP_ALL, 'in-interface-list': '!LAN' }, ACCEPT_WG], false],
+    ['a deny address list is not the tunnel', [{ ...DROP_ALL, 'src-address-list': 'bogons' }, ACCEPT_WG], true],
+    ['"drop all but the allowed list" blocks', [{ ...DROP_ALL, 'src-address-list': '!allowed' }, ACCEPT_WG], false],
+    ['an accept narrowed to the WAN counts', [{ ...ACCEPT_WG, 'in-interface': 'ether1' }, DROP_ALL], true],
+    ['an accept narrowed to a peer address counts', [{ ...ACCEPT_WG, 'src-address': '198.51.100.7' }, DROP_ALL], true],
+    ['"accept from LAN" alone is not about the tunnel', [{ chain: 'input', action: 'accept', 'in-interface-list': 'LAN' }, DROP_ALL], false],
+    ['an accept without any matcher accepts everything', [{ chain: 'input', action: 'accept' }, DROP_ALL], true],
+    ['"accept to loopback" is not the tunnel', [{ chain: 'input', action: 'accept', 'dst-address': '127.0.0.1' }, DROP_ALL], false],
+    ['jump rules are not followed', [{ chain: 'input', action: 'jump', 'jump-target': 'wg' }, DROP_ALL], false],
+    ['rules missing "disabled" are enabled', [{ chain: 'input', action: 'drop', disabled: '' }], false],
+  ])('%s', (_name, rules, expected) => {
+    expect(passes(rules)).toBe(expected);
+  });
+
+  it('names the rule that blocks', () => {
+    const verdict = evaluateChain([rule(ACCEPT_WG), rule({ ...DROP_ALL, comment: 'x' })], 'input', { ...WG_INPUT, dstPort: 51820 });
+    expect(verdict.passes).toBe(false);
+    if (!verdict.passes) expect(verdict.blockedBy['comment']).toBe('x');
+  });
+});
+
+describe('forward chain verdicts (new connections from a routed subnet)', () => {
+  const DROP = { chain: 'forward', action: 'drop' };
+  it.each<[string, Record<string, string>[], boolean]>([
+    ['the subnet pair', [{ chain: 'forward', action: 'accept', 'src-address': '192.168.20.0/24', 'dst-address': '192.168.88.0/24' }, DROP], true],
+    ['a wider source', [{ chain: 'forward', action: 'accept', 'src-address': '192.168.0.0/16' }, DROP], true],
+    ['a narrower source covers part only', [{ chain: 'forward', action: 'accept', 'src-address': '192.168.20.0/25' }, DROP], false],
+    ['another subnet', [{ chain: 'forward', action: 'accept', 'src-address': '192.168.30.0/24' }, DROP], false],
+    ['everything from the tunnel', [{ chain: 'forward', action: 'accept', 'in-interface': 'wg0' }, DROP], true],
+    ['the reverse direction only', [{ chain: 'forward', action: 'accept', 'out-interface': 'wg0' }, DROP], false],
+    ['an address range', [{ chain: 'forward', action: 'accept', 'src-address': '192.168.20.0-192.168.20.255' }, DROP], true],
+    ['one protocol only', [{ chain: 'forward', action: 'accept', 'in-interface': 'wg0', protocol: 'tcp' }, DROP], false],
+    ['a drop on another input interface does not hit it', [{ ...DROP, 'in-interface': 'ether1' }], true],
+    ['a drop of a host inside the subnet hits part of it', [{ ...DROP, 'src-address': '192.168.20.9' }], false],
+    ['a drop of WAN new connections may hit it (the list is unknown)', [{ ...DROP, 'connection-state': 'new', 'in-interface-list': 'WAN' }], false],
+  ])('%s', (_name, rules, expected) => {
+    expect(passes(rules, FROM_BRANCH, 'forward')).toBe(expected);
+  });
+});
+
+describe('IPv4 parsing', () => {
+  it('normalises host bits and reads ranges', () => {
+    const prefix = parseIpv4Prefix('192.168.30.7/24');
+    expect(prefix && formatPrefix(prefix)).toBe('192.168.30.0/24');
+    expect(parseIpv4Prefix('10.0.0.1')?.length).toBe(32);
+    expect(parseIpv4Prefix('10.0.0.256/24')).toBeUndefined();
+    expect(parseIpv4Prefix('10.0.0.0/33')).toBeUndefined();
+    expect(parseIpv4Prefix('fd00::/64')).toBeUndefined();
+    expect(parseIpv4Match('10.0.0.9-10.0.0.1')).toBeUndefined();
+    expect(parseIpv4Prefix('0.0.0.0/0')?.range).toEqual({ lo: 0, hi: 2 ** 32 - 1 });
+  });
+});
