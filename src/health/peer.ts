@@ -5,7 +5,11 @@
  */
 import type { HealthConfig } from '../config/types.js';
 
-export type PeerReason = 'ok' | 'stale' | 'never' | 'disabled' | 'excluded';
+/**
+ * `interface_disabled` is given by the health evaluation (not by judgePeer): peers of a disabled interface cannot
+ * shake hands, and whoever disabled the interface does not want them judged.
+ */
+export type PeerReason = 'ok' | 'stale' | 'never' | 'disabled' | 'excluded' | 'interface_disabled';
 
 export interface PeerVerdict {
   judged: boolean;

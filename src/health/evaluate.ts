@@ -1,0 +1,155 @@
+/**
+ * Health verdicts, pure functions of a router's config, its latest job snapshots and the time of asking.
+ * Handshake ages are computed from the stored latest-handshake timestamps at `now`, so a peer keeps ageing
+ * between collections and goes stale on time. The rules (docs/health.md):
+ * - a router that is down is critical (nothing else is judged: its data series are gone);
+ * - a router never collected yet, or one whose wireguard, wireguard_setup or ping job failed while the router
+ *   answers, is degraded: "we cannot see" is not "fine", but is not an outage either;
+ * - an enabled interface that is not running is critical; a failed set-up check is degraded;
+ * - an enabled, judged peer that is stale or never shook hands is critical;
+ * - a ping target with loss ≥ ping_loss_critical is critical, any smaller loss degraded;
+ * - a router's status is the worst of its parts, and the overall status the worst of the routers.
+ */
+import type { RouterConfig } from '../config/types.js';
+import type { JobSnapshot } from '../metrics/store.js';
+import type { WireguardData } from '../collectors/wireguard.js';
+import type { WireguardSetupData } from '../collectors/wireguard-setup.js';
+import { judgePeer, type PeerVerdict } from './peer.js';
+import { formatAge, isoOrNull, peerDisplayName } from './format.js';
+import { evaluatePings } from './pings.js';
+import { worst, type InterfaceHealth, type PeerHealth, type Problem, type RouterEvaluation, type RouterHealth } from './types.js';
+
+export function evaluateRouter(router: RouterConfig, snapshots: readonly JobSnapshot[], now: number): RouterEvaluation {
+  const problems: Problem[] = [];
+  const byJob = new Map(snapshots.map((snapshot) => [snapshot.job, snapshot]));
+  const system = router.collectors.system ? byJob.get('system') : undefined;
+  const up = router.collectors.system ? (system === undefined ? null : system.ok) : snapshots.length === 0 ? null : snapshots.every((s) => s.ok);
+  const lastSuccessMs = router.collectors.system ? system?.lastSuccessAt : latest(snapshots.map((s) => s.lastSuccessAt));
+  const health: RouterHealth = {
+    name: router.name,
+    status: 'ok',
+    up,
+    lastSuccess: isoOrNull(lastSuccessMs),
+    reasons: [],
+    interfaces: [],
+    peers: [],
+    pings: [],
+  };
+  const seen = { wireguard: false, setup: false, pings: false };
+  const add = (problem: Omit<Problem, 'subject'> & { subject?: string }): void => {
+    problems.push({ ...problem, subject: problem.subject === undefined ? router.name : `${router.name}/${problem.subject}` });
+  };
+
+  if (snapshots.length === 0) {
+    add({ kind: 'not-collected', status: 'degraded', text: 'not collected yet', brief: 'not collected yet' });
+  } else if (up === false) {
+    const failed = system ?? snapshots.find((s) => !s.ok);
+    const since = lastSuccessMs === undefined ? 'since the exporter started' : `since ${new Date(lastSuccessMs).toISOString()}`;
+    add({ kind: 'router-down', status: 'critical', text: `down: no answer ${since} (${failed?.reason ?? 'error'})`, brief: failed?.reason ?? 'down' });
+  } else {
+    const wireguard = jobData<WireguardData>(router, byJob, 'wireguard', add, 'tunnel and peer state unknown');
+    const setup = jobData<WireguardSetupData>(router, byJob, 'wireguard_setup', add, 'tunnel set-up not audited');
+    health.interfaces = evaluateInterfaces(wireguard, setup, add);
+    health.peers = evaluatePeers(router, wireguard, health.interfaces, now, add);
+    health.pings = evaluatePings(router, byJob, add);
+    seen.wireguard = wireguard !== undefined;
+    seen.setup = setup !== undefined;
+    seen.pings = true;
+  }
+
+  health.status = worst(problems.map((problem) => problem.status));
+  problems.sort((a, b) => (a.status === b.status ? 0 : a.status === 'critical' ? -1 : 1));
+  health.reasons = problems.map((problem) => `${problem.subject}: ${problem.text}`);
+  return { health, problems, seen };
+}
+
+type AddProblem = (problem: Omit<Problem, 'subject'> & { subject?: string }) => void;
+
+function latest(values: readonly (number | undefined)[]): number | undefined {
+  const known = values.filter((value): value is number => value !== undefined);
+  return known.length === 0 ? undefined : Math.max(...known);
+}
+
+/** The data of a single-job collector, or a problem saying why it is missing. */
+function jobData<Data>(
+  router: RouterConfig,
+  byJob: ReadonlyMap<string, JobSnapshot>,
+  job: 'wireguard' | 'wireguard_setup',
+  add: AddProblem,
+  consequence: string,
+): Data | undefined {
+  if (!router.collectors[job]) return undefined;
+  const snapshot = byJob.get(job);
+  if (snapshot === undefined) {
+    add({ kind: 'not-collected', status: 'degraded', subject: job, text: `not collected yet: ${consequence}`, brief: 'not collected yet' });
+    return undefined;
+  }
+  if (!snapshot.ok) {
+    const reason = snapshot.reason ?? 'error';
+    add({ kind: 'collector-failed', status: 'degraded', subject: job, text: `collector failed (${reason}): ${consequence}`, brief: reason });
+    return undefined;
+  }
+  // The store keeps what this collector's job returned as its data.
+  return snapshot.data as Data;
+}
+
+function evaluateInterfaces(wireguard: WireguardData | undefined, setup: WireguardSetupData | undefined, add: AddProblem): InterfaceHealth[] {
+  const out: InterfaceHealth[] = (wireguard?.interfaces ?? []).map((iface) => {
+    const down = !iface.disabled && iface.running === false;
+    if (down) add({ kind: 'interface-down', status: 'critical', subject: iface.name, text: 'enabled but not running', brief: 'not running' });
+    return { name: iface.name, running: iface.running ?? null, disabled: iface.disabled, status: down ? 'critical' : 'ok' };
+  });
+  for (const audit of setup?.interfaces ?? []) {
+    let entry = out.find((iface) => iface.name === audit.interface);
+    if (entry === undefined) {
+      // Known from the audit only (the wireguard collector is off): its running state is unknown.
+      entry = { name: audit.interface, running: null, disabled: false, status: 'ok' };
+      out.push(entry);
+    }
+    if (entry.disabled) continue;
+    entry.setup = audit.checks.map((check) => ({ ...check }));
+    for (const check of audit.checks) {
+      if (check.ok) continue;
+      if (entry.status === 'ok') entry.status = 'degraded';
+      const fix = check.fix === undefined ? '' : ` Fix: ${check.fix.replaceAll('\n', ' ; ')}`;
+      add({ kind: 'setup-failed', status: 'degraded', subject: audit.interface, text: `set-up check ${check.check} fails: ${check.detail ?? ''}.${fix}`, brief: check.check });
+    }
+  }
+  return out;
+}
+
+function evaluatePeers(
+  router: RouterConfig,
+  wireguard: WireguardData | undefined,
+  interfaces: readonly InterfaceHealth[],
+  now: number,
+  add: AddProblem,
+): PeerHealth[] {
+  const threshold = router.health.handshakeStaleAfterSeconds;
+  return (wireguard?.peers ?? []).map((peer) => {
+    const age = peer.latestHandshake === undefined ? undefined : Math.max(0, Math.round(now / 1000 - peer.latestHandshake));
+    const interfaceDisabled = interfaces.some((iface) => iface.name === peer.interface && iface.disabled);
+    const verdict: PeerVerdict =
+      interfaceDisabled && !peer.disabled
+        ? { judged: false, healthy: true, reason: 'interface_disabled' }
+        : judgePeer({ name: peer.name, comment: peer.comment, disabled: peer.disabled, handshakeAgeSeconds: age }, router.health);
+    const subject = `${peer.interface}/${peerDisplayName(peer.name, peer.publicKey)}`;
+    if (verdict.reason === 'stale' && age !== undefined) {
+      const ago = `last handshake ${formatAge(age)} ago`;
+      add({ kind: 'peer-stale', status: 'critical', subject, text: `stale, ${ago} (stale after ${formatAge(threshold)})`, brief: ago });
+    } else if (verdict.reason === 'never') {
+      add({ kind: 'peer-never', status: 'critical', subject, text: 'never shook hands', brief: 'never' });
+    }
+    return {
+      interface: peer.interface,
+      name: peer.name,
+      publicKey: peer.publicKey,
+      latestHandshake: peer.latestHandshake === undefined ? null : new Date(peer.latestHandshake * 1000).toISOString(),
+      handshakeAgeSeconds: age ?? null,
+      healthy: verdict.healthy,
+      judged: verdict.judged,
+      reason: verdict.reason,
+      status: verdict.judged && !verdict.healthy ? 'critical' : 'ok',
+    };
+  });
+}

@@ -1,0 +1,108 @@
+/** The shape of health verdicts: what GET /health serves as JSON and what `check` prints. */
+import type { PeerReason } from './peer.js';
+import type { SetupCheckName } from './setup-audit.js';
+
+export type Status = 'ok' | 'degraded' | 'critical';
+
+const RANK: Readonly<Record<Status, number>> = { ok: 0, degraded: 1, critical: 2 };
+
+/** The worst of some statuses; `ok` for none. */
+export function worst(statuses: Iterable<Status>): Status {
+  let out: Status = 'ok';
+  for (const status of statuses) if (RANK[status] > RANK[out]) out = status;
+  return out;
+}
+
+export interface SetupCheckHealth {
+  check: SetupCheckName;
+  ok: boolean;
+  detail?: string;
+  fix?: string;
+}
+
+export interface InterfaceHealth {
+  name: string;
+  /** null when the router did not say. */
+  running: boolean | null;
+  disabled: boolean;
+  status: Status;
+  /** Present when the wireguard_setup collector runs for the router. */
+  setup?: SetupCheckHealth[];
+}
+
+export interface PeerHealth {
+  interface: string;
+  name: string;
+  publicKey: string;
+  /** ISO time; null when never. */
+  latestHandshake: string | null;
+  /** At the time of the request; null when never. */
+  handshakeAgeSeconds: number | null;
+  healthy: boolean;
+  judged: boolean;
+  reason: PeerReason;
+  status: Status;
+}
+
+export interface PingHealth {
+  target: string;
+  name: string;
+  lossRatio: number | null;
+  rttSeconds: { min: number | null; avg: number | null; max: number | null };
+  status: Status;
+  /** ISO time the last run finished; null before the first. */
+  lastRun: string | null;
+  /** Why the last run failed (an error reason such as `timeout`), when it did. */
+  error?: string;
+}
+
+export interface RouterHealth {
+  name: string;
+  status: Status;
+  /** null until the router has been tried. */
+  up: boolean | null;
+  lastSuccess: string | null;
+  /** Plain-language reasons for a status other than ok, worst first. */
+  reasons: string[];
+  interfaces: InterfaceHealth[];
+  peers: PeerHealth[];
+  pings: PingHealth[];
+}
+
+export interface HealthReport {
+  status: Status;
+  checkedAt: string;
+  /** One line naming what is wrong, e.g. "1 stale peer: hq/wg-branch/branch-2 (last handshake 10m ago)". */
+  summary: string;
+  routers: RouterHealth[];
+}
+
+/** What is wrong, structured, so that `check` and the log can group and word it. */
+export type ProblemKind =
+  | 'router-down'
+  | 'not-collected'
+  | 'collector-failed'
+  | 'interface-down'
+  | 'peer-stale'
+  | 'peer-never'
+  | 'ping-loss'
+  | 'ping-failed'
+  | 'setup-failed';
+
+export interface Problem {
+  kind: ProblemKind;
+  status: Exclude<Status, 'ok'>;
+  /** `hq`, `hq/wg-branch`, `hq/wg-branch/branch-2`, `hq/ping branch-tunnel`. */
+  subject: string;
+  /** The specifics, e.g. "stale, last handshake 10m ago (stale after 5m)". */
+  text: string;
+  /** The few words a one-line summary shows after the subject, e.g. "last handshake 10m ago". */
+  brief: string;
+}
+
+export interface RouterEvaluation {
+  health: RouterHealth;
+  problems: Problem[];
+  /** Which parts had data this time: the verdict log carries the last known states of the others over. */
+  seen: { wireguard: boolean; setup: boolean; pings: boolean };
+}

@@ -1,0 +1,129 @@
+import { describe, expect, it } from 'vitest';
+import pino from 'pino';
+import { SnapshotStore, type JobOutcome } from '../../src/metrics/store.js';
+import { watchVerdicts } from '../../src/health/watch.js';
+import { testConfig } from '../helpers/config.js';
+import type { JobSnapshot } from '../../src/metrics/store.js';
+import { jobsFor } from '../../src/collectors/registry.js';
+import { failed, peerRecord, ping, setup, systemOk, T0, WG_UP, wireguard } from './snapshots.js';
+
+const config = testConfig({
+  defaults: { username: 'monitor', password: 'x', health: { handshake_stale_after: '5m' } },
+  routers: [{ name: 'hq', url: 'https://192.0.2.1', collectors: { wireguard_setup: true }, ping: [{ target: '10.10.0.2', name: 'branch-tunnel' }] }],
+});
+const router = config.routers[0];
+if (router === undefined) throw new Error('no router');
+
+interface Logged {
+  level: string;
+  msg: string;
+  router?: string;
+  event?: string;
+}
+
+function harness() {
+  const lines: Logged[] = [];
+  const logger = pino({ level: 'info', formatters: { level: (label) => ({ level: label }) } }, { write: (line: string) => lines.push(JSON.parse(line) as Logged) });
+  const store = new SnapshotStore();
+  store.plan(new Map([['hq', jobsFor(router).map((job) => ({ collector: job.collector, job: job.job }))]]));
+  let now = T0;
+  const stop = watchVerdicts({ store, config: () => config, logger, now: () => now });
+  const record = (snapshot: JobSnapshot, at: number): void => {
+    now = at;
+    const outcome: JobOutcome = {
+      router: 'hq',
+      collector: snapshot.collector,
+      job: snapshot.job,
+      ok: snapshot.ok,
+      finishedAt: at,
+      durationSeconds: 0.1,
+      data: snapshot.data,
+      ...(snapshot.reason === undefined ? {} : { reason: snapshot.reason }),
+    };
+    store.record(outcome);
+  };
+  return { lines, record, stop, messages: () => lines.map((line) => `${line.level} ${line.msg}`) };
+}
+
+const peers = (age: string | undefined) => [peerRecord('branch-1', '30s'), peerRecord('branch-2', age)];
+
+describe('verdict-change log', () => {
+  it('logs a peer going stale once, not on every collection, and its recovery once', () => {
+    const h = harness();
+    h.record(systemOk(T0), T0);
+    h.record(wireguard(router, [WG_UP], peers('4m'), T0), T0);
+    expect(h.messages()).toEqual([]);
+    h.record(wireguard(router, [WG_UP], peers('10m'), T0 + 360_000), T0 + 360_000);
+    h.record(wireguard(router, [WG_UP], peers('10m15s'), T0 + 375_000), T0 + 375_000);
+    h.record(systemOk(T0 + 380_000), T0 + 380_000);
+    h.record(wireguard(router, [WG_UP], peers('5s'), T0 + 390_000), T0 + 390_000);
+    h.record(wireguard(router, [WG_UP], peers('20s'), T0 + 405_000), T0 + 405_000);
+    const staleSince = new Date(T0 + 360_000 - 600_000 + 300_000).toISOString();
+    expect(h.messages()).toEqual([
+      `warn peer branch-2 on hq/wg-branch stale since ${staleSince} (last handshake 10m ago)`,
+      'info peer branch-2 on hq/wg-branch recovered (last handshake 5s ago)',
+    ]);
+    expect(h.lines[0]).toMatchObject({ router: 'hq', event: 'peer_stale' });
+    h.stop();
+  });
+
+  it('logs problems present at start once, including a peer that never shook hands', () => {
+    const h = harness();
+    h.record(systemOk(T0), T0);
+    h.record(wireguard(router, [WG_UP, { ...WG_UP, name: 'wg-road', running: 'false' }], peers(undefined), T0), T0);
+    h.record(wireguard(router, [WG_UP, { ...WG_UP, name: 'wg-road', running: 'false' }], peers(undefined), T0 + 15_000), T0 + 15_000);
+    expect(h.messages()).toEqual([
+      'warn interface wg-road on hq is enabled but not running',
+      'warn peer branch-2 on hq/wg-branch has never shaken hands',
+    ]);
+  });
+
+  it('logs a router going down and coming back, without re-announcing a peer that was stale all along', () => {
+    const h = harness();
+    h.record(systemOk(T0), T0);
+    h.record(wireguard(router, [WG_UP], peers('10m'), T0), T0);
+    h.record(failed('system', 'system', 'connect', T0 + 15_000, T0), T0 + 15_000);
+    h.record(failed('wireguard', 'wireguard', 'connect', T0 + 15_000), T0 + 15_000);
+    h.record(failed('system', 'system', 'connect', T0 + 30_000, T0), T0 + 30_000);
+    h.record(systemOk(T0 + 45_000), T0 + 45_000);
+    h.record(wireguard(router, [WG_UP], peers('11m'), T0 + 45_000), T0 + 45_000);
+    const messages = h.messages();
+    expect(messages).toHaveLength(3);
+    expect(messages[0]).toMatch(/^warn peer branch-2 on hq\/wg-branch stale since /);
+    expect(messages[1]).toBe(`warn router hq down: no answer since ${new Date(T0).toISOString()} (connect)`);
+    expect(messages[2]).toBe('info router hq up again');
+  });
+
+  it('logs ping loss when its severity changes, and set-up checks failing and passing again', () => {
+    const h = harness();
+    const wgOk = wireguard(router, [WG_UP], [peerRecord('branch-1', '30s')], T0);
+    const noAddress = { interfaces: [WG_UP], peers: [], addresses: [], routes: [], filter: [] };
+    h.record(systemOk(T0), T0);
+    h.record(wgOk, T0);
+    h.record(setup(noAddress, T0), T0);
+    h.record(ping(router, 0, 0, T0), T0);
+    h.record(ping(router, 0, 33, T0 + 30_000), T0 + 30_000);
+    h.record(ping(router, 0, 33, T0 + 60_000), T0 + 60_000);
+    h.record(ping(router, 0, 100, T0 + 90_000), T0 + 90_000);
+    h.record(ping(router, 0, 0, T0 + 120_000), T0 + 120_000);
+    h.record(setup({ ...noAddress, addresses: [{ address: '10.10.0.1/24', interface: 'wg-branch' }] }, T0 + 300_000), T0 + 300_000);
+    expect(h.messages()).toEqual([
+      'warn set-up check address fails on hq/wg-branch: wg-branch has no enabled IP address. ' +
+        'Fix: /ip address add address=<tunnel-address>/<prefix-length> interface=wg-branch comment="WireGuard wg-branch"',
+      'warn ping branch-tunnel to 10.10.0.2 from hq: 33% loss',
+      'warn ping branch-tunnel to 10.10.0.2 from hq: 100% loss (critical at 50%)',
+      'info ping branch-tunnel to 10.10.0.2 from hq recovered (0% loss)',
+      'info set-up check address passes again on hq/wg-branch',
+      // No wireguard collection since T0, but its handshake kept ageing: the verdict follows the clock.
+      'warn peer branch-1 on hq/wg-branch stale since 2026-11-21T12:04:30.000Z (last handshake 5m30s ago)',
+    ]);
+  });
+
+  it('stops logging when unsubscribed', () => {
+    const h = harness();
+    h.stop();
+    h.record(systemOk(T0), T0);
+    h.record(wireguard(router, [WG_UP], peers(undefined), T0), T0);
+    expect(h.lines).toEqual([]);
+  });
+});

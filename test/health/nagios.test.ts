@@ -1,0 +1,88 @@
+import { describe, expect, it } from 'vitest';
+import { evaluateRouters } from '../../src/health/report.js';
+import { formatCheck } from '../../src/health/nagios.js';
+import type { JobSnapshot } from '../../src/metrics/store.js';
+import type { RouterConfig } from '../../src/config/types.js';
+import { testRouter } from '../helpers/config.js';
+import { failed, peerRecord, ping, systemOk, T0, WG_UP, wireguard } from './snapshots.js';
+
+const hq = testRouter({ ping: [{ target: '10.10.0.2', name: 'branch-tunnel' }] });
+const branch = testRouter({ name: 'branch' });
+
+function check(routers: RouterConfig[], snapshots: Record<string, JobSnapshot[]>) {
+  return formatCheck(evaluateRouters(routers, { snapshots: (name) => snapshots[name] ?? [] }, T0), routers);
+}
+
+describe('check output in the Nagios plugin convention', () => {
+  it('CRITICAL with the stale peer on the first line, details after, perfdata last', () => {
+    const out = check([hq], {
+      hq: [systemOk(), wireguard(hq, [WG_UP], [peerRecord('branch-1', '1m5s'), peerRecord('branch-2', '10m'), peerRecord('tablet', undefined)]), ping(hq, 0, 33)],
+    });
+    const lines = out.text.split('\n');
+    expect(out.code).toBe(2);
+    expect(out.state).toBe('CRITICAL');
+    expect(lines[0]).toBe(
+      'ROUTEROS CRITICAL - 1 stale peer: hq/wg-branch/branch-2 (last handshake 10m ago); 1 peer never connected: hq/wg-branch/tablet (never); ' +
+        '1 ping target losing packets: hq/ping branch-tunnel to 10.10.0.2 (33% loss)',
+    );
+    expect(lines.slice(1, -2)).toEqual([
+      '[CRITICAL] hq/wg-branch/branch-2: stale, last handshake 10m ago (stale after 5m)',
+      '[CRITICAL] hq/wg-branch/tablet: never shook hands',
+      '[WARNING] hq/ping branch-tunnel to 10.10.0.2: 33% loss',
+      `[CRITICAL] hq: up, last success ${new Date(T0).toISOString()}; 1 interface, 3 peers (3 judged), 1 ping target`,
+    ]);
+    expect(lines.at(-2)).toBe(
+      "| 'hq_wg-branch_branch-1_handshake_age'=65s;;300;0 'hq_wg-branch_branch-2_handshake_age'=600s;;300;0 " +
+        "'hq_wg-branch_tablet_handshake_age'=U;;300;0 'hq_branch-tunnel_loss'=33%;0;50;0;100 'hq_branch-tunnel_rtt'=2.5ms;;;0",
+    );
+    expect(lines.at(-1)).toBe('');
+    // Only the perfdata line may hold a pipe: anything else would be read as perfdata.
+    expect(lines.slice(0, -2).join('\n')).not.toContain('|');
+  });
+
+  it('OK exits 0 and says what it looked at', () => {
+    const out = check([hq], { hq: [systemOk(), wireguard(hq, [WG_UP], [peerRecord('branch-1', '1m')]), ping(hq, 0, 0)] });
+    expect(out.code).toBe(0);
+    expect(out.text.split('\n')[0]).toBe('ROUTEROS OK - 1 router up, 1 interface running, 1 peer healthy, 1 ping target without loss');
+  });
+
+  it('WARNING (exit 1) for a degraded router, CRITICAL wins over it', () => {
+    const degraded = { hq: [systemOk(), wireguard(hq, [WG_UP], []), ping(hq, 0, 0)], branch: [systemOk(), failed('wireguard', 'wireguard', 'auth')] };
+    expect(check([hq, branch], degraded).code).toBe(1);
+    const critical = { ...degraded, hq: [systemOk(), wireguard(hq, [{ ...WG_UP, running: 'false' }], []), ping(hq, 0, 0)] };
+    const out = check([hq, branch], critical);
+    expect(out.code).toBe(2);
+    expect(out.text.split('\n')[0]).toBe('ROUTEROS CRITICAL - 1 interface not running: hq/wg-branch (not running); 1 collector failing: branch/wireguard (auth)');
+  });
+
+  it('UNKNOWN (exit 3) when no router could be reached; one router down among others is CRITICAL', () => {
+    const down = [failed('system', 'system', 'connect'), failed('wireguard', 'wireguard', 'connect')];
+    const out = check([hq, branch], { hq: down, branch: [failed('system', 'system', 'tls')] });
+    expect(out.code).toBe(3);
+    expect(out.text.split('\n')[0]).toBe('ROUTEROS UNKNOWN - no router could be reached: hq (connect), branch (tls)');
+    const one = check([hq, branch], { hq: down, branch: [systemOk(), wireguard(branch, [WG_UP], [])] });
+    expect(one.code).toBe(2);
+    expect(one.text.split('\n')[0]).toBe('ROUTEROS CRITICAL - 1 router down: hq (connect)');
+  });
+
+  it('UNKNOWN with no routers', () => {
+    expect(check([], {}).text).toBe('ROUTEROS UNKNOWN - no routers configured\n');
+  });
+
+  it('names from the router cannot break the output: pipes, quotes, equals signs and newlines', () => {
+    const nasty = peerRecord("it's a|b=c\nline2", '10m');
+    const out = check([hq], { hq: [systemOk(), wireguard(hq, [WG_UP], [nasty]), ping(hq, 0, 0)] });
+    const lines = out.text.split('\n');
+    expect(lines[0]).toBe("ROUTEROS CRITICAL - 1 stale peer: hq/wg-branch/it's a/b=c line2 (last handshake 10m ago)");
+    expect(lines.at(-2)).toContain("'hq_wg-branch_it_s a/b_c line2_handshake_age'=600s;;300;0");
+    expect(lines.filter((line) => line.includes('|'))).toHaveLength(1);
+  });
+
+  it('groups many problems of a kind: three named, then "and N more"', () => {
+    const stale = ['a', 'b', 'c', 'd', 'e'].map((name) => peerRecord(name, '1h'));
+    const out = check([hq], { hq: [systemOk(), wireguard(hq, [WG_UP], stale), ping(hq, 0, 0)] });
+    expect(out.text.split('\n')[0]).toBe(
+      'ROUTEROS CRITICAL - 5 stale peers: hq/wg-branch/a (last handshake 1h ago), hq/wg-branch/b (last handshake 1h ago), hq/wg-branch/c (last handshake 1h ago) and 2 more',
+    );
+  });
+});
