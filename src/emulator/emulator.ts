@@ -10,9 +10,11 @@ import { RouterState } from './state/router-state.js';
 import { DEFAULT_USERS } from './state/users.js';
 import { selfSignedTls } from './tls.js';
 import type { EmulatedRouter, Emulator, EmulatorOptions, RouterSeed } from './types.js';
+import { parseVersion } from './util/version.js';
 
 export const DEFAULT_COMMAND_TIMEOUT_MS = 60_000;
 export const DEFAULT_STALE_AFTER_MS = 60_000;
+const DEFAULT_VERSION = '7.19.4';
 
 function seedsOf(options: EmulatorOptions): readonly RouterSeed[] {
   if (options.routers !== undefined) return options.routers;
@@ -29,18 +31,28 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   const start = now();
   const host = options.host ?? '127.0.0.1';
   const basePort = options.port ?? 0;
+  const users = options.users ?? DEFAULT_USERS;
+  const staleAfterMs = options.staleAfterMs ?? DEFAULT_STALE_AFTER_MS;
+  // Explicit and demo seeds are built at once so a bad seed fails here; generated scale seeds are
+  // built on first use or by the warm-up below.
+  const eager = options.routers !== undefined || options.scenario !== 'scale';
   const routers = seeds.map((seed, i) => {
-    const state = new RouterState(seed, { now, seed: options.seed ?? 1, users: options.users ?? DEFAULT_USERS });
-    applySeed(state, seed, start, options.staleAfterMs ?? DEFAULT_STALE_AFTER_MS);
-    return new RouterHandle(state, {
+    const build = (): RouterState => {
+      const state = new RouterState(seed, { now, start, seed: options.seed ?? 1, users });
+      applySeed(state, seed, start, staleAfterMs);
+      return state;
+    };
+    return new RouterHandle(seed.name, parseVersion(seed.version ?? DEFAULT_VERSION).text, build, {
       host,
       port: basePort === 0 ? 0 : basePort + i,
       tls,
       capMs: options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS,
       control: options.control ?? false,
-    });
+    }, eager);
   });
+  let warming: NodeJS.Immediate | undefined;
   const close = async (): Promise<void> => {
+    clearImmediate(warming);
     await Promise.all(routers.map((r) => r.stop()));
   };
   try {
@@ -49,10 +61,23 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     await close();
     throw error;
   }
+  // Build the rest in the background, one router per turn of the event loop, so requests keep
+  // being served meanwhile; `ready` tells benchmarks when the building is over.
+  const ready = new Promise<void>((resolve) => {
+    let next = 0;
+    const warmOne = (): void => {
+      routers[next++]?.warm();
+      if (next < routers.length) warming = setImmediate(warmOne);
+      else resolve();
+    };
+    if (eager) resolve();
+    else warming = setImmediate(warmOne);
+  });
   const byName = new Map<string, EmulatedRouter>(routers.map((r) => [r.name, r]));
   return {
     routers,
     ca: tls.cert,
+    ready,
     router(name: string): EmulatedRouter {
       const r = byName.get(name);
       if (r === undefined) throw new Error(`no emulated router named ${name}`);

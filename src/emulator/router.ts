@@ -7,11 +7,12 @@ import type { Server } from 'node:https';
 import type { Socket } from 'node:net';
 import { controlEndpoint } from './http/control.js';
 import { createHandler } from './http/handler.js';
+import type { RouterWorld } from './http/handler.js';
 import type { Menu } from './menus/types.js';
 import { buildTree } from './rest/tree.js';
 import type { TreeNode } from './rest/tree.js';
-import type { RouterState } from './state/router-state.js';
 import type { TlsMaterial } from './tls.js';
+import type { RouterState } from './state/router-state.js';
 import type { EmulatedRouter, Faults, Row, RouterStats } from './types.js';
 
 export interface RouterOptions {
@@ -29,8 +30,8 @@ export class RouterHandle implements EmulatedRouter {
   readonly name: string;
   readonly version: string;
   readonly stats: RouterStats = { connections: 0, requests: 0 };
-  readonly #state: RouterState;
-  readonly #tree: TreeNode;
+  #build: (() => RouterState) | undefined;
+  #world: RouterWorld | undefined;
   readonly #options: RouterOptions;
   #port: number;
   #server: Server | undefined;
@@ -38,13 +39,37 @@ export class RouterHandle implements EmulatedRouter {
   readonly #inflight = new Set<AbortController>();
   #faults: Faults[] = [];
 
-  constructor(state: RouterState, options: RouterOptions) {
-    this.#state = state;
-    this.#tree = buildTree(state);
+  /**
+   * `build` makes the state; it runs at once (`eager`) or on first use, so 100 scale-scenario
+   * routers start listening without first building 100,000 peers.
+   */
+  constructor(name: string, version: string, build: () => RouterState, options: RouterOptions, eager: boolean) {
+    this.name = name;
+    this.version = version;
+    this.#build = build;
     this.#options = options;
     this.#port = options.port;
-    this.name = state.name;
-    this.version = state.version.text;
+    if (eager) this.warm();
+  }
+
+  /** Builds the state now if it was not yet (idempotent). */
+  warm(): RouterWorld {
+    if (this.#world === undefined) {
+      const build = this.#build;
+      if (build === undefined) throw new Error('unreachable: router has neither state nor builder');
+      const state = build();
+      this.#world = { state, tree: buildTree(state) };
+      this.#build = undefined;
+    }
+    return this.#world;
+  }
+
+  get #state(): RouterState {
+    return this.warm().state;
+  }
+
+  get #tree(): TreeNode {
+    return this.warm().tree;
   }
 
   get port(): number {
@@ -59,8 +84,7 @@ export class RouterHandle implements EmulatedRouter {
   async start(): Promise<void> {
     if (this.#server !== undefined) return;
     const handler = createHandler({
-      state: this.#state,
-      tree: this.#tree,
+      world: () => this.warm(),
       stats: this.stats,
       capMs: this.#options.capMs,
       faults: () => this.#faults,

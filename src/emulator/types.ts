@@ -49,6 +49,11 @@ export interface Emulator {
   router(name: string): EmulatedRouter;
   /** PEM a client can trust. */
   readonly ca: string;
+  /**
+   * Resolves once every router's state is built. Scale-scenario routers are built in the
+   * background after start (or on first use); explicit and demo routers are ready at once.
+   */
+  readonly ready: Promise<void>;
   /** Closes every server, connection and pending (hung) request. */
   close(): Promise<void>;
 }

@@ -20,9 +20,14 @@ import { send } from './send.js';
 import type { Outgoing } from './send.js';
 import { NOT_FOUND_PAGE, webfigPage } from './webfig.js';
 
-export interface HandlerDeps {
+/** A router's state and menu tree (built on first use in the scale scenario). */
+export interface RouterWorld {
   readonly state: RouterState;
   readonly tree: TreeNode;
+}
+
+export interface HandlerDeps {
+  world(): RouterWorld;
   readonly stats: RouterStats;
   readonly capMs: number;
   faults(): readonly Faults[];
@@ -87,10 +92,11 @@ async function serveRest(deps: HandlerDeps, req: IncomingMessage, url: URL, faul
     return code === 401 ? unauthorized() : jsonError(code, detail);
   }
   if (!METHODS.has(req.method ?? '')) return jsonError(501);
-  const user: User | undefined = deps.state.users.authenticate(req.headers.authorization);
+  const { state, tree } = deps.world();
+  const user: User | undefined = state.users.authenticate(req.headers.authorization);
   if (user === undefined || !user.policies.has('rest-api')) return unauthorized();
   const body = text.trim() === '' ? undefined : parseRequestJson(text);
-  const reply = await dispatch(deps.tree, deps.state, {
+  const reply = await dispatch(tree, state, {
     method: req.method ?? 'GET',
     segments: segmentsOf(url.pathname).slice(1),
     search: url.searchParams,
@@ -121,9 +127,9 @@ async function handle(deps: HandlerDeps, req: IncomingMessage, res: ServerRespon
   let faults: ActiveFaults | undefined;
   let out: Outgoing | undefined;
   try {
-    if (path === '/' || path === '') out = html(200, webfigPage(deps.state.identity.name));
+    if (path === '/' || path === '') out = html(200, webfigPage(deps.world().state.identity.name));
     else if (deps.control !== undefined && path.startsWith('/emulator/')) {
-      const user = deps.state.users.authenticate(req.headers.authorization);
+      const user = deps.world().state.users.authenticate(req.headers.authorization);
       out = user === undefined ? unauthorized() : await deps.control(req.method ?? 'GET', path, await readBody(req));
     } else if (path !== '/rest' && !path.startsWith('/rest/')) out = html(404, NOT_FOUND_PAGE);
     else {

@@ -20,6 +20,7 @@ export class AddressMenu extends RecordMenu<Entry> {
         comment: comment(),
         disabled: bool('false'),
       },
+      derived: ['network', 'actual-interface', 'dynamic', 'invalid'],
       readOnly: ['network', 'actual-interface', 'dynamic', 'invalid'],
       required: ['address', 'interface'],
     });
@@ -38,6 +39,6 @@ export class AddressMenu extends RecordMenu<Entry> {
   }
 
   renameInterface(from: string, to: string): void {
-    for (const e of this.entries()) if (e.values['interface'] === from) e.values['interface'] = to;
+    this.renameIn(['interface'], from, to);
   }
 }

@@ -64,6 +64,7 @@ export class FirewallFilterMenu extends RecordMenu<Entry> {
         comment: comment(),
         disabled: bool('false'),
       },
+      derived: ['bytes', 'packets', 'dynamic', 'invalid'],
       readOnly: ['bytes', 'packets', 'dynamic', 'invalid'],
       required: ['chain'],
     });
@@ -100,8 +101,6 @@ export class FirewallFilterMenu extends RecordMenu<Entry> {
   }
 
   renameInterface(from: string, to: string): void {
-    for (const e of this.entries()) {
-      for (const key of ['in-interface', 'out-interface']) if (e.values[key] === from) e.values[key] = to;
-    }
+    this.renameIn(['in-interface', 'out-interface'], from, to);
   }
 }

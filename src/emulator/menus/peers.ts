@@ -4,6 +4,7 @@
  * `current-endpoint-*` as ""/"0" until a handshake, keepalive absent when 0.
  */
 import { badRequest } from '../rest/errors.js';
+import type { Params } from '../rest/values.js';
 import type { Entry } from '../state/table.js';
 import { PeerSim } from '../sim/peer-sim.js';
 import type { Row } from '../types.js';
@@ -14,6 +15,9 @@ import { atLeast } from '../util/version.js';
 import { base64Key, bool, comment, int, prefixList, reference, seconds, text } from './fields.js';
 import { RecordMenu } from './record-menu.js';
 import type { RouterContext, View } from './types.js';
+
+/** Read-only keys computed from the simulation at every read. */
+const DERIVED = ['dynamic', 'current-endpoint-address', 'current-endpoint-port', 'last-handshake', 'rx', 'tx'];
 
 export interface PeerEntry extends Entry {
   sim: PeerSim;
@@ -33,8 +37,8 @@ export function silentSim(now: number, bootAt: number, endpointKnown: boolean): 
     handshakeFrom: Infinity,
     handshakeUntil: Infinity,
     sessionFrom: bootAt,
-    rx: 0n,
-    tx: 0n,
+    rx: 0,
+    tx: 0,
     countersAt: now,
     disabled: false,
   });
@@ -45,6 +49,8 @@ export class PeersMenu extends RecordMenu<PeerEntry> {
   readonly removable = true;
   /** `interface|public-key` of every peer: WireGuard allows a key once per interface. */
   readonly #keys = new Set<string>();
+  /** Behaviour for the peer being added by addSeeded (REST-added peers get a silent one). */
+  #pendingSim: PeerSim | undefined;
 
   constructor(router: RouterContext) {
     super(router, {
@@ -69,7 +75,8 @@ export class PeersMenu extends RecordMenu<PeerEntry> {
         responder: bool('false', { hideIf: 'false', since: '7.17' }),
         'client-allowed-address': prefixList({ def: '::/0', since: '7.21' }),
       },
-      readOnly: ['dynamic', 'current-endpoint-address', 'current-endpoint-port', 'last-handshake', 'rx', 'tx'],
+      derived: DERIVED,
+      readOnly: DERIVED,
       required: ['interface', 'public-key'],
     });
     this.named = atLeast(router.version, '7.15');
@@ -87,8 +94,11 @@ export class PeersMenu extends RecordMenu<PeerEntry> {
   protected create(id: number, values: Record<string, string>): PeerEntry {
     this.#keys.add(`${values['interface']}|${values['public-key']}`);
     const h = hash32(values['public-key'] ?? '', id);
-    const sim = silentSim(this.router.now(), this.router.bootAt(), values['endpoint-address'] !== '');
-    if (values['disabled'] === 'true') sim.disable(this.router.now());
+    let sim = this.#pendingSim;
+    if (sim === undefined) {
+      sim = silentSim(this.router.now(), this.router.bootAt(), values['endpoint-address'] !== '');
+      if (values['disabled'] === 'true') sim.disable(this.router.now());
+    }
     return {
       id,
       values,
@@ -114,16 +124,20 @@ export class PeersMenu extends RecordMenu<PeerEntry> {
     if (entry !== undefined) this.#keys.delete(`${entry.values['interface']}|${entry.values['public-key']}`);
   }
 
-  /** Replaces the simulated behaviour of a peer (scenario seeding). */
-  setSim(id: number, sim: PeerSim): void {
-    const entry = this.table.get(id);
-    if (entry !== undefined) entry.sim = sim;
+  /** Adds a scenario peer with its simulated behaviour. */
+  addSeeded(params: Params, sim: PeerSim): number {
+    this.#pendingSim = sim;
+    try {
+      return this.add(params);
+    } finally {
+      this.#pendingSim = undefined;
+    }
   }
 
   protected override derived(entry: PeerEntry, view: View, row: Row): void {
     const { rx, tx } = entry.sim.counters(view.now);
-    row['rx'] = rx.toString();
-    row['tx'] = tx.toString();
+    row['rx'] = String(rx);
+    row['tx'] = String(tx);
     row['dynamic'] = 'false';
     const at = entry.sim.lastHandshakeAt(view.now);
     if (at === undefined) {
@@ -143,8 +157,8 @@ export class PeersMenu extends RecordMenu<PeerEntry> {
     for (const e of this.entries()) {
       if (e.values['interface'] !== from) continue;
       this.#keys.delete(`${from}|${e.values['public-key']}`);
-      e.values['interface'] = to;
       this.#keys.add(`${to}|${e.values['public-key']}`);
     }
+    this.renameIn(['interface'], from, to);
   }
 }

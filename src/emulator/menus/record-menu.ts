@@ -14,11 +14,21 @@ import type { ListMenu, RouterContext, View } from './types.js';
 
 export interface RecordMenuSpec {
   fields: Record<string, FieldDef>;
+  /** Every key `derived()` may set; rows are assembled in sorted key order from these and the fields. */
+  derived: readonly string[];
   /** Printed but never written by clients. */
   readOnly: readonly string[];
   /** Must be given on add (`missing =name=` otherwise). */
   required: readonly string[];
   firstId?: number;
+}
+
+interface Slot {
+  readonly key: string;
+  /** The field definition when clients may write the key. */
+  readonly def: FieldDef | undefined;
+  /** Computed at read time by `derived()`. */
+  readonly derived: boolean;
 }
 
 export abstract class RecordMenu<E extends Entry> implements ListMenu {
@@ -29,8 +39,17 @@ export abstract class RecordMenu<E extends Entry> implements ListMenu {
   protected readonly fields: ReadonlyMap<string, FieldDef>;
   readonly #readOnly: ReadonlySet<string>;
   readonly #required: readonly string[];
-  /** Field names in a fixed order, hidden/sensitive flags resolved once: rendering is the hot path. */
-  readonly #renderPlan: readonly (readonly [string, FieldDef])[];
+  /** Every key a row can have, sorted, each with where its value comes from. */
+  readonly #plan: readonly Slot[];
+  readonly #derivedKeys: readonly string[];
+  /**
+   * Rendering is the hot path (1,000-peer lists), so each entry keeps "templates": its static
+   * values already filtered and in sorted key order, with slots for the derived keys present.
+   * A row is a clone of the template with the derived values written in: cheap, and already in
+   * the order JSON.stringify must keep (RouterOS sorts keys). Keyed by the values object, so a
+   * write (which replaces entry.values) invalidates them.
+   */
+  readonly #templates = new WeakMap<E, { values: Record<string, string>; byMask: Map<number, Row> }>();
 
   protected constructor(
     protected readonly router: RouterContext,
@@ -38,7 +57,10 @@ export abstract class RecordMenu<E extends Entry> implements ListMenu {
   ) {
     const known = Object.entries(spec.fields).filter(([, f]) => inWindow(router.version, f.since, f.until));
     this.fields = new Map(known);
-    this.#renderPlan = known;
+    const derived = new Set(spec.derived);
+    const keys = [...new Set(['.id', ...this.fields.keys(), ...derived])].sort();
+    this.#plan = keys.map((key) => ({ key, def: this.fields.get(key), derived: derived.has(key) }));
+    this.#derivedKeys = [...derived];
     this.#readOnly = new Set(spec.readOnly);
     this.#required = spec.required;
     this.table = new Table<E>(spec.firstId);
@@ -75,10 +97,15 @@ export abstract class RecordMenu<E extends Entry> implements ListMenu {
     return out;
   }
 
-  defaults(): Record<string, string> {
-    const out: Record<string, string> = {};
-    for (const [name, def] of this.fields) if (def.def !== undefined) out[name] = def.def;
-    return out;
+  #defaults: Readonly<Record<string, string>> | undefined;
+
+  defaults(): Readonly<Record<string, string>> {
+    if (this.#defaults === undefined) {
+      const out: Record<string, string> = {};
+      for (const [name, def] of this.fields) if (def.def !== undefined) out[name] = def.def;
+      this.#defaults = out;
+    }
+    return this.#defaults;
   }
 
   add(params: Params, beforeId?: number): number {
@@ -121,19 +148,56 @@ export abstract class RecordMenu<E extends Entry> implements ListMenu {
     return this.table.all().map((e) => this.render(e, view));
   }
 
+  /** Renames a referenced interface in `keys` of every entry (values are replaced, never mutated). */
+  protected renameIn(keys: readonly string[], from: string, to: string): void {
+    for (const e of this.table.all()) {
+      for (const key of keys) if (e.values[key] === from) e.values = { ...e.values, [key]: to };
+    }
+  }
+
   entries(): readonly E[] {
     return this.table.all();
   }
 
   protected render(entry: E, view: View): Row {
-    const row: Row = { '.id': formatId(entry.id) };
-    const values = entry.values;
-    for (const [name, def] of this.#renderPlan) {
-      const value = values[name];
-      if (value === undefined || value === def.hideIf || (def.sensitive === true && !view.sensitive)) continue;
-      row[name] = value;
+    const computed: Row = {};
+    this.derived(entry, view, computed);
+    const keys = this.#derivedKeys;
+    let mask = view.sensitive ? 1 : 0;
+    for (let i = 0; i < keys.length; i++) if (computed[keys[i] as string] !== undefined) mask |= 2 << i;
+    const row: Row = { ...this.#template(entry, mask) };
+    for (const key of keys) {
+      const value = computed[key];
+      if (value !== undefined) row[key] = value;
     }
-    this.derived(entry, view, row);
     return row;
+  }
+
+  #template(entry: E, mask: number): Row {
+    let cache = this.#templates.get(entry);
+    if (cache === undefined || cache.values !== entry.values) {
+      cache = { values: entry.values, byMask: new Map() };
+      this.#templates.set(entry, cache);
+    }
+    let template = cache.byMask.get(mask);
+    if (template !== undefined) return template;
+    const sensitive = (mask & 1) === 1;
+    template = {};
+    for (const { key, def, derived } of this.#plan) {
+      if (key === '.id') {
+        template[key] = formatId(entry.id);
+        continue;
+      }
+      if (derived && (mask & (2 << this.#derivedKeys.indexOf(key))) !== 0) {
+        template[key] = ''; // filled in per read
+        continue;
+      }
+      const value = entry.values[key];
+      if (value === undefined) continue;
+      if (def !== undefined && (value === def.hideIf || (def.sensitive === true && !sensitive))) continue;
+      template[key] = value;
+    }
+    cache.byMask.set(mask, template);
+    return template;
   }
 }

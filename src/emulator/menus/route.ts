@@ -37,6 +37,7 @@ export class RouteMenu extends RecordMenu<Entry> {
         comment: comment(),
         disabled: bool('false'),
       },
+      derived: ['active', 'dynamic', 'static', 'inactive', 'ecmp', 'hw-offloaded', 'immediate-gw'],
       readOnly: ['active', 'dynamic', 'static', 'inactive', 'ecmp', 'hw-offloaded', 'immediate-gw'],
       required: [],
     });
@@ -58,6 +59,6 @@ export class RouteMenu extends RecordMenu<Entry> {
   }
 
   renameInterface(from: string, to: string): void {
-    for (const e of this.entries()) if (e.values['gateway'] === from) e.values['gateway'] = to;
+    this.renameIn(['gateway'], from, to);
   }
 }

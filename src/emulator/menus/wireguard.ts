@@ -5,13 +5,14 @@
 import { badRequest } from '../rest/errors.js';
 import type { Entry } from '../state/table.js';
 import type { Row } from '../types.js';
-import { generateKeyPair, publicKeyOf } from '../util/keys.js';
+import { generatePrivateKey, publicKeyOf } from '../util/keys.js';
 import { base64Key, bool, comment, int, text } from './fields.js';
 import { RecordMenu } from './record-menu.js';
 import type { RouterContext, View } from './types.js';
 
 export interface WgInterfaceEntry extends Entry {
-  publicKey: string;
+  /** Derived on first read: 400 scale-scenario interfaces need not pay for X25519 at start. */
+  publicKey: string | undefined;
 }
 
 export class WireguardMenu extends RecordMenu<WgInterfaceEntry> {
@@ -32,6 +33,7 @@ export class WireguardMenu extends RecordMenu<WgInterfaceEntry> {
         comment: comment(),
         disabled: bool('false'),
       },
+      derived: ['public-key', 'running'],
       readOnly: ['public-key', 'running'],
       required: [],
       firstId,
@@ -61,23 +63,24 @@ export class WireguardMenu extends RecordMenu<WgInterfaceEntry> {
       this.otherNames().includes(name) || this.entries().some((e) => e !== existing && e.values['name'] === name);
     if (clash) throw badRequest('failure: already have interface with such name');
     if (values['private-key'] === undefined || values['private-key'] === '') {
-      values['private-key'] = generateKeyPair(this.router.rng).privateKey;
+      values['private-key'] = generatePrivateKey(this.router.rng);
     }
   }
 
   protected create(id: number, values: Record<string, string>): WgInterfaceEntry {
-    return { id, values, publicKey: publicKeyOf(values['private-key'] ?? '') };
+    return { id, values, publicKey: undefined };
   }
 
   protected override update(entry: WgInterfaceEntry, values: Record<string, string>, changed: ReadonlySet<string>): void {
     const before = entry.values['name'] ?? '';
     entry.values = values;
-    if (changed.has('private-key')) entry.publicKey = publicKeyOf(values['private-key'] ?? '');
+    if (changed.has('private-key')) entry.publicKey = undefined;
     const after = values['name'] ?? '';
     if (after !== before) this.router.renameInterface(before, after);
   }
 
   protected override derived(entry: WgInterfaceEntry, _view: View, row: Row): void {
+    entry.publicKey ??= publicKeyOf(entry.values['private-key'] ?? '');
     row['public-key'] = entry.publicKey;
     row['running'] = entry.values['disabled'] === 'true' ? 'false' : 'true';
   }

@@ -59,8 +59,13 @@ export async function dispatch(root: TreeNode, state: RouterState, req: RestRequ
     return json(await node.command.run({ state, params: bodyParams(req.body), user, signal: req.signal }));
   }
   const menu = node.menu;
-  if (menu === undefined || rest.length > 1) throw noSuchCommand(rest[rest.length > 1 ? 1 : 0] ?? last);
   const word = rest[0];
+  if (menu === undefined) throw noSuchCommand(word ?? last);
+  if (rest.length > 1) {
+    // Name the first word the console would stumble on: after a record reference, the next one.
+    const isRecord = menu.kind === 'list' && menu.find(word ?? '') !== undefined;
+    throw noSuchCommand((isRecord ? rest[1] : word) ?? last);
+  }
   if (word === undefined) return onMenu(menu, req, view, last);
   if (req.method === 'POST') {
     need(user, READ_COMMANDS.has(word) ? 'read' : 'write');

@@ -1,28 +1,28 @@
 /**
  * Reply serialisation the way RouterOS writes it: compact, keys sorted alphabetically.
- * Hand-rolled because JSON.stringify keeps insertion order (and puts integer-like keys first).
+ * Menus build rows in sorted key order already, so the common case is a cheap order check and
+ * JSON.stringify; anything else (error bodies, singletons) is re-ordered first. RouterOS keys are
+ * never integer-like, so JSON.stringify keeps that insertion order.
  */
 
 export type JsonObject = Readonly<Record<string, string | number>>;
 export type JsonReply = JsonObject | readonly JsonObject[];
 
-function objectJson(obj: JsonObject): string {
-  const keys = Object.keys(obj).sort();
-  let out = '{';
-  for (let i = 0; i < keys.length; i++) {
-    const key = keys[i] as string;
-    const value = obj[key];
-    if (i > 0) out += ',';
-    out += `${JSON.stringify(key)}:${typeof value === 'number' ? String(value) : JSON.stringify(value)}`;
+function sorted(obj: JsonObject): JsonObject {
+  let previous: string | undefined;
+  for (const key in obj) {
+    if (previous !== undefined && key < previous) {
+      const out: Record<string, string | number> = {};
+      for (const k of Object.keys(obj).sort()) out[k] = obj[k] as string | number;
+      return out;
+    }
+    previous = key;
   }
-  return `${out}}`;
+  return obj;
 }
 
 export function toJson(value: JsonReply): string {
-  if (!isList(value)) return objectJson(value);
-  const parts: string[] = [];
-  for (const obj of value) parts.push(objectJson(obj));
-  return `[${parts.join(',')}]`;
+  return JSON.stringify(isList(value) ? value.map(sorted) : sorted(value));
 }
 
 export function isList(value: JsonReply): value is readonly JsonObject[] {

@@ -8,7 +8,7 @@ import type { Row } from '../types.js';
 import { formatId } from '../state/table.js';
 import { badRequest, noSuchCommand, unknownParameter } from './errors.js';
 import type { JsonReply } from './json-out.js';
-import { compileQuery, matchesAll, parseProplist, project } from './query.js';
+import { compileQuery, matchesAll, parseProplist, projector } from './query.js';
 import type { Condition } from './query.js';
 import { asText } from './values.js';
 import type { Params } from './values.js';
@@ -30,7 +30,10 @@ export function print(menu: Menu, params: Params, view: View, extra: readonly Co
   const conditions = [...extra];
   if (params.has('.query')) conditions.push(compileQuery(params.get('.query')));
   const rows = menu.kind === 'singleton' ? [menu.row(view)] : menu.rows(view);
-  return rows.filter((r) => matchesAll(r, conditions)).map((r) => project(r, proplist));
+  const shape = projector(proplist);
+  const out: Row[] = [];
+  for (const row of rows) if (matchesAll(row, conditions)) out.push(shape(row));
+  return out;
 }
 
 /** `.id` or `numbers` (a comma list of ids or names) → ids; unknown ones are `no such item`. */

@@ -53,15 +53,22 @@ export function parseProplist(value: unknown): string[] | undefined {
   throw badRequest('invalid value for argument .proplist');
 }
 
-/** Keeps only listed keys; names the record lacks are silently absent (real-formats §8). */
+/**
+ * Keeps only listed keys; names the record lacks are silently absent (real-formats §8). Walks the
+ * row rather than the list so the row's sorted key order survives.
+ */
+export function projector(proplist: readonly string[] | undefined): (row: Row) => Row {
+  if (proplist === undefined) return (row) => row;
+  const wanted = new Set(proplist);
+  return (row) => {
+    const out: Row = {};
+    for (const key in row) if (wanted.has(key)) out[key] = row[key] as string;
+    return out;
+  };
+}
+
 export function project(row: Row, proplist: readonly string[] | undefined): Row {
-  if (proplist === undefined) return row;
-  const out: Row = {};
-  for (const key of proplist) {
-    const value = row[key];
-    if (value !== undefined) out[key] = value;
-  }
-  return out;
+  return projector(proplist)(row);
 }
 
 type Word = (row: Row, stack: boolean[]) => void;

@@ -21,11 +21,26 @@ export interface PeerSimInit {
   /** No handshake after this instant (Infinity = live forever). */
   handshakeUntil: number;
   sessionFrom: number;
-  rx: bigint;
-  tx: bigint;
+  rx: Counter;
+  tx: Counter;
   /** Instant the rx/tx values above hold for. */
   countersAt: number;
   disabled: boolean;
+}
+
+/**
+ * A byte counter: a plain number while it is exactly representable (the common, fast case) and a
+ * bigint past 2^53, so 64-bit values seeded near the top of the range still print exactly.
+ */
+export type Counter = number | bigint;
+
+export function addBytes(a: Counter, b: number): Counter {
+  if (typeof a === 'number') {
+    const sum = a + b;
+    if (Number.isSafeInteger(sum)) return sum;
+    return BigInt(a) + BigInt(b);
+  }
+  return a + BigInt(b);
 }
 
 export class PeerSim {
@@ -37,8 +52,8 @@ export class PeerSim {
   handshakeFrom: number;
   handshakeUntil: number;
   sessionFrom: number;
-  #rx: bigint;
-  #tx: bigint;
+  #rx: Counter;
+  #tx: Counter;
   #countersAt: number;
   #disabled: boolean;
 
@@ -75,7 +90,7 @@ export class PeerSim {
   }
 
   /** rx and tx at time t (never below the stored values: counters only grow until a reset). */
-  counters(t: number): { rx: bigint; tx: bigint } {
+  counters(t: number): { rx: Counter; tx: Counter } {
     if (this.#disabled || t <= this.#countersAt) return { rx: this.#rx, tx: this.#tx };
     const first = this.#first();
     const from = Math.max(this.#countersAt, first);
@@ -84,7 +99,7 @@ export class PeerSim {
     const idleMs = t - this.#countersAt - connectedMs;
     const rx = Math.floor((this.rxRate * connectedMs) / 1000);
     const tx = Math.floor((this.txRate * connectedMs + this.idleTxRate * idleMs) / 1000);
-    return { rx: this.#rx + BigInt(rx), tx: this.#tx + BigInt(tx) };
+    return { rx: addBytes(this.#rx, rx), tx: addBytes(this.#tx, tx) };
   }
 
   /** Freezes counters and drops the handshake (RouterOS shows neither for a disabled peer). */
@@ -107,8 +122,8 @@ export class PeerSim {
 
   /** Router reboot: counters fall to 0 and the handshake history is gone. */
   reboot(t: number): void {
-    this.#rx = 0n;
-    this.#tx = 0n;
+    this.#rx = 0;
+    this.#tx = 0;
     this.#countersAt = t;
     this.sessionFrom = t;
   }

@@ -19,6 +19,8 @@ import { Users } from './users.js';
 
 export interface RouterStateOptions {
   now: () => number;
+  /** The emulator's start instant: uptime and peer histories count back from it. */
+  start: number;
   seed: number;
   users: readonly UserSeed[];
 }
@@ -55,7 +57,7 @@ export class RouterState implements RouterContext {
     this.ping = new Map(Object.entries(seed.ping ?? {}));
     this.bandwidthServers = new Map(Object.entries(seed.bandwidthServers ?? {}));
     const uptime = seed.uptimeSeconds ?? 200_000 + (hash32(seed.name, 'uptime') % 400_000);
-    this.#bootAt = this.now() - uptime * 1000;
+    this.#bootAt = options.start - uptime * 1000;
     this.identity = new IdentityMenu(seed.identity ?? seed.name);
     this.resource = new ResourceMenu(this, seed.name, seed.channel ?? 'stable', seed.board ?? {});
     // Interface ids share one namespace on RouterOS: the ethernet ones come first.

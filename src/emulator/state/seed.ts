@@ -3,6 +3,7 @@
  * seed fails loudly at start with the error a client would get; peers then get their behaviour.
  */
 import { PeerSim } from '../sim/peer-sim.js';
+import type { Counter } from '../sim/peer-sim.js';
 import type { PeerSeed, RouterSeed } from '../types.js';
 import { randomPublicKey } from '../util/keys.js';
 import { atLeast } from '../util/version.js';
@@ -14,8 +15,10 @@ function params(values: Values): Map<string, unknown> {
   return new Map(Object.entries(values).filter(([, v]) => v !== undefined));
 }
 
-function toBigInt(value: number | string): bigint {
-  return BigInt(typeof value === 'number' ? Math.floor(value) : value);
+/** Seeded counters: exact beyond 2^53 when given as decimal strings. */
+function toCounter(value: number | string): Counter {
+  const big = BigInt(typeof value === 'number' ? Math.floor(value) : value);
+  return big <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(big) : big;
 }
 
 /** The simulated behaviour of a seeded peer; counters at start follow from its own history. */
@@ -40,8 +43,8 @@ export function peerSim(state: RouterState, seed: PeerSeed, key: string, start: 
     handshakeFrom,
     handshakeUntil,
     sessionFrom: state.bootAt(),
-    rx: 0n,
-    tx: 0n,
+    rx: 0,
+    tx: 0,
     countersAt: state.bootAt(),
     disabled: false,
   };
@@ -49,8 +52,8 @@ export function peerSim(state: RouterState, seed: PeerSeed, key: string, start: 
   const disabled = seed.disabled === true;
   const sim = new PeerSim({
     ...init,
-    rx: seed.rx === undefined ? (disabled ? 0n : history.rx) : toBigInt(seed.rx),
-    tx: seed.tx === undefined ? (disabled ? 0n : history.tx) : toBigInt(seed.tx),
+    rx: seed.rx === undefined ? (disabled ? 0 : history.rx) : toCounter(seed.rx),
+    tx: seed.tx === undefined ? (disabled ? 0 : history.tx) : toCounter(seed.tx),
     countersAt: start,
   });
   if (disabled) sim.disable(start);
@@ -66,7 +69,7 @@ export function applySeed(state: RouterState, seed: RouterSeed, start: number, s
   const responderKey = atLeast(state.version, '7.17') ? 'responder' : 'is-responder';
   for (const p of seed.peers ?? []) {
     const key = p.publicKey ?? randomPublicKey(state.rng);
-    const id = state.peers.add(
+    state.peers.addSeeded(
       params({
         interface: p.interface,
         'public-key': key,
@@ -80,8 +83,8 @@ export function applySeed(state: RouterState, seed: RouterSeed, start: number, s
         disabled: p.disabled,
         [responderKey]: p.responder,
       }),
+      peerSim(state, p, key, start, staleAfterMs),
     );
-    state.peers.setSim(id, peerSim(state, p, key, start, staleAfterMs));
   }
   for (const a of seed.addresses ?? []) {
     state.addresses.add(params({ address: a.address, interface: a.interface, comment: a.comment, disabled: a.disabled }));

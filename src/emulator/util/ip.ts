@@ -8,12 +8,22 @@ export interface Prefix {
   readonly length: number;
 }
 
+/** Dotted quad → unsigned 32-bit integer (the caller has checked it is IPv4). */
 export function ipv4ToInt(text: string): number {
-  return text.split('.').reduce((acc, part) => acc * 256 + Number(part), 0);
+  let n = 0;
+  let part = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 46) {
+      n = n * 256 + part;
+      part = 0;
+    } else part = part * 10 + (c - 48);
+  }
+  return (n * 256 + part) >>> 0;
 }
 
 export function intToIpv4(n: number): string {
-  return [24, 16, 8, 0].map((shift) => Math.floor(n / 2 ** shift) % 256).join('.');
+  return `${(n >>> 24) & 255}.${(n >>> 16) & 255}.${(n >>> 8) & 255}.${n & 255}`;
 }
 
 /** `ip[/len]` → prefix; a missing length means a host route (/32 or /128), as RouterOS stores it. */
@@ -37,9 +47,8 @@ export function formatPrefix(p: Prefix): string {
 /** The network address of an IPv4 prefix (`192.168.88.1/24` → `192.168.88.0`). */
 export function ipv4Network(p: Prefix): string {
   if (p.family !== 4) return p.address;
-  const hostBits = 32 - p.length;
-  const n = ipv4ToInt(p.address);
-  return intToIpv4(Math.floor(n / 2 ** hostBits) * 2 ** hostBits);
+  const mask = p.length === 0 ? 0 : (0xffffffff << (32 - p.length)) >>> 0;
+  return intToIpv4((ipv4ToInt(p.address) & mask) >>> 0);
 }
 
 /** The prefix with host bits cleared: what RouterOS stores as a route's dst-address. */

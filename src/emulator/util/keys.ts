@@ -28,19 +28,21 @@ export function publicKeyOf(privateKey: string): string {
   return spki.subarray(spki.length - 32).toString('base64');
 }
 
-/** A key pair: deterministic from `rng` when given (seeded runs), else from the OS's randomness. */
-export function generateKeyPair(rng?: Rng): KeyPair {
+/** A private key: deterministic from `rng` when given (seeded runs), else from the OS's randomness. */
+export function generatePrivateKey(rng?: Rng): string {
   if (rng === undefined) {
-    const pair = generateKeyPairSync('x25519');
-    const d = pair.privateKey.export({ format: 'jwk' }).d ?? '';
-    const privateKey = Buffer.from(d, 'base64url').toString('base64');
-    return { privateKey, publicKey: publicKeyOf(privateKey) };
+    const d = generateKeyPairSync('x25519').privateKey.export({ format: 'jwk' }).d ?? '';
+    return Buffer.from(d, 'base64url').toString('base64');
   }
   const raw = rng.bytes(32);
   // Clamp as `wg genkey` does, so the stored private key looks like a real one.
   raw[0] = (raw[0] ?? 0) & 248;
   raw[31] = ((raw[31] ?? 0) & 127) | 64;
-  const privateKey = raw.toString('base64');
+  return raw.toString('base64');
+}
+
+export function generateKeyPair(rng?: Rng): KeyPair {
+  const privateKey = generatePrivateKey(rng);
   return { privateKey, publicKey: publicKeyOf(privateKey) };
 }
 

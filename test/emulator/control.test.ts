@@ -1,0 +1,65 @@
+/** The HTTP control endpoint for out-of-process use (only with `control: true`). */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startEmulator } from '../../src/emulator/index.js';
+import type { Emulator } from '../../src/emulator/index.js';
+import { asRec, Client } from './helpers.js';
+
+let emu: Emulator;
+let plain: Emulator;
+let client: Client;
+
+beforeAll(async () => {
+  [emu, plain] = await Promise.all([
+    startEmulator({ control: true, routers: [{ name: 'c', uptimeSeconds: 5000 }, { name: 'other' }] }),
+    startEmulator({ routers: [{ name: 'p' }] }),
+  ]);
+  client = new Client(emu);
+});
+
+afterAll(async () => {
+  await client.close();
+  await Promise.all([emu.close(), plain.close()]);
+});
+
+describe('control endpoint', () => {
+  it('POST /emulator/faults sets faults on that router only; GET shows them; DELETE clears them', async () => {
+    const set = await client.post('c', '/emulator/faults', { path: '/system/identity', status: { '/system': 503 } });
+    expect(set.status).toBe(204);
+    expect((await client.get('c', '/rest/system/identity')).status).toBe(503);
+    expect((await client.get('other', '/rest/system/identity')).status).toBe(200);
+    expect((await client.get('c', '/emulator/faults')).json).toEqual([{ path: '/system/identity', status: { '/system': 503 } }]);
+    expect((await client.call('c', 'DELETE', '/emulator/faults')).status).toBe(204);
+    expect((await client.get('c', '/rest/system/identity')).status).toBe(200);
+  });
+
+  it('accepts a list of fault sets and is itself never affected by faults', async () => {
+    expect((await client.post('c', '/emulator/faults', [{ hang: true }, { path: '/ip', html: true }])).status).toBe(204);
+    expect((await client.call('c', 'DELETE', '/emulator/faults')).status).toBe(204);
+    expect((await client.get('c', '/rest/system/identity')).status).toBe(200);
+  });
+
+  it('refuses bodies that are not Faults', async () => {
+    const a = await client.post('c', '/emulator/faults', { latencyMs: 'slow' });
+    expect(a.status).toBe(400);
+    expect((await client.post('c', '/emulator/faults', { teleport: true })).status).toBe(400);
+    expect((await client.call('c', 'POST', '/emulator/faults', undefined, { raw: 'nope' })).status).toBe(400);
+  });
+
+  it('POST /emulator/reboot reboots the router', async () => {
+    expect((await client.post('c', '/emulator/reboot')).status).toBe(204);
+    expect(asRec((await client.get('c', '/rest/system/resource')).json)['uptime']).toMatch(/^\d+s$/);
+  });
+
+  it('needs the router credentials', async () => {
+    expect((await client.call('c', 'POST', '/emulator/reboot', undefined, { auth: false })).status).toBe(401);
+  });
+
+  it('is absent unless enabled: HTML 404 like any non-REST path', async () => {
+    const c = new Client(plain);
+    const a = await c.post('p', '/emulator/faults', { hang: true });
+    expect(a.status).toBe(404);
+    expect(a.headers.get('content-type')).toMatch(/text\/html/);
+    expect((await c.get('p', '/rest/system/identity')).status).toBe(200);
+    await c.close();
+  });
+});
