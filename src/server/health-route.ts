@@ -1,10 +1,25 @@
-/** GET /health: placeholder until the health verdicts land; answers per the contract's shape. */
+/**
+ * GET /health: the health verdicts as JSON (shape in docs/health.md), evaluated at request time from the latest
+ * snapshots, so handshake ages keep growing between collections. 200 only when the status is `ok`, else 503, so
+ * a plain HTTP check can alert on it. `?router=NAME` (repeatable) narrows it; an unknown name is a 404.
+ */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { App } from '../app.js';
+import { evaluateRouters } from '../health/report.js';
 import { sendJson } from './respond.js';
 
 export function serveHealth(app: App, _req: IncomingMessage, res: ServerResponse, url: URL): void {
-  const only = url.searchParams.get('router');
-  const routers = app.store.routerNames().filter((name) => only === null || name === only);
-  sendJson(res, 200, { status: 'ok', routers: routers.map((name) => ({ name })) });
+  const configured = app.config().routers;
+  const wanted = url.searchParams.getAll('router');
+  const unknown = wanted.filter((name) => !configured.some((router) => router.name === name));
+  if (unknown.length > 0) {
+    sendJson(res, 404, {
+      error: `no router named ${unknown.map((name) => JSON.stringify(name)).join(', ')}`,
+      routers: configured.map((router) => router.name),
+    });
+    return;
+  }
+  const routers = wanted.length === 0 ? configured : configured.filter((router) => wanted.includes(router.name));
+  const { report } = evaluateRouters(routers, app.store, Date.now());
+  sendJson(res, report.status === 'ok' ? 200 : 503, report);
 }

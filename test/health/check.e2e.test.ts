@@ -1,0 +1,113 @@
+/**
+ * `routeros-exporter check` end to end, in-process: a config file on disk, emulated routers over HTTPS,
+ * one collection, and the Nagios plugin output and exit code.
+ */
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { startEmulator, type Emulator } from '../../src/emulator/index.js';
+import { check, runCheck } from '../../src/cli/check.js';
+import { tempFile, writeCa } from '../helpers/emulator-config.js';
+
+const PASSWORD = 'check-e2e-secret';
+let emulator: Emulator;
+let configPath: string;
+let downPath: string;
+
+function configFile(ca: string, routers: object[]): string {
+  // JSON is YAML: the loader reads it like any config file.
+  const config = { defaults: { username: 'monitor', password: PASSWORD, timeout: '3s', tls: { ca_file: ca } }, routers };
+  return tempFile('routeros-exporter.yml', JSON.stringify(config, null, 2));
+}
+
+beforeAll(async () => {
+  const peers = (stale: boolean) => [
+    { interface: 'wg-branch', name: 'branch-1', life: 'live' as const, allowedAddress: ['10.10.0.2/32'] },
+    ...(stale ? [{ interface: 'wg-branch', name: 'branch-2', life: 'stale' as const, staleForSeconds: 600, allowedAddress: ['10.10.0.3/32'] }] : []),
+  ];
+  emulator = await startEmulator({
+    users: [{ name: 'monitor', password: PASSWORD }],
+    routers: [
+      { name: 'hq', interfaces: [{ name: 'wg-branch' }], peers: peers(true), ping: { '10.10.0.2': { kind: 'reachable', rttMs: 12 } } },
+      { name: 'calm', interfaces: [{ name: 'wg-branch' }], peers: peers(false) },
+      { name: 'gone' },
+    ],
+  });
+  const ca = writeCa(emulator);
+  configPath = configFile(ca, [
+    {
+      name: 'hq',
+      url: emulator.router('hq').url,
+      ping: [{ target: '10.10.0.2', name: 'branch-tunnel', interval: '100ms' }],
+      // A 40 s bandwidth test: the check must not run it (it would hold the check for 40 s).
+      bandwidth_test: [{ target: '10.10.0.2', duration: '40s', schedule: '0 3 * * *' }],
+    },
+    { name: 'calm', url: emulator.router('calm').url },
+  ]);
+  downPath = configFile(ca, [{ name: 'gone', url: emulator.router('gone').url }]);
+  await emulator.router('gone').stop();
+});
+
+afterAll(async () => {
+  await emulator.close();
+});
+
+describe('check', () => {
+  it('exits 2 with the stale peer on its first line, details and perfdata after (the acceptance case)', async () => {
+    const started = Date.now();
+    const out = await check(configPath);
+    expect(Date.now() - started).toBeLessThan(20_000);
+    const lines = out.text.trimEnd().split('\n');
+    expect(out.code).toBe(2);
+    expect(lines[0]).toMatch(/^ROUTEROS CRITICAL - 1 stale peer: hq\/wg-branch\/branch-2 \(last handshake 10m(\ds)? ago\)$/);
+    expect(lines).toContainEqual(expect.stringMatching(/^\[CRITICAL\] hq\/wg-branch\/branch-2: stale, last handshake 10m(\ds)? ago \(stale after 5m\)$/));
+    expect(lines).toContainEqual(expect.stringMatching(/^\[OK\] calm: up, last success \d{4}-\d\d-\d\dT.*; 1 interface, 1 peer \(1 judged\), 0 ping targets$/));
+    const perfdata = lines.at(-1) ?? '';
+    expect(perfdata).toMatch(/^\| /);
+    expect(perfdata).toMatch(/'hq_wg-branch_branch-2_handshake_age'=6\d\ds;;300;0/);
+    expect(perfdata).toMatch(/'hq_branch-tunnel_loss'=0%;0;50;0;100/);
+    expect(perfdata).toMatch(/'hq_branch-tunnel_rtt'=[\d.]+ms;;;0/);
+  });
+
+  it('--router narrows it: OK and exit 0 for a router whose peers are fine', async () => {
+    const out = await check(configPath, 'calm');
+    expect(out.code).toBe(0);
+    expect(out.text.split('\n')[0]).toBe('ROUTEROS OK - 1 router up, 1 interface running, 1 peer healthy');
+  });
+
+  it('UNKNOWN (3) for an unknown router name', async () => {
+    const out = await check(configPath, 'nope');
+    expect(out.code).toBe(3);
+    expect(out.text).toBe(`ROUTEROS UNKNOWN - no router named "nope" in ${configPath}\nconfigured routers: hq, calm\n`);
+  });
+
+  it('UNKNOWN (3) when nothing could be reached', async () => {
+    const out = await check(downPath);
+    expect(out.code).toBe(3);
+    expect(out.text.split('\n')[0]).toBe('ROUTEROS UNKNOWN - no router could be reached: gone (connect)');
+  });
+
+  it('UNKNOWN (3) for an invalid config, listing every problem with its path', async () => {
+    const path = tempFile('bad.yml', 'routers:\n  - name: hq\n    url: ftp://x\n    colectors: {}\n');
+    const out = await check(path);
+    expect(out.code).toBe(3);
+    const lines = out.text.trimEnd().split('\n');
+    expect(lines[0]).toMatch(new RegExp(`^ROUTEROS UNKNOWN - invalid configuration ${path}: \\d+ problem\\(s\\)$`));
+    expect(lines.slice(1).join('\n')).toContain('routers[0].url');
+    expect(lines.slice(1).join('\n')).toContain('colectors');
+  });
+
+  it('runCheck prints the output on stdout and returns the exit code', async () => {
+    const written: string[] = [];
+    const spy = vi.spyOn(process.stdout, 'write').mockImplementation(((chunk: string | Uint8Array, ...rest: unknown[]) => {
+      written.push(String(chunk));
+      const callback = rest.find((arg): arg is () => void => typeof arg === 'function');
+      callback?.();
+      return true;
+    }) as typeof process.stdout.write);
+    try {
+      expect(await runCheck(configPath, 'calm')).toBe(0);
+    } finally {
+      spy.mockRestore();
+    }
+    expect(written.join('')).toMatch(/^ROUTEROS OK - /);
+  });
+});
