@@ -1,0 +1,160 @@
+/**
+ * The CLI as users run it (the built dist/main.js in a child process): exit codes, check-config, once,
+ * signals (SIGTERM exits 0 within 10 s; SIGHUP with a broken config keeps the old one running).
+ */
+import { writeFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startEmulator, type Emulator } from '../../src/emulator/index.js';
+import { finished, runCli, startCli } from '../helpers/cli.js';
+import { tempFile, writeCa } from '../helpers/emulator-config.js';
+
+let emulator: Emulator;
+let caFile: string;
+
+beforeAll(async () => {
+  emulator = await startEmulator({
+    routers: [
+      { name: 'a', interfaces: [{ name: 'wg0' }], peers: [{ interface: 'wg0', name: 'p1', life: 'live' }] },
+      { name: 'b', interfaces: [{ name: 'wg0' }] },
+    ],
+  });
+  caFile = writeCa(emulator);
+});
+
+afterAll(async () => {
+  await emulator?.close();
+});
+
+/** The daemon logs its URL when it listens (port 0 in tests: no fixed ports, no collisions). */
+async function listeningUrl(child: ReturnType<typeof startCli>): Promise<string> {
+  const find = (): string | undefined => /"url":"(http:[^"]+)"/.exec(child.output.stdout)?.[1];
+  await expect.poll(find, { timeout: 15_000 }).toBeDefined();
+  return find() ?? '';
+}
+
+function config(listen: string, routers = ['a', 'b']): string {
+  return [
+    `listen: "${listen}"`,
+    'defaults:',
+    '  username: admin',
+    '  password: ""',
+    '  timeout: 2s',
+    `  tls: { ca_file: "${caFile}" }`,
+    'routers:',
+    ...routers.map((name) => `  - { name: ${name}, url: "${emulator.router(name).url}" }`),
+  ].join('\n');
+}
+
+describe('routeros-exporter CLI', () => {
+  it('--help exits 0; an unknown command or a missing config exits 2 with usage', async () => {
+    expect((await runCli(['--help'])).code).toBe(0);
+    const unknown = await runCli(['frobnicate']);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('Usage:');
+    const missing = await runCli([], { ROUTEROS_EXPORTER_CONFIG: '' });
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(/no config/);
+  });
+
+  it('check-config accepts a valid file and rejects an invalid one with every problem and its path', async () => {
+    const good = tempFile('good.yml', config('127.0.0.1:0'));
+    expect(await runCli(['check-config', good])).toMatchObject({ code: 0 });
+    const bad = tempFile(
+      'bad.yml',
+      'defaults: { username: u, password: hunter2-secret }\nrouters:\n  - { name: a, url: "https://192.0.2.1", ping: [{ target: 10.0.0.1, count: 100, interval: 1s }] }\n  - { name: a, url: "ftp://x", timout: 5s }\n',
+    );
+    const result = await runCli(['check-config', bad]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('routers[0].ping[0]');
+    expect(result.stderr).toContain('routers[1].name');
+    expect(result.stderr).toContain('routers[1].url');
+    expect(result.stderr).toContain('routers[1].timout');
+    expect(result.stderr + result.stdout).not.toContain('hunter2-secret');
+  });
+
+  it('once prints the exposition and exits 0 when every router answered, 1 when one did not', async () => {
+    const ok = await runCli(['once', '--config', tempFile('c.yml', config('127.0.0.1:0'))]);
+    expect(ok.code).toBe(0);
+    expect(ok.stdout).toContain('routeros_up{router="a"} 1');
+    expect(ok.stdout).toContain('routeros_up{router="b"} 1');
+    await emulator.router('b').stop();
+    try {
+      const failed = await runCli(['once', '--config', tempFile('c.yml', config('127.0.0.1:0'))]);
+      expect(failed.code).toBe(1);
+      expect(failed.stdout).toContain('routeros_up{router="b"} 0');
+      expect(failed.stdout).toContain('routeros_up{router="a"} 1');
+    } finally {
+      await emulator.router('b').start();
+    }
+  });
+
+  it('SIGHUP with a broken config keeps the old one; a good one applies; SIGTERM exits 0 quickly', async () => {
+    const path = tempFile('daemon.yml', config('127.0.0.1:0'));
+    const child = startCli(['--config', path]);
+    const done = finished(child);
+    try {
+    const base = await listeningUrl(child);
+    await expect.poll(async () => (await fetch(`${base}/-/ready`).catch(() => undefined))?.status, { timeout: 15_000 }).toBe(200);
+    const metrics = async (): Promise<string> => (await fetch(`${base}/metrics`)).text();
+    expect(await metrics()).toContain('routeros_up{router="b"} 1');
+
+    writeFileSync(path, 'routers: [ { name: "broken" ');
+    child.kill('SIGHUP');
+    await expect.poll(metrics).toContain('routeros_exporter_config_last_reload_successful 0');
+    expect(await metrics()).toContain('routeros_up{router="b"} 1');
+
+    writeFileSync(path, config('127.0.0.1:0', ['a']));
+    const reload = await fetch(`${base}/-/reload`, { method: 'POST' });
+    expect(reload.status).toBe(200);
+    expect(await metrics()).toContain('routeros_exporter_config_last_reload_successful 1');
+    expect(await metrics()).not.toContain('router="b"');
+
+    writeFileSync(path, 'nonsense: true\n');
+    const refused = await fetch(`${base}/-/reload`, { method: 'POST' });
+    expect(refused.status).toBe(400);
+    expect(JSON.stringify(await refused.json())).toContain('nonsense');
+
+    const started = Date.now();
+    child.kill('SIGTERM');
+    const result = await done;
+    expect(result.code).toBe(0);
+    expect(Date.now() - started).toBeLessThan(10_000);
+    const logLines = result.stdout.trim().split('\n').map((line) => JSON.parse(line) as { msg: string });
+    expect(logLines.some((line) => line.msg.includes('reload failed'))).toBe(true);
+    expect(logLines.at(-1)?.msg).toBe('stopped');
+    } finally {
+      child.kill('SIGKILL');
+    }
+  });
+});
+
+describe('routeros-exporter demo', () => {
+  it('shows every metric family within 30 s, and promtool accepts the exposition', async () => {
+    const child = startCli(['demo', '--listen', '127.0.0.1:0']);
+    const done = finished(child);
+    try {
+      await expect.poll(() => /metrics\s+(http:\S+)\/metrics/.exec(child.output.stderr)?.[1], { timeout: 15_000 }).toBeDefined();
+      const base = /metrics\s+(http:\S+)\/metrics/.exec(child.output.stderr)?.[1] ?? '';
+      const families = (await import('../../src/metrics/families.js')).FAMILIES.map((family) => family.name);
+      let text = '';
+      await expect
+        .poll(
+          async () => {
+            text = await (await fetch(`${base}/metrics`)).text().catch(() => '');
+            return families.filter((name) => !text.includes(`\n${name}{`));
+          },
+          { timeout: 30_000, interval: 1_000 },
+        )
+        .toEqual([]);
+      expect(child.output.stderr).toContain(`${base}/health`);
+      const { promtoolCheckMetrics } = await import('../helpers/promtool.js');
+      const lint = await promtoolCheckMetrics(text);
+      expect(lint.output).toBe('');
+      expect(lint.code).toBe(0);
+    } finally {
+      child.kill('SIGTERM');
+      expect((await done).code).toBe(0);
+    }
+  }, 60_000);
+});
+
