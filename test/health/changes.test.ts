@@ -4,6 +4,7 @@ import { SnapshotStore, type JobOutcome } from '../../src/metrics/store.js';
 import { watchVerdicts } from '../../src/health/watch.js';
 import { testConfig } from '../helpers/config.js';
 import type { JobSnapshot } from '../../src/metrics/store.js';
+import type { RouterConfig } from '../../src/config/types.js';
 import { jobsFor } from '../../src/collectors/registry.js';
 import { failed, peerRecord, ping, setup, systemOk, T0, WG_UP, wireguard } from './snapshots.js';
 
@@ -11,8 +12,11 @@ const config = testConfig({
   defaults: { username: 'monitor', password: 'x', health: { handshake_stale_after: '5m' } },
   routers: [{ name: 'hq', url: 'https://192.0.2.1', collectors: { wireguard_setup: true }, ping: [{ target: '10.10.0.2', name: 'branch-tunnel' }] }],
 });
-const router = config.routers[0];
-if (router === undefined) throw new Error('no router');
+const router = ((): RouterConfig => {
+  const first = config.routers[0];
+  if (first === undefined) throw new Error('no router');
+  return first;
+})();
 
 interface Logged {
   level: string;
