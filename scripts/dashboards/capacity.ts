@@ -22,10 +22,10 @@ import { R, RIP, datasourceVariable, interfaceVariable, peerVariable, routerVari
 const RX = `rate(routeros_wireguard_peer_receive_bytes_total{${RIP}}[$__rate_interval])`;
 const TX = `rate(routeros_wireguard_peer_transmit_bytes_total{${RIP}}[$__rate_interval])`;
 const tunnelBits = (rate: string) => `sum by (router, interface) (${rate}) * 8`;
-/** The 95th percentile of `expr` over `range`, evaluated at 5-minute steps. */
-const p95 = (expr: string, range: string) => `quantile_over_time(0.95, (${expr})[${range}:5m])`;
-/** The peak of `expr` over `range`, evaluated at 5-minute steps. */
-const peak = (expr: string, range: string) => `max_over_time((${expr})[${range}:5m])`;
+/** The 95th percentile of `expr` over `range`, evaluated at the panel's interval (Grafana picks it from the time range). */
+const p95 = (expr: string, range: string) => `quantile_over_time(0.95, (${expr})[${range}:$__interval])`;
+/** The peak of `expr` over `range`, evaluated at the panel's interval. */
+const peak = (expr: string, range: string) => `max_over_time((${expr})[${range}:$__interval])`;
 const TUNNEL = '{{router}} {{interface}}';
 const TX_BELOW = overrideMatching('/ tx$/', { 'custom.transform': 'negative-Y' });
 const FORECAST_DAYS = 30;

@@ -35,9 +35,12 @@ export const TEMPLATE_SUBSTITUTIONS: readonly (readonly [string, string])[] = [
 ];
 
 /** Replaces the template variables of a query; throws on a variable it does not know. */
-export function substituteTemplateVariables(expr: string): string {
+export function substituteTemplateVariables(
+  expr: string,
+  substitutions: readonly (readonly [string, string])[] = TEMPLATE_SUBSTITUTIONS,
+): string {
   let out = expr;
-  for (const [name, value] of TEMPLATE_SUBSTITUTIONS) {
+  for (const [name, value] of substitutions) {
     const braced = `\${${name.slice(1)}}`;
     out = out.split(braced).join(value).split(name).join(value);
   }
