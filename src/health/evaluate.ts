@@ -41,7 +41,7 @@ export function evaluateRouter(router: RouterConfig, snapshots: readonly JobSnap
   };
 
   if (snapshots.length === 0) {
-    add({ kind: 'not-collected', status: 'degraded', text: 'not collected yet', brief: 'not collected yet' });
+    add({ kind: 'not-collected', status: 'degraded', text: 'not collected yet', brief: '' });
   } else if (up === false) {
     const failed = system ?? snapshots.find((s) => !s.ok);
     const since = lastSuccessMs === undefined ? 'since the exporter started' : `since ${new Date(lastSuccessMs).toISOString()}`;
@@ -81,7 +81,7 @@ function jobData<Data>(
   if (!router.collectors[job]) return undefined;
   const snapshot = byJob.get(job);
   if (snapshot === undefined) {
-    add({ kind: 'not-collected', status: 'degraded', subject: job, text: `not collected yet: ${consequence}`, brief: 'not collected yet' });
+    add({ kind: 'not-collected', status: 'degraded', subject: job, text: `not collected yet: ${consequence}`, brief: '' });
     return undefined;
   }
   if (!snapshot.ok) {

@@ -37,7 +37,7 @@ export function formatCheck({ report, evaluations }: Evaluated, routers: readonl
   if (evaluations.length === 0) return output('UNKNOWN', 'no routers configured');
   const details = evaluations.flatMap(detailLines);
   if (evaluations.every((evaluation) => evaluation.health.up !== true)) {
-    const names = evaluations.map((evaluation) => `${evaluation.health.name} (${evaluation.problems[0]?.brief ?? 'not tried'})`);
+    const names = evaluations.map((evaluation) => `${evaluation.health.name} (${evaluation.problems[0]?.brief || 'not tried'})`);
     return output('UNKNOWN', `no router could be reached: ${names.join(', ')}`, details);
   }
   return output(STATE_OF[report.status], report.summary, details, perfdata(evaluations, routers));

@@ -27,7 +27,7 @@ export function evaluatePings(router: RouterConfig, byJob: ReadonlyMap<string, J
       add({ kind, status, subject, text, brief });
     };
     if (snapshot === undefined) {
-      flag('degraded', 'not-collected', 'not run yet', 'not run yet');
+      flag('degraded', 'not-collected', 'not run yet', '');
       return health;
     }
     if (!snapshot.ok) {

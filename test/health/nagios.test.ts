@@ -65,6 +65,10 @@ describe('check output in the Nagios plugin convention', () => {
     expect(one.text.split('\n')[0]).toBe('ROUTEROS CRITICAL - 1 router down: hq (connect)');
   });
 
+  it('UNKNOWN when no router has been tried', () => {
+    expect(check([hq], {}).text.split('\n')[0]).toBe('ROUTEROS UNKNOWN - no router could be reached: hq (not tried)');
+  });
+
   it('UNKNOWN with no routers', () => {
     expect(check([], {}).text).toBe('ROUTEROS UNKNOWN - no routers configured\n');
   });

@@ -160,6 +160,12 @@ describe('the whole report', () => {
     expect(report.checkedAt).toBe(new Date(T0).toISOString());
   });
 
+  it('right after start: not ok, and the summary says what has not been collected', () => {
+    const { report } = evaluateRouters([router, testRouter({ name: 'branch' })], { snapshots: (name) => (name === 'hq' ? [systemOk()] : []) }, T0);
+    expect(report.status).toBe('degraded');
+    expect(report.summary).toBe('4 not collected yet: hq/wireguard, hq/ping branch-tunnel to 10.10.0.2, hq/ping other to 10.10.0.3 and 1 more');
+  });
+
   it('is ok with nothing wrong, and says what it looked at', () => {
     const { report } = evaluateRouters([router], { snapshots: () => peersOnly([peerRecord('a', '1m'), peerRecord('b', '1m', { disabled: 'true' })]) }, T0);
     expect(report.status).toBe('ok');
