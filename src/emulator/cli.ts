@@ -80,15 +80,7 @@ async function main(): Promise<void> {
     process.exit(2);
   }
   const emulator = await startEmulator(parsed.options);
-  let caFile = parsed.certFile;
   let tmp: string | undefined;
-  if (caFile === undefined) {
-    tmp = mkdtempSync(join(tmpdir(), 'routeros-emulator-'));
-    caFile = join(tmp, 'ca.pem');
-    writeFileSync(caFile, emulator.ca);
-  }
-  for (const r of emulator.routers) console.log(`${r.name} ${r.url}`);
-  console.log(`ca ${caFile}`);
   let stopping = false;
   const stop = (): void => {
     if (stopping) return;
@@ -98,8 +90,17 @@ async function main(): Promise<void> {
       process.exit(0);
     });
   };
+  // Handlers first: whoever reads the banner below may signal us the moment it appears.
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);
+  let caFile = parsed.certFile;
+  if (caFile === undefined) {
+    tmp = mkdtempSync(join(tmpdir(), 'routeros-emulator-'));
+    caFile = join(tmp, 'ca.pem');
+    writeFileSync(caFile, emulator.ca);
+  }
+  for (const r of emulator.routers) console.log(`${r.name} ${r.url}`);
+  console.log(`ca ${caFile}`);
 }
 
 main().catch((error: unknown) => {
