@@ -17,6 +17,7 @@ export type {
   PeerLife,
   PeerSeed,
   PingBehaviour,
+  RebootOptions,
   RouteSeed,
   RouterSeed,
   RouterStats,

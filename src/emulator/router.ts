@@ -7,13 +7,13 @@ import type { Server } from 'node:https';
 import type { Socket } from 'node:net';
 import { controlEndpoint } from './http/control.js';
 import { createHandler } from './http/handler.js';
-import type { RouterWorld } from './http/handler.js';
+import type { BootPhase, RouterWorld } from './http/handler.js';
 import type { Menu } from './menus/types.js';
 import { buildTree } from './rest/tree.js';
 import type { TreeNode } from './rest/tree.js';
 import type { TlsMaterial } from './tls.js';
 import type { RouterState } from './state/router-state.js';
-import type { EmulatedRouter, Faults, Row, RouterStats } from './types.js';
+import type { EmulatedRouter, Faults, RebootOptions, Row, RouterStats } from './types.js';
 
 export interface RouterOptions {
   host: string;
@@ -38,6 +38,8 @@ export class RouterHandle implements EmulatedRouter {
   readonly #sockets = new Set<Socket>();
   readonly #inflight = new Set<AbortController>();
   #faults: Faults[] = [];
+  /** Real-time window of the post-boot race (performance.now() milliseconds). */
+  #race: { from: number; ms: number } | undefined;
 
   /**
    * `build` makes the state; it runs at once (`eager`) or on first use, so 100 scale-scenario
@@ -85,6 +87,7 @@ export class RouterHandle implements EmulatedRouter {
     if (this.#server !== undefined) return;
     const handler = createHandler({
       world: () => this.warm(),
+      bootPhase: () => this.#bootPhase(),
       stats: this.stats,
       capMs: this.#options.capMs,
       faults: () => this.#faults,
@@ -135,8 +138,19 @@ export class RouterHandle implements EmulatedRouter {
     this.#faults = [];
   }
 
-  reboot(): void {
+  reboot(options: RebootOptions = {}): void {
     this.#state.reboot();
+    this.#race = options.raceMs !== undefined && options.raceMs > 0 ? { from: performance.now(), ms: options.raceMs } : undefined;
+  }
+
+  #bootPhase(): BootPhase {
+    if (this.#race === undefined) return 'up';
+    const elapsed = performance.now() - this.#race.from;
+    if (elapsed >= this.#race.ms) {
+      this.#race = undefined;
+      return 'up';
+    }
+    return elapsed < this.#race.ms / 2 ? 'unauthorized' : 'wrong-body';
   }
 
   #menu(path: string): Menu {
@@ -168,7 +182,7 @@ export class RouterHandle implements EmulatedRouter {
       faults: () => this.#faults,
       setFaults: (f) => this.setFaults(f),
       clearFaults: () => this.clearFaults(),
-      reboot: () => this.reboot(),
+      reboot: (options) => this.reboot(options),
     };
   }
 }

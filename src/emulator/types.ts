@@ -77,8 +77,8 @@ export interface EmulatedRouter {
   readonly stats: Readonly<RouterStats>;
   setFaults(faults: Faults | Faults[]): void;
   clearFaults(): void;
-  /** Uptime restarts, rx/tx fall to 0, handshakes reset. */
-  reboot(): void;
+  /** Uptime restarts, rx/tx fall to 0, handshakes reset; optionally with the post-boot REST race. */
+  reboot(options?: RebootOptions): void;
   /** Stop listening (connection refused) / listen again on the same port. */
   stop(): Promise<void>;
   start(): Promise<void>;
@@ -88,6 +88,15 @@ export interface EmulatedRouter {
   row(menu: string, ref: string): Row | undefined;
   /** The current password of a user (tests of POST /password). */
   password(user: string): string | undefined;
+}
+
+export interface RebootOptions {
+  /**
+   * Real routers answer oddly for a short while after boot (real-formats §1): for the first half
+   * of this many milliseconds (real time) every /rest request gets 401, for the second half a 200
+   * with the wrong body (a /user list). Default 0: REST is up at once.
+   */
+  raceMs?: number;
 }
 
 export interface WgInterfaceSeed {

@@ -45,7 +45,10 @@ describe('control endpoint', () => {
     expect((await client.call('c', 'POST', '/emulator/faults', undefined, { raw: 'nope' })).status).toBe(400);
   });
 
-  it('POST /emulator/reboot reboots the router', async () => {
+  it('POST /emulator/reboot reboots the router (optionally with the post-boot race)', async () => {
+    expect((await client.post('c', '/emulator/reboot', { raceMs: 'long' })).status).toBe(400);
+    expect((await client.post('c', '/emulator/reboot', { raceMs: 60_000 })).status).toBe(204);
+    expect((await client.get('c', '/rest/system/resource')).status).toBe(401);
     expect((await client.post('c', '/emulator/reboot')).status).toBe(204);
     expect(asRec((await client.get('c', '/rest/system/resource')).json)['uptime']).toMatch(/^\d+s$/);
   });

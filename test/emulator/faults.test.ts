@@ -181,6 +181,26 @@ describe('router lifecycle', () => {
     await fresh.close();
   });
 
+  it('reboot with raceMs: first 401, then a wrong body (a /user list), then normal answers', async () => {
+    router.reboot({ raceMs: 2000 });
+    const first = await client.get(R, '/rest/system/resource');
+    expect(first.json).toEqual({ error: 401, message: 'Unauthorized' });
+    await vi.waitFor(
+      async () => {
+        const a = await client.get(R, '/rest/system/resource');
+        expect(asRows(a.json)[0]).toHaveProperty('group', 'full');
+      },
+      { timeout: 3000, interval: 25 },
+    );
+    await vi.waitFor(
+      async () => {
+        const a = await client.get(R, '/rest/system/resource');
+        expect(asRec(a.json)['uptime']).toMatch(/^\d+s$/);
+      },
+      { timeout: 3000, interval: 25 },
+    );
+  });
+
   it('close() ends hung requests and returns promptly', async () => {
     const e2 = await startEmulator({ routers: [{ name: 'h' }] });
     const c2 = new Client(e2);

@@ -49,6 +49,14 @@ describe('GET list and one', () => {
     expect(bools).toHaveLength(2);
   });
 
+  it('decodes query values with percent-decoding only: a literal + stays + (base64 keys)', async () => {
+    const key = 'oVtE3cR+hRVZVxrTpSJ7C9jgXkMdJ/ImU3Zqn7WuxkU=';
+    const literal = asRows((await client.get('new', `/rest/interface/wireguard/peers?public-key=${key}`)).json);
+    const encoded = asRows((await client.get('new', `/rest/interface/wireguard/peers?public-key=${encodeURIComponent(key)}`)).json);
+    expect(literal.map((p) => p['name'])).toEqual(['beta']);
+    expect(encoded).toEqual(literal);
+  });
+
   it('limits keys with .proplist and ignores unknown names', async () => {
     const rows = asRows((await client.get('new', '/rest/interface/wireguard/peers?.proplist=public-key,rx,nonexistent')).json);
     expect(rows).toHaveLength(2);

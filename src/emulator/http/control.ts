@@ -2,10 +2,10 @@
  * The out-of-process control endpoint (only with `control: true`): benchmarks and soak runs change
  * faults or reboot a router over HTTPS. It sits outside /rest, so injected faults never block it.
  *   GET /emulator/faults · POST /emulator/faults (Faults or Faults[]) · DELETE /emulator/faults ·
- *   POST /emulator/reboot
+ *   POST /emulator/reboot (optional body {"raceMs": N}, see RebootOptions)
  */
 import { z } from 'zod';
-import type { Faults } from '../types.js';
+import type { Faults, RebootOptions } from '../types.js';
 import type { Outgoing } from './send.js';
 
 const forcedStatus = z.union([
@@ -31,11 +31,23 @@ const faultSet = z.strictObject({
 
 const faultsBody = z.union([faultSet, z.array(faultSet)]);
 
+const rebootBody = z.strictObject({ raceMs: z.number().int().nonnegative().optional() });
+
 export interface Controllable {
   faults(): readonly Faults[];
   setFaults(faults: Faults | Faults[]): void;
   clearFaults(): void;
-  reboot(): void;
+  reboot(options: RebootOptions): void;
+}
+
+/** The body as JSON (an empty body is `{}`), or undefined when it is not JSON. */
+function jsonBody(body: string): unknown {
+  if (body.trim() === '') return {};
+  try {
+    return JSON.parse(body);
+  } catch {
+    return undefined;
+  }
 }
 
 const out = (status: number, value?: unknown): Outgoing => ({
@@ -53,16 +65,15 @@ export function controlEndpoint(target: Controllable): (method: string, path: st
       case 'DELETE /emulator/faults':
         target.clearFaults();
         return Promise.resolve(out(204));
-      case 'POST /emulator/reboot':
-        target.reboot();
+      case 'POST /emulator/reboot': {
+        const result = rebootBody.safeParse(jsonBody(body));
+        if (!result.success) return Promise.resolve(out(400, { error: z.prettifyError(result.error) }));
+        target.reboot(result.data);
         return Promise.resolve(out(204));
+      }
       case 'POST /emulator/faults': {
-        let parsed: unknown;
-        try {
-          parsed = JSON.parse(body);
-        } catch {
-          return Promise.resolve(out(400, { error: 'body is not JSON' }));
-        }
+        const parsed = jsonBody(body);
+        if (parsed === undefined) return Promise.resolve(out(400, { error: 'body is not JSON' }));
         const result = faultsBody.safeParse(parsed);
         if (!result.success) return Promise.resolve(out(400, { error: z.prettifyError(result.error) }));
         target.setFaults(result.data);

@@ -26,8 +26,19 @@ export interface RouterWorld {
   readonly tree: TreeNode;
 }
 
+/** Where a router is in the post-boot race (see RebootOptions). */
+export type BootPhase = 'up' | 'unauthorized' | 'wrong-body';
+
+/** What a just-booted router was seen to send instead of the asked-for menu: the /user list. */
+const WRONG_BODY: Outgoing = {
+  status: 200,
+  contentType: 'application/json',
+  body: Buffer.from('[{".id":"*1","address":"","disabled":"false","expired":"false","group":"full","name":"admin"}]'),
+};
+
 export interface HandlerDeps {
   world(): RouterWorld;
+  bootPhase(): BootPhase;
   readonly stats: RouterStats;
   readonly capMs: number;
   faults(): readonly Faults[];
@@ -62,6 +73,24 @@ async function readBody(req: IncomingMessage): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
+/**
+ * The query string with percent-decoding only: a literal '+' stays '+' (form decoding would make
+ * it a space and break base64 keys in conditions such as `?public-key=…+…=`).
+ */
+export function queryOf(search: string): URLSearchParams {
+  const pairs: [string, string][] = [];
+  for (const part of search.replace(/^\?/, '').split('&')) {
+    if (part === '') continue;
+    const eq = part.indexOf('=');
+    try {
+      pairs.push(eq < 0 ? [decodeURIComponent(part), ''] : [decodeURIComponent(part.slice(0, eq)), decodeURIComponent(part.slice(eq + 1))]);
+    } catch {
+      throw new RestError(400, 'invalid URL encoding');
+    }
+  }
+  return new URLSearchParams(pairs);
+}
+
 function segmentsOf(pathname: string): string[] {
   try {
     return pathname.split('/').filter((s) => s !== '').map((s) => decodeURIComponent(s));
@@ -92,6 +121,9 @@ async function serveRest(deps: HandlerDeps, req: IncomingMessage, url: URL, faul
     return code === 401 ? unauthorized() : jsonError(code, detail);
   }
   if (!METHODS.has(req.method ?? '')) return jsonError(501);
+  const phase = deps.bootPhase();
+  if (phase === 'unauthorized') return unauthorized();
+  if (phase === 'wrong-body') return WRONG_BODY;
   const { state, tree } = deps.world();
   const user: User | undefined = state.users.authenticate(req.headers.authorization);
   if (user === undefined || !user.policies.has('rest-api')) return unauthorized();
@@ -99,7 +131,7 @@ async function serveRest(deps: HandlerDeps, req: IncomingMessage, url: URL, faul
   const reply = await dispatch(tree, state, {
     method: req.method ?? 'GET',
     segments: segmentsOf(url.pathname).slice(1),
-    search: url.searchParams,
+    search: queryOf(url.search),
     body,
     user,
     signal,
