@@ -15,6 +15,7 @@ import type { TriggerFactory } from './scheduler/trigger.js';
 import { ClientPool } from './routeros/pool.js';
 import { VERSION } from './version.js';
 import { createRouter } from './server/router.js';
+import { watchVerdicts } from './health/watch.js';
 
 export interface AppDeps {
   logger: Logger;
@@ -74,6 +75,8 @@ export function createApp(initial: Config, deps: AppDeps): App {
   };
   apply(initial);
   self.reloaded(true, now());
+  // One log line per verdict change (peer stale since T, recovered, interface down, router down).
+  const stopWatching = watchVerdicts({ store, config: () => config, logger: deps.logger, now });
 
   let reloading: Promise<ReloadResult> | undefined;
   const reload = async (): Promise<ReloadResult> => {
@@ -112,6 +115,7 @@ export function createApp(initial: Config, deps: AppDeps): App {
     reload,
     ready: () => store.allTried(),
     stop: async () => {
+      stopWatching();
       await scheduler.stop();
       await clients.closeAll();
     },
