@@ -8,7 +8,6 @@ import { DEMO_FACTS, startEmulator, type Emulator } from '../../src/emulator/ind
 import { createApp, type App } from '../../src/app.js';
 import { closeServer, serverUrl, startServer } from '../../src/server/listen.js';
 import { demoConfig } from '../../src/cli/demo-config.js';
-import { watchVerdicts } from '../../src/health/watch.js';
 import type { HealthReport, RouterHealth } from '../../src/health/types.js';
 import { writeCa } from '../helpers/emulator-config.js';
 import { captureLogs } from '../helpers/log-capture.js';
@@ -24,8 +23,8 @@ const logs = captureLogs();
 beforeAll(async () => {
   emulator = await startEmulator({ scenario: 'demo' });
   const config = demoConfig(emulator, { listen: '127.0.0.1:0', caFile: writeCa(emulator) });
+  // The app logs verdict changes itself (src/app.ts wires the watcher).
   app = createApp(config, { logger: logs.logger, jitter: false });
-  watchVerdicts({ store: app.store, config: app.config, logger: logs.logger });
   server = await startServer(app, config.listen);
   base = serverUrl(server);
   await app.collectOnce();
