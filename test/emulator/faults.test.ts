@@ -182,7 +182,7 @@ describe('router lifecycle', () => {
   });
 
   it('reboot with raceMs: first 401, then a wrong body (a /user list), then normal answers', async () => {
-    router.reboot({ raceMs: 2000 });
+    router.reboot({ raceMs: 1200 });
     const first = await client.get(R, '/rest/system/resource');
     expect(first.json).toEqual({ error: 401, message: 'Unauthorized' });
     await vi.waitFor(
