@@ -101,12 +101,16 @@ describe('daemon against emulated routers', () => {
     expect(await metrics()).toContain('routeros_collector_errors_total{router="hang",collector="system",reason="timeout"} 1');
     const pending = app.collectOnce();
     const timings: number[] = [];
-    for (let i = 0; i < 10; i++) {
+    for (let i = 0; i < 20; i++) {
       const started = performance.now();
       await metrics();
       timings.push(performance.now() - started);
     }
-    expect(Math.max(...timings)).toBeLessThan(100);
+    timings.sort((a, b) => a - b);
+    // The hang lasts the 2 s timeout: a scrape that waited on it would take that long. The median must be
+    // well under 100 ms; the slowest may only suffer from CI neighbours (other suites share the 2 cores).
+    expect(timings[Math.floor(timings.length / 2)]).toBeLessThan(100);
+    expect(timings.at(-1)).toBeLessThan(1_000);
     await pending;
   });
 
