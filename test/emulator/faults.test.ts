@@ -157,7 +157,7 @@ describe('body faults', () => {
   });
 
   it('clearFaults restores normal answers; error replies are never mangled', async () => {
-    router.setFaults({ brokenJson: true });
+    router.setFaults({ brokenJson: true, truncated: true, unknownFormats: true });
     expect((await client.get(R, '/rest/ip/address/*FFFF')).json).toEqual({ error: 404, message: 'Not Found' });
     router.clearFaults();
     expect(asRows((await client.get(R, PEERS)).json)).toHaveLength(2);

@@ -183,8 +183,10 @@ async function handle(deps: HandlerDeps, req: IncomingMessage, res: ServerRespon
   }
   const capped = controller.signal.reason === CAP;
   if (out === undefined || res.headersSent || (controller.signal.aborted && !capped)) return;
+  // Transport faults, like body faults, only mangle successful replies.
+  const transportFaults = !capped && out.status < 300 ? faults : undefined;
   try {
-    await send(res, out, capped ? undefined : faults, controller.signal);
+    await send(res, out, transportFaults, controller.signal);
   } catch {
     // The client went away while we were writing: nothing left to tell it.
   }
