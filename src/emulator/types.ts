@@ -198,6 +198,11 @@ export interface BoardSeed {
   factorySoftware?: string;
   /** NAND boards report `bad-blocks`. */
   nand?: boolean;
+  /**
+   * Disk filling up (logs, a growing file): free-hdd-space falls by this many bytes per second of uptime, and
+   * "rotates" back up when it reaches 20 % free. Default 0: the disk stays as it is.
+   */
+  diskFillBytesPerSecond?: number;
 }
 
 export interface RouterSeed {

@@ -45,6 +45,10 @@ export class ResourceMenu implements SingletonMenu {
   readonly #static: Row;
   readonly #sim: SystemSim;
   readonly #writeSectBase: number;
+  readonly #totalHdd: number;
+  readonly #diskFill: number;
+  /** Uptime when the disk was first looked at: the fill starts there, so a run never begins near a rotation. */
+  #fillOrigin: number | undefined;
 
   constructor(
     private readonly router: RouterContext,
@@ -62,7 +66,6 @@ export class ResourceMenu implements SingletonMenu {
       cpu: board.cpu ?? 'ARM64',
       'cpu-count': String(board.cpuCount ?? 4),
       'cpu-frequency': String(board.cpuFrequencyMhz ?? 1400),
-      'free-hdd-space': String(Math.floor((totalHdd * 0.62) / 4096) * 4096),
       platform: 'MikroTik',
       'total-hdd-space': String(totalHdd),
       'total-memory': String(totalMemory),
@@ -70,8 +73,20 @@ export class ResourceMenu implements SingletonMenu {
     };
     this.#static[atLeast(v, '7.24') ? 'minimum-version' : 'factory-software'] = board.factorySoftware ?? '7.5';
     if (board.nand === true) this.#static['bad-blocks'] = '0';
+    this.#totalHdd = totalHdd;
+    this.#diskFill = board.diskFillBytesPerSecond ?? 0;
     this.#sim = new SystemSim(name, totalMemory);
     this.#writeSectBase = 10_000 + (hash32(name, 'sect') % 90_000);
+  }
+
+  /** 62 % free at boot; with a fill rate, falls block by block to 20 % and then rotates back. */
+  #freeHdd(uptimeSeconds: number): number {
+    const start = this.#totalHdd * 0.62;
+    const span = this.#totalHdd * 0.42;
+    this.#fillOrigin ??= uptimeSeconds;
+    const elapsed = Math.max(0, uptimeSeconds - this.#fillOrigin);
+    const used = span > 0 ? (this.#diskFill * elapsed) % span : 0;
+    return Math.floor((start - used) / 4096) * 4096;
   }
 
   row(view: View): Row {
@@ -79,6 +94,7 @@ export class ResourceMenu implements SingletonMenu {
     return {
       ...this.#static,
       'cpu-load': String(s.cpuLoad),
+      'free-hdd-space': String(this.#freeHdd(s.uptimeSeconds)),
       'free-memory': String(s.freeMemory),
       uptime: formatSeconds(s.uptimeSeconds),
       'write-sect-since-reboot': String(s.writeSectSinceReboot),

@@ -32,7 +32,7 @@ const K = DEMO_KEYS;
 const hq: RouterSeed = {
   name: 'hq',
   version: '7.19.4',
-  board: { boardName: 'CCR2004-1G-12S+2XS', architecture: 'arm64', cpu: 'ARM64', cpuCount: 4, cpuFrequencyMhz: 1700, totalMemory: 4_294_967_296, totalHdd: 134_217_728, factorySoftware: '7.1', nand: true },
+  board: { boardName: 'CCR2004-1G-12S+2XS', architecture: 'arm64', cpu: 'ARM64', cpuCount: 4, cpuFrequencyMhz: 1700, totalMemory: 4_294_967_296, totalHdd: 134_217_728, factorySoftware: '7.1', nand: true, diskFillBytesPerSecond: 16_384 },
   interfaces: [
     { name: 'wg-branches', listenPort: 13231, privateKey: K.hqBranches.privateKey, comment: 'site-to-site' },
     { name: 'wg-roadwarriors', listenPort: 13232, privateKey: K.hqRoad.privateKey },
