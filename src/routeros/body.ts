@@ -59,7 +59,7 @@ export function parseJsonBody(bytes: Uint8Array, request: string): unknown {
       ? 'the router answered HTML, not JSON (is the URL the router itself, without a path?)'
       : trimmed.length === 0
         ? 'the router answered an empty body'
-        : `the router's reply is not valid JSON (${(error as Error).message})`;
+        : `the router's reply is not valid JSON (${(error as Error).message}); check that nothing (a proxy) alters replies on the way, and report the RouterOS version if it persists`;
     throw new RouterOsError('ROS_ERR_PARSE', `${request}: ${hint}`, { request });
   }
 }

@@ -8,7 +8,7 @@ import type { Secret } from '../util/secret.js';
 import { RouterOsError } from './errors.js';
 import { parseJsonBody } from './body.js';
 import { asRecordList, asSingleRecord, type RouterRecord } from './records.js';
-import { mapNetworkError, mapStatusError, parseErrorBody } from './transport-errors.js';
+import { mapNetworkError, mapStatusError, parseErrorBody, TIMEOUT_HINT } from './transport-errors.js';
 import { encodeMenuPath, encodeRecordId, queryString } from './paths.js';
 
 export const DEFAULT_MAX_RESPONSE_BYTES = 32 * 1024 * 1024;
@@ -212,7 +212,7 @@ export class RouterOsClient {
   #tooLarge(request: string): RouterOsError {
     return new RouterOsError(
       'ROS_ERR_BODY_TOO_LARGE',
-      `${request}: the reply is larger than ${this.#maxResponseBytes} bytes; the read was stopped`,
+      `${request}: the reply is larger than ${this.#maxResponseBytes} bytes; the read was stopped: check the router for runaway entries in this menu`,
       { request },
     );
   }
@@ -229,7 +229,10 @@ export class RouterOsClient {
       return new RouterOsError('ROS_ERR_ABORTED', `${request}: aborted (shutting down or reloading)`, { request, cause: error });
     }
     if (timeout.aborted) {
-      return new RouterOsError('ROS_ERR_TIMEOUT', `${request}: no complete answer within the timeout`, { request, cause: error });
+      return new RouterOsError('ROS_ERR_TIMEOUT', `${request}: no complete answer within the timeout; ${TIMEOUT_HINT}`, {
+        request,
+        cause: error,
+      });
     }
     return mapNetworkError(error, request, phase);
   }

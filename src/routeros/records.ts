@@ -7,16 +7,19 @@ import { RouterOsError } from './errors.js';
 /** One RouterOS record: every value a string (spec §2.1); absent keys mean unset. */
 export type RouterRecord = Readonly<Record<string, string>>;
 
+/** What the operator can do about a reply of an unexpected shape. */
+const SHAPE_HINT = 'the router answered in a shape this exporter does not know: report it with the RouterOS version';
+
 function toRecord(value: unknown, request: string): RouterRecord {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-    throw new RouterOsError('ROS_ERR_SHAPE', `${request}: expected a record object, got ${describe(value)}`, { request });
+    throw new RouterOsError('ROS_ERR_SHAPE', `${request}: expected a record object, got ${describe(value)}; ${SHAPE_HINT}`, { request });
   }
   const record: Record<string, string> = {};
   for (const [key, field] of Object.entries(value)) {
     if (typeof field === 'string') record[key] = field;
     else if (typeof field === 'number' || typeof field === 'boolean') record[key] = String(field);
     else if (field !== null) {
-      throw new RouterOsError('ROS_ERR_SHAPE', `${request}: field "${key}" is ${describe(field)}, expected a string`, {
+      throw new RouterOsError('ROS_ERR_SHAPE', `${request}: field "${key}" is ${describe(field)}, expected a string; ${SHAPE_HINT}`, {
         request,
       });
     }
@@ -26,7 +29,7 @@ function toRecord(value: unknown, request: string): RouterRecord {
 
 export function asRecordList(value: unknown, request: string): RouterRecord[] {
   if (!Array.isArray(value)) {
-    throw new RouterOsError('ROS_ERR_SHAPE', `${request}: expected a list of records, got ${describe(value)}`, { request });
+    throw new RouterOsError('ROS_ERR_SHAPE', `${request}: expected a list of records, got ${describe(value)}; ${SHAPE_HINT}`, { request });
   }
   return value.map((item) => toRecord(item, request));
 }
@@ -35,7 +38,7 @@ export function asRecordList(value: unknown, request: string): RouterRecord[] {
 export function asSingleRecord(value: unknown, request: string): RouterRecord {
   if (Array.isArray(value)) {
     if (value.length !== 1) {
-      throw new RouterOsError('ROS_ERR_SHAPE', `${request}: expected one record, got a list of ${value.length}`, { request });
+      throw new RouterOsError('ROS_ERR_SHAPE', `${request}: expected one record, got a list of ${value.length}; ${SHAPE_HINT}`, { request });
     }
     return toRecord(value[0], request);
   }

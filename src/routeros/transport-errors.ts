@@ -33,6 +33,23 @@ function codeChain(error: unknown): string[] {
   return codes;
 }
 
+/** What to do about a timeout: shared by the client's own deadline and undici's header/body timeouts. */
+export const TIMEOUT_HINT = 'the router may be overloaded, or a firewall drops the traffic: check the router, or raise timeout';
+
+/** The operator's next step for a TLS failure, by the code Node gives it. */
+function tlsHint(code: string): string {
+  if (/EXPIRED|NOT_YET_VALID/.test(code)) {
+    return "the router's certificate is outside its validity period: renew it on the router (/certificate) and check both clocks";
+  }
+  if (/ALTNAME|HOSTNAME/.test(code)) {
+    return "the router's certificate does not name the host in url: set tls.server_name to a name it holds, or reissue it for that host";
+  }
+  if (/SELF_SIGNED|UNABLE_TO_|UNTRUSTED/.test(code)) {
+    return "the router's certificate is not trusted: put its CA (or the self-signed certificate itself) in tls.ca_file";
+  }
+  return 'check that url uses https, the www-ssl service has a certificate, and tls.ca_file / tls.server_name match it';
+}
+
 /** A failure before any response headers arrived. `phase` tells whether the body was being read. */
 export function mapNetworkError(error: unknown, request: string, phase: 'connect' | 'body'): RouterOsError {
   if (error instanceof RouterOsError) return error;
@@ -40,22 +57,19 @@ export function mapNetworkError(error: unknown, request: string, phase: 'connect
   const detail = codes[0] ?? (error instanceof Error ? error.message : 'unknown error');
   const tls = codes.find((code) => TLS_CODE.test(code));
   if (tls !== undefined) {
-    return new RouterOsError('ROS_ERR_TLS', `${request}: TLS handshake failed (${tls}); trust the router's CA with tls.ca_file, or set tls.server_name`, {
-      request,
-      cause: error,
-    });
+    return new RouterOsError('ROS_ERR_TLS', `${request}: TLS handshake failed (${tls}); ${tlsHint(tls)}`, { request, cause: error });
   }
   if (codes.some((code) => code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT')) {
-    return new RouterOsError('ROS_ERR_TIMEOUT', `${request}: the router did not answer in time`, { request, cause: error });
+    return new RouterOsError('ROS_ERR_TIMEOUT', `${request}: the router did not answer in time; ${TIMEOUT_HINT}`, { request, cause: error });
   }
   if (phase === 'body') {
-    return new RouterOsError('ROS_ERR_PARSE', `${request}: the reply was cut off while reading its body (${detail})`, {
+    return new RouterOsError('ROS_ERR_PARSE', `${request}: the reply was cut off while reading its body (${detail}); the connection dropped mid-reply: check the network path and the router's load`, {
       request,
       cause: error,
     });
   }
   if (codes.some((code) => DNS_CODES.has(code))) {
-    return new RouterOsError('ROS_ERR_DNS', `${request}: cannot resolve the router's host name (${detail})`, { request, cause: error });
+    return new RouterOsError('ROS_ERR_DNS', `${request}: cannot resolve the router's host name (${detail}); check the host in url and this machine's DNS resolver`, { request, cause: error });
   }
   if (codes.some((code) => CONNECT_CODES.has(code))) {
     return new RouterOsError('ROS_ERR_CONNECT', `${request}: cannot connect to the router (${detail}); is www-ssl enabled and reachable?`, {
@@ -88,9 +102,31 @@ export function mapStatusError(status: number, body: RouterErrorBody | undefined
     );
   }
   if ((status === 400 || status === 406) && body?.detail !== undefined && NO_SUCH_COMMAND.test(body.detail)) {
-    return new RouterOsError('ROS_ERR_UNSUPPORTED', `${request}: the router does not have this menu or command${said}`, options);
+    return new RouterOsError(
+      'ROS_ERR_UNSUPPORTED',
+      `${request}: the router does not have this menu or command${said}; upgrade RouterOS, or turn this collector off for the router (collectors:)`,
+      options,
+    );
   }
-  if (status === 404) return new RouterOsError('ROS_ERR_NOT_FOUND', `${request}: HTTP 404${said}`, options);
-  if (status >= 500) return new RouterOsError('ROS_ERR_HTTP_5XX', `${request}: HTTP ${status}${said}`, options);
-  return new RouterOsError('ROS_ERR_HTTP_4XX', `${request}: HTTP ${status}${said}`, options);
+  if (status === 404) {
+    return new RouterOsError(
+      'ROS_ERR_NOT_FOUND',
+      `${request}: HTTP 404${said}; check that url is the router itself (no path) and that it runs RouterOS 7.1 or later`,
+      options,
+    );
+  }
+  if (status >= 500) return new RouterOsError('ROS_ERR_HTTP_5XX', `${request}: HTTP ${status}${said}; ${serverErrorHint(body)}`, options);
+  return new RouterOsError(
+    'ROS_ERR_HTTP_4XX',
+    `${request}: HTTP ${status}${said}; the router refused the request: report it with the RouterOS version if it persists`,
+    options,
+  );
+}
+
+/** RouterOS answers 500 when the user's group lacks a policy (real-formats §9); otherwise the router itself failed. */
+function serverErrorHint(body: RouterErrorBody | undefined): string {
+  const detail = body?.detail ?? '';
+  if (/not allowed/i.test(detail)) return "the user's group lacks the api policy: give it read,api,rest-api";
+  if (/not enough permissions/i.test(detail)) return "the user's group lacks the read policy: give it read,api,rest-api";
+  return "the router failed to answer (see its log); the next scheduled run tries again";
 }
