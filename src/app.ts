@@ -25,6 +25,11 @@ export interface AppDeps {
   triggerFactory?: TriggerFactory;
   jitter?: boolean;
   maxInFlight?: number;
+  /**
+   * Checks what a reloaded config names outside itself (the web config) before it applies: throws
+   * (ConfigError) to refuse the reload, else returns what installs it once the reload goes through.
+   */
+  prepareReload?: (next: Config) => () => void;
 }
 
 export type ReloadResult = { ok: true } | { ok: false; problems: ConfigProblem[] };
@@ -84,7 +89,9 @@ export function createApp(initial: Config, deps: AppDeps): App {
     reloading ??= (async (): Promise<ReloadResult> => {
       try {
         const next = deps.loadConfig === undefined ? config : await deps.loadConfig();
+        const install = deps.prepareReload?.(next);
         apply(next);
+        install?.();
         self.reloaded(true, now());
         deps.logger.info({ routers: next.routers.length, source: next.source }, 'configuration reloaded');
         return { ok: true };

@@ -7,6 +7,7 @@ import type { Logger } from 'pino';
 import { createApp, type App, type AppDeps } from '../app.js';
 import type { Config } from '../config/types.js';
 import { closeServer, serverUrl, startServer } from '../server/listen.js';
+import { WebConfigSource } from '../server/web-source.js';
 import { VERSION } from '../version.js';
 
 export const SHUTDOWN_DEADLINE_MS = 10_000;
@@ -24,17 +25,26 @@ export async function startDaemon(
   loadConfig: AppDeps['loadConfig'],
   onStopped: () => Promise<void> = async () => {},
 ): Promise<Daemon> {
-  const app = createApp(config, { logger, ...(loadConfig === undefined ? {} : { loadConfig }) });
+  // An invalid web config stops the start here, before any router is polled (ConfigError, path web_config_file).
+  const web = new WebConfigSource(config.webConfigFile, { logger });
+  const app = createApp(config, {
+    logger,
+    prepareReload: (next) => web.prepare(next.webConfigFile),
+    ...(loadConfig === undefined ? {} : { loadConfig }),
+  });
   let server: Server;
   try {
-    server = await startServer(app, config.listen);
+    server = await startServer(app, config.listen, { web, logger });
   } catch (error) {
     await app.stop();
     throw error;
   }
   app.start();
   const url = serverUrl(server);
-  logger.info({ listen: config.listen, url, routers: config.routers.length, version: VERSION }, 'routeros-exporter started');
+  logger.info(
+    { listen: config.listen, url, routers: config.routers.length, version: VERSION, tls: web.https, basic_auth: (web.current()?.users.size ?? 0) > 0 },
+    'routeros-exporter started',
+  );
 
   let stopping: Promise<void> | undefined;
   const shutdown = (signal: string): Promise<void> => {

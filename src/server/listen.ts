@@ -1,6 +1,14 @@
-/** Starts the HTTP server for an app on a `host:port` address, with limits against slow or greedy clients. */
-import { createServer, type Server } from 'node:http';
+/**
+ * Starts the HTTP server for an app on a `host:port` address: HTTPS and Basic authentication when the web
+ * config asks for them, with limits against slow or greedy clients (guard.ts).
+ */
+import { createServer, type Server, type ServerOptions as HttpServerOptions } from 'node:http';
+import { createServer as createHttpsServer, Server as HttpsServer } from 'node:https';
+import pino, { type Logger } from 'pino';
 import type { App } from '../app.js';
+import { DEFAULT_LIMITS, guard, type ServerLimits } from './guard.js';
+import { tlsServerOptions } from './web-config.js';
+import type { WebConfigSource } from './web-source.js';
 
 export interface ListenAddress {
   host: string;
@@ -18,14 +26,42 @@ export function parseListen(text: string): ListenAddress {
   return { host: host === '' ? '0.0.0.0' : host, port };
 }
 
-export function startServer(app: App, listen: string): Promise<Server> {
+export interface ServerOptions {
+  /** TLS, users and headers; absent → plain HTTP for everyone. */
+  web?: WebConfigSource;
+  logger?: Logger;
+  limits?: Partial<ServerLimits>;
+}
+
+export function startServer(app: Pick<App, 'handle'>, listen: string, options: ServerOptions = {}): Promise<Server> {
   const { host, port } = parseListen(listen);
-  const server = createServer(app.handle);
-  // Slow clients cannot hold sockets forever; scrapes are answered from memory, so these are generous.
-  server.headersTimeout = 10_000;
-  server.requestTimeout = 60_000;
-  server.keepAliveTimeout = 65_000;
+  const limits = { ...DEFAULT_LIMITS, ...options.limits };
+  const web = options.web;
+  const handler = guard(app.handle, { web, limits, logger: options.logger ?? pino({ level: 'silent' }) });
+  const common: HttpServerOptions = {
+    maxHeaderSize: limits.maxHeaderBytes,
+    headersTimeout: limits.headersTimeoutMs,
+    requestTimeout: limits.requestTimeoutMs,
+    keepAliveTimeout: limits.keepAliveTimeoutMs,
+    // How often the header and request timeouts are enforced (Node's default, 30 s, would let them overrun).
+    connectionsCheckingInterval: Math.min(1000, limits.headersTimeoutMs / 2),
+  };
+  const tls = web?.current()?.tls;
+  let server: Server;
+  if (web === undefined || tls === undefined) {
+    server = createServer(common, handler);
+  } else {
+    const https = createHttpsServer({ ...common, ...tlsServerOptions(tls), handshakeTimeout: limits.handshakeTimeoutMs }, handler);
+    web.onChange((config) => {
+      if (config?.tls !== undefined) https.setSecureContext(tlsServerOptions(config.tls));
+    });
+    // Before Node's own listener builds the TLS socket from the current context, so a rotated certificate is
+    // served from the very next connection.
+    https.prependListener('connection', () => web.current());
+    server = https;
+  }
   server.maxHeadersCount = 100;
+  server.maxConnections = limits.maxConnections;
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => {
@@ -40,7 +76,8 @@ export function serverUrl(server: Server): string {
   const address = server.address();
   if (address === null || typeof address === 'string') return String(address);
   const host = address.address === '0.0.0.0' || address.address === '::' ? '127.0.0.1' : address.address;
-  return `http://${host.includes(':') ? `[${host}]` : host}:${address.port}`;
+  const scheme = server instanceof HttpsServer ? 'https' : 'http';
+  return `${scheme}://${host.includes(':') ? `[${host}]` : host}:${address.port}`;
 }
 
 /** Closes the server: idle keep-alive sockets now, busy ones when their response ends, all by the deadline. */

@@ -1,0 +1,99 @@
+/**
+ * HTTP Basic authentication against the web config's bcrypt hashes. A bcrypt check costs ~100 ms of CPU,
+ * so a credential that checked out once is remembered (by a digest, never in clear) and scrapes stay cheap;
+ * wrong guesses are never remembered, are limited in number at a time, and cost the same whether or not the
+ * username exists, so timing does not reveal usernames.
+ */
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Logger } from 'pino';
+import { BcryptWorker } from './bcrypt-worker.js';
+import { sendText } from './respond.js';
+
+/** A bcrypt hash of a random string nobody knows, checked for unknown usernames to keep timing even. */
+const DUMMY_HASH = '$2b$10$VkZikHPHTeLDANMcTC6zO.KzePAnXypbXwJuGld7y2nhtLkekubom';
+/** Remembered good credentials; bounded so a long run with rotating passwords cannot grow it without end. */
+const CACHE_LIMIT = 64;
+/** bcrypt checks waiting or running; more are turned away (429) instead of queued. */
+const MAX_CHECKS = 4;
+/** At most one log line per this interval about rejected credentials, with the count since the last. */
+const LOG_EVERY_MS = 60_000;
+
+const digest = (...parts: string[]): Buffer => createHash('sha256').update(parts.join('\u0000')).digest();
+
+export interface Credentials {
+  username: string;
+  password: string;
+}
+
+/** The credentials of an `Authorization: Basic …` header, if it is one. */
+export function parseBasic(header: string | undefined): Credentials | undefined {
+  const match = /^Basic[ \t]+([A-Za-z0-9+/]+=*)[ \t]*$/i.exec(header ?? '');
+  if (match === null) return undefined;
+  const decoded = Buffer.from(match[1] ?? '', 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  if (colon < 0) return undefined;
+  return { username: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
+}
+
+export class BasicAuth {
+  readonly #logger: Logger;
+  readonly #good = new Set<string>();
+  readonly #bcrypt = new BcryptWorker(MAX_CHECKS);
+  #rejected = 0;
+  #loggedAt = Number.NEGATIVE_INFINITY;
+
+  constructor(logger: Logger) {
+    this.#logger = logger;
+  }
+
+  /**
+   * True when the credentials match a user, undefined when that needs a bcrypt check and too many wait already.
+   * Every configured username is compared, in constant time, and unknown ones cost a check all the same.
+   */
+  async check(users: ReadonlyMap<string, string>, credentials: Credentials): Promise<boolean | undefined> {
+    const wanted = digest(credentials.username);
+    let hash: string | undefined;
+    for (const [name, candidate] of users) {
+      if (timingSafeEqual(digest(name), wanted) && hash === undefined) hash = candidate;
+    }
+    const key = digest(credentials.username, hash ?? DUMMY_HASH, credentials.password).toString('base64');
+    if (hash !== undefined && this.#good.has(key)) return true;
+    if (!this.#bcrypt.available) return undefined;
+    const ok = await this.#bcrypt.compare(credentials.password, hash ?? DUMMY_HASH);
+    if (!ok || hash === undefined) return false;
+    if (this.#good.size >= CACHE_LIMIT) this.#good.clear();
+    this.#good.add(key);
+    return true;
+  }
+
+  /** Lets the request through (true), or answers it: 401 for missing or wrong credentials, 429 when too many wait. */
+  async admit(users: ReadonlyMap<string, string>, req: IncomingMessage, res: ServerResponse): Promise<boolean> {
+    if (users.size === 0) return true;
+    const credentials = parseBasic(req.headers.authorization);
+    const ok = credentials === undefined ? false : await this.check(users, credentials);
+    if (ok === true) return true;
+    if (ok === undefined) {
+      res.setHeader('retry-after', '1');
+      sendText(res, 429, 'Too many authentication attempts at once; retry shortly.\n');
+      return false;
+    }
+    if (credentials !== undefined) this.#noteRejected(req);
+    res.setHeader('www-authenticate', 'Basic realm="routeros-exporter", charset="UTF-8"');
+    sendText(res, 401, 'Unauthorized: this exporter requires HTTP Basic credentials.\n');
+    return false;
+  }
+
+  /** Wrong credentials, logged without the username (people type passwords into it) and at a bounded rate. */
+  #noteRejected(req: IncomingMessage): void {
+    this.#rejected++;
+    const now = Date.now();
+    if (now - this.#loggedAt < LOG_EVERY_MS) return;
+    this.#logger.warn(
+      { remote: req.socket.remoteAddress, path: (req.url ?? '').split('?')[0], rejected: this.#rejected },
+      'rejected HTTP requests with wrong credentials (basic_auth_users in the web config)',
+    );
+    this.#loggedAt = now;
+    this.#rejected = 0;
+  }
+}

@@ -1,0 +1,144 @@
+/**
+ * The live web config: read at start, re-read when the file or any file it names changes (checked at most
+ * once per `recheckMs`, on new connections and requests), so certificates and users rotate without a restart.
+ * A change that does not validate is logged once and the previous web config keeps serving.
+ */
+import { statSync } from 'node:fs';
+import type { Logger } from 'pino';
+import { ConfigError } from '../config/types.js';
+import { loadWebConfig, type WebConfig } from './web-config.js';
+
+/** Renewal is due when the certificate expires within this (operators get a warning line at load). */
+const EXPIRY_WARNING_MS = 14 * 86_400_000;
+
+export interface WebSourceOptions {
+  logger: Logger;
+  /** Minimum time between two checks of the files' modification stamps. Default 1000. */
+  recheckMs?: number;
+  now?: () => number;
+}
+
+/** Modification stamp of a set of files: any write, replacement or symlink swap (Kubernetes secrets) changes it. */
+function stampOf(files: readonly string[]): string {
+  return files
+    .map((file) => {
+      try {
+        const stat = statSync(file);
+        return `${stat.ino}:${stat.size}:${stat.mtimeMs}:${stat.ctimeMs}`;
+      } catch {
+        return 'missing';
+      }
+    })
+    .join('|');
+}
+
+/** The ConfigError of the exporter config for problems inside its web config file. */
+function asConfigProblem(path: string, error: unknown): ConfigError {
+  const inner = error instanceof ConfigError ? error.problems : [{ path: '', message: String(error) }];
+  return new ConfigError(
+    path,
+    inner.map((problem) => ({ path: 'web_config_file', message: `${path}: ${problem.path === '' ? '' : `${problem.path}: `}${problem.message}` })),
+  );
+}
+
+export class WebConfigSource {
+  /** Whether the server was started with TLS; switching needs a restart (a listener cannot change protocol). */
+  readonly https: boolean;
+  readonly #logger: Logger;
+  readonly #recheckMs: number;
+  readonly #now: () => number;
+  readonly #listeners: ((config: WebConfig | undefined) => void)[] = [];
+  #config: WebConfig | undefined;
+  #stamp = '';
+  #checkedAt = 0;
+  #failedStamp = '';
+
+  /** Throws ConfigError (path `web_config_file`) when the file is invalid. */
+  constructor(path: string | undefined, options: WebSourceOptions) {
+    this.#logger = options.logger;
+    this.#recheckMs = options.recheckMs ?? 1000;
+    this.#now = options.now ?? Date.now;
+    const config = path === undefined ? undefined : WebConfigSource.#load(path);
+    this.https = config?.tls !== undefined;
+    this.#install(config);
+  }
+
+  static #load(path: string): WebConfig {
+    try {
+      return loadWebConfig(path);
+    } catch (error) {
+      throw asConfigProblem(path, error);
+    }
+  }
+
+  /** The web config in force, after re-reading it if its files changed (throttled). */
+  current(): WebConfig | undefined {
+    const config = this.#config;
+    if (config === undefined || this.#now() - this.#checkedAt < this.#recheckMs) return config;
+    this.#checkedAt = this.#now();
+    const stamp = stampOf(config.files);
+    if (stamp === this.#stamp || stamp === this.#failedStamp) return config;
+    try {
+      // The stamp taken before the read: a write racing the read shows up as a change at the next check.
+      this.#accept(WebConfigSource.#load(config.path), stamp);
+      this.#logger.info({ web_config_file: config.path }, 'web config re-read after a file change');
+      this.#failedStamp = '';
+    } catch (error) {
+      // Logged once per change of the files, not once per request.
+      this.#failedStamp = stamp;
+      this.#logger.error(
+        { web_config_file: config.path, problems: (error as ConfigError).problems },
+        'web config changed but is invalid; the previous one stays in force',
+      );
+    }
+    return this.#config;
+  }
+
+  /** Called with the new web config each time one is installed. */
+  onChange(listener: (config: WebConfig | undefined) => void): void {
+    this.#listeners.push(listener);
+  }
+
+  /**
+   * For a config reload: validates the (possibly new, possibly absent) web config file and returns the
+   * function that installs it once the reload goes through. Throws ConfigError to refuse the reload.
+   */
+  prepare(path: string | undefined): () => void {
+    const config = path === undefined ? undefined : WebConfigSource.#load(path);
+    this.#accept(config, undefined, true);
+    return () => this.#install(config);
+  }
+
+  /** Checks a candidate against the running server; installs it unless `dryRun`. */
+  #accept(config: WebConfig | undefined, stamp?: string, dryRun = false): void {
+    if ((config?.tls !== undefined) !== this.https) {
+      const message = this.https
+        ? 'the server runs HTTPS; turning tls_server_config off needs a restart'
+        : 'the server runs plain HTTP; turning tls_server_config on needs a restart';
+      throw new ConfigError(config?.path ?? '<none>', [{ path: 'web_config_file', message }]);
+    }
+    const before = this.#config?.tls?.clientCa !== undefined;
+    if (this.#config !== undefined && config !== undefined && (config.tls?.clientCa !== undefined) !== before) {
+      throw new ConfigError(config.path, [{ path: 'web_config_file', message: 'changing client_auth_type needs a restart' }]);
+    }
+    if (!dryRun) this.#install(config, stamp);
+  }
+
+  #install(config: WebConfig | undefined, stamp?: string): void {
+    const same = stamp !== undefined && config !== undefined && this.#config?.files.join('|') === config.files.join('|');
+    this.#config = config;
+    this.#stamp = config === undefined ? '' : same ? stamp : stampOf(config.files);
+    this.#checkedAt = this.#now();
+    for (const warning of config?.warnings ?? []) this.#logger.warn({ web_config_file: config?.path }, warning);
+    const notAfter = config?.tls?.notAfter;
+    if (notAfter !== undefined && notAfter.getTime() - this.#now() < EXPIRY_WARNING_MS) {
+      this.#logger.warn(
+        { web_config_file: config?.path, not_after: notAfter.toISOString() },
+        notAfter.getTime() < this.#now()
+          ? 'the server certificate (cert_file) has expired: scrapers will refuse it; replace cert_file and key_file'
+          : 'the server certificate (cert_file) expires within 14 days; replace cert_file and key_file (no restart needed)',
+      );
+    }
+    for (const listener of this.#listeners) listener(config);
+  }
+}

@@ -1,0 +1,136 @@
+/**
+ * The web config file (exporter-toolkit subset): one invalid file per rule, each problem with its path inside
+ * the file, and what a valid file turns into. Nothing a user wrote where a hash belongs is ever echoed.
+ */
+import { chmodSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import bcrypt from 'bcryptjs';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { ConfigError, type ConfigProblem } from '../../src/config/types.js';
+import { loadWebConfig } from '../../src/server/web-config.js';
+import { makeCert, type Pem } from './tls-helpers.js';
+
+let dir: string;
+let server: Pem;
+let other: Pem;
+const HASH = bcrypt.hashSync('s3cret-scrape', 4);
+
+function write(name: string, text: string): string {
+  const path = join(dir, name);
+  writeFileSync(path, text, { mode: 0o600 });
+  return path;
+}
+
+function problemsOf(yaml: string): ConfigProblem[] {
+  try {
+    loadWebConfig(write('web.yml', yaml));
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    return (error as ConfigError).problems;
+  }
+  throw new Error('expected the web config to be refused');
+}
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'routeros-web-'));
+  [server, other] = await Promise.all([makeCert(), makeCert()]);
+  write('server.crt', server.cert);
+  write('server.key', server.key);
+  write('other.key', other.key);
+  write('ca.crt', server.cert);
+});
+
+describe('invalid web configs: every problem with its path', () => {
+  const tls = 'tls_server_config: { cert_file: server.crt, key_file: server.key';
+  const cases: [string, string, string, RegExp][] = [
+    ['a misspelt top-level key', 'basic_auth_user: {}', 'basic_auth_user', /unknown key; did you mean basic_auth_users/],
+    ['a key of the full format that is not implemented', 'rate_limit: { interval: 1s, burst: 5 }', 'rate_limit', /not supported/],
+    ['inline certificates', 'tls_server_config: { cert: x, key: y }', 'tls_server_config.cert', /inline certificates are not supported; use cert_file/],
+    ['TLS without a certificate', 'tls_server_config: { key_file: server.key }', 'tls_server_config.cert_file', /is required/],
+    ['a certificate file that does not exist', 'tls_server_config: { cert_file: nope.crt, key_file: server.key }', 'tls_server_config.cert_file', /no such file/],
+    ['a key that does not belong to the certificate', 'tls_server_config: { cert_file: server.crt, key_file: other.key }', 'tls_server_config', /do not make a usable certificate and key/],
+    ['TLS 1.0', `${tls}, min_version: TLS10 }`, 'tls_server_config.min_version', /TLS 1.0 and 1.1 are not offered/],
+    ['an unknown TLS version', `${tls}, max_version: SSL3 }`, 'tls_server_config.max_version', /must be TLS12 or TLS13/],
+    ['min above max', `${tls}, min_version: TLS13, max_version: TLS12 }`, 'tls_server_config.min_version', /above max_version/],
+    ['a client auth type that skips verification', `${tls}, client_auth_type: RequireAnyClientCert }`, 'tls_server_config.client_auth_type', /unverified/],
+    ['client certificates without a CA', `${tls}, client_auth_type: RequireAndVerifyClientCert }`, 'tls_server_config.client_ca_file', /is required/],
+    ['a client CA that would do nothing', `${tls}, client_ca_file: ca.crt }`, 'tls_server_config.client_ca_file', /has no effect/],
+    ['a password where its hash belongs', 'basic_auth_users: { prometheus: hunter2-plain }', 'basic_auth_users.prometheus', /must be a bcrypt hash/],
+    ['a username with a colon', `basic_auth_users: { "a:b": "${HASH}" }`, 'basic_auth_users', /without ":"/],
+    ['an unknown response header', 'http_server_config: { headers: { X-Powered-By: me } }', 'http_server_config.headers.X-Powered-By', /unknown header/],
+    ['an invalid X-Frame-Options', 'http_server_config: { headers: { X-Frame-Options: allow } }', 'http_server_config.headers.X-Frame-Options', /invalid value/],
+    ['HTTP/2', 'http_server_config: { http2: true }', 'http_server_config.http2', /not supported/],
+    ['a list instead of a mapping', 'basic_auth_users: [a, b]', 'basic_auth_users', /must be a mapping/],
+  ];
+
+  it.each(cases)('%s', (_name, yaml, path, message) => {
+    const problems = problemsOf(yaml);
+    expect(problems).toContainEqual(expect.objectContaining({ path, message: expect.stringMatching(message) }));
+  });
+
+  it('reports every problem of a file at once', () => {
+    const problems = problemsOf('basic_auth_users: { u: plain }\ntls_server_config: { min_version: TLS11 }\nextra: 1\n');
+    expect(problems.map((problem) => problem.path).sort()).toEqual([
+      'basic_auth_users.u',
+      'extra',
+      'tls_server_config.cert_file',
+      'tls_server_config.key_file',
+      'tls_server_config.min_version',
+    ]);
+  });
+
+  it('gives YAML syntax errors a line and never echoes a would-be password', () => {
+    const problems = problemsOf('basic_auth_users:\n  admin: "unterminated-secret-value\n');
+    expect(problems[0]?.line).toBeGreaterThan(0);
+    expect(JSON.stringify(problemsOf('basic_auth_users: { admin: correct-horse-battery }'))).not.toContain('correct-horse');
+  });
+
+  it('names a missing web config file', () => {
+    expect(() => loadWebConfig(join(dir, 'absent.yml'))).toThrow(/no such file/);
+  });
+});
+
+describe('valid web configs', () => {
+  it('an empty file means plain HTTP without authentication, as in exporter-toolkit', () => {
+    const config = loadWebConfig(write('empty.yml', ''));
+    expect(config.tls).toBeUndefined();
+    expect(config.users.size).toBe(0);
+  });
+
+  it('reads TLS (paths relative to the file), users with $2y$/$2b$ hashes and headers', () => {
+    const config = loadWebConfig(
+      write(
+        'full.yml',
+        [
+          'tls_server_config:',
+          '  cert_file: server.crt',
+          '  key_file: server.key',
+          '  min_version: TLS13',
+          'basic_auth_users:',
+          `  prometheus: "${HASH.replace('$2b$', '$2y$')}"`,
+          `  grafana: "${HASH}"`,
+          'http_server_config:',
+          '  headers: { X-Frame-Options: deny, X-Content-Type-Options: nosniff }',
+        ].join('\n'),
+      ),
+    );
+    expect(config.tls?.cert).toBe(server.cert);
+    expect(config.tls?.minVersion).toBe('TLSv1.3');
+    expect(config.tls?.maxVersion).toBe('TLSv1.3');
+    expect([...config.users.keys()]).toEqual(['prometheus', 'grafana']);
+    expect(config.headers).toEqual({ 'X-Frame-Options': 'deny', 'X-Content-Type-Options': 'nosniff' });
+    expect(config.files).toEqual([join(dir, 'full.yml'), join(dir, 'server.crt'), join(dir, 'server.key')]);
+    expect(config.warnings).toEqual([]);
+  });
+
+  it('warns about users over plain HTTP and a key file everyone can read', () => {
+    expect(loadWebConfig(write('users.yml', `basic_auth_users: { u: "${HASH}" }`)).warnings).toEqual([
+      expect.stringMatching(/clear text/),
+    ]);
+    const key = write('open.key', server.key);
+    chmodSync(key, 0o644);
+    const config = loadWebConfig(write('open.yml', 'tls_server_config: { cert_file: server.crt, key_file: open.key }'));
+    expect(config.warnings).toEqual([expect.stringMatching(/open\.key is readable by every user/)]);
+  });
+});

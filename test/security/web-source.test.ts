@@ -1,0 +1,115 @@
+/**
+ * The live web config on a hand-driven clock: re-read only when a file changed and the recheck interval has
+ * passed, an invalid change logged once while the previous config serves on, and changes a running server
+ * cannot take refused.
+ */
+import { mkdtempSync, renameSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import bcrypt from 'bcryptjs';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { WebConfigSource } from '../../src/server/web-source.js';
+import { captureLogs } from '../helpers/log-capture.js';
+import { makeCert } from './tls-helpers.js';
+
+const HASH_A = bcrypt.hashSync('a', 4);
+const HASH_B = bcrypt.hashSync('b', 4);
+let dir: string;
+let clock: number;
+let logs: ReturnType<typeof captureLogs>;
+
+function put(name: string, text: string): string {
+  const path = join(dir, name);
+  writeFileSync(`${path}.tmp`, text);
+  renameSync(`${path}.tmp`, path);
+  return path;
+}
+
+function source(path: string | undefined): WebConfigSource {
+  return new WebConfigSource(path, { logger: logs.logger, recheckMs: 1000, now: () => clock });
+}
+
+const messages = (): string[] => logs.lines().map((line) => String(line['msg']));
+
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'routeros-websrc-'));
+  clock = 1_000_000;
+  logs = captureLogs();
+});
+
+describe('re-reading the web config', () => {
+  it('picks up a change once the recheck interval has passed, not before', () => {
+    const web = source(put('web.yml', `basic_auth_users: { a: "${HASH_A}" }`));
+    put('web.yml', `basic_auth_users: { b: "${HASH_B}" }`);
+    clock += 999;
+    expect([...(web.current()?.users.keys() ?? [])]).toEqual(['a']);
+    clock += 1;
+    expect([...(web.current()?.users.keys() ?? [])]).toEqual(['b']);
+    expect(messages()).toContain('web config re-read after a file change');
+  });
+
+  it('logs an invalid change once, keeps serving the previous config, and takes the fix', () => {
+    const web = source(put('web.yml', `basic_auth_users: { a: "${HASH_A}" }`));
+    put('web.yml', 'basic_auth_users: { a: plain-password }');
+    for (let i = 0; i < 5; i++) {
+      clock += 1000;
+      expect(web.current()?.users.get('a')).toBe(HASH_A);
+    }
+    expect(messages().filter((message) => message.startsWith('web config changed but is invalid'))).toHaveLength(1);
+    expect(logs.text()).not.toContain('plain-password');
+    put('web.yml', `basic_auth_users: { a: "${HASH_B}" }`);
+    clock += 1000;
+    expect(web.current()?.users.get('a')).toBe(HASH_B);
+  });
+
+  it('calls its listeners with each installed config', () => {
+    const web = source(put('web.yml', ''));
+    const seen: number[] = [];
+    web.onChange((config) => seen.push(config?.users.size ?? -1));
+    put('web.yml', `basic_auth_users: { a: "${HASH_A}", b: "${HASH_B}" }`);
+    clock += 1000;
+    web.current();
+    expect(seen).toEqual([2]);
+  });
+
+  it('warns about a certificate that expires soon or has expired', async () => {
+    const soon = await makeCert({ notBefore: new Date(Date.now() - 86_400_000), notAfter: new Date(Date.now() + 3 * 86_400_000) });
+    put('s.crt', soon.cert);
+    put('s.key', soon.key);
+    clock = Date.now();
+    source(put('web.yml', 'tls_server_config: { cert_file: s.crt, key_file: s.key }'));
+    expect(messages()).toContain('the server certificate (cert_file) expires within 14 days; replace cert_file and key_file (no restart needed)');
+    clock = Date.now() + 4 * 86_400_000;
+    source(join(dir, 'web.yml'));
+    expect(messages()).toContain('the server certificate (cert_file) has expired: scrapers will refuse it; replace cert_file and key_file');
+  });
+});
+
+describe('reloads', () => {
+  it('prepare validates without installing; the returned function installs', () => {
+    const web = source(put('web.yml', `basic_auth_users: { a: "${HASH_A}" }`));
+    const install = web.prepare(put('next.yml', `basic_auth_users: { b: "${HASH_B}" }`));
+    expect([...(web.current()?.users.keys() ?? [])]).toEqual(['a']);
+    install();
+    expect([...(web.current()?.users.keys() ?? [])]).toEqual(['b']);
+    web.prepare(undefined)();
+    expect(web.current()).toBeUndefined();
+  });
+
+  it('refuses an invalid file with the path web_config_file and the problem inside it', () => {
+    const web = source(undefined);
+    const bad = put('bad.yml', 'tls_server_config: {}');
+    expect(() => web.prepare(bad)).toThrow(expect.objectContaining({
+      problems: expect.arrayContaining([{ path: 'web_config_file', message: `${bad}: tls_server_config.cert_file: is required with tls_server_config` }]),
+    }));
+  });
+
+  it('refuses to switch a plain HTTP server to HTTPS', async () => {
+    const pem = await makeCert();
+    put('s.crt', pem.cert);
+    put('s.key', pem.key);
+    const web = source(undefined);
+    expect(web.https).toBe(false);
+    expect(() => web.prepare(put('tls.yml', 'tls_server_config: { cert_file: s.crt, key_file: s.key }'))).toThrow(/needs a restart/);
+  });
+});
