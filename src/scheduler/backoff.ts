@@ -1,7 +1,8 @@
 /**
  * Backoff for jobs that keep failing: skip runs for a while, doubling up to a cap, so a router with a
  * wrong password is not hammered with logins (RouterOS logs every one) and a dead router costs little.
- * Authentication failures back off after the first failure, everything else after a few.
+ * Authentication failures back off after the first failure and up to 10 minutes; everything else after
+ * a few, and only up to 2 minutes, so a router that comes back is seen soon.
  */
 import type { ErrorReason } from '../routeros/errors.js';
 
@@ -10,10 +11,13 @@ export interface BackoffPolicy {
   authThreshold: number;
   otherThreshold: number;
   initialSeconds: number;
+  /** Longest backoff after authentication failures. */
   maxSeconds: number;
+  /** Longest backoff after any other failure. */
+  otherMaxSeconds: number;
 }
 
-export const DEFAULT_BACKOFF: BackoffPolicy = { authThreshold: 1, otherThreshold: 3, initialSeconds: 30, maxSeconds: 600 };
+export const DEFAULT_BACKOFF: BackoffPolicy = { authThreshold: 1, otherThreshold: 3, initialSeconds: 30, maxSeconds: 600, otherMaxSeconds: 120 };
 
 export class Backoff {
   #failures = 0;
@@ -42,10 +46,12 @@ export class Backoff {
   /** Records a failure; returns the backoff in seconds now in force (0 for none). */
   failed(reason: ErrorReason, now: number): number {
     this.#failures++;
-    const threshold = reason === 'auth' ? this.#policy.authThreshold : this.#policy.otherThreshold;
+    const auth = reason === 'auth';
+    const threshold = auth ? this.#policy.authThreshold : this.#policy.otherThreshold;
     if (this.#failures < threshold) return 0;
     const exponent = this.#failures - threshold;
-    const seconds = Math.min(this.#policy.maxSeconds, this.#policy.initialSeconds * 2 ** Math.min(exponent, 20));
+    const cap = auth ? this.#policy.maxSeconds : this.#policy.otherMaxSeconds;
+    const seconds = Math.min(cap, this.#policy.initialSeconds * 2 ** Math.min(exponent, 20));
     this.#until = now + seconds * 1000;
     return seconds;
   }
