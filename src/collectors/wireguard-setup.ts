@@ -28,9 +28,14 @@ export interface WireguardSetupData {
 /** Pure mapping of the five replies to samples and the audit's findings. */
 export function mapWireguardSetup(records: SetupRecords, routerLabel: string, now: number): JobResult<WireguardSetupData> {
   const samples = new SampleSet();
-  const interfaces = auditSetup(records);
-  for (const setup of interfaces) {
+  const interfaces: InterfaceSetup[] = [];
+  const seen = new Set<string>();
+  for (const setup of auditSetup(records)) {
+    // Unique as written out: names that differ only in what the format cannot carry come out alike.
     const labels = `${routerLabel},${labelPair('interface', setup.interface)}`;
+    if (seen.has(labels)) continue;
+    seen.add(labels);
+    interfaces.push(setup);
     for (const check of setup.checks) samples.add(F.wgInterfaceSetupOk, `${labels},${labelPair('check', check.check)}`, check.ok ? 1 : 0);
   }
   return { samples, data: { collectedAt: now, interfaces }, problems: [] };

@@ -88,9 +88,11 @@ export function mapWireguard(
 
   for (const record of interfaces) {
     const name = record['name'];
-    if (name === undefined || seenInterfaces.has(name)) continue;
-    seenInterfaces.add(name);
+    if (name === undefined) continue;
+    // Unique as written out: names that differ only in what the format cannot carry come out alike.
     const labels = `${routerLabel},${labelPair('interface', name)}`;
+    if (seenInterfaces.has(labels)) continue;
+    seenInterfaces.add(labels);
     const publicKey = record['public-key'] ?? '';
     const running = read.bool(record, 'running');
     const disabled = read.bool(record, 'disabled') ?? false;
@@ -110,8 +112,9 @@ export function mapWireguard(
   for (const record of peers) {
     const iface = record['interface'] ?? '';
     const publicKey = record['public-key'] ?? '';
-    // Identity is (interface, public key); a repeated one would make duplicate series, which Prometheus rejects.
-    const identity = `${iface}\u0000${publicKey}`;
+    // Identity is (interface, public key) as written out; a repeated one would make duplicate series, which
+    // Prometheus rejects.
+    const identity = `${labelPair('interface', iface)},${labelPair('public_key', publicKey)}`;
     if (seenPeers.has(identity)) continue;
     seenPeers.add(identity);
     const comment = record['comment'];

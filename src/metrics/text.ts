@@ -3,19 +3,22 @@
 /**
  * Escapes a label value per the exposition format (backslash, double quote, line feed).
  * Other control characters have no escape in the format and could confuse strict parsers,
- * so they become U+FFFD: whatever a router sends, the output stays parseable.
+ * so they become U+FFFD, as do lone surrogates (they have no UTF-8 form, and the bytes would say U+FFFD
+ * anyway; replacing them here lets callers see which values come out alike): whatever a router sends,
+ * the output stays parseable.
  */
 export function escapeLabelValue(value: string): string {
-  // Fast path: most values (names, keys, addresses) need nothing. Control characters are what we look for.
+  // Fast path: most values (names, keys, addresses) need nothing. Control characters are what we look for,
+  // and surrogates (the loop below tells a lone one from a pair).
   // eslint-disable-next-line no-control-regex
-  if (!/[\\"\x00-\x1f\x7f]/.test(value)) return value;
+  if (!/[\\"\x00-\x1f\x7f\uD800-\uDFFF]/.test(value)) return value;
   let out = '';
   for (const char of value) {
     const code = char.charCodeAt(0);
     if (char === '\\') out += '\\\\';
     else if (char === '"') out += '\\"';
     else if (char === '\n') out += '\\n';
-    else if (code < 0x20 || code === 0x7f) out += '\uFFFD';
+    else if (code < 0x20 || code === 0x7f || (char.length === 1 && code >= 0xd800 && code <= 0xdfff)) out += '\uFFFD';
     else out += char;
   }
   return out;
