@@ -84,6 +84,11 @@ export class BasicAuth {
     return false;
   }
 
+  /** Ends the bcrypt worker (the server closed). */
+  close(): Promise<void> {
+    return this.#bcrypt.close();
+  }
+
   /** Wrong credentials, logged without the username (people type passwords into it) and at a bounded rate. */
   #noteRejected(req: IncomingMessage): void {
     this.#rejected++;

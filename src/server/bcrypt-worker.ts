@@ -40,6 +40,13 @@ export class BcryptWorker {
     });
   }
 
+  /** Stops the worker; a later compare starts a new one. */
+  async close(): Promise<void> {
+    const worker = this.#worker;
+    this.#worker = undefined;
+    await worker?.terminate();
+  }
+
   #start(): Worker {
     if (this.#worker !== undefined) return this.#worker;
     const worker = new Worker(source(createRequire(import.meta.url).resolve('bcryptjs')), { eval: true });
@@ -50,7 +57,7 @@ export class BcryptWorker {
       this.#pending.delete(id);
     });
     const fail = (error: Error): void => {
-      this.#worker = undefined;
+      if (this.#worker === worker) this.#worker = undefined;
       for (const waiting of this.#pending.values()) waiting.reject(error);
       this.#pending.clear();
     };

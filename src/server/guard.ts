@@ -49,8 +49,8 @@ export interface GuardDeps {
   limits: ServerLimits;
 }
 
-/** Wraps the routes' handler: headers, then authentication, then the scrape cap. */
-export function guard(handle: Handler, deps: GuardDeps): Handler {
+/** Wraps the routes' handler: headers, then authentication, then the scrape cap. `close` ends the bcrypt worker. */
+export function guard(handle: Handler, deps: GuardDeps): { handle: Handler; close(): Promise<void> } {
   const auth = new BasicAuth(deps.logger);
   let scrapes = 0;
   const pass = (req: IncomingMessage, res: ServerResponse): void => {
@@ -65,7 +65,7 @@ export function guard(handle: Handler, deps: GuardDeps): Handler {
     }
     handle(req, res);
   };
-  return (req, res) => {
+  const guarded: Handler = (req, res) => {
     const deadline = setTimeout(() => res.destroy(), deps.limits.responseTimeoutMs);
     deadline.unref();
     res.once('close', () => clearTimeout(deadline));
@@ -86,4 +86,5 @@ export function guard(handle: Handler, deps: GuardDeps): Handler {
       },
     );
   };
+  return { handle: guarded, close: () => auth.close() };
 }

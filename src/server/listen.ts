@@ -37,7 +37,8 @@ export function startServer(app: Pick<App, 'handle'>, listen: string, options: S
   const { host, port } = parseListen(listen);
   const limits = { ...DEFAULT_LIMITS, ...options.limits };
   const web = options.web;
-  const handler = guard(app.handle, { web, limits, logger: options.logger ?? pino({ level: 'silent' }) });
+  const guarded = guard(app.handle, { web, limits, logger: options.logger ?? pino({ level: 'silent' }) });
+  const handler = guarded.handle;
   const common: HttpServerOptions = {
     maxHeaderSize: limits.maxHeaderBytes,
     headersTimeout: limits.headersTimeoutMs,
@@ -62,6 +63,7 @@ export function startServer(app: Pick<App, 'handle'>, listen: string, options: S
   }
   server.maxHeadersCount = 100;
   server.maxConnections = limits.maxConnections;
+  server.once('close', () => void guarded.close());
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => {
