@@ -3,7 +3,7 @@
  * independently and ending on a byte boundary (sync flush), so deflated chunks can be laid end to end
  * in one gzip member; the CRC-32 of the whole is combined from the chunks' CRCs arithmetically.
  */
-import { constants, crc32, deflateRawSync } from 'node:zlib';
+import { constants, crc32, deflateRawSync, type ZlibOptions } from 'node:zlib';
 
 /** Speed over ratio: the chunks are large, label-heavy text that compresses well even at level 1. */
 const LEVEL = 1;
@@ -14,8 +14,12 @@ export interface DeflatedChunk {
   readonly length: number;
 }
 
+const OPTIONS: ZlibOptions = { level: LEVEL, finishFlush: constants.Z_SYNC_FLUSH };
+
 export function deflateChunk(chunk: Buffer): DeflatedChunk {
-  const deflated = deflateRawSync(chunk, { level: LEVEL, finishFlush: constants.Z_SYNC_FLUSH });
+  const out = deflateRawSync(chunk, OPTIONS);
+  // A short output is a slice of zlib's 16 KiB work buffer; kept as it is, each small chunk would pin all of it.
+  const deflated = out.length < out.buffer.byteLength / 2 ? Buffer.from(out) : out;
   return { deflated, crc: crc32(chunk), length: chunk.length };
 }
 

@@ -122,8 +122,9 @@ export class SnapshotStore {
       finishedAt: outcome.finishedAt,
       durationSeconds: outcome.durationSeconds,
       lastSuccessAt: outcome.ok ? outcome.finishedAt : previous?.lastSuccessAt,
-      // A failed run drops its data series rather than freezing them.
-      chunks: outcome.ok && outcome.samples !== undefined ? outcome.samples.toChunks() : [],
+      // A failed run drops its data series rather than freezing them. Families whose bytes did not change
+      // keep their previous Buffer (and with it its deflated form).
+      chunks: outcome.ok && outcome.samples !== undefined ? outcome.samples.toChunks(previous?.chunks) : [],
       data: outcome.ok ? outcome.data : undefined,
     };
     if (!outcome.ok) {
@@ -212,7 +213,7 @@ export class SnapshotStore {
       }
       samples.add(F.collectorBackoff, labels, Math.max(...slots.map((slot) => slot.backoffSeconds)));
     }
-    entry.meta = samples.toChunks();
+    entry.meta = samples.toChunks(entry.meta);
   }
 }
 
