@@ -34,7 +34,9 @@ interface Deployment extends Manifest {
   spec: { selector: { matchLabels: Record<string, string> }; template: { metadata: { labels: Record<string, string> }; spec: PodSpec } };
 }
 
-const files = readdirSync(join(repoRoot, DIR)).filter((f) => f.endsWith('.yaml'));
+/** The scale-out alternative to the Deployment, Service and ServiceMonitor; checked on its own below. */
+const SHARDED = 'statefulset-sharded.yaml';
+const files = readdirSync(join(repoRoot, DIR)).filter((f) => f.endsWith('.yaml') && f !== SHARDED);
 const manifests = files
   .filter((f) => f !== 'kustomization.yaml')
   .flatMap((f) => readYamlDocuments(`${DIR}/${f}`) as Manifest[]);
@@ -122,5 +124,31 @@ describe('Service and ServiceMonitor', () => {
   it('scrape /metrics on the Service port named metrics', () => {
     expect(subset(monitor.spec.selector.matchLabels, service.metadata.labels)).toBe(true);
     expect(monitor.spec.endpoints).toEqual([expect.objectContaining({ port: 'metrics', path: '/metrics' })]);
+  });
+});
+
+describe('sharded StatefulSet (scale-out example)', () => {
+  interface StatefulSet extends Manifest {
+    spec: { serviceName: string; replicas: number; selector: { matchLabels: Record<string, string> }; template: Deployment['spec']['template'] };
+  }
+  const docs = readYamlDocuments(`${DIR}/${SHARDED}`) as Manifest[];
+  const set = docs.find((m) => m.kind === 'StatefulSet') as StatefulSet;
+  const headless = docs.find((m) => m.kind === 'Service') as Manifest & { spec: { clusterIP: string; selector: Record<string, string> } };
+  const shardMonitor = docs.find((m) => m.kind === 'ServiceMonitor') as Manifest & { spec: { selector: { matchLabels: Record<string, string> } } };
+  const shardContainer = set.spec.template.spec.containers[0] as unknown as Omit<Container, 'env'> & { args: string[]; env: { name: string; valueFrom?: { fieldRef: { fieldPath: string } } }[] };
+
+  it('runs replicas shards, the pod ordinal being the shard index', () => {
+    expect(shardContainer.args).toEqual(['--shard', `$(SHARD_INDEX)/${set.spec.replicas}`]);
+    const index = shardContainer.env.find((e) => e.name === 'SHARD_INDEX');
+    expect(index?.valueFrom?.fieldRef.fieldPath).toBe("metadata.labels['apps.kubernetes.io/pod-index']");
+  });
+
+  it('is scraped pod by pod through its headless Service, with the same ConfigMap and Secret as the Deployment', () => {
+    expect(set.spec.serviceName).toBe(headless.metadata.name);
+    expect(headless.spec.clusterIP).toBe('None');
+    expect(subset(set.spec.selector.matchLabels, set.spec.template.metadata.labels)).toBe(true);
+    expect(subset(headless.spec.selector, set.spec.template.metadata.labels)).toBe(true);
+    expect(subset(shardMonitor.spec.selector.matchLabels, headless.metadata.labels)).toBe(true);
+    expect(set.spec.template.spec.volumes).toEqual(pod.volumes);
   });
 });
