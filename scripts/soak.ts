@@ -30,8 +30,11 @@ interface Router {
 }
 
 /** A child process whose output is collected; `exited` is set when it ends. */
-function run(args: string[]): { child: ChildProcessByStdio<null, Readable, Readable>; output: () => string; exited: () => number | null | undefined } {
-  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+function run(
+  args: string[],
+  env: NodeJS.ProcessEnv = {},
+): { child: ChildProcessByStdio<null, Readable, Readable>; output: () => string; exited: () => number | null | undefined } {
+  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
   let output = '';
   let code: number | null | undefined;
   child.on('exit', (exit) => (code = exit));
@@ -156,7 +159,7 @@ async function main(): Promise<number> {
         `  - { name: gone, url: "https://127.0.0.1:${await closedPort()}" }`,
       ].join('\n'),
     );
-    const started = run([opts.main, '--config', configFile]);
+    const started = run([opts.main], { ROUTEROS_EXPORTER_CONFIG: configFile });
     daemon = started;
     const url = await waitFor('the daemon', () => /"url":"(http[^"]+)"/.exec(started.output())?.[1], () => started.exited() !== undefined);
     const pid = started.child.pid ?? 0;

@@ -1,7 +1,10 @@
 /**
  * The soak's figures: RSS growth after the warm-up, event-loop lag and scrape times over every scrape.
- * RSS rises and falls by tens of MiB with each garbage collection cycle, so growth compares the lowest RSS
- * (what stays after a collection) of the first and the last quarter of the samples after the warm-up.
+ * RSS rises and falls by tens of MiB with each garbage collection cycle (about a minute apart), so a growth
+ * taken from two single samples says more about where they fell in the cycle than about a leak. Growth is
+ * the least-squares line through every sample after the warm-up: its rise from the first to the last sample,
+ * relative to its start. The lowest values of the first and last quarter (what a collection leaves) are
+ * reported beside it.
  */
 
 /** Memory, every few seconds. */
@@ -28,9 +31,12 @@ export interface SoakSummary {
   samples: number;
   scrapes: number;
   warmupSeconds: number;
-  /** Lowest RSS in the first and last quarter after the warm-up. */
+  /** The fitted line's RSS at the first and last sample after the warm-up. */
   rssStartMiB: number;
   rssEndMiB: number;
+  /** Lowest RSS in the first and last quarter after the warm-up. */
+  rssLowStartMiB: number;
+  rssLowEndMiB: number;
   rssMaxMiB: number;
   rssGrowthPercent: number;
   /** Lowest heap in use in the first and last quarter after the warm-up. */
@@ -50,6 +56,20 @@ function quantile(values: readonly number[], q: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] as number;
 }
 
+/** The least-squares line through (t, y) points, evaluated at the first and the last t. */
+function fittedEnds(points: readonly (readonly [number, number])[]): [number, number] {
+  const usable = points.filter(([, y]) => Number.isFinite(y));
+  const n = usable.length;
+  if (n === 0) return [NaN, NaN];
+  const mean = (values: number[]): number => values.reduce((a, b) => a + b, 0) / n;
+  const tMean = mean(usable.map(([t]) => t));
+  const yMean = mean(usable.map(([, y]) => y));
+  const spread = usable.reduce((sum, [t]) => sum + (t - tMean) ** 2, 0);
+  const slope = spread === 0 ? 0 : usable.reduce((sum, [t, y]) => sum + (t - tMean) * (y - yMean), 0) / spread;
+  const at = (t: number): number => yMean + slope * (t - tMean);
+  return [at(usable[0]?.[0] ?? tMean), at(usable[n - 1]?.[0] ?? tMean)];
+}
+
 const mib = (bytes: number): number => Math.round((bytes / 2 ** 20) * 10) / 10;
 const round = (value: number): number => Math.round(value * 10) / 10;
 
@@ -63,8 +83,7 @@ export function summarise(
   const window = Math.max(1, Math.floor(measured.length / 4));
   const head = measured.slice(0, window);
   const tail = measured.slice(-window);
-  const rssStart = quantile(head.map((s) => s.rss), 0);
-  const rssEnd = quantile(tail.map((s) => s.rss), 0);
+  const [rssStart, rssEnd] = fittedEnds(measured.map((s) => [s.t, s.rss]));
   return {
     minutes: run.minutes,
     routers: run.routers,
@@ -74,6 +93,8 @@ export function summarise(
     warmupSeconds: run.warmupSeconds,
     rssStartMiB: mib(rssStart),
     rssEndMiB: mib(rssEnd),
+    rssLowStartMiB: mib(quantile(head.map((s) => s.rss), 0)),
+    rssLowEndMiB: mib(quantile(tail.map((s) => s.rss), 0)),
     rssMaxMiB: mib(Math.max(...samples.map((s) => s.rss))),
     rssGrowthPercent: round(((rssEnd - rssStart) / rssStart) * 100),
     heapStartMiB: mib(quantile(head.map((s) => s.heap), 0)),
