@@ -5,11 +5,12 @@
  * any other router, the healthy control router's series identical to a run where it is alone, /metrics fast
  * while the faults are live, the output strictly valid and accepted by promtool, the daemon still serving.
  * Both clocks are frozen, so every value is deterministic and backoff does not expire between the two runs.
+ * The emulators run in a child process, so the scrape timings are the exporter's alone.
  */
 import type { Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp, type App } from '../../src/app.js';
-import { startEmulator, type Emulator, type Faults, type RouterSeed } from '../../src/emulator/index.js';
+import type { Faults, RouterSeed } from '../../src/emulator/index.js';
 import type { ErrorReason } from '../../src/routeros/errors.js';
 import { closeServer, serverUrl, startServer } from '../../src/server/listen.js';
 import { testConfig } from '../helpers/config.js';
@@ -18,6 +19,7 @@ import { captureLogs } from '../helpers/log-capture.js';
 import { promtoolCheckMetrics } from '../helpers/promtool.js';
 import { parseExposition, type ParsedExposition } from '../property/exposition-parser.js';
 import { makeCert } from '../security/tls-helpers.js';
+import { EmulatorProcess } from './emulator-process.js';
 
 const PASSWORD = 'matrix-monitor-password';
 const EMULATOR_START = Date.UTC(2026, 2, 1, 12, 0, 0);
@@ -85,8 +87,7 @@ const GARBLED: Partial<RouterSeed> = {
 /** Routers that must keep working: the control, odd-but-valid bytes, unknown value forms, a reboot. */
 const WORKING = ['control', 'garbled', 'unknown-formats', 'reboot'];
 
-let emulator: Emulator;
-let tlsEmulators: Emulator[] = [];
+const emulators = new EmulatorProcess();
 let app: App;
 let server: Server;
 let base: string;
@@ -95,7 +96,6 @@ let afterRuns: ParsedExposition;
 let afterRunsText: string;
 let controlAlone: string[];
 const logs = captureLogs();
-let emulatorNow = EMULATOR_START;
 
 function seed(name: string, extra: Partial<RouterSeed> = {}): RouterSeed {
   return {
@@ -123,27 +123,27 @@ function failures(router: string, collector: Collector): Record<string, unknown>
 }
 
 beforeAll(async () => {
-  const now = (): number => emulatorNow;
   const users = [{ name: 'monitor', password: PASSWORD }];
   const rows = new Map(FAILING.map((row) => [row.router, row]));
   const mainRouters = [...FAILING.filter((row) => !row.router.startsWith('tls-') || row.router === 'tls-untrusted').map((row) => row.router), ...WORKING];
   const seeds = new Map<string, Partial<RouterSeed>>([...FAILING.map((row) => [row.router, row.seed ?? {}] as const), ['garbled', GARBLED]]);
-  emulator = await startEmulator({ users, now, routers: mainRouters.map((name) => seed(name, seeds.get(name))) });
   const day = 86_400_000;
   const [expired, wrongName] = await Promise.all([
     makeCert({ notBefore: new Date(Date.now() - 30 * day), notAfter: new Date(Date.now() - day) }),
     makeCert({ dns: ['router.other.example'] }),
   ]);
-  tlsEmulators = await Promise.all([
-    startEmulator({ users, now, tls: expired, routers: [seed('tls-expired')] }),
-    startEmulator({ users, now, tls: wrongName, routers: [seed('tls-wrongname')] }),
+  const [main, ...tls] = await emulators.start(EMULATOR_START, [
+    { users, routers: mainRouters.map((name) => seed(name, seeds.get(name))) },
+    { users, tls: expired, routers: [seed('tls-expired')] },
+    { users, tls: wrongName, routers: [seed('tls-wrongname')] },
   ]);
+  const started = [main, ...tls].filter((e) => e !== undefined);
   const caFiles = new Map<string, string>([
     ['tls-expired', tempFile('expired.pem', expired.cert)],
     ['tls-wrongname', tempFile('wrongname.pem', wrongName.cert)],
   ]);
-  const mainCa = tempFile('ca.pem', emulator.ca);
-  const urlOf = (name: string): string => [emulator, ...tlsEmulators].find((e) => e.routers.some((r) => r.name === name))?.router(name).url ?? '';
+  const mainCa = tempFile('ca.pem', main?.ca ?? '');
+  const urlOf = (name: string): string => started.flatMap((e) => e.routers).find((r) => r.name === name)?.url ?? '';
   const routerConfig = (name: string): Record<string, unknown> => ({
     name,
     url: urlOf(name),
@@ -159,10 +159,10 @@ beforeAll(async () => {
   controlAlone = routerLines(Buffer.concat((await alone.exposition.render('text', false)).parts).toString(), 'control');
   await alone.stop();
 
-  for (const row of FAILING) if (row.faults !== undefined) emulator.router(row.router).setFaults(row.faults);
-  emulator.router('garbled').setFaults([{ invalidUtf8: true }, { controlChars: true }]);
-  emulator.router('unknown-formats').setFaults({ unknownFormats: true });
-  await emulator.router('refused').stop();
+  for (const row of FAILING) if (row.faults !== undefined) await emulators.setFaults(row.router, row.faults);
+  await emulators.setFaults('garbled', [{ invalidUtf8: true }, { controlChars: true }]);
+  await emulators.setFaults('unknown-formats', { unknownFormats: true });
+  await emulators.stop('refused');
 
   const config = configOf([...FAILING.map((row) => row.router), ...WORKING]);
   app = createApp(config, { logger: logs.logger, jitter: false, now: () => EXPORTER_NOW });
@@ -189,7 +189,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await app?.stop();
   if (server !== undefined) await closeServer(server, 1000);
-  await Promise.all([emulator, ...tlsEmulators].map((e) => e?.close()));
+  await emulators.close();
 });
 
 describe.each(FAILING)('$fault ($router)', (row) => {
@@ -236,12 +236,12 @@ describe('the rest of the daemon, while the faults are live', () => {
     expect(routerLines(afterRunsText, 'control')).toEqual(controlAlone);
   });
 
-  it('answers /metrics fast throughout (median < 100 ms; no scrape waits on a hang)', () => {
+  it('answers /metrics fast throughout (p95 < 100 ms; no scrape waits on a hang)', () => {
     const sorted = [...scrapeMs].sort((a, b) => a - b);
-    expect(sorted.length).toBeGreaterThanOrEqual(10);
-    expect(sorted[Math.floor(sorted.length / 2)]).toBeLessThan(100);
-    // The emulator shares this process (and CI shares the 2 cores with other suites), so single scrapes can be
-    // slowed by its work; a scrape that waited on a hung router would take the 1 s timeout or longer.
+    expect(sorted.length).toBeGreaterThanOrEqual(20);
+    // The emulators run in their own process, so these are the exporter's timings (CI's other suites still
+    // share the two cores). A scrape that waited on a hung router would take the 1 s timeout or longer.
+    expect(sorted[Math.floor(sorted.length * 0.95)]).toBeLessThan(100);
     expect(sorted.at(-1)).toBeLessThan(1_000);
   });
 
@@ -284,8 +284,8 @@ describe('routers that send odd but usable replies', () => {
     const peer = afterRuns.samples.find((s) => s.name === rx && s.labels['router'] === 'reboot' && s.labels['name'] === 'p1');
     const uptimeBefore = afterRuns.byKey.get('routeros_system_uptime_seconds{router="reboot"}') ?? 0;
     expect(peer?.value).toBeGreaterThanOrEqual(5_000_000_000);
-    emulator.router('reboot').reboot();
-    emulatorNow += 30_000;
+    await emulators.reboot('reboot');
+    await emulators.advance(30_000);
     await app.collectOnce();
     const after = parseExposition(await metricsText());
     const rebooted = after.samples.find((s) => s.name === rx && s.labels['router'] === 'reboot' && s.labels['name'] === 'p1');
