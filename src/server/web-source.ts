@@ -79,8 +79,10 @@ export class WebConfigSource {
     const stamp = stampOf(config.files);
     if (stamp === this.#stamp || stamp === this.#failedStamp) return config;
     try {
+      const next = WebConfigSource.#load(config.path);
+      this.#checkFits(next);
       // The stamp taken before the read: a write racing the read shows up as a change at the next check.
-      this.#accept(WebConfigSource.#load(config.path), stamp);
+      this.#install(next, stamp);
       this.#logger.info({ web_config_file: config.path }, 'web config re-read after a file change');
       this.#failedStamp = '';
     } catch (error) {
@@ -105,23 +107,24 @@ export class WebConfigSource {
    */
   prepare(path: string | undefined): () => void {
     const config = path === undefined ? undefined : WebConfigSource.#load(path);
-    this.#accept(config, undefined, true);
+    this.#checkFits(config);
     return () => this.#install(config);
   }
 
-  /** Checks a candidate against the running server; installs it unless `dryRun`. */
-  #accept(config: WebConfig | undefined, stamp?: string, dryRun = false): void {
-    if ((config?.tls !== undefined) !== this.https) {
-      const message = this.https
-        ? 'the server runs HTTPS; turning tls_server_config off needs a restart'
-        : 'the server runs plain HTTP; turning tls_server_config on needs a restart';
+  /** Throws when the running server cannot take this web config without a restart. */
+  #checkFits(config: WebConfig | undefined): void {
+    const refuse = (message: string): never => {
       throw new ConfigError(config?.path ?? '<none>', [{ path: 'web_config_file', message }]);
+    };
+    if ((config?.tls !== undefined) !== this.https) {
+      refuse(
+        this.https
+          ? 'the server runs HTTPS; turning tls_server_config off needs a restart'
+          : 'the server runs plain HTTP; turning tls_server_config on needs a restart',
+      );
     }
-    const before = this.#config?.tls?.clientCa !== undefined;
-    if (this.#config !== undefined && config !== undefined && (config.tls?.clientCa !== undefined) !== before) {
-      throw new ConfigError(config.path, [{ path: 'web_config_file', message: 'changing client_auth_type needs a restart' }]);
-    }
-    if (!dryRun) this.#install(config, stamp);
+    const clientCerts = (candidate: WebConfig | undefined): boolean => candidate?.tls?.clientCa !== undefined;
+    if (clientCerts(config) !== clientCerts(this.#config)) refuse('changing client_auth_type needs a restart');
   }
 
   #install(config: WebConfig | undefined, stamp?: string): void {

@@ -104,6 +104,16 @@ describe('reloads', () => {
     }));
   });
 
+  it('refuses to turn client certificates on for a running HTTPS server', async () => {
+    const pem = await makeCert();
+    put('s.crt', pem.cert);
+    put('s.key', pem.key);
+    const web = source(put('tls.yml', 'tls_server_config: { cert_file: s.crt, key_file: s.key }'));
+    expect(web.https).toBe(true);
+    const mtls = put('mtls.yml', 'tls_server_config: { cert_file: s.crt, key_file: s.key, client_auth_type: RequireAndVerifyClientCert, client_ca_file: s.crt }');
+    expect(() => web.prepare(mtls)).toThrow(expect.objectContaining({ problems: [{ path: 'web_config_file', message: 'changing client_auth_type needs a restart' }] }));
+  });
+
   it('refuses to switch a plain HTTP server to HTTPS', async () => {
     const pem = await makeCert();
     put('s.crt', pem.cert);
