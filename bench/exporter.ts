@@ -1,0 +1,81 @@
+/**
+ * The exporter under test: a config for the emulated routers, `node dist/main.js --config` as a child
+ * process (the shipped build, not the TypeScript sources), and a wait for /-/ready.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const REPO = fileURLToPath(new URL('..', import.meta.url));
+export const MAIN = join(REPO, 'dist', 'main.js');
+
+/** The scale scenario's ping targets (src/emulator/scenarios/scale.ts): one answering, one lossy. */
+const PING_TARGETS = ['10.100.0.2', '10.100.0.3'];
+
+export interface ExporterPlan {
+  routers: readonly { name: string; url: string }[];
+  caFile: string;
+  port: number;
+  scheduleSeconds: number;
+  /** A ping run takes count × interval; kept well inside the schedule. */
+  pingCount: number;
+  pingIntervalMs: number;
+}
+
+export function exporterConfig(plan: ExporterPlan): string {
+  const every = `"*/${plan.scheduleSeconds} * * * * *"`;
+  const timeout = Math.max(1, Math.min(10, plan.scheduleSeconds - 1));
+  const ping = PING_TARGETS.map((t) => `{ target: ${t}, count: ${plan.pingCount}, interval: ${plan.pingIntervalMs}ms }`).join(', ');
+  const routers = plan.routers.map((r) => `  - { name: ${r.name}, url: "${r.url}", ping: [${ping}] }`).join('\n');
+  return [
+    `listen: 127.0.0.1:${plan.port}`,
+    'log_level: warn',
+    'defaults:',
+    '  username: admin',
+    '  password: ""',
+    `  timeout: ${timeout}s`,
+    `  tls: { ca_file: ${JSON.stringify(plan.caFile)} }`,
+    `  schedules: { system: ${every}, wireguard: ${every}, ping: ${every} }`,
+    'routers:',
+    routers,
+    '',
+  ].join('\n');
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address !== null ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+export function startExporter(dir: string, plan: ExporterPlan, main = MAIN): ChildProcess {
+  if (!existsSync(main)) throw new Error(`${main} is missing: run \`npm run build\` first`);
+  const file = join(dir, 'exporter.yml');
+  writeFileSync(file, exporterConfig(plan));
+  return spawn(process.execPath, [main, '--config', file], { stdio: ['ignore', 'ignore', 'inherit'] });
+}
+
+/** Polls /-/ready (every planned job tried once); resolves with the seconds it took. */
+export async function waitReady(url: string, child: ChildProcess, timeoutMs: number): Promise<number> {
+  const started = performance.now();
+  while (performance.now() - started < timeoutMs) {
+    if (child.exitCode !== null) throw new Error(`the exporter exited with ${child.exitCode}`);
+    try {
+      const response = await fetch(`${url}/-/ready`);
+      await response.arrayBuffer();
+      if (response.status === 200) return (performance.now() - started) / 1000;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  throw new Error(`the exporter was not ready within ${timeoutMs} ms`);
+}

@@ -1,0 +1,84 @@
+/** Command-line flags of `npm run bench`. */
+import { parseArgs } from 'node:util';
+
+export interface BenchOptions {
+  routers: number;
+  interfaces: number;
+  peers: number;
+  /** Every collector (system, wireguard, ping) runs every this many seconds. */
+  scheduleSeconds: number;
+  /** Collection cycles the CPU and fetch figures are averaged over. */
+  cycles: number;
+  /** Scrapes per target (plain, gzip, static, static gzip, naive). */
+  scrapes: number;
+  pingCount: number;
+  pingIntervalMs: number;
+  naive: boolean;
+  quick: boolean;
+  /** The exporter's entry point; default dist/main.js of this checkout (another build, for A/B runs). */
+  main: string | undefined;
+}
+
+export const USAGE = `usage: npm run bench -- [--quick] [--routers N] [--peers N] [--interfaces N] [--schedule SECONDS]
+                          [--cycles N] [--scrapes N] [--ping-count N] [--ping-interval MS] [--no-naive]
+                          [--main path/to/dist/main.js]
+  default: 100 routers × 1000 peers over 4 interfaces, system + wireguard + 2 pings every 30 s,
+           CPU over 3 cycles, 20 scrapes per target
+  --quick: 10 routers × 100 peers, every 5 s, 2 cycles (well under a minute)`;
+
+const FULL = { routers: 100, interfaces: 4, peers: 1000, scheduleSeconds: 30, cycles: 3, scrapes: 20, pingCount: 3, pingIntervalMs: 1000 };
+const QUICK = { routers: 10, interfaces: 4, peers: 100, scheduleSeconds: 5, cycles: 2, scrapes: 20, pingCount: 2, pingIntervalMs: 500 };
+
+function integer(name: string, text: string | undefined, fallback: number, min: number, max = Number.MAX_SAFE_INTEGER): number {
+  if (text === undefined) return fallback;
+  if (!/^\d+$/.test(text) || Number(text) < min || Number(text) > max) {
+    throw new Error(`--${name} must be a whole number from ${min} to ${max}\n${USAGE}`);
+  }
+  return Number(text);
+}
+
+export function parseOptions(argv: readonly string[]): BenchOptions {
+  const { values } = parseArgs({
+    args: [...argv],
+    strict: true,
+    options: {
+      quick: { type: 'boolean' },
+      routers: { type: 'string' },
+      interfaces: { type: 'string' },
+      peers: { type: 'string' },
+      schedule: { type: 'string' },
+      cycles: { type: 'string' },
+      scrapes: { type: 'string' },
+      'ping-count': { type: 'string' },
+      'ping-interval': { type: 'string' },
+      'no-naive': { type: 'boolean' },
+      main: { type: 'string' },
+      help: { type: 'boolean' },
+    },
+  });
+  if (values.help === true) {
+    console.log(USAGE);
+    process.exit(0);
+  }
+  const base = values.quick === true ? QUICK : FULL;
+  const scheduleSeconds = integer('schedule', values.schedule, base.scheduleSeconds, 2, 60);
+  // A seconds-field step (*/N) only spaces runs evenly when N divides 60.
+  if (60 % scheduleSeconds !== 0) throw new Error(`--schedule must divide 60 (2, 3, 4, 5, 6, 10, 12, 15, 20, 30, 60)\n${USAGE}`);
+  const options: BenchOptions = {
+    routers: integer('routers', values.routers, base.routers, 1, 1000),
+    interfaces: integer('interfaces', values.interfaces, base.interfaces, 1),
+    peers: integer('peers', values.peers, base.peers, 0),
+    scheduleSeconds,
+    cycles: integer('cycles', values.cycles, base.cycles, 1),
+    scrapes: integer('scrapes', values.scrapes, base.scrapes, 1),
+    pingCount: integer('ping-count', values['ping-count'], base.pingCount, 1, 100),
+    pingIntervalMs: integer('ping-interval', values['ping-interval'], base.pingIntervalMs, 10),
+    naive: values['no-naive'] !== true,
+    quick: values.quick === true,
+    main: values.main,
+  };
+  if ((options.pingCount * options.pingIntervalMs) / 1000 >= scheduleSeconds - 1) {
+    throw new Error(`a ping run (--ping-count × --ping-interval) must end well inside --schedule\n${USAGE}`);
+  }
+  return options;
+}

@@ -1,0 +1,191 @@
+/**
+ * `npm run bench`: the emulator at scale, the exporter (dist/) collecting from it, and in one run the
+ * exporter's /metrics (plain and gzip) next to a static buffer of the same bytes (the machine's limit)
+ * and a naive prom-client exporter fed the same series. Prints figures; never fails on timing.
+ * Every server is its own process, so the exporter's CPU and memory are read from /proc for it alone.
+ */
+import type { ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { ask, forkChild, nextReply, stopChild } from './children.js';
+import { freePort, startExporter, waitReady } from './exporter.js';
+import type { FetchStats } from './ipc.js';
+import { parseOptions, type BenchOptions } from './options.js';
+import { sampleProcess } from './proc.js';
+import { report, type Figures, type Timings } from './report.js';
+import { fetchBody, percentile, scrape, target, type Target } from './scrape.js';
+
+const MB = 1024 * 1024;
+
+async function fetchStats(emulator: ChildProcess): Promise<FetchStats> {
+  const reply = nextReply(emulator, 'stats', 30_000);
+  ask(emulator, { type: 'stats' });
+  return (await reply).stats;
+}
+
+function statsDelta(before: FetchStats, after: FetchStats): FetchStats {
+  const out: FetchStats = {};
+  for (const [path, now] of Object.entries(after)) {
+    const then = before[path] ?? { requests: 0, bytes: 0 };
+    if (now.requests > then.requests) out[path] = { requests: now.requests - then.requests, bytes: now.bytes - then.bytes };
+  }
+  return out;
+}
+
+/** Series = sample lines (neither comments nor blank). */
+function countSeries(text: Buffer): number {
+  let series = 0;
+  let start = 0;
+  while (start < text.length) {
+    let end = text.indexOf(10, start);
+    if (end === -1) end = text.length;
+    if (end > start && text[start] !== 0x23) series++;
+    start = end + 1;
+  }
+  return series;
+}
+
+/** One warm-up scrape per target (connection, first render), then `rounds` rounds over all of them. */
+async function scrapeRounds(targets: readonly Target[], rounds: number, timings: Timings, bytes: Map<string, number>): Promise<void> {
+  step(`scrapes: ${rounds} rounds over ${targets.map((t) => t.name).join(', ')}`);
+  for (const t of targets) {
+    await scrape(t);
+    timings.set(t.name, []);
+  }
+  for (let round = 0; round < rounds; round++) {
+    for (const t of targets) {
+      const result = await scrape(t);
+      timings.get(t.name)?.push(result.ms);
+      bytes.set(t.name, result.bytes);
+    }
+  }
+  for (const t of targets) t.agent.destroy();
+}
+
+function step(message: string): void {
+  console.log(`[bench ${(performance.now() / 1000).toFixed(1)}s] ${message}`);
+}
+
+async function run(options: BenchOptions): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'routeros-bench-'));
+  const children: (ChildProcess | undefined)[] = [];
+  const stopAll = async (): Promise<void> => {
+    for (const child of children.reverse()) await stopChild(child);
+  };
+  process.once('SIGINT', () => void stopAll().then(() => process.exit(130)));
+  try {
+    step(`emulator: ${options.routers} routers × ${options.peers} peers over ${options.interfaces} interfaces`);
+    const emulator = forkChild('emulator-child.ts', [options.routers, options.interfaces, options.peers].map(String), { maxOldSpaceMb: 8192 });
+    children.push(emulator);
+    const { routers, ca } = await nextReply(emulator, 'ready', 600_000);
+    const caFile = join(dir, 'ca.pem');
+    writeFileSync(caFile, ca);
+
+    const port = await freePort();
+    const url = `http://127.0.0.1:${port}`;
+    const interval = options.scheduleSeconds;
+    step(`exporter: node ${options.main ?? 'dist/main.js'}, every collector every ${interval} s, on ${url}`);
+    const plan = { routers, caFile, port, scheduleSeconds: interval, pingCount: options.pingCount, pingIntervalMs: options.pingIntervalMs };
+    const exporter = startExporter(dir, plan, options.main);
+    children.push(exporter);
+    const pid = exporter.pid ?? 0;
+    const readySeconds = await waitReady(url, exporter, 300_000);
+    step(`ready after ${readySeconds.toFixed(1)} s (every job tried once); warming up for one more cycle`);
+    // One more whole cycle, jitter included (at most a quarter of the interval, at most 5 s).
+    await sleep((interval + Math.min(5, interval / 4) + 1) * 1000);
+    // A gzip scrape now, as Prometheus makes them: the one after the quiet cycles then deflates only what changed.
+    await fetchBody(`${url}/metrics`, true);
+
+    const warm = sampleProcess(pid);
+    const fetchedBefore = await fetchStats(emulator);
+    step(`collection: ${options.cycles} cycles of ${interval} s, no scrapes`);
+    await sleep(options.cycles * interval * 1000);
+    const afterCycles = sampleProcess(pid);
+    const fetched = statsDelta(fetchedBefore, await fetchStats(emulator));
+
+    step('scrapes: copying the exposition to the baselines');
+    const afterCyclesGzipStarted = performance.now();
+    const gzipBody = await fetchBody(`${url}/metrics`, true);
+    const gzipAfterCyclesMs = performance.now() - afterCyclesGzipStarted;
+    const plainBody = await fetchBody(`${url}/metrics`, false);
+    const plainFile = join(dir, 'metrics.txt');
+    const gzipFile = join(dir, 'metrics.txt.gz');
+    writeFileSync(plainFile, plainBody);
+    writeFileSync(gzipFile, gzipBody);
+    const series = countSeries(plainBody);
+
+    const staticServer = forkChild('static-child.ts', [plainFile, gzipFile]);
+    children.push(staticServer);
+    const staticUrl = (await nextReply(staticServer, 'listening', 60_000)).url;
+    const timings: Timings = new Map();
+    const bytes = new Map<string, number>();
+    // The exporter and its limit in alternating rounds, so noise (collections included) hits both alike.
+    await scrapeRounds(
+      [
+        target('exporter', `${url}/metrics`, false),
+        target('exporter gzip', `${url}/metrics`, true),
+        target('static', `${staticUrl}/plain`, false),
+        target('static gzip', `${staticUrl}/gzip`, true),
+      ],
+      options.scrapes,
+      timings,
+      bytes,
+    );
+    const end = sampleProcess(pid);
+    await stopChild(staticServer);
+
+    let naiveCycleMs: number | undefined;
+    if (options.naive) {
+      // Started only now: its .set() cycles would otherwise take CPU from the rounds above.
+      step('naive prom-client baseline: loading the same series');
+      const naive = forkChild('naive-child.ts', [plainFile, String(interval)], { maxOldSpaceMb: 8192 });
+      children.push(naive);
+      const listening = await nextReply(naive, 'listening', 600_000);
+      naiveCycleMs = listening.cycleMs;
+      await scrapeRounds([target('naive prom-client', listening.url, false)], options.scrapes, timings, bytes);
+      await stopChild(naive);
+    }
+
+    const p50 = (name: string): number => percentile(timings.get(name) ?? [], 50);
+    const cycleCpuSeconds = (afterCycles.cpuSeconds - warm.cpuSeconds) / options.cycles;
+    const figures: Figures = {
+      options,
+      readySeconds,
+      timings,
+      bytes,
+      series,
+      plainBytes: plainBody.length,
+      gzipBytes: gzipBody.length,
+      gzipAfterCyclesMs,
+      rssWarmMb: warm.rssBytes / MB,
+      rssEndMb: end.rssBytes / MB,
+      rssPeakMb: end.peakRssBytes / MB,
+      cycleCpuMs: cycleCpuSeconds * 1000,
+      cpuShareOfCore: cycleCpuSeconds / interval,
+      fetched,
+      naiveCycleMs,
+      ratios: { staticFactor: p50('exporter') / p50('static'), naiveFactor: p50('naive prom-client') / p50('exporter') },
+    };
+    report(figures);
+  } finally {
+    await stopAll();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+let options: BenchOptions;
+try {
+  options = parseOptions(process.argv.slice(2));
+} catch (error) {
+  console.error(error instanceof Error ? error.message : String(error));
+  process.exit(2);
+}
+run(options).then(
+  () => process.exit(0),
+  (error: unknown) => {
+    console.error('bench failed:', error);
+    process.exit(1);
+  },
+);
