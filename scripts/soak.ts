@@ -10,62 +10,22 @@
  *                       [--warmup 2m] [--max-growth-percent 5] [--max-lag-ms 500] [--dist DIR]
  * Exit 0 when the daemon stayed up, every scrape succeeded and the limits held; 1 otherwise; 2 on bad usage.
  */
-import { spawn, type ChildProcessByStdio } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Readable } from 'node:stream';
 import { parseArgs } from 'node:util';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Agent, request } from 'undici';
 import { parseDuration } from '../src/config/duration.js';
 import { FAULT_CYCLE, type SoakFault } from './soak/faults.js';
+import { closedPort, rssOf, run, stop, waitFor } from './soak/processes.js';
 import { summarise, type Sample, type Scrape } from './soak/summary.js';
-
 
 interface Router {
   name: string;
   url: string;
 }
 
-/** A child process whose output is collected; `exited` is set when it ends. */
-function run(
-  args: string[],
-  env: NodeJS.ProcessEnv = {},
-): { child: ChildProcessByStdio<null, Readable, Readable>; output: () => string; exited: () => number | null | undefined } {
-  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
-  let output = '';
-  let code: number | null | undefined;
-  child.on('exit', (exit) => (code = exit));
-  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => process.stderr.write(chunk));
-  return { child, output: () => output, exited: () => code };
-}
-
-async function waitFor<T>(what: string, probe: () => T | undefined, gone: () => boolean): Promise<T> {
-  for (let waited = 0; ; waited += 100) {
-    const value = probe();
-    if (value !== undefined) return value;
-    if (gone() || waited > 20_000) throw new Error(`${what} did not start`);
-    await sleep(100);
-  }
-}
-
-/** A port nothing listens on: connections to it are refused. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return typeof address === 'object' && address !== null ? address.port : 1;
-}
-
-async function stop(running: ReturnType<typeof run>): Promise<void> {
-  running.child.kill('SIGTERM');
-  for (let waited = 0; running.exited() === undefined && waited < 12_000; waited += 50) await sleep(50);
-  if (running.exited() === undefined) running.child.kill('SIGKILL');
-}
 
 function options(argv: string[]) {
   const { values } = parseArgs({
@@ -108,16 +68,6 @@ function options(argv: string[]) {
 function gauge(text: string, name: string): number | undefined {
   const match = new RegExp(`^${name} (\\S+)$`, 'm').exec(text);
   return match === null ? undefined : Number(match[1]);
-}
-
-/** Resident set size of a process from /proc (Linux), in bytes. */
-function rssOf(pid: number): number | undefined {
-  try {
-    const kb = /^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
-    return kb === undefined ? undefined : Number(kb) * 1024;
-  } catch {
-    return undefined;
-  }
 }
 
 async function main(): Promise<number> {
