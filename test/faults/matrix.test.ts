@@ -92,6 +92,8 @@ let app: App;
 let server: Server;
 let base: string;
 const scrapeMs: number[] = [];
+/** Scrapes with no collection running: how fast this machine answers at the moment, for comparison. */
+const idleMs: number[] = [];
 let afterRuns: ParsedExposition;
 let afterRunsText: string;
 let controlAlone: string[];
@@ -172,6 +174,11 @@ beforeAll(async () => {
   // Two runs, with scrapes timed the whole time the faults (hangs and slow bodies included) are live. One
   // scrape before, as a warm-up: the first scrape of a process compiles its code paths once.
   await metricsText();
+  for (let i = 0; i < 30; i++) {
+    const started = performance.now();
+    await metricsText();
+    idleMs.push(performance.now() - started);
+  }
   for (let run = 0; run < 2; run++) {
     let running = true;
     const collected = app.collectOnce().finally(() => (running = false));
@@ -236,13 +243,15 @@ describe('the rest of the daemon, while the faults are live', () => {
     expect(routerLines(afterRunsText, 'control')).toEqual(controlAlone);
   });
 
-  it('answers /metrics fast throughout (p95 < 100 ms; no scrape waits on a hang)', () => {
-    const sorted = [...scrapeMs].sort((a, b) => a - b);
-    expect(sorted.length).toBeGreaterThanOrEqual(20);
-    // The emulators run in their own process, so these are the exporter's timings (CI's other suites still
-    // share the two cores). A scrape that waited on a hung router would take the 1 s timeout or longer.
-    expect(sorted[Math.floor(sorted.length * 0.95)]).toBeLessThan(100);
-    expect(sorted.at(-1)).toBeLessThan(1_000);
+  it('answers /metrics fast throughout: p95 under 100 ms, no scrape near the hang timeout', () => {
+    const p95 = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length * 0.95)] ?? Infinity;
+    expect(scrapeMs.length).toBeGreaterThanOrEqual(20);
+    // The emulators run in their own process, so these are the exporter's timings. On a machine other work
+    // keeps busy (CI runs suites side by side) every scrape is slower, faults or not: there the bound is four
+    // times the p95 of scrapes with nothing being collected, measured just before.
+    expect(p95(scrapeMs)).toBeLessThan(Math.max(100, 4 * p95(idleMs)));
+    // A scrape that waited on a hung router would take its 1 s timeout or longer.
+    expect(Math.max(...scrapeMs)).toBeLessThan(1_000);
   });
 
   it('serves strictly valid output that promtool accepts, and keeps serving', async () => {
