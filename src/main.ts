@@ -7,7 +7,7 @@ import { startDemo } from './cli/demo.js';
 import { runCheck } from './cli/check.js';
 import { createLogger } from './cli/logger.js';
 import { applyOverrides } from './cli/overrides.js';
-import { loadConfigFile } from './config/index.js';
+import { ConfigError, formatProblems, loadConfigFile } from './config/index.js';
 import { VERSION } from './version.js';
 
 async function main(argv: readonly string[]): Promise<number> {
@@ -48,7 +48,17 @@ async function main(argv: readonly string[]): Promise<number> {
       }
       if (options.command === 'once') return onceCommand(config);
       const logger = createLogger(config.logLevel);
-      const daemon = await startDaemon(config, logger, async () => applyOverrides(await loadConfigFile(path), options));
+      let daemon;
+      try {
+        daemon = await startDaemon(config, logger, async () => applyOverrides(await loadConfigFile(path), options));
+      } catch (error) {
+        // An invalid web config is a config error (exit 2), like an invalid main config.
+        if (error instanceof ConfigError) {
+          console.error(formatProblems(error.source, error.problems));
+          return 2;
+        }
+        throw error;
+      }
       await handleSignals(daemon, logger);
       return 0;
     }

@@ -1,12 +1,24 @@
 /** The subcommands that are not the daemon: check-config and once. */
 import { checkConfigFile, formatProblems, loadConfigFile } from '../config/index.js';
 import { ConfigError, type Config } from '../config/types.js';
+import { loadWebConfig } from '../server/web-config.js';
 import { createApp } from '../app.js';
 import { createLogger } from './logger.js';
 
 export async function checkConfigCommand(path: string): Promise<number> {
   const problems = await checkConfigFile(path);
   if (problems.length === 0) {
+    // The web config is a file of its own: check its contents too, with paths inside it.
+    const config = await loadConfigFile(path);
+    if (config.webConfigFile !== undefined) {
+      try {
+        loadWebConfig(config.webConfigFile);
+      } catch (error) {
+        if (!(error instanceof ConfigError)) throw error;
+        console.error(formatProblems(error.source, error.problems));
+        return 2;
+      }
+    }
     console.log(`${path}: OK`);
     return 0;
   }

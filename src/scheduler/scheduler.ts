@@ -64,7 +64,8 @@ export class Scheduler {
         const old = this.#runners.get(runner.key);
         if (old !== undefined) {
           runner.memory = old.memory;
-          runner.backoff = old.backoff;
+          // A backoff is about the old settings: after a fixed password (a new client) try again at once.
+          if (old.deps.client === client) runner.backoff = old.backoff;
         }
         next.set(runner.key, runner);
         jobPlans.push({ collector: definition.collector, job: definition.job });

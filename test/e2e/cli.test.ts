@@ -72,6 +72,17 @@ describe('routeros-exporter CLI', () => {
     expect(result.stderr + result.stdout).not.toContain('hunter2-secret');
   });
 
+  it('an invalid web config file is a config error: check-config and the daemon exit 2 naming the key', async () => {
+    const web = tempFile('web.yml', 'basic_auth_users:\n  prometheus: $2y$10$abcdefghijklmnopqrstuv\ntls_server_config: { cert_fil: x.pem }\n');
+    const path = tempFile('c.yml', `web_config_file: "${web}"\n` + config('127.0.0.1:0'));
+    const checked = await runCli(['check-config', path]);
+    expect(checked.code).toBe(2);
+    expect(checked.stderr).toContain('tls_server_config.cert_fil');
+    const daemon = await runCli(['--config', path]);
+    expect(daemon.code).toBe(2);
+    expect(daemon.stderr).toContain('tls_server_config.cert_fil');
+  });
+
   it('once prints the exposition and exits 0 when every router answered, 1 when one did not', async () => {
     const ok = await runCli(['once', '--config', tempFile('c.yml', config('127.0.0.1:0'))]);
     expect(ok.code).toBe(0);

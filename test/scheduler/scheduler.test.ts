@@ -95,6 +95,29 @@ describe('scheduler', () => {
     expect(text()).toMatch(/routeros_collector_backoff_seconds\{router="a",collector="system"\} 30\n/);
   });
 
+  it('a reload that changes the connection settings ends the backoff at once', async () => {
+    const store = new SnapshotStore();
+    const clients = new Map<string, FakeClient>();
+    // One client per password, as the app's client pool makes a new client when the settings change.
+    const clientFor = (router: { password: { reveal(): string } }): FakeClient => {
+      const key = router.password.reveal();
+      const client = clients.get(key) ?? new FakeClient();
+      clients.set(key, client);
+      return client;
+    };
+    const scheduler = new Scheduler({ store, logger, clientFor, jitter: false });
+    const configWith = (password: string) =>
+      testConfig({ defaults: { username: 'u', password, collectors: { wireguard: false } }, routers: [{ name: 'a', url: 'https://192.0.2.1' }] });
+    scheduler.load(configWith('wrong'));
+    (clients.get('wrong') as FakeClient).behaviour = new RouterOsError('ROS_ERR_AUTH', 'HTTP 401', { status: 401 });
+    expect(await scheduler.runAllOnce()).toEqual(['failed']);
+    expect(await scheduler.runAllOnce()).toEqual(['skipped']);
+    scheduler.load(configWith('wrong'));
+    expect(await scheduler.runAllOnce()).toEqual(['skipped']);
+    scheduler.load(configWith('fixed'));
+    expect(await scheduler.runAllOnce()).toEqual(['ok']);
+  });
+
   it('a reload removes vanished routers and keeps the snapshots of the others', async () => {
     const { scheduler, text } = setup(['a', 'b']);
     await scheduler.runAllOnce();
