@@ -1,7 +1,8 @@
 /**
  * The emulator in its own process, so the exporter's CPU and memory figures are the exporter's alone.
  * Started by bench/run.ts over IPC: announces its routers once every router's state is built, and
- * answers `stats` with what the exporter fetched (requests and reply bytes by request path).
+ * answers `stats` with what the exporter fetched (requests and reply bytes by request path) and the TLS
+ * connections it opened.
  */
 import { subscribe } from 'node:diagnostics_channel';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -35,7 +36,8 @@ const send = (reply: ChildReply): void => {
 process.on('message', (message: ChildRequest) => {
   if (message.type === 'stats') {
     const stats: FetchStats = Object.fromEntries(fetched);
-    send({ type: 'stats', stats });
+    const connections = emulator.routers.reduce((sum, router) => sum + router.stats.connections, 0);
+    send({ type: 'stats', stats, connections });
   } else if (message.type === 'stop') {
     void emulator.close().then(() => process.exit(0));
   }

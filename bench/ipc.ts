@@ -7,5 +7,5 @@ export type ChildRequest = { type: 'stats' } | { type: 'stop' };
 
 export type ChildReply =
   | { type: 'ready'; routers: { name: string; url: string }[]; ca: string }
-  | { type: 'stats'; stats: FetchStats }
+  | { type: 'stats'; stats: FetchStats; connections: number }
   | { type: 'listening'; url: string; cycleMs?: number };

@@ -25,6 +25,8 @@ export interface Figures {
   cpuShareOfCore: number;
   /** Over all the measured cycles and routers. */
   fetched: FetchStats;
+  /** TLS connections the emulator accepted over the measured cycles. */
+  connections: number;
   naiveCycleMs: number | undefined;
   ratios: { staticFactor: number; naiveFactor: number };
 }
@@ -62,7 +64,8 @@ export function report(f: Figures): void {
     '',
     `exporter   RSS ${f.rssWarmMb.toFixed(0)} MB after warm-up, ${f.rssEndMb.toFixed(0)} MB after the scrapes, peak ${f.rssPeakMb.toFixed(0)} MB`,
     `           collection CPU ${ms(f.cycleCpuMs)} ms per ${o.scheduleSeconds} s cycle = ${(f.cpuShareOfCore * 100).toFixed(1)} % of one core`,
-    `fetched    per router per cycle: ${(requests / perRouterCycle).toFixed(1)} requests, ${(fetchedBytes / perRouterCycle / 1024).toFixed(1)} KiB of replies`,
+    `fetched    per router per cycle: ${(requests / perRouterCycle).toFixed(1)} requests, ${(fetchedBytes / perRouterCycle / 1024).toFixed(1)} KiB of replies, ` +
+      `${(f.connections / perRouterCycle).toFixed(1)} new TLS connections`,
   );
   for (const [path, entry] of Object.entries(f.fetched).sort()) {
     lines.push(`             ${path.padEnd(36)} ${(entry.requests / perRouterCycle).toFixed(2).padStart(6)} × ${(entry.bytes / Math.max(1, entry.requests) / 1024).toFixed(1)} KiB`);
@@ -111,6 +114,7 @@ export function report(f: Figures): void {
     cpu_pct_of_core: round(f.cpuShareOfCore * 100, 1),
     requests_per_router_cycle: round(requests / perRouterCycle, 2),
     bytes_per_router_cycle: Math.round(fetchedBytes / perRouterCycle),
+    tls_connections_per_router_cycle: round(f.connections / perRouterCycle, 2),
     ready_s: round(f.readySeconds, 1),
   };
   console.log(`BENCH ${JSON.stringify(json)}`);

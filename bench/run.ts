@@ -19,10 +19,11 @@ import { fetchBody, percentile, scrape, target, type Target } from './scrape.js'
 
 const MB = 1024 * 1024;
 
-async function fetchStats(emulator: ChildProcess): Promise<FetchStats> {
+async function fetchStats(emulator: ChildProcess): Promise<{ stats: FetchStats; connections: number }> {
   const reply = nextReply(emulator, 'stats', 30_000);
   ask(emulator, { type: 'stats' });
-  return (await reply).stats;
+  const { stats, connections } = await reply;
+  return { stats, connections };
 }
 
 function statsDelta(before: FetchStats, after: FetchStats): FetchStats {
@@ -103,7 +104,9 @@ async function run(options: BenchOptions): Promise<void> {
     step(`collection: ${options.cycles} cycles of ${interval} s, no scrapes`);
     await sleep(options.cycles * interval * 1000);
     const afterCycles = sampleProcess(pid);
-    const fetched = statsDelta(fetchedBefore, await fetchStats(emulator));
+    const fetchedAfter = await fetchStats(emulator);
+    const fetched = statsDelta(fetchedBefore.stats, fetchedAfter.stats);
+    const connections = fetchedAfter.connections - fetchedBefore.connections;
 
     step('scrapes: copying the exposition to the baselines');
     const afterCyclesGzipStarted = performance.now();
@@ -165,6 +168,7 @@ async function run(options: BenchOptions): Promise<void> {
       cycleCpuMs: cycleCpuSeconds * 1000,
       cpuShareOfCore: cycleCpuSeconds / interval,
       fetched,
+      connections,
       naiveCycleMs,
       ratios: { staticFactor: p50('exporter') / p50('static'), naiveFactor: p50('naive prom-client') / p50('exporter') },
     };
