@@ -3,7 +3,7 @@
  * a scrape lays them end to end (plain) or lays their once-deflated forms end to end (gzip).
  */
 import { FAMILIES, type Family } from './families.js';
-import { deflateChunk, gzipParts, type DeflatedChunk } from './gzip.js';
+import { deflatedOf, gzipParts } from './gzip.js';
 import type { ExpositionFormat } from './negotiate.js';
 import type { SelfMetrics } from './self.js';
 import type { SnapshotStore } from './store.js';
@@ -29,8 +29,6 @@ const EOF_LINE = Buffer.from('# EOF\n');
 export class Exposition {
   readonly #store: SnapshotStore;
   readonly #self: SelfMetrics;
-  /** Deflated form of each chunk, made on the first gzip scrape that needs it and dropped with the chunk. */
-  readonly #deflated = new WeakMap<Buffer, DeflatedChunk>();
   #cache = new Map<string, { version: number; chunks: Buffer[] }>();
 
   constructor(store: SnapshotStore, self: SelfMetrics) {
@@ -67,15 +65,7 @@ export class Exposition {
       for (const chunk of chunks) length += chunk.length;
       return { parts: chunks, length };
     }
-    return gzipParts(chunks.map((chunk) => this.#deflate(chunk)));
-  }
-
-  #deflate(chunk: Buffer): DeflatedChunk {
-    let deflated = this.#deflated.get(chunk);
-    if (deflated === undefined) {
-      deflated = deflateChunk(chunk);
-      this.#deflated.set(chunk, deflated);
-    }
-    return deflated;
+    // Each chunk is deflated once (gzip.ts), the first time a gzip scrape needs it.
+    return gzipParts(chunks.map(deflatedOf));
   }
 }

@@ -23,6 +23,27 @@ export function deflateChunk(chunk: Buffer): DeflatedChunk {
   return { deflated, crc: crc32(chunk), length: chunk.length };
 }
 
+/**
+ * Deflated forms by chunk, made on the first gzip scrape that needs them and dropped with the chunk. Shared by
+ * every exposition: a chunk's deflated form depends on its bytes alone.
+ */
+const deflatedCache = new WeakMap<Buffer, DeflatedChunk>();
+
+export function deflatedOf(chunk: Buffer): DeflatedChunk {
+  let deflated = deflatedCache.get(chunk);
+  if (deflated === undefined) {
+    deflated = deflateChunk(chunk);
+    deflatedCache.set(chunk, deflated);
+  }
+  return deflated;
+}
+
+/** `next` holds the very bytes of `previous`: it takes over the deflated form, if one was made. */
+export function inheritDeflated(previous: Buffer, next: Buffer): void {
+  const deflated = deflatedCache.get(previous);
+  if (deflated !== undefined) deflatedCache.set(next, deflated);
+}
+
 const GZIP_HEADER = Buffer.from([0x1f, 0x8b, 0x08, 0x00, 0, 0, 0, 0, 0x00, 0xff]);
 /** An empty final deflate block (fixed Huffman, end-of-block only). */
 const FINAL_BLOCK = Buffer.from([0x03, 0x00]);

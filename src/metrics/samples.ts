@@ -3,6 +3,7 @@
  * so that a scrape only has to lay prepared bytes end to end.
  */
 import { FAMILIES, type Family } from './families.js';
+import { inheritDeflated } from './gzip.js';
 import { LineWriter } from './lines.js';
 import { formatValue } from './text.js';
 
@@ -42,15 +43,18 @@ export class SampleSet {
 
   /**
    * Rendered bytes per family index (undefined where the run had no sample of that family). Where the
-   * bytes equal the chunk at the same index of `previous`, that very Buffer is returned: an unchanged
-   * family keeps its identity, so nothing new is allocated for it and its deflated form stays cached.
+   * bytes equal the chunk at the same index of `previous`, the new chunk takes over its deflated form, so a
+   * gzip scrape deflates only the families that changed. It is a new Buffer all the same: handing back the
+   * old one allocated less, but V8 then collected less often and the heap grew by ~150 MB at 100 × 1,000.
    */
   toChunks(previous?: readonly (Buffer | undefined)[]): (Buffer | undefined)[] {
     for (let index = 0; index < FAMILIES.length; index++) {
       const writer = this.#writers[index];
       if (writer === undefined) continue;
+      const chunk = writer.copy();
       const before = previous?.[index];
-      this.#done[index] = before !== undefined && writer.equals(before) ? before : writer.copy();
+      if (before !== undefined && writer.equals(before)) inheritDeflated(before, chunk);
+      this.#done[index] = chunk;
       writer.release();
       this.#writers[index] = undefined;
     }

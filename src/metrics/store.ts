@@ -123,7 +123,7 @@ export class SnapshotStore {
       durationSeconds: outcome.durationSeconds,
       lastSuccessAt: outcome.ok ? outcome.finishedAt : previous?.lastSuccessAt,
       // A failed run drops its data series rather than freezing them. Families whose bytes did not change
-      // keep their previous Buffer (and with it its deflated form).
+      // keep their deflated form.
       chunks: outcome.ok && outcome.samples !== undefined ? outcome.samples.toChunks(previous?.chunks) : [],
       data: outcome.ok ? outcome.data : undefined,
     };
