@@ -19,7 +19,21 @@ import { formatAge, isoOrNull, peerDisplayName } from './format.js';
 import { evaluatePings } from './pings.js';
 import { worst, type InterfaceHealth, type PeerHealth, type Problem, type RouterEvaluation, type RouterHealth } from './types.js';
 
-export function evaluateRouter(router: RouterConfig, snapshots: readonly JobSnapshot[], now: number): RouterEvaluation {
+/** Which parts of a router to judge besides its up state; a part left out is not `seen`. */
+export interface EvaluationParts {
+  wireguard: boolean;
+  setup: boolean;
+  pings: boolean;
+}
+
+const EVERY_PART: EvaluationParts = { wireguard: true, setup: true, pings: true };
+
+export function evaluateRouter(
+  router: RouterConfig,
+  snapshots: readonly JobSnapshot[],
+  now: number,
+  parts: EvaluationParts = EVERY_PART,
+): RouterEvaluation {
   const problems: Problem[] = [];
   const byJob = new Map(snapshots.map((snapshot) => [snapshot.job, snapshot]));
   const system = router.collectors.system ? byJob.get('system') : undefined;
@@ -47,14 +61,14 @@ export function evaluateRouter(router: RouterConfig, snapshots: readonly JobSnap
     const since = lastSuccessMs === undefined ? 'since the exporter started' : `since ${new Date(lastSuccessMs).toISOString()}`;
     add({ kind: 'router-down', status: 'critical', text: `down: no answer ${since} (${failed?.reason ?? 'error'})`, brief: failed?.reason ?? 'down' });
   } else {
-    const wireguard = jobData<WireguardData>(router, byJob, 'wireguard', add, 'tunnel and peer state unknown');
-    const setup = jobData<WireguardSetupData>(router, byJob, 'wireguard_setup', add, 'tunnel set-up not audited');
-    health.interfaces = evaluateInterfaces(wireguard, setup, add);
-    health.peers = evaluatePeers(router, wireguard, health.interfaces, now, add);
-    health.pings = evaluatePings(router, byJob, add);
+    const wireguard = parts.wireguard ? jobData<WireguardData>(router, byJob, 'wireguard', add, 'tunnel and peer state unknown') : undefined;
+    const setup = parts.setup ? jobData<WireguardSetupData>(router, byJob, 'wireguard_setup', add, 'tunnel set-up not audited') : undefined;
+    if (parts.wireguard || parts.setup) health.interfaces = evaluateInterfaces(wireguard, setup, add);
+    if (parts.wireguard) health.peers = evaluatePeers(router, wireguard, health.interfaces, now, add);
+    if (parts.pings) health.pings = evaluatePings(router, byJob, add);
     seen.wireguard = wireguard !== undefined;
     seen.setup = setup !== undefined;
-    seen.pings = true;
+    seen.pings = parts.pings;
   }
 
   health.status = worst(problems.map((problem) => problem.status));

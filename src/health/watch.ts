@@ -1,12 +1,16 @@
 /**
- * Logs verdict changes as collections land: after each recorded run the router is evaluated again and its
- * states compared with the last ones (changes.ts). One pino child per router; lines carry an `event` field.
+ * Logs verdict changes as collections land: after each recorded run, the parts of the router that run can
+ * change are evaluated again and their states compared with the last ones (changes.ts). A system or ping run
+ * does not re-judge 1,000 peers; peers are judged after a wireguard (or set-up) run, and after any run once the
+ * first healthy peer is due to go stale by the clock alone, so a silent tunnel is still reported on time.
+ * One pino child per router; lines carry an `event` field.
  */
 import type { Logger } from 'pino';
-import type { Config } from '../config/types.js';
+import type { CollectorName, Config, RouterConfig } from '../config/types.js';
 import type { SnapshotStore } from '../metrics/store.js';
 import { diff, observe, type Observed } from './changes.js';
-import { evaluateRouter } from './evaluate.js';
+import { evaluateRouter, type EvaluationParts } from './evaluate.js';
+import type { PeerHealth } from './types.js';
 
 export interface WatchDeps {
   store: Pick<SnapshotStore, 'subscribe' | 'snapshots'>;
@@ -16,27 +20,58 @@ export interface WatchDeps {
   now?: () => number;
 }
 
+interface Watched {
+  states: Observed | undefined;
+  logger: Logger | undefined;
+  /** Unix ms at which the first peer judged healthy turns stale unless a collection says otherwise. */
+  peersDueAt: number;
+}
+
+const PARTS_OF: Readonly<Record<CollectorName, EvaluationParts>> = {
+  system: { wireguard: false, setup: false, pings: false },
+  bandwidth_test: { wireguard: false, setup: false, pings: false },
+  wireguard: { wireguard: true, setup: false, pings: false },
+  // Set-up checks are skipped on disabled interfaces, which only the wireguard data tells.
+  wireguard_setup: { wireguard: true, setup: true, pings: false },
+  ping: { wireguard: false, setup: false, pings: true },
+};
+
 /** Starts logging verdict changes; returns the function that stops it. */
 export function watchVerdicts(deps: WatchDeps): () => void {
   const now = deps.now ?? Date.now;
-  const states = new Map<string, Observed>();
-  const loggers = new Map<string, Logger>();
-  return deps.store.subscribe((name) => {
+  const watched = new Map<string, Watched>();
+  return deps.store.subscribe((name, collector) => {
     const router = deps.config().routers.find((candidate) => candidate.name === name);
     if (router === undefined) {
-      states.delete(name);
-      loggers.delete(name);
+      watched.delete(name);
       return;
     }
-    const evaluation = evaluateRouter(router, deps.store.snapshots(name), now());
-    const { lines, next } = diff(states.get(name), observe(evaluation, router), evaluation.seen);
-    states.set(name, next);
-    if (lines.length === 0) return;
-    let logger = loggers.get(name);
-    if (logger === undefined) {
-      logger = deps.logger.child({ router: name, component: 'health' });
-      loggers.set(name, logger);
+    let entry = watched.get(name);
+    if (entry === undefined) {
+      entry = { states: undefined, logger: undefined, peersDueAt: Number.POSITIVE_INFINITY };
+      watched.set(name, entry);
     }
-    for (const line of lines) logger[line.level](line.fields, line.message);
+    const at = now();
+    const parts = PARTS_OF[collector];
+    const judgePeers = parts.wireguard || at >= entry.peersDueAt;
+    const evaluation = evaluateRouter(router, deps.store.snapshots(name), at, judgePeers === parts.wireguard ? parts : { ...parts, wireguard: true });
+    if (judgePeers) entry.peersDueAt = firstDue(evaluation.health.peers, router, at);
+    const { lines, next } = diff(entry.states, observe(evaluation, router), evaluation.seen);
+    entry.states = next;
+    if (lines.length === 0) return;
+    entry.logger ??= deps.logger.child({ router: name, component: 'health' });
+    for (const line of lines) entry.logger[line.level](line.fields, line.message);
   });
+}
+
+/** When the first healthy, judged peer passes the stale threshold by the clock (never: +Infinity). */
+function firstDue(peers: readonly PeerHealth[], router: RouterConfig, at: number): number {
+  const threshold = router.health.handshakeStaleAfterSeconds;
+  let due = Number.POSITIVE_INFINITY;
+  for (const peer of peers) {
+    if (peer.reason !== 'ok' || peer.handshakeAgeSeconds === null) continue;
+    // Stale means older than the threshold: one second past it.
+    due = Math.min(due, at + (threshold - peer.handshakeAgeSeconds + 1) * 1000);
+  }
+  return due;
 }

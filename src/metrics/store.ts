@@ -56,8 +56,8 @@ export interface JobPlan {
   job: string;
 }
 
-/** Told the router's name after each recorded run (health verdict-change logging listens here). */
-export type RecordListener = (router: string) => void;
+/** Told the router and collector after each recorded run (health verdict-change logging listens here). */
+export type RecordListener = (router: string, collector: CollectorName) => void;
 
 export class SnapshotStore {
   #routers = new Map<string, RouterEntry>();
@@ -137,7 +137,7 @@ export class SnapshotStore {
     for (const listener of this.#listeners) {
       // A listener's bug must never cost a collection its snapshot, which is already stored.
       try {
-        listener(outcome.router);
+        listener(outcome.router, outcome.collector);
       } catch {
         /* ignored on purpose */
       }

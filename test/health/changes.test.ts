@@ -123,6 +123,32 @@ describe('verdict-change log', () => {
     ]);
   });
 
+  it('logs a peer that goes stale by the clock alone at the next run of any collector, once', () => {
+    const h = harness();
+    h.record(systemOk(T0), T0);
+    h.record(wireguard(router, [WG_UP], peers('4m'), T0), T0);
+    // branch-2 passes 5m at T0 + 60 s; no wireguard run comes, only system runs.
+    h.record(systemOk(T0 + 50_000), T0 + 50_000);
+    expect(h.messages()).toEqual([]);
+    h.record(systemOk(T0 + 65_000), T0 + 65_000);
+    h.record(systemOk(T0 + 80_000), T0 + 80_000);
+    h.record(ping(router, 0, 0, T0 + 95_000), T0 + 95_000);
+    expect(h.messages()).toEqual([`warn peer branch-2 on hq/wg-branch stale since ${new Date(T0 + 60_000).toISOString()} (last handshake 5m5s ago)`]);
+  });
+
+  it('forgets a peer removed from the router, and does not drop peers on runs that say nothing about them', () => {
+    const h = harness();
+    h.record(systemOk(T0), T0);
+    h.record(wireguard(router, [WG_UP], peers('10m'), T0), T0);
+    h.record(ping(router, 0, 0, T0 + 5_000), T0 + 5_000);
+    h.record(systemOk(T0 + 10_000), T0 + 10_000);
+    h.record(wireguard(router, [WG_UP], [peerRecord('branch-1', '30s')], T0 + 15_000), T0 + 15_000);
+    h.record(wireguard(router, [WG_UP], peers('10m'), T0 + 30_000), T0 + 30_000);
+    const stale = h.messages().filter((line) => line.includes('branch-2'));
+    // Once at start; the ping and system runs in between did not make it new; removed and back, it is new again.
+    expect(stale).toHaveLength(2);
+  });
+
   it('stops logging when unsubscribed', () => {
     const h = harness();
     h.stop();
