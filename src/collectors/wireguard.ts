@@ -8,7 +8,7 @@ import { parseRouterList } from '../routeros/decode.js';
 import { SampleSet } from '../metrics/samples.js';
 import { F } from '../metrics/families.js';
 import { labelPair } from '../metrics/text.js';
-import { judgePeer, type PeerVerdict } from '../health/peer.js';
+import { judgePeer } from '../health/peer.js';
 import { FieldReader } from './decoding.js';
 import type { Collector, JobContext, JobResult } from './types.js';
 
@@ -38,21 +38,19 @@ export interface WireguardInterface {
   listenPort: number | undefined;
 }
 
+/**
+ * What health verdicts need of a peer, and no more: this is kept for every peer of every router between
+ * collections (100,000 of them at scale), while traffic, endpoints and addresses live on as metric bytes.
+ */
 export interface WireguardPeer {
   interface: string;
   publicKey: string;
   /** name (7.15+), else comment, else ''. */
   name: string;
   comment: string | undefined;
-  endpoint: string;
-  allowedAddress: string[];
   disabled: boolean;
-  rxBytes: number | undefined;
-  txBytes: number | undefined;
-  handshakeAgeSeconds: number | undefined;
-  /** Unix seconds; undefined when never. */
+  /** Unix seconds; undefined when never (or when the router's value did not decode). */
   latestHandshake: number | undefined;
-  verdict: PeerVerdict;
 }
 
 export interface WireguardData {
@@ -141,20 +139,7 @@ export function mapWireguard(
     if (!hasBadHandshake) samples.add(F.wgPeerHandshake, labels, latestHandshake ?? 0);
     samples.add(F.wgPeerDisabled, labels, disabled ? 1 : 0);
     if (verdict.judged && !hasBadHandshake) samples.add(F.wgPeerHealthy, labels, verdict.healthy ? 1 : 0);
-    data.peers.push({
-      interface: iface,
-      publicKey,
-      name,
-      comment,
-      endpoint,
-      allowedAddress,
-      disabled,
-      rxBytes: rx,
-      txBytes: tx,
-      handshakeAgeSeconds: age,
-      latestHandshake,
-      verdict,
-    });
+    data.peers.push({ interface: iface, publicKey, name, comment, disabled, latestHandshake });
   }
   return { samples, data, problems: [...read.problems, ...peerRead.problems] };
 }
