@@ -1,9 +1,10 @@
 /**
- * Assembles /metrics from prepared chunks: headers and sample lines are bytes made at collection time,
- * a scrape lays them end to end (plain) or lays their once-deflated forms end to end (gzip).
+ * Assembles /metrics from prepared chunks: headers and sample lines are deflated once, at collection time;
+ * a gzip scrape lays them end to end in one gzip member, a plain scrape lays their plain forms end to end
+ * (inflated on the first plain scrape that needs them, gzip.ts).
  */
 import { FAMILIES, type Family } from './families.js';
-import { deflatedOf, gzipParts } from './gzip.js';
+import { deflateChunk, fixedChunk, gzipParts, plainOf, type Chunk } from './gzip.js';
 import type { ExpositionFormat } from './negotiate.js';
 import type { SelfMetrics } from './self.js';
 import type { SnapshotStore } from './store.js';
@@ -14,58 +15,61 @@ export interface RenderedBody {
   length: number;
 }
 
-function header(family: Family, format: ExpositionFormat): Buffer {
+function header(family: Family, format: ExpositionFormat): Chunk {
   // OpenMetrics names a counter family without its _total suffix; the samples keep it.
   const name = format === 'openmetrics' && family.type === 'counter' ? family.name.replace(/_total$/, '') : family.name;
-  return Buffer.from(`# HELP ${name} ${escapeHelp(family.help)}\n# TYPE ${name} ${family.type}\n`, 'utf8');
+  return fixedChunk(`# HELP ${name} ${escapeHelp(family.help)}\n# TYPE ${name} ${family.type}\n`);
 }
 
-const HEADERS: Record<ExpositionFormat, Buffer[]> = {
+const HEADERS: Record<ExpositionFormat, Chunk[]> = {
   text: FAMILIES.map((family) => header(family, 'text')),
   openmetrics: FAMILIES.map((family) => header(family, 'openmetrics')),
 };
-const EOF_LINE = Buffer.from('# EOF\n');
+const EOF_LINE = fixedChunk('# EOF\n');
 
 export class Exposition {
   readonly #store: SnapshotStore;
   readonly #self: SelfMetrics;
-  #cache = new Map<string, { version: number; chunks: Buffer[] }>();
 
   constructor(store: SnapshotStore, self: SelfMetrics) {
     this.#store = store;
     this.#self = self;
   }
 
-  /** The router chunks in exposition order for the store's current version (cached per version and format). */
-  routerChunks(format: ExpositionFormat): Buffer[] {
-    const version = this.#store.version;
-    const cached = this.#cache.get(format);
-    if (cached !== undefined && cached.version === version) return cached.chunks;
-    const chunks: Buffer[] = [];
+  /**
+   * The router chunks in exposition order, gathered afresh per scrape (a few thousand references, well under a
+   * millisecond). Not cached on purpose: a cached list would keep a whole superseded exposition (~95 MB at
+   * 100 × 1,000) alive until the next scrape, since the store replaces most chunks every collection.
+   */
+  routerChunks(format: ExpositionFormat): Chunk[] {
+    const chunks: Chunk[] = [];
     const headers = HEADERS[format];
     for (const family of FAMILIES) {
       let first = true;
       for (const chunk of this.#store.chunksOf(family.index)) {
         if (first) {
-          chunks.push(headers[family.index] as Buffer);
+          chunks.push(headers[family.index] as Chunk);
           first = false;
         }
         chunks.push(chunk);
       }
     }
-    this.#cache.set(format, { version, chunks });
     return chunks;
   }
 
   async render(format: ExpositionFormat, gzip: boolean): Promise<RenderedBody> {
-    const chunks = [...this.routerChunks(format), Buffer.from(await this.#self.render(format), 'utf8')];
-    if (format === 'openmetrics') chunks.push(EOF_LINE);
-    if (!gzip) {
-      let length = 0;
-      for (const chunk of chunks) length += chunk.length;
-      return { parts: chunks, length };
-    }
-    // Each chunk is deflated once (gzip.ts), the first time a gzip scrape needs it.
-    return gzipParts(chunks.map(deflatedOf));
+    const chunks = this.routerChunks(format);
+    const own = Buffer.from(await this.#self.render(format), 'utf8');
+    const tail = format === 'openmetrics' ? [EOF_LINE] : [];
+    if (gzip) return gzipParts([...chunks, deflateChunk(own), ...tail]);
+    const parts = [...chunks.map(plainOf), own, ...tail.map(plainOf)];
+    let length = 0;
+    for (const part of parts) length += part.length;
+    return { parts, length };
+  }
+
+  /** The plain text of the data series (no process metrics), for tests and `once`. */
+  routerText(format: ExpositionFormat): string {
+    return Buffer.concat(this.routerChunks(format).map(plainOf)).toString('utf8');
   }
 }

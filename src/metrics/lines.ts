@@ -89,16 +89,9 @@ export class LineWriter {
     this.byte(NEWLINE);
   }
 
-  /** True when the written bytes equal `other` exactly. */
-  equals(other: Buffer): boolean {
-    return other.length === this.#length && this.#buffer.compare(other, 0, other.length, 0, this.#length) === 0;
-  }
-
-  /** An exact-size copy of the written bytes (small ones share Node's buffer pool, like Buffer.from). */
-  copy(): Buffer {
-    const out = Buffer.allocUnsafe(this.#length);
-    this.#buffer.copy(out, 0, 0, this.#length);
-    return out;
+  /** The written bytes, in place: valid until the next write or release(). */
+  view(): Buffer {
+    return this.#buffer.subarray(0, this.#length);
   }
 
   /** Hands the scratch buffer back for reuse; the writer must not be used afterwards. */

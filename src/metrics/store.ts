@@ -6,6 +6,7 @@
 import type { CollectorName } from '../config/types.js';
 import { ERROR_REASONS, type ErrorReason } from '../routeros/errors.js';
 import { F, FAMILIES } from './families.js';
+import type { Chunk } from './gzip.js';
 import { SampleSet } from './samples.js';
 import { labelPair } from './text.js';
 
@@ -33,7 +34,7 @@ export interface JobSnapshot {
   readonly finishedAt: number;
   readonly durationSeconds: number;
   readonly lastSuccessAt: number | undefined;
-  readonly chunks: readonly (Buffer | undefined)[];
+  readonly chunks: readonly (Chunk | undefined)[];
   readonly data: unknown;
 }
 
@@ -48,7 +49,7 @@ interface RouterEntry {
   readonly label: string;
   jobs: Map<string, JobSlot>;
   errors: Map<CollectorName, Map<ErrorReason, number>>;
-  meta: readonly (Buffer | undefined)[];
+  meta: readonly (Chunk | undefined)[];
 }
 
 export interface JobPlan {
@@ -61,7 +62,6 @@ export type RecordListener = (router: string, collector: CollectorName) => void;
 
 export class SnapshotStore {
   #routers = new Map<string, RouterEntry>();
-  #version = 0;
   #listeners = new Set<RecordListener>();
 
   /** Calls `listener` after every recorded run; returns the function that unsubscribes it. */
@@ -70,11 +70,6 @@ export class SnapshotStore {
     return () => {
       this.#listeners.delete(listener);
     };
-  }
-
-  /** Increases on every change; caches of rendered output key on it. */
-  get version(): number {
-    return this.#version;
   }
 
   /**
@@ -105,7 +100,6 @@ export class SnapshotStore {
       next.set(name, entry);
     }
     this.#routers = next;
-    this.#version++;
   }
 
   /** Stores a finished run. Outcomes of jobs that are no longer planned (a reload raced the run) are dropped. */
@@ -123,7 +117,7 @@ export class SnapshotStore {
       durationSeconds: outcome.durationSeconds,
       lastSuccessAt: outcome.ok ? outcome.finishedAt : previous?.lastSuccessAt,
       // A failed run drops its data series rather than freezing them. Families whose bytes did not change
-      // keep their deflated form.
+      // are not deflated again.
       chunks: outcome.ok && outcome.samples !== undefined ? outcome.samples.toChunks(previous?.chunks) : [],
       data: outcome.ok ? outcome.data : undefined,
     };
@@ -133,7 +127,6 @@ export class SnapshotStore {
       if (counts !== undefined) counts.set(reason, (counts.get(reason) ?? 0) + 1);
     }
     this.#renderMeta(entry);
-    this.#version++;
     for (const listener of this.#listeners) {
       // A listener's bug must never cost a collection its snapshot, which is already stored.
       try {
@@ -151,7 +144,6 @@ export class SnapshotStore {
     if (entry === undefined || slot === undefined || slot.backoffSeconds === seconds) return;
     slot.backoffSeconds = seconds;
     this.#renderMeta(entry);
-    this.#version++;
   }
 
   routerNames(): string[] {
@@ -176,7 +168,7 @@ export class SnapshotStore {
   }
 
   /** Chunks per family index, router by router: meta first, then each job. */
-  *chunksOf(familyIndex: number): Generator<Buffer> {
+  *chunksOf(familyIndex: number): Generator<Chunk> {
     for (const entry of this.#routers.values()) {
       const meta = entry.meta[familyIndex];
       if (meta !== undefined) yield meta;

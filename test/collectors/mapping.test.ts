@@ -6,6 +6,7 @@ import { bandwidthTestParameters, mapBandwidthTest } from '../../src/collectors/
 import { SampleSet } from '../../src/metrics/samples.js';
 import { recordedList, recordedRecord } from '../helpers/fixtures.js';
 import { testRouter } from '../helpers/config.js';
+import { plainOf } from '../../src/metrics/gzip.js';
 
 const ROUTER = 'router="hq"';
 const NOW = Date.UTC(2026, 10, 21, 12, 0, 0);
@@ -13,8 +14,8 @@ const NOW = Date.UTC(2026, 10, 21, 12, 0, 0);
 function text(samples: SampleSet): string {
   return samples
     .toChunks()
-    .filter((chunk): chunk is Buffer => chunk !== undefined)
-    .map((chunk) => chunk.toString('utf8'))
+    .filter((chunk) => chunk !== undefined)
+    .map((chunk) => plainOf(chunk).toString('utf8'))
     .join('');
 }
 

@@ -5,6 +5,7 @@ import type { RouterRecord } from '../../src/routeros/records.js';
 import type { SetupRecords } from '../../src/health/setup-audit.js';
 import { recordedList } from '../helpers/fixtures.js';
 import { testRouter } from '../helpers/config.js';
+import { plainOf } from '../../src/metrics/gzip.js';
 
 const ROUTER = 'router="hq"';
 const NOW = Date.UTC(2026, 10, 21, 12, 0, 0);
@@ -22,8 +23,8 @@ function recorded(): SetupRecords {
 function text(result: ReturnType<typeof mapWireguardSetup>): string {
   return result.samples
     .toChunks()
-    .filter((chunk): chunk is Buffer => chunk !== undefined)
-    .map((chunk) => chunk.toString('utf8'))
+    .filter((chunk) => chunk !== undefined)
+    .map((chunk) => plainOf(chunk).toString('utf8'))
     .join('');
 }
 

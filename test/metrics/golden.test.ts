@@ -62,7 +62,7 @@ export function recordedExposition(): { exposition: Exposition; store: SnapshotS
 describe('golden exposition', () => {
   it('matches the committed file byte for byte', () => {
     const { exposition } = recordedExposition();
-    const text = Buffer.concat(exposition.routerChunks('text')).toString('utf8');
+    const text = exposition.routerText('text');
     if (process.env['UPDATE_GOLDEN'] === '1') writeFileSync(GOLDEN, text);
     expect(existsSync(GOLDEN)).toBe(true);
     expect(text).toBe(readFileSync(GOLDEN, 'utf8'));
@@ -91,7 +91,7 @@ describe('golden exposition', () => {
 
   it('a failed run drops its data series and keeps the meta series', () => {
     const { exposition } = recordedExposition();
-    const text = Buffer.concat(exposition.routerChunks('text')).toString('utf8');
+    const text = exposition.routerText('text');
     expect(text).toContain('routeros_up{router="branch"} 0\n');
     expect(text).not.toContain('routeros_system_cpu_cores{router="branch"}');
     expect(text).toContain('routeros_collector_errors_total{router="branch",collector="system",reason="timeout"} 1\n');

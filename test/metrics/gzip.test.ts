@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { crc32, gunzipSync } from 'node:zlib';
 import { randomBytes } from 'node:crypto';
-import { crc32Combine, deflateChunk, gzipParts } from '../../src/metrics/gzip.js';
+import { crc32Combine, deflateChunk, gzipParts, plainOf } from '../../src/metrics/gzip.js';
+import { SampleSet } from '../../src/metrics/samples.js';
+import { F } from '../../src/metrics/families.js';
 
 describe('gzip from pre-deflated chunks', () => {
   it('combines CRC-32s exactly like a CRC over the concatenation', () => {
@@ -28,5 +30,37 @@ describe('gzip from pre-deflated chunks', () => {
 
   it('an empty body is still valid gzip', () => {
     expect(gunzipSync(Buffer.concat(gzipParts([]).parts)).length).toBe(0);
+  });
+});
+
+describe('exposition chunks kept deflated', () => {
+  it('inflates back to the exact plain bytes, once per chunk', () => {
+    const bytes = Buffer.from('a{x="é"} 1\n'.repeat(2000), 'utf8');
+    const chunk = deflateChunk(bytes);
+    expect(chunk.length).toBe(bytes.length);
+    expect(chunk.deflated.length).toBeLessThan(bytes.length / 10);
+    const plain = plainOf(chunk);
+    expect(plain.equals(bytes)).toBe(true);
+    expect(plainOf(chunk)).toBe(plain);
+    expect(plainOf(deflateChunk(Buffer.alloc(0))).length).toBe(0);
+  });
+
+  it('a run whose family bytes did not change takes over the deflated bytes; a changed family is deflated anew', () => {
+    const run = (rx: number): SampleSet => {
+      const samples = new SampleSet();
+      samples.add(F.wgPeerInfo, 'router="hq",interface="wg0"', 1);
+      samples.add(F.wgPeerRx, 'router="hq",interface="wg0"', rx);
+      return samples;
+    };
+    const first = run(10).toChunks();
+    const second = run(20).toChunks(first);
+    const [info1, info2] = [first[F.wgPeerInfo.index], second[F.wgPeerInfo.index]];
+    const [rx1, rx2] = [first[F.wgPeerRx.index], second[F.wgPeerRx.index]];
+    if (info1 === undefined || info2 === undefined || rx1 === undefined || rx2 === undefined) throw new Error('missing chunks');
+    expect(info2.deflated).toBe(info1.deflated);
+    // A chunk of its own all the same, so a plain form inflated for the old run goes with the old run.
+    expect(info2).not.toBe(info1);
+    expect(rx2.deflated).not.toBe(rx1.deflated);
+    expect(plainOf(rx2).toString('utf8')).toBe('routeros_wireguard_peer_receive_bytes_total{router="hq",interface="wg0"} 20\n');
   });
 });

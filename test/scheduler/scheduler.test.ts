@@ -29,7 +29,7 @@ function setup(names: string[], maxInFlight?: number) {
   });
   scheduler.load(config);
   const text = (): string =>
-    Buffer.concat(new Exposition(store, new SelfMetrics({ version: 't' })).routerChunks('text')).toString('utf8');
+    new Exposition(store, new SelfMetrics({ version: 't' })).routerText('text');
   return { clients, store, triggers, scheduler, text, config };
 }
 
