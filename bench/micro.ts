@@ -1,6 +1,7 @@
 /**
  * In-process micro-benchmark of the exporter's own hot path, without sockets: RouterOS replies (from the
- * emulator's scale scenario) → JSON parse → mapWireguard → SnapshotStore.record → /metrics plain and gzip.
+ * emulator's scale scenario) → JSON parse → mapWireguard → SnapshotStore.record (renders, deflates what changed)
+ * → /metrics plain (inflates) and gzip.
  * For before/after figures of changes in src/metrics and src/collectors:
  *   node --expose-gc --import tsx bench/micro.ts [--routers 100] [--peers 1000] [--cycles 4] [--no-gzip]
  * (without --expose-gc the memory columns include garbage not yet collected).
@@ -44,7 +45,7 @@ const exposition = new Exposition(store, new SelfMetrics({ version: 'micro' }));
 const MB = 1024 * 1024;
 
 console.log(`${routers} routers × ${peers} peers, ${cycles} cycles`);
-console.log('cycle     parse       map    record     plain  gzip-new gzip-same    heapMB  buffersMB  rssMB   (ms per cycle)');
+console.log('cycle     parse       map    record     plain    gzip-1    gzip-2    heapMB  buffersMB  rssMB   (ms per cycle)');
 for (let cycle = 0; cycle < cycles; cycle++) {
   const replies = emulator.routers.map((r) => ({
     name: r.name,
@@ -77,7 +78,8 @@ for (let cycle = 0; cycle < cycles; cycle++) {
   let t = performance.now();
   const plain = await exposition.render('text', false);
   const plainMs = performance.now() - t;
-  // The first gzip render after a cycle deflates what changed; the next one finds everything deflated.
+  // `record` deflates the families that changed; the plain render inflates them (first plain scrape after a
+  // cycle); both gzip renders only lay deflated chunks end to end.
   t = performance.now();
   if (withGzip) await exposition.render('text', true);
   const gzipNew = performance.now() - t;

@@ -9,6 +9,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { deflateRawSync, gunzipSync } from 'node:zlib';
 import { ask, forkChild, nextReply, stopChild } from './children.js';
 import { freePort, startExporter, waitReady } from './exporter.js';
 import type { FetchStats } from './ipc.js';
@@ -18,6 +19,8 @@ import { report, type Figures, type Timings } from './report.js';
 import { fetchBody, percentile, scrape, target, type Target } from './scrape.js';
 
 const MB = 1024 * 1024;
+/** Seconds between gzip scrapes in the phase that scrapes as Prometheus does. */
+const PROMETHEUS_EVERY_S = 2;
 
 async function fetchStats(emulator: ChildProcess): Promise<{ stats: FetchStats; connections: number }> {
   const reply = nextReply(emulator, 'stats', 30_000);
@@ -112,17 +115,34 @@ async function run(options: BenchOptions): Promise<void> {
     const afterCyclesGzipStarted = performance.now();
     const gzipBody = await fetchBody(`${url}/metrics`, true);
     const gzipAfterCyclesMs = performance.now() - afterCyclesGzipStarted;
-    const plainBody = await fetchBody(`${url}/metrics`, false);
+    // The plain text from the gzip body, not from a plain scrape: the exporter inflates a plain form only when a
+    // plain scrape asks, and the next phase measures its memory as Prometheus (gzip only) leaves it.
+    const plainBody = gunzipSync(gzipBody);
     const plainFile = join(dir, 'metrics.txt');
     const gzipFile = join(dir, 'metrics.txt.gz');
     writeFileSync(plainFile, plainBody);
     writeFileSync(gzipFile, gzipBody);
     const series = countSeries(plainBody);
+    // What a gzip scrape would cost if it compressed the whole body each time (level 1, as the exporter).
+    const deflateStarted = performance.now();
+    deflateRawSync(plainBody, { level: 1 });
+    const fullDeflateMs = performance.now() - deflateStarted;
+
+    step(`as Prometheus scrapes: gzip every ${PROMETHEUS_EVERY_S} s for ${interval} s (one more collection)`);
+    const timings: Timings = new Map();
+    const prometheusTimes: number[] = [];
+    const prometheus = target('exporter gzip', `${url}/metrics`, true);
+    for (let at = 0; at < interval; at += PROMETHEUS_EVERY_S) {
+      const started = performance.now();
+      prometheusTimes.push((await scrape(prometheus)).ms);
+      await sleep(Math.max(0, PROMETHEUS_EVERY_S * 1000 - (performance.now() - started)));
+    }
+    prometheus.agent.destroy();
+    const asPrometheus = sampleProcess(pid);
 
     const staticServer = forkChild('static-child.ts', [plainFile, gzipFile]);
     children.push(staticServer);
     const staticUrl = (await nextReply(staticServer, 'listening', 60_000)).url;
-    const timings: Timings = new Map();
     const bytes = new Map<string, number>();
     // The exporter and its limit in alternating rounds, so noise (collections included) hits both alike.
     await scrapeRounds(
@@ -162,7 +182,11 @@ async function run(options: BenchOptions): Promise<void> {
       plainBytes: plainBody.length,
       gzipBytes: gzipBody.length,
       gzipAfterCyclesMs,
+      fullDeflateMs,
+      prometheusTimes,
       rssWarmMb: warm.rssBytes / MB,
+      rssPrometheusMb: asPrometheus.rssBytes / MB,
+      rssPrometheusPeakMb: asPrometheus.peakRssBytes / MB,
       rssEndMb: end.rssBytes / MB,
       rssPeakMb: end.peakRssBytes / MB,
       cycleCpuMs: cycleCpuSeconds * 1000,
