@@ -49,8 +49,10 @@ export interface WireguardPeer {
   name: string;
   comment: string | undefined;
   disabled: boolean;
-  /** Unix seconds; undefined when never (or when the router's value did not decode). */
+  /** Unix seconds; undefined when never, or when unreadable. */
   latestHandshake: number | undefined;
+  /** The router's last-handshake did not decode: the peer cannot be judged (not "never"). */
+  handshakeUnreadable: boolean;
 }
 
 export interface WireguardData {
@@ -126,7 +128,7 @@ export function mapWireguard(
     const endpoint = endpointOf(record);
     const allowedAddress = parseRouterList(record['allowed-address'] ?? '');
     const latestHandshake = age === undefined ? undefined : Math.round(nowSeconds - age);
-    const verdict = judgePeer({ name, comment, disabled, handshakeAgeSeconds: age }, health);
+    const verdict = judgePeer({ name, comment, disabled, handshakeAgeSeconds: age, handshakeUnreadable: hasBadHandshake }, health);
 
     samples.add(
       F.wgPeerInfo,
@@ -138,8 +140,8 @@ export function mapWireguard(
     // An undecodable handshake is left out rather than reported as "never" (0), which would be a lie.
     if (!hasBadHandshake) samples.add(F.wgPeerHandshake, labels, latestHandshake ?? 0);
     samples.add(F.wgPeerDisabled, labels, disabled ? 1 : 0);
-    if (verdict.judged && !hasBadHandshake) samples.add(F.wgPeerHealthy, labels, verdict.healthy ? 1 : 0);
-    data.peers.push({ interface: iface, publicKey, name, comment, disabled, latestHandshake });
+    if (verdict.judged) samples.add(F.wgPeerHealthy, labels, verdict.healthy ? 1 : 0);
+    data.peers.push({ interface: iface, publicKey, name, comment, disabled, latestHandshake, handshakeUnreadable: hasBadHandshake });
   }
   return { samples, data, problems: [...read.problems, ...peerRead.problems] };
 }

@@ -146,7 +146,10 @@ function evaluatePeers(
     const verdict: PeerVerdict =
       interfaceDisabled && !peer.disabled
         ? { judged: false, healthy: true, reason: 'interface_disabled' }
-        : judgePeer({ name: peer.name, comment: peer.comment, disabled: peer.disabled, handshakeAgeSeconds: age }, router.health);
+        : judgePeer(
+            { name: peer.name, comment: peer.comment, disabled: peer.disabled, handshakeAgeSeconds: age, handshakeUnreadable: peer.handshakeUnreadable },
+            router.health,
+          );
     const subject = `${peer.interface}/${peerDisplayName(peer.name, peer.publicKey)}`;
     if (verdict.reason === 'stale' && age !== undefined) {
       const ago = `last handshake ${formatAge(age)} ago`;

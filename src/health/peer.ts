@@ -9,7 +9,7 @@ import type { HealthConfig } from '../config/types.js';
  * `interface_disabled` is given by the health evaluation (not by judgePeer): peers of a disabled interface cannot
  * shake hands, and whoever disabled the interface does not want them judged.
  */
-export type PeerReason = 'ok' | 'stale' | 'never' | 'disabled' | 'excluded' | 'interface_disabled';
+export type PeerReason = 'ok' | 'stale' | 'never' | 'disabled' | 'excluded' | 'interface_disabled' | 'handshake_unreadable';
 
 export interface PeerVerdict {
   judged: boolean;
@@ -24,6 +24,8 @@ export interface JudgedPeerInput {
   disabled: boolean;
   /** Seconds since the latest handshake; undefined when never. */
   handshakeAgeSeconds: number | undefined;
+  /** The router sent a last-handshake this exporter could not read: neither fresh, stale nor never. */
+  handshakeUnreadable?: boolean;
 }
 
 export function isExcluded(peer: Pick<JudgedPeerInput, 'name' | 'comment'>, health: HealthConfig): boolean {
@@ -36,6 +38,7 @@ export function isExcluded(peer: Pick<JudgedPeerInput, 'name' | 'comment'>, heal
 export function judgePeer(peer: JudgedPeerInput, health: HealthConfig): PeerVerdict {
   if (peer.disabled) return { judged: false, healthy: true, reason: 'disabled' };
   if (isExcluded(peer, health)) return { judged: false, healthy: true, reason: 'excluded' };
+  if (peer.handshakeUnreadable === true) return { judged: false, healthy: true, reason: 'handshake_unreadable' };
   if (peer.handshakeAgeSeconds === undefined) return { judged: true, healthy: false, reason: 'never' };
   if (peer.handshakeAgeSeconds > health.handshakeStaleAfterSeconds) return { judged: true, healthy: false, reason: 'stale' };
   return { judged: true, healthy: true, reason: 'ok' };

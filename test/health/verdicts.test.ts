@@ -35,6 +35,12 @@ describe('peer verdicts', () => {
     ['excluded by comment when it has no name', peerRecord('', '3h', { comment: 'roadie' }), { judged: false, reason: 'excluded' }, 'ok'],
     ['excluded by pattern (full match)', peerRecord('lab-7', undefined), { judged: false, reason: 'excluded' }, 'ok'],
     ['not excluded by a partial pattern match', peerRecord('my-lab-7', undefined), { judged: true, reason: 'never' }, 'critical'],
+    [
+      'an unreadable handshake is not judged, and not called "never"',
+      peerRecord('a', 'soon'),
+      { judged: false, healthy: true, reason: 'handshake_unreadable', status: 'ok', latestHandshake: null, handshakeAgeSeconds: null },
+      'ok',
+    ],
   ] as const)('%s', (_name, record, expected, status) => {
     const verdict = peerVerdict(record);
     expect(verdict.peer).toMatchObject(expected);
