@@ -33,7 +33,7 @@ async function main(argv: readonly string[]): Promise<number> {
     case 'demo':
       return startDemo(options);
     case 'check':
-      return runCheck(options.config as string, options.router);
+      return runCheck(options.config as string, options.router, options.timeout);
     case 'once':
     case 'run': {
       const path = options.config as string;

@@ -6,7 +6,7 @@ export const USAGE = `Usage:
   routeros-exporter demo [--listen HOST:PORT] [--log-level LEVEL]
   routeros-exporter check-config FILE
   routeros-exporter once --config FILE
-  routeros-exporter check --config FILE [--router NAME]
+  routeros-exporter check --config FILE [--router NAME] [--timeout SECONDS]
   routeros-exporter --help | --version
 
 The config file may also be given as ROUTEROS_EXPORTER_CONFIG=FILE.
@@ -21,6 +21,8 @@ export interface CliOptions {
   logLevel?: string;
   shard?: string;
   router?: string;
+  /** check: the overall deadline, as given (`30`, `30s`, `1m`). */
+  timeout?: string;
 }
 
 export class UsageError extends Error {
@@ -42,6 +44,7 @@ export function parseCli(argv: readonly string[], env: NodeJS.ProcessEnv): CliOp
         'log-level': { type: 'string' },
         shard: { type: 'string' },
         router: { type: 'string' },
+        timeout: { type: 'string', short: 't' },
         help: { type: 'boolean', short: 'h' },
         version: { type: 'boolean' },
       },
@@ -73,5 +76,6 @@ export function parseCli(argv: readonly string[], env: NodeJS.ProcessEnv): CliOp
     ...(values['log-level'] === undefined ? {} : { logLevel: values['log-level'] }),
     ...(values.shard === undefined ? {} : { shard: values.shard }),
     ...(values.router === undefined ? {} : { router: values.router }),
+    ...(values.timeout === undefined ? {} : { timeout: values.timeout }),
   };
 }

@@ -1,10 +1,14 @@
 /**
- * `check --config FILE [--router NAME]`: one collection and one health evaluation in the Nagios plugin
- * convention (src/health/nagios.ts). stdout is the plugin output; logs go to stderr. Bandwidth tests are left
- * out: they are measurements, not health, and would hold the check for their whole duration.
+ * `check --config FILE [--router NAME] [--timeout SECONDS]`: one collection and one health evaluation in the
+ * Nagios plugin convention (src/health/nagios.ts). stdout is the plugin output; logs go to stderr. Bandwidth
+ * tests are left out: they are measurements, not health, and would hold the check for their whole duration.
+ * The whole check has a deadline (plugins get one from `-t`): past it the check answers UNKNOWN naming the
+ * routers it was still waiting for, before the monitoring system kills it with no explanation.
  */
 import { ConfigError, type Config } from '../config/types.js';
 import { formatProblems, loadConfigFile } from '../config/index.js';
+import { formatDuration, parseDuration } from '../config/duration.js';
+import { jobsFor } from '../collectors/registry.js';
 import { createApp } from '../app.js';
 import { evaluateRouters } from '../health/report.js';
 import { formatCheck, output, type CheckOutput } from '../health/nagios.js';
@@ -13,6 +17,22 @@ import { createLogger } from './logger.js';
 export interface CheckOptions {
   env?: NodeJS.ProcessEnv;
   now?: () => number;
+  /** The deadline of the whole check; default 50 s, under the 60 s Nagios gives a service check. */
+  timeoutSeconds?: number;
+}
+
+export const DEFAULT_CHECK_TIMEOUT_SECONDS = 50;
+
+/** `--timeout`: whole seconds as Nagios passes them (`-t 30`), or a duration (`30s`, `1m`). */
+export function parseCheckTimeout(text: string): number {
+  let seconds: number;
+  try {
+    seconds = /^\d+$/.test(text) ? Number(text) : parseDuration(text);
+  } catch (error) {
+    throw new Error(`--timeout: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  if (!(seconds > 0)) throw new Error(`--timeout ${JSON.stringify(text)} must be more than 0 (e.g. 30 or 30s)`);
+  return seconds;
 }
 
 /** The check itself, without printing: tests drive this in-process. */
@@ -39,18 +59,31 @@ export async function check(configPath: string, routerName?: string, options: Ch
   const logger = createLogger(config.logLevel === 'info' ? 'warn' : config.logLevel, 2);
   const now = options.now ?? Date.now;
   const app = createApp(checked, { logger, jitter: false, now });
+  const timeoutSeconds = options.timeoutSeconds ?? DEFAULT_CHECK_TIMEOUT_SECONDS;
+  let timer: NodeJS.Timeout | undefined;
   try {
-    await app.collectOnce();
+    const deadline = new Promise<'late'>((resolve) => {
+      timer = setTimeout(() => resolve('late'), timeoutSeconds * 1000);
+    });
+    if ((await Promise.race([app.collectOnce(), deadline])) === 'late') {
+      const waiting = checked.routers.filter((router) => app.store.snapshots(router.name).length < jobsFor(router).length).map((router) => router.name);
+      return output('UNKNOWN', `check timed out after ${formatDuration(timeoutSeconds)}, still waiting for ${waiting.join(', ')}`, [
+        'Raise --timeout (and the monitoring system\'s own check timeout above it), or lower the routers\' timeout and ping counts.',
+      ]);
+    }
     return formatCheck(evaluateRouters(checked.routers, app.store, now()), checked.routers);
   } finally {
+    clearTimeout(timer);
+    // Aborts whatever is still in flight.
     await app.stop();
   }
 }
 
-export async function runCheck(configPath: string, router?: string): Promise<number> {
+export async function runCheck(configPath: string, router?: string, timeout?: string): Promise<number> {
   let result: CheckOutput;
   try {
-    result = await check(configPath, router);
+    const timeoutSeconds = timeout === undefined ? undefined : parseCheckTimeout(timeout);
+    result = await check(configPath, router, timeoutSeconds === undefined ? {} : { timeoutSeconds });
   } catch (error) {
     // A plugin that crashes must still say UNKNOWN on stdout, or the monitoring system shows nothing useful.
     result = output('UNKNOWN', `check failed: ${error instanceof Error ? error.message : String(error)}`);

@@ -4,13 +4,14 @@
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
-import { check, runCheck } from '../../src/cli/check.js';
+import { check, parseCheckTimeout, runCheck } from '../../src/cli/check.js';
 import { tempFile, writeCa } from '../helpers/emulator-config.js';
 
 const PASSWORD = 'check-e2e-secret';
 let emulator: Emulator;
 let configPath: string;
 let downPath: string;
+let stuckPath: string;
 
 function configFile(ca: string, routers: object[]): string {
   // JSON is YAML: the loader reads it like any config file.
@@ -29,6 +30,7 @@ beforeAll(async () => {
       { name: 'hq', interfaces: [{ name: 'wg-branch' }], peers: peers(true), ping: { '10.10.0.2': { kind: 'reachable', rttMs: 12 } } },
       { name: 'calm', interfaces: [{ name: 'wg-branch' }], peers: peers(false) },
       { name: 'gone' },
+      { name: 'stuck', interfaces: [{ name: 'wg-branch' }], peers: peers(false) },
     ],
   });
   const ca = writeCa(emulator);
@@ -43,6 +45,11 @@ beforeAll(async () => {
     { name: 'calm', url: emulator.router('calm').url },
   ]);
   downPath = configFile(ca, [{ name: 'gone', url: emulator.router('gone').url }]);
+  emulator.router('stuck').setFaults({ path: 'interface/wireguard/peers', hang: true });
+  stuckPath = configFile(ca, [
+    { name: 'calm', url: emulator.router('calm').url },
+    { name: 'stuck', url: emulator.router('stuck').url, timeout: '10s' },
+  ]);
   await emulator.router('gone').stop();
 });
 
@@ -51,6 +58,22 @@ afterAll(async () => {
 });
 
 describe('check', () => {
+  it('answers UNKNOWN at its deadline, naming the routers it still waits for, and aborts them', async () => {
+    const started = Date.now();
+    const out = await check(stuckPath, undefined, { timeoutSeconds: 1 });
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(out.code).toBe(3);
+    expect(out.text.split('\n')[0]).toBe('ROUTEROS UNKNOWN - check timed out after 1s, still waiting for stuck');
+  });
+
+  it('takes --timeout as Nagios passes it (seconds) or as a duration, and refuses nonsense', () => {
+    expect(parseCheckTimeout('30')).toBe(30);
+    expect(parseCheckTimeout('1m30s')).toBe(90);
+    expect(parseCheckTimeout('500ms')).toBe(0.5);
+    expect(() => parseCheckTimeout('0')).toThrow(/more than 0/);
+    expect(() => parseCheckTimeout('soon')).toThrow(/--timeout: .*not a duration/);
+  });
+
   it('exits 2 with the stale peer on its first line, details and perfdata after (the acceptance case)', async () => {
     const started = Date.now();
     const out = await check(configPath);
@@ -105,9 +128,14 @@ describe('check', () => {
     }) as typeof process.stdout.write);
     try {
       expect(await runCheck(configPath, 'calm')).toBe(0);
+      // --timeout as given on the command line; a bad one is UNKNOWN with the reason, not a crash.
+      expect(await runCheck(stuckPath, undefined, '1')).toBe(3);
+      expect(await runCheck(configPath, 'calm', 'soon')).toBe(3);
     } finally {
       spy.mockRestore();
     }
-    expect(written.join('')).toMatch(/^ROUTEROS OK - /);
+    expect(written[0]).toMatch(/^ROUTEROS OK - /);
+    expect(written[1]).toMatch(/^ROUTEROS UNKNOWN - check timed out after 1s, still waiting for stuck\n/);
+    expect(written[2]).toMatch(/^ROUTEROS UNKNOWN - check failed: --timeout: "soon" is not a duration/);
   });
 });
