@@ -12,9 +12,12 @@
  * (`in-interface-list=LAN` alone) does not, since nothing in it is about this flow.
  * A `drop`, `reject` or `tarpit` blocks the flow when no matcher is `none`: it may hit part of the flow, which
  * is enough to break a tunnel. Positive address lists on those (`src-address-list=bogons`) are taken as deny
- * lists that do not hold the tunnel's traffic. Other actions (`jump`, `log`, `passthrough`, `fasttrack-connection`,
- * …) neither accept nor block: jump targets are not followed. With no deciding rule the chain's default
- * policy accepts. Only new connections are asked about: a tunnel that cannot start is broken.
+ * lists that do not hold the tunnel's traffic. A `jump` is followed into its target chain when no matcher is
+ * `none`: a block there blocks; an accept there accepts only when the jump itself covers the flow; a chain
+ * that ends (or meets a covering `return`) without deciding hands back to the rule after the jump. Other
+ * actions (`log`, `passthrough`, `fasttrack-connection`, …) neither accept nor block. With no deciding rule the
+ * built-in chain's default policy accepts. Only new connections are asked about: a tunnel that cannot start is
+ * broken.
  */
 import type { RouterRecord } from '../routeros/records.js';
 import { parseRouterBool } from '../routeros/decode.js';
@@ -37,6 +40,7 @@ export const FILTER_PROPLIST = [
   'dst-address-list',
   'connection-state',
   'connection-nat-state',
+  'jump-target',
   'disabled',
   'comment',
 ] as const;
@@ -76,17 +80,41 @@ export function isEnabled(record: RouterRecord): boolean {
   }
 }
 
+/** Deeper jumps than this are not followed (RouterOS itself refuses jump loops). */
+const MAX_JUMP_DEPTH = 16;
+
 export function evaluateChain(rules: readonly RouterRecord[], chain: string, flow: Flow): ChainVerdict {
+  return walkChain(rules, chain, flow, []) ?? { passes: true, acceptedBy: undefined };
+}
+
+/** The chain's verdict for the flow; undefined when it ends or returns without deciding. */
+function walkChain(rules: readonly RouterRecord[], chain: string, flow: Flow, stack: readonly string[]): ChainVerdict | undefined {
+  if (stack.includes(chain) || stack.length >= MAX_JUMP_DEPTH) return undefined;
+  const inside = [...stack, chain];
   for (const rule of rules) {
     if (rule['chain'] !== chain || !isEnabled(rule)) continue;
     const action = rule['action'] ?? 'accept';
+    if (action === 'jump' || action === 'return') {
+      const matches = matchers(rule, flow, false);
+      if (matches.includes('none')) continue;
+      if (action === 'return') {
+        if (covers(matches)) return undefined;
+        continue;
+      }
+      const target = rule['jump-target'] ?? '';
+      const verdict = target === '' ? undefined : walkChain(rules, target, flow, inside);
+      // A block in the target hits the part of the flow that jumped; an accept there counts for the whole flow
+      // only if the whole flow jumped.
+      if (verdict !== undefined && (!verdict.passes || covers(matches))) return verdict;
+      continue;
+    }
     const blocking = BLOCKING.has(action);
     if (action !== 'accept' && !blocking) continue;
     const matches = matchers(rule, flow, blocking);
     if (!blocking && covers(matches)) return { passes: true, acceptedBy: rule };
     if (blocking && !matches.includes('none')) return { passes: false, blockedBy: rule };
   }
-  return { passes: true, acceptedBy: undefined };
+  return undefined;
 }
 
 function covers(matches: readonly Match[]): boolean {

@@ -64,7 +64,15 @@ describe('input chain verdicts (UDP to the listen port)', () => {
     ['"accept from LAN" alone is not about the tunnel', [{ chain: 'input', action: 'accept', 'in-interface-list': 'LAN' }, DROP_ALL], false],
     ['an accept without any matcher accepts everything', [{ chain: 'input', action: 'accept' }, DROP_ALL], true],
     ['"accept to loopback" is not the tunnel', [{ chain: 'input', action: 'accept', 'dst-address': '127.0.0.1' }, DROP_ALL], false],
-    ['jump rules are not followed', [{ chain: 'input', action: 'jump', 'jump-target': 'wg' }, DROP_ALL], false],
+    ['a jump to a chain that accepts the tunnel', [{ chain: 'input', action: 'jump', 'jump-target': 'wg' }, { ...ACCEPT_WG, chain: 'wg' }, DROP_ALL], true],
+    ['a jump of udp only to a chain that accepts it', [{ chain: 'input', action: 'jump', 'jump-target': 'wg', protocol: 'udp' }, { ...ACCEPT_WG, chain: 'wg' }, DROP_ALL], true],
+    ['a jump of part of the flow does not accept all of it', [{ chain: 'input', action: 'jump', 'jump-target': 'wg', 'src-address': '198.51.100.0/24' }, { chain: 'wg', action: 'accept' }, DROP_ALL], false],
+    ['a jump to a chain that drops it blocks', [{ chain: 'input', action: 'jump', 'jump-target': 'bad' }, { chain: 'bad', action: 'drop', protocol: 'udp' }, ACCEPT_WG], false],
+    ['a jump that does not match is not followed', [{ chain: 'input', action: 'jump', 'jump-target': 'bad', protocol: 'tcp' }, { chain: 'bad', action: 'drop' }, ACCEPT_WG], true],
+    ['a chain without a verdict hands back to the rule after the jump', [{ chain: 'input', action: 'jump', 'jump-target': 'log' }, { chain: 'log', action: 'log' }, ACCEPT_WG, DROP_ALL], true],
+    ['a return ends the jumped-to chain', [{ chain: 'input', action: 'jump', 'jump-target': 'wg' }, { chain: 'wg', action: 'return' }, { chain: 'wg', action: 'drop' }, ACCEPT_WG], true],
+    ['jumps in a loop end', [{ chain: 'input', action: 'jump', 'jump-target': 'a' }, { chain: 'a', action: 'jump', 'jump-target': 'input' }, DROP_ALL], false],
+    ['a rule in a chain nothing jumps to does not count', [{ ...ACCEPT_WG, chain: 'wg' }, DROP_ALL], false],
     ['rules missing "disabled" are enabled', [{ chain: 'input', action: 'drop', disabled: '' }], false],
   ])('%s', (_name, rules, expected) => {
     expect(passes(rules)).toBe(expected);
