@@ -57,15 +57,22 @@ export class Exposition {
     return chunks;
   }
 
-  async render(format: ExpositionFormat, gzip: boolean): Promise<RenderedBody> {
+  /**
+   * The body of a scrape. With `headOnly` (a HEAD request) the parts are left out and plain forms are not
+   * inflated: the length is known from the chunks.
+   */
+  async render(format: ExpositionFormat, gzip: boolean, headOnly = false): Promise<RenderedBody> {
     const chunks = this.routerChunks(format);
     const own = Buffer.from(await this.#self.render(format), 'utf8');
     const tail = format === 'openmetrics' ? [EOF_LINE] : [];
-    if (gzip) return gzipParts([...chunks, deflateChunk(own), ...tail]);
-    const parts = [...chunks.map(plainOf), own, ...tail.map(plainOf)];
-    let length = 0;
-    for (const part of parts) length += part.length;
-    return { parts, length };
+    if (gzip) {
+      const body = gzipParts([...chunks, deflateChunk(own), ...tail]);
+      return headOnly ? { parts: [], length: body.length } : body;
+    }
+    let length = own.length;
+    for (const chunk of [...chunks, ...tail]) length += chunk.length;
+    if (headOnly) return { parts: [], length };
+    return { parts: [...chunks.map(plainOf), own, ...tail.map(plainOf)], length };
   }
 
   /** The plain text of the data series (no process metrics), for tests and `once`. */

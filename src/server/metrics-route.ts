@@ -7,7 +7,7 @@ import { sendParts } from './respond.js';
 export async function serveMetrics(exposition: Exposition, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const format = negotiateFormat(req.headers.accept);
   const gzip = acceptsGzip(req.headers['accept-encoding']);
-  const body = await exposition.render(format, gzip);
+  const body = await exposition.render(format, gzip, req.method === 'HEAD');
   const headers: Record<string, string | number> = {
     'content-type': CONTENT_TYPES[format],
     'content-length': body.length,

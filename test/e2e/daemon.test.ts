@@ -125,6 +125,21 @@ describe('daemon against emulated routers', () => {
     expect(text).toMatch(/router="ok",interface="wg0",public_key="[^"]+",name="fresh"/);
   });
 
+  it('answers HEAD /metrics with the length a GET would have, and no body', async () => {
+    const variants: Record<string, string>[] = [{}, { 'accept-encoding': 'gzip' }, { accept: 'application/openmetrics-text; version=1.0.0' }];
+    for (const headers of variants) {
+      const head = await fetch(`${base}/metrics`, { method: 'HEAD', headers });
+      expect(head.status).toBe(200);
+      expect(await head.text()).toBe('');
+      const get = await fetch(`${base}/metrics`, { headers });
+      await get.arrayBuffer();
+      const announced = Number(head.headers.get('content-length'));
+      // Only the process metrics (CPU seconds, memory) may have moved between the two requests.
+      expect(Math.abs(announced - Number(get.headers.get('content-length')))).toBeLessThan(64);
+      expect(announced).toBeGreaterThan(1000);
+    }
+  });
+
   it('serves gzip and OpenMetrics on request', async () => {
     const gz = await fetch(`${base}/metrics`, { headers: { 'accept-encoding': 'gzip' } });
     expect(gz.headers.get('content-encoding')).toBe('gzip');

@@ -76,6 +76,18 @@ describe('golden exposition', () => {
     expect(result.code).toBe(0);
   });
 
+  it('a HEAD render has the length of the body without making it (no plain form is inflated)', async () => {
+    const { exposition } = recordedExposition();
+    for (const gzip of [false, true]) {
+      const head = await exposition.render('openmetrics', gzip, true);
+      const full = await exposition.render('openmetrics', gzip);
+      expect(head.parts).toEqual([]);
+      // Only the process metrics may have moved between the two renders.
+      expect(Math.abs(head.length - full.length)).toBeLessThan(64);
+      expect(full.length).toBe(Buffer.concat(full.parts).length);
+    }
+  });
+
   it('gzip and OpenMetrics bodies carry the same samples', async () => {
     const { exposition } = recordedExposition();
     const plain = Buffer.concat((await exposition.render('text', false)).parts).toString('utf8');
