@@ -36,7 +36,7 @@ export interface LogLine {
   fields: LogFields;
 }
 
-export function groupOf(key: string): Group {
+function groupOf(key: string): Group {
   const group = key.slice(0, key.indexOf(':'));
   return group === 'peer' || group === 'interface' ? 'wireguard' : group === 'setup' ? 'setup' : group === 'ping' ? 'pings' : 'router';
 }

@@ -52,10 +52,9 @@ export function watchVerdicts(deps: WatchDeps): () => void {
       watched.set(name, entry);
     }
     const at = now();
-    const parts = PARTS_OF[collector];
-    const judgePeers = parts.wireguard || at >= entry.peersDueAt;
-    const evaluation = evaluateRouter(router, deps.store.snapshots(name), at, judgePeers === parts.wireguard ? parts : { ...parts, wireguard: true });
-    if (judgePeers) entry.peersDueAt = firstDue(evaluation.health.peers, router, at);
+    const parts = at >= entry.peersDueAt ? { ...PARTS_OF[collector], wireguard: true } : PARTS_OF[collector];
+    const evaluation = evaluateRouter(router, deps.store.snapshots(name), at, parts);
+    if (parts.wireguard) entry.peersDueAt = firstDue(evaluation.health.peers, router, at);
     const { lines, next } = diff(entry.states, observe(evaluation, router), evaluation.seen);
     entry.states = next;
     if (lines.length === 0) return;
