@@ -8,7 +8,6 @@
 import { ConfigError, type Config } from '../config/types.js';
 import { formatProblems, loadConfigFile } from '../config/index.js';
 import { formatDuration, parseDuration } from '../config/duration.js';
-import { jobsFor } from '../collectors/registry.js';
 import { createApp } from '../app.js';
 import { evaluateRouters } from '../health/report.js';
 import { formatCheck, output, type CheckOutput } from '../health/nagios.js';
@@ -66,7 +65,7 @@ export async function check(configPath: string, routerName?: string, options: Ch
       timer = setTimeout(() => resolve('late'), timeoutSeconds * 1000);
     });
     if ((await Promise.race([app.collectOnce(), deadline])) === 'late') {
-      const waiting = checked.routers.filter((router) => app.store.snapshots(router.name).length < jobsFor(router).length).map((router) => router.name);
+      const waiting = checked.routers.filter((router) => !app.store.tried(router.name)).map((router) => router.name);
       return output('UNKNOWN', `check timed out after ${formatDuration(timeoutSeconds)}, still waiting for ${waiting.join(', ')}`, [
         'Raise --timeout (and the monitoring system\'s own check timeout above it), or lower the routers\' timeout and ping counts.',
       ]);

@@ -159,11 +159,17 @@ export class SnapshotStore {
     return out;
   }
 
+  /** True when every planned job of the router has finished at least once (false for an unknown router). */
+  tried(router: string): boolean {
+    const entry = this.#routers.get(router);
+    if (entry === undefined) return false;
+    for (const slot of entry.jobs.values()) if (slot.snapshot === undefined) return false;
+    return true;
+  }
+
   /** True when every planned job of every router has finished at least once. */
   allTried(): boolean {
-    for (const entry of this.#routers.values()) {
-      for (const slot of entry.jobs.values()) if (slot.snapshot === undefined) return false;
-    }
+    for (const name of this.#routers.keys()) if (!this.tried(name)) return false;
     return true;
   }
 
