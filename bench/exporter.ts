@@ -4,7 +4,6 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -42,18 +41,6 @@ export function exporterConfig(plan: ExporterPlan): string {
     routers,
     '',
   ].join('\n');
-}
-
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address !== null ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 export function startExporter(dir: string, plan: ExporterPlan, main = MAIN): ChildProcess {

@@ -11,7 +11,8 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { deflateRawSync, gunzipSync } from 'node:zlib';
 import { ask, forkChild, nextReply, stopChild } from './children.js';
-import { freePort, startExporter, waitReady } from './exporter.js';
+import { unusedPort } from '../test/helpers/ports.js';
+import { startExporter, waitReady } from './exporter.js';
 import type { FetchStats } from './ipc.js';
 import { parseOptions, type BenchOptions } from './options.js';
 import { sampleProcess } from './proc.js';
@@ -87,7 +88,7 @@ async function run(options: BenchOptions): Promise<void> {
     const caFile = join(dir, 'ca.pem');
     writeFileSync(caFile, ca);
 
-    const port = await freePort();
+    const port = await unusedPort();
     const url = `http://127.0.0.1:${port}`;
     const interval = options.scheduleSeconds;
     step(`exporter: node ${options.main ?? 'dist/main.js'}, every collector every ${interval} s, on ${url}`);

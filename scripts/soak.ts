@@ -18,7 +18,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Agent, request } from 'undici';
 import { parseDuration } from '../src/config/duration.js';
 import { FAULT_CYCLE, type SoakFault } from './soak/faults.js';
-import { closedPort, rssOf, run, stop, waitFor } from './soak/processes.js';
+import { unusedPort } from '../test/helpers/ports.js';
+import { rssOf, run, stop, waitFor } from './soak/processes.js';
 import { summarise, type Sample, type Scrape } from './soak/summary.js';
 
 interface Router {
@@ -106,7 +107,7 @@ async function main(): Promise<number> {
         '  schedules: { system: "* * * * * *", wireguard: "* * * * * *", ping: "*/5 * * * * *" }',
         'routers:',
         ...routers.map((router) => `  - { name: ${router.name}, url: "${router.url}", ping: [{ target: 10.100.0.3, count: 2, interval: 100ms }] }`),
-        `  - { name: gone, url: "https://127.0.0.1:${await closedPort()}" }`,
+        `  - { name: gone, url: "https://127.0.0.1:${await unusedPort()}" }`,
       ].join('\n'),
     );
     const started = run([opts.main], { ROUTEROS_EXPORTER_CONFIG: configFile });

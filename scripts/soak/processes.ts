@@ -1,7 +1,6 @@
 /** The soak's child processes: started with their output collected, waited for, stopped; their memory from /proc. */
 import { spawn, type ChildProcessByStdio } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import type { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 
@@ -26,15 +25,6 @@ export async function waitFor<T>(what: string, probe: () => T | undefined, gone:
     if (gone() || waited > 20_000) throw new Error(`${what} did not start`);
     await sleep(100);
   }
-}
-
-/** A port nothing listens on: connections to it are refused. */
-export async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return typeof address === 'object' && address !== null ? address.port : 1;
 }
 
 export async function stop(running: ReturnType<typeof run>): Promise<void> {

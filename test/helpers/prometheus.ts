@@ -1,21 +1,9 @@
 /** A real Prometheus (Debian's package) on loopback, with its own config and storage in a temp folder. */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address !== null ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
+import { unusedPort } from './ports.js';
 
 export interface RunningPrometheus {
   url: string;
@@ -27,7 +15,7 @@ export async function startPrometheus(config: string): Promise<RunningPrometheus
   const dir = mkdtempSync(join(tmpdir(), 'routeros-prometheus-'));
   const configFile = join(dir, 'prometheus.yml');
   writeFileSync(configFile, config);
-  const port = await freePort();
+  const port = await unusedPort();
   let output = '';
   const child: ChildProcess = spawn(
     'prometheus',
