@@ -1,6 +1,7 @@
 /**
  * The scheduler: one trigger per router × job from the config's schedules, a stable jitter per router,
- * a global cap on runs in flight. A slow or hanging router only ever holds its own jobs.
+ * a global cap on runs in flight. A slow or hanging router only ever holds its own jobs. Reloads replace
+ * only the jobs whose definition changed.
  */
 import type { Logger } from 'pino';
 import type { Config, RouterConfig } from '../config/types.js';
@@ -13,6 +14,7 @@ import { JobRunner, type RunResult } from './runner.js';
 import { Semaphore } from './semaphore.js';
 import { jitterMs } from './jitter.js';
 import { cronTrigger, type Trigger, type TriggerFactory } from './trigger.js';
+import { gatesReadiness, jobFingerprint } from './definition.js';
 
 export interface SchedulerDeps {
   store: SnapshotStore;
@@ -27,12 +29,21 @@ export interface SchedulerDeps {
   jitter?: boolean;
 }
 
+/** A job the scheduler runs: its runner, what it was built from, and its schedule. */
+interface Scheduled {
+  readonly runner: JobRunner;
+  readonly fingerprint: string;
+  /** Whether `/-/ready` waits for this job's first run. */
+  readonly gatesReadiness: boolean;
+  trigger: Trigger | undefined;
+  /** Pending jitter delays of this job's ticks. */
+  readonly timers: Set<NodeJS.Timeout>;
+}
+
 export class Scheduler {
   readonly #deps: SchedulerDeps;
   readonly #semaphore: Semaphore;
-  #runners = new Map<string, JobRunner>();
-  #triggers: Trigger[] = [];
-  #timers = new Set<NodeJS.Timeout>();
+  #jobs = new Map<string, Scheduled>();
   #started = false;
 
   constructor(deps: SchedulerDeps) {
@@ -40,17 +51,32 @@ export class Scheduler {
     this.#semaphore = new Semaphore(deps.maxInFlight ?? 32);
   }
 
-  /** Builds runners for the config (keeping the memory and backoff of jobs that stay) and plans the store. */
+  /**
+   * Builds runners for the config and plans the store. A job whose definition (definition.ts) did not change
+   * keeps its runner whole: the run in flight goes on and records, its trigger and backoff stay. A changed job
+   * gets a new runner (keeping its memory, and its backoff unless the client changed): its run in flight is
+   * aborted and the new one runs at once, as does a job the reload added. Removed jobs stop.
+   */
   load(config: Config): void {
     const now = this.#deps.now ?? Date.now;
-    const next = new Map<string, JobRunner>();
+    const next = new Map<string, Scheduled>();
+    const fresh: Scheduled[] = [];
     const plans = new Map<string, JobPlan[]>();
     for (const router of config.routers) {
-      const logger = this.#deps.logger.child({ router: router.name });
       const routerLabel = labelPair('router', router.name);
       const client = this.#deps.clientFor(router);
+      let logger: Logger | undefined;
       const jobPlans: JobPlan[] = [];
       for (const definition of jobsFor(router)) {
+        jobPlans.push({ collector: definition.collector, job: definition.job });
+        const key = `${router.name}\u0000${definition.job}`;
+        const fingerprint = jobFingerprint(router, definition);
+        const old = this.#jobs.get(key);
+        if (old !== undefined && old.fingerprint === fingerprint && old.runner.deps.client === client) {
+          next.set(key, old);
+          continue;
+        }
+        logger ??= this.#deps.logger.child({ router: router.name });
         const runner = new JobRunner({
           router,
           definition,
@@ -61,77 +87,106 @@ export class Scheduler {
           now,
           routerLabel,
         });
-        const old = this.#runners.get(runner.key);
         if (old !== undefined) {
-          runner.memory = old.memory;
+          runner.memory = old.runner.memory;
           // A backoff is about the old settings: after a fixed password (a new client) try again at once.
-          if (old.deps.client === client) runner.backoff = old.backoff;
+          if (old.runner.deps.client === client) runner.backoff = old.runner.backoff;
         }
-        next.set(runner.key, runner);
-        jobPlans.push({ collector: definition.collector, job: definition.job });
+        const scheduled: Scheduled = { runner, fingerprint, gatesReadiness: gatesReadiness(definition), trigger: undefined, timers: new Set() };
+        next.set(key, scheduled);
+        fresh.push(scheduled);
       }
       plans.set(router.name, jobPlans);
     }
-    for (const [key, runner] of this.#runners) if (next.get(key) !== runner) runner.abort();
-    this.#runners = next;
+    for (const [key, scheduled] of this.#jobs) {
+      if (next.get(key) === scheduled) continue;
+      this.#unschedule(scheduled);
+      scheduled.runner.abort();
+    }
+    this.#jobs = next;
     this.#deps.store.plan(plans);
     if (this.#started) {
-      this.#stopTriggers();
-      this.#startTriggers();
+      for (const scheduled of fresh) {
+        this.#schedule(scheduled);
+        // Not at the next cron tick, which for a daily job is a day away.
+        this.#tickLater(scheduled, 0);
+      }
     }
   }
 
-  /** Starts the schedules; with `runNow`, every job also runs once right away (staggered by the jitter). */
+  /** Starts the schedules; with `runNow`, every job also runs once right away. */
   start(runNow = true): void {
     this.#started = true;
-    this.#startTriggers();
-    if (runNow) for (const runner of this.#runners.values()) this.#tickLater(runner, 0);
+    for (const scheduled of this.#jobs.values()) {
+      this.#schedule(scheduled);
+      if (runNow) this.#tickLater(scheduled, 0);
+    }
   }
 
   /** Runs every job once, now, and waits for all of them (the `once` and `check` commands). */
   async runAllOnce(): Promise<RunResult[]> {
-    return Promise.all([...this.#runners.values()].map((runner) => runner.trigger()));
+    return Promise.all([...this.#jobs.values()].map(({ runner }) => runner.trigger()));
   }
 
   /** Stops the schedules and aborts in-flight requests; resolves when every run has settled. */
   async stop(): Promise<void> {
     this.#started = false;
-    this.#stopTriggers();
-    for (const runner of this.#runners.values()) runner.abort();
-    await Promise.all([...this.#runners.values()].map((runner) => runner.settled()));
+    for (const scheduled of this.#jobs.values()) {
+      this.#unschedule(scheduled);
+      scheduled.runner.abort();
+    }
+    await Promise.all([...this.#jobs.values()].map(({ runner }) => runner.settled()));
+  }
+
+  /**
+   * True when every job that gates readiness (definition.ts: frequent ones, not bandwidth tests) has finished
+   * at least once, successfully or not. Routers with no such job count as tried.
+   */
+  ready(): boolean {
+    const finished = new Map<string, Set<string>>();
+    for (const { runner, gatesReadiness: gates } of this.#jobs.values()) {
+      if (!gates) continue;
+      const router = runner.deps.router.name;
+      let jobs = finished.get(router);
+      if (jobs === undefined) {
+        jobs = new Set(this.#deps.store.snapshots(router).map((snapshot) => snapshot.job));
+        finished.set(router, jobs);
+      }
+      if (!jobs.has(runner.deps.definition.job)) return false;
+    }
+    return true;
   }
 
   get jobCount(): number {
-    return this.#runners.size;
+    return this.#jobs.size;
   }
 
-  #startTriggers(): void {
+  #schedule(scheduled: Scheduled): void {
+    if (scheduled.trigger !== undefined) return;
     const trigger = this.#deps.triggerFactory ?? cronTrigger;
-    for (const runner of this.#runners.values()) {
-      const { definition, router } = runner.deps;
-      const interval = cronIntervalSeconds(definition.schedule);
-      const delay = this.#deps.jitter === false ? 0 : jitterMs(router.name, interval);
-      this.#triggers.push(trigger(definition.schedule, () => this.#tickLater(runner, delay), `${router.name}/${definition.job}`));
-    }
+    const { definition, router } = scheduled.runner.deps;
+    const interval = cronIntervalSeconds(definition.schedule);
+    const delay = this.#deps.jitter === false ? 0 : jitterMs(router.name, interval);
+    scheduled.trigger = trigger(definition.schedule, () => this.#tickLater(scheduled, delay), `${router.name}/${definition.job}`);
   }
 
-  #tickLater(runner: JobRunner, delayMs: number): void {
+  #tickLater(scheduled: Scheduled, delayMs: number): void {
     if (delayMs <= 0) {
-      void runner.trigger();
+      void scheduled.runner.trigger();
       return;
     }
     const timer = setTimeout(() => {
-      this.#timers.delete(timer);
-      void runner.trigger();
+      scheduled.timers.delete(timer);
+      void scheduled.runner.trigger();
     }, delayMs);
     timer.unref();
-    this.#timers.add(timer);
+    scheduled.timers.add(timer);
   }
 
-  #stopTriggers(): void {
-    for (const trigger of this.#triggers) trigger.stop();
-    this.#triggers = [];
-    for (const timer of this.#timers) clearTimeout(timer);
-    this.#timers.clear();
+  #unschedule(scheduled: Scheduled): void {
+    scheduled.trigger?.stop();
+    scheduled.trigger = undefined;
+    for (const timer of scheduled.timers) clearTimeout(timer);
+    scheduled.timers.clear();
   }
 }
