@@ -1,9 +1,7 @@
 /**
  * Just enough PromQL and Markdown reading to lint the rules: the metric names an expression selects, the
- * queries embedded in alert templates, the metric names of the contract, and GitHub heading anchors.
+ * queries embedded in alert templates, the metric names docs/metrics.md documents, and GitHub heading anchors.
  */
-import { servedContractNames } from '../../src/metrics/doc.js';
-
 const KEYWORDS = new Set(['and', 'or', 'unless', 'bool', 'offset', 'atan2', 'inf', 'nan']);
 
 /** Metric names selected by a PromQL expression (functions, aggregations, keywords and label names left out). */
@@ -35,13 +33,21 @@ export function templateQueryCalls(template: string): number {
   return [...template.matchAll(/\|\s*query\b/g)].length;
 }
 
-/** Backquoted `routeros_*` names in the "## Metrics" section of the contract. */
-export function contractMetricNames(contract: string): Set<string> {
-  const start = contract.indexOf('\n## Metrics');
-  if (start < 0) throw new Error('CONTRACT.md has no "## Metrics" section');
-  const next = contract.indexOf('\n## ', start + 1);
-  const section = contract.slice(start, next < 0 ? undefined : next);
-  return servedContractNames([...section.matchAll(/`(routeros_[a-z0-9_]+)`/g)].map((m) => m[1] ?? ''));
+/**
+ * The metric names docs/metrics.md documents: the backquoted first cell of every table row under a heading that
+ * ends in "metrics" ("## Router metrics", "## Exporter metrics"). Other tables (the names of the contract draft
+ * and why they changed) are not served names and are left out.
+ */
+export function documentedMetricNames(markdown: string): Set<string> {
+  const names = new Set<string>();
+  let inMetrics = false;
+  for (const line of markdown.split('\n')) {
+    const heading = /^#{1,6}\s+(.+?)\s*$/.exec(line);
+    if (heading?.[1] !== undefined) inMetrics = /metrics$/i.test(heading[1]);
+    const row = /^\|\s*`([a-z_:][a-z0-9_:]*)`\s*\|/.exec(line);
+    if (inMetrics && row?.[1] !== undefined) names.add(row[1]);
+  }
+  return names;
 }
 
 /** GitHub's anchor for a heading: lower case, punctuation dropped, spaces turned into hyphens. */

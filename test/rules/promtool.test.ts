@@ -10,7 +10,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mutationsFor } from './mutations.js';
 import {
-  contractMetricNames,
+  documentedMetricNames,
   markdownAnchors,
   metricNames,
   templateQueries,
@@ -21,7 +21,8 @@ import { limiter, promtool, testGroupsFor, testIsolatedRule, writeIsolatedRule }
 import type { AlertRule, RecordingRule } from './rule-files.js';
 import {
   ALERTS_FILE,
-  CONTRACT_FILE,
+  METRICS_DOC_FILE,
+  READ_PATHS,
   RECORDING_FILE,
   REPO_ROOT,
   RUNBOOK_FILE,
@@ -108,7 +109,7 @@ describe('mutation test: broken rules make the unit tests fail', () => {
 });
 
 describe('rule lint', () => {
-  const contract = contractMetricNames(readFileSync(CONTRACT_FILE, 'utf8'));
+  const contract = documentedMetricNames(readFileSync(METRICS_DOC_FILE, 'utf8'));
   const recorded = new Set(records.map((r) => r.record));
   const runbook = readFileSync(RUNBOOK_FILE, 'utf8');
   const anchors = markdownAnchors(runbook);
@@ -116,10 +117,15 @@ describe('rule lint', () => {
   const unknownMetrics = (expr: string): string[] =>
     metricNames(expr).filter((n) => !contract.has(n) && !recorded.has(n) && n !== 'up' && !/^(process|nodejs)_/.test(n));
 
-  it('reads the contract and finds the metrics the rules need', () => {
+  it('reads the served metric names from docs/metrics.md, inside the repository', () => {
     expect(contract.has('routeros_up')).toBe(true);
     expect(contract.has('routeros_wireguard_peer_healthy')).toBe(true);
+    expect(contract.has('routeros_exporter_build_info')).toBe(true);
+    // A name of the contract draft that is served under another name is not a served name.
+    expect(contract.has('routeros_system_cpu_count')).toBe(false);
     expect(contract.size).toBeGreaterThan(30);
+    // A fresh clone has nothing beside it: no file these tests read may lie outside the repository.
+    for (const file of READ_PATHS) expect(path.relative(REPO_ROOT, file), file).not.toMatch(/^\.\.(?:[/\\]|$)/);
   });
 
   it('extracts metric names from PromQL, not functions, labels, keywords or durations', () => {

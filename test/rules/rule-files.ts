@@ -14,7 +14,14 @@ export const ALERTS_FILE = path.join(PROMETHEUS_DIR, 'alerts.yml');
 export const RECORDING_FILE = path.join(PROMETHEUS_DIR, 'rules.yml');
 export const TESTS_DIR = path.join(PROMETHEUS_DIR, 'tests');
 export const RUNBOOK_FILE = path.join(REPO_ROOT, 'docs', 'runbook.md');
-export const CONTRACT_FILE = path.join(REPO_ROOT, '..', 'shared', 'CONTRACT.md');
+/**
+ * The metric reference, generated from the exporter's family registry (src/metrics/doc.ts). The rules are
+ * checked against it, not against a draft outside the repository: a clone must test with nothing beside it.
+ */
+export const METRICS_DOC_FILE = path.join(REPO_ROOT, 'docs', 'metrics.md');
+
+/** Every file the rule tests read, to check that none lies outside the repository. */
+export const READ_PATHS = [PROMETHEUS_DIR, ALERTS_FILE, RECORDING_FILE, TESTS_DIR, RUNBOOK_FILE, METRICS_DOC_FILE];
 
 const stringMap = z.record(z.string(), z.string());
 
