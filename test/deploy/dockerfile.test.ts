@@ -3,7 +3,7 @@
  * exec-form CMD running the package's binary, an exec-form HEALTHCHECK without curl, OCI labels.
  */
 import { expect, it } from 'vitest';
-import { dockerInstructions, keyValues, read, readYaml, contract } from './files.js';
+import { dockerInstructions, keyValues, read, readYaml, usage } from './files.js';
 
 const text = read('Dockerfile');
 const instructions = dockerInstructions(text);
@@ -39,7 +39,7 @@ it('compiles with npm ci and npm run build, and installs production dependencies
   expect(runtime.some((i) => i.keyword === 'RUN'), 'the runtime stage installs nothing').toBe(false);
 });
 
-it('runs the package binary as the node user, exec form, on port 9731 with the config path of the contract', () => {
+it('runs the package binary as the node user, exec form, on port 9731 with the config path its usage names', () => {
   expect(one('USER')).toBe('node');
   expect(one('EXPOSE')).toBe('9731');
   const cmd = JSON.parse(one('CMD')) as string[];
@@ -47,7 +47,7 @@ it('runs the package binary as the node user, exec form, on port 9731 with the c
   expect(cmd[1]).toBe('dist/main.js');
   const env = keyValues(one('ENV'));
   expect(env.get('ROUTEROS_EXPORTER_CONFIG')).toBe('/etc/routeros-exporter/config.yml');
-  expect(contract).toContain('ROUTEROS_EXPORTER_CONFIG');
+  expect(usage).toContain('ROUTEROS_EXPORTER_CONFIG=FILE');
 });
 
 it('checks liveness in exec form with Node’s fetch, no curl or wget', () => {

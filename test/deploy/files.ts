@@ -1,12 +1,16 @@
 /**
- * Readers for the deployment kit tests: YAML files, the Dockerfile's instructions, and the contract's metric
- * names, subcommands and config keys.
+ * Readers for the deployment kit tests: YAML files, the Dockerfile's instructions, and what the repository
+ * itself defines as the user-facing surface: the metric names it serves (docs/metrics.md is generated from the
+ * same registry), the CLI's usage text, and the config keys of the complete example in docs/configuration.md
+ * (test/config/testdata/valid-full.yml). Nothing here reads outside the repository.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse, parseAllDocuments } from 'yaml';
 import { repoRoot } from '../dashboards/shipped.js';
-import { servedContractNames } from '../../src/metrics/doc.js';
+import { USAGE } from '../../src/cli/args.js';
+import { SELF_METRICS } from '../../src/metrics/doc.js';
+import { FAMILIES } from '../../src/metrics/families.js';
 
 export { repoRoot };
 
@@ -61,26 +65,27 @@ export function keyValues(args: string): Map<string, string> {
   return pairs;
 }
 
-export const contractPath = join(repoRoot, '..', 'shared', 'CONTRACT.md');
-export const contract = existsSync(contractPath) ? readFileSync(contractPath, 'utf8') : '';
+/** The CLI's own usage text (what `routeros-exporter --help` prints): its subcommands, flags and environment. */
+export const usage = USAGE;
 
-/** Every backticked `routeros_*` name in the contract, as the exporter serves it (see docs/metrics.md). */
-export function contractMetricNames(): Set<string> {
-  return servedContractNames([...contract.matchAll(/`(routeros_[a-z0-9_]+)`/g)].map((m) => m[1] ?? ''));
+/** Every `routeros_*` metric name the exporter serves: the router families and its self-metrics. */
+export function servedMetricNames(): Set<string> {
+  return new Set([...FAMILIES.map((family) => family.name), ...SELF_METRICS.map((metric) => metric.name)]);
 }
 
 /** The port the exporter listens on in every shipped deployment. */
 export const EXPORTER_PORT = 9731;
 
+/** The complete config example of docs/configuration.md, which the config tests load (so it stays valid). */
+export const FULL_CONFIG_EXAMPLE = 'test/config/testdata/valid-full.yml';
+
 /**
- * Key paths (`routers[].ping[].count`) a config may use per the contract: those of its example, the password
- * sources it names beside `password_file`, and every `defaults` key again on a router ("every key a router
- * may set").
+ * Key paths (`routers[].ping[].count`) a config may use per the documented complete example: its own paths, the
+ * password sources it names beside `password_file`, and every `defaults` key again on a router (the
+ * documentation: "any router key except name and url").
  */
-export function contractConfigPaths(): Set<string> {
-  const block = /## Config file[^]*?```yaml\n([^]*?)```/.exec(contract)?.[1];
-  if (block === undefined) throw new Error('CONTRACT.md has no config example');
-  const example = keyPaths(parse(block));
+export function documentedConfigPaths(): Set<string> {
+  const example = keyPaths(parse(read(FULL_CONFIG_EXAMPLE)));
   const defaults = [...example, 'defaults.password', 'defaults.password_env']
     .filter((path) => path.startsWith('defaults.'))
     .map((path) => path.slice('defaults.'.length));
