@@ -9,7 +9,7 @@ import { asRecordList } from '../routeros/records.js';
 import { SampleSet } from '../metrics/samples.js';
 import { F } from '../metrics/families.js';
 import { labelPair } from '../metrics/text.js';
-import { FieldReader } from './decoding.js';
+import { FieldReader, problemsOf } from './decoding.js';
 import type { Collector, JobContext, JobResult } from './types.js';
 
 export interface BandwidthTestData {
@@ -46,9 +46,9 @@ export function mapBandwidthTest(
   const status = last['status'] ?? '';
   const success = status === 'done testing';
   const labels = `${routerLabel},${labelPair('target', test.target)},${labelPair('name', test.name)}`;
-  const rx = read.integer(last, 'rx-total-average');
-  const tx = read.integer(last, 'tx-total-average');
-  const lost = read.integer(last, 'lost-packets');
+  const rx = read.value('bitsPerSecond', last, 'rx-total-average');
+  const tx = read.value('bitsPerSecond', last, 'tx-total-average');
+  const lost = read.counter(last, 'lost-packets');
   samples.add(F.btSuccess, labels, success ? 1 : 0);
   samples.add(F.btLastRun, labels, Math.round(now / 1000));
   if (success) {
@@ -59,7 +59,7 @@ export function mapBandwidthTest(
   }
   return {
     samples,
-    problems: read.problems,
+    ...problemsOf(read),
     data: {
       target: test.target,
       name: test.name,

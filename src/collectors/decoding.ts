@@ -1,37 +1,126 @@
 /**
  * Field readers for collectors: absent fields are undefined, odd values are recorded as problems and
  * left out, so one odd value never costs the whole run nor puts NaN into a metric.
+ *
+ * The range rules live here, once, as field kinds: every number a collector reads goes through one of them,
+ * so a value that reads but cannot be what its field is (a counter at -5, a load of 250 %, a port past
+ * 65535, a handshake before 1970) is a problem like an unreadable one — never a sample, never a verdict.
  */
 import type { RouterRecord } from '../routeros/records.js';
 import {
+  checkRange,
   parseRouterBool,
   parseRouterDuration,
   parseRouterInteger,
   parseRouterNumber,
+  type ValueRange,
 } from '../routeros/decode.js';
 
+/** RouterOS counters are 64-bit; a float64 holds 2^64 - 1 as 2^64. */
+const U64: ValueRange = { min: 0, max: 2 ** 64 };
+
+interface FieldKind {
+  /** How a problem names the value: "not a RouterOS port: …". */
+  readonly what: string;
+  readonly parse: (value: string) => number;
+  readonly range: ValueRange;
+}
+
+/** What each kind of field can be (docs/health.md, "Range rules"). */
+export const FIELD_KINDS = {
+  /** Traffic and packet counters: rx, tx, ping sent/received, bandwidth-test lost-packets. */
+  counter: { what: 'counter', parse: parseRouterInteger, range: U64 },
+  /** Memory and disk sizes. */
+  bytes: { what: 'byte size', parse: parseRouterInteger, range: U64 },
+  /** How many of something a router has (cpu-count). */
+  count: { what: 'count', parse: parseRouterInteger, range: { min: 0, max: 2 ** 32 } },
+  /** cpu-frequency: up to 1 THz. */
+  megahertz: { what: 'frequency', parse: parseRouterInteger, range: { min: 0, max: 1e6 } },
+  /** cpu-load, packet-loss: a percentage. */
+  percent: { what: 'percentage', parse: parseRouterNumber, range: { min: 0, max: 100 } },
+  /** listen-port, endpoint ports. */
+  port: { what: 'port', parse: parseRouterInteger, range: { min: 0, max: 65_535 } },
+  /** An IP packet is at most 64 KiB. */
+  mtu: { what: 'MTU', parse: parseRouterInteger, range: { min: 0, max: 65_536 } },
+  /** Bandwidth-test averages. */
+  bitsPerSecond: { what: 'bit rate', parse: parseRouterInteger, range: U64 },
+  /** A ping round trip: a single run lasts at most the router's 60 s command limit; an hour is generous. */
+  rtt: { what: 'round-trip time', parse: parseRouterDuration, range: { min: 0, max: 3_600 } },
+} as const satisfies Record<string, FieldKind>;
+
+export type FieldKindName = keyof typeof FIELD_KINDS;
+
+/** Problems kept word for word per run: a reply full of odd values must not turn into an unbounded log line. */
+const KEPT_PROBLEMS = 20;
+
 export class FieldReader {
+  /** The first few problems, worded; `errors` counts them all. */
   readonly problems: string[] = [];
+  #errors = 0;
   readonly #where: string;
 
   constructor(where: string) {
     this.#where = where;
   }
 
-  integer(record: RouterRecord, key: string): number | undefined {
-    return this.#read(record, key, parseRouterInteger);
+  /** How many values did not decode or were out of range. */
+  get errors(): number {
+    return this.#errors;
   }
 
-  number(record: RouterRecord, key: string): number | undefined {
-    return this.#read(record, key, parseRouterNumber);
+  /** A number of the given kind, within its range. */
+  value(kind: FieldKindName, record: RouterRecord, key: string): number | undefined {
+    const { what, parse, range } = FIELD_KINDS[kind];
+    return this.#read(record, key, (raw) => checkRange(what, parse(raw), raw, range));
+  }
+
+  counter(record: RouterRecord, key: string): number | undefined {
+    return this.value('counter', record, key);
+  }
+
+  bytes(record: RouterRecord, key: string): number | undefined {
+    return this.value('bytes', record, key);
+  }
+
+  port(record: RouterRecord, key: string): number | undefined {
+    return this.value('port', record, key);
+  }
+
+  mtu(record: RouterRecord, key: string): number | undefined {
+    return this.value('mtu', record, key);
+  }
+
+  rtt(record: RouterRecord, key: string): number | undefined {
+    return this.value('rtt', record, key);
+  }
+
+  /** A percentage (0–100) as a ratio (0–1). */
+  ratioFromPercent(record: RouterRecord, key: string): number | undefined {
+    const percent = this.value('percent', record, key);
+    return percent === undefined ? undefined : percent / 100;
+  }
+
+  /**
+   * An age in seconds (a duration such as `last-handshake` or `uptime`) that keeps its start inside the Unix
+   * era: `nowSeconds - age` is never before 1970. An age is never negative (durations carry no sign).
+   */
+  age(record: RouterRecord, key: string, nowSeconds: number): number | undefined {
+    const era: ValueRange = { min: 0, max: Math.max(0, Math.floor(nowSeconds)) };
+    return this.#read(record, key, (raw) => checkRange('age within the Unix era', parseRouterDuration(raw), raw, era));
   }
 
   bool(record: RouterRecord, key: string): boolean | undefined {
     return this.#read(record, key, parseRouterBool);
   }
 
-  duration(record: RouterRecord, key: string): number | undefined {
-    return this.#read(record, key, parseRouterDuration);
+  /** A problem between fields (e.g. free above total), found by the collector itself. */
+  problem(text: string): void {
+    this.#note(`${this.#where} ${text}`);
+  }
+
+  #note(text: string): void {
+    this.#errors++;
+    if (this.problems.length < KEPT_PROBLEMS) this.problems.push(text);
   }
 
   #read<T>(record: RouterRecord, key: string, parse: (value: string) => T): T | undefined {
@@ -40,9 +129,16 @@ export class FieldReader {
     try {
       return parse(raw);
     } catch (error) {
-      // Bounded: a reply full of odd values must not turn into an unbounded log line.
-      if (this.problems.length < 20) this.problems.push(`${this.#where} ${key}: ${(error as Error).message}`);
+      this.#note(`${this.#where} ${key}: ${(error as Error).message}`);
       return undefined;
     }
   }
+}
+
+/** The problems of several readers, as one job result reports them. */
+export function problemsOf(...readers: FieldReader[]): { problems: string[]; decodeErrors: number } {
+  return {
+    problems: readers.flatMap((reader) => reader.problems).slice(0, KEPT_PROBLEMS),
+    decodeErrors: readers.reduce((sum, reader) => sum + reader.errors, 0),
+  };
 }

@@ -8,17 +8,21 @@ import { asRecordList } from '../routeros/records.js';
 import { SampleSet } from '../metrics/samples.js';
 import { F } from '../metrics/families.js';
 import { labelPair } from '../metrics/text.js';
-import { FieldReader } from './decoding.js';
+import { FieldReader, problemsOf } from './decoding.js';
 import type { Collector, JobContext, JobResult } from './types.js';
 
 export interface PingData {
   target: string;
   name: string;
-  sent: number;
-  received: number;
+  /** Probes sent and answered in the last run; undefined when the reply did not say (or said the impossible). */
+  sent: number | undefined;
+  received: number | undefined;
   lossRatio: number | undefined;
+  /** The reply did not tell the loss in a readable way (as opposed to "no packets sent"). */
+  lossUnreadable: boolean;
   rttSeconds: { min?: number; avg?: number; max?: number };
-  success: boolean;
+  /** Any reply; undefined when the reply did not say how many. */
+  success: boolean | undefined;
 }
 
 /** The request body: count always; the optional knobs only when configured. */
@@ -44,33 +48,54 @@ export function mapPing(
   const read = new FieldReader(`ping ${target.target}`);
   const samples = new SampleSet();
   const last = rows.at(-1) ?? {};
-  const sent = read.integer(last, 'sent') ?? rows.length;
-  const received = read.integer(last, 'received') ?? 0;
-  const loss = read.number(last, 'packet-loss');
-  const lossRatio = loss !== undefined ? loss / 100 : sent > 0 ? 1 - received / sent : undefined;
+  const sent = read.counter(last, 'sent');
+  const reported = read.counter(last, 'received');
+  // Without both totals, loss and success are unknown: a missing "received" is not "none received".
+  if (last['sent'] === undefined || last['received'] === undefined) {
+    read.problem(rows.length === 0 ? 'reply has no rows' : 'last row has no sent/received totals');
+  }
+  // RouterOS counts duplicate replies (multicast targets): received above sent, packet-loss below 0. A probe
+  // is answered once, so there is no loss to report and the received counter never outgrows the sent one.
+  const duplicates = sent !== undefined && reported !== undefined && reported > sent;
+  const received = duplicates ? sent : reported;
+  const lossRatio = duplicates ? 0 : read.ratioFromPercent(last, 'packet-loss') ?? derivedLoss(sent, received);
   const labels = `${routerLabel},${labelPair('target', target.target)},${labelPair('name', target.name)}`;
-  const success = received > 0;
+  const success = received === undefined ? undefined : received > 0;
 
-  samples.add(F.pingSuccess, labels, success ? 1 : 0);
+  if (success !== undefined) samples.add(F.pingSuccess, labels, success ? 1 : 0);
   const rtt: PingData['rttSeconds'] = {};
-  if (received > 0) {
+  if (success === true) {
     for (const stat of ['min', 'avg', 'max'] as const) {
-      const seconds = read.duration(last, `${stat}-rtt`);
+      const seconds = read.rtt(last, `${stat}-rtt`);
       if (seconds === undefined) continue;
       rtt[stat] = seconds;
       samples.add(F.pingRtt, `${labels},${labelPair('stat', stat)}`, seconds);
     }
   }
   if (lossRatio !== undefined) samples.add(F.pingLoss, labels, lossRatio);
-  totals.set('sent', (totals.get('sent') ?? 0) + Math.max(sent, 0));
-  totals.set('received', (totals.get('received') ?? 0) + Math.max(received, 0));
+  totals.set('sent', (totals.get('sent') ?? 0) + (sent ?? 0));
+  totals.set('received', (totals.get('received') ?? 0) + (received ?? 0));
   samples.add(F.pingSent, labels, totals.get('sent') ?? 0);
   samples.add(F.pingReceived, labels, totals.get('received') ?? 0);
   return {
     samples,
-    problems: read.problems,
-    data: { target: target.target, name: target.name, sent, received, lossRatio, rttSeconds: rtt, success },
+    ...problemsOf(read),
+    data: {
+      target: target.target,
+      name: target.name,
+      sent,
+      received,
+      lossRatio,
+      lossUnreadable: lossRatio === undefined && sent !== 0,
+      rttSeconds: rtt,
+      success,
+    },
   };
+}
+
+/** Loss from the totals when packet-loss is absent or unreadable; none when nothing was sent. */
+function derivedLoss(sent: number | undefined, received: number | undefined): number | undefined {
+  return sent === undefined || received === undefined || sent === 0 ? undefined : 1 - received / sent;
 }
 
 export const pingCollector: Collector = {

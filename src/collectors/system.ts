@@ -4,7 +4,7 @@ import type { RouterRecord } from '../routeros/records.js';
 import { SampleSet } from '../metrics/samples.js';
 import { F } from '../metrics/families.js';
 import { labelPair } from '../metrics/text.js';
-import { FieldReader } from './decoding.js';
+import { FieldReader, problemsOf } from './decoding.js';
 
 export const SYSTEM_PROPLIST = [
   'architecture-name',
@@ -29,8 +29,8 @@ export interface SystemData {
   cpuLoadRatio: number | undefined;
 }
 
-/** Pure mapping of a system/resource record to samples. */
-export function mapSystem(record: RouterRecord, routerLabel: string): JobResult<SystemData> {
+/** Pure mapping of a system/resource record to samples; `now` (Unix ms) bounds the uptime to the Unix era. */
+export function mapSystem(record: RouterRecord, routerLabel: string, now: number = Date.now()): JobResult<SystemData> {
   const read = new FieldReader('system/resource');
   const samples = new SampleSet();
   const info = [
@@ -42,30 +42,43 @@ export function mapSystem(record: RouterRecord, routerLabel: string): JobResult<
   ].join(',');
   samples.add(F.systemInfo, `${routerLabel},${info}`, 1);
 
-  const cpuLoad = read.number(record, 'cpu-load');
+  const cpuLoadRatio = read.ratioFromPercent(record, 'cpu-load');
+  const uptime = read.age(record, 'uptime', now / 1000);
+  const [memoryFree, memoryTotal] = freeAndTotal(read, record, 'free-memory', 'total-memory');
+  const [diskFree, diskTotal] = freeAndTotal(read, record, 'free-hdd-space', 'total-hdd-space');
   const values: [typeof F.cpuLoad, number | undefined][] = [
-    [F.cpuLoad, cpuLoad === undefined ? undefined : cpuLoad / 100],
-    [F.cpuCores, read.integer(record, 'cpu-count')],
-    [F.cpuFrequency, mhzToHertz(read.integer(record, 'cpu-frequency'))],
-    [F.memoryFree, read.integer(record, 'free-memory')],
-    [F.memoryTotal, read.integer(record, 'total-memory')],
-    [F.diskFree, read.integer(record, 'free-hdd-space')],
-    [F.diskTotal, read.integer(record, 'total-hdd-space')],
+    [F.cpuLoad, cpuLoadRatio],
+    [F.cpuCores, read.value('count', record, 'cpu-count')],
+    [F.cpuFrequency, mhzToHertz(read.value('megahertz', record, 'cpu-frequency'))],
+    [F.memoryFree, memoryFree],
+    [F.memoryTotal, memoryTotal],
+    [F.diskFree, diskFree],
+    [F.diskTotal, diskTotal],
+    [F.uptime, uptime],
   ];
-  const uptime = read.duration(record, 'uptime');
-  values.push([F.uptime, uptime]);
   for (const [family, value] of values) if (value !== undefined) samples.add(family, routerLabel, value);
 
   return {
     samples,
-    problems: read.problems,
+    ...problemsOf(read),
     data: {
       version: record['version'],
       boardName: record['board-name'],
       uptimeSeconds: uptime,
-      cpuLoadRatio: cpuLoad === undefined ? undefined : cpuLoad / 100,
+      cpuLoadRatio,
     },
   };
+}
+
+/** Free space above the total cannot be: one of the two is wrong and neither says which, so both are left out. */
+function freeAndTotal(read: FieldReader, record: RouterRecord, freeKey: string, totalKey: string): [number | undefined, number | undefined] {
+  const free = read.bytes(record, freeKey);
+  const total = read.bytes(record, totalKey);
+  if (free !== undefined && total !== undefined && free > total) {
+    read.problem(`${freeKey} ${free} is above ${totalKey} ${total}`);
+    return [undefined, undefined];
+  }
+  return [free, total];
 }
 
 function mhzToHertz(mhz: number | undefined): number | undefined {
@@ -86,7 +99,7 @@ export const systemCollector: Collector = {
           proplist: SYSTEM_PROPLIST,
           signal: context.signal,
         });
-        return mapSystem(record, context.routerLabel);
+        return mapSystem(record, context.routerLabel, context.now());
       },
     },
   ],

@@ -22,8 +22,10 @@ export interface JobContext {
 export interface JobResult<Data = unknown> {
   samples: SampleSet;
   data: Data;
-  /** Values that did not decode; their samples were left out, the rest of the run stands. */
+  /** Values that did not decode; their samples were left out, the rest of the run stands. The first few, worded. */
   problems: string[];
+  /** How many values did not decode or were out of range (routeros_collector_decode_errors_total). */
+  decodeErrors: number;
 }
 
 export interface JobDefinition {

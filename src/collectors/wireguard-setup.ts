@@ -10,6 +10,7 @@ import { labelPair } from '../metrics/text.js';
 import { auditSetup, type InterfaceSetup, type SetupRecords } from '../health/setup-audit.js';
 import { FILTER_PROPLIST } from '../health/firewall.js';
 import type { Collector, JobContext, JobResult } from './types.js';
+import { FieldReader, problemsOf } from './decoding.js';
 
 export const SETUP_PROPLISTS = {
   interfaces: ['.id', 'name', 'listen-port', 'disabled'],
@@ -30,7 +31,8 @@ export function mapWireguardSetup(records: SetupRecords, routerLabel: string, no
   const samples = new SampleSet();
   const interfaces: InterfaceSetup[] = [];
   const seen = new Set<string>();
-  for (const setup of auditSetup(records)) {
+  const read = new FieldReader('interface/wireguard');
+  for (const setup of auditSetup(records, read)) {
     // Unique as written out: names that differ only in what the format cannot carry come out alike.
     const labels = `${routerLabel},${labelPair('interface', setup.interface)}`;
     if (seen.has(labels)) continue;
@@ -38,7 +40,7 @@ export function mapWireguardSetup(records: SetupRecords, routerLabel: string, no
     interfaces.push(setup);
     for (const check of setup.checks) samples.add(F.wgInterfaceSetupOk, `${labels},${labelPair('check', check.check)}`, check.ok ? 1 : 0);
   }
-  return { samples, data: { collectedAt: now, interfaces }, problems: [] };
+  return { samples, data: { collectedAt: now, interfaces }, ...problemsOf(read) };
 }
 
 async function fetchRecords(context: JobContext): Promise<SetupRecords> {

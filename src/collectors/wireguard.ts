@@ -9,7 +9,7 @@ import { SampleSet } from '../metrics/samples.js';
 import { F } from '../metrics/families.js';
 import { labelPair } from '../metrics/text.js';
 import { judgePeer } from '../health/peer.js';
-import { FieldReader } from './decoding.js';
+import { FieldReader, problemsOf } from './decoding.js';
 import type { Collector, JobContext, JobResult } from './types.js';
 
 export const INTERFACE_PROPLIST = ['.id', 'name', 'public-key', 'listen-port', 'mtu', 'running', 'disabled', 'comment'] as const;
@@ -96,8 +96,8 @@ export function mapWireguard(
     const publicKey = record['public-key'] ?? '';
     const running = read.bool(record, 'running');
     const disabled = read.bool(record, 'disabled') ?? false;
-    const listenPort = read.integer(record, 'listen-port');
-    const mtu = read.integer(record, 'mtu');
+    const listenPort = read.port(record, 'listen-port');
+    const mtu = read.mtu(record, 'mtu');
     samples.add(F.wgInterfaceInfo, `${labels},${labelPair('public_key', publicKey)}`, 1);
     if (running !== undefined) samples.add(F.wgInterfaceRunning, labels, running ? 1 : 0);
     samples.add(F.wgInterfaceDisabled, labels, disabled ? 1 : 0);
@@ -121,9 +121,10 @@ export function mapWireguard(
     const name = record['name'] ?? comment ?? '';
     const labels = `${routerLabel},${labelPair('interface', iface)},${labelPair('public_key', publicKey)},${labelPair('name', name)}`;
     const disabled = peerRead.bool(record, 'disabled') ?? false;
-    const rx = peerRead.integer(record, 'rx');
-    const tx = peerRead.integer(record, 'tx');
-    const age = peerRead.duration(record, 'last-handshake');
+    const rx = peerRead.counter(record, 'rx');
+    const tx = peerRead.counter(record, 'tx');
+    // Bounded by the era: an age that would put the handshake before 1970 is unreadable, not a negative time.
+    const age = peerRead.age(record, 'last-handshake', nowSeconds);
     const hasBadHandshake = record['last-handshake'] !== undefined && record['last-handshake'] !== '' && age === undefined;
     const endpoint = endpointOf(record);
     const allowedAddress = parseRouterList(record['allowed-address'] ?? '');
@@ -143,7 +144,7 @@ export function mapWireguard(
     if (verdict.judged) samples.add(F.wgPeerHealthy, labels, verdict.healthy ? 1 : 0);
     data.peers.push({ interface: iface, publicKey, name, comment, disabled, latestHandshake, handshakeUnreadable: hasBadHandshake });
   }
-  return { samples, data, problems: [...read.problems, ...peerRead.problems] };
+  return { samples, data, ...problemsOf(read, peerRead) };
 }
 
 export const wireguardCollector: Collector = {

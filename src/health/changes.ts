@@ -10,7 +10,7 @@
  * peers, keeping formatted messages for every peer cost tens of MB and most of the watcher's garbage).
  */
 import type { RouterConfig } from '../config/types.js';
-import { formatAge, formatPercent, peerDisplayName } from './format.js';
+import { formatAge, formatPercent, isoOrNull, peerDisplayName } from './format.js';
 import type { RouterEvaluation } from './types.js';
 
 export interface VerdictState {
@@ -110,8 +110,9 @@ export function observe(evaluation: RouterEvaluation, router: RouterConfig): Map
         const age = peer.handshakeAgeSeconds;
         let message: string;
         if (peer.reason === 'stale' && peer.latestHandshake !== null) {
-          const since = new Date(Date.parse(peer.latestHandshake) + threshold * 1000).toISOString();
-          message = `${who} stale since ${since} (last handshake ${formatAge(age ?? 0)} ago)`;
+          // Never throws: a time Date cannot print leaves the "since" out.
+          const since = isoOrNull(Date.parse(peer.latestHandshake) + threshold * 1000);
+          message = `${who} stale${since === null ? '' : ` since ${since}`} (last handshake ${formatAge(age ?? 0)} ago)`;
         } else if (peer.reason === 'never') {
           message = `${who} has never shaken hands`;
         } else if (peer.reason === 'ok') {

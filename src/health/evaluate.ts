@@ -15,7 +15,7 @@ import type { JobSnapshot } from '../metrics/store.js';
 import type { WireguardData } from '../collectors/wireguard.js';
 import type { WireguardSetupData } from '../collectors/wireguard-setup.js';
 import { judgePeer, type PeerVerdict } from './peer.js';
-import { formatAge, isoOrNull, peerDisplayName } from './format.js';
+import { formatAge, inEra, isoOrNull, peerDisplayName } from './format.js';
 import { evaluatePings } from './pings.js';
 import { worst, type InterfaceHealth, type PeerHealth, type Problem, type RouterEvaluation, type RouterHealth } from './types.js';
 
@@ -58,7 +58,7 @@ export function evaluateRouter(
     add({ kind: 'not-collected', status: 'degraded', text: 'not collected yet', brief: '' });
   } else if (up === false) {
     const failed = system ?? snapshots.find((s) => !s.ok);
-    const since = lastSuccessMs === undefined ? 'since the exporter started' : `since ${new Date(lastSuccessMs).toISOString()}`;
+    const since = lastSuccessMs === undefined ? 'since the exporter started' : `since ${isoOrNull(lastSuccessMs) ?? 'an unknown time'}`;
     add({ kind: 'router-down', status: 'critical', text: `down: no answer ${since} (${failed?.reason ?? 'error'})`, brief: failed?.reason ?? 'down' });
   } else {
     const wireguard = parts.wireguard ? jobData<WireguardData>(router, byJob, 'wireguard', add, 'tunnel and peer state unknown') : undefined;
@@ -141,13 +141,17 @@ function evaluatePeers(
 ): PeerHealth[] {
   const threshold = router.health.handshakeStaleAfterSeconds;
   return (wireguard?.peers ?? []).map((peer) => {
-    const age = peer.latestHandshake === undefined ? undefined : Math.max(0, Math.round(now / 1000 - peer.latestHandshake));
+    // A stored time outside the era (kept from before range rules, or from a clock far ahead) cannot be judged.
+    const outOfEra = peer.latestHandshake !== undefined && !inEra(peer.latestHandshake * 1000, now);
+    const latestHandshake = outOfEra ? undefined : peer.latestHandshake;
+    const unreadable = peer.handshakeUnreadable || outOfEra;
+    const age = latestHandshake === undefined ? undefined : Math.max(0, Math.round(now / 1000 - latestHandshake));
     const interfaceDisabled = interfaces.some((iface) => iface.name === peer.interface && iface.disabled);
     const verdict: PeerVerdict =
       interfaceDisabled && !peer.disabled
         ? { judged: false, healthy: true, reason: 'interface_disabled' }
         : judgePeer(
-            { name: peer.name, comment: peer.comment, disabled: peer.disabled, handshakeAgeSeconds: age, handshakeUnreadable: peer.handshakeUnreadable },
+            { name: peer.name, comment: peer.comment, disabled: peer.disabled, handshakeAgeSeconds: age, handshakeUnreadable: unreadable },
             router.health,
           );
     const subject = `${peer.interface}/${peerDisplayName(peer.name, peer.publicKey)}`;
@@ -161,7 +165,7 @@ function evaluatePeers(
       interface: peer.interface,
       name: peer.name,
       publicKey: peer.publicKey,
-      latestHandshake: peer.latestHandshake === undefined ? null : new Date(peer.latestHandshake * 1000).toISOString(),
+      latestHandshake: latestHandshake === undefined ? null : isoOrNull(latestHandshake * 1000),
       handshakeAgeSeconds: age ?? null,
       healthy: verdict.healthy,
       judged: verdict.judged,

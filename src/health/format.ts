@@ -29,8 +29,21 @@ export function formatPercent(ratio: number): string {
   return `${Number((ratio * 100).toFixed(1))}%`;
 }
 
+/** A day of clock skew between router and exporter is tolerated; a time further ahead is not a real one. */
+export const FUTURE_TOLERANCE_MS = 86_400_000;
+
+/** True for Unix ms inside the era this exporter believes: from 1970 to a day after `now`. */
+export function inEra(unixMs: number, now: number): boolean {
+  return Number.isFinite(unixMs) && unixMs >= 0 && unixMs <= now + FUTURE_TOLERANCE_MS;
+}
+
+/**
+ * ISO 8601 for Unix ms; null when there is none or when it is not a printable time (`Date#toISOString` throws
+ * RangeError past ±8.64e15 ms): a router-made time must never end a /health request or a log line.
+ */
 export function isoOrNull(unixMs: number | undefined): string | null {
-  return unixMs === undefined ? null : new Date(unixMs).toISOString();
+  if (unixMs === undefined || !Number.isFinite(unixMs) || Math.abs(unixMs) > 8.64e15) return null;
+  return new Date(unixMs).toISOString();
 }
 
 /** A peer as people name it: its name (or comment), else the start of its public key. */

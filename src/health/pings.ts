@@ -39,7 +39,10 @@ export function evaluatePings(router: RouterConfig, byJob: ReadonlyMap<string, J
     health.lossRatio = data.lossRatio ?? null;
     health.rttSeconds = { min: data.rttSeconds.min ?? null, avg: data.rttSeconds.avg ?? null, max: data.rttSeconds.max ?? null };
     const loss = data.lossRatio;
-    if (loss === undefined) {
+    if (loss === undefined && data.lossUnreadable) {
+      // Not "100 % loss": the reply did not say, and a made-up figure would page someone for nothing.
+      flag('degraded', 'ping-failed', "the loss cannot be judged: the router's reply did not tell it readably", 'loss unreadable');
+    } else if (loss === undefined) {
       flag('degraded', 'ping-failed', 'the router sent no packets', 'no packets sent');
     } else if (loss > 0) {
       const critical = loss >= router.health.pingLossCritical;

@@ -12,7 +12,8 @@
  * Disabled records are ignored; disabled interfaces are not audited.
  */
 import type { RouterRecord } from '../routeros/records.js';
-import { parseRouterInteger, parseRouterList } from '../routeros/decode.js';
+import { parseRouterList } from '../routeros/decode.js';
+import { FieldReader } from '../collectors/decoding.js';
 import { evaluateChain, isEnabled, type ChainVerdict } from './firewall.js';
 import { formatPrefix, parseIpv4Prefix } from './ipv4.js';
 import { cliValue, describeRule, forwardFix, inputFix, placeBefore } from './setup-fixes.js';
@@ -51,7 +52,8 @@ const LOOPBACK = { lo: 127 * 2 ** 24, hi: 128 * 2 ** 24 - 1 };
 /** spec §2.5: the listen port when the router does not say. */
 export const DEFAULT_LISTEN_PORT = 13231;
 
-export function auditSetup(records: SetupRecords): InterfaceSetup[] {
+/** `read` collects the values that did not decode (or were out of range), for the collector to count. */
+export function auditSetup(records: SetupRecords, read: FieldReader = new FieldReader('interface/wireguard')): InterfaceSetup[] {
   const addresses = records.addresses.filter(usable).flatMap((record): Address[] => {
     const prefix = parseIpv4Prefix(record['address'] ?? '');
     const iface = record['interface'] ?? record['actual-interface'];
@@ -63,7 +65,8 @@ export function auditSetup(records: SetupRecords): InterfaceSetup[] {
     const name = record['name'];
     if (name === undefined || seen.has(name) || !isEnabled(record)) continue;
     seen.add(name);
-    const listenPort = portOf(record['listen-port']);
+    // An unreadable or impossible port is counted; the audit goes on with the default the router would use.
+    const listenPort = read.port(record, 'listen-port') ?? DEFAULT_LISTEN_PORT;
     const subnets = routedSubnets(records.peers, name);
     out.push({
       interface: name,
@@ -80,14 +83,6 @@ export function auditSetup(records: SetupRecords): InterfaceSetup[] {
   return out;
 }
 
-
-function portOf(raw: string | undefined): number {
-  try {
-    return raw === undefined || raw === '' ? DEFAULT_LISTEN_PORT : parseRouterInteger(raw);
-  } catch {
-    return DEFAULT_LISTEN_PORT;
-  }
-}
 
 function peerLabel(peer: RouterRecord): string {
   return peer['name'] ?? peer['comment'] ?? `${(peer['public-key'] ?? '').slice(0, 8)}…`;

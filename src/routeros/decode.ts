@@ -122,6 +122,21 @@ export function parseRouterNumber(value: string): number {
   return finiteNumber('number', value);
 }
 
+/** Inclusive bounds of what a field can be (the range rules in src/collectors/decoding.ts). */
+export interface ValueRange {
+  readonly min: number;
+  readonly max: number;
+}
+
+/**
+ * `n` when it lies within `range`, else a `DecodeError` quoting the router's text: a value that reads but
+ * cannot be (a negative counter, a load of 250 %) is as much a decode problem as one that does not read.
+ */
+export function checkRange(kind: string, n: number, value: string, range: ValueRange): number {
+  if (!(n >= range.min && n <= range.max)) fail(kind, value, `out of range ${range.min}–${range.max}`);
+  return n;
+}
+
 /** A comma-joined list (`10.0.0.0/24,10.1.0.0/24`); items trimmed defensively, empty items dropped. */
 export function parseRouterList(value: string): string[] {
   return value

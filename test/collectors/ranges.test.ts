@@ -1,0 +1,185 @@
+/**
+ * Range rules: a value that decodes but cannot be what its field is (a negative counter, a load over 100 %, a port
+ * past 65535, a handshake before 1970) is a decode problem like an unreadable one: its series is left out, the
+ * problem is counted, and nothing downstream (/health, check, the verdict log) can throw on it.
+ */
+import { describe, expect, it } from 'vitest';
+import { mapSystem } from '../../src/collectors/system.js';
+import { mapWireguard } from '../../src/collectors/wireguard.js';
+import { mapPing } from '../../src/collectors/ping.js';
+import { mapBandwidthTest } from '../../src/collectors/bandwidth-test.js';
+import { mapWireguardSetup } from '../../src/collectors/wireguard-setup.js';
+import { plainOf } from '../../src/metrics/gzip.js';
+import type { SampleSet } from '../../src/metrics/samples.js';
+import { SnapshotStore } from '../../src/metrics/store.js';
+import { evaluateRouters } from '../../src/health/report.js';
+import { formatCheck } from '../../src/health/nagios.js';
+import { isoOrNull } from '../../src/health/format.js';
+import { diff, observe } from '../../src/health/changes.js';
+import { evaluateRouter } from '../../src/health/evaluate.js';
+import { testRouter } from '../helpers/config.js';
+import { peerRecord, systemOk, T0, WG_UP } from '../health/snapshots.js';
+
+const ROUTER = 'router="hq"';
+const NOW = Date.UTC(2026, 10, 21, 12, 0, 0);
+
+function text(samples: SampleSet): string {
+  return samples
+    .toChunks()
+    .filter((chunk) => chunk !== undefined)
+    .map((chunk) => plainOf(chunk).toString('utf8'))
+    .join('');
+}
+
+describe('range rules in the collectors', () => {
+  const health = testRouter().health;
+
+  it('a handshake age that would put the handshake before 1970 is unreadable, not a negative timestamp', () => {
+    const result = mapWireguard([WG_UP], [peerRecord('far', '14300000w')], ROUTER, health, NOW);
+    const out = text(result.samples);
+    expect(out).not.toContain('latest_handshake_timestamp_seconds');
+    expect(out).not.toContain('peer_healthy');
+    expect(result.data.peers[0]?.handshakeUnreadable).toBe(true);
+    expect(result.data.peers[0]?.latestHandshake).toBeUndefined();
+    expect(result.decodeErrors).toBe(1);
+    expect(result.problems.join()).toMatch(/last-handshake.*14300000w/);
+  });
+
+  it('negative traffic counters, a negative MTU and a port past 65535 are left out and counted', () => {
+    const iface = { ...WG_UP, mtu: '-1420', 'listen-port': '18446744073709551615' };
+    const peer = peerRecord('p', '5s', { rx: '-5', tx: '12' });
+    const result = mapWireguard([iface], [peer], ROUTER, health, NOW);
+    const out = text(result.samples);
+    expect(out).not.toContain('mtu_bytes');
+    expect(out).not.toContain('listen_port');
+    expect(out).not.toContain('receive_bytes_total');
+    expect(out).toContain('transmit_bytes_total{router="hq",interface="wg-branch",public_key="p-key-0000000000000000000000000000000=",name="p"} 12\n');
+    expect(result.data.interfaces[0]?.listenPort).toBeUndefined();
+    expect(result.decodeErrors).toBe(3);
+  });
+
+  it('keeps ports and MTUs at the edges of their ranges', () => {
+    const result = mapWireguard([{ ...WG_UP, mtu: '65536', 'listen-port': '65535' }], [], ROUTER, health, NOW);
+    const out = text(result.samples);
+    expect(out).toContain('mtu_bytes{router="hq",interface="wg-branch"} 65536\n');
+    expect(out).toContain('listen_port{router="hq",interface="wg-branch"} 65535\n');
+    expect(result.decodeErrors).toBe(0);
+  });
+
+  it('a CPU load over 100 %, negative memory and free above total are left out and counted', () => {
+    const result = mapSystem(
+      { 'cpu-load': '250', 'free-memory': '-1', 'total-memory': '1024', 'free-hdd-space': '2048', 'total-hdd-space': '1024', uptime: '5m' },
+      ROUTER,
+      NOW,
+    );
+    const out = text(result.samples);
+    expect(out).not.toContain('cpu_load_ratio');
+    expect(out).not.toContain('memory_free_bytes');
+    expect(out).toContain('memory_total_bytes{router="hq"} 1024\n');
+    expect(out).not.toContain('disk_free_bytes');
+    expect(out).not.toContain('disk_total_bytes');
+    expect(result.data.cpuLoadRatio).toBeUndefined();
+    expect(result.decodeErrors).toBe(3);
+  });
+
+  it('an uptime longer than the Unix era is left out', () => {
+    const result = mapSystem({ uptime: '14300000w' }, ROUTER, NOW);
+    expect(text(result.samples)).not.toContain('uptime_seconds');
+    expect(result.data.uptimeSeconds).toBeUndefined();
+    expect(result.decodeErrors).toBe(1);
+  });
+
+  it('a ping packet-loss outside 0–100 never becomes a ratio outside 0–1', () => {
+    const target = { target: '10.0.0.1', name: 't', count: 3, intervalSeconds: 1, schedule: '* * * * *' };
+    const result = mapPing([{ sent: '3', received: '3', 'packet-loss': '200' }], target, ROUTER, new Map());
+    expect(result.data.lossRatio).toBe(0);
+    expect(text(result.samples)).toContain('routeros_ping_loss_ratio{router="hq",target="10.0.0.1",name="t"} 0\n');
+    expect(result.decodeErrors).toBe(1);
+    const negative = mapPing([{ sent: '3', received: '-1', 'packet-loss': '-5' }], target, ROUTER, new Map());
+    expect(negative.data.lossRatio).toBeUndefined();
+    expect(text(negative.samples)).not.toContain('loss_ratio');
+    expect(text(negative.samples)).toContain('routeros_ping_packets_received_total{router="hq",target="10.0.0.1",name="t"} 0\n');
+  });
+
+  it('duplicate replies (received > sent, packet-loss below 0, as RouterOS reports for multicast) count a probe once', () => {
+    const target = { target: 'ff02::1', name: 'm', count: 3, intervalSeconds: 1, schedule: '* * * * *' };
+    const result = mapPing([{ sent: '3', received: '12', 'packet-loss': '-300', 'avg-rtt': '1ms' }], target, ROUTER, new Map());
+    const out = text(result.samples);
+    expect(out).toContain('routeros_ping_packets_received_total{router="hq",target="ff02::1",name="m"} 3\n');
+    expect(result.data.lossRatio).toBe(0);
+  });
+
+  it('a ping rtt below zero cannot be sent, one over an hour is left out', () => {
+    const target = { target: '10.0.0.1', name: 't', count: 3, intervalSeconds: 1, schedule: '* * * * *' };
+    const result = mapPing([{ sent: '3', received: '3', 'packet-loss': '0', 'avg-rtt': '2h', 'min-rtt': '1ms' }], target, ROUTER, new Map());
+    const out = text(result.samples);
+    expect(out).not.toContain('stat="avg"');
+    expect(out).toContain('stat="min"');
+    expect(result.decodeErrors).toBe(1);
+  });
+
+  it('bandwidth-test averages and lost packets below zero are left out', () => {
+    const test = { target: '10.0.0.1', name: 'b', durationSeconds: 5, schedule: '* * * * *', direction: 'both', protocol: 'udp' } as const;
+    const result = mapBandwidthTest([{ status: 'done testing', 'rx-total-average': '-8', 'tx-total-average': '800', 'lost-packets': '-1' }], test, ROUTER, NOW);
+    const out = text(result.samples);
+    expect(out).not.toContain('receive_bytes_per_second');
+    expect(out).not.toContain('lost_packets');
+    expect(out).toContain('transmit_bytes_per_second{router="hq",target="10.0.0.1",name="b"} 100\n');
+    expect(result.decodeErrors).toBe(2);
+  });
+
+  it('the set-up audit counts a listen port it cannot use instead of quoting an impossible port', () => {
+    const result = mapWireguardSetup(
+      { interfaces: [{ name: 'wg0', 'listen-port': '18446744073709551615' }], peers: [], addresses: [], routes: [], filter: [] },
+      ROUTER,
+      NOW,
+    );
+    expect(result.decodeErrors).toBe(1);
+    expect(result.data.interfaces[0]?.listenPort).toBe(13231);
+  });
+});
+
+describe('health cannot throw on a time outside the era', () => {
+  it('isoOrNull is null for what Date cannot print', () => {
+    expect(isoOrNull(1e20)).toBeNull();
+    expect(isoOrNull(Number.NaN)).toBeNull();
+    expect(isoOrNull(-8646844543820 * 1000)).toBeNull();
+    expect(isoOrNull(0)).toBe('1970-01-01T00:00:00.000Z');
+  });
+
+  it('a stored handshake outside the era is unreadable in /health, check and the verdict log', () => {
+    const router = testRouter();
+    const data = {
+      collectedAt: T0,
+      interfaces: [{ name: 'wg-branch', publicKey: 'S', running: true, disabled: false, listenPort: 13231 }],
+      peers: [
+        { interface: 'wg-branch', publicKey: 'k1', name: 'far', comment: undefined, disabled: false, latestHandshake: -8646844543820, handshakeUnreadable: false },
+        { interface: 'wg-branch', publicKey: 'k2', name: 'future', comment: undefined, disabled: false, latestHandshake: 1e300, handshakeUnreadable: false },
+      ],
+    };
+    const snapshots = [systemOk(), { ...systemOk(), collector: 'wireguard' as const, job: 'wireguard', data }];
+    const store = { snapshots: () => snapshots };
+    const evaluated = evaluateRouters([router], store as unknown as SnapshotStore, T0);
+    const peers = evaluated.report.routers[0]?.peers ?? [];
+    expect(peers.map((peer) => [peer.reason, peer.latestHandshake])).toEqual([
+      ['handshake_unreadable', null],
+      ['handshake_unreadable', null],
+    ]);
+    expect(() => JSON.stringify(evaluated.report)).not.toThrow();
+    expect(() => formatCheck(evaluated, [router])).not.toThrow();
+    const evaluation = evaluateRouter(router, snapshots, T0);
+    const { lines } = diff(undefined, observe(evaluation, router), evaluation.seen);
+    expect(() => lines.map((line) => line.message)).not.toThrow();
+  });
+
+  it('the verdict log words a stale peer whose handshake time is odd without throwing', () => {
+    const router = testRouter();
+    const evaluation = evaluateRouter(router, [systemOk()], T0);
+    evaluation.health.peers.push({
+      interface: 'wg', name: 'x', publicKey: 'k', latestHandshake: 'not a time', handshakeAgeSeconds: 600,
+      healthy: false, judged: true, reason: 'stale', status: 'critical',
+    });
+    const { lines } = diff(undefined, observe(evaluation, router), { wireguard: true, setup: false, pings: false });
+    expect(lines.map((line) => line.message).join()).toMatch(/peer x on hq\/wg stale/);
+  });
+});
