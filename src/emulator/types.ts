@@ -235,6 +235,18 @@ export interface RouterSeed {
 export type ForcedStatus = number | { code: number; detail?: string };
 
 /**
+ * A reply that is not data in place of a successful one (what a captive portal, a proxy or a misconfigured
+ * service sends): `status` (a 3xx, a 2xx such as 200 or 204, a 304) with an empty body, or with the menu's real
+ * JSON when `body` is 'data'; `contentType` replaces application/json, `location` adds a Location header.
+ */
+export interface ReplyFault {
+  status: number;
+  body?: 'empty' | 'data';
+  contentType?: string;
+  location?: string;
+}
+
+/**
  * Faults injected into replies under /rest. A set applies to every request unless `path`
  * limits it to paths (after /rest) starting with that prefix; pass several sets for several scopes.
  */
@@ -264,4 +276,10 @@ export interface Faults {
   controlChars?: boolean;
   /** Values in forms a client cannot decode (`"last-handshake":"soon"`, `"rx":"5.3KiB"`). */
   unknownFormats?: boolean;
+  /** Successful replies replaced by one that is not data (ReplyFault). */
+  reply?: ReplyFault;
+  /** A 500 whose detail quotes the request's Authorization header, like a router or proxy that echoes headers. */
+  echoAuthorization?: boolean;
+  /** A 500 whose detail is this many characters laced with terminal escapes, C1 controls and bidi overrides. */
+  noisyErrorChars?: number;
 }

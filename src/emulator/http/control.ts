@@ -27,6 +27,16 @@ const faultSet = z.strictObject({
   invalidUtf8: z.boolean().optional(),
   controlChars: z.boolean().optional(),
   unknownFormats: z.boolean().optional(),
+  reply: z
+    .strictObject({
+      status: z.number().int().min(200).max(399),
+      body: z.enum(['empty', 'data']).optional(),
+      contentType: z.string().max(200).optional(),
+      location: z.string().max(2048).optional(),
+    })
+    .optional(),
+  echoAuthorization: z.boolean().optional(),
+  noisyErrorChars: z.number().int().nonnegative().max(16 * 1024 * 1024).optional(),
 });
 
 const faultsBody = z.union([faultSet, z.array(faultSet)]);

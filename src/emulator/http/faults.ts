@@ -5,7 +5,8 @@
 import { STATUS_CODES } from 'node:http';
 import type { JsonObject, JsonReply } from '../rest/json-out.js';
 import { isList } from '../rest/json-out.js';
-import type { Faults, ForcedStatus } from '../types.js';
+import type { Faults, ForcedStatus, ReplyFault } from '../types.js';
+import type { Outgoing } from './send.js';
 
 export interface ActiveFaults {
   latencyMs: number;
@@ -20,6 +21,9 @@ export interface ActiveFaults {
   invalidUtf8: boolean;
   controlChars: boolean;
   unknownFormats: boolean;
+  reply: ReplyFault | undefined;
+  echoAuthorization: boolean;
+  noisyErrorChars: number;
 }
 
 /** `/rest/ip/address` and `ip/address` both mean the REST path `/ip/address`. */
@@ -37,6 +41,7 @@ export function activeFaults(sets: readonly Faults[], path: string): ActiveFault
   const out: ActiveFaults = {
     latencyMs: 0, hang: false, status: undefined, brokenJson: false, truncated: false, oversizedBytes: 0,
     wrongShape: false, html: false, slowBodyMs: 0, invalidUtf8: false, controlChars: false, unknownFormats: false,
+    reply: undefined, echoAuthorization: false, noisyErrorChars: 0,
   };
   let statusPrefix = -1;
   for (const set of sets) {
@@ -59,6 +64,9 @@ export function activeFaults(sets: readonly Faults[], path: string): ActiveFault
     out.invalidUtf8 = set.invalidUtf8 ?? out.invalidUtf8;
     out.controlChars = set.controlChars ?? out.controlChars;
     out.unknownFormats = set.unknownFormats ?? out.unknownFormats;
+    out.reply = set.reply ?? out.reply;
+    out.echoAuthorization = set.echoAuthorization ?? out.echoAuthorization;
+    out.noisyErrorChars = set.noisyErrorChars ?? out.noisyErrorChars;
   }
   return out;
 }
@@ -135,4 +143,32 @@ export function toBytes(text: string): Buffer {
   return Buffer.concat(
     parts.map((p) => (p === CP1252_MARK ? CP1252_BYTES : p === ESC_MARK ? ESC_BYTES : Buffer.from(p, 'utf8'))),
   );
+}
+
+/**
+ * What a hostile terminal-aware log reader fears: clear screen, a window-title change (OSC … BEL), a one-byte C1
+ * CSI (U+009B), a right-to-left override that reverses what follows, colours.
+ */
+const NOISE = '\x1b[2J\x1b]0;owned\x07 \u009b31m C1 \u202eevil\u202c \x1b[31mred\x1b[0m ';
+
+/** The detail of an error fault (echoAuthorization, noisyErrorChars), or undefined when neither applies. */
+export function errorFaultDetail(faults: ActiveFaults, authorization: string | undefined): string | undefined {
+  if (faults.echoAuthorization) return `cannot process request header Authorization: ${authorization ?? ''}`;
+  if (faults.noisyErrorChars > 0) {
+    return NOISE.repeat(Math.ceil(faults.noisyErrorChars / NOISE.length)).slice(0, faults.noisyErrorChars);
+  }
+  return undefined;
+}
+
+/** A successful reply replaced by the `reply` fault's (a redirect, an empty 200/204, a 304, another type). */
+export function replaceReply(out: Outgoing, faults: ActiveFaults): Outgoing {
+  const fault = faults.reply;
+  if (fault === undefined || out.status >= 300) return out;
+  const data = fault.body === 'data';
+  return {
+    status: fault.status,
+    ...(data ? { contentType: fault.contentType ?? out.contentType ?? 'application/json' } : fault.contentType === undefined ? {} : { contentType: fault.contentType }),
+    body: data ? out.body : Buffer.alloc(0),
+    ...(fault.location === undefined ? {} : { headers: { ...out.headers, Location: fault.location } }),
+  };
 }

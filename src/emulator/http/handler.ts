@@ -14,7 +14,7 @@ import type { TreeNode } from '../rest/tree.js';
 import type { RouterState } from '../state/router-state.js';
 import type { User } from '../state/users.js';
 import type { Faults, RouterStats } from '../types.js';
-import { activeFaults, rewriteBody, toBytes } from './faults.js';
+import { activeFaults, errorFaultDetail, replaceReply, rewriteBody, toBytes } from './faults.js';
 import type { ActiveFaults } from './faults.js';
 import { send } from './send.js';
 import type { Outgoing } from './send.js';
@@ -120,6 +120,8 @@ async function serveRest(deps: HandlerDeps, req: IncomingMessage, url: URL, faul
     const { code, detail } = faults.status;
     return code === 401 ? unauthorized() : jsonError(code, detail);
   }
+  const faultDetail = errorFaultDetail(faults, req.headers.authorization);
+  if (faultDetail !== undefined) return jsonError(500, faultDetail);
   if (!METHODS.has(req.method ?? '')) return jsonError(501);
   const phase = deps.bootPhase();
   if (phase === 'unauthorized') return unauthorized();
@@ -136,7 +138,7 @@ async function serveRest(deps: HandlerDeps, req: IncomingMessage, url: URL, faul
     user,
     signal,
   });
-  return replyOut(reply, faults);
+  return replaceReply(replyOut(reply, faults), faults);
 }
 
 export function createHandler(deps: HandlerDeps): (req: IncomingMessage, res: ServerResponse) => void {
