@@ -4,6 +4,7 @@
  * control characters inside JSON strings (real-formats §7.6), so a strict `JSON.parse` of the body is not enough.
  */
 import { RouterOsError } from './errors.js';
+import { safeText } from '../util/text.js';
 
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
 const latin1 = new TextDecoder('latin1');
@@ -59,7 +60,34 @@ export function parseJsonBody(bytes: Uint8Array, request: string): unknown {
       ? 'the router answered HTML, not JSON (is the URL the router itself, without a path?)'
       : trimmed.length === 0
         ? 'the router answered an empty body'
-        : `the router's reply is not valid JSON (${(error as Error).message}); check that nothing (a proxy) alters replies on the way, and report the RouterOS version if it persists`;
+        : `the router's reply is not valid JSON (${safeText((error as Error).message, 200)}); check that nothing (a proxy) alters replies on the way, and report the RouterOS version if it persists`;
     throw new RouterOsError('ROS_ERR_PARSE', `${request}: ${hint}`, { request });
   }
+}
+
+/** Media types of JSON: `application/json`, and `+json` suffixes (RFC 6839). */
+const JSON_TYPE = /^application\/([\w.-]+\+)?json$/i;
+
+/**
+ * Whether a reply's declared type allows reading it as JSON. An absent Content-Type is read (the header RouterOS
+ * sends is not documented); a declared non-JSON type (a proxy's text/html or text/plain page) is not data.
+ */
+export function isJsonContentType(header: string | string[] | undefined): boolean {
+  if (header === undefined) return true;
+  const value = Array.isArray(header) ? (header[0] ?? '') : header;
+  return JSON_TYPE.test(value.split(';')[0]?.trim() ?? '');
+}
+
+/** A reply that is not data (an empty body, a non-JSON type), as a `parse` error. */
+export function notDataError(request: string, status: number, contentType: string | undefined, empty: boolean): RouterOsError {
+  const what = empty
+    ? `HTTP ${status} with an empty body where data was expected`
+    : /html/i.test(contentType ?? '')
+      ? `the router answered HTML (${safeText(contentType ?? '', 60)}), not JSON (is the URL the router itself, without a path?)`
+      : `HTTP ${status} with Content-Type ${safeText(contentType ?? '', 60)}, not JSON`;
+  return new RouterOsError(
+    'ROS_ERR_PARSE',
+    `${request}: ${what}; the reply is not data and nothing was believed: check that nothing (a proxy, a captive portal) answers in the router's place`,
+    { request, status },
+  );
 }

@@ -5,10 +5,11 @@
  */
 import { Pool, type Dispatcher } from 'undici';
 import type { Secret } from '../util/secret.js';
+import { basicEncoding, registerCredentials } from '../util/redact.js';
 import { RouterOsError } from './errors.js';
-import { parseJsonBody } from './body.js';
+import { isJsonContentType, notDataError, parseJsonBody } from './body.js';
 import { asRecordList, asSingleRecord, type RouterRecord } from './records.js';
-import { mapNetworkError, mapStatusError, parseErrorBody, TIMEOUT_HINT } from './transport-errors.js';
+import { mapNetworkError, mapRedirect, mapStatusError, parseErrorBody, TIMEOUT_HINT } from './transport-errors.js';
 import { encodeMenuPath, encodeRecordId, queryString } from './paths.js';
 
 export const DEFAULT_MAX_RESPONSE_BYTES = 32 * 1024 * 1024;
@@ -64,9 +65,10 @@ export class RouterOsClient {
   constructor(options: RouterOsClientOptions) {
     const url = new URL(options.url);
     this.#origin = url.origin;
-    // Built once; never logged, never part of an error (errors name only method and path).
-    this.#authorization =
-      'Basic ' + Buffer.from(`${options.username}:${options.password.reveal()}`, 'utf8').toString('base64');
+    // Built once; never logged, never part of an error (errors name only method and path). Registered for
+    // redaction, so a router or proxy that echoes the header back cannot put it into an error or a log line.
+    registerCredentials(options.username, options.password.reveal());
+    this.#authorization = 'Basic ' + basicEncoding(options.username, options.password.reveal());
     this.#timeoutMs = options.timeoutMs;
     this.#maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
     const tls = options.tls ?? {};
@@ -176,16 +178,25 @@ export class RouterOsClient {
       throw this.#failure(error, request, 'body', timeout, options.signal);
     }
 
-    if (response.statusCode >= 400) {
+    const status = response.statusCode;
+    if (status >= 400) {
       let parsed: unknown;
       try {
         parsed = bytes.length === 0 ? undefined : parseJsonBody(bytes, request);
       } catch {
         parsed = undefined;
       }
-      throw mapStatusError(response.statusCode, parseErrorBody(parsed), request);
+      throw mapStatusError(status, parseErrorBody(parsed), request);
     }
-    if (bytes.length === 0) return { value: method === 'DELETE' ? undefined : [], request };
+    // Only a 2xx is an answer. A 3xx is never followed (undici follows none unless told to) nor believed,
+    // whatever its body: an empty list from a captive portal's redirect is not "no peers".
+    if (status >= 300) throw mapRedirect(status, headerText(response.headers['location']), request);
+    if (status < 200) throw notDataError(request, status, headerText(response.headers['content-type']), bytes.length === 0);
+    // DELETE answers nothing (spec §4); every other request is asked for data, and an empty reply is not data.
+    if (method === 'DELETE' && bytes.length === 0) return { value: undefined, request };
+    if (bytes.length === 0 || !isJsonContentType(response.headers['content-type'])) {
+      throw notDataError(request, status, headerText(response.headers['content-type']), bytes.length === 0);
+    }
     return { value: parseJsonBody(bytes, request), request };
   }
 
@@ -236,4 +247,8 @@ export class RouterOsClient {
     }
     return mapNetworkError(error, request, phase);
   }
+}
+
+function headerText(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
 }

@@ -1,7 +1,10 @@
 /**
  * Typed errors of the RouterOS transport layer. Match on `code`, never on message text.
  * `reason` is a small closed set: it becomes the `reason` label of routeros_collector_errors_total.
+ * Messages and router bodies are made safe when an error is built: whatever a router sent, no error carries a
+ * terminal control, a known secret or an Authorization value, and none is longer than MESSAGE_LIMIT.
  */
+import { MESSAGE_LIMIT, safeText } from '../util/text.js';
 
 export const ERROR_REASONS = [
   'timeout',
@@ -12,6 +15,7 @@ export const ERROR_REASONS = [
   'http_5xx',
   'parse',
   'unsupported',
+  'redirect',
 ] as const;
 
 export type ErrorReason = (typeof ERROR_REASONS)[number];
@@ -30,6 +34,8 @@ export type RouterOsErrorCode =
   | 'ROS_ERR_DNS'
   | 'ROS_ERR_TLS'
   | 'ROS_ERR_AUTH'
+  | 'ROS_ERR_PERMISSION'
+  | 'ROS_ERR_REDIRECT'
   | 'ROS_ERR_NOT_FOUND'
   | 'ROS_ERR_HTTP_4XX'
   | 'ROS_ERR_HTTP_5XX'
@@ -46,6 +52,10 @@ const REASON_BY_CODE: Record<RouterOsErrorCode, ErrorReason> = {
   ROS_ERR_DNS: 'connect',
   ROS_ERR_TLS: 'tls',
   ROS_ERR_AUTH: 'auth',
+  // The user's group lacks a policy: as much an access problem as a wrong password, and as pointless to retry
+  // soon (the scheduler's auth backoff applies).
+  ROS_ERR_PERMISSION: 'auth',
+  ROS_ERR_REDIRECT: 'redirect',
   ROS_ERR_NOT_FOUND: 'http_4xx',
   ROS_ERR_HTTP_4XX: 'http_4xx',
   ROS_ERR_HTTP_5XX: 'http_5xx',
@@ -63,6 +73,8 @@ export interface RouterOsErrorOptions {
   body?: RouterErrorBody;
   /** Method and path of the request (never the URL's credentials, never headers). */
   request?: string;
+  /** The user policy the router refused the request for, when that is known (ROS_ERR_PERMISSION). */
+  policy?: string;
   cause?: unknown;
 }
 
@@ -73,15 +85,37 @@ export class RouterOsError extends Error {
   readonly status: number | undefined;
   readonly body: RouterErrorBody | undefined;
   readonly request: string | undefined;
+  readonly policy: string | undefined;
 
   constructor(code: RouterOsErrorCode, message: string, options: RouterOsErrorOptions = {}) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    super(safeMessage(message), options.cause === undefined ? undefined : { cause: options.cause });
     this.code = code;
     this.reason = REASON_BY_CODE[code];
     this.status = options.status;
-    this.body = options.body;
-    this.request = options.request;
+    this.body = options.body === undefined ? undefined : safeBody(options.body);
+    this.request = options.request === undefined ? undefined : safeText(options.request, MESSAGE_LIMIT);
+    this.policy = options.policy;
   }
+
+  /**
+   * A short operator phrase for a refusal ("refused: the user's group lacks the api policy"), for /health and
+   * `check`; undefined for other failures, whose reason says enough.
+   */
+  get summary(): string | undefined {
+    if (this.code === 'ROS_ERR_PERMISSION' && this.policy !== undefined) return `refused: the user's group lacks the ${this.policy} policy`;
+    if (this.code === 'ROS_ERR_AUTH') return "refused: wrong username or password, or the user's group lacks the rest-api policy";
+    return undefined;
+  }
+}
+
+/** A whole message: our words around router text already cut to size; the last line against anything that slipped. */
+function safeMessage(message: string): string {
+  return safeText(message, MESSAGE_LIMIT);
+}
+
+function safeBody(body: RouterErrorBody): RouterErrorBody {
+  const message = safeText(body.message);
+  return body.detail === undefined ? { error: body.error, message } : { error: body.error, message, detail: safeText(body.detail) };
 }
 
 /** A RouterOS value that does not decode (a duration, number or boolean in an unknown form). */

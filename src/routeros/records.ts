@@ -3,6 +3,7 @@
  * flat records of strings.
  */
 import { RouterOsError } from './errors.js';
+import { safeText } from '../util/text.js';
 
 /** One RouterOS record: every value a string (spec §2.1); absent keys mean unset. */
 export type RouterRecord = Readonly<Record<string, string>>;
@@ -30,7 +31,7 @@ function normalised(object: Record<string, unknown>, request: string): RouterRec
     if (typeof field === 'string') record[key] = field;
     else if (typeof field === 'number' || typeof field === 'boolean') record[key] = String(field);
     else if (field !== null) {
-      throw new RouterOsError('ROS_ERR_SHAPE', `${request}: field "${key}" is ${describe(field)}, expected a string; ${SHAPE_HINT}`, {
+      throw new RouterOsError('ROS_ERR_SHAPE', `${request}: field "${safeText(key, 100)}" is ${describe(field)}, expected a string; ${SHAPE_HINT}`, {
         request,
       });
     }

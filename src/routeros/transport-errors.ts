@@ -3,6 +3,7 @@
  * onto RouterOsError codes, so the rest of the daemon never inspects foreign error types.
  */
 import { RouterOsError, type RouterErrorBody } from './errors.js';
+import { safeText } from '../util/text.js';
 
 const TLS_CODE = /CERT|SSL|TLS|EPROTO|UNABLE_TO_|HOSTNAME|ALTNAME|ERR_OSSL/;
 const DNS_CODES = new Set(['ENOTFOUND', 'EAI_AGAIN', 'EAI_FAIL', 'EAI_NONAME', 'EAI_NODATA']);
@@ -89,19 +90,50 @@ export function parseErrorBody(value: unknown): RouterErrorBody | undefined {
 }
 
 const NO_SUCH_COMMAND = /no such command/i;
+/** RouterOS 7 refusals of a user whose group lacks a policy (real-formats §9, seen on 7.23.7 with 500). */
+const NOT_ALLOWED = /not allowed \(9\)|std failure: not allowed/i;
+const NOT_ENOUGH_PERMISSIONS = /not enough permissions/i;
+/** Commands the `test` policy grants (ping, traceroute, bandwidth-test, fetch… per the RouterOS user manual). */
+const TEST_COMMANDS = /^\w+ \/rest\/(ping|traceroute|tool\/(bandwidth-test|traceroute|fetch|ping|flood-ping|speed-test|sniffer|torch|e-mail))(\/|$)/;
+
+/** The policy a refused request needed, from what it was: a test command, a change, or a read. */
+function policyFor(request: string): string {
+  if (TEST_COMMANDS.test(request)) return 'test';
+  if (/^(PUT|PATCH|DELETE) /.test(request)) return 'write';
+  return 'read';
+}
+
+const POLICY_FIX =
+  "give the group read, api and rest-api (and test for ping and bandwidth tests): /user group set GROUP policy=read,api,rest-api,test; a changed group may need the user to log in again";
 
 /** A failure status. RouterOS says "no such command or directory" with 400 (unknown menu) or 406 (unknown command). */
 export function mapStatusError(status: number, body: RouterErrorBody | undefined, request: string): RouterOsError {
-  const said = body === undefined ? '' : `: ${body.message}${body.detail === undefined ? '' : ` (${body.detail})`}`;
+  const said =
+    body === undefined ? '' : `: ${safeText(body.message)}${body.detail === undefined ? '' : ` (${safeText(body.detail)})`}`;
   const options = { status, request, ...(body === undefined ? {} : { body }) };
-  if (status === 401 || status === 403) {
+  const detail = body?.detail ?? '';
+  if (status === 401) {
+    // 7.x answers 401 to a wrong password and to a group without rest-api alike (real-formats §9).
     return new RouterOsError(
       'ROS_ERR_AUTH',
-      `${request}: HTTP ${status}${said}; check the username and password, and that the user's group has the read, api and rest-api policies`,
+      `${request}: refused: wrong username or password, or the user's group lacks the rest-api policy (HTTP 401${said}); check the password, and that the group has read, api and rest-api`,
       options,
     );
   }
-  if ((status === 400 || status === 406) && body?.detail !== undefined && NO_SUCH_COMMAND.test(body.detail)) {
+  const policy =
+    status >= 500 && NOT_ALLOWED.test(detail)
+      ? 'api'
+      : status === 403 || (status >= 500 && NOT_ENOUGH_PERMISSIONS.test(detail))
+        ? policyFor(request)
+        : undefined;
+  if (policy !== undefined) {
+    return new RouterOsError(
+      'ROS_ERR_PERMISSION',
+      `${request}: refused: the user's group lacks the ${policy} policy (HTTP ${status}${said}); ${POLICY_FIX}`,
+      { ...options, policy },
+    );
+  }
+  if ((status === 400 || status === 406) && NO_SUCH_COMMAND.test(detail)) {
     return new RouterOsError(
       'ROS_ERR_UNSUPPORTED',
       `${request}: the router does not have this menu or command${said}; upgrade RouterOS, or turn this collector off for the router (collectors:)`,
@@ -115,7 +147,9 @@ export function mapStatusError(status: number, body: RouterErrorBody | undefined
       options,
     );
   }
-  if (status >= 500) return new RouterOsError('ROS_ERR_HTTP_5XX', `${request}: HTTP ${status}${said}; ${serverErrorHint(body)}`, options);
+  if (status >= 500) {
+    return new RouterOsError('ROS_ERR_HTTP_5XX', `${request}: HTTP ${status}${said}; the router failed to answer (see its log); the next scheduled run tries again`, options);
+  }
   return new RouterOsError(
     'ROS_ERR_HTTP_4XX',
     `${request}: HTTP ${status}${said}; the router refused the request: report it with the RouterOS version if it persists`,
@@ -123,10 +157,33 @@ export function mapStatusError(status: number, body: RouterErrorBody | undefined
   );
 }
 
-/** RouterOS answers 500 when the user's group lacks a policy (real-formats §9); otherwise the router itself failed. */
-function serverErrorHint(body: RouterErrorBody | undefined): string {
-  const detail = body?.detail ?? '';
-  if (/not allowed/i.test(detail)) return "the user's group lacks the api policy: give it read,api,rest-api";
-  if (/not enough permissions/i.test(detail)) return "the user's group lacks the read policy: give it read,api,rest-api";
-  return "the router failed to answer (see its log); the next scheduled run tries again";
+/**
+ * A 3xx. Never followed: the request carries the router's credentials, and a redirect may point anywhere (a
+ * captive portal, a proxy's login page, another host). `location` is the router's Location header, if any.
+ */
+export function mapRedirect(status: number, location: string | undefined, request: string): RouterOsError {
+  const options = { status, request };
+  if (status === 304) {
+    return new RouterOsError(
+      'ROS_ERR_REDIRECT',
+      `${request}: HTTP 304 Not Modified to a request that set no condition: something between the exporter and the router (a cache or proxy) answers instead of it; point url at the router itself`,
+      options,
+    );
+  }
+  return new RouterOsError(
+    'ROS_ERR_REDIRECT',
+    `${request}: HTTP ${status} redirect${location === undefined ? '' : ` to ${describeLocation(location)}`}, not followed (it would carry the credentials elsewhere): set url to the router's own https:// address, and check that no proxy or captive portal stands in between`,
+    options,
+  );
+}
+
+/** Where a redirect points, without anything that could be credentials (userinfo, query) and bounded. */
+function describeLocation(location: string): string {
+  try {
+    const url = new URL(location, 'https://router.invalid');
+    const where = url.origin === 'https://router.invalid' ? url.pathname : `${url.origin}${url.pathname}`;
+    return safeText(where, 200);
+  } catch {
+    return 'an unreadable location';
+  }
 }

@@ -1,0 +1,44 @@
+/**
+ * Text from outside (a router's error detail, a value it sent, a proxy's page) made safe to print: characters
+ * that steer a terminal or reorder what a reader sees are removed, secrets redacted, and the length bounded, so
+ * one hostile or broken reply can neither rewrite an operator's terminal nor fill a log.
+ */
+import { redactSecrets } from './redact.js';
+
+/** The most characters of one piece of router text kept in an error message or a log field. */
+export const ROUTER_TEXT_LIMIT = 300;
+/** The most characters of a whole error message (our words around up to a few pieces of router text). */
+export const MESSAGE_LIMIT = 1_000;
+
+/**
+ * Removed: C0 controls but tab, line feed and carriage return, DEL, C1 controls (U+0080–U+009F: 0x9B is a
+ * one-byte CSI), and the invisible format characters that reorder or hide text (bidi embeddings, overrides and
+ * isolates, marks, zero-width characters, line and paragraph separators, the byte-order mark).
+ */
+// eslint-disable-next-line no-control-regex
+const UNSAFE = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]/g;
+const LINE_BREAKS = /[\t\n\r]+/g;
+
+/** Without terminal controls and bidi tricks; with `singleLine`, tabs and line breaks become one space. */
+export function stripControls(text: string, singleLine = true): string {
+  const stripped = text.replace(UNSAFE, '');
+  return singleLine ? stripped.replace(LINE_BREAKS, ' ') : stripped;
+}
+
+/** At most `max` characters (never half a surrogate pair), saying how much was left out. */
+export function boundText(text: string, max: number): string {
+  if (text.length <= max) return text;
+  let end = max;
+  const last = text.charCodeAt(end - 1);
+  if (last >= 0xd800 && last <= 0xdbff) end--;
+  return `${text.slice(0, end)}… (${text.length - end} more characters)`;
+}
+
+/**
+ * Router text fit for a message or a log: secrets redacted, controls stripped (so a secret split by an escape
+ * sequence is whole again) and secrets redacted once more, then the length bounded (after redaction, so a cut never leaves half a
+ * secret behind).
+ */
+export function safeText(text: string, max = ROUTER_TEXT_LIMIT): string {
+  return boundText(redactSecrets(stripControls(redactSecrets(text))), max);
+}

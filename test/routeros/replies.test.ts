@@ -1,0 +1,187 @@
+/**
+ * Replies that are not data, permission refusals and hostile error bodies, over real HTTPS against the emulator:
+ * a redirect, an empty 2xx, a 304 or a non-JSON type is a failure with a bounded reason (never "no records"),
+ * a redirect is never followed, a group without a policy is `auth` naming the policy, and error messages carry
+ * no control character, no credential and no more than a bounded amount of router text.
+ */
+import { inspect } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startEmulator, type Emulator, type Faults } from '../../src/emulator/index.js';
+import { RouterOsClient } from '../../src/routeros/client.js';
+import { RouterOsError, type ErrorReason } from '../../src/routeros/errors.js';
+import { MESSAGE_LIMIT } from '../../src/util/text.js';
+import { Secret } from '../../src/util/secret.js';
+
+const PASSWORD = 'Replies-pw-3c9e17aa';
+const BASIC = Buffer.from(`monitor:${PASSWORD}`).toString('base64');
+/** Every character class the exporter must never print raw. */
+// eslint-disable-next-line no-control-regex
+const UNSAFE = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]/;
+
+let emulator: Emulator;
+const clients: RouterOsClient[] = [];
+
+const POLICIES = {
+  full: ['read', 'write', 'test', 'api', 'rest-api'],
+  noapi: ['read', 'test', 'rest-api'],
+  noread: ['test', 'api', 'rest-api'],
+  notest: ['read', 'api', 'rest-api'],
+  norestapi: ['read', 'test', 'api'],
+};
+
+beforeAll(async () => {
+  emulator = await startEmulator({
+    users: Object.entries(POLICIES).map(([name, policies]) => ({ name, password: PASSWORD, policies })),
+    routers: [
+      {
+        name: 'r1',
+        interfaces: [{ name: 'wg0' }],
+        peers: [{ interface: 'wg0', name: 'alpha', allowedAddress: ['10.0.0.2/32'], life: 'live' }],
+        ping: { '10.0.0.2': { kind: 'reachable', rttMs: 1 } },
+      },
+      { name: 'target' },
+    ],
+  });
+});
+
+afterAll(async () => {
+  await Promise.all(clients.map((client) => client.close()));
+  await emulator.close();
+});
+
+function client(username = 'full'): RouterOsClient {
+  const made = new RouterOsClient({
+    url: emulator.router('r1').url,
+    username,
+    password: new Secret(PASSWORD),
+    timeoutMs: 5_000,
+    tls: { ca: emulator.ca },
+  });
+  clients.push(made);
+  return made;
+}
+
+/** The failure of `call`, checked for what no error may carry. */
+async function failure(call: Promise<unknown>): Promise<RouterOsError> {
+  const error = await call.then(
+    (value) => {
+      throw new Error(`expected a failure, got ${JSON.stringify(value)}`);
+    },
+    (caught: unknown) => caught,
+  );
+  expect(error).toBeInstanceOf(RouterOsError);
+  const failed = error as RouterOsError;
+  const text = `${failed.message} ${inspect(failed, { depth: 5 })} ${JSON.stringify(failed)} ${JSON.stringify(failed.body ?? {})}`;
+  expect(text).not.toContain(PASSWORD);
+  expect(text).not.toContain(BASIC);
+  expect(failed.message).not.toMatch(UNSAFE);
+  expect(failed.message.length).toBeLessThanOrEqual(MESSAGE_LIMIT + 40);
+  return failed;
+}
+
+async function withFaults<T>(faults: Faults | Faults[], run: () => Promise<T>): Promise<T> {
+  emulator.router('r1').setFaults(faults);
+  try {
+    return await run();
+  } finally {
+    emulator.router('r1').clearFaults();
+  }
+}
+
+const peers = (c = client()): Promise<unknown> => c.list('interface/wireguard/peers');
+
+describe('a reply that is not data is a failure, never an empty list', () => {
+  const target = (): string => `${emulator.router('target').url}/rest/interface/wireguard/peers`;
+  const cases: [string, ErrorReason, () => Faults, RegExp][] = [
+    ['a 302 with an empty body', 'redirect', () => ({ reply: { status: 302, location: target() } }), /HTTP 302 redirect to https:\/\/127\.0\.0\.1:\d+\/rest\/interface\/wireguard\/peers, not followed/],
+    ['a 301 with the JSON body', 'redirect', () => ({ reply: { status: 301, body: 'data', location: target() } }), /HTTP 301 redirect .*not followed/],
+    ['a 307 to the same router', 'redirect', () => ({ reply: { status: 307, location: '/rest/interface/wireguard/peers?again=1' } }), /HTTP 307 redirect to \/rest\/interface\/wireguard\/peers, not followed/],
+    ['a 304 without a condition', 'redirect', () => ({ reply: { status: 304 } }), /HTTP 304 Not Modified .*a cache or proxy/],
+    ['a 200 with an empty body', 'parse', () => ({ reply: { status: 200 } }), /HTTP 200 with an empty body where data was expected/],
+    ['a 204', 'parse', () => ({ reply: { status: 204 } }), /HTTP 204 with an empty body/],
+    ['a 200 with the JSON body as text/plain', 'parse', () => ({ reply: { status: 200, body: 'data', contentType: 'text/plain' } }), /Content-Type text\/plain, not JSON/],
+    ['a 200 with the JSON body as text/html', 'parse', () => ({ reply: { status: 200, body: 'data', contentType: 'text/html; charset=utf-8' } }), /answered HTML/],
+  ];
+
+  it.each(cases)('%s → %s', async (_name, reason, faults, message) => {
+    const before = emulator.router('target').stats.requests;
+    const r1Before = emulator.router('r1').stats.requests;
+    const error = await withFaults(faults(), () => failure(peers()));
+    expect(error.reason).toBe(reason);
+    expect(error.message).toMatch(message);
+    // Exactly the one request; the redirect target, on this router or another, never heard from the client.
+    expect(emulator.router('target').stats.requests).toBe(before);
+    expect(emulator.router('r1').stats.requests).toBe(r1Before + 1);
+  });
+
+  it('a redirect with credentials in its Location does not print them', async () => {
+    const error = await withFaults({ reply: { status: 302, location: `https://monitor:${PASSWORD}@127.0.0.1:1/x?token=${BASIC}` } }, () => failure(peers()));
+    expect(error.message).toContain('redirect to https://127.0.0.1:1/x,');
+  });
+
+  it('still accepts JSON with a +json type or parameters, and an empty DELETE', async () => {
+    const list = await withFaults({ reply: { status: 200, body: 'data', contentType: 'application/vnd.mikrotik+json; charset=utf-8' } }, () => peers());
+    expect(list).toHaveLength(1);
+    const c = client();
+    const created = await c.create('ip/address', { address: '10.9.9.1', interface: 'wg0' });
+    await expect(c.remove('ip/address', created['.id'] ?? '')).resolves.toBeUndefined();
+  });
+});
+
+describe('a user whose group lacks a policy is refused as auth, naming the policy', () => {
+  it.each([
+    ['noapi', 'api', () => peers(client('noapi'))],
+    ['noread', 'read', () => peers(client('noread'))],
+    ['notest (ping)', 'test', () => client('notest').run('ping', { address: '10.0.0.2', count: '1' })],
+  ])('%s → the %s policy', async (_user, policy, call) => {
+    const error = await failure(call());
+    expect(error.reason).toBe('auth');
+    expect(error.code).toBe('ROS_ERR_PERMISSION');
+    expect(error.policy).toBe(policy);
+    expect(error.status).toBe(500);
+    expect(error.summary).toBe(`refused: the user's group lacks the ${policy} policy`);
+    expect(error.message).toContain(`refused: the user's group lacks the ${policy} policy`);
+  });
+
+  it('the captured bodies, word for word', async () => {
+    expect((await failure(peers(client('noapi')))).body).toEqual({ error: 500, message: 'Internal Server Error', detail: 'std failure: not allowed (9)' });
+    expect((await failure(peers(client('noread')))).body).toEqual({ error: 500, message: 'Internal Server Error', detail: 'not enough permissions (9)' });
+    const norest = await failure(peers(client('norestapi')));
+    expect(norest.status).toBe(401);
+    expect(norest.body).toEqual({ error: 401, message: 'Unauthorized' });
+    expect(norest.reason).toBe('auth');
+    expect(norest.summary).toBe("refused: wrong username or password, or the user's group lacks the rest-api policy");
+  });
+
+  it('a 403 on /ping or /tool/bandwidth-test names test, elsewhere read', async () => {
+    await withFaults({ status: { '/': 403 } }, async () => {
+      const ping = await failure(client().run('ping', { address: '10.0.0.2', count: '1' }));
+      expect([ping.reason, ping.policy]).toEqual(['auth', 'test']);
+      const btest = await failure(client().run('tool/bandwidth-test', { address: '10.0.0.2', duration: '1s' }));
+      expect(btest.policy).toBe('test');
+      expect((await failure(peers())).policy).toBe('read');
+    });
+  });
+
+  it('a 500 that is not a refusal stays http_5xx', async () => {
+    const error = await withFaults({ status: { '/': { code: 500, detail: 'out of memory' } } }, () => failure(peers()));
+    expect([error.reason, error.policy]).toEqual(['http_5xx', undefined]);
+  });
+});
+
+describe('hostile error bodies', () => {
+  it('an error that echoes the Authorization header: redacted in the message and the kept body', async () => {
+    const error = await withFaults({ echoAuthorization: true }, () => failure(peers()));
+    expect(error.reason).toBe('http_5xx');
+    expect(error.message).toContain('Authorization: [REDACTED]');
+    expect(error.body?.detail).toContain('[REDACTED]');
+  });
+
+  it("a 100 KB detail laced with escapes: stripped and cut to a bounded length", async () => {
+    const error = await withFaults({ noisyErrorChars: 100_000 }, () => failure(peers()));
+    expect(error.message).toMatch(/evil/);
+    expect(error.message).toMatch(/more characters\)/);
+    expect(error.body?.detail?.length).toBeLessThan(400);
+    expect(error.body?.detail).not.toMatch(UNSAFE);
+  });
+});
