@@ -15,6 +15,7 @@ import type { TriggerFactory } from './scheduler/trigger.js';
 import { ClientPool } from './routeros/pool.js';
 import { VERSION } from './version.js';
 import { createRouter } from './server/router.js';
+import { parseListen } from './server/listen.js';
 import { watchVerdicts } from './health/watch.js';
 
 export interface AppDeps {
@@ -65,6 +66,43 @@ export function createApp(initial: Config, deps: AppDeps): App {
   });
   let config = initial;
 
+  /** Same address, however written (`:9731` is `0.0.0.0:9731`). */
+  const sameListen = (a: string, b: string): boolean => {
+    try {
+      const [x, y] = [parseListen(a), parseListen(b)];
+      return x.host === y.host && x.port === y.port;
+    } catch {
+      return a === b;
+    }
+  };
+
+  /**
+   * Top-level settings outside the scheduler's reach (docs/configuration.md, "What a reload applies"):
+   * log_level applies at once (pino children follow their root's level); listen needs a restart, which is
+   * said once per reload and kept visible in routeros_exporter_config_restart_required. Returns what waits
+   * for a restart.
+   */
+  const applySettings = (previous: Config, next: Config): string[] => {
+    if (next.logLevel !== previous.logLevel) {
+      const line = (): void => deps.logger.info({ from: previous.logLevel, to: next.logLevel }, 'log level changed');
+      // Said under whichever of the two levels lets an info line through.
+      const before = deps.logger.isLevelEnabled('info');
+      if (before) line();
+      deps.logger.level = next.logLevel;
+      if (!before) line();
+    }
+    const pending: string[] = [];
+    if (!sameListen(next.listen, initial.listen)) {
+      pending.push('listen');
+      deps.logger.warn(
+        { setting: 'listen', running: initial.listen, configured: next.listen },
+        `listen changed to ${next.listen}: it takes a restart; the server keeps listening on ${initial.listen}`,
+      );
+    }
+    self.restartRequired(pending.length > 0);
+    return pending;
+  };
+
   const apply = (next: Config): void => {
     for (const router of next.routers) {
       if (router.tls.insecureSkipVerify && router.url.startsWith('https:')) {
@@ -90,10 +128,15 @@ export function createApp(initial: Config, deps: AppDeps): App {
       try {
         const next = deps.loadConfig === undefined ? config : await deps.loadConfig();
         const install = deps.prepareReload?.(next);
+        const previous = config;
         apply(next);
         install?.();
+        const restart = applySettings(previous, next);
         self.reloaded(true, now());
-        deps.logger.info({ routers: next.routers.length, source: next.source }, 'configuration reloaded');
+        deps.logger.info(
+          { routers: next.routers.length, source: next.source, ...(restart.length > 0 ? { restart_required: restart } : {}) },
+          'configuration reloaded',
+        );
         return { ok: true };
       } catch (error) {
         self.reloaded(false, now());
@@ -120,7 +163,8 @@ export function createApp(initial: Config, deps: AppDeps): App {
       return results.every((result) => result === 'ok');
     },
     reload,
-    ready: () => store.allTried(),
+    // Frequent jobs only: a daily bandwidth test must not keep the exporter unready for a day.
+    ready: () => scheduler.ready(),
     stop: async () => {
       stopWatching();
       await scheduler.stop();

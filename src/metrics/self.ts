@@ -4,6 +4,7 @@
  */
 import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
 import type { ExpositionFormat } from './negotiate.js';
+import { openMetricsMetadata } from './metadata.js';
 
 const LINT_FAILING_DEFAULTS = ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total'];
 
@@ -15,6 +16,7 @@ export class SelfMetrics {
   readonly #registries: Record<ExpositionFormat, { metrics(): Promise<string> }>;
   readonly #reloadOk: Gauge[] = [];
   readonly #reloadAt: Gauge[] = [];
+  readonly #restartRequired: Gauge[] = [];
 
   constructor(build: BuildInfo) {
     const text = new Registry();
@@ -46,6 +48,13 @@ export class SelfMetrics {
           registers: [registry],
         }),
       );
+      const restart = new Gauge({
+        name: 'routeros_exporter_config_restart_required',
+        help: '1 while the loaded configuration changes a setting only a restart applies (listen); the log names it.',
+        registers: [registry],
+      });
+      restart.set(0);
+      this.#restartRequired.push(restart);
     }
   }
 
@@ -55,9 +64,14 @@ export class SelfMetrics {
     if (ok) for (const gauge of this.#reloadAt) gauge.set(at / 1000);
   }
 
+  /** Whether the configuration in force asks for something the running process cannot apply without a restart. */
+  restartRequired(required: boolean): void {
+    for (const gauge of this.#restartRequired) gauge.set(required ? 1 : 0);
+  }
+
   /** The exposition of these metrics, without OpenMetrics' `# EOF` (the caller ends the whole body). */
   async render(format: ExpositionFormat): Promise<string> {
     const text = await this.#registries[format].metrics();
-    return format === 'openmetrics' ? text.replace(/# EOF\n?$/, '') : text;
+    return format === 'openmetrics' ? openMetricsMetadata(text.replace(/# EOF\n?$/, '')) : text;
   }
 }

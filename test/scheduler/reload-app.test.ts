@@ -1,0 +1,142 @@
+/**
+ * Reloads through the app, as SIGHUP and POST /-/reload do them: against emulated routers over HTTPS, a run in
+ * flight survives reloads of an unchanged file; a daily bandwidth test does not gate /-/ready; top-level settings
+ * are applied (log_level) or reported as needing a restart (listen).
+ */
+import type { Server } from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startEmulator, type Emulator } from '../../src/emulator/index.js';
+import { createApp, type App } from '../../src/app.js';
+import type { Config, CollectorName } from '../../src/config/types.js';
+import type { SnapshotStore } from '../../src/metrics/store.js';
+import { closeServer, serverUrl, startServer } from '../../src/server/listen.js';
+import { testConfig } from '../helpers/config.js';
+import { writeCa } from '../helpers/emulator-config.js';
+import { captureLogs } from '../helpers/log-capture.js';
+import { ManualTriggers } from '../helpers/manual-trigger.js';
+
+const PASSWORD = 'monitor-secret-42';
+let emulator: Emulator;
+let ca: string;
+
+beforeAll(async () => {
+  emulator = await startEmulator({
+    users: [{ name: 'monitor', password: PASSWORD }],
+    routers: [{ name: 'r', interfaces: [{ name: 'wg0' }], peers: [] }],
+  });
+  ca = writeCa(emulator);
+});
+
+afterAll(async () => {
+  await emulator?.close();
+});
+
+function configOf(top: Record<string, unknown>, router: Record<string, unknown> = {}): Config {
+  return testConfig({
+    listen: '127.0.0.1:0',
+    ...top,
+    defaults: { username: 'monitor', password: PASSWORD, timeout: '2s', tls: { ca_file: ca } },
+    routers: [{ name: 'r', url: emulator.router('r').url, ...router }],
+  });
+}
+
+function nextRecord(store: SnapshotStore, collector: CollectorName): Promise<void> {
+  return new Promise((resolve) => {
+    const off = store.subscribe((_router, c) => {
+      if (c === collector) {
+        off();
+        resolve();
+      }
+    });
+  });
+}
+
+/** An app whose reloads read the configs `files()` gives, one fresh object per reload like a re-read file. */
+function appWith(file: () => Config, logs = captureLogs()): { app: App; logs: ReturnType<typeof captureLogs> } {
+  const app = createApp(file(), {
+    logger: logs.logger,
+    loadConfig: () => Promise.resolve(file()),
+    triggerFactory: new ManualTriggers().factory,
+    jitter: false,
+  });
+  return { app, logs };
+}
+
+describe('reloads through the app', () => {
+  it('a 4 s ping in flight survives 10 reloads of the unchanged file and records', async () => {
+    const router = { ping: [{ target: '192.0.2.9', count: 8, interval: '500ms', schedule: '*/10 * * * * *' }], collectors: { wireguard: false } };
+    const { app } = appWith(() => configOf({}, router));
+    const pinged = nextRecord(app.store, 'ping');
+    app.start();
+    for (let i = 0; i < 10; i++) expect(await app.reload()).toEqual({ ok: true });
+    // The reloads were done while the ping ran.
+    expect(app.store.snapshots('r').some((s) => s.collector === 'ping')).toBe(false);
+    await pinged;
+    const ping = app.store.snapshots('r').find((s) => s.collector === 'ping');
+    expect(ping?.ok).toBe(true);
+    await app.stop();
+  }, 20_000);
+
+  it('a daily bandwidth test in flight does not hold /-/ready back', async () => {
+    emulator.router('r').setFaults({ path: 'tool/bandwidth-test', hang: true });
+    const { app } = appWith(() =>
+      configOf({}, { bandwidth_test: [{ target: '192.0.2.10', duration: '10s', schedule: '0 3 * * *' }] }),
+    );
+    let server: Server | undefined;
+    try {
+      server = await startServer(app, '127.0.0.1:0');
+      const base = serverUrl(server);
+      const tried = Promise.all([nextRecord(app.store, 'system'), nextRecord(app.store, 'wireguard')]);
+      app.start();
+      await tried;
+      // The bandwidth test still hangs: it has not recorded anything.
+      expect(app.store.snapshots('r').some((s) => s.collector === 'bandwidth_test')).toBe(false);
+      expect(app.ready()).toBe(true);
+      expect((await fetch(`${base}/-/ready`)).status).toBe(200);
+    } finally {
+      emulator.router('r').setFaults([]);
+      await app.stop();
+      if (server !== undefined) await closeServer(server, 1000);
+    }
+  });
+});
+
+describe('top-level settings on reload', () => {
+  it('log_level applies at once, to child loggers made before the reload too', async () => {
+    let level = 'info';
+    const { app, logs } = appWith(() => configOf({ log_level: level }));
+    logs.logger.level = 'info';
+    const child = logs.logger.child({ part: 'made-before' });
+    child.debug('hidden');
+    level = 'debug';
+    expect(await app.reload()).toEqual({ ok: true });
+    expect(logs.logger.level).toBe('debug');
+    child.debug('shown');
+    expect(logs.lines().map((line) => line.msg)).toContain('shown');
+    expect(logs.lines().map((line) => line.msg)).not.toContain('hidden');
+    expect(logs.lines().some((line) => line.msg === 'log level changed' && line.to === 'debug')).toBe(true);
+    level = 'warn';
+    await app.reload();
+    expect(child.isLevelEnabled('info')).toBe(false);
+    await app.stop();
+  });
+
+  it('a changed listen is reported as needing a restart (one warning, a gauge), and cleared when undone', async () => {
+    let listen = '127.0.0.1:0';
+    const { app, logs } = appWith(() => configOf({ listen }));
+    const gauge = async (): Promise<string | undefined> =>
+      /^routeros_exporter_config_restart_required (\d)$/m.exec(await app.self.render('text'))?.[1];
+    expect(await gauge()).toBe('0');
+    listen = '127.0.0.1:9999';
+    expect(await app.reload()).toEqual({ ok: true });
+    expect(await gauge()).toBe('1');
+    const warnings = logs.lines().filter((line) => line.level === 40 && line.setting === 'listen');
+    expect(warnings).toHaveLength(1);
+    expect(String(warnings[0]?.msg)).toContain('restart');
+    expect(logs.lines().find((line) => line.msg === 'configuration reloaded')?.restart_required).toEqual(['listen']);
+    listen = '127.0.0.1:0';
+    await app.reload();
+    expect(await gauge()).toBe('0');
+    await app.stop();
+  });
+});
