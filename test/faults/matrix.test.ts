@@ -42,7 +42,9 @@ interface FailingRow {
   fails?: Collector[];
 }
 
-const AUTH_HINT = /check the username and password, and that the user's group has the read, api and rest-api policies/;
+const AUTH_HINT = /refused: wrong username or password, or the user's group lacks the rest-api policy \(HTTP 401: Unauthorized\); check the password, and that the group has read, api and rest-api/;
+const POLICY_HINT = /give the group read, api and rest-api \(and test for ping and bandwidth tests\): \/user group set GROUP policy=read,api,rest-api,test/;
+const NOT_DATA_HINT = /the reply is not data and nothing was believed: check that nothing \(a proxy, a captive portal\) answers in the router's place/;
 const TIMEOUT_HINT = /the router may be overloaded, or a firewall drops the traffic: check the router, or raise timeout/;
 
 const FAILING: FailingRow[] = [
@@ -55,7 +57,10 @@ const FAILING: FailingRow[] = [
   { router: 'slow-body', fault: 'slow body', reason: 'timeout', faults: { slowBodyMs: 5_000 }, config: { timeout: '1s' }, hint: TIMEOUT_HINT },
   { router: 'http-401', fault: '401', reason: 'auth', faults: { status: { '/': 401 } }, hint: AUTH_HINT },
   { router: 'wrong-password', fault: '401 from a wrong password', reason: 'auth', config: { password: 'not-the-password' }, hint: AUTH_HINT },
-  { router: 'http-403', fault: '403', reason: 'auth', faults: { status: { '/': 403 } }, hint: AUTH_HINT },
+  {
+    router: 'http-403', fault: '403', reason: 'auth', faults: { status: { '/': 403 } },
+    hint: new RegExp(`refused: the user's group lacks the read policy \\(HTTP 403: Forbidden\\); ${POLICY_HINT.source}`),
+  },
   { router: 'http-404', fault: '404', reason: 'http_4xx', faults: { status: { '/': 404 } }, hint: /HTTP 404: Not Found; check that url is the router itself \(no path\)/ },
   {
     router: 'http-406', fault: '406', reason: 'unsupported', faults: { status: { '/': { code: 406, detail: 'no such command or directory (print)' } } },
@@ -66,8 +71,12 @@ const FAILING: FailingRow[] = [
     hint: /does not have this menu or command: Bad Request \(no such command or directory/,
   },
   {
-    router: 'http-500', fault: '500 (user without the api policy)', reason: 'http_5xx', faults: { status: { '/': { code: 500, detail: 'std failure: not allowed (9)' } } },
-    hint: /HTTP 500: Internal Server Error \(std failure: not allowed \(9\)\); the user's group lacks the api policy/,
+    router: 'http-500', fault: '500 (user without the api policy)', reason: 'auth', faults: { status: { '/': { code: 500, detail: 'std failure: not allowed (9)' } } },
+    hint: new RegExp(`refused: the user's group lacks the api policy \\(HTTP 500: Internal Server Error \\(std failure: not allowed \\(9\\)\\)\\); ${POLICY_HINT.source}`),
+  },
+  {
+    router: 'no-read-policy', fault: '500 (user without the read policy)', reason: 'auth', faults: { status: { '/': { code: 500, detail: 'not enough permissions (9)' } } },
+    hint: new RegExp(`refused: the user's group lacks the read policy \\(HTTP 500: Internal Server Error \\(not enough permissions \\(9\\)\\)\\); ${POLICY_HINT.source}`),
   },
   { router: 'http-503', fault: '503', reason: 'http_5xx', faults: { status: { '/': 503 } }, hint: /HTTP 503: Service Unavailable; the router failed to answer \(see its log\)/ },
   { router: 'broken-json', fault: 'broken JSON', reason: 'parse', faults: { brokenJson: true }, hint: /not valid JSON .*check that nothing \(a proxy\) alters replies/ },
@@ -75,7 +84,22 @@ const FAILING: FailingRow[] = [
   { router: 'oversized', fault: 'oversized body', reason: 'parse', faults: { oversizedBytes: 33 * 1024 * 1024 }, hint: /larger than 33554432 bytes; the read was stopped: check the router for runaway entries/ },
   // A singleton menu as a one-element list is a form RouterOS really uses, so only the list menus fail.
   { router: 'wrong-shape', fault: 'JSON of the wrong shape', reason: 'parse', faults: { wrongShape: true }, fails: ['wireguard'], hint: /expected a list of records, got an object; .*report it with the RouterOS version/ },
-  { router: 'html', fault: 'an HTML page instead of JSON', reason: 'parse', faults: { html: true }, hint: /answered HTML, not JSON \(is the URL the router itself/ },
+  { router: 'html', fault: 'an HTML page instead of JSON', reason: 'parse', faults: { html: true }, hint: /answered HTML \(text\/html\), not JSON \(is the URL the router itself/ },
+  {
+    router: 'redirect-302', fault: 'a 302 with an empty body', reason: 'redirect', faults: { reply: { status: 302, location: 'https://127.0.0.1:1/login' } },
+    hint: /HTTP 302 redirect to https:\/\/127\.0\.0\.1:1\/login, not followed \(it would carry the credentials elsewhere\): set url to the router's own https:\/\/ address/,
+  },
+  {
+    router: 'redirect-json', fault: 'a 301 with a JSON body', reason: 'redirect', faults: { reply: { status: 301, body: 'data', location: '/rest/elsewhere' } },
+    hint: /HTTP 301 redirect to \/rest\/elsewhere, not followed/,
+  },
+  { router: 'not-modified', fault: 'a 304', reason: 'redirect', faults: { reply: { status: 304 } }, hint: /HTTP 304 Not Modified to a request that set no condition: .*point url at the router itself/ },
+  { router: 'empty-200', fault: 'a 200 with an empty body', reason: 'parse', faults: { reply: { status: 200 } }, hint: new RegExp(`HTTP 200 with an empty body where data was expected; ${NOT_DATA_HINT.source}`) },
+  { router: 'no-content', fault: 'a 204', reason: 'parse', faults: { reply: { status: 204 } }, hint: new RegExp(`HTTP 204 with an empty body where data was expected; ${NOT_DATA_HINT.source}`) },
+  {
+    router: 'text-plain', fault: 'JSON sent as text/plain', reason: 'parse', faults: { reply: { status: 200, body: 'data', contentType: 'text/plain' } },
+    hint: new RegExp(`HTTP 200 with Content-Type text/plain, not JSON; ${NOT_DATA_HINT.source}`),
+  },
 ];
 
 /** A RouterOS before 7.15: peers have no name, so the `name` label is the comment, where the odd bytes go. */
