@@ -126,8 +126,9 @@ beforeAll(async () => {
   daemon = await startDaemon(config, logs.logger, async () => {
     throw new Error('reload refused in this test');
   });
-  // The daemon ran every job once at start; wait for all of them (the bandwidth test takes a second).
-  await waitFor(async () => daemon.app.ready(), (ready) => ready, { timeout: 15_000, what: 'every job run once' });
+  // The daemon ran every job once at start; wait for all of them (the bandwidth test takes a second, and
+  // /-/ready does not wait for bandwidth tests).
+  await waitFor(async () => daemon.app.store.allTried(), (ready) => ready, { timeout: 15_000, what: 'every job run once' });
 }, 60_000);
 
 afterAll(async () => {
