@@ -101,7 +101,8 @@ export function observe(evaluation: RouterEvaluation, router: RouterConfig): Map
   }
   const threshold = router.health.handshakeStaleAfterSeconds;
   for (const peer of health.peers) {
-    const bad = peer.judged && !peer.healthy;
+    // A peer that cannot be judged is news too: "we cannot see it" is not "fine" (the router is degraded).
+    const bad = (peer.judged && !peer.healthy) || peer.reason === 'handshake_unreadable';
     out.set(`peer:${peer.interface}\u0000${peer.publicKey}`, {
       state: peer.reason,
       bad,
@@ -115,6 +116,8 @@ export function observe(evaluation: RouterEvaluation, router: RouterConfig): Map
           message = `${who} stale${since === null ? '' : ` since ${since}`} (last handshake ${formatAge(age ?? 0)} ago)`;
         } else if (peer.reason === 'never') {
           message = `${who} has never shaken hands`;
+        } else if (peer.reason === 'handshake_unreadable') {
+          message = `${who} cannot be judged: its last-handshake did not decode`;
         } else if (peer.reason === 'ok') {
           message = `${who} recovered (last handshake ${formatAge(age ?? 0)} ago)`;
         } else {

@@ -6,7 +6,8 @@
  * - a router never collected yet, or one whose wireguard, wireguard_setup or ping job failed while the router
  *   answers, is degraded: "we cannot see" is not "fine", but is not an outage either;
  * - an enabled interface that is not running is critical; a failed set-up check is degraded;
- * - an enabled, judged peer that is stale or never shook hands is critical;
+ * - an enabled, judged peer that is stale or never shook hands is critical; peers whose last-handshake did not
+ *   decode cannot be judged, which makes the router degraded ("cannot judge N peers");
  * - a ping target with loss ≥ ping_loss_critical is critical, any smaller loss degraded;
  * - a router's status is the worst of its parts, and the overall status the worst of the routers.
  */
@@ -15,7 +16,7 @@ import type { JobSnapshot } from '../metrics/store.js';
 import type { WireguardData } from '../collectors/wireguard.js';
 import type { WireguardSetupData } from '../collectors/wireguard-setup.js';
 import { judgePeer, type PeerVerdict } from './peer.js';
-import { formatAge, inEra, isoOrNull, peerDisplayName } from './format.js';
+import { counted, formatAge, inEra, isoOrNull, peerDisplayName } from './format.js';
 import { evaluatePings } from './pings.js';
 import { worst, type InterfaceHealth, type PeerHealth, type Problem, type RouterEvaluation, type RouterHealth } from './types.js';
 
@@ -140,7 +141,8 @@ function evaluatePeers(
   add: AddProblem,
 ): PeerHealth[] {
   const threshold = router.health.handshakeStaleAfterSeconds;
-  return (wireguard?.peers ?? []).map((peer) => {
+  const unjudged: string[] = [];
+  const peers = (wireguard?.peers ?? []).map((peer): PeerHealth => {
     // A stored time outside the era (kept from before range rules, or from a clock far ahead) cannot be judged.
     const outOfEra = peer.latestHandshake !== undefined && !inEra(peer.latestHandshake * 1000, now);
     const latestHandshake = outOfEra ? undefined : peer.latestHandshake;
@@ -160,6 +162,8 @@ function evaluatePeers(
       add({ kind: 'peer-stale', status: 'critical', subject, text: `stale, ${ago} (stale after ${formatAge(threshold)})`, brief: ago });
     } else if (verdict.reason === 'never') {
       add({ kind: 'peer-never', status: 'critical', subject, text: 'never shook hands', brief: 'never' });
+    } else if (verdict.reason === 'handshake_unreadable') {
+      unjudged.push(subject);
     }
     return {
       interface: peer.interface,
@@ -170,7 +174,20 @@ function evaluatePeers(
       healthy: verdict.healthy,
       judged: verdict.judged,
       reason: verdict.reason,
-      status: verdict.judged && !verdict.healthy ? 'critical' : 'ok',
+      status: verdict.judged && !verdict.healthy ? 'critical' : verdict.reason === 'handshake_unreadable' ? 'degraded' : 'ok',
     };
   });
+  if (unjudged.length > 0) {
+    // One problem per router, not per peer: "we cannot see" them, which is not "fine" (docs/health.md).
+    const count = counted(unjudged.length, 'peer');
+    const named = `${unjudged.slice(0, 3).join(', ')}${unjudged.length > 3 ? ` and ${unjudged.length - 3} more` : ''}`;
+    add({
+      kind: 'peer-unjudged',
+      status: 'degraded',
+      subject: 'wireguard',
+      text: `cannot judge ${count}: their last-handshake did not decode (${named})`,
+      brief: `cannot judge ${count}`,
+    });
+  }
+  return peers;
 }

@@ -85,6 +85,8 @@ export type ProblemKind =
   | 'interface-down'
   | 'peer-stale'
   | 'peer-never'
+  /** Peers whose handshake could not be read: not judged, so the router is degraded. */
+  | 'peer-unjudged'
   | 'ping-loss'
   | 'ping-failed'
   | 'setup-failed';

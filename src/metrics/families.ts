@@ -28,6 +28,7 @@ export const F = {
   collectorDuration: family('routeros_collector_duration_seconds', 'gauge', ['collector'], "How long the collector's last run took."),
   collectorLastSuccess: family('routeros_collector_last_success_timestamp_seconds', 'gauge', ['collector'], 'Unix time of the last successful run of the collector (for several targets: the oldest of their last successes).'),
   collectorErrors: family('routeros_collector_errors_total', 'counter', ['collector', 'reason'], 'Failed collector runs by reason.'),
+  collectorDecodeErrors: family('routeros_collector_decode_errors_total', 'counter', ['collector'], 'Values from the router that did not decode or were out of range for their field (a negative counter, a load over 100 %, a handshake before 1970, a ping reply without sent/received), summed across runs; their series were left out.'),
   collectorBackoff: family('routeros_collector_backoff_seconds', 'gauge', ['collector'], 'How long the collector waits before its next attempt after repeated failures (0 when not backing off).'),
 
   systemInfo: family('routeros_system_info', 'gauge', ['board_name', 'architecture', 'cpu', 'platform', 'version'], 'Router identity from system/resource (board-name, architecture-name, cpu, platform, version); always 1.'),

@@ -24,6 +24,8 @@ export interface JobOutcome<Data = unknown> {
   samples?: SampleSet;
   /** The decoded data, for health verdicts. */
   data?: Data;
+  /** Values of a successful run that did not decode or were out of range (their samples were left out). */
+  decodeErrors?: number;
 }
 
 export interface JobSnapshot {
@@ -49,6 +51,7 @@ interface RouterEntry {
   readonly label: string;
   jobs: Map<string, JobSlot>;
   errors: Map<CollectorName, Map<ErrorReason, number>>;
+  decodeErrors: Map<CollectorName, number>;
   meta: readonly (Chunk | undefined)[];
 }
 
@@ -84,6 +87,7 @@ export class SnapshotStore {
         label: labelPair('router', name),
         jobs: new Map<string, JobSlot>(),
         errors: new Map<CollectorName, Map<ErrorReason, number>>(),
+        decodeErrors: new Map<CollectorName, number>(),
         meta: [],
       };
       const slots = new Map<string, JobSlot>();
@@ -91,9 +95,13 @@ export class SnapshotStore {
         const old = entry.jobs.get(job);
         slots.set(job, old !== undefined && old.collector === collector ? old : { collector, snapshot: undefined, backoffSeconds: 0 });
         if (!entry.errors.has(collector)) entry.errors.set(collector, new Map(ERROR_REASONS.map((reason) => [reason, 0])));
+        if (!entry.decodeErrors.has(collector)) entry.decodeErrors.set(collector, 0);
       }
       for (const collector of [...entry.errors.keys()]) {
-        if (![...slots.values()].some((slot) => slot.collector === collector)) entry.errors.delete(collector);
+        if (![...slots.values()].some((slot) => slot.collector === collector)) {
+          entry.errors.delete(collector);
+          entry.decodeErrors.delete(collector);
+        }
       }
       entry.jobs = slots;
       this.#renderMeta(entry);
@@ -121,6 +129,8 @@ export class SnapshotStore {
       chunks: outcome.ok && outcome.samples !== undefined ? outcome.samples.toChunks(previous?.chunks) : [],
       data: outcome.ok ? outcome.data : undefined,
     };
+    const decodeErrors = outcome.ok ? outcome.decodeErrors ?? 0 : 0;
+    if (decodeErrors > 0) entry.decodeErrors.set(outcome.collector, (entry.decodeErrors.get(outcome.collector) ?? 0) + decodeErrors);
     if (!outcome.ok) {
       const counts = entry.errors.get(outcome.collector);
       const reason = outcome.reason ?? 'parse';
@@ -209,6 +219,7 @@ export class SnapshotStore {
       for (const [reason, count] of entry.errors.get(collector) ?? []) {
         samples.add(F.collectorErrors, `${labels},${labelPair('reason', reason)}`, count);
       }
+      samples.add(F.collectorDecodeErrors, labels, entry.decodeErrors.get(collector) ?? 0);
       samples.add(F.collectorBackoff, labels, Math.max(...slots.map((slot) => slot.backoffSeconds)));
     }
     entry.meta = samples.toChunks(entry.meta);

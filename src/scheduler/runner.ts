@@ -91,11 +91,12 @@ export class JobRunner {
         durationSeconds: (performance.now() - started) / 1000,
         samples: result.samples,
         data: result.data,
+        decodeErrors: result.decodeErrors,
       });
       this.backoff.succeeded();
       store.setBackoff(router.name, definition.job, 0);
       this.#transition('ok', undefined);
-      this.#reportProblems(result.problems);
+      this.#reportProblems(result.problems, result.decodeErrors);
       return 'ok';
     } catch (error) {
       if (this.#abort.signal.aborted) return 'skipped';
@@ -133,13 +134,13 @@ export class JobRunner {
     );
   }
 
-  #reportProblems(problems: readonly string[]): void {
-    if (problems.length > 0 && this.#lastProblemCount === 0) {
+  #reportProblems(problems: readonly string[], count: number): void {
+    if (count > 0 && this.#lastProblemCount === 0) {
       this.deps.logger.warn(
-        { job: this.deps.definition.job, problems: problems.slice(0, 5), count: problems.length },
+        { job: this.deps.definition.job, problems: problems.slice(0, 5), count },
         'some values from the router did not decode; their samples were left out',
       );
     }
-    this.#lastProblemCount = problems.length;
+    this.#lastProblemCount = count;
   }
 }

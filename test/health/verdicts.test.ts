@@ -36,10 +36,10 @@ describe('peer verdicts', () => {
     ['excluded by pattern (full match)', peerRecord('lab-7', undefined), { judged: false, reason: 'excluded' }, 'ok'],
     ['not excluded by a partial pattern match', peerRecord('my-lab-7', undefined), { judged: true, reason: 'never' }, 'critical'],
     [
-      'an unreadable handshake is not judged, and not called "never"',
+      'an unreadable handshake is not judged, and not called "never": the router cannot see it, so degraded',
       peerRecord('a', 'soon'),
-      { judged: false, healthy: true, reason: 'handshake_unreadable', status: 'ok', latestHandshake: null, handshakeAgeSeconds: null },
-      'ok',
+      { judged: false, healthy: true, reason: 'handshake_unreadable', status: 'degraded', latestHandshake: null, handshakeAgeSeconds: null },
+      'degraded',
     ],
   ] as const)('%s', (_name, record, expected, status) => {
     const verdict = peerVerdict(record);
