@@ -8,7 +8,7 @@ import { deflateChunk, fixedChunk, gzipParts, plainOf, type Chunk } from './gzip
 import type { ExpositionFormat } from './negotiate.js';
 import type { SelfMetrics } from './self.js';
 import type { SnapshotStore } from './store.js';
-import { escapeHelp } from './text.js';
+import { metadataLines } from './metadata.js';
 
 export interface RenderedBody {
   parts: Buffer[];
@@ -16,9 +16,7 @@ export interface RenderedBody {
 }
 
 function header(family: Family, format: ExpositionFormat): Chunk {
-  // OpenMetrics names a counter family without its _total suffix; the samples keep it.
-  const name = format === 'openmetrics' && family.type === 'counter' ? family.name.replace(/_total$/, '') : family.name;
-  return fixedChunk(`# HELP ${name} ${escapeHelp(family.help)}\n# TYPE ${name} ${family.type}\n`);
+  return fixedChunk(metadataLines(family.name, family.type, family.help, format));
 }
 
 const HEADERS: Record<ExpositionFormat, Chunk[]> = {

@@ -2,12 +2,17 @@
  * Every per-router metric family the exporter serves, in exposition order.
  * HELP names the RouterOS path and property a value comes from, so an operator can check it on the router.
  */
-export type FamilyType = 'gauge' | 'counter';
+import { openMetricsFamilyName, unitOf, type Unit } from './metadata.js';
+
+/** `info`: a gauge of 1 whose labels carry text (OpenMetrics' info type; a gauge in text 0.0.4). */
+export type FamilyType = 'gauge' | 'counter' | 'info';
 
 export interface Family {
   readonly name: string;
   readonly type: FamilyType;
   readonly help: string;
+  /** The unit its name ends in ('' for none), stated in OpenMetrics' `# UNIT`. */
+  readonly unit: Unit | '';
   /** Labels besides `router`, in exposition order. */
   readonly labels: readonly string[];
   /** Position in the exposition; set by the registry below. */
@@ -17,7 +22,8 @@ export interface Family {
 const list: Family[] = [];
 
 function family(name: string, type: FamilyType, labels: readonly string[], help: string): Family {
-  const entry: Family = { name, type, help, labels, index: list.length };
+  // The unit follows from the name, so that a new family cannot state one its name does not end in.
+  const entry: Family = { name, type, help, unit: unitOf(openMetricsFamilyName(name, type), type), labels, index: list.length };
   list.push(entry);
   return entry;
 }
@@ -31,7 +37,7 @@ export const F = {
   collectorDecodeErrors: family('routeros_collector_decode_errors_total', 'counter', ['collector'], 'Values from the router that did not decode or were out of range for their field (a negative counter, a load over 100 %, a handshake before 1970, a ping reply without sent/received), summed across runs; their series were left out.'),
   collectorBackoff: family('routeros_collector_backoff_seconds', 'gauge', ['collector'], 'How long the collector waits before its next attempt after repeated failures (0 when not backing off).'),
 
-  systemInfo: family('routeros_system_info', 'gauge', ['board_name', 'architecture', 'cpu', 'platform', 'version'], 'Router identity from system/resource (board-name, architecture-name, cpu, platform, version); always 1.'),
+  systemInfo: family('routeros_system_info', 'info', ['board_name', 'architecture', 'cpu', 'platform', 'version'], 'Router identity from system/resource (board-name, architecture-name, cpu, platform, version); always 1.'),
   cpuLoad: family('routeros_system_cpu_load_ratio', 'gauge', [], 'system/resource cpu-load / 100.'),
   cpuCores: family('routeros_system_cpu_cores', 'gauge', [], 'system/resource cpu-count.'),
   cpuFrequency: family('routeros_system_cpu_frequency_hertz', 'gauge', [], 'system/resource cpu-frequency (MHz on the router) in hertz.'),
@@ -41,14 +47,14 @@ export const F = {
   diskTotal: family('routeros_system_disk_total_bytes', 'gauge', [], 'system/resource total-hdd-space.'),
   uptime: family('routeros_system_uptime_seconds', 'gauge', [], 'system/resource uptime.'),
 
-  wgInterfaceInfo: family('routeros_wireguard_interface_info', 'gauge', ['interface', 'public_key'], 'interface/wireguard name and public-key; always 1.'),
+  wgInterfaceInfo: family('routeros_wireguard_interface_info', 'info', ['interface', 'public_key'], 'interface/wireguard name and public-key; always 1.'),
   wgInterfaceRunning: family('routeros_wireguard_interface_running', 'gauge', ['interface'], 'interface/wireguard running (1 true, 0 false).'),
   wgInterfaceDisabled: family('routeros_wireguard_interface_disabled', 'gauge', ['interface'], 'interface/wireguard disabled (1 true, 0 false).'),
   wgInterfaceListenPort: family('routeros_wireguard_interface_listen_port', 'gauge', ['interface'], 'interface/wireguard listen-port.'),
   wgInterfaceMtu: family('routeros_wireguard_interface_mtu_bytes', 'gauge', ['interface'], 'interface/wireguard mtu.'),
   wgInterfaceSetupOk: family('routeros_wireguard_interface_setup_ok', 'gauge', ['interface', 'check'], 'Tunnel set-up audit per check (address: ip/address on the interface; route: ip/route through it for routed peer subnets; firewall_input / firewall_forward: ip/firewall/filter accept before any drop); 1 passes, 0 fails.'),
 
-  wgPeerInfo: family('routeros_wireguard_peer_info', 'gauge', ['interface', 'public_key', 'name', 'endpoint', 'allowed_address'], 'interface/wireguard/peers endpoint (current-endpoint-address:port, else endpoint-address:port) and allowed-address; always 1.'),
+  wgPeerInfo: family('routeros_wireguard_peer_info', 'info', ['interface', 'public_key', 'name', 'endpoint', 'allowed_address'], 'interface/wireguard/peers endpoint (current-endpoint-address:port, else endpoint-address:port) and allowed-address; always 1.'),
   wgPeerRx: family('routeros_wireguard_peer_receive_bytes_total', 'counter', ['interface', 'public_key', 'name'], 'interface/wireguard/peers rx: bytes received from the peer.'),
   wgPeerTx: family('routeros_wireguard_peer_transmit_bytes_total', 'counter', ['interface', 'public_key', 'name'], 'interface/wireguard/peers tx: bytes sent to the peer.'),
   wgPeerHandshake: family('routeros_wireguard_peer_latest_handshake_timestamp_seconds', 'gauge', ['interface', 'public_key', 'name'], 'Unix time of the latest handshake: collection time minus interface/wireguard/peers last-handshake; 0 if never.'),

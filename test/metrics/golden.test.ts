@@ -15,8 +15,12 @@ import { mapBandwidthTest } from '../../src/collectors/bandwidth-test.js';
 import { recordedList, recordedRecord } from '../helpers/fixtures.js';
 import { testRouter } from '../helpers/config.js';
 import { promtoolCheckMetrics } from '../helpers/promtool.js';
+import { parseOpenMetrics } from './openmetrics-parser.js';
+import { FAMILIES } from '../../src/metrics/families.js';
 
 const GOLDEN = new URL('../fixtures/golden/exposition.txt', import.meta.url);
+/** The router part of the OpenMetrics exposition, ended with `# EOF` so that it is a whole exposition. */
+const GOLDEN_OPENMETRICS = new URL('../fixtures/golden/exposition.openmetrics.txt', import.meta.url);
 const NOW = Date.UTC(2026, 10, 21, 12, 0, 0);
 
 export function recordedExposition(): { exposition: Exposition; store: SnapshotStore } {
@@ -66,6 +70,69 @@ describe('golden exposition', () => {
     if (process.env['UPDATE_GOLDEN'] === '1') writeFileSync(GOLDEN, text);
     expect(existsSync(GOLDEN)).toBe(true);
     expect(text).toBe(readFileSync(GOLDEN, 'utf8'));
+  });
+
+  it('OpenMetrics: matches the committed file byte for byte and parses strictly', () => {
+    const { exposition } = recordedExposition();
+    const text = `${exposition.routerText('openmetrics')}# EOF\n`;
+    if (process.env['UPDATE_GOLDEN'] === '1') writeFileSync(GOLDEN_OPENMETRICS, text);
+    expect(existsSync(GOLDEN_OPENMETRICS)).toBe(true);
+    expect(text).toBe(readFileSync(GOLDEN_OPENMETRICS, 'utf8'));
+    const families = parseOpenMetrics(text);
+    // Every family with samples in the recording is there, with its type, unit and help.
+    expect(families.length).toBeGreaterThan(30);
+    for (const family of families) {
+      expect(family.help, family.name).toBeTruthy();
+      expect(family.type, family.name).not.toBe('unknown');
+    }
+  });
+
+  it('OpenMetrics: units, info families and HELP escaping as the specification has them', () => {
+    const { exposition } = recordedExposition();
+    const families = new Map(parseOpenMetrics(`${exposition.routerText('openmetrics')}# EOF\n`).map((family) => [family.name, family]));
+    expect(families.get('routeros_collector_duration_seconds')?.unit).toBe('seconds');
+    expect(families.get('routeros_wireguard_peer_receive_bytes')).toMatchObject({ type: 'counter', unit: 'bytes' });
+    expect(families.get('routeros_system_cpu_load_ratio')?.unit).toBe('ratio');
+    expect(families.get('routeros_system_cpu_frequency_hertz')?.unit).toBe('hertz');
+    expect(families.get('routeros_bandwidth_test_receive_bytes_per_second')?.unit).toBe('bytes_per_second');
+    expect(families.get('routeros_wireguard_peer_latest_handshake_timestamp_seconds')?.unit).toBe('seconds');
+    expect(families.get('routeros_system_cpu_cores')?.unit).toBe('');
+    expect(families.get('routeros_ping_packets_sent')).toMatchObject({ type: 'counter', unit: '' });
+    for (const name of ['routeros_system', 'routeros_wireguard_interface', 'routeros_wireguard_peer']) {
+      expect(families.get(name), name).toMatchObject({ type: 'info', unit: '' });
+      expect(families.get(name)?.samples[0]?.name).toBe(`${name}_info`);
+    }
+    expect(families.get('routeros_bandwidth_test_success')?.help).toBe('1 if the last bandwidth test ended with status "done testing".');
+    // Text 0.0.4 escapes only backslash and line feed in HELP: there the quotes stay as they are.
+    expect(exposition.routerText('text')).toContain('# HELP routeros_bandwidth_test_success 1 if the last bandwidth test ended with status "done testing".\n');
+  });
+
+  it('OpenMetrics: every family name ending in a unit states it, in the whole body with the process metrics', async () => {
+    const { exposition } = recordedExposition();
+    const body = Buffer.concat((await exposition.render('openmetrics', false)).parts);
+    const families = parseOpenMetrics(body);
+    const byName = new Map(families.map((family) => [family.name, family]));
+    for (const family of families) {
+      expect(family.type, family.name).not.toBe('unknown');
+      const unit = /_(seconds|bytes|ratio|hertz|celsius|volts|bytes_per_second)$/.exec(family.name)?.[1] ?? '';
+      if (family.type !== 'info' && !family.name.endsWith('_per_second')) expect(family.unit, family.name).toBe(unit);
+    }
+    expect(byName.get('process_cpu_seconds')).toMatchObject({ type: 'counter', unit: 'seconds' });
+    expect(byName.get('process_resident_memory_bytes')).toMatchObject({ type: 'gauge', unit: 'bytes' });
+    expect(byName.get('routeros_exporter_build')).toMatchObject({ type: 'info', unit: '' });
+    expect(byName.get('routeros_exporter_build')?.samples[0]?.labels).toMatchObject({ version: 'test' });
+    expect(byName.get('nodejs_version')).toMatchObject({ type: 'info' });
+    expect(byName.get('routeros_exporter_config_last_reload_success_timestamp_seconds')?.unit).toBe('seconds');
+    // The text format keeps the sample names as family names and types info families as gauges.
+    const text = Buffer.concat((await exposition.render('text', false)).parts).toString('utf8');
+    expect(text).toContain('# TYPE routeros_exporter_build_info gauge\n');
+    expect(text).toContain('# TYPE routeros_system_info gauge\n');
+    expect(text).not.toContain('# UNIT');
+    expect(FAMILIES.filter((family) => family.type === 'info').map((family) => family.name)).toEqual([
+      'routeros_system_info',
+      'routeros_wireguard_interface_info',
+      'routeros_wireguard_peer_info',
+    ]);
   });
 
   it('passes promtool check metrics, with the process metrics appended', async () => {
