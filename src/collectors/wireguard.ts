@@ -8,7 +8,7 @@ import { parseRouterList } from '../routeros/decode.js';
 import { SampleSet } from '../metrics/samples.js';
 import { F } from '../metrics/families.js';
 import { labelPair } from '../metrics/text.js';
-import { judgePeer } from '../health/peer.js';
+import { judgePeer, peerLabel } from '../health/peer.js';
 import { FieldReader, problemsOf } from './decoding.js';
 import type { Collector, JobContext, JobResult } from './types.js';
 
@@ -118,7 +118,7 @@ export function mapWireguard(
     if (seenPeers.has(identity)) continue;
     seenPeers.add(identity);
     const comment = record['comment'];
-    const name = record['name'] ?? comment ?? '';
+    const name = peerLabel(record['name'], comment);
     const labels = `${routerLabel},${labelPair('interface', iface)},${labelPair('public_key', publicKey)},${labelPair('name', name)}`;
     const disabled = peerRead.bool(record, 'disabled') ?? false;
     const rx = peerRead.counter(record, 'rx');

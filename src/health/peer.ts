@@ -28,6 +28,14 @@ export interface JudgedPeerInput {
   handshakeUnreadable?: boolean;
 }
 
+/**
+ * The peer label of the contract: its `name` (RouterOS 7.15+), else its `comment`, else ''. An empty name counts
+ * as none: RouterOS sends `"name":""` for a peer whose name was cleared, and its comment is then what people use.
+ */
+export function peerLabel(name: string | undefined, comment: string | undefined): string {
+  return name !== undefined && name !== '' ? name : comment ?? '';
+}
+
 export function isExcluded(peer: Pick<JudgedPeerInput, 'name' | 'comment'>, health: HealthConfig): boolean {
   const names = [peer.name, peer.comment].filter((value): value is string => value !== undefined && value !== '');
   if (names.some((name) => health.excludePeers.includes(name))) return true;

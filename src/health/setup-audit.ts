@@ -15,6 +15,7 @@ import type { RouterRecord } from '../routeros/records.js';
 import { parseRouterList } from '../routeros/decode.js';
 import { FieldReader } from '../collectors/decoding.js';
 import { evaluateChain, isEnabled, type ChainVerdict } from './firewall.js';
+import { peerLabel } from './peer.js';
 import { formatPrefix, parseIpv4Prefix } from './ipv4.js';
 import { cliValue, describeRule, forwardFix, inputFix, placeBefore } from './setup-fixes.js';
 import { routeProblems, usable, type Address, type Subnet } from './setup-routes.js';
@@ -84,8 +85,9 @@ export function auditSetup(records: SetupRecords, read: FieldReader = new FieldR
 }
 
 
-function peerLabel(peer: RouterRecord): string {
-  return peer['name'] ?? peer['comment'] ?? `${(peer['public-key'] ?? '').slice(0, 8)}…`;
+function peerName(peer: RouterRecord): string {
+  const label = peerLabel(peer['name'], peer['comment']);
+  return label !== '' ? label : `${(peer['public-key'] ?? '').slice(0, 8)}…`;
 }
 
 function routedSubnets(peers: readonly RouterRecord[], iface: string): Subnet[] {
@@ -97,7 +99,7 @@ function routedSubnets(peers: readonly RouterRecord[], iface: string): Subnet[] 
       if (prefix === undefined || prefix.length === 0 || prefix.length === 32) continue;
       const text = formatPrefix(prefix);
       const subnet = byText.get(text) ?? { prefix, text, peers: [] };
-      subnet.peers.push(peerLabel(peer));
+      subnet.peers.push(peerName(peer));
       byText.set(text, subnet);
     }
   }

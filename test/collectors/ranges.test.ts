@@ -183,3 +183,37 @@ describe('health cannot throw on a time outside the era', () => {
     expect(lines.map((line) => line.message).join()).toMatch(/peer x on hq\/wg stale/);
   });
 });
+
+describe('peer label: name, else comment', () => {
+  const health = testRouter({ health: { exclude_peers: ['road-anna'] } }).health;
+
+  it('a peer whose name is empty takes its comment, in metrics, health data and exclusions', () => {
+    const peers = [
+      peerRecord('', '5s', { 'public-key': 'k1', comment: 'branch office' }),
+      peerRecord('', '5s', { 'public-key': 'k2', comment: 'road-anna' }),
+      peerRecord('', '5s', { 'public-key': 'k3' }),
+    ];
+    const result = mapWireguard([WG_UP], peers, ROUTER, health, NOW);
+    const out = text(result.samples);
+    expect(out).toContain('routeros_wireguard_peer_disabled{router="hq",interface="wg-branch",public_key="k1",name="branch office"} 0\n');
+    expect(out).toContain('routeros_wireguard_peer_disabled{router="hq",interface="wg-branch",public_key="k3",name=""} 0\n');
+    expect(result.data.peers.map((peer) => peer.name)).toEqual(['branch office', 'road-anna', '']);
+    expect(out).not.toMatch(/peer_healthy\{[^}]*public_key="k2"/);
+  });
+
+  it('the set-up audit names such a peer by its comment too', () => {
+    const result = mapWireguardSetup(
+      {
+        interfaces: [{ name: 'wg-branch', 'listen-port': '13231' }],
+        peers: [{ interface: 'wg-branch', name: '', comment: 'branch office', 'public-key': 'k1', 'allowed-address': '192.168.20.0/24' }],
+        addresses: [{ address: '10.10.0.1/24', interface: 'wg-branch' }],
+        routes: [],
+        filter: [],
+      },
+      ROUTER,
+      NOW,
+    );
+    const route = result.data.interfaces[0]?.checks.find((check) => check.check === 'route');
+    expect(route?.detail).toContain('branch office');
+  });
+});

@@ -127,7 +127,7 @@ describe('random router replies through collectors and exposition', () => {
         for (const name of ifaceNames) expect(replies.some((r) => r.interfaces.some((i) => asExposed(i['name'] ?? '') === name))).toBe(true);
         const peerNames = new Set(parsed.samples.filter((s) => s.name === 'routeros_wireguard_peer_info').map((s) => s.labels['name']));
         for (const name of peerNames) {
-          expect(replies.some((r) => r.peers.some((p) => asExposed(p['name'] ?? p['comment'] ?? '') === name))).toBe(true);
+          expect(replies.some((r) => r.peers.some((p) => asExposed(p['name'] || (p['comment'] ?? '')) === name))).toBe(true);
         }
       }),
       { numRuns: 200 },
