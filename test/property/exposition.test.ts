@@ -21,6 +21,7 @@ import type { RouterRecord } from '../../src/routeros/records.js';
 import { testRouter } from '../helpers/config.js';
 import { promtoolCheckMetrics } from '../helpers/promtool.js';
 import { parseExposition } from './exposition-parser.js';
+import { parseOpenMetrics } from '../metrics/openmetrics-parser.js';
 
 /** Characters that break naive exposition writers, mixed with ordinary ones. */
 const NASTY = fc.constantFrom('a', 'Z', '0', ' ', '\\', '"', '\n', '\r', '\t', '\0', '\x1b', '\x7f', '\u0085', 'é', '€', '\u2028', '\uD800', '\uDFFF', '{', '}', '=', ',', '#', '😀');
@@ -114,7 +115,9 @@ describe('random router replies through collectors and exposition', () => {
         const exposition = expose(replies);
         const plain = await render(exposition, 'text', false);
         const parsed = parseExposition(plain, 'text');
-        parseExposition(await render(exposition, 'openmetrics', false), 'openmetrics');
+        const openmetrics = await render(exposition, 'openmetrics', false);
+        parseExposition(openmetrics, 'openmetrics');
+        parseOpenMetrics(openmetrics);
         // The router part of the gzipped body is the same bytes (the process metrics move between renders).
         const routerPart = (body: Buffer): string => body.toString('utf8').split('# HELP process_')[0] ?? '';
         expect(routerPart(await render(exposition, 'text', true))).toBe(routerPart(plain));
