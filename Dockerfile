@@ -2,27 +2,35 @@
 # routeros-exporter: multi-stage build, production-only node_modules, non-root, exec-form CMD and HEALTHCHECK.
 #   docker build -t routeros-exporter .
 #   docker run --rm -p 9731:9731 routeros-exporter node dist/main.js demo --listen 0.0.0.0:9731
+# The base, pinned by digest so that a rebuild gets the same bytes (a tag moves with every Node.js and Debian
+# patch). To bump it (docs/deployment.md, "Updating the base image"): `docker buildx imagetools inspect
+# node:24-bookworm-slim` prints the index digest; paste it below. This one is node:24-bookworm-slim with
+# Node.js 24.18.0 per public sources; it could not be checked against Docker Hub where it was set (no registry
+# access there), so the first build with network access confirms it (a wrong digest fails the pull).
+# CI (.ci/run) runs the test suite on the Node.js major named here, read from this line.
 ARG NODE_IMAGE=node:24-bookworm-slim
+ARG NODE_DIGEST=sha256:6f7b03f7c2c8e2e784dcf9295400527b9b1270fd37b7e9a7285cf83b6951452d
 
 # Build: every dependency, then TypeScript → dist/.
-FROM ${NODE_IMAGE} AS build
+FROM ${NODE_IMAGE}@${NODE_DIGEST} AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
-# Scripts are skipped here (the `prepare` script would build before the sources are copied); the build runs below.
+# Install scripts are skipped: the TypeScript build needs none.
 RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 RUN npm run build
 
 # Production dependencies only, without install scripts.
-FROM ${NODE_IMAGE} AS deps
+FROM ${NODE_IMAGE}@${NODE_DIGEST} AS deps
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund
 
 # Runtime: node, production node_modules, dist/ and package.json (which makes dist/ an ES module package).
-FROM ${NODE_IMAGE} AS runtime
+FROM ${NODE_IMAGE}@${NODE_DIGEST} AS runtime
 ARG NODE_IMAGE
+ARG NODE_DIGEST
 ARG VERSION=0.1.0
 ARG REVISION=unknown
 ARG CREATED=unknown
@@ -35,7 +43,8 @@ LABEL org.opencontainers.image.title="routeros-exporter" \
       org.opencontainers.image.source="${SOURCE}" \
       org.opencontainers.image.documentation="${SOURCE}/blob/main/docs/deployment.md" \
       org.opencontainers.image.licenses="Apache-2.0" \
-      org.opencontainers.image.base.name="${NODE_IMAGE}"
+      org.opencontainers.image.base.name="docker.io/library/${NODE_IMAGE}" \
+      org.opencontainers.image.base.digest="${NODE_DIGEST}"
 ENV NODE_ENV=production \
     ROUTEROS_EXPORTER_CONFIG=/etc/routeros-exporter/config.yml
 WORKDIR /app

@@ -2,8 +2,9 @@
  * The Dockerfile and .dockerignore (STYLE.md rule 14): multi-stage, production-only node_modules, non-root,
  * exec-form CMD running the package's binary, an exec-form HEALTHCHECK without curl, OCI labels.
  */
+import { spawnSync } from 'node:child_process';
 import { expect, it } from 'vitest';
-import { dockerInstructions, keyValues, read, readYaml, usage } from './files.js';
+import { dockerInstructions, keyValues, read, readYaml, repoRoot, usage } from './files.js';
 
 const text = read('Dockerfile');
 const instructions = dockerInstructions(text);
@@ -19,12 +20,31 @@ const one = (keyword: string) => {
 const pkg = readYaml<{ version: string; license: string; bin: Record<string, string> }>('package.json');
 const globalArgs = keyValues(instructions.filter((i) => i.stage === -1 && i.keyword === 'ARG').map((i) => i.args).join(' '));
 
-it('builds from a current Node LTS slim image in separate build, dependency and runtime stages', () => {
+const imageMajor = Number(/^node:(\d+)-bookworm-slim$/.exec(globalArgs.get('NODE_IMAGE') ?? '')?.[1]);
+
+it('builds from a current Node LTS slim image, pinned by digest, in separate build, dependency and runtime stages', () => {
   expect(stageNames).toEqual(['build', 'deps', 'runtime']);
-  const image = globalArgs.get('NODE_IMAGE') ?? '';
-  const major = Number(/^node:(\d+)-bookworm-slim$/.exec(image)?.[1]);
-  expect(major >= 22 && major % 2 === 0, image).toBe(true);
-  for (const from of instructions.filter((i) => i.keyword === 'FROM')) expect(from.args).toMatch(/^\$\{NODE_IMAGE\} AS /);
+  expect(imageMajor >= 22 && imageMajor % 2 === 0, globalArgs.get('NODE_IMAGE')).toBe(true);
+  expect(globalArgs.get('NODE_DIGEST')).toMatch(/^sha256:[0-9a-f]{64}$/);
+  for (const from of instructions.filter((i) => i.keyword === 'FROM')) {
+    expect(from.args).toMatch(/^\$\{NODE_IMAGE\}@\$\{NODE_DIGEST\} AS /);
+  }
+  expect(text).toContain('docker buildx imagetools inspect'); // how to bump it, beside the pin
+});
+
+it('has CI run the suite on the Node.js major the image runs, read from the Dockerfile', () => {
+  const script = spawnSync('bash', ['scripts/node-for-image.sh', '--major'], { cwd: repoRoot, encoding: 'utf8' });
+  expect(script.status, script.stderr).toBe(0);
+  expect(Number(script.stdout.trim())).toBe(imageMajor);
+  const ci = read('.ci/run');
+  const lines = ci.split('\n').map((line) => line.trim());
+  expect(lines).toContain('node_bin=$(bash scripts/node-for-image.sh)');
+  expect(lines).toContain('image_major=$(bash scripts/node-for-image.sh --major)');
+  expect(ci).toMatch(/"\$\(\s*"\$node_bin\/node" --version \| cut -d\. -f1\)" != "v\$image_major"/);
+  // The suite runs in the fresh clone with that node first on PATH (the Quick start ends with npm test).
+  expect(lines).toContain('(cd "$clone_parent/repo" && PATH="$node_bin:$PATH" bash scripts/readme-quickstart.sh)');
+  const quickStart = /## Quick start[^]*?```sh\n([^]*?)```/.exec(read('README.md'))?.[1] ?? '';
+  expect(quickStart.split('\n')).toContain('npm test');
 });
 
 it('compiles with npm ci and npm run build, and installs production dependencies without scripts', () => {
@@ -67,6 +87,8 @@ it('carries OCI labels matching package.json', () => {
     expect(labels.has(`org.opencontainers.image.${key}`), key).toBe(true);
   }
   expect(labels.get('org.opencontainers.image.licenses')).toBe(pkg.license);
+  expect(labels.get('org.opencontainers.image.base.name')).toBe('docker.io/library/${NODE_IMAGE}');
+  expect(labels.get('org.opencontainers.image.base.digest')).toBe('${NODE_DIGEST}');
   const args = keyValues(runtime.filter((i) => i.keyword === 'ARG').map((i) => i.args).join(' '));
   expect(args.get('VERSION')).toBe(pkg.version);
 });
