@@ -12,14 +12,16 @@ import { cronIntervalSeconds } from '../config/cron.js';
 /** Jobs that run less often than this do not hold `/-/ready` back (a daily job would hold it for a day). */
 export const READINESS_MAX_INTERVAL_SECONDS = 600;
 
-/** The connection settings: what the client pool builds a client from. */
+/**
+ * The connection settings: what the client pool (src/routeros/pool.ts) builds a client from. The CA's text,
+ * not its path: a moved file with the same certificates changes nothing.
+ */
 function connection(router: RouterConfig): unknown[] {
   return [
     router.url,
     router.username,
     router.password.reveal(),
     router.timeoutSeconds,
-    router.tls.caFile ?? null,
     router.tls.ca ?? null,
     router.tls.serverName ?? null,
     router.tls.insecureSkipVerify,
