@@ -55,9 +55,9 @@ export function registeredSecretCount(): number {
  * `Basic <token>`, `Bearer <token>`…: the token must look like credentials (a digit, a capital, `+`, `/` or `=`
  * in it), so ordinary words after "basic" stay readable.
  */
-const SCHEME_VALUE = /\b(Basic|Bearer|Digest|Negotiate|NTLM)([ \t]+|%20|\+)(?=[A-Za-z0-9+/_.~-]*[A-Z0-9+/=])[A-Za-z0-9+/_.~-]{4,}=*/gi;
+const SCHEME_VALUE = /(Basic|Bearer|Digest|Negotiate|NTLM)([ \t]+|%20|\+)(?=[A-Za-z0-9+/_.~-]*[A-Z0-9+/=])[A-Za-z0-9+/_.~-]{4,}=*/gi;
 /** An `Authorization` header or field echoed with its value: `authorization: x`, `"Authorization":"x"`, `authorization=x`. */
-const HEADER_VALUE = /\b((?:proxy-)?authorization\\?["']?[ \t]*[:=][ \t]*\\?["']?)(?!\[REDACTED\])[^\s"'\\,;}]+(?:[ \t]+(?!\[REDACTED\])[^\s"'\\,;}]+)?/gi;
+const HEADER_VALUE = /((?:proxy-)?authorization\\?["']?[ \t]*[:=][ \t]*\\?["']?)(?!\[REDACTED\])(?!(?:Basic|Bearer|Digest|Negotiate|NTLM)[ \t]+\[REDACTED\])[^\s"'\\,;}]+(?:[ \t]+(?!\[REDACTED\])[^\s"'\\,;}]+)?/gi;
 
 /** The text with every registered secret and every Authorization-like value replaced by `[REDACTED]`. */
 export function redactSecrets(text: string): string {
@@ -69,7 +69,7 @@ export function redactSecrets(text: string): string {
     }
   }
   if (/basic|bearer|digest|negotiate|ntlm|authorization/i.test(out)) {
-    out = out.replace(HEADER_VALUE, `$1${REDACTED}`).replace(SCHEME_VALUE, `$1 ${REDACTED}`);
+    out = out.replace(SCHEME_VALUE, `$1 ${REDACTED}`).replace(HEADER_VALUE, `$1${REDACTED}`);
   }
   return out;
 }

@@ -26,7 +26,7 @@ describe('backoff policy', () => {
   });
 
   it('anything else: after three failures, doubling from 30 s up to 2 minutes', () => {
-    for (const reason of ['connect', 'timeout', 'tls', 'http_5xx', 'parse', 'unsupported'] as const) {
+    for (const reason of ['connect', 'timeout', 'tls', 'http_5xx', 'parse', 'unsupported', 'redirect'] as const) {
       expect(sequence(reason, 7), reason).toEqual([0, 0, 30, 60, 120, 120, 120]);
     }
   });

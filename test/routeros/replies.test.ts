@@ -173,7 +173,7 @@ describe('hostile error bodies', () => {
   it('an error that echoes the Authorization header: redacted in the message and the kept body', async () => {
     const error = await withFaults({ echoAuthorization: true }, () => failure(peers()));
     expect(error.reason).toBe('http_5xx');
-    expect(error.message).toContain('Authorization: [REDACTED]');
+    expect(error.message).toContain('Authorization: Basic [REDACTED]');
     expect(error.body?.detail).toContain('[REDACTED]');
   });
 
