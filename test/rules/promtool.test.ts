@@ -153,6 +153,17 @@ describe('rule lint', () => {
     expect(problems).toEqual([]);
   });
 
+  it('states no for: duration in a description, since a user may tune it', () => {
+    // Template actions (queries, with their own windows) are left out; the prose is what a reader takes as fact.
+    const forPhrase = /\bfor\s+(?:more\s+than\s+|over\s+|at\s+least\s+|longer\s+than\s+)?\d+\s*(?:s|m|h|d|seconds?|minutes?|hours?|days?)\b/i;
+    const problems = alerts
+      .map((a) => ({ a, prose: (a.annotations?.description ?? '').replace(/\{\{[\s\S]*?\}\}/g, ' ') }))
+      .filter(({ prose }) => forPhrase.test(prose))
+      .map(({ a, prose }) => `${a.alert}: ${forPhrase.exec(prose)?.[0] ?? ''}`);
+    expect(problems).toEqual([]);
+    expect(forPhrase.test('has failed for more than 5 minutes'), 'the check itself').toBe(true);
+  });
+
   it('uses only metrics of the contract, in expressions and in annotation queries', () => {
     const problems: string[] = [];
     for (const a of alerts) {
