@@ -4,6 +4,12 @@ import { ConfigError, type Config } from '../config/types.js';
 import { loadWebConfig } from '../server/web-config.js';
 import { createApp } from '../app.js';
 import { createLogger } from './logger.js';
+import { terminalText } from '../util/text.js';
+
+/** What check-config and once print on stderr: the problems of a file that may hold secrets or odd bytes. */
+function printProblems(text: string): void {
+  console.error(terminalText(text));
+}
 
 export async function checkConfigCommand(path: string): Promise<number> {
   const problems = await checkConfigFile(path);
@@ -15,14 +21,14 @@ export async function checkConfigCommand(path: string): Promise<number> {
         loadWebConfig(config.webConfigFile);
       } catch (error) {
         if (!(error instanceof ConfigError)) throw error;
-        console.error(formatProblems(error.source, error.problems));
+        printProblems(formatProblems(error.source, error.problems));
         return 2;
       }
     }
     console.log(`${path}: OK`);
     return 0;
   }
-  console.error(formatProblems(path, problems));
+  printProblems(formatProblems(path, problems));
   return 2;
 }
 
@@ -32,7 +38,7 @@ export async function loadOrReport(path: string): Promise<Config | undefined> {
     return await loadConfigFile(path);
   } catch (error) {
     if (error instanceof ConfigError) {
-      console.error(formatProblems(path, error.problems));
+      printProblems(formatProblems(path, error.problems));
       return undefined;
     }
     throw error;

@@ -42,3 +42,11 @@ export function boundText(text: string, max: number): string {
 export function safeText(text: string, max = ROUTER_TEXT_LIMIT): string {
   return boundText(redactSecrets(stripControls(redactSecrets(text))), max);
 }
+
+/**
+ * Text for a terminal (a command's stderr): several lines allowed, but no carriage return (it would let a line
+ * overwrite what came before it), no terminal control and no known secret.
+ */
+export function terminalText(text: string): string {
+  return redactSecrets(stripControls(redactSecrets(text), false).replace(/\r/g, ''));
+}

@@ -1,7 +1,7 @@
 /** A pino logger whose JSON lines are kept in memory, to assert on what operators would read. */
 import { Writable } from 'node:stream';
 import pino, { type Logger } from 'pino';
-import { REDACT_PATHS } from '../../src/cli/logger.js';
+import { LOG_HOOKS, REDACT_PATHS } from '../../src/cli/logger.js';
 
 export function captureLogs(): { logger: Logger; lines: () => Record<string, unknown>[]; text: () => string } {
   const chunks: string[] = [];
@@ -11,7 +11,7 @@ export function captureLogs(): { logger: Logger; lines: () => Record<string, unk
       callback();
     },
   });
-  const logger = pino({ level: 'debug', redact: { paths: REDACT_PATHS, censor: '[REDACTED]' } }, stream);
+  const logger = pino({ level: 'debug', redact: { paths: REDACT_PATHS, censor: '[REDACTED]' }, hooks: LOG_HOOKS }, stream);
   const text = (): string => chunks.join('');
   const lines = (): Record<string, unknown>[] =>
     text()
