@@ -91,6 +91,19 @@ export function queryOf(search: string): URLSearchParams {
   return new URLSearchParams(pairs);
 }
 
+/**
+ * The request target's path and query, without `new URL()` (which throws on targets such as `//`, and a throw
+ * here would end the emulator). Origin-form and absolute-form; anything else is undefined (400).
+ */
+export function targetOf(raw: string | undefined): { path: string; search: string } | undefined {
+  let target = raw ?? '';
+  const absolute = /^https?:\/\/[^/?#]*/i.exec(target);
+  if (absolute !== null) target = `/${target.slice(absolute[0].length).replace(/^\//, '')}`;
+  if (!target.startsWith('/')) return undefined;
+  const question = target.indexOf('?');
+  return question < 0 ? { path: target, search: '' } : { path: target.slice(0, question), search: target.slice(question) };
+}
+
 function segmentsOf(pathname: string): string[] {
   try {
     return pathname.split('/').filter((s) => s !== '').map((s) => decodeURIComponent(s));
@@ -113,7 +126,7 @@ function replyOut(reply: Reply, faults: ActiveFaults): Outgoing {
   return { status: reply.status, contentType: JSON_TYPE, body: bytes };
 }
 
-async function serveRest(deps: HandlerDeps, req: IncomingMessage, url: URL, faults: ActiveFaults, signal: AbortSignal): Promise<Outgoing | undefined> {
+async function serveRest(deps: HandlerDeps, req: IncomingMessage, url: { path: string; search: string }, faults: ActiveFaults, signal: AbortSignal): Promise<Outgoing | undefined> {
   const text = await readBody(req);
   if (faults.latencyMs > 0) await sleep(faults.latencyMs, signal);
   if (faults.status !== undefined) {
@@ -132,7 +145,7 @@ async function serveRest(deps: HandlerDeps, req: IncomingMessage, url: URL, faul
   const body = text.trim() === '' ? undefined : parseRequestJson(text);
   const reply = await dispatch(tree, state, {
     method: req.method ?? 'GET',
-    segments: segmentsOf(url.pathname).slice(1),
+    segments: segmentsOf(url.path).slice(1),
     search: queryOf(url.search),
     body,
     user,
@@ -144,13 +157,27 @@ async function serveRest(deps: HandlerDeps, req: IncomingMessage, url: URL, faul
 export function createHandler(deps: HandlerDeps): (req: IncomingMessage, res: ServerResponse) => void {
   return (req, res) => {
     deps.stats.requests++;
-    void handle(deps, req, res);
+    // Whatever a request carries, a throw answers 500 (or cuts a started reply) and never reaches the process.
+    const failed = (error: unknown): void => {
+      console.error('routeros-emulator: internal error', error instanceof Error ? error.message : String(error));
+      if (res.headersSent || res.destroyed) res.destroy();
+      else void send(res, jsonError(500, 'internal emulator error'), undefined, new AbortController().signal).catch(() => res.destroy());
+    };
+    try {
+      handle(deps, req, res).catch(failed);
+    } catch (error) {
+      failed(error);
+    }
   };
 }
 
 async function handle(deps: HandlerDeps, req: IncomingMessage, res: ServerResponse): Promise<void> {
-  const url = new URL(req.url ?? '/', 'https://emulator.invalid');
-  const path = url.pathname;
+  const url = targetOf(req.url);
+  if (url === undefined) {
+    await send(res, jsonError(400, 'bad request target'), undefined, new AbortController().signal);
+    return;
+  }
+  const path = url.path;
   const controller = new AbortController();
   const untrack = deps.track(controller);
   res.on('close', () => {
