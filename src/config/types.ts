@@ -86,6 +86,8 @@ export interface Config {
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   /** Resolved path of the exporter-toolkit web config, if any. */
   webConfigFile?: string;
+  /** `--web.enable-lifecycle`: POST /-/reload answers without basic auth users (off by default). */
+  enableLifecycle?: boolean;
   shard?: ShardConfig;
   routers: RouterConfig[];
   /** Where the config came from (a path, or "<demo>"), for messages. */

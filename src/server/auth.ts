@@ -21,6 +21,13 @@ const LOG_EVERY_MS = 60_000;
 
 const digest = (...parts: string[]): Buffer => createHash('sha256').update(parts.join('\u0000')).digest();
 
+/** Requests whose credentials matched a configured user: they may use what needs a user (POST /-/reload). */
+const authenticated = new WeakSet<IncomingMessage>();
+
+export function isAuthenticated(req: IncomingMessage): boolean {
+  return authenticated.has(req);
+}
+
 export interface Credentials {
   username: string;
   password: string;
@@ -72,7 +79,10 @@ export class BasicAuth {
     if (users.size === 0) return true;
     const credentials = parseBasic(req.headers.authorization);
     const ok = credentials === undefined ? false : await this.check(users, credentials);
-    if (ok === true) return true;
+    if (ok === true) {
+      authenticated.add(req);
+      return true;
+    }
     if (ok === undefined) {
       res.setHeader('retry-after', '1');
       sendText(res, 429, 'Too many authentication attempts at once; retry shortly.\n');

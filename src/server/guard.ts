@@ -1,16 +1,21 @@
 /**
- * What stands in front of the routes: the web config's response headers, HTTP Basic authentication, a cap on
- * scrapes answered at once and a deadline on every response, so neither a flood of scrapers nor clients that
- * never read can hold memory or sockets without bound.
+ * What stands in front of the routes: the request target's check, the web config's response headers, HTTP
+ * Basic authentication, a cap on scrapes answered at once (in total and per client), a deadline on every
+ * response and a shorter one on write progress, so neither a flood of scrapers nor clients that never read can
+ * hold memory or sockets without bound. Nothing a request carries can throw past it.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { BasicAuth } from './auth.js';
-import { sendText } from './respond.js';
+import { answerFailure, sendText } from './respond.js';
+import { ruleOf } from './routes.js';
+import { ScrapeSlots } from './slots.js';
+import { watchStall } from './stall.js';
+import { targetOf } from './target.js';
 import type { WebConfigSource } from './web-source.js';
 
 export interface ServerLimits {
-  /** To receive a request's headers (slowloris). */
+  /** To receive a request's headers (slowloris); also how long a new connection may stay silent. */
   headersTimeoutMs: number;
   /** To receive a whole request. */
   requestTimeoutMs: number;
@@ -20,26 +25,33 @@ export interface ServerLimits {
   handshakeTimeoutMs: number;
   /** Open connections at once; further ones are closed as they arrive. */
   maxConnections: number;
+  /** Open connections from one remote address; further ones from it are closed as they arrive. */
+  maxConnectionsPerClient: number;
   /** Largest request head accepted (431 beyond). */
   maxHeaderBytes: number;
   /** /metrics and /health answered at once; more get 503 with Retry-After. */
   maxConcurrentScrapes: number;
+  /** Of those, at most this many for one remote address. */
+  maxScrapesPerClient: number;
   /** A response not fully sent by then (a client that stopped reading) loses its connection. */
   responseTimeoutMs: number;
+  /** A response whose bytes make no progress to the client for this long loses its connection. */
+  writeStallMs: number;
 }
 
 export const DEFAULT_LIMITS: ServerLimits = {
   headersTimeoutMs: 10_000,
   requestTimeoutMs: 30_000,
   keepAliveTimeoutMs: 65_000,
-  handshakeTimeoutMs: 10_000,
+  handshakeTimeoutMs: 5_000,
   maxConnections: 512,
+  maxConnectionsPerClient: 64,
   maxHeaderBytes: 16 * 1024,
   maxConcurrentScrapes: 16,
+  maxScrapesPerClient: 8,
   responseTimeoutMs: 30_000,
+  writeStallMs: 10_000,
 };
-
-const SCRAPES = new Set(['/metrics', '/health']);
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -49,42 +61,63 @@ export interface GuardDeps {
   limits: ServerLimits;
 }
 
-/** Wraps the routes' handler: headers, then authentication, then the scrape cap. `close` ends the bcrypt worker. */
+/**
+ * Wraps the routes' handler: target check, headers, then authentication, then the scrape cap. `close` ends the
+ * bcrypt worker.
+ */
 export function guard(handle: Handler, deps: GuardDeps): { handle: Handler; close(): Promise<void> } {
   const auth = new BasicAuth(deps.logger);
-  let scrapes = 0;
+  const slots = new ScrapeSlots(deps.limits.maxConcurrentScrapes, deps.limits.maxScrapesPerClient);
+  const fail = (res: ServerResponse, error: unknown, message: string): void => answerFailure(res, deps.logger, error, message);
+
   const pass = (req: IncomingMessage, res: ServerResponse): void => {
-    if (SCRAPES.has((req.url ?? '').split('?')[0] ?? '')) {
-      if (scrapes >= deps.limits.maxConcurrentScrapes) {
+    const target = targetOf(req);
+    if (target.ok && ruleOf(target.path)?.scrape === true) {
+      const release = slots.take(req.socket.remoteAddress ?? '');
+      if (release === undefined) {
         res.setHeader('retry-after', '1');
         sendText(res, 503, 'Too many scrapes at once; retry shortly.\n');
         return;
       }
-      scrapes++;
-      res.once('close', () => scrapes--);
+      // Free once the body is handed to the kernel, or the connection ends: what stays pinned after that is
+      // the kernel's socket buffer, not a rendered exposition.
+      res.once('finish', release);
+      res.once('close', release);
     }
-    handle(req, res);
+    try {
+      handle(req, res);
+    } catch (error) {
+      fail(res, error, 'request failed');
+    }
   };
+
   const guarded: Handler = (req, res) => {
-    const deadline = setTimeout(() => res.destroy(), deps.limits.responseTimeoutMs);
-    deadline.unref();
-    res.once('close', () => clearTimeout(deadline));
-    const config = deps.web?.current();
-    for (const [name, value] of Object.entries(config?.headers ?? {})) res.setHeader(name, value);
-    if (config === undefined || config.users.size === 0) {
-      pass(req, res);
-      return;
+    try {
+      const deadline = setTimeout(() => res.destroy(), deps.limits.responseTimeoutMs);
+      deadline.unref();
+      res.once('close', () => clearTimeout(deadline));
+      watchStall(res, deps.limits.writeStallMs);
+      const config = deps.web?.current();
+      for (const [name, value] of Object.entries(config?.headers ?? {})) res.setHeader(name, value);
+      const target = targetOf(req);
+      if (!target.ok) {
+        sendText(res, 400, `Bad request: ${target.reason}.\n`);
+        return;
+      }
+      if (config === undefined || config.users.size === 0) {
+        pass(req, res);
+        return;
+      }
+      auth.admit(config.users, req, res).then(
+        (ok) => {
+          // The client may have gone while bcrypt ran.
+          if (ok && !res.destroyed) pass(req, res);
+        },
+        (error: unknown) => fail(res, error, 'authentication check failed'),
+      );
+    } catch (error) {
+      fail(res, error, 'request failed');
     }
-    auth.admit(config.users, req, res).then(
-      (ok) => {
-        // The client may have gone while bcrypt ran.
-        if (ok && !res.destroyed) pass(req, res);
-      },
-      (error: unknown) => {
-        deps.logger.error({ err: error }, 'authentication check failed');
-        res.destroy();
-      },
-    );
   };
   return { handle: guarded, close: () => auth.close() };
 }

@@ -2,24 +2,31 @@
  * GET /health: the health verdicts as JSON (shape in docs/health.md), evaluated at request time from the latest
  * snapshots, so handshake ages keep growing between collections. 200 only when the status is `ok`, else 503, so
  * a plain HTTP check can alert on it. `?router=NAME` (repeatable) narrows it; an unknown name is a 404.
+ * Gzip-compressed when the client accepts it: tens of thousands of peers make tens of MB of JSON.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { App } from '../app.js';
 import { evaluateRouters } from '../health/report.js';
-import { sendJson } from './respond.js';
+import { sendJsonNegotiated } from './respond.js';
 
-export function serveHealth(app: App, _req: IncomingMessage, res: ServerResponse, url: URL): void {
+export async function serveHealth(app: App, req: IncomingMessage, res: ServerResponse, query: URLSearchParams): Promise<void> {
   const configured = app.config().routers;
-  const wanted = url.searchParams.getAll('router');
+  const wanted = query.getAll('router');
   const unknown = wanted.filter((name) => !configured.some((router) => router.name === name));
+  const encoding = req.headers['accept-encoding'];
   if (unknown.length > 0) {
-    sendJson(res, 404, {
-      error: `no router named ${unknown.map((name) => JSON.stringify(name)).join(', ')}`,
-      routers: configured.map((router) => router.name),
-    });
+    await sendJsonNegotiated(
+      res,
+      404,
+      {
+        error: `no router named ${unknown.map((name) => JSON.stringify(name)).join(', ')}`,
+        routers: configured.map((router) => router.name),
+      },
+      encoding,
+    );
     return;
   }
   const routers = wanted.length === 0 ? configured : configured.filter((router) => wanted.includes(router.name));
   const { report } = evaluateRouters(routers, app.store, Date.now());
-  sendJson(res, report.status === 'ok' ? 200 : 503, report);
+  await sendJsonNegotiated(res, report.status === 'ok' ? 200 : 503, report, encoding);
 }

@@ -1,11 +1,13 @@
 /**
  * Starts the HTTP server for an app on a `host:port` address: HTTPS and Basic authentication when the web
- * config asks for them, with limits against slow or greedy clients (guard.ts).
+ * config asks for them, with limits against slow or greedy clients (guard.ts, connections.ts).
  */
 import { createServer, type Server, type ServerOptions as HttpServerOptions } from 'node:http';
 import { createServer as createHttpsServer, Server as HttpsServer } from 'node:https';
+import type { Duplex } from 'node:stream';
 import pino, { type Logger } from 'pino';
 import type { App } from '../app.js';
+import { admitConnections } from './connections.js';
 import { DEFAULT_LIMITS, guard, type ServerLimits } from './guard.js';
 import { tlsServerOptions } from './web-config.js';
 import type { WebConfigSource } from './web-source.js';
@@ -63,6 +65,12 @@ export function startServer(app: Pick<App, 'handle'>, listen: string, options: S
   }
   server.maxHeadersCount = 100;
   server.maxConnections = limits.maxConnections;
+  admitConnections(server, limits);
+  // Without a listener Node drops a CONNECT request without a word; answer it like any other wrong method.
+  server.on('connect', (_req, socket: Duplex) => {
+    socket.on('error', () => undefined);
+    socket.end('HTTP/1.1 405 Method Not Allowed\r\nAllow: GET, HEAD, POST\r\nContent-Length: 0\r\nConnection: close\r\n\r\n');
+  });
   server.once('close', () => void guarded.close());
   return new Promise((resolve, reject) => {
     server.once('error', reject);

@@ -20,5 +20,5 @@ export async function serveMetrics(exposition: Exposition, req: IncomingMessage,
     res.end();
     return;
   }
-  sendParts(res, 200, headers, body.parts);
+  await sendParts(res, 200, headers, body.parts);
 }

@@ -1,5 +1,21 @@
 /** Small response helpers shared by the routes. */
 import type { ServerResponse } from 'node:http';
+import { promisify } from 'node:util';
+import { gzip } from 'node:zlib';
+import type { Logger } from 'pino';
+import { acceptsGzip } from '../metrics/negotiate.js';
+import { targetOf } from './target.js';
+
+const gzipAsync = promisify(gzip);
+
+/**
+ * Bodies are written in slices of this size, each after the previous ones drained: the socket shows write
+ * progress slice by slice (the guard cuts a reader that makes none, guard.ts), and a large body is not queued
+ * whole in one write that completes only when the last byte is out.
+ */
+const SLICE = 64 * 1024;
+/** Smaller bodies are not worth compressing. */
+const GZIP_MIN_BYTES = 1024;
 
 export function sendText(res: ServerResponse, status: number, body: string, contentType = 'text/plain; charset=utf-8'): void {
   const bytes = Buffer.from(body, 'utf8');
@@ -11,11 +27,63 @@ export function sendJson(res: ServerResponse, status: number, value: unknown): v
   sendText(res, status, JSON.stringify(value, null, 2) + '\n', 'application/json; charset=utf-8');
 }
 
-/** Writes prepared buffers without copying them into one (they are large and already made). */
-export function sendParts(res: ServerResponse, status: number, headers: Record<string, string | number>, parts: readonly Buffer[]): void {
-  res.writeHead(status, headers);
-  res.cork();
-  for (const part of parts) res.write(part);
-  res.uncork();
-  res.end();
+/**
+ * JSON, gzip-compressed when the client accepts it and the body is worth it (/health reaches tens of MB at
+ * tens of thousands of peers). Compression runs off the event loop.
+ */
+export async function sendJsonNegotiated(res: ServerResponse, status: number, value: unknown, acceptEncoding: string | undefined): Promise<void> {
+  const body = Buffer.from(JSON.stringify(value, null, 2) + '\n', 'utf8');
+  const headers: Record<string, string | number> = { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', vary: 'Accept-Encoding' };
+  if (!acceptsGzip(acceptEncoding) || body.length < GZIP_MIN_BYTES) {
+    await sendParts(res, status, headers, [body]);
+    return;
+  }
+  const compressed = await gzipAsync(body);
+  if (res.destroyed) return;
+  await sendParts(res, status, { ...headers, 'content-encoding': 'gzip' }, [compressed]);
+}
+
+/** Resolves when the response drained or closed (a destroyed socket never drains). */
+function drained(res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = (): void => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.on('drain', done);
+    res.on('close', done);
+  });
+}
+
+/**
+ * Writes prepared buffers without copying them into one (they are large and already made), slice by slice
+ * with backpressure. Sets content-length from the parts unless given.
+ */
+export async function sendParts(res: ServerResponse, status: number, headers: Record<string, string | number>, parts: readonly Buffer[]): Promise<void> {
+  let length = 0;
+  for (const part of parts) length += part.length;
+  res.writeHead(status, { 'content-length': length, ...headers });
+  for (const part of parts) {
+    for (let offset = 0; offset < part.length; offset += SLICE) {
+      if (res.destroyed) return;
+      if (!res.write(offset === 0 && part.length <= SLICE ? part : part.subarray(offset, offset + SLICE))) await drained(res);
+    }
+  }
+  if (!res.destroyed) res.end();
+}
+
+/**
+ * A route threw: one log line, then 500 if nothing was sent yet, else the connection goes (the client sees a
+ * cut body, not a wrong one). Never throws.
+ */
+export function answerFailure(res: ServerResponse, logger: Logger, error: unknown, message: string): void {
+  try {
+    const target = targetOf(res.req);
+    logger.error({ err: error, path: target.ok ? target.path.slice(0, 200) : undefined }, message);
+    if (!res.headersSent && !res.destroyed) sendText(res, 500, 'Internal error.\n');
+    else res.destroy();
+  } catch {
+    res.destroy();
+  }
 }

@@ -1,26 +1,38 @@
-/** Routes of the exporter's HTTP server. Every route answers quickly from prepared state. */
+/**
+ * Routes of the exporter's HTTP server. Every route answers quickly from prepared state. The route is the
+ * normalised path (target.ts) and its methods come from routes.ts; a throw anywhere in a route answers 500
+ * and is logged once, never reaching the process.
+ */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import type { App } from '../app.js';
 import { VERSION } from '../version.js';
+import { isAuthenticated } from './auth.js';
 import { serveMetrics } from './metrics-route.js';
 import { serveHealth } from './health-route.js';
 import { landingPage } from './landing.js';
-import { sendJson, sendText } from './respond.js';
+import { answerFailure, sendJson, sendText } from './respond.js';
+import { ruleOf } from './routes.js';
+import { targetOf } from './target.js';
 
 export type RequestHandler = (req: IncomingMessage, res: ServerResponse) => void;
 
+type Route = (req: IncomingMessage, res: ServerResponse, query: URLSearchParams) => Promise<void> | void;
+
+export const LIFECYCLE_DISABLED =
+  'Lifecycle API is not enabled: start the exporter with --web.enable-lifecycle, or protect it with basic_auth_users in the web config.\n';
+
 export function createRouter(app: App, logger: Logger): RequestHandler {
-  const routes: Record<string, (req: IncomingMessage, res: ServerResponse, url: URL) => Promise<void> | void> = {
+  const routes: Record<string, Route> = {
     '/metrics': (req, res) => serveMetrics(app.exposition, req, res),
-    '/health': (req, res, url) => serveHealth(app, req, res, url),
+    '/health': (req, res, query) => serveHealth(app, req, res, query),
     '/-/healthy': (_req, res) => sendText(res, 200, 'Healthy.\n'),
     '/-/ready': (_req, res) =>
       app.ready() ? sendText(res, 200, 'Ready.\n') : sendText(res, 503, 'Not ready: not every router has been tried yet.\n'),
     '/-/reload': async (req, res) => {
-      if (req.method !== 'POST' && req.method !== 'PUT') {
-        res.setHeader('allow', 'POST');
-        sendText(res, 405, 'Only POST reloads the configuration.\n');
+      // Like Prometheus' --web.enable-lifecycle; users in the web config mean only they get this far.
+      if (app.config().enableLifecycle !== true && !isAuthenticated(req)) {
+        sendText(res, 403, LIFECYCLE_DISABLED);
         return;
       }
       const result = await app.reload();
@@ -30,22 +42,32 @@ export function createRouter(app: App, logger: Logger): RequestHandler {
     '/': (_req, res) => sendText(res, 200, landingPage(VERSION, app.store.routerNames()), 'text/html; charset=utf-8'),
   };
 
-  return (req, res) => {
-    const url = new URL(req.url ?? '/', 'http://exporter');
-    const route = routes[url.pathname];
-    if (route === undefined) {
+  const dispatch = (req: IncomingMessage, res: ServerResponse): Promise<void> | void => {
+    const target = targetOf(req);
+    if (!target.ok) {
+      sendText(res, 400, `Bad request: ${target.reason}.\n`);
+      return;
+    }
+    const rule = ruleOf(target.path);
+    const route = routes[target.path];
+    if (rule === undefined || route === undefined) {
       sendText(res, 404, 'Not found. See / for the endpoints.\n');
       return;
     }
-    if (url.pathname !== '/-/reload' && req.method !== 'GET' && req.method !== 'HEAD') {
-      res.setHeader('allow', 'GET, HEAD');
-      sendText(res, 405, 'Method not allowed.\n');
+    if (!rule.methods.includes(req.method ?? '')) {
+      res.setHeader('allow', rule.methods.join(', '));
+      sendText(res, 405, `Method not allowed: ${target.path} answers ${rule.methods.join(', ')}.\n`);
       return;
     }
-    Promise.resolve(route(req, res, url)).catch((error: unknown) => {
-      logger.error({ err: error, path: url.pathname }, 'request failed');
-      if (!res.headersSent) sendText(res, 500, 'Internal error.\n');
-      else res.destroy();
-    });
+    return route(req, res, target.query);
+  };
+
+  return (req, res) => {
+    const failed = (error: unknown): void => answerFailure(res, logger, error, 'request failed');
+    try {
+      Promise.resolve(dispatch(req, res)).catch(failed);
+    } catch (error) {
+      failed(error);
+    }
   };
 }

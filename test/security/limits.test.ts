@@ -83,11 +83,14 @@ describe('server limits', () => {
       headersTimeoutMs: 10_000,
       requestTimeoutMs: 30_000,
       keepAliveTimeoutMs: 65_000,
-      handshakeTimeoutMs: 10_000,
+      handshakeTimeoutMs: 5_000,
       maxConnections: 512,
+      maxConnectionsPerClient: 64,
       maxHeaderBytes: 16_384,
       maxConcurrentScrapes: 16,
+      maxScrapesPerClient: 8,
       responseTimeoutMs: 30_000,
+      writeStallMs: 10_000,
     });
   });
 

@@ -1,0 +1,64 @@
+/**
+ * Request fuzzing against the exporter's real server (createApp + startServer), plain and behind Basic
+ * authentication: thousands of random targets, methods, headers and bodies over raw sockets, a few seconds
+ * each. The process must survive (no uncaught exception or unhandled rejection), every request must get a
+ * well-formed status line (never a 500: nothing may throw), at most one log line each, and /metrics must still
+ * answer afterwards.
+ */
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { rawRequest } from '../server/raw-client.js';
+import { startExporter, WEB_AUTH, WEB_PASSWORD, WEB_USER } from '../server/exporter.js';
+import { request, wire } from './requests.js';
+
+const BUDGET_MS = 4000;
+const BATCH = 12;
+
+const escaped: unknown[] = [];
+const onEscape = (error: unknown): void => void escaped.push(error);
+beforeAll(() => {
+  process.on('uncaughtException', onEscape);
+  process.on('unhandledRejection', onEscape);
+});
+afterAll(() => {
+  process.off('uncaughtException', onEscape);
+  process.off('unhandledRejection', onEscape);
+});
+
+/** Credentials sent with some requests, so authenticated routes (and reload) are reached too. */
+const credentials = fc.constantFrom<[string, string][]>([], [], [['Authorization', WEB_AUTH]], [['Authorization', `Basic ${Buffer.from(`${WEB_USER}:x${WEB_PASSWORD}`).toString('base64')}`]]);
+
+describe.each([
+  ['plain', false],
+  ['behind Basic authentication', true],
+])('request fuzzing: the exporter, %s', (name, basicAuth) => {
+  it('answers every request and survives', async () => {
+    const exporter = await startExporter({ basicAuth, enableLifecycle: true });
+    let tried = 0;
+    const statuses = new Map<number, number>();
+    try {
+      await fc.assert(
+        fc.asyncProperty(fc.array(fc.tuple(request, credentials), { minLength: BATCH, maxLength: BATCH }), async (batch) => {
+          const answers = await Promise.all(batch.map(([req, extra]) => rawRequest(wire(req, extra), { port: exporter.port, timeoutMs: 3000 })));
+          tried += batch.length;
+          for (const [index, answer] of answers.entries()) {
+            const sent = JSON.stringify(wire(batch[index]?.[0] as never).toString('latin1'));
+            expect(answer.status, `no status line for ${sent}: ${JSON.stringify(answer.statusLine)}`).toBeTypeOf('number');
+            expect(answer.status, `500 for ${sent}`).not.toBe(500);
+            statuses.set(answer.status ?? 0, (statuses.get(answer.status ?? 0) ?? 0) + 1);
+          }
+          expect(escaped).toEqual([]);
+        }),
+        { numRuns: 1_000_000, interruptAfterTimeLimit: BUDGET_MS, markInterruptAsFailure: false },
+      );
+      const metrics = await rawRequest(`GET /metrics HTTP/1.1\r\nHost: x\r\nAuthorization: ${WEB_AUTH}\r\n\r\n`, { port: exporter.port });
+      expect(metrics.status).toBe(200);
+      expect(exporter.logs.lines().length).toBeLessThanOrEqual(tried);
+      expect(escaped).toEqual([]);
+      console.log(`request fuzzing (exporter, ${name}): ${tried} requests, statuses ${JSON.stringify(Object.fromEntries(statuses))}`);
+      expect(tried).toBeGreaterThan(0);
+    } finally {
+      await exporter.close();
+    }
+  }, 30_000);
+});
