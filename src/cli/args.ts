@@ -2,7 +2,7 @@
 import { parseArgs } from 'node:util';
 
 export const USAGE = `Usage:
-  routeros-exporter --config FILE [--listen HOST:PORT] [--log-level LEVEL] [--shard I/N]
+  routeros-exporter --config FILE [--listen HOST:PORT] [--log-level LEVEL] [--shard I/N] [--web.enable-lifecycle]
   routeros-exporter demo [--listen HOST:PORT] [--log-level LEVEL]
   routeros-exporter check-config FILE
   routeros-exporter once --config FILE
@@ -10,6 +10,7 @@ export const USAGE = `Usage:
   routeros-exporter --help | --version
 
 The config file may also be given as ROUTEROS_EXPORTER_CONFIG=FILE.
+--web.enable-lifecycle lets POST /-/reload reload the configuration (off unless basic_auth_users protect it).
 Exit codes: 0 ok, 1 runtime failure, 2 usage or config error (check: Nagios 0/1/2/3).`;
 
 export type Command = 'run' | 'demo' | 'check-config' | 'once' | 'check' | 'help' | 'version';
@@ -23,6 +24,8 @@ export interface CliOptions {
   router?: string;
   /** check: the overall deadline, as given (`30`, `30s`, `1m`). */
   timeout?: string;
+  /** --web.enable-lifecycle: POST /-/reload answers without basic auth users. */
+  enableLifecycle?: boolean;
 }
 
 export class UsageError extends Error {
@@ -47,6 +50,7 @@ export function parseCli(argv: readonly string[], env: NodeJS.ProcessEnv): CliOp
         timeout: { type: 'string', short: 't' },
         help: { type: 'boolean', short: 'h' },
         version: { type: 'boolean' },
+        'web.enable-lifecycle': { type: 'boolean' },
       },
     });
   } catch (error) {
@@ -77,5 +81,6 @@ export function parseCli(argv: readonly string[], env: NodeJS.ProcessEnv): CliOp
     ...(values.shard === undefined ? {} : { shard: values.shard }),
     ...(values.router === undefined ? {} : { router: values.router }),
     ...(values.timeout === undefined ? {} : { timeout: values.timeout }),
+    ...(values['web.enable-lifecycle'] === true ? { enableLifecycle: true } : {}),
   };
 }

@@ -1,4 +1,7 @@
-/** Command-line flags win over the config file: --listen, --log-level, --shard; the shard also filters routers. */
+/**
+ * Command-line flags win over the config file: --listen, --log-level, --shard (which also filters routers),
+ * --web.enable-lifecycle. Applied again at every reload, so a flag survives it.
+ */
 import { parseShard } from '../config/index.js';
 import { LOG_LEVELS } from '../config/defaults.js';
 import type { Config } from '../config/types.js';
@@ -19,6 +22,7 @@ export function applyOverrides(config: Config, options: CliOptions): Config {
     next.logLevel = options.logLevel as Config['logLevel'];
   }
   if (options.shard !== undefined) next.shard = parseShard(options.shard);
+  if (options.enableLifecycle === true) next.enableLifecycle = true;
   if (next.shard !== undefined) {
     const shard = next.shard;
     next.routers = config.routers.filter((router) => inShard(router.name, shard));

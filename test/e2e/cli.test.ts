@@ -101,7 +101,7 @@ describe('routeros-exporter CLI', () => {
 
   it('SIGHUP with a broken config keeps the old one; a good one applies; SIGTERM exits 0 quickly', async () => {
     const path = tempFile('daemon.yml', config('127.0.0.1:0'));
-    const child = startCli(['--config', path]);
+    const child = startCli(['--config', path, '--web.enable-lifecycle']);
     const done = finished(child);
     try {
     const base = await listeningUrl(child);
