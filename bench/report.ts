@@ -110,6 +110,7 @@ export function report(f: Figures): void {
     scrape_gzip_p95_ms: round(p('exporter gzip', 95)),
     scrape_gzip_after_cycle_ms: round(f.gzipAfterCyclesMs),
     scrape_gzip_prometheus_p50_ms: round(percentile(f.prometheusTimes, 50)),
+    scrape_gzip_prometheus_p95_ms: round(percentile(f.prometheusTimes, 95)),
     full_deflate_ms: round(f.fullDeflateMs),
     static_p50_ms: round(p('static', 50)),
     static_p95_ms: round(p('static', 95)),
