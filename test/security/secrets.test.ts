@@ -4,7 +4,9 @@
  * daemon with a failed reload, `once`, `check` and `check-config`), routers hold WireGuard private and preshared
  * keys, and every log line, /metrics, /health and other answer, error and command output is scanned for the
  * passwords, their Basic encodings and the keys. The requests the exporter made are checked too: WireGuard
- * menus are only ever read with a .proplist that names no key.
+ * menus are only ever read with a .proplist that names no key. Two hostile routers take part: one whose errors
+ * echo the Authorization header back, one whose errors carry 100 KB of text laced with terminal escapes, C1
+ * controls and bidi overrides; no output may carry a control character or an unbounded line either.
  */
 import { randomBytes } from 'node:crypto';
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
@@ -42,6 +44,13 @@ const SECRETS: Record<string, string> = {
   'private key': PRIVATE_KEY,
   'preshared key': PRESHARED_KEY,
 };
+
+/** Raw or JSON-escaped characters that steer a terminal or reorder text (tab, LF and CR aside). */
+// eslint-disable-next-line no-control-regex
+const UNSAFE_RAW = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]/;
+const UNSAFE_ESCAPED = /(?<!\\)(?:\\\\)*\\(u00[01][0-9a-f]|u00[89][0-9a-f]|u007f|u202[a-e]|u206[6-9])/i;
+/** The longest line any log may have (the noisy router's 100 KB detail is cut to a few hundred characters). */
+const LOG_LINE_LIMIT = 6_000;
 
 /** Everything the exporter said anywhere, by where it said it. */
 const outputs: { where: string; text: string }[] = [];
@@ -84,6 +93,8 @@ function routers(): Record<string, unknown>[] {
     // A full-policy user: the router would hand out the keys if asked, so only the exporter's requests keep them in.
     { name: 'full', url: emulator.router('full').url, username: 'admin', ...tests },
     { name: 'badpass', url: emulator.router('badpass').url, password: WRONG_PASSWORD },
+    { name: 'echo', url: emulator.router('echo').url },
+    { name: 'noisy', url: emulator.router('noisy').url },
   ];
 }
 
@@ -104,7 +115,11 @@ function yamlConfig(extra: string[] = []): string {
 }
 
 beforeAll(async () => {
-  emulator = await startEmulator({ routers: [seed('least', LEAST_PRIVILEGE), seed('full', FULL), seed('badpass', LEAST_PRIVILEGE)] });
+  emulator = await startEmulator({
+    routers: [seed('least', LEAST_PRIVILEGE), seed('full', FULL), seed('badpass', LEAST_PRIVILEGE), seed('echo', LEAST_PRIVILEGE), seed('noisy', LEAST_PRIVILEGE)],
+  });
+  emulator.router('echo').setFaults({ echoAuthorization: true });
+  emulator.router('noisy').setFaults({ noisyErrorChars: 100_000 });
   for (const router of emulator.routers) routerOrigins.add(new URL(router.url).origin);
   caFile = writeCa(emulator);
   subscribe('undici:request:create', onRequest);
@@ -164,6 +179,19 @@ describe('the in-process daemon', () => {
     expect((await get('/-/reload', `prometheus:${WEB_PASSWORD}`, 'POST')).status).toBe(400);
   });
 
+  it('logs the hostile routers\' failures redacted, stripped and bounded', () => {
+    const failed = (router: string): string[] =>
+      logs.lines().filter((line) => line['router'] === router && String(line['msg']).startsWith('collector failed')).map((line) => String(line['msg']));
+    expect(failed('echo').length).toBeGreaterThan(0);
+    for (const msg of failed('echo')) expect(msg).toContain('Authorization: Basic [REDACTED]');
+    expect(failed('noisy').length).toBeGreaterThan(0);
+    for (const msg of failed('noisy')) {
+      expect(msg).toMatch(/evil.*more characters\)/);
+      expect(msg.length).toBeLessThan(1_100);
+      expect(msg).not.toMatch(UNSAFE_RAW);
+    }
+  });
+
   it('read WireGuard menus only with a .proplist that names no key', () => {
     const wireguard = requests.filter((request) => request.path.startsWith('/rest/interface/wireguard'));
     expect(wireguard.length).toBeGreaterThanOrEqual(4);
@@ -211,6 +239,9 @@ describe('the built CLI', () => {
       const run = await runCli(args);
       outputs.push({ where: `${args[0]} stdout`, text: run.stdout }, { where: `${args[0]} stderr`, text: run.stderr });
       expect(run.stdout.length).toBeGreaterThan(0);
+      // The hostile routers' failures are on stderr, redacted and cut.
+      expect(run.stderr).toContain('Authorization: Basic [REDACTED]');
+      expect(run.stderr).toMatch(/evil.*more characters\)/);
     }
     const broken = tempFile('broken.yml', `routers:\n  - name: a\n    password: "${ROUTER_PASSWORD}\n    url: x\n`);
     const check = await runCli(['check-config', broken]);
@@ -228,5 +259,17 @@ describe('the scan', () => {
       Object.entries(SECRETS).filter(([, secret]) => text.includes(secret)).map(([what]) => `${what} in ${where}`),
     );
     expect(found).toEqual([]);
+  });
+
+  it('finds no terminal control or bidi override, raw or escaped, anywhere', () => {
+    const found = outputs.filter(({ text }) => UNSAFE_RAW.test(text) || UNSAFE_ESCAPED.test(text)).map(({ where, text }) => `${where}: ${JSON.stringify(UNSAFE_RAW.exec(text)?.[0] ?? UNSAFE_ESCAPED.exec(text)?.[0])}`);
+    expect(found).toEqual([]);
+  });
+
+  it('finds no log line longer than a few KB', () => {
+    const logsOnly = outputs.filter(({ where }) => /logs|stderr|daemon stdout/.test(where));
+    expect(logsOnly.length).toBeGreaterThanOrEqual(5);
+    const long = logsOnly.flatMap(({ where, text }) => text.split('\n').filter((line) => line.length > LOG_LINE_LIMIT).map((line) => `${where}: ${line.length}`));
+    expect(long).toEqual([]);
   });
 });
