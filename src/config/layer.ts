@@ -1,4 +1,5 @@
 /** The shape of one settings layer (`defaults` or one router) before merging, with where each value came from. */
+import type { PeerPattern } from '../util/pattern.js';
 import type { BandwidthDirection, BandwidthProtocol, CollectorName } from './types.js';
 
 export interface Located<T> {
@@ -50,7 +51,7 @@ export interface SettingsLayer {
     handshakeStaleAfter: Slot<number>;
     pingLossCritical: Slot<number>;
     excludePeers: Slot<string[]>;
-    excludePeerPattern: Slot<RegExp>;
+    excludePeerPattern: Slot<PeerPattern>;
   };
   ping: Slot<PingItem[]>;
   bandwidthTest: Slot<BandwidthItem[]>;

@@ -14,6 +14,7 @@ import { joinPath, type Problems } from './problems.js';
 import { readBandwidthList, readPingList } from './targets.js';
 import { COLLECTOR_NAMES, ROUTER_COMMAND_LIMIT_SECONDS, type CollectorName } from './types.js';
 import { quoteValue } from './value-error.js';
+import { compilePattern, PatternError, type PeerPattern } from '../util/pattern.js';
 
 const PASSWORD_KEYS = ['password', 'password_file', 'password_env'] as const;
 export const SETTINGS_KEYS = [
@@ -73,15 +74,19 @@ function readCollectorMap<T>(value: unknown, base: string, problems: Problems, r
   return out;
 }
 
-/** Peers are excluded by full match, like Prometheus regexes: `lab-.*`, not every name containing "lab-". */
-function readPattern(value: unknown, path: string, problems: Problems): RegExp | undefined {
+/**
+ * Peers are excluded by full match, like Prometheus regexes: `lab-.*`, not every name containing "lab-".
+ * Compiled to a linear-time matcher (src/util/pattern.ts), never a backtracking RegExp: a pattern like
+ * `(a+)+b` must not let one peer name block the event loop. What it cannot run is refused here.
+ */
+function readPattern(value: unknown, path: string, problems: Problems): PeerPattern | undefined {
   const text = readString(value, path, problems);
   if (text === undefined) return undefined;
   try {
-    return new RegExp(`^(?:${text})$`);
+    return compilePattern(text);
   } catch (error) {
-    const reason = error instanceof Error ? error.message.replace(/^.*: /, '') : String(error);
-    problems.add(path, `${quoteValue(text)} is not a valid regular expression: ${reason}`);
+    if (!(error instanceof PatternError)) throw error;
+    problems.add(path, `${quoteValue(text)} is not a valid regular expression: ${error.message}`);
     return undefined;
   }
 }

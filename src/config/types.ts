@@ -2,6 +2,7 @@
  * The resolved configuration: what the rest of the daemon sees after the YAML was parsed, validated,
  * interpolated and `defaults` merged into each router. Durations are in seconds, secrets are `Secret`s.
  */
+import type { PeerPattern } from '../util/pattern.js';
 import type { Secret } from '../util/secret.js';
 
 /** Names of the collectors a router can run; each has its own schedule key. */
@@ -26,8 +27,11 @@ export interface HealthConfig {
   pingLossCritical: number;
   /** Peers reported but not judged: exact peer names (or comments when a peer has no name). */
   excludePeers: string[];
-  /** Peers reported but not judged: a regular expression matched against the peer's name or comment. */
-  excludePeerPattern?: RegExp;
+  /**
+   * Peers reported but not judged: a pattern (a linear-time subset of regular expressions, see
+   * src/util/pattern.ts) that must match the peer's whole name or comment.
+   */
+  excludePeerPattern?: PeerPattern;
 }
 
 export interface PingTargetConfig {

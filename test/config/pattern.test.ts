@@ -1,0 +1,141 @@
+/**
+ * exclude_peer_pattern runs in linear time: the matcher of src/util/pattern.ts agrees with RegExp on the
+ * language it supports, finishes fast on patterns that make RegExp backtrack for seconds, and refuses
+ * at config load what it cannot run.
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { isExcluded } from '../../src/health/peer.js';
+import { compilePattern, MAX_PROGRAM, PatternError } from '../../src/util/pattern.js';
+import { BASE, firstRouter, problemsOf, resolve } from './helpers.js';
+
+const withPattern = (pattern: string): unknown => ({
+  ...BASE,
+  routers: [{ name: 'hq', url: 'https://192.0.2.1', health: { exclude_peer_pattern: pattern } }],
+});
+
+function timed(run: () => boolean): { result: boolean; ms: number } {
+  const started = performance.now();
+  const result = run();
+  return { result, ms: performance.now() - started };
+}
+
+describe('exclude_peer_pattern matcher', () => {
+  it('matches whole names like the documented examples', () => {
+    const pattern = compilePattern('test-.*');
+    expect(pattern.test('test-laptop')).toBe(true);
+    expect(pattern.test('my-test-laptop')).toBe(false);
+    expect(pattern.source).toBe('test-.*');
+    expect(compilePattern('lab-[0-9]{1,3}|(?:road|home)-\\w+').test('home-anna_2')).toBe(true);
+    expect(compilePattern('[^\\s]+').test('a b')).toBe(false);
+  });
+
+  it.each([
+    ['(a+)+b', 'a'.repeat(500)],
+    ['(a|a)*b', 'a'.repeat(500)],
+    ['(a|aa)+c', 'a'.repeat(500)],
+    ['(a*)*b', 'a'.repeat(500)],
+    ['((a+)+)+$c', 'a'.repeat(500)],
+    ['(\\w+\\s?)+!', 'word '.repeat(100)],
+    ['(.*a){20}', 'a'.repeat(19) + 'b'.repeat(480)],
+  ])('%s against %#: a pathological input of hundreds of characters finishes fast', (source, text) => {
+    const pattern = compilePattern(source);
+    const { result, ms } = timed(() => pattern.test(text));
+    expect(result).toBe(false);
+    // RegExp takes seconds on the first one from 29 characters (minutes, years from here); linear is microseconds.
+    expect(ms).toBeLessThan(250);
+  });
+
+  it('stays fast at the largest program it accepts, on a long name', () => {
+    const source = '(?:a?){100}(?:a?){100}(?:a?){100}(?:a?){100}a{100}';
+    const pattern = compilePattern(source);
+    const { result, ms } = timed(() => pattern.test('a'.repeat(2000)));
+    expect(result).toBe(false);
+    expect(ms).toBeLessThan(1000);
+    expect(() => compilePattern('(?:a?){100}(?:a?){100}(?:a?){100}(?:a?){100}(?:a?){100}(?:a?){100}')).toThrow(
+      `over ${MAX_PROGRAM} steps`,
+    );
+  });
+
+  it.each([
+    ['(a)\\1', 'backreferences'],
+    ['(?<n>a)\\k<n>', 'named backreferences'],
+    ['a(?=b)', 'lookahead'],
+    ['a(?!b)', 'lookahead'],
+    ['(?<=a)b', 'lookbehind'],
+    ['(?<!a)b', 'lookbehind'],
+    ['\\bword', 'word boundaries'],
+    ['\\p{L}', 'the escape \\p is not supported'],
+    ['a{1,1000}', 'repeat counts above 100'],
+    ['lab-(', 'missing ")"'],
+    ['a)', 'unmatched ")"'],
+    ['*a', 'nothing to repeat'],
+    ['a**', 'nothing to repeat'],
+    ['^*', 'nothing to repeat'],
+    ['[b-a]', 'range out of order'],
+    ['[a', 'missing "]"'],
+    ['a{3,2}', 'out of order'],
+  ])('refuses %s: %s', (source, reason) => {
+    expect(() => compilePattern(source)).toThrow(PatternError);
+    expect(() => compilePattern(source)).toThrow(reason);
+  });
+
+  it('refuses unsupported features at config load, with the path and the reason', () => {
+    expect(problemsOf(withPattern('(a)\\1'))).toEqual([
+      {
+        path: 'routers[0].health.exclude_peer_pattern',
+        message: '"(a)\\\\1" is not a valid regular expression: backreferences (\\1…) are not supported (at position 4)',
+      },
+    ]);
+    expect(problemsOf(withPattern('x(?=y)'))[0]?.message).toContain('lookahead (?= (?! is not supported');
+  });
+
+  it('hands health code a pattern it calls .test on, and that stays fast on an evil pattern', () => {
+    const health = firstRouter(resolve(withPattern('(a+)+b'))).health;
+    const { result, ms } = timed(() => isExcluded({ name: 'a'.repeat(29), comment: 'a'.repeat(400) }, health));
+    expect(result).toBe(false);
+    expect(ms).toBeLessThan(250);
+    expect(isExcluded({ name: 'aaab', comment: undefined }, health)).toBe(true);
+  });
+});
+
+// Patterns from the supported subset, built from pieces a RegExp reads the same way.
+const ATOMS = ['a', 'b', '-', '1', '\\.', '.', '\\d', '\\D', '\\w', '\\W', '\\s', '\\S', '[ab]', '[^a]', '[a-c1]', '[\\d-]', '[^]', '[]', '}', ']'];
+const QUANTIFIERS = ['', '', '', '*', '+', '?', '{2}', '{0,2}', '{1,}', '*?', '+?', '??', '{1,3}?'];
+
+function patternOf(depth: number): fc.Arbitrary<string> {
+  const atom = fc.constantFrom(...ATOMS);
+  const piece =
+    depth === 0
+      ? atom
+      : fc.oneof(
+          { weight: 3, arbitrary: atom },
+          { weight: 1, arbitrary: patternOf(depth - 1).map((inner) => `(?:${inner})`) },
+          { weight: 1, arbitrary: patternOf(depth - 1).map((inner) => `(${inner})`) },
+        );
+  const quantified = fc.tuple(piece, fc.constantFrom(...QUANTIFIERS)).map(([p, q]) => p + q);
+  const element = fc.oneof({ weight: 6, arbitrary: quantified }, { weight: 1, arbitrary: fc.constantFrom('^', '$') });
+  const sequence = fc.array(element, { maxLength: 4 }).map((items) => items.join(''));
+  return fc.array(sequence, { minLength: 1, maxLength: 3 }).map((branches) => branches.join('|'));
+}
+
+describe('exclude_peer_pattern matcher against RegExp', () => {
+  it('agrees with RegExp on random simple patterns and strings', () => {
+    let tried = 0;
+    const text = fc.string({ unit: fc.constantFrom('a', 'b', 'c', '-', '1', '.', ' ', '\n', 'é'), maxLength: 10 });
+    fc.assert(
+      fc.property(patternOf(2), fc.array(text, { minLength: 1, maxLength: 5 }), (source, texts) => {
+        const ours = compilePattern(source);
+        const theirs = new RegExp(`^(?:${source})$`);
+        for (const t of texts) {
+          tried++;
+          if (ours.test(t) !== theirs.test(t)) return false;
+        }
+        return true;
+      }),
+      { numRuns: 1500, interruptAfterTimeLimit: 20_000 },
+    );
+    console.log(`pattern matcher vs RegExp: ${tried} pattern/string pairs agreed`);
+    expect(tried).toBeGreaterThan(1000);
+  }, 30_000);
+});
