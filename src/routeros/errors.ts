@@ -129,6 +129,14 @@ export function isRouterOsError(error: unknown): error is RouterOsError {
   return error instanceof RouterOsError;
 }
 
+/**
+ * The operator phrase of a failure for /health and `check` ("refused: the user's group lacks the api policy"),
+ * or undefined when the reason says enough. Already safe to print: it holds no router text.
+ */
+export function summaryOf(error: unknown): string | undefined {
+  return isRouterOsError(error) ? error.summary : undefined;
+}
+
 /** The bounded metric reason of any error: unknown failures count as `parse`, the catch-all for bad data. */
 export function reasonOf(error: unknown): ErrorReason {
   return isRouterOsError(error) ? error.reason : 'parse';

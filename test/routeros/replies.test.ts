@@ -8,7 +8,7 @@ import { inspect } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator, type Faults } from '../../src/emulator/index.js';
 import { RouterOsClient } from '../../src/routeros/client.js';
-import { RouterOsError, type ErrorReason } from '../../src/routeros/errors.js';
+import { RouterOsError, summaryOf, type ErrorReason } from '../../src/routeros/errors.js';
 import { MESSAGE_LIMIT } from '../../src/util/text.js';
 import { Secret } from '../../src/util/secret.js';
 
@@ -139,7 +139,7 @@ describe('a user whose group lacks a policy is refused as auth, naming the polic
     expect(error.code).toBe('ROS_ERR_PERMISSION');
     expect(error.policy).toBe(policy);
     expect(error.status).toBe(500);
-    expect(error.summary).toBe(`refused: the user's group lacks the ${policy} policy`);
+    expect(summaryOf(error)).toBe(`refused: the user's group lacks the ${policy} policy`);
     expect(error.message).toContain(`refused: the user's group lacks the ${policy} policy`);
   });
 
@@ -165,7 +165,7 @@ describe('a user whose group lacks a policy is refused as auth, naming the polic
 
   it('a 500 that is not a refusal stays http_5xx', async () => {
     const error = await withFaults({ status: { '/': { code: 500, detail: 'out of memory' } } }, () => failure(peers()));
-    expect([error.reason, error.policy]).toEqual(['http_5xx', undefined]);
+    expect([error.reason, error.policy, summaryOf(error)]).toEqual(['http_5xx', undefined, undefined]);
   });
 });
 
