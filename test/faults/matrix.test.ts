@@ -97,6 +97,11 @@ const FAILING: FailingRow[] = [
   { router: 'empty-200', fault: 'a 200 with an empty body', reason: 'parse', faults: { reply: { status: 200 } }, hint: new RegExp(`HTTP 200 with an empty body where data was expected; ${NOT_DATA_HINT.source}`) },
   { router: 'no-content', fault: 'a 204', reason: 'parse', faults: { reply: { status: 204 } }, hint: new RegExp(`HTTP 204 with an empty body where data was expected; ${NOT_DATA_HINT.source}`) },
   {
+    // The issue's case: the peers menu answers an empty 200, which once read as "no peers" with /health ok.
+    router: 'wg-empty', fault: 'an empty 200 for the peers menu only', reason: 'parse', faults: { path: 'interface/wireguard/peers', reply: { status: 200 } }, fails: ['wireguard'],
+    hint: /GET \/rest\/interface\/wireguard\/peers: HTTP 200 with an empty body where data was expected/,
+  },
+  {
     router: 'text-plain', fault: 'JSON sent as text/plain', reason: 'parse', faults: { reply: { status: 200, body: 'data', contentType: 'text/plain' } },
     hint: new RegExp(`HTTP 200 with Content-Type text/plain, not JSON; ${NOT_DATA_HINT.source}`),
   },
@@ -286,6 +291,17 @@ describe('the rest of the daemon, while the faults are live', () => {
     expect((await fetch(`${base}/-/healthy`)).status).toBe(200);
     expect((await fetch(`${base}/-/ready`)).status).toBe(200);
     expect((await fetch(`${base}/health`)).status).toBe(503);
+  });
+});
+
+describe('replies that are not data, in /health', () => {
+  it('a peers menu that answers an empty 200 is not "no peers": the router is degraded, its wireguard collector failed', async () => {
+    const response = await fetch(`${base}/health?router=wg-empty`);
+    const health = (await response.json()) as { status: string; routers: { status: string; reasons: string[]; peers: unknown[] }[] };
+    const [router] = health.routers;
+    expect(router?.status).toBe('degraded');
+    expect(router?.peers).toEqual([]);
+    expect(router?.reasons.join('\n')).toMatch(/wg-empty\/wireguard: collector failed \(parse\)/);
   });
 });
 
