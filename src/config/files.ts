@@ -1,3 +1,5 @@
+import { closeSync, constants, fstatSync, openSync, readFileSync, type Stats } from 'node:fs';
+import { open } from 'node:fs/promises';
 import { resolve } from 'node:path';
 
 export type ReadResult = { path: string; text: string } | { path: string; error: string };
@@ -10,11 +12,74 @@ const WORDS: Record<string, string> = {
   ENOTDIR: 'a parent is not a directory',
 };
 
+/** What a path is when it is not a regular file: the reason a config file is refused. */
+function kindOf(stats: Stats): string {
+  if (stats.isDirectory()) return 'a directory';
+  if (stats.isFIFO()) return 'a FIFO (named pipe)';
+  if (stats.isCharacterDevice()) return 'a character device';
+  if (stats.isBlockDevice()) return 'a block device';
+  if (stats.isSocket()) return 'a socket';
+  return 'not a regular file';
+}
+
+/**
+ * A config-named path that is not a regular file. Reading a FIFO blocks until someone writes to it, and a
+ * device like /dev/zero never ends: either would hang loading, reload and shutdown. Code `ENOTREG`.
+ */
+export class NotRegularFileError extends Error {
+  override readonly name = 'NotRegularFileError';
+  readonly code = 'ENOTREG';
+  /** Like "it is a FIFO (named pipe), not a regular file". */
+  readonly reason: string;
+
+  constructor(path: string, stats: Stats) {
+    const kind = kindOf(stats);
+    const reason = stats.isDirectory() ? 'it is a directory (EISDIR)' : `it is ${kind}, not a regular file`;
+    super(`${JSON.stringify(path)}: ${reason}`);
+    this.reason = reason;
+  }
+}
+
+// O_NONBLOCK: opening a FIFO for reading otherwise waits for a writer before fstat can look at it.
+const OPEN_FLAGS = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0);
+
+/** Reads a regular file as UTF-8; refuses FIFOs, devices, sockets and directories without blocking on them. */
+export function readRegularFileSync(path: string): string {
+  const fd = openSync(path, OPEN_FLAGS);
+  try {
+    const stats = fstatSync(fd);
+    if (!stats.isFile()) throw new NotRegularFileError(path, stats);
+    return readFileSync(fd, 'utf8');
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** The same, without holding the event loop for the read. */
+export async function readRegularFile(path: string): Promise<string> {
+  const handle = await open(path, OPEN_FLAGS);
+  try {
+    const stats = await handle.stat();
+    if (!stats.isFile()) throw new NotRegularFileError(path, stats);
+    return await handle.readFile('utf8');
+  } finally {
+    await handle.close();
+  }
+}
+
+/** A short reason for a failed read: words and the errno code, never the file's contents. */
+export function readFailure(error: unknown): string {
+  if (error instanceof NotRegularFileError) return error.reason;
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  return code === undefined ? 'unreadable' : `${WORDS[code] ?? 'unreadable'} (${code})`;
+}
+
 /**
  * Reads files named in the config, relative to the config's folder, once each (many routers often share
  * one password_file or CA bundle). Errors become short reasons; file contents never reach a message.
+ * Only regular files are read (readRegularFileSync) unless a test passes its own reader.
  */
-export function makeFileReader(baseDir: string, readFile: (path: string) => string): (file: string) => ReadResult {
+export function makeFileReader(baseDir: string, readFile: (path: string) => string = readRegularFileSync): (file: string) => ReadResult {
   const cache = new Map<string, ReadResult>();
   return (file) => {
     const path = resolve(baseDir, file);
@@ -23,9 +88,7 @@ export function makeFileReader(baseDir: string, readFile: (path: string) => stri
       try {
         result = { path, text: readFile(path) };
       } catch (error) {
-        const code = (error as NodeJS.ErrnoException | undefined)?.code;
-        const reason = code === undefined ? 'unreadable' : `${WORDS[code] ?? 'unreadable'} (${code})`;
-        result = { path, error: `cannot read ${JSON.stringify(path)}: ${reason}` };
+        result = { path, error: `cannot read ${JSON.stringify(path)}: ${readFailure(error)}` };
       }
       cache.set(path, result);
     }

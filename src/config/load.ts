@@ -1,5 +1,5 @@
-import { readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
+import { NotRegularFileError, readRegularFile } from './files.js';
 import { resolveConfig } from './resolve.js';
 import { ConfigError, type Config, type ConfigProblem } from './types.js';
 import { parseYaml } from './yaml.js';
@@ -11,10 +11,11 @@ import { parseYaml } from './yaml.js';
 export async function loadConfigFile(path: string, env: NodeJS.ProcessEnv = process.env): Promise<Config> {
   let text: string;
   try {
-    text = await readFile(path, 'utf8');
+    // A FIFO or device named as the config would hang the start, every reload and so the shutdown.
+    text = await readRegularFile(path);
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException | undefined)?.code ?? 'unreadable';
-    throw new ConfigError(path, [{ path: '', message: `cannot read the config file (${code})` }]);
+    const reason = error instanceof NotRegularFileError ? `: ${error.reason}` : ` (${(error as NodeJS.ErrnoException | undefined)?.code ?? 'unreadable'})`;
+    throw new ConfigError(path, [{ path: '', message: `cannot read the config file${reason}` }]);
   }
   const parsed = parseYaml(text);
   if (parsed.problems.length > 0) throw new ConfigError(path, parsed.problems);

@@ -1,5 +1,4 @@
 /** From a parsed YAML tree (or an object built in code, like the demo's) to the validated Config. */
-import { readFileSync } from 'node:fs';
 import { DEFAULT_LISTEN, DEFAULT_LOG_LEVEL, LOG_LEVELS } from './defaults.js';
 import { readEnum, readInteger, readList, readMap, readString, type RawMap } from './fields.js';
 import { makeFileReader } from './files.js';
@@ -19,6 +18,7 @@ export interface ResolveOptions {
   /** Folder that relative paths (password_file, ca_file, web_config_file) are resolved against. */
   baseDir: string;
   env?: NodeJS.ProcessEnv;
+  /** Reads a named file; by default only regular files are read (FIFOs and devices are refused). */
   readFile?: (path: string) => string;
 }
 
@@ -120,7 +120,7 @@ function unique(problems: ConfigProblem[]): ConfigProblem[] {
 export function resolveConfig(raw: unknown, options: ResolveOptions): Config {
   const problems = new Problems();
   const env = options.env ?? process.env;
-  const readText = makeFileReader(options.baseDir, options.readFile ?? ((path) => readFileSync(path, 'utf8')));
+  const readText = makeFileReader(options.baseDir, options.readFile);
   const ctx: RouterContext = { problems, env, readText };
   const tree = interpolateTree(raw, env, '', problems);
   if (tree === null || tree === undefined) problems.add('', 'the config is empty: it needs at least a routers list');

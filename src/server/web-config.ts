@@ -4,7 +4,7 @@
  * unknown keys are errors, and keys of the full format this exporter does not implement say so.
  */
 import { X509Certificate } from 'node:crypto';
-import { readFileSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { createSecureContext } from 'node:tls';
 import { makeFileReader } from '../config/files.js';
@@ -103,7 +103,8 @@ function text(tree: Tree, key: string, section: string, problems: Problems): str
 /** Reads and validates a web config file; throws ConfigError listing every problem (paths inside the file). */
 export function loadWebConfig(path: string): WebConfig {
   const problems = new Problems();
-  const read = makeFileReader(dirname(path), (file) => readFileSync(file, 'utf8'));
+  // Regular files only: a FIFO or device would hang the start and every reload.
+  const read = makeFileReader(dirname(path));
   const own = read(path);
   if ('error' in own) throw new ConfigError(path, [{ path: '', message: own.error }]);
   const parsed = parseYaml(own.text);

@@ -1,0 +1,64 @@
+/**
+ * A FIFO or a device named as the config or as a file inside it is refused at once: reading a FIFO waits
+ * for a writer (forever, holding loading, reload and shutdown) and /dev/zero never ends.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { checkConfigFile } from '../../src/config/index.js';
+import { readRegularFile, readRegularFileSync } from '../../src/config/files.js';
+import { loadWebConfig } from '../../src/server/web-config.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'routeros-special-'));
+const fifo = join(dir, 'pipe');
+execFileSync('mkfifo', [fifo]);
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const PEM = '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n';
+const FIFO_REASON = 'it is a FIFO (named pipe), not a regular file';
+
+function config(lines: string[]): string {
+  const file = join(dir, `config-${Math.random().toString(36).slice(2)}.yml`);
+  writeFileSync(file, ['defaults:', '  username: monitor', ...lines, 'routers:', '  - name: hq', '    url: https://192.0.2.1', ''].join('\n'));
+  return file;
+}
+
+describe('files that are not regular files', () => {
+  it('readRegularFile and readRegularFileSync refuse a FIFO without waiting for a writer, and a device', async () => {
+    await expect(readRegularFile(fifo)).rejects.toMatchObject({ code: 'ENOTREG', reason: FIFO_REASON });
+    expect(() => readRegularFileSync(fifo)).toThrow(FIFO_REASON);
+    expect(() => readRegularFileSync('/dev/zero')).toThrow('it is a character device, not a regular file');
+    expect(() => readRegularFileSync(dir)).toThrow('it is a directory (EISDIR)');
+  });
+
+  it('refuses a FIFO as the config file itself', async () => {
+    expect(await checkConfigFile(fifo, {})).toEqual([{ path: '', message: `cannot read the config file: ${FIFO_REASON}` }]);
+  });
+
+  it('refuses a FIFO or a device as password_file, tls.ca_file and web_config_file, each at its path', async () => {
+    const file = config(['  password_file: pipe', '  tls: { ca_file: /dev/zero }', 'web_config_file: pipe']);
+    expect(await checkConfigFile(file, {})).toEqual([
+      { path: 'defaults.password_file', message: `cannot read ${JSON.stringify(fifo)}: ${FIFO_REASON}` },
+      { path: 'defaults.tls.ca_file', message: 'cannot read "/dev/zero": it is a character device, not a regular file' },
+      { path: 'web_config_file', message: `cannot read ${JSON.stringify(fifo)}: ${FIFO_REASON}` },
+    ]);
+  });
+
+  it('still reads regular files', async () => {
+    writeFileSync(join(dir, 'ca.pem'), PEM);
+    writeFileSync(join(dir, 'pw'), 'secret\n');
+    expect(await checkConfigFile(config(['  password_file: pw', '  tls: { ca_file: ca.pem }']), {})).toEqual([]);
+  });
+
+  it('refuses a FIFO named inside the web config', () => {
+    const web = join(dir, 'web.yml');
+    writeFileSync(web, 'tls_server_config:\n  cert_file: pipe\n  key_file: pipe\n');
+    expect(() => loadWebConfig(web)).toThrow(
+      expect.objectContaining({
+        problems: expect.arrayContaining([{ path: 'tls_server_config.cert_file', message: `cannot read ${JSON.stringify(fifo)}: ${FIFO_REASON}` }]) as unknown,
+      }),
+    );
+  });
+});
