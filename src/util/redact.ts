@@ -59,16 +59,18 @@ const SCHEME_VALUE = /(Basic|Bearer|Digest|Negotiate|NTLM)([ \t]+|%20|\+)(?=[A-Z
 /** An `Authorization` header or field echoed with its value: `authorization: x`, `"Authorization":"x"`, `authorization=x`. */
 const HEADER_VALUE = /((?:proxy-)?authorization\\?["']?[ \t]*[:=][ \t]*\\?["']?)(?!\[REDACTED\])(?!(?:Basic|Bearer|Digest|Negotiate|NTLM)[ \t]+\[REDACTED\])[^\s"'\\,;}]+(?:[ \t]+(?!\[REDACTED\])[^\s"'\\,;}]+)?/gi;
 
+const MENTIONS_AUTH = /basic|bearer|digest|negotiate|ntlm|authorization/i;
+
 /** The text with every registered secret and every Authorization-like value replaced by `[REDACTED]`. */
 export function redactSecrets(text: string): string {
   let out = text;
   if (registered.size > 0) {
     ordered ??= [...registered].sort((a, b) => b.length - a.length);
     for (const secret of ordered) {
-      if (out.includes(secret)) out = out.replaceAll(secret, REDACTED);
+      if (secret.length <= out.length && out.includes(secret)) out = out.replaceAll(secret, REDACTED);
     }
   }
-  if (/basic|bearer|digest|negotiate|ntlm|authorization/i.test(out)) {
+  if (MENTIONS_AUTH.test(out)) {
     out = out.replace(SCHEME_VALUE, `$1 ${REDACTED}`).replace(HEADER_VALUE, `$1${REDACTED}`);
   }
   return out;

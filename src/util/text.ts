@@ -40,7 +40,10 @@ export function boundText(text: string, max: number): string {
  * secret behind).
  */
 export function safeText(text: string, max = ROUTER_TEXT_LIMIT): string {
-  return boundText(redactSecrets(stripControls(redactSecrets(text))), max);
+  const redacted = redactSecrets(text);
+  const stripped = stripControls(redacted);
+  // Errors are made by the thousand when values do not decode: redact twice only when stripping changed the text.
+  return boundText(stripped === redacted ? stripped : redactSecrets(stripped), max);
 }
 
 /**
