@@ -2,16 +2,8 @@
  * Turns sections of panel rows into a dashboard: each section gets a Grafana row header, each row of panels is
  * laid left to right on the 24-column grid, and rows stack downwards, so positions never overlap by construction.
  */
-import { toTargets, type PanelSpec } from './panels.js';
-import {
-  DATASOURCE_REF,
-  SCHEMA_VERSION,
-  type Dashboard,
-  type DashboardLink,
-  type DataPanel,
-  type Panel,
-  type Variable,
-} from './types.js';
+import type { PanelSpec } from './panels.js';
+import { SCHEMA_VERSION, type Dashboard, type DashboardLink, type Panel, type Variable } from './types.js';
 
 export const GRID_WIDTH = 24;
 
@@ -32,34 +24,6 @@ export interface DashboardSpec {
   sections: Section[];
 }
 
-function toPanel(spec: PanelSpec, id: number, x: number, y: number): DataPanel {
-  const panel: DataPanel = {
-    id,
-    type: spec.type,
-    title: spec.title,
-    description: spec.description,
-    gridPos: { x, y, w: spec.width, h: spec.height },
-    datasource: DATASOURCE_REF,
-    targets: toTargets(spec.queries),
-    fieldConfig: {
-      defaults: {
-        unit: spec.unit,
-        ...(spec.decimals === undefined ? {} : { decimals: spec.decimals }),
-        ...(spec.min === undefined ? {} : { min: spec.min }),
-        ...(spec.max === undefined ? {} : { max: spec.max }),
-        thresholds: { mode: 'absolute', steps: spec.thresholds ?? [{ color: 'green', value: null }] },
-        mappings: spec.mappings ?? [],
-        color: { mode: spec.colorMode ?? (spec.thresholds === undefined ? 'palette-classic' : 'thresholds') },
-        ...(spec.custom === undefined ? {} : { custom: spec.custom }),
-      },
-      overrides: spec.overrides ?? [],
-    },
-    options: spec.options ?? {},
-  };
-  if (spec.transformations !== undefined) panel.transformations = spec.transformations;
-  return panel;
-}
-
 /** Places every section's header and panels; throws when a row is wider than the grid. */
 export function layout(sections: Section[]): Panel[] {
   const panels: Panel[] = [];
@@ -75,14 +39,15 @@ export function layout(sections: Section[]): Panel[] {
     });
     y += 1;
     for (const row of section.rows) {
-      const width = row.reduce((sum, spec) => sum + spec.width, 0);
+      const width = row.reduce((sum, spec) => sum + spec.gridPos.w, 0);
       if (width > GRID_WIDTH) throw new Error(`${section.title}: a row is ${width} columns wide`);
       let x = 0;
       for (const spec of row) {
-        panels.push(toPanel(spec, panels.length + 1, x, y));
-        x += spec.width;
+        // Spread over the kinds' union, so each panel keeps its own kind's options; keys keep their order.
+        panels.push({ ...spec, id: panels.length + 1, gridPos: { ...spec.gridPos, x, y } });
+        x += spec.gridPos.w;
       }
-      y += Math.max(0, ...row.map((spec) => spec.height));
+      y += Math.max(0, ...row.map((spec) => spec.gridPos.h));
     }
   }
   return panels;

@@ -4,7 +4,12 @@
  */
 import {
   DATASOURCE_REF,
+  type ColorMode,
+  type DataPanel,
+  type DataPanelOf,
   type FieldOverride,
+  type PanelCustom,
+  type PanelOptions,
   type PanelType,
   type Target,
   type ThresholdStep,
@@ -36,27 +41,64 @@ export function tableQuery(expr: string): QuerySpec {
   return { expr, instant: true, table: true };
 }
 
-export interface PanelSpec {
-  type: PanelType;
+/** What a dashboard module writes for a panel; the constructors below add the options of its kind. */
+export interface Spec {
   title: string;
   description: string;
   unit: string;
-  width: number;
-  height: number;
+  width?: number;
+  height?: number;
   queries: QuerySpec[];
   thresholds?: ThresholdStep[];
   mappings?: ValueMapping[];
   min?: number;
   max?: number;
   decimals?: number;
-  colorMode?: string;
-  custom?: Record<string, unknown>;
-  options?: Record<string, unknown>;
+  colorMode?: ColorMode;
   overrides?: FieldOverride[];
   transformations?: Transformation[];
 }
 
-type Spec = Omit<PanelSpec, 'type' | 'width' | 'height'> & Partial<Pick<PanelSpec, 'width' | 'height'>>;
+/** A panel ready for the layout, which gives it its id and its place (`gridPos.x`, `gridPos.y`). */
+export type PanelSpec = DataPanel;
+
+/**
+ * The panel of one kind, with Grafana's options for that kind (complete, checked by the typecheck) and its
+ * custom field config, if any. Keys are written in the order Grafana saves them.
+ */
+function panel<K extends PanelType>(
+  type: K,
+  spec: Spec,
+  size: { width: number; height: number },
+  options: PanelOptions<K>,
+  custom?: PanelCustom<K>,
+): DataPanelOf<K> {
+  const built: DataPanelOf<K> = {
+    id: 0,
+    type,
+    title: spec.title,
+    description: spec.description,
+    gridPos: { x: 0, y: 0, w: spec.width ?? size.width, h: spec.height ?? size.height },
+    datasource: DATASOURCE_REF,
+    targets: toTargets(spec.queries),
+    fieldConfig: {
+      defaults: {
+        unit: spec.unit,
+        ...(spec.decimals === undefined ? {} : { decimals: spec.decimals }),
+        ...(spec.min === undefined ? {} : { min: spec.min }),
+        ...(spec.max === undefined ? {} : { max: spec.max }),
+        thresholds: { mode: 'absolute', steps: spec.thresholds ?? [{ color: 'green', value: null }] },
+        mappings: spec.mappings ?? [],
+        color: { mode: spec.colorMode ?? (spec.thresholds === undefined ? 'palette-classic' : 'thresholds') },
+        ...(custom === undefined ? {} : { custom }),
+      },
+      overrides: spec.overrides ?? [],
+    },
+    options,
+  };
+  if (spec.transformations !== undefined) built.transformations = spec.transformations;
+  return built;
+}
 
 /** Thresholds from a base colour and [value, colour] steps upwards. */
 export function steps(base: string, ...more: [number, string][]): ThresholdStep[] {
@@ -107,78 +149,74 @@ export function joinColumns(hide: string[], rename: Record<string, string>): Tra
 /** Label columns that carry nothing a reader needs in a table. */
 export const PLUMBING_COLUMNS = ['Time', '__name__', 'job', 'instance'];
 
-const LEGEND = { displayMode: 'table', placement: 'right', showLegend: true, calcs: ['lastNotNull', 'max'] };
+const LEGEND: PanelOptions<'timeseries'>['legend'] = {
+  displayMode: 'table',
+  placement: 'right',
+  showLegend: true,
+  calcs: ['lastNotNull', 'max'],
+};
 
-export function timeseries(spec: Spec): PanelSpec {
-  return {
-    width: 12,
-    height: 8,
-    ...spec,
-    type: 'timeseries',
-    custom: { drawStyle: 'line', lineWidth: 1, fillOpacity: 10, showPoints: 'never', spanNulls: false, ...spec.custom },
-    options: { legend: LEGEND, tooltip: { mode: 'multi', sort: 'desc' }, ...spec.options },
-  };
+/** Latest value of each series, one number or bar per series (stat and bar gauge). */
+const LAST_VALUE: PanelOptions<'stat'>['reduceOptions'] = { calcs: ['lastNotNull'], fields: '', values: false };
+
+export function timeseries(spec: Spec & { custom?: PanelCustom<'timeseries'> }): DataPanel {
+  const { custom, ...rest } = spec;
+  return panel(
+    'timeseries',
+    rest,
+    { width: 12, height: 8 },
+    { legend: LEGEND, tooltip: { mode: 'multi', sort: 'desc' } },
+    { drawStyle: 'line', lineWidth: 1, fillOpacity: 10, showPoints: 'never', spanNulls: false, ...custom },
+  );
 }
 
-export function stat(spec: Spec): PanelSpec {
-  return {
-    width: 4,
-    height: 4,
-    ...spec,
-    type: 'stat',
-    options: {
-      reduceOptions: { calcs: ['lastNotNull'], fields: '', values: false },
-      colorMode: 'background',
-      graphMode: 'none',
-      justifyMode: 'auto',
-      textMode: 'auto',
-      orientation: 'auto',
-      ...spec.options,
-    },
-  };
+export function stat(spec: Spec): DataPanel {
+  return panel('stat', spec, { width: 4, height: 4 }, {
+    reduceOptions: LAST_VALUE,
+    colorMode: 'background',
+    graphMode: 'none',
+    justifyMode: 'auto',
+    textMode: 'auto',
+    orientation: 'auto',
+    // Grafana's defaults, written out so the options are complete.
+    percentChangeColorMode: 'standard',
+    showPercentChange: false,
+    wideLayout: true,
+  });
 }
 
-export function table(spec: Spec): PanelSpec {
-  return {
-    width: 24,
-    height: 8,
-    ...spec,
-    type: 'table',
-    options: { showHeader: true, cellHeight: 'sm', footer: { show: false }, ...spec.options },
-  };
+export function table(spec: Spec): DataPanel {
+  // No `footer`: Grafana's table options no longer have one (the footer is a field option now).
+  return panel('table', spec, { width: 24, height: 8 }, { showHeader: true, cellHeight: 'sm', frameIndex: 0 });
 }
 
-export function stateTimeline(spec: Spec): PanelSpec {
-  return {
-    width: 12,
-    height: 8,
-    ...spec,
-    type: 'state-timeline',
-    options: {
-      showValue: 'never',
-      mergeValues: true,
-      alignValue: 'left',
-      rowHeight: 0.8,
-      legend: { displayMode: 'list', placement: 'bottom', showLegend: true },
-      ...spec.options,
-    },
-  };
+export function stateTimeline(spec: Spec): DataPanel {
+  return panel('state-timeline', spec, { width: 12, height: 8 }, {
+    showValue: 'never',
+    mergeValues: true,
+    alignValue: 'left',
+    rowHeight: 0.8,
+    legend: { displayMode: 'list', placement: 'bottom', showLegend: true, calcs: [] },
+    // Grafana's default tooltip, written out so the options are complete.
+    tooltip: { mode: 'single', sort: 'none' },
+  });
 }
 
-export function barGauge(spec: Spec): PanelSpec {
-  return {
-    width: 12,
-    height: 8,
-    ...spec,
-    type: 'bargauge',
-    options: {
-      reduceOptions: { calcs: ['lastNotNull'], fields: '', values: false },
-      orientation: 'horizontal',
-      displayMode: 'gradient',
-      showUnfilled: true,
-      ...spec.options,
-    },
-  };
+export function barGauge(spec: Spec): DataPanel {
+  return panel('bargauge', spec, { width: 12, height: 8 }, {
+    reduceOptions: LAST_VALUE,
+    orientation: 'horizontal',
+    displayMode: 'gradient',
+    showUnfilled: true,
+    // Grafana's defaults, written out so the options are complete.
+    legend: { displayMode: 'list', placement: 'bottom', showLegend: false, calcs: [] },
+    maxVizHeight: 300,
+    minVizHeight: 16,
+    minVizWidth: 8,
+    namePlacement: 'auto',
+    sizing: 'auto',
+    valueMode: 'color',
+  });
 }
 
 /** The targets of a panel, refIds A, B, C… in the order written. */
