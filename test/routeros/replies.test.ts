@@ -4,6 +4,7 @@
  * a redirect is never followed, a group without a policy is `auth` naming the policy, and error messages carry
  * no control character, no credential and no more than a bounded amount of router text.
  */
+import { request as httpsRequest } from 'node:https';
 import { inspect } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator, type Faults } from '../../src/emulator/index.js';
@@ -141,6 +142,23 @@ describe('a user whose group lacks a policy is refused as auth, naming the polic
     expect(error.status).toBe(500);
     expect(summaryOf(error)).toBe(`refused: the user's group lacks the ${policy} policy`);
     expect(error.message).toContain(`refused: the user's group lacks the ${policy} policy`);
+  });
+
+  it('the emulator answers byte for byte like RouterOS 7.23.7 (captured replies)', async () => {
+    const raw = (user: string): Promise<{ status: number; body: string }> =>
+      new Promise((resolve, reject) => {
+        const url = new URL('/rest/interface/wireguard/peers', emulator.router('r1').url);
+        const req = httpsRequest(url, { ca: emulator.ca, auth: `${user}:${PASSWORD}` }, (res) => {
+          let body = '';
+          res.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+        });
+        req.on('error', reject);
+        req.end();
+      });
+    expect(await raw('noapi')).toEqual({ status: 500, body: '{"detail":"std failure: not allowed (9)","error":500,"message":"Internal Server Error"}' });
+    expect(await raw('noread')).toEqual({ status: 500, body: '{"detail":"not enough permissions (9)","error":500,"message":"Internal Server Error"}' });
+    expect(await raw('norestapi')).toEqual({ status: 401, body: '{"error":401,"message":"Unauthorized"}' });
   });
 
   it('the captured bodies, word for word', async () => {
