@@ -19,11 +19,15 @@ import {
   tableQuery,
   timeseries,
 } from './panels.js';
-import type { Dashboard } from './types.js';
+import type { Dashboard, ValueMapping } from './types.js';
 import { R, datasourceVariable, jobVariable, routerVariable } from './variables.js';
 
 const J = 'job=~"$job"';
 const ALERT = steps('green', [1, 'red']);
+/** routeros_exporter_config_restart_required: 0 is fine, 1 asks for a restart. */
+const RESTART_TEXT: ValueMapping[] = [
+  { type: 'value', options: { '0': { text: 'no', color: 'green', index: 0 }, '1': { text: 'yes', color: 'orange', index: 1 } } },
+];
 const USAGE = steps('green', [0.8, 'orange'], [0.9, 'red']);
 const usage = (title: string, description: string, expr: string) =>
   timeseries({
@@ -204,12 +208,18 @@ const exporter = [
   [
     table({
       title: 'Exporter build',
-      description: 'Version and Node.js runtime of each routeros-exporter instance.',
+      description:
+        'Version and Node.js runtime of each routeros-exporter instance, and whether its loaded configuration ' +
+        'changes a setting only a restart applies (listen).',
       unit: 'none',
       width: 8,
       height: 6,
-      queries: [tableQuery(`routeros_exporter_build_info{${J}}`)],
-      transformations: joinColumns(['Time', '__name__', 'Value'], {}),
+      queries: [
+        tableQuery(`routeros_exporter_build_info{${J}}`),
+        tableQuery(`routeros_exporter_config_restart_required{${J}}`),
+      ],
+      transformations: joinColumns(['Time', '__name__', 'Value #A'], { 'Value #B': 'Restart needed' }),
+      overrides: [override('Restart needed', { mappings: RESTART_TEXT, 'custom.cellOptions': { type: 'color-text' } })],
     }),
     stateTimeline({
       title: 'Exporter scrapes',
