@@ -4,7 +4,7 @@ import { parseCli, USAGE, UsageError, type CliOptions } from './cli/args.js';
 import { checkConfigCommand, loadOrReport, onceCommand } from './cli/commands.js';
 import { handleSignals, startDaemon } from './cli/daemon.js';
 import { startDemo } from './cli/demo.js';
-import { runCheck } from './cli/check.js';
+import { meansCheck, reportCheckUsage, runCheck } from './cli/check.js';
 import { createLogger } from './cli/logger.js';
 import { applyOverrides } from './cli/overrides.js';
 import { ConfigError, formatProblems, loadConfigFile } from './config/index.js';
@@ -16,6 +16,8 @@ async function main(argv: readonly string[]): Promise<number> {
     options = parseCli(argv, process.env);
   } catch (error) {
     if (error instanceof UsageError) {
+      // check is a Nagios plugin: its usage errors are UNKNOWN (3), never 2 (CRITICAL).
+      if (meansCheck(argv)) return reportCheckUsage(error.message);
       console.error(`routeros-exporter: ${error.message}\n\n${USAGE}`);
       return 2;
     }

@@ -32,6 +32,19 @@ export class UsageError extends Error {
   override readonly name = 'UsageError';
 }
 
+/** Exported so main can tell which command a command line meant even when it does not parse. */
+export const CLI_OPTIONS = {
+  config: { type: 'string', short: 'c' },
+  listen: { type: 'string' },
+  'log-level': { type: 'string' },
+  shard: { type: 'string' },
+  router: { type: 'string' },
+  timeout: { type: 'string', short: 't' },
+  help: { type: 'boolean', short: 'h' },
+  version: { type: 'boolean' },
+  'web.enable-lifecycle': { type: 'boolean' },
+} as const;
+
 const COMMANDS = new Set<string>(['demo', 'check-config', 'once', 'check']);
 
 export function parseCli(argv: readonly string[], env: NodeJS.ProcessEnv): CliOptions {
@@ -41,17 +54,7 @@ export function parseCli(argv: readonly string[], env: NodeJS.ProcessEnv): CliOp
       args: [...argv],
       allowPositionals: true,
       strict: true,
-      options: {
-        config: { type: 'string', short: 'c' },
-        listen: { type: 'string' },
-        'log-level': { type: 'string' },
-        shard: { type: 'string' },
-        router: { type: 'string' },
-        timeout: { type: 'string', short: 't' },
-        help: { type: 'boolean', short: 'h' },
-        version: { type: 'boolean' },
-        'web.enable-lifecycle': { type: 'boolean' },
-      },
+      options: CLI_OPTIONS,
     });
   } catch (error) {
     throw new UsageError((error as Error).message);

@@ -5,6 +5,7 @@
  * The whole check has a deadline (plugins get one from `-t`): past it the check answers UNKNOWN naming the
  * routers it was still waiting for, before the monitoring system kills it with no explanation.
  */
+import { parseArgs } from 'node:util';
 import { ConfigError, type Config } from '../config/types.js';
 import { formatProblems, loadConfigFile } from '../config/index.js';
 import { formatDuration, parseDuration } from '../config/duration.js';
@@ -12,6 +13,7 @@ import { createApp } from '../app.js';
 import { evaluateRouters } from '../health/report.js';
 import { formatCheck, output, type CheckOutput } from '../health/nagios.js';
 import { createLogger } from './logger.js';
+import { CLI_OPTIONS, USAGE } from './args.js';
 
 export interface CheckOptions {
   env?: NodeJS.ProcessEnv;
@@ -78,6 +80,33 @@ export async function check(configPath: string, routerName?: string, options: Ch
   }
 }
 
+/**
+ * True when a command line that does not parse was meant for `check`: its first positional is `check`.
+ * Read leniently (unknown options allowed) with the real option table, so `--config check` is not taken
+ * for the command.
+ */
+export function meansCheck(argv: readonly string[]): boolean {
+  const { positionals } = parseArgs({ args: [...argv], options: CLI_OPTIONS, strict: false, allowPositionals: true });
+  return positionals[0] === 'check';
+}
+
+/**
+ * A usage error of `check` answers UNKNOWN (3) with the usage, on stdout like every plugin answer: a
+ * monitoring system reads 2 as CRITICAL and would page for a typo in the command definition.
+ */
+export async function reportCheckUsage(message: string): Promise<number> {
+  return print(usageOutput(message));
+}
+
+function usageOutput(message: string): CheckOutput {
+  return output('UNKNOWN', `usage error: ${message}`, USAGE.split('\n').filter((line) => line !== ''));
+}
+
+async function print(result: CheckOutput): Promise<number> {
+  await new Promise<void>((resolve, reject) => process.stdout.write(result.text, (error) => (error ? reject(error) : resolve())));
+  return result.code;
+}
+
 export async function runCheck(configPath: string, router?: string, timeout?: string): Promise<number> {
   let result: CheckOutput;
   try {
@@ -87,6 +116,5 @@ export async function runCheck(configPath: string, router?: string, timeout?: st
     // A plugin that crashes must still say UNKNOWN on stdout, or the monitoring system shows nothing useful.
     result = output('UNKNOWN', `check failed: ${error instanceof Error ? error.message : String(error)}`);
   }
-  await new Promise<void>((resolve, reject) => process.stdout.write(result.text, (error) => (error ? reject(error) : resolve())));
-  return result.code;
+  return print(result);
 }
