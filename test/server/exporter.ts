@@ -28,6 +28,8 @@ export interface ExporterOptions {
   basicAuth?: boolean;
   enableLifecycle?: boolean;
   limits?: Partial<ServerLimits>;
+  /** Configured routers (never polled); default 1. */
+  routers?: number;
 }
 
 export async function startExporter(options: ExporterOptions = {}): Promise<Exporter> {
@@ -42,7 +44,7 @@ export async function startExporter(options: ExporterOptions = {}): Promise<Expo
     listen: '127.0.0.1:0',
     defaults: { username: 'monitor', password: 'not-a-real-password' },
     // Never polled: the app is not started, so no connection is ever tried.
-    routers: [{ name: 'hq', url: 'https://127.0.0.1:9' }],
+    routers: Array.from({ length: options.routers ?? 1 }, (_, i) => ({ name: i === 0 ? 'hq' : `branch-${i}`, url: 'https://127.0.0.1:9' })),
   });
   const app = createApp(options.enableLifecycle === true ? { ...config, enableLifecycle: true } : config, { logger: logs.logger, jitter: false });
   const server = await startServer(app, '127.0.0.1:0', { logger: logs.logger, ...(web === undefined ? {} : { web }), limits: options.limits ?? {} });
