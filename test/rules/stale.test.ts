@@ -76,11 +76,12 @@ const runs = {
   }, false),
   markers: testFile('conditions.yml', {
     promql_expr_test: [
-      ...routerAlerts.map((a) => ({
-        expr: `max_over_time(${eachAlert(a.alert)}[${end - stopStep}m])`,
-        eval_time: minutes(end),
-        exp_samples: [],
-      })),
+      ...routerAlerts.flatMap((a) => [
+        // The first minute on its own too: where range selectors are left-open (Prometheus 3), the window
+        // below starts just after it.
+        { expr: eachAlert(a.alert), eval_time: minutes(stopStep), exp_samples: [] },
+        { expr: `max_over_time(${eachAlert(a.alert)}[${end - stopStep}m])`, eval_time: minutes(end), exp_samples: [] },
+      ]),
       exporterDownFires,
     ],
   }, false),
@@ -88,6 +89,11 @@ const runs = {
     promql_expr_test: [
       ...routerAlerts.flatMap((a) => [
         // During the lookback: only conditions that already held at the last scrape.
+        {
+          expr: `${eachAlert(a.alert)} unless ${eachAlert(a.alert)} offset 1m`,
+          eval_time: minutes(stopStep),
+          exp_samples: [],
+        },
         {
           expr: `max_over_time(${eachAlert(a.alert)}[${LOOKBACK - 1}m]) unless ${eachAlert(a.alert)} offset ${LOOKBACK}m`,
           eval_time: minutes(lastScrape + LOOKBACK),
