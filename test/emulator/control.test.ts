@@ -53,6 +53,31 @@ describe('control endpoint', () => {
     expect(asRec((await client.get('c', '/rest/system/resource')).json)['uptime']).toMatch(/^\d+s$/);
   });
 
+  it.each([
+    ['/emulator/reboot', { raceMs: 1e12 }, 'raceMs'],
+    ['/emulator/reboot', { raceMs: -1 }, 'raceMs'],
+    ['/emulator/faults', { latencyMs: 1e12 }, 'latencyMs'],
+    ['/emulator/faults', { slowBodyMs: 600_001 }, 'slowBodyMs'],
+    ['/emulator/faults', { oversizedBytes: 1e12 }, 'oversizedBytes'],
+  ])('refuses absurd numbers: POST %s %j answers 400 with the reason', async (path, body, field) => {
+    const answer = await client.post('c', path, body);
+    expect(answer.status).toBe(400);
+    const error = String(asRec(answer.json)['error']);
+    expect(error).toContain(field);
+    expect(error).toMatch(/at most|too small|>=0/i);
+    expect((await client.get('c', '/emulator/faults')).json).toEqual([]);
+  });
+
+  it('refuses more than 100 fault sets, and accepts the largest numbers allowed', async () => {
+    const many = Array.from({ length: 101 }, () => ({ path: '/nowhere' }));
+    const refused = await client.post('c', '/emulator/faults', many);
+    expect(refused.status).toBe(400);
+    expect(String(asRec(refused.json)['error'])).toContain('at most 100 fault sets');
+    const largest = { path: '/nowhere', latencyMs: 600_000, slowBodyMs: 600_000, oversizedBytes: 256 * 1024 * 1024 };
+    expect((await client.post('c', '/emulator/faults', largest)).status).toBe(204);
+    expect((await client.call('c', 'DELETE', '/emulator/faults')).status).toBe(204);
+  });
+
   it('needs the router credentials', async () => {
     expect((await client.call('c', 'POST', '/emulator/reboot', undefined, { auth: false })).status).toBe(401);
   });

@@ -13,17 +13,26 @@ const forcedStatus = z.union([
   z.strictObject({ code: z.number().int().min(100).max(599), detail: z.string().optional() }),
 ]);
 
+/**
+ * Bounds on numbers (input validation): a test wants seconds of delay or megabytes of body, and a typo like
+ * `raceMs: 1e12` (31 years of 401s) or a body of a terabyte must be refused with the reason, not obeyed.
+ */
+export const MAX_DELAY_MS = 600_000;
+export const MAX_OVERSIZED_BYTES = 256 * 1024 * 1024;
+const MAX_FAULT_SETS = 100;
+const delayMs = z.number().nonnegative().max(MAX_DELAY_MS, `must be at most ${MAX_DELAY_MS} ms (10 minutes)`);
+
 const faultSet = z.strictObject({
   path: z.string().optional(),
-  latencyMs: z.number().nonnegative().optional(),
+  latencyMs: delayMs.optional(),
   hang: z.boolean().optional(),
   status: z.record(z.string(), forcedStatus).optional(),
   brokenJson: z.boolean().optional(),
   truncated: z.boolean().optional(),
-  oversizedBytes: z.number().int().nonnegative().optional(),
+  oversizedBytes: z.number().int().nonnegative().max(MAX_OVERSIZED_BYTES, `must be at most ${MAX_OVERSIZED_BYTES} (256 MiB)`).optional(),
   wrongShape: z.boolean().optional(),
   html: z.boolean().optional(),
-  slowBodyMs: z.number().nonnegative().optional(),
+  slowBodyMs: delayMs.optional(),
   invalidUtf8: z.boolean().optional(),
   controlChars: z.boolean().optional(),
   unknownFormats: z.boolean().optional(),
@@ -39,9 +48,10 @@ const faultSet = z.strictObject({
   noisyErrorChars: z.number().int().nonnegative().max(16 * 1024 * 1024).optional(),
 });
 
-const faultsBody = z.union([faultSet, z.array(faultSet)]);
+// Checked as a list or as one set, not as a union: a union's error says only "Invalid input".
+const faultList = z.array(faultSet).max(MAX_FAULT_SETS, `at most ${MAX_FAULT_SETS} fault sets`);
 
-const rebootBody = z.strictObject({ raceMs: z.number().int().nonnegative().optional() });
+const rebootBody = z.strictObject({ raceMs: delayMs.int().optional() });
 
 export interface Controllable {
   faults(): readonly Faults[];
@@ -84,7 +94,7 @@ export function controlEndpoint(target: Controllable): (method: string, path: st
       case 'POST /emulator/faults': {
         const parsed = jsonBody(body);
         if (parsed === undefined) return Promise.resolve(out(400, { error: 'body is not JSON' }));
-        const result = faultsBody.safeParse(parsed);
+        const result = Array.isArray(parsed) ? faultList.safeParse(parsed) : faultSet.safeParse(parsed);
         if (!result.success) return Promise.resolve(out(400, { error: z.prettifyError(result.error) }));
         target.setFaults(result.data);
         return Promise.resolve(out(204));
