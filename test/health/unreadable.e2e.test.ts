@@ -13,7 +13,8 @@ import type { HealthReport } from '../../src/health/types.js';
 import { evaluateRouters } from '../../src/health/report.js';
 import { formatCheck } from '../../src/health/nagios.js';
 import { testConfig } from '../helpers/config.js';
-import { writeCa } from '../helpers/emulator-config.js';
+import { tempFile, writeCa } from '../helpers/emulator-config.js';
+import { check } from '../../src/cli/check.js';
 import { captureLogs } from '../helpers/log-capture.js';
 
 const PASSWORD = 'unreadable-e2e-secret';
@@ -22,6 +23,7 @@ let app: App;
 let server: Server;
 let base: string;
 let config: Config;
+let configPath: string;
 
 beforeAll(async () => {
   emulator = await startEmulator({
@@ -40,13 +42,23 @@ beforeAll(async () => {
       },
     ],
   });
+  const ca = writeCa(emulator);
+  // The same settings as a file, for the `check` command (JSON is YAML).
+  configPath = tempFile(
+    'routeros-exporter.yml',
+    JSON.stringify({
+      log_level: 'error',
+      defaults: { username: 'monitor', password: PASSWORD, timeout: '3s', tls: { ca_file: ca }, health: { handshake_stale_after: '5m' } },
+      routers: emulator.routers.map((router) => ({ name: router.name, url: router.url, collectors: { ping: false } })),
+    }),
+  );
   config = testConfig({
     listen: '127.0.0.1:0',
     defaults: {
       username: 'monitor',
       password: PASSWORD,
       timeout: '3s',
-      tls: { ca_file: writeCa(emulator) },
+      tls: { ca_file: ca },
       health: { handshake_stale_after: '5m' },
       collectors: { ping: false, bandwidth_test: false },
     },
@@ -83,9 +95,13 @@ describe('unreadable handshakes', () => {
     expect(after.body.summary).toMatch(/cannot judge 2 peers/);
     expect(after.body.routers[0]?.peers.map((peer) => peer.reason)).toEqual(['handshake_unreadable', 'handshake_unreadable']);
 
-    const check = formatCheck(evaluateRouters(config.routers, app.store, Date.now()), config.routers);
-    expect(check.state).toBe('WARNING');
-    expect(check.text).toMatch(/^ROUTEROS WARNING - .*cannot judge 2 peers/);
+    const formatted = formatCheck(evaluateRouters(config.routers, app.store, Date.now()), config.routers);
+    expect(formatted.state).toBe('WARNING');
+    expect(formatted.text).toMatch(/^ROUTEROS WARNING - .*cannot judge 2 peers/);
+
+    const command = await check(configPath);
+    expect(command.code).toBe(1);
+    expect(command.text).toMatch(/^ROUTEROS WARNING - 1 router with peers it cannot judge: hq\/wireguard \(cannot judge 2 peers\)\n/);
 
     const metrics = await (await fetch(`${base}/metrics`)).text();
     const counted = /routeros_collector_decode_errors_total\{router="hq",collector="wireguard"\} (\d+)/.exec(metrics);
