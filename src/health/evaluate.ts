@@ -60,7 +60,9 @@ export function evaluateRouter(
   } else if (up === false) {
     const failed = system ?? snapshots.find((s) => !s.ok);
     const since = lastSuccessMs === undefined ? 'since the exporter started' : `since ${isoOrNull(lastSuccessMs) ?? 'an unknown time'}`;
-    add({ kind: 'router-down', status: 'critical', text: `down: no answer ${since} (${failed?.reason ?? 'error'})`, brief: failed?.reason ?? 'down' });
+    // A refusal is an answer: say what the router refused rather than "no answer".
+    const what = failed?.summary ?? `no answer ${since}`;
+    add({ kind: 'router-down', status: 'critical', text: `down: ${what} (${failed?.reason ?? 'error'})`, brief: failed?.reason ?? 'down' });
   } else {
     const wireguard = parts.wireguard ? jobData<WireguardData>(router, byJob, 'wireguard', add, 'tunnel and peer state unknown') : undefined;
     const setup = parts.setup ? jobData<WireguardSetupData>(router, byJob, 'wireguard_setup', add, 'tunnel set-up not audited') : undefined;
@@ -101,7 +103,8 @@ function jobData<Data>(
   }
   if (!snapshot.ok) {
     const reason = snapshot.reason ?? 'error';
-    add({ kind: 'collector-failed', status: 'degraded', subject: job, text: `collector failed (${reason}): ${consequence}`, brief: reason });
+    const summary = snapshot.summary === undefined ? '' : ` ${snapshot.summary}:`;
+    add({ kind: 'collector-failed', status: 'degraded', subject: job, text: `collector failed (${reason}):${summary} ${consequence}`, brief: reason });
     return undefined;
   }
   // The store keeps what this collector's job returned as its data.

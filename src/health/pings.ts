@@ -32,7 +32,8 @@ export function evaluatePings(router: RouterConfig, byJob: ReadonlyMap<string, J
     }
     if (!snapshot.ok) {
       health.error = snapshot.reason ?? 'error';
-      flag('degraded', 'ping-failed', `could not run on the router (${health.error})`, health.error);
+      const summary = snapshot.summary === undefined ? '' : `: ${snapshot.summary}`;
+      flag('degraded', 'ping-failed', `could not run on the router (${health.error})${summary}`, health.error);
       return health;
     }
     const data = snapshot.data as PingData;

@@ -17,6 +17,8 @@ export interface JobOutcome<Data = unknown> {
   job: string;
   ok: boolean;
   reason?: ErrorReason;
+  /** A failed run's operator phrase ("refused: the user's group lacks the api policy"); holds no router text. */
+  summary?: string;
   /** Unix ms the run finished. */
   finishedAt: number;
   durationSeconds: number;
@@ -33,6 +35,7 @@ export interface JobSnapshot {
   readonly job: string;
   readonly ok: boolean;
   readonly reason: ErrorReason | undefined;
+  readonly summary?: string | undefined;
   readonly finishedAt: number;
   readonly durationSeconds: number;
   readonly lastSuccessAt: number | undefined;
@@ -121,6 +124,7 @@ export class SnapshotStore {
       job: outcome.job,
       ok: outcome.ok,
       reason: outcome.ok ? undefined : outcome.reason ?? 'parse',
+      summary: outcome.ok ? undefined : outcome.summary,
       finishedAt: outcome.finishedAt,
       durationSeconds: outcome.durationSeconds,
       lastSuccessAt: outcome.ok ? outcome.finishedAt : previous?.lastSuccessAt,

@@ -6,7 +6,7 @@ import type { Logger } from 'pino';
 import type { RouterConfig } from '../config/types.js';
 import type { JobContext, JobDefinition } from '../collectors/types.js';
 import type { SnapshotStore } from '../metrics/store.js';
-import { reasonOf, type ErrorReason } from '../routeros/errors.js';
+import { reasonOf, summaryOf, type ErrorReason } from '../routeros/errors.js';
 import type { Semaphore } from './semaphore.js';
 import { Backoff } from './backoff.js';
 
@@ -107,6 +107,7 @@ export class JobRunner {
         job: definition.job,
         ok: false,
         reason,
+        summary: summaryOf(error),
         finishedAt: now(),
         durationSeconds: (performance.now() - started) / 1000,
       });
