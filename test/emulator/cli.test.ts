@@ -1,8 +1,14 @@
 /** The routeros-emulator command: prints routers and the CA, serves them, exits 0 on SIGTERM/SIGINT. */
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { connect } from 'node:tls';
+import { X509Certificate } from 'node:crypto';
+import { tlsFolder } from '../../src/emulator/tls.js';
 import { Agent, fetch } from 'undici';
 import { describe, expect, it } from 'vitest';
 
@@ -66,5 +72,111 @@ describe('routeros-emulator CLI', () => {
     child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
     expect(await exitCode(child)).toBe(2);
     expect(stderr).toMatch(/usage: routeros-emulator/);
+  }, 20_000);
+
+  it.each([
+    [['--port', '65535', '--routers', '3'], '--port 65535 leaves no room for 3 routers on ports 65535–65537'],
+    [['--port', '65534'], '--port 65534 leaves no room for 3 routers'],
+    [['--port', '70000'], '--port must be a whole number from 0 to 65535, not "70000"'],
+    [['--routers', '0'], '--routers must be a whole number from 1 to 10000, not "0"'],
+    [['--routers', '1e9'], '--routers must be a whole number from 1 to 10000, not "1e9"'],
+    [['--interfaces', '200'], '--interfaces must be a whole number from 1 to 150'],
+    [['--peers', '70000'], '--peers 70000 is more than 64000 per interface (1)'],
+    [['--command-timeout', '2h'], '--command-timeout must be a duration above 0 and at most 1h'],
+    [['--ca', 'ca.pem'], '--ca goes with --cert and --key'],
+    [['--cert', 'no-such.pem', '--key', 'no-such.key'], '--cert "no-such.pem": ENOENT'],
+  ])('refuses %j with one line and the usage, exit 2, no stack trace', async (args, reason) => {
+    const child = run(args);
+    let stderr = '';
+    child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
+    expect(await exitCode(child)).toBe(2);
+    const lines = stderr.trimEnd().split('\n');
+    expect(lines[0]).toContain(`routeros-emulator: ${reason}`);
+    expect(lines.slice(1).join('\n')).toMatch(/^usage: routeros-emulator/);
+    expect(stderr).not.toMatch(/^\s+at /m);
+  }, 20_000);
+
+  it('a port already in use is one line and exit 1, not a stack trace', async () => {
+    const holder = createServer();
+    await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
+    const { port } = holder.address() as AddressInfo;
+    try {
+      const child = run(['--port', String(port), '--routers', '1']);
+      let stderr = '';
+      child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
+      expect(await exitCode(child)).toBe(1);
+      expect(stderr.trimEnd().split('\n')).toHaveLength(1);
+      expect(stderr).toContain('EADDRINUSE');
+    } finally {
+      holder.close();
+    }
+  }, 20_000);
+});
+
+/** The certificate a router serves, as its SHA-256 fingerprint, trusting only `ca`. */
+function servedFingerprint(url: string, ca: string): Promise<string> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const socket = connect({ host: hostname, port: Number(port), ca, servername: 'localhost' }, () => {
+      const fingerprint = socket.getPeerCertificate().fingerprint256;
+      socket.end();
+      resolve(fingerprint);
+    });
+    socket.once('error', reject);
+  });
+}
+
+describe('routeros-emulator --tls-dir', () => {
+  it('keeps its CA and certificate across restarts: a client trusting the first start\'s CA connects to the second', async () => {
+    const dir = join(mkdtempSync(join(tmpdir(), 'routeros-lab-')), 'tls');
+    try {
+      const starts: { ca: string; caFile: string; fingerprint: string; url: string }[] = [];
+      for (let i = 0; i < 2; i++) {
+        const child = run(['--tls-dir', dir, '--routers', '1', '--peers', '1']);
+        const exited = exitCode(child);
+        const lines = await banner(child);
+        const caFile = (lines.at(-1) ?? '').slice(3);
+        const url = (lines[0] ?? '').split(' ')[1] ?? '';
+        // The first start's CA text, read before the second start: what a config's ca_file holds.
+        const ca = starts[0]?.ca ?? readFileSync(caFile, 'utf8');
+        starts.push({ ca, caFile, url, fingerprint: await servedFingerprint(url, ca) });
+        const agent = new Agent({ connect: { ca } });
+        const auth = { authorization: `Basic ${Buffer.from('admin:').toString('base64')}` };
+        expect((await fetch(`${url}/rest/system/identity`, { headers: auth, dispatcher: agent })).status).toBe(200);
+        await agent.close();
+        child.kill('SIGTERM');
+        expect(await exited).toBe(0);
+      }
+      expect(starts[0]?.caFile).toBe(join(dir, 'ca.pem'));
+      expect(starts[1]?.caFile).toBe(join(dir, 'ca.pem'));
+      expect(starts[1]?.fingerprint).toBe(starts[0]?.fingerprint);
+      expect(existsSync(join(dir, 'ca.pem'))).toBe(true); // kept at exit, unlike the temporary one
+    } finally {
+      rmSync(join(dir, '..'), { recursive: true, force: true });
+    }
+  }, 40_000);
+
+  it('reissues the server certificate from the same CA when the names change or the file is damaged', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'routeros-lab-'));
+    try {
+      const first = await tlsFolder(dir, ['localhost', '127.0.0.1']);
+      expect(first.notes).toEqual([`created a CA in ${join(dir, 'ca.pem')}`]);
+      const ca = readFileSync(first.caFile, 'utf8');
+      const again = await tlsFolder(dir, ['localhost', '127.0.0.1']);
+      expect(again.notes).toEqual([]);
+      expect(again.cert).toBe(first.cert);
+      const wider = await tlsFolder(dir, ['localhost', '127.0.0.1', 'lab.example']);
+      expect(wider.notes).toEqual(['issued a new server certificate from the same CA (it does not cover lab.example)']);
+      expect(readFileSync(wider.caFile, 'utf8')).toBe(ca);
+      const served = new X509Certificate(wider.cert);
+      expect(served.checkHost('lab.example')).toBe('lab.example');
+      expect(served.verify(new X509Certificate(ca).publicKey)).toBe(true);
+      writeFileSync(join(dir, 'cert.pem'), 'garbage');
+      const repaired = await tlsFolder(dir, ['localhost']);
+      expect(repaired.notes).toEqual(['issued a new server certificate from the same CA (it does not parse)']);
+      expect(readFileSync(repaired.caFile, 'utf8')).toBe(ca);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   }, 20_000);
 });
