@@ -6,6 +6,7 @@
  * no routers, or not one router reachable.
  */
 import type { RouterConfig } from '../config/types.js';
+import { stripControls } from '../util/text.js';
 import { counted } from './format.js';
 import type { Evaluated } from './report.js';
 import type { RouterEvaluation, Status } from './types.js';
@@ -21,10 +22,12 @@ export interface CheckOutput {
   text: string;
 }
 
-/** `|` starts performance data and a newline a new line: neither may come from a router's names. */
+/**
+ * `|` starts performance data and a newline a new line: neither may come from a router's names; nor may a
+ * terminal control (C1 too: 0x9B is a one-byte CSI) or a bidi override that reorders what the operator reads.
+ */
 export function plain(text: string): string {
-  // eslint-disable-next-line no-control-regex
-  return text.replaceAll('|', '/').replace(/[\u0000-\u001f\u007f]+/g, ' ');
+  return stripControls(text).replaceAll('|', '/');
 }
 
 export function output(state: NagiosState, summary: string, details: readonly string[] = [], perfdata: readonly string[] = []): CheckOutput {

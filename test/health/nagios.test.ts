@@ -82,6 +82,14 @@ describe('check output in the Nagios plugin convention', () => {
     expect(lines.filter((line) => line.includes('|'))).toHaveLength(1);
   });
 
+  it('names from the router cannot steer a terminal or reorder the text: C0, C1 (CSI), ESC and bidi overrides go', () => {
+    const nasty = peerRecord('evil\u001b[2J\u009b31m\u202egnp.exe\u2066x', '10m');
+    const out = check([hq], { hq: [systemOk(), wireguard(hq, [WG_UP], [nasty]), ping(hq, 0, 0)] });
+    expect(out.text.split('\n')[0]).toBe('ROUTEROS CRITICAL - 1 stale peer: hq/wg-branch/evil[2J31mgnp.exex (last handshake 10m ago)');
+    // eslint-disable-next-line no-control-regex
+    expect(out.text).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/);
+  });
+
   it('groups many problems of a kind: three named, then "and N more"', () => {
     const stale = ['a', 'b', 'c', 'd', 'e'].map((name) => peerRecord(name, '1h'));
     const out = check([hq], { hq: [systemOk(), wireguard(hq, [WG_UP], stale), ping(hq, 0, 0)] });
