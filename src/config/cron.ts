@@ -1,12 +1,42 @@
 import { createTask, validateDetailed } from 'node-cron';
 import { ConfigValueError, quoteValue } from './value-error.js';
 
+const FIELDS = [
+  { name: 'second', min: 0, max: 59 },
+  { name: 'minute', min: 0, max: 59 },
+  { name: 'hour', min: 0, max: 23 },
+  { name: 'day-of-month', min: 1, max: 31 },
+  { name: 'month', min: 1, max: 12 },
+  { name: 'weekday', min: 0, max: 7 },
+] as const;
+
+/**
+ * A step larger than its field's range (`*\/61` seconds, `*\/25` hours) is accepted by node-cron and then
+ * runs only at the field's start: once a minute, once a day. Nobody means that; refuse it.
+ */
+function stepProblem(expression: string): string | undefined {
+  const parts = expression.trim().split(/\s+/);
+  const fields = parts.length === 5 ? FIELDS.slice(1) : parts.length === 6 ? FIELDS : [];
+  for (const [i, field] of fields.entries()) {
+    for (const item of (parts[i] ?? '').split(',')) {
+      const step = /\/(\d+)$/.exec(item)?.[1];
+      if (step === undefined) continue;
+      const span = field.max - field.min;
+      if (Number(step) > span) {
+        return `the ${field.name} step /${step} is larger than the field's range ${field.min}-${field.max} (steps go from 1 to ${span})`;
+      }
+    }
+  }
+  return undefined;
+}
+
 /** Why a node-cron expression is invalid, or undefined when node-cron accepts it (5 or 6 fields). */
 export function cronProblem(expression: string): string | undefined {
   const result = validateDetailed(expression);
-  if (result.valid) return undefined;
-  const reasons = result.errors.map((error) => error.message.replace(' a invalid ', ' an invalid ')).join('; ');
-  return `${quoteValue(expression)} is not a valid cron expression: ${reasons}`;
+  const reasons = result.valid
+    ? stepProblem(expression)
+    : result.errors.map((error) => error.message.replace(' a invalid ', ' an invalid ')).join('; ');
+  return reasons === undefined ? undefined : `${quoteValue(expression)} is not a valid cron expression: ${reasons}`;
 }
 
 /** Smallest difference between neighbours of a sorted list of run positions, else undefined. */
@@ -80,7 +110,7 @@ export function cronIntervalSeconds(expression: string): number {
 
 function computeInterval(expression: string): number {
   const result = validateDetailed(expression);
-  if (!result.valid || result.fields === undefined) {
+  if (!result.valid || result.fields === undefined || stepProblem(expression) !== undefined) {
     throw new ConfigValueError(cronProblem(expression) ?? `${quoteValue(expression)} is not a valid cron expression`);
   }
   const { second, minute, hour } = result.fields;

@@ -15,7 +15,12 @@ export function parseDuration(text: string): number {
   if (text === '0') return 0;
   const match = DURATION.exec(text);
   if (match === null || text === '') {
-    throw new ConfigValueError(`${quoteValue(text)} is not a duration (use e.g. 500ms, 15s, 5m, 1h30m)`);
+    const whole = wholeUnits(text);
+    throw new ConfigValueError(
+      whole === undefined
+        ? `${quoteValue(text)} is not a duration (use e.g. 500ms, 15s, 5m, 1h30m)`
+        : `${quoteValue(text)} is not a duration: each unit takes a whole number; write ${whole}`,
+    );
   }
   let seconds = 0;
   UNITS.forEach((unit, i) => {
@@ -25,6 +30,30 @@ export function parseDuration(text: string): number {
   if (!Number.isFinite(seconds)) throw new ConfigValueError(`${quoteValue(text)} is too long a duration`);
   // Milliseconds as thousandths accumulate float error; round to the millisecond the grammar can express.
   return Math.round(seconds * 1000) / 1000;
+}
+
+/**
+ * A fraction like `1.5s` or `2.5h` in the grammar's own form (`1500ms`, `2h30m`), for the message that
+ * refuses it; undefined when the text is no such fraction or it has no exact form in whole milliseconds.
+ */
+function wholeUnits(text: string): string | undefined {
+  const fraction = /^(\d+\.\d+)(ms|s|m|h|d|w|y)$/.exec(text);
+  if (fraction === null) return undefined;
+  const ms = Number(fraction[1]) * SECONDS_PER_UNIT[fraction[2] as Unit] * 1000;
+  if (!Number.isFinite(ms) || ms <= 0 || Math.abs(ms - Math.round(ms)) > 1e-6) return undefined;
+  let rest = Math.round(ms);
+  // Not whole seconds: one unit reads best (1.5s → 1500ms rather than 1s500ms).
+  if (rest % 1000 !== 0) return `${rest}ms`;
+  let out = '';
+  for (const unit of UNITS) {
+    const size = Math.round(SECONDS_PER_UNIT[unit] * 1000);
+    const count = Math.floor(rest / size);
+    if (count > 0) {
+      out += `${count}${unit}`;
+      rest -= count * size;
+    }
+  }
+  return out;
 }
 
 /**

@@ -1,6 +1,6 @@
 /** From a parsed YAML tree (or an object built in code, like the demo's) to the validated Config. */
 import { DEFAULT_LISTEN, DEFAULT_LOG_LEVEL, LOG_LEVELS } from './defaults.js';
-import { readEnum, readInteger, readList, readMap, readString, type RawMap } from './fields.js';
+import { readEnum, readInteger, readList, readMap, readString, REPORTED, type RawMap } from './fields.js';
 import { makeFileReader } from './files.js';
 import { interpolateTree } from './interpolate.js';
 import { mergeLayers, type SettingsLayer } from './layer.js';
@@ -147,6 +147,11 @@ export function resolveConfig(raw: unknown, options: ResolveOptions): Config {
     key === 'name' || key === 'url' ? `${key} is set per router; it cannot have a default` : undefined;
   const defaultsMap = readMap(top.defaults ?? null, 'defaults', problems, SETTINGS_KEYS, explainDefaults) ?? {};
   const defaults = readSettings(defaultsMap, 'defaults', problems);
+  if (top.defaults === REPORTED) {
+    // `defaults: ${UNSET}` was reported once; routers must not each add "username is required" for it.
+    defaults.username = null;
+    defaults.password = null;
+  }
   let routers: RouterConfig[] = [];
   if (Object.hasOwn(top, 'routers')) routers = readRouters(top.routers, defaults, ctx);
   else if (topMap !== undefined && tree !== null && tree !== undefined) {

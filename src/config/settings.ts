@@ -7,6 +7,7 @@ import {
   readNumber,
   readString,
   readStringList,
+  REPORTED,
   type RawMap,
 } from './fields.js';
 import type { PasswordSource, SettingsLayer, Slot } from './layer.js';
@@ -50,6 +51,8 @@ function readPassword(map: RawMap, base: string, problems: Problems): Slot<Passw
     return null;
   }
   return slot(map, key, base, problems, (value, path): PasswordSource | undefined => {
+    // An unset ${VAR} was reported where it was expanded: a second "must be a string" would be wrong.
+    if (value === REPORTED) return undefined;
     if (key === 'password') {
       // Never echo the value: it is a secret, even when it is of the wrong type.
       if (typeof value === 'string') return { kind: 'password', value };

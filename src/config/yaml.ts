@@ -18,20 +18,48 @@ function describe(message: string): string {
     .trim();
 }
 
+/** 1-based column of the first non-blank character of a 1-based line, or 1. */
+function indentColumn(text: string, line: number): number {
+  const content = text.split(/\r?\n/)[line - 1] ?? '';
+  return content.length - content.trimStart().length + 1;
+}
+
+type YamlError = ReturnType<typeof parseDocument>['errors'][number];
+
+/**
+ * Where a user should look, and what to read there. A key indented deeper than the one above it turns the
+ * two lines into one multi-line key: the yaml package reports the first line (where nothing is wrong) twice;
+ * report the mis-indented line once. A mapping item at the wrong column is reported at the line's start:
+ * point at the key.
+ */
+function locate(error: YamlError, text: string): { line: number; col: number; message: string } | undefined {
+  const [start, end] = error.linePos ?? [];
+  if (start === undefined) return undefined;
+  if (error.code === 'MULTILINE_IMPLICIT_KEY' && end !== undefined && end.line > start.line) {
+    return {
+      line: end.line,
+      col: indentColumn(text, end.line),
+      message: 'this line is indented deeper than the key above it, so YAML reads both lines as one key (indent it like its neighbours)',
+    };
+  }
+  const col = error.code === 'BAD_INDENT' ? indentColumn(text, start.line) : start.col;
+  return { line: start.line, col, message: describe(error.message) };
+}
+
 /** Parses YAML text; syntax errors (and duplicate keys) become problems with their line and column. */
 export function parseYaml(text: string): ParsedYaml {
   // `merge: true` lets users share blocks with `<<: *common`; anchors and aliases work regardless.
   const doc = parseDocument(text, { merge: true, prettyErrors: true, uniqueKeys: true });
-  const problems: ConfigProblem[] = [...doc.errors, ...doc.warnings].map((error) => {
-    const start = error.linePos?.[0];
-    const where = start === undefined ? '' : `line ${start.line}, column ${start.col}: `;
-    const problem: ConfigProblem = { path: '', message: `${where}${describe(error.message)}` };
-    if (start !== undefined) {
-      problem.line = start.line;
-      problem.column = start.col;
-    }
-    return problem;
-  });
+  const errors = [...doc.errors, ...doc.warnings];
+  // The same mis-indented line also yields "Nested mappings are not allowed in compact mappings" at the same place.
+  const multiline = new Set(errors.filter((e) => e.code === 'MULTILINE_IMPLICIT_KEY').map((e) => e.pos[0]));
+  const problems: ConfigProblem[] = errors
+    .filter((error) => !(error.code === 'BLOCK_AS_IMPLICIT_KEY' && multiline.has(error.pos[0])))
+    .map((error) => {
+      const at = locate(error, text);
+      if (at === undefined) return { path: '', message: describe(error.message) };
+      return { path: '', message: `line ${at.line}, column ${at.col}: ${at.message}`, line: at.line, column: at.col };
+    });
   if (problems.length > 0) return { value: undefined, problems };
   try {
     return { value: doc.toJS({ maxAliasCount: 100 }), problems };

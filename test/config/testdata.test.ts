@@ -14,6 +14,8 @@ const env = { ROUTER_PASSWORD: 'env-Secret-5', BRANCH_PASSWORD: 'branch-Secret-6
 const INVALID: Record<string, [path: string, message: string]> = {
   'yaml-syntax': ['', 'line 8, column 3: Flow sequence in block collection must be sufficiently indented'],
   'yaml-duplicate-key': ['', 'Map keys must be unique'],
+  'yaml-indent': ['', 'line 8, column 6: this line is indented deeper than the key above it, so YAML reads both lines as one key'],
+  'yaml-indent-less': ['', 'line 6, column 2: All mapping items must start at the same column'],
   empty: ['', 'the config is empty'],
   'not-a-mapping': ['', 'must be a mapping'],
   'top-unknown-key': ['lisen', 'unknown key (did you mean "listen"?)'],
@@ -45,8 +47,11 @@ const INVALID: Record<string, [path: string, message: string]> = {
   'password-file-missing': ['defaults.password_file', 'no-such-password.txt": no such file (ENOENT)'],
   'password-env-unset': ['defaults.password_env', 'environment variable ROUTEROS_TEST_UNSET_PASSWORD is not set'],
   'env-unset': ['routers[0].url', 'environment variable ROUTEROS_TEST_UNSET_HOST is not set'],
+  'password-interpolation-unset': ['defaults.password', 'environment variable ROUTEROS_TEST_UNSET_SECRET is not set'],
+  'defaults-env-unset': ['defaults', 'environment variable ROUTEROS_TEST_UNSET_DEFAULTS is not set'],
   'timeout-too-long': ['defaults.timeout', "60s must be below the router's 60s limit on one request"],
   'timeout-no-unit': ['defaults.timeout', 'must be a duration with a unit'],
+  'timeout-fraction': ['routers[0].timeout', '"1.5s" is not a duration: each unit takes a whole number; write 1500ms'],
   'timeout-vs-schedule': [
     'routers[0].timeout',
     '20s must be shorter than the 10s between runs of schedules.system "*/10 * * * * *" (set at routers[0].schedules.system)',
@@ -56,6 +61,10 @@ const INVALID: Record<string, [path: string, message: string]> = {
   'tls-unknown-key': ['routers[0].tls.insecure_skip_verfy', 'unknown key (did you mean "insecure_skip_verify"?)'],
   'tls-skip-verify-not-bool': ['routers[0].tls.insecure_skip_verify', 'must be true or false, not "yes"'],
   'schedule-invalid': ['routers[0].schedules.system', '"every 15 seconds" is not a valid cron expression'],
+  'schedule-step': [
+    'routers[0].schedules.system',
+    '"*/61 * * * * *" is not a valid cron expression: the second step /61 is larger than the field\'s range 0-59 (steps go from 1 to 59)',
+  ],
   'schedule-unknown-collector': ['defaults.schedules.wiregard', 'unknown key (did you mean "wireguard"?)'],
   'collectors-unknown': ['routers[0].collectors.firewall', 'unknown key'],
   'collectors-not-bool': ['routers[0].collectors.ping', 'must be true or false, not "maybe"'],
