@@ -1,14 +1,22 @@
 #!/usr/bin/env node
 /** Entry point: argv, exit codes and signals. Everything else lives behind the app factory. */
 import { parseCli, USAGE, UsageError, type CliOptions } from './cli/args.js';
-import { checkConfigCommand, loadOrReport, onceCommand } from './cli/commands.js';
+import { checkConfigCommand, emptyShardProblem, loadOrReport, onceCommand } from './cli/commands.js';
 import { handleSignals, startDaemon } from './cli/daemon.js';
 import { startDemo } from './cli/demo.js';
 import { meansCheck, reportCheckUsage, runCheck } from './cli/check.js';
 import { createLogger } from './cli/logger.js';
 import { applyOverrides } from './cli/overrides.js';
-import { ConfigError, formatProblems, loadConfigFile } from './config/index.js';
+import { ConfigError, formatProblems, loadConfigFile, type Config } from './config/index.js';
 import { VERSION } from './version.js';
+
+/** Flags over the file; a shard that leaves no router is a config error (path `shard`) at start and at reload. */
+function overridden(loaded: Config, options: CliOptions): Config {
+  const config = applyOverrides(loaded, options);
+  const empty = emptyShardProblem(loaded, config.shard, options.shard !== undefined);
+  if (empty !== undefined) throw new ConfigError(loaded.source, [{ path: 'shard', message: empty }]);
+  return config;
+}
 
 async function main(argv: readonly string[]): Promise<number> {
   let options: CliOptions;
@@ -31,7 +39,7 @@ async function main(argv: readonly string[]): Promise<number> {
       console.log(`routeros-exporter ${VERSION} (node ${process.version})`);
       return 0;
     case 'check-config':
-      return checkConfigCommand(options.config as string);
+      return checkConfigCommand(options.config as string, options.shard);
     case 'demo':
       return startDemo(options);
     case 'check':
@@ -43,16 +51,17 @@ async function main(argv: readonly string[]): Promise<number> {
       if (loaded === undefined) return 2;
       let config;
       try {
-        config = applyOverrides(loaded, options);
+        config = overridden(loaded, options);
       } catch (error) {
-        console.error(`routeros-exporter: ${(error as Error).message}`);
+        if (error instanceof ConfigError) console.error(formatProblems(error.source, error.problems));
+        else console.error(`routeros-exporter: ${(error as Error).message}`);
         return 2;
       }
       if (options.command === 'once') return onceCommand(config);
       const logger = createLogger(config.logLevel);
       let daemon;
       try {
-        daemon = await startDaemon(config, logger, async () => applyOverrides(await loadConfigFile(path), options));
+        daemon = await startDaemon(config, logger, async () => overridden(await loadConfigFile(path), options));
       } catch (error) {
         // An invalid web config is a config error (exit 2), like an invalid main config.
         if (error instanceof ConfigError) {

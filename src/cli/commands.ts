@@ -1,6 +1,8 @@
 /** The subcommands that are not the daemon: check-config and once. */
-import { checkConfigFile, formatProblems, loadConfigFile } from '../config/index.js';
-import { ConfigError, type Config } from '../config/types.js';
+import { checkConfigFile, ConfigValueError, formatProblems, loadConfigFile, parseShard } from '../config/index.js';
+import { ConfigError, type Config, type ShardConfig } from '../config/types.js';
+import { configWarnings } from '../config/warnings.js';
+import { inShard } from '../scheduler/shard.js';
 import { loadWebConfig } from '../server/web-config.js';
 import { createApp } from '../app.js';
 import { createLogger } from './logger.js';
@@ -11,21 +13,51 @@ function printProblems(text: string): void {
   console.error(terminalText(text));
 }
 
-export async function checkConfigCommand(path: string): Promise<number> {
+/**
+ * Why a shard leaves this exporter no router, or undefined. A daemon polling nothing is a mistake (a wrong
+ * index or count, or names that all hash elsewhere): start, `once` and `check-config` refuse it (exit 2),
+ * and a reload to it fails and keeps the running config.
+ */
+export function emptyShardProblem(config: Config, shard: ShardConfig | undefined, fromFlag: boolean): string | undefined {
+  if (shard === undefined || config.routers.some((router) => inShard(router.name, shard))) return undefined;
+  const names = config.routers.map((router) => router.name);
+  const listed = names.length <= 5 ? ` (${names.join(', ')})` : '';
+  const which = fromFlag ? `--shard ${shard.index}/${shard.count}` : `shard {index: ${shard.index}, count: ${shard.count}}`;
+  return `${which} leaves this exporter no router: all ${names.length}${listed} belong to other shards`;
+}
+
+/** check-config: the problems the daemon would refuse (exit 2), then the warnings it would log (exit still 0). */
+export async function checkConfigCommand(path: string, shardText?: string): Promise<number> {
   const problems = await checkConfigFile(path);
   if (problems.length === 0) {
-    // The web config is a file of its own: check its contents too, with paths inside it.
     const config = await loadConfigFile(path);
+    const warnings = formatProblems(path, configWarnings(config)).split('\n').filter((line) => line !== '');
+    // The web config is a file of its own: check its contents too, with paths inside it.
     if (config.webConfigFile !== undefined) {
       try {
-        loadWebConfig(config.webConfigFile);
+        const web = loadWebConfig(config.webConfigFile);
+        warnings.push(...web.warnings.map((warning) => `${web.path}: ${warning}`));
       } catch (error) {
         if (!(error instanceof ConfigError)) throw error;
         printProblems(formatProblems(error.source, error.problems));
         return 2;
       }
     }
-    console.log(`${path}: OK`);
+    let shard: ShardConfig | undefined;
+    try {
+      shard = shardText === undefined ? config.shard : parseShard(shardText);
+    } catch (error) {
+      if (!(error instanceof ConfigValueError)) throw error;
+      printProblems(`routeros-exporter: --shard: ${error.message}`);
+      return 2;
+    }
+    for (const warning of warnings) printProblems(`warning: ${warning}`);
+    const empty = emptyShardProblem(config, shard, shardText !== undefined);
+    if (empty !== undefined) {
+      printProblems(`${path}: ${empty}`);
+      return 2;
+    }
+    console.log(`${path}: OK${warnings.length === 0 ? '' : ` (${warnings.length} warning${warnings.length === 1 ? '' : 's'})`}`);
     return 0;
   }
   printProblems(formatProblems(path, problems));

@@ -3,6 +3,7 @@
  * see them: `check` usage errors are UNKNOWN (3), and `check-config` says what the daemon will say.
  */
 import { describe, expect, it } from 'vitest';
+import { shardOf } from '../../src/scheduler/shard.js';
 import { runCli } from '../helpers/cli.js';
 import { tempFile } from '../helpers/emulator-config.js';
 
@@ -35,4 +36,67 @@ describe('check usage errors', () => {
     expect(result.stdout).toMatch(/^ROUTEROS UNKNOWN - no router could be reached/);
     expect(result.code).toBe(3);
   });
+});
+
+/** Two router names in the same shard of 2, and the index no router of theirs falls in. */
+function sameShardPair(): { names: [string, string]; empty: number; full: number } {
+  const names = Array.from({ length: 20 }, (_, i) => `r${i}`);
+  const first = names[0] ?? 'r0';
+  const partner = names.slice(1).find((name) => shardOf(name, 2) === shardOf(first, 2)) ?? 'r1';
+  const full = shardOf(first, 2);
+  return { names: [first, partner], empty: 1 - full, full };
+}
+
+function routersConfig(routers: string[], extra: string[] = []): string {
+  return [...extra, 'defaults:', '  username: monitor', '  password: ""', 'routers:', ...routers, ''].join('\n');
+}
+
+describe('check-config says what the daemon will say', () => {
+  it('prints the warnings the daemon logs (plain HTTP, insecure_skip_verify) and still exits 0', async () => {
+    const file = tempFile(
+      'warn.yml',
+      routersConfig([
+        '  - { name: plain, url: "http://192.0.2.1" }',
+        '  - { name: unchecked, url: "https://192.0.2.2", tls: { insecure_skip_verify: true } }',
+        '  - { name: fine, url: "https://192.0.2.3" }',
+      ]),
+    );
+    const result = await runCli(['check-config', file]);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe(`${file}: OK (2 warnings)\n`);
+    expect(result.stderr).toBe(
+      `warning: ${file}: routers[0].url: plain HTTP: the password crosses the network unencrypted; use https\n` +
+        `warning: ${file}: routers[1]: TLS certificate verification is OFF for this router (tls.insecure_skip_verify)\n`,
+    );
+  });
+
+  it('takes --shard like the daemon and refuses a shard that leaves no router (exit 2)', async () => {
+    const { names, empty, full } = sameShardPair();
+    const file = tempFile('shard.yml', routersConfig(names.map((name, i) => `  - { name: ${name}, url: "https://192.0.2.${i + 1}" }`)));
+    const refused = await runCli(['check-config', file, '--shard', `${empty}/2`]);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain(`${file}: --shard ${empty}/2 leaves this exporter no router: all 2 (${names.join(', ')}) belong to other shards`);
+    const accepted = await runCli(['check-config', file, '--shard', `${full}/2`]);
+    expect(accepted.code).toBe(0);
+    expect(accepted.stdout).toBe(`${file}: OK\n`);
+    const nonsense = await runCli(['check-config', file, '--shard', '5/2']);
+    expect(nonsense.code).toBe(2);
+    expect(nonsense.stderr).toContain('index 5 must be 0 to 1');
+  });
+
+  it('refuses a config shard that leaves no router, and so do the daemon and once, at once', async () => {
+    const { names, empty } = sameShardPair();
+    const routers = names.map((name) => `  - { name: ${name}, url: "https://127.0.0.1:1" }`);
+    const file = tempFile('shard-in-file.yml', routersConfig(routers, ['listen: "127.0.0.1:0"', `shard: { index: ${empty}, count: 2 }`]));
+    const message = `shard {index: ${empty}, count: 2} leaves this exporter no router`;
+    const checked = await runCli(['check-config', file]);
+    expect(checked.code).toBe(2);
+    expect(checked.stderr).toContain(message);
+    const daemon = await runCli(['--config', file]);
+    expect(daemon.code).toBe(2);
+    expect(daemon.stderr).toContain(`${file}: shard: ${message}`);
+    const once = await runCli(['once', '--config', file]);
+    expect(once.code).toBe(2);
+    expect(once.stderr).toContain(message);
+  }, 20_000);
 });
