@@ -310,8 +310,8 @@ describe('routers that send odd but usable replies', () => {
     expect(afterRuns.byKey.get('routeros_up{router="garbled"}')).toBe(1);
     expect(afterRuns.byKey.get('routeros_collector_success{router="garbled",collector="wireguard"}')).toBe(1);
     const names = afterRuns.samples.filter((s) => s.name === 'routeros_wireguard_peer_info' && s.labels['router'] === 'garbled').map((s) => s.labels['name']);
-    // ESC has no escape in the format and becomes U+FFFD; bytes that are not UTF-8 are read as Latin-1.
-    expect(names).toContain('branch "north"\\office Café \u0093quote\u0094 \uFFFD[31mred\uFFFD[0m');
+    // ESC has no escape in the format and becomes U+FFFD; bytes that are not UTF-8 are read as windows-1252.
+    expect(names).toContain('branch "north"\\office Café \u201cquote\u201d \uFFFD[31mred\uFFFD[0m');
   });
 
   it('values in unknown formats: the run succeeds, those samples are left out (never NaN), one warning per collector', () => {

@@ -1,0 +1,28 @@
+/** Reply bytes that are not UTF-8 are windows-1252 (Winbox on Western Windows), the same on every Node major. */
+import { describe, expect, it } from 'vitest';
+import { decodeCp1252, decodeText } from '../../src/routeros/body.js';
+
+describe('decodeText', () => {
+  it('keeps valid UTF-8 as it is', () => {
+    expect(decodeText(Buffer.from('Café “quote” ✓', 'utf8'))).toBe('Café “quote” ✓');
+  });
+
+  it('reads invalid UTF-8 as windows-1252: curly quotes, the euro sign, Latin-1 letters', () => {
+    expect(decodeText(Buffer.from([0x43, 0x61, 0x66, 0xe9, 0x20, 0x93, 0x71, 0x94, 0x20, 0x80]))).toBe('Café “q” €');
+  });
+
+  it('maps every byte to exactly one character, and the five bytes windows-1252 leaves undefined to their C1 code point', () => {
+    const all = Uint8Array.from({ length: 256 }, (_, i) => i);
+    const text = decodeCp1252(all);
+    expect(text).toHaveLength(256);
+    for (const byte of [0x81, 0x8d, 0x8f, 0x90, 0x9d]) expect(text.charCodeAt(byte)).toBe(byte);
+    // Outside 0x80–0x9F windows-1252 is ISO-8859-1: the code point is the byte.
+    for (let byte = 0; byte < 256; byte++) if (byte < 0x80 || byte > 0x9f) expect(text.charCodeAt(byte)).toBe(byte);
+    expect(text.slice(0x80, 0xa0)).toBe('€\u0081‚ƒ„…†‡ˆ‰Š‹Œ\u008dŽ\u008f\u0090‘’“”•–—˜™š›œ\u009džŸ');
+  });
+
+  it('reads a slice of a larger buffer, not the whole buffer behind it', () => {
+    const big = Buffer.from([0x41, 0x93, 0x42, 0x94, 0x43]);
+    expect(decodeCp1252(big.subarray(1, 4))).toBe('“B”');
+  });
+});
