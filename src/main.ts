@@ -10,11 +10,15 @@ import { applyOverrides } from './cli/overrides.js';
 import { ConfigError, formatProblems, loadConfigFile, type Config } from './config/index.js';
 import { VERSION } from './version.js';
 
-/** Flags over the file; a shard that leaves no router is a config error (path `shard`) at start and at reload. */
-function overridden(loaded: Config, options: CliOptions): Config {
+/**
+ * Flags over the file. A shard that leaves no router is said (check-config refuses it), but the daemon
+ * runs: a StatefulSet with more replicas than routers has empty shards, and a replica must not crash-loop
+ * before a reload brings it routers.
+ */
+function overridden(loaded: Config, options: CliOptions, warn: (message: string) => void): Config {
   const config = applyOverrides(loaded, options);
   const empty = emptyShardProblem(loaded, config.shard, options.shard !== undefined);
-  if (empty !== undefined) throw new ConfigError(loaded.source, [{ path: 'shard', message: empty }]);
+  if (empty !== undefined) warn(empty);
   return config;
 }
 
@@ -51,17 +55,22 @@ async function main(argv: readonly string[]): Promise<number> {
       if (loaded === undefined) return 2;
       let config;
       try {
-        config = overridden(loaded, options);
+        config = applyOverrides(loaded, options);
       } catch (error) {
-        if (error instanceof ConfigError) console.error(formatProblems(error.source, error.problems));
-        else console.error(`routeros-exporter: ${(error as Error).message}`);
+        console.error(`routeros-exporter: ${(error as Error).message}`);
         return 2;
       }
-      if (options.command === 'once') return onceCommand(config);
+      const empty = emptyShardProblem(loaded, config.shard, options.shard !== undefined);
+      if (options.command === 'once') {
+        if (empty !== undefined) console.error(`routeros-exporter: warning: ${empty}`);
+        return onceCommand(config);
+      }
       const logger = createLogger(config.logLevel);
+      const warn = (message: string): void => logger.warn(message);
+      if (empty !== undefined) warn(empty);
       let daemon;
       try {
-        daemon = await startDaemon(config, logger, async () => overridden(await loadConfigFile(path), options));
+        daemon = await startDaemon(config, logger, async () => overridden(await loadConfigFile(path), options, warn));
       } catch (error) {
         // An invalid web config is a config error (exit 2), like an invalid main config.
         if (error instanceof ConfigError) {

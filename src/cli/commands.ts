@@ -14,9 +14,9 @@ function printProblems(text: string): void {
 }
 
 /**
- * Why a shard leaves this exporter no router, or undefined. A daemon polling nothing is a mistake (a wrong
- * index or count, or names that all hash elsewhere): start, `once` and `check-config` refuse it (exit 2),
- * and a reload to it fails and keeps the running config.
+ * Why a shard leaves this exporter no router, or undefined. `check-config` refuses it (exit 2): checking a
+ * config for a shard that polls nothing is a wrong index or count, or names that all hash elsewhere. The
+ * daemon and `once` only warn: a StatefulSet with more replicas than routers has empty shards by design.
  */
 export function emptyShardProblem(config: Config, shard: ShardConfig | undefined, fromFlag: boolean): string | undefined {
   if (shard === undefined || config.routers.some((router) => inShard(router.name, shard))) return undefined;
