@@ -4,14 +4,14 @@ import { parseArgs } from 'node:util';
 export const USAGE = `Usage:
   routeros-exporter --config FILE [--listen HOST:PORT] [--log-level LEVEL] [--shard I/N] [--web.enable-lifecycle]
   routeros-exporter demo [--listen HOST:PORT] [--log-level LEVEL]
-  routeros-exporter check-config FILE
+  routeros-exporter check-config FILE [--shard I/N]
   routeros-exporter once --config FILE
   routeros-exporter check --config FILE [--router NAME] [--timeout SECONDS]
   routeros-exporter --help | --version
 
 The config file may also be given as ROUTEROS_EXPORTER_CONFIG=FILE.
 --web.enable-lifecycle lets POST /-/reload reload the configuration (off unless basic_auth_users protect it).
-Exit codes: 0 ok, 1 runtime failure, 2 usage or config error (check: Nagios 0/1/2/3).`;
+Exit codes: 0 ok, 1 runtime failure, 2 usage or config error (check: Nagios 0/1/2/3; its usage errors are 3).`;
 
 export type Command = 'run' | 'demo' | 'check-config' | 'once' | 'check' | 'help' | 'version';
 
