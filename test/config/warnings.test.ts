@@ -1,0 +1,35 @@
+/** check-config prints the warnings the daemon logs: the same sentences, for the same routers. */
+import { describe, expect, it } from 'vitest';
+import { createApp } from '../../src/app.js';
+import { configWarnings } from '../../src/config/warnings.js';
+import { captureLogs } from '../helpers/log-capture.js';
+import { resolve } from './helpers.js';
+
+const config = resolve({
+  defaults: { username: 'monitor', password: 'default-Secret-1' },
+  routers: [
+    { name: 'plain', url: 'http://192.0.2.1' },
+    { name: 'unchecked', url: 'https://192.0.2.2', tls: { insecure_skip_verify: true } },
+    { name: 'plain-unchecked', url: 'http://192.0.2.3', tls: { insecure_skip_verify: true } },
+    { name: 'fine', url: 'https://192.0.2.4' },
+  ],
+});
+
+describe('configWarnings', () => {
+  it('names each router by its path, once per problem', () => {
+    expect(configWarnings(config).map((w) => w.path)).toEqual(['routers[0].url', 'routers[1]', 'routers[2].url']);
+  });
+
+  it('says exactly what the daemon logs at start', async () => {
+    const logs = captureLogs();
+    const app = createApp(config, { logger: logs.logger, jitter: false });
+    await app.stop();
+    const logged = logs
+      .lines()
+      .filter((line) => line['level'] === 40 && typeof line['router'] === 'string')
+      .map((line) => `${String(line['router'])}: ${String(line['msg'])}`);
+    const names = config.routers.map((router) => router.name);
+    const said = configWarnings(config).map((w) => `${names[Number(/^routers\[(\d+)\]/.exec(w.path)?.[1])] ?? '?'}: ${w.message}`);
+    expect(said.sort()).toEqual(logged.sort());
+  });
+});
