@@ -12,7 +12,7 @@ export function landingPage(version: string, routers: readonly string[]): string
 <li><a href="health">/health</a>: health verdicts (JSON; 200 when ok, 503 otherwise)</li>
 <li><a href="-/healthy">/-/healthy</a>: liveness</li>
 <li><a href="-/ready">/-/ready</a>: readiness</li>
-<li><code>POST /-/reload</code>: reload the configuration</li>
+<li><code>POST /-/reload</code>: reload the configuration (when started with <code>--web.enable-lifecycle</code> or behind Basic users)</li>
 </ul>
 <h2>Routers</h2><ul>${items}</ul>
 </body></html>
