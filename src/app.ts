@@ -7,6 +7,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import type { Config, ConfigProblem } from './config/types.js';
 import { ConfigError } from './config/types.js';
+import { routerWarnings } from './config/warnings.js';
 import { SnapshotStore } from './metrics/store.js';
 import { Exposition } from './metrics/exposition.js';
 import { SelfMetrics } from './metrics/self.js';
@@ -104,13 +105,9 @@ export function createApp(initial: Config, deps: AppDeps): App {
   };
 
   const apply = (next: Config): void => {
+    // The same sentences check-config prints, from one place.
     for (const router of next.routers) {
-      if (router.tls.insecureSkipVerify && router.url.startsWith('https:')) {
-        deps.logger.warn({ router: router.name }, 'TLS certificate verification is OFF for this router (tls.insecure_skip_verify)');
-      }
-      if (router.url.startsWith('http:')) {
-        deps.logger.warn({ router: router.name }, 'plain HTTP: the password crosses the network unencrypted; use https');
-      }
+      for (const warning of routerWarnings(router, '')) deps.logger.warn({ router: router.name }, warning.message);
     }
     scheduler.load(next);
     clients.retain(new Set(next.routers.map((router) => router.name)));
