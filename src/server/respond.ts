@@ -57,19 +57,30 @@ function drained(res: ServerResponse): Promise<void> {
 }
 
 /**
- * Writes prepared buffers without copying them into one (they are large and already made), slice by slice
- * with backpressure. Sets content-length from the parts unless given.
+ * Writes prepared buffers without copying them into one (they are large and already made), in batches of about
+ * SLICE bytes with backpressure: small parts are corked into one write, large ones sliced. Sets content-length
+ * from the parts unless given.
  */
 export async function sendParts(res: ServerResponse, status: number, headers: Record<string, string | number>, parts: readonly Buffer[]): Promise<void> {
   let length = 0;
   for (const part of parts) length += part.length;
   res.writeHead(status, { 'content-length': length, ...headers });
+  let batched = 0;
+  res.cork();
   for (const part of parts) {
     for (let offset = 0; offset < part.length; offset += SLICE) {
       if (res.destroyed) return;
-      if (!res.write(offset === 0 && part.length <= SLICE ? part : part.subarray(offset, offset + SLICE))) await drained(res);
+      const slice = offset === 0 && part.length <= SLICE ? part : part.subarray(offset, offset + SLICE);
+      const ok = res.write(slice);
+      batched += slice.length;
+      if (batched < SLICE) continue;
+      batched = 0;
+      res.uncork();
+      if (!ok) await drained(res);
+      res.cork();
     }
   }
+  res.uncork();
   if (!res.destroyed) res.end();
 }
 
