@@ -6,21 +6,25 @@ import { createHash } from 'node:crypto';
 import type { RouterConfig } from '../config/types.js';
 import { RouterOsClient } from './client.js';
 
+/**
+ * What a client is built from: URL, credentials, timeout and TLS (the CA's text, not its path: a moved file with
+ * the same certificates changes nothing). The scheduler's job definitions count the same settings.
+ */
+export function connectionSettings(router: RouterConfig): unknown[] {
+  return [
+    router.url,
+    router.username,
+    router.password.reveal(),
+    router.timeoutSeconds,
+    router.tls.ca ?? null,
+    router.tls.serverName ?? null,
+    router.tls.insecureSkipVerify,
+  ];
+}
+
 function connectionKey(router: RouterConfig): string {
   // A digest, so the key never holds the password itself.
-  return createHash('sha256')
-    .update(
-      JSON.stringify([
-        router.url,
-        router.username,
-        router.password.reveal(),
-        router.timeoutSeconds,
-        router.tls.ca ?? null,
-        router.tls.serverName ?? null,
-        router.tls.insecureSkipVerify,
-      ]),
-    )
-    .digest('hex');
+  return createHash('sha256').update(JSON.stringify(connectionSettings(router))).digest('hex');
 }
 
 export class ClientPool {

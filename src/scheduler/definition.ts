@@ -8,25 +8,10 @@ import { createHash } from 'node:crypto';
 import type { HealthConfig, RouterConfig } from '../config/types.js';
 import type { JobDefinition } from '../collectors/types.js';
 import { cronIntervalSeconds } from '../config/cron.js';
+import { connectionSettings } from '../routeros/pool.js';
 
 /** Jobs that run less often than this do not hold `/-/ready` back (a daily job would hold it for a day). */
 export const READINESS_MAX_INTERVAL_SECONDS = 600;
-
-/**
- * The connection settings: what the client pool (src/routeros/pool.ts) builds a client from. The CA's text,
- * not its path: a moved file with the same certificates changes nothing.
- */
-function connection(router: RouterConfig): unknown[] {
-  return [
-    router.url,
-    router.username,
-    router.password.reveal(),
-    router.timeoutSeconds,
-    router.tls.ca ?? null,
-    router.tls.serverName ?? null,
-    router.tls.insecureSkipVerify,
-  ];
-}
 
 function health(settings: HealthConfig): unknown[] {
   const pattern = settings.excludePeerPattern;
@@ -68,7 +53,7 @@ function ownSettings(router: RouterConfig, definition: JobDefinition): unknown {
 /** A digest of the job's definition (a digest, so it never holds a password itself). */
 export function jobFingerprint(router: RouterConfig, definition: JobDefinition): string {
   const parts = [
-    connection(router),
+    connectionSettings(router),
     definition.collector,
     definition.job,
     definition.schedule,
