@@ -9,7 +9,7 @@ import { asRecordList } from '../routeros/records.js';
 import { SampleSet } from '../metrics/samples.js';
 import { F } from '../metrics/families.js';
 import { labelPair } from '../metrics/text.js';
-import { FieldReader, problemsOf } from './decoding.js';
+import { FieldReader, problemsOf } from '../analysis/decoding.js';
 import type { Collector, JobContext, JobResult } from './types.js';
 
 export interface BandwidthTestData {

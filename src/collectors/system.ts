@@ -4,7 +4,7 @@ import type { RouterRecord } from '../routeros/records.js';
 import { SampleSet } from '../metrics/samples.js';
 import { F } from '../metrics/families.js';
 import { labelPair } from '../metrics/text.js';
-import { FieldReader, problemsOf } from './decoding.js';
+import { FieldReader, problemsOf } from '../analysis/decoding.js';
 
 export const SYSTEM_PROPLIST = [
   'architecture-name',

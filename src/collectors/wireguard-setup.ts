@@ -1,5 +1,5 @@
 /**
- * `wireguard_setup`: the tunnel set-up audit (src/health/setup-audit.ts) → routeros_wireguard_interface_setup_ok.
+ * `wireguard_setup`: the tunnel set-up audit (src/analysis/setup-audit.ts) → routeros_wireguard_interface_setup_ok.
  * Read-only GETs, always with .proplist (never a key). Off by default: it needs read access to routes and the
  * firewall, and those change rarely, so it runs every 5 minutes.
  */
@@ -7,10 +7,10 @@ import type { RouterRecord } from '../routeros/records.js';
 import { SampleSet } from '../metrics/samples.js';
 import { F } from '../metrics/families.js';
 import { labelPair } from '../metrics/text.js';
-import { auditSetup, type InterfaceSetup, type SetupRecords } from '../health/setup-audit.js';
-import { FILTER_PROPLIST } from '../health/firewall.js';
+import { auditSetup, type InterfaceSetup, type SetupRecords } from '../analysis/setup-audit.js';
+import { FILTER_PROPLIST } from '../analysis/firewall.js';
 import type { Collector, JobContext, JobResult } from './types.js';
-import { FieldReader, problemsOf } from './decoding.js';
+import { FieldReader, problemsOf } from '../analysis/decoding.js';
 
 export const SETUP_PROPLISTS = {
   interfaces: ['.id', 'name', 'listen-port', 'disabled'],

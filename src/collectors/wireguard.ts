@@ -8,8 +8,8 @@ import { parseRouterList } from '../routeros/decode.js';
 import { SampleSet } from '../metrics/samples.js';
 import { F } from '../metrics/families.js';
 import { labelPair } from '../metrics/text.js';
-import { judgePeer, peerLabel } from '../health/peer.js';
-import { FieldReader, problemsOf } from './decoding.js';
+import { judgePeer, peerLabel } from '../analysis/peer.js';
+import { FieldReader, problemsOf } from '../analysis/decoding.js';
 import type { Collector, JobContext, JobResult } from './types.js';
 
 export const INTERFACE_PROPLIST = ['.id', 'name', 'public-key', 'listen-port', 'mtu', 'running', 'disabled', 'comment'] as const;

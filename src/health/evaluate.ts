@@ -15,7 +15,7 @@ import type { RouterConfig } from '../config/types.js';
 import type { JobSnapshot } from '../metrics/store.js';
 import type { WireguardData } from '../collectors/wireguard.js';
 import type { WireguardSetupData } from '../collectors/wireguard-setup.js';
-import { judgePeer, type PeerVerdict } from './peer.js';
+import { judgePeer, type PeerVerdict } from '../analysis/peer.js';
 import { counted, formatAge, inEra, isoOrNull, peerDisplayName } from './format.js';
 import { evaluatePings } from './pings.js';
 import { worst, type InterfaceHealth, type PeerHealth, type Problem, type RouterEvaluation, type RouterHealth } from './types.js';

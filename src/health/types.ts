@@ -1,6 +1,6 @@
 /** The shape of health verdicts: what GET /health serves as JSON and what `check` prints. */
-import type { PeerReason } from './peer.js';
-import type { SetupCheckName } from './setup-audit.js';
+import type { PeerReason } from '../analysis/peer.js';
+import type { SetupCheckName } from '../analysis/setup-audit.js';
 
 export type Status = 'ok' | 'degraded' | 'critical';
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { mapWireguardSetup, wireguardSetupCollector, SETUP_PROPLISTS } from '../../src/collectors/wireguard-setup.js';
 import type { JobContext } from '../../src/collectors/types.js';
 import type { RouterRecord } from '../../src/routeros/records.js';
-import type { SetupRecords } from '../../src/health/setup-audit.js';
+import type { SetupRecords } from '../../src/analysis/setup-audit.js';
 import { recordedList } from '../helpers/fixtures.js';
 import { testRouter } from '../helpers/config.js';
 import { plainOf } from '../../src/metrics/gzip.js';

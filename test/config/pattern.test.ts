@@ -5,7 +5,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { isExcluded } from '../../src/health/peer.js';
+import { isExcluded } from '../../src/analysis/peer.js';
 import { compilePattern, MAX_PROGRAM, PatternError } from '../../src/util/pattern.js';
 import { BASE, firstRouter, problemsOf, resolve } from './helpers.js';
 

@@ -3,7 +3,7 @@
  * really makes its check pass. Understands exactly the command forms the audit writes.
  */
 import type { RouterRecord } from '../../src/routeros/records.js';
-import type { SetupRecords } from '../../src/health/setup-audit.js';
+import type { SetupRecords } from '../../src/analysis/setup-audit.js';
 
 type Mutable = { -readonly [K in keyof SetupRecords]: RouterRecord[] };
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { evaluateChain, portListIncludes, type Flow } from '../../src/health/firewall.js';
-import { parseIpv4Match, parseIpv4Prefix, formatPrefix } from '../../src/health/ipv4.js';
+import { evaluateChain, portListIncludes, type Flow } from '../../src/analysis/firewall.js';
+import { parseIpv4Match, parseIpv4Prefix, formatPrefix } from '../../src/analysis/ipv4.js';
 import type { RouterRecord } from '../../src/routeros/records.js';
 
 const WG_INPUT: Flow = { protocol: 'udp', dstPort: 13231, inInterface: { not: 'wg0' } };

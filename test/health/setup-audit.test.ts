@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { auditSetup, type SetupRecords } from '../../src/health/setup-audit.js';
-import { cliValue } from '../../src/health/setup-fixes.js';
+import { auditSetup, type SetupRecords } from '../../src/analysis/setup-audit.js';
+import { cliValue } from '../../src/analysis/setup-fixes.js';
 import type { RouterRecord } from '../../src/routeros/records.js';
 import { recordedList } from '../helpers/fixtures.js';
 import { applyFixes, parseWords } from './apply-fix.js';

@@ -6,7 +6,7 @@ import type { RouterRecord } from '../../src/routeros/records.js';
 import { mapWireguard } from '../../src/collectors/wireguard.js';
 import { mapPing, pingCollector } from '../../src/collectors/ping.js';
 import { mapWireguardSetup } from '../../src/collectors/wireguard-setup.js';
-import type { SetupRecords } from '../../src/health/setup-audit.js';
+import type { SetupRecords } from '../../src/analysis/setup-audit.js';
 
 export const T0 = Date.UTC(2026, 10, 21, 12, 0, 0);
 

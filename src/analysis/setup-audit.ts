@@ -13,7 +13,7 @@
  */
 import type { RouterRecord } from '../routeros/records.js';
 import { parseRouterList } from '../routeros/decode.js';
-import { FieldReader } from '../collectors/decoding.js';
+import { FieldReader } from './decoding.js';
 import { evaluateChain, isEnabled, type ChainVerdict } from './firewall.js';
 import { peerLabel } from './peer.js';
 import { formatPrefix, parseIpv4Prefix } from './ipv4.js';
