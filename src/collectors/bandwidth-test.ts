@@ -11,6 +11,7 @@ import { F } from '../metrics/families.js';
 import { labelPair } from '../metrics/text.js';
 import { FieldReader, problemsOf } from '../analysis/decoding.js';
 import type { Collector, JobContext, JobResult } from './types.js';
+import { DESCRIPTOR } from './descriptors.js';
 
 export interface BandwidthTestData {
   target: string;
@@ -72,16 +73,16 @@ export function mapBandwidthTest(
   };
 }
 
-export const bandwidthTestCollector: Collector = {
+export const bandwidthTestCollector: Collector<BandwidthTestData, 'bandwidth_test'> = {
+  ...DESCRIPTOR.bandwidth_test,
   name: 'bandwidth_test',
-  description: 'Bandwidth tests run on the router (POST /tool/bandwidth-test) to configured btest servers',
-  defaultEnabled: true,
   jobs: (router) =>
     router.bandwidthTest.map((test) => ({
       collector: 'bandwidth_test' as const,
       job: `bandwidth_test:${test.name}:${test.target}`,
       schedule: test.schedule,
-      timeoutSeconds: test.durationSeconds + router.timeoutSeconds,
+      // The router answers after the test's duration; the request timeout comes on top of that.
+      deadlineSeconds: test.durationSeconds + router.timeoutSeconds,
       async run(context: JobContext) {
         const reply = await context.client.run('tool/bandwidth-test', bandwidthTestParameters(test), {
           signal: context.signal,

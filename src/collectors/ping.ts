@@ -10,6 +10,7 @@ import { F } from '../metrics/families.js';
 import { labelPair } from '../metrics/text.js';
 import { FieldReader, problemsOf } from '../analysis/decoding.js';
 import type { Collector, JobContext, JobResult } from './types.js';
+import { DESCRIPTOR } from './descriptors.js';
 
 export interface PingData {
   target: string;
@@ -98,21 +99,24 @@ function derivedLoss(sent: number | undefined, received: number | undefined): nu
   return sent === undefined || received === undefined || sent === 0 ? undefined : 1 - received / sent;
 }
 
-export const pingCollector: Collector = {
+/** The router answers only after count × interval; the request timeout comes on top of that. */
+function pingSeconds(target: PingTargetConfig, timeoutSeconds: number): number {
+  return target.count * target.intervalSeconds + timeoutSeconds;
+}
+
+export const pingCollector: Collector<PingData, 'ping'> = {
+  ...DESCRIPTOR.ping,
   name: 'ping',
-  description: 'Bounded pings run on the router (POST /ping) to configured targets',
-  defaultEnabled: true,
   jobs: (router) =>
     router.ping.map((target) => ({
       collector: 'ping' as const,
       job: `ping:${target.name}:${target.target}`,
       schedule: target.schedule,
-      // The router answers only after count × interval; the request timeout comes on top of that.
-      timeoutSeconds: target.count * target.intervalSeconds + router.timeoutSeconds,
+      deadlineSeconds: pingSeconds(target, router.timeoutSeconds),
       async run(context: JobContext) {
         const reply = await context.client.run('ping', pingParameters(target), {
           signal: context.signal,
-          timeoutMs: (target.count * target.intervalSeconds + router.timeoutSeconds) * 1000,
+          timeoutMs: pingSeconds(target, router.timeoutSeconds) * 1000,
         });
         return mapPing(asRecordList(reply, 'POST /rest/ping'), target, context.routerLabel, context.memory);
       },

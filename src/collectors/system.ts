@@ -1,5 +1,6 @@
 /** `system`: GET /rest/system/resource → routeros_system_* (CPU, memory, disk, uptime, identity). */
 import type { Collector, JobContext, JobResult } from './types.js';
+import { DESCRIPTOR } from './descriptors.js';
 import type { RouterRecord } from '../routeros/records.js';
 import { SampleSet } from '../metrics/samples.js';
 import { F } from '../metrics/families.js';
@@ -85,15 +86,16 @@ function mhzToHertz(mhz: number | undefined): number | undefined {
   return mhz === undefined ? undefined : mhz * 1_000_000;
 }
 
-export const systemCollector: Collector = {
+export const systemCollector: Collector<SystemData, 'system'> = {
+  ...DESCRIPTOR.system,
   name: 'system',
-  description: 'CPU, memory, disk, uptime and identity from system/resource',
-  defaultEnabled: true,
   jobs: (router) => [
     {
       collector: 'system',
       job: 'system',
       schedule: router.schedules.system,
+      // One request.
+      deadlineSeconds: router.timeoutSeconds,
       async run(context: JobContext) {
         const record = await context.client.getSingleton('system/resource', {
           proplist: SYSTEM_PROPLIST,

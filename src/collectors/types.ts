@@ -2,7 +2,8 @@
  * The collector seam: a collector names its jobs for a router; a job asks the router through the
  * client and maps the replies to samples with pure functions (tested with recorded replies, no socket).
  */
-import type { CollectorName, RouterConfig } from '../config/types.js';
+import type { RouterConfig } from '../config/types.js';
+import type { CollectorDescriptor, CollectorName } from './descriptors.js';
 import type { RouterOsClient } from '../routeros/client.js';
 import type { SampleSet } from '../metrics/samples.js';
 
@@ -28,20 +29,22 @@ export interface JobResult<Data = unknown> {
   decodeErrors: number;
 }
 
-export interface JobDefinition {
+export interface JobDefinition<Data = unknown> {
   readonly collector: CollectorName;
   /** Unique within a router. */
   readonly job: string;
   readonly schedule: string;
-  /** How long a run may take; defaults to the router's request timeout. */
-  readonly timeoutSeconds?: number;
-  run(context: JobContext): Promise<JobResult>;
+  /**
+   * The run deadline: the scheduler aborts a run still going after this long (through `context.signal`) and
+   * records it failed with reason `timeout`. Covers every request of the run, each bounded by its own timeout.
+   */
+  readonly deadlineSeconds: number;
+  run(context: JobContext): Promise<JobResult<Data>>;
 }
 
-export interface Collector {
-  readonly name: CollectorName;
-  readonly description: string;
-  readonly defaultEnabled: boolean;
+/** The runtime half of a catalog entry (the static half is its descriptor, descriptors.ts). */
+export interface Collector<Data = unknown, Name extends CollectorName = CollectorName> extends CollectorDescriptor {
+  readonly name: Name;
   /** The jobs this collector runs for a router (none when, e.g., no ping targets are configured). */
-  jobs(router: RouterConfig): JobDefinition[];
+  jobs(router: RouterConfig): JobDefinition<Data>[];
 }

@@ -10,6 +10,7 @@ import { labelPair } from '../metrics/text.js';
 import { auditSetup, type InterfaceSetup, type SetupRecords } from '../analysis/setup-audit.js';
 import { FILTER_PROPLIST } from '../analysis/firewall.js';
 import type { Collector, JobContext, JobResult } from './types.js';
+import { DESCRIPTOR } from './descriptors.js';
 import { FieldReader, problemsOf } from '../analysis/decoding.js';
 
 export const SETUP_PROPLISTS = {
@@ -55,17 +56,16 @@ async function fetchRecords(context: JobContext): Promise<SetupRecords> {
   return { interfaces, peers, addresses, routes, filter };
 }
 
-export const wireguardSetupCollector: Collector = {
+export const wireguardSetupCollector: Collector<WireguardSetupData, 'wireguard_setup'> = {
+  ...DESCRIPTOR.wireguard_setup,
   name: 'wireguard_setup',
-  description: 'Tunnel set-up audit: IP address, routes and firewall rules each WireGuard interface needs (read-only)',
-  defaultEnabled: false,
   jobs: (router) => [
     {
       collector: 'wireguard_setup',
       job: 'wireguard_setup',
       schedule: router.schedules.wireguard_setup,
       // Five requests in a row, each with the router's timeout.
-      timeoutSeconds: router.timeoutSeconds * 5,
+      deadlineSeconds: router.timeoutSeconds * 5,
       async run(context: JobContext) {
         return mapWireguardSetup(await fetchRecords(context), context.routerLabel, context.now());
       },

@@ -11,6 +11,7 @@ import { labelPair } from '../metrics/text.js';
 import { judgePeer, peerLabel } from '../analysis/peer.js';
 import { FieldReader, problemsOf } from '../analysis/decoding.js';
 import type { Collector, JobContext, JobResult } from './types.js';
+import { DESCRIPTOR } from './descriptors.js';
 
 export const INTERFACE_PROPLIST = ['.id', 'name', 'public-key', 'listen-port', 'mtu', 'running', 'disabled', 'comment'] as const;
 export const PEER_PROPLIST = [
@@ -147,15 +148,16 @@ export function mapWireguard(
   return { samples, data, ...problemsOf(read, peerRead) };
 }
 
-export const wireguardCollector: Collector = {
+export const wireguardCollector: Collector<WireguardData, 'wireguard'> = {
+  ...DESCRIPTOR.wireguard,
   name: 'wireguard',
-  description: 'WireGuard interfaces and peers: state, traffic counters, handshakes and peer health',
-  defaultEnabled: true,
   jobs: (router) => [
     {
       collector: 'wireguard',
       job: 'wireguard',
       schedule: router.schedules.wireguard,
+      // Two requests in a row, each with the router's timeout.
+      deadlineSeconds: router.timeoutSeconds * 2,
       async run(context: JobContext) {
         const options = { signal: context.signal };
         // Sequential on purpose: real routers answer slower under parallel REST calls.

@@ -11,6 +11,7 @@ import type { ReadResult } from './files.js';
 import type { BandwidthItem, PasswordSource, PingItem, SettingsLayer, Slot } from './layer.js';
 import { joinPath, type Problems } from './problems.js';
 import { checkSchedules, type ScheduleUse } from './schedule-check.js';
+import { COLLECTOR_DESCRIPTORS } from '../collectors/descriptors.js';
 import {
   COLLECTOR_NAMES,
   type BandwidthTestConfig,
@@ -99,7 +100,8 @@ function scheduleUses(merged: SettingsLayer, collectors: Record<CollectorName, b
     if (slot === null) return undefined;
     return { label: `schedules.${name}`, expression: value(slot, DEFAULT_SCHEDULES[name]), setAt: slot?.path };
   };
-  for (const name of ['system', 'wireguard', 'wireguard_setup'] as const) {
+  // Every collector with one job per router on its own schedule, from the catalog: a new one is checked too.
+  for (const { name } of COLLECTOR_DESCRIPTORS.filter((collector) => collector.jobsPer === 'router')) {
     const use = collectors[name] ? collectorUse(name) : undefined;
     if (use !== undefined) uses.push(use);
   }

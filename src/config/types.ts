@@ -5,9 +5,9 @@
 import type { PeerPattern } from '../util/pattern.js';
 import type { Secret } from '../util/secret.js';
 
-/** Names of the collectors a router can run; each has its own schedule key. */
-export const COLLECTOR_NAMES = ['system', 'wireguard', 'wireguard_setup', 'ping', 'bandwidth_test'] as const;
-export type CollectorName = (typeof COLLECTOR_NAMES)[number];
+/** Names of the collectors a router can run (each has its own schedule key), from the collector catalog. */
+export { COLLECTOR_NAMES, type CollectorName } from '../collectors/descriptors.js';
+import type { CollectorName } from '../collectors/descriptors.js';
 
 export interface TlsConfig {
   /** Path of a PEM bundle to trust, as written in the config (resolved against the config's folder). */

@@ -15,6 +15,7 @@ import type { RouterConfig } from '../config/types.js';
 import type { JobSnapshot } from '../metrics/store.js';
 import type { WireguardData } from '../collectors/wireguard.js';
 import type { WireguardSetupData } from '../collectors/wireguard-setup.js';
+import { dataOf, type CollectorData } from '../collectors/catalog.js';
 import { judgePeer, type PeerVerdict } from '../analysis/peer.js';
 import { counted, formatAge, inEra, isoOrNull, peerDisplayName } from './format.js';
 import { evaluatePings } from './pings.js';
@@ -64,8 +65,8 @@ export function evaluateRouter(
     const what = failed?.summary ?? `no answer ${since}`;
     add({ kind: 'router-down', status: 'critical', text: `down: ${what} (${failed?.reason ?? 'error'})`, brief: failed?.reason ?? 'down' });
   } else {
-    const wireguard = parts.wireguard ? jobData<WireguardData>(router, byJob, 'wireguard', add, 'tunnel and peer state unknown') : undefined;
-    const setup = parts.setup ? jobData<WireguardSetupData>(router, byJob, 'wireguard_setup', add, 'tunnel set-up not audited') : undefined;
+    const wireguard = parts.wireguard ? jobData(router, byJob, 'wireguard', add, 'tunnel and peer state unknown') : undefined;
+    const setup = parts.setup ? jobData(router, byJob, 'wireguard_setup', add, 'tunnel set-up not audited') : undefined;
     if (parts.wireguard || parts.setup) health.interfaces = evaluateInterfaces(wireguard, setup, add);
     if (parts.wireguard) health.peers = evaluatePeers(router, wireguard, health.interfaces, now, add);
     if (parts.pings) health.pings = evaluatePings(router, byJob, add);
@@ -88,13 +89,13 @@ function latest(values: readonly (number | undefined)[]): number | undefined {
 }
 
 /** The data of a single-job collector, or a problem saying why it is missing. */
-function jobData<Data>(
+function jobData<Name extends 'wireguard' | 'wireguard_setup'>(
   router: RouterConfig,
   byJob: ReadonlyMap<string, JobSnapshot>,
-  job: 'wireguard' | 'wireguard_setup',
+  job: Name,
   add: AddProblem,
   consequence: string,
-): Data | undefined {
+): CollectorData[Name] | undefined {
   if (!router.collectors[job]) return undefined;
   const snapshot = byJob.get(job);
   if (snapshot === undefined) {
@@ -107,8 +108,7 @@ function jobData<Data>(
     add({ kind: 'collector-failed', status: 'degraded', subject: job, text: `collector failed (${reason}):${summary} ${consequence}`, brief: reason });
     return undefined;
   }
-  // The store keeps what this collector's job returned as its data.
-  return snapshot.data as Data;
+  return dataOf(snapshot, job);
 }
 
 function evaluateInterfaces(wireguard: WireguardData | undefined, setup: WireguardSetupData | undefined, add: AddProblem): InterfaceHealth[] {

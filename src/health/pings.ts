@@ -1,7 +1,7 @@
 /** Ping verdicts: loss ≥ ping_loss_critical is critical, any smaller loss degraded; a run that failed is degraded. */
 import type { RouterConfig } from '../config/types.js';
 import type { JobSnapshot } from '../metrics/store.js';
-import { pingCollector, type PingData } from '../collectors/ping.js';
+import { dataOf, jobsOf } from '../collectors/catalog.js';
 import { formatPercent, isoOrNull } from './format.js';
 import type { PingHealth, Problem, Status } from './types.js';
 
@@ -9,8 +9,8 @@ type AddProblem = (problem: Omit<Problem, 'subject'> & { subject?: string }) => 
 
 export function evaluatePings(router: RouterConfig, byJob: ReadonlyMap<string, JobSnapshot>, add: AddProblem): PingHealth[] {
   if (!router.collectors.ping) return [];
-  // The collector's own job definitions, in config order, so job names never drift from what it records.
-  const jobs = pingCollector.jobs(router);
+  // The collector's own job definitions from the catalog, in config order, so job names never drift from what it records.
+  const jobs = jobsOf('ping', router);
   return router.ping.map((target, i) => {
     const snapshot = byJob.get(jobs[i]?.job ?? '');
     const subject = target.name === target.target ? `ping ${target.name}` : `ping ${target.name} to ${target.target}`;
@@ -36,7 +36,8 @@ export function evaluatePings(router: RouterConfig, byJob: ReadonlyMap<string, J
       flag('degraded', 'ping-failed', `could not run on the router (${health.error})${summary}`, health.error);
       return health;
     }
-    const data = snapshot.data as PingData;
+    const data = dataOf(snapshot, 'ping');
+    if (data === undefined) return health;
     health.lossRatio = data.lossRatio ?? null;
     health.rttSeconds = { min: data.rttSeconds.min ?? null, avg: data.rttSeconds.avg ?? null, max: data.rttSeconds.max ?? null };
     const loss = data.lossRatio;

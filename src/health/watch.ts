@@ -8,6 +8,7 @@
 import type { Logger } from 'pino';
 import type { CollectorName, Config, RouterConfig } from '../config/types.js';
 import type { SnapshotStore } from '../metrics/store.js';
+import { byCollector } from '../collectors/descriptors.js';
 import { diff, observe, type Observed } from './changes.js';
 import { evaluateRouter, type EvaluationParts } from './evaluate.js';
 import type { PeerHealth } from './types.js';
@@ -27,14 +28,12 @@ interface Watched {
   peersDueAt: number;
 }
 
-const PARTS_OF: Readonly<Record<CollectorName, EvaluationParts>> = {
-  system: { wireguard: false, setup: false, pings: false },
-  bandwidth_test: { wireguard: false, setup: false, pings: false },
-  wireguard: { wireguard: true, setup: false, pings: false },
-  // Set-up checks are skipped on disabled interfaces, which only the wireguard data tells.
-  wireguard_setup: { wireguard: true, setup: true, pings: false },
-  ping: { wireguard: false, setup: false, pings: true },
-};
+/** The parts a run of each collector can change, from its catalog descriptor. */
+const PARTS_OF: Readonly<Record<CollectorName, EvaluationParts>> = byCollector(({ healthParts }) => ({
+  wireguard: healthParts.includes('wireguard'),
+  setup: healthParts.includes('setup'),
+  pings: healthParts.includes('pings'),
+}));
 
 /** Starts logging verdict changes; returns the function that stops it. */
 export function watchVerdicts(deps: WatchDeps): () => void {

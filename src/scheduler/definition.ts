@@ -57,7 +57,7 @@ export function jobFingerprint(router: RouterConfig, definition: JobDefinition):
     definition.collector,
     definition.job,
     definition.schedule,
-    definition.timeoutSeconds ?? null,
+    definition.deadlineSeconds,
     ownSettings(router, definition),
   ];
   return createHash('sha256').update(JSON.stringify(parts)).digest('hex');

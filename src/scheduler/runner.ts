@@ -6,7 +6,7 @@ import type { Logger } from 'pino';
 import type { RouterConfig } from '../config/types.js';
 import type { JobContext, JobDefinition } from '../collectors/types.js';
 import type { SnapshotStore } from '../metrics/store.js';
-import { reasonOf, summaryOf, type ErrorReason } from '../routeros/errors.js';
+import { reasonOf, RouterOsError, summaryOf, type ErrorReason } from '../routeros/errors.js';
 import type { Semaphore } from './semaphore.js';
 import { Backoff } from './backoff.js';
 
@@ -72,15 +72,18 @@ export class JobRunner {
       return 'skipped';
     }
     const started = performance.now();
+    const deadline = startDeadline(definition.deadlineSeconds);
     try {
-      const result = await definition.run({
+      const run = definition.run({
         router,
         client: this.deps.client,
         routerLabel: this.deps.routerLabel,
         now,
-        signal: this.#abort.signal,
+        signal: AbortSignal.any([this.#abort.signal, deadline.signal]),
         memory: this.memory,
       });
+      // Raced as well as signalled: a run that ignores its signal still ends at the deadline.
+      const result = await Promise.race([run, deadline.passed]);
       if (this.#abort.signal.aborted) return 'skipped';
       store.record({
         router: router.name,
@@ -116,6 +119,7 @@ export class JobRunner {
       this.#transition(reason, error, backoffSeconds);
       return 'failed';
     } finally {
+      deadline.clear();
       semaphore.release();
     }
   }
@@ -144,4 +148,29 @@ export class JobRunner {
     }
     this.#lastProblemCount = count;
   }
+}
+
+interface Deadline {
+  readonly signal: AbortSignal;
+  /** Rejects with a `timeout` RouterOsError when the deadline passes; never resolves. */
+  readonly passed: Promise<never>;
+  clear(): void;
+}
+
+/** A run's deadline: aborts its requests and fails the run with reason `timeout` once `seconds` have passed. */
+export function startDeadline(seconds: number): Deadline {
+  const controller = new AbortController();
+  let fail: (error: Error) => void = () => undefined;
+  const passed = new Promise<never>((_, reject) => {
+    fail = reject;
+  });
+  // Without a listener, a deadline that passes after the run lost the race would be an unhandled rejection.
+  passed.catch(() => undefined);
+  const timer = setTimeout(() => {
+    const error = new RouterOsError('ROS_ERR_TIMEOUT', `run still going after its deadline of ${seconds} s`);
+    controller.abort(error);
+    fail(error);
+  }, seconds * 1000);
+  timer.unref();
+  return { signal: controller.signal, passed, clear: () => clearTimeout(timer) };
 }

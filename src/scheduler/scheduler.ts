@@ -5,7 +5,7 @@
  */
 import type { Logger } from 'pino';
 import type { Config, RouterConfig } from '../config/types.js';
-import { jobsFor } from '../collectors/registry.js';
+import { jobsFor } from '../collectors/catalog.js';
 import type { JobContext } from '../collectors/types.js';
 import type { JobPlan, SnapshotStore } from '../metrics/store.js';
 import { labelPair } from '../metrics/text.js';

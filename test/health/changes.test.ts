@@ -5,7 +5,7 @@ import { watchVerdicts } from '../../src/health/watch.js';
 import { testConfig } from '../helpers/config.js';
 import type { JobSnapshot } from '../../src/metrics/store.js';
 import type { RouterConfig } from '../../src/config/types.js';
-import { jobsFor } from '../../src/collectors/registry.js';
+import { jobsFor } from '../../src/collectors/catalog.js';
 import { failed, peerRecord, ping, setup, systemOk, T0, WG_UP, wireguard } from './snapshots.js';
 
 const config = testConfig({

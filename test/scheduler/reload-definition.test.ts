@@ -1,6 +1,6 @@
 /** A job's definition for reloads: what changes it (and so replaces the job), what does not. */
 import { describe, expect, it } from 'vitest';
-import { jobsFor } from '../../src/collectors/registry.js';
+import { jobsFor } from '../../src/collectors/catalog.js';
 import { gatesReadiness, jobFingerprint } from '../../src/scheduler/definition.js';
 import type { RouterConfig } from '../../src/config/types.js';
 import { testConfig } from '../helpers/config.js';
