@@ -13,7 +13,7 @@ import { buildTree } from './rest/tree.js';
 import type { TreeNode } from './rest/tree.js';
 import type { TlsMaterial } from './tls.js';
 import type { RouterState } from './state/router-state.js';
-import type { EmulatedRouter, Faults, RebootOptions, Row, RouterStats } from './types.js';
+import type { EmulatedRouter, Faults, HealthFaults, RebootOptions, Row, RouterStats } from './types.js';
 
 export interface RouterOptions {
   host: string;
@@ -177,12 +177,30 @@ export class RouterHandle implements EmulatedRouter {
     return this.#state.users.get(user)?.password;
   }
 
+  setHealth(faults: HealthFaults): void {
+    this.#state.healthFaults = { ...faults };
+  }
+
+  setLink(name: string, up: boolean): boolean {
+    const link = this.#state.links.byName(name);
+    if (link === undefined) return false;
+    link.sim.setLink(up, this.#state.now());
+    return true;
+  }
+
+  outsideCalls(): readonly string[] {
+    return [...this.#state.outsideCalls];
+  }
+
   #controllable(): Parameters<typeof controlEndpoint>[0] {
     return {
       faults: () => this.#faults,
       setFaults: (f) => this.setFaults(f),
       clearFaults: () => this.clearFaults(),
       reboot: (options) => this.reboot(options),
+      setHealth: (h) => this.setHealth(h),
+      setLink: (name, up) => this.setLink(name, up),
+      outsideCalls: () => this.outsideCalls(),
     };
   }
 }

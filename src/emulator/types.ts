@@ -88,6 +88,15 @@ export interface EmulatedRouter {
   row(menu: string, ref: string): Row | undefined;
   /** The current password of a user (tests of POST /password). */
   password(user: string): string | undefined;
+  /** Sensor faults from now on (replaces the previous ones); {} restores health. */
+  setHealth(faults: HealthFaults): void;
+  /** Pulls (false) or plugs back (true) the cable of a non-WireGuard interface now; false if no such interface. */
+  setLink(name: string, up: boolean): boolean;
+  /**
+   * Commands that would contact the outside or change firmware (`system/package/update/check-for-updates`,
+   * `…/download`, `…/install`, `system/routerboard/upgrade`), in call order: the emulator only records them.
+   */
+  outsideCalls(): readonly string[];
 }
 
 export interface RebootOptions {
@@ -205,6 +214,98 @@ export interface BoardSeed {
   diskFillBytesPerSecond?: number;
 }
 
+/** `type` of a non-WireGuard interface as `/interface` prints it. */
+export type LinkType = 'ether' | 'bridge' | 'vlan' | 'loopback' | 'pppoe-in' | 'l2tp-in';
+
+/**
+ * A non-WireGuard interface (docs/emulator.md, "Interfaces"). Counters grow lazily at the rates while the
+ * link is up and enabled, from the last boot.
+ */
+export interface LinkSeed {
+  name: string;
+  /** Default 'ether'. pppoe-in / l2tp-in rows are dynamic (a client's session). */
+  type?: LinkType;
+  comment?: string;
+  disabled?: boolean;
+  /** Default 1500 (bridge: 'auto', loopback 65536, pppoe-in/l2tp-in 1480). */
+  mtu?: number | 'auto';
+  /** Uppercase hex; derived from the name when absent (bridges take their first port's, vlans their parent's). */
+  macAddress?: string;
+  /** Traffic while up, bytes per second (rx = received by the router). Default a few KB/s from the name. */
+  rxRate?: number;
+  txRate?: number;
+  /** rx-error per million packets; rx-drop and tx-queue-drop follow at half that rate. Default 0. */
+  errorsPerMillion?: number;
+  /** A port of a bridge (prints `slave: "true"`). */
+  bridge?: string;
+  /** vlan: the parent interface and the VLAN id. */
+  parent?: string;
+  vlanId?: number;
+  /** Ethernet: configured `speed` and the link rate `monitor` reports. Default '1Gbps'. */
+  rate?: '10Mbps' | '100Mbps' | '1Gbps' | '2.5Gbps' | '10Gbps';
+  /** No cable (running false, no last-link-up-time) from start on. */
+  noLink?: boolean;
+  /** Link-down events: [seconds after emulator start, seconds down] (negative = before start). */
+  linkDowns?: [number, number][];
+  /** Dynamic sessions: connected this many seconds before start (default 3600). */
+  sessionAgeSeconds?: number;
+}
+
+/** Rows of a hardware `/system/health` (RouterOS 7 list form). */
+export interface HealthSensors {
+  /** Board temperature, °C (cpu-temperature runs ~8 °C above). Default 38. */
+  temperatureC?: number;
+  /** Supply voltage, V. Default 24. */
+  voltageV?: number;
+  /** Number of fans (`fanN-speed` rows, RPM). Default 0. */
+  fans?: number;
+  /** Number of PSUs (`psuN-state` rows, ok/fail). Default 0. */
+  psus?: number;
+  /** Adds `power-consumption` (W) and `current` (A) rows. Default false. */
+  power?: boolean;
+}
+
+/**
+ * The reply form of `/system/health` (docs/emulator.md, "Health"):
+ * - rows: RouterOS 7 hardware, a list of `{".id","name","value","type"}`;
+ * - object: CHR 7.23.7, the bare object `{"state":"disabled","state-after-reboot":"enabled"}`;
+ * - legacy-object: older firmware's bare object of sensor values (`{"temperature":"38","voltage":"24.1"}`);
+ * - none: a device without sensors, the empty list `[]`.
+ */
+export type HealthForm = 'rows' | 'object' | 'legacy-object' | 'none';
+
+export interface HealthSeed extends HealthSensors {
+  form: HealthForm;
+}
+
+/** What the control API or EmulatedRouter.setHealth changes in the sensors (alert tests). */
+export interface HealthFaults {
+  /** Added to every temperature, °C. */
+  temperatureRiseC?: number;
+  /** 1-based fan numbers that stopped (speed 0). */
+  failedFans?: number[];
+  /** 1-based PSU numbers that failed (`psuN-state` `fail`). */
+  failedPsus?: number[];
+}
+
+/** `/system/routerboard` of a hardware router; CHR has no such menu (400). */
+export interface RouterboardSeed {
+  model?: string;
+  serialNumber?: string;
+  firmwareType?: string;
+  factoryFirmware?: string;
+  /** Default: the RouterOS version. Older than upgradeFirmware = an upgrade pending. */
+  currentFirmware?: string;
+  /** Default: the RouterOS version. */
+  upgradeFirmware?: string;
+}
+
+/** `/system/package/update`: what the last (pretend) check found. */
+export interface PackageUpdateSeed {
+  /** Newer than the running version = `New version is available`; false = never checked. Default: the running version. */
+  latestVersion?: string | false;
+}
+
 export interface RouterSeed {
   /** Handle name and default identity. */
   name: string;
@@ -216,8 +317,17 @@ export interface RouterSeed {
   board?: BoardSeed;
   /** Uptime at start; default a few days, derived from the name. */
   uptimeSeconds?: number;
-  /** Non-WireGuard interfaces (targets of addresses and rules). Default ['ether1', 'ether2']. */
+  /** Ethernet ports by name (shorthand for `links` of type ether). Default ['ether1', 'ether2'] when `links` is absent. */
   ethernet?: string[];
+  /** Non-WireGuard interfaces in `/interface` order, after `ethernet` (docs/emulator.md, "Interfaces"). */
+  links?: LinkSeed[];
+  /** The loopback `lo` row (RouterOS 7.18+ by default; inferred). */
+  loopback?: boolean;
+  /** Default: `object` on a CHR board (the default board), `rows` with a temperature and voltage otherwise. */
+  health?: HealthSeed;
+  /** Default: present on hardware boards, absent (400) on CHR. false = absent. */
+  routerboard?: RouterboardSeed | false;
+  packageUpdate?: PackageUpdateSeed;
   interfaces?: WgInterfaceSeed[];
   peers?: PeerSeed[];
   addresses?: AddressSeed[];

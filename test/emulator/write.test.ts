@@ -143,11 +143,13 @@ describe('DELETE', () => {
     }
   });
 
-  it('interfaces cannot be removed: 406 no such command (remove)', async () => {
-    const a = await client.call(R, 'DELETE', '/rest/interface/wireguard/wg1');
+  it('interfaces in the generic menu cannot be removed: 406 no such command (remove)', async () => {
+    const a = await client.call(R, 'DELETE', '/rest/interface/ether1');
     expect(a.status).toBe(406);
     expect(a.json).toEqual({ detail: 'no such command or directory (remove)', error: 406, message: 'Not Acceptable' });
+    expect((await client.call(R, 'DELETE', '/rest/interface/wg1')).status).toBe(406);
     expect((await client.call(R, 'DELETE', '/rest/system/resource')).status).toBe(406);
+    expect(asRows((await client.get(R, '/rest/interface?name=ether1')).json)).toHaveLength(1);
     expect(asRows((await client.get(R, '/rest/interface/wireguard?name=wg1')).json)).toHaveLength(1);
   });
 });
@@ -188,7 +190,7 @@ describe('console verbs over POST', () => {
 
   it('unknown commands are 400 no such command', async () => {
     expect((await client.post(R, '/rest/ip/address/frobnicate')).json).toEqual(bad('no such command or directory (frobnicate)'));
-    expect((await client.post(R, '/rest/interface/wireguard/remove', { numbers: 'wg1' })).json).toEqual(bad('no such command or directory (remove)'));
+    expect((await client.post(R, '/rest/interface/remove', { numbers: 'ether1' })).json).toEqual(bad('no such command or directory (remove)'));
     expect((await client.post(R, '/rest/nonexistent/thing')).json).toEqual(bad('no such command or directory (nonexistent)'));
   });
 

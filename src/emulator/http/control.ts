@@ -2,10 +2,11 @@
  * The out-of-process control endpoint (only with `control: true`): benchmarks and soak runs change
  * faults or reboot a router over HTTPS. It sits outside /rest, so injected faults never block it.
  *   GET /emulator/faults · POST /emulator/faults (Faults or Faults[]) · DELETE /emulator/faults ·
- *   POST /emulator/reboot (optional body {"raceMs": N}, see RebootOptions)
+ *   POST /emulator/reboot (optional body {"raceMs": N}, see RebootOptions) ·
+ *   POST /emulator/health (HealthFaults) · POST /emulator/link {"name","up"} · GET /emulator/outside-calls
  */
 import { z } from 'zod';
-import type { Faults, RebootOptions } from '../types.js';
+import type { Faults, HealthFaults, RebootOptions } from '../types.js';
 import type { Outgoing } from './send.js';
 
 const forcedStatus = z.union([
@@ -53,11 +54,22 @@ const faultList = z.array(faultSet).max(MAX_FAULT_SETS, `at most ${MAX_FAULT_SET
 
 const rebootBody = z.strictObject({ raceMs: delayMs.int().optional() });
 
+const unitNumbers = z.array(z.number().int().min(1).max(64)).max(64);
+const healthBody = z.strictObject({
+  temperatureRiseC: z.number().min(-100).max(200).optional(),
+  failedFans: unitNumbers.optional(),
+  failedPsus: unitNumbers.optional(),
+});
+const linkBody = z.strictObject({ name: z.string().min(1).max(200), up: z.boolean() });
+
 export interface Controllable {
   faults(): readonly Faults[];
   setFaults(faults: Faults | Faults[]): void;
   clearFaults(): void;
   reboot(options: RebootOptions): void;
+  setHealth(faults: HealthFaults): void;
+  setLink(name: string, up: boolean): boolean;
+  outsideCalls(): readonly string[];
 }
 
 /** The body as JSON (an empty body is `{}`), or undefined when it is not JSON. */
@@ -89,6 +101,20 @@ export function controlEndpoint(target: Controllable): (method: string, path: st
         const result = rebootBody.safeParse(jsonBody(body));
         if (!result.success) return Promise.resolve(out(400, { error: z.prettifyError(result.error) }));
         target.reboot(result.data);
+        return Promise.resolve(out(204));
+      }
+      case 'GET /emulator/outside-calls':
+        return Promise.resolve(out(200, target.outsideCalls()));
+      case 'POST /emulator/health': {
+        const result = healthBody.safeParse(jsonBody(body));
+        if (!result.success) return Promise.resolve(out(400, { error: z.prettifyError(result.error) }));
+        target.setHealth(result.data);
+        return Promise.resolve(out(204));
+      }
+      case 'POST /emulator/link': {
+        const result = linkBody.safeParse(jsonBody(body));
+        if (!result.success) return Promise.resolve(out(400, { error: z.prettifyError(result.error) }));
+        if (!target.setLink(result.data.name, result.data.up)) return Promise.resolve(out(404, { error: `no interface ${result.data.name}` }));
         return Promise.resolve(out(204));
       }
       case 'POST /emulator/faults': {

@@ -47,4 +47,6 @@ export interface RouterContext {
   wgInterfaceNames(): string[];
   /** Follows an interface rename into peers, addresses, routes and rules. */
   renameInterface(from: string, to: string): void;
+  /** A removed interface: references keep its old id (`*7`), its peers stop (docs/emulator.md, inferred). */
+  interfaceRemoved(name: string, id: string): void;
 }

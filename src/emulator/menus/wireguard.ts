@@ -1,8 +1,10 @@
 /**
  * `interface/wireguard`: a key pair is generated when no private key is given, `public-key` is
- * derived, `running` follows `disabled`, and the console has no `remove` here (DELETE → 406).
+ * derived, `running` follows `disabled`. `remove` deletes the interface (`/interface wireguard
+ * remove`); what becomes of its peers is the router's (RouterContext.interfaceRemoved).
  */
 import { badRequest } from '../rest/errors.js';
+import { formatId } from '../state/table.js';
 import type { Entry } from '../state/table.js';
 import type { Row } from '../types.js';
 import { generatePrivateKey, publicKeyOf } from '../util/keys.js';
@@ -17,7 +19,7 @@ export interface WgInterfaceEntry extends Entry {
 
 export class WireguardMenu extends RecordMenu<WgInterfaceEntry> {
   readonly named = true;
-  readonly removable = false;
+  readonly removable = true;
 
   constructor(
     router: RouterContext,
@@ -77,6 +79,12 @@ export class WireguardMenu extends RecordMenu<WgInterfaceEntry> {
     if (changed.has('private-key')) entry.publicKey = undefined;
     const after = values['name'] ?? '';
     if (after !== before) this.router.renameInterface(before, after);
+  }
+
+  override remove(id: number): void {
+    const name = this.table.get(id)?.values['name'];
+    super.remove(id);
+    if (name !== undefined) this.router.interfaceRemoved(name, formatId(id));
   }
 
   protected override derived(entry: WgInterfaceEntry, _view: View, row: Row): void {

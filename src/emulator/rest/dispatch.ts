@@ -47,6 +47,7 @@ export async function dispatch(root: TreeNode, state: RouterState, req: RestRequ
   for (; depth < req.segments.length; depth++) {
     const child = node.children.get(req.segments[depth] ?? '');
     if (child === undefined) break;
+    if (child.absent === true) throw noSuchCommand(req.segments[depth] ?? '');
     node = child;
   }
   const rest = req.segments.slice(depth);

@@ -33,6 +33,22 @@ const hq: RouterSeed = {
   name: 'hq',
   version: '7.19.4',
   board: { boardName: 'CCR2004-1G-12S+2XS', architecture: 'arm64', cpu: 'ARM64', cpuCount: 4, cpuFrequencyMhz: 1700, totalMemory: 4_294_967_296, totalHdd: 134_217_728, factorySoftware: '7.1', nand: true, diskFillBytesPerSecond: 16_384 },
+  // A WAN uplink with real traffic that drops once, two minutes after start (the flap alert's
+  // `link-downs` rise), a LAN bridge with two ports, a guest VLAN on it, an unplugged port and a
+  // dynamic PPPoE session (exporters leave dynamic interfaces out by default).
+  ethernet: [],
+  links: [
+    { name: 'ether1', comment: 'WAN uplink', rxRate: 2_500_000, txRate: 800_000, errorsPerMillion: 2, linkDowns: [[120, 20]] },
+    { name: 'ether2', bridge: 'bridge-lan', rxRate: 600_000, txRate: 2_100_000 },
+    { name: 'ether3', bridge: 'bridge-lan', rxRate: 150_000, txRate: 300_000 },
+    { name: 'ether4', noLink: true },
+    { name: 'bridge-lan', type: 'bridge', rxRate: 700_000, txRate: 2_300_000 },
+    { name: 'vlan20-guest', type: 'vlan', parent: 'bridge-lan', vlanId: 20, rxRate: 40_000, txRate: 120_000 },
+    { name: '<pppoe-alice>', type: 'pppoe-in', rxRate: 20_000, txRate: 90_000, sessionAgeSeconds: 5400 },
+  ],
+  health: { form: 'rows', temperatureC: 41, voltageV: 24, fans: 2, psus: 2, power: true },
+  routerboard: { model: 'CCR2004-1G-12S+2XS', firmwareType: 'al64v3', factoryFirmware: '7.1' },
+  packageUpdate: { latestVersion: '7.19.4' },
   interfaces: [
     { name: 'wg-branches', listenPort: 13231, privateKey: K.hqBranches.privateKey, comment: 'site-to-site' },
     { name: 'wg-roadwarriors', listenPort: 13232, privateKey: K.hqRoad.privateKey },
@@ -46,7 +62,7 @@ const hq: RouterSeed = {
   ],
   addresses: [
     { address: '198.51.100.1/24', interface: 'ether1', comment: 'WAN' },
-    { address: '192.168.10.1/24', interface: 'ether2', comment: 'LAN' },
+    { address: '192.168.10.1/24', interface: 'bridge-lan', comment: 'LAN' },
     { address: '10.10.0.1/24', interface: 'wg-branches' },
     { address: '10.20.0.1/24', interface: 'wg-roadwarriors' },
   ],
@@ -75,6 +91,10 @@ const branch1: RouterSeed = {
   name: 'branch-1',
   version: '7.16',
   board: { boardName: 'hAP ax^2', architecture: 'arm64', cpu: 'ARM64', cpuCount: 4, cpuFrequencyMhz: 864, totalMemory: 1_073_741_824, totalHdd: 134_217_728, factorySoftware: '7.5', nand: true },
+  // RouterOS was updated to 7.16 but the RouterBOOT firmware was not (Telegraf's hAP capture shows the same).
+  routerboard: { model: 'C52iG-5HaxD2HaxD', firmwareType: 'ipq5000', factoryFirmware: '7.5', currentFirmware: '7.15.3', upgradeFirmware: '7.16' },
+  packageUpdate: { latestVersion: '7.20.5' },
+  health: { form: 'rows', temperatureC: 46, voltageV: 12 },
   interfaces: [{ name: 'wg-hq', listenPort: 13231, privateKey: K.branch1.privateKey }],
   peers: [
     { interface: 'wg-hq', name: 'hq', publicKey: K.hqBranches.publicKey, allowedAddress: ['10.10.0.1/32', '192.168.10.0/24'], endpointAddress: '198.51.100.1', endpointPort: 13231, persistentKeepalive: 25, comment: 'HQ uplink', rxRate: 90_000, txRate: 150_000 },
@@ -108,6 +128,10 @@ const branch2: RouterSeed = {
   name: 'branch-2',
   version: '7.12.1',
   board: { boardName: 'RB5009UG+S+', architecture: 'arm64', cpu: 'ARM64', cpuCount: 4, cpuFrequencyMhz: 1400, totalMemory: 1_073_741_824, totalHdd: 1_073_741_824, factorySoftware: '7.0.5' },
+  routerboard: { model: 'RB5009UG+S+', firmwareType: 'mvebu', factoryFirmware: '7.0.5' },
+  packageUpdate: { latestVersion: false },
+  links: [{ name: 'ether1', comment: 'WAN', rxRate: 900_000, txRate: 400_000 }, { name: 'ether2', rxRate: 300_000, txRate: 700_000 }, { name: 'ether3', noLink: true }],
+  ethernet: [],
   interfaces: [
     { name: 'wg-hq', listenPort: 13231, privateKey: K.branch2.privateKey },
     { name: 'wg-lab', listenPort: 51820, privateKey: K.branch2Lab.privateKey, comment: 'lab network' },
@@ -161,4 +185,9 @@ export const DEMO_FACTS = {
     hostUnreachable: { router: 'hq', target: '192.0.2.1' },
   },
   bandwidthServer: { router: 'hq', target: '10.10.0.2', rxBps: 48_000_000, txBps: 21_000_000 },
+  uplink: { router: 'hq', interface: 'ether1', linkDownAfterSeconds: 120, downForSeconds: 20 },
+  dynamicInterface: { router: 'hq', interface: '<pppoe-alice>', type: 'pppoe-in' },
+  health: { router: 'hq', fans: 2, psus: 2 },
+  firmwareUpgradePending: { router: 'branch-1', currentFirmware: '7.15.3', upgradeFirmware: '7.16' },
+  newerVersionKnown: { router: 'branch-1', installed: '7.16', latest: '7.20.5' },
 } as const;
