@@ -112,8 +112,9 @@ export class LinkSim {
   lastUpAt(t: number): number | undefined {
     const first = this.#epoch + this.#init.upDelayMs;
     if (t < first) return undefined;
-    let last = first;
-    for (const [d, u] of this.#downs) if (u <= t && u > last && d >= this.#epoch) last = u;
+    // The first up counts unless the link was already down then (no cable at boot).
+    let last = this.#downs.some(([d, u]) => d <= first && first < u) ? undefined : first;
+    for (const [, u] of this.#downs) if (u > first && u <= t && (last === undefined || u > last)) last = u;
     return last;
   }
 
