@@ -6,8 +6,10 @@
 import type { HealthConfig } from '../config/types.js';
 
 /**
- * `interface_disabled` is given by the health evaluation (not by judgePeer): peers of a disabled interface cannot
- * shake hands, and whoever disabled the interface does not want them judged.
+ * The one peer verdict, used by the wireguard collector (routeros_wireguard_peer_healthy, at collection time) and
+ * by /health (with its own clock): both call judgePeer, so they cannot disagree.
+ * `interface_disabled`: peers of a disabled interface cannot shake hands, and whoever disabled the interface does
+ * not want them judged.
  */
 export type PeerReason = 'ok' | 'stale' | 'never' | 'disabled' | 'excluded' | 'interface_disabled' | 'handshake_unreadable';
 
@@ -26,6 +28,8 @@ export interface JudgedPeerInput {
   handshakeAgeSeconds: number | undefined;
   /** The router sent a last-handshake this exporter could not read: neither fresh, stale nor never. */
   handshakeUnreadable?: boolean;
+  /** The peer's interface is disabled. */
+  interfaceDisabled?: boolean;
 }
 
 /**
@@ -45,6 +49,7 @@ export function isExcluded(peer: Pick<JudgedPeerInput, 'name' | 'comment'>, heal
 
 export function judgePeer(peer: JudgedPeerInput, health: HealthConfig): PeerVerdict {
   if (peer.disabled) return { judged: false, healthy: true, reason: 'disabled' };
+  if (peer.interfaceDisabled === true) return { judged: false, healthy: true, reason: 'interface_disabled' };
   if (isExcluded(peer, health)) return { judged: false, healthy: true, reason: 'excluded' };
   if (peer.handshakeUnreadable === true) return { judged: false, healthy: true, reason: 'handshake_unreadable' };
   if (peer.handshakeAgeSeconds === undefined) return { judged: true, healthy: false, reason: 'never' };

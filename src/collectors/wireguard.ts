@@ -107,6 +107,7 @@ export function mapWireguard(
     data.interfaces.push({ name, publicKey, running, disabled, listenPort });
   }
 
+  const disabledInterfaces = new Set(data.interfaces.filter((iface) => iface.disabled).map((iface) => iface.name));
   const peerRead = new FieldReader('interface/wireguard/peers');
   const seenPeers = new Set<string>();
   const nowSeconds = now / 1000;
@@ -130,7 +131,10 @@ export function mapWireguard(
     const endpoint = endpointOf(record);
     const allowedAddress = parseRouterList(record['allowed-address'] ?? '');
     const latestHandshake = age === undefined ? undefined : Math.round(nowSeconds - age);
-    const verdict = judgePeer({ name, comment, disabled, handshakeAgeSeconds: age, handshakeUnreadable: hasBadHandshake }, health);
+    const verdict = judgePeer(
+      { name, comment, disabled, handshakeAgeSeconds: age, handshakeUnreadable: hasBadHandshake, interfaceDisabled: disabledInterfaces.has(iface) },
+      health,
+    );
 
     samples.add(
       F.wgPeerInfo,

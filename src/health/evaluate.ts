@@ -15,8 +15,9 @@ import type { RouterConfig } from '../config/types.js';
 import type { JobSnapshot } from '../metrics/store.js';
 import type { WireguardData } from '../collectors/wireguard.js';
 import type { WireguardSetupData } from '../collectors/wireguard-setup.js';
-import { dataOf, type CollectorData } from '../collectors/catalog.js';
-import { judgePeer, type PeerVerdict } from '../analysis/peer.js';
+import { dataOf, jobsFor, type CollectorData } from '../collectors/catalog.js';
+import { routerUp } from '../analysis/up.js';
+import { judgePeer } from '../analysis/peer.js';
 import { counted, formatAge, inEra, isoOrNull, peerDisplayName } from './format.js';
 import { evaluatePings } from './pings.js';
 import { worst, type InterfaceHealth, type PeerHealth, type Problem, type RouterEvaluation, type RouterHealth } from './types.js';
@@ -39,7 +40,9 @@ export function evaluateRouter(
   const problems: Problem[] = [];
   const byJob = new Map(snapshots.map((snapshot) => [snapshot.job, snapshot]));
   const system = router.collectors.system ? byJob.get('system') : undefined;
-  const up = router.collectors.system ? (system === undefined ? null : system.ok) : snapshots.length === 0 ? null : snapshots.every((s) => s.ok);
+  // The jobs the router runs, as the store plans them, so that routeros_up and /health agree (analysis/up.ts).
+  const planned = router.collectors.system ? [{ collector: 'system', job: 'system' }] : jobsFor(router);
+  const up = routerUp(planned.map(({ collector, job }) => ({ collector, ok: byJob.get(job)?.ok }))) ?? null;
   const lastSuccessMs = router.collectors.system ? system?.lastSuccessAt : latest(snapshots.map((s) => s.lastSuccessAt));
   const health: RouterHealth = {
     name: router.name,
@@ -152,13 +155,10 @@ function evaluatePeers(
     const unreadable = peer.handshakeUnreadable || outOfEra;
     const age = latestHandshake === undefined ? undefined : Math.max(0, Math.round(now / 1000 - latestHandshake));
     const interfaceDisabled = interfaces.some((iface) => iface.name === peer.interface && iface.disabled);
-    const verdict: PeerVerdict =
-      interfaceDisabled && !peer.disabled
-        ? { judged: false, healthy: true, reason: 'interface_disabled' }
-        : judgePeer(
-            { name: peer.name, comment: peer.comment, disabled: peer.disabled, handshakeAgeSeconds: age, handshakeUnreadable: unreadable },
-            router.health,
-          );
+    const verdict = judgePeer(
+      { name: peer.name, comment: peer.comment, disabled: peer.disabled, handshakeAgeSeconds: age, handshakeUnreadable: unreadable, interfaceDisabled },
+      router.health,
+    );
     const subject = `${peer.interface}/${peerDisplayName(peer.name, peer.publicKey)}`;
     if (verdict.reason === 'stale' && age !== undefined) {
       const ago = `last handshake ${formatAge(age)} ago`;

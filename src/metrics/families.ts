@@ -59,7 +59,7 @@ export const F = {
   wgPeerTx: family('routeros_wireguard_peer_transmit_bytes_total', 'counter', ['interface', 'public_key', 'name'], 'interface/wireguard/peers tx: bytes sent to the peer.'),
   wgPeerHandshake: family('routeros_wireguard_peer_latest_handshake_timestamp_seconds', 'gauge', ['interface', 'public_key', 'name'], 'Unix time of the latest handshake: collection time minus interface/wireguard/peers last-handshake; 0 if never.'),
   wgPeerDisabled: family('routeros_wireguard_peer_disabled', 'gauge', ['interface', 'public_key', 'name'], 'interface/wireguard/peers disabled (1 true, 0 false).'),
-  wgPeerHealthy: family('routeros_wireguard_peer_healthy', 'gauge', ['interface', 'public_key', 'name'], 'Health verdict of an enabled, judged peer: 1 if its latest handshake is within handshake_stale_after, else 0. Disabled and excluded peers have no series.'),
+  wgPeerHealthy: family('routeros_wireguard_peer_healthy', 'gauge', ['interface', 'public_key', 'name'], 'Health verdict of an enabled, judged peer: 1 if its latest handshake is within handshake_stale_after, else 0. Disabled and excluded peers, and peers of a disabled interface, have no series.'),
 
   pingSuccess: family('routeros_ping_success', 'gauge', ['target', 'name'], '1 if the last POST /ping run got any reply.'),
   pingRtt: family('routeros_ping_rtt_seconds', 'gauge', ['target', 'name', 'stat'], 'Round-trip time of the last POST /ping run (min-rtt, avg-rtt, max-rtt).'),

@@ -9,6 +9,7 @@ import { F, FAMILIES } from './families.js';
 import type { Chunk } from './gzip.js';
 import { SampleSet } from './samples.js';
 import { labelPair } from './text.js';
+import { routerUp } from '../analysis/up.js';
 
 export interface JobOutcome<Data = unknown> {
   router: string;
@@ -207,7 +208,7 @@ export class SnapshotStore {
       if (list === undefined) byCollector.set(slot.collector, [slot]);
       else list.push(slot);
     }
-    const up = upOf(byCollector);
+    const up = routerUp([...entry.jobs.values()].map((slot) => ({ collector: slot.collector, ok: slot.snapshot?.ok })));
     if (up !== undefined) samples.add(F.up, entry.label, up ? 1 : 0);
     for (const [collector, slots] of byCollector) {
       const labels = `${entry.label},${labelPair('collector', collector)}`;
@@ -228,15 +229,6 @@ export class SnapshotStore {
     }
     entry.meta = samples.toChunks(entry.meta);
   }
-}
-
-/** routeros_up follows the system collector; a router without it is up when every collector's last run succeeded. */
-function upOf(byCollector: Map<CollectorName, JobSlot[]>): boolean | undefined {
-  const system = byCollector.get('system')?.[0]?.snapshot;
-  if (byCollector.has('system')) return system === undefined ? undefined : system.ok;
-  const runs = [...byCollector.values()].flat().map((slot) => slot.snapshot);
-  if (runs.length === 0 || runs.some((run) => run === undefined)) return undefined;
-  return runs.every((run) => run?.ok === true);
 }
 
 export const FAMILY_COUNT = FAMILIES.length;

@@ -1,0 +1,51 @@
+/**
+ * One verdict, two readers: routeros_wireguard_peer_healthy (the collector, at collection time) and /health (its
+ * own clock) both come from analysis/peer.ts judgePeer. They once disagreed on an enabled peer of a disabled
+ * interface with an old handshake: healthy 0 in /metrics, "not judged, interface_disabled" in /health.
+ */
+import { describe, expect, it } from 'vitest';
+import { mapWireguard } from '../../src/collectors/wireguard.js';
+import { evaluateRouter } from '../../src/health/evaluate.js';
+import { judgePeer } from '../../src/analysis/peer.js';
+import { testRouter } from '../helpers/config.js';
+import { systemOk, T0, wireguard, peerRecord } from '../health/snapshots.js';
+import type { RouterRecord } from '../../src/routeros/records.js';
+import { plainOf } from '../../src/metrics/gzip.js';
+
+const router = testRouter({ name: 'hq', url: 'https://192.0.2.1' });
+const WG_OFF: RouterRecord = { name: 'wg-branch', 'public-key': 'S3rv3r', running: 'false', disabled: 'true', 'listen-port': '13231' };
+
+function metricLines(interfaces: RouterRecord[], peers: RouterRecord[]): string {
+  const { samples } = mapWireguard(interfaces, peers, 'router="hq"', router.health, T0);
+  return samples
+    .toChunks()
+    .filter((chunk) => chunk !== undefined)
+    .map((chunk) => plainOf(chunk).toString('utf8'))
+    .join('');
+}
+
+describe('peer verdict: one place for /metrics and /health', () => {
+  it('does not judge an enabled peer of a disabled interface, in /metrics nor in /health', () => {
+    const peers = [peerRecord('branch', '3h')];
+    const text = metricLines([WG_OFF], peers);
+    // Its other series stay; only the verdict is left out, as for disabled peers.
+    expect(text).toContain('routeros_wireguard_peer_disabled{router="hq",interface="wg-branch"');
+    expect(text).not.toContain('routeros_wireguard_peer_healthy');
+
+    const health = evaluateRouter(router, [systemOk(), wireguard(router, [WG_OFF], peers)], T0);
+    expect(health.health.peers).toMatchObject([{ judged: false, healthy: true, reason: 'interface_disabled', status: 'ok' }]);
+  });
+
+  it('still judges the same peer once its interface is enabled, alike in both', () => {
+    const on: RouterRecord = { ...WG_OFF, running: 'true', disabled: 'false' };
+    const peers = [peerRecord('branch', '3h')];
+    expect(metricLines([on], peers)).toMatch(/routeros_wireguard_peer_healthy\{[^}]*name="branch"\} 0/);
+    const health = evaluateRouter(router, [systemOk(), wireguard(router, [on], peers)], T0);
+    expect(health.health.peers).toMatchObject([{ judged: true, healthy: false, reason: 'stale' }]);
+  });
+
+  it('gives a disabled peer on a disabled interface the reason disabled (its own state first)', () => {
+    const verdict = judgePeer({ name: 'p', comment: undefined, disabled: true, handshakeAgeSeconds: 10_800, interfaceDisabled: true }, router.health);
+    expect(verdict).toEqual({ judged: false, healthy: true, reason: 'disabled' });
+  });
+});
