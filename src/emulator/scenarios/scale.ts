@@ -2,6 +2,8 @@
  * The scale scenario: N routers × `interfaces` wg interfaces × `peers` peers (spread round-robin),
  * every interface passing the set-up audit, two ping targets each, versions cycling 7.16 … 7.23.
  * Peers are /32 road-warriors; a few per router are never-connected, stale, going stale or disabled.
+ * Besides the tunnels, each router has only `lo` (7.18+), a WAN `ether1` with steady traffic and a
+ * LAN `ether2`: interface counters are computed on request, so they cost nothing between scrapes.
  */
 import type { PeerLife, PeerSeed, RouterSeed, WgInterfaceSeed } from '../types.js';
 import { defaultFirewall } from './firewall.js';
@@ -48,6 +50,11 @@ export function scaleScenario(shape: ScaleShape): RouterSeed[] {
     routers.push({
       name: scaleRouterName(r),
       version: VERSIONS[r % VERSIONS.length] ?? '7.19.4',
+      ethernet: [],
+      links: [
+        { name: 'ether1', comment: 'WAN', rxRate: 400_000 + r * 1_000, txRate: 150_000 + r * 500 },
+        { name: 'ether2', rxRate: 100_000, txRate: 350_000 },
+      ],
       interfaces,
       peers,
       addresses: [
