@@ -30,6 +30,7 @@ beforeAll(async () => {
         board: { boardName: 'CCR2004-1G-12S+2XS', nand: true },
         health: { form: 'rows', temperatureC: 40, fans: 2, psus: 2, power: true },
         routerboard: { model: 'CCR2004-1G-12S+2XS', currentFirmware: '7.18.2', upgradeFirmware: '7.19.4' },
+        users: [{ name: 'admin', password: '' }, { name: 'ro', password: 'ro', policies: ['read', 'api', 'rest-api'] }],
       },
       { name: 'hap', version: '7.16', board: { boardName: 'hAP', factorySoftware: '6.44' }, routerboard: { model: 'RBD52G-5HacD2HnD', serialNumber: '123456789', firmwareType: 'ipq4000L', factoryFirmware: '6.44', currentFirmware: '7.15.3', upgradeFirmware: '7.16' } },
       { name: 'legacy', version: '7.10', board: { boardName: 'RB750Gr3' }, health: { form: 'legacy-object' }, packageUpdate: { latestVersion: false } },
@@ -161,7 +162,12 @@ describe('/system/package/update', () => {
   });
 
   it('a user without write cannot run them (and nothing is recorded)', async () => {
-    expect((await client.as('nobody', 'x').post('ccr', '/rest/system/package/update/check-for-updates')).status).toBe(401);
+    const ro = client.as('ro', 'ro');
+    const a = await ro.post('ccr', '/rest/system/package/update/check-for-updates');
+    expect(a.status).toBe(500);
+    expect(asRec(a.json)['detail']).toBe('not enough permissions (9)');
+    expect((await ro.get('ccr', '/rest/system/package/update')).status).toBe(200);
+    await ro.close();
     expect(emu.router('ccr').outsideCalls()).toEqual([]);
   });
 });
