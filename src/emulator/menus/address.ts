@@ -35,7 +35,8 @@ export class AddressMenu extends RecordMenu<Entry> {
     row['network'] = p === undefined ? '' : ipv4Network(p);
     row['actual-interface'] = entry.values['interface'] ?? '';
     row['dynamic'] = 'false';
-    row['invalid'] = 'false';
+    // An address whose interface was removed names it by its old id (`*7`) and is invalid.
+    row['invalid'] = (entry.values['interface'] ?? '').startsWith('*') ? 'true' : 'false';
   }
 
   renameInterface(from: string, to: string): void {
