@@ -54,12 +54,26 @@ export class LinkSim {
     return this.#disabled;
   }
 
+  /**
+   * The down intervals with overlaps merged (a seeded outage inside a pulled cable is one outage),
+   * sorted. Few intervals per link, so merging on each read is cheap.
+   */
+  #outages(): [number, number][] {
+    const out: [number, number][] = [];
+    for (const [d, u] of this.#downs) {
+      const last = out[out.length - 1];
+      if (last !== undefined && d <= last[1]) last[1] = Math.max(last[1], u);
+      else out.push([d, u]);
+    }
+    return out;
+  }
+
   /** Milliseconds of link-up time inside [from, to). */
   #upMs(from: number, to: number): number {
     const start = Math.max(from, this.#epoch + this.#init.upDelayMs);
     if (to <= start) return 0;
     let up = to - start;
-    for (const [d, u] of this.#downs) {
+    for (const [d, u] of this.#outages()) {
       const lo = Math.max(d, start);
       const hi = Math.min(u, to);
       if (hi > lo) up -= hi - lo;
@@ -92,19 +106,19 @@ export class LinkSim {
   /** The physical link at t (ignores disabled, which the menu handles). */
   up(t: number): boolean {
     if (t < this.#epoch + this.#init.upDelayMs) return false;
-    return !this.#downs.some(([d, u]) => d <= t && t < u);
+    return !this.#outages().some(([d, u]) => d <= t && t < u);
   }
 
   /** Link-down events since the last boot, up to t. */
   linkDowns(t: number): number {
     let n = 0;
-    for (const [d] of this.#downs) if (d > this.#epoch && d <= t) n++;
+    for (const [d] of this.#outages()) if (d > this.#epoch && d <= t) n++;
     return n;
   }
 
   lastDownAt(t: number): number | undefined {
     let last: number | undefined;
-    for (const [d] of this.#downs) if (d > this.#epoch && d <= t) last = d;
+    for (const [d] of this.#outages()) if (d > this.#epoch && d <= t) last = d;
     return last;
   }
 
@@ -113,16 +127,21 @@ export class LinkSim {
     const first = this.#epoch + this.#init.upDelayMs;
     if (t < first) return undefined;
     // The first up counts unless the link was already down then (no cable at boot).
-    let last = this.#downs.some(([d, u]) => d <= first && first < u) ? undefined : first;
-    for (const [, u] of this.#downs) if (u > first && u <= t && (last === undefined || u > last)) last = u;
+    const outages = this.#outages();
+    let last = outages.some(([d, u]) => d <= first && first < u) ? undefined : first;
+    for (const [, u] of outages) if (u > first && u <= t && (last === undefined || u > last)) last = u;
     return last;
   }
 
   /** Control: the cable is pulled (false) or plugged back (true) at t. */
   setLink(up: boolean, t: number): void {
-    const open = this.#downs.find(([d, u]) => d <= t && u > t);
-    if (!up && open === undefined) this.#downs.push([t, Infinity]);
-    if (up && open !== undefined) open[1] = t;
+    const open = this.#downs.filter(([d, u]) => d <= t && u > t);
+    if (!up && open.length === 0) {
+      this.#downs.push([t, Infinity]);
+      this.#downs.sort((a, b) => a[0] - b[0]);
+    }
+    // Plugging back ends every outage in progress (later seeded ones still happen).
+    if (up) for (const o of open) o[1] = t;
   }
 
   disable(t: number): void {
