@@ -158,7 +158,7 @@ describe('every error reason, from a real failure', () => {
       withFault({ oversizedBytes: 2 * 1024 * 1024 }, (c) => c.list('interface/wireguard/peers'), { maxResponseBytes: 1024 * 1024 })],
     ['a router without the wireguard menu (400 no such command)', 'unsupported', () =>
       failure(client({ router: 'old' }).list('interface/wireguard'))],
-    ['a command the menu does not have (406)', 'unsupported', () => failure(client().remove('interface/wireguard', 'wg0'))],
+    ['a command the menu does not have (406)', 'unsupported', () => failure(client().remove('interface', 'ether1'))],
   ];
 
   async function withFault(
