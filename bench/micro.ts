@@ -15,7 +15,7 @@ import type { Row } from '../src/emulator/index.js';
 import { Exposition } from '../src/metrics/exposition.js';
 import { SelfMetrics } from '../src/metrics/self.js';
 import { SnapshotStore } from '../src/metrics/store.js';
-import { labelPair } from '../src/metrics/text.js';
+import { routerLabel } from '../src/metrics/family.js';
 import { parseJsonBody } from '../src/routeros/body.js';
 import { asRecordList, asSingleRecord } from '../src/routeros/records.js';
 
@@ -59,7 +59,7 @@ for (let cycle = 0; cycle < cycles; cycle++) {
   let record = 0;
   const now = Date.now();
   for (const r of replies) {
-    const label = labelPair('router', r.name);
+    const label = routerLabel(r.name);
     let t = performance.now();
     const system = asSingleRecord(parseJsonBody(r.system, 'GET'), 'GET');
     const interfaces = asRecordList(parseJsonBody(r.interfaces, 'GET'), 'GET');

@@ -7,8 +7,8 @@ import type { BandwidthTestConfig } from '../config/types.js';
 import type { RouterRecord } from '../routeros/records.js';
 import { asRecordList } from '../routeros/records.js';
 import { SampleSet } from '../metrics/samples.js';
-import { F } from '../metrics/families.js';
-import { labelPair } from '../metrics/text.js';
+import { seriesLabels, type RouterLabel } from '../metrics/family.js';
+import { BANDWIDTH_TEST_FAMILIES as F } from './bandwidth-test.contract.js';
 import { FieldReader, problemsOf } from '../analysis/decoding.js';
 import type { Collector, JobContext, JobResult } from './types.js';
 import { DESCRIPTOR } from './descriptors.js';
@@ -38,7 +38,7 @@ export function bandwidthTestParameters(test: BandwidthTestConfig): Record<strin
 export function mapBandwidthTest(
   rows: readonly RouterRecord[],
   test: BandwidthTestConfig,
-  routerLabel: string,
+  routerLabel: RouterLabel,
   now: number,
 ): JobResult<BandwidthTestData> {
   const read = new FieldReader(`bandwidth-test ${test.target}`);
@@ -46,7 +46,7 @@ export function mapBandwidthTest(
   const last = rows.at(-1) ?? {};
   const status = last['status'] ?? '';
   const success = status === 'done testing';
-  const labels = `${routerLabel},${labelPair('target', test.target)},${labelPair('name', test.name)}`;
+  const labels = seriesLabels(F.btSuccess, routerLabel, [test.target, test.name]);
   const rx = read.value('bitsPerSecond', last, 'rx-total-average');
   const tx = read.value('bitsPerSecond', last, 'tx-total-average');
   const lost = read.counter(last, 'lost-packets');

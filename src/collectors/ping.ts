@@ -6,8 +6,8 @@ import type { PingTargetConfig } from '../config/types.js';
 import type { RouterRecord } from '../routeros/records.js';
 import { asRecordList } from '../routeros/records.js';
 import { SampleSet } from '../metrics/samples.js';
-import { F } from '../metrics/families.js';
-import { labelPair } from '../metrics/text.js';
+import { extendLabels, seriesLabels, type RouterLabel } from '../metrics/family.js';
+import { PING_FAMILIES as F } from './ping.contract.js';
 import { FieldReader, problemsOf } from '../analysis/decoding.js';
 import type { Collector, JobContext, JobResult } from './types.js';
 import { DESCRIPTOR } from './descriptors.js';
@@ -43,7 +43,7 @@ export function pingParameters(target: PingTargetConfig): Record<string, string>
 export function mapPing(
   rows: readonly RouterRecord[],
   target: PingTargetConfig,
-  routerLabel: string,
+  routerLabel: RouterLabel,
   totals: Map<string, number>,
 ): JobResult<PingData> {
   const read = new FieldReader(`ping ${target.target}`);
@@ -60,7 +60,7 @@ export function mapPing(
   const duplicates = sent !== undefined && reported !== undefined && reported > sent;
   const received = duplicates ? sent : reported;
   const lossRatio = duplicates ? 0 : read.ratioFromPercent(last, 'packet-loss') ?? derivedLoss(sent, received);
-  const labels = `${routerLabel},${labelPair('target', target.target)},${labelPair('name', target.name)}`;
+  const labels = seriesLabels(F.pingSuccess, routerLabel, [target.target, target.name]);
   const success = received === undefined ? undefined : received > 0;
 
   if (success !== undefined) samples.add(F.pingSuccess, labels, success ? 1 : 0);
@@ -70,7 +70,7 @@ export function mapPing(
       const seconds = read.rtt(last, `${stat}-rtt`);
       if (seconds === undefined) continue;
       rtt[stat] = seconds;
-      samples.add(F.pingRtt, `${labels},${labelPair('stat', stat)}`, seconds);
+      samples.add(F.pingRtt, extendLabels(labels, F.pingRtt, [stat]), seconds);
     }
   }
   if (lossRatio !== undefined) samples.add(F.pingLoss, labels, lossRatio);

@@ -3,8 +3,8 @@ import type { Collector, JobContext, JobResult } from './types.js';
 import { DESCRIPTOR } from './descriptors.js';
 import type { RouterRecord } from '../routeros/records.js';
 import { SampleSet } from '../metrics/samples.js';
-import { F } from '../metrics/families.js';
-import { labelPair } from '../metrics/text.js';
+import { seriesLabels, type Family, type RouterLabel } from '../metrics/family.js';
+import { SYSTEM_FAMILIES as F } from './system.contract.js';
 import { FieldReader, problemsOf } from '../analysis/decoding.js';
 
 export const SYSTEM_PROPLIST = [
@@ -31,23 +31,23 @@ export interface SystemData {
 }
 
 /** Pure mapping of a system/resource record to samples; `now` (Unix ms) bounds the uptime to the Unix era. */
-export function mapSystem(record: RouterRecord, routerLabel: string, now: number = Date.now()): JobResult<SystemData> {
+export function mapSystem(record: RouterRecord, routerLabel: RouterLabel, now: number = Date.now()): JobResult<SystemData> {
   const read = new FieldReader('system/resource');
   const samples = new SampleSet();
-  const info = [
-    labelPair('board_name', record['board-name'] ?? ''),
-    labelPair('architecture', record['architecture-name'] ?? ''),
-    labelPair('cpu', record['cpu'] ?? ''),
-    labelPair('platform', record['platform'] ?? ''),
-    labelPair('version', record['version'] ?? ''),
-  ].join(',');
-  samples.add(F.systemInfo, `${routerLabel},${info}`, 1);
+  const info = seriesLabels(F.systemInfo, routerLabel, [
+    record['board-name'] ?? '',
+    record['architecture-name'] ?? '',
+    record['cpu'] ?? '',
+    record['platform'] ?? '',
+    record['version'] ?? '',
+  ]);
+  samples.add(F.systemInfo, info, 1);
 
   const cpuLoadRatio = read.ratioFromPercent(record, 'cpu-load');
   const uptime = read.age(record, 'uptime', now / 1000);
   const [memoryFree, memoryTotal] = freeAndTotal(read, record, 'free-memory', 'total-memory');
   const [diskFree, diskTotal] = freeAndTotal(read, record, 'free-hdd-space', 'total-hdd-space');
-  const values: [typeof F.cpuLoad, number | undefined][] = [
+  const values: [Family<readonly []>, number | undefined][] = [
     [F.cpuLoad, cpuLoadRatio],
     [F.cpuCores, read.value('count', record, 'cpu-count')],
     [F.cpuFrequency, mhzToHertz(read.value('megahertz', record, 'cpu-frequency'))],

@@ -6,12 +6,13 @@ import type { RouterConfig } from '../config/types.js';
 import type { CollectorDescriptor, CollectorName } from './descriptors.js';
 import type { RouterOsClient } from '../routeros/client.js';
 import type { SampleSet } from '../metrics/samples.js';
+import type { RouterLabel } from '../metrics/family.js';
 
 export interface JobContext {
   readonly router: RouterConfig;
   readonly client: Pick<RouterOsClient, 'list' | 'getSingleton' | 'run'>;
-  /** `router="<name>"`, escaped once. */
-  readonly routerLabel: string;
+  /** `router="<name>"`, escaped once (metrics/family.ts routerLabel). */
+  readonly routerLabel: RouterLabel;
   /** Unix ms, injectable for tests. */
   readonly now: () => number;
   /** Aborted on shutdown or when the job is removed by a reload. */

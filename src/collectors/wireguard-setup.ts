@@ -5,8 +5,9 @@
  */
 import type { RouterRecord } from '../routeros/records.js';
 import { SampleSet } from '../metrics/samples.js';
-import { F } from '../metrics/families.js';
-import { labelPair } from '../metrics/text.js';
+import { extendLabels, seriesLabels, type RouterLabel } from '../metrics/family.js';
+import { WIREGUARD_FAMILIES } from './wireguard.contract.js';
+import { WIREGUARD_SETUP_FAMILIES as F } from './wireguard-setup.contract.js';
 import { auditSetup, type InterfaceSetup, type SetupRecords } from '../analysis/setup-audit.js';
 import { FILTER_PROPLIST } from '../analysis/firewall.js';
 import type { Collector, JobContext, JobResult } from './types.js';
@@ -28,18 +29,18 @@ export interface WireguardSetupData {
 }
 
 /** Pure mapping of the five replies to samples and the audit's findings. */
-export function mapWireguardSetup(records: SetupRecords, routerLabel: string, now: number): JobResult<WireguardSetupData> {
+export function mapWireguardSetup(records: SetupRecords, routerLabel: RouterLabel, now: number): JobResult<WireguardSetupData> {
   const samples = new SampleSet();
   const interfaces: InterfaceSetup[] = [];
   const seen = new Set<string>();
   const read = new FieldReader('interface/wireguard');
   for (const setup of auditSetup(records, read)) {
     // Unique as written out: names that differ only in what the format cannot carry come out alike.
-    const labels = `${routerLabel},${labelPair('interface', setup.interface)}`;
+    const labels = seriesLabels(WIREGUARD_FAMILIES.wgInterfaceRunning, routerLabel, [setup.interface]);
     if (seen.has(labels)) continue;
     seen.add(labels);
     interfaces.push(setup);
-    for (const check of setup.checks) samples.add(F.wgInterfaceSetupOk, `${labels},${labelPair('check', check.check)}`, check.ok ? 1 : 0);
+    for (const check of setup.checks) samples.add(F.wgInterfaceSetupOk, extendLabels(labels, F.wgInterfaceSetupOk, [check.check]), check.ok ? 1 : 0);
   }
   return { samples, data: { collectedAt: now, interfaces }, ...problemsOf(read) };
 }

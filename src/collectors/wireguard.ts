@@ -6,8 +6,9 @@ import type { HealthConfig } from '../config/types.js';
 import type { RouterRecord } from '../routeros/records.js';
 import { parseRouterList } from '../routeros/decode.js';
 import { SampleSet } from '../metrics/samples.js';
-import { F } from '../metrics/families.js';
+import { extendLabels, seriesLabels, type RouterLabel } from '../metrics/family.js';
 import { labelPair } from '../metrics/text.js';
+import { WIREGUARD_FAMILIES as F } from './wireguard.contract.js';
 import { judgePeer, peerLabel } from '../analysis/peer.js';
 import { FieldReader, problemsOf } from '../analysis/decoding.js';
 import type { Collector, JobContext, JobResult } from './types.js';
@@ -78,7 +79,7 @@ function joinHostPort(host: string, port: string | undefined): string {
 export function mapWireguard(
   interfaces: readonly RouterRecord[],
   peers: readonly RouterRecord[],
-  routerLabel: string,
+  routerLabel: RouterLabel,
   health: HealthConfig,
   now: number,
 ): JobResult<WireguardData> {
@@ -91,7 +92,7 @@ export function mapWireguard(
     const name = record['name'];
     if (name === undefined) continue;
     // Unique as written out: names that differ only in what the format cannot carry come out alike.
-    const labels = `${routerLabel},${labelPair('interface', name)}`;
+    const labels = seriesLabels(F.wgInterfaceRunning, routerLabel, [name]);
     if (seenInterfaces.has(labels)) continue;
     seenInterfaces.add(labels);
     const publicKey = record['public-key'] ?? '';
@@ -99,7 +100,7 @@ export function mapWireguard(
     const disabled = read.bool(record, 'disabled') ?? false;
     const listenPort = read.port(record, 'listen-port');
     const mtu = read.mtu(record, 'mtu');
-    samples.add(F.wgInterfaceInfo, `${labels},${labelPair('public_key', publicKey)}`, 1);
+    samples.add(F.wgInterfaceInfo, extendLabels(labels, F.wgInterfaceInfo, [publicKey]), 1);
     if (running !== undefined) samples.add(F.wgInterfaceRunning, labels, running ? 1 : 0);
     samples.add(F.wgInterfaceDisabled, labels, disabled ? 1 : 0);
     if (listenPort !== undefined) samples.add(F.wgInterfaceListenPort, labels, listenPort);
@@ -121,7 +122,7 @@ export function mapWireguard(
     seenPeers.add(identity);
     const comment = record['comment'];
     const name = peerLabel(record['name'], comment);
-    const labels = `${routerLabel},${labelPair('interface', iface)},${labelPair('public_key', publicKey)},${labelPair('name', name)}`;
+    const labels = seriesLabels(F.wgPeerRx, routerLabel, [iface, publicKey, name]);
     const disabled = peerRead.bool(record, 'disabled') ?? false;
     const rx = peerRead.counter(record, 'rx');
     const tx = peerRead.counter(record, 'tx');
@@ -136,11 +137,7 @@ export function mapWireguard(
       health,
     );
 
-    samples.add(
-      F.wgPeerInfo,
-      `${labels},${labelPair('endpoint', endpoint)},${labelPair('allowed_address', allowedAddress.join(','))}`,
-      1,
-    );
+    samples.add(F.wgPeerInfo, extendLabels(labels, F.wgPeerInfo, [endpoint, allowedAddress.join(',')]), 1);
     if (rx !== undefined) samples.add(F.wgPeerRx, labels, rx);
     if (tx !== undefined) samples.add(F.wgPeerTx, labels, tx);
     // An undecodable handshake is left out rather than reported as "never" (0), which would be a lie.

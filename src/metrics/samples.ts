@@ -2,7 +2,8 @@
  * What a collector run produces: sample lines rendered to bytes once, grouped by family, and kept as
  * deflated chunks (gzip.ts), so that a scrape only has to lay prepared bytes end to end.
  */
-import { FAMILIES, type Family } from './families.js';
+import { FAMILIES } from './families.js';
+import type { Family, SeriesLabels } from './family.js';
 import { deflateChunk, digestOf, plainOf, type Chunk } from './gzip.js';
 import { LineWriter } from './lines.js';
 import { formatValue } from './text.js';
@@ -19,10 +20,10 @@ export class SampleSet {
   #size = 0;
 
   /**
-   * Adds one sample. `labels` is the already escaped label list without braces
-   * (`router="hq",interface="wg0"`), built once per object and reused across its families.
+   * Adds one sample. `labels` is the already escaped label list without braces (`router="hq",interface="wg0"`),
+   * built once per object by seriesLabels (family.ts) in the family's label order, and reused across its families.
    */
-  add(family: Family, labels: string, value: number): void {
+  add<Labels extends readonly string[]>(family: Family<Labels>, labels: SeriesLabels<Labels>, value: number): void {
     let writer = this.#writers[family.index];
     if (writer === undefined) {
       writer = new LineWriter();

@@ -8,7 +8,7 @@ import { ERROR_REASONS, type ErrorReason } from '../routeros/errors.js';
 import { F, FAMILIES } from './families.js';
 import type { Chunk } from './gzip.js';
 import { SampleSet } from './samples.js';
-import { labelPair } from './text.js';
+import { extendLabels, routerLabel, seriesLabels, type RouterLabel } from './family.js';
 import { routerUp } from '../analysis/up.js';
 
 export interface JobOutcome<Data = unknown> {
@@ -52,7 +52,7 @@ interface JobSlot {
 
 interface RouterEntry {
   readonly name: string;
-  readonly label: string;
+  readonly label: RouterLabel;
   jobs: Map<string, JobSlot>;
   errors: Map<CollectorName, Map<ErrorReason, number>>;
   decodeErrors: Map<CollectorName, number>;
@@ -88,7 +88,7 @@ export class SnapshotStore {
     for (const [name, jobs] of routers) {
       const entry = this.#routers.get(name) ?? {
         name,
-        label: labelPair('router', name),
+        label: routerLabel(name),
         jobs: new Map<string, JobSlot>(),
         errors: new Map<CollectorName, Map<ErrorReason, number>>(),
         decodeErrors: new Map<CollectorName, number>(),
@@ -211,7 +211,7 @@ export class SnapshotStore {
     const up = routerUp([...entry.jobs.values()].map((slot) => ({ collector: slot.collector, ok: slot.snapshot?.ok })));
     if (up !== undefined) samples.add(F.up, entry.label, up ? 1 : 0);
     for (const [collector, slots] of byCollector) {
-      const labels = `${entry.label},${labelPair('collector', collector)}`;
+      const labels = seriesLabels(F.collectorSuccess, entry.label, [collector]);
       const runs = slots.map((slot) => slot.snapshot).filter((s): s is JobSnapshot => s !== undefined);
       if (runs.length > 0) {
         samples.add(F.collectorSuccess, labels, runs.length === slots.length && runs.every((run) => run.ok) ? 1 : 0);
@@ -222,7 +222,7 @@ export class SnapshotStore {
         }
       }
       for (const [reason, count] of entry.errors.get(collector) ?? []) {
-        samples.add(F.collectorErrors, `${labels},${labelPair('reason', reason)}`, count);
+        samples.add(F.collectorErrors, extendLabels(labels, F.collectorErrors, [reason]), count);
       }
       samples.add(F.collectorDecodeErrors, labels, entry.decodeErrors.get(collector) ?? 0);
       samples.add(F.collectorBackoff, labels, Math.max(...slots.map((slot) => slot.backoffSeconds)));

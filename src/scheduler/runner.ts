@@ -6,6 +6,7 @@ import type { Logger } from 'pino';
 import type { RouterConfig } from '../config/types.js';
 import type { JobContext, JobDefinition } from '../collectors/types.js';
 import type { SnapshotStore } from '../metrics/store.js';
+import type { RouterLabel } from '../metrics/family.js';
 import { reasonOf, RouterOsError, summaryOf, type ErrorReason } from '../routeros/errors.js';
 import type { Semaphore } from './semaphore.js';
 import { Backoff } from './backoff.js';
@@ -18,7 +19,7 @@ export interface RunnerDeps {
   semaphore: Semaphore;
   logger: Logger;
   now: () => number;
-  routerLabel: string;
+  routerLabel: RouterLabel;
 }
 
 export type RunResult = 'ok' | 'failed' | 'skipped';

@@ -8,7 +8,7 @@ import type { Config, RouterConfig } from '../config/types.js';
 import { jobsFor } from '../collectors/catalog.js';
 import type { JobContext } from '../collectors/types.js';
 import type { JobPlan, SnapshotStore } from '../metrics/store.js';
-import { labelPair } from '../metrics/text.js';
+import { routerLabel } from '../metrics/family.js';
 import { cronIntervalSeconds } from '../config/cron.js';
 import { JobRunner, type RunResult } from './runner.js';
 import { Semaphore } from './semaphore.js';
@@ -63,7 +63,7 @@ export class Scheduler {
     const fresh: Scheduled[] = [];
     const plans = new Map<string, JobPlan[]>();
     for (const router of config.routers) {
-      const routerLabel = labelPair('router', router.name);
+      const label = routerLabel(router.name);
       const client = this.#deps.clientFor(router);
       let logger: Logger | undefined;
       const jobPlans: JobPlan[] = [];
@@ -85,7 +85,7 @@ export class Scheduler {
           semaphore: this.#semaphore,
           logger: logger.child({ collector: definition.collector }),
           now,
-          routerLabel,
+          routerLabel: label,
         });
         if (old !== undefined) {
           runner.memory = old.runner.memory;

@@ -19,6 +19,7 @@ import { captureLogs } from '../helpers/log-capture.js';
 import { ManualTriggers } from '../helpers/manual-trigger.js';
 import { peerRecord, pingJob, systemOk, T0, WG_UP } from '../health/snapshots.js';
 import { testRouter } from '../helpers/config.js';
+import { routerLabel } from '../../src/metrics/family.js';
 
 /** Answers every menu from the given records: no socket, like the recorded-reply tests. */
 class RecordsClient implements Pick<JobContext['client'], 'list' | 'getSingleton' | 'run'> {
@@ -119,7 +120,7 @@ describe('a ping reply without sent/received totals', () => {
   if (target === undefined) throw new Error('config');
 
   it('is not 100 % loss: loss left out, the problem counted', () => {
-    const result = mapPing([{ host: '10.0.0.1', seq: '2', status: 'timeout' }], target, 'router="hq"', new Map());
+    const result = mapPing([{ host: '10.0.0.1', seq: '2', status: 'timeout' }], target, routerLabel('hq'), new Map());
     expect(result.data.lossRatio).toBeUndefined();
     expect(result.data.success).toBeUndefined();
     expect(result.decodeErrors).toBe(1);
@@ -127,7 +128,7 @@ describe('a ping reply without sent/received totals', () => {
   });
 
   it('makes the ping degraded with "loss unreadable", not critical', () => {
-    const data = mapPing([{ host: '10.0.0.1', seq: '2', status: 'timeout' }], target, 'router="hq"', new Map()).data;
+    const data = mapPing([{ host: '10.0.0.1', seq: '2', status: 'timeout' }], target, routerLabel('hq'), new Map()).data;
     const snapshot = { collector: 'ping' as const, job: pingJob(router, 0), ok: true, reason: undefined, finishedAt: T0, durationSeconds: 0, lastSuccessAt: T0, chunks: [], data };
     const evaluation = evaluateRouter(router, [systemOk(), snapshot], T0, { wireguard: false, setup: false, pings: true });
     expect(evaluation.health.pings[0]?.status).toBe('degraded');

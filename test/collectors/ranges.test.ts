@@ -19,8 +19,9 @@ import { diff, observe } from '../../src/health/changes.js';
 import { evaluateRouter } from '../../src/health/evaluate.js';
 import { testRouter } from '../helpers/config.js';
 import { peerRecord, systemOk, T0, WG_UP } from '../health/snapshots.js';
+import { routerLabel } from '../../src/metrics/family.js';
 
-const ROUTER = 'router="hq"';
+const ROUTER = routerLabel('hq');
 const NOW = Date.UTC(2026, 10, 21, 12, 0, 0);
 
 function text(samples: SampleSet): string {

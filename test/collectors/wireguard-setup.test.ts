@@ -6,8 +6,9 @@ import type { SetupRecords } from '../../src/analysis/setup-audit.js';
 import { recordedList } from '../helpers/fixtures.js';
 import { testRouter } from '../helpers/config.js';
 import { plainOf } from '../../src/metrics/gzip.js';
+import { routerLabel } from '../../src/metrics/family.js';
 
-const ROUTER = 'router="hq"';
+const ROUTER = routerLabel('hq');
 const NOW = Date.UTC(2026, 10, 21, 12, 0, 0);
 
 function recorded(): SetupRecords {

@@ -7,6 +7,7 @@ import { mapWireguard } from '../../src/collectors/wireguard.js';
 import { mapPing, pingCollector } from '../../src/collectors/ping.js';
 import { mapWireguardSetup } from '../../src/collectors/wireguard-setup.js';
 import type { SetupRecords } from '../../src/analysis/setup-audit.js';
+import { routerLabel } from '../../src/metrics/family.js';
 
 export const T0 = Date.UTC(2026, 10, 21, 12, 0, 0);
 
@@ -23,11 +24,11 @@ export function systemOk(at = T0): JobSnapshot {
 }
 
 export function wireguard(router: RouterConfig, interfaces: RouterRecord[], peers: RouterRecord[], at = T0): JobSnapshot {
-  return snapshot('wireguard', 'wireguard', at, mapWireguard(interfaces, peers, 'router="x"', router.health, at).data);
+  return snapshot('wireguard', 'wireguard', at, mapWireguard(interfaces, peers, routerLabel('x'), router.health, at).data);
 }
 
 export function setup(records: SetupRecords, at = T0): JobSnapshot {
-  return snapshot('wireguard_setup', 'wireguard_setup', at, mapWireguardSetup(records, 'router="x"', at).data);
+  return snapshot('wireguard_setup', 'wireguard_setup', at, mapWireguardSetup(records, routerLabel('x'), at).data);
 }
 
 /** A ping snapshot for the router's target `index` whose last row says `loss` percent. */
@@ -38,7 +39,7 @@ export function ping(router: RouterConfig, index: number, loss: number, at = T0)
   const received = loss === 100 ? '0' : '2';
   const row: Record<string, string> = { host: target.target, sent: '3', received, 'packet-loss': String(loss) };
   if (loss < 100) Object.assign(row, { 'min-rtt': '1ms', 'avg-rtt': '2ms500us', 'max-rtt': '4ms' });
-  return snapshot('ping', job.job, at, mapPing([row], target, 'router="x"', new Map()).data);
+  return snapshot('ping', job.job, at, mapPing([row], target, routerLabel('x'), new Map()).data);
 }
 
 export function pingJob(router: RouterConfig, index: number): string {

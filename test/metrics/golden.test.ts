@@ -17,6 +17,7 @@ import { testRouter } from '../helpers/config.js';
 import { promtoolCheckMetrics } from '../helpers/promtool.js';
 import { parseOpenMetrics } from './openmetrics-parser.js';
 import { FAMILIES } from '../../src/metrics/families.js';
+import { routerLabel } from '../../src/metrics/family.js';
 
 const GOLDEN = new URL('../fixtures/golden/exposition.txt', import.meta.url);
 /** The router part of the OpenMetrics exposition, ended with `# EOF` so that it is a whole exposition. */
@@ -43,7 +44,7 @@ export function recordedExposition(): { exposition: Exposition; store: SnapshotS
       ['branch', [{ collector: 'system', job: 'system' }, { collector: 'wireguard', job: 'wireguard' }]],
     ] as const),
   );
-  const hq = 'router="hq"';
+  const hq = routerLabel('hq');
   const base = { router: 'hq', ok: true, finishedAt: NOW, durationSeconds: 0.25 } as const;
   const system = mapSystem(recordedRecord('system-resource-7.19.json'), hq);
   store.record({ ...base, collector: 'system', job: 'system', samples: system.samples, data: system.data });

@@ -3,7 +3,8 @@ import { crc32, gunzipSync } from 'node:zlib';
 import { randomBytes } from 'node:crypto';
 import { crc32Combine, deflateChunk, gzipParts, plainOf } from '../../src/metrics/gzip.js';
 import { SampleSet } from '../../src/metrics/samples.js';
-import { F } from '../../src/metrics/families.js';
+import { WIREGUARD_FAMILIES as F } from '../../src/collectors/wireguard.contract.js';
+import { extendLabels, routerLabel, seriesLabels } from '../../src/metrics/family.js';
 
 describe('gzip from pre-deflated chunks', () => {
   it('combines CRC-32s exactly like a CRC over the concatenation', () => {
@@ -48,8 +49,9 @@ describe('exposition chunks kept deflated', () => {
   it('a run whose family bytes did not change takes over the deflated bytes; a changed family is deflated anew', () => {
     const run = (rx: number): SampleSet => {
       const samples = new SampleSet();
-      samples.add(F.wgPeerInfo, 'router="hq",interface="wg0"', 1);
-      samples.add(F.wgPeerRx, 'router="hq",interface="wg0"', rx);
+      const peer = seriesLabels(F.wgPeerRx, routerLabel('hq'), ['wg0', 'key', 'branch']);
+      samples.add(F.wgPeerInfo, extendLabels(peer, F.wgPeerInfo, ['', '']), 1);
+      samples.add(F.wgPeerRx, peer, rx);
       return samples;
     };
     const first = run(10).toChunks();
@@ -61,6 +63,6 @@ describe('exposition chunks kept deflated', () => {
     // A chunk of its own all the same, so a plain form inflated for the old run goes with the old run.
     expect(info2).not.toBe(info1);
     expect(rx2.deflated).not.toBe(rx1.deflated);
-    expect(plainOf(rx2).toString('utf8')).toBe('routeros_wireguard_peer_receive_bytes_total{router="hq",interface="wg0"} 20\n');
+    expect(plainOf(rx2).toString('utf8')).toBe('routeros_wireguard_peer_receive_bytes_total{router="hq",interface="wg0",public_key="key",name="branch"} 20\n');
   });
 });

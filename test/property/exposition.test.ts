@@ -16,7 +16,7 @@ import { mapWireguardSetup, SETUP_PROPLISTS } from '../../src/collectors/wiregua
 import { Exposition } from '../../src/metrics/exposition.js';
 import { SelfMetrics } from '../../src/metrics/self.js';
 import { SnapshotStore } from '../../src/metrics/store.js';
-import { labelPair } from '../../src/metrics/text.js';
+import { routerLabel } from '../../src/metrics/family.js';
 import type { RouterRecord } from '../../src/routeros/records.js';
 import { testRouter } from '../helpers/config.js';
 import { promtoolCheckMetrics } from '../helpers/promtool.js';
@@ -85,7 +85,7 @@ function expose(replies: Replies[]): Exposition {
   const plans = ['system', 'wireguard', 'wireguard_setup', 'ping', 'bandwidth_test'] as const;
   store.plan(new Map(names.map((name) => [name, plans.map((collector) => ({ collector, job: collector }))])));
   for (const r of replies.filter((reply, i) => names.indexOf(reply.router) === i)) {
-    const label = labelPair('router', r.router);
+    const label = routerLabel(r.router);
     const base = { router: r.router, ok: true, finishedAt: NOW, durationSeconds: 0.1 } as const;
     const target = { target: r.pingTarget, name: r.pingName, count: 3, intervalSeconds: 1, schedule: '* * * * *' };
     const test = { target: r.pingTarget, name: r.pingName, durationSeconds: 5, schedule: '* * * * *', direction: 'both', protocol: 'udp' } as const;

@@ -8,6 +8,7 @@ import type { JobContext, JobDefinition } from '../../src/collectors/types.js';
 import { jobsFor } from '../../src/collectors/catalog.js';
 import { testRouter } from '../helpers/config.js';
 import { FakeClient } from '../helpers/fake-client.js';
+import { routerLabel } from '../../src/metrics/family.js';
 
 const router = testRouter({ name: 'hq', url: 'https://192.0.2.1', username: 'u', password: 'p' });
 
@@ -32,7 +33,7 @@ function runner(run: (context: JobContext) => Promise<void>, deadlineSeconds: nu
     semaphore: new Semaphore(1),
     logger: pino({ level: 'silent' }),
     now: Date.now,
-    routerLabel: 'router="hq"',
+    routerLabel: routerLabel('hq'),
   });
   return { job, store };
 }

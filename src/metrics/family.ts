@@ -1,0 +1,80 @@
+/**
+ * A metric family and its label contract. A family declares its labels (after `router`) in exposition order;
+ * the only way to get label text a sample accepts is seriesLabels/extendLabels, which take the values in that
+ * declared order, typed as a tuple of the family's length. So a collector cannot put labels in another order,
+ * forget one, or hand one family's labels to another of a different shape: the compiler refuses it.
+ * Families are declared beside their collector (src/collectors/*.contract.ts); metrics/families.ts orders them.
+ */
+import { openMetricsFamilyName, unitOf, type Unit } from './metadata.js';
+import { labelPair } from './text.js';
+
+/** `info`: a gauge of 1 whose labels carry text (OpenMetrics' info type; a gauge in text 0.0.4). */
+export type FamilyType = 'gauge' | 'counter' | 'info';
+
+export interface Family<Labels extends readonly string[] = readonly string[]> {
+  readonly name: string;
+  readonly type: FamilyType;
+  readonly help: string;
+  /** The unit its name ends in ('' for none), stated in OpenMetrics' `# UNIT`. */
+  readonly unit: Unit | '';
+  /** Labels besides `router`, in exposition order: the order seriesLabels writes them in. */
+  readonly labels: Labels;
+  /** Exposed right after this family rather than in its collector's place (keeps related series together). */
+  readonly after: Family | undefined;
+  /** Position in the exposition; set once by metrics/families.ts when it lays the families out. */
+  index: number;
+}
+
+export function defineFamily<const Labels extends readonly string[]>(
+  name: string,
+  type: FamilyType,
+  labels: Labels,
+  help: string,
+  after?: Family,
+): Family<Labels> {
+  // The unit follows from the name, so that a new family cannot state one its name does not end in.
+  return { name, type, help, unit: unitOf(openMetricsFamilyName(name, type), type), labels, after, index: -1 };
+}
+
+declare const carries: unique symbol;
+
+/** Escaped label text without braces (`router="hq",interface="wg0"`) holding exactly `Labels` after `router`. */
+export type SeriesLabels<Labels extends readonly string[]> = string & { readonly [carries]: Labels };
+
+/** `router="<name>"`: the labels of a family with none of its own. */
+export type RouterLabel = SeriesLabels<readonly []>;
+
+/** One value per label, in the family's order. */
+export type LabelValues<Labels extends readonly string[]> = { readonly [Index in keyof Labels]: string };
+
+/** The router label, escaped once: the one place it is built. */
+export function routerLabel(name: string): RouterLabel {
+  return labelPair('router', name) as RouterLabel;
+}
+
+/** The labels of one series of `family`: the router's, then `values` under the family's label names. */
+export function seriesLabels<const Labels extends readonly string[]>(
+  family: Family<Labels>,
+  router: RouterLabel,
+  values: LabelValues<Labels>,
+): SeriesLabels<Labels> {
+  return append(router, family.labels, 0, values);
+}
+
+/**
+ * `base` (built for a family whose labels `family`'s start with) with the rest of `family`'s labels: e.g. a
+ * peer's labels reused for its info series, which adds endpoint and allowed_address.
+ */
+export function extendLabels<const Base extends readonly string[], const More extends readonly string[]>(
+  base: SeriesLabels<Base>,
+  family: Family<readonly [...Base, ...More]>,
+  values: LabelValues<More>,
+): SeriesLabels<readonly [...Base, ...More]> {
+  return append(base, family.labels, family.labels.length - values.length, values);
+}
+
+function append<Labels extends readonly string[]>(base: string, names: readonly string[], from: number, values: readonly string[]): SeriesLabels<Labels> {
+  let text = base;
+  for (let index = 0; index < values.length; index++) text += `,${labelPair(names[from + index] as string, values[index] as string)}`;
+  return text as SeriesLabels<Labels>;
+}
