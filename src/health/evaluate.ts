@@ -13,8 +13,6 @@
  */
 import type { RouterConfig } from '../config/types.js';
 import type { JobSnapshot } from '../metrics/store.js';
-import type { WireguardData } from '../collectors/wireguard.js';
-import type { WireguardSetupData } from '../collectors/wireguard-setup.js';
 import { dataOf, jobsFor, type CollectorData } from '../collectors/catalog.js';
 import { routerUp } from '../analysis/up.js';
 import { judgePeer } from '../analysis/peer.js';
@@ -83,6 +81,9 @@ export function evaluateRouter(
   health.reasons = problems.map((problem) => `${problem.subject}: ${problem.text}`);
   return { health, problems, seen };
 }
+
+type WireguardData = CollectorData['wireguard'];
+type WireguardSetupData = CollectorData['wireguard_setup'];
 
 type AddProblem = (problem: Omit<Problem, 'subject'> & { subject?: string }) => void;
 
