@@ -1,6 +1,5 @@
 /**
- * `interface` (every interface, as `/interface print` lists them) and `interface/ethernet`.
- * The generic menu merges the non-WireGuard links with the WireGuard interfaces of
+ * `interface`: every interface, as `/interface print` lists them. The menu merges the non-WireGuard links with the WireGuard interfaces of
  * `interface/wireguard` (one source of truth: name, disabled, mtu, comment live there); a
  * WireGuard row's counters are the sums of its peers' rx/tx. The console has neither `add` nor
  * `remove` in `/interface` (406, as the manual's "delete an interface" example); WireGuard
@@ -85,8 +84,7 @@ export class InterfaceMenu implements ListMenu {
       if (key === '.id' || key === 'numbers') continue;
       if (key === 'disabled') values[key] = asBool(key, raw);
       else if (key === 'mtu') values[key] = raw === 'auto' && link.type === 'bridge' ? 'auto' : String(asInt(key, raw, 0, 65536));
-      else if (key === 'comment') values[key] = asText(key, raw);
-      else values[key] = asText(key, raw);
+      else values[key] = asText(key, raw); // name, comment
     }
     const before = link.values['name'] ?? '';
     const after = values['name'] ?? '';
@@ -132,99 +130,5 @@ export class InterfaceMenu implements ListMenu {
     row['type'] = 'wg';
     if (modern) row['vrf'] = 'main';
     return row;
-  }
-}
-
-/** Speed names: `1G-baseT-full` from 7.12 (MikLink 7.20.5's advertise list), `1Gbps` before (inferred). */
-const MODERN_SPEED: Record<string, string> = {
-  '10Mbps': '10M-baseT-full',
-  '100Mbps': '100M-baseT-full',
-  '1Gbps': '1G-baseT-full',
-  '2.5Gbps': '2.5G-baseT',
-  '10Gbps': '10G-baseSR-LR',
-};
-
-/** `interface/ethernet`: the ether links with their port settings; `speed` is the configured one. */
-export class EthernetMenu implements ListMenu {
-  readonly kind = 'list';
-  readonly named = true;
-  readonly removable = false;
-
-  constructor(
-    private readonly router: RouterContext,
-    private readonly links: Links,
-    private readonly generic: InterfaceMenu,
-  ) {}
-
-  #ports(): LinkEntry[] {
-    return this.links.table.all().filter((e) => e.type === 'ether');
-  }
-
-  rows(view: View): Row[] {
-    return this.#ports().map((e) => this.#render(e, view));
-  }
-
-  find(ref: string): number | undefined {
-    const id = parseId(ref);
-    const port = this.#ports().find((e) => (id === undefined ? e.values['name'] === ref : e.id === id));
-    return port?.id;
-  }
-
-  row(id: number, view: View): Row | undefined {
-    const e = this.#ports().find((p) => p.id === id);
-    return e === undefined ? undefined : this.#render(e, view);
-  }
-
-  add(): number {
-    throw notAcceptable('add');
-  }
-
-  set(id: number, params: Params): void {
-    this.generic.set(id, params);
-  }
-
-  remove(): void {
-    throw notAcceptable('remove');
-  }
-
-  speed(e: LinkEntry): string {
-    return atLeast(this.router.version, '7.12') ? (MODERN_SPEED[e.rate] ?? e.rate) : e.rate;
-  }
-
-  /** What `monitor once` reports for a port: link status and the negotiated `rate`. */
-  monitor(e: LinkEntry, now: number): Row {
-    const up = e.values['disabled'] !== 'true' && e.sim.up(now);
-    const row: Row = { name: e.values['name'] ?? '', status: up ? 'link-ok' : 'no-link' };
-    if (up) {
-      row['auto-negotiation'] = 'done';
-      row['full-duplex'] = 'true';
-      row['rate'] = e.rate;
-    }
-    return row;
-  }
-
-  #render(e: LinkEntry, view: View): Row {
-    const row: Row = {
-      '.id': formatId(e.id),
-      arp: 'enabled',
-      'auto-negotiation': 'true',
-      'default-name': e.defaultName ?? '',
-      disabled: e.values['disabled'] ?? 'false',
-      'mac-address': e.mac,
-      mtu: e.values['mtu'] ?? '1500',
-      name: e.values['name'] ?? '',
-      'orig-mac-address': e.mac,
-      running: e.values['disabled'] !== 'true' && e.sim.up(view.now) ? 'true' : 'false',
-      'rx-flow-control': 'off',
-      speed: this.speed(e),
-      'tx-flow-control': 'off',
-    };
-    if (e.values['comment'] !== undefined) row['comment'] = e.values['comment'];
-    if (e.slave) row['slave'] = 'true';
-    return row;
-  }
-
-  ports(): LinkEntry[] {
-    return this.#ports();
   }
 }

@@ -6,7 +6,8 @@
 import { AddressMenu } from '../menus/address.js';
 import { PackageUpdateMenu, RouterboardMenu } from '../menus/firmware.js';
 import { healthMenu } from '../menus/health.js';
-import { EthernetMenu, InterfaceMenu } from '../menus/interface.js';
+import { EthernetMenu } from '../menus/ethernet.js';
+import { InterfaceMenu } from '../menus/interface.js';
 import { Links } from '../menus/links.js';
 import { FirewallFilterMenu } from '../menus/firewall.js';
 import { IdentityMenu } from '../menus/identity.js';
