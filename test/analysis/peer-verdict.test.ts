@@ -10,19 +10,14 @@ import { judgePeer } from '../../src/analysis/peer.js';
 import { testRouter } from '../helpers/config.js';
 import { systemOk, T0, wireguard, peerRecord } from '../health/snapshots.js';
 import type { RouterRecord } from '../../src/routeros/records.js';
-import { plainOf } from '../../src/metrics/gzip.js';
+import { sampleText } from '../collectors/sample-text.js';
 import { routerLabel } from '../../src/metrics/family.js';
 
 const router = testRouter({ name: 'hq', url: 'https://192.0.2.1' });
 const WG_OFF: RouterRecord = { name: 'wg-branch', 'public-key': 'S3rv3r', running: 'false', disabled: 'true', 'listen-port': '13231' };
 
 function metricLines(interfaces: RouterRecord[], peers: RouterRecord[]): string {
-  const { samples } = mapWireguard(interfaces, peers, routerLabel('hq'), router.health, T0);
-  return samples
-    .toChunks()
-    .filter((chunk) => chunk !== undefined)
-    .map((chunk) => plainOf(chunk).toString('utf8'))
-    .join('');
+  return sampleText(mapWireguard(interfaces, peers, routerLabel('hq'), router.health, T0).samples);
 }
 
 describe('peer verdict: one place for /metrics and /health', () => {
