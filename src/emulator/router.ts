@@ -5,6 +5,7 @@
 import { createServer } from 'node:https';
 import type { Server } from 'node:https';
 import type { Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { controlEndpoint } from './http/control.js';
 import { createHandler } from './http/handler.js';
 import type { BootPhase, RouterWorld } from './http/handler.js';
@@ -106,6 +107,12 @@ export class RouterHandle implements EmulatedRouter {
     server.on('secureConnection', () => this.stats.connections++);
     // A TLS handshake failure (e.g. a client that distrusts the CA) is the client's problem.
     server.on('tlsClientError', () => undefined);
+    // Without a listener node drops a CONNECT without an answer; the router's web server is no proxy, so it
+    // refuses the method like any other it does not serve.
+    server.on('connect', (_req, socket: Duplex) => {
+      socket.on('error', () => undefined);
+      socket.end('HTTP/1.1 405 Method Not Allowed\r\nContent-Length: 0\r\nConnection: close\r\n\r\n');
+    });
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(this.#port, this.#options.host, () => {
