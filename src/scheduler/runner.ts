@@ -8,6 +8,7 @@ import type { JobContext, JobDefinition } from '../collectors/types.js';
 import type { SnapshotStore } from '../metrics/store.js';
 import type { RouterLabel } from '../metrics/family.js';
 import { reasonOf, RouterOsError, summaryOf, type ErrorReason } from '../routeros/errors.js';
+import { TIMEOUT_HINT } from '../routeros/transport-errors.js';
 import type { Semaphore } from './semaphore.js';
 import { Backoff } from './backoff.js';
 
@@ -158,7 +159,16 @@ interface Deadline {
   clear(): void;
 }
 
-/** A run's deadline: aborts its requests and fails the run with reason `timeout` once `seconds` have passed. */
+/**
+ * Past the deadline a run is given this long before it is stopped: a deadline is the sum of its requests'
+ * timeouts, and the request's own timeout, which fires at the same moment, says more (which request, the hint).
+ */
+export const DEADLINE_GRACE_SECONDS = 1;
+
+/**
+ * A run's deadline: aborts its requests and fails the run with reason `timeout` once `seconds` (plus the grace)
+ * have passed.
+ */
 export function startDeadline(seconds: number): Deadline {
   const controller = new AbortController();
   let fail: (error: Error) => void = () => undefined;
@@ -168,10 +178,10 @@ export function startDeadline(seconds: number): Deadline {
   // Without a listener, a deadline that passes after the run lost the race would be an unhandled rejection.
   passed.catch(() => undefined);
   const timer = setTimeout(() => {
-    const error = new RouterOsError('ROS_ERR_TIMEOUT', `run still going after its deadline of ${seconds} s`);
+    const error = new RouterOsError('ROS_ERR_TIMEOUT', `run still going after its deadline of ${seconds} s: ${TIMEOUT_HINT}`);
     controller.abort(error);
     fail(error);
-  }, seconds * 1000);
+  }, (seconds + DEADLINE_GRACE_SECONDS) * 1000);
   timer.unref();
   return { signal: controller.signal, passed, clear: () => clearTimeout(timer) };
 }

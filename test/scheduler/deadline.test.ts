@@ -1,6 +1,6 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import pino from 'pino';
-import { JobRunner } from '../../src/scheduler/runner.js';
+import { DEADLINE_GRACE_SECONDS, JobRunner } from '../../src/scheduler/runner.js';
 import { Semaphore } from '../../src/scheduler/semaphore.js';
 import { SnapshotStore } from '../../src/metrics/store.js';
 import { SampleSet } from '../../src/metrics/samples.js';
@@ -38,7 +38,18 @@ function runner(run: (context: JobContext) => Promise<void>, deadlineSeconds: nu
   return { job, store };
 }
 
+/** Triggers the run and moves the fake clock past its deadline (and the grace), then returns the result. */
+async function pastDeadline(job: JobRunner, deadlineSeconds: number): Promise<string> {
+  const result = job.trigger();
+  await vi.advanceTimersByTimeAsync((deadlineSeconds + DEADLINE_GRACE_SECONDS) * 1000 + 1);
+  return result;
+}
+
 describe('run deadline', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
   it('aborts a run that outlives its deadline through its signal, and records it failed with reason timeout', async () => {
     let aborted: unknown;
     const { job, store } = runner(
@@ -49,17 +60,38 @@ describe('run deadline', () => {
             reject(context.signal.reason as Error);
           });
         }),
-      0.05,
+      5,
     );
-    expect(await job.trigger()).toBe('failed');
+    vi.useFakeTimers();
+    expect(await pastDeadline(job, 5)).toBe('failed');
     expect(aborted).toMatchObject({ code: 'ROS_ERR_TIMEOUT' });
     expect(store.snapshots('hq')[0]).toMatchObject({ ok: false, reason: 'timeout' });
   });
 
   it('ends a run that ignores its signal at the deadline all the same', async () => {
-    const { job, store } = runner(() => new Promise<void>(() => undefined), 0.05);
-    expect(await job.trigger()).toBe('failed');
+    const { job, store } = runner(() => new Promise<void>(() => undefined), 5);
+    vi.useFakeTimers();
+    expect(await pastDeadline(job, 5)).toBe('failed');
     expect(store.snapshots('hq')[0]).toMatchObject({ ok: false, reason: 'timeout' });
+  });
+
+  it('gives the run its deadline and the grace in full before stopping it', async () => {
+    let aborted = false;
+    const { job } = runner(
+      (context) =>
+        new Promise<void>((resolve) => {
+          context.signal.addEventListener('abort', () => {
+            aborted = true;
+          });
+          setTimeout(resolve, (5 + DEADLINE_GRACE_SECONDS) * 1000 - 10);
+        }),
+      5,
+    );
+    vi.useFakeTimers();
+    const result = job.trigger();
+    await vi.advanceTimersByTimeAsync((5 + DEADLINE_GRACE_SECONDS) * 1000 - 5);
+    expect(await result).toBe('ok');
+    expect(aborted).toBe(false);
   });
 
   it('leaves a run that finishes in time alone', async () => {
