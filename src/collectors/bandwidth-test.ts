@@ -8,10 +8,9 @@ import type { RouterRecord } from '../routeros/records.js';
 import { asRecordList } from '../routeros/records.js';
 import { SampleSet } from '../metrics/samples.js';
 import { seriesLabels, type RouterLabel } from '../metrics/family.js';
-import { BANDWIDTH_TEST_FAMILIES as F } from './bandwidth-test.contract.js';
+import { BANDWIDTH_TEST, BANDWIDTH_TEST_FAMILIES as F } from './bandwidth-test.contract.js';
 import { FieldReader, problemsOf } from '../analysis/decoding.js';
 import type { Collector, JobContext, JobResult } from './types.js';
-import { DESCRIPTOR } from './descriptors.js';
 
 export interface BandwidthTestData {
   target: string;
@@ -74,7 +73,7 @@ export function mapBandwidthTest(
 }
 
 export const bandwidthTestCollector: Collector<BandwidthTestData, 'bandwidth_test'> = {
-  ...DESCRIPTOR.bandwidth_test,
+  ...BANDWIDTH_TEST,
   name: 'bandwidth_test',
   jobs: (router) =>
     router.bandwidthTest.map((test) => ({

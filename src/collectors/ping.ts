@@ -7,10 +7,9 @@ import type { RouterRecord } from '../routeros/records.js';
 import { asRecordList } from '../routeros/records.js';
 import { SampleSet } from '../metrics/samples.js';
 import { extendLabels, seriesLabels, type RouterLabel } from '../metrics/family.js';
-import { PING_FAMILIES as F } from './ping.contract.js';
+import { PING, PING_FAMILIES as F } from './ping.contract.js';
 import { FieldReader, problemsOf } from '../analysis/decoding.js';
 import type { Collector, JobContext, JobResult } from './types.js';
-import { DESCRIPTOR } from './descriptors.js';
 
 export interface PingData {
   target: string;
@@ -105,7 +104,7 @@ function pingSeconds(target: PingTargetConfig, timeoutSeconds: number): number {
 }
 
 export const pingCollector: Collector<PingData, 'ping'> = {
-  ...DESCRIPTOR.ping,
+  ...PING,
   name: 'ping',
   jobs: (router) =>
     router.ping.map((target) => ({

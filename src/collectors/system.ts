@@ -1,10 +1,9 @@
 /** `system`: GET /rest/system/resource → routeros_system_* (CPU, memory, disk, uptime, identity). */
 import type { Collector, JobContext, JobResult } from './types.js';
-import { DESCRIPTOR } from './descriptors.js';
 import type { RouterRecord } from '../routeros/records.js';
 import { SampleSet } from '../metrics/samples.js';
 import { seriesLabels, type Family, type RouterLabel } from '../metrics/family.js';
-import { SYSTEM_FAMILIES as F } from './system.contract.js';
+import { SYSTEM, SYSTEM_FAMILIES as F } from './system.contract.js';
 import { FieldReader, problemsOf } from '../analysis/decoding.js';
 
 export const SYSTEM_PROPLIST = [
@@ -87,7 +86,7 @@ function mhzToHertz(mhz: number | undefined): number | undefined {
 }
 
 export const systemCollector: Collector<SystemData, 'system'> = {
-  ...DESCRIPTOR.system,
+  ...SYSTEM,
   name: 'system',
   jobs: (router) => [
     {

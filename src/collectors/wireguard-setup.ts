@@ -7,11 +7,10 @@ import type { RouterRecord } from '../routeros/records.js';
 import { SampleSet } from '../metrics/samples.js';
 import { extendLabels, seriesLabels, type RouterLabel } from '../metrics/family.js';
 import { WIREGUARD_FAMILIES } from './wireguard.contract.js';
-import { WIREGUARD_SETUP_FAMILIES as F } from './wireguard-setup.contract.js';
+import { WIREGUARD_SETUP, WIREGUARD_SETUP_FAMILIES as F } from './wireguard-setup.contract.js';
 import { auditSetup, type InterfaceSetup, type SetupRecords } from '../analysis/setup-audit.js';
 import { FILTER_PROPLIST } from '../analysis/firewall.js';
 import type { Collector, JobContext, JobResult } from './types.js';
-import { DESCRIPTOR } from './descriptors.js';
 import { FieldReader, problemsOf } from '../analysis/decoding.js';
 
 export const SETUP_PROPLISTS = {
@@ -58,7 +57,7 @@ async function fetchRecords(context: JobContext): Promise<SetupRecords> {
 }
 
 export const wireguardSetupCollector: Collector<WireguardSetupData, 'wireguard_setup'> = {
-  ...DESCRIPTOR.wireguard_setup,
+  ...WIREGUARD_SETUP,
   name: 'wireguard_setup',
   jobs: (router) => [
     {

@@ -8,11 +8,10 @@ import { parseRouterList } from '../routeros/decode.js';
 import { SampleSet } from '../metrics/samples.js';
 import { extendLabels, seriesLabels, type RouterLabel } from '../metrics/family.js';
 import { labelPair } from '../metrics/text.js';
-import { WIREGUARD_FAMILIES as F } from './wireguard.contract.js';
+import { WIREGUARD, WIREGUARD_FAMILIES as F } from './wireguard.contract.js';
 import { judgePeer, peerLabel } from '../analysis/peer.js';
 import { FieldReader, problemsOf } from '../analysis/decoding.js';
 import type { Collector, JobContext, JobResult } from './types.js';
-import { DESCRIPTOR } from './descriptors.js';
 
 export const INTERFACE_PROPLIST = ['.id', 'name', 'public-key', 'listen-port', 'mtu', 'running', 'disabled', 'comment'] as const;
 export const PEER_PROPLIST = [
@@ -150,7 +149,7 @@ export function mapWireguard(
 }
 
 export const wireguardCollector: Collector<WireguardData, 'wireguard'> = {
-  ...DESCRIPTOR.wireguard,
+  ...WIREGUARD,
   name: 'wireguard',
   jobs: (router) => [
     {
