@@ -23,6 +23,3 @@ export function byCollector<T>(pick: (descriptor: CollectorDescriptor) => T): Re
   // Complete by construction: one key per descriptor of the list CollectorName is drawn from.
   return Object.fromEntries(COLLECTOR_DESCRIPTORS.map((descriptor) => [descriptor.name, pick(descriptor)])) as Record<CollectorName, T>;
 }
-
-/** The descriptor of each collector by name. */
-export const DESCRIPTOR: Readonly<Record<CollectorName, CollectorDescriptor>> = byCollector((descriptor) => descriptor);
