@@ -2,6 +2,9 @@
  * The RouterOS REST client (spec §4): one keep-alive connection pool per router, HTTP Basic auth,
  * TLS verification on by default, a timeout on every request and a cap on the size of every reply.
  * It knows the generic surface only; what to ask for is the collectors' business.
+ *
+ * Read-only by design: the public methods are the ones production calls (list, getSingleton, and run for
+ * the ping and bandwidth-test commands). Write verbs live in the tests' subclass, over the same `request`.
  */
 import { Pool, type Dispatcher } from 'undici';
 import type { Secret } from '../util/secret.js';
@@ -10,7 +13,7 @@ import { RouterOsError } from './errors.js';
 import { isJsonContentType, notDataError, parseJsonBody } from './body.js';
 import { asRecordList, asSingleRecord, type RouterRecord } from './records.js';
 import { mapNetworkError, mapRedirect, mapStatusError, parseErrorBody, TIMEOUT_HINT } from './transport-errors.js';
-import { encodeMenuPath, encodeRecordId, queryString } from './paths.js';
+import { encodeMenuPath, queryString } from './paths.js';
 
 export const DEFAULT_MAX_RESPONSE_BYTES = 32 * 1024 * 1024;
 
@@ -47,13 +50,9 @@ export interface ListOptions extends RequestOptions {
   proplist?: readonly string[];
 }
 
-export interface PrintOptions extends RequestOptions {
-  proplist?: readonly string[];
-  /** API query stack words, e.g. ['type=ether', 'type=vlan', '#|']. */
-  query?: readonly string[];
-}
-
-type Method = 'GET' | 'PUT' | 'PATCH' | 'DELETE' | 'POST';
+/** Every verb the transport speaks. Production asks with GET and POST only (reads and console commands); the
+ * write verbs exist for the test-only client in test/helpers/rest-client.ts, which goes through `request`. */
+export type Method = 'GET' | 'PUT' | 'PATCH' | 'DELETE' | 'POST';
 
 export class RouterOsClient {
   readonly #origin: string;
@@ -86,59 +85,21 @@ export class RouterOsClient {
   /** GET /<menu>: a list of records. */
   async list(menu: string, options: ListOptions = {}): Promise<RouterRecord[]> {
     const path = encodeMenuPath(menu) + queryString(options.where, options.proplist);
-    const { value, request } = await this.#call('GET', path, undefined, options);
+    const { value, request } = await this.request('GET', path, undefined, options);
     return asRecordList(value, request);
   }
 
   /** GET /<menu> of a singleton menu such as system/resource. */
   async getSingleton(menu: string, options: ListOptions = {}): Promise<RouterRecord> {
     const path = encodeMenuPath(menu) + queryString(options.where, options.proplist);
-    const { value, request } = await this.#call('GET', path, undefined, options);
+    const { value, request } = await this.request('GET', path, undefined, options);
     return asSingleRecord(value, request);
-  }
-
-  /** GET /<menu>/<id>: one record, by `.id` (`*1A`) or by name. */
-  async get(menu: string, id: string, options: RequestOptions = {}): Promise<RouterRecord> {
-    const { value, request } = await this.#call('GET', `${encodeMenuPath(menu)}/${encodeRecordId(id)}`, undefined, options);
-    return asSingleRecord(value, request);
-  }
-
-  /** PUT /<menu>: creates one record and returns it whole. */
-  async create(menu: string, properties: Readonly<Record<string, string>>, options: RequestOptions = {}): Promise<RouterRecord> {
-    const { value, request } = await this.#call('PUT', encodeMenuPath(menu), properties, options);
-    return asSingleRecord(value, request);
-  }
-
-  /** PATCH /<menu>/<id>: changes properties and returns the record whole. */
-  async update(
-    menu: string,
-    id: string,
-    properties: Readonly<Record<string, string>>,
-    options: RequestOptions = {},
-  ): Promise<RouterRecord> {
-    const path = `${encodeMenuPath(menu)}/${encodeRecordId(id)}`;
-    const { value, request } = await this.#call('PATCH', path, properties, options);
-    return asSingleRecord(value, request);
-  }
-
-  /** DELETE /<menu>/<id>. */
-  async remove(menu: string, id: string, options: RequestOptions = {}): Promise<void> {
-    await this.#call('DELETE', `${encodeMenuPath(menu)}/${encodeRecordId(id)}`, undefined, options);
   }
 
   /** POST /<command path>: any console command (spec §4.1): a list, an object, or [] as the router sends it. */
   async run(command: string, parameters: Readonly<Record<string, unknown>> = {}, options: RequestOptions = {}): Promise<unknown> {
-    const { value } = await this.#call('POST', encodeMenuPath(command), parameters, options);
+    const { value } = await this.request('POST', encodeMenuPath(command), parameters, options);
     return value;
-  }
-
-  /** POST /<menu>/print with `.proplist` and `.query` (spec §4.2). */
-  async print(menu: string, options: PrintOptions = {}): Promise<RouterRecord[]> {
-    const body: Record<string, unknown> = {};
-    if (options.proplist !== undefined) body['.proplist'] = options.proplist.join(',');
-    if (options.query !== undefined) body['.query'] = [...options.query];
-    const { value, request } = await this.#call('POST', `${encodeMenuPath(menu)}/print`, body, options);
-    return asRecordList(value, request);
   }
 
   /** Closes the connections; in-flight requests fail with ROS_ERR_ABORTED or a connect error. */
@@ -146,7 +107,12 @@ export class RouterOsClient {
     await this.#pool.destroy();
   }
 
-  async #call(
+  /**
+   * The one request path: every public method and the tests' subclass go through it, so timeouts, the size
+   * cap, redirects and error mapping cannot differ between what production does and what tests exercise.
+   * `path` is already encoded (paths.ts) and starts with `/`.
+   */
+  protected async request(
     method: Method,
     path: string,
     body: unknown,

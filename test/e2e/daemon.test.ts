@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
 import { createApp, type App } from '../../src/app.js';
 import { startServer, serverUrl, closeServer } from '../../src/server/listen.js';
-import { RouterOsClient } from '../../src/routeros/client.js';
+import { TestRestClient } from '../helpers/rest-client.js';
 import { Secret } from '../../src/util/secret.js';
 import { testConfig } from '../helpers/config.js';
 import { writeCa } from '../helpers/emulator-config.js';
@@ -115,7 +115,7 @@ describe('daemon against emulated routers', () => {
   });
 
   it('a removed peer loses its series at the next collection', async () => {
-    const client = new RouterOsClient({ url: emulator.router('ok').url, username: 'monitor', password: new Secret(PASSWORD), timeoutMs: 2000, tls: { ca: emulator.ca } });
+    const client = new TestRestClient({ url: emulator.router('ok').url, username: 'monitor', password: new Secret(PASSWORD), timeoutMs: 2000, tls: { ca: emulator.ca } });
     const [old] = await client.list('interface/wireguard/peers', { where: { name: 'old' }, proplist: ['.id'] });
     await client.remove('interface/wireguard/peers', old?.['.id'] ?? '');
     await client.close();

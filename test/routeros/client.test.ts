@@ -5,13 +5,14 @@
 import { inspect } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
-import { RouterOsClient, type RouterOsClientOptions } from '../../src/routeros/client.js';
+import type { RouterOsClientOptions } from '../../src/routeros/client.js';
+import { TestRestClient } from '../helpers/rest-client.js';
 import { RouterOsError, type ErrorReason } from '../../src/routeros/errors.js';
 import { Secret } from '../../src/util/secret.js';
 
 const PASSWORD = 'correct horse battery staple';
 let emulator: Emulator;
-const clients: RouterOsClient[] = [];
+const clients: TestRestClient[] = [];
 
 beforeAll(async () => {
   emulator = await startEmulator({
@@ -38,9 +39,9 @@ afterAll(async () => {
   await emulator.close();
 });
 
-function client(options: Partial<RouterOsClientOptions> & { router?: string } = {}): RouterOsClient {
+function client(options: Partial<RouterOsClientOptions> & { router?: string } = {}): TestRestClient {
   const { router = 'r1', ...rest } = options;
-  const made = new RouterOsClient({
+  const made = new TestRestClient({
     url: emulator.router(router).url,
     username: 'monitor',
     password: new Secret(PASSWORD),
@@ -163,7 +164,7 @@ describe('every error reason, from a real failure', () => {
 
   async function withFault(
     faults: object,
-    call: (c: RouterOsClient) => Promise<unknown> = (c) => c.getSingleton('system/resource'),
+    call: (c: TestRestClient) => Promise<unknown> = (c) => c.getSingleton('system/resource'),
     options: Partial<RouterOsClientOptions> = {},
   ): Promise<RouterOsError> {
     emulator.router('r1').setFaults(faults);

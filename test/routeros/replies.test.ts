@@ -8,7 +8,7 @@ import { request as httpsRequest } from 'node:https';
 import { inspect } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator, type Faults } from '../../src/emulator/index.js';
-import { RouterOsClient } from '../../src/routeros/client.js';
+import { TestRestClient } from '../helpers/rest-client.js';
 import { RouterOsError, summaryOf, type ErrorReason } from '../../src/routeros/errors.js';
 import { MESSAGE_LIMIT } from '../../src/util/text.js';
 import { Secret } from '../../src/util/secret.js';
@@ -20,7 +20,7 @@ const BASIC = Buffer.from(`monitor:${PASSWORD}`).toString('base64');
 const UNSAFE = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]/;
 
 let emulator: Emulator;
-const clients: RouterOsClient[] = [];
+const clients: TestRestClient[] = [];
 
 const POLICIES = {
   full: ['read', 'write', 'test', 'api', 'rest-api'],
@@ -50,8 +50,8 @@ afterAll(async () => {
   await emulator.close();
 });
 
-function client(username = 'full'): RouterOsClient {
-  const made = new RouterOsClient({
+function client(username = 'full'): TestRestClient {
+  const made = new TestRestClient({
     url: emulator.router('r1').url,
     username,
     password: new Secret(PASSWORD),
