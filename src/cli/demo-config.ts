@@ -3,7 +3,6 @@
  * metric family has data within seconds, the set-up audit on, and a stale threshold short enough that the
  * going-stale peer turns stale within minutes.
  */
-import type { Emulator } from '../emulator/index.js';
 import { resolveConfig } from '../config/index.js';
 import type { Config } from '../config/types.js';
 
@@ -30,6 +29,15 @@ const PROBES: Record<string, { ping: object[]; bandwidth_test: object[] }> = {
   },
 };
 
+/**
+ * What the config needs of the emulator: its routers' names and URLs. A shape of its own rather than the
+ * emulator's `Emulator` type, so nothing in the exporter imports from src/emulator (docs/architecture.md,
+ * "The emulator fence"); the real emulator satisfies it structurally.
+ */
+export interface DemoRouters {
+  readonly routers: readonly { readonly name: string; readonly url: string }[];
+}
+
 export interface DemoConfigOptions {
   listen: string;
   /** Path of the emulator's CA, written by the caller. */
@@ -37,7 +45,7 @@ export interface DemoConfigOptions {
   logLevel?: Config['logLevel'];
 }
 
-export function demoConfig(emulator: Emulator, options: DemoConfigOptions): Config {
+export function demoConfig(emulator: DemoRouters, options: DemoConfigOptions): Config {
   return resolveConfig(
     {
       listen: options.listen,

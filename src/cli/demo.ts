@@ -1,25 +1,67 @@
 /**
  * `demo`: the RouterOS emulator (three routers, tunnels, peers ageing, one going stale) and the daemon
  * polling it over HTTPS, with no config. Prints the URLs; stops on SIGTERM/SIGINT.
+ *
+ * The only door from the exporter to the emulator, and a dynamic one: the daemon's static module graph never
+ * holds the emulator or its optional dependencies (zod, selfsigned), so `run`, `once` and `check` work in an
+ * image installed with --omit=optional. ESLint and test/repo/fence.test.ts hold the fence.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startEmulator } from '../emulator/index.js';
 import { LOG_LEVELS } from '../config/defaults.js';
 import type { Config } from '../config/types.js';
 import type { CliOptions } from './args.js';
-import { demoConfig } from './demo-config.js';
+import { demoConfig, type DemoRouters } from './demo-config.js';
 import { handleSignals, startDaemon } from './daemon.js';
 import { createLogger } from './logger.js';
 
-export async function startDemo(options: CliOptions): Promise<number> {
+/** What the demo needs of the emulator: structural, so no type comes from src/emulator either. */
+export interface DemoEmulator extends DemoRouters {
+  readonly ca: string;
+  close(): Promise<void>;
+}
+
+export interface EmulatorModule {
+  startEmulator(options: { scenario: 'demo' }): Promise<DemoEmulator>;
+}
+
+export interface DemoDependencies {
+  /** Loads the emulator; tests inject a failing one to reach the missing-dependencies path. */
+  loadEmulator?: () => Promise<EmulatorModule>;
+}
+
+const OPTIONAL_DEPENDENCIES = ['zod', 'selfsigned'] as const;
+
+const loadEmulatorModule = (): Promise<EmulatorModule> => import('../emulator/index.js');
+
+/**
+ * The optional dependency whose absence made the emulator fail to load, or undefined for any other failure
+ * (those are bugs and propagate). Node names the missing package in the message: "Cannot find package 'zod'".
+ */
+export function missingOptionalDependency(error: unknown): string | undefined {
+  if (!(error instanceof Error) || (error as NodeJS.ErrnoException).code !== 'ERR_MODULE_NOT_FOUND') return undefined;
+  return OPTIONAL_DEPENDENCIES.find((name) => error.message.includes(`'${name}'`));
+}
+
+export async function startDemo(options: CliOptions, dependencies: DemoDependencies = {}): Promise<number> {
   if (options.logLevel !== undefined && !(LOG_LEVELS as readonly string[]).includes(options.logLevel)) {
     console.error(`routeros-exporter: --log-level must be one of ${LOG_LEVELS.join(', ')}`);
     return 2;
   }
   const logLevel = (options.logLevel ?? 'info') as Config['logLevel'];
-  const emulator = await startEmulator({ scenario: 'demo' });
+  let emulatorModule: EmulatorModule;
+  try {
+    emulatorModule = await (dependencies.loadEmulator ?? loadEmulatorModule)();
+  } catch (error) {
+    const missing = missingOptionalDependency(error);
+    if (missing === undefined) throw error;
+    console.error(
+      `routeros-exporter: demo needs the emulator's optional dependencies (${OPTIONAL_DEPENDENCIES.join(', ')}); '${missing}' is not installed: reinstall without --omit=optional (npm ci)`,
+    );
+    return 1;
+  }
+  const emulator = await emulatorModule.startEmulator({ scenario: 'demo' });
   const dir = mkdtempSync(join(tmpdir(), 'routeros-demo-'));
   const caFile = join(dir, 'emulator-ca.pem');
   writeFileSync(caFile, emulator.ca);
