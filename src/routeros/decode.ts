@@ -71,28 +71,6 @@ export function parseRouterDuration(value: string): number {
   return fail('duration', value, 'expected e.g. 1w2d3h4m5s, 56ms639us, 1d02:03:04 or bare seconds');
 }
 
-/**
- * Seconds → RouterOS output form (`1w2d3h4m5s`, `1s500ms`, `453us`, `0s`): zero parts omitted,
- * rounded to the microsecond, the finest unit RouterOS prints.
- */
-export function formatRouterDuration(seconds: number): string {
-  if (!Number.isFinite(seconds) || seconds < 0) {
-    throw new RangeError(`cannot format ${seconds} as a RouterOS duration`);
-  }
-  let micros = Math.round(seconds * 1e6);
-  if (micros === 0) return '0s';
-  let text = '';
-  for (const name of UNIT_ORDER) {
-    const size = MICROS_PER_UNIT[name];
-    const count = Math.floor(micros / size);
-    if (count > 0) {
-      text += `${count}${name}`;
-      micros -= count * size;
-    }
-  }
-  return text;
-}
-
 /** `true`/`false` (REST output) and `yes`/`no` (enum-like fields, CLI notation). Absence is the caller's. */
 export function parseRouterBool(value: string): boolean {
   if (value === 'true' || value === 'yes') return true;
@@ -143,57 +121,4 @@ export function parseRouterList(value: string): string[] {
     .split(',')
     .map((item) => item.trim())
     .filter((item) => item !== '');
-}
-
-export interface RouterVersion {
-  major: number;
-  minor: number;
-  patch?: number;
-  /** Pre-release tag such as `beta4` or `rc2`. */
-  pre?: string;
-  /** Release channel: `stable`, `long-term`, `testing`, `development`. */
-  channel?: string;
-  /** The text as the router sent it. */
-  text: string;
-}
-
-const VERSION_FORM = /^(\d+)\.(\d+)(?:\.(\d+))?((?:alpha|beta|rc)\d+)?(?: \(([a-z-]+)\))?$/;
-
-/** `7.19.4 (stable)`, `7.10 (stable)`, `7.1beta4 (development)`, also without the channel. */
-export function parseRouterVersion(value: string): RouterVersion {
-  const match = VERSION_FORM.exec(value.trim());
-  if (match === null) return fail('version', value, 'expected e.g. "7.19.4 (stable)"');
-  const [, major = '', minor = '', patch, pre, channel] = match;
-  const version: RouterVersion = { major: Number(major), minor: Number(minor), text: value };
-  if (patch !== undefined) version.patch = Number(patch);
-  if (pre !== undefined) version.pre = pre;
-  if (channel !== undefined) version.channel = channel;
-  return version;
-}
-
-export interface RequestNumberOptions {
-  /** The number arrived as a JSON string: RouterOS reads those as decimal only (spec §2.1). */
-  quoted?: boolean;
-}
-
-/**
- * A number as RouterOS accepts it in a request body (router-rest-api.md §2.1): decimal, octal with a
- * leading `0`, hexadecimal with `0x`; exponents are not supported. Quoted numbers are decimal.
- */
-export function parseRequestNumber(value: string, options: RequestNumberOptions = {}): number {
-  const sign = value.startsWith('-') ? -1 : 1;
-  const body = sign === -1 ? value.slice(1) : value;
-  let magnitude: number;
-  if (options.quoted === true || /^(?:0|[1-9]\d*)(?:\.\d+)?$/.test(body)) {
-    if (!/^\d+(?:\.\d+)?$/.test(body)) fail('request number', value, 'expected a decimal number');
-    magnitude = Number(body);
-  } else if (/^0[xX][0-9a-fA-F]+$/.test(body)) {
-    magnitude = Number.parseInt(body.slice(2), 16);
-  } else if (/^0[0-7]+$/.test(body)) {
-    magnitude = Number.parseInt(body.slice(1), 8);
-  } else {
-    return fail('request number', value, 'expected decimal, 0-prefixed octal or 0x hexadecimal, no exponent');
-  }
-  if (!Number.isFinite(magnitude)) fail('request number', value, 'out of range');
-  return magnitude === 0 ? 0 : sign * magnitude;
 }
