@@ -21,7 +21,9 @@ COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 RUN npm run build
 
-# Production dependencies only, without install scripts.
+# Production dependencies only, without install scripts. --omit=dev keeps the optional dependencies (zod,
+# selfsigned): only the built-in emulator uses them, and the image's `demo` (the compose demo, the smoke test)
+# needs it. An exporter-only image adds --omit=optional; `run`, `once` and `check` never load them.
 FROM ${NODE_IMAGE}@${NODE_DIGEST} AS deps
 WORKDIR /app
 COPY package.json package-lock.json ./

@@ -87,6 +87,24 @@ describe('the static module graph', () => {
   });
 });
 
+describe('the packages', () => {
+  const manifest = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as Record<string, Record<string, string> | undefined>;
+
+  it('zod and selfsigned are optional dependencies only: the exporter runs without them', () => {
+    for (const name of EMULATOR_DEPENDENCIES) {
+      expect(manifest['optionalDependencies']?.[name], name).toBeDefined();
+      expect(manifest['dependencies']?.[name], name).toBeUndefined();
+    }
+  });
+
+  it('the image keeps them: its demo (compose, smoke test) runs the emulator', () => {
+    const installs = readFileSync(join(repoRoot, 'Dockerfile'), 'utf8').split('\n').filter((line) => /^RUN npm ci\b/.test(line));
+    const production = installs.filter((line) => line.includes('--omit=dev'));
+    expect(production).toHaveLength(1);
+    expect(production[0]).not.toContain('--omit=optional');
+  });
+});
+
 describe('the ESLint fence rules', () => {
   const eslint = new ESLint({ cwd: repoRoot });
 
