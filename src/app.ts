@@ -5,7 +5,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
-import type { Config, ConfigProblem } from './config/types.js';
+import type { Config } from './config/types.js';
 import { ConfigError } from './config/types.js';
 import { routerWarnings } from './config/warnings.js';
 import { SnapshotStore } from './metrics/store.js';
@@ -16,6 +16,7 @@ import type { TriggerFactory } from './scheduler/trigger.js';
 import { ClientPool } from './routeros/pool.js';
 import { VERSION } from './version.js';
 import { createRouter } from './server/router.js';
+import type { ReloadResult } from './server/endpoints.js';
 import { parseListen } from './server/listen.js';
 import { watchVerdicts } from './health/watch.js';
 
@@ -34,7 +35,7 @@ export interface AppDeps {
   prepareReload?: (next: Config) => () => void;
 }
 
-export type ReloadResult = { ok: true } | { ok: false; problems: ConfigProblem[] };
+export type { ReloadResult } from './server/endpoints.js';
 
 export interface App {
   readonly store: SnapshotStore;
@@ -168,6 +169,19 @@ export function createApp(initial: Config, deps: AppDeps): App {
       await clients.closeAll();
     },
   };
-  const router = createRouter(app, deps.logger);
+  // The server sees only what it serves (server/endpoints.ts), with the app's clock for /health.
+  const router = createRouter(
+    {
+      exposition,
+      store,
+      routers: () => config.routers,
+      now,
+      ready: app.ready,
+      lifecycleEnabled: () => config.enableLifecycle === true,
+      reload,
+      routerNames: () => store.routerNames(),
+    },
+    deps.logger,
+  );
   return app;
 }

@@ -5,12 +5,12 @@
  * Gzip-compressed when the client accepts it: tens of thousands of peers make tens of MB of JSON.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { App } from '../app.js';
+import type { Endpoints } from './endpoints.js';
 import { evaluateRouters } from '../health/report.js';
 import { sendJsonNegotiated } from './respond.js';
 
-export async function serveHealth(app: App, req: IncomingMessage, res: ServerResponse, query: URLSearchParams): Promise<void> {
-  const configured = app.config().routers;
+export async function serveHealth(app: Pick<Endpoints, 'store' | 'routers' | 'now'>, req: IncomingMessage, res: ServerResponse, query: URLSearchParams): Promise<void> {
+  const configured = app.routers();
   const wanted = query.getAll('router');
   const unknown = wanted.filter((name) => !configured.some((router) => router.name === name));
   const encoding = req.headers['accept-encoding'];
@@ -27,6 +27,6 @@ export async function serveHealth(app: App, req: IncomingMessage, res: ServerRes
     return;
   }
   const routers = wanted.length === 0 ? configured : configured.filter((router) => wanted.includes(router.name));
-  const { report } = evaluateRouters(routers, app.store, Date.now());
+  const { report } = evaluateRouters(routers, app.store, app.now());
   await sendJsonNegotiated(res, report.status === 'ok' ? 200 : 503, report, encoding);
 }

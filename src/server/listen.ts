@@ -6,7 +6,7 @@ import { createServer, type Server, type ServerOptions as HttpServerOptions } fr
 import { createServer as createHttpsServer, Server as HttpsServer } from 'node:https';
 import type { Duplex } from 'node:stream';
 import pino, { type Logger } from 'pino';
-import type { App } from '../app.js';
+import type { RequestHandler } from './endpoints.js';
 import { admitConnections } from './connections.js';
 import { DEFAULT_LIMITS, guard, type ServerLimits } from './guard.js';
 import { tlsServerOptions } from './web-config.js';
@@ -35,7 +35,7 @@ export interface ServerOptions {
   limits?: Partial<ServerLimits>;
 }
 
-export function startServer(app: Pick<App, 'handle'>, listen: string, options: ServerOptions = {}): Promise<Server> {
+export function startServer(app: { readonly handle: RequestHandler }, listen: string, options: ServerOptions = {}): Promise<Server> {
   const { host, port } = parseListen(listen);
   const limits = { ...DEFAULT_LIMITS, ...options.limits };
   const web = options.web;

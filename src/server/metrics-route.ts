@@ -4,7 +4,7 @@ import type { Exposition } from '../metrics/exposition.js';
 import { acceptsGzip, CONTENT_TYPES, negotiateFormat } from '../metrics/negotiate.js';
 import { sendParts } from './respond.js';
 
-export async function serveMetrics(exposition: Exposition, req: IncomingMessage, res: ServerResponse): Promise<void> {
+export async function serveMetrics(exposition: Pick<Exposition, 'render'>, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const format = negotiateFormat(req.headers.accept);
   const gzip = acceptsGzip(req.headers['accept-encoding']);
   const body = await exposition.render(format, gzip, req.method === 'HEAD');

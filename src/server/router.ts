@@ -5,7 +5,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
-import type { App } from '../app.js';
+import type { Endpoints, RequestHandler } from './endpoints.js';
 import { VERSION } from '../version.js';
 import { isAuthenticated } from './auth.js';
 import { serveMetrics } from './metrics-route.js';
@@ -15,14 +15,14 @@ import { answerFailure, sendJson, sendText } from './respond.js';
 import { ruleOf } from './routes.js';
 import { targetOf } from './target.js';
 
-export type RequestHandler = (req: IncomingMessage, res: ServerResponse) => void;
+export type { RequestHandler } from './endpoints.js';
 
 type Route = (req: IncomingMessage, res: ServerResponse, query: URLSearchParams) => Promise<void> | void;
 
 export const LIFECYCLE_DISABLED =
   'Lifecycle API is not enabled: start the exporter with --web.enable-lifecycle, or protect it with basic_auth_users in the web config.\n';
 
-export function createRouter(app: App, logger: Logger): RequestHandler {
+export function createRouter(app: Endpoints, logger: Logger): RequestHandler {
   const routes: Record<string, Route> = {
     '/metrics': (req, res) => serveMetrics(app.exposition, req, res),
     '/health': (req, res, query) => serveHealth(app, req, res, query),
@@ -31,7 +31,7 @@ export function createRouter(app: App, logger: Logger): RequestHandler {
       app.ready() ? sendText(res, 200, 'Ready.\n') : sendText(res, 503, 'Not ready: not every router has been tried yet.\n'),
     '/-/reload': async (req, res) => {
       // Like Prometheus' --web.enable-lifecycle; users in the web config mean only they get this far.
-      if (app.config().enableLifecycle !== true && !isAuthenticated(req)) {
+      if (!app.lifecycleEnabled() && !isAuthenticated(req)) {
         sendText(res, 403, LIFECYCLE_DISABLED);
         return;
       }
@@ -39,7 +39,7 @@ export function createRouter(app: App, logger: Logger): RequestHandler {
       if (result.ok) sendText(res, 200, 'Configuration reloaded.\n');
       else sendJson(res, 400, { status: 'error', problems: result.problems });
     },
-    '/': (_req, res) => sendText(res, 200, landingPage(VERSION, app.store.routerNames()), 'text/html; charset=utf-8'),
+    '/': (_req, res) => sendText(res, 200, landingPage(VERSION, app.routerNames()), 'text/html; charset=utf-8'),
   };
 
   const dispatch = (req: IncomingMessage, res: ServerResponse): Promise<void> | void => {
