@@ -122,6 +122,8 @@ describe('the ESLint fence rules', () => {
     ['the exporter re-exports selfsigned', 'src/util/fence.ts', "export { generate } from 'selfsigned';\n", /no-restricted-imports: .*zod and selfsigned/],
     ['the exporter loads the emulator dynamically', 'src/cli/fence.ts', "export const a = () => import('../emulator/index.js');\n", /no-restricted-syntax: only src\/cli\/demo.ts may load the emulator/],
     ['demo imports the emulator statically', 'src/cli/demo.ts', "import { startEmulator } from '../emulator/index.js';\nexport const a = startEmulator;\n", /no-restricted-imports: .*may not import src\/emulator/],
+    ['the exporter computes a dynamic specifier', 'src/util/fence.ts', "export const a = (dir: string) => import(`../${dir}/index.js`);\n", /no-restricted-syntax: a dynamic import names its module literally/],
+    ['demo computes a dynamic specifier', 'src/cli/demo.ts', "const where = '../emulator/index.js';\nexport const a = () => import(where);\n", /no-restricted-syntax: a dynamic import names its module literally/],
     ['demo loads zod dynamically', 'src/cli/demo.ts', "export const a = () => import('zod');\n", /no-restricted-syntax: zod and selfsigned belong to the emulator/],
     ['the emulator imports an exporter decoder', 'src/emulator/fence.ts', "import { parseRouterDuration } from '../routeros/decode.js';\nexport const a = parseRouterDuration;\n", /no-restricted-imports: .*imports nothing from the exporter/],
     ['a nested emulator file imports the exporter', 'src/emulator/rest/fence.ts', "export { RouterOsError } from '../../routeros/errors.js';\n", /no-restricted-imports: .*imports nothing from the exporter/],
