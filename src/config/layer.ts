@@ -1,6 +1,7 @@
 /** The shape of one settings layer (`defaults` or one router) before merging, with where each value came from. */
 import type { PeerPattern } from '../util/pattern.js';
 import type { BandwidthDirection, BandwidthProtocol, CollectorName } from './types.js';
+import { mergeLabels, type LabelsLayer } from './labels.js';
 
 export interface Located<T> {
   value: T;
@@ -55,6 +56,7 @@ export interface SettingsLayer {
   };
   ping: Slot<PingItem[]>;
   bandwidthTest: Slot<BandwidthItem[]>;
+  labels: LabelsLayer;
 }
 
 function pick<T>(router: Slot<T>, defaults: Slot<T>): Slot<T> {
@@ -71,7 +73,7 @@ function pickEach<K extends string, T>(
 }
 
 /**
- * A router's layer over `defaults`: the maps (`tls`, `schedules`, `collectors`, `health`) merge key by
+ * A router's layer over `defaults`: the maps (`tls`, `schedules`, `collectors`, `health`, `labels`) merge key by
  * key; every other key, lists included, replaces the default; a password source set on the router
  * replaces the defaults' source whatever its kind (password_file in defaults, password on the router).
  */
@@ -95,5 +97,6 @@ export function mergeLayers(defaults: SettingsLayer, router: SettingsLayer): Set
     },
     ping: pick(router.ping, defaults.ping),
     bandwidthTest: pick(router.bandwidthTest, defaults.bandwidthTest),
+    labels: mergeLabels(defaults.labels, router.labels),
   };
 }

@@ -11,6 +11,7 @@ import type { ReadResult } from './files.js';
 import type { BandwidthItem, PasswordSource, PingItem, SettingsLayer, Slot } from './layer.js';
 import { joinPath, type Problems } from './problems.js';
 import { checkSchedules, type ScheduleUse } from './schedule-check.js';
+import { resolveLabels } from './labels.js';
 import { COLLECTOR_DESCRIPTORS } from '../collectors/descriptors.js';
 import {
   COLLECTOR_NAMES,
@@ -160,7 +161,9 @@ export function resolveRouter(
     joinPath(identity.path, 'timeout'),
     problems,
   );
+  const labels = resolveLabels(merged.labels);
   if (problems.list.length > before || merged.username === undefined || merged.username === null || password === undefined) return undefined;
+  if (labels === undefined) return undefined;
   return {
     name: identity.name,
     url: identity.url,
@@ -173,5 +176,6 @@ export function resolveRouter(
     health,
     ping,
     bandwidthTest,
+    labels,
   };
 }

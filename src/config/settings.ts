@@ -12,6 +12,7 @@ import {
 } from './fields.js';
 import type { PasswordSource, SettingsLayer, Slot } from './layer.js';
 import { joinPath, type Problems } from './problems.js';
+import { readLabels } from './labels.js';
 import { readBandwidthList, readPingList } from './targets.js';
 import { COLLECTOR_NAMES, ROUTER_COMMAND_LIMIT_SECONDS, type CollectorName } from './types.js';
 import { quoteValue } from './value-error.js';
@@ -28,6 +29,7 @@ export const SETTINGS_KEYS = [
   'health',
   'ping',
   'bandwidth_test',
+  'labels',
 ] as const;
 export const TLS_KEYS = ['ca_file', 'server_name', 'insecure_skip_verify'] as const;
 export const HEALTH_KEYS = ['handshake_stale_after', 'ping_loss_critical', 'exclude_peers', 'exclude_peer_pattern'] as const;
@@ -134,5 +136,6 @@ export function readSettings(map: RawMap, base: string, problems: Problems): Set
     },
     ping: slot(map, 'ping', base, problems, readPingList),
     bandwidthTest: slot(map, 'bandwidth_test', base, problems, readBandwidthList),
+    labels: Object.hasOwn(map, 'labels') ? readLabels(map.labels, joinPath(base, 'labels'), problems) : {},
   };
 }

@@ -78,6 +78,11 @@ export interface RouterConfig {
   health: HealthConfig;
   ping: PingTargetConfig[];
   bandwidthTest: BandwidthTestConfig[];
+  /**
+   * `labels:` merged over `defaults.labels`: put on every series of the router after `router` (names checked
+   * at load: valid, and none the exporter sets itself).
+   */
+  labels: Record<string, string>;
 }
 
 export interface ShardConfig {

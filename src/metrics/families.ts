@@ -46,3 +46,16 @@ const OWN: readonly Family[] = Object.values(F);
 const COLLECTED: readonly Family[] = COLLECTOR_DESCRIPTORS.flatMap((collector): readonly Family[] => collector.families);
 
 export const FAMILIES: readonly Family[] = layOut([...OWN, ...COLLECTED]);
+
+/**
+ * Every label name a per-router family writes, with the first family that writes it (for config messages):
+ * a router's `labels:` may not take one, or a series would carry the name twice. Derived from the families
+ * themselves, so a new collector's labels are reserved the moment it declares them.
+ */
+export const EXPORTER_LABELS: ReadonlyMap<string, string> = reservedLabels();
+
+function reservedLabels(): Map<string, string> {
+  const labels = new Map([['router', 'every series']]);
+  for (const family of FAMILIES) for (const label of family.labels) if (!labels.has(label)) labels.set(label, family.name);
+  return labels;
+}

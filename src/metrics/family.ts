@@ -41,15 +41,25 @@ declare const carries: unique symbol;
 /** Escaped label text without braces (`router="hq",interface="wg0"`) holding exactly `Labels` after `router`. */
 export type SeriesLabels<Labels extends readonly string[]> = string & { readonly [carries]: Labels };
 
-/** `router="<name>"`: the labels of a family with none of its own. */
+/**
+ * `router="<name>"` and the router's own `labels:` from the config (`router="hq",rack="r1",site="ams"`): the
+ * labels of a family with none of its own, and the start of every series of that router.
+ */
 export type RouterLabel = SeriesLabels<readonly []>;
 
 /** One value per label, in the family's order. */
 export type LabelValues<Labels extends readonly string[]> = { readonly [Index in keyof Labels]: string };
 
-/** The router label, escaped once: the one place it is built. */
-export function routerLabel(name: string): RouterLabel {
-  return labelPair('router', name) as RouterLabel;
+/**
+ * The router label, escaped once: the one place it is built. The router's configured `labels` (names checked
+ * at config load: valid, and none the exporter uses itself) follow `router` sorted by name, so a series keeps
+ * one identity whatever order the config lists them in, and every family of the router carries them in the
+ * same place without any collector knowing about them.
+ */
+export function routerLabel(name: string, labels: Readonly<Record<string, string>> = {}): RouterLabel {
+  let text = labelPair('router', name);
+  for (const key of Object.keys(labels).sort()) text += `,${labelPair(key, labels[key] as string)}`;
+  return text as RouterLabel;
 }
 
 /** The labels of one series of `family`: the router's, then `values` under the family's label names. */

@@ -80,15 +80,20 @@ export class SnapshotStore {
   }
 
   /**
-   * Declares the routers and their jobs (at start and on reload). Routers and jobs no longer planned lose their
-   * series now; kept ones keep their snapshots, so a reload does not blank the metrics.
+   * Declares the routers and their jobs (at start and on reload), with each router's label text
+   * (routerLabel: `router` and its configured labels; `router` alone when not given). Routers and jobs no
+   * longer planned lose their series now; kept ones keep their snapshots, so a reload does not blank the
+   * metrics. A router whose labels changed starts afresh: its series are other series now, and keeping old
+   * snapshots would serve data series under the old labels beside meta series under the new ones.
    */
-  plan(routers: ReadonlyMap<string, readonly JobPlan[]>): void {
+  plan(routers: ReadonlyMap<string, readonly JobPlan[]>, labels: ReadonlyMap<string, RouterLabel> = new Map()): void {
     const next = new Map<string, RouterEntry>();
     for (const [name, jobs] of routers) {
-      const entry = this.#routers.get(name) ?? {
+      const label = labels.get(name) ?? routerLabel(name);
+      const kept = this.#routers.get(name);
+      const entry = (kept?.label === label ? kept : undefined) ?? {
         name,
-        label: routerLabel(name),
+        label,
         jobs: new Map<string, JobSlot>(),
         errors: new Map<CollectorName, Map<ErrorReason, number>>(),
         decodeErrors: new Map<CollectorName, number>(),

@@ -59,6 +59,8 @@ export function jobFingerprint(router: RouterConfig, definition: JobDefinition):
     definition.schedule,
     definition.deadlineSeconds,
     ownSettings(router, definition),
+    // Every job writes the router's labels into its series: new labels mean new series, so a new runner.
+    Object.entries(router.labels).sort(),
   ];
   return createHash('sha256').update(JSON.stringify(parts)).digest('hex');
 }

@@ -8,7 +8,7 @@ import type { Config, RouterConfig } from '../config/types.js';
 import { jobsFor } from '../collectors/catalog.js';
 import type { JobContext } from '../collectors/types.js';
 import type { JobPlan, SnapshotStore } from '../metrics/store.js';
-import { routerLabel } from '../metrics/family.js';
+import { routerLabel, type RouterLabel } from '../metrics/family.js';
 import { cronIntervalSeconds } from '../config/cron.js';
 import { JobRunner, type RunResult } from './runner.js';
 import { Semaphore } from './semaphore.js';
@@ -62,8 +62,9 @@ export class Scheduler {
     const next = new Map<string, Scheduled>();
     const fresh: Scheduled[] = [];
     const plans = new Map<string, JobPlan[]>();
+    const labels = new Map<string, RouterLabel>();
     for (const router of config.routers) {
-      const label = routerLabel(router.name);
+      const label = routerLabel(router.name, router.labels);
       const client = this.#deps.clientFor(router);
       let logger: Logger | undefined;
       const jobPlans: JobPlan[] = [];
@@ -97,6 +98,7 @@ export class Scheduler {
         fresh.push(scheduled);
       }
       plans.set(router.name, jobPlans);
+      labels.set(router.name, label);
     }
     for (const [key, scheduled] of this.#jobs) {
       if (next.get(key) === scheduled) continue;
@@ -104,7 +106,7 @@ export class Scheduler {
       scheduled.runner.abort();
     }
     this.#jobs = next;
-    this.#deps.store.plan(plans);
+    this.#deps.store.plan(plans, labels);
     if (this.#started) {
       for (const scheduled of fresh) {
         this.#schedule(scheduled);

@@ -58,6 +58,7 @@ describe('valid-full.yml', () => {
         { target: '10.10.0.2', durationSeconds: 10, schedule: '0 3 * * *', direction: 'both', protocol: 'udp', user: 'btest', name: 'branch-link' },
       ],
     });
+    expect(hq?.labels).toEqual({ site: 'ams' });
     expect(hq?.tls.ca).toContain('-----BEGIN CERTIFICATE-----');
     expect(hq?.password.reveal()).toBe('file-Secret-9');
     expect(hq?.bandwidthTest[0]?.password?.reveal()).toBe('btest');
@@ -76,6 +77,7 @@ describe('valid-full.yml', () => {
       ping: [],
       bandwidthTest: [],
     });
+    expect(branch?.labels).toEqual({ site: 'lon', role: 'branch' });
     expect(branch?.tls.ca).toContain('-----BEGIN CERTIFICATE-----');
     expect(branch?.password.reveal()).toBe('branch-Secret');
   });

@@ -72,6 +72,10 @@ const INVALID: Record<string, [path: string, message: string]> = {
   'health-loss-ratio': ['routers[0].health.ping_loss_critical', 'must be a ratio above 0 and at most 1'],
   'health-pattern': ['routers[0].health.exclude_peer_pattern', '"lab-(" is not a valid regular expression'],
   'health-exclude-peers-not-list': ['routers[0].health.exclude_peers', 'must be a list, not "lab-laptop"'],
+  'labels-name': ['routers[0].labels.data-centre', '"data-centre" is not a Prometheus label name'],
+  'labels-reserved': ['routers[0].labels.__site', '"__site" starts with "__", which Prometheus reserves'],
+  'labels-exporter': ['defaults.labels.interface', '"interface" is a label the exporter sets itself (on routeros_wireguard_'],
+  'labels-value': ['routers[0].labels.site', 'must not be empty'],
   'ping-budget': [
     'routers[0].ping[1]',
     "count × interval = 60s would not finish well inside the router's 60s command limit (keep it ≤ 45s)",
