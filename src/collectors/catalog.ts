@@ -9,6 +9,7 @@ import type { JobSnapshot } from '../metrics/store.js';
 import { COLLECTOR_NAMES, type CollectorName } from './descriptors.js';
 import type { Collector, JobDefinition } from './types.js';
 import { systemCollector } from './system.js';
+import { interfaceCollector } from './interface.js';
 import { wireguardCollector } from './wireguard.js';
 import { wireguardSetupCollector } from './wireguard-setup.js';
 import { pingCollector } from './ping.js';
@@ -17,6 +18,7 @@ import { bandwidthTestCollector } from './bandwidth-test.js';
 /** A Record over every name: the compiler refuses a descriptor without its collector here. */
 export const CATALOG = {
   system: systemCollector,
+  interface: interfaceCollector,
   wireguard: wireguardCollector,
   wireguard_setup: wireguardSetupCollector,
   ping: pingCollector,

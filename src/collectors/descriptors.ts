@@ -5,6 +5,7 @@
  */
 import type { CollectorDescriptor } from './contract.js';
 import { SYSTEM } from './system.contract.js';
+import { INTERFACE } from './interface.contract.js';
 import { WIREGUARD } from './wireguard.contract.js';
 import { WIREGUARD_SETUP } from './wireguard-setup.contract.js';
 import { PING } from './ping.contract.js';
@@ -12,7 +13,7 @@ import { BANDWIDTH_TEST } from './bandwidth-test.contract.js';
 
 export type { CollectorDescriptor, HealthPart } from './contract.js';
 
-export const COLLECTOR_DESCRIPTORS = [SYSTEM, WIREGUARD, WIREGUARD_SETUP, PING, BANDWIDTH_TEST] as const;
+export const COLLECTOR_DESCRIPTORS = [SYSTEM, INTERFACE, WIREGUARD, WIREGUARD_SETUP, PING, BANDWIDTH_TEST] as const;
 
 export type CollectorName = (typeof COLLECTOR_DESCRIPTORS)[number]['name'];
 

@@ -1,5 +1,6 @@
 /** The shape of one settings layer (`defaults` or one router) before merging, with where each value came from. */
 import type { PeerPattern } from '../util/pattern.js';
+import { mergeInterfaceLayers, type InterfaceLayer } from './interfaces.js';
 import type { BandwidthDirection, BandwidthProtocol, CollectorName } from './types.js';
 import { mergeLabels, type LabelsLayer } from './labels.js';
 
@@ -56,6 +57,7 @@ export interface SettingsLayer {
   };
   ping: Slot<PingItem[]>;
   bandwidthTest: Slot<BandwidthItem[]>;
+  interfaces: InterfaceLayer;
   labels: LabelsLayer;
 }
 
@@ -97,6 +99,7 @@ export function mergeLayers(defaults: SettingsLayer, router: SettingsLayer): Set
     },
     ping: pick(router.ping, defaults.ping),
     bandwidthTest: pick(router.bandwidthTest, defaults.bandwidthTest),
+    interfaces: mergeInterfaceLayers(defaults.interfaces, router.interfaces),
     labels: mergeLabels(defaults.labels, router.labels),
   };
 }

@@ -11,6 +11,7 @@ import type { ReadResult } from './files.js';
 import type { BandwidthItem, PasswordSource, PingItem, SettingsLayer, Slot } from './layer.js';
 import { joinPath, type Problems } from './problems.js';
 import { checkSchedules, type ScheduleUse } from './schedule-check.js';
+import { resolveInterfaceFilter } from './interfaces.js';
 import { resolveLabels } from './labels.js';
 import { COLLECTOR_DESCRIPTORS } from '../collectors/descriptors.js';
 import {
@@ -176,6 +177,7 @@ export function resolveRouter(
     health,
     ping,
     bandwidthTest,
+    interfaces: resolveInterfaceFilter(merged.interfaces),
     labels,
   };
 }

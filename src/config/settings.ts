@@ -14,6 +14,7 @@ import type { PasswordSource, SettingsLayer, Slot } from './layer.js';
 import { joinPath, type Problems } from './problems.js';
 import { readLabels } from './labels.js';
 import { readBandwidthList, readPingList } from './targets.js';
+import { readInterfaceLayer } from './interfaces.js';
 import { COLLECTOR_NAMES, ROUTER_COMMAND_LIMIT_SECONDS, type CollectorName } from './types.js';
 import { quoteValue } from './value-error.js';
 import { compilePattern, PatternError, type PeerPattern } from '../util/pattern.js';
@@ -29,6 +30,7 @@ export const SETTINGS_KEYS = [
   'health',
   'ping',
   'bandwidth_test',
+  'interfaces',
   'labels',
 ] as const;
 export const TLS_KEYS = ['ca_file', 'server_name', 'insecure_skip_verify'] as const;
@@ -136,6 +138,7 @@ export function readSettings(map: RawMap, base: string, problems: Problems): Set
     },
     ping: slot(map, 'ping', base, problems, readPingList),
     bandwidthTest: slot(map, 'bandwidth_test', base, problems, readBandwidthList),
+    interfaces: readInterfaceLayer(map, base, problems),
     labels: Object.hasOwn(map, 'labels') ? readLabels(map.labels, joinPath(base, 'labels'), problems) : {},
   };
 }

@@ -4,6 +4,7 @@
  */
 import type { PeerPattern } from '../util/pattern.js';
 import type { Secret } from '../util/secret.js';
+import type { InterfaceFilter } from './interfaces.js';
 
 /** Names of the collectors a router can run (each has its own schedule key), from the collector catalog. */
 export { COLLECTOR_NAMES, type CollectorName } from '../collectors/descriptors.js';
@@ -78,6 +79,8 @@ export interface RouterConfig {
   health: HealthConfig;
   ping: PingTargetConfig[];
   bandwidthTest: BandwidthTestConfig[];
+  /** Which interfaces the `interface` collector exports (`interfaces:`). */
+  interfaces: InterfaceFilter;
   /**
    * `labels:` merged over `defaults.labels`: put on every series of the router after `router` (names checked
    * at load: valid, and none the exporter sets itself).

@@ -1,0 +1,168 @@
+/**
+ * `interface`: GET /rest/interface (every kind: ethernet, bridge, vlan, WireGuard, PPP…) → routeros_interface_*,
+ * and, for the running ethernet ports it exports, POST interface/ethernet/monitor once → their negotiated link
+ * rate. RouterOS gives the link rate only there: interface/ethernet `speed` is the configured speed, which
+ * auto-negotiation overrides, so exporting it would claim a rate the port may not run at.
+ *
+ * WireGuard interfaces are exported here too: their interface counters (all peers together) sit beside the
+ * uplink's on the capacity dashboard, while the wireguard collector exports what /interface lacks (keys, ports,
+ * peers); no family of it repeats these counters.
+ */
+import type { RouterRecord } from '../routeros/records.js';
+import { SampleSet } from '../metrics/samples.js';
+import { extendLabels, seriesLabels, type Family, type RouterLabel } from '../metrics/family.js';
+import { INTERFACE, INTERFACE_FAMILIES as F } from './interface.contract.js';
+import { FieldReader, problemsOf } from '../analysis/decoding.js';
+import type { InterfaceFilter } from '../config/interfaces.js';
+import { keepsInterface } from './interface-filter.js';
+import type { Collector, JobContext, JobResult } from './types.js';
+
+export const INTERFACE_PROPLIST = [
+  '.id',
+  'name',
+  'type',
+  'comment',
+  'dynamic',
+  'running',
+  'disabled',
+  'rx-byte',
+  'tx-byte',
+  'rx-packet',
+  'tx-packet',
+  'rx-error',
+  'tx-error',
+  'rx-drop',
+  'tx-drop',
+  'tx-queue-drop',
+  'link-downs',
+] as const;
+
+/** Counter families and the /interface property each reads; absent properties (older or reduced replies) are skipped. */
+const COUNTERS: readonly [Family<readonly ['interface', 'type']>, string][] = [
+  [F.rxBytes, 'rx-byte'],
+  [F.txBytes, 'tx-byte'],
+  [F.rxPackets, 'rx-packet'],
+  [F.txPackets, 'tx-packet'],
+  [F.rxErrors, 'rx-error'],
+  [F.txErrors, 'tx-error'],
+  [F.rxDrops, 'rx-drop'],
+  [F.txDrops, 'tx-drop'],
+  [F.txQueueDrops, 'tx-queue-drop'],
+  [F.linkDowns, 'link-downs'],
+];
+
+/** RouterOS's type of an ethernet port in /interface. */
+const ETHERNET = 'ether';
+
+export interface InterfaceData {
+  /** How many interfaces the router listed, and how many the filter kept (the cardinality actually exported). */
+  listed: number;
+  exported: number;
+}
+
+export interface InterfaceMapping extends JobResult<InterfaceData> {
+  /** Running ethernet ports among the exported ones, name → id: what the monitor is asked about. */
+  ethernetUp: Map<string, string>;
+}
+
+/** Pure mapping of the /interface reply to samples, keeping only what the filter allows. */
+export function mapInterfaces(records: readonly RouterRecord[], routerLabel: RouterLabel, filter: InterfaceFilter): InterfaceMapping {
+  const read = new FieldReader('interface');
+  const samples = new SampleSet();
+  const seen = new Set<string>();
+  const ethernetUp = new Map<string, string>();
+  let exported = 0;
+  for (const record of records) {
+    const name = record['name'];
+    if (name === undefined || name === '') continue;
+    const type = record['type'] ?? '';
+    // Absent `dynamic` is false: RouterOS prints it only on some rows (docs/emulator.md, the 7.23.7 capture).
+    const dynamic = read.bool(record, 'dynamic') ?? false;
+    if (!keepsInterface(filter, { name, type, dynamic })) continue;
+    // Unique as written out: a repeated name (the 7.16 capture has two ether2 rows) would make duplicate series.
+    const labels = seriesLabels(F.running, routerLabel, [name, type]);
+    if (seen.has(labels)) continue;
+    seen.add(labels);
+    exported++;
+    samples.add(F.info, extendLabels(labels, F.info, [record['comment'] ?? '']), 1);
+    const running = read.bool(record, 'running');
+    const disabled = read.bool(record, 'disabled');
+    if (running !== undefined) samples.add(F.running, labels, running ? 1 : 0);
+    if (disabled !== undefined) samples.add(F.disabled, labels, disabled ? 1 : 0);
+    for (const [family, key] of COUNTERS) {
+      const value = read.counter(record, key);
+      if (value !== undefined) samples.add(family, labels, value);
+    }
+    if (type === ETHERNET && running === true && disabled !== true) ethernetUp.set(name, record['.id'] ?? name);
+  }
+  return {
+    samples,
+    ...problemsOf(read),
+    data: { listed: records.length, exported },
+    ethernetUp,
+  };
+}
+
+const RATE_FORM = /^(\d+(?:\.\d+)?)(k|M|G|T)bps$/;
+const RATE_UNIT = { k: 1e3, M: 1e6, G: 1e9, T: 1e12 } as const;
+
+/**
+ * The monitor's `rate` (`10Mbps` … `2.5Gbps` … `100Gbps`, an enum with its unit) in bits per second, as the
+ * decimal text the bit-rate field kind reads (so its range rule applies); undefined when it is no rate.
+ */
+export function linkRateBits(rate: string): string | undefined {
+  const match = RATE_FORM.exec(rate);
+  if (match === null) return undefined;
+  const [, amount = '', unit = 'k'] = match;
+  return String(Math.round(Number(amount) * RATE_UNIT[unit as keyof typeof RATE_UNIT]));
+}
+
+/** Adds the link rate of each monitored port that reports a link (`status` link-ok). */
+export function mapLinkRates(rows: unknown, ports: ReadonlySet<string>, routerLabel: RouterLabel, samples: SampleSet): FieldReader {
+  const read = new FieldReader('interface/ethernet/monitor');
+  const list = Array.isArray(rows) ? rows : [rows];
+  for (const row of list as RouterRecord[]) {
+    if (typeof row !== 'object' || row === null) continue;
+    const name = row['name'];
+    const rate = row['rate'];
+    if (name === undefined || !ports.has(name) || rate === undefined || rate === '') continue;
+    const bits = linkRateBits(rate);
+    if (bits === undefined) {
+      read.problem(`rate: not a link rate: ${JSON.stringify(rate.slice(0, 32))}`);
+      continue;
+    }
+    const value = read.value('bitsPerSecond', { rate: bits }, 'rate');
+    if (value !== undefined) samples.add(F.linkSpeed, seriesLabels(F.linkSpeed, routerLabel, [name, ETHERNET]), value / 8);
+  }
+  return read;
+}
+
+export const interfaceCollector: Collector<InterfaceData, 'interface'> = {
+  ...INTERFACE,
+  name: 'interface',
+  jobs: (router) => [
+    {
+      collector: 'interface',
+      job: 'interface',
+      schedule: router.schedules.interface,
+      // Two requests in a row (the list, then one monitor for every running ethernet port), each with the timeout.
+      deadlineSeconds: router.timeoutSeconds * 2,
+      async run(context: JobContext) {
+        const records = await context.client.list('interface', { proplist: INTERFACE_PROPLIST, signal: context.signal });
+        const { ethernetUp, ...result } = mapInterfaces(records, context.routerLabel, context.router.interfaces);
+        if (ethernetUp.size === 0) return result;
+        // `once`: without it the command never ends. Ids, not names: a name may hold a comma.
+        const rows = await context.client.run(
+          'interface/ethernet/monitor',
+          { numbers: [...ethernetUp.values()].join(','), once: '' },
+          { signal: context.signal },
+        );
+        const rates = mapLinkRates(rows, new Set(ethernetUp.keys()), context.routerLabel, result.samples);
+        const monitor = problemsOf(rates);
+        // The list's problems first; bounded like any run's (problemsOf keeps 20).
+        const problems = [...result.problems, ...monitor.problems].slice(0, 20);
+        return { ...result, problems, decodeErrors: result.decodeErrors + monitor.decodeErrors };
+      },
+    },
+  ],
+};

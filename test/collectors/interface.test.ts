@@ -1,0 +1,231 @@
+/**
+ * The interface collector: mapping of the three recorded /interface shapes (7.16 hAP, 7.23.7 CHR, a field-reduced
+ * 7.x list), range rules, the cardinality filter (`interfaces:` config) and the job's requests.
+ */
+import { describe, expect, it } from 'vitest';
+import { INTERFACE_PROPLIST, interfaceCollector, linkRateBits, mapInterfaces, mapLinkRates } from '../../src/collectors/interface.js';
+import { keepsInterface } from '../../src/collectors/interface-filter.js';
+import type { JobContext } from '../../src/collectors/types.js';
+import type { RouterRecord } from '../../src/routeros/records.js';
+import { SampleSet } from '../../src/metrics/samples.js';
+import { routerLabel } from '../../src/metrics/family.js';
+import { recordedList } from '../helpers/fixtures.js';
+import { testRouter } from '../helpers/config.js';
+import { BASE, problemsOf } from '../config/helpers.js';
+import { sampleText } from './sample-text.js';
+
+const ROUTER = routerLabel('hq');
+const DEFAULT_FILTER = testRouter().interfaces;
+
+function lines(text: string): string[] {
+  return text.split('\n').filter((line) => line !== '');
+}
+
+describe('interface mapping of recorded replies', () => {
+  it('7.16 hAP ac²: 64-bit counters, slave port, and a repeated name exported once', () => {
+    const records = recordedList('interface-7.16-hap.json');
+    const result = mapInterfaces([...records, ...records], ROUTER, DEFAULT_FILTER);
+    const out = sampleText(result.samples);
+    expect(out).toContain('routeros_interface_receive_bytes_total{router="hq",interface="ether1",type="ether"} 194632346152\n');
+    expect(out).toContain('routeros_interface_transmit_bytes_total{router="hq",interface="ether1",type="ether"} 15355309685\n');
+    expect(out).toContain('routeros_interface_receive_packets_total{router="hq",interface="ether1",type="ether"} 144047662\n');
+    expect(out).toContain('routeros_interface_transmit_queue_drops_total{router="hq",interface="ether1",type="ether"} 0\n');
+    expect(out).toContain('routeros_interface_link_downs_total{router="hq",interface="ether2",type="ether"} 0\n');
+    expect(out).toContain('routeros_interface_running{router="hq",interface="ether2",type="ether"} 0\n');
+    expect(out).toContain('routeros_interface_info{router="hq",interface="ether1",type="ether",comment=""} 1\n');
+    expect(lines(out).filter((line) => line.startsWith('routeros_interface_info'))).toHaveLength(2);
+    expect(result.data).toEqual({ listed: 4, exported: 2 });
+    expect(result.problems).toEqual([]);
+    // Only running ethernet ports are asked for their link rate.
+    expect([...result.ethernetUp]).toEqual([['ether1', '*1']]);
+  });
+
+  it('7.23.7 CHR: bridge with mtu auto, loopback, disabled vlan; every property of the menu', () => {
+    const result = mapInterfaces(recordedList('interface-7.23-chr.json'), ROUTER, DEFAULT_FILTER);
+    const out = sampleText(result.samples);
+    expect(out).toContain('routeros_interface_transmit_bytes_total{router="hq",interface="bridge-lan",type="bridge"} 2627\n');
+    expect(out).toContain('routeros_interface_running{router="hq",interface="lo",type="loopback"} 1\n');
+    expect(out).toContain('routeros_interface_disabled{router="hq",interface="vlan20-guest",type="vlan"} 1\n');
+    expect(out).toContain('routeros_interface_running{router="hq",interface="vlan20-guest",type="vlan"} 0\n');
+    const families = new Set(lines(out).map((line) => line.slice(0, line.indexOf('{'))));
+    expect([...families].sort()).toEqual(
+      [
+        'routeros_interface_info',
+        'routeros_interface_running',
+        'routeros_interface_disabled',
+        'routeros_interface_receive_bytes_total',
+        'routeros_interface_transmit_bytes_total',
+        'routeros_interface_receive_packets_total',
+        'routeros_interface_transmit_packets_total',
+        'routeros_interface_receive_errors_total',
+        'routeros_interface_transmit_errors_total',
+        'routeros_interface_receive_drops_total',
+        'routeros_interface_transmit_drops_total',
+        'routeros_interface_transmit_queue_drops_total',
+        'routeros_interface_link_downs_total',
+      ].sort(),
+    );
+    expect(result.problems).toEqual([]);
+  });
+
+  it('a field-reduced list: what is there is exported, what is not is left out (not 0)', () => {
+    const result = mapInterfaces(recordedList('interface-7.x-reduced.json'), ROUTER, DEFAULT_FILTER);
+    const out = sampleText(result.samples);
+    expect(out).toContain('routeros_interface_receive_bytes_total{router="hq",interface="WAN2",type="ether"} 760847150783\n');
+    expect(out).not.toContain('packets_total');
+    expect(out).not.toContain('link_downs_total');
+    expect(result.data).toEqual({ listed: 7, exported: 7 });
+    expect(result.problems).toEqual([]);
+  });
+
+  it('only asks for the proplist it maps, and never for a key the router would have to compute for nothing', () => {
+    expect(INTERFACE_PROPLIST).toContain('link-downs');
+    expect(INTERFACE_PROPLIST).not.toContain('mac-address');
+  });
+});
+
+describe('interface range rules', () => {
+  it('a negative or non-numeric counter is left out and counted; the rest of the row stands', () => {
+    const row: RouterRecord = { name: 'ether1', type: 'ether', running: 'yes please', disabled: 'false', 'rx-byte': '-5', 'tx-byte': '18446744073709551616000', 'link-downs': 'x', 'rx-packet': '3' };
+    const result = mapInterfaces([row], ROUTER, DEFAULT_FILTER);
+    const out = sampleText(result.samples);
+    expect(out).not.toContain('receive_bytes_total');
+    expect(out).not.toContain('transmit_bytes_total');
+    expect(out).not.toContain('link_downs_total');
+    expect(out).not.toContain('routeros_interface_running');
+    expect(out).not.toContain('NaN');
+    expect(out).toContain('routeros_interface_receive_packets_total{router="hq",interface="ether1",type="ether"} 3\n');
+    expect(result.decodeErrors).toBe(4);
+    expect(result.problems.join('\n')).toMatch(/interface rx-byte/);
+    // A port whose running state is unknown is not asked for its rate.
+    expect(result.ethernetUp.size).toBe(0);
+  });
+
+  it('link rates: RouterOS enum text to bytes per second; an unknown form is a problem, no series', () => {
+    expect(linkRateBits('1Gbps')).toBe('1000000000');
+    expect(linkRateBits('2.5Gbps')).toBe('2500000000');
+    expect(linkRateBits('10Mbps')).toBe('10000000');
+    expect(linkRateBits('fast')).toBeUndefined();
+    const samples = new SampleSet();
+    const read = mapLinkRates(
+      [
+        { name: 'ether1', status: 'link-ok', rate: '1Gbps' },
+        { name: 'ether2', status: 'link-ok', rate: 'warp 9' },
+        { name: 'ether3', status: 'no-link' },
+        { name: 'not-asked', status: 'link-ok', rate: '10Gbps' },
+      ],
+      new Set(['ether1', 'ether2', 'ether3']),
+      ROUTER,
+      samples,
+    );
+    expect(sampleText(samples)).toBe('routeros_interface_link_speed_bytes_per_second{router="hq",interface="ether1",type="ether"} 125000000\n');
+    expect(read.errors).toBe(1);
+    expect(read.problems[0]).toMatch(/monitor rate/);
+  });
+});
+
+describe('interface cardinality filter', () => {
+  const rows: RouterRecord[] = [
+    { name: 'ether1', type: 'ether', running: 'true', disabled: 'false', 'rx-byte': '1' },
+    { name: 'bridge-lan', type: 'bridge', dynamic: 'false', running: 'true', disabled: 'false', 'rx-byte': '1' },
+    { name: 'vlan20-guest', type: 'vlan', running: 'true', disabled: 'false', 'rx-byte': '1' },
+    { name: 'wg-branches', type: 'wg', running: 'true', disabled: 'false', 'rx-byte': '1' },
+    { name: '<pppoe-alice>', type: 'pppoe-in', dynamic: 'true', running: 'true', disabled: 'false', 'rx-byte': '1' },
+    { name: '<l2tp-bob>', type: 'l2tp-in', dynamic: 'true', running: 'true', disabled: 'false', 'rx-byte': '1' },
+  ];
+  const exported = (router: Record<string, unknown>, defaults: Record<string, unknown> = {}): string[] =>
+    lines(sampleText(mapInterfaces(rows, ROUTER, testRouter(router, defaults).interfaces).samples))
+      .filter((line) => line.startsWith('routeros_interface_info'))
+      .map((line) => /interface="([^"]*)"/.exec(line)?.[1] ?? '');
+
+  it('by default keeps every static interface, WireGuard included, and leaves dynamic per-user sessions out', () => {
+    expect(exported({})).toEqual(['ether1', 'bridge-lan', 'vlan20-guest', 'wg-branches']);
+  });
+
+  it('include_dynamic brings the sessions in', () => {
+    expect(exported({ interfaces: { include_dynamic: true } })).toHaveLength(6);
+  });
+
+  it('include_types / exclude_types / include_pattern / exclude_pattern (whole-name match), exclude winning', () => {
+    expect(exported({ interfaces: { include_types: ['ether', 'wg'] } })).toEqual(['ether1', 'wg-branches']);
+    expect(exported({ interfaces: { exclude_types: ['vlan', 'bridge'] } })).toEqual(['ether1', 'wg-branches']);
+    expect(exported({ interfaces: { include_pattern: 'ether.*|wg-.*' } })).toEqual(['ether1', 'wg-branches']);
+    expect(exported({ interfaces: { exclude_pattern: 'vlan' } })).toHaveLength(4);
+    expect(exported({ interfaces: { exclude_pattern: 'vlan.*' } })).toEqual(['ether1', 'bridge-lan', 'wg-branches']);
+    expect(exported({ interfaces: { include_types: ['ether', 'wg'], exclude_pattern: 'wg-.*' } })).toEqual(['ether1']);
+    // A broad include never lets a dynamic session in by itself.
+    expect(exported({ interfaces: { include_types: ['pppoe-in'] } })).toEqual([]);
+  });
+
+  it('merges key by key over defaults.interfaces', () => {
+    expect(exported({ interfaces: { exclude_pattern: 'wg-.*' } }, { interfaces: { include_types: ['ether', 'wg', 'vlan'] } })).toEqual(['ether1', 'vlan20-guest']);
+  });
+
+  it('is linear-time and whole-name, like exclude_peer_pattern', () => {
+    const filter = testRouter({ interfaces: { exclude_pattern: '(a+)+b' } }).interfaces;
+    const started = performance.now();
+    expect(keepsInterface(filter, { name: 'a'.repeat(5_000), type: 'ether', dynamic: false })).toBe(true);
+    expect(performance.now() - started).toBeLessThan(1_000);
+  });
+
+  it('refuses what it cannot use, naming the key', () => {
+    const messages = problemsOf({
+      defaults: BASE.defaults,
+      routers: [{ name: 'hq', url: 'https://192.0.2.1', interfaces: { exclude_pattern: '(', include_types: 'ether', include_dynamic: 'yes', exclude: 'x' } }],
+    }).map((problem) => `${problem.path}: ${problem.message}`);
+    expect(messages.join('\n')).toMatch(/routers\[0\]\.interfaces\.exclude_pattern: "\(" is not a valid regular expression/);
+    expect(messages.join('\n')).toMatch(/routers\[0\]\.interfaces\.include_types/);
+    expect(messages.join('\n')).toMatch(/routers\[0\]\.interfaces\.include_dynamic: must be true or false/);
+    expect(messages.join('\n')).toMatch(/routers\[0\]\.interfaces.*exclude/);
+  });
+});
+
+describe('interface job', () => {
+  it('is on by default, lists /interface with a .proplist, then monitors the running ethernet ports once, by id', async () => {
+    expect(interfaceCollector.defaultEnabled).toBe(true);
+    const router = testRouter();
+    const [job] = interfaceCollector.jobs(router);
+    const calls: { what: string; detail: unknown }[] = [];
+    const client: JobContext['client'] = {
+      list: async (menu, options) => {
+        calls.push({ what: menu, detail: options?.proplist });
+        return recordedList('interface-7.23-chr.json');
+      },
+      getSingleton: async () => {
+        throw new Error('not expected');
+      },
+      run: async (command, parameters) => {
+        calls.push({ what: command, detail: parameters });
+        return [
+          { name: 'ether1', status: 'link-ok', rate: '1Gbps' },
+          { name: 'ether2', status: 'link-ok', rate: '100Mbps' },
+        ];
+      },
+    };
+    const result = await job?.run({ router, client, routerLabel: ROUTER, now: () => 0, signal: new AbortController().signal, memory: new Map() });
+    expect(calls).toEqual([
+      { what: 'interface', detail: INTERFACE_PROPLIST },
+      { what: 'interface/ethernet/monitor', detail: { numbers: '*2,*3', once: '' } },
+    ]);
+    const out = sampleText(result?.samples ?? new SampleSet());
+    expect(out).toContain('routeros_interface_link_speed_bytes_per_second{router="hq",interface="ether2",type="ether"} 12500000\n');
+    expect(job?.deadlineSeconds).toBe(router.timeoutSeconds * 2);
+    expect(job?.schedule).toBe(router.schedules.interface);
+  });
+
+  it('makes no monitor request when no running ethernet port is exported', async () => {
+    const router = testRouter({ interfaces: { exclude_types: ['ether'] } });
+    const [job] = interfaceCollector.jobs(router);
+    const client: JobContext['client'] = {
+      list: async () => recordedList('interface-7.23-chr.json'),
+      getSingleton: async () => {
+        throw new Error('not expected');
+      },
+      run: async () => {
+        throw new Error('not expected');
+      },
+    };
+    const result = await job?.run({ router, client, routerLabel: ROUTER, now: () => 0, signal: new AbortController().signal, memory: new Map() });
+    expect(sampleText(result?.samples ?? new SampleSet())).toContain('interface="bridge-lan"');
+  });
+});
