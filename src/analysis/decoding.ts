@@ -46,6 +46,16 @@ export const FIELD_KINDS = {
   bitsPerSecond: { what: 'bit rate', parse: parseRouterInteger, range: U64 },
   /** A ping round trip: a single run lasts at most the router's 60 s command limit; an hour is generous. */
   rtt: { what: 'round-trip time', parse: parseRouterDuration, range: { min: 0, max: 3_600 } },
+  /** system/health temperatures: what electronics can report and survive; a reading past it is a broken sensor. */
+  celsius: { what: 'temperature', parse: parseRouterNumber, range: { min: -60, max: 150 } },
+  /** system/health voltages: 12–57 V DC inputs and PoE; 1 kV leaves room for any mains-fed supply's report. */
+  volts: { what: 'voltage', parse: parseRouterNumber, range: { min: 0, max: 1_000 } },
+  /** system/health current: a router or switch draws tens of amperes at most. */
+  amperes: { what: 'current', parse: parseRouterNumber, range: { min: 0, max: 1_000 } },
+  /** system/health power-consumption (and PoE budgets): a few kilowatts for the largest chassis. */
+  watts: { what: 'power', parse: parseRouterNumber, range: { min: 0, max: 10_000 } },
+  /** system/health fan speeds: small fans top out near 30,000 RPM. */
+  rpm: { what: 'fan speed', parse: parseRouterNumber, range: { min: 0, max: 100_000 } },
 } as const satisfies Record<string, FieldKind>;
 
 export type FieldKindName = keyof typeof FIELD_KINDS;

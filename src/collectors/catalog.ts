@@ -14,6 +14,8 @@ import { wireguardCollector } from './wireguard.js';
 import { wireguardSetupCollector } from './wireguard-setup.js';
 import { pingCollector } from './ping.js';
 import { bandwidthTestCollector } from './bandwidth-test.js';
+import { systemHealthCollector } from './system-health.js';
+import { firmwareCollector } from './firmware.js';
 
 /** A Record over every name: the compiler refuses a descriptor without its collector here. */
 export const CATALOG = {
@@ -23,6 +25,8 @@ export const CATALOG = {
   wireguard_setup: wireguardSetupCollector,
   ping: pingCollector,
   bandwidth_test: bandwidthTestCollector,
+  health: systemHealthCollector,
+  firmware: firmwareCollector,
 } as const satisfies { readonly [Name in CollectorName]: Collector<unknown, Name> };
 
 /** What each collector's runs leave in the store for /health, by collector name. */

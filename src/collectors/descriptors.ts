@@ -10,10 +10,12 @@ import { WIREGUARD } from './wireguard.contract.js';
 import { WIREGUARD_SETUP } from './wireguard-setup.contract.js';
 import { PING } from './ping.contract.js';
 import { BANDWIDTH_TEST } from './bandwidth-test.contract.js';
+import { SYSTEM_HEALTH } from './system-health.contract.js';
+import { FIRMWARE } from './firmware.contract.js';
 
 export type { CollectorDescriptor, HealthPart } from './contract.js';
 
-export const COLLECTOR_DESCRIPTORS = [SYSTEM, INTERFACE, WIREGUARD, WIREGUARD_SETUP, PING, BANDWIDTH_TEST] as const;
+export const COLLECTOR_DESCRIPTORS = [SYSTEM, INTERFACE, WIREGUARD, WIREGUARD_SETUP, PING, BANDWIDTH_TEST, SYSTEM_HEALTH, FIRMWARE] as const;
 
 export type CollectorName = (typeof COLLECTOR_DESCRIPTORS)[number]['name'];
 

@@ -48,6 +48,12 @@ export interface ListOptions extends RequestOptions {
   where?: Readonly<Record<string, string>>;
   /** Only these properties; always send it for menus with secrets or slow properties. */
   proplist?: readonly string[];
+  /**
+   * For menus that answer a list on some boards and one bare object on others (system/health: sensor rows on
+   * RouterOS 7 hardware, an object on CHR and older firmware): a bare object comes back as a one-element list
+   * instead of a shape error. The caller tells the forms apart by their keys.
+   */
+  objectAsList?: boolean;
 }
 
 /** Every verb the transport speaks. Production asks with GET and POST only (reads and console commands); the
@@ -86,6 +92,9 @@ export class RouterOsClient {
   async list(menu: string, options: ListOptions = {}): Promise<RouterRecord[]> {
     const path = encodeMenuPath(menu) + queryString(options.where, options.proplist);
     const { value, request } = await this.request('GET', path, undefined, options);
+    if (options.objectAsList === true && value !== null && typeof value === 'object' && !Array.isArray(value)) {
+      return [asSingleRecord(value, request)];
+    }
     return asRecordList(value, request);
   }
 

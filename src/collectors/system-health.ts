@@ -1,0 +1,134 @@
+/**
+ * `health`: GET /rest/system/health → routeros_health_* (temperatures, voltages, current, power, fan speeds,
+ * PSU and fan states), labelled by the sensor's name.
+ *
+ * Routers answer in one of three forms (docs/emulator.md, "Health"), all read here:
+ * - RouterOS 7 hardware: a list of `{name, value, type}` rows; `type` gives the unit (C, V, A, W, RPM; "" for
+ *   an ok/fail state);
+ * - older firmware: one bare object of sensor values, the unit only in the key (`temperature`, `fan1-speed`…);
+ * - CHR: one bare object holding only the monitor's own settings (`state`, `state-after-reboot`), and boards
+ *   without sensors: `[]`. Neither is an error: the run succeeds with no sensor series.
+ */
+import type { Collector, JobContext, JobResult } from './types.js';
+import type { RouterRecord } from '../routeros/records.js';
+import { SampleSet } from '../metrics/samples.js';
+import { seriesLabels, type Family, type RouterLabel } from '../metrics/family.js';
+import { SYSTEM_HEALTH, SYSTEM_HEALTH_FAMILIES as F } from './system-health.contract.js';
+import { FieldReader, problemsOf, type FieldKindName } from '../analysis/decoding.js';
+
+/** A board lists a few dozen sensors at most; past this a reply is broken, and the series count stays bounded. */
+export const MAX_SENSORS = 64;
+
+export type HealthForm = 'rows' | 'object' | 'none';
+
+export interface SystemHealthData {
+  form: HealthForm;
+  /** Sensor series written. */
+  sensors: number;
+}
+
+/** A sensor's number kind (its range rule in analysis/decoding.ts), or an ok/fail state. */
+type Kind = Extract<FieldKindName, 'celsius' | 'volts' | 'amperes' | 'watts' | 'rpm'> | 'state';
+
+/** The row form's `type` → how its value reads and where it goes. */
+const BY_TYPE: Readonly<Record<string, Kind>> = { C: 'celsius', V: 'volts', A: 'amperes', W: 'watts', RPM: 'rpm' };
+
+const FAMILY_OF: Readonly<Record<Kind, Family<readonly ['sensor']>>> = {
+  celsius: F.temperature,
+  volts: F.voltage,
+  amperes: F.current,
+  watts: F.power,
+  rpm: F.fanSpeed,
+  state: F.stateOk,
+};
+
+/**
+ * The object form carries no unit: it follows from the key, as RouterOS names them (`cpu-temperature`,
+ * `psu2-voltage`, `power-consumption`, `fan1-speed`, `psu1-state`). Keys that match none (`state`,
+ * `state-after-reboot`, `fan-mode`, `use-fan`…) are settings, not sensors, and are skipped.
+ */
+function kindOfKey(key: string): Kind | undefined {
+  if (/temperature\d*$/.test(key)) return 'celsius';
+  if (/(^|-)voltage$/.test(key)) return 'volts';
+  if (/(^|-)current$/.test(key)) return 'amperes';
+  if (/(^|-)(power|consumption)$/.test(key)) return 'watts';
+  if (/^fan\d*-speed$/.test(key)) return 'rpm';
+  if (/.-state$/.test(key) && key !== 'state-after-reboot') return 'state';
+  return undefined;
+}
+
+/** Pure mapping of a system/health reply (the client's list, a bare object arriving as its one element). */
+export function mapSystemHealth(records: readonly RouterRecord[], routerLabel: RouterLabel): JobResult<SystemHealthData> {
+  const read = new FieldReader('system/health');
+  const samples = new SampleSet();
+  const seen = new Set<string>();
+  const isRows = records.some((record) => record['name'] !== undefined);
+  const sensors: [name: string, kind: Kind, value: string][] = [];
+  if (isRows) {
+    for (const record of records) {
+      const name = record['name'];
+      const value = record['value'];
+      if (name === undefined || name === '' || value === undefined) {
+        read.problem('row without name or value');
+        continue;
+      }
+      // A type this exporter does not know (a future unit) is a sensor it cannot place, not a broken reply.
+      const kind = BY_TYPE[record['type'] ?? ''] ?? (/^(ok|fail)$/.test(value) || /.-state$/.test(name) ? 'state' : undefined);
+      if (kind !== undefined) sensors.push([name, kind, value]);
+    }
+  } else {
+    for (const record of records) {
+      for (const key of Object.keys(record)) {
+        const kind = kindOfKey(key);
+        if (kind !== undefined) sensors.push([key, kind, record[key] ?? '']);
+      }
+    }
+  }
+
+  for (const [name, kind, value] of sensors) {
+    // Two sensors of one name would be two series of one identity: an invalid exposition. The first stands.
+    if (seen.has(name)) {
+      read.problem(`sensor ${JSON.stringify(name.slice(0, 40))} listed twice`);
+      continue;
+    }
+    if (seen.size >= MAX_SENSORS) {
+      read.problem(`more than ${MAX_SENSORS} sensors; the rest are left out`);
+      break;
+    }
+    const number = kind === 'state' ? stateValue(read, name, value) : read.value(kind, { [name]: value }, name);
+    if (number === undefined) continue;
+    seen.add(name);
+    const family = FAMILY_OF[kind];
+    samples.add(family, seriesLabels(family, routerLabel, [name]), number);
+  }
+
+  const form: HealthForm = isRows ? 'rows' : records.length === 0 ? 'none' : 'object';
+  return { samples, ...problemsOf(read), data: { form, sensors: seen.size } };
+}
+
+/** ok → 1, fail → 0; anything else is a state this exporter cannot judge, counted as a decode problem. */
+function stateValue(read: FieldReader, name: string, value: string): number | undefined {
+  if (value === 'ok') return 1;
+  if (value === 'fail') return 0;
+  if (value === '') return undefined;
+  read.problem(`${name}: not a state (ok or fail): ${JSON.stringify(value.slice(0, 40))}`);
+  return undefined;
+}
+
+export const systemHealthCollector: Collector<SystemHealthData, 'health'> = {
+  ...SYSTEM_HEALTH,
+  name: 'health',
+  jobs: (router) => [
+    {
+      collector: 'health',
+      job: 'health',
+      schedule: router.schedules.health,
+      // One request.
+      deadlineSeconds: router.timeoutSeconds,
+      async run(context: JobContext) {
+        const records = await context.client.list('system/health', { objectAsList: true, signal: context.signal });
+        return mapSystemHealth(records, context.routerLabel);
+      },
+    },
+  ],
+};

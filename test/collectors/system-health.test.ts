@@ -1,0 +1,200 @@
+/**
+ * The `health` collector (system/health): every reply form real routers send, from the recorded replies
+ * (sensor rows, the CHR settings object, the older sensor object, `[]`), the range rules of each sensor kind,
+ * and runs against the emulator over HTTPS with the REST client, faults included.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mapSystemHealth, MAX_SENSORS, systemHealthCollector } from '../../src/collectors/system-health.js';
+import type { JobContext } from '../../src/collectors/types.js';
+import { startEmulator, type Emulator } from '../../src/emulator/index.js';
+import { routerLabel } from '../../src/metrics/family.js';
+import { RouterOsClient } from '../../src/routeros/client.js';
+import { Secret } from '../../src/util/secret.js';
+import { testRouter } from '../helpers/config.js';
+import { recordedList, recordedRecord } from '../helpers/fixtures.js';
+import { sampleText } from './sample-text.js';
+
+const ROUTER = routerLabel('hq');
+
+describe('system/health mapping', () => {
+  it('maps RouterOS 7 sensor rows by their type to base units, labelled by sensor name', () => {
+    const result = mapSystemHealth(recordedList('system-health-rows-7.x-ccr.json'), ROUTER);
+    expect(sampleText(result.samples)).toBe(
+      [
+        'routeros_health_temperature_celsius{router="hq",sensor="temperature"} 41',
+        'routeros_health_temperature_celsius{router="hq",sensor="cpu-temperature"} 49',
+        'routeros_health_voltage_volts{router="hq",sensor="voltage"} 24.1',
+        'routeros_health_current_amperes{router="hq",sensor="current"} 0.5',
+        'routeros_health_power_watts{router="hq",sensor="power-consumption"} 12.1',
+        'routeros_health_fan_speed_rpm{router="hq",sensor="fan1-speed"} 4530',
+        'routeros_health_fan_speed_rpm{router="hq",sensor="fan2-speed"} 0',
+        'routeros_health_state_ok{router="hq",sensor="psu1-state"} 1',
+        'routeros_health_state_ok{router="hq",sensor="psu2-state"} 0',
+        '',
+      ].join('\n'),
+    );
+    expect(result.problems).toEqual([]);
+    expect(result.data).toEqual({ form: 'rows', sensors: 9 });
+  });
+
+  it('CHR answers an object of monitor settings: success, no series, no problem', () => {
+    const result = mapSystemHealth([recordedRecord('system-health-7.23-chr.json')], ROUTER);
+    expect(result.samples.size).toBe(0);
+    expect(result.decodeErrors).toBe(0);
+    expect(result.data).toEqual({ form: 'object', sensors: 0 });
+  });
+
+  it('older firmware: one object of sensor values, the unit read from the key', () => {
+    const result = mapSystemHealth([recordedRecord('system-health-legacy-object.json')], ROUTER);
+    const out = sampleText(result.samples);
+    expect(out).toContain('routeros_health_temperature_celsius{router="hq",sensor="cpu-temperature"} 46\n');
+    expect(out).toContain('routeros_health_temperature_celsius{router="hq",sensor="temperature"} 38\n');
+    expect(out).toContain('routeros_health_voltage_volts{router="hq",sensor="voltage"} 24.1\n');
+    expect(result.samples.size).toBe(3);
+    expect(result.decodeErrors).toBe(0);
+  });
+
+  it('older firmware keys of every kind; settings keys are not sensors', () => {
+    const record = {
+      'psu1-voltage': '12.2', 'psu1-current': '1.5', 'poe-out-consumption': '7.5', 'fan1-speed': '3000', 'psu2-state': 'fail',
+      'board-temperature1': '33', state: 'enabled', 'state-after-reboot': 'enabled', 'fan-mode': 'auto', 'use-fan': 'main', 'active-fan': 'main',
+    };
+    const out = sampleText(mapSystemHealth([record], ROUTER).samples);
+    expect(out).toContain('routeros_health_voltage_volts{router="hq",sensor="psu1-voltage"} 12.2\n');
+    expect(out).toContain('routeros_health_current_amperes{router="hq",sensor="psu1-current"} 1.5\n');
+    expect(out).toContain('routeros_health_power_watts{router="hq",sensor="poe-out-consumption"} 7.5\n');
+    expect(out).toContain('routeros_health_fan_speed_rpm{router="hq",sensor="fan1-speed"} 3000\n');
+    expect(out).toContain('routeros_health_state_ok{router="hq",sensor="psu2-state"} 0\n');
+    expect(out).toContain('routeros_health_temperature_celsius{router="hq",sensor="board-temperature1"} 33\n');
+    expect(out).not.toMatch(/sensor="(state|state-after-reboot|fan-mode|use-fan|active-fan)"/);
+  });
+
+  it('a board without sensors answers []: success, no series, no problem', () => {
+    const result = mapSystemHealth(recordedList('system-health-none.json'), ROUTER);
+    expect(result.samples.size).toBe(0);
+    expect(result.decodeErrors).toBe(0);
+    expect(result.data).toEqual({ form: 'none', sensors: 0 });
+  });
+
+  it('a type this exporter does not know is skipped quietly (a future unit is not a broken reply)', () => {
+    const result = mapSystemHealth([{ name: 'humidity', type: '%', value: '40' }, { name: 'temperature', type: 'C', value: '40' }], ROUTER);
+    expect(result.samples.size).toBe(1);
+    expect(result.decodeErrors).toBe(0);
+  });
+});
+
+describe('system/health range rules', () => {
+  const row = (name: string, type: string, value: string): Record<string, string> => ({ name, type, value });
+
+  it('temperatures outside −60…150 °C, negative voltage, current, power or fan speed are left out and counted', () => {
+    const result = mapSystemHealth(
+      [
+        row('t-low', 'C', '-61'), row('t-high', 'C', '151'), row('t-cold', 'C', '-40'), row('t-hot', 'C', '150'),
+        row('v', 'V', '-1'), row('a', 'A', '-0.5'), row('w', 'W', '-3'), row('fan', 'RPM', '-100'), row('fan-big', 'RPM', '1e9'),
+        row('v-nan', 'V', 'NaN'), row('t-unit', 'C', '40C'),
+      ],
+      ROUTER,
+    );
+    const out = sampleText(result.samples);
+    expect(out).toBe(
+      'routeros_health_temperature_celsius{router="hq",sensor="t-cold"} -40\nrouteros_health_temperature_celsius{router="hq",sensor="t-hot"} 150\n',
+    );
+    expect(result.decodeErrors).toBe(9);
+    expect(result.problems.join('\n')).toMatch(/t-high.*151.*out of range -60–150/);
+  });
+
+  it('a state other than ok or fail is a problem, not a sample', () => {
+    const result = mapSystemHealth([row('psu1-state', '', 'flaky')], ROUTER);
+    expect(result.samples.size).toBe(0);
+    expect(result.decodeErrors).toBe(1);
+  });
+
+  it('a sensor listed twice keeps its first reading (one series per identity) and is counted', () => {
+    const result = mapSystemHealth([row('temperature', 'C', '40'), row('temperature', 'C', '90')], ROUTER);
+    expect(sampleText(result.samples)).toBe('routeros_health_temperature_celsius{router="hq",sensor="temperature"} 40\n');
+    expect(result.decodeErrors).toBe(1);
+  });
+
+  it(`at most ${MAX_SENSORS} sensors: the series count stays bounded whatever the router lists`, () => {
+    const rows = Array.from({ length: MAX_SENSORS + 50 }, (_, i) => row(`t${i}`, 'C', '40'));
+    const result = mapSystemHealth(rows, ROUTER);
+    expect(result.samples.size).toBe(MAX_SENSORS);
+    expect(result.decodeErrors).toBe(1);
+  });
+});
+
+describe('the health collector against the emulator over HTTPS', () => {
+  let emulator: Emulator;
+  const clients: RouterOsClient[] = [];
+
+  beforeAll(async () => {
+    emulator = await startEmulator({
+      control: true,
+      routers: [
+        { name: 'ccr', version: '7.19.4', board: { boardName: 'CCR2004-1G-12S+2XS' }, health: { form: 'rows', temperatureC: 40, fans: 2, psus: 2, power: true } },
+        { name: 'chr', version: '7.23.7' },
+        { name: 'legacy', version: '7.10', board: { boardName: 'RB750Gr3' }, health: { form: 'legacy-object' } },
+        { name: 'bare', board: { boardName: 'hEX S' }, health: { form: 'none' } },
+      ],
+    });
+  });
+
+  afterAll(async () => {
+    await Promise.all(clients.map((client) => client.close()));
+    await emulator.close();
+  });
+
+  async function run(name: string): Promise<ReturnType<typeof mapSystemHealth>> {
+    const router = testRouter({ name, url: emulator.router(name).url });
+    const client = new RouterOsClient({ url: router.url, username: 'admin', password: new Secret(''), timeoutMs: 5_000, tls: { ca: emulator.ca } });
+    clients.push(client);
+    const [job] = systemHealthCollector.jobs(router);
+    if (job === undefined) throw new Error('no health job');
+    const context: JobContext = { router, client, routerLabel: routerLabel(name), now: () => Date.now(), signal: new AbortController().signal, memory: new Map() };
+    return job.run(context);
+  }
+
+  it('is on by default, one job on its own schedule', () => {
+    const router = testRouter();
+    expect(systemHealthCollector.defaultEnabled).toBe(true);
+    expect(router.collectors.health).toBe(true);
+    expect(systemHealthCollector.jobs(router).map((job) => job.schedule)).toEqual([router.schedules.health]);
+  });
+
+  it('hardware rows: every sensor kind, within its range', async () => {
+    const result = await run('ccr');
+    const out = sampleText(result.samples);
+    expect(result.decodeErrors).toBe(0);
+    expect(result.data).toEqual({ form: 'rows', sensors: 9 });
+    const temperature = Number(/sensor="temperature"\} (\S+)/.exec(out)?.[1]);
+    expect(temperature).toBeGreaterThanOrEqual(37);
+    expect(temperature).toBeLessThanOrEqual(43);
+    expect(out).toMatch(/routeros_health_fan_speed_rpm\{router="ccr",sensor="fan2-speed"\} 4\d{3}\n/);
+    expect(out).toContain('routeros_health_state_ok{router="ccr",sensor="psu2-state"} 1\n');
+    expect(out).toMatch(/routeros_health_power_watts\{router="ccr",sensor="power-consumption"\} \d+(\.\d)?\n/);
+  });
+
+  it('faults: a failed PSU reads 0, a failed fan 0 RPM, temperatures rise', async () => {
+    const before = sampleText((await run('ccr')).samples);
+    const baseline = Number(/sensor="temperature"\} (\S+)/.exec(before)?.[1]);
+    emulator.router('ccr').setHealth({ temperatureRiseC: 40, failedFans: [2], failedPsus: [1] });
+    try {
+      const out = sampleText((await run('ccr')).samples);
+      expect(out).toContain('routeros_health_state_ok{router="ccr",sensor="psu1-state"} 0\n');
+      expect(out).toContain('routeros_health_state_ok{router="ccr",sensor="psu2-state"} 1\n');
+      expect(out).toContain('routeros_health_fan_speed_rpm{router="ccr",sensor="fan2-speed"} 0\n');
+      expect(Number(/sensor="temperature"\} (\S+)/.exec(out)?.[1])).toBeGreaterThan(baseline + 30);
+    } finally {
+      emulator.router('ccr').setHealth({});
+    }
+  });
+
+  it('CHR object, older sensor object and [] all succeed', async () => {
+    const chr = await run('chr');
+    expect([chr.samples.size, chr.decodeErrors, chr.data.form]).toEqual([0, 0, 'object']);
+    const legacy = await run('legacy');
+    expect([legacy.samples.size, legacy.decodeErrors, legacy.data.form]).toEqual([3, 0, 'object']);
+    const bare = await run('bare');
+    expect([bare.samples.size, bare.decodeErrors, bare.data.form]).toEqual([0, 0, 'none']);
+  });
+});
