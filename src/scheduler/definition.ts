@@ -6,6 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { HealthConfig, RouterConfig } from '../config/types.js';
+import type { InterfaceFilter } from '../config/interfaces.js';
 import type { JobDefinition } from '../collectors/types.js';
 import { cronIntervalSeconds } from '../config/cron.js';
 import { connectionSettings } from '../routeros/pool.js';
@@ -23,6 +24,10 @@ function health(settings: HealthConfig): unknown[] {
   ];
 }
 
+function interfaceFilter(filter: InterfaceFilter): unknown[] {
+  return [filter.includePattern?.source ?? null, filter.excludePattern?.source ?? null, filter.includeTypes ?? null, filter.excludeTypes, filter.includeDynamic];
+}
+
 /**
  * The job's own settings beyond its schedule. Targets are found by the job name their collector gives them;
  * when none matches (a collector renamed its jobs), the whole list counts, so a change replaces rather than
@@ -36,6 +41,9 @@ function ownSettings(router: RouterConfig, definition: JobDefinition): unknown {
     case 'wireguard':
       // Peer verdicts are made inside the run, from the health settings.
       return health(router.health);
+    case 'interface':
+      // The run filters interfaces with `interfaces:`; patterns count by their text.
+      return interfaceFilter(router.interfaces);
     case 'ping': {
       const target = router.ping.find((t) => definition.job === `ping:${t.name}:${t.target}`);
       return target ?? router.ping;
@@ -46,7 +54,7 @@ function ownSettings(router: RouterConfig, definition: JobDefinition): unknown {
     }
     default:
       // A collector this module does not know yet: everything but the name counts.
-      return [router.schedules, router.collectors, health(router.health), router.ping, router.bandwidthTest];
+      return [router.schedules, router.collectors, health(router.health), router.ping, router.bandwidthTest, interfaceFilter(router.interfaces)];
   }
 }
 

@@ -13,6 +13,7 @@ import { recordedList } from '../helpers/fixtures.js';
 import { testRouter } from '../helpers/config.js';
 import { BASE, problemsOf } from '../config/helpers.js';
 import { sampleText } from './sample-text.js';
+import { jobFingerprint } from '../../src/scheduler/definition.js';
 
 const ROUTER = routerLabel('hq');
 const DEFAULT_FILTER = testRouter().interfaces;
@@ -227,5 +228,23 @@ describe('interface job', () => {
     };
     const result = await job?.run({ router, client, routerLabel: ROUTER, now: () => 0, signal: new AbortController().signal, memory: new Map() });
     expect(sampleText(result?.samples ?? new SampleSet())).toContain('interface="bridge-lan"');
+  });
+});
+
+describe('interface job on reload', () => {
+  const fingerprint = (router: Record<string, unknown>): string => {
+    const config = testRouter(router);
+    const job = interfaceCollector.jobs(config)[0];
+    if (job === undefined) throw new Error('no job');
+    return jobFingerprint(config, job);
+  };
+
+  it('is replaced when its interfaces: filter changes (the run reads it), and kept otherwise', () => {
+    const base = fingerprint({ interfaces: { exclude_pattern: 'vlan.*' } });
+    expect(fingerprint({ interfaces: { exclude_pattern: 'vlan.*' } })).toBe(base);
+    expect(fingerprint({ interfaces: { exclude_pattern: 'vlan1.*' } })).not.toBe(base);
+    expect(fingerprint({ interfaces: { exclude_pattern: 'vlan.*', include_dynamic: true } })).not.toBe(base);
+    expect(fingerprint({ interfaces: { exclude_pattern: 'vlan.*', include_types: ['ether'] } })).not.toBe(base);
+    expect(fingerprint({ interfaces: { exclude_pattern: 'vlan.*' }, health: { exclude_peers: ['x'] } })).toBe(base);
   });
 });
