@@ -12,6 +12,8 @@ import { mapSystem } from '../../src/collectors/system.js';
 import { mapWireguard } from '../../src/collectors/wireguard.js';
 import { mapPing } from '../../src/collectors/ping.js';
 import { mapBandwidthTest } from '../../src/collectors/bandwidth-test.js';
+import { mapSystemHealth } from '../../src/collectors/system-health.js';
+import { mapFirmware } from '../../src/collectors/firmware.js';
 import { recordedList, recordedRecord } from '../helpers/fixtures.js';
 import { testRouter } from '../helpers/config.js';
 import { promtoolCheckMetrics } from '../helpers/promtool.js';
@@ -39,6 +41,8 @@ export function recordedExposition(): { exposition: Exposition; store: SnapshotS
           { collector: 'wireguard', job: 'wireguard' },
           { collector: 'ping', job: 'ping' },
           { collector: 'bandwidth_test', job: 'bandwidth_test' },
+          { collector: 'health', job: 'health' },
+          { collector: 'firmware', job: 'firmware' },
         ],
       ],
       ['branch', [{ collector: 'system', job: 'system' }, { collector: 'wireguard', job: 'wireguard' }]],
@@ -57,6 +61,10 @@ export function recordedExposition(): { exposition: Exposition; store: SnapshotS
   store.record({ ...base, collector: 'ping', job: 'ping', samples: ping.samples, data: ping.data });
   const bt = mapBandwidthTest(recordedList('bandwidth-test.json'), test, hq, NOW);
   store.record({ ...base, collector: 'bandwidth_test', job: 'bandwidth_test', samples: bt.samples, data: bt.data });
+  const health = mapSystemHealth(recordedList('system-health-rows-7.x-ccr.json'), hq);
+  store.record({ ...base, collector: 'health', job: 'health', samples: health.samples, data: health.data });
+  const firmware = mapFirmware(recordedRecord('system-routerboard-7.16-hap.json'), recordedRecord('system-package-update-7.23-chr.json'), hq);
+  store.record({ ...base, collector: 'firmware', job: 'firmware', samples: firmware.samples, data: firmware.data });
   // A second router that answered once and then timed out: up 0, data gone, error counted.
   store.record({ router: 'branch', collector: 'system', job: 'system', ok: true, finishedAt: NOW - 15_000, durationSeconds: 0.1, samples: system.samples });
   store.record({ router: 'branch', collector: 'system', job: 'system', ok: false, reason: 'timeout', finishedAt: NOW, durationSeconds: 10 });
@@ -115,7 +123,7 @@ describe('golden exposition', () => {
     const byName = new Map(families.map((family) => [family.name, family]));
     for (const family of families) {
       expect(family.type, family.name).not.toBe('unknown');
-      const unit = /_(seconds|bytes|ratio|hertz|celsius|volts|bytes_per_second)$/.exec(family.name)?.[1] ?? '';
+      const unit = /_(seconds|bytes|ratio|hertz|celsius|volts|amperes|watts|bytes_per_second)$/.exec(family.name)?.[1] ?? '';
       if (family.type !== 'info' && !family.name.endsWith('_per_second')) expect(family.unit, family.name).toBe(unit);
     }
     expect(byName.get('process_cpu_seconds')).toMatchObject({ type: 'counter', unit: 'seconds' });
