@@ -25,7 +25,8 @@ import { routerLabel } from '../../src/metrics/family.js';
 class RecordsClient implements Pick<JobContext['client'], 'list' | 'getSingleton' | 'run'> {
   constructor(readonly peers: RouterRecord[]) {}
   list(menu: string): Promise<RouterRecord[]> {
-    return Promise.resolve(menu === 'interface/wireguard' ? [WG_UP] : this.peers);
+    if (menu === 'interface/wireguard') return Promise.resolve([WG_UP]);
+    return Promise.resolve(menu === 'interface/wireguard/peers' ? this.peers : []);
   }
   getSingleton(): Promise<RouterRecord> {
     return Promise.resolve({ 'cpu-load': '3', uptime: '5m', version: '7.19.4 (stable)' });

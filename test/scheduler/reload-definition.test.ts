@@ -28,7 +28,7 @@ function changedBy(edit: Parameters<typeof fingerprints>[0]): string[] {
   return [...after].filter(([job, print]) => before.get(job) !== print).map(([job]) => job).sort();
 }
 
-const ALL = ['bandwidth_test:192.0.2.60:192.0.2.60', 'ping:192.0.2.50:192.0.2.50', 'ping:192.0.2.51:192.0.2.51', 'system', 'wireguard'];
+const ALL = ['bandwidth_test:192.0.2.60:192.0.2.60', 'interface', 'ping:192.0.2.50:192.0.2.50', 'ping:192.0.2.51:192.0.2.51', 'system', 'wireguard'];
 
 describe('job definitions', () => {
   it('are stable: the same file read twice gives the same fingerprints', () => {
@@ -83,6 +83,7 @@ describe('readiness gating', () => {
   it('frequent jobs gate; bandwidth tests and jobs rarer than every 10 minutes do not', () => {
     expect(gates).toEqual({
       system: true,
+      interface: true,
       wireguard: true,
       // every 5 minutes by default
       wireguard_setup: true,
