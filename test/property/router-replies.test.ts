@@ -15,6 +15,8 @@ import { describe, expect, it } from 'vitest';
 import { SYSTEM_PROPLIST } from '../../src/collectors/system.js';
 import { INTERFACE_PROPLIST, PEER_PROPLIST } from '../../src/collectors/wireguard.js';
 import { SETUP_PROPLISTS } from '../../src/collectors/wireguard-setup.js';
+import { PACKAGE_UPDATE_PROPLIST, ROUTERBOARD_PROPLIST } from '../../src/collectors/firmware.js';
+import { RouterOsError } from '../../src/routeros/errors.js';
 import type { JobContext } from '../../src/collectors/types.js';
 import { Exposition } from '../../src/metrics/exposition.js';
 import { SelfMetrics } from '../../src/metrics/self.js';
@@ -59,6 +61,10 @@ const nastyString = fc.oneof(
     'wg0', 'wg1', '*1', '*2', 'done testing', 'can not connect', 'timeout',
     '10.0.0.1/24', '192.168.20.0/24', '0.0.0.0/0', '10.10.0.2/32,192.168.20.0/24', '999.1.1.1/33',
     'input', 'forward', 'accept', 'drop', 'jump', 'udp', '13231,51820', '13000-14000',
+    // system/health types and states, firmware and RouterOS versions.
+    'C', 'V', 'A', 'W', 'RPM', 'ok', 'fail', '-61', '151', '-40', '24.1', '4500',
+    'temperature', 'cpu-temperature', 'fan1-speed', 'psu1-state', 'voltage', 'power-consumption',
+    '7.16', '7.15.3', '7.24.4', '7.16rc2', '7.16beta1', '7.23.7', 'stable', 'long-term',
   ),
   fc.integer({ min: -1e6, max: 1e6 }).map(String),
   fc.bigInt({ min: -(2n ** 80n), max: 2n ** 80n }).map(String),
@@ -122,6 +128,18 @@ function singletonReply(keys: readonly string[]): fc.Arbitrary<Node> {
 const PING_KEYS = ['seq', 'host', 'time', 'sent', 'received', 'packet-loss', 'min-rtt', 'avg-rtt', 'max-rtt', 'status', 'size', 'ttl'];
 const BTEST_KEYS = ['.section', 'status', 'rx-total-average', 'tx-total-average', 'lost-packets', 'duration', 'rx-current', 'tx-current'];
 
+/** system/health: RouterOS 7 sensor rows, an object (CHR's settings or older firmware's sensor values), or []. */
+const HEALTH_ROW_KEYS = ['.id', 'name', 'type', 'value'];
+const HEALTH_OBJECT_KEYS = ['temperature', 'cpu-temperature', 'voltage', 'current', 'power-consumption', 'fan1-speed', 'psu1-state', 'psu2-voltage', 'state', 'state-after-reboot'];
+const healthReply = fc.oneof(
+  { weight: 4, arbitrary: listReply(HEALTH_ROW_KEYS) },
+  { weight: 2, arbitrary: singletonReply(HEALTH_OBJECT_KEYS) },
+  { weight: 1, arbitrary: fc.constant<Node>({ array: [] }) },
+);
+/** A menu the board lacks (system/routerboard on CHR): the client's error for HTTP 400 "no such command". */
+const ABSENT = '"<400 no such command or directory>"';
+const routerboardReply = fc.oneof({ weight: 4, arbitrary: singletonReply(ROUTERBOARD_PROPLIST) }, { weight: 1, arbitrary: fc.constant<Node>({ raw: ABSENT }) });
+
 const routerReplies = fc.record({
   'system/resource': singletonReply(SYSTEM_PROPLIST),
   'interface/wireguard': listReply(INTERFACE_PROPLIST),
@@ -131,23 +149,39 @@ const routerReplies = fc.record({
   'ip/firewall/filter': listReply(SETUP_PROPLISTS.filter),
   ping: listReply(PING_KEYS),
   'tool/bandwidth-test': listReply(BTEST_KEYS),
+  'system/health': healthReply,
+  'system/routerboard': routerboardReply,
+  'system/package/update': singletonReply(PACKAGE_UPDATE_PROPLIST),
 });
 type Replies = typeof routerReplies extends fc.Arbitrary<infer T> ? T : never;
 
 /** Answers as the REST client would: the body parsed from JSON text, then the same shape checks. */
 class ReplyClient implements Pick<JobContext['client'], 'list' | 'getSingleton' | 'run'> {
   replies: Replies | undefined;
+  /** Every request, as `GET menu` or `POST command`: the exporter only reads, and never reaches the outside. */
+  readonly asked = new Set<string>();
   #body(menu: keyof Replies): unknown {
     const node = this.replies?.[menu];
+    if (node !== undefined && 'raw' in node && node.raw === ABSENT) {
+      throw new RouterOsError('ROS_ERR_UNSUPPORTED', `GET /rest/${menu}: the router does not have this menu or command`, { status: 400 });
+    }
     return node === undefined ? [] : (JSON.parse(toJson(node)) as unknown);
   }
-  list(menu: string): Promise<RouterRecord[]> {
-    return Promise.resolve().then(() => asRecordList(this.#body(menu as keyof Replies), `GET /rest/${menu}`));
+  list(menu: string, options?: { objectAsList?: boolean }): Promise<RouterRecord[]> {
+    this.asked.add(`GET ${menu}`);
+    return Promise.resolve().then(() => {
+      const body = this.#body(menu as keyof Replies);
+      // As the REST client does for menus that answer either form.
+      if (options?.objectAsList === true && body !== null && typeof body === 'object' && !Array.isArray(body)) return [asSingleRecord(body, `GET /rest/${menu}`)];
+      return asRecordList(body, `GET /rest/${menu}`);
+    });
   }
   getSingleton(menu: string): Promise<RouterRecord> {
+    this.asked.add(`GET ${menu}`);
     return Promise.resolve().then(() => asSingleRecord(this.#body(menu as keyof Replies), `GET /rest/${menu}`));
   }
   run(command: string): Promise<unknown> {
+    this.asked.add(`POST ${command}`);
     return Promise.resolve().then(() => this.#body(command as keyof Replies));
   }
 }
@@ -183,7 +217,9 @@ function checkSample(sample: ParsedSample): void {
   if (name.endsWith('_listen_port')) within(0, 65_535);
   if (name.endsWith('_mtu_bytes')) within(0, 65_536);
   if (/_(bytes|bytes_per_second|seconds|hertz|cores|lost_packets)$/.test(name)) within(0, Number.MAX_VALUE);
-  if (/_(up|success|healthy|running|disabled|setup_ok|info)$/.test(name)) within(0, 1);
+  if (/_(up|success|healthy|running|disabled|setup_ok|info|state_ok|upgrade_pending|update_available)$/.test(name)) within(0, 1);
+  if (name.endsWith('_celsius')) within(-60, 150);
+  if (/_(volts|amperes|watts|rpm)$/.test(name)) within(0, Number.MAX_VALUE);
 }
 
 /** Every number anywhere in a value is finite (JSON would print NaN and Infinity as null, hiding them). */
@@ -290,6 +326,14 @@ async function oneRouter(rounds: readonly Replies[]): Promise<void> {
     stopWatching();
     await scheduler.stop();
   }
+  // Read only: the only commands are the measurements the config asks for; nothing that checks for updates,
+  // downloads, installs or upgrades firmware (which would make the router reach the outside or change itself).
+  for (const request of client.asked) {
+    if (request.startsWith('POST ')) expect(['POST ping', 'POST tool/bandwidth-test']).toContain(request);
+    expect(request).not.toMatch(/check-for-updates|download|install|upgrade/);
+  }
+  expect(client.asked).toContain('GET system/health');
+  expect(client.asked).toContain('GET system/routerboard');
 }
 
 describe('router-reply fuzz', () => {
@@ -302,8 +346,8 @@ describe('router-reply fuzz', () => {
       { numRuns: 1_000_000, interruptAfterTimeLimit: TIME_BUDGET_MS },
     );
     const elapsed = Math.round(performance.now() - started);
-    // One router reply set is 8 menus; a run has one or two rounds of them.
-    console.log(`router-reply fuzz: ${result.numRuns} runs (${result.numRuns * 8}+ menu replies) in ${elapsed} ms${result.interrupted ? ' (time budget reached)' : ''}`);
+    // One router reply set is 11 menus; a run has one or two rounds of them.
+    console.log(`router-reply fuzz: ${result.numRuns} runs (${result.numRuns * 11}+ menu replies) in ${elapsed} ms${result.interrupted ? ' (time budget reached)' : ''}`);
     // The counterexample can be long (600-digit strings): the start of the report says enough to reproduce it.
     if (result.failed) {
       const cause = result.errorInstance instanceof Error ? result.errorInstance.message : String(result.errorInstance);
