@@ -14,6 +14,7 @@ import { mapPing } from '../../src/collectors/ping.js';
 import { mapBandwidthTest } from '../../src/collectors/bandwidth-test.js';
 import { mapSystemHealth } from '../../src/collectors/system-health.js';
 import { mapFirmware } from '../../src/collectors/firmware.js';
+import { mapInterfaces, mapLinkRates } from '../../src/collectors/interface.js';
 import { recordedList, recordedRecord } from '../helpers/fixtures.js';
 import { testRouter } from '../helpers/config.js';
 import { promtoolCheckMetrics } from '../helpers/promtool.js';
@@ -38,6 +39,7 @@ export function recordedExposition(): { exposition: Exposition; store: SnapshotS
         'hq',
         [
           { collector: 'system', job: 'system' },
+          { collector: 'interface', job: 'interface' },
           { collector: 'wireguard', job: 'wireguard' },
           { collector: 'ping', job: 'ping' },
           { collector: 'bandwidth_test', job: 'bandwidth_test' },
@@ -52,6 +54,9 @@ export function recordedExposition(): { exposition: Exposition; store: SnapshotS
   const base = { router: 'hq', ok: true, finishedAt: NOW, durationSeconds: 0.25 } as const;
   const system = mapSystem(recordedRecord('system-resource-7.19.json'), hq);
   store.record({ ...base, collector: 'system', job: 'system', samples: system.samples, data: system.data });
+  const interfaces = mapInterfaces(recordedList('interface-7.23-chr.json'), hq, router.interfaces);
+  mapLinkRates([{ name: 'ether1', status: 'link-ok', rate: '1Gbps' }], new Set(interfaces.ethernetUp.keys()), hq, interfaces.samples);
+  store.record({ ...base, collector: 'interface', job: 'interface', samples: interfaces.samples, data: interfaces.data });
   const wg = mapWireguard(recordedList('wireguard-interfaces.json'), recordedList('wireguard-peers.json'), hq, router.health, NOW);
   store.record({ ...base, collector: 'wireguard', job: 'wireguard', samples: wg.samples, data: wg.data });
   const target = router.ping[0];
