@@ -1,8 +1,9 @@
 /**
  * `labels:`: extra labels (site, rack, role, …) put on every series of a router, right after `router`
  * (metrics/family.ts routerLabel). Names are checked here, once, so the exposition never has to: a valid
- * Prometheus label name, not one Prometheus reserves, and none the exporter writes itself — a router label
- * called `interface` would make every interface series carry the name twice, which Prometheus refuses.
+ * Prometheus label name that OpenMetrics and promtool's lint accept too (no leading "_", no camelCase), and
+ * none the exporter writes itself — a router label called `interface` would make every interface series
+ * carry the name twice, which Prometheus refuses.
  */
 import { EXPORTER_LABELS } from '../metrics/families.js';
 import { REPORTED } from './fields.js';
@@ -14,6 +15,12 @@ import { quoteValue } from './value-error.js';
 export type LabelsLayer = Partial<Record<string, Located<string> | null>>;
 
 const LABEL_NAME = /^[a-zA-Z_][a-zA-Z0-9_]*$/;
+/** What promtool's lint calls camelCase: a lower-case letter followed by an upper-case one. */
+const CAMEL_CASE = /[a-z][A-Z]/;
+
+function snakeCase(name: string): string {
+  return name.replace(/([a-z])([A-Z])/g, '$1_$2').toLowerCase();
+}
 /** Set by Prometheus on every scraped series: a label of ours by that name would arrive as `exported_<name>`. */
 const TARGET_LABELS = ['job', 'instance'];
 
@@ -21,6 +28,10 @@ const TARGET_LABELS = ['job', 'instance'];
 export function labelNameProblem(name: string): string | undefined {
   if (!LABEL_NAME.test(name)) return `${quoteValue(name)} is not a Prometheus label name: use letters, digits and "_", not starting with a digit`;
   if (name.startsWith('__')) return `${quoteValue(name)} starts with "__", which Prometheus reserves for its own labels`;
+  // Prometheus would take `_site`, but OpenMetrics reserves every name starting with "_" and strict parsers refuse it.
+  if (name.startsWith('_')) return `${quoteValue(name)} starts with "_", which OpenMetrics reserves; start with a letter`;
+  // `promtool check metrics` flags camelCase label names; the exposition is kept lint-clean.
+  if (CAMEL_CASE.test(name)) return `${quoteValue(name)} is camelCase, which promtool check metrics flags; write it in snake_case (${quoteValue(snakeCase(name))})`;
   const family = EXPORTER_LABELS.get(name);
   if (family !== undefined) return `${quoteValue(name)} is a label the exporter sets itself (on ${family}); choose another name`;
   if (TARGET_LABELS.includes(name)) return `${quoteValue(name)} is set by Prometheus on every scraped series; yours would arrive renamed to exported_${name}`;

@@ -2,6 +2,8 @@
 import { describe, expect, it } from 'vitest';
 import { labelNameProblem } from '../../src/config/labels.js';
 import { EXPORTER_LABELS, FAMILIES } from '../../src/metrics/families.js';
+import { jobsFor } from '../../src/collectors/catalog.js';
+import { jobFingerprint } from '../../src/scheduler/definition.js';
 import { BASE, firstRouter, problemsOf, resolve } from './helpers.js';
 
 function withLabels(router: unknown, defaults?: unknown): unknown {
@@ -32,6 +34,8 @@ describe('labels', () => {
     ['', 'is not a Prometheus label name'],
     ['__name__', 'starts with "__"'],
     ['__x', 'starts with "__"'],
+    ['_site', 'starts with "_", which OpenMetrics reserves'],
+    ['siteName', 'is camelCase, which promtool check metrics flags; write it in snake_case ("site_name")'],
     ['router', 'is a label the exporter sets itself (on every series)'],
     ['interface', 'is a label the exporter sets itself'],
     ['collector', 'is a label the exporter sets itself (on routeros_collector_success)'],
@@ -68,6 +72,19 @@ describe('labels', () => {
       }
     }
     expect(labelNameProblem('site')).toBeUndefined();
-    expect(labelNameProblem('_private')).toBeUndefined();
+    expect(labelNameProblem('site_name2')).toBeUndefined();
+    expect(labelNameProblem('SITE')).toBeUndefined();
+  });
+
+  it("are part of every job's definition, so a reload that changes them replaces the jobs (and their series)", () => {
+    const fingerprints = (labels: unknown): string[] => {
+      const router = firstRouter(resolve(withLabels(labels)));
+      return jobsFor(router).map((job) => jobFingerprint(router, job));
+    };
+    const ams = fingerprints({ site: 'ams', rack: 'r1' });
+    expect(ams.length).toBeGreaterThan(0);
+    expect(fingerprints({ rack: 'r1', site: 'ams' })).toEqual(ams);
+    const lon = fingerprints({ site: 'lon', rack: 'r1' });
+    lon.forEach((fingerprint, i) => expect(fingerprint).not.toBe(ams[i]));
   });
 });

@@ -74,7 +74,7 @@ const INVALID: Record<string, [path: string, message: string]> = {
   'health-exclude-peers-not-list': ['routers[0].health.exclude_peers', 'must be a list, not "lab-laptop"'],
   'labels-name': ['routers[0].labels.data-centre', '"data-centre" is not a Prometheus label name'],
   'labels-reserved': ['routers[0].labels.__site', '"__site" starts with "__", which Prometheus reserves'],
-  'labels-exporter': ['defaults.labels.interface', '"interface" is a label the exporter sets itself (on routeros_wireguard_'],
+  'labels-exporter': ['defaults.labels.interface', '"interface" is a label the exporter sets itself (on routeros_'],
   'labels-value': ['routers[0].labels.site', 'must not be empty'],
   'ping-budget': [
     'routers[0].ping[1]',

@@ -17,6 +17,7 @@ import { Exposition } from '../../src/metrics/exposition.js';
 import { SelfMetrics } from '../../src/metrics/self.js';
 import { SnapshotStore } from '../../src/metrics/store.js';
 import { routerLabel } from '../../src/metrics/family.js';
+import { labelNameProblem } from '../../src/config/labels.js';
 import type { RouterRecord } from '../../src/routeros/records.js';
 import { testRouter } from '../helpers/config.js';
 import { promtoolCheckMetrics } from '../helpers/promtool.js';
@@ -53,6 +54,12 @@ const BTEST_KEYS = ['status', 'rx-total-average', 'tx-total-average', 'lost-pack
 const routerReplies = fc.record({
   // Router names come from the config, which allows only safe names (the router label is never router-sent).
   router: fc.stringMatching(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$/),
+  // The router's configured labels: names the config accepts (it refuses the exporter's own), any non-empty text.
+  labels: fc.dictionary(
+    fc.stringMatching(/^[a-zA-Z_][a-zA-Z0-9_]{0,8}$/).filter((name) => labelNameProblem(name) === undefined),
+    text.filter((v) => v !== ''),
+    { maxKeys: 3 },
+  ),
   system: record(SYSTEM_PROPLIST),
   interfaces: fc.array(record(INTERFACE_KEYS), { maxLength: 4 }),
   peers: fc.array(record(PEER_KEYS), { maxLength: 6 }),
@@ -83,9 +90,13 @@ function expose(replies: Replies[]): Exposition {
   const store = new SnapshotStore();
   const names = [...new Set(replies.map((r) => r.router))];
   const plans = ['system', 'wireguard', 'wireguard_setup', 'ping', 'bandwidth_test'] as const;
-  store.plan(new Map(names.map((name) => [name, plans.map((collector) => ({ collector, job: collector }))])));
-  for (const r of replies.filter((reply, i) => names.indexOf(reply.router) === i)) {
-    const label = routerLabel(r.router);
+  const first = replies.filter((reply, i) => names.indexOf(reply.router) === i);
+  store.plan(
+    new Map(names.map((name) => [name, plans.map((collector) => ({ collector, job: collector }))])),
+    new Map(first.map((r) => [r.router, routerLabel(r.router, r.labels)])),
+  );
+  for (const r of first) {
+    const label = routerLabel(r.router, r.labels);
     const base = { router: r.router, ok: true, finishedAt: NOW, durationSeconds: 0.1 } as const;
     const target = { target: r.pingTarget, name: r.pingName, count: 3, intervalSeconds: 1, schedule: '* * * * *' };
     const test = { target: r.pingTarget, name: r.pingName, durationSeconds: 5, schedule: '* * * * *', direction: 'both', protocol: 'udp' } as const;
@@ -110,8 +121,10 @@ async function render(exposition: Exposition, format: 'text' | 'openmetrics', gz
 
 describe('random router replies through collectors and exposition', () => {
   it('always parse strictly, in both formats and gzipped, with finite router values and faithful labels', async () => {
+    let tried = 0;
     await fc.assert(
       fc.asyncProperty(fc.array(routerReplies, { minLength: 1, maxLength: 3 }), async (replies) => {
+        tried++;
         const exposition = expose(replies);
         const plain = await render(exposition, 'text', false);
         const parsed = parseExposition(plain, 'text');
@@ -132,9 +145,21 @@ describe('random router replies through collectors and exposition', () => {
         for (const name of peerNames) {
           expect(replies.some((r) => r.peers.some((p) => asExposed(p['name'] || (p['comment'] ?? '')) === name))).toBe(true);
         }
+        // Every router series carries its router's configured labels, values as configured; the exporter's own none.
+        const configured = new Map(replies.filter((r, i) => replies.findIndex((o) => o.router === r.router) === i).map((r) => [asExposed(r.router), r.labels]));
+        for (const sample of parsed.samples) {
+          const labels = configured.get(sample.labels['router'] ?? '');
+          if (!sample.name.startsWith('routeros_') || sample.name.startsWith('routeros_exporter_')) {
+            expect(sample.labels['router'], sample.key).toBeUndefined();
+            continue;
+          }
+          expect(labels, sample.key).toBeDefined();
+          for (const [name, value] of Object.entries(labels ?? {})) expect(sample.labels[name], sample.key).toBe(asExposed(value));
+        }
       }),
       { numRuns: 200 },
     );
+    console.log(`exposition property: ${tried} random sets of router replies and label maps tried`);
   });
 
   it('always pass promtool check metrics', async () => {
