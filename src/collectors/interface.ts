@@ -121,14 +121,18 @@ export function linkRateBits(rate: string): string | undefined {
 export function mapLinkRates(rows: unknown, ports: ReadonlySet<string>, routerLabel: RouterLabel, samples: SampleSet): FieldReader {
   const read = new FieldReader('interface/ethernet/monitor');
   const list = Array.isArray(rows) ? rows : [rows];
-  for (const row of list as RouterRecord[]) {
+  // A port reported twice would make a duplicate series, which Prometheus rejects: the first row counts.
+  const seen = new Set<string>();
+  // The command's reply is not shape-checked like a menu's: anything that is not a string is no name or rate.
+  for (const row of list as unknown[]) {
     if (typeof row !== 'object' || row === null) continue;
-    const name = row['name'];
-    const rate = row['rate'];
-    if (name === undefined || !ports.has(name) || rate === undefined || rate === '') continue;
-    const bits = linkRateBits(rate);
+    const { name, rate } = row as Record<string, unknown>;
+    if (typeof name !== 'string' || !ports.has(name) || seen.has(name) || rate === undefined || rate === '') continue;
+    seen.add(name);
+    const bits = typeof rate === 'string' ? linkRateBits(rate) : undefined;
     if (bits === undefined) {
-      read.problem(`rate: not a link rate: ${JSON.stringify(rate.slice(0, 32))}`);
+      const shown = typeof rate === 'string' ? rate : String(JSON.stringify(rate));
+      read.problem(`rate: not a link rate: ${JSON.stringify(shown.slice(0, 32))}`);
       continue;
     }
     const value = read.value('bitsPerSecond', { rate: bits }, 'rate');

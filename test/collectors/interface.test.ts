@@ -114,6 +114,7 @@ describe('interface range rules', () => {
         { name: 'ether2', status: 'link-ok', rate: 'warp 9' },
         { name: 'ether3', status: 'no-link' },
         { name: 'not-asked', status: 'link-ok', rate: '10Gbps' },
+        { name: 'ether1', status: 'link-ok', rate: '10Gbps' },
       ],
       new Set(['ether1', 'ether2', 'ether3']),
       ROUTER,

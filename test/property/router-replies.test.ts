@@ -16,6 +16,7 @@ import { SYSTEM_PROPLIST } from '../../src/collectors/system.js';
 import { INTERFACE_PROPLIST, PEER_PROPLIST } from '../../src/collectors/wireguard.js';
 import { SETUP_PROPLISTS } from '../../src/collectors/wireguard-setup.js';
 import { PACKAGE_UPDATE_PROPLIST, ROUTERBOARD_PROPLIST } from '../../src/collectors/firmware.js';
+import { INTERFACE_PROPLIST as LINK_PROPLIST } from '../../src/collectors/interface.js';
 import { RouterOsError } from '../../src/routeros/errors.js';
 import type { JobContext } from '../../src/collectors/types.js';
 import { Exposition } from '../../src/metrics/exposition.js';
@@ -65,6 +66,9 @@ const nastyString = fc.oneof(
     'C', 'V', 'A', 'W', 'RPM', 'ok', 'fail', '-61', '151', '-40', '24.1', '4500',
     'temperature', 'cpu-temperature', 'fan1-speed', 'psu1-state', 'voltage', 'power-consumption',
     '7.16', '7.15.3', '7.24.4', '7.16rc2', '7.16beta1', '7.23.7', 'stable', 'long-term',
+    // /interface types and names, ethernet monitor states and rates (an enum with its unit).
+    'ether', 'ether1', 'bridge', 'vlan', 'wg', 'pppoe-in', '<pppoe-alice>', 'loopback', 'link-ok', 'no-link',
+    '10Mbps', '1Gbps', '2.5Gbps', '100Gbps', 'Gbps', '-1Gbps', '1.5.5Gbps', '99999999999999999999999Tbps', '1Pbps',
   ),
   fc.integer({ min: -1e6, max: 1e6 }).map(String),
   fc.bigInt({ min: -(2n ** 80n), max: 2n ** 80n }).map(String),
@@ -140,8 +144,27 @@ const healthReply = fc.oneof(
 const ABSENT = '"<400 no such command or directory>"';
 const routerboardReply = fc.oneof({ weight: 4, arbitrary: singletonReply(ROUTERBOARD_PROPLIST) }, { weight: 1, arbitrary: fc.constant<Node>({ raw: ABSENT }) });
 
+/**
+ * A record that half the time is made a running ethernet port named ether1 or ether2 (keys appended last win, as
+ * in JSON.parse): random keys alone would almost never make one, and then the monitor would never be asked.
+ */
+function steered(keys: readonly string[], make: fc.Arbitrary<[string, string][]>): fc.Arbitrary<Node> {
+  return fc.tuple(record(keys), fc.option(make, { freq: 2 })).map(([node, extra]): Node => {
+    if (extra === null || !('object' in node)) return node;
+    return { object: [...node.object, ...extra.map(([key, value]): [string, Node] => [key, raw(value)])] };
+  });
+}
+const portName = fc.constantFrom('ether1', 'ether2');
+const runningPort = portName.map((name): [string, string][] => [['name', name], ['type', 'ether'], ['running', 'true'], ['disabled', 'false']]);
+const monitorRow = fc.tuple(portName, fc.oneof(nastyString, fc.constantFrom('1Gbps', '10Gbps', '2.5Gbps'))).map(([name, rate]): [string, string][] => [['name', name], ['status', 'link-ok'], ['rate', rate]]);
+const MONITOR_KEYS = ['name', 'status', 'rate', 'auto-negotiation', 'full-duplex'];
+const steeredList = (keys: readonly string[], make: fc.Arbitrary<[string, string][]>): fc.Arbitrary<Node> =>
+  fc.oneof({ weight: 4, arbitrary: fc.array(steered(keys, make), { maxLength: 5 }).map((array): Node => ({ array })) }, { weight: 1, arbitrary: listReply(keys) });
+
 const routerReplies = fc.record({
   'system/resource': singletonReply(SYSTEM_PROPLIST),
+  interface: steeredList(LINK_PROPLIST, runningPort),
+  'interface/ethernet/monitor': steeredList(MONITOR_KEYS, monitorRow),
   'interface/wireguard': listReply(INTERFACE_PROPLIST),
   'interface/wireguard/peers': listReply([...new Set([...PEER_PROPLIST, ...SETUP_PROPLISTS.peers])]),
   'ip/address': listReply(SETUP_PROPLISTS.addresses),
@@ -268,6 +291,9 @@ function countingLogger(): { logger: pino.Logger; lines: () => number } {
   return { logger: pino({ level: 'debug' }, sink), lines: () => lines };
 }
 
+/** Runs whose /interface reply made the collector ask the ethernet monitor (printed: the path is exercised). */
+let monitored = 0;
+
 async function oneRouter(rounds: readonly Replies[]): Promise<void> {
   const store = new SnapshotStore();
   const client = new ReplyClient();
@@ -329,11 +355,14 @@ async function oneRouter(rounds: readonly Replies[]): Promise<void> {
   // Read only: the only commands are the measurements the config asks for; nothing that checks for updates,
   // downloads, installs or upgrades firmware (which would make the router reach the outside or change itself).
   for (const request of client.asked) {
-    if (request.startsWith('POST ')) expect(['POST ping', 'POST tool/bandwidth-test']).toContain(request);
+    // interface/ethernet/monitor with `once` only reads the port's state.
+    if (request.startsWith('POST ')) expect(['POST ping', 'POST tool/bandwidth-test', 'POST interface/ethernet/monitor']).toContain(request);
     expect(request).not.toMatch(/check-for-updates|download|install|upgrade/);
   }
   expect(client.asked).toContain('GET system/health');
   expect(client.asked).toContain('GET system/routerboard');
+  expect(client.asked).toContain('GET interface');
+  if (client.asked.has('POST interface/ethernet/monitor')) monitored++;
 }
 
 describe('router-reply fuzz', () => {
@@ -346,8 +375,8 @@ describe('router-reply fuzz', () => {
       { numRuns: 1_000_000, interruptAfterTimeLimit: TIME_BUDGET_MS },
     );
     const elapsed = Math.round(performance.now() - started);
-    // One router reply set is 11 menus; a run has one or two rounds of them.
-    console.log(`router-reply fuzz: ${result.numRuns} runs (${result.numRuns * 11}+ menu replies) in ${elapsed} ms${result.interrupted ? ' (time budget reached)' : ''}`);
+    // One router reply set is 13 menus; a run has one or two rounds of them.
+    console.log(`router-reply fuzz: ${result.numRuns} runs (${result.numRuns * 13}+ menu replies) in ${elapsed} ms${result.interrupted ? ' (time budget reached)' : ''}; ${monitored} asked the ethernet monitor`);
     // The counterexample can be long (600-digit strings): the start of the report says enough to reproduce it.
     if (result.failed) {
       const cause = result.errorInstance instanceof Error ? result.errorInstance.message : String(result.errorInstance);
