@@ -1,4 +1,4 @@
-/** `system`: GET /rest/system/resource → routeros_system_* (CPU, memory, disk, uptime, identity). */
+/** `system`: GET /rest/system/resource → routeros_system_* (CPU, memory, disk, flash wear, uptime, identity). */
 import type { Collector, JobContext, JobResult } from './types.js';
 import type { RouterRecord } from '../routeros/records.js';
 import { SampleSet } from '../metrics/samples.js';
@@ -8,18 +8,25 @@ import { FieldReader, problemsOf } from '../analysis/decoding.js';
 
 export const SYSTEM_PROPLIST = [
   'architecture-name',
+  'bad-blocks',
   'board-name',
+  'build-time',
   'cpu',
   'cpu-count',
   'cpu-frequency',
   'cpu-load',
+  'factory-software',
   'free-hdd-space',
   'free-memory',
+  // factory-software's name from 7.24 (docs/metrics.md); a proplist naming a field the router lacks is fine.
+  'minimum-version',
   'platform',
   'total-hdd-space',
   'total-memory',
   'uptime',
   'version',
+  'write-sect-since-reboot',
+  'write-sect-total',
 ] as const;
 
 export interface SystemData {
@@ -39,6 +46,8 @@ export function mapSystem(record: RouterRecord, routerLabel: RouterLabel, now: n
     record['cpu'] ?? '',
     record['platform'] ?? '',
     record['version'] ?? '',
+    record['build-time'] ?? '',
+    record['factory-software'] ?? record['minimum-version'] ?? '',
   ]);
   samples.add(F.systemInfo, info, 1);
 
@@ -55,6 +64,10 @@ export function mapSystem(record: RouterRecord, routerLabel: RouterLabel, now: n
     [F.diskFree, diskFree],
     [F.diskTotal, diskTotal],
     [F.uptime, uptime],
+    // Only NAND boards report bad-blocks; elsewhere the series is absent, not 0.
+    [F.badBlocks, read.ratioFromPercent(record, 'bad-blocks')],
+    [F.writeSectors, read.counter(record, 'write-sect-total')],
+    [F.writeSectorsSinceReboot, read.counter(record, 'write-sect-since-reboot')],
   ];
   for (const [family, value] of values) if (value !== undefined) samples.add(family, routerLabel, value);
 
