@@ -1,0 +1,66 @@
+/**
+ * Router labels through the scheduler: the labels of the config reach every series the jobs write, and a
+ * reload that changes them replaces the router's jobs and series (none stays under the old labels).
+ * Driven by hand: manual triggers, a scripted client, each step awaiting the store's record notice.
+ */
+import pino from 'pino';
+import { describe, expect, it } from 'vitest';
+import { COLLECTOR_NAMES, type CollectorName } from '../../src/config/types.js';
+import { Exposition } from '../../src/metrics/exposition.js';
+import { SelfMetrics } from '../../src/metrics/self.js';
+import { SnapshotStore } from '../../src/metrics/store.js';
+import { Scheduler } from '../../src/scheduler/scheduler.js';
+import { testConfig } from '../helpers/config.js';
+import { FakeClient } from '../helpers/fake-client.js';
+import { ManualTriggers } from '../helpers/manual-trigger.js';
+
+/** Only `system` runs: one job is enough to follow the labels. */
+function configWith(labels: Record<string, string>) {
+  const collectors = Object.fromEntries(COLLECTOR_NAMES.map((name) => [name, name === 'system']));
+  return testConfig({
+    defaults: { username: 'u', password: 'p', collectors, labels: { env: 'prod' } },
+    routers: [{ name: 'hq', url: 'https://192.0.2.1', labels }],
+  });
+}
+
+function nextRecord(store: SnapshotStore, collector: CollectorName): Promise<void> {
+  return new Promise((resolve) => {
+    const off = store.subscribe((_router, recorded) => {
+      if (recorded === collector) {
+        off();
+        resolve();
+      }
+    });
+  });
+}
+
+describe('router labels through the scheduler', () => {
+  it('label every series of the router, and a reload that changes them replaces its series', async () => {
+    const store = new SnapshotStore();
+    const triggers = new ManualTriggers();
+    const client = new FakeClient();
+    const scheduler = new Scheduler({ store, logger: pino({ level: 'silent' }), clientFor: () => client, triggerFactory: triggers.factory, jitter: false });
+    const exposition = new Exposition(store, new SelfMetrics({ version: 'test' }));
+
+    scheduler.load(configWith({ site: 'ams' }));
+    scheduler.start(false);
+    const first = nextRecord(store, 'system');
+    triggers.fire('hq/system');
+    await first;
+    const before = exposition.routerText('text');
+    expect(before).toContain('routeros_up{router="hq",env="prod",site="ams"} 1\n');
+    expect(before).toContain('routeros_system_cpu_cores{router="hq",env="prod",site="ams"} 1\n');
+    expect(before).toContain('routeros_collector_success{router="hq",env="prod",site="ams",collector="system"} 1\n');
+
+    // The changed job runs at once after the reload; until then no series is left under the old labels.
+    const second = nextRecord(store, 'system');
+    scheduler.load(configWith({ site: 'lon' }));
+    expect(exposition.routerText('text')).not.toContain('site="ams"');
+    await second;
+    const after = exposition.routerText('text');
+    expect(after).not.toContain('site="ams"');
+    expect(after).toContain('routeros_up{router="hq",env="prod",site="lon"} 1\n');
+    expect(after).toContain('routeros_system_cpu_cores{router="hq",env="prod",site="lon"} 1\n');
+    await scheduler.stop();
+  });
+});
