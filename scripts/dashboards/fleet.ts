@@ -1,6 +1,7 @@
 /**
- * Fleet overview: is every router answering, is every collector working, how loaded are the routers, how many
- * tunnels are in trouble, and is the exporter itself healthy.
+ * Fleet overview: is every router answering, is every collector working, how loaded and how hot are the routers,
+ * has a power supply or fan failed, which firmware upgrades wait, how many tunnels are in trouble, and is the
+ * exporter itself healthy.
  */
 import { COMMON_TAGS, FLEET, linksFrom } from './catalog.js';
 import { dashboard } from './layout.js';
@@ -183,6 +184,113 @@ const resources = [
   ],
 ];
 
+/** From the `health` collector (system/health); boards without sensors (CHR, x86) have no series here. */
+const HOT = steps('green', [70, 'orange'], [80, 'red']);
+const hardware = [
+  [
+    timeseries({
+      title: 'Temperatures',
+      description: 'Every temperature sensor of each router (system/health). RouterOSTemperatureHigh fires above 80 °C.',
+      unit: 'celsius',
+      width: 12,
+      queries: [q(`routeros_health_temperature_celsius{${R}}`, '{{router}} {{sensor}}')],
+      thresholds: HOT,
+      colorMode: 'palette-classic',
+      custom: { thresholdsStyle: { mode: 'dashed' } },
+    }),
+    timeseries({
+      title: 'Fan speeds',
+      description: 'Fan speeds in RPM (system/health fanN-speed); a stopped or failed fan reads 0.',
+      unit: 'rotrpm',
+      width: 12,
+      min: 0,
+      queries: [q(`routeros_health_fan_speed_rpm{${R}}`, '{{router}} {{sensor}}')],
+    }),
+  ],
+  [
+    stateTimeline({
+      title: 'PSU and fan states',
+      description: 'Power supply and fan state sensors (psuN-state, fan-state): OK or Failed, over time.',
+      unit: 'none',
+      width: 6,
+      queries: [q(`routeros_health_state_ok{${R}}`, '{{router}} {{sensor}}')],
+      mappings: boolMapping('OK', 'Failed'),
+    }),
+    timeseries({
+      title: 'Voltages',
+      description: 'Input and PSU voltages (system/health voltage, psuN-voltage).',
+      unit: 'volt',
+      width: 6,
+      queries: [q(`routeros_health_voltage_volts{${R}}`, '{{router}} {{sensor}}')],
+    }),
+    timeseries({
+      title: 'Current draw',
+      description: 'Current drawn (system/health current, psuN-current), on boards that measure it.',
+      unit: 'amp',
+      width: 6,
+      min: 0,
+      queries: [q(`routeros_health_current_amperes{${R}}`, '{{router}} {{sensor}}')],
+    }),
+    timeseries({
+      title: 'Power draw',
+      description: 'Power consumption (system/health power-consumption), on boards that measure it.',
+      unit: 'watt',
+      width: 6,
+      min: 0,
+      queries: [q(`routeros_health_power_watts{${R}}`, '{{router}} {{sensor}}')],
+    }),
+  ],
+];
+
+/** From the `firmware` collector (system/routerboard, system/package/update), read only. */
+const YES_NO: ValueMapping[] = [
+  { type: 'value', options: { '0': { text: 'no', color: 'green', index: 0 }, '1': { text: 'yes', color: 'orange', index: 1 } } },
+];
+const firmware = [
+  [
+    stat({
+      title: 'Firmware upgrades pending',
+      description: 'Routers whose RouterBOOT firmware differs from what their RouterOS offers: run /system routerboard upgrade, then reboot.',
+      unit: 'none',
+      width: 6,
+      height: 7,
+      queries: [instant(`count(routeros_firmware_upgrade_pending{${R}} == 1) or vector(0)`)],
+      thresholds: steps('green', [1, 'orange']),
+    }),
+    table({
+      title: 'Firmware and RouterOS versions',
+      description:
+        'Per router: installed RouterOS, the latest version its last update check found (empty when it never checked; ' +
+        'the exporter never asks it to check), the channel, and RouterBOOT current vs upgrade firmware (none on CHR/x86).',
+      unit: 'none',
+      width: 18,
+      height: 7,
+      queries: [
+        tableQuery(`routeros_package_update_info{${R}}`),
+        tableQuery(`routeros_package_update_available{${R}}`),
+        tableQuery(
+          `routeros_firmware_upgrade_pending{${R}} * on (job, instance, router) group_left (model, firmware_type, current, upgrade) routeros_firmware_info{${R}}`,
+        ),
+      ],
+      transformations: joinColumns([...PLUMBING_COLUMNS, 'Value #A'], {
+        installed_version: 'RouterOS',
+        latest_version: 'Latest known',
+        channel: 'Channel',
+        'Value #B': 'Update available',
+        model: 'Model',
+        firmware_type: 'Firmware type',
+        current: 'RouterBOOT',
+        upgrade: 'RouterBOOT offered',
+        'Value #C': 'Firmware upgrade pending',
+      }),
+      overrides: [
+        override('Update available', { mappings: YES_NO, 'custom.cellOptions': { type: 'color-text' } }),
+        override('Firmware upgrade pending', { mappings: YES_NO, 'custom.cellOptions': { type: 'color-text' } }),
+      ],
+    }),
+  ],
+];
+
 const staleByRouter = `sum by (router) (1 - routeros_wireguard_peer_healthy{${R}})`;
 const wireguard = [
   [
@@ -264,7 +372,7 @@ export function fleetDashboard(): Dashboard {
   return dashboard({
     uid: FLEET.uid,
     title: FLEET.title,
-    description: 'Every RouterOS router at a glance: reachability, collectors, resources, tunnel health, exporter.',
+    description: 'Every RouterOS router at a glance: reachability, collectors, resources, hardware health, firmware, tunnel health, exporter.',
     tags: [...COMMON_TAGS, 'fleet'],
     time: { from: 'now-6h', to: 'now' },
     refresh: '1m',
@@ -275,6 +383,8 @@ export function fleetDashboard(): Dashboard {
       { title: 'Routers', rows: routers },
       { title: 'Collectors', rows: collectors },
       { title: 'Resources', rows: resources },
+      { title: 'Hardware health', rows: hardware },
+      { title: 'Firmware and versions', rows: firmware },
       { title: 'WireGuard', rows: wireguard },
       { title: 'Exporter', rows: exporter },
     ],

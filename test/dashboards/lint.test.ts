@@ -11,6 +11,8 @@ const EXPECTED_UIDS = ['routeros-capacity', 'routeros-fleet', 'routeros-wireguar
 /** Grafana unit ids (packages/grafana-data/src/valueFormats/categories.ts) that these dashboards may use. */
 const KNOWN_UNITS = new Set([
   'none', 'short', 'percentunit', 'bytes', 'bps', 's', 'dtdurations', 'dateTimeAsIso', 'dateTimeFromNow', 'hertz',
+  // Hardware health: temperature °C, revolutions per minute, volts, amperes, watts.
+  'celsius', 'rotrpm', 'volt', 'amp', 'watt',
 ]);
 const DATASOURCE = { type: 'prometheus', uid: '${datasource}' };
 const INSTANT_PANELS = new Set(['stat', 'bargauge', 'table', 'gauge']);
