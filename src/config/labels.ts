@@ -21,6 +21,7 @@ const CAMEL_CASE = /[a-z][A-Z]/;
 function snakeCase(name: string): string {
   return name.replace(/([a-z])([A-Z])/g, '$1_$2').toLowerCase();
 }
+
 /** Set by Prometheus on every scraped series: a label of ours by that name would arrive as `exported_<name>`. */
 const TARGET_LABELS = ['job', 'instance'];
 
