@@ -1,6 +1,6 @@
 /**
- * Capacity: traffic trends per tunnel and router over days with 95th percentiles, memory and disk headroom with
- * linear fill forecasts, and the results of the bandwidth tests the routers run.
+ * Capacity: uplink traffic and utilisation beside the tunnels', 95th percentiles per interface and tunnel,
+ * link-downs, memory and disk headroom with linear fill forecasts, and the bandwidth tests the routers run.
  */
 import { CAPACITY, COMMON_TAGS, linksFrom } from './catalog.js';
 import { dashboard } from './layout.js';
@@ -17,7 +17,7 @@ import {
   timeseries,
 } from './panels.js';
 import type { Dashboard } from './types.js';
-import { R, RIP, datasourceVariable, interfaceVariable, peerVariable, routerVariable } from './variables.js';
+import { R, RI, RIP, RU, datasourceVariable, interfaceVariable, peerVariable, routerVariable, uplinkVariable } from './variables.js';
 
 const RX = `rate(routeros_wireguard_peer_receive_bytes_total{${RIP}}[$__rate_interval])`;
 const TX = `rate(routeros_wireguard_peer_transmit_bytes_total{${RIP}}[$__rate_interval])`;
@@ -30,6 +30,118 @@ const TUNNEL = '{{router}} {{interface}}';
 const TX_BELOW = overrideMatching('/ tx$/', { 'custom.transform': 'negative-Y' });
 const FORECAST_DAYS = 30;
 const WINDOW = '7d';
+
+/** An interface counter's rate over the panel's interval, for the given matchers. */
+const ifRate = (counter: string, matchers: string) => `rate(routeros_interface_${counter}_total{${matchers}}[$__rate_interval])`;
+/** Per interface in bits per second; `type` kept so that tables can show it. */
+const ifBits = (counter: 'receive_bytes' | 'transmit_bytes', matchers: string) => `sum by (router, interface, type) (${ifRate(counter, matchers)}) * 8`;
+/** All WireGuard interfaces of a router together (their /interface counters: every peer's traffic). */
+const TUNNELS = `${RI}, type="wg"`;
+const tunnelsBits = (counter: 'receive_bytes' | 'transmit_bytes') => `sum by (router) (${ifRate(counter, TUNNELS)}) * 8`;
+/** The uplink's comment (`WAN uplink`) for its legend, from the info series. */
+const withComment = (expr: string) => `${expr} * on (router, interface) group_left (comment) max by (router, interface, comment) (routeros_interface_info{${R}})`;
+const UPLINK = '{{router}} {{interface}} {{comment}}';
+/** Latest value per interface, without job and instance, so a table's rows merge on router, interface and type. */
+const perInterface = (expr: string) => `max by (router, interface, type) (${expr})`;
+
+const uplinks = [
+  [
+    timeseries({
+      title: 'Uplink traffic beside tunnel traffic',
+      description: 'Bits per second received (above) and transmitted (below) on each selected ethernet uplink, and through all WireGuard interfaces of each router together.',
+      unit: 'bps',
+      width: 24,
+      queries: [
+        q(withComment(ifBits('receive_bytes', RU)), `${UPLINK} rx`),
+        q(withComment(ifBits('transmit_bytes', RU)), `${UPLINK} tx`),
+        q(tunnelsBits('receive_bytes'), '{{router}} tunnels rx'),
+        q(tunnelsBits('transmit_bytes'), '{{router}} tunnels tx'),
+      ],
+      overrides: [TX_BELOW, overrideMatching('/ tunnels /', { 'custom.lineStyle': { fill: 'dash', dash: [10, 10] } })],
+    }),
+  ],
+  [
+    timeseries({
+      title: 'Uplink utilisation',
+      description: 'Traffic of each selected uplink as a share of its negotiated link rate (interface/ethernet/monitor); none while the link is down. A WAN contract below the port speed fills up before 100 %.',
+      unit: 'percentunit',
+      min: 0,
+      queries: [
+        q(`${ifRate('receive_bytes', RU)} / routeros_interface_link_speed_bytes_per_second{${RU}}`, '{{router}} {{interface}} rx'),
+        q(`${ifRate('transmit_bytes', RU)} / routeros_interface_link_speed_bytes_per_second{${RU}}`, '{{router}} {{interface}} tx'),
+      ],
+      thresholds: steps('green', [0.8, 'orange'], [0.9, 'red']),
+      colorMode: 'palette-classic',
+      custom: { thresholdsStyle: { mode: 'dashed' } },
+    }),
+    timeseries({
+      title: 'Uplink link-downs',
+      description: 'Times each selected uplink lost its link (interface link-downs), per interval; RouterOSUplinkFlapping fires when they repeat.',
+      unit: 'none',
+      min: 0,
+      queries: [q(`increase(routeros_interface_link_downs_total{${RU}}[$__rate_interval])`, '{{router}} {{interface}}')],
+      custom: { drawStyle: 'bars', fillOpacity: 80 },
+    }),
+  ],
+  [
+    timeseries({
+      title: 'Daily 95th percentile per uplink',
+      description: 'Rolling one-day 95th percentile of each selected uplink’s rate, received above, transmitted below.',
+      unit: 'bps',
+      queries: [
+        q(p95(ifBits('receive_bytes', RU), '1d'), '{{router}} {{interface}} rx'),
+        q(p95(ifBits('transmit_bytes', RU), '1d'), '{{router}} {{interface}} tx'),
+      ],
+      overrides: [TX_BELOW],
+    }),
+    timeseries({
+      title: 'Uplink packets, errors and drops',
+      description: 'Packets per second on each selected uplink, and those received with errors, failed, or dropped (on receive, before sending, by the transmit queue).',
+      unit: 'pps',
+      queries: [
+        q(ifRate('receive_packets', RU), '{{router}} {{interface}} rx packets'),
+        q(ifRate('transmit_packets', RU), '{{router}} {{interface}} tx packets'),
+        q(ifRate('receive_errors', RU), '{{router}} {{interface}} rx errors'),
+        q(ifRate('transmit_errors', RU), '{{router}} {{interface}} tx errors'),
+        q(ifRate('receive_drops', RU), '{{router}} {{interface}} rx drops'),
+        q(ifRate('transmit_drops', RU), '{{router}} {{interface}} tx drops'),
+        q(ifRate('transmit_queue_drops', RU), '{{router}} {{interface}} tx queue drops'),
+      ],
+    }),
+  ],
+  [
+    table({
+      title: '95th percentile and peak per interface',
+      description: 'Every exported interface of the selected routers over the selected time range: 95th percentile and peak rate, link rate, link-downs since the router booted, and state.',
+      unit: 'bps',
+      queries: [
+        tableQuery(p95(ifBits('receive_bytes', R), '$__range')),
+        tableQuery(p95(ifBits('transmit_bytes', R), '$__range')),
+        tableQuery(peak(ifBits('receive_bytes', R), '$__range')),
+        tableQuery(peak(ifBits('transmit_bytes', R), '$__range')),
+        tableQuery(perInterface(`routeros_interface_link_speed_bytes_per_second{${R}} * 8`)),
+        tableQuery(perInterface(`routeros_interface_link_downs_total{${R}}`)),
+        tableQuery(perInterface(`routeros_interface_running{${R}}`)),
+        tableQuery(perInterface(`routeros_interface_disabled{${R}}`)),
+      ],
+      transformations: joinColumns(['Time'], {
+        'Value #A': 'rx p95',
+        'Value #B': 'tx p95',
+        'Value #C': 'rx peak',
+        'Value #D': 'tx peak',
+        'Value #E': 'Link rate',
+        'Value #F': 'Link-downs since boot',
+        'Value #G': 'Running',
+        'Value #H': 'Disabled',
+      }),
+      overrides: [
+        override('Link-downs since boot', { unit: 'none' }),
+        override('Running', { unit: 'none', mappings: boolMapping('running', 'not running') }),
+        override('Disabled', { unit: 'none', mappings: [{ type: 'value', options: { '0': { text: 'enabled', index: 0 }, '1': { text: 'disabled', color: 'orange', index: 1 } } }] }),
+      ],
+    }),
+  ],
+];
 
 const traffic = [
   [
@@ -195,13 +307,14 @@ export function capacityDashboard(): Dashboard {
   return dashboard({
     uid: CAPACITY.uid,
     title: CAPACITY.title,
-    description: 'Traffic trends and 95th percentiles per tunnel, memory and disk headroom with forecasts, bandwidth tests.',
+    description: 'Uplink traffic, utilisation and link-downs beside the tunnels, 95th percentiles per interface and tunnel, memory and disk headroom with forecasts, bandwidth tests.',
     tags: [...COMMON_TAGS, 'wireguard', 'capacity'],
     time: { from: 'now-7d', to: 'now' },
     refresh: '5m',
-    variables: [datasourceVariable(), routerVariable(), interfaceVariable(), peerVariable()],
+    variables: [datasourceVariable(), routerVariable(), uplinkVariable(), interfaceVariable(), peerVariable()],
     links: linksFrom(CAPACITY.uid),
     sections: [
+      { title: 'Uplinks and interfaces', rows: uplinks },
       { title: 'Tunnel traffic', rows: traffic },
       { title: 'Headroom', rows: headroom },
       { title: 'Bandwidth tests', rows: bandwidth },

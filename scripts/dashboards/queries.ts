@@ -29,6 +29,7 @@ export const TEMPLATE_SUBSTITUTIONS: readonly (readonly [string, string])[] = [
   ['$__interval', '1m'],
   ['$__range', '1h'],
   ['$interface', '.*'],
+  ['$uplink', '.*'],
   ['$router', '.*'],
   ['$peer', '.*'],
   ['$job', '.*'],

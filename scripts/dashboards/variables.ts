@@ -11,6 +11,8 @@ export const DEFAULT_DATASOURCE_NAME = 'Prometheus';
 export const R = 'router=~"$router"';
 export const RI = `${R}, interface=~"$interface"`;
 export const RIP = `${RI}, name=~"$peer"`;
+/** Matchers for the selected uplinks: ethernet ports of the selected routers (the interface collector's `type`). */
+export const RU = `${R}, type="ether", interface=~"$uplink"`;
 
 export function datasourceVariable(): DatasourceVariable {
   return {
@@ -60,6 +62,15 @@ export function interfaceVariable(): QueryVariable {
     'Interface',
     'WireGuard interfaces of the selected routers',
     `label_values(routeros_wireguard_interface_info{${R}}, interface)`,
+  );
+}
+
+export function uplinkVariable(): QueryVariable {
+  return queryVariable(
+    'uplink',
+    'Uplink',
+    'Ethernet ports of the selected routers, as the interface collector exports them',
+    `label_values(routeros_interface_info{${R}, type="ether"}, interface)`,
   );
 }
 

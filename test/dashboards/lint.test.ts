@@ -13,6 +13,8 @@ const KNOWN_UNITS = new Set([
   'none', 'short', 'percentunit', 'bytes', 'bps', 's', 'dtdurations', 'dateTimeAsIso', 'dateTimeFromNow', 'hertz',
   // Hardware health: temperature °C, revolutions per minute, volts, amperes, watts.
   'celsius', 'rotrpm', 'volt', 'amp', 'watt',
+  // Interface packets, errors and drops per second.
+  'pps',
 ]);
 const DATASOURCE = { type: 'prometheus', uid: '${datasource}' };
 const INSTANT_PANELS = new Set(['stat', 'bargauge', 'table', 'gauge']);

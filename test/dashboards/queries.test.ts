@@ -43,6 +43,7 @@ describe('allDashboardQueries', () => {
       'routeros-capacity/interface',
       'routeros-capacity/peer',
       'routeros-capacity/router',
+      'routeros-capacity/uplink',
       'routeros-fleet/job',
       'routeros-fleet/router',
       'routeros-wireguard/interface',

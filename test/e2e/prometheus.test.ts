@@ -25,6 +25,7 @@ const E2E_SUBSTITUTIONS = [
   ['$__interval', '1s'],
   ['$__range', '5m'],
   ['$interface', '.*'],
+  ['$uplink', '.*'],
   ['$router', '.*'],
   ['$peer', '.*'],
   ['$job', '.*'],
