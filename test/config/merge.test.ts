@@ -78,6 +78,8 @@ describe('merging defaults into routers', () => {
       wireguard_setup: true,
       ping: true,
       bandwidth_test: false,
+      health: true,
+      firmware: true,
     });
     expect(router.health).toEqual({ handshakeStaleAfterSeconds: 180, pingLossCritical: 0.9, excludePeers: ['a'] });
   });
