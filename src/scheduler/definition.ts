@@ -21,6 +21,7 @@ function health(settings: HealthConfig): unknown[] {
     settings.pingLossCritical,
     settings.excludePeers,
     pattern === undefined ? null : [pattern.source, pattern.flags],
+    settings.expect ?? null,
   ];
 }
 
@@ -37,6 +38,8 @@ function ownSettings(router: RouterConfig, definition: JobDefinition): unknown {
   switch (definition.collector) {
     case 'system':
     case 'wireguard_setup':
+    case 'health':
+    case 'firmware':
       return null;
     case 'wireguard':
       // Peer verdicts are made inside the run, from the health settings.

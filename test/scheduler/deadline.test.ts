@@ -120,6 +120,8 @@ describe('run deadline', () => {
       wireguard_setup: full.timeoutSeconds * 5,
       ping: 5 + full.timeoutSeconds,
       bandwidth_test: 10 + full.timeoutSeconds,
+      health: full.timeoutSeconds,
+      firmware: full.timeoutSeconds * 2,
     });
   });
 });

@@ -28,7 +28,7 @@ function changedBy(edit: Parameters<typeof fingerprints>[0]): string[] {
   return [...after].filter(([job, print]) => before.get(job) !== print).map(([job]) => job).sort();
 }
 
-const ALL = ['bandwidth_test:192.0.2.60:192.0.2.60', 'interface', 'ping:192.0.2.50:192.0.2.50', 'ping:192.0.2.51:192.0.2.51', 'system', 'wireguard'];
+const ALL = ['bandwidth_test:192.0.2.60:192.0.2.60', 'firmware', 'health', 'interface', 'ping:192.0.2.50:192.0.2.50', 'ping:192.0.2.51:192.0.2.51', 'system', 'wireguard'];
 
 describe('job definitions', () => {
   it('are stable: the same file read twice gives the same fingerprints', () => {
@@ -90,6 +90,9 @@ describe('readiness gating', () => {
       'ping:192.0.2.50:192.0.2.50': true,
       'ping:192.0.2.51:192.0.2.51': false,
       'bandwidth_test:192.0.2.60:192.0.2.60': false,
+      health: true,
+      // hourly
+      firmware: false,
     });
   });
 });

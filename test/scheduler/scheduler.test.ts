@@ -6,10 +6,13 @@ import { Exposition } from '../../src/metrics/exposition.js';
 import { SelfMetrics } from '../../src/metrics/self.js';
 import { RouterOsError } from '../../src/routeros/errors.js';
 import { testConfig } from '../helpers/config.js';
+import { COLLECTOR_NAMES } from '../../src/collectors/descriptors.js';
 import { FakeClient } from '../helpers/fake-client.js';
 import { ManualTriggers } from '../helpers/manual-trigger.js';
 
 const logger = pino({ level: 'silent' });
+/** One job per router (the tests count runs and calls): every collector of the catalog off but `system`. */
+const SYSTEM_ONLY = Object.fromEntries(COLLECTOR_NAMES.map((name) => [name, name === 'system']));
 
 function setup(names: string[], maxInFlight?: number) {
   const clients = new Map(names.map((name) => [name, new FakeClient()]));
@@ -24,7 +27,7 @@ function setup(names: string[], maxInFlight?: number) {
     ...(maxInFlight === undefined ? {} : { maxInFlight }),
   });
   const config = testConfig({
-    defaults: { username: 'u', password: 'p', collectors: { wireguard: false } },
+    defaults: { username: 'u', password: 'p', collectors: SYSTEM_ONLY },
     routers: names.map((name, i) => ({ name, url: `https://192.0.2.${i + 1}` })),
   });
   scheduler.load(config);
@@ -107,7 +110,7 @@ describe('scheduler', () => {
     };
     const scheduler = new Scheduler({ store, logger, clientFor, jitter: false });
     const configWith = (password: string) =>
-      testConfig({ defaults: { username: 'u', password, collectors: { wireguard: false } }, routers: [{ name: 'a', url: 'https://192.0.2.1' }] });
+      testConfig({ defaults: { username: 'u', password, collectors: SYSTEM_ONLY }, routers: [{ name: 'a', url: 'https://192.0.2.1' }] });
     scheduler.load(configWith('wrong'));
     (clients.get('wrong') as FakeClient).behaviour = new RouterOsError('ROS_ERR_AUTH', 'HTTP 401', { status: 401 });
     expect(await scheduler.runAllOnce()).toEqual(['failed']);
@@ -123,7 +126,7 @@ describe('scheduler', () => {
     await scheduler.runAllOnce();
     expect(text()).toContain('routeros_up{router="b"} 1');
     scheduler.load(
-      testConfig({ defaults: { username: 'u', password: 'p', collectors: { wireguard: false } }, routers: [{ name: 'a', url: 'https://192.0.2.1' }] }),
+      testConfig({ defaults: { username: 'u', password: 'p', collectors: SYSTEM_ONLY }, routers: [{ name: 'a', url: 'https://192.0.2.1' }] }),
     );
     expect(text()).not.toContain('router="b"');
     expect(text()).toContain('routeros_up{router="a"} 1');
