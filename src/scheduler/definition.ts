@@ -21,7 +21,6 @@ function health(settings: HealthConfig): unknown[] {
     settings.pingLossCritical,
     settings.excludePeers,
     pattern === undefined ? null : [pattern.source, pattern.flags],
-    settings.expect ?? null,
   ];
 }
 
