@@ -18,7 +18,7 @@ const EDITS: [string, string, string][] = [
   ['RouterOSCollectionStale', '> 900', '> 600'],
   ['RouterOSCollectionStale', '> 900', '> 1200'],
   ['RouterOSCollectionStale', 'routeros_collector_success == 1', 'routeros_collector_success >= 0'],
-  ['RouterOSCollectionStale', '{collector=~"system|wireguard|ping"}', '{collector!="wireguard_setup"}'],
+  ['RouterOSCollectionStale', '{collector=~"system|interface|wireguard|ping"}', '{collector!="wireguard_setup"}'],
   ['RouterOSDown', '== 0', '!= 0'],
   ['RouterOSDown', 'description:collector="system"', 'collector="ping"'],
   ['RouterOSRebooted', '> 0', '> 1'],
@@ -53,6 +53,11 @@ const EDITS: [string, string, string][] = [
   ['RouterOSPingLatencyHigh', '{stat="avg"}', ''],
   ['RouterOSPingLatencyHigh', '\nand (routeros_ping_success == 1)', ''],
   ['RouterOSBandwidthTestFailing', '== 0', '== 1'],
+  ['RouterOSUplinkFlapping', '>= 3', '>= 2'],
+  ['RouterOSUplinkFlapping', '>= 3', '>= 4'],
+  ['RouterOSUplinkFlapping', '[15m]', '[5m]'],
+  ['RouterOSUplinkFlapping', '{type="ether"}', ''],
+  ['RouterOSUplinkFlapping', '\nand routeros_interface_running', ''],
 ];
 
 export interface Mutation {
