@@ -42,6 +42,7 @@ describe('valid-full.yml', () => {
       timeoutSeconds: 10,
       tls: { caFile: join(here, 'testdata', 'ca.pem'), serverName: 'router.example', insecureSkipVerify: false },
       health: { handshakeStaleAfterSeconds: 300, pingLossCritical: 0.5, excludePeers: ['lab-laptop'] },
+      interfaces: { includeDynamic: false, includeTypes: ['ether', 'bridge', 'vlan', 'wg', 'pppoe-out'], excludeTypes: ['loopback'] },
       ping: [
         {
           target: '10.10.0.2',

@@ -74,6 +74,7 @@ describe('merging defaults into routers', () => {
     expect(router.schedules).toMatchObject({ system: '*/20 * * * * *', wireguard: '*/45 * * * * *', ping: '*/30 * * * * *' });
     expect(router.collectors).toEqual({
       system: false,
+      interface: true,
       wireguard: true,
       wireguard_setup: true,
       ping: true,

@@ -10,7 +10,7 @@ describe('timeout against schedules', () => {
     const config = resolve(
       router({
         timeout: '20s',
-        schedules: { system: '*/30 * * * * *', wireguard: '*/5 * * * * *', ping: '*/5 * * * * *', bandwidth_test: '* * * * * *' },
+        schedules: { system: '*/30 * * * * *', interface: '*/30 * * * * *', wireguard: '*/5 * * * * *', ping: '*/5 * * * * *', bandwidth_test: '* * * * * *' },
         collectors: { wireguard: false },
       }),
     );
@@ -29,7 +29,7 @@ describe('timeout against schedules', () => {
   });
 
   it('counts ping targets, through their own schedule or schedules.ping', () => {
-    const schedules = { system: '0 * * * * *', wireguard: '0 * * * * *' };
+    const schedules = { system: '0 * * * * *', interface: '0 * * * * *', wireguard: '0 * * * * *', health: '0 * * * * *' };
     expect(problemsOf(router({ timeout: '30s', schedules, ping: [{ target: '10.0.0.1' }] }))).toEqual([
       {
         path: 'routers[0].timeout',
@@ -64,7 +64,7 @@ describe('timeout against schedules', () => {
 
   it('does not check an invalid schedule twice', () => {
     // system's own schedule is invalid, so the timeout is judged against wireguard's, not system's default.
-    expect(problemsOf(router({ timeout: '20s', schedules: { system: 'often' } }))).toEqual([
+    expect(problemsOf(router({ timeout: '20s', schedules: { system: 'often', interface: '0 * * * * *' } }))).toEqual([
       { path: 'routers[0].timeout', message: expect.stringContaining('between runs of schedules.wireguard') as string },
       { path: 'routers[0].schedules.system', message: expect.stringContaining('"often" is not a valid cron expression') as string },
     ]);
