@@ -1,28 +1,48 @@
 /**
- * The peer verdict, a pure function: an enabled peer is healthy when its latest handshake is no older than
- * `handshake_stale_after`; a peer that never shook hands is unhealthy (`never`). Disabled peers and peers
- * excluded by config are reported but not judged.
+ * The peer verdict, a pure function: the peer's liveness state (analysis/liveness.ts: up, idle, down, never,
+ * unknown, disabled) and whether it is a problem. Only a peer expected up (keepalive, traffic it is trying to
+ * send, or `expect: always`) that is `down` or `never` shook hands is unhealthy; an idle road warrior is not.
+ * Disabled and excluded peers are reported but not judged.
  */
-import type { HealthConfig } from '../config/types.js';
+import type { ExpectMode, HealthConfig } from '../config/types.js';
+import { judgeLiveness, type ExpectedBecause, type PeerState } from './liveness.js';
 
 /**
- * The one peer verdict, used by the wireguard collector (routeros_wireguard_peer_healthy, at collection time) and
- * by /health (with its own clock): both call judgePeer, so they cannot disagree.
+ * The one peer verdict, used by the wireguard collector (routeros_wireguard_peer_healthy and _state, at
+ * collection time) and by /health (with its own clock): both call judgePeer, so they cannot disagree.
  * `interface_disabled`: peers of a disabled interface cannot shake hands, and whoever disabled the interface does
- * not want them judged.
+ * not want them judged. `interface_not_running`: the interface's own alert says it; its peers cannot be judged.
+ * `stale` is the reason of a `down` peer (the name the change log and alerts have always used).
  */
-export type PeerReason = 'ok' | 'stale' | 'never' | 'disabled' | 'excluded' | 'interface_disabled' | 'handshake_unreadable';
+export type PeerReason =
+  | 'ok'
+  | 'idle'
+  | 'stale'
+  | 'never'
+  | 'never_not_expected'
+  | 'disabled'
+  | 'excluded'
+  | 'interface_disabled'
+  | 'interface_not_running'
+  | 'handshake_unreadable';
 
 export interface PeerVerdict {
   judged: boolean;
   healthy: boolean;
   reason: PeerReason;
+  state: PeerState;
+  expected: boolean;
+  because: ExpectedBecause;
+  /** Seconds after the latest handshake by which the next is due; undefined when none is expected. */
+  boundSeconds: number | undefined;
 }
 
 export interface JudgedPeerInput {
   /** The peer's name (7.15+), else its comment, else ''. */
   name: string;
   comment: string | undefined;
+  /** The peer's interface name: `health.expect` may name it. */
+  interface?: string;
   disabled: boolean;
   /** Seconds since the latest handshake; undefined when never. */
   handshakeAgeSeconds: number | undefined;
@@ -30,6 +50,15 @@ export interface JudgedPeerInput {
   handshakeUnreadable?: boolean;
   /** The peer's interface is disabled. */
   interfaceDisabled?: boolean;
+  /** The peer's interface is enabled but not running. */
+  interfaceNotRunning?: boolean;
+  /** persistent-keepalive in seconds; 0 or absent when off. */
+  keepaliveSeconds?: number;
+  /** endpoint-address is configured: this side can initiate. */
+  hasEndpoint?: boolean;
+  /** rx / tx grew since the previous collection. */
+  rxMoved?: boolean;
+  txMoved?: boolean;
 }
 
 /**
@@ -40,19 +69,65 @@ export function peerLabel(name: string | undefined, comment: string | undefined)
   return name !== undefined && name !== '' ? name : comment ?? '';
 }
 
+function namesOf(peer: Pick<JudgedPeerInput, 'name' | 'comment'>): string[] {
+  return [peer.name, peer.comment].filter((value): value is string => value !== undefined && value !== '');
+}
+
 export function isExcluded(peer: Pick<JudgedPeerInput, 'name' | 'comment'>, health: HealthConfig): boolean {
-  const names = [peer.name, peer.comment].filter((value): value is string => value !== undefined && value !== '');
+  const names = namesOf(peer);
   if (names.some((name) => health.excludePeers.includes(name))) return true;
   const pattern = health.excludePeerPattern;
   return pattern !== undefined && names.some((name) => pattern.test(name));
 }
 
+/** `health.expect` for the peer: its own name or comment first, then its interface, else `auto`. */
+export function expectOf(peer: Pick<JudgedPeerInput, 'name' | 'comment' | 'interface'>, health: HealthConfig): ExpectMode {
+  const table = health.expect;
+  if (table === undefined) return 'auto';
+  for (const name of namesOf(peer)) {
+    const mode = table[name];
+    if (mode !== undefined) return mode;
+  }
+  return (peer.interface === undefined ? undefined : table[peer.interface]) ?? 'auto';
+}
+
+function reasonOf(state: PeerState, expected: boolean, peer: JudgedPeerInput): PeerReason {
+  switch (state) {
+    case 'disabled':
+      return peer.disabled ? 'disabled' : 'interface_disabled';
+    case 'unknown':
+      return peer.interfaceNotRunning === true ? 'interface_not_running' : 'handshake_unreadable';
+    case 'never':
+      return expected ? 'never' : 'never_not_expected';
+    case 'down':
+      return 'stale';
+    case 'idle':
+      return 'idle';
+    case 'up':
+      return 'ok';
+  }
+}
+
 export function judgePeer(peer: JudgedPeerInput, health: HealthConfig): PeerVerdict {
-  if (peer.disabled) return { judged: false, healthy: true, reason: 'disabled' };
-  if (peer.interfaceDisabled === true) return { judged: false, healthy: true, reason: 'interface_disabled' };
-  if (isExcluded(peer, health)) return { judged: false, healthy: true, reason: 'excluded' };
-  if (peer.handshakeUnreadable === true) return { judged: false, healthy: true, reason: 'handshake_unreadable' };
-  if (peer.handshakeAgeSeconds === undefined) return { judged: true, healthy: false, reason: 'never' };
-  if (peer.handshakeAgeSeconds > health.handshakeStaleAfterSeconds) return { judged: true, healthy: false, reason: 'stale' };
-  return { judged: true, healthy: true, reason: 'ok' };
+  const liveness = judgeLiveness({
+    disabled: peer.disabled,
+    interfaceDisabled: peer.interfaceDisabled === true,
+    interfaceNotRunning: peer.interfaceNotRunning === true,
+    handshakeUnreadable: peer.handshakeUnreadable === true,
+    handshakeAgeSeconds: peer.handshakeAgeSeconds,
+    keepaliveSeconds: peer.keepaliveSeconds ?? 0,
+    hasEndpoint: peer.hasEndpoint === true,
+    rxMoved: peer.rxMoved === true,
+    txMoved: peer.txMoved === true,
+    expect: expectOf(peer, health),
+    staleAfterSeconds: health.handshakeStaleAfterSeconds,
+  });
+  const { state, expected, because, boundSeconds } = liveness;
+  const reason = reasonOf(state, expected, peer);
+  const base = { state, expected, because, boundSeconds };
+  if (state === 'disabled') return { judged: false, healthy: true, reason, ...base };
+  if (isExcluded(peer, health)) return { judged: false, healthy: true, reason: 'excluded', ...base };
+  if (state === 'unknown') return { judged: false, healthy: true, reason, ...base };
+  const problem = state === 'down' || (state === 'never' && expected);
+  return { judged: true, healthy: !problem, reason, ...base };
 }

@@ -14,7 +14,10 @@ export const WIREGUARD_FAMILIES = {
   wgPeerTx: defineFamily('routeros_wireguard_peer_transmit_bytes_total', 'counter', ['interface', 'public_key', 'name'], 'interface/wireguard/peers tx: bytes sent to the peer.'),
   wgPeerHandshake: defineFamily('routeros_wireguard_peer_latest_handshake_timestamp_seconds', 'gauge', ['interface', 'public_key', 'name'], 'Unix time of the latest handshake: collection time minus interface/wireguard/peers last-handshake; 0 if never.'),
   wgPeerDisabled: defineFamily('routeros_wireguard_peer_disabled', 'gauge', ['interface', 'public_key', 'name'], 'interface/wireguard/peers disabled (1 true, 0 false).'),
-  wgPeerHealthy: defineFamily('routeros_wireguard_peer_healthy', 'gauge', ['interface', 'public_key', 'name'], 'Health verdict of an enabled, judged peer: 1 if its latest handshake is within handshake_stale_after, else 0. Disabled and excluded peers, and peers of a disabled interface, have no series.'),
+  wgPeerKeepalive: defineFamily('routeros_wireguard_peer_persistent_keepalive_seconds', 'gauge', ['interface', 'public_key', 'name'], 'interface/wireguard/peers persistent-keepalive; 0 when off.'),
+  wgPeerHealthy: defineFamily('routeros_wireguard_peer_healthy', 'gauge', ['interface', 'public_key', 'name'], 'Health verdict of an enabled, judged peer: 0 if a session is expected (keepalive, traffic being sent, or expect: always) and it is down or never shook hands, else 1 (idle peers are healthy). Disabled and excluded peers, and peers of a disabled or not running interface, have no series.'),
+  wgPeerState: defineFamily('routeros_wireguard_peer_state', 'gauge', ['interface', 'public_key', 'name', 'state'], 'Liveness state of the peer (up, idle, down, never, unknown, disabled; docs/health.md): one series per peer, labelled by its current state, always 1.'),
+  wgPeerExpectedBy: defineFamily('routeros_wireguard_peer_handshake_expected_by_timestamp_seconds', 'gauge', ['interface', 'public_key', 'name'], 'Unix time by which the next handshake is due for a peer expected up: latest handshake plus the bound (180 s + persistent-keepalive + 5 s, or handshake_stale_after for expect: always without keepalive). No series when nothing is expected or it never shook hands.'),
 } as const;
 
 export const WIREGUARD = {

@@ -28,6 +28,7 @@ export const PEER_PROPLIST = [
   'rx',
   'tx',
   'last-handshake',
+  'persistent-keepalive',
   'disabled',
 ] as const;
 
@@ -54,6 +55,13 @@ export interface WireguardPeer {
   latestHandshake: number | undefined;
   /** The router's last-handshake did not decode: the peer cannot be judged (not "never"). */
   handshakeUnreadable: boolean;
+  /** persistent-keepalive in seconds, 0 when off: what the liveness bound is made of. */
+  keepaliveSeconds: number;
+  /** endpoint-address configured: this side can initiate. */
+  hasEndpoint: boolean;
+  /** rx / tx grew since the previous collection (false on the first). */
+  rxMoved: boolean;
+  txMoved: boolean;
 }
 
 export interface WireguardData {
@@ -74,13 +82,29 @@ function joinHostPort(host: string, port: string | undefined): string {
   return port === undefined || port === '' || port === '0' ? shown : `${shown}:${port}`;
 }
 
-/** Pure mapping of the two replies to samples; `now` is Unix ms. */
+/**
+ * Whether a counter grew since the previous run, remembering it for the next. A counter that fell (reboot,
+ * re-enable) did not move: it starts a new baseline.
+ */
+function moved(memory: Map<string, number> | undefined, key: string, value: number | undefined): boolean {
+  if (memory === undefined || value === undefined) return false;
+  const before = memory.get(key);
+  memory.set(key, value);
+  return before !== undefined && value > before;
+}
+
+/**
+ * Pure mapping of the two replies to samples; `now` is Unix ms. `memory` (the job's, kept across runs) holds
+ * each peer's rx/tx of the previous run, so the verdict knows whether traffic moved; entries of peers gone are
+ * dropped so it stays as big as the peer list.
+ */
 export function mapWireguard(
   interfaces: readonly RouterRecord[],
   peers: readonly RouterRecord[],
   routerLabel: RouterLabel,
   health: HealthConfig,
   now: number,
+  memory?: Map<string, number>,
 ): JobResult<WireguardData> {
   const read = new FieldReader('interface/wireguard');
   const samples = new SampleSet();
@@ -108,6 +132,8 @@ export function mapWireguard(
   }
 
   const disabledInterfaces = new Set(data.interfaces.filter((iface) => iface.disabled).map((iface) => iface.name));
+  const stoppedInterfaces = new Set(data.interfaces.filter((iface) => !iface.disabled && iface.running === false).map((iface) => iface.name));
+  const seenKeys = new Set<string>();
   const peerRead = new FieldReader('interface/wireguard/peers');
   const seenPeers = new Set<string>();
   const nowSeconds = now / 1000;
@@ -131,8 +157,26 @@ export function mapWireguard(
     const endpoint = endpointOf(record);
     const allowedAddress = parseRouterList(record['allowed-address'] ?? '');
     const latestHandshake = age === undefined ? undefined : Math.round(nowSeconds - age);
+    const keepaliveSeconds = peerRead.age(record, 'persistent-keepalive', nowSeconds) ?? 0;
+    const hasEndpoint = (record['endpoint-address'] ?? '') !== '';
+    const rxKey = `rx ${identity}`;
+    const txKey = `tx ${identity}`;
+    seenKeys.add(rxKey).add(txKey);
+    const rxMoved = moved(memory, rxKey, rx);
+    const txMoved = moved(memory, txKey, tx);
+    const facts = { keepaliveSeconds, hasEndpoint, rxMoved, txMoved };
     const verdict = judgePeer(
-      { name, comment, disabled, handshakeAgeSeconds: age, handshakeUnreadable: hasBadHandshake, interfaceDisabled: disabledInterfaces.has(iface) },
+      {
+        name,
+        comment,
+        interface: iface,
+        disabled,
+        handshakeAgeSeconds: age,
+        handshakeUnreadable: hasBadHandshake,
+        interfaceDisabled: disabledInterfaces.has(iface),
+        interfaceNotRunning: stoppedInterfaces.has(iface),
+        ...facts,
+      },
       health,
     );
 
@@ -142,9 +186,15 @@ export function mapWireguard(
     // An undecodable handshake is left out rather than reported as "never" (0), which would be a lie.
     if (!hasBadHandshake) samples.add(F.wgPeerHandshake, labels, latestHandshake ?? 0);
     samples.add(F.wgPeerDisabled, labels, disabled ? 1 : 0);
+    samples.add(F.wgPeerKeepalive, labels, keepaliveSeconds);
     if (verdict.judged) samples.add(F.wgPeerHealthy, labels, verdict.healthy ? 1 : 0);
-    data.peers.push({ interface: iface, publicKey, name, comment, disabled, latestHandshake, handshakeUnreadable: hasBadHandshake });
+    samples.add(F.wgPeerState, extendLabels(labels, F.wgPeerState, [verdict.state]), 1);
+    if (verdict.boundSeconds !== undefined && latestHandshake !== undefined) {
+      samples.add(F.wgPeerExpectedBy, labels, latestHandshake + verdict.boundSeconds);
+    }
+    data.peers.push({ interface: iface, publicKey, name, comment, disabled, latestHandshake, handshakeUnreadable: hasBadHandshake, ...facts });
   }
+  if (memory !== undefined) for (const key of memory.keys()) if (!seenKeys.has(key)) memory.delete(key);
   return { samples, data, ...problemsOf(read, peerRead) };
 }
 
@@ -163,7 +213,7 @@ export const wireguardCollector: Collector<WireguardData, 'wireguard'> = {
         // Sequential on purpose: real routers answer slower under parallel REST calls.
         const interfaces = await context.client.list('interface/wireguard', { ...options, proplist: INTERFACE_PROPLIST });
         const peers = await context.client.list('interface/wireguard/peers', { ...options, proplist: PEER_PROPLIST });
-        return mapWireguard(interfaces, peers, context.routerLabel, context.router.health, context.now());
+        return mapWireguard(interfaces, peers, context.routerLabel, context.router.health, context.now(), context.memory);
       },
     },
   ],

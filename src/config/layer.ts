@@ -1,7 +1,7 @@
 /** The shape of one settings layer (`defaults` or one router) before merging, with where each value came from. */
 import type { PeerPattern } from '../util/pattern.js';
 import { mergeInterfaceLayers, type InterfaceLayer } from './interfaces.js';
-import type { BandwidthDirection, BandwidthProtocol, CollectorName } from './types.js';
+import type { BandwidthDirection, BandwidthProtocol, CollectorName, ExpectMode } from './types.js';
 import { mergeLabels, type LabelsLayer } from './labels.js';
 
 export interface Located<T> {
@@ -54,6 +54,7 @@ export interface SettingsLayer {
     pingLossCritical: Slot<number>;
     excludePeers: Slot<string[]>;
     excludePeerPattern: Slot<PeerPattern>;
+    expect: Slot<Record<string, ExpectMode>>;
   };
   ping: Slot<PingItem[]>;
   bandwidthTest: Slot<BandwidthItem[]>;
@@ -96,6 +97,7 @@ export function mergeLayers(defaults: SettingsLayer, router: SettingsLayer): Set
       pingLossCritical: pick(router.health.pingLossCritical, defaults.health.pingLossCritical),
       excludePeers: pick(router.health.excludePeers, defaults.health.excludePeers),
       excludePeerPattern: pick(router.health.excludePeerPattern, defaults.health.excludePeerPattern),
+      expect: pick(router.health.expect, defaults.health.expect),
     },
     ping: pick(router.ping, defaults.ping),
     bandwidthTest: pick(router.bandwidthTest, defaults.bandwidthTest),

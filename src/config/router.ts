@@ -78,6 +78,7 @@ function resolveHealth(layer: SettingsLayer['health']): HealthConfig {
     excludePeers: [...value(layer.excludePeers, [])],
   };
   if (layer.excludePeerPattern) health.excludePeerPattern = layer.excludePeerPattern.value;
+  if (layer.expect) health.expect = { ...layer.expect.value };
   return health;
 }
 

@@ -15,6 +15,7 @@ import { joinPath, type Problems } from './problems.js';
 import { readLabels } from './labels.js';
 import { readBandwidthList, readPingList } from './targets.js';
 import { readInterfaceLayer } from './interfaces.js';
+import { readExpect } from './expect.js';
 import { COLLECTOR_NAMES, ROUTER_COMMAND_LIMIT_SECONDS, type CollectorName } from './types.js';
 import { quoteValue } from './value-error.js';
 import { compilePattern, PatternError, type PeerPattern } from '../util/pattern.js';
@@ -34,7 +35,7 @@ export const SETTINGS_KEYS = [
   'labels',
 ] as const;
 export const TLS_KEYS = ['ca_file', 'server_name', 'insecure_skip_verify'] as const;
-export const HEALTH_KEYS = ['handshake_stale_after', 'ping_loss_critical', 'exclude_peers', 'exclude_peer_pattern'] as const;
+export const HEALTH_KEYS = ['handshake_stale_after', 'ping_loss_critical', 'exclude_peers', 'exclude_peer_pattern', 'expect'] as const;
 
 type Reader<T> = (value: unknown, path: string, problems: Problems) => T | undefined;
 
@@ -135,6 +136,7 @@ export function readSettings(map: RawMap, base: string, problems: Problems): Set
       pingLossCritical: slot(health, 'ping_loss_critical', healthBase, problems, readLossRatio),
       excludePeers: slot(health, 'exclude_peers', healthBase, problems, readStringList),
       excludePeerPattern: slot(health, 'exclude_peer_pattern', healthBase, problems, readPattern),
+      expect: slot(health, 'expect', healthBase, problems, readExpect),
     },
     ping: slot(map, 'ping', base, problems, readPingList),
     bandwidthTest: slot(map, 'bandwidth_test', base, problems, readBandwidthList),

@@ -33,7 +33,16 @@ export interface HealthConfig {
    * src/util/pattern.ts) that must match the peer's whole name or comment.
    */
   excludePeerPattern?: PeerPattern;
+  /**
+   * `health.expect`: peer names (or comments) and interface names → what is expected of them; a peer's own
+   * entry wins over its interface's. Absent or `auto`: inferred from keepalive and traffic (analysis/liveness.ts).
+   */
+  expect?: Readonly<Record<string, ExpectMode>>;
 }
+
+/** What the operator expects of a peer's tunnel: `auto` infers it from keepalive and traffic. */
+export type ExpectMode = 'always' | 'on_demand' | 'auto';
+export const EXPECT_MODES: readonly ExpectMode[] = ['always', 'on_demand', 'auto'];
 
 export interface PingTargetConfig {
   target: string;

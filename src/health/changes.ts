@@ -99,7 +99,6 @@ export function observe(evaluation: RouterEvaluation, router: RouterConfig): Map
       });
     }
   }
-  const threshold = router.health.handshakeStaleAfterSeconds;
   for (const peer of health.peers) {
     // A peer that cannot be judged is news too: "we cannot see it" is not "fine" (the router is degraded).
     const bad = (peer.judged && !peer.healthy) || peer.reason === 'handshake_unreadable';
@@ -112,7 +111,7 @@ export function observe(evaluation: RouterEvaluation, router: RouterConfig): Map
         let message: string;
         if (peer.reason === 'stale' && peer.latestHandshake !== null) {
           // Never throws: a time Date cannot print leaves the "since" out.
-          const since = isoOrNull(Date.parse(peer.latestHandshake) + threshold * 1000);
+          const since = peer.handshakeExpectedBy === null ? null : isoOrNull(Date.parse(peer.handshakeExpectedBy));
           message = `${who} stale${since === null ? '' : ` since ${since}`} (last handshake ${formatAge(age ?? 0)} ago)`;
         } else if (peer.reason === 'never') {
           message = `${who} has never shaken hands`;

@@ -6,8 +6,9 @@
  * - a router never collected yet, or one whose wireguard, wireguard_setup or ping job failed while the router
  *   answers, is degraded: "we cannot see" is not "fine", but is not an outage either;
  * - an enabled interface that is not running is critical; a failed set-up check is degraded;
- * - an enabled, judged peer that is stale or never shook hands is critical; peers whose last-handshake did not
- *   decode cannot be judged, which makes the router degraded ("cannot judge N peers");
+ * - an enabled, judged peer expected up (analysis/liveness.ts) that is down or never shook hands is critical; an
+ *   idle peer is fine; peers whose last-handshake did not decode cannot be judged, which makes the router
+ *   degraded ("cannot judge N peers");
  * - a ping target with loss ≥ ping_loss_critical is critical, any smaller loss degraded;
  * - a router's status is the worst of its parts, and the overall status the worst of the routers.
  */
@@ -147,7 +148,6 @@ function evaluatePeers(
   now: number,
   add: AddProblem,
 ): PeerHealth[] {
-  const threshold = router.health.handshakeStaleAfterSeconds;
   const unjudged: string[] = [];
   const peers = (wireguard?.peers ?? []).map((peer): PeerHealth => {
     // A stored time outside the era (kept from before range rules, or from a clock far ahead) cannot be judged.
@@ -155,17 +155,32 @@ function evaluatePeers(
     const latestHandshake = outOfEra ? undefined : peer.latestHandshake;
     const unreadable = peer.handshakeUnreadable || outOfEra;
     const age = latestHandshake === undefined ? undefined : Math.max(0, Math.round(now / 1000 - latestHandshake));
-    const interfaceDisabled = interfaces.some((iface) => iface.name === peer.interface && iface.disabled);
+    const iface = interfaces.find((candidate) => candidate.name === peer.interface);
     const verdict = judgePeer(
-      { name: peer.name, comment: peer.comment, disabled: peer.disabled, handshakeAgeSeconds: age, handshakeUnreadable: unreadable, interfaceDisabled },
+      {
+        name: peer.name,
+        comment: peer.comment,
+        interface: peer.interface,
+        disabled: peer.disabled,
+        handshakeAgeSeconds: age,
+        handshakeUnreadable: unreadable,
+        interfaceDisabled: iface?.disabled === true,
+        interfaceNotRunning: iface !== undefined && !iface.disabled && iface.running === false,
+        keepaliveSeconds: peer.keepaliveSeconds,
+        hasEndpoint: peer.hasEndpoint,
+        rxMoved: peer.rxMoved,
+        txMoved: peer.txMoved,
+      },
       router.health,
     );
     const subject = `${peer.interface}/${peerDisplayName(peer.name, peer.publicKey)}`;
+    const why = verdict.because === 'keepalive' ? `keepalive ${formatAge(peer.keepaliveSeconds)}` : verdict.because === 'sending' ? 'traffic waiting' : 'expected always on';
     if (verdict.reason === 'stale' && age !== undefined) {
       const ago = `last handshake ${formatAge(age)} ago`;
-      add({ kind: 'peer-stale', status: 'critical', subject, text: `stale, ${ago} (stale after ${formatAge(threshold)})`, brief: ago });
+      const bound = formatAge(verdict.boundSeconds ?? 0);
+      add({ kind: 'peer-stale', status: 'critical', subject, text: `down, ${ago} (due within ${bound}, ${why})`, brief: ago });
     } else if (verdict.reason === 'never') {
-      add({ kind: 'peer-never', status: 'critical', subject, text: 'never shook hands', brief: 'never' });
+      add({ kind: 'peer-never', status: 'critical', subject, text: `never shook hands (${why})`, brief: 'never' });
     } else if (verdict.reason === 'handshake_unreadable') {
       unjudged.push(subject);
     }
@@ -178,6 +193,10 @@ function evaluatePeers(
       healthy: verdict.healthy,
       judged: verdict.judged,
       reason: verdict.reason,
+      state: verdict.state,
+      expected: verdict.expected,
+      handshakeExpectedBy:
+        verdict.boundSeconds === undefined || latestHandshake === undefined ? null : isoOrNull((latestHandshake + verdict.boundSeconds) * 1000),
       status: verdict.judged && !verdict.healthy ? 'critical' : verdict.reason === 'handshake_unreadable' ? 'degraded' : 'ok',
     };
   });

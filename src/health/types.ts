@@ -1,5 +1,6 @@
 /** The shape of health verdicts: what GET /health serves as JSON and what `check` prints. */
 import type { PeerReason } from '../analysis/peer.js';
+import type { PeerState } from '../analysis/liveness.js';
 import type { SetupCheckName } from '../analysis/setup-audit.js';
 
 export type Status = 'ok' | 'degraded' | 'critical';
@@ -41,6 +42,12 @@ export interface PeerHealth {
   healthy: boolean;
   judged: boolean;
   reason: PeerReason;
+  /** Liveness state (docs/health.md "Peer states"). */
+  state: PeerState;
+  /** A session is expected (keepalive, traffic waiting, or expect: always): down and never are problems only then. */
+  expected: boolean;
+  /** ISO time by which the next handshake is due; null when none is expected or it never shook hands. */
+  handshakeExpectedBy: string | null;
   status: Status;
 }
 

@@ -62,14 +62,17 @@ export function watchVerdicts(deps: WatchDeps): () => void {
   });
 }
 
-/** When the first healthy, judged peer passes the stale threshold by the clock (never: +Infinity). */
-function firstDue(peers: readonly PeerHealth[], router: RouterConfig, at: number): number {
-  const threshold = router.health.handshakeStaleAfterSeconds;
+/**
+ * When the first healthy peer expected up passes its bound by the clock (never: +Infinity). Peers nothing is
+ * expected of only turn idle by the clock, which is no news.
+ */
+function firstDue(peers: readonly PeerHealth[], _router: RouterConfig, at: number): number {
   let due = Number.POSITIVE_INFINITY;
   for (const peer of peers) {
-    if (peer.reason !== 'ok' || peer.handshakeAgeSeconds === null) continue;
-    // Stale means older than the threshold: one second past it.
-    due = Math.min(due, at + (threshold - peer.handshakeAgeSeconds + 1) * 1000);
+    if (peer.reason !== 'ok' || peer.handshakeExpectedBy === null) continue;
+    // Down means older than the bound: one second past it.
+    const by = Date.parse(peer.handshakeExpectedBy);
+    if (Number.isFinite(by)) due = Math.min(due, Math.max(at, by + 1000));
   }
   return due;
 }

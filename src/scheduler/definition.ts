@@ -21,6 +21,7 @@ function health(settings: HealthConfig): unknown[] {
     settings.pingLossCritical,
     settings.excludePeers,
     pattern === undefined ? null : [pattern.source, pattern.flags],
+    settings.expect ?? null,
   ];
 }
 

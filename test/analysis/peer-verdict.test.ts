@@ -8,12 +8,12 @@ import { mapWireguard } from '../../src/collectors/wireguard.js';
 import { evaluateRouter } from '../../src/health/evaluate.js';
 import { judgePeer } from '../../src/analysis/peer.js';
 import { testRouter } from '../helpers/config.js';
-import { systemOk, T0, wireguard, peerRecord } from '../health/snapshots.js';
+import { SITE_LINKS, systemOk, T0, wireguard, peerRecord } from '../health/snapshots.js';
 import type { RouterRecord } from '../../src/routeros/records.js';
 import { sampleText } from '../collectors/sample-text.js';
 import { routerLabel } from '../../src/metrics/family.js';
 
-const router = testRouter({ name: 'hq', url: 'https://192.0.2.1' });
+const router = testRouter({ name: 'hq', url: 'https://192.0.2.1' }, SITE_LINKS);
 const WG_OFF: RouterRecord = { name: 'wg-branch', 'public-key': 'S3rv3r', running: 'false', disabled: 'true', 'listen-port': '13231' };
 
 function metricLines(interfaces: RouterRecord[], peers: RouterRecord[]): string {
@@ -42,6 +42,6 @@ describe('peer verdict: one place for /metrics and /health', () => {
 
   it('gives a disabled peer on a disabled interface the reason disabled (its own state first)', () => {
     const verdict = judgePeer({ name: 'p', comment: undefined, disabled: true, handshakeAgeSeconds: 10_800, interfaceDisabled: true }, router.health);
-    expect(verdict).toEqual({ judged: false, healthy: true, reason: 'disabled' });
+    expect(verdict).toMatchObject({ judged: false, healthy: true, reason: 'disabled', state: 'disabled' });
   });
 });

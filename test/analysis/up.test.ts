@@ -8,6 +8,7 @@ import { SampleSet } from '../../src/metrics/samples.js';
 import { evaluateRouter } from '../../src/health/evaluate.js';
 import { jobsFor } from '../../src/collectors/catalog.js';
 import { testRouter } from '../helpers/config.js';
+import { SITE_LINKS } from '../health/snapshots.js';
 
 describe('routeros_up', () => {
   it('follows system when it runs, else every job; unknown while a deciding job has not run', () => {
@@ -20,7 +21,7 @@ describe('routeros_up', () => {
   });
 
   it('says the same in /metrics and /health for a router without the system collector', () => {
-    const router = testRouter({ collectors: { system: false }, ping: [{ target: '192.0.2.9' }] });
+    const router = testRouter({ collectors: { system: false }, ping: [{ target: '192.0.2.9' }] }, SITE_LINKS);
     const jobs = jobsFor(router);
     expect(jobs.map((job) => job.collector)).toEqual(['wireguard', 'ping']);
     const store = new SnapshotStore();

@@ -43,7 +43,8 @@ describe('system/resource mapping', () => {
 });
 
 describe('wireguard mapping', () => {
-  const health = testRouter().health;
+  // wg-branch's peers are always-on site links (no keepalive in the capture): judged against handshake_stale_after.
+  const health = testRouter({}, { health: { expect: { 'wg-branch': 'always' } } }).health;
   const result = mapWireguard(recordedList('wireguard-interfaces.json'), recordedList('wireguard-peers.json'), ROUTER, health, NOW);
   const out = text(result.samples);
 
@@ -73,7 +74,7 @@ describe('wireguard mapping', () => {
 
   it('keeps for health only what verdicts need: no traffic, endpoints or addresses per peer', () => {
     for (const peer of result.data.peers) {
-      expect(Object.keys(peer).sort()).toEqual(['comment', 'disabled', 'handshakeUnreadable', 'interface', 'latestHandshake', 'name', 'publicKey']);
+      expect(Object.keys(peer).sort()).toEqual(['comment', 'disabled', 'handshakeUnreadable', 'hasEndpoint', 'interface', 'keepaliveSeconds', 'latestHandshake', 'name', 'publicKey', 'rxMoved', 'txMoved']);
     }
   });
 

@@ -6,10 +6,10 @@ import { testConfig } from '../helpers/config.js';
 import type { JobSnapshot } from '../../src/metrics/store.js';
 import type { RouterConfig } from '../../src/config/types.js';
 import { jobsFor } from '../../src/collectors/catalog.js';
-import { failed, peerRecord, ping, setup, systemOk, T0, WG_UP, wireguard } from './snapshots.js';
+import { failed, peerRecord, ping, setup, SITE_LINKS, systemOk, T0, WG_UP, wireguard } from './snapshots.js';
 
 const config = testConfig({
-  defaults: { username: 'monitor', password: 'x', health: { handshake_stale_after: '5m' } },
+  defaults: { username: 'monitor', password: 'x', health: { handshake_stale_after: '5m', ...SITE_LINKS.health } },
   routers: [{ name: 'hq', url: 'https://192.0.2.1', collectors: { wireguard_setup: true }, ping: [{ target: '10.10.0.2', name: 'branch-tunnel' }] }],
 });
 const router = ((): RouterConfig => {

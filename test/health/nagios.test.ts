@@ -4,10 +4,10 @@ import { formatCheck } from '../../src/health/nagios.js';
 import type { JobSnapshot } from '../../src/metrics/store.js';
 import type { RouterConfig } from '../../src/config/types.js';
 import { testRouter } from '../helpers/config.js';
-import { failed, peerRecord, ping, systemOk, T0, WG_UP, wireguard } from './snapshots.js';
+import { failed, peerRecord, ping, SITE_LINKS, systemOk, T0, WG_UP, wireguard } from './snapshots.js';
 
-const hq = testRouter({ ping: [{ target: '10.10.0.2', name: 'branch-tunnel' }] });
-const branch = testRouter({ name: 'branch' });
+const hq = testRouter({ ping: [{ target: '10.10.0.2', name: 'branch-tunnel' }] }, SITE_LINKS);
+const branch = testRouter({ name: 'branch' }, SITE_LINKS);
 
 function check(routers: RouterConfig[], snapshots: Record<string, JobSnapshot[]>) {
   return formatCheck(evaluateRouters(routers, { snapshots: (name) => snapshots[name] ?? [] }, T0), routers);
@@ -26,8 +26,8 @@ describe('check output in the Nagios plugin convention', () => {
         '1 ping target losing packets: hq/ping branch-tunnel to 10.10.0.2 (33% loss)',
     );
     expect(lines.slice(1, -2)).toEqual([
-      '[CRITICAL] hq/wg-branch/branch-2: stale, last handshake 10m ago (stale after 5m)',
-      '[CRITICAL] hq/wg-branch/tablet: never shook hands',
+      '[CRITICAL] hq/wg-branch/branch-2: down, last handshake 10m ago (due within 5m, expected always on)',
+      '[CRITICAL] hq/wg-branch/tablet: never shook hands (expected always on)',
       '[WARNING] hq/ping branch-tunnel to 10.10.0.2: 33% loss',
       `[CRITICAL] hq: up, last success ${new Date(T0).toISOString()}; 1 interface, 3 peers (3 judged), 1 ping target`,
     ]);

@@ -48,6 +48,12 @@ export function pingJob(router: RouterConfig, index: number): string {
   return job.job;
 }
 
+/**
+ * Defaults that declare the test interface `wg-branch` an always-on site link: its peers (no keepalive in these
+ * records) are then judged against handshake_stale_after, as every peer was before liveness states.
+ */
+export const SITE_LINKS = { health: { expect: { 'wg-branch': 'always' } } };
+
 export const WG_UP: RouterRecord = { name: 'wg-branch', 'public-key': 'S3rv3r', running: 'true', disabled: 'false', 'listen-port': '13231' };
 
 export function peerRecord(name: string, lastHandshake: string | undefined, extra: Record<string, string> = {}): RouterRecord {

@@ -4,7 +4,7 @@ import { evaluateRouters } from '../../src/health/report.js';
 import type { JobSnapshot } from '../../src/metrics/store.js';
 import { testRouter } from '../helpers/config.js';
 import { COLLECTOR_NAMES } from '../../src/collectors/descriptors.js';
-import { failed, peerRecord, ping, pingJob, setup, systemOk, T0, WG_UP, wireguard } from './snapshots.js';
+import { failed, peerRecord, SITE_LINKS, ping, pingJob, setup, systemOk, T0, WG_UP, wireguard } from './snapshots.js';
 
 const router = testRouter(
   {
@@ -13,7 +13,7 @@ const router = testRouter(
       { target: '10.10.0.3', name: 'other' },
     ],
   },
-  { health: { handshake_stale_after: '5m', ping_loss_critical: 0.5, exclude_peers: ['roadie'], exclude_peer_pattern: 'lab-.*' } },
+  { health: { handshake_stale_after: '5m', ping_loss_critical: 0.5, exclude_peers: ['roadie'], exclude_peer_pattern: 'lab-.*', ...SITE_LINKS.health } },
 );
 
 function peersOnly(peers: ReturnType<typeof peerRecord>[], at = T0): JobSnapshot[] {
@@ -54,18 +54,18 @@ describe('peer verdicts', () => {
     expect(fresh).toMatchObject({ handshakeAgeSeconds: 120, reason: 'ok', latestHandshake: new Date(T0 - 120_000).toISOString() });
     const later = evaluateRouter(router, snapshots, T0 + 240_000);
     expect(later.health.peers[0]).toMatchObject({ handshakeAgeSeconds: 360, reason: 'stale', healthy: false });
-    expect(later.health.reasons).toEqual(['hq/wg-branch/branch-2: stale, last handshake 6m ago (stale after 5m)']);
+    expect(later.health.reasons).toEqual(['hq/wg-branch/branch-2: down, last handshake 6m ago (due within 5m, expected always on)']);
   });
 
   it('names a never-seen peer and reports null handshake fields', () => {
     const { peer, reasons } = peerVerdict(peerRecord('never-seen', undefined));
     expect(peer).toMatchObject({ latestHandshake: null, handshakeAgeSeconds: null });
-    expect(reasons).toEqual(['hq/wg-branch/never-seen: never shook hands']);
+    expect(reasons).toEqual(['hq/wg-branch/never-seen: never shook hands (expected always on)']);
   });
 
   it('does not judge peers of a disabled interface', () => {
     const snapshots = [systemOk(), wireguard(router, [{ ...WG_UP, disabled: 'true', running: 'false' }], [peerRecord('a', undefined)])];
-    const { health } = evaluateRouter(testRouter(), snapshots, T0);
+    const { health } = evaluateRouter(testRouter({}, SITE_LINKS), snapshots, T0);
     expect(health.peers[0]).toMatchObject({ judged: false, reason: 'interface_disabled' });
     expect(health.interfaces[0]).toMatchObject({ disabled: true, running: false, status: 'ok' });
     expect(health.status).toBe('ok');
@@ -73,7 +73,7 @@ describe('peer verdicts', () => {
 });
 
 describe('interface, router and collector verdicts', () => {
-  const plain = testRouter();
+  const plain = testRouter({}, SITE_LINKS);
 
   it('an enabled interface that is not running is critical', () => {
     const { health } = evaluateRouter(plain, [systemOk(), wireguard(plain, [{ ...WG_UP, running: 'false' }], [])], T0);
@@ -103,7 +103,7 @@ describe('interface, router and collector verdicts', () => {
 
   it('without the system collector, up follows every job', () => {
     // Only wireguard: up follows the jobs that run, and no other collector's first run is awaited.
-    const noSystem = testRouter({ collectors: Object.fromEntries(COLLECTOR_NAMES.map((name) => [name, name === 'wireguard'])) });
+    const noSystem = testRouter({ collectors: Object.fromEntries(COLLECTOR_NAMES.map((name) => [name, name === 'wireguard'])) }, SITE_LINKS);
     expect(evaluateRouter(noSystem, [wireguard(noSystem, [WG_UP], [])], T0).health.up).toBe(true);
     expect(evaluateRouter(noSystem, [failed('wireguard', 'wireguard', 'timeout')], T0).health).toMatchObject({ up: false, status: 'critical' });
   });
@@ -132,7 +132,7 @@ describe('ping verdicts', () => {
 });
 
 describe('set-up audit in the verdicts', () => {
-  const audited = testRouter({ collectors: { wireguard_setup: true } });
+  const audited = testRouter({ collectors: { wireguard_setup: true } }, SITE_LINKS);
   const records = { interfaces: [WG_UP], peers: [], addresses: [], routes: [], filter: [] };
 
   it('a failed check makes the interface degraded, with the fix', () => {
@@ -147,14 +147,14 @@ describe('set-up audit in the verdicts', () => {
   });
 
   it('no setup entries when the collector is off', () => {
-    const { health } = evaluateRouter(testRouter(), [systemOk(), wireguard(audited, [WG_UP], [])], T0);
+    const { health } = evaluateRouter(testRouter({}, SITE_LINKS), [systemOk(), wireguard(audited, [WG_UP], [])], T0);
     expect(health.interfaces[0]?.setup).toBeUndefined();
   });
 });
 
 describe('the whole report', () => {
   it('is the worst of its routers, and the summary names what is wrong', () => {
-    const other = testRouter({ name: 'branch' });
+    const other = testRouter({ name: 'branch' }, SITE_LINKS);
     const store = {
       snapshots: (name: string): JobSnapshot[] =>
         name === 'hq'
@@ -169,7 +169,7 @@ describe('the whole report', () => {
   });
 
   it('right after start: not ok, and the summary says what has not been collected', () => {
-    const { report } = evaluateRouters([router, testRouter({ name: 'branch' })], { snapshots: (name) => (name === 'hq' ? [systemOk()] : []) }, T0);
+    const { report } = evaluateRouters([router, testRouter({ name: 'branch' }, SITE_LINKS)], { snapshots: (name) => (name === 'hq' ? [systemOk()] : []) }, T0);
     expect(report.status).toBe('degraded');
     expect(report.summary).toBe('4 not collected yet: hq/wireguard, hq/ping branch-tunnel to 10.10.0.2, hq/ping other to 10.10.0.3 and 1 more');
   });

@@ -1,0 +1,93 @@
+/**
+ * Tunnel liveness from what WireGuard guarantees, a pure function (docs/health.md, "Peer states").
+ *
+ * A handshake only happens when something is sent, so an old handshake alone says nothing: a laptop with
+ * nothing to send is idle, not down. What turns an old handshake into an outage is a reason to expect a
+ * session: the peer sends keepalives (`persistent-keepalive` > 0), this side is trying to send (tx moves while
+ * it has an endpoint to send to), or the operator said so (`expect: always`).
+ *
+ * The protocol's bound (wireguard.com/papers/wireguard.pdf §6): a session is re-keyed after REKEY_AFTER_TIME
+ * (120 s) of use and refused after REJECT_AFTER_TIME (180 s); a keepalive goes out every K s when idle and needs
+ * a session, so a live peer with keepalive K shakes hands again at the latest REJECT_AFTER_TIME + K after the
+ * previous handshake, plus one REKEY_TIMEOUT (5 s) for the retry. Older than that, nothing gets through.
+ */
+
+import type { ExpectMode } from '../config/types.js';
+
+export const REKEY_AFTER_TIME_SECONDS = 120;
+export const REJECT_AFTER_TIME_SECONDS = 180;
+export const REKEY_TIMEOUT_SECONDS = 5;
+
+
+/**
+ * `up`: a session within the bound (or traffic flowing); `idle`: nothing expected and nothing sent (fine);
+ * `down`: a session was expected but none within the bound; `never`: never shook hands; `unknown`: cannot judge
+ * (unreadable handshake, interface not running); `disabled`: the peer or its interface is disabled.
+ */
+export type PeerState = 'up' | 'idle' | 'down' | 'never' | 'unknown' | 'disabled';
+export const PEER_STATES: readonly PeerState[] = ['up', 'idle', 'down', 'never', 'unknown', 'disabled'];
+
+/** Why a session is (or is not) expected: shown in /health next to the state. */
+export type ExpectedBecause = 'configured' | 'keepalive' | 'sending' | 'not_expected';
+
+export interface LivenessInput {
+  disabled: boolean;
+  interfaceDisabled: boolean;
+  /** The interface is enabled but not running: its own alert covers it; its peers cannot be judged. */
+  interfaceNotRunning: boolean;
+  handshakeUnreadable: boolean;
+  /** Seconds since the latest handshake; undefined when never. */
+  handshakeAgeSeconds: number | undefined;
+  /** persistent-keepalive in seconds; 0 when off or absent. */
+  keepaliveSeconds: number;
+  /** A configured endpoint-address: without one this side cannot initiate (responder only). */
+  hasEndpoint: boolean;
+  /** rx / tx grew since the previous collection; false when there was none to compare with. */
+  rxMoved: boolean;
+  txMoved: boolean;
+  expect: ExpectMode;
+  /** The bound for `expect: always` peers without keepalive (health.handshake_stale_after). */
+  staleAfterSeconds: number;
+}
+
+export interface Liveness {
+  state: PeerState;
+  /** A session is expected: `down` and `never` are problems only then. */
+  expected: boolean;
+  because: ExpectedBecause;
+  /** Seconds after the latest handshake by which the next one is due; undefined when none is expected. */
+  boundSeconds: number | undefined;
+}
+
+/** The bound for a keepalive peer: REJECT_AFTER_TIME + K + REKEY_TIMEOUT (210 s for K = 25 s). */
+export function keepaliveBoundSeconds(keepaliveSeconds: number): number {
+  return REJECT_AFTER_TIME_SECONDS + keepaliveSeconds + REKEY_TIMEOUT_SECONDS;
+}
+
+/** The bound for a peer with traffic but no keepalive: a session in use is refused after 180 s. */
+export const SENDING_BOUND_SECONDS = REJECT_AFTER_TIME_SECONDS + REKEY_TIMEOUT_SECONDS;
+
+function expectation(input: LivenessInput): { because: ExpectedBecause; boundSeconds: number | undefined } {
+  if (input.expect === 'on_demand') return { because: 'not_expected', boundSeconds: undefined };
+  if (input.keepaliveSeconds > 0) return { because: input.expect === 'always' ? 'configured' : 'keepalive', boundSeconds: keepaliveBoundSeconds(input.keepaliveSeconds) };
+  if (input.expect === 'always') return { because: 'configured', boundSeconds: input.staleAfterSeconds };
+  // auto without keepalive: only when this side is sending to an endpoint it can reach on its own. A
+  // responder-only peer (no endpoint) cannot initiate, and its tx may tick for a laptop that sleeps.
+  if (input.hasEndpoint && input.txMoved && !input.rxMoved) return { because: 'sending', boundSeconds: SENDING_BOUND_SECONDS };
+  return { because: 'not_expected', boundSeconds: undefined };
+}
+
+export function judgeLiveness(input: LivenessInput): Liveness {
+  const none = { expected: false, because: 'not_expected' as const, boundSeconds: undefined };
+  if (input.disabled || input.interfaceDisabled) return { state: 'disabled', ...none };
+  const { because, boundSeconds } = expectation(input);
+  const expected = boundSeconds !== undefined;
+  if (input.interfaceNotRunning || input.handshakeUnreadable) return { state: 'unknown', expected, because, boundSeconds };
+  const age = input.handshakeAgeSeconds;
+  if (age === undefined) return { state: 'never', expected, because, boundSeconds };
+  // Data received means a working session, whatever the handshake's age says.
+  if (input.rxMoved) return { state: 'up', expected, because, boundSeconds };
+  if (boundSeconds !== undefined) return { state: age > boundSeconds ? 'down' : 'up', expected, because, boundSeconds };
+  // Nothing expected: a session that is still usable is up; past it the peer is idle, which is fine.
+  return { state: age > SENDING_BOUND_SECONDS ? 'idle' : 'up', expected, because, boundSeconds };
+}
