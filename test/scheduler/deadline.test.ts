@@ -116,6 +116,7 @@ describe('run deadline', () => {
     const deadlines = Object.fromEntries(jobsFor(full).map((job) => [job.collector, job.deadlineSeconds]));
     expect(deadlines).toEqual({
       system: full.timeoutSeconds,
+      interface: full.timeoutSeconds * 2,
       wireguard: full.timeoutSeconds * 2,
       wireguard_setup: full.timeoutSeconds * 5,
       ping: 5 + full.timeoutSeconds,
