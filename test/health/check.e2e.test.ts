@@ -15,7 +15,7 @@ let stuckPath: string;
 
 function configFile(ca: string, routers: object[]): string {
   // JSON is YAML: the loader reads it like any config file.
-  const config = { defaults: { username: 'monitor', password: PASSWORD, timeout: '3s', tls: { ca_file: ca } }, routers };
+  const config = { defaults: { username: 'monitor', password: PASSWORD, timeout: '3s', tls: { ca_file: ca }, health: { expect: { 'wg-branch': 'always' } } }, routers };
   return tempFile('routeros-exporter.yml', JSON.stringify(config, null, 2));
 }
 
@@ -81,7 +81,7 @@ describe('check', () => {
     const lines = out.text.trimEnd().split('\n');
     expect(out.code).toBe(2);
     expect(lines[0]).toMatch(/^ROUTEROS CRITICAL - 1 stale peer: hq\/wg-branch\/branch-2 \(last handshake 10m(\ds)? ago\)$/);
-    expect(lines).toContainEqual(expect.stringMatching(/^\[CRITICAL\] hq\/wg-branch\/branch-2: stale, last handshake 10m(\ds)? ago \(stale after 5m\)$/));
+    expect(lines).toContainEqual(expect.stringMatching(/^\[CRITICAL\] hq\/wg-branch\/branch-2: down, last handshake 10m(\ds)? ago \(due within 5m, expected always on\)$/));
     expect(lines).toContainEqual(expect.stringMatching(/^\[OK\] calm: up, last success \d{4}-\d\d-\d\dT.*; 1 interface, 1 peer \(1 judged\), 0 ping targets$/));
     const perfdata = lines.at(-1) ?? '';
     expect(perfdata).toMatch(/^\| /);

@@ -46,15 +46,21 @@ function router(name: string): RouterHealth {
 }
 
 describe('the demo scenario in /health', () => {
-  it('hq: the stale and the never-connected peer are critical, the fresh ones healthy', () => {
+  it('hq: the dead keepalive link is down and critical; idle and never-connected road warriors are not (no exclude_peers)', () => {
     const hq = router('hq');
     expect(hq.status).toBe('critical');
     const peer = (name: string) => hq.peers.find((candidate) => candidate.name === name);
-    expect(peer(DEMO_FACTS.stalePeer.name)).toMatchObject({ reason: 'stale', healthy: false, publicKey: DEMO_FACTS.stalePeer.publicKey });
+    const dead = peer(DEMO_FACTS.deadLink.name);
+    expect(dead).toMatchObject({ state: 'down', reason: 'stale', healthy: false, expected: true, status: 'critical', publicKey: DEMO_FACTS.deadLink.publicKey });
+    // Due 180 s + 25 s keepalive + 5 s after its last handshake, which was 240 s before start.
+    const due = Date.parse(dead?.handshakeExpectedBy ?? '') - Date.parse(dead?.latestHandshake ?? '');
+    expect(due).toBe(210_000);
+    expect(peer(DEMO_FACTS.stalePeer.name)).toMatchObject({ state: 'idle', reason: 'idle', healthy: true, expected: false, status: 'ok', handshakeExpectedBy: null });
     expect(peer(DEMO_FACTS.stalePeer.name)?.handshakeAgeSeconds).toBeGreaterThanOrEqual(DEMO_FACTS.stalePeer.lastHandshakeAgoSeconds);
-    expect(peer(DEMO_FACTS.neverPeer.name)).toMatchObject({ reason: 'never', healthy: false, latestHandshake: null, handshakeAgeSeconds: null });
-    expect(peer(DEMO_FACTS.freshPeer.name)).toMatchObject({ reason: 'ok', healthy: true });
+    expect(peer(DEMO_FACTS.neverPeer.name)).toMatchObject({ state: 'never', reason: 'never_not_expected', healthy: true, status: 'ok', latestHandshake: null });
+    expect(peer(DEMO_FACTS.freshPeer.name)).toMatchObject({ state: 'up', reason: 'ok', healthy: true, expected: true });
     expect(peer(DEMO_FACTS.goingStalePeer.name)).toMatchObject({ reason: 'ok', healthy: true });
+    expect(hq.reasons.filter((reason) => reason.includes('wg-roadwarriors'))).toEqual([]);
   });
 
   it('hq: a ping that gets nothing back is critical; a lossy one is judged by the loss of its last run', () => {
@@ -99,8 +105,9 @@ describe('the demo scenario in /metrics and the log', () => {
 
   it('logs each problem once, in words an on-call engineer can act on', () => {
     const messages = logs.lines().filter((line) => line['component'] === 'health').map((line) => String(line['msg']));
-    expect(messages).toContainEqual(expect.stringMatching(/^peer laptop-anna on hq\/wg-roadwarriors stale since \S+ \(last handshake 10m(\ds)? ago\)$/));
-    expect(messages).toContainEqual('peer tablet-new on hq/wg-roadwarriors has never shaken hands');
+    expect(messages).toContainEqual(expect.stringMatching(/^peer branch-3 on hq\/wg-branches stale since \S+ \(last handshake 4m(\ds)? ago\)$/));
+    // Road warriors asleep or never connected are no news.
+    expect(messages.filter((message) => message.includes('wg-roadwarriors'))).toEqual([]);
     expect(messages).toContainEqual(expect.stringMatching(/^set-up check firewall_input fails on branch-2\/wg-lab: .*Fix: \/ip firewall filter add/));
     expect(new Set(messages).size).toBe(messages.length);
   });

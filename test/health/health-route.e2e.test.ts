@@ -49,7 +49,7 @@ beforeAll(async () => {
   const ca = writeCa(emulator);
   const config = testConfig({
     listen: '127.0.0.1:0',
-    defaults: { username: 'monitor', password: PASSWORD, timeout: '3s', tls: { ca_file: ca }, health: { handshake_stale_after: '5m' } },
+    defaults: { username: 'monitor', password: PASSWORD, timeout: '3s', tls: { ca_file: ca }, health: { handshake_stale_after: '5m', expect: { 'wg-branch': 'always' } } },
     routers: emulator.routers.map((router) => ({
       name: router.name,
       url: router.url,
@@ -91,7 +91,7 @@ describe('GET /health', () => {
     expect(Date.parse(stale?.latestHandshake ?? '')).toBeLessThan(Date.now() - 599_000);
     expect(stale?.publicKey).toMatch(/^[A-Za-z0-9+/]{43}=$/);
     expect(hq?.peers.find((peer) => peer.name === 'branch-1')).toMatchObject({ healthy: true, reason: 'ok', status: 'ok' });
-    expect(hq?.reasons).toEqual([expect.stringMatching(/^hq\/wg-branch\/branch-2: stale, last handshake 10m(\ds)? ago \(stale after 5m\)$/)]);
+    expect(hq?.reasons).toEqual([expect.stringMatching(/^hq\/wg-branch\/branch-2: down, last handshake 10m(\ds)? ago \(due within 5m, expected always on\)$/)]);
     expect(hq?.interfaces).toEqual([{ name: 'wg-branch', running: true, disabled: false, status: 'ok' }]);
     expect(hq?.pings).toEqual([
       expect.objectContaining({ target: '10.10.0.2', name: 'branch-tunnel', lossRatio: 0, status: 'ok', rttSeconds: expect.objectContaining({ avg: expect.any(Number) }) }),

@@ -48,7 +48,7 @@ beforeAll(async () => {
     'routeros-exporter.yml',
     JSON.stringify({
       log_level: 'error',
-      defaults: { username: 'monitor', password: PASSWORD, timeout: '3s', tls: { ca_file: ca }, health: { handshake_stale_after: '5m' } },
+      defaults: { username: 'monitor', password: PASSWORD, timeout: '3s', tls: { ca_file: ca }, health: { handshake_stale_after: '5m', expect: { 'wg-branch': 'always' } } },
       routers: emulator.routers.map((router) => ({ name: router.name, url: router.url, collectors: { ping: false } })),
     }),
   );
@@ -59,7 +59,7 @@ beforeAll(async () => {
       password: PASSWORD,
       timeout: '3s',
       tls: { ca_file: ca },
-      health: { handshake_stale_after: '5m' },
+      health: { handshake_stale_after: '5m', expect: { 'wg-branch': 'always' } },
       collectors: { ping: false, bandwidth_test: false },
     },
     routers: emulator.routers.map((router) => ({ name: router.name, url: router.url })),

@@ -25,6 +25,7 @@ export const DEMO_KEYS = {
   monitoring: key('peer monitoring'),
   lab1: key('peer lab-1'),
   lab2: key('peer lab-2'),
+  branch3: key('peer branch-3'),
 } as const;
 
 const K = DEMO_KEYS;
@@ -56,6 +57,10 @@ const hq: RouterSeed = {
   peers: [
     { interface: 'wg-branches', name: 'branch-1', publicKey: K.branch1.publicKey, allowedAddress: ['10.10.0.2/32', '192.168.11.0/24'], endpointAddress: '198.51.100.11', endpointPort: 13231, persistentKeepalive: 25, comment: 'Branch 1 — Zürich "Limmat" office', rxRate: 150_000, txRate: 90_000 },
     { interface: 'wg-branches', name: 'branch-2', publicKey: K.branch2.publicKey, allowedAddress: ['10.10.0.3/32', '192.168.12.0/24'], endpointAddress: '198.51.100.12', endpointPort: 13231, persistentKeepalive: 25, comment: 'Branch 2 \\ backup link', rxRate: 60_000, txRate: 45_000 },
+    // A dead site link: keepalive 25 s, its last handshake 4 minutes old (past 180 s + 25 s + 5 s): down, not
+    // idle. Its tx still ticks with handshake initiations nobody answers.
+    { interface: 'wg-branches', name: 'branch-3', publicKey: K.branch3.publicKey, allowedAddress: ['10.10.0.4/32'], endpointAddress: '198.51.100.13', endpointPort: 13231, persistentKeepalive: 25, life: 'stale', staleForSeconds: 240, comment: 'Branch 3 (site down)', rxRate: 20_000, txRate: 20_000 },
+    // Road warriors: no keepalive, no endpoint (they call in). Asleep is idle, not down: no page.
     { interface: 'wg-roadwarriors', name: 'laptop-anna', publicKey: K.anna.publicKey, allowedAddress: ['10.20.0.10/32'], responder: true, life: 'stale', staleForSeconds: 600, comment: 'Anna\'s laptop "ThinkPad"' },
     { interface: 'wg-roadwarriors', name: 'phone-bob', publicKey: K.bob.publicKey, allowedAddress: ['10.20.0.11/32'], responder: true, life: 'going-stale', comment: 'Bob – phone (Ünïcödé ✓)' },
     { interface: 'wg-roadwarriors', name: 'tablet-new', publicKey: K.tablet.publicKey, allowedAddress: ['10.20.0.12/32'], responder: true, life: 'never' },
@@ -173,6 +178,8 @@ export const DEMO_ROUTERS: readonly RouterSeed[] = [hq, branch1, branch2];
 export const DEMO_FACTS = {
   routers: ['hq', 'branch-1', 'branch-2'],
   freshPeer: { router: 'hq', interface: 'wg-branches', name: 'branch-1', publicKey: K.branch1.publicKey },
+  /** Keepalive 25 s, last handshake 240 s before start: `down` from the first collection. */
+  deadLink: { router: 'hq', interface: 'wg-branches', name: 'branch-3', publicKey: K.branch3.publicKey, keepaliveSeconds: 25, lastHandshakeAgoSeconds: 240 },
   stalePeer: { router: 'hq', interface: 'wg-roadwarriors', name: 'laptop-anna', publicKey: K.anna.publicKey, lastHandshakeAgoSeconds: 600 },
   goingStalePeer: { router: 'hq', interface: 'wg-roadwarriors', name: 'phone-bob', publicKey: K.bob.publicKey },
   neverPeer: { router: 'hq', interface: 'wg-roadwarriors', name: 'tablet-new', publicKey: K.tablet.publicKey },
