@@ -48,6 +48,8 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
       tls,
       capMs: options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS,
       control: options.control ?? false,
+      ...(options.keepAliveSeconds === undefined ? {} : { keepAliveMs: options.keepAliveSeconds * 1000 }),
+      ...(options.tlsSessionResumption === undefined ? {} : { tlsSessionResumption: options.tlsSessionResumption }),
     }, eager);
   });
   let warming: NodeJS.Immediate | undefined;

@@ -2,9 +2,11 @@
  * One emulated router: its state, its HTTPS server (node:https, keep-alive) and its faults.
  * stop()/start() close and reopen the listener on the same port; state survives both.
  */
+import { constants as cryptoConstants } from 'node:crypto';
 import { createServer } from 'node:https';
 import type { Server } from 'node:https';
 import type { Socket } from 'node:net';
+import type { TLSSocket } from 'node:tls';
 import type { Duplex } from 'node:stream';
 import { controlEndpoint } from './http/control.js';
 import { createHandler } from './http/handler.js';
@@ -14,7 +16,7 @@ import { buildTree } from './rest/tree.js';
 import type { TreeNode } from './rest/tree.js';
 import type { TlsMaterial } from './tls.js';
 import type { RouterState } from './state/router-state.js';
-import type { EmulatedRouter, Faults, HealthFaults, RebootOptions, Row, RouterStats } from './types.js';
+import type { EmulatedRouter, Faults, HealthFaults, RebootOptions, Row, RouterStats, TlsSessionResumption } from './types.js';
 
 export interface RouterOptions {
   host: string;
@@ -22,15 +24,20 @@ export interface RouterOptions {
   tls: TlsMaterial;
   capMs: number;
   control: boolean;
+  /** Idle keep-alive connections stay open this long; default 30 s (a scrape every 15 s reuses its connection). */
+  keepAliveMs?: number;
+  /** Default 'tickets'. */
+  tlsSessionResumption?: TlsSessionResumption;
 }
 
-/** Idle keep-alive connections stay open this long (a scrape every 15 s reuses its connection). */
 const KEEP_ALIVE_MS = 30_000;
+/** Sessions a `cache` router remembers; the oldest goes first (a router's web server keeps a few, not all). */
+const SESSION_CACHE_ENTRIES = 64;
 
 export class RouterHandle implements EmulatedRouter {
   readonly name: string;
   readonly version: string;
-  readonly stats: RouterStats = { connections: 0, requests: 0 };
+  readonly stats: RouterStats = { connections: 0, resumed: 0, requests: 0 };
   #build: (() => RouterState) | undefined;
   #world: RouterWorld | undefined;
   readonly #options: RouterOptions;
@@ -98,13 +105,28 @@ export class RouterHandle implements EmulatedRouter {
       },
       ...(this.#options.control ? { control: controlEndpoint(this.#controllable()) } : {}),
     });
-    const server = createServer({ cert: this.#options.tls.cert, key: this.#options.tls.key }, handler);
-    server.keepAliveTimeout = KEEP_ALIVE_MS;
+    const resumption = this.#options.tlsSessionResumption ?? 'tickets';
+    const server = createServer(
+      {
+        cert: this.#options.tls.cert,
+        key: this.#options.tls.key,
+        // Without tickets, a client can resume only by session id, from the cache below when there is one.
+        ...(resumption === 'tickets' ? {} : { secureOptions: cryptoConstants.SSL_OP_NO_TICKET }),
+        // Session ids resume only in TLS 1.2 (TLS 1.3 resumes by ticket): such a router speaks TLS 1.2.
+        ...(resumption === 'cache' ? { maxVersion: 'TLSv1.2' as const } : {}),
+      },
+      handler,
+    );
+    if (resumption === 'cache') sessionCache(server);
+    server.keepAliveTimeout = this.#options.keepAliveMs ?? KEEP_ALIVE_MS;
     server.on('connection', (socket: Socket) => {
       this.#sockets.add(socket);
       socket.once('close', () => this.#sockets.delete(socket));
     });
-    server.on('secureConnection', () => this.stats.connections++);
+    server.on('secureConnection', (socket: TLSSocket) => {
+      this.stats.connections++;
+      if (socket.isSessionReused()) this.stats.resumed++;
+    });
     // A TLS handshake failure (e.g. a client that distrusts the CA) is the client's problem.
     server.on('tlsClientError', () => undefined);
     // Without a listener node drops a CONNECT without an answer; the router's web server is no proxy, so it
@@ -210,4 +232,17 @@ export class RouterHandle implements EmulatedRouter {
       outsideCalls: () => this.outsideCalls(),
     };
   }
+}
+
+/** A bounded server-side session cache by session id (`tlsSessionResumption: 'cache'`). */
+function sessionCache(server: Server): void {
+  const sessions = new Map<string, Buffer>();
+  server.on('newSession', (id: Buffer, data: Buffer, done: () => void) => {
+    sessions.set(id.toString('hex'), data);
+    if (sessions.size > SESSION_CACHE_ENTRIES) sessions.delete(sessions.keys().next().value as string);
+    done();
+  });
+  server.on('resumeSession', (id: Buffer, done: (error: Error | null, data: Buffer | null) => void) => {
+    done(null, sessions.get(id.toString('hex')) ?? null);
+  });
 }

@@ -41,7 +41,20 @@ export interface EmulatorOptions {
   staleAfterMs?: number;
   /** Serve POST/DELETE /emulator/faults and POST /emulator/reboot (docs/emulator.md). */
   control?: boolean;
+  /**
+   * How long an idle keep-alive connection stays open, in seconds, announced as `Keep-Alive: timeout=N`.
+   * Default 30. Shorter than a client's schedule, every cycle reconnects (what resumption is for).
+   */
+  keepAliveSeconds?: number;
+  /**
+   * How a reconnecting client may skip the full TLS handshake: `tickets` (default, stateless session
+   * tickets, as Node and most servers), `cache` (a server-side session cache by session id, no tickets),
+   * `off` (every connection is a full handshake).
+   */
+  tlsSessionResumption?: TlsSessionResumption;
 }
+
+export type TlsSessionResumption = 'tickets' | 'cache' | 'off';
 
 export interface Emulator {
   readonly routers: EmulatedRouter[];
@@ -62,8 +75,10 @@ export interface Emulator {
 export type Row = Record<string, string>;
 
 export interface RouterStats {
-  /** TLS connections accepted since start. */
+  /** TLS connections accepted since start (full handshakes + resumed). */
   connections: number;
+  /** Of those, the ones that resumed an earlier TLS session (no certificate, no key exchange signature). */
+  resumed: number;
   /** HTTP requests received since start (all paths). */
   requests: number;
 }

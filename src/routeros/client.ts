@@ -1,12 +1,13 @@
 /**
- * The RouterOS REST client (spec §4): one keep-alive connection pool per router, HTTP Basic auth,
+ * The RouterOS REST client (spec §4): keep-alive connections per router (one for reads), HTTP Basic auth,
  * TLS verification on by default, a timeout on every request and a cap on the size of every reply.
  * It knows the generic surface only; what to ask for is the collectors' business.
  *
  * Read-only by design: the public methods are the ones production calls (list, getSingleton, and run for
  * the ping and bandwidth-test commands). Write verbs live in the tests' subclass, over the same `request`.
  */
-import { Pool, type Dispatcher } from 'undici';
+import type { Socket } from 'node:net';
+import { buildConnector, Pool, type Dispatcher } from 'undici';
 import type { Secret } from '../util/secret.js';
 import { basicEncoding, registerCredentials } from '../util/redact.js';
 import { RouterOsError } from './errors.js';
@@ -32,9 +33,27 @@ export interface RouterOsClientOptions {
   timeoutMs: number;
   tls?: RouterOsTls;
   maxResponseBytes?: number;
-  /** Concurrent connections to this router; real routers slow down under parallel REST calls, so keep it small. */
+  /**
+   * Connections for console commands (POST: ping, bandwidth-test), which hold a connection for seconds; reads
+   * (GET) share one connection of their own, so a router's jobs that fire together reuse it one after the
+   * other instead of opening a connection each. Real routers slow down under parallel REST calls: keep it small.
+   */
   connections?: number;
+  /**
+   * How long an idle connection is kept when the router does not say (no `Keep-Alive: timeout` hint), and the
+   * longest a hint is believed: set it above the router's shortest schedule, so each cycle finds its connection
+   * open. A shorter hint from the router wins (the router closes then); the reconnect resumes the TLS session.
+   */
+  keepAliveMs?: number;
 }
+
+/** Without a schedule to match: what undici and most servers use. */
+export const DEFAULT_KEEP_ALIVE_MS = 30_000;
+/**
+ * Undici closes a connection this long before the router's announced keep-alive timeout, so it never sends a
+ * request on a socket the router is closing. Undici's default, 2 s, closes a 30 s hint at 28 s.
+ */
+const KEEP_ALIVE_THRESHOLD_MS = 1_000;
 
 export interface RequestOptions {
   /** Overrides the client's timeout (e.g. a ping that takes count × interval). */
@@ -65,7 +84,11 @@ export class RouterOsClient {
   readonly #authorization: string;
   readonly #timeoutMs: number;
   readonly #maxResponseBytes: number;
-  readonly #pool: Pool;
+  /** GET: one connection, requests one after the other. */
+  readonly #reads: Pool;
+  /** Everything else, made on first use (most routers never run a command). */
+  #commands: Pool | undefined;
+  readonly #commandOptions: Pool.Options;
 
   constructor(options: RouterOsClientOptions) {
     const url = new URL(options.url);
@@ -77,15 +100,26 @@ export class RouterOsClient {
     this.#timeoutMs = options.timeoutMs;
     this.#maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
     const tls = options.tls ?? {};
-    this.#pool = new Pool(this.#origin, {
-      connections: options.connections ?? 2,
-      keepAliveTimeout: 30_000,
-      connect: {
+    const keepAliveMs = options.keepAliveMs ?? DEFAULT_KEEP_ALIVE_MS;
+    const shared: Pool.Options = {
+      keepAliveTimeout: keepAliveMs,
+      keepAliveMaxTimeout: Math.max(keepAliveMs, DEFAULT_KEEP_ALIVE_MS),
+      keepAliveTimeoutThreshold: KEEP_ALIVE_THRESHOLD_MS,
+      // One connector for both pools, so a session one of them got serves the other's reconnect too.
+      connect: resumingConnector({
         ...(tls.ca === undefined ? {} : { ca: tls.ca }),
         ...(tls.serverName === undefined ? {} : { servername: tls.serverName }),
         rejectUnauthorized: tls.insecureSkipVerify !== true,
-      },
-    });
+      }),
+    };
+    this.#reads = new Pool(this.#origin, { ...shared, connections: 1 });
+    this.#commandOptions = { ...shared, connections: options.connections ?? 2 };
+  }
+
+  #poolFor(method: Method): Pool {
+    if (method === 'GET') return this.#reads;
+    this.#commands ??= new Pool(this.#origin, this.#commandOptions);
+    return this.#commands;
   }
 
   /** GET /<menu>: a list of records. */
@@ -113,7 +147,7 @@ export class RouterOsClient {
 
   /** Closes the connections; in-flight requests fail with ROS_ERR_ABORTED or a connect error. */
   async close(): Promise<void> {
-    await this.#pool.destroy();
+    await Promise.all([this.#reads.destroy(), this.#commands?.destroy()]);
   }
 
   /**
@@ -135,7 +169,7 @@ export class RouterOsClient {
 
     let response: Dispatcher.ResponseData;
     try {
-      response = await this.#pool.request({
+      response = await this.#poolFor(method).request({
         method,
         path: `/rest${path}`,
         headers,
@@ -222,6 +256,39 @@ export class RouterOsClient {
     }
     return mapNetworkError(error, request, phase);
   }
+}
+
+/**
+ * Undici's connector offers the router's last TLS session on the next connect, so a reconnect after the router
+ * closed an idle connection is a resumption, not a full handshake, when the router allows it. But undici holds
+ * that session through a WeakRef: in a busy process the garbage collector drops it between two cycles and the
+ * reconnect is a full handshake again. Holding the newest session here keeps it (about 1–2 KB per router). Each
+ * client has its own connector, so there is no fleet-wide cache to outgrow.
+ */
+function resumingConnector(options: buildConnector.BuildOptions): buildConnector.connector {
+  // Typed as returning nothing; it returns the socket it made, which lets the listener below be attached before
+  // the handshake (a TLS 1.2 session comes during it, a TLS 1.3 ticket after it).
+  const connect = buildConnector({ ...options, maxCachedSessions: 1 }) as (
+    connectOptions: buildConnector.Options,
+    callback: buildConnector.Callback,
+  ) => Socket | undefined;
+  const holder: { session?: Buffer } = {};
+  const keep = (value: Buffer): void => {
+    // The 'session' event hands every listener the Buffer undici's cache refers to.
+    holder.session = value;
+  };
+  return (connectOptions, callback) => {
+    let attached = false;
+    const socket = connect(connectOptions, (...args) => {
+      const made = args[1];
+      if (!attached && made !== null) made.on('session', keep);
+      callback(...args);
+    });
+    if (socket !== undefined) {
+      socket.on('session', keep);
+      attached = true;
+    }
+  };
 }
 
 function headerText(value: string | string[] | undefined): string | undefined {

@@ -3,8 +3,33 @@
  * so keep-alive connections survive a reload (each new connection is a login line in the router's log).
  */
 import { createHash } from 'node:crypto';
-import type { RouterConfig } from '../config/types.js';
-import { RouterOsClient } from './client.js';
+import type { CollectorName, RouterConfig } from '../config/types.js';
+import { cronIntervalSeconds } from '../config/cron.js';
+import { DEFAULT_KEEP_ALIVE_MS, RouterOsClient } from './client.js';
+
+/** Room past the shortest schedule: run times and jitter move a cycle's first request by a few seconds. */
+const KEEP_ALIVE_MARGIN_MS = 10_000;
+/** Past this an idle connection costs the router more than the rare reconnect (which resumes) costs us. */
+const KEEP_ALIVE_MAX_MS = 300_000;
+
+/**
+ * How long to keep an idle connection: just past the router's shortest schedule, so every cycle finds the one
+ * it left (a router that announces a shorter keep-alive still closes it first; the reconnect then resumes).
+ */
+export function keepAliveMsFor(router: RouterConfig): number {
+  let shortest: number | undefined;
+  for (const [name, on] of Object.entries(router.collectors) as [CollectorName, boolean][]) {
+    if (!on) continue;
+    try {
+      const seconds = cronIntervalSeconds(router.schedules[name]);
+      if (shortest === undefined || seconds < shortest) shortest = seconds;
+    } catch {
+      // Schedules are validated at load; an unreadable one sets no policy.
+    }
+  }
+  if (shortest === undefined) return DEFAULT_KEEP_ALIVE_MS;
+  return Math.min(KEEP_ALIVE_MAX_MS, Math.max(DEFAULT_KEEP_ALIVE_MS, shortest * 1000 + KEEP_ALIVE_MARGIN_MS));
+}
 
 /**
  * What a client is built from: URL, credentials, timeout and TLS (the CA's text, not its path: a moved file with
@@ -40,6 +65,8 @@ export class ClientPool {
       username: router.username,
       password: router.password,
       timeoutMs: router.timeoutSeconds * 1000,
+      // Set when the client is made: a reload that only changes schedules keeps the client and its connections.
+      keepAliveMs: keepAliveMsFor(router),
       tls: {
         ...(router.tls.ca === undefined ? {} : { ca: router.tls.ca }),
         ...(router.tls.serverName === undefined ? {} : { serverName: router.tls.serverName }),

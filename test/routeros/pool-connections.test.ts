@@ -1,0 +1,128 @@
+/**
+ * Steady-state connections at the router, counted by the emulator over real HTTPS on loopback: the real
+ * scheduler, collectors, client pool and cron triggers on 1–2 s schedules (issue 14).
+ *   (i)   the router keeps connections longer than the schedule: every cycle reuses one connection;
+ *   (ii)  it closes them sooner: each cycle reconnects, and the reconnect resumes the TLS session, even after
+ *         full garbage collections (undici alone keeps the session through a WeakRef);
+ *   (iii) it allows no resumption: collection still works, with full handshakes, counted.
+ */
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import pino from 'pino';
+import { afterEach, describe, expect, it } from 'vitest';
+import { COLLECTOR_NAMES } from '../../src/collectors/descriptors.js';
+import { startEmulator, type Emulator, type EmulatorOptions } from '../../src/emulator/index.js';
+import { SnapshotStore } from '../../src/metrics/store.js';
+import { ClientPool, keepAliveMsFor } from '../../src/routeros/pool.js';
+import { Scheduler } from '../../src/scheduler/scheduler.js';
+import { testConfig, testRouter } from '../helpers/config.js';
+
+setFlagsFromString('--expose-gc');
+const gc = runInNewContext('gc') as () => void;
+
+const SYSTEM_AND_WIREGUARD = Object.fromEntries(COLLECTOR_NAMES.map((name) => [name, name === 'system' || name === 'wireguard']));
+const ROUTERS = 3;
+
+let running: { emulator: Emulator; scheduler: Scheduler; pool: ClientPool } | undefined;
+
+afterEach(async () => {
+  if (running === undefined) return;
+  await running.scheduler.stop();
+  await running.pool.closeAll();
+  await running.emulator.close();
+  running = undefined;
+});
+
+async function collect(emulatorOptions: EmulatorOptions, everySeconds: number, cycles: number, afterCycle: () => void = () => undefined) {
+  const emulator = await startEmulator({
+    ...emulatorOptions,
+    routers: Array.from({ length: ROUTERS }, (_, i) => ({
+      name: `r${i}`,
+      interfaces: [{ name: 'wg0' }],
+      peers: [0, 1, 2, 3].map((k) => ({ interface: 'wg0', allowedAddress: [`10.0.0.${k + 2}/32`], life: 'live' as const })),
+    })),
+  });
+  const schedule = `*/${everySeconds} * * * * *`;
+  const config = testConfig({
+    defaults: {
+      username: 'admin',
+      password: '',
+      tls: { insecure_skip_verify: true },
+      collectors: SYSTEM_AND_WIREGUARD,
+      schedules: { system: schedule, wireguard: schedule },
+      timeout: '1s',
+    },
+    routers: emulator.routers.map((router) => ({ name: router.name, url: router.url })),
+  });
+  const store = new SnapshotStore();
+  const pool = new ClientPool();
+  // No jitter: both jobs of a router fire in the same millisecond, the case that used to open two connections.
+  const scheduler = new Scheduler({ store, logger: pino({ level: 'silent' }), clientFor: (router) => pool.clientFor(router), jitter: false });
+  running = { emulator, scheduler, pool };
+  scheduler.load(config);
+  scheduler.start(false);
+  // A cycle is over when every router's two jobs have recorded a run at a later tick than the last cycle's.
+  const finished = (): number[] =>
+    emulator.routers.map((router) => Math.min(...['system', 'wireguard'].map((job) => store.snapshots(router.name).find((s) => s.job === job)?.finishedAt ?? 0)));
+  let last = 0;
+  for (let cycle = 0; cycle < cycles; cycle++) {
+    await expect.poll(() => Math.min(...finished()), { timeout: everySeconds * 1000 + 3000, interval: 50 }).toBeGreaterThan(last);
+    last = Math.max(...finished());
+    afterCycle();
+  }
+  for (const router of emulator.routers) {
+    for (const job of ['system', 'wireguard']) {
+      const snapshot = store.snapshots(router.name).find((s) => s.job === job);
+      expect(snapshot?.ok, `${router.name} ${job}: ${JSON.stringify(snapshot)}`).toBe(true);
+    }
+  }
+  return emulator.routers.map((router) => ({ ...router.stats }));
+}
+
+describe('connections across collection cycles', () => {
+  it('(i) keep-alive longer than the schedule: one connection per router for every cycle', async () => {
+    const stats = await collect({ keepAliveSeconds: 30 }, 2, 4);
+    // Two jobs firing together, four cycles: one TLS connection per router, and it carried every request.
+    for (const s of stats) {
+      expect(s.connections).toBe(1);
+      expect(s.requests).toBeGreaterThanOrEqual(4 * 2);
+    }
+  });
+
+  it('(ii) keep-alive shorter than the schedule: later cycles resume the TLS session, garbage collections or not', async () => {
+    // The router closes an idle connection after 0.5 s; cycles are 2 s apart, so every cycle reconnects.
+    const stats = await collect({ keepAliveSeconds: 0.5, tlsSessionResumption: 'tickets' }, 2, 4, gc);
+    for (const s of stats) {
+      expect(s.connections).toBeGreaterThanOrEqual(4);
+      // Only the first connection was a full handshake.
+      expect(s.connections - s.resumed).toBe(1);
+    }
+  });
+
+  it('(ii) also against a router that resumes by session id (TLS 1.2 session cache, no tickets)', async () => {
+    const stats = await collect({ keepAliveSeconds: 0.5, tlsSessionResumption: 'cache' }, 2, 3, gc);
+    for (const s of stats) {
+      expect(s.connections).toBeGreaterThanOrEqual(3);
+      expect(s.connections - s.resumed).toBe(1);
+    }
+  });
+
+  it('(iii) a router that allows no resumption is still collected, with full handshakes, counted', async () => {
+    const stats = await collect({ keepAliveSeconds: 0.5, tlsSessionResumption: 'off' }, 2, 3);
+    for (const s of stats) {
+      expect(s.connections).toBeGreaterThanOrEqual(3);
+      expect(s.resumed).toBe(0);
+    }
+  });
+});
+
+describe('keep-alive policy', () => {
+  it('keeps idle connections just past the shortest enabled schedule, within bounds', () => {
+    const only = (schedule: string) => testRouter({ collectors: SYSTEM_AND_WIREGUARD, schedules: { system: schedule, wireguard: '0 */5 * * * *' } });
+    expect(keepAliveMsFor(only('*/30 * * * * *'))).toBe(40_000);
+    expect(keepAliveMsFor(only('0 * * * * *'))).toBe(70_000);
+    // Never under the usual 30 s, never past 5 minutes.
+    expect(keepAliveMsFor(testRouter({ timeout: '1s', collectors: SYSTEM_AND_WIREGUARD, schedules: { system: '*/5 * * * * *' } }))).toBe(30_000);
+    expect(keepAliveMsFor(only('0 0 * * * *'))).toBe(300_000);
+  });
+});
