@@ -9,9 +9,12 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { startEmulator } from '../src/emulator/index.js';
 import type { ChildReply, ChildRequest, FetchStats } from './ipc.js';
 
-const [routers = '10', interfaces = '4', peers = '100'] = process.argv.slice(2);
+const [routers = '10', interfaces = '4', peers = '100', keepAlive = '', resumption = '', schedule = '30'] = process.argv.slice(2);
+const tickMs = Number(schedule) * 1000;
 
 const fetched = new Map<string, { requests: number; bytes: number }>();
+/** The exporter's schedules are `*\/N` seconds, so ticks fall on multiples of N seconds of the wall clock. */
+const lastReplyAfterTick = new Map<number, number>();
 
 // Counted where the reply leaves the server: the REST handler sets Content-Length on every reply.
 subscribe('http.server.response.finish', (message) => {
@@ -21,11 +24,16 @@ subscribe('http.server.response.finish', (message) => {
   entry.requests += 1;
   entry.bytes += Number(response.getHeader('content-length') ?? 0);
   fetched.set(path, entry);
+  const now = Date.now();
+  const tick = now - (now % tickMs);
+  lastReplyAfterTick.set(tick, Math.max(lastReplyAfterTick.get(tick) ?? 0, now - tick));
 });
 
 const emulator = await startEmulator({
   scenario: 'scale',
   scale: { routers: Number(routers), interfaces: Number(interfaces), peers: Number(peers) },
+  ...(keepAlive === '' ? {} : { keepAliveSeconds: Number(keepAlive) }),
+  ...(resumption === 'tickets' || resumption === 'cache' || resumption === 'off' ? { tlsSessionResumption: resumption } : {}),
 });
 await emulator.ready;
 
@@ -37,7 +45,8 @@ process.on('message', (message: ChildRequest) => {
   if (message.type === 'stats') {
     const stats: FetchStats = Object.fromEntries(fetched);
     const connections = emulator.routers.reduce((sum, router) => sum + router.stats.connections, 0);
-    send({ type: 'stats', stats, connections });
+    const resumed = emulator.routers.reduce((sum, router) => sum + router.stats.resumed, 0);
+    send({ type: 'stats', stats, connections, resumed, lastReplyAfterTickMs: Object.fromEntries(lastReplyAfterTick) });
   } else if (message.type === 'stop') {
     void emulator.close().then(() => process.exit(0));
   }

@@ -6,6 +6,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { COLLECTOR_NAMES } from '../src/collectors/descriptors.js';
 
 export const REPO = fileURLToPath(new URL('..', import.meta.url));
 export const MAIN = join(REPO, 'dist', 'main.js');
@@ -21,13 +22,16 @@ export interface ExporterPlan {
   /** A ping run takes count × interval; kept well inside the schedule. */
   pingCount: number;
   pingIntervalMs: number;
+  /** Fleet shape: only system and wireguard, no pings. */
+  fleet?: boolean;
 }
 
 export function exporterConfig(plan: ExporterPlan): string {
   const every = `"*/${plan.scheduleSeconds} * * * * *"`;
   const timeout = Math.max(1, Math.min(10, plan.scheduleSeconds - 1));
   const ping = PING_TARGETS.map((t) => `{ target: ${t}, count: ${plan.pingCount}, interval: ${plan.pingIntervalMs}ms }`).join(', ');
-  const routers = plan.routers.map((r) => `  - { name: ${r.name}, url: "${r.url}", ping: [${ping}] }`).join('\n');
+  const routers = plan.routers.map((r) => (plan.fleet === true ? `  - { name: ${r.name}, url: "${r.url}" }` : `  - { name: ${r.name}, url: "${r.url}", ping: [${ping}] }`)).join('\n');
+  const collectors = COLLECTOR_NAMES.map((name) => `${name}: ${name === 'system' || name === 'wireguard'}`).join(', ');
   return [
     `listen: 127.0.0.1:${plan.port}`,
     'log_level: warn',
@@ -37,6 +41,7 @@ export function exporterConfig(plan: ExporterPlan): string {
     `  timeout: ${timeout}s`,
     `  tls: { ca_file: ${JSON.stringify(plan.caFile)} }`,
     `  schedules: { system: ${every}, wireguard: ${every}, ping: ${every} }`,
+    ...(plan.fleet === true ? [`  collectors: { ${collectors} }`] : []),
     'routers:',
     routers,
     '',

@@ -7,5 +7,13 @@ export type ChildRequest = { type: 'stats' } | { type: 'stop' };
 
 export type ChildReply =
   | { type: 'ready'; routers: { name: string; url: string }[]; ca: string }
-  | { type: 'stats'; stats: FetchStats; connections: number }
+  | {
+      type: 'stats';
+      stats: FetchStats;
+      /** TLS connections accepted since start, and how many of them resumed a session. */
+      connections: number;
+      resumed: number;
+      /** By schedule tick (ms since the epoch): ms from the tick to the last reply finished in that interval. */
+      lastReplyAfterTickMs: Record<string, number>;
+    }
   | { type: 'listening'; url: string; cycleMs?: number };

@@ -17,16 +17,27 @@ export interface BenchOptions {
   quick: boolean;
   /** The exporter's entry point; default dist/main.js of this checkout (another build, for A/B runs). */
   main: string | undefined;
+  /** Fleet shape (issue 14): many small routers, system + wireguard only, connection and tick figures. */
+  fleet: boolean;
+  /** The emulated routers' keep-alive timeout (default: the emulator's, 30 s). */
+  keepAliveSeconds: number | undefined;
+  /** The emulated routers' TLS session resumption (default: the emulator's, tickets). */
+  resumption: 'tickets' | 'cache' | 'off' | undefined;
 }
 
 export const USAGE = `usage: npm run bench -- [--quick] [--routers N] [--peers N] [--interfaces N] [--schedule SECONDS]
                           [--cycles N] [--scrapes N] [--ping-count N] [--ping-interval MS] [--no-naive]
                           [--main path/to/dist/main.js]
+                          [--fleet] [--keep-alive SECONDS] [--resumption tickets|cache|off]
   default: 100 routers × 1000 peers over 4 interfaces, system + wireguard + 2 pings every 30 s,
            CPU over 3 cycles, 20 scrapes per target
-  --quick: 10 routers × 100 peers, every 5 s, 2 cycles (well under a minute)`;
+  --quick: 10 routers × 100 peers, every 5 s, 2 cycles (well under a minute)
+  --fleet: 1000 routers × 4 peers on 1 interface, system + wireguard every 30 s, 3 cycles: collection CPU,
+           TLS handshakes vs resumptions per cycle, memory per router, time until every router is collected
+           after the tick (--routers up to 10000; --keep-alive and --resumption set the emulated routers')`;
 
 const FULL = { routers: 100, interfaces: 4, peers: 1000, scheduleSeconds: 30, cycles: 3, scrapes: 20, pingCount: 3, pingIntervalMs: 1000 };
+const FLEET = { routers: 1000, interfaces: 1, peers: 4, scheduleSeconds: 30, cycles: 3, scrapes: 10, pingCount: 1, pingIntervalMs: 10 };
 const QUICK = { routers: 10, interfaces: 4, peers: 100, scheduleSeconds: 5, cycles: 2, scrapes: 20, pingCount: 2, pingIntervalMs: 500 };
 
 function integer(name: string, text: string | undefined, fallback: number, min: number, max = Number.MAX_SAFE_INTEGER): number {
@@ -53,6 +64,9 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
       'ping-interval': { type: 'string' },
       'no-naive': { type: 'boolean' },
       main: { type: 'string' },
+      fleet: { type: 'boolean' },
+      'keep-alive': { type: 'string' },
+      resumption: { type: 'string' },
       help: { type: 'boolean' },
     },
   });
@@ -60,12 +74,17 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
     console.log(USAGE);
     process.exit(0);
   }
-  const base = values.quick === true ? QUICK : FULL;
+  const fleet = values.fleet === true;
+  const base = fleet ? FLEET : values.quick === true ? QUICK : FULL;
+  const resumption = values.resumption;
+  if (resumption !== undefined && resumption !== 'tickets' && resumption !== 'cache' && resumption !== 'off') {
+    throw new Error(`--resumption must be tickets, cache or off\n${USAGE}`);
+  }
   const scheduleSeconds = integer('schedule', values.schedule, base.scheduleSeconds, 2, 60);
   // A seconds-field step (*/N) only spaces runs evenly when N divides 60.
   if (60 % scheduleSeconds !== 0) throw new Error(`--schedule must divide 60 (2, 3, 4, 5, 6, 10, 12, 15, 20, 30, 60)\n${USAGE}`);
   const options: BenchOptions = {
-    routers: integer('routers', values.routers, base.routers, 1, 1000),
+    routers: integer('routers', values.routers, base.routers, 1, fleet ? 10_000 : 1000),
     interfaces: integer('interfaces', values.interfaces, base.interfaces, 1),
     peers: integer('peers', values.peers, base.peers, 0),
     scheduleSeconds,
@@ -73,11 +92,14 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
     scrapes: integer('scrapes', values.scrapes, base.scrapes, 1),
     pingCount: integer('ping-count', values['ping-count'], base.pingCount, 1, 100),
     pingIntervalMs: integer('ping-interval', values['ping-interval'], base.pingIntervalMs, 10),
-    naive: values['no-naive'] !== true,
+    naive: !fleet && values['no-naive'] !== true,
     quick: values.quick === true,
     main: values.main,
+    fleet,
+    keepAliveSeconds: values['keep-alive'] === undefined ? undefined : integer('keep-alive', values['keep-alive'], 30, 1, 3600),
+    resumption,
   };
-  if ((options.pingCount * options.pingIntervalMs) / 1000 >= scheduleSeconds - 1) {
+  if (!fleet && (options.pingCount * options.pingIntervalMs) / 1000 >= scheduleSeconds - 1) {
     throw new Error(`a ping run (--ping-count × --ping-interval) must end well inside --schedule\n${USAGE}`);
   }
   return options;

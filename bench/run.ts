@@ -14,6 +14,7 @@ import { ask, forkChild, nextReply, stopChild } from './children.js';
 import { unusedPort } from '../test/helpers/ports.js';
 import { startExporter, waitReady } from './exporter.js';
 import type { FetchStats } from './ipc.js';
+import { runFleet } from './fleet.js';
 import { parseOptions, type BenchOptions } from './options.js';
 import { sampleProcess } from './proc.js';
 import { report, type Figures, type Timings } from './report.js';
@@ -211,7 +212,7 @@ try {
   console.error(error instanceof Error ? error.message : String(error));
   process.exit(2);
 }
-run(options).then(
+(options.fleet ? runFleet(options) : run(options)).then(
   () => process.exit(0),
   (error: unknown) => {
     console.error('bench failed:', error);

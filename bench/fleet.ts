@@ -1,0 +1,171 @@
+/**
+ * `npm run bench -- --fleet`: the shape ISPs and MSPs run (issue 14) — many routers with a few tunnels each,
+ * system + wireguard on one schedule, no pings. Prints what a fleet costs per cycle: collection CPU, new TLS
+ * connections (full handshakes vs resumptions, counted by the emulator), memory per router, how long after the
+ * tick the last router is collected, the first plain scrape after a collection and repeated plain scrapes
+ * against a static buffer of the same bytes; then the `BENCH {json}` line.
+ */
+import type { ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { deflateRawSync, gunzipSync } from 'node:zlib';
+import { ask, forkChild, nextReply, stopChild } from './children.js';
+import { unusedPort } from '../test/helpers/ports.js';
+import { startExporter, waitReady } from './exporter.js';
+import type { ChildReply } from './ipc.js';
+import type { BenchOptions } from './options.js';
+import { sampleProcess } from './proc.js';
+import { fetchBody, percentile, scrape, target } from './scrape.js';
+
+const MB = 1024 * 1024;
+type Stats = Extract<ChildReply, { type: 'stats' }>;
+
+function step(message: string): void {
+  console.log(`[bench ${(performance.now() / 1000).toFixed(1)}s] ${message}`);
+}
+
+async function emulatorStats(emulator: ChildProcess): Promise<Stats> {
+  const reply = nextReply(emulator, 'stats', 30_000);
+  ask(emulator, { type: 'stats' });
+  return reply;
+}
+
+/** Sleeps until `offsetMs` past the next multiple of the schedule on the wall clock (where cron ticks fall). */
+async function untilAfterTick(intervalMs: number, offsetMs: number): Promise<number> {
+  const now = Date.now();
+  const tick = now - (now % intervalMs) + intervalMs;
+  await sleep(tick + offsetMs - now);
+  return tick;
+}
+
+const round = (value: number, digits = 2): number => Number(value.toFixed(digits));
+
+export async function runFleet(options: BenchOptions): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'routeros-fleet-'));
+  const children: (ChildProcess | undefined)[] = [];
+  const interval = options.scheduleSeconds;
+  const intervalMs = interval * 1000;
+  try {
+    const shape = `${options.routers} routers × ${options.peers} peers over ${options.interfaces} interface(s)`;
+    const routerSide = `keep-alive ${options.keepAliveSeconds ?? 30} s, resumption ${options.resumption ?? 'tickets'}`;
+    step(`emulator: ${shape} (${routerSide})`);
+    const args = [options.routers, options.interfaces, options.peers, options.keepAliveSeconds ?? '', options.resumption ?? '', interval];
+    const emulator = forkChild('emulator-child.ts', args.map(String), { maxOldSpaceMb: 8192 });
+    children.push(emulator);
+    const { routers, ca } = await nextReply(emulator, 'ready', 600_000);
+    const caFile = join(dir, 'ca.pem');
+    writeFileSync(caFile, ca);
+    const port = await unusedPort();
+    const url = `http://127.0.0.1:${port}`;
+    step(`exporter: system + wireguard every ${interval} s on ${url}`);
+    const exporter = startExporter(dir, { routers, caFile, port, scheduleSeconds: interval, pingCount: 1, pingIntervalMs: 10, fleet: true }, options.main);
+    children.push(exporter);
+    const pid = exporter.pid ?? 0;
+    const readySeconds = await waitReady(url, exporter, 600_000);
+    step(`ready after ${readySeconds.toFixed(1)} s; warming up for two cycles (connections settle into their steady state)`);
+    await untilAfterTick(intervalMs, intervalMs - 2_000);
+    await untilAfterTick(intervalMs, intervalMs / 2);
+    await fetchBody(`${url}/metrics`, true);
+
+    // Measured from just before a tick, over whole cycles, with no scrapes.
+    await untilAfterTick(intervalMs, -1_000);
+    const before = await emulatorStats(emulator);
+    const warm = sampleProcess(pid);
+    const firstTick = Date.now() + 1_000;
+    step(`collection: ${options.cycles} cycles of ${interval} s, no scrapes`);
+    await sleep(options.cycles * intervalMs);
+    const after = await emulatorStats(emulator);
+    const collected = sampleProcess(pid);
+    const cycleCpuSeconds = (collected.cpuSeconds - warm.cpuSeconds) / options.cycles;
+    const connections = (after.connections - before.connections) / options.cycles;
+    const resumed = (after.resumed - before.resumed) / options.cycles;
+    const afterTick = Object.entries(after.lastReplyAfterTickMs)
+      .filter(([tick]) => Number(tick) >= firstTick - 1_500 && Number(tick) < firstTick + options.cycles * intervalMs - 1_500)
+      .map(([, ms]) => ms);
+    let requests = 0;
+    for (const [path, entry] of Object.entries(after.stats)) requests += entry.requests - (before.stats[path]?.requests ?? 0);
+
+    // The first plain scrape after a collection: just after the next cycle's last reply (+1 s for the run to record).
+    const lastAfterTick = Math.max(...afterTick, 0);
+    await untilAfterTick(intervalMs, lastAfterTick + 1_000);
+    const firstPlain = await scrape(target('exporter plain, first after a collection', `${url}/metrics`, false));
+    const gzipBody = await fetchBody(`${url}/metrics`, true);
+    const plainBody = gunzipSync(gzipBody);
+    const deflatedOnce = deflateRawSync(plainBody, { level: 1 }).length;
+    const scraped = sampleProcess(pid);
+
+    const plainFile = join(dir, 'metrics.txt');
+    const gzipFile = join(dir, 'metrics.txt.gz');
+    writeFileSync(plainFile, plainBody);
+    writeFileSync(gzipFile, gzipBody);
+    const staticServer = forkChild('static-child.ts', [plainFile, gzipFile]);
+    children.push(staticServer);
+    const staticUrl = (await nextReply(staticServer, 'listening', 60_000)).url;
+    const plain = target('exporter', `${url}/metrics`, false);
+    const buffer = target('static', `${staticUrl}/plain`, false);
+    const times = { plain: [] as number[], static: [] as number[] };
+    await scrape(plain);
+    await scrape(buffer);
+    for (let round = 0; round < options.scrapes; round++) {
+      times.plain.push((await scrape(plain)).ms);
+      times.static.push((await scrape(buffer)).ms);
+    }
+    plain.agent.destroy();
+    buffer.agent.destroy();
+    const end = sampleProcess(pid);
+
+    const series = plainBody.toString('latin1').split('\n').filter((line) => line !== '' && !line.startsWith('#')).length;
+    const rssMb = collected.rssBytes / MB;
+    const json = {
+      fleet: true,
+      routers: options.routers,
+      peers: options.peers,
+      interfaces: options.interfaces,
+      schedule_s: interval,
+      router_keep_alive_s: options.keepAliveSeconds ?? 30,
+      router_resumption: options.resumption ?? 'tickets',
+      cycles: options.cycles,
+      cycle_cpu_ms: round(cycleCpuSeconds * 1000, 0),
+      cpu_pct_of_core: round((cycleCpuSeconds / interval) * 100, 1),
+      tls_connections_per_cycle: round(connections, 1),
+      tls_full_handshakes_per_cycle: round(connections - resumed, 1),
+      tls_resumed_per_cycle: round(resumed, 1),
+      requests_per_cycle: round(requests / options.cycles, 1),
+      collected_all_after_tick_ms: afterTick.map((ms) => Math.round(ms)),
+      rss_mb: round(rssMb, 1),
+      rss_peak_mb: round(collected.peakRssBytes / MB, 1),
+      rss_per_router_kb: round((collected.rssBytes / options.routers) / 1024, 0),
+      rss_after_scrapes_mb: round(end.rssBytes / MB, 1),
+      rss_scraped_gzip_mb: round(scraped.rssBytes / MB, 1),
+      series,
+      bytes: plainBody.length,
+      gzip_bytes: gzipBody.length,
+      deflate_once_bytes: deflatedOnce,
+      gzip_vs_deflate_once: round(gzipBody.length / deflatedOnce),
+      first_plain_after_collection_ms: round(firstPlain.ms, 1),
+      scrape_p50_ms: round(percentile(times.plain, 50)),
+      static_p50_ms: round(percentile(times.static, 50)),
+      static_factor: round(percentile(times.plain, 50) / percentile(times.static, 50)),
+      ready_s: round(readySeconds, 1),
+    };
+    console.log(
+      [
+        '',
+        `fleet      ${shape}, system + wireguard every ${interval} s; routers: ${routerSide}`,
+        `collection CPU ${json.cycle_cpu_ms} ms per cycle = ${json.cpu_pct_of_core} % of one core; ${json.requests_per_cycle} requests per cycle`,
+        `TLS        per cycle: ${json.tls_connections_per_cycle} new connections, ${json.tls_full_handshakes_per_cycle} full handshakes, ${json.tls_resumed_per_cycle} resumed`,
+        `tick       every router collected ${json.collected_all_after_tick_ms.map((ms) => (ms / 1000).toFixed(1)).join(', ')} s after the tick`,
+        `memory     RSS ${json.rss_mb} MB (peak ${json.rss_peak_mb}) = ${json.rss_per_router_kb} KiB per router; after scrapes ${json.rss_after_scrapes_mb} MB`,
+        `exposition ${series} series, ${(plainBody.length / MB).toFixed(2)} MB plain, gzip ${(gzipBody.length / MB).toFixed(2)} MB vs ${(deflatedOnce / MB).toFixed(2)} MB deflated once (${json.gzip_vs_deflate_once} ×)`,
+        `scrapes    first plain after a collection ${json.first_plain_after_collection_ms} ms; plain p50 ${json.scrape_p50_ms} ms vs static ${json.static_p50_ms} ms (${json.static_factor} ×)`,
+        '',
+      ].join('\n'),
+    );
+    console.log(`BENCH ${JSON.stringify(json)}`);
+  } finally {
+    for (const child of children.reverse()) await stopChild(child);
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
