@@ -135,8 +135,18 @@ const BTEST_KEYS = ['.section', 'status', 'rx-total-average', 'tx-total-average'
 /** system/health: RouterOS 7 sensor rows, an object (CHR's settings or older firmware's sensor values), or []. */
 const HEALTH_ROW_KEYS = ['.id', 'name', 'type', 'value'];
 const HEALTH_OBJECT_KEYS = ['temperature', 'cpu-temperature', 'voltage', 'current', 'power-consumption', 'fan1-speed', 'psu1-state', 'psu2-voltage', 'state', 'state-after-reboot'];
+/** A sensor row as RouterOS 7 lists it, from a small set of names (so that some come twice) and real types. */
+const healthRow = fc
+  .record({
+    '.id': fc.constantFrom('*1', '*2', '*3'),
+    name: fc.constantFrom('temperature', 'cpu-temperature', 'voltage', 'fan1-speed', 'psu1-state', 'power-consumption'),
+    type: fc.constantFrom('C', 'V', 'A', 'W', 'RPM', '', '%'),
+    value: fc.oneof(fc.constantFrom('40', '24.1', '4500', 'ok', 'fail', '0', '-61', '151'), nastyString),
+  })
+  .map((row): Node => ({ object: Object.entries(row).map(([key, value]): [string, Node] => [key, raw(value)]) }));
 const healthReply = fc.oneof(
-  { weight: 4, arbitrary: listReply(HEALTH_ROW_KEYS) },
+  { weight: 4, arbitrary: fc.array(healthRow, { maxLength: 6 }).map((array): Node => ({ array })) },
+  { weight: 2, arbitrary: listReply(HEALTH_ROW_KEYS) },
   { weight: 2, arbitrary: singletonReply(HEALTH_OBJECT_KEYS) },
   { weight: 1, arbitrary: fc.constant<Node>({ array: [] }) },
 );
@@ -322,6 +332,12 @@ async function oneRouter(rounds: readonly Replies[]): Promise<void> {
         const body = exposition.routerText(format) + (format === 'openmetrics' ? '# EOF\n' : '');
         const parsed = parseExposition(body, format);
         for (const sample of parsed.samples) if (sample.name.startsWith('routeros_') && !sample.name.startsWith('routeros_exporter_')) checkSample(sample);
+        // One sample per series: a router listing a name twice (a sensor, an interface) must not make two.
+        const keys = new Set<string>();
+        for (const sample of parsed.samples) {
+          if (keys.has(sample.key)) throw new Error(`${sample.key} twice in one exposition`);
+          keys.add(sample.key);
+        }
         const value = (name: string): number | undefined => parsed.samples.find((sample) => sample.name === name)?.value;
         for (const [free, total] of [['memory_free', 'memory_total'], ['disk_free', 'disk_total']] as const) {
           const f = value(`routeros_system_${free}_bytes`);
