@@ -7,6 +7,10 @@
  * WireGuard interfaces are exported here too: their interface counters (all peers together) sit beside the
  * uplink's on the capacity dashboard, while the wireguard collector exports what /interface lacks (keys, ports,
  * peers); no family of it repeats these counters.
+ *
+ * Left out on purpose: `last-link-up-time`/`last-link-down-time` are router-local dates without a zone (the
+ * rise of link-downs says when, in Prometheus' own time), the fast-path `fp-*` counters (a subset of the ones
+ * exported) and `mtu` (`auto` on bridges; the wireguard collector has the tunnels').
  */
 import type { RouterRecord } from '../routeros/records.js';
 import { SampleSet } from '../metrics/samples.js';
