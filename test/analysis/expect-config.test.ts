@@ -1,0 +1,25 @@
+/** `health.expect` in the config: per peer or interface, merged from defaults, checked, and read by the verdict. */
+import { describe, expect, it } from 'vitest';
+import { testRouter } from '../helpers/config.js';
+import { expectOf } from '../../src/analysis/peer.js';
+
+describe('health.expect', () => {
+  it('takes a peer name over its interface; auto when neither is named', () => {
+    const health = testRouter({}, { health: { expect: { 'wg-sites': 'always', 'laptop-anna': 'on_demand' } } }).health;
+    expect(expectOf({ name: 'branch-1', comment: undefined, interface: 'wg-sites' }, health)).toBe('always');
+    expect(expectOf({ name: 'laptop-anna', comment: undefined, interface: 'wg-sites' }, health)).toBe('on_demand');
+    expect(expectOf({ name: '', comment: 'laptop-anna', interface: 'wg-road' }, health)).toBe('on_demand');
+    expect(expectOf({ name: 'x', comment: undefined, interface: 'wg-road' }, health)).toBe('auto');
+    expect(expectOf({ name: 'x', comment: undefined, interface: 'wg-road' }, testRouter().health)).toBe('auto');
+  });
+
+  it("a router's map replaces the defaults' map", () => {
+    const health = testRouter({ health: { expect: { 'wg-road': 'on_demand' } } }, { health: { expect: { 'wg-sites': 'always' } } }).health;
+    expect(health.expect).toEqual({ 'wg-road': 'on_demand' });
+  });
+
+  it('refuses an unknown mode and a non-mapping, naming the key', () => {
+    expect(() => testRouter({}, { health: { expect: { 'wg-sites': 'sometimes' } } })).toThrow(/health\.expect\.wg-sites.*must be one of always, on_demand, auto, not "sometimes"/s);
+    expect(() => testRouter({}, { health: { expect: ['always'] } })).toThrow(/health\.expect.*must be a mapping/s);
+  });
+});
