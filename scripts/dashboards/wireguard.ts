@@ -32,6 +32,21 @@ const TX = `rate(routeros_wireguard_peer_transmit_bytes_total{${RIP}}[$__rate_in
 /** Enabled peers that never completed a handshake (the timestamp is 0 for never). */
 const NEVER = `((${HANDSHAKE} == 0) unless (routeros_wireguard_peer_disabled{${RIP}} == 1))`;
 const NEVER_TEXT: ValueMapping[] = [{ type: 'value', options: { '0': { text: 'never', color: 'red', index: 0 } } }];
+/** The liveness states (docs/health.md "Peer states"), as numbers a state timeline can colour. */
+const STATES = [
+  ['up', 'green'],
+  ['idle', 'blue'],
+  ['down', 'red'],
+  ['never', 'orange'],
+  ['unknown', 'purple'],
+  ['disabled', 'text'],
+] as const;
+/** One number per peer: its state's index in STATES (the state label dropped so a change stays one series). */
+const STATE_CODE = `max without (state) (${STATES.map(([state], index) => `(routeros_wireguard_peer_state{${RIP}, state="${state}"} * ${index})`).join(' or ')})`;
+const STATE_TEXT: ValueMapping[] = [
+  { type: 'value', options: Object.fromEntries(STATES.map(([state, color], index) => [String(index), { text: state, color, index }])) },
+];
+const EXPECTED_BY = `routeros_wireguard_peer_handshake_expected_by_timestamp_seconds{${RIP}}`;
 
 const summary = [
   stat({
@@ -67,18 +82,19 @@ const summary = [
     thresholds: steps('blue'),
   }),
   stat({
-    title: 'Unhealthy peers',
-    description: 'Judged peers (enabled, not excluded) whose latest handshake is too old or missing.',
+    title: 'Peers down',
+    description:
+      'Judged peers expected up (keepalive, traffic waiting, or expect: always) that are down or never connected: what pages.',
     unit: 'none',
     queries: [instant(`sum(1 - routeros_wireguard_peer_healthy{${RIP}}) or vector(0)`)],
     thresholds: steps('green', [1, 'red']),
   }),
   stat({
-    title: 'Never handshaken',
-    description: 'Enabled peers that have not completed a single handshake since the interface came up.',
+    title: 'Peers idle',
+    description: 'Peers nothing is expected of (no keepalive, nothing sent) with no session now: a laptop asleep. Information, not a problem.',
     unit: 'none',
-    queries: [instant(`count(${NEVER}) or vector(0)`)],
-    thresholds: steps('green', [1, 'orange']),
+    queries: [instant(`count(routeros_wireguard_peer_state{${RIP}, state="idle"}) or vector(0)`)],
+    thresholds: steps('blue'),
   }),
 ];
 
@@ -140,7 +156,7 @@ const peers = [
     timeseries({
       title: 'Handshake age',
       description:
-        'Time since each peer’s latest handshake. Active peers re-handshake every 2 minutes; past 5 minutes (the default handshake_stale_after) a peer is stale. Peers that never handshook are left out.',
+        'Time since each peer’s latest handshake. Active peers re-handshake every 2 minutes; a keepalive peer is down past 180 s + keepalive + 5 s (3m30s for 25 s), an idle peer is fine at any age (see Peer state). Peers that never handshook are left out.',
       unit: 's',
       width: 24,
       queries: [q(named(`time() - (${HANDSHAKE} > 0)`), PEER)],
@@ -150,9 +166,21 @@ const peers = [
     }),
   ],
   [
+    stateTimeline({
+      title: 'Peer state',
+      description:
+        'Each peer’s liveness state over time: up, idle (nothing expected, no session: fine), down (expected up, no handshake within its bound), never, unknown (interface not running, unreadable handshake), disabled.',
+      unit: 'none',
+      width: 24,
+      queries: [q(named(STATE_CODE), PEER)],
+      mappings: STATE_TEXT,
+    }),
+  ],
+  [
     table({
-      title: 'Stale and never-handshaken peers',
-      description: 'Peers judged unhealthy, and enabled peers without any handshake, with their latest handshake and endpoint.',
+      title: 'Down and never-handshaken peers',
+      description:
+        'Peers judged down (expected up, no handshake within the bound), and enabled peers without any handshake, with their latest handshake, when the next one was due, and endpoint.',
       unit: 'none',
       height: 7,
       queries: [
@@ -162,6 +190,21 @@ const peers = [
       ],
       transformations: joinColumns(PLUMBING_COLUMNS, { Value: 'Latest handshake' }),
       overrides: [override('Latest handshake', { unit: 'dateTimeFromNow', mappings: NEVER_TEXT })],
+    }),
+  ],
+  [
+    table({
+      title: 'Expected handshake by',
+      description:
+        'For every peer expected up: when its next handshake is due (latest handshake + 180 s + keepalive + 5 s, or handshake_stale_after for expect: always). A time in the past means down.',
+      unit: 'none',
+      height: 7,
+      queries: [tableQuery(`${EXPECTED_BY} * 1000`), tableQuery(`${HANDSHAKE} * 1000 and ${EXPECTED_BY}`)],
+      transformations: joinColumns(PLUMBING_COLUMNS, { 'Value #A': 'Expected by', 'Value #B': 'Latest handshake' }),
+      overrides: [
+        override('Expected by', { unit: 'dateTimeFromNow' }),
+        override('Latest handshake', { unit: 'dateTimeFromNow' }),
+      ],
     }),
   ],
   [
@@ -188,10 +231,10 @@ const peers = [
     }),
     stateTimeline({
       title: 'Peer health',
-      description: 'The exporter’s verdict on each judged peer over time.',
+      description: 'The exporter’s verdict on each judged peer over time: down only for peers expected up (idle peers are healthy).',
       unit: 'none',
       queries: [q(named(`routeros_wireguard_peer_healthy{${RIP}}`), PEER)],
-      mappings: boolMapping('healthy', 'stale'),
+      mappings: boolMapping('healthy', 'down'),
     }),
   ],
   [
