@@ -3,6 +3,7 @@
  * routeros-emulator: the emulator alone, for trying Prometheus/Grafana set-ups, benchmarks and soaks.
  *   routeros-emulator [--port N] [--host H] [--routers N --interfaces N --peers N]
  *                     [--command-timeout 60s] [--tls-dir DIR | --cert F --key F [--ca F]] [--control]
+ *                     [--keep-alive 30s] [--tls-resumption tickets|cache|off]
  * With only --port it serves the demo scenario, router i on port+i; with --routers the scale one.
  * It prints one `name url` line per router, then `ca FILE`: the CA a client must trust.
  * Exit codes: 0 after SIGTERM/SIGINT, 1 runtime failure, 2 usage error (one line and the usage, no trace).
@@ -19,7 +20,8 @@ import { parseDurationMicros } from './util/duration.js';
 
 const USAGE =
   'usage: routeros-emulator [--port N] [--host H] [--routers N --interfaces N --peers N]\n' +
-  '                         [--command-timeout 60s] [--tls-dir DIR | --cert FILE --key FILE [--ca FILE]] [--control]';
+  '                         [--command-timeout 60s] [--tls-dir DIR | --cert FILE --key FILE [--ca FILE]] [--control]\n' +
+  '                         [--keep-alive 30s] [--tls-resumption tickets|cache|off]';
 
 class UsageError extends Error {}
 
@@ -35,6 +37,8 @@ export const LIMITS = {
 } as const;
 const PEERS_PER_INTERFACE = 64_000;
 const MAX_COMMAND_TIMEOUT_US = 3_600_000_000;
+const MAX_KEEP_ALIVE_US = 3_600_000_000;
+const RESUMPTIONS = ['tickets', 'cache', 'off'] as const;
 
 function count(name: keyof typeof LIMITS, value: string | undefined, fallback: number): number {
   if (value === undefined) return fallback;
@@ -75,6 +79,8 @@ function optionsFrom(argv: string[]): Parsed {
       key: { type: 'string' },
       ca: { type: 'string' },
       control: { type: 'boolean' },
+      'keep-alive': { type: 'string' },
+      'tls-resumption': { type: 'string' },
       help: { type: 'boolean' },
     },
   });
@@ -104,6 +110,18 @@ function optionsFrom(argv: string[]): Parsed {
     const us = parseDurationMicros(timeout);
     if (us === undefined || !(us > 0 && us <= MAX_COMMAND_TIMEOUT_US)) throw new UsageError('--command-timeout must be a duration above 0 and at most 1h, such as 60s');
     options.commandTimeoutMs = us / 1000;
+  }
+  const keepAlive = values['keep-alive'];
+  if (keepAlive !== undefined) {
+    const us = parseDurationMicros(keepAlive);
+    if (us === undefined || !(us > 0 && us <= MAX_KEEP_ALIVE_US)) throw new UsageError('--keep-alive must be a duration above 0 and at most 1h, such as 30s');
+    options.keepAliveSeconds = us / 1_000_000;
+  }
+  const resumption = values['tls-resumption'];
+  if (resumption !== undefined) {
+    const known = RESUMPTIONS.find((r) => r === resumption);
+    if (known === undefined) throw new UsageError(`--tls-resumption must be ${RESUMPTIONS.join(', ')}, not ${JSON.stringify(resumption.slice(0, 40))}`);
+    options.tlsSessionResumption = known;
   }
   if ((values.cert === undefined) !== (values.key === undefined)) throw new UsageError('--cert and --key go together');
   if (values['tls-dir'] !== undefined && values.cert !== undefined) throw new UsageError('--tls-dir and --cert/--key are alternatives');

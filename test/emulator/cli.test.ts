@@ -83,6 +83,8 @@ describe('routeros-emulator CLI', () => {
     [['--interfaces', '200'], '--interfaces must be a whole number from 1 to 150'],
     [['--peers', '70000'], '--peers 70000 is more than 64000 per interface (1)'],
     [['--command-timeout', '2h'], '--command-timeout must be a duration above 0 and at most 1h'],
+    [['--keep-alive', '0s'], '--keep-alive must be a duration above 0 and at most 1h'],
+    [['--tls-resumption', 'sometimes'], '--tls-resumption must be tickets, cache, off, not "sometimes"'],
     [['--ca', 'ca.pem'], '--ca goes with --cert and --key'],
     [['--cert', 'no-such.pem', '--key', 'no-such.key'], '--cert "no-such.pem": ENOENT'],
   ])('refuses %j with one line and the usage, exit 2, no stack trace', async (args, reason) => {

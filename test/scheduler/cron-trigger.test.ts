@@ -1,6 +1,6 @@
 /** The production trigger: node-cron with a seconds field, on a short real schedule (no sleeps: polled). */
 import { describe, expect, it } from 'vitest';
-import { cronTrigger } from '../../src/scheduler/trigger.js';
+import { cronTrigger, sharedTaskCount } from '../../src/scheduler/trigger.js';
 
 describe('cron trigger', () => {
   it('fires every second on a seconds-field expression and stops when told', async () => {
@@ -18,5 +18,33 @@ describe('cron trigger', () => {
     const stoppedAt = ticks.length;
     await expect.poll(() => Date.now(), { timeout: 3_000, interval: 1_200 }).toBeGreaterThan((ticks.at(-1) ?? 0) + 2_000);
     expect(ticks.length).toBe(stoppedAt);
+  });
+});
+
+describe('shared cron triggers', () => {
+  it('holds one node-cron task per expression, ticks every subscriber, and ends the task with the last one', async () => {
+    // An expression no other test uses, so the count is this test's own.
+    const expression = '*/1 * * * * *';
+    const before = sharedTaskCount();
+    const seen = { a: 0, b: 0, c: 0 };
+    const a = cronTrigger(expression, () => seen.a++, 'r1/system');
+    const b = cronTrigger(expression, () => seen.b++, 'r1/wireguard');
+    const c = cronTrigger(expression, () => seen.c++, 'r2/system');
+    expect(sharedTaskCount()).toBe(before + 1);
+    try {
+      await expect.poll(() => Math.min(seen.a, seen.b, seen.c), { timeout: 5_000, interval: 100 }).toBeGreaterThanOrEqual(1);
+      a.stop();
+      // Stopping twice is harmless and does not end the others' subscriptions.
+      a.stop();
+      expect(sharedTaskCount()).toBe(before + 1);
+      const stoppedAt = seen.a;
+      const bAt = seen.b;
+      await expect.poll(() => seen.b, { timeout: 5_000, interval: 100 }).toBeGreaterThan(bAt);
+      expect(seen.a).toBe(stoppedAt);
+    } finally {
+      b.stop();
+      c.stop();
+    }
+    expect(sharedTaskCount()).toBe(before);
   });
 });
