@@ -17,6 +17,8 @@ const seed = {
     {
       name: R,
       interfaces: [{ name: 'wg0' }],
+      // A live peer routing the subnet: pings forced through wg0 need one (cryptokey routing).
+      peers: [{ interface: 'wg0', allowedAddress: ['10.0.0.0/24'] }],
       addresses: [{ address: '10.0.0.1/24', interface: 'wg0' }],
       ping: {
         '10.0.0.2': { kind: 'reachable', rttMs: 12.345, ttl: 63 },

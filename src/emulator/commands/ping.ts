@@ -7,7 +7,7 @@ import { badRequest, unknownParameter } from '../rest/errors.js';
 import { asDurationMicros, asInt, asText, invalidValue } from '../rest/values.js';
 import type { PingBehaviour, Row } from '../types.js';
 import { formatMicros } from '../util/duration.js';
-import { isIp } from '../util/ip.js';
+import { ipv4ToInt, isIp, parsePrefix } from '../util/ip.js';
 import { unit } from '../util/rng.js';
 import type { RouterState } from '../state/router-state.js';
 import { checkKnown, forever, sleep } from './types.js';
@@ -26,6 +26,35 @@ function behaviour(state: RouterState, address: string): PingBehaviour {
   if (configured !== undefined) return configured;
   const own = state.addresses.entries().some((e) => (e.values['address'] ?? '').split('/')[0] === address);
   return own ? LOCAL : { kind: 'timeout' };
+}
+
+/** WireGuard refuses a session older than this (REJECT_AFTER_TIME): nothing passes without a newer handshake. */
+const REJECT_AFTER_MS = 180_000;
+
+function inPrefix(address: string, prefix: string): boolean {
+  const p = parsePrefix(prefix);
+  if (p === undefined || p.family !== 4 || !isIp(address) || address.includes(':')) return false;
+  const mask = p.length === 0 ? 0 : (0xffffffff << (32 - p.length)) >>> 0;
+  return ((ipv4ToInt(address) & mask) >>> 0) === ((ipv4ToInt(p.address) & mask) >>> 0);
+}
+
+/**
+ * Why a ping forced out of `interface=` / from `src-address=` gets no reply, or undefined when it may. Through a
+ * WireGuard interface, cryptokey routing sends a packet only to the enabled peer whose allowed-address holds the
+ * target, and only over a live session (a handshake within 180 s): a fresh handshake with the wrong
+ * allowed-address, or a dead peer, loses every probe. A source address the router does not own gets no
+ * replies back. IPv6 targets are not checked.
+ */
+function blocked(state: RouterState, address: string, iface: string | undefined, src: string | undefined): string | undefined {
+  if (src !== undefined && !state.addresses.entries().some((e) => (e.values['address'] ?? '').split('/')[0] === src)) return 'foreign source';
+  if (iface === undefined || !state.wgInterfaceNames().includes(iface) || address.includes(':')) return undefined;
+  const now = state.now();
+  const peer = state.peers
+    .entries()
+    .find((e) => e.values['interface'] === iface && !e.sim.disabled && (e.values['allowed-address'] ?? '').split(',').some((prefix) => inPrefix(address, prefix)));
+  if (peer === undefined) return 'no peer allows it';
+  const at = peer.sim.lastHandshakeAt(now);
+  return at === undefined || now - at > REJECT_AFTER_MS ? 'no live session' : undefined;
 }
 
 /** Loss spread evenly: probe n of a target is lost when ⌊(n+1)·r⌋ > ⌊n·r⌋ (exact long-run ratio). */
@@ -76,11 +105,12 @@ export async function ping(ctx: CommandContext): Promise<Row[]> {
   if (rawCount === undefined) return forever(signal);
   const count = asInt('count', rawCount, 1, 4_294_967_295);
   await sleep((count * intervalUs) / 1000, signal);
-  return probeRows(state, address, count, size);
+  const dropped = blocked(state, address, iface === undefined ? undefined : asText('interface', iface), src === undefined ? undefined : asText('src-address', src));
+  return probeRows(state, address, count, size, dropped === undefined ? undefined : { kind: 'timeout' });
 }
 
-export function probeRows(state: RouterState, address: string, count: number, size: number): Row[] {
-  const how = behaviour(state, address);
+export function probeRows(state: RouterState, address: string, count: number, size: number, override?: PingBehaviour): Row[] {
+  const how = override ?? behaviour(state, address);
   const rows: Row[] = [];
   const s: Stats = { sent: 0, received: 0, min: Infinity, max: 0, sum: 0 };
   let n = state.runCounters.get(address) ?? 0;
