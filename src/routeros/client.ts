@@ -7,7 +7,7 @@
  * the ping and bandwidth-test commands). Write verbs live in the tests' subclass, over the same `request`.
  */
 import type { Socket } from 'node:net';
-import { buildConnector, Pool, type Dispatcher } from 'undici';
+import { buildConnector, Client, Pool, type Dispatcher } from 'undici';
 import type { Secret } from '../util/secret.js';
 import { basicEncoding, registerCredentials } from '../util/redact.js';
 import { RouterOsError } from './errors.js';
@@ -84,8 +84,11 @@ export class RouterOsClient {
   readonly #authorization: string;
   readonly #timeoutMs: number;
   readonly #maxResponseBytes: number;
-  /** GET: one connection, requests one after the other. */
-  readonly #reads: Pool;
+  /**
+   * GET: one connection, requests one after the other. An undici Client, not a one-connection Pool: a Pool's
+   * request queue preallocates 2,048 slots (~18 KiB per router idle, 36 MB for a 2,000-router fleet), a Client ~2 KiB.
+   */
+  readonly #reads: Client;
   /** Everything else, made on first use (most routers never run a command). */
   #commands: Pool | undefined;
   readonly #commandOptions: Pool.Options;
@@ -112,11 +115,11 @@ export class RouterOsClient {
         rejectUnauthorized: tls.insecureSkipVerify !== true,
       }),
     };
-    this.#reads = new Pool(this.#origin, { ...shared, connections: 1 });
+    this.#reads = new Client(this.#origin, { ...shared, pipelining: 1 });
     this.#commandOptions = { ...shared, connections: options.connections ?? 2 };
   }
 
-  #poolFor(method: Method): Pool {
+  #poolFor(method: Method): Dispatcher {
     if (method === 'GET') return this.#reads;
     this.#commands ??= new Pool(this.#origin, this.#commandOptions);
     return this.#commands;
