@@ -197,6 +197,7 @@ function evaluatePeers(
       expected: verdict.expected,
       handshakeExpectedBy:
         verdict.boundSeconds === undefined || latestHandshake === undefined ? null : isoOrNull((latestHandshake + verdict.boundSeconds) * 1000),
+      handshakeBoundSeconds: verdict.boundSeconds ?? null,
       status: verdict.judged && !verdict.healthy ? 'critical' : verdict.reason === 'handshake_unreadable' ? 'degraded' : 'ok',
     };
   });

@@ -67,14 +67,14 @@ function perfdata(evaluations: readonly RouterEvaluation[], routers: readonly Ro
   const out: string[] = [];
   for (const { health } of evaluations) {
     const router = routers.find((candidate) => candidate.name === health.name);
-    const stale = router?.health.handshakeStaleAfterSeconds ?? '';
     const lossCritical = router === undefined ? '' : Number((router.health.pingLossCritical * 100).toFixed(1));
     for (const peer of health.peers) {
       if (!peer.judged) continue;
       const name = peer.name !== '' ? peer.name : peer.publicKey.slice(0, 8);
       // U is the guidelines' "undetermined": a peer that never shook hands has no age.
       const value = peer.handshakeAgeSeconds === null ? 'U' : `${peer.handshakeAgeSeconds}s`;
-      out.push(`${label(health.name, peer.interface, name, 'handshake_age')}=${value};;${stale};0`);
+      // The critical threshold is the peer's own bound (keepalive or handshake_stale_after); none for idle peers.
+      out.push(`${label(health.name, peer.interface, name, 'handshake_age')}=${value};;${peer.handshakeBoundSeconds ?? ''};0`);
     }
     for (const ping of health.pings) {
       if (ping.lossRatio !== null) {

@@ -48,6 +48,8 @@ export interface PeerHealth {
   expected: boolean;
   /** ISO time by which the next handshake is due; null when none is expected or it never shook hands. */
   handshakeExpectedBy: string | null;
+  /** Seconds after a handshake by which the next is due (keepalive bound or handshake_stale_after); null when none is expected. */
+  handshakeBoundSeconds: number | null;
   status: Status;
 }
 

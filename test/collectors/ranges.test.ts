@@ -179,7 +179,7 @@ describe('health cannot throw on a time outside the era', () => {
     evaluation.health.peers.push({
       interface: 'wg', name: 'x', publicKey: 'k', latestHandshake: 'not a time', handshakeAgeSeconds: 600,
       healthy: false, judged: true, reason: 'stale', status: 'critical',
-      state: 'down', expected: true, handshakeExpectedBy: 'not a time either',
+      state: 'down', expected: true, handshakeExpectedBy: 'not a time either', handshakeBoundSeconds: 300,
     });
     const { lines } = diff(undefined, observe(evaluation, router), { wireguard: true, setup: false, pings: false });
     expect(lines.map((line) => line.message).join()).toMatch(/peer x on hq\/wg stale/);

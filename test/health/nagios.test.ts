@@ -40,6 +40,19 @@ describe('check output in the Nagios plugin convention', () => {
     expect(lines.slice(0, -2).join('\n')).not.toContain('|');
   });
 
+  it("a peer's critical threshold in perfdata is its own bound: 210 s for keepalive 25 s, none for an idle road warrior", () => {
+    const plain = testRouter({ name: 'plain' });
+    const out = check([plain], {
+      plain: [
+        systemOk(),
+        wireguard(plain, [WG_UP], [peerRecord('site', '1m', { 'persistent-keepalive': '25s', 'endpoint-address': '198.51.100.2' }), peerRecord('laptop', '3h')]),
+      ],
+    });
+    expect(out.code).toBe(0);
+    expect(out.text).toContain("'plain_wg-branch_site_handshake_age'=60s;;210;0");
+    expect(out.text).toContain("'plain_wg-branch_laptop_handshake_age'=10800s;;;0");
+  });
+
   it('OK exits 0 and says what it looked at', () => {
     const out = check([hq], { hq: [systemOk(), wireguard(hq, [WG_UP], [peerRecord('branch-1', '1m')]), ping(hq, 0, 0)] });
     expect(out.code).toBe(0);
