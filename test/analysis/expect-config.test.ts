@@ -2,6 +2,8 @@
 import { describe, expect, it } from 'vitest';
 import { testRouter } from '../helpers/config.js';
 import { expectOf } from '../../src/analysis/peer.js';
+import { jobFingerprint } from '../../src/scheduler/definition.js';
+import { wireguardCollector } from '../../src/collectors/wireguard.js';
 
 describe('health.expect', () => {
   it('takes a peer name over its interface; auto when neither is named', () => {
@@ -21,5 +23,17 @@ describe('health.expect', () => {
   it('refuses an unknown mode and a non-mapping, naming the key', () => {
     expect(() => testRouter({}, { health: { expect: { 'wg-sites': 'sometimes' } } })).toThrow(/health\.expect\.wg-sites.*must be one of always, on_demand, auto, not "sometimes"/s);
     expect(() => testRouter({}, { health: { expect: ['always'] } })).toThrow(/health\.expect.*must be a mapping/s);
+  });
+
+  it('a change of expect replaces the wireguard job on reload (its run reads it)', () => {
+    const fingerprint = (expect: Record<string, string> | undefined) => {
+      const router = testRouter({}, expect === undefined ? {} : { health: { expect } });
+      const [job] = wireguardCollector.jobs(router);
+      if (job === undefined) throw new Error('no wireguard job');
+      return jobFingerprint(router, job);
+    };
+    expect(fingerprint({ 'wg-sites': 'always' })).not.toBe(fingerprint(undefined));
+    expect(fingerprint({ 'wg-sites': 'always' })).not.toBe(fingerprint({ 'wg-sites': 'on_demand' }));
+    expect(fingerprint({ 'wg-sites': 'always' })).toBe(fingerprint({ 'wg-sites': 'always' }));
   });
 });
