@@ -40,6 +40,7 @@ const STATES = [
   ['never', 'orange'],
   ['unknown', 'purple'],
   ['disabled', 'text'],
+  ['blocked', 'dark-red'],
 ] as const;
 /** One number per peer: its state's index in STATES (the state label dropped so a change stays one series). */
 const STATE_CODE = `max without (state) (${STATES.map(([state], index) => `(routeros_wireguard_peer_state{${RIP}, state="${state}"} * ${index})`).join(' or ')})`;
@@ -169,7 +170,7 @@ const peers = [
     stateTimeline({
       title: 'Peer state',
       description:
-        'Each peer’s liveness state over time: up, idle (nothing expected, no session: fine), down (expected up, no handshake within its bound), never, unknown (interface not running, unreadable handshake), disabled.',
+        'Each peer’s liveness state over time: up, idle (nothing expected, no session: fine), down (expected up, no handshake within its bound), never, unknown (interface not running, unreadable handshake), disabled, blocked (handshake fresh, probe through the tunnel unanswered; health.probe_tunnels).',
       unit: 'none',
       width: 24,
       queries: [q(named(STATE_CODE), PEER)],

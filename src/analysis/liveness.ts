@@ -22,10 +22,17 @@ export const REKEY_TIMEOUT_SECONDS = 5;
 /**
  * `up`: a session within the bound (or traffic flowing); `idle`: nothing expected and nothing sent (fine);
  * `down`: a session was expected but none within the bound; `never`: never shook hands; `unknown`: cannot judge
- * (unreadable handshake, interface not running); `disabled`: the peer or its interface is disabled.
+ * (unreadable handshake, interface not running); `disabled`: the peer or its interface is disabled; `blocked`:
+ * handshake fresh but the data-plane probe through the tunnel got no reply (health.probe_tunnels).
  */
-export type PeerState = 'up' | 'idle' | 'down' | 'never' | 'unknown' | 'disabled';
-export const PEER_STATES: readonly PeerState[] = ['up', 'idle', 'down', 'never', 'unknown', 'disabled'];
+export type PeerState = 'up' | 'idle' | 'down' | 'never' | 'unknown' | 'disabled' | 'blocked';
+export const PEER_STATES: readonly PeerState[] = ['up', 'idle', 'down', 'never', 'unknown', 'disabled', 'blocked'];
+
+/**
+ * A data-plane probe's result (collectors/wireguard-probe.ts): `ok`/`failed` are folded into the state;
+ * `error` (the request failed) and the reasons a peer was not probed are reported, not judged.
+ */
+export type ProbeOutcome = 'ok' | 'failed' | 'error' | 'no_tunnel_address' | 'no_source_address' | 'over_cap';
 
 /** Why a session is (or is not) expected: shown in /health next to the state. */
 export type ExpectedBecause = 'configured' | 'keepalive' | 'sending' | 'not_expected';
@@ -46,6 +53,8 @@ export interface LivenessInput {
   rxMoved: boolean;
   txMoved: boolean;
   expect: ExpectMode;
+  /** This collection's data-plane probe, when one ran. */
+  probe?: ProbeOutcome;
   /** The bound for `expect: always` peers without keepalive (health.handshake_stale_after). */
   staleAfterSeconds: number;
 }
@@ -85,6 +94,12 @@ export function judgeLiveness(input: LivenessInput): Liveness {
   if (input.interfaceNotRunning || input.handshakeUnreadable) return { state: 'unknown', expected, because, boundSeconds };
   const age = input.handshakeAgeSeconds;
   if (age === undefined) return { state: 'never', expected, because, boundSeconds };
+  // A probe answered through the tunnel means a working path, whatever the handshake's age (it may just have
+  // woken the peer).
+  if (input.probe === 'ok') return { state: 'up', expected, because, boundSeconds };
+  // Keys match (fresh handshake) but the probe got nothing back: allowed-address or routing is wrong. rx may
+  // still move (keepalives), so this comes before the traffic rule.
+  if (input.probe === 'failed' && boundSeconds !== undefined && age <= boundSeconds) return { state: 'blocked', expected, because, boundSeconds };
   // Data received means a working session, whatever the handshake's age says.
   if (input.rxMoved) return { state: 'up', expected, because, boundSeconds };
   if (boundSeconds !== undefined) return { state: age > boundSeconds ? 'down' : 'up', expected, because, boundSeconds };

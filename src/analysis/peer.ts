@@ -5,7 +5,7 @@
  * Disabled and excluded peers are reported but not judged.
  */
 import type { ExpectMode, HealthConfig } from '../config/types.js';
-import { judgeLiveness, type ExpectedBecause, type PeerState } from './liveness.js';
+import { judgeLiveness, type ExpectedBecause, type PeerState, type ProbeOutcome } from './liveness.js';
 
 /**
  * The one peer verdict, used by the wireguard collector (routeros_wireguard_peer_healthy and _state, at
@@ -24,7 +24,9 @@ export type PeerReason =
   | 'excluded'
   | 'interface_disabled'
   | 'interface_not_running'
-  | 'handshake_unreadable';
+  | 'handshake_unreadable'
+  /** `blocked`: handshake fresh, the data-plane probe through the tunnel got no reply. */
+  | 'probe_failed';
 
 export interface PeerVerdict {
   judged: boolean;
@@ -59,6 +61,8 @@ export interface JudgedPeerInput {
   /** rx / tx grew since the previous collection. */
   rxMoved?: boolean;
   txMoved?: boolean;
+  /** This collection's data-plane probe, when probes are on. */
+  probe?: ProbeOutcome;
 }
 
 /**
@@ -105,6 +109,8 @@ function reasonOf(state: PeerState, expected: boolean, peer: JudgedPeerInput): P
       return 'idle';
     case 'up':
       return 'ok';
+    case 'blocked':
+      return 'probe_failed';
   }
 }
 
@@ -120,6 +126,7 @@ export function judgePeer(peer: JudgedPeerInput, health: HealthConfig): PeerVerd
     rxMoved: peer.rxMoved === true,
     txMoved: peer.txMoved === true,
     expect: expectOf(peer, health),
+    ...(peer.probe === undefined ? {} : { probe: peer.probe }),
     staleAfterSeconds: health.handshakeStaleAfterSeconds,
   });
   const { state, expected, because, boundSeconds } = liveness;
@@ -128,6 +135,6 @@ export function judgePeer(peer: JudgedPeerInput, health: HealthConfig): PeerVerd
   if (state === 'disabled') return { judged: false, healthy: true, reason, ...base };
   if (isExcluded(peer, health)) return { judged: false, healthy: true, reason: 'excluded', ...base };
   if (state === 'unknown') return { judged: false, healthy: true, reason, ...base };
-  const problem = state === 'down' || (state === 'never' && expected);
+  const problem = state === 'down' || ((state === 'never' || state === 'blocked') && expected);
   return { judged: true, healthy: !problem, reason, ...base };
 }

@@ -11,6 +11,8 @@ import { labelPair } from '../metrics/text.js';
 import { WIREGUARD, WIREGUARD_FAMILIES as F } from './wireguard.contract.js';
 import { judgePeer, peerLabel } from '../analysis/peer.js';
 import { FieldReader, problemsOf } from '../analysis/decoding.js';
+import type { ProbeOutcome } from '../analysis/liveness.js';
+import { ADDRESS_PROPLIST, PROBE_CONCURRENCY, PROBES_PER_RUN, planProbes, probeKey, runProbes } from './wireguard-probe.js';
 import type { Collector, JobContext, JobResult } from './types.js';
 
 export const INTERFACE_PROPLIST = ['.id', 'name', 'public-key', 'listen-port', 'mtu', 'running', 'disabled', 'comment'] as const;
@@ -62,6 +64,8 @@ export interface WireguardPeer {
   /** rx / tx grew since the previous collection (false on the first). */
   rxMoved: boolean;
   txMoved: boolean;
+  /** The data-plane probe of this collection, or why the peer was not probed (health.probe_tunnels). */
+  probe?: ProbeOutcome;
 }
 
 export interface WireguardData {
@@ -105,6 +109,7 @@ export function mapWireguard(
   health: HealthConfig,
   now: number,
   memory?: Map<string, number>,
+  probes?: ReadonlyMap<string, ProbeOutcome>,
 ): JobResult<WireguardData> {
   const read = new FieldReader('interface/wireguard');
   const samples = new SampleSet();
@@ -164,7 +169,8 @@ export function mapWireguard(
     seenKeys.add(rxKey).add(txKey);
     const rxMoved = moved(memory, rxKey, rx);
     const txMoved = moved(memory, txKey, tx);
-    const facts = { keepaliveSeconds, hasEndpoint, rxMoved, txMoved };
+    const probe = probes?.get(probeKey(iface, publicKey));
+    const facts = { keepaliveSeconds, hasEndpoint, rxMoved, txMoved, ...(probe === undefined ? {} : { probe }) };
     const verdict = judgePeer(
       {
         name,
@@ -187,6 +193,7 @@ export function mapWireguard(
     if (!hasBadHandshake) samples.add(F.wgPeerHandshake, labels, latestHandshake ?? 0);
     samples.add(F.wgPeerDisabled, labels, disabled ? 1 : 0);
     samples.add(F.wgPeerKeepalive, labels, keepaliveSeconds);
+    if (probe === 'ok' || probe === 'failed') samples.add(F.wgPeerProbe, labels, probe === 'ok' ? 1 : 0);
     if (verdict.judged) samples.add(F.wgPeerHealthy, labels, verdict.healthy ? 1 : 0);
     samples.add(F.wgPeerState, extendLabels(labels, F.wgPeerState, [verdict.state]), 1);
     if (verdict.boundSeconds !== undefined && latestHandshake !== undefined) {
@@ -206,14 +213,21 @@ export const wireguardCollector: Collector<WireguardData, 'wireguard'> = {
       collector: 'wireguard',
       job: 'wireguard',
       schedule: router.schedules.wireguard,
-      // Two requests in a row, each with the router's timeout.
-      deadlineSeconds: router.timeoutSeconds * 2,
+      // Two requests in a row, each with the router's timeout; with probes, the address list and the probe
+      // rounds (PROBES_PER_RUN, PROBE_CONCURRENCY at a time) too.
+      deadlineSeconds: router.timeoutSeconds * (router.health.probeTunnels === true ? 3 + Math.ceil(PROBES_PER_RUN / PROBE_CONCURRENCY) : 2),
       async run(context: JobContext) {
         const options = { signal: context.signal };
         // Sequential on purpose: real routers answer slower under parallel REST calls.
         const interfaces = await context.client.list('interface/wireguard', { ...options, proplist: INTERFACE_PROPLIST });
         const peers = await context.client.list('interface/wireguard/peers', { ...options, proplist: PEER_PROPLIST });
-        return mapWireguard(interfaces, peers, context.routerLabel, context.router.health, context.now(), context.memory);
+        let probes: Map<string, ProbeOutcome> | undefined;
+        if (context.router.health.probeTunnels === true) {
+          const addresses = await context.client.list('ip/address', { ...options, proplist: ADDRESS_PROPLIST });
+          const { targets, skipped } = planProbes(interfaces, peers, addresses, context.router.health);
+          probes = new Map([...skipped, ...(await runProbes((command, parameters, o) => context.client.run(command, parameters, o), targets, context.signal))]);
+        }
+        return mapWireguard(interfaces, peers, context.routerLabel, context.router.health, context.now(), context.memory, probes);
       },
     },
   ],

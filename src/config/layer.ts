@@ -55,6 +55,7 @@ export interface SettingsLayer {
     excludePeers: Slot<string[]>;
     excludePeerPattern: Slot<PeerPattern>;
     expect: Slot<Record<string, ExpectMode>>;
+    probeTunnels: Slot<boolean>;
   };
   ping: Slot<PingItem[]>;
   bandwidthTest: Slot<BandwidthItem[]>;
@@ -98,6 +99,7 @@ export function mergeLayers(defaults: SettingsLayer, router: SettingsLayer): Set
       excludePeers: pick(router.health.excludePeers, defaults.health.excludePeers),
       excludePeerPattern: pick(router.health.excludePeerPattern, defaults.health.excludePeerPattern),
       expect: pick(router.health.expect, defaults.health.expect),
+      probeTunnels: pick(router.health.probeTunnels, defaults.health.probeTunnels),
     },
     ping: pick(router.ping, defaults.ping),
     bandwidthTest: pick(router.bandwidthTest, defaults.bandwidthTest),

@@ -79,6 +79,7 @@ function resolveHealth(layer: SettingsLayer['health']): HealthConfig {
   };
   if (layer.excludePeerPattern) health.excludePeerPattern = layer.excludePeerPattern.value;
   if (layer.expect) health.expect = { ...layer.expect.value };
+  if (layer.probeTunnels?.value === true) health.probeTunnels = true;
   return health;
 }
 

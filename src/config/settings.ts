@@ -35,7 +35,7 @@ export const SETTINGS_KEYS = [
   'labels',
 ] as const;
 export const TLS_KEYS = ['ca_file', 'server_name', 'insecure_skip_verify'] as const;
-export const HEALTH_KEYS = ['handshake_stale_after', 'ping_loss_critical', 'exclude_peers', 'exclude_peer_pattern', 'expect'] as const;
+export const HEALTH_KEYS = ['handshake_stale_after', 'ping_loss_critical', 'exclude_peers', 'exclude_peer_pattern', 'expect', 'probe_tunnels'] as const;
 
 type Reader<T> = (value: unknown, path: string, problems: Problems) => T | undefined;
 
@@ -137,6 +137,7 @@ export function readSettings(map: RawMap, base: string, problems: Problems): Set
       excludePeers: slot(health, 'exclude_peers', healthBase, problems, readStringList),
       excludePeerPattern: slot(health, 'exclude_peer_pattern', healthBase, problems, readPattern),
       expect: slot(health, 'expect', healthBase, problems, readExpect),
+      probeTunnels: slot(health, 'probe_tunnels', healthBase, problems, readBoolean),
     },
     ping: slot(map, 'ping', base, problems, readPingList),
     bandwidthTest: slot(map, 'bandwidth_test', base, problems, readBandwidthList),

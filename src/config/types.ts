@@ -38,6 +38,8 @@ export interface HealthConfig {
    * entry wins over its interface's. Absent or `auto`: inferred from keepalive and traffic (analysis/liveness.ts).
    */
   expect?: Readonly<Record<string, ExpectMode>>;
+  /** `health.probe_tunnels`: ping always-on peers through their tunnel every wireguard run (collectors/wireguard-probe.ts). */
+  probeTunnels?: boolean;
 }
 
 /** What the operator expects of a peer's tunnel: `auto` infers it from keepalive and traffic. */

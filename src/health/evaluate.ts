@@ -170,6 +170,7 @@ function evaluatePeers(
         hasEndpoint: peer.hasEndpoint,
         rxMoved: peer.rxMoved,
         txMoved: peer.txMoved,
+        ...(peer.probe === undefined ? {} : { probe: peer.probe }),
       },
       router.health,
     );
@@ -179,6 +180,8 @@ function evaluatePeers(
       const ago = `last handshake ${formatAge(age)} ago`;
       const bound = formatAge(verdict.boundSeconds ?? 0);
       add({ kind: 'peer-stale', status: 'critical', subject, text: `down, ${ago} (due within ${bound}, ${why})`, brief: ago });
+    } else if (verdict.reason === 'probe_failed') {
+      add({ kind: 'peer-stale', status: 'critical', subject, text: 'handshake fresh but a ping through the tunnel got no reply: check allowed-address and routes', brief: 'probe failing' });
     } else if (verdict.reason === 'never') {
       add({ kind: 'peer-never', status: 'critical', subject, text: `never shook hands (${why})`, brief: 'never' });
     } else if (verdict.reason === 'handshake_unreadable') {
@@ -198,6 +201,7 @@ function evaluatePeers(
       handshakeExpectedBy:
         verdict.boundSeconds === undefined || latestHandshake === undefined ? null : isoOrNull((latestHandshake + verdict.boundSeconds) * 1000),
       handshakeBoundSeconds: verdict.boundSeconds ?? null,
+      ...(peer.probe === undefined ? {} : { probe: peer.probe }),
       status: verdict.judged && !verdict.healthy ? 'critical' : verdict.reason === 'handshake_unreadable' ? 'degraded' : 'ok',
     };
   });

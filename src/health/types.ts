@@ -1,6 +1,6 @@
 /** The shape of health verdicts: what GET /health serves as JSON and what `check` prints. */
 import type { PeerReason } from '../analysis/peer.js';
-import type { PeerState } from '../analysis/liveness.js';
+import type { PeerState, ProbeOutcome } from '../analysis/liveness.js';
 import type { SetupCheckName } from '../analysis/setup-audit.js';
 
 export type Status = 'ok' | 'degraded' | 'critical';
@@ -50,6 +50,8 @@ export interface PeerHealth {
   handshakeExpectedBy: string | null;
   /** Seconds after a handshake by which the next is due (keepalive bound or handshake_stale_after); null when none is expected. */
   handshakeBoundSeconds: number | null;
+  /** With health.probe_tunnels: this collection's probe (`ok`, `failed`, `error`) or why there was none. */
+  probe?: ProbeOutcome;
   status: Status;
 }
 

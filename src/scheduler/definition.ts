@@ -22,6 +22,7 @@ function health(settings: HealthConfig): unknown[] {
     settings.excludePeers,
     pattern === undefined ? null : [pattern.source, pattern.flags],
     settings.expect ?? null,
+    settings.probeTunnels === true,
   ];
 }
 

@@ -14,8 +14,10 @@ import type { PeerState } from '../../src/analysis/liveness.js';
 import { judgeLiveness } from '../../src/analysis/liveness.js';
 import { T0 } from '../health/snapshots.js';
 import { sampleText } from '../collectors/sample-text.js';
+import { probeKey } from '../../src/collectors/wireguard-probe.js';
 
 const SCHEDULE_S = 30;
+const PUBLIC_KEY = 'Fh0S3Hpyq8JQ5lqA3m2T0YpJmB5ycK1r6v9wqQ7cQ2E=';
 
 interface Row {
   title: string;
@@ -23,6 +25,8 @@ interface Row {
   sim: { liveFrom?: number; liveUntil?: number; never?: boolean; disabled?: boolean; rate?: number };
   peer: { keepalive?: number; endpoint?: boolean; name?: string };
   iface?: { running?: boolean; disabled?: boolean };
+  /** The data-plane probe's answer at every collection (health.probe_tunnels). */
+  probe?: 'ok' | 'failed';
   /** Called before each collection at time t (seconds): a flapping link dies and comes back. */
   at?: (sim: PeerSim, t: number) => void;
   /** [seconds, state, healthy] — healthy undefined where the peer is not judged (no healthy series). */
@@ -54,7 +58,7 @@ function simOf(row: Row): PeerSim {
 function peerRecord(row: Row, sim: PeerSim, now: number): RouterRecord {
   const record: Record<string, string> = {
     interface: 'wg0',
-    'public-key': 'Fh0S3Hpyq8JQ5lqA3m2T0YpJmB5ycK1r6v9wqQ7cQ2E=',
+    'public-key': PUBLIC_KEY,
     name: row.peer.name ?? 'peer',
     disabled: String(sim.disabled),
     'allowed-address': '10.10.0.2/32',
@@ -85,7 +89,8 @@ function run(row: Row, health = testRouter().health): Map<number, { state: PeerS
   for (let t = 0; t <= end; t += SCHEDULE_S) {
     row.at?.(sim, t);
     const now = T0 + t * 1000;
-    const { data, samples } = mapWireguard([iface], [peerRecord(row, sim, now)], routerLabel('hq'), health, now, memory);
+    const probes = row.probe === undefined ? undefined : new Map([[probeKey('wg0', PUBLIC_KEY), row.probe]]);
+    const { data, samples } = mapWireguard([iface], [peerRecord(row, sim, now)], routerLabel('hq'), health, now, memory, probes);
     const text = sampleText(samples);
     const state = /routeros_wireguard_peer_state\{[^}]*state="([a-z]+)"\} 1/.exec(text)?.[1] as PeerState | undefined;
     const healthy = /routeros_wireguard_peer_healthy\{[^}]*\} ([01])/.exec(text)?.[1];
@@ -140,10 +145,24 @@ const ROWS: Row[] = [
     expect: [[300, 'up', true], [600, 'down', false]],
   },
   {
-    title: 'allowed-address mismatch (handshake fresh, data-plane probe failing): up — needs probes (point 3, not done)',
+    title: 'allowed-address mismatch: handshake fresh, data-plane probe failing → blocked, unhealthy',
+    sim: {},
+    peer: { keepalive: 25, endpoint: true },
+    probe: 'failed',
+    expect: [[0, 'blocked', false], [600, 'blocked', false]],
+  },
+  {
+    title: 'without probes the same mismatch is invisible: up (the handshake is fresh)',
     sim: {},
     peer: { keepalive: 25, endpoint: true },
     expect: [[0, 'up', true], [600, 'up', true]],
+  },
+  {
+    title: 'a probe answered wakes an idle on-demand peer with an old handshake: up',
+    sim: { liveUntil: 0 },
+    peer: { keepalive: 25, endpoint: true },
+    probe: 'ok',
+    expect: [[600, 'up', true]],
   },
   {
     title: 'disabled peer: not judged',
