@@ -50,7 +50,7 @@ async function collect(emulatorOptions: EmulatorOptions, everySeconds: number, c
       tls: { insecure_skip_verify: true },
       collectors: SYSTEM_AND_WIREGUARD,
       schedules: { system: schedule, wireguard: schedule },
-      timeout: '1s',
+      timeout: '1800ms',
     },
     routers: emulator.routers.map((router) => ({ name: router.name, url: router.url })),
   });
@@ -90,8 +90,9 @@ describe('connections across collection cycles', () => {
   });
 
   it('(ii) keep-alive shorter than the schedule: later cycles resume the TLS session, garbage collections or not', async () => {
-    // The router closes an idle connection after 0.5 s; cycles are 2 s apart, so every cycle reconnects.
-    const stats = await collect({ keepAliveSeconds: 0.5, tlsSessionResumption: 'tickets' }, 2, 4, gc);
+    // The router closes an idle connection after 1.5 s (the client 1 s earlier); cycles are 2 s apart, so every
+    // cycle reconnects, and a cycle's requests share its connection.
+    const stats = await collect({ keepAliveSeconds: 1.5, tlsSessionResumption: 'tickets' }, 2, 4, gc);
     for (const s of stats) {
       expect(s.connections).toBeGreaterThanOrEqual(4);
       // Only the first connection was a full handshake.
@@ -100,7 +101,7 @@ describe('connections across collection cycles', () => {
   });
 
   it('(ii) also against a router that resumes by session id (TLS 1.2 session cache, no tickets)', async () => {
-    const stats = await collect({ keepAliveSeconds: 0.5, tlsSessionResumption: 'cache' }, 2, 3, gc);
+    const stats = await collect({ keepAliveSeconds: 1.5, tlsSessionResumption: 'cache' }, 2, 3, gc);
     for (const s of stats) {
       expect(s.connections).toBeGreaterThanOrEqual(3);
       expect(s.connections - s.resumed).toBe(1);
@@ -108,7 +109,7 @@ describe('connections across collection cycles', () => {
   });
 
   it('(iii) a router that allows no resumption is still collected, with full handshakes, counted', async () => {
-    const stats = await collect({ keepAliveSeconds: 0.5, tlsSessionResumption: 'off' }, 2, 3);
+    const stats = await collect({ keepAliveSeconds: 1.5, tlsSessionResumption: 'off' }, 2, 3);
     for (const s of stats) {
       expect(s.connections).toBeGreaterThanOrEqual(3);
       expect(s.resumed).toBe(0);
