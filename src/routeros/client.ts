@@ -7,7 +7,7 @@
  * the ping and bandwidth-test commands). Write verbs live in the tests' subclass, over the same `request`.
  */
 import type { Socket } from 'node:net';
-import { buildConnector, Client, Pool, type Dispatcher } from 'undici';
+import { buildConnector, Pool, type Dispatcher } from 'undici';
 import type { Secret } from '../util/secret.js';
 import { basicEncoding, registerCredentials } from '../util/redact.js';
 import { RouterOsError } from './errors.js';
@@ -85,10 +85,11 @@ export class RouterOsClient {
   readonly #timeoutMs: number;
   readonly #maxResponseBytes: number;
   /**
-   * GET: one connection, requests one after the other. An undici Client, not a one-connection Pool: a Pool's
-   * request queue preallocates 2,048 slots (~18 KiB per router idle, 36 MB for a 2,000-router fleet), a Client ~2 KiB.
+   * GET: one connection, requests one after the other. A one-connection Pool, not a bare undici Client, although
+   * a Pool's queue costs ~18 KiB idle against a Client's ~2 KiB: a Client whose connect failed (a certificate that
+   * does not verify) left every later request waiting past its timeout; the Pool replaces the failed connection.
    */
-  readonly #reads: Client;
+  readonly #reads: Pool;
   /** Everything else, made on first use (most routers never run a command). */
   #commands: Pool | undefined;
   readonly #commandOptions: Pool.Options;
@@ -115,7 +116,7 @@ export class RouterOsClient {
         rejectUnauthorized: tls.insecureSkipVerify !== true,
       }),
     };
-    this.#reads = new Client(this.#origin, { ...shared, pipelining: 1 });
+    this.#reads = new Pool(this.#origin, { ...shared, pipelining: 1, connections: 1 });
     this.#commandOptions = { ...shared, connections: options.connections ?? 2 };
   }
 
@@ -153,6 +154,46 @@ export class RouterOsClient {
     await Promise.all([this.#reads.destroy(), this.#commands?.destroy()]);
   }
 
+  /** The tail of the reads in flight: a router's reads go one after the other over its one connection. */
+  #readsDone: Promise<unknown> = Promise.resolve();
+
+  /**
+   * Runs a read once the reads before it have finished. Undici would queue them on the one connection too, but
+   * when that connection cannot be made (a certificate for another name) it left the queued request waiting
+   * past its own timeout; queued here, a read waits only for those before it, and its timeout still runs.
+   */
+  async #oneReadAtATime<T>(
+    exchange: () => Promise<T>,
+    signal: AbortSignal,
+    request: string,
+    timeout: AbortSignal,
+    callerSignal: AbortSignal | undefined,
+  ): Promise<T> {
+    const before = this.#readsDone;
+    const turn = before.then(
+      () => undefined,
+      () => undefined,
+    );
+    const result = (async (): Promise<T> => {
+      let abort: (() => void) | undefined;
+      try {
+        await Promise.race([
+          turn,
+          new Promise<never>((_, reject) => {
+            abort = (): void => reject(this.#failure(signal.reason, request, 'connect', timeout, callerSignal));
+            if (signal.aborted) abort();
+            else signal.addEventListener('abort', abort, { once: true });
+          }),
+        ]);
+      } finally {
+        if (abort !== undefined) signal.removeEventListener('abort', abort);
+      }
+      return exchange();
+    })();
+    this.#readsDone = result.catch(() => undefined);
+    return result;
+  }
+
   /**
    * The one request path: every public method and the tests' subclass go through it, so timeouts, the size
    * cap, redirects and error mapping cannot differ between what production does and what tests exercise.
@@ -170,25 +211,27 @@ export class RouterOsClient {
     const headers: Record<string, string> = { authorization: this.#authorization, accept: 'application/json' };
     if (body !== undefined) headers['content-type'] = 'application/json';
 
-    let response: Dispatcher.ResponseData;
-    try {
-      response = await this.#poolFor(method).request({
-        method,
-        path: `/rest${path}`,
-        headers,
-        signal,
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-      });
-    } catch (error) {
-      throw this.#failure(error, request, 'connect', timeout, options.signal);
-    }
-
-    let bytes: Buffer;
-    try {
-      bytes = await this.#readCapped(response, request);
-    } catch (error) {
-      throw this.#failure(error, request, 'body', timeout, options.signal);
-    }
+    const exchange = async (): Promise<{ response: Dispatcher.ResponseData; bytes: Buffer }> => {
+      signal.throwIfAborted();
+      let response: Dispatcher.ResponseData;
+      try {
+        response = await this.#poolFor(method).request({
+          method,
+          path: `/rest${path}`,
+          headers,
+          signal,
+          ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+        });
+      } catch (error) {
+        throw this.#failure(error, request, 'connect', timeout, options.signal);
+      }
+      try {
+        return { response, bytes: await this.#readCapped(response, request) };
+      } catch (error) {
+        throw this.#failure(error, request, 'body', timeout, options.signal);
+      }
+    };
+    const { response, bytes } = method === 'GET' ? await this.#oneReadAtATime(exchange, signal, request, timeout, options.signal) : await exchange();
 
     const status = response.statusCode;
     if (status >= 400) {
@@ -271,10 +314,12 @@ export class RouterOsClient {
 function resumingConnector(options: buildConnector.BuildOptions): buildConnector.connector {
   // Typed as returning nothing; it returns the socket it made, which lets the listener below be attached before
   // the handshake (a TLS 1.2 session comes during it, a TLS 1.3 ticket after it).
-  const connect = buildConnector({ ...options, maxCachedSessions: 1 }) as (
-    connectOptions: buildConnector.Options,
-    callback: buildConnector.Callback,
-  ) => Socket | undefined;
+  const build = (): ((connectOptions: buildConnector.Options, callback: buildConnector.Callback) => Socket | undefined) =>
+    buildConnector({ ...options, maxCachedSessions: 1 }) as (
+      connectOptions: buildConnector.Options,
+      callback: buildConnector.Callback,
+    ) => Socket | undefined;
+  let connect = build();
   const holder: { session?: Buffer } = {};
   const keep = (value: Buffer): void => {
     // The 'session' event hands every listener the Buffer undici's cache refers to.
@@ -283,8 +328,16 @@ function resumingConnector(options: buildConnector.BuildOptions): buildConnector
   return (connectOptions, callback) => {
     let attached = false;
     const socket = connect(connectOptions, (...args) => {
-      const made = args[1];
-      if (!attached && made !== null) made.on('session', keep);
+      const [error, made] = args;
+      if (error !== null) {
+        // A connection that failed — a certificate that did not verify among others — may already have handed
+        // over a session (a TLS 1.3 ticket can come before the name check fails). It must never be offered
+        // again: forget it, and undici's cache with it.
+        holder.session = undefined;
+        connect = build();
+      } else if (!attached && made !== null) {
+        made.on('session', keep);
+      }
       callback(...args);
     });
     if (socket !== undefined) {
