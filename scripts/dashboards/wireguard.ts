@@ -200,11 +200,24 @@ const peers = [
         'For every peer expected up: when its next handshake is due (latest handshake + 180 s + keepalive + 5 s, or handshake_stale_after for expect: always). A time in the past means down.',
       unit: 'none',
       height: 7,
-      queries: [tableQuery(`${EXPECTED_BY} * 1000`), tableQuery(`${HANDSHAKE} * 1000 and ${EXPECTED_BY}`)],
-      transformations: joinColumns(PLUMBING_COLUMNS, { 'Value #A': 'Expected by', 'Value #B': 'Latest handshake' }),
+      queries: [
+        tableQuery(`${EXPECTED_BY} * 1000`),
+        tableQuery(`${HANDSHAKE} * 1000 and ${EXPECTED_BY}`),
+        tableQuery(`routeros_wireguard_peer_persistent_keepalive_seconds{${RIP}} and ${EXPECTED_BY}`),
+        // Only routers with health.probe_tunnels have probes; the column stays empty elsewhere.
+        tableQuery(`routeros_wireguard_peer_probe_success{${RIP}}`),
+      ],
+      transformations: joinColumns(PLUMBING_COLUMNS, {
+        'Value #A': 'Expected by',
+        'Value #B': 'Latest handshake',
+        'Value #C': 'Keepalive',
+        'Value #D': 'Probe answered',
+      }),
       overrides: [
         override('Expected by', { unit: 'dateTimeFromNow' }),
         override('Latest handshake', { unit: 'dateTimeFromNow' }),
+        override('Keepalive', { unit: 's' }),
+        override('Probe answered', { unit: 'bool_yes_no' }),
       ],
     }),
   ],

@@ -68,6 +68,8 @@ export function demoConfig(emulator: DemoRouters, options: DemoConfigOptions): C
         name: router.name,
         url: router.url,
         ...(PROBES[router.name] ?? {}),
+        // One router shows the data-plane probe through its always-on tunnel (health.probe_tunnels).
+        ...(router.name === 'branch-1' ? { health: { probe_tunnels: true } } : {}),
       })),
     },
     { source: '<demo>', baseDir: process.cwd(), env: {} },

@@ -104,8 +104,11 @@ describe('peers that cannot be judged make the verdict degraded', () => {
         collectedAt: T0,
         interfaces: [{ name: 'wg-branch', publicKey: 'S', running: true, disabled: false, listenPort: 13231 }],
         peers: [
-          { interface: 'wg-branch', publicKey: 'k1', name: 'old', comment: undefined, disabled: false, latestHandshake: T0 / 1000 - 3600, handshakeUnreadable: false },
-          { interface: 'wg-branch', publicKey: 'k2', name: 'odd', comment: undefined, disabled: false, latestHandshake: undefined, handshakeUnreadable: true },
+          // A keepalive site link whose handshake is an hour old: down, whatever the other peer says.
+          { interface: 'wg-branch', publicKey: 'k1', name: 'old', comment: undefined, disabled: false, latestHandshake: T0 / 1000 - 3600, handshakeUnreadable: false,
+            keepaliveSeconds: 25, hasEndpoint: true, rxMoved: false, txMoved: false },
+          { interface: 'wg-branch', publicKey: 'k2', name: 'odd', comment: undefined, disabled: false, latestHandshake: undefined, handshakeUnreadable: true,
+            keepaliveSeconds: 25, hasEndpoint: true, rxMoved: false, txMoved: false },
         ],
       },
     };

@@ -15,6 +15,8 @@ const KNOWN_UNITS = new Set([
   'celsius', 'rotrpm', 'volt', 'amp', 'watt',
   // Interface packets, errors and drops per second.
   'pps',
+  // A tunnel probe answered or not.
+  'bool_yes_no',
 ]);
 const DATASOURCE = { type: 'prometheus', uid: '${datasource}' };
 const INSTANT_PANELS = new Set(['stat', 'bargauge', 'table', 'gauge']);
