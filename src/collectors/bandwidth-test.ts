@@ -82,6 +82,8 @@ export const bandwidthTestCollector: Collector<BandwidthTestData, 'bandwidth_tes
       schedule: test.schedule,
       // The router answers after the test's duration; the request timeout comes on top of that.
       deadlineSeconds: test.durationSeconds + router.timeoutSeconds,
+      // The btest password counts (revealed only into the fingerprint's digest).
+      settings: { ...test, password: test.password?.reveal() ?? null },
       async run(context: JobContext) {
         const reply = await context.client.run('tool/bandwidth-test', bandwidthTestParameters(test), {
           signal: context.signal,

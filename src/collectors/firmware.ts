@@ -102,6 +102,7 @@ export const firmwareCollector: Collector<FirmwareData, 'firmware'> = {
       schedule: router.schedules.firmware,
       // Two requests, one after the other.
       deadlineSeconds: 2 * router.timeoutSeconds,
+      settings: null,
       async run(context: JobContext) {
         const routerboard = await readRouterboard(context);
         const update = await context.client.getSingleton('system/package/update', { proplist: PACKAGE_UPDATE_PROPLIST, signal: context.signal });

@@ -58,6 +58,11 @@ const COUNTERS: readonly [Family<readonly ['interface', 'type']>, string][] = [
 /** RouterOS's type of an ethernet port in /interface. */
 const ETHERNET = 'ether';
 
+/** The filter a run applies, as data (patterns count by their text). */
+function filterSettings(filter: InterfaceFilter): unknown[] {
+  return [filter.includePattern?.source ?? null, filter.excludePattern?.source ?? null, filter.includeTypes ?? null, filter.excludeTypes, filter.includeDynamic];
+}
+
 export interface InterfaceData {
   /** How many interfaces the router listed, and how many the filter kept (the cardinality actually exported). */
   listed: number;
@@ -155,6 +160,8 @@ export const interfaceCollector: Collector<InterfaceData, 'interface'> = {
       schedule: router.schedules.interface,
       // Two requests in a row (the list, then one monitor for every running ethernet port), each with the timeout.
       deadlineSeconds: router.timeoutSeconds * 2,
+      // The run filters interfaces with `interfaces:`; patterns count by their text.
+      settings: filterSettings(router.interfaces),
       async run(context: JobContext) {
         const records = await context.client.list('interface', { proplist: INTERFACE_PROPLIST, signal: context.signal });
         const { ethernetUp, ...result } = mapInterfaces(records, context.routerLabel, context.router.interfaces);

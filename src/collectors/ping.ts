@@ -112,6 +112,7 @@ export const pingCollector: Collector<PingData, 'ping'> = {
       job: `ping:${target.name}:${target.target}`,
       schedule: target.schedule,
       deadlineSeconds: pingSeconds(target, router.timeoutSeconds),
+      settings: target,
       async run(context: JobContext) {
         const reply = await context.client.run('ping', pingParameters(target), {
           signal: context.signal,

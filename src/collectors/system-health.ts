@@ -125,6 +125,7 @@ export const systemHealthCollector: Collector<SystemHealthData, 'health'> = {
       schedule: router.schedules.health,
       // One request.
       deadlineSeconds: router.timeoutSeconds,
+      settings: null,
       async run(context: JobContext) {
         const records = await context.client.list('system/health', { objectAsList: true, signal: context.signal });
         return mapSystemHealth(records, context.routerLabel);

@@ -40,6 +40,12 @@ export interface JobDefinition<Data = unknown> {
    * records it failed with reason `timeout`. Covers every request of the run, each bounded by its own timeout.
    */
   readonly deadlineSeconds: number;
+  /**
+   * What the run reads from the config besides the schedule and the connection (a ping target, the interface
+   * filter, the verdict settings), as plain JSON-able data; `null` for none. A reload that changes it replaces
+   * the job; one that does not keeps it running (scheduler/definition.ts). Required, so a new collector states it.
+   */
+  readonly settings: unknown;
   run(context: JobContext): Promise<JobResult<Data>>;
 }
 

@@ -74,6 +74,19 @@ export interface WireguardData {
   peers: WireguardPeer[];
 }
 
+/** The verdict settings a wireguard run judges peers by, as data (a pattern counts by its text). */
+function verdictSettings(settings: HealthConfig): unknown[] {
+  const pattern = settings.excludePeerPattern;
+  return [
+    settings.handshakeStaleAfterSeconds,
+    settings.pingLossCritical,
+    settings.excludePeers,
+    pattern === undefined ? null : [pattern.source, pattern.flags],
+    settings.expect ?? null,
+    settings.probeTunnels === true,
+  ];
+}
+
 function endpointOf(record: RouterRecord): string {
   const current = record['current-endpoint-address'] ?? '';
   if (current !== '') return joinHostPort(current, record['current-endpoint-port']);
@@ -216,6 +229,8 @@ export const wireguardCollector: Collector<WireguardData, 'wireguard'> = {
       // Two requests in a row, each with the router's timeout; with probes, the address list and the probe
       // rounds (PROBES_PER_RUN, PROBE_CONCURRENCY at a time) too.
       deadlineSeconds: router.timeoutSeconds * (router.health.probeTunnels === true ? 3 + Math.ceil(PROBES_PER_RUN / PROBE_CONCURRENCY) : 2),
+      // Peer verdicts are made inside the run, from the health settings.
+      settings: verdictSettings(router.health),
       async run(context: JobContext) {
         const options = { signal: context.signal };
         // Sequential on purpose: real routers answer slower under parallel REST calls.

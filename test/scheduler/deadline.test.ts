@@ -20,6 +20,7 @@ function runner(run: (context: JobContext) => Promise<void>, deadlineSeconds: nu
     job: 'system',
     schedule: '* * * * * *',
     deadlineSeconds,
+    settings: null,
     async run(context) {
       await run(context);
       return { samples: new SampleSet(), data: undefined, problems: [], decodeErrors: 0 };
