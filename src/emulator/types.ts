@@ -227,6 +227,11 @@ export interface BoardSeed {
    * "rotates" back up when it reaches 20 % free. Default 0: the disk stays as it is.
    */
   diskFillBytesPerSecond?: number;
+  /**
+   * A memory leak: free-memory falls by this many bytes per second (on top of its wander) through 60 % of
+   * total-memory, then is given back at once, as when the leaking process restarts. Default 0.
+   */
+  memoryLeakBytesPerSecond?: number;
 }
 
 /** `type` of a non-WireGuard interface as `/interface` prints it. */

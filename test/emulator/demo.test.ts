@@ -117,3 +117,30 @@ describe('demo ping targets and bandwidth server', () => {
     await c.close();
   });
 });
+
+describe('demo trends for the forecast panels', () => {
+  it("hq's free memory falls (a leak) in every minute of the first ten, whatever the wander does", () => {
+    const freeMemory = (): number => Number(emu.router('hq').rows('system/resource')[0]?.['free-memory']);
+    const slope = (samples: readonly number[]): number => {
+      // Least squares over equally spaced samples, as PromQL's deriv() fits them.
+      const n = samples.length;
+      const meanX = (n - 1) / 2;
+      const meanY = samples.reduce((a, b) => a + b, 0) / n;
+      let num = 0;
+      let den = 0;
+      samples.forEach((y, x) => {
+        num += (x - meanX) * (y - meanY);
+        den += (x - meanX) ** 2;
+      });
+      return num / den;
+    };
+    for (let minute = 0; minute < 10; minute++) {
+      const samples: number[] = [];
+      for (let i = 0; i < 12; i++) {
+        samples.push(freeMemory());
+        clock.advance(5);
+      }
+      expect(slope(samples), `minute ${minute}`).toBeLessThan(0);
+    }
+  });
+});

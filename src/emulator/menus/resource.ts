@@ -47,6 +47,9 @@ export class ResourceMenu implements SingletonMenu {
   readonly #writeSectBase: number;
   readonly #totalHdd: number;
   readonly #diskFill: number;
+  readonly #memoryLeak: number;
+  readonly #totalMemory: number;
+  #leakOrigin: number | undefined;
   /** Uptime when the disk was first looked at: the fill starts there, so a run never begins near a rotation. */
   #fillOrigin: number | undefined;
 
@@ -75,6 +78,8 @@ export class ResourceMenu implements SingletonMenu {
     if (board.nand === true) this.#static['bad-blocks'] = '0';
     this.#totalHdd = totalHdd;
     this.#diskFill = board.diskFillBytesPerSecond ?? 0;
+    this.#memoryLeak = board.memoryLeakBytesPerSecond ?? 0;
+    this.#totalMemory = totalMemory;
     this.#sim = new SystemSim(name, totalMemory);
     this.#writeSectBase = 10_000 + (hash32(name, 'sect') % 90_000);
   }
@@ -89,13 +94,22 @@ export class ResourceMenu implements SingletonMenu {
     return Math.floor((start - used) / 4096) * 4096;
   }
 
+  /** Free memory less what the leak took since it was first read, never below a page. */
+  #freeMemory(wandering: number, uptimeSeconds: number): number {
+    if (this.#memoryLeak <= 0) return wandering;
+    this.#leakOrigin ??= uptimeSeconds;
+    const span = this.#totalMemory * 0.6;
+    const leaked = (this.#memoryLeak * Math.max(0, uptimeSeconds - this.#leakOrigin)) % span;
+    return Math.max(4096, Math.floor((wandering - leaked) / 4096) * 4096);
+  }
+
   row(view: View): Row {
     const s = this.#sim.sample(view.now, this.router.bootAt());
     return {
       ...this.#static,
       'cpu-load': String(s.cpuLoad),
       'free-hdd-space': String(this.#freeHdd(s.uptimeSeconds)),
-      'free-memory': String(s.freeMemory),
+      'free-memory': String(this.#freeMemory(s.freeMemory, s.uptimeSeconds)),
       uptime: formatSeconds(s.uptimeSeconds),
       'write-sect-since-reboot': String(s.writeSectSinceReboot),
       'write-sect-total': String(this.#writeSectBase + s.writeSectSinceReboot),

@@ -33,7 +33,7 @@ const K = DEMO_KEYS;
 const hq: RouterSeed = {
   name: 'hq',
   version: '7.19.4',
-  board: { boardName: 'CCR2004-1G-12S+2XS', architecture: 'arm64', cpu: 'ARM64', cpuCount: 4, cpuFrequencyMhz: 1700, totalMemory: 4_294_967_296, totalHdd: 134_217_728, factorySoftware: '7.1', nand: true, diskFillBytesPerSecond: 16_384 },
+  board: { boardName: 'CCR2004-1G-12S+2XS', architecture: 'arm64', cpu: 'ARM64', cpuCount: 4, cpuFrequencyMhz: 1700, totalMemory: 4_294_967_296, totalHdd: 134_217_728, factorySoftware: '7.1', nand: true, diskFillBytesPerSecond: 16_384, memoryLeakBytesPerSecond: 4_194_304 },
   // A WAN uplink with real traffic that drops once, two minutes after start (the flap alert's
   // `link-downs` rise), a LAN bridge with two ports, a guest VLAN on it, an unplugged port and a
   // dynamic PPPoE session (exporters leave dynamic interfaces out by default).
