@@ -19,6 +19,8 @@ COPY package.json package-lock.json ./
 RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
+# The build marks the package's commands executable (scripts/bin-executable.mjs).
+COPY scripts/bin-executable.mjs ./scripts/
 RUN npm run build
 
 # Production dependencies only, without install scripts. --omit=dev keeps the optional dependencies (zod,

@@ -2,7 +2,7 @@
  * The package is complete (what `npm pack` and the image ship): a LICENSE matching package.json, where the
  * project lives, no install-time scripts (npm 11 flags them), and source maps that carry their sources.
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
@@ -14,6 +14,7 @@ const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
   bugs?: { url?: string };
   files: string[];
   scripts: Record<string, string>;
+  bin: Record<string, string>;
 };
 
 function* mapsUnder(dir: string): Generator<string> {
@@ -42,6 +43,11 @@ describe('the package', () => {
   it('runs no script at install time (it builds before packing instead)', () => {
     for (const hook of ['preinstall', 'install', 'postinstall', 'prepare']) expect(pkg.scripts[hook], hook).toBeUndefined();
     expect(pkg.scripts['prepack']).toBe('npm run build');
+  });
+
+  it("marks its commands executable when it builds, so `npx routeros-exporter` runs in a clone", () => {
+    // npm test builds before the tests run; npm sets the bit only when it installs the package.
+    for (const path of Object.values(pkg.bin)) expect(statSync(join(ROOT, path)).mode & 0o111, path).toBe(0o111);
   });
 
   it('ships source maps only with their sources inside', () => {
