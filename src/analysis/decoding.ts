@@ -44,6 +44,8 @@ export const FIELD_KINDS = {
   mtu: { what: 'MTU', parse: parseRouterInteger, range: { min: 0, max: 65_536 } },
   /** Bandwidth-test averages. */
   bitsPerSecond: { what: 'bit rate', parse: parseRouterInteger, range: U64 },
+  /** persistent-keepalive: WireGuard's interval is a 16-bit number of seconds (at most 65535 s, about 18 h). */
+  keepalive: { what: 'keepalive interval', parse: parseRouterDuration, range: { min: 0, max: 65_535 } },
   /** A ping round trip: a single run lasts at most the router's 60 s command limit; an hour is generous. */
   rtt: { what: 'round-trip time', parse: parseRouterDuration, range: { min: 0, max: 3_600 } },
   /** system/health temperatures: what electronics can report and survive; a reading past it is a broken sensor. */

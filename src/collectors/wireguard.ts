@@ -175,7 +175,7 @@ export function mapWireguard(
     const endpoint = endpointOf(record);
     const allowedAddress = parseRouterList(record['allowed-address'] ?? '');
     const latestHandshake = age === undefined ? undefined : Math.round(nowSeconds - age);
-    const keepaliveSeconds = peerRead.age(record, 'persistent-keepalive', nowSeconds) ?? 0;
+    const keepaliveSeconds = peerRead.value('keepalive', record, 'persistent-keepalive') ?? 0;
     const hasEndpoint = (record['endpoint-address'] ?? '') !== '';
     const rxKey = `rx ${identity}`;
     const txKey = `tx ${identity}`;

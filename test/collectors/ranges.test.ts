@@ -59,6 +59,20 @@ describe('range rules in the collectors', () => {
     expect(result.decodeErrors).toBe(3);
   });
 
+  it('a persistent-keepalive past 65535 s is left out and counted, so no expected-by lies a day ahead (found by the reply fuzz)', () => {
+    const NOW_S = NOW / 1000;
+    const within = mapWireguard([WG_UP], [peerRecord('edge', '0s', { 'persistent-keepalive': '65535' })], ROUTER, health, NOW);
+    expect(within.decodeErrors).toBe(0);
+    expect(within.data.peers[0]?.keepaliveSeconds).toBe(65_535);
+    const past = mapWireguard([WG_UP], [peerRecord('odd', '0s', { 'persistent-keepalive': '86216' })], ROUTER, health, NOW);
+    expect(past.decodeErrors).toBe(1);
+    expect(past.data.peers[0]?.keepaliveSeconds).toBe(0);
+    for (const result of [within, past]) {
+      const expectedBy = /handshake_expected_by_timestamp_seconds\{[^}]*\} (\d+)/.exec(text(result.samples));
+      if (expectedBy !== null) expect(Number(expectedBy[1])).toBeLessThanOrEqual(NOW_S + 86_400);
+    }
+  });
+
   it('keeps ports and MTUs at the edges of their ranges', () => {
     const result = mapWireguard([{ ...WG_UP, mtu: '65536', 'listen-port': '65535' }], [], ROUTER, health, NOW);
     const out = text(result.samples);
