@@ -8,6 +8,7 @@ import { formatDuration, parseDuration } from './duration.js';
 import { joinPath, type Problems } from './problems.js';
 import { suggest } from './suggest.js';
 import { ConfigValueError, quoteValue } from './value-error.js';
+import { compilePattern, PatternError, type PeerPattern } from '../util/pattern.js';
 
 export type RawMap = Record<string, unknown>;
 
@@ -180,4 +181,21 @@ export function readCron(value: unknown, path: string, problems: Problems): stri
   if (problem === undefined) return text;
   problems.add(path, problem);
   return undefined;
+}
+
+/**
+ * A name pattern, matched in full like Prometheus regexes (`lab-.*`, not every name containing "lab-"). Compiled
+ * to the linear-time matcher (src/util/pattern.ts), never a backtracking RegExp: a pattern like `(a+)+b` must not
+ * let one peer or interface name block the event loop. What it cannot run is refused here.
+ */
+export function readPattern(value: unknown, path: string, problems: Problems): PeerPattern | undefined {
+  const text = readString(value, path, problems);
+  if (text === undefined) return undefined;
+  try {
+    return compilePattern(text);
+  } catch (error) {
+    if (!(error instanceof PatternError)) throw error;
+    problems.add(path, `${quoteValue(text)} is not a valid regular expression: ${error.message}`);
+    return undefined;
+  }
 }

@@ -5,11 +5,11 @@
  * asked for, and names and types can be included or excluded. Patterns match the whole name, in linear time
  * (src/util/pattern.ts), like `health.exclude_peer_pattern`.
  */
-import { readBoolean, readMap, readString, readStringList, type RawMap } from './fields.js';
+import { readBoolean, readMap, readPattern, readStringList, type RawMap } from './fields.js';
 import type { Slot } from './layer.js';
 import { joinPath, type Problems } from './problems.js';
-import { quoteValue } from './value-error.js';
-import { compilePattern, PatternError, type PeerPattern } from '../util/pattern.js';
+import type { PeerPattern } from '../util/pattern.js';
+import { pick, readSlot } from './slot.js';
 
 export const INTERFACE_KEYS = ['include_pattern', 'exclude_pattern', 'include_types', 'exclude_types', 'include_dynamic'] as const;
 
@@ -39,38 +39,12 @@ export function readInterfaceLayer(map: RawMap, base: string, problems: Problems
   const path = joinPath(base, 'interfaces');
   const own = readMap(map.interfaces ?? null, path, problems, INTERFACE_KEYS) ?? {};
   return {
-    includePattern: slotOf(own, 'include_pattern', path, problems, readNamePattern),
-    excludePattern: slotOf(own, 'exclude_pattern', path, problems, readNamePattern),
-    includeTypes: slotOf(own, 'include_types', path, problems, readStringList),
-    excludeTypes: slotOf(own, 'exclude_types', path, problems, readStringList),
-    includeDynamic: slotOf(own, 'include_dynamic', path, problems, readBoolean),
+    includePattern: readSlot(own, 'include_pattern', path, problems, readPattern),
+    excludePattern: readSlot(own, 'exclude_pattern', path, problems, readPattern),
+    includeTypes: readSlot(own, 'include_types', path, problems, readStringList),
+    excludeTypes: readSlot(own, 'exclude_types', path, problems, readStringList),
+    includeDynamic: readSlot(own, 'include_dynamic', path, problems, readBoolean),
   };
-}
-
-type Reader<T> = (value: unknown, path: string, problems: Problems) => T | undefined;
-
-function slotOf<T>(map: RawMap, key: string, base: string, problems: Problems, read: Reader<T>): Slot<T> {
-  if (!Object.hasOwn(map, key)) return undefined;
-  const path = joinPath(base, key);
-  const value = read(map[key], path, problems);
-  return value === undefined ? null : { value, path };
-}
-
-/** Compiled to the linear-time matcher, never a backtracking RegExp: an interface name must not stall a run. */
-function readNamePattern(value: unknown, path: string, problems: Problems): PeerPattern | undefined {
-  const text = readString(value, path, problems);
-  if (text === undefined) return undefined;
-  try {
-    return compilePattern(text);
-  } catch (error) {
-    if (!(error instanceof PatternError)) throw error;
-    problems.add(path, `${quoteValue(text)} is not a valid regular expression: ${error.message}`);
-    return undefined;
-  }
-}
-
-function pick<T>(router: Slot<T>, defaults: Slot<T>): Slot<T> {
-  return router === undefined ? defaults : router;
 }
 
 /** Key by key, like `health:`: a router that sets `exclude_pattern` keeps the defaults' `include_types`. */

@@ -1,5 +1,6 @@
 /** The shape of one settings layer (`defaults` or one router) before merging, with where each value came from. */
 import type { PeerPattern } from '../util/pattern.js';
+import { pick } from './slot.js';
 import { mergeInterfaceLayers, type InterfaceLayer } from './interfaces.js';
 import type { BandwidthDirection, BandwidthProtocol, CollectorName, ExpectMode } from './types.js';
 import { mergeLabels, type LabelsLayer } from './labels.js';
@@ -61,10 +62,6 @@ export interface SettingsLayer {
   bandwidthTest: Slot<BandwidthItem[]>;
   interfaces: InterfaceLayer;
   labels: LabelsLayer;
-}
-
-function pick<T>(router: Slot<T>, defaults: Slot<T>): Slot<T> {
-  return router === undefined ? defaults : router;
 }
 
 function pickEach<K extends string, T>(

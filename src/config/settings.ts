@@ -5,6 +5,7 @@ import {
   readDuration,
   readMap,
   readNumber,
+  readPattern,
   readString,
   readStringList,
   REPORTED,
@@ -18,7 +19,7 @@ import { readInterfaceLayer } from './interfaces.js';
 import { readExpect } from './expect.js';
 import { COLLECTOR_NAMES, ROUTER_COMMAND_LIMIT_SECONDS, type CollectorName } from './types.js';
 import { quoteValue } from './value-error.js';
-import { compilePattern, PatternError, type PeerPattern } from '../util/pattern.js';
+import { readSlot, type Reader } from './slot.js';
 
 const PASSWORD_KEYS = ['password', 'password_file', 'password_env'] as const;
 export const SETTINGS_KEYS = [
@@ -37,15 +38,6 @@ export const SETTINGS_KEYS = [
 export const TLS_KEYS = ['ca_file', 'server_name', 'insecure_skip_verify'] as const;
 export const HEALTH_KEYS = ['handshake_stale_after', 'ping_loss_critical', 'exclude_peers', 'exclude_peer_pattern', 'expect', 'probe_tunnels'] as const;
 
-type Reader<T> = (value: unknown, path: string, problems: Problems) => T | undefined;
-
-function slot<T>(map: RawMap, key: string, base: string, problems: Problems, read: Reader<T>): Slot<T> {
-  if (!Object.hasOwn(map, key)) return undefined;
-  const path = joinPath(base, key);
-  const value = read(map[key], path, problems);
-  return value === undefined ? null : { value, path };
-}
-
 /** At most one password source per layer; the router's (if any) replaces the defaults' when merging. */
 function readPassword(map: RawMap, base: string, problems: Problems): Slot<PasswordSource> {
   const present = PASSWORD_KEYS.filter((key) => Object.hasOwn(map, key));
@@ -55,7 +47,7 @@ function readPassword(map: RawMap, base: string, problems: Problems): Slot<Passw
     problems.add(base, `set only one of password, password_file and password_env (found ${present.join(' and ')})`);
     return null;
   }
-  return slot(map, key, base, problems, (value, path): PasswordSource | undefined => {
+  return readSlot(map, key, base, problems, (value, path): PasswordSource | undefined => {
     // An unset ${VAR} was reported where it was expanded: a second "must be a string" would be wrong.
     if (value === REPORTED) return undefined;
     if (key === 'password') {
@@ -77,26 +69,9 @@ function readCollectorMap<T>(value: unknown, base: string, problems: Problems, r
   const map = readMap(value, base, problems, COLLECTOR_NAMES) ?? {};
   const out: Partial<Record<CollectorName, Slot<T>>> = {};
   for (const name of COLLECTOR_NAMES) {
-    if (Object.hasOwn(map, name)) out[name] = slot(map, name, base, problems, read);
+    if (Object.hasOwn(map, name)) out[name] = readSlot(map, name, base, problems, read);
   }
   return out;
-}
-
-/**
- * Peers are excluded by full match, like Prometheus regexes: `lab-.*`, not every name containing "lab-".
- * Compiled to a linear-time matcher (src/util/pattern.ts), never a backtracking RegExp: a pattern like
- * `(a+)+b` must not let one peer name block the event loop. What it cannot run is refused here.
- */
-function readPattern(value: unknown, path: string, problems: Problems): PeerPattern | undefined {
-  const text = readString(value, path, problems);
-  if (text === undefined) return undefined;
-  try {
-    return compilePattern(text);
-  } catch (error) {
-    if (!(error instanceof PatternError)) throw error;
-    problems.add(path, `${quoteValue(text)} is not a valid regular expression: ${error.message}`);
-    return undefined;
-  }
 }
 
 function readLossRatio(value: unknown, path: string, problems: Problems): number | undefined {
@@ -121,26 +96,26 @@ export function readSettings(map: RawMap, base: string, problems: Problems): Set
   const tls = readMap(map.tls ?? null, tlsBase, problems, TLS_KEYS) ?? {};
   const health = readMap(map.health ?? null, healthBase, problems, HEALTH_KEYS) ?? {};
   return {
-    username: slot(map, 'username', base, problems, readString),
+    username: readSlot(map, 'username', base, problems, readString),
     password: readPassword(map, base, problems),
-    timeout: slot(map, 'timeout', base, problems, (v, p, s) => readDuration(v, p, s, TIMEOUT_LIMIT)),
+    timeout: readSlot(map, 'timeout', base, problems, (v, p, s) => readDuration(v, p, s, TIMEOUT_LIMIT)),
     tls: {
-      caFile: slot(tls, 'ca_file', tlsBase, problems, readString),
-      serverName: slot(tls, 'server_name', tlsBase, problems, readString),
-      insecureSkipVerify: slot(tls, 'insecure_skip_verify', tlsBase, problems, readBoolean),
+      caFile: readSlot(tls, 'ca_file', tlsBase, problems, readString),
+      serverName: readSlot(tls, 'server_name', tlsBase, problems, readString),
+      insecureSkipVerify: readSlot(tls, 'insecure_skip_verify', tlsBase, problems, readBoolean),
     },
     schedules: Object.hasOwn(map, 'schedules') ? readCollectorMap(map.schedules, joinPath(base, 'schedules'), problems, readCron) : {},
     collectors: Object.hasOwn(map, 'collectors') ? readCollectorMap(map.collectors, joinPath(base, 'collectors'), problems, readBoolean) : {},
     health: {
-      handshakeStaleAfter: slot(health, 'handshake_stale_after', healthBase, problems, (v, p, s) => readDuration(v, p, s)),
-      pingLossCritical: slot(health, 'ping_loss_critical', healthBase, problems, readLossRatio),
-      excludePeers: slot(health, 'exclude_peers', healthBase, problems, readStringList),
-      excludePeerPattern: slot(health, 'exclude_peer_pattern', healthBase, problems, readPattern),
-      expect: slot(health, 'expect', healthBase, problems, readExpect),
-      probeTunnels: slot(health, 'probe_tunnels', healthBase, problems, readBoolean),
+      handshakeStaleAfter: readSlot(health, 'handshake_stale_after', healthBase, problems, (v, p, s) => readDuration(v, p, s)),
+      pingLossCritical: readSlot(health, 'ping_loss_critical', healthBase, problems, readLossRatio),
+      excludePeers: readSlot(health, 'exclude_peers', healthBase, problems, readStringList),
+      excludePeerPattern: readSlot(health, 'exclude_peer_pattern', healthBase, problems, readPattern),
+      expect: readSlot(health, 'expect', healthBase, problems, readExpect),
+      probeTunnels: readSlot(health, 'probe_tunnels', healthBase, problems, readBoolean),
     },
-    ping: slot(map, 'ping', base, problems, readPingList),
-    bandwidthTest: slot(map, 'bandwidth_test', base, problems, readBandwidthList),
+    ping: readSlot(map, 'ping', base, problems, readPingList),
+    bandwidthTest: readSlot(map, 'bandwidth_test', base, problems, readBandwidthList),
     interfaces: readInterfaceLayer(map, base, problems),
     labels: Object.hasOwn(map, 'labels') ? readLabels(map.labels, joinPath(base, 'labels'), problems) : {},
   };
