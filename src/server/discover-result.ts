@@ -1,0 +1,10 @@
+/**
+ * What `Endpoints.discover` answers for GET /probe?target=HOST[:PORT]&profile=NAME (the seam between the
+ * /probe route and the discovered-target registry); probe-route.ts maps each kind to a status.
+ */
+export type DiscoverResult =
+  | { kind: 'ready'; router: string } // serve renderRouter(router) — may have failed collection; that is in its series
+  | { kind: 'unknown_profile' } // 404
+  | { kind: 'refused'; reason: string } // 403: outside the profile's allow list (no connection made)
+  | { kind: 'full'; reason: string } // 429: the profile's cap of discovered targets is reached
+  | { kind: 'timeout'; router: string }; // first collection still running at the deadline: serve what exists, 200
