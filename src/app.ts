@@ -10,6 +10,7 @@ import { ConfigError } from './config/types.js';
 import { routerWarnings } from './config/warnings.js';
 import { SnapshotStore } from './metrics/store.js';
 import { Exposition } from './metrics/exposition.js';
+import { RouterExposition } from './metrics/router-exposition.js';
 import { SelfMetrics } from './metrics/self.js';
 import { Scheduler } from './scheduler/scheduler.js';
 import type { TriggerFactory } from './scheduler/trigger.js';
@@ -18,6 +19,7 @@ import { VERSION } from './version.js';
 import { createRouter } from './server/router.js';
 import type { ReloadResult } from './server/endpoints.js';
 import { parseListen } from './server/listen.js';
+import { sdGroupsOf } from './server/sd-groups.js';
 import { watchVerdicts } from './health/watch.js';
 
 export interface AppDeps {
@@ -55,6 +57,7 @@ export function createApp(initial: Config, deps: AppDeps): App {
   const store = new SnapshotStore();
   const self = new SelfMetrics({ version: VERSION });
   const exposition = new Exposition(store, self);
+  const routerExposition = new RouterExposition(store, self);
   const clients = new ClientPool();
   const now = deps.now ?? Date.now;
   const scheduler = new Scheduler({
@@ -180,6 +183,10 @@ export function createApp(initial: Config, deps: AppDeps): App {
       lifecycleEnabled: () => config.enableLifecycle === true,
       reload,
       routerNames: () => store.routerNames(),
+      // Multi-target scraping (/probe, /sd): the same prepared chunks, one router at a time.
+      renderRouter: (name, format, gzip, head) => routerExposition.renderRouter(name, format, gzip, head),
+      renderSelf: (format, gzip, head) => routerExposition.renderSelf(format, gzip, head),
+      sdGroups: () => sdGroupsOf(config.routers, config.shard),
     },
     deps.logger,
   );

@@ -205,6 +205,23 @@ export class SnapshotStore {
     }
   }
 
+  /**
+   * One router's chunks of a family, meta first, then each job (GET /probe); undefined for a router that is not
+   * planned, so one lookup answers both "which chunks" and "is there such a router".
+   */
+  routerChunksOf(router: string, familyIndex: number): Chunk[] | undefined {
+    const entry = this.#routers.get(router);
+    if (entry === undefined) return undefined;
+    const chunks: Chunk[] = [];
+    const meta = entry.meta[familyIndex];
+    if (meta !== undefined) chunks.push(meta);
+    for (const slot of entry.jobs.values()) {
+      const chunk = slot.snapshot?.chunks[familyIndex];
+      if (chunk !== undefined) chunks.push(chunk);
+    }
+    return chunks;
+  }
+
   #renderMeta(entry: RouterEntry): void {
     const samples = new SampleSet();
     const byCollector = new Map<CollectorName, JobSlot[]>();

@@ -4,8 +4,14 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ConfigProblem, RouterConfig } from '../config/types.js';
-import type { Exposition } from '../metrics/exposition.js';
+import type { Exposition, RenderedBody } from '../metrics/exposition.js';
+import type { ExpositionFormat } from '../metrics/negotiate.js';
 import type { SnapshotStore } from '../metrics/store.js';
+import type { DiscoverResult } from './discover-result.js';
+import type { SdGroup } from './sd-groups.js';
+
+export type { DiscoverResult } from './discover-result.js';
+export type { SdGroup } from './sd-groups.js';
 
 export type RequestHandler = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -25,4 +31,15 @@ export interface Endpoints {
   reload(): Promise<ReloadResult>;
   /** The landing page's list. */
   routerNames(): string[];
+  /** GET /probe?target=NAME: one configured or discovered router's series; undefined when no such router. */
+  renderRouter(name: string, format: ExpositionFormat, gzip: boolean, head: boolean): Promise<RenderedBody> | undefined;
+  /** GET /metrics?scope=exporter: the exporter's own series only. */
+  renderSelf(format: ExpositionFormat, gzip: boolean, head: boolean): Promise<RenderedBody>;
+  /** GET /sd: the http_sd_configs groups. */
+  sdGroups(): SdGroup[];
+  /**
+   * GET /probe?target=HOST[:PORT]&profile=NAME (absent when no profiles are configured). Resolves once the
+   * target's first collection has finished (or at once when it already exists), bounded by timeoutMs.
+   */
+  discover?(target: string, profile: string, timeoutMs: number): Promise<DiscoverResult>;
 }

@@ -10,6 +10,8 @@ import { VERSION } from '../version.js';
 import { isAuthenticated } from './auth.js';
 import { serveMetrics } from './metrics-route.js';
 import { serveHealth } from './health-route.js';
+import { serveProbe } from './probe-route.js';
+import { serveSd } from './sd-route.js';
 import { landingPage } from './landing.js';
 import { answerFailure, sendJson, sendText } from './respond.js';
 import { ruleOf } from './routes.js';
@@ -24,7 +26,9 @@ export const LIFECYCLE_DISABLED =
 
 export function createRouter(app: Endpoints, logger: Logger): RequestHandler {
   const routes: Record<string, Route> = {
-    '/metrics': (req, res) => serveMetrics(app.exposition, req, res),
+    '/metrics': (req, res, query) => serveMetrics(app, req, res, query),
+    '/probe': (req, res, query) => serveProbe(app, req, res, query),
+    '/sd': (req, res) => serveSd(app, req, res),
     '/health': (req, res, query) => serveHealth(app, req, res, query),
     '/-/healthy': (_req, res) => sendText(res, 200, 'Healthy.\n'),
     '/-/ready': (_req, res) =>

@@ -13,6 +13,8 @@ const READ: readonly string[] = ['GET', 'HEAD'];
 
 export const ROUTE_RULES: Readonly<Record<string, RouteRule>> = {
   '/metrics': { methods: READ, scrape: true },
+  '/probe': { methods: READ, scrape: true },
+  '/sd': { methods: READ, scrape: true },
   '/health': { methods: READ, scrape: true },
   '/-/healthy': { methods: READ, scrape: false },
   '/-/ready': { methods: READ, scrape: false },

@@ -1,0 +1,76 @@
+/**
+ * The two halves of /metrics on their own, for multi-target scraping (docs/deployment.md, "Single target vs
+ * multi-target"): one router's series (GET /probe?target=NAME) and the exporter's own series
+ * (GET /metrics?scope=exporter). Both are laid out from the same prepared chunks as /metrics, so a router's
+ * /probe body holds exactly that router's lines of /metrics, and every /probe body plus the exporter's own
+ * series add up to /metrics. Nothing here waits on a router.
+ */
+import { FAMILIES, type Family } from './families.js';
+import type { RenderedBody } from './exposition.js';
+import { deflateChunk, fixedChunk, gzipParts, plainOf, type Chunk } from './gzip.js';
+import { metadataLines } from './metadata.js';
+import type { ExpositionFormat } from './negotiate.js';
+import type { SelfMetrics } from './self.js';
+import type { SnapshotStore } from './store.js';
+
+function header(family: Family, format: ExpositionFormat): Chunk {
+  return fixedChunk(metadataLines(family.name, family.type, family.help, format));
+}
+
+const HEADERS: Record<ExpositionFormat, Chunk[]> = {
+  text: FAMILIES.map((family) => header(family, 'text')),
+  openmetrics: FAMILIES.map((family) => header(family, 'openmetrics')),
+};
+const EOF_LINE = fixedChunk('# EOF\n');
+
+/** Lays chunks (and optional plain bytes) out as one body, gzip or plain; HEAD gets only the length. */
+function assemble(chunks: readonly Chunk[], own: Buffer | undefined, format: ExpositionFormat, gzip: boolean, headOnly: boolean): RenderedBody {
+  const all = [...chunks, ...(own === undefined ? [] : [deflateChunk(own)]), ...(format === 'openmetrics' ? [EOF_LINE] : [])];
+  if (gzip) {
+    const body = gzipParts(all);
+    return headOnly ? { parts: [], length: body.length } : body;
+  }
+  let length = 0;
+  for (const chunk of all) length += chunk.length;
+  if (headOnly) return { parts: [], length };
+  return { parts: all.map(plainOf), length };
+}
+
+export class RouterExposition {
+  readonly #store: Pick<SnapshotStore, 'routerChunksOf'>;
+  readonly #self: Pick<SelfMetrics, 'render'>;
+
+  constructor(store: Pick<SnapshotStore, 'routerChunksOf'>, self: Pick<SelfMetrics, 'render'>) {
+    this.#store = store;
+    this.#self = self;
+  }
+
+  /**
+   * One router's chunks in exposition order, each family's header before its first chunk: its data series and
+   * its collector meta series (routeros_up, routeros_collector_*), everything labelled with that router.
+   * Undefined when no such router is planned.
+   */
+  routerChunks(router: string, format: ExpositionFormat): Chunk[] | undefined {
+    const chunks: Chunk[] = [];
+    const headers = HEADERS[format];
+    for (const family of FAMILIES) {
+      const own = this.#store.routerChunksOf(router, family.index);
+      if (own === undefined) return undefined;
+      if (own.length === 0) continue;
+      chunks.push(headers[family.index] as Chunk, ...own);
+    }
+    return chunks;
+  }
+
+  /** GET /probe?target=NAME; undefined for an unknown router (404). Synchronous in effect: the store is read at once. */
+  renderRouter(router: string, format: ExpositionFormat, gzip: boolean, headOnly = false): Promise<RenderedBody> | undefined {
+    const chunks = this.routerChunks(router, format);
+    return chunks === undefined ? undefined : Promise.resolve(assemble(chunks, undefined, format, gzip, headOnly));
+  }
+
+  /** GET /metrics?scope=exporter: build info, reloads, process and Node.js series; no router's. */
+  async renderSelf(format: ExpositionFormat, gzip: boolean, headOnly = false): Promise<RenderedBody> {
+    const own = Buffer.from(await this.#self.render(format), 'utf8');
+    return assemble([], own, format, gzip, headOnly);
+  }
+}

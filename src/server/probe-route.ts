@@ -1,0 +1,63 @@
+/**
+ * GET /probe?target=NAME: one router's series, for Prometheus-owned per-router targets (blackbox_exporter and
+ * snmp_exporter style), served from the prepared snapshots exactly as /metrics is (negotiation, gzip, HEAD; the
+ * guard applies authentication and the scrape cap to it). A configured router never makes a probe wait: its
+ * collection runs on its own schedule, so a router that stops answering shows as routeros_up 0 in its own
+ * target's body, not as a failed or slow scrape.
+ *
+ * With `profile=NAME` the target is a HOST[:PORT] from an inventory, handed to the discovered-target registry
+ * (Endpoints.discover), which may wait for its first collection, bounded by the scrape's own timeout.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Endpoints } from './endpoints.js';
+import { sendExposition } from './metrics-route.js';
+import { parseProbeQuery, probeWaitMs } from './probe-query.js';
+import { sendText } from './respond.js';
+
+/** A registry's reason, as it goes into a body: one line, bounded. */
+function bounded(reason: string): string {
+  // eslint-disable-next-line no-control-regex
+  return reason.replace(/[\x00-\x1f\x7f]+/g, ' ').slice(0, 200);
+}
+
+export const NO_SUCH_ROUTER = 'No such router: target names a router of the configuration (listed by /sd); one from an inventory needs profile=NAME.\n';
+
+export async function serveProbe(
+  app: Pick<Endpoints, 'renderRouter' | 'discover'>,
+  req: IncomingMessage,
+  res: ServerResponse,
+  query: URLSearchParams,
+): Promise<void> {
+  const parsed = parseProbeQuery(query);
+  if (!parsed.ok) {
+    sendText(res, 400, `Bad request: ${parsed.reason}.\n`);
+    return;
+  }
+  let router = parsed.target;
+  if (parsed.profile !== undefined) {
+    if (app.discover === undefined) {
+      sendText(res, 404, 'No such profile: the configuration has no profiles.\n');
+      return;
+    }
+    const result = await app.discover(parsed.target, parsed.profile, probeWaitMs(req.headers));
+    if (res.destroyed) return;
+    switch (result.kind) {
+      case 'unknown_profile':
+        sendText(res, 404, 'No such profile.\n');
+        return;
+      case 'refused':
+        sendText(res, 403, `Refused: ${bounded(result.reason)}.\n`);
+        return;
+      case 'full':
+        res.setHeader('retry-after', '60');
+        sendText(res, 429, `Too many targets: ${bounded(result.reason)}.\n`);
+        return;
+      case 'ready':
+      case 'timeout':
+        router = result.router;
+        break;
+    }
+  }
+  const served = await sendExposition(req, res, (format, gzip, head) => app.renderRouter(router, format, gzip, head));
+  if (!served) sendText(res, 404, NO_SUCH_ROUTER);
+}

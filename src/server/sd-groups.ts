@@ -1,0 +1,58 @@
+/**
+ * GET /sd: Prometheus HTTP service discovery (http_sd_configs) for the configured routers, so Prometheus owns one
+ * target per router and scrapes it at /probe?target=NAME (docs/deployment.md, "Single target vs multi-target").
+ *
+ * One group per router, `targets: [NAME]`. Target labels: `router` and the router's `labels:`, the same values
+ * its series carry (so the example scrape configs set `honor_labels: true`: without it Prometheus would rename
+ * the series' own copies to `exported_*`). Meta labels (`__meta_routeros_*`, dropped after relabelling unless
+ * kept) say where the router is and which shard polls it. The URL's host and port only: a URL never carries
+ * credentials here, and passwords never leave the config.
+ *
+ * Only the routers this replica polls are listed: with `--shard i/n` the config's routers are already this
+ * shard's (cli/overrides.ts), and the filter below holds it for a config built any other way. Otherwise
+ * Prometheus would probe a replica for routers it never collects, and get 404s.
+ */
+import type { RouterConfig, ShardConfig } from '../config/types.js';
+import { inShard } from '../scheduler/shard.js';
+
+export interface SdGroup {
+  targets: string[];
+  labels: Record<string, string>;
+}
+
+const DEFAULT_PORTS: Record<string, string> = { 'https:': '443', 'http:': '80' };
+
+function where(url: string): { scheme: string; host: string; port: string } | undefined {
+  try {
+    const parsed = new URL(url);
+    // IPv6 hosts come bracketed (`[2001:db8::1]`); the label holds the address itself.
+    const host = parsed.hostname.replace(/^\[(.*)\]$/, '$1');
+    return { scheme: parsed.protocol.replace(/:$/, ''), host, port: parsed.port === '' ? DEFAULT_PORTS[parsed.protocol] ?? '' : parsed.port };
+  } catch {
+    return undefined;
+  }
+}
+
+export function sdGroupsOf(routers: readonly RouterConfig[], shard: ShardConfig | undefined): SdGroup[] {
+  const groups: SdGroup[] = [];
+  for (const router of routers) {
+    if (!inShard(router.name, shard)) continue;
+    const labels: Record<string, string> = {};
+    for (const key of Object.keys(router.labels).sort()) labels[key] = router.labels[key] as string;
+    labels['router'] = router.name;
+    labels['__meta_routeros_router'] = router.name;
+    const place = where(router.url);
+    if (place !== undefined) {
+      labels['__meta_routeros_address'] = place.host;
+      labels['__meta_routeros_port'] = place.port;
+      labels['__meta_routeros_scheme'] = place.scheme;
+    }
+    for (const key of Object.keys(router.labels).sort()) labels[`__meta_routeros_label_${key}`] = router.labels[key] as string;
+    if (shard !== undefined) {
+      labels['__meta_routeros_shard_index'] = String(shard.index);
+      labels['__meta_routeros_shard_count'] = String(shard.count);
+    }
+    groups.push({ targets: [router.name], labels });
+  }
+  return groups;
+}
