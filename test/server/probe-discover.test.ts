@@ -1,0 +1,122 @@
+/**
+ * /probe with profile=: what the route makes of each answer of Endpoints.discover (the seam with the
+ * discovered-target registry), and the wait it grants from X-Prometheus-Scrape-Timeout-Seconds. A fake
+ * Endpoints behind the real router and guard; then the real server's authentication and scrape cap on /probe.
+ */
+import { createServer, type Server } from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { gzipSync } from 'node:zlib';
+import pino from 'pino';
+import type { DiscoverResult } from '../../src/server/discover-result.js';
+import type { Endpoints } from '../../src/server/endpoints.js';
+import { createRouter } from '../../src/server/router.js';
+import { MAX_WAIT_MS, MIN_WAIT_MS, probeWaitMs } from '../../src/server/probe-query.js';
+import { ROUTE_RULES } from '../../src/server/routes.js';
+import { startExporter, WEB_AUTH, type Exporter } from './exporter.js';
+
+const calls: { target: string; profile: string; timeoutMs: number }[] = [];
+let answer: DiscoverResult = { kind: 'unknown_profile' };
+let server: Server;
+let base: string;
+
+const endpoints = {
+  renderRouter: (name: string, _format: string, gzip: boolean) => {
+    if (name !== 'edge-192.0.2.7') return undefined;
+    const plain = Buffer.from(`routeros_up{router="${name}"} 1\n`);
+    const body = gzip ? gzipSync(plain) : plain;
+    return Promise.resolve({ parts: [body], length: body.length });
+  },
+  discover: (target: string, profile: string, timeoutMs: number) => {
+    calls.push({ target, profile, timeoutMs });
+    return Promise.resolve(answer);
+  },
+} as unknown as Endpoints;
+
+beforeAll(async () => {
+  const handle = createRouter(endpoints, pino({ level: 'silent' }));
+  server = createServer(handle);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  base = `http://127.0.0.1:${typeof address === 'object' && address !== null ? address.port : 0}`;
+});
+afterAll(async () => {
+  await new Promise((resolve) => server.close(resolve));
+});
+
+async function probe(query: string, headers: Record<string, string> = {}): Promise<{ status: number; body: string; retryAfter: string | null }> {
+  const response = await fetch(`${base}/probe?${query}`, { headers });
+  return { status: response.status, body: await response.text(), retryAfter: response.headers.get('retry-after') };
+}
+
+describe('/probe?target=HOST&profile=NAME', () => {
+  it('hands target, profile and the scrape timeout less a margin to discover', async () => {
+    calls.length = 0;
+    answer = { kind: 'ready', router: 'edge-192.0.2.7' };
+    await probe('target=192.0.2.7:443&profile=edge', { 'x-prometheus-scrape-timeout-seconds': '4.5' });
+    expect(calls).toEqual([{ target: '192.0.2.7:443', profile: 'edge', timeoutMs: 4_000 }]);
+  });
+
+  it.each<[string, DiscoverResult, number, RegExp]>([
+    ['ready: the router’s series', { kind: 'ready', router: 'edge-192.0.2.7' }, 200, /^routeros_up\{router="edge-192.0.2.7"\} 1/],
+    ['timeout: what exists so far', { kind: 'timeout', router: 'edge-192.0.2.7' }, 200, /^routeros_up/],
+    ['unknown_profile', { kind: 'unknown_profile' }, 404, /^No such profile\.\n$/],
+    ['refused', { kind: 'refused', reason: 'not in the allow list of profile edge' }, 403, /^Refused: not in the allow list of profile edge\.\n$/],
+    ['full', { kind: 'full', reason: 'profile edge holds its cap of 2 targets' }, 429, /^Too many targets: profile edge holds its cap of 2 targets\.\n$/],
+    ['ready, but the router went meanwhile', { kind: 'ready', router: 'gone' }, 404, /^No such router/],
+  ])('maps %s', async (_name, result, status, body) => {
+    answer = result;
+    const got = await probe('target=192.0.2.7&profile=edge');
+    expect(got.status).toBe(status);
+    expect(got.body).toMatch(body);
+    if (status === 429) expect(got.retryAfter).toBe('60');
+  });
+
+  it('keeps a registry’s reason to one bounded line', async () => {
+    answer = { kind: 'refused', reason: `line one\r\nX-Injected: 1 ${'x'.repeat(500)}` };
+    const got = await probe('target=192.0.2.7&profile=edge');
+    expect(got.body.split('\n')).toHaveLength(2);
+    expect(got.body.length).toBeLessThan(230);
+  });
+
+  it('bounds the wait it grants: default 10 s, minus 0.5 s, never below 100 ms or above 25 s', () => {
+    expect(probeWaitMs({})).toBe(9_500);
+    expect(probeWaitMs({ 'x-prometheus-scrape-timeout-seconds': '10' })).toBe(9_500);
+    expect(probeWaitMs({ 'x-prometheus-scrape-timeout-seconds': '0.2' })).toBe(MIN_WAIT_MS);
+    expect(probeWaitMs({ 'x-prometheus-scrape-timeout-seconds': '3600' })).toBe(MAX_WAIT_MS);
+    for (const junk of ['', 'ten', '-5', '1e9', 'NaN', '0']) expect(probeWaitMs({ 'x-prometheus-scrape-timeout-seconds': junk }), junk).toBe(9_500);
+  });
+});
+
+describe('/probe and /sd behind the guard', () => {
+  let open: Exporter;
+  let locked: Exporter;
+  beforeAll(async () => {
+    open = await startExporter({ limits: { maxConcurrentScrapes: 0 } });
+    locked = await startExporter({ basicAuth: true });
+  });
+  afterAll(async () => {
+    await open?.close();
+    await locked?.close();
+  });
+
+  it('are scrapes: counted by the scrape cap like /metrics', async () => {
+    expect(ROUTE_RULES['/probe']).toEqual({ methods: ['GET', 'HEAD'], scrape: true });
+    expect(ROUTE_RULES['/sd']).toEqual({ methods: ['GET', 'HEAD'], scrape: true });
+    // A cap of 0: every scrape is turned away, the liveness check is not.
+    for (const path of ['/metrics', '/probe?target=hq', '/sd']) expect((await fetch(`http://127.0.0.1:${open.port}${path}`)).status, path).toBe(503);
+    expect((await fetch(`http://127.0.0.1:${open.port}/-/healthy`)).status).toBe(200);
+  });
+
+  it('ask for the web config’s Basic users, as /metrics does', async () => {
+    for (const path of ['/probe?target=hq', '/sd', '/metrics?scope=exporter']) {
+      expect((await fetch(`http://127.0.0.1:${locked.port}${path}`)).status, path).toBe(401);
+      expect((await fetch(`http://127.0.0.1:${locked.port}${path}`, { headers: { authorization: WEB_AUTH } })).status, path).toBe(200);
+    }
+  });
+
+  it('refuse other methods with 405', async () => {
+    const response = await fetch(`http://127.0.0.1:${locked.port}/probe?target=hq`, { method: 'POST', headers: { authorization: WEB_AUTH } });
+    expect(response.status).toBe(405);
+    expect(response.headers.get('allow')).toBe('GET, HEAD');
+  });
+});
