@@ -23,16 +23,21 @@ export const REKEY_TIMEOUT_SECONDS = 5;
  * `up`: a session within the bound (or traffic flowing); `idle`: nothing expected and nothing sent (fine);
  * `down`: a session was expected but none within the bound; `never`: never shook hands; `unknown`: cannot judge
  * (unreadable handshake, interface not running); `disabled`: the peer or its interface is disabled; `blocked`:
- * handshake fresh but the data-plane probe through the tunnel got no reply (health.probe_tunnels).
+ * handshake fresh but every ping of the data-plane probe through the tunnel was lost (health.probe).
  */
 export type PeerState = 'up' | 'idle' | 'down' | 'never' | 'unknown' | 'disabled' | 'blocked';
 export const PEER_STATES: readonly PeerState[] = ['up', 'idle', 'down', 'never', 'unknown', 'disabled', 'blocked'];
 
 /**
- * A data-plane probe's result (collectors/wireguard-probe.ts): `ok`/`failed` are folded into the state;
- * `error` (the request failed) and the reasons a peer was not probed are reported, not judged.
+ * A data-plane probe's result (collectors/wireguard-probe.ts): `ok` (every ping answered), `partial` (some) and
+ * `failed` (none) are folded into the state; `error` (the request failed or its reply was unreadable) and the
+ * reasons a peer was not probed — `off` (the settings do not select it), `no_tunnel_address`,
+ * `no_source_address`, `over_cap` — are reported, not judged.
  */
-export type ProbeOutcome = 'ok' | 'failed' | 'error' | 'no_tunnel_address' | 'no_source_address' | 'over_cap';
+export type ProbeOutcome = 'ok' | 'partial' | 'failed' | 'error' | 'off' | 'no_tunnel_address' | 'no_source_address' | 'over_cap';
+export const PROBE_OUTCOMES: readonly ProbeOutcome[] = ['ok', 'partial', 'failed', 'error', 'off', 'no_tunnel_address', 'no_source_address', 'over_cap'];
+/** The reasons a peer expected to be probed was not, counted per router (routeros_wireguard_probe_skipped_peers). */
+export const PROBE_SKIP_REASONS = ['no_tunnel_address', 'no_source_address', 'over_cap'] as const satisfies readonly ProbeOutcome[];
 
 /** Why a session is (or is not) expected: shown in /health next to the state. */
 export type ExpectedBecause = 'configured' | 'keepalive' | 'sending' | 'not_expected';
@@ -92,14 +97,16 @@ export function judgeLiveness(input: LivenessInput): Liveness {
   const { because, boundSeconds } = expectation(input);
   const expected = boundSeconds !== undefined;
   if (input.interfaceNotRunning || input.handshakeUnreadable) return { state: 'unknown', expected, because, boundSeconds };
+  // A probe answered through the tunnel means a working path, whatever the handshake's age (the probe may just
+  // have woken the peer; the handshake was read before it). Some pings lost is still a path: `partial` is up,
+  // and noted in /health.
+  if (input.probe === 'ok' || input.probe === 'partial') return { state: 'up', expected, because, boundSeconds };
   const age = input.handshakeAgeSeconds;
   if (age === undefined) return { state: 'never', expected, because, boundSeconds };
-  // A probe answered through the tunnel means a working path, whatever the handshake's age (it may just have
-  // woken the peer).
-  if (input.probe === 'ok') return { state: 'up', expected, because, boundSeconds };
-  // Keys match (fresh handshake) but the probe got nothing back: allowed-address or routing is wrong. rx may
-  // still move (keepalives), so this comes before the traffic rule.
-  if (input.probe === 'failed' && boundSeconds !== undefined && age <= boundSeconds) return { state: 'blocked', expected, because, boundSeconds };
+  // Keys match (the handshake is within its bound, or still usable for a peer nothing is expected of) but every
+  // ping was lost: allowed-address or routing is wrong. rx may still move (keepalives), so this comes before the
+  // traffic rule. Past the bound an unanswered probe adds nothing: the peer is down by its handshake.
+  if (input.probe === 'failed' && age <= (boundSeconds ?? SENDING_BOUND_SECONDS)) return { state: 'blocked', expected, because, boundSeconds };
   // Data received means a working session, whatever the handshake's age says.
   if (input.rxMoved) return { state: 'up', expected, because, boundSeconds };
   if (boundSeconds !== undefined) return { state: age > boundSeconds ? 'down' : 'up', expected, because, boundSeconds };

@@ -26,7 +26,9 @@ export type PeerReason =
   | 'interface_not_running'
   | 'handshake_unreadable'
   /** `blocked`: handshake fresh, the data-plane probe through the tunnel got no reply. */
-  | 'probe_failed';
+  | 'probe_failed'
+  /** `up`, but the probe lost some of its pings (health.probe_count above 1): noted, not a problem. */
+  | 'probe_partial';
 
 export interface PeerVerdict {
   judged: boolean;
@@ -88,11 +90,21 @@ export function isExcluded(peer: Pick<JudgedPeerInput, 'name' | 'comment'>, heal
 export function expectOf(peer: Pick<JudgedPeerInput, 'name' | 'comment' | 'interface'>, health: HealthConfig): ExpectMode {
   const table = health.expect;
   if (table === undefined) return 'auto';
-  for (const name of namesOf(peer)) {
-    const mode = table[name];
-    if (mode !== undefined) return mode;
-  }
-  return (peer.interface === undefined ? undefined : table[peer.interface]) ?? 'auto';
+  // Own keys only: a peer named `constructor` must not find Object's.
+  for (const name of namesOf(peer)) if (Object.hasOwn(table, name)) return table[name] ?? 'auto';
+  return (peer.interface !== undefined && Object.hasOwn(table, peer.interface) ? table[peer.interface] : undefined) ?? 'auto';
+}
+
+/**
+ * `health.probe` for the peer, shaped like `health.expect`: its own name or comment first, then its interface;
+ * undefined when none names it (probe_tunnels decides).
+ */
+export function probeSettingOf(peer: Pick<JudgedPeerInput, 'name' | 'comment' | 'interface'>, health: HealthConfig): boolean | undefined {
+  const table = health.probe;
+  if (table === undefined) return undefined;
+  // Own keys only: a peer named `constructor` must not find Object's.
+  for (const name of namesOf(peer)) if (Object.hasOwn(table, name)) return table[name];
+  return peer.interface !== undefined && Object.hasOwn(table, peer.interface) ? table[peer.interface] : undefined;
 }
 
 function reasonOf(state: PeerState, expected: boolean, peer: JudgedPeerInput): PeerReason {
@@ -108,7 +120,7 @@ function reasonOf(state: PeerState, expected: boolean, peer: JudgedPeerInput): P
     case 'idle':
       return 'idle';
     case 'up':
-      return 'ok';
+      return peer.probe === 'partial' ? 'probe_partial' : 'ok';
     case 'blocked':
       return 'probe_failed';
   }

@@ -1,18 +1,26 @@
 /**
- * Data-plane probes for the wireguard job (`health.probe_tunnels`, off by default): one `POST /ping` from the
- * router through the tunnel (`interface=` the peer's interface, `src-address=` that interface's address,
- * `count=1`) to each always-on peer's tunnel address, at most PROBE_CONCURRENCY at once per router (RouterOS CPUs
- * are small) and PROBES_PER_RUN per run, so one probe per peer per collection at most. A handshake says the keys
- * match; only a probe says traffic passes (allowed-address and routes right).
+ * Data-plane probes for the wireguard job: one `POST /ping` from the router through the tunnel (`interface=`
+ * the peer's interface, `src-address=` that interface's address, `count=` health.probe_count, 1–3) to the
+ * peer's tunnel address. Which peers: `health.probe` names them (peer over interface), else
+ * `health.probe_tunnels` decides — `auto` (the default) those declared `expect: always`, `true` every peer
+ * expected up, `false` none (probeSelected). At most PROBE_CONCURRENCY at once per router (RouterOS CPUs are
+ * small) and PROBES_PER_RUN per run; one probe per peer per run, and none again within half the job's interval
+ * (a reload's or a start's extra run reuses the last result). A handshake says the keys match; only a probe says
+ * traffic passes (allowed-address and routes right).
  */
 import type { HealthConfig } from '../config/types.js';
 import type { RouterRecord } from '../routeros/records.js';
 import { parseRouterList } from '../routeros/decode.js';
-import { expectOf, peerLabel } from '../analysis/peer.js';
+import { expectOf, peerLabel, probeSettingOf } from '../analysis/peer.js';
 import type { ProbeOutcome } from '../analysis/liveness.js';
+import { readProbeReply, type ProbeResult } from './wireguard-probe-reply.js';
+
+export { readProbeReply, type ProbeResult } from './wireguard-probe-reply.js';
 
 export const PROBE_CONCURRENCY = 2;
 export const PROBES_PER_RUN = 16;
+/** Between the pings of one probe (count > 1): a probe of 3 lasts 0.6 s, not RouterOS's default 3 s. */
+export const PROBE_INTERVAL_MS = 200;
 export const ADDRESS_PROPLIST = ['address', 'interface', 'disabled'] as const;
 
 export interface ProbeTarget {
@@ -27,17 +35,93 @@ export const probeKey = (iface: string, publicKey: string): string => `${iface}|
 
 const IPV4_HOST = /^(\d{1,3}(?:\.\d{1,3}){3})\/32$/;
 
+function hasKeepalive(peer: RouterRecord): boolean {
+  const raw = peer['persistent-keepalive'] ?? '';
+  return raw !== '' && !/^0+s?$/.test(raw);
+}
+
 /**
- * Which peers to probe, and why the others expected up are not: `no_tunnel_address` (no /32 IPv4 in
- * allowed-address), `no_source_address` (the interface has no IPv4 address), `over_cap` (past PROBES_PER_RUN).
+ * Whether the settings ask for the peer to be probed: its `health.probe` entry (name or comment, then
+ * interface); else `probe_tunnels` — `off` none, `auto` only `expect: always`, `on` also peers expected up by
+ * their keepalive (what `probe_tunnels: true` always meant).
+ */
+export function probeSelected(peer: RouterRecord, health: HealthConfig): boolean {
+  const iface = peer['interface'] ?? '';
+  const who = { name: peerLabel(peer['name'], peer['comment']), comment: peer['comment'], interface: iface };
+  const own = probeSettingOf(who, health);
+  if (own !== undefined) return own;
+  const fallback = health.probeTunnels ?? 'auto';
+  if (fallback === 'off') return false;
+  const mode = expectOf(who, health);
+  return mode === 'always' || (fallback === 'on' && mode === 'auto' && hasKeepalive(peer));
+}
+
+/** Whether any peer could be probed under these settings: if not, the job reads no addresses and pings nothing. */
+export function mayProbe(health: HealthConfig): boolean {
+  if (health.probeTunnels === 'on' || Object.values(health.probe ?? {}).includes(true)) return true;
+  return health.probeTunnels !== 'off' && Object.values(health.expect ?? {}).includes('always');
+}
+
+const live = (interfaces: readonly RouterRecord[]): Set<string> =>
+  new Set(interfaces.filter((i) => i['disabled'] !== 'true').map((i) => i['name'] ?? ''));
+
+/** Peers the settings select, enabled and on an enabled interface: the job reads /ip/address only when there are any. */
+export function wantsProbes(interfaces: readonly RouterRecord[], peers: readonly RouterRecord[], health: HealthConfig): boolean {
+  if (!mayProbe(health)) return false;
+  const enabled = live(interfaces);
+  return peers.some((peer) => peer['disabled'] !== 'true' && enabled.has(peer['interface'] ?? '') && probeSelected(peer, health));
+}
+
+/** Job memory keys of a probed peer: when it was probed, and its last rtt and loss (NaN: none). */
+const AT = 'probe@ ';
+const RTT = 'probe~ ';
+const LOSS = 'probe% ';
+export const PROBE_MEMORY_PREFIX = 'probe';
+
+export interface ProbeMemory {
+  memory: Map<string, number>;
+  /** Unix ms of this run. */
+  now: number;
+  /** A peer probed less than this long ago is not probed again: its last result stands. */
+  minGapMs: number;
+}
+
+function remembered(memory: ProbeMemory | undefined, key: string): ProbeResult | undefined {
+  const at = memory?.memory.get(AT + key);
+  if (memory === undefined || at === undefined || memory.now - at >= memory.minGapMs || memory.now < at) return undefined;
+  const loss = memory.memory.get(LOSS + key) ?? NaN;
+  const rtt = memory.memory.get(RTT + key) ?? NaN;
+  if (Number.isNaN(loss)) return { outcome: 'error' };
+  const outcome: ProbeOutcome = loss >= 1 ? 'failed' : loss > 0 ? 'partial' : 'ok';
+  return { outcome, lossRatio: loss, ...(Number.isNaN(rtt) ? {} : { rttSeconds: rtt }) };
+}
+
+/** Keeps this run's results for the next runs, and forgets peers no longer probed. */
+export function rememberProbes(memory: ProbeMemory, fresh: ReadonlyMap<string, ProbeResult>, keep: ReadonlySet<string>): void {
+  for (const [key, result] of fresh) {
+    memory.memory.set(AT + key, memory.now);
+    memory.memory.set(LOSS + key, result.outcome === 'error' ? NaN : result.lossRatio ?? NaN);
+    memory.memory.set(RTT + key, result.rttSeconds ?? NaN);
+  }
+  for (const name of memory.memory.keys()) {
+    if (name.startsWith(PROBE_MEMORY_PREFIX) && !keep.has(name.slice(AT.length))) memory.memory.delete(name);
+  }
+}
+
+/**
+ * Which peers to probe now, and the result of every other enabled peer: the last one (probed too recently) or
+ * why not — `off` (the settings do not select it), `no_tunnel_address` (no /32 IPv4 in allowed-address),
+ * `no_source_address` (the interface has no IPv4 address), `over_cap` (past PROBES_PER_RUN). A peer listed
+ * twice is probed once. `selected` holds the keys the settings select (their memory is kept).
  */
 export function planProbes(
   interfaces: readonly RouterRecord[],
   peers: readonly RouterRecord[],
   addresses: readonly RouterRecord[],
   health: HealthConfig,
-): { targets: ProbeTarget[]; skipped: Map<string, ProbeOutcome> } {
-  const enabled = new Set(interfaces.filter((i) => i['disabled'] !== 'true').map((i) => i['name'] ?? ''));
+  memory?: ProbeMemory,
+): { targets: ProbeTarget[]; skipped: Map<string, ProbeResult>; selected: Set<string> } {
+  const enabled = live(interfaces);
   const sources = new Map<string, string>();
   for (const row of addresses) {
     const iface = row['interface'] ?? '';
@@ -45,48 +129,68 @@ export function planProbes(
     if (row['disabled'] !== 'true' && /^\d{1,3}(\.\d{1,3}){3}$/.test(ip) && !sources.has(iface)) sources.set(iface, ip);
   }
   const targets: ProbeTarget[] = [];
-  const skipped = new Map<string, ProbeOutcome>();
+  const skipped = new Map<string, ProbeResult>();
+  const selected = new Set<string>();
+  const seen = new Set<string>();
   for (const peer of peers) {
     const iface = peer['interface'] ?? '';
-    if (peer['disabled'] === 'true' || !enabled.has(iface)) continue;
-    const keepalive = (peer['persistent-keepalive'] ?? '') !== '' && !/^0+s?$/.test(peer['persistent-keepalive'] ?? '');
-    const mode = expectOf({ name: peerLabel(peer['name'], peer['comment']), comment: peer['comment'], interface: iface }, health);
-    if (mode === 'on_demand' || (mode === 'auto' && !keepalive)) continue;
     const key = probeKey(iface, peer['public-key'] ?? '');
+    if (peer['disabled'] === 'true' || !enabled.has(iface) || seen.has(key)) continue;
+    seen.add(key);
+    if (!probeSelected(peer, health)) {
+      skipped.set(key, { outcome: 'off' });
+      continue;
+    }
+    selected.add(key);
     const address = parseRouterList(peer['allowed-address'] ?? '').map((a) => IPV4_HOST.exec(a)?.[1]).find((a) => a !== undefined);
     const src = sources.get(iface);
-    if (address === undefined) skipped.set(key, 'no_tunnel_address');
-    else if (src === undefined) skipped.set(key, 'no_source_address');
-    else if (targets.length >= PROBES_PER_RUN) skipped.set(key, 'over_cap');
+    const recent = remembered(memory, key);
+    if (address === undefined) skipped.set(key, { outcome: 'no_tunnel_address' });
+    else if (src === undefined) skipped.set(key, { outcome: 'no_source_address' });
+    else if (recent !== undefined) skipped.set(key, recent);
+    else if (targets.length >= PROBES_PER_RUN) skipped.set(key, { outcome: 'over_cap' });
     else targets.push({ key, address, interface: iface, src });
   }
-  return { targets, skipped };
+  return { targets, skipped, selected };
 }
 
-type Run = (command: string, parameters: Readonly<Record<string, unknown>>, options: { signal: AbortSignal }) => Promise<unknown>;
+type Run = (command: string, parameters: Readonly<Record<string, unknown>>, options: { signal: AbortSignal; timeoutMs?: number }) => Promise<unknown>;
 
-/** A probe is answered when the last row says received > 0; a failed request is `error`, not judged. */
-async function probeOne(run: Run, target: ProbeTarget, signal: AbortSignal): Promise<ProbeOutcome> {
+export interface ProbeOptions {
+  /** Pings per probe (health.probe_count, 1–3). */
+  count: number;
+  /** The router's request timeout; the pings' own time comes on top. */
+  timeoutMs: number;
+  /** Where undecodable replies are counted (routeros_collector_decode_errors_total). */
+  read: Parameters<typeof readProbeReply>[1];
+}
+
+/** The request body: the interval only when there is more than one ping (a lone ping has none to wait). */
+export function probeParameters(target: ProbeTarget, count: number): Record<string, string> {
+  const body: Record<string, string> = { address: target.address, interface: target.interface, 'src-address': target.src, count: String(count) };
+  if (count > 1) body['interval'] = `${PROBE_INTERVAL_MS}ms`;
+  return body;
+}
+
+async function probeOne(run: Run, target: ProbeTarget, options: ProbeOptions, signal: AbortSignal): Promise<ProbeResult> {
   try {
-    const reply = await run('ping', { address: target.address, interface: target.interface, 'src-address': target.src, count: '1' }, { signal });
-    const rows = Array.isArray(reply) ? (reply as Record<string, unknown>[]) : [];
-    const received = Number(rows.at(-1)?.['received'] ?? 0);
-    return received > 0 ? 'ok' : 'failed';
+    const timeoutMs = options.timeoutMs + options.count * PROBE_INTERVAL_MS;
+    return readProbeReply(await run('ping', probeParameters(target, options.count), { signal, timeoutMs }), options.read);
   } catch (error) {
-    // A run aborted (deadline, shutdown) ends the run; any other failure leaves this peer unprobed.
+    // A run aborted (deadline, shutdown) ends the run; any other failure leaves this peer unjudged by probe.
     if (signal.aborted) throw error;
-    return 'error';
+    return { outcome: 'error' };
   }
 }
 
-/** Runs the probes, PROBE_CONCURRENCY at a time. */
-export async function runProbes(run: Run, targets: readonly ProbeTarget[], signal: AbortSignal): Promise<Map<string, ProbeOutcome>> {
-  const out = new Map<string, ProbeOutcome>();
+/** Runs the probes, PROBE_CONCURRENCY at a time; each target once. */
+export async function runProbes(run: Run, targets: readonly ProbeTarget[], options: ProbeOptions, signal: AbortSignal): Promise<Map<string, ProbeResult>> {
+  const out = new Map<string, ProbeResult>();
   let next = 0;
   const worker = async (): Promise<void> => {
     while (next < targets.length) {
       const target = targets[next++];
-      if (target !== undefined) out.set(target.key, await probeOne(run, target, signal));
+      if (target !== undefined) out.set(target.key, await probeOne(run, target, options, signal));
     }
   };
   await Promise.all(Array.from({ length: Math.min(PROBE_CONCURRENCY, targets.length) }, worker));

@@ -2,7 +2,7 @@
  * `wireguard`: interface/wireguard and interface/wireguard/peers in one run → routeros_wireguard_*.
  * Always with .proplist: private-key and preshared-key are never asked for.
  */
-import type { HealthConfig } from '../config/types.js';
+import type { HealthConfig, RouterConfig } from '../config/types.js';
 import type { RouterRecord } from '../routeros/records.js';
 import { parseRouterList } from '../routeros/decode.js';
 import { SampleSet } from '../metrics/samples.js';
@@ -11,8 +11,23 @@ import { labelPair } from '../metrics/text.js';
 import { WIREGUARD, WIREGUARD_FAMILIES as F } from './wireguard.contract.js';
 import { judgePeer, peerLabel } from '../analysis/peer.js';
 import { FieldReader, problemsOf } from '../analysis/decoding.js';
-import type { ProbeOutcome } from '../analysis/liveness.js';
-import { ADDRESS_PROPLIST, PROBE_CONCURRENCY, PROBES_PER_RUN, planProbes, probeKey, runProbes } from './wireguard-probe.js';
+import { PROBE_SKIP_REASONS, type ProbeOutcome } from '../analysis/liveness.js';
+import { cronIntervalSeconds } from '../config/cron.js';
+import {
+  ADDRESS_PROPLIST,
+  PROBE_CONCURRENCY,
+  PROBE_INTERVAL_MS,
+  PROBE_MEMORY_PREFIX,
+  PROBES_PER_RUN,
+  mayProbe,
+  planProbes,
+  probeKey,
+  rememberProbes,
+  runProbes,
+  wantsProbes,
+  type ProbeMemory,
+  type ProbeResult,
+} from './wireguard-probe.js';
 import type { Collector, JobContext, JobResult } from './types.js';
 
 export const INTERFACE_PROPLIST = ['.id', 'name', 'public-key', 'listen-port', 'mtu', 'running', 'disabled', 'comment'] as const;
@@ -64,8 +79,11 @@ export interface WireguardPeer {
   /** rx / tx grew since the previous collection (false on the first). */
   rxMoved: boolean;
   txMoved: boolean;
-  /** The data-plane probe of this collection, or why the peer was not probed (health.probe_tunnels). */
+  /** The data-plane probe of this collection, or why the peer was not probed (health.probe, probe_tunnels). */
   probe?: ProbeOutcome;
+  /** The probe's average round trip (s) and loss (0..1), for probed peers only. */
+  probeRttSeconds?: number;
+  probeLossRatio?: number;
 }
 
 export interface WireguardData {
@@ -83,8 +101,27 @@ function verdictSettings(settings: HealthConfig): unknown[] {
     settings.excludePeers,
     pattern === undefined ? null : [pattern.source, pattern.flags],
     settings.expect ?? null,
-    settings.probeTunnels === true,
+    settings.probeTunnels ?? 'auto',
+    settings.probe ?? null,
+    settings.probeCount ?? 1,
   ];
+}
+
+const OFF: ProbeResult = { outcome: 'off' };
+
+/**
+ * routeros_wireguard_probe_skipped_peers: on a router where the settings select some peer, how many selected
+ * peers went unprobed, by reason (0 included, so a fixed address clears it); nothing elsewhere.
+ */
+function addSkipped(samples: SampleSet, routerLabel: RouterLabel, probes: ReadonlyMap<string, ProbeResult>): void {
+  const counts = new Map<ProbeOutcome, number>();
+  let selected = false;
+  for (const { outcome } of probes.values()) {
+    if (outcome !== 'off') selected = true;
+    counts.set(outcome, (counts.get(outcome) ?? 0) + 1);
+  }
+  if (!selected) return;
+  for (const reason of PROBE_SKIP_REASONS) samples.add(F.wgProbeSkipped, seriesLabels(F.wgProbeSkipped, routerLabel, [reason]), counts.get(reason) ?? 0);
 }
 
 function endpointOf(record: RouterRecord): string {
@@ -122,7 +159,7 @@ export function mapWireguard(
   health: HealthConfig,
   now: number,
   memory?: Map<string, number>,
-  probes?: ReadonlyMap<string, ProbeOutcome>,
+  probes?: ReadonlyMap<string, ProbeResult>,
 ): JobResult<WireguardData> {
   const read = new FieldReader('interface/wireguard');
   const samples = new SampleSet();
@@ -182,7 +219,9 @@ export function mapWireguard(
     seenKeys.add(rxKey).add(txKey);
     const rxMoved = moved(memory, rxKey, rx);
     const txMoved = moved(memory, txKey, tx);
-    const probe = probes?.get(probeKey(iface, publicKey));
+    // With probes given, an enabled peer they do not name was not selected: `off`.
+    const probed = probes === undefined || disabled || disabledInterfaces.has(iface) ? undefined : probes.get(probeKey(iface, publicKey)) ?? OFF;
+    const probe = probed?.outcome;
     const facts = { keepaliveSeconds, hasEndpoint, rxMoved, txMoved, ...(probe === undefined ? {} : { probe }) };
     const verdict = judgePeer(
       {
@@ -206,16 +245,33 @@ export function mapWireguard(
     if (!hasBadHandshake) samples.add(F.wgPeerHandshake, labels, latestHandshake ?? 0);
     samples.add(F.wgPeerDisabled, labels, disabled ? 1 : 0);
     samples.add(F.wgPeerKeepalive, labels, keepaliveSeconds);
-    if (probe === 'ok' || probe === 'failed') samples.add(F.wgPeerProbe, labels, probe === 'ok' ? 1 : 0);
+    if (probe === 'ok' || probe === 'partial' || probe === 'failed') {
+      samples.add(F.wgPeerProbe, labels, probe === 'failed' ? 0 : 1);
+      if (probed?.lossRatio !== undefined) samples.add(F.wgPeerProbeLoss, labels, probed.lossRatio);
+      if (probed?.rttSeconds !== undefined) samples.add(F.wgPeerProbeRtt, labels, probed.rttSeconds);
+    }
     if (verdict.judged) samples.add(F.wgPeerHealthy, labels, verdict.healthy ? 1 : 0);
     samples.add(F.wgPeerState, extendLabels(labels, F.wgPeerState, [verdict.state]), 1);
     if (verdict.boundSeconds !== undefined && latestHandshake !== undefined) {
       samples.add(F.wgPeerExpectedBy, labels, latestHandshake + verdict.boundSeconds);
     }
-    data.peers.push({ interface: iface, publicKey, name, comment, disabled, latestHandshake, handshakeUnreadable: hasBadHandshake, ...facts });
+    const measured = { ...(probed?.rttSeconds === undefined ? {} : { probeRttSeconds: probed.rttSeconds }), ...(probed?.lossRatio === undefined ? {} : { probeLossRatio: probed.lossRatio }) };
+    data.peers.push({ interface: iface, publicKey, name, comment, disabled, latestHandshake, handshakeUnreadable: hasBadHandshake, ...facts, ...measured });
   }
-  if (memory !== undefined) for (const key of memory.keys()) if (!seenKeys.has(key)) memory.delete(key);
+  if (probes !== undefined) addSkipped(samples, routerLabel, probes);
+  // The probe's own entries are kept by the probe module (rememberProbes).
+  if (memory !== undefined) for (const key of memory.keys()) if (!seenKeys.has(key) && !key.startsWith(PROBE_MEMORY_PREFIX)) memory.delete(key);
   return { samples, data, ...problemsOf(read, peerRead) };
+}
+
+/**
+ * Two requests in a row, each with the router's timeout; with probes possible, the address list and the probe
+ * rounds (PROBES_PER_RUN, PROBE_CONCURRENCY at a time, each its timeout plus its pings' time) too.
+ */
+function deadlineSeconds(router: RouterConfig): number {
+  if (!mayProbe(router.health)) return router.timeoutSeconds * 2;
+  const rounds = Math.ceil(PROBES_PER_RUN / PROBE_CONCURRENCY);
+  return router.timeoutSeconds * (3 + rounds) + (rounds * (router.health.probeCount ?? 1) * PROBE_INTERVAL_MS) / 1000;
 }
 
 export const wireguardCollector: Collector<WireguardData, 'wireguard'> = {
@@ -226,9 +282,7 @@ export const wireguardCollector: Collector<WireguardData, 'wireguard'> = {
       collector: 'wireguard',
       job: 'wireguard',
       schedule: router.schedules.wireguard,
-      // Two requests in a row, each with the router's timeout; with probes, the address list and the probe
-      // rounds (PROBES_PER_RUN, PROBE_CONCURRENCY at a time) too.
-      deadlineSeconds: router.timeoutSeconds * (router.health.probeTunnels === true ? 3 + Math.ceil(PROBES_PER_RUN / PROBE_CONCURRENCY) : 2),
+      deadlineSeconds: deadlineSeconds(router),
       // Peer verdicts are made inside the run, from the health settings.
       settings: verdictSettings(router.health),
       async run(context: JobContext) {
@@ -236,13 +290,30 @@ export const wireguardCollector: Collector<WireguardData, 'wireguard'> = {
         // Sequential on purpose: real routers answer slower under parallel REST calls.
         const interfaces = await context.client.list('interface/wireguard', { ...options, proplist: INTERFACE_PROPLIST });
         const peers = await context.client.list('interface/wireguard/peers', { ...options, proplist: PEER_PROPLIST });
-        let probes: Map<string, ProbeOutcome> | undefined;
-        if (context.router.health.probeTunnels === true) {
+        const health = context.router.health;
+        const memory: ProbeMemory = { memory: context.memory, now: context.now(), minGapMs: cronIntervalSeconds(context.router.schedules.wireguard) * 500 };
+        const probeRead = new FieldReader('ping (tunnel probe)');
+        const probes = new Map<string, ProbeResult>();
+        let selected = new Set<string>();
+        // Settings that select no peer cost nothing: no address list, no ping (a fleet's default).
+        if (mayProbe(health) && wantsProbes(interfaces, peers, health)) {
           const addresses = await context.client.list('ip/address', { ...options, proplist: ADDRESS_PROPLIST });
-          const { targets, skipped } = planProbes(interfaces, peers, addresses, context.router.health);
-          probes = new Map([...skipped, ...(await runProbes((command, parameters, o) => context.client.run(command, parameters, o), targets, context.signal))]);
+          const plan = planProbes(interfaces, peers, addresses, health, memory);
+          selected = plan.selected;
+          const run = (command: string, parameters: Readonly<Record<string, unknown>>, o: { signal: AbortSignal; timeoutMs?: number }): Promise<unknown> => context.client.run(command, parameters, o);
+          const fresh = await runProbes(run, plan.targets, { count: health.probeCount ?? 1, timeoutMs: context.router.timeoutSeconds * 1000, read: probeRead }, context.signal);
+          for (const [key, result] of [...plan.skipped, ...fresh]) probes.set(key, result);
+          rememberProbes(memory, fresh, selected);
+        } else {
+          rememberProbes(memory, probes, selected);
         }
-        return mapWireguard(interfaces, peers, context.routerLabel, context.router.health, context.now(), context.memory, probes);
+        const result = mapWireguard(interfaces, peers, context.routerLabel, health, context.now(), context.memory, probes);
+        const probeProblems = problemsOf(probeRead);
+        return {
+          ...result,
+          problems: [...result.problems, ...probeProblems.problems].slice(0, 20),
+          decodeErrors: result.decodeErrors + probeProblems.decodeErrors,
+        };
       },
     },
   ],

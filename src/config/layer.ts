@@ -2,7 +2,7 @@
 import type { PeerPattern } from '../util/pattern.js';
 import { pick } from './slot.js';
 import { mergeInterfaceLayers, type InterfaceLayer } from './interfaces.js';
-import type { BandwidthDirection, BandwidthProtocol, CollectorName, ExpectMode } from './types.js';
+import type { BandwidthDirection, BandwidthProtocol, CollectorName, ExpectMode, ProbeDefault } from './types.js';
 import { mergeLabels, type LabelsLayer } from './labels.js';
 
 export interface Located<T> {
@@ -56,7 +56,9 @@ export interface SettingsLayer {
     excludePeers: Slot<string[]>;
     excludePeerPattern: Slot<PeerPattern>;
     expect: Slot<Record<string, ExpectMode>>;
-    probeTunnels: Slot<boolean>;
+    probeTunnels: Slot<ProbeDefault>;
+    probe: Slot<Record<string, boolean>>;
+    probeCount: Slot<number>;
   };
   ping: Slot<PingItem[]>;
   bandwidthTest: Slot<BandwidthItem[]>;
@@ -97,6 +99,8 @@ export function mergeLayers(defaults: SettingsLayer, router: SettingsLayer): Set
       excludePeerPattern: pick(router.health.excludePeerPattern, defaults.health.excludePeerPattern),
       expect: pick(router.health.expect, defaults.health.expect),
       probeTunnels: pick(router.health.probeTunnels, defaults.health.probeTunnels),
+      probe: pick(router.health.probe, defaults.health.probe),
+      probeCount: pick(router.health.probeCount, defaults.health.probeCount),
     },
     ping: pick(router.ping, defaults.ping),
     bandwidthTest: pick(router.bandwidthTest, defaults.bandwidthTest),

@@ -79,7 +79,10 @@ function resolveHealth(layer: SettingsLayer['health']): HealthConfig {
   };
   if (layer.excludePeerPattern) health.excludePeerPattern = layer.excludePeerPattern.value;
   if (layer.expect) health.expect = { ...layer.expect.value };
-  if (layer.probeTunnels?.value === true) health.probeTunnels = true;
+  // Absent means auto: only what differs from it is written, so the defaults' config reads as before.
+  if (layer.probeTunnels && layer.probeTunnels.value !== 'auto') health.probeTunnels = layer.probeTunnels.value;
+  if (layer.probe) health.probe = { ...layer.probe.value };
+  if (layer.probeCount && layer.probeCount.value !== 1) health.probeCount = layer.probeCount.value;
   return health;
 }
 

@@ -17,6 +17,7 @@ import { readLabels } from './labels.js';
 import { readBandwidthList, readPingList } from './targets.js';
 import { readInterfaceLayer } from './interfaces.js';
 import { readExpect } from './expect.js';
+import { readProbeCount, readProbeDefault, readProbeMap } from './probe.js';
 import { COLLECTOR_NAMES, ROUTER_COMMAND_LIMIT_SECONDS, type CollectorName } from './types.js';
 import { quoteValue } from './value-error.js';
 import { readSlot, type Reader } from './slot.js';
@@ -36,7 +37,7 @@ export const SETTINGS_KEYS = [
   'labels',
 ] as const;
 export const TLS_KEYS = ['ca_file', 'server_name', 'insecure_skip_verify'] as const;
-export const HEALTH_KEYS = ['handshake_stale_after', 'ping_loss_critical', 'exclude_peers', 'exclude_peer_pattern', 'expect', 'probe_tunnels'] as const;
+export const HEALTH_KEYS = ['handshake_stale_after', 'ping_loss_critical', 'exclude_peers', 'exclude_peer_pattern', 'expect', 'probe_tunnels', 'probe', 'probe_count'] as const;
 
 /** At most one password source per layer; the router's (if any) replaces the defaults' when merging. */
 function readPassword(map: RawMap, base: string, problems: Problems): Slot<PasswordSource> {
@@ -112,7 +113,9 @@ export function readSettings(map: RawMap, base: string, problems: Problems): Set
       excludePeers: readSlot(health, 'exclude_peers', healthBase, problems, readStringList),
       excludePeerPattern: readSlot(health, 'exclude_peer_pattern', healthBase, problems, readPattern),
       expect: readSlot(health, 'expect', healthBase, problems, readExpect),
-      probeTunnels: readSlot(health, 'probe_tunnels', healthBase, problems, readBoolean),
+      probeTunnels: readSlot(health, 'probe_tunnels', healthBase, problems, readProbeDefault),
+      probe: readSlot(health, 'probe', healthBase, problems, readProbeMap),
+      probeCount: readSlot(health, 'probe_count', healthBase, problems, readProbeCount),
     },
     ping: readSlot(map, 'ping', base, problems, readPingList),
     bandwidthTest: readSlot(map, 'bandwidth_test', base, problems, readBandwidthList),

@@ -38,9 +38,22 @@ export interface HealthConfig {
    * entry wins over its interface's. Absent or `auto`: inferred from keepalive and traffic (analysis/liveness.ts).
    */
   expect?: Readonly<Record<string, ExpectMode>>;
-  /** `health.probe_tunnels`: ping always-on peers through their tunnel every wireguard run (collectors/wireguard-probe.ts). */
-  probeTunnels?: boolean;
+  /**
+   * `health.probe_tunnels`: which peers the data-plane probe pings when `health.probe` does not name them
+   * (collectors/wireguard-probe.ts): `auto` (absent) those declared `expect: always`; `on` (`true`) every peer
+   * expected up, keepalive ones too; `off` (`false`) none.
+   */
+  probeTunnels?: ProbeDefault;
+  /** `health.probe`: peer names (or comments) and interface names → probed or not; a peer's entry wins. */
+  probe?: Readonly<Record<string, boolean>>;
+  /** `health.probe_count`: pings per probe, 1–3 (absent: 1). */
+  probeCount?: number;
 }
+
+/** `health.probe_tunnels`, the router-wide default of the data-plane probe. */
+export type ProbeDefault = 'auto' | 'on' | 'off';
+/** `health.probe_count`'s bounds: a probe is a liveness check, not a measurement (RouterOS CPUs are small). */
+export const PROBE_COUNT_MAX = 3;
 
 /** What the operator expects of a peer's tunnel: `auto` infers it from keepalive and traffic. */
 export type ExpectMode = 'always' | 'on_demand' | 'auto';
@@ -99,6 +112,29 @@ export interface RouterConfig {
   labels: Record<string, string>;
 }
 
+/** One entry of a profile's `targets:` allow list (src/config/allow-list.ts parses, src/discovery/allow.ts matches). */
+export type AllowEntry =
+  | { kind: 'network'; text: string; family: 'ipv4' | 'ipv6'; address: string; prefix: number }
+  /** Lower-case labels, each exact or with one `*` inside it; `anyDepth` (`**.` in front): any labels before them. */
+  | { kind: 'host'; text: string; labels: string[]; anyDepth: boolean };
+
+/**
+ * `profiles.NAME`: how to poll routers Prometheus names on `/probe?target=HOST[:PORT]&profile=NAME`
+ * (src/discovery). Its settings are a router's over `defaults`; the target gives the name and URL.
+ */
+export interface ProfileConfig {
+  name: string;
+  scheme: 'https' | 'http';
+  /** What every target discovered under the profile runs; `name` and `url` come from the target. */
+  settings: Omit<RouterConfig, 'name' | 'url'>;
+  /** The allow list: a target outside it is refused before any connection. Never empty. */
+  targets: AllowEntry[];
+  /** At most this many discovered targets at once; a new one past it is refused as full. */
+  maxTargets: number;
+  /** `forget_after`: absent → 10 × the longest schedule of the jobs a target runs (src/discovery). */
+  forgetAfterSeconds?: number;
+}
+
 export interface ShardConfig {
   index: number;
   count: number;
@@ -113,6 +149,8 @@ export interface Config {
   enableLifecycle?: boolean;
   shard?: ShardConfig;
   routers: RouterConfig[];
+  /** `profiles:` for routers from inventory, in file order; absent when none are configured. */
+  profiles?: ProfileConfig[];
   /** Where the config came from (a path, or "<demo>"), for messages. */
   source: string;
 }

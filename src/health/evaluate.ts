@@ -180,8 +180,11 @@ function evaluatePeers(
       const ago = `last handshake ${formatAge(age)} ago`;
       const bound = formatAge(verdict.boundSeconds ?? 0);
       add({ kind: 'peer-stale', status: 'critical', subject, text: `down, ${ago} (due within ${bound}, ${why})`, brief: ago });
-    } else if (verdict.reason === 'probe_failed') {
+    } else if (verdict.reason === 'probe_failed' && !verdict.healthy) {
       add({ kind: 'peer-stale', status: 'critical', subject, text: 'handshake fresh but a ping through the tunnel got no reply: check allowed-address and routes', brief: 'probe failing' });
+    } else if (verdict.reason === 'probe_partial') {
+      const lost = `probe lost ${Math.round((peer.probeLossRatio ?? 0) * 100)} % through the tunnel`;
+      add({ kind: 'peer-probe-loss', status: 'degraded', subject, text: `up, but ${lost}`, brief: lost });
     } else if (verdict.reason === 'never') {
       add({ kind: 'peer-never', status: 'critical', subject, text: `never shook hands (${why})`, brief: 'never' });
     } else if (verdict.reason === 'handshake_unreadable') {
@@ -202,7 +205,9 @@ function evaluatePeers(
         verdict.boundSeconds === undefined || latestHandshake === undefined ? null : isoOrNull((latestHandshake + verdict.boundSeconds) * 1000),
       handshakeBoundSeconds: verdict.boundSeconds ?? null,
       ...(peer.probe === undefined ? {} : { probe: peer.probe }),
-      status: verdict.judged && !verdict.healthy ? 'critical' : verdict.reason === 'handshake_unreadable' ? 'degraded' : 'ok',
+      ...(peer.probeRttSeconds === undefined ? {} : { probeRttSeconds: peer.probeRttSeconds }),
+      ...(peer.probeLossRatio === undefined ? {} : { probeLossRatio: peer.probeLossRatio }),
+      status: verdict.judged && !verdict.healthy ? 'critical' : verdict.reason === 'handshake_unreadable' || verdict.reason === 'probe_partial' ? 'degraded' : 'ok',
     };
   });
   if (unjudged.length > 0) {

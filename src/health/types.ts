@@ -50,8 +50,15 @@ export interface PeerHealth {
   handshakeExpectedBy: string | null;
   /** Seconds after a handshake by which the next is due (keepalive bound or handshake_stale_after); null when none is expected. */
   handshakeBoundSeconds: number | null;
-  /** With health.probe_tunnels: this collection's probe (`ok`, `failed`, `error`) or why there was none. */
+  /**
+   * The data-plane probe (health.probe, probe_tunnels): `ok`, `partial`, `failed`, `error`, or why the peer was
+   * not probed (`off`, `no_tunnel_address`, `no_source_address`, `over_cap`). Absent for disabled peers.
+   */
   probe?: ProbeOutcome;
+  /** The probe's average round trip in seconds, when some ping was answered. */
+  probeRttSeconds?: number;
+  /** The probe's loss, 0 to 1, when it ran. */
+  probeLossRatio?: number;
   status: Status;
 }
 
@@ -98,6 +105,8 @@ export type ProblemKind =
   | 'peer-never'
   /** Peers whose handshake could not be read: not judged, so the router is degraded. */
   | 'peer-unjudged'
+  /** A peer up whose tunnel probe lost some of its pings: noted (degraded), not a page. */
+  | 'peer-probe-loss'
   | 'ping-loss'
   | 'ping-failed'
   | 'setup-failed';

@@ -1,0 +1,39 @@
+/**
+ * One tunnel probe's `POST /ping` reply → its result. Rows are cumulative (real-formats §4): the last row has
+ * the totals. Loss comes from the counts (exact, never above 1), not from `packet-loss` (a rounded percent);
+ * rtt is the reply's `avg-rtt`, in seconds, read within FIELD_KINDS.rtt.
+ */
+import type { ProbeOutcome } from '../analysis/liveness.js';
+import type { FieldReader } from '../analysis/decoding.js';
+
+export interface ProbeResult {
+  outcome: ProbeOutcome;
+  /** Average round trip of the answered pings, seconds; only when some were answered and it decoded. */
+  rttSeconds?: number;
+  /** Lost pings over sent ones, 0..1; only when the probe ran and its reply told both counts. */
+  lossRatio?: number;
+}
+
+/** `ok` all answered, `partial` some, `failed` none; a reply without readable totals is `error` (not judged). */
+export function readProbeReply(reply: unknown, read: FieldReader): ProbeResult {
+  const rows = Array.isArray(reply) ? (reply as unknown[]) : [];
+  const raw = rows.at(-1);
+  const last = raw !== null && typeof raw === 'object' && !Array.isArray(raw) ? (raw as Record<string, unknown>) : {};
+  const record: Record<string, string> = {};
+  for (const key of ['sent', 'received', 'avg-rtt'] as const) {
+    const value = last[key];
+    if (typeof value === 'string') record[key] = value;
+  }
+  const sent = read.counter(record, 'sent');
+  const received = read.counter(record, 'received');
+  if (sent === undefined || received === undefined || sent === 0) {
+    read.problem(rows.length === 0 ? 'reply has no rows' : 'last row has no sent/received totals');
+    return { outcome: 'error' };
+  }
+  // Duplicate replies (a multicast target) make received exceed sent: each ping is answered once.
+  const answered = Math.min(received, sent);
+  const lossRatio = (sent - answered) / sent;
+  if (answered === 0) return { outcome: 'failed', lossRatio };
+  const rttSeconds = read.rtt(record, 'avg-rtt');
+  return { outcome: answered === sent ? 'ok' : 'partial', lossRatio, ...(rttSeconds === undefined ? {} : { rttSeconds }) };
+}
