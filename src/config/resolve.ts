@@ -8,6 +8,7 @@ import { checkRouterUrl, listenProblem } from './net.js';
 import { joinPath, Problems, sortByDocument } from './problems.js';
 import { resolveRouter, type RouterContext } from './router.js';
 import { readSettings, SETTINGS_KEYS } from './settings.js';
+import { readProfiles } from './profiles.js';
 import { checkShard } from './shard.js';
 import { ConfigError, type Config, type ConfigProblem, type RouterConfig, type ShardConfig } from './types.js';
 import { ConfigValueError, quoteValue } from './value-error.js';
@@ -22,7 +23,7 @@ export interface ResolveOptions {
   readFile?: (path: string) => string;
 }
 
-export const TOP_KEYS = ['listen', 'log_level', 'web_config_file', 'shard', 'defaults', 'routers'] as const;
+export const TOP_KEYS = ['listen', 'log_level', 'web_config_file', 'shard', 'defaults', 'routers', 'profiles'] as const;
 const ROUTER_KEYS = ['name', 'url', ...SETTINGS_KEYS] as const;
 /** Router names become the `router` label and `/health?router=` values: keep them plain. */
 const SAFE_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$/;
@@ -81,11 +82,12 @@ function readUrl(map: RawMap, path: string, problems: Problems): string | undefi
   return undefined;
 }
 
-function readRouters(value: unknown, defaults: SettingsLayer, ctx: RouterContext): RouterConfig[] {
+function readRouters(value: unknown, defaults: SettingsLayer, ctx: RouterContext, profiles: boolean): RouterConfig[] {
   const { problems } = ctx;
   const list = readList(value, 'routers', problems);
   if (list === undefined) return [];
-  if (list.length === 0) problems.add('routers', 'needs at least one router');
+  // With profiles, Prometheus may name every router (docs/configuration.md, "profiles").
+  if (list.length === 0 && !profiles) problems.add('routers', 'needs at least one router (or a profile under profiles:)');
   const seen = new Map<string, string>();
   const routers: RouterConfig[] = [];
   list.forEach((raw, i) => {
@@ -152,15 +154,18 @@ export function resolveConfig(raw: unknown, options: ResolveOptions): Config {
     defaults.username = null;
     defaults.password = null;
   }
+  const profiles = Object.hasOwn(top, 'profiles') ? readProfiles(top.profiles, defaults, ctx) : undefined;
+  const hasProfiles = Object.hasOwn(top, 'profiles') && top.profiles !== null;
   let routers: RouterConfig[] = [];
-  if (Object.hasOwn(top, 'routers')) routers = readRouters(top.routers, defaults, ctx);
-  else if (topMap !== undefined && tree !== null && tree !== undefined) {
-    problems.add('routers', 'is required: list at least one router');
+  if (Object.hasOwn(top, 'routers')) routers = readRouters(top.routers, defaults, ctx, hasProfiles);
+  else if (topMap !== undefined && tree !== null && tree !== undefined && !hasProfiles) {
+    problems.add('routers', 'is required: list at least one router (or a profile under profiles:)');
   }
 
   if (!problems.empty) throw new ConfigError(options.source, sortByDocument(unique(problems.list), tree));
   const config: Config = { listen, logLevel: logLevel ?? DEFAULT_LOG_LEVEL, routers, source: options.source };
   if (webConfigFile !== undefined) config.webConfigFile = webConfigFile;
   if (shard !== undefined) config.shard = shard;
+  if (profiles !== undefined && profiles.length > 0) config.profiles = profiles;
   return config;
 }
