@@ -21,6 +21,7 @@ import type { ReloadResult } from './server/endpoints.js';
 import { parseListen } from './server/listen.js';
 import { sdGroupsOf } from './server/sd-groups.js';
 import { watchVerdicts } from './health/watch.js';
+import { DiscoveryRegistry } from './discovery/registry.js';
 
 export interface AppDeps {
   logger: Logger;
@@ -43,6 +44,8 @@ export interface App {
   readonly store: SnapshotStore;
   readonly exposition: Exposition;
   readonly self: SelfMetrics;
+  /** Routers from inventory (`profiles:`, /probe?target=&profile=): what tests drive and sweep by hand. */
+  readonly discovery: DiscoveryRegistry;
   config(): Config;
   handle(req: IncomingMessage, res: ServerResponse): void;
   start(): void;
@@ -52,6 +55,9 @@ export interface App {
   ready(): boolean;
   stop(): Promise<void>;
 }
+
+/** How often idle discovered targets are looked for: far below any forget period (at least 1 min). */
+const DISCOVERY_SWEEP_MS = 10_000;
 
 export function createApp(initial: Config, deps: AppDeps): App {
   const store = new SnapshotStore();
@@ -70,6 +76,25 @@ export function createApp(initial: Config, deps: AppDeps): App {
     ...(deps.maxInFlight === undefined ? {} : { maxInFlight: deps.maxInFlight }),
   });
   let config = initial;
+  const discovery = new DiscoveryRegistry({
+    now,
+    store,
+    logger: deps.logger,
+    changed: () => loadRouters(config),
+    metrics: {
+      targets: (counts) => self.discoveredTargets(counts),
+      created: (profile) => self.discoveryEvent('created', profile),
+      forgotten: (profile, reason) => self.discoveryEvent('expired', profile, reason),
+      refused: (profile, reason) => self.discoveryEvent('refused', profile, reason),
+    },
+  });
+  /** Discovered routers run beside the configured ones; --shard never filters them (Prometheus' hashmod decides). */
+  const loadRouters = (next: Config): void => {
+    const discovered = discovery.routers();
+    scheduler.load(discovered.length === 0 ? next : { ...next, routers: [...next.routers, ...discovered] });
+    clients.retain(new Set([...next.routers, ...discovered].map((router) => router.name)));
+  };
+  let sweeping: NodeJS.Timeout | undefined;
 
   /** Same address, however written (`:9731` is `0.0.0.0:9731`). */
   const sameListen = (a: string, b: string): boolean => {
@@ -113,8 +138,8 @@ export function createApp(initial: Config, deps: AppDeps): App {
     for (const router of next.routers) {
       for (const warning of routerWarnings(router, '')) deps.logger.warn({ router: router.name }, warning.message);
     }
-    scheduler.load(next);
-    clients.retain(new Set(next.routers.map((router) => router.name)));
+    discovery.configure(next);
+    loadRouters(next);
     config = next;
   };
   apply(initial);
@@ -156,9 +181,14 @@ export function createApp(initial: Config, deps: AppDeps): App {
     store,
     exposition,
     self,
+    discovery,
     config: () => config,
     handle: (req, res) => router(req, res),
-    start: () => scheduler.start(true),
+    start: () => {
+      scheduler.start(true);
+      // Forgets targets Prometheus stopped probing; the clock is the app's, so tests sweep by hand instead.
+      sweeping ??= setInterval(() => discovery.sweep(), DISCOVERY_SWEEP_MS).unref();
+    },
     collectOnce: async () => {
       const results = await scheduler.runAllOnce();
       return results.every((result) => result === 'ok');
@@ -168,6 +198,8 @@ export function createApp(initial: Config, deps: AppDeps): App {
     ready: () => scheduler.ready(),
     stop: async () => {
       stopWatching();
+      clearInterval(sweeping);
+      discovery.close();
       await scheduler.stop();
       await clients.closeAll();
     },
@@ -183,6 +215,7 @@ export function createApp(initial: Config, deps: AppDeps): App {
       lifecycleEnabled: () => config.enableLifecycle === true,
       reload,
       routerNames: () => store.routerNames(),
+      discover: (target, profile, timeoutMs) => discovery.discover(target, profile, timeoutMs),
       // Multi-target scraping (/probe, /sd): the same prepared chunks, one router at a time.
       renderRouter: (name, format, gzip, head) => routerExposition.renderRouter(name, format, gzip, head),
       renderSelf: (format, gzip, head) => routerExposition.renderSelf(format, gzip, head),

@@ -2,7 +2,7 @@
  * The exporter's own metrics (build info, config reloads, process and Node.js runtime), kept in prom-client
  * registries: they are few, and prom-client's default collectors are the convention users know.
  */
-import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
 import type { ExpositionFormat } from './negotiate.js';
 import { openMetricsMetadata } from './metadata.js';
 
@@ -17,6 +17,8 @@ export class SelfMetrics {
   readonly #reloadOk: Gauge[] = [];
   readonly #reloadAt: Gauge[] = [];
   readonly #restartRequired: Gauge[] = [];
+  /** Routers from inventory (src/discovery): labelled by profile and a closed set of reasons, never by target. */
+  readonly #discovery: { targets: Gauge; created: Counter; expired: Counter; refused: Counter }[] = [];
 
   constructor(build: BuildInfo) {
     const text = new Registry();
@@ -55,6 +57,32 @@ export class SelfMetrics {
       });
       restart.set(0);
       this.#restartRequired.push(restart);
+      this.#discovery.push({
+        targets: new Gauge({
+          name: 'routeros_exporter_discovered_targets',
+          help: 'Targets polled because Prometheus probed them under a profile (/probe?target=&profile=), per profile.',
+          labelNames: ['profile'],
+          registers: [registry],
+        }),
+        created: new Counter({
+          name: 'routeros_exporter_discovered_targets_created_total',
+          help: 'Targets that started being polled on their first probe under a profile.',
+          labelNames: ['profile'],
+          registers: [registry],
+        }),
+        expired: new Counter({
+          name: 'routeros_exporter_discovered_targets_expired_total',
+          help: 'Discovered targets forgotten with their series: idle (not probed for the forget period), profile_removed, outside_allow_list (after a reload), configured (the config names it now).',
+          labelNames: ['profile', 'reason'],
+          registers: [registry],
+        }),
+        refused: new Counter({
+          name: 'routeros_exporter_discovery_refused_total',
+          help: 'Probes under a profile refused before any connection: invalid_target, outside_allow_list, other_profile, full, unknown_profile (profile="").',
+          labelNames: ['profile', 'reason'],
+          registers: [registry],
+        }),
+      });
     }
   }
 
@@ -67,6 +95,22 @@ export class SelfMetrics {
   /** Whether the configuration in force asks for something the running process cannot apply without a restart. */
   restartRequired(required: boolean): void {
     for (const gauge of this.#restartRequired) gauge.set(required ? 1 : 0);
+  }
+
+  /** Discovered targets per profile now; set whole, so a removed profile's series goes. */
+  discoveredTargets(counts: ReadonlyMap<string, number>): void {
+    for (const { targets } of this.#discovery) {
+      targets.reset();
+      for (const [profile, count] of counts) targets.set({ profile }, count);
+    }
+  }
+
+  /** One discovery event; `reason` comes from a closed set (src/discovery/registry.ts), never from a request. */
+  discoveryEvent(event: 'created' | 'expired' | 'refused', profile: string, reason?: string): void {
+    for (const metrics of this.#discovery) {
+      if (event === 'created') metrics.created.inc({ profile });
+      else metrics[event].inc({ profile, reason: reason ?? '' });
+    }
   }
 
   /** The exposition of these metrics, without OpenMetrics' `# EOF` (the caller ends the whole body). */

@@ -1,0 +1,47 @@
+/**
+ * Matching a parsed target against a profile's allow list (src/config/allow-list.ts parses the entries).
+ * Addresses match networks only, host names match host name entries only: a name is never resolved here to be
+ * checked against a network, since the client resolves it again when it connects and DNS may answer differently
+ * then (rebinding). So a profile that lists only networks takes only addresses; naming hosts means trusting DNS
+ * for exactly the names listed (docs/configuration.md, "profiles").
+ */
+import { BlockList } from 'node:net';
+import type { AllowEntry } from '../config/types.js';
+import type { ParsedTarget } from './target.js';
+
+type HostEntry = Extract<AllowEntry, { kind: 'host' }>;
+
+/** One label of a pattern against one label of a name; `*` (at most one per label) stands for any run of characters. */
+function labelMatches(pattern: string, label: string): boolean {
+  const star = pattern.indexOf('*');
+  if (star === -1) return pattern === label;
+  const head = pattern.slice(0, star);
+  const tail = pattern.slice(star + 1);
+  return label.length >= head.length + tail.length && label.startsWith(head) && label.endsWith(tail);
+}
+
+function hostMatches(entry: HostEntry, labels: readonly string[]): boolean {
+  const { labels: pattern } = entry;
+  // `**.example.net` wants at least one label in front; otherwise the label counts are equal.
+  if (entry.anyDepth ? labels.length <= pattern.length : labels.length !== pattern.length) return false;
+  const offset = labels.length - pattern.length;
+  return pattern.every((part, i) => labelMatches(part, labels[offset + i] ?? ''));
+}
+
+export class AllowList {
+  readonly #networks = new BlockList();
+  readonly #hosts: HostEntry[] = [];
+
+  constructor(entries: readonly AllowEntry[]) {
+    for (const entry of entries) {
+      if (entry.kind === 'network') this.#networks.addSubnet(entry.address, entry.prefix, entry.family);
+      else this.#hosts.push(entry);
+    }
+  }
+
+  allows(target: ParsedTarget): boolean {
+    if (target.family !== 'name') return this.#networks.check(target.host, target.family);
+    const labels = target.host.split('.');
+    return this.#hosts.some((entry) => hostMatches(entry, labels));
+  }
+}

@@ -1,0 +1,235 @@
+/**
+ * Routers from inventory: targets Prometheus names on `/probe?target=…&profile=…` become routers polled on the
+ * profile's schedules like configured ones (docs/configuration.md, "profiles"). The registry decides, before any
+ * connection, whether a target may be reached (allow list, cap), creates it once however many probes race for it,
+ * and forgets it when it is no longer probed, when its profile goes, or when the config names it itself.
+ * It owns no jobs: the app gives `routers()` to the scheduler beside the configured ones whenever `changed` fires.
+ */
+import type { Logger } from 'pino';
+import type { Config, ProfileConfig, RouterConfig } from '../config/types.js';
+import type { SnapshotStore } from '../metrics/store.js';
+import type { DiscoverResult } from '../server/discover-result.js';
+import { AllowList } from './allow.js';
+import { forgetAfterMsOf } from './expiry.js';
+import { parseTarget, type ParsedTarget } from './target.js';
+
+/** Why a probe was refused; a closed set, so the refused counter's series stay few whatever targets arrive. */
+export type RefuseReason = 'unknown_profile' | 'invalid_target' | 'outside_allow_list' | 'other_profile' | 'full';
+/** Why a discovered target was forgotten. */
+export type ForgetReason = 'idle' | 'profile_removed' | 'outside_allow_list' | 'configured';
+
+export interface DiscoveryMetrics {
+  /** Discovered targets per profile now (every configured profile, 0 included). */
+  targets(counts: ReadonlyMap<string, number>): void;
+  created(profile: string): void;
+  forgotten(profile: string, reason: ForgetReason): void;
+  /** `profile` is '' for an unknown profile: a label value never comes from the request. */
+  refused(profile: string, reason: RefuseReason): void;
+}
+
+export interface RegistryDeps {
+  now: () => number;
+  store: Pick<SnapshotStore, 'subscribe' | 'tried'>;
+  /** The set of discovered routers changed (at most once per microtask): the app loads the scheduler again. */
+  changed: () => void;
+  metrics: DiscoveryMetrics;
+  logger: Logger;
+}
+
+interface Profile {
+  readonly config: ProfileConfig;
+  readonly allow: AllowList;
+  readonly forgetAfterMs: number;
+}
+
+interface Entry {
+  readonly name: string;
+  readonly target: ParsedTarget;
+  readonly profile: string;
+  router: RouterConfig;
+  forgetAfterMs: number;
+  lastProbeAt: number;
+  /** Every job has finished once (store.tried), or the entry was forgotten: waiters stop waiting. */
+  settled: boolean;
+  readonly first: Promise<void>;
+  readonly settle: () => void;
+}
+
+const REFUSALS: Record<Exclude<RefuseReason, 'unknown_profile' | 'full'>, string> = {
+  invalid_target: 'target must be HOST or HOST:PORT (an IPv6 address in brackets), at most 262 characters',
+  outside_allow_list: "target is outside the profile's targets",
+  other_profile: 'target is already polled under another profile',
+};
+
+export class DiscoveryRegistry {
+  readonly #deps: RegistryDeps;
+  #profiles = new Map<string, Profile>();
+  #configured: ReadonlySet<string> = new Set();
+  readonly #entries = new Map<string, Entry>();
+  readonly #counts = new Map<string, number>();
+  #pending = false;
+  readonly #unsubscribe: () => void;
+
+  constructor(deps: RegistryDeps) {
+    this.#deps = deps;
+    // One map lookup per recorded run: cheap next to the run itself.
+    this.#unsubscribe = deps.store.subscribe((router) => {
+      const entry = this.#entries.get(router);
+      if (entry !== undefined && !entry.settled && deps.store.tried(router)) entry.settle();
+    });
+  }
+
+  /**
+   * Takes a (re)loaded config: targets of a profile that is gone, that the profile's allow list no longer holds
+   * or that the config now names as a router are forgotten; the others take the profile's new settings. The
+   * caller loads the scheduler right after (`changed` is not called).
+   */
+  configure(config: Config): void {
+    this.#profiles = new Map(
+      (config.profiles ?? []).map((profile) => [
+        profile.name,
+        { config: profile, allow: new AllowList(profile.targets), forgetAfterMs: forgetAfterMsOf(profile) },
+      ]),
+    );
+    this.#configured = new Set(config.routers.map((router) => router.name));
+    for (const entry of [...this.#entries.values()]) {
+      const profile = this.#profiles.get(entry.profile);
+      if (profile === undefined) this.#forget(entry, 'profile_removed');
+      else if (this.#configured.has(entry.name)) this.#forget(entry, 'configured');
+      else if (!profile.allow.allows(entry.target)) this.#forget(entry, 'outside_allow_list');
+      else {
+        entry.router = routerOf(profile.config, entry.name, entry.target);
+        entry.forgetAfterMs = profile.forgetAfterMs;
+      }
+    }
+    this.#counts.clear();
+    for (const name of this.#profiles.keys()) this.#counts.set(name, 0);
+    for (const entry of this.#entries.values()) this.#counts.set(entry.profile, (this.#counts.get(entry.profile) ?? 0) + 1);
+    this.#deps.metrics.targets(this.#counts);
+  }
+
+  /** The discovered routers, for the scheduler beside the configured ones. */
+  routers(): RouterConfig[] {
+    return [...this.#entries.values()].map((entry) => entry.router);
+  }
+
+  get size(): number {
+    return this.#entries.size;
+  }
+
+  /** `/probe?target=…&profile=…`; see src/server/discover-result.ts for what each answer means. */
+  async discover(target: string, profileName: string, timeoutMs: number): Promise<DiscoverResult> {
+    const profile = this.#profiles.get(profileName);
+    if (profile === undefined) {
+      this.#deps.metrics.refused('', 'unknown_profile');
+      return { kind: 'unknown_profile' };
+    }
+    // A configured router is served as itself: nothing new is reached, and its own settings stay in force.
+    if (this.#configured.has(target)) return { kind: 'ready', router: target };
+    const existing = this.#entries.get(target);
+    if (existing !== undefined) {
+      if (existing.profile !== profileName) return this.#refuse(profileName, 'other_profile');
+      existing.lastProbeAt = this.#deps.now();
+      return this.#wait(existing, timeoutMs);
+    }
+    const parsed = parseTarget(target);
+    if (parsed === undefined) return this.#refuse(profileName, 'invalid_target');
+    if (!profile.allow.allows(parsed)) return this.#refuse(profileName, 'outside_allow_list');
+    const count = this.#counts.get(profileName) ?? 0;
+    if (count >= profile.config.maxTargets) {
+      this.#deps.metrics.refused(profileName, 'full');
+      return { kind: 'full', reason: `profile ${profileName} already polls its max_targets (${profile.config.maxTargets}) discovered targets` };
+    }
+    const entry = this.#create(target, parsed, profile);
+    return this.#wait(entry, timeoutMs);
+  }
+
+  /** Forgets every target not probed for its profile's forget period; returns how many. */
+  sweep(): number {
+    const now = this.#deps.now();
+    let forgotten = 0;
+    for (const entry of [...this.#entries.values()]) {
+      if (now - entry.lastProbeAt < entry.forgetAfterMs) continue;
+      this.#forget(entry, 'idle');
+      forgotten += 1;
+    }
+    if (forgotten > 0) {
+      this.#deps.metrics.targets(this.#counts);
+      this.#changed();
+    }
+    return forgotten;
+  }
+
+  /** Stops listening to the store and releases every waiter (shutdown). */
+  close(): void {
+    this.#unsubscribe();
+    for (const entry of this.#entries.values()) entry.settle();
+  }
+
+  #refuse(profile: string, reason: keyof typeof REFUSALS): DiscoverResult {
+    this.#deps.metrics.refused(profile, reason);
+    return { kind: 'refused', reason: REFUSALS[reason] };
+  }
+
+  #create(name: string, target: ParsedTarget, profile: Profile): Entry {
+    let settle = (): void => undefined;
+    const first = new Promise<void>((resolve) => (settle = resolve));
+    const entry: Entry = {
+      name,
+      target,
+      profile: profile.config.name,
+      router: routerOf(profile.config, name, target),
+      forgetAfterMs: profile.forgetAfterMs,
+      lastProbeAt: this.#deps.now(),
+      settled: false,
+      first,
+      settle: () => {
+        entry.settled = true;
+        settle();
+      },
+    };
+    this.#entries.set(name, entry);
+    this.#counts.set(entry.profile, (this.#counts.get(entry.profile) ?? 0) + 1);
+    this.#deps.metrics.created(entry.profile);
+    this.#deps.metrics.targets(this.#counts);
+    this.#deps.logger.info({ router: name, profile: entry.profile }, 'discovered target: polling it under its profile');
+    this.#changed();
+    return entry;
+  }
+
+  #forget(entry: Entry, reason: ForgetReason): void {
+    this.#entries.delete(entry.name);
+    this.#counts.set(entry.profile, Math.max(0, (this.#counts.get(entry.profile) ?? 1) - 1));
+    if (!this.#profiles.has(entry.profile)) this.#counts.delete(entry.profile);
+    this.#deps.metrics.forgotten(entry.profile, reason);
+    this.#deps.logger.info({ router: entry.name, profile: entry.profile, reason }, 'discovered target forgotten');
+    entry.settle();
+  }
+
+  async #wait(entry: Entry, timeoutMs: number): Promise<DiscoverResult> {
+    if (!entry.settled && timeoutMs > 0) {
+      let timer: NodeJS.Timeout | undefined;
+      const deadline = new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs)));
+      await Promise.race([entry.first, deadline]);
+      clearTimeout(timer);
+    }
+    // Forgotten while waiting (a reload took its profile): nothing to serve under that name any more.
+    const current = this.#entries.get(entry.name) === entry;
+    return current && entry.settled ? { kind: 'ready', router: entry.name } : { kind: 'timeout', router: entry.name };
+  }
+
+  /** Once per microtask, so a burst of first probes costs one scheduler load, not one each. */
+  #changed(): void {
+    if (this.#pending) return;
+    this.#pending = true;
+    queueMicrotask(() => {
+      this.#pending = false;
+      this.#deps.changed();
+    });
+  }
+}
+
+/** The router a target becomes: the profile's settings, the target as its name, its URL from scheme and target. */
+function routerOf(profile: ProfileConfig, name: string, target: ParsedTarget): RouterConfig {
+  return { ...profile.settings, name, url: `${profile.scheme}://${target.authority}` };
+}

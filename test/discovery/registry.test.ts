@@ -1,0 +1,205 @@
+/**
+ * Routers from inventory through the app: first probe creates and collects, concurrent probes share one creation,
+ * timeouts, configured names, other profiles, expiry on an injected clock, reloads. Emulated routers over HTTPS.
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import pino from 'pino';
+import { startEmulator, type Emulator } from '../../src/emulator/index.js';
+import { createApp, type App } from '../../src/app.js';
+import type { Config } from '../../src/config/types.js';
+import { writeCa } from '../helpers/emulator-config.js';
+import { testConfig } from '../helpers/config.js';
+import { ManualTriggers } from '../helpers/manual-trigger.js';
+
+const PASSWORD = 'inventory-secret-17';
+let emulator: Emulator;
+let ca: string;
+let app: App | undefined;
+let clock = 1_800_000_000_000;
+
+/** Only the system collector: one job per target keeps the runs short and the expiry period obvious. */
+const ONLY_SYSTEM = { wireguard: false, interface: false, health: false, firmware: false, ping: false, bandwidth_test: false };
+
+function target(name: string): string {
+  return new URL(emulator.router(name).url).host;
+}
+
+function config(profiles: Record<string, unknown>, routers: unknown[] = []): Config {
+  return testConfig({
+    defaults: { username: 'monitor', password: PASSWORD, timeout: '2s', tls: { ca_file: ca }, collectors: ONLY_SYSTEM },
+    routers,
+    profiles,
+  });
+}
+
+function startApp(initial: Config, loadConfig?: () => Promise<Config>): { app: App; triggers: ManualTriggers } {
+  const triggers = new ManualTriggers();
+  const made = createApp(initial, {
+    logger: pino({ level: 'silent' }),
+    now: () => clock,
+    jitter: false,
+    triggerFactory: triggers.factory,
+    ...(loadConfig === undefined ? {} : { loadConfig }),
+  });
+  made.start();
+  app = made;
+  return { app: made, triggers };
+}
+
+async function exposition(current: App): Promise<string> {
+  return Buffer.concat((await current.exposition.render('text', false)).parts).toString();
+}
+
+async function selfText(current: App): Promise<string> {
+  return current.self.render('text');
+}
+
+beforeAll(async () => {
+  emulator = await startEmulator({
+    users: [{ name: 'monitor', password: PASSWORD }],
+    routers: ['r1', 'r2', 'r3', 'hang', 'hq'].map((name) => ({ name })),
+  });
+  ca = writeCa(emulator);
+  emulator.router('hang').setFaults({ path: 'system/resource', hang: true });
+});
+
+afterEach(async () => {
+  await app?.stop();
+  app = undefined;
+});
+
+afterAll(async () => {
+  await emulator?.close();
+});
+
+describe('discover', () => {
+  it('creates a router named as given on the first probe and answers once its first collection finished', async () => {
+    const { app } = startApp(config({ lab: { targets: ['127.0.0.1/32'] } }));
+    const name = target('r1');
+    const result = await app.discovery.discover(name, 'lab', 5_000);
+    expect(result).toEqual({ kind: 'ready', router: name });
+    expect(app.store.tried(name)).toBe(true);
+    expect(app.store.snapshots(name).map((snapshot) => [snapshot.job, snapshot.ok])).toEqual([['system', true]]);
+    const body = await exposition(app);
+    expect(body).toContain(`routeros_up{router="${name}"} 1`);
+    const self = await selfText(app);
+    expect(self).toContain('routeros_exporter_discovered_targets{profile="lab"} 1');
+    expect(self).toContain('routeros_exporter_discovered_targets_created_total{profile="lab"} 1');
+    // Later probes are served from snapshots: at once, no new request.
+    const requests = emulator.router('r1').stats.requests;
+    expect(await app.discovery.discover(name, 'lab', 5_000)).toEqual({ kind: 'ready', router: name });
+    expect(emulator.router('r1').stats.requests).toBe(requests);
+  });
+
+  it('shares one creation between concurrent first probes of the same target', async () => {
+    const { app } = startApp(config({ lab: { targets: ['127.0.0.1/32'] } }));
+    const name = target('r2');
+    const before = emulator.router('r2').stats.requests;
+    const results = await Promise.all(Array.from({ length: 20 }, () => app.discovery.discover(name, 'lab', 5_000)));
+    expect(results.every((result) => result.kind === 'ready')).toBe(true);
+    expect(app.discovery.size).toBe(1);
+    expect(await selfText(app)).toContain('routeros_exporter_discovered_targets_created_total{profile="lab"} 1');
+    // One system run: one request for its one menu, not twenty.
+    expect(emulator.router('r2').stats.requests - before).toBe(1);
+  });
+
+  it('answers timeout at the deadline when the first collection is still running, and keeps the target', async () => {
+    const { app } = startApp(config({ lab: { targets: ['127.0.0.1/32'] } }));
+    const name = target('hang');
+    const started = performance.now();
+    expect(await app.discovery.discover(name, 'lab', 300)).toEqual({ kind: 'timeout', router: name });
+    expect(performance.now() - started).toBeLessThan(2_000);
+    expect(app.discovery.size).toBe(1);
+  });
+
+  it('serves a configured router as itself, whatever the allow list, and creates nothing', async () => {
+    const { app } = startApp(config({ lab: { targets: ['10.0.0.0/8'] } }, [{ name: 'hq', url: emulator.router('hq').url }]));
+    expect(await app.discovery.discover('hq', 'lab', 1_000)).toEqual({ kind: 'ready', router: 'hq' });
+    expect(app.discovery.size).toBe(0);
+  });
+
+  it('refuses a target already polled under another profile, and an unknown profile', async () => {
+    const { app } = startApp(config({ a: { targets: ['127.0.0.1/32'] }, b: { targets: ['127.0.0.0/8'] } }));
+    const name = target('r1');
+    expect((await app.discovery.discover(name, 'a', 5_000)).kind).toBe('ready');
+    expect(await app.discovery.discover(name, 'b', 5_000)).toEqual({ kind: 'refused', reason: 'target is already polled under another profile' });
+    expect(await app.discovery.discover(name, 'nope', 5_000)).toEqual({ kind: 'unknown_profile' });
+    const self = await selfText(app);
+    expect(self).toContain('routeros_exporter_discovery_refused_total{profile="b",reason="other_profile"} 1');
+    expect(self).toContain('routeros_exporter_discovery_refused_total{profile="",reason="unknown_profile"} 1');
+    expect(self).not.toContain('nope');
+  });
+
+  it('refuses a malformed target with a fixed reason', async () => {
+    const { app } = startApp(config({ lab: { targets: ['127.0.0.1/32'] } }));
+    expect(await app.discovery.discover('127.0.0.1:8443/rest', 'lab', 1_000)).toEqual({ kind: 'refused', reason: expect.stringContaining('HOST or HOST:PORT') });
+    expect(await selfText(app)).toContain('routeros_exporter_discovery_refused_total{profile="lab",reason="invalid_target"} 1');
+  });
+});
+
+describe('expiry (injected clock, no sleeps)', () => {
+  it('forgets a target not probed for forget_after: jobs stop, series go, counted', async () => {
+    const { app, triggers } = startApp(config({ lab: { targets: ['127.0.0.1/32'], forget_after: '2m' } }));
+    const name = target('r3');
+    expect((await app.discovery.discover(name, 'lab', 5_000)).kind).toBe('ready');
+    expect([...triggers.ticks.keys()]).toEqual([`${name}/system`]);
+    clock += 100_000;
+    expect(app.discovery.sweep()).toBe(0);
+    // A probe restarts the period.
+    expect((await app.discovery.discover(name, 'lab', 5_000)).kind).toBe('ready');
+    clock += 119_000;
+    expect(app.discovery.sweep()).toBe(0);
+    clock += 1_000;
+    expect(app.discovery.sweep()).toBe(1);
+    await Promise.resolve();
+    expect(app.store.routerNames()).not.toContain(name);
+    expect(triggers.ticks.size).toBe(0);
+    expect(await exposition(app)).not.toContain(name);
+    const self = await selfText(app);
+    expect(self).toContain('routeros_exporter_discovered_targets{profile="lab"} 0');
+    expect(self).toContain('routeros_exporter_discovered_targets_expired_total{profile="lab",reason="idle"} 1');
+  });
+
+  it('defaults to 10 × the longest schedule of the jobs a target runs', async () => {
+    // system every 15 s and firmware at minute 7 of every hour: 10 h.
+    const { app } = startApp(config({ lab: { targets: ['127.0.0.1/32'], collectors: { firmware: true } } }));
+    expect((await app.discovery.discover(target('r1'), 'lab', 5_000)).kind).toBe('ready');
+    clock += 10 * 3_600_000 - 1;
+    expect(app.discovery.sweep()).toBe(0);
+    clock += 1;
+    expect(app.discovery.sweep()).toBe(1);
+  });
+});
+
+describe('reload', () => {
+  it('keeps targets of a kept profile with its new settings, forgets those of a removed or narrowed profile', async () => {
+    const first = config({ a: { targets: ['127.0.0.1/32'] }, b: { targets: ['127.0.0.1/32'] }, c: { targets: ['127.0.0.1/32'] } });
+    let next = first;
+    const { app } = startApp(first, () => Promise.resolve(next));
+    const [ta, tb, tc] = [target('r1'), target('r2'), target('r3')];
+    for (const [name, profile] of [[ta, 'a'], [tb, 'b'], [tc, 'c']] as const) expect((await app.discovery.discover(name, profile, 5_000)).kind).toBe('ready');
+    next = config({ a: { targets: ['127.0.0.1/32'], labels: { tier: 'edge' } }, c: { targets: ['10.0.0.0/8'] } });
+    expect(await app.reload()).toEqual({ ok: true });
+    expect(app.discovery.routers().map((router) => [router.name, router.labels])).toEqual([[ta, { tier: 'edge' }]]);
+    expect(app.store.routerNames()).toEqual([ta]);
+    const self = await selfText(app);
+    expect(self).toContain('routeros_exporter_discovered_targets_expired_total{profile="b",reason="profile_removed"} 1');
+    expect(self).toContain('routeros_exporter_discovered_targets_expired_total{profile="c",reason="outside_allow_list"} 1');
+    expect(self).not.toContain('routeros_exporter_discovered_targets{profile="b"}');
+  });
+
+  it('hands a target over to the config when the config names it', async () => {
+    const first = config({ a: { targets: ['127.0.0.0/8'] } });
+    let next = first;
+    const { app } = startApp(first, () => Promise.resolve(next));
+    const name = target('r1');
+    expect((await app.discovery.discover(name, 'a', 5_000)).kind).toBe('ready');
+    // A configured name must be a safe name, so the config can only take over a name it spells the same way.
+    next = config({ a: { targets: ['127.0.0.0/8'] } }, [{ name: 'hq', url: emulator.router('hq').url }]);
+    next.routers[0] = { ...next.routers[0]!, name };
+    expect(await app.reload()).toEqual({ ok: true });
+    expect(app.discovery.size).toBe(0);
+    expect(app.store.routerNames()).toEqual([name]);
+    expect(await selfText(app)).toContain('routeros_exporter_discovered_targets_expired_total{profile="a",reason="configured"} 1');
+  });
+});

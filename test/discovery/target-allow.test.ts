@@ -1,0 +1,115 @@
+/** target= parsing and allow list matching: strict forms, networks for addresses, patterns for names only. */
+import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { parseTarget, MAX_TARGET_LENGTH } from '../../src/discovery/target.js';
+import { AllowList } from '../../src/discovery/allow.js';
+import { parseAllowEntry } from '../../src/config/allow-list.js';
+import type { AllowEntry } from '../../src/config/types.js';
+
+function allow(...texts: string[]): AllowList {
+  return new AllowList(
+    texts.map((text) => {
+      const entry = parseAllowEntry(text);
+      if (typeof entry === 'string') throw new Error(`${text} ${entry}`);
+      return entry;
+    }),
+  );
+}
+
+function allows(list: AllowList, target: string): boolean {
+  const parsed = parseTarget(target);
+  return parsed !== undefined && list.allows(parsed);
+}
+
+describe('parseTarget', () => {
+  it.each([
+    ['10.0.0.1', { host: '10.0.0.1', family: 'ipv4', port: undefined, authority: '10.0.0.1' }],
+    ['10.0.0.1:8443', { host: '10.0.0.1', family: 'ipv4', port: 8443, authority: '10.0.0.1:8443' }],
+    ['[2001:DB8::1]', { host: '2001:db8::1', family: 'ipv6', port: undefined, authority: '[2001:DB8::1]' }],
+    ['[2001:db8::1]:443', { host: '2001:db8::1', family: 'ipv6', port: 443, authority: '[2001:db8::1]:443' }],
+    ['Core1.Example.net:80', { host: 'core1.example.net', family: 'name', port: 80, authority: 'Core1.Example.net:80' }],
+  ])('reads %s', (text, expected) => {
+    expect(parseTarget(text)).toEqual(expected);
+  });
+
+  it.each([
+    ['', 'empty'],
+    ['2001:db8::1', 'IPv6 without brackets'],
+    ['[fe80::1%eth0]:443', 'a zone'],
+    ['10.0.0.1:0', 'port 0'],
+    ['10.0.0.1:65536', 'port above 65535'],
+    ['10.0.0.1:0443', 'a leading zero'],
+    ['10.0.0.1:', 'an empty port'],
+    ['user@10.0.0.1', 'userinfo'],
+    ['10.0.0.1/rest', 'a path'],
+    ['10.0.0.1?x=1', 'a query'],
+    ['router.example.net.', 'a trailing dot'],
+    ['2130706433', 'a decimal address that URL parsing reads as 127.0.0.1'],
+    ['0x7f.1', 'a hex form that URL parsing reads as an address'],
+    ['127.1', 'a short IPv4 form'],
+    ['10.0.0.1.', 'an address with a trailing dot'],
+    ['-bad.example', 'a label starting with "-"'],
+    ['rtr_1.example', 'an underscore'],
+    ['bücher.example', 'non-ASCII (would become punycode)'],
+    ['a'.repeat(MAX_TARGET_LENGTH + 1), 'too long'],
+    ['[::1]x', 'junk after the bracket'],
+  ])('refuses %s (%s)', (text) => {
+    expect(parseTarget(text)).toBeUndefined();
+  });
+
+  it('never accepts a value whose URL would reach another host than the one matched (fuzz)', () => {
+    let tried = 0;
+    fc.assert(
+      fc.property(fc.string({ unit: fc.constantFrom(...'0123456789abcdefx.:[]@/%?#-_ '.split('')), maxLength: 40 }), (text) => {
+        tried += 1;
+        const parsed = parseTarget(text);
+        if (parsed === undefined) return;
+        const url = new URL(`https://${parsed.authority}`);
+        const host = url.hostname.replace(/^\[|\]$/g, '').toLowerCase();
+        expect(host).toBe(parsed.host);
+        expect(url.port === '' ? undefined : Number(url.port)).toBe(parsed.port === 443 ? undefined : parsed.port);
+      }),
+      { numRuns: 5_000 },
+    );
+    console.log(`parseTarget fuzz: ${tried} inputs`);
+  });
+});
+
+describe('AllowList', () => {
+  it('matches addresses against networks and single addresses, IPv4 and IPv6', () => {
+    const list = allow('10.20.0.0/16', '192.0.2.7', '2001:db8:1::/48');
+    expect(allows(list, '10.20.3.4')).toBe(true);
+    expect(allows(list, '10.20.3.4:8443')).toBe(true);
+    expect(allows(list, '10.21.0.1')).toBe(false);
+    expect(allows(list, '192.0.2.7')).toBe(true);
+    expect(allows(list, '192.0.2.8')).toBe(false);
+    expect(allows(list, '[2001:db8:1::9]:443')).toBe(true);
+    expect(allows(list, '[2001:db8:2::9]')).toBe(false);
+  });
+
+  it('matches names against patterns, one label per "*", any depth after "**.", case-insensitively', () => {
+    const list = allow('core1.example.net', '*.branch.example.net', 'rtr-*.example.org', '**.lab.example');
+    expect(allows(list, 'core1.example.net')).toBe(true);
+    expect(allows(list, 'CORE1.example.NET:8443')).toBe(true);
+    expect(allows(list, 'core2.example.net')).toBe(false);
+    expect(allows(list, 'b1.branch.example.net')).toBe(true);
+    expect(allows(list, 'a.b1.branch.example.net')).toBe(false);
+    expect(allows(list, 'branch.example.net')).toBe(false);
+    expect(allows(list, 'b1.branch.example.net.evil.example')).toBe(false);
+    expect(allows(list, 'rtr-7.example.org')).toBe(true);
+    expect(allows(list, 'rtr-a1.example.org')).toBe(true);
+    expect(allows(list, 'xrtr-7.example.org')).toBe(false);
+    expect(allows(list, 'a.lab.example')).toBe(true);
+    expect(allows(list, 'a.b.c.lab.example')).toBe(true);
+    expect(allows(list, 'lab.example')).toBe(false);
+    expect(allows(list, 'a.xlab.example')).toBe(false);
+  });
+
+  it('never lets a name through a network, nor an address through a name pattern (no DNS at match time)', () => {
+    expect(allows(allow('127.0.0.0/8'), 'localhost')).toBe(false);
+    expect(allows(allow('10.0.0.0/8'), '10.0.0.1.nip.io')).toBe(false);
+    expect(allows(allow('*.*.*.example'), '10.0.0.1')).toBe(false);
+    const numeric: AllowEntry = { kind: 'host', text: '*.*.*.*', labels: ['*', '*', '*', '*'], anyDepth: false };
+    expect(new AllowList([numeric]).allows({ host: '10.0.0.1', family: 'ipv4', port: undefined, authority: '10.0.0.1' })).toBe(false);
+  });
+});
