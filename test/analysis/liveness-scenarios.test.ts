@@ -14,9 +14,14 @@ import type { PeerState } from '../../src/analysis/liveness.js';
 import { judgeLiveness } from '../../src/analysis/liveness.js';
 import { T0 } from '../health/snapshots.js';
 import { sampleText } from '../collectors/sample-text.js';
-import { probeKey } from '../../src/collectors/wireguard-probe.js';
+import { probeKey, type ProbeResult } from '../../src/collectors/wireguard-probe.js';
 
 const SCHEDULE_S = 30;
+const PROBE_RESULTS: Record<NonNullable<Row['probe']>, ProbeResult> = {
+  ok: { outcome: 'ok', lossRatio: 0, rttSeconds: 0.008 },
+  partial: { outcome: 'partial', lossRatio: 1 / 3, rttSeconds: 0.008 },
+  failed: { outcome: 'failed', lossRatio: 1 },
+};
 const PUBLIC_KEY = 'Fh0S3Hpyq8JQ5lqA3m2T0YpJmB5ycK1r6v9wqQ7cQ2E=';
 
 interface Row {
@@ -25,8 +30,8 @@ interface Row {
   sim: { liveFrom?: number; liveUntil?: number; never?: boolean; disabled?: boolean; rate?: number };
   peer: { keepalive?: number; endpoint?: boolean; name?: string };
   iface?: { running?: boolean; disabled?: boolean };
-  /** The data-plane probe's answer at every collection (health.probe_tunnels). */
-  probe?: 'ok' | 'failed';
+  /** The data-plane probe's answer at every collection (health.probe): all, some (1 of 3 lost) or no pings answered. */
+  probe?: 'ok' | 'partial' | 'failed';
   /** Called before each collection at time t (seconds): a flapping link dies and comes back. */
   at?: (sim: PeerSim, t: number) => void;
   /** [seconds, state, healthy] — healthy undefined where the peer is not judged (no healthy series). */
@@ -89,7 +94,7 @@ function run(row: Row, health = testRouter().health): Map<number, { state: PeerS
   for (let t = 0; t <= end; t += SCHEDULE_S) {
     row.at?.(sim, t);
     const now = T0 + t * 1000;
-    const probes = row.probe === undefined ? undefined : new Map([[probeKey('wg0', PUBLIC_KEY), row.probe]]);
+    const probes = row.probe === undefined ? undefined : new Map([[probeKey('wg0', PUBLIC_KEY), PROBE_RESULTS[row.probe]]]);
     const { data, samples } = mapWireguard([iface], [peerRecord(row, sim, now)], routerLabel('hq'), health, now, memory, probes);
     const text = sampleText(samples);
     const state = /routeros_wireguard_peer_state\{[^}]*state="([a-z]+)"\} 1/.exec(text)?.[1] as PeerState | undefined;
@@ -158,11 +163,39 @@ const ROWS: Row[] = [
     expect: [[0, 'up', true], [600, 'up', true]],
   },
   {
-    title: 'a probe answered wakes an idle on-demand peer with an old handshake: up',
+    title: 'allowed-address mismatch, dying later: blocked while the handshake is fresh, down once it is past the bound',
+    sim: { liveUntil: 600 },
+    peer: { keepalive: 25, endpoint: true },
+    probe: 'failed',
+    expect: [[570, 'blocked', false], [720, 'down', false]],
+  },
+  {
+    title: 'partial probe loss (1 of 3 pings lost), handshake fresh: up and healthy (noted in /health)',
+    sim: {},
+    peer: { keepalive: 25, endpoint: true },
+    probe: 'partial',
+    expect: [[0, 'up', true], [600, 'up', true]],
+  },
+  {
+    title: 'handshake stale but the probe answered: the probe woke the peer, up',
     sim: { liveUntil: 0 },
     peer: { keepalive: 25, endpoint: true },
     probe: 'ok',
     expect: [[600, 'up', true]],
+  },
+  {
+    title: 'a responder-only peer that never shook hands but answers the probe (it just woke): up',
+    sim: { never: true },
+    peer: {},
+    probe: 'ok',
+    expect: [[0, 'up', true]],
+  },
+  {
+    title: 'road warrior probed (health.probe on) with a fresh handshake and every ping lost: blocked but not paged (nothing expected); idle once asleep',
+    sim: { liveUntil: 300 },
+    peer: {},
+    probe: 'failed',
+    expect: [[240, 'blocked', true], [600, 'idle', true]],
   },
   {
     title: 'disabled peer: not judged',

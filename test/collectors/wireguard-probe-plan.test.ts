@@ -1,0 +1,121 @@
+/**
+ * Which peers the tunnel probe pings (planProbes) under each setting, and how a /ping reply becomes rtt and loss
+ * (readProbeReply): pure functions, no socket.
+ */
+import { describe, expect, it } from 'vitest';
+import { planProbes, PROBES_PER_RUN, readProbeReply, wantsProbes } from '../../src/collectors/wireguard-probe.js';
+import { FieldReader } from '../../src/analysis/decoding.js';
+import type { RouterRecord } from '../../src/routeros/records.js';
+import { testRouter } from '../helpers/config.js';
+
+const INTERFACES: RouterRecord[] = [
+  { name: 'wg-sites', disabled: 'false' },
+  { name: 'wg-road', disabled: 'false' },
+  { name: 'wg-off', disabled: 'true' },
+];
+const ADDRESSES: RouterRecord[] = [
+  { address: '10.9.0.1/24', interface: 'wg-sites', disabled: 'false' },
+  { address: '10.8.0.1/24', interface: 'wg-road', disabled: 'false' },
+];
+
+function peer(name: string, iface: string, address: string, extra: RouterRecord = {}): RouterRecord {
+  return { interface: iface, 'public-key': `${name}-key`, name, 'allowed-address': address, disabled: 'false', ...extra };
+}
+
+const PEERS: RouterRecord[] = [
+  peer('site-a', 'wg-sites', '10.9.0.2/32', { 'persistent-keepalive': '25s' }),
+  peer('site-b', 'wg-sites', '10.9.0.3/32,192.168.3.0/24', { 'persistent-keepalive': '25s' }),
+  peer('site-subnet', 'wg-sites', '192.168.4.0/24', { 'persistent-keepalive': '25s' }),
+  peer('laptop', 'wg-road', '10.8.0.5/32'),
+  peer('disabled', 'wg-sites', '10.9.0.9/32', { disabled: 'true', 'persistent-keepalive': '25s' }),
+  peer('on-disabled-iface', 'wg-off', '10.7.0.2/32', { 'persistent-keepalive': '25s' }),
+];
+
+function plan(health: Record<string, unknown>, peers = PEERS, addresses = ADDRESSES): { targets: string[]; reasons: Record<string, string> } {
+  const settings = testRouter({}, { health }).health;
+  const { targets, skipped } = planProbes(INTERFACES, peers, addresses, settings);
+  return {
+    targets: targets.map((target) => `${target.interface} ${target.address} from ${target.src}`),
+    reasons: Object.fromEntries([...skipped].map(([key, result]) => [key.split('|')[1]?.replace('-key', ''), result.outcome])),
+  };
+}
+
+describe('planProbes', () => {
+  it('default (auto, nothing declared): nobody, every enabled peer off, disabled ones not listed', () => {
+    expect(plan({})).toEqual({ targets: [], reasons: { 'site-a': 'off', 'site-b': 'off', 'site-subnet': 'off', laptop: 'off' } });
+    expect(wantsProbes(INTERFACES, PEERS, testRouter().health)).toBe(false);
+  });
+
+  it('auto: peers declared expect: always (by name or interface) with a tunnel address; keepalive alone is not enough', () => {
+    expect(plan({ expect: { 'site-a': 'always' } }).targets).toEqual(['wg-sites 10.9.0.2 from 10.9.0.1']);
+    const byInterface = plan({ expect: { 'wg-sites': 'always', 'site-b': 'on_demand' } });
+    expect(byInterface.targets).toEqual(['wg-sites 10.9.0.2 from 10.9.0.1']);
+    expect(byInterface.reasons).toEqual({ 'site-b': 'off', 'site-subnet': 'no_tunnel_address', laptop: 'off' });
+  });
+
+  it('probe_tunnels true: every peer expected up (keepalive or always), as before; false: none', () => {
+    expect(plan({ probe_tunnels: true }).targets).toEqual(['wg-sites 10.9.0.2 from 10.9.0.1', 'wg-sites 10.9.0.3 from 10.9.0.1']);
+    expect(plan({ probe_tunnels: true, expect: { 'site-a': 'on_demand' } }).targets).toEqual(['wg-sites 10.9.0.3 from 10.9.0.1']);
+    expect(plan({ probe_tunnels: false, expect: { 'wg-sites': 'always' } }).targets).toEqual([]);
+  });
+
+  it('health.probe: interface on probes its peers whatever is expected; the peer entry wins; it overrides probe_tunnels', () => {
+    expect(plan({ probe: { 'wg-road': 'on' } }).targets).toEqual(['wg-road 10.8.0.5 from 10.8.0.1']);
+    expect(plan({ probe_tunnels: false, probe: { 'wg-sites': 'on', 'site-b': 'off' } })).toEqual({
+      targets: ['wg-sites 10.9.0.2 from 10.9.0.1'],
+      reasons: { 'site-b': 'off', 'site-subnet': 'no_tunnel_address', laptop: 'off' },
+    });
+    expect(plan({ probe_tunnels: true, probe: { 'site-a': 'off' } }).targets).toEqual(['wg-sites 10.9.0.3 from 10.9.0.1']);
+    // Never a disabled peer, nor a peer of a disabled interface, whatever the settings say.
+    expect(plan({ probe: { disabled: 'on', 'wg-off': 'on' } }).targets).toEqual([]);
+  });
+
+  it('says why a selected peer is not probed: no tunnel address, no source address, over the cap', () => {
+    expect(plan({ probe: { 'wg-road': 'on' } }, PEERS, [ADDRESSES[0] ?? {}]).reasons['laptop']).toBe('no_source_address');
+    const many = Array.from({ length: PROBES_PER_RUN + 3 }, (_, i) => peer(`p${i}`, 'wg-sites', `10.9.1.${i}/32`));
+    const { targets, reasons } = plan({ probe: { 'wg-sites': 'on' } }, many);
+    expect(targets).toHaveLength(PROBES_PER_RUN);
+    expect(Object.values(reasons)).toEqual(['over_cap', 'over_cap', 'over_cap']);
+  });
+
+  it('a peer listed twice (same interface and key) is probed once', () => {
+    const twice = [PEERS[0] ?? {}, { ...PEERS[0] }, PEERS[1] ?? {}];
+    expect(plan({ probe: { 'wg-sites': 'on' } }, twice).targets).toEqual(['wg-sites 10.9.0.2 from 10.9.0.1', 'wg-sites 10.9.0.3 from 10.9.0.1']);
+  });
+});
+
+describe('readProbeReply', () => {
+  const read = (reply: unknown): { result: ReturnType<typeof readProbeReply>; errors: number } => {
+    const reader = new FieldReader('ping (tunnel probe)');
+    return { result: readProbeReply(reply, reader), errors: reader.errors };
+  };
+
+  it('every ping answered: ok, loss 0, rtt the avg-rtt in seconds', () => {
+    expect(read([{ sent: '1', received: '1', 'avg-rtt': '8ms123us' }])).toEqual({ result: { outcome: 'ok', lossRatio: 0, rttSeconds: 0.008123 }, errors: 0 });
+  });
+
+  it('some answered: partial with the exact ratio from the counts (not the rounded packet-loss)', () => {
+    expect(read([{ sent: '1', received: '1' }, { sent: '2', received: '1' }, { sent: '3', received: '2', 'packet-loss': '33', 'avg-rtt': '20ms' }]).result).toEqual({ outcome: 'partial', lossRatio: 1 / 3, rttSeconds: 0.02 });
+  });
+
+  it('none answered: failed, loss 1, no rtt', () => {
+    expect(read([{ sent: '3', received: '0', 'packet-loss': '100', status: 'timeout' }]).result).toEqual({ outcome: 'failed', lossRatio: 1 });
+  });
+
+  it('duplicate replies (received above sent) are no loss, never a negative one', () => {
+    expect(read([{ sent: '2', received: '5', 'avg-rtt': '1ms' }]).result).toEqual({ outcome: 'ok', lossRatio: 0, rttSeconds: 0.001 });
+  });
+
+  it('a reply without readable totals is error, counted as a decode problem, never a loss', () => {
+    for (const reply of [[], {}, null, 'x', [{ sent: '0', received: '0' }], [{ received: '1' }], [{ sent: 'x', received: '1' }], [7]]) {
+      const { result, errors } = read(reply);
+      expect(result).toEqual({ outcome: 'error' });
+      expect(errors).toBeGreaterThan(0);
+    }
+  });
+
+  it('an unreadable or out-of-range rtt is left out and counted; the outcome stands', () => {
+    expect(read([{ sent: '1', received: '1', 'avg-rtt': 'soon' }])).toEqual({ result: { outcome: 'ok', lossRatio: 0 }, errors: 1 });
+    expect(read([{ sent: '1', received: '1', 'avg-rtt': '2h' }])).toEqual({ result: { outcome: 'ok', lossRatio: 0 }, errors: 1 });
+  });
+});
