@@ -1,0 +1,50 @@
+/**
+ * What the end-to-end tests with a real Prometheus run through it: every dashboard panel query with Grafana's
+ * variables filled in for a 1 s scrape, and the shipped rule files with every rule expression. Shared by
+ * prometheus.test.ts (one /metrics target) and probe-sd.test.ts (a target per router through /sd and /probe).
+ */
+import { readFileSync } from 'node:fs';
+import { parse } from 'yaml';
+import { allDashboardQueries, substituteTemplateVariables } from '../../scripts/dashboards/queries.js';
+import { instantQuery } from '../helpers/prometheus.js';
+
+const ROOT = new URL('../../', import.meta.url).pathname;
+
+/** Grafana's variables as a 1 s scrape needs them: rates over 15 s, subqueries at 1 s steps, All for selections. */
+export const E2E_SUBSTITUTIONS = [
+  ['$__rate_interval', '15s'],
+  ['$__interval', '1s'],
+  ['$__range', '5m'],
+  ['$interface', '.*'],
+  ['$uplink', '.*'],
+  ['$router', '.*'],
+  ['$peer', '.*'],
+  ['$job', '.*'],
+] as const;
+
+interface RuleFile {
+  groups: { name: string; rules: { alert?: string; record?: string; expr: string }[] }[];
+}
+
+export const RULE_FILES = ['prometheus/alerts.yml', 'prometheus/rules.yml'].map((path) => ROOT + path);
+
+export const RULE_EXPRS = RULE_FILES.flatMap((file) =>
+  (parse(readFileSync(file, 'utf8')) as RuleFile).groups.flatMap((group) =>
+    group.rules.map((rule) => ({ name: rule.alert ?? rule.record ?? '?', expr: rule.expr })),
+  ),
+);
+
+/** Every panel query of the shipped dashboards, ready to run. */
+export function panelQueries(): ReturnType<typeof allDashboardQueries> {
+  return allDashboardQueries().map((query) => ({ ...query, expr: substituteTemplateVariables(query.rawExpr, E2E_SUBSTITUTIONS) }));
+}
+
+/** Runs every panel query; the ones that failed or returned nothing, one line each. */
+export async function panelFailures(prometheusUrl: string): Promise<{ ran: number; failures: string[] }> {
+  const queries = panelQueries();
+  const results = await Promise.all(queries.map(async (query) => ({ query, result: await instantQuery(prometheusUrl, query.expr) })));
+  const failures = results
+    .filter(({ result }) => result.status !== 'success' || (result.data?.result.length ?? 0) === 0)
+    .map(({ query, result }) => `${query.dashboard} / ${query.panel} / ${query.refId}: ${result.error ?? 'no data'}\n    ${query.expr}`);
+  return { ran: queries.length, failures };
+}
