@@ -71,6 +71,21 @@ describe('/probe?target=HOST&profile=NAME', () => {
     if (status === 429) expect(got.retryAfter).toBe('60');
   });
 
+  it('answers 404 "no such profile" when the app has no discovery at all (Endpoints.discover absent)', async () => {
+    const { discover: _none, ...rest } = endpoints as Endpoints & { discover: unknown };
+    const bare = createServer(createRouter(rest as Endpoints, pino({ level: 'silent' })));
+    await new Promise<void>((resolve) => bare.listen(0, '127.0.0.1', resolve));
+    try {
+      const address = bare.address();
+      const port = typeof address === 'object' && address !== null ? address.port : 0;
+      const response = await fetch(`http://127.0.0.1:${port}/probe?target=192.0.2.7&profile=edge`);
+      expect(response.status).toBe(404);
+      expect(await response.text()).toBe('No such profile: the configuration has no profiles.\n');
+    } finally {
+      await new Promise((resolve) => bare.close(resolve));
+    }
+  });
+
   it('keeps a registry’s reason to one bounded line', async () => {
     answer = { kind: 'refused', reason: `line one\r\nX-Injected: 1 ${'x'.repeat(500)}` };
     const got = await probe('target=192.0.2.7&profile=edge');

@@ -158,7 +158,7 @@ describe('GET /probe?target=NAME', () => {
   it('answers 404 "no such profile" for profile= when the configuration has no profiles', async () => {
     const answer = await get('/probe?target=192.0.2.7&profile=edge');
     expect(answer.status).toBe(404);
-    expect(answer.body).toBe('No such profile: the configuration has no profiles.\n');
+    expect(answer.body).toMatch(/^No such profile/);
   });
 
   it('/metrics?scope= takes all or exporter, once', async () => {
