@@ -171,13 +171,27 @@ const MONITOR_KEYS = ['name', 'status', 'rate', 'auto-negotiation', 'full-duplex
 const steeredList = (keys: readonly string[], make: fc.Arbitrary<[string, string][]>): fc.Arbitrary<Node> =>
   fc.oneof({ weight: 4, arbitrary: fc.array(steered(keys, make), { maxLength: 5 }).map((array): Node => ({ array })) }, { weight: 1, arbitrary: listReply(keys) });
 
+/** A running tunnel wg0 with an address and peers with a /32 tunnel address, so the tunnel probe is asked (health.probe). */
+const tunnel = fc.constant<[string, string][]>([['name', 'wg0'], ['disabled', 'false']]);
+const probedPeer = fc.tuple(fc.constantFrom('k1', 'k2'), fc.constantFrom('10.0.0.2/32', '10.0.0.3/32,192.168.20.0/24')).map(([key, allowed]): [string, string][] => [['interface', 'wg0'], ['public-key', key], ['allowed-address', allowed], ['disabled', 'false']]);
+const tunnelAddress = fc.constant<[string, string][]>([['address', '10.0.0.1/24'], ['interface', 'wg0'], ['disabled', 'false']]);
+/**
+ * A random list, or (a third of the time) a clean one of such records alone: one odd field in any record fails
+ * the whole menu (a shape error), which would leave the probe behind it almost never asked.
+ */
+const tunnelMenu = (keys: readonly string[], make: fc.Arbitrary<[string, string][]>): fc.Arbitrary<Node> =>
+  fc.oneof(
+    { weight: 2, arbitrary: steeredList(keys, make) },
+    { weight: 1, arbitrary: fc.array(make.map((pairs): Node => ({ object: pairs.map(([key, value]): [string, Node] => [key, raw(value)]) })), { minLength: 1, maxLength: 3 }).map((array): Node => ({ array })) },
+  );
+
 const routerReplies = fc.record({
   'system/resource': singletonReply(SYSTEM_PROPLIST),
   interface: steeredList(LINK_PROPLIST, runningPort),
   'interface/ethernet/monitor': steeredList(MONITOR_KEYS, monitorRow),
-  'interface/wireguard': listReply(INTERFACE_PROPLIST),
-  'interface/wireguard/peers': listReply([...new Set([...PEER_PROPLIST, ...SETUP_PROPLISTS.peers])]),
-  'ip/address': listReply(SETUP_PROPLISTS.addresses),
+  'interface/wireguard': tunnelMenu(INTERFACE_PROPLIST, tunnel),
+  'interface/wireguard/peers': tunnelMenu([...new Set([...PEER_PROPLIST, ...SETUP_PROPLISTS.peers])], probedPeer),
+  'ip/address': tunnelMenu(SETUP_PROPLISTS.addresses, tunnelAddress),
   'ip/route': listReply(SETUP_PROPLISTS.routes),
   'ip/firewall/filter': listReply(SETUP_PROPLISTS.filter),
   ping: listReply(PING_KEYS),
@@ -213,14 +227,17 @@ class ReplyClient implements Pick<JobContext['client'], 'list' | 'getSingleton' 
     this.asked.add(`GET ${menu}`);
     return Promise.resolve().then(() => asSingleRecord(this.#body(menu as keyof Replies), `GET /rest/${menu}`));
   }
-  run(command: string): Promise<unknown> {
+  /** Pings through wg0: the tunnel probe's (the ping target has no interface). */
+  probes = 0;
+  run(command: string, parameters?: Readonly<Record<string, unknown>>): Promise<unknown> {
     this.asked.add(`POST ${command}`);
+    if (command === 'ping' && parameters?.['interface'] === 'wg0') this.probes++;
     return Promise.resolve().then(() => this.#body(command as keyof Replies));
   }
 }
 
 const config = testConfig({
-  defaults: { username: 'u', password: 'p', collectors: { wireguard_setup: true }, health: { exclude_peer_pattern: 'lab-.*' } },
+  defaults: { username: 'u', password: 'p', collectors: { wireguard_setup: true }, health: { exclude_peer_pattern: 'lab-.*', probe: { wg0: 'on' }, probe_count: 3 } },
   routers: [
     {
       name: 'hq',
@@ -274,6 +291,8 @@ function checkReport(report: HealthReport): void {
         expect(at >= 0 && at <= ERA_END_SECONDS * 1000, peer.latestHandshake).toBe(true);
       }
       if (peer.handshakeAgeSeconds !== null) expect(peer.handshakeAgeSeconds).toBeGreaterThanOrEqual(0);
+      if (peer.probeLossRatio !== undefined) expect(peer.probeLossRatio >= 0 && peer.probeLossRatio <= 1, String(peer.probeLossRatio)).toBe(true);
+      if (peer.probeRttSeconds !== undefined) expect(peer.probeRttSeconds >= 0 && peer.probeRttSeconds <= 3_600).toBe(true);
     }
     for (const ping of health.pings) {
       if (ping.lossRatio !== null) expect(ping.lossRatio >= 0 && ping.lossRatio <= 1, String(ping.lossRatio)).toBe(true);
@@ -303,6 +322,8 @@ function countingLogger(): { logger: pino.Logger; lines: () => number } {
 
 /** Runs whose /interface reply made the collector ask the ethernet monitor (printed: the path is exercised). */
 let monitored = 0;
+/** Runs whose wireguard replies made the job probe a tunnel (random /ping replies through the probe path). */
+let probed = 0;
 
 async function oneRouter(rounds: readonly Replies[]): Promise<void> {
   const store = new SnapshotStore();
@@ -379,6 +400,7 @@ async function oneRouter(rounds: readonly Replies[]): Promise<void> {
   expect(client.asked).toContain('GET system/routerboard');
   expect(client.asked).toContain('GET interface');
   if (client.asked.has('POST interface/ethernet/monitor')) monitored++;
+  if (client.probes > 0) probed++;
 }
 
 describe('router-reply fuzz', () => {
@@ -392,7 +414,7 @@ describe('router-reply fuzz', () => {
     );
     const elapsed = Math.round(performance.now() - started);
     // One router reply set is 13 menus; a run has one or two rounds of them.
-    console.log(`router-reply fuzz: ${result.numRuns} runs (${result.numRuns * 13}+ menu replies) in ${elapsed} ms${result.interrupted ? ' (time budget reached)' : ''}; ${monitored} asked the ethernet monitor`);
+    console.log(`router-reply fuzz: ${result.numRuns} runs (${result.numRuns * 13}+ menu replies) in ${elapsed} ms${result.interrupted ? ' (time budget reached)' : ''}; ${monitored} asked the ethernet monitor, ${probed} probed a tunnel`);
     // The counterexample can be long (600-digit strings): the start of the report says enough to reproduce it.
     if (result.failed) {
       const cause = result.errorInstance instanceof Error ? result.errorInstance.message : String(result.errorInstance);
