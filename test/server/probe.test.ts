@@ -100,7 +100,7 @@ describe('GET /probe?target=NAME', () => {
     for (const line of lines) expect(line).toMatch(/\{router="hq",role="core",site="ams"[,}]/);
   });
 
-  it('is a valid exposition: promtool (text) and the strict OpenMetrics parser accept every router’s body', async () => {
+  it('is a valid exposition: promtool (text) and the strict OpenMetrics parser accept every router’s body, and the exporter’s own', async () => {
     for (const router of routers) {
       const text = await get(`/probe?target=${router}`);
       const check = await promtoolCheckMetrics(text.body);
@@ -111,6 +111,10 @@ describe('GET /probe?target=NAME', () => {
       const parsed = parseOpenMetrics(om.body);
       expect(parsed.find((family) => family.name === 'routeros_up')?.samples).toHaveLength(1);
     }
+    // The exporter's own series alone are a valid exposition too.
+    const own = await get('/metrics?scope=exporter');
+    expect((await promtoolCheckMetrics(own.body)).code).toBe(0);
+    expect(parseOpenMetrics((await get('/metrics?scope=exporter', { accept: OPENMETRICS })).body).length).toBeGreaterThan(5);
   });
 
   it('gzip-compresses when accepted (same bytes inflated), and HEAD gives the length without a body', async () => {
