@@ -17,7 +17,6 @@ import {
   ADDRESS_PROPLIST,
   PROBE_CONCURRENCY,
   PROBE_INTERVAL_MS,
-  PROBE_MEMORY_PREFIX,
   PROBES_PER_RUN,
   mayProbe,
   planProbes,
@@ -29,6 +28,7 @@ import {
   type ProbeResult,
 } from './wireguard-probe.js';
 import type { Collector, JobContext, JobResult } from './types.js';
+import { CounterMemory } from './wireguard-counters.js';
 
 export const INTERFACE_PROPLIST = ['.id', 'name', 'public-key', 'listen-port', 'mtu', 'running', 'disabled', 'comment'] as const;
 export const PEER_PROPLIST = [
@@ -137,20 +137,8 @@ function joinHostPort(host: string, port: string | undefined): string {
 }
 
 /**
- * Whether a counter grew since the previous run, remembering it for the next. A counter that fell (reboot,
- * re-enable) did not move: it starts a new baseline.
- */
-function moved(memory: Map<string, number> | undefined, key: string, value: number | undefined): boolean {
-  if (memory === undefined || value === undefined) return false;
-  const before = memory.get(key);
-  memory.set(key, value);
-  return before !== undefined && value > before;
-}
-
-/**
- * Pure mapping of the two replies to samples; `now` is Unix ms. `memory` (the job's, kept across runs) holds
- * each peer's rx/tx of the previous run, so the verdict knows whether traffic moved; entries of peers gone are
- * dropped so it stays as big as the peer list.
+ * Pure mapping of the two replies to samples; `now` is Unix ms. `memory` (the job's, kept across runs) carries
+ * each peer's rx/tx of the previous run (wireguard-counters.ts), so the verdict knows whether traffic moved.
  */
 export function mapWireguard(
   interfaces: readonly RouterRecord[],
@@ -188,7 +176,7 @@ export function mapWireguard(
 
   const disabledInterfaces = new Set(data.interfaces.filter((iface) => iface.disabled).map((iface) => iface.name));
   const stoppedInterfaces = new Set(data.interfaces.filter((iface) => !iface.disabled && iface.running === false).map((iface) => iface.name));
-  const seenKeys = new Set<string>();
+  const counters = new CounterMemory(memory);
   const peerRead = new FieldReader('interface/wireguard/peers');
   const seenPeers = new Set<string>();
   const nowSeconds = now / 1000;
@@ -214,11 +202,7 @@ export function mapWireguard(
     const latestHandshake = age === undefined ? undefined : Math.round(nowSeconds - age);
     const keepaliveSeconds = peerRead.value('keepalive', record, 'persistent-keepalive') ?? 0;
     const hasEndpoint = (record['endpoint-address'] ?? '') !== '';
-    const rxKey = `rx ${identity}`;
-    const txKey = `tx ${identity}`;
-    seenKeys.add(rxKey).add(txKey);
-    const rxMoved = moved(memory, rxKey, rx);
-    const txMoved = moved(memory, txKey, tx);
+    const { rxMoved, txMoved } = counters.moved(iface, publicKey, rx, tx);
     // With probes given, an enabled peer they do not name was not selected: `off`.
     const probed = probes === undefined || disabled || disabledInterfaces.has(iface) ? undefined : probes.get(probeKey(iface, publicKey)) ?? OFF;
     const probe = probed?.outcome;
@@ -259,8 +243,7 @@ export function mapWireguard(
     data.peers.push({ interface: iface, publicKey, name, comment, disabled, latestHandshake, handshakeUnreadable: hasBadHandshake, ...facts, ...measured });
   }
   if (probes !== undefined) addSkipped(samples, routerLabel, probes);
-  // The probe's own entries are kept by the probe module (rememberProbes).
-  if (memory !== undefined) for (const key of memory.keys()) if (!seenKeys.has(key) && !key.startsWith(PROBE_MEMORY_PREFIX)) memory.delete(key);
+  counters.finish();
   return { samples, data, ...problemsOf(read, peerRead) };
 }
 

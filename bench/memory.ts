@@ -1,0 +1,119 @@
+/**
+ * Where the exporter's memory goes, at the bench shape: the emulator and the exporter (dist/) in their own
+ * processes as `npm run bench` runs them, collections for a while with gzip scrapes as Prometheus makes them,
+ * then the exporter's own Node.js figures (heap spaces, external memory: prom-client's default metrics on its
+ * /metrics) beside /proc's RSS, the exposition's bytes per family, and with --heap-snapshot a V8 heap snapshot
+ * (SIGUSR2) summarised by what holds the bytes. A tool for finding a cost, not a benchmark: it prints, never fails.
+ *
+ *   npx tsx bench/memory.ts [--routers 100] [--peers 1000] [--schedule 30] [--cycles 2] [--heap-snapshot]
+ *                           [--main path/to/dist/main.js] [--fleet]
+ */
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { parseArgs } from 'node:util';
+import { gunzipSync } from 'node:zlib';
+import type { ChildProcess } from 'node:child_process';
+import { forkChild, nextReply, stopChild } from './children.js';
+import { startExporter, waitReady } from './exporter.js';
+import { fetchBody } from './scrape.js';
+import { sampleProcess } from './proc.js';
+import { unusedPort } from '../test/helpers/ports.js';
+import { summariseHeapSnapshot } from './heap-summary.js';
+
+const { values } = parseArgs({
+  options: {
+    routers: { type: 'string' },
+    peers: { type: 'string' },
+    schedule: { type: 'string' },
+    cycles: { type: 'string' },
+    main: { type: 'string' },
+    fleet: { type: 'boolean' },
+    'heap-snapshot': { type: 'boolean' },
+  },
+});
+const fleet = values.fleet === true;
+const routers = Number(values.routers ?? (fleet ? 2000 : 100));
+const peers = Number(values.peers ?? (fleet ? 4 : 1000));
+const interfaces = fleet ? 1 : 4;
+const schedule = Number(values.schedule ?? 30);
+const cycles = Number(values.cycles ?? 2);
+const MB = 1024 * 1024;
+
+/** The value of an unlabelled (or first matching) sample of `name` in a text exposition. */
+function sample(text: string, name: string, labels = ''): number | undefined {
+  const match = new RegExp(`^${name}${labels === '' ? '' : `\\{${labels}\\}`} (\\S+)$`, 'm').exec(text);
+  return match === null ? undefined : Number(match[1]);
+}
+
+/** Plain bytes and sample lines per family, in exposition order. */
+function families(text: string): { name: string; series: number; bytes: number }[] {
+  const out = new Map<string, { name: string; series: number; bytes: number }>();
+  for (const line of text.split('\n')) {
+    if (line === '' || line.startsWith('#')) continue;
+    const name = /^[^{ ]+/.exec(line)?.[0] ?? '?';
+    const entry = out.get(name) ?? { name, series: 0, bytes: 0 };
+    entry.series++;
+    entry.bytes += line.length + 1;
+    out.set(name, entry);
+  }
+  return [...out.values()].sort((a, b) => b.bytes - a.bytes);
+}
+
+const dir = mkdtempSync(join(tmpdir(), 'routeros-memory-'));
+const children: ChildProcess[] = [];
+try {
+  const emulator = forkChild('emulator-child.ts', [routers, interfaces, peers].map(String), { maxOldSpaceMb: 8192 });
+  children.push(emulator);
+  const ready = await nextReply(emulator, 'ready', 600_000);
+  const caFile = join(dir, 'ca.pem');
+  writeFileSync(caFile, ready.ca);
+  const port = await unusedPort();
+  const url = `http://127.0.0.1:${port}`;
+  // The exporter writes a heap snapshot into its working directory on SIGUSR2.
+  process.env['NODE_OPTIONS'] = `${process.env['NODE_OPTIONS'] ?? ''} --heapsnapshot-signal=SIGUSR2`.trim();
+  const cwd = process.cwd();
+  process.chdir(dir);
+  const exporter = startExporter(dir, { routers: ready.routers, caFile, port, scheduleSeconds: schedule, pingCount: 2, pingIntervalMs: 500, fleet }, values.main);
+  process.chdir(cwd);
+  children.push(exporter);
+  const pid = exporter.pid ?? 0;
+  console.log(`${routers} routers × ${peers} peers, every ${schedule} s; ready after ${(await waitReady(url, exporter, 600_000)).toFixed(1)} s`);
+  for (let at = 0; at < cycles * schedule; at += 2) {
+    await fetchBody(`${url}/metrics`, true);
+    await sleep(2000);
+  }
+  const body = gunzipSync(await fetchBody(`${url}/metrics`, true)).toString('utf8');
+  const proc = sampleProcess(pid);
+  const space = (name: string): number => (sample(body, 'nodejs_heap_space_size_used_bytes', `space="${name}"`) ?? 0) / MB;
+  const heapUsed = (sample(body, 'nodejs_heap_size_used_bytes') ?? 0) / MB;
+  const heapTotal = (sample(body, 'nodejs_heap_size_total_bytes') ?? 0) / MB;
+  const external = (sample(body, 'nodejs_external_memory_bytes') ?? 0) / MB;
+  const fams = families(body);
+  const series = fams.reduce((sum, f) => sum + f.series, 0);
+  console.log(`RSS ${(proc.rssBytes / MB).toFixed(0)} MB (peak ${(proc.peakRssBytes / MB).toFixed(0)}), V8 heap used ${heapUsed.toFixed(1)} of ${heapTotal.toFixed(1)} MB committed`);
+  console.log(`  old space ${space('old').toFixed(1)}, new ${space('new').toFixed(1)}, code ${space('code').toFixed(1)}, large objects ${space('large_object').toFixed(1)} MB`);
+  console.log(`  external (Buffers, zlib output) ${external.toFixed(1)} MB`);
+  console.log(`exposition: ${series} series, ${(body.length / MB).toFixed(1)} MB plain; by family (plain MB, series):`);
+  for (const f of fams.slice(0, 20)) console.log(`  ${f.name.padEnd(70)} ${(f.bytes / MB).toFixed(1).padStart(6)} ${String(f.series).padStart(8)}`);
+  if (values['heap-snapshot'] === true) {
+    exporter.kill('SIGUSR2');
+    // Writing takes a while; the file appears complete when the exporter answers again.
+    let file: string | undefined;
+    for (let waited = 0; waited < 300 && file === undefined; waited++) {
+      await sleep(1000);
+      const found = readdirSync(dir).find((name) => name.endsWith('.heapsnapshot'));
+      if (found !== undefined) {
+        await fetchBody(`${url}/-/ready`, false).catch(() => undefined);
+        file = join(dir, found);
+      }
+    }
+    if (file === undefined) console.log('no heap snapshot was written');
+    else summariseHeapSnapshot(JSON.parse(readFileSync(file, 'utf8')) as Parameters<typeof summariseHeapSnapshot>[0]);
+  }
+} finally {
+  for (const child of children.reverse()) await stopChild(child);
+  rmSync(dir, { recursive: true, force: true });
+}
+process.exit(0);

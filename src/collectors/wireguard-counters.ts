@@ -1,0 +1,69 @@
+/**
+ * Each wireguard job's rx/tx of the previous run, so the verdict knows whether traffic moved (rxMoved, txMoved).
+ *
+ * Kept as columns, not as string-keyed entries: at 100 routers × 1,000 peers, two Map entries per peer keyed by
+ * `rx interface="…",public_key="…"` held ~33 MB of heap (200,000 key strings, their hash tables and boxed
+ * numbers: bench/memory.ts). Here a peer costs two doubles and two pointers to strings the run's data keeps
+ * anyway. RouterOS lists peers in the same order run after run, so a peer is found at its previous position;
+ * only when the list changed is an index built, for that run alone.
+ *
+ * The state hangs off the job's memory map (JobContext.memory, kept across runs and reloads), so it lives and
+ * dies with the job without another field in the job context.
+ */
+
+interface Columns {
+  readonly interfaces: string[];
+  readonly keys: string[];
+  readonly rx: number[];
+  readonly tx: number[];
+}
+
+const previousRuns = new WeakMap<object, Columns>();
+
+/** One run's walk over its peers, in list order: `moved` for each peer, then `finish` to keep them for the next run. */
+export class CounterMemory {
+  readonly #owner: object | undefined;
+  readonly #before: Columns | undefined;
+  readonly #now: Columns = { interfaces: [], keys: [], rx: [], tx: [] };
+  #index: Map<string, number> | undefined;
+
+  /** `owner`: the job's memory map; without one (a single mapping in a test) nothing moved. */
+  constructor(owner: object | undefined) {
+    this.#owner = owner;
+    this.#before = owner === undefined ? undefined : previousRuns.get(owner);
+  }
+
+  /**
+   * Whether rx and tx grew since the previous run (a counter that fell, after a reboot or re-enable, did not move:
+   * it starts a new baseline; an undecodable one never moves). Call once per distinct peer, in list order.
+   */
+  moved(iface: string, publicKey: string, rx: number | undefined, tx: number | undefined): { rxMoved: boolean; txMoved: boolean } {
+    const now = this.#now;
+    const position = now.keys.length;
+    now.interfaces.push(iface);
+    now.keys.push(publicKey);
+    now.rx.push(rx ?? Number.NaN);
+    now.tx.push(tx ?? Number.NaN);
+    const at = this.#find(position, iface, publicKey);
+    if (at === undefined) return { rxMoved: false, txMoved: false };
+    const before = this.#before as Columns;
+    // NaN compares false: an unreadable value before or now never counts as movement.
+    return { rxMoved: (rx ?? Number.NaN) > (before.rx[at] as number), txMoved: (tx ?? Number.NaN) > (before.tx[at] as number) };
+  }
+
+  /** Keeps this run's values for the next run (peers gone are dropped with the old columns). */
+  finish(): void {
+    if (this.#owner !== undefined) previousRuns.set(this.#owner, this.#now);
+  }
+
+  #find(position: number, iface: string, publicKey: string): number | undefined {
+    const before = this.#before;
+    if (before === undefined) return undefined;
+    if (before.keys[position] === publicKey && before.interfaces[position] === iface) return position;
+    if (this.#index === undefined) {
+      this.#index = new Map();
+      for (let at = 0; at < before.keys.length; at++) this.#index.set(`${before.interfaces[at] ?? ''}\n${before.keys[at] ?? ''}`, at);
+    }
+    return this.#index.get(`${iface}\n${publicKey}`);
+  }
+}

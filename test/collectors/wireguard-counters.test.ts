@@ -1,0 +1,76 @@
+/**
+ * The wireguard job's rx/tx memory (collectors/wireguard-counters.ts): movement is told against the same peer's
+ * previous values wherever it sits in the list, and the job's memory map no longer holds two string-keyed
+ * entries per peer (~33 MB at 100 × 1,000).
+ */
+import { describe, expect, it } from 'vitest';
+import { CounterMemory } from '../../src/collectors/wireguard-counters.js';
+import { mapWireguard } from '../../src/collectors/wireguard.js';
+import { routerLabel } from '../../src/metrics/family.js';
+import { testRouter } from '../helpers/config.js';
+import type { RouterRecord } from '../../src/routeros/records.js';
+
+type Peer = [iface: string, key: string, rx: number | undefined, tx: number | undefined];
+
+function run(owner: object, peers: readonly Peer[]): { rxMoved: boolean; txMoved: boolean }[] {
+  const memory = new CounterMemory(owner);
+  const out = peers.map(([iface, key, rx, tx]) => memory.moved(iface, key, rx, tx));
+  memory.finish();
+  return out;
+}
+
+describe('CounterMemory', () => {
+  it('says nothing moved on the first run and without an owner', () => {
+    expect(run({}, [['wg0', 'a', 1, 1]])).toEqual([{ rxMoved: false, txMoved: false }]);
+    const none = new CounterMemory(undefined);
+    expect(none.moved('wg0', 'a', 5, 5)).toEqual({ rxMoved: false, txMoved: false });
+  });
+
+  it('compares each peer with its own previous values, in place or moved in the list', () => {
+    const owner = {};
+    run(owner, [['wg0', 'a', 10, 10], ['wg0', 'b', 20, 20], ['wg1', 'a', 30, 30]]);
+    // Same order: a grew rx, b grew tx, wg1/a did not move.
+    expect(run(owner, [['wg0', 'a', 11, 10], ['wg0', 'b', 20, 21], ['wg1', 'a', 30, 30]])).toEqual([
+      { rxMoved: true, txMoved: false },
+      { rxMoved: false, txMoved: true },
+      { rxMoved: false, txMoved: false },
+    ]);
+    // Reordered, one new: found by (interface, key), not by position; the same key on another interface is another peer.
+    expect(run(owner, [['wg1', 'a', 31, 30], ['wg0', 'c', 1, 1], ['wg0', 'a', 11, 12]])).toEqual([
+      { rxMoved: true, txMoved: false },
+      { rxMoved: false, txMoved: false },
+      { rxMoved: false, txMoved: true },
+    ]);
+    // b is gone from the previous run: coming back, it has no baseline.
+    expect(run(owner, [['wg0', 'b', 99, 99]])).toEqual([{ rxMoved: false, txMoved: false }]);
+  });
+
+  it('a counter that fell or does not decode did not move, and a fallen one is the new baseline', () => {
+    const owner = {};
+    run(owner, [['wg0', 'a', 100, 100]]);
+    expect(run(owner, [['wg0', 'a', 5, undefined]])).toEqual([{ rxMoved: false, txMoved: false }]);
+    expect(run(owner, [['wg0', 'a', 6, 100]])).toEqual([{ rxMoved: true, txMoved: false }]);
+  });
+});
+
+describe('mapWireguard job memory', () => {
+  it('keeps no string-keyed entry per peer in the job memory, and still tells traffic that moved', () => {
+    const health = testRouter().health;
+    const peer = (index: number, rx: number): RouterRecord => ({
+      interface: 'wg0',
+      'public-key': `${String(index).padStart(43, 'K')}=`,
+      rx: String(rx),
+      tx: '5',
+      'last-handshake': '1m',
+    });
+    const memory = new Map<string, number>();
+    const interfaces: RouterRecord[] = [{ name: 'wg0', running: 'true', disabled: 'false' }];
+    const first = mapWireguard(interfaces, Array.from({ length: 1000 }, (_, i) => peer(i, 100)), routerLabel('hq'), health, 1_800_000_000_000, memory);
+    expect(first.data.peers.every((p) => !p.rxMoved)).toBe(true);
+    const second = mapWireguard(interfaces, Array.from({ length: 1000 }, (_, i) => peer(i, i % 2 === 0 ? 200 : 100)), routerLabel('hq'), health, 1_800_000_030_000, memory);
+    expect(second.data.peers.filter((p) => p.rxMoved)).toHaveLength(500);
+    expect(second.data.peers.some((p) => p.txMoved)).toBe(false);
+    // Before: 2,000 entries (`rx interface="wg0",public_key="…"` and its tx twin).
+    expect(memory.size).toBe(0);
+  });
+});
