@@ -8,6 +8,20 @@ export const SELF_METRICS = [
   { name: 'routeros_exporter_config_last_reload_successful', type: 'gauge', labels: [], help: '1 if the last configuration (re)load succeeded.' },
   { name: 'routeros_exporter_config_last_reload_success_timestamp_seconds', type: 'gauge', labels: [], help: 'Unix time of the last successful configuration (re)load.' },
   { name: 'routeros_exporter_config_restart_required', type: 'gauge', labels: [], help: '1 while the loaded configuration changes a setting only a restart applies (listen); the log names it.' },
+  { name: 'routeros_exporter_discovered_targets', type: 'gauge', labels: ['profile'], help: 'Targets polled because Prometheus probed them under a profile (/probe?target=&profile=), per profile.' },
+  { name: 'routeros_exporter_discovered_targets_created_total', type: 'counter', labels: ['profile'], help: 'Targets that started being polled on their first probe under a profile.' },
+  {
+    name: 'routeros_exporter_discovered_targets_expired_total',
+    type: 'counter',
+    labels: ['profile', 'reason'],
+    help: 'Discovered targets forgotten with their series: idle (not probed for the forget period), profile_removed, outside_allow_list (after a reload), configured (the config names it now).',
+  },
+  {
+    name: 'routeros_exporter_discovery_refused_total',
+    type: 'counter',
+    labels: ['profile', 'reason'],
+    help: 'Probes under a profile refused before any connection: invalid_target, outside_allow_list, other_profile, full, unknown_profile (profile="").',
+  },
 ] as const satisfies readonly { name: string; type: MetadataType; labels: readonly string[]; help: string }[];
 
 /**
