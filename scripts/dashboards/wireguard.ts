@@ -170,7 +170,7 @@ const peers = [
     stateTimeline({
       title: 'Peer state',
       description:
-        'Each peer’s liveness state over time: up, idle (nothing expected, no session: fine), down (expected up, no handshake within its bound), never, unknown (interface not running, unreadable handshake), disabled, blocked (handshake fresh, probe through the tunnel unanswered; health.probe_tunnels).',
+        'Each peer’s liveness state over time: up, idle (nothing expected, no session: fine), down (expected up, no handshake within its bound), never, unknown (interface not running, unreadable handshake), disabled, blocked (handshake fresh, every ping of the probe through the tunnel lost; health.probe).',
       unit: 'none',
       width: 24,
       queries: [q(named(STATE_CODE), PEER)],
@@ -204,7 +204,7 @@ const peers = [
         tableQuery(`${EXPECTED_BY} * 1000`),
         tableQuery(`${HANDSHAKE} * 1000 and ${EXPECTED_BY}`),
         tableQuery(`routeros_wireguard_peer_persistent_keepalive_seconds{${RIP}} and ${EXPECTED_BY}`),
-        // Only routers with health.probe_tunnels have probes; the column stays empty elsewhere.
+        // Only probed peers (health.probe, probe_tunnels) have the column; it stays empty elsewhere.
         tableQuery(`routeros_wireguard_peer_probe_success{${RIP}}`),
       ],
       transformations: joinColumns(PLUMBING_COLUMNS, {
@@ -284,6 +284,35 @@ const pings = [
           `${PING} counters`,
         ),
       ],
+    }),
+  ],
+  [
+    timeseries({
+      title: 'Tunnel probe round trip',
+      description:
+        'Average round trip of each peer’s data-plane probe: a ping from the router through the tunnel to the peer’s tunnel address (health.probe, probe_tunnels). Only probed peers that answered.',
+      unit: 's',
+      width: 8,
+      queries: [q(named(`routeros_wireguard_peer_probe_rtt_seconds{${RIP}}`), PEER)],
+    }),
+    timeseries({
+      title: 'Tunnel probe loss',
+      description:
+        'Share of each probe’s pings lost (probe_count 1–3). 100 % with a fresh handshake is the peer state blocked: the keys match but traffic does not pass (allowed-address or routes).',
+      unit: 'percentunit',
+      width: 8,
+      min: 0,
+      max: 1,
+      queries: [q(named(`routeros_wireguard_peer_probe_loss_ratio{${RIP}}`), PEER)],
+    }),
+    timeseries({
+      title: 'Peers not probed',
+      description:
+        'Peers the probe settings select that were not probed, by reason: no_tunnel_address (no /32 in allowed-address), no_source_address (no address on the interface), over_cap (past 16 per run).',
+      unit: 'none',
+      width: 8,
+      min: 0,
+      queries: [q(`sum by (router, reason) (routeros_wireguard_probe_skipped_peers{${R}})`, '{{router}} {{reason}}')],
     }),
   ],
   [

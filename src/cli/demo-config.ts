@@ -68,8 +68,9 @@ export function demoConfig(emulator: DemoRouters, options: DemoConfigOptions): C
         name: router.name,
         url: router.url,
         ...(PROBES[router.name] ?? {}),
-        // One router shows the data-plane probe through its always-on tunnel (health.probe_tunnels).
-        ...(router.name === 'branch-1' ? { health: { probe_tunnels: true } } : {}),
+        // One router shows the data-plane probe (docs/health.md, "Data-plane probes"): its uplink declared
+        // always-on is probed by default (probe_tunnels auto), 3 pings a probe so rtt and loss have data.
+        ...(router.name === 'branch-1' ? { health: { expect: { hq: 'always' }, probe_count: 3 } } : {}),
       })),
     },
     { source: '<demo>', baseDir: process.cwd(), env: {} },
