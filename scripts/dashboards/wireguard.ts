@@ -312,7 +312,7 @@ const pings = [
       unit: 'none',
       width: 8,
       min: 0,
-      queries: [q(`sum by (router, reason) (routeros_wireguard_probe_skipped_peers{${R}})`, '{{router}} {{reason}}')],
+      queries: [q(`routeros_wireguard_probe_skipped_peers{${RI}}`, '{{router}} {{interface}} {{reason}}')],
     }),
   ],
   [

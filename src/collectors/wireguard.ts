@@ -110,18 +110,22 @@ function verdictSettings(settings: HealthConfig): unknown[] {
 const OFF: ProbeResult = { outcome: 'off' };
 
 /**
- * routeros_wireguard_probe_skipped_peers: on a router where the settings select some peer, how many selected
+ * routeros_wireguard_probe_skipped_peers: per interface where the settings select some peer, how many selected
  * peers went unprobed, by reason (0 included, so a fixed address clears it); nothing elsewhere.
  */
 function addSkipped(samples: SampleSet, routerLabel: RouterLabel, probes: ReadonlyMap<string, ProbeResult>): void {
-  const counts = new Map<ProbeOutcome, number>();
-  let selected = false;
-  for (const { outcome } of probes.values()) {
-    if (outcome !== 'off') selected = true;
+  const byInterface = new Map<string, Map<ProbeOutcome, number>>();
+  for (const [key, { outcome }] of probes) {
+    if (outcome === 'off') continue;
+    // key is `interface|public-key`; a public key (base64) holds no `|`, an interface name may.
+    const iface = key.slice(0, key.lastIndexOf('|'));
+    const counts = byInterface.get(iface) ?? new Map<ProbeOutcome, number>();
     counts.set(outcome, (counts.get(outcome) ?? 0) + 1);
+    byInterface.set(iface, counts);
   }
-  if (!selected) return;
-  for (const reason of PROBE_SKIP_REASONS) samples.add(F.wgProbeSkipped, seriesLabels(F.wgProbeSkipped, routerLabel, [reason]), counts.get(reason) ?? 0);
+  for (const [iface, counts] of byInterface) {
+    for (const reason of PROBE_SKIP_REASONS) samples.add(F.wgProbeSkipped, seriesLabels(F.wgProbeSkipped, routerLabel, [iface, reason]), counts.get(reason) ?? 0);
+  }
 }
 
 function endpointOf(record: RouterRecord): string {
@@ -228,7 +232,8 @@ export function mapWireguard(
     // An undecodable handshake is left out rather than reported as "never" (0), which would be a lie.
     if (!hasBadHandshake) samples.add(F.wgPeerHandshake, labels, latestHandshake ?? 0);
     samples.add(F.wgPeerDisabled, labels, disabled ? 1 : 0);
-    samples.add(F.wgPeerKeepalive, labels, keepaliveSeconds);
+    // Off (0) for most road warriors: no series then, rather than a zero per peer (issue 14).
+    if (keepaliveSeconds > 0) samples.add(F.wgPeerKeepalive, labels, keepaliveSeconds);
     if (probe === 'ok' || probe === 'partial' || probe === 'failed') {
       samples.add(F.wgPeerProbe, labels, probe === 'failed' ? 0 : 1);
       if (probed?.lossRatio !== undefined) samples.add(F.wgPeerProbeLoss, labels, probed.lossRatio);

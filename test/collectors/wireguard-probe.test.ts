@@ -126,8 +126,10 @@ describe('data-plane probes against the emulator', () => {
 
     // No series for peers not probed; the router says how many selected peers went unprobed, and why.
     expect(text).not.toMatch(/probe_(success|rtt_seconds|loss_ratio)\{[^}]*name="(laptop|subnet-only)"/);
-    expect(text).toMatch(/routeros_wireguard_probe_skipped_peers\{router="hq",reason="no_tunnel_address"\} 1/);
-    expect(text).toMatch(/routeros_wireguard_probe_skipped_peers\{router="hq",reason="over_cap"\} 0/);
+    expect(text).toMatch(/routeros_wireguard_probe_skipped_peers\{router="hq",interface="wg-sites",reason="no_tunnel_address"\} 1/);
+    expect(text).toMatch(/routeros_wireguard_probe_skipped_peers\{router="hq",interface="wg-sites",reason="over_cap"\} 0/);
+    // wg-road's only peer is not selected: no series for it.
+    expect(text).not.toMatch(/probe_skipped_peers\{[^}]*interface="wg-road"/);
   });
 
   it('by default (auto, nothing declared always-on) reads no addresses, pings nothing and writes no probe series', async () => {
