@@ -7,7 +7,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import type { Config } from './config/types.js';
 import { ConfigError } from './config/types.js';
-import { routerWarnings } from './config/warnings.js';
+import { profileWarnings, routerWarnings } from './config/warnings.js';
 import { SnapshotStore } from './metrics/store.js';
 import { Exposition } from './metrics/exposition.js';
 import { RouterExposition } from './metrics/router-exposition.js';
@@ -137,6 +137,9 @@ export function createApp(initial: Config, deps: AppDeps): App {
     // The same sentences check-config prints, from one place.
     for (const router of next.routers) {
       for (const warning of routerWarnings(router, '')) deps.logger.warn({ router: router.name }, warning.message);
+    }
+    for (const profile of next.profiles ?? []) {
+      for (const warning of profileWarnings(profile, '')) deps.logger.warn({ profile: profile.name }, warning.message);
     }
     discovery.configure(next);
     loadRouters(next);

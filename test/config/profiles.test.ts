@@ -119,3 +119,16 @@ describe('profiles', () => {
     expect(problems).toContainEqual({ path: 'profiles.b.password', message: 'must be a string (quote it in YAML)' });
   });
 });
+
+describe('profile warnings', () => {
+  it('say plain HTTP at the scheme and skipped verification at the profile, like a router', async () => {
+    const { configWarnings } = await import('../../src/config/warnings.js');
+    const config = resolve(
+      withProfiles({ plain: { targets: ['10.0.0.0/8'], scheme: 'http' }, skip: { targets: ['10.0.0.0/8'], tls: { insecure_skip_verify: true } }, fine: { targets: ['10.0.0.0/8'] } }),
+    );
+    expect(configWarnings(config)).toEqual([
+      { path: 'profiles.plain.scheme', message: expect.stringContaining('plain HTTP') },
+      { path: 'profiles.skip', message: expect.stringContaining('TLS certificate verification is OFF') },
+    ]);
+  });
+});
