@@ -112,6 +112,14 @@ describe('GET /sd', () => {
     expect(head.status).toBe(200);
   });
 
+  it('is linked from the landing page, beside each router’s /probe', async () => {
+    const base = await serve(fleet(2));
+    const page = await (await fetch(`${base}/`)).text();
+    expect(page).toContain('<a href="sd">/sd</a>');
+    expect(page).toContain('<a href="metrics?scope=exporter">');
+    for (const name of ['r0', 'r1']) expect(page).toContain(`<a href="probe?target=${name}">metrics</a>`);
+  });
+
   it('is gzip-compressed when accepted, for a long list', async () => {
     const base = await serve(fleet(200));
     const response = await fetch(`${base}/sd`, { headers: { 'accept-encoding': 'gzip' } });
