@@ -208,7 +208,8 @@ export function mapWireguard(
     const hasEndpoint = (record['endpoint-address'] ?? '') !== '';
     const { rxMoved, txMoved } = counters.moved(iface, publicKey, rx, tx);
     // With probes given, an enabled peer they do not name was not selected: `off`.
-    const probed = probes === undefined || disabled || disabledInterfaces.has(iface) ? undefined : probes.get(probeKey(iface, publicKey)) ?? OFF;
+    // (No key is built when nothing was probed: a fleet's default costs no string per peer.)
+    const probed = probes === undefined || disabled || disabledInterfaces.has(iface) ? undefined : probes.size === 0 ? OFF : probes.get(probeKey(iface, publicKey)) ?? OFF;
     const probe = probed?.outcome;
     const facts = { keepaliveSeconds, hasEndpoint, rxMoved, txMoved, ...(probe === undefined ? {} : { probe }) };
     const verdict = judgePeer(

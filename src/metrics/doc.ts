@@ -103,6 +103,13 @@ counter, a load over 100 %, a handshake before 1970: the range rules are in
 [health.md](health.md#values-the-router-sends-that-cannot-be-range-rules)), leaves its series out and is counted
 in \`routeros_collector_decode_errors_total\`; the rest of the run stands.
 
+Series that would only ever say 0 are left out, as mature exporters do (a fleet of 2,000 small routers had a
+tenth of its series in such zeros): \`routeros_collector_errors_total\` has a series for a reason from that
+reason's first failure on, and \`routeros_wireguard_peer_persistent_keepalive_seconds\` exists only for peers
+with keepalive on. Alert on \`routeros_collector_success == 0\`, which always exists; the error counter says why
+(\`increase()\` does not see a new series' first failure, so do not alert on the counter alone). Where a query needs
+the zeros, add them: \`routeros_wireguard_peer_persistent_keepalive_seconds or (routeros_wireguard_peer_disabled * 0)\`.
+
 Names are those of the samples. *unit* is what OpenMetrics scrapes get in \`# UNIT\` (the name's suffix). An
 *info* metric is a gauge of 1 whose labels carry text: typed \`gauge\` in the text format 0.0.4, which has no
 info type, and \`info\` in OpenMetrics, where its family is named without \`_info\` (\`# TYPE routeros_system info\`

@@ -21,11 +21,15 @@ const JOBS = [
   { collector: 'wireguard', job: 'wireguard' },
 ] as const;
 
-/** A store with router hq planned under `labels`, one successful run per job recorded. */
+/**
+ * A store with router hq planned under `labels`: a failed wireguard run (errors_total has a series only for a
+ * reason that occurred), then one successful run per job.
+ */
 function storeWith(labels: Record<string, string>): { store: SnapshotStore; exposition: Exposition } {
   const store = new SnapshotStore();
   const label = routerLabel('hq', labels);
   store.plan(new Map([['hq', JOBS]]), new Map([['hq', label]]));
+  store.record({ router: 'hq', collector: 'wireguard', job: 'wireguard', ok: false, reason: 'timeout', finishedAt: NOW - 30_000, durationSeconds: 5 });
   record(store, label);
   return { store, exposition: new Exposition(store, new SelfMetrics({ version: 'test' })) };
 }
