@@ -61,6 +61,10 @@ const REFUSALS: Record<Exclude<RefuseReason, 'unknown_profile' | 'full'>, string
   other_profile: 'target is already polled under another profile',
 };
 
+/** A load waits this many times the previous load's duration after it (see #changed). */
+const LOAD_GAP_FACTOR = 4;
+const MAX_LOAD_GAP_MS = 5_000;
+
 export class DiscoveryRegistry {
   readonly #deps: RegistryDeps;
   #profiles = new Map<string, Profile>();
@@ -68,6 +72,10 @@ export class DiscoveryRegistry {
   readonly #entries = new Map<string, Entry>();
   readonly #counts = new Map<string, number>();
   #pending = false;
+  /** performance.now() before which the next scheduler load waits (see #changed). */
+  #nextLoadAt = 0;
+  #loadTimer: NodeJS.Timeout | undefined;
+  #loaded: (() => void)[] = [];
   readonly #unsubscribe: () => void;
 
   constructor(deps: RegistryDeps) {
@@ -160,8 +168,16 @@ export class DiscoveryRegistry {
     return forgotten;
   }
 
+  /** Resolves once no scheduler load is pending (tests; a load follows every creation and forgetting). */
+  flushed(): Promise<void> {
+    return this.#pending ? new Promise((resolve) => this.#loaded.push(resolve)) : Promise.resolve();
+  }
+
   /** Stops listening to the store and releases every waiter (shutdown). */
   close(): void {
+    clearTimeout(this.#loadTimer);
+    this.#pending = false;
+    for (const resolve of this.#loaded.splice(0)) resolve();
     this.#unsubscribe();
     for (const entry of this.#entries.values()) entry.settle();
   }
@@ -218,14 +234,28 @@ export class DiscoveryRegistry {
     return current && entry.settled ? { kind: 'ready', router: entry.name } : { kind: 'timeout', router: entry.name };
   }
 
-  /** Once per microtask, so a burst of first probes costs one scheduler load, not one each. */
+  /**
+   * Loads the scheduler again, paced: a load walks every router (configured and discovered), so at 1,000 routers
+   * it costs a few hundred milliseconds. The first change loads at once (a lone new target starts at once); the
+   * next waits LOAD_GAP_FACTOR × the last load's duration, and every change in between joins it, so reconciling
+   * a burst of first probes takes at most about 1 / (1 + LOAD_GAP_FACTOR) of the CPU, however many arrive.
+   */
   #changed(): void {
     if (this.#pending) return;
     this.#pending = true;
-    queueMicrotask(() => {
+    const run = (): void => {
+      this.#loadTimer = undefined;
+      if (!this.#pending) return;
       this.#pending = false;
+      const started = performance.now();
       this.#deps.changed();
-    });
+      const took = performance.now() - started;
+      this.#nextLoadAt = performance.now() + Math.min(MAX_LOAD_GAP_MS, took * LOAD_GAP_FACTOR);
+      for (const resolve of this.#loaded.splice(0)) resolve();
+    };
+    const wait = this.#nextLoadAt - performance.now();
+    if (wait <= 0) queueMicrotask(run);
+    else this.#loadTimer = setTimeout(run, wait);
   }
 }
 

@@ -151,7 +151,7 @@ describe('expiry (injected clock, no sleeps)', () => {
     expect(app.discovery.sweep()).toBe(0);
     clock += 1_000;
     expect(app.discovery.sweep()).toBe(1);
-    await Promise.resolve();
+    await app.discovery.flushed();
     expect(app.store.routerNames()).not.toContain(name);
     expect(triggers.ticks.size).toBe(0);
     expect(await exposition(app)).not.toContain(name);
