@@ -188,6 +188,21 @@ describe('reload', () => {
     expect(self).not.toContain('routeros_exporter_discovered_targets{profile="b"}');
   });
 
+  it('leaves a discovered target running untouched when a reload changes nothing of its profile', async () => {
+    const initial = config({ a: { targets: ['127.0.0.1/32'] } });
+    const { app, triggers } = startApp(initial, () => Promise.resolve(config({ a: { targets: ['127.0.0.1/32'] } })));
+    const name = target('r2');
+    expect((await app.discovery.discover(name, 'a', 5_000)).kind).toBe('ready');
+    const requests = emulator.router('r2').stats.requests;
+    const before = app.store.snapshots(name)[0];
+    expect(await app.reload()).toEqual({ ok: true });
+    await app.discovery.flushed();
+    // Same job (no re-run, same snapshot), same trigger: nothing was replaced.
+    expect(emulator.router('r2').stats.requests).toBe(requests);
+    expect(app.store.snapshots(name)[0]).toBe(before);
+    expect([...triggers.ticks.keys()]).toEqual([`${name}/system`]);
+  });
+
   it('hands a target over to the config when the config names it', async () => {
     const first = config({ a: { targets: ['127.0.0.0/8'] } });
     let next = first;
