@@ -132,3 +132,17 @@ describe('profile warnings', () => {
     ]);
   });
 });
+
+describe('the complete example (test/config/testdata/valid-full.yml, shown in docs/configuration.md)', () => {
+  it('has a profile that resolves to what its comments say', async () => {
+    const { loadConfigFile } = await import('../../src/config/index.js');
+    const config = await loadConfigFile(new URL('testdata/valid-full.yml', import.meta.url).pathname, { BRANCH_PASSWORD: 'branch-Secret' });
+    expect(config.profiles).toHaveLength(1);
+    const [branches] = config.profiles ?? [];
+    expect(branches).toMatchObject({ name: 'branches', scheme: 'https', maxTargets: 1000, forgetAfterSeconds: 7200 });
+    expect(branches?.targets.map((entry) => entry.text)).toEqual(['10.20.0.0/16', '2001:db8:20::/48', '*.branch.example']);
+    expect(branches?.settings.password.reveal()).toBe('branch-Secret');
+    expect(branches?.settings.collectors.bandwidth_test).toBe(false);
+    expect(branches?.settings.labels).toEqual({ site: 'ams', role: 'branch' });
+  });
+});
