@@ -17,9 +17,12 @@ function printProblems(text: string): void {
  * Why a shard leaves this exporter no router, or undefined. `check-config` refuses it (exit 2): checking a
  * config for a shard that polls nothing is a wrong index or count, or names that all hash elsewhere. The
  * daemon and `once` only warn: a StatefulSet with more replicas than routers has empty shards by design.
+ * A config with profiles is never empty: its replicas poll the targets Prometheus sends them.
  */
 export function emptyShardProblem(config: Config, shard: ShardConfig | undefined, fromFlag: boolean): string | undefined {
   if (shard === undefined || config.routers.some((router) => inShard(router.name, shard))) return undefined;
+  // With profiles the replica still polls what Prometheus' hashmod sends it (routers from inventory, never sharded here).
+  if ((config.profiles?.length ?? 0) > 0) return undefined;
   const names = config.routers.map((router) => router.name);
   const listed = names.length <= 5 ? ` (${names.join(', ')})` : '';
   const which = fromFlag ? `--shard ${shard.index}/${shard.count}` : `shard {index: ${shard.index}, count: ${shard.count}}`;
