@@ -91,9 +91,12 @@ export function createApp(initial: Config, deps: AppDeps): App {
   /** Discovered routers run beside the configured ones; --shard never filters them (Prometheus' hashmod decides). */
   const loadRouters = (next: Config): void => {
     const discovered = discovery.routers();
-    scheduler.load(discovered.length === 0 ? next : { ...next, routers: [...next.routers, ...discovered] });
-    clients.retain(new Set([...next.routers, ...discovered].map((router) => router.name)));
+    polled = discovered.length === 0 ? next : { ...next, routers: [...next.routers, ...discovered] };
+    scheduler.load(polled);
+    clients.retain(new Set(polled.routers.map((router) => router.name)));
   };
+  /** The config with the discovered routers beside the configured ones: what /health and the verdict log judge. */
+  let polled = initial;
   let sweeping: NodeJS.Timeout | undefined;
 
   /** Same address, however written (`:9731` is `0.0.0.0:9731`). */
@@ -148,7 +151,7 @@ export function createApp(initial: Config, deps: AppDeps): App {
   apply(initial);
   self.reloaded(true, now());
   // One log line per verdict change (peer stale since T, recovered, interface down, router down).
-  const stopWatching = watchVerdicts({ store, config: () => config, logger: deps.logger, now });
+  const stopWatching = watchVerdicts({ store, config: () => polled, logger: deps.logger, now });
 
   let reloading: Promise<ReloadResult> | undefined;
   const reload = async (): Promise<ReloadResult> => {
@@ -212,7 +215,7 @@ export function createApp(initial: Config, deps: AppDeps): App {
     {
       exposition,
       store,
-      routers: () => config.routers,
+      routers: () => polled.routers,
       now,
       ready: app.ready,
       lifecycleEnabled: () => config.enableLifecycle === true,
