@@ -52,7 +52,9 @@ export function startExporter(dir: string, plan: ExporterPlan, main = MAIN): Chi
   if (!existsSync(main)) throw new Error(`${main} is missing: run \`npm run build\` first`);
   const file = join(dir, 'exporter.yml');
   writeFileSync(file, exporterConfig(plan));
-  return spawn(process.execPath, [main, '--config', file], { stdio: ['ignore', 'ignore', 'inherit'] });
+  // BENCH_EXPORTER_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/p" profiles the exporter alone (not the emulator).
+  const nodeArgs = (process.env.BENCH_EXPORTER_NODE_ARGS ?? '').split(' ').filter((arg) => arg !== '');
+  return spawn(process.execPath, [...nodeArgs, main, '--config', file], { stdio: ['ignore', 'ignore', 'inherit'] });
 }
 
 /** Polls /-/ready (every planned job tried once); resolves with the seconds it took. */

@@ -6,8 +6,7 @@
  * Read-only by design: the public methods are the ones production calls (list, getSingleton, and run for
  * the ping and bandwidth-test commands). Write verbs live in the tests' subclass, over the same `request`.
  */
-import type { Socket } from 'node:net';
-import { buildConnector, Pool, type Dispatcher } from 'undici';
+import { Client, Pool, type Dispatcher } from 'undici';
 import type { Secret } from '../util/secret.js';
 import { basicEncoding, registerCredentials } from '../util/redact.js';
 import { RouterOsError } from './errors.js';
@@ -15,6 +14,7 @@ import { isJsonContentType, notDataError, parseJsonBody } from './body.js';
 import { asRecordList, asSingleRecord, type RouterRecord } from './records.js';
 import { mapNetworkError, mapRedirect, mapStatusError, parseErrorBody, TIMEOUT_HINT } from './transport-errors.js';
 import { encodeMenuPath, queryString } from './paths.js';
+import { resumingConnector } from './connector.js';
 
 export const DEFAULT_MAX_RESPONSE_BYTES = 32 * 1024 * 1024;
 
@@ -81,18 +81,25 @@ export type Method = 'GET' | 'PUT' | 'PATCH' | 'DELETE' | 'POST';
 
 export class RouterOsClient {
   readonly #origin: string;
-  readonly #authorization: string;
   readonly #timeoutMs: number;
   readonly #maxResponseBytes: number;
+  /** Made once: undici only reads them, and a fleet makes thousands of requests per cycle. */
+  readonly #readHeaders: Readonly<Record<string, string>>;
+  readonly #bodyHeaders: Readonly<Record<string, string>>;
   /**
-   * GET: one connection, requests one after the other. A one-connection Pool, not a bare undici Client, although
-   * a Pool's queue costs ~18 KiB idle against a Client's ~2 KiB: a Client whose connect failed (a certificate that
-   * does not verify) left every later request waiting past its timeout; the Pool replaces the failed connection.
+   * GET: one connection (an undici Client, ~2 KiB idle, where a one-connection Pool preallocates a 2,048-slot
+   * queue, ~18 KiB: 32 MB at 2,000 routers). Made on first use, and dropped after a read that failed before
+   * any reply: a Client whose connect failed (a certificate for another name) could hold the next request past
+   * its timeout, so the next read gets a fresh one, as a Pool would have given it.
    */
-  readonly #reads: Pool;
+  #reads: Client | undefined;
   /** Everything else, made on first use (most routers never run a command). */
   #commands: Pool | undefined;
+  readonly #readOptions: Client.Options;
   readonly #commandOptions: Pool.Options;
+  /** A read in flight; the reads after it wait in `#readQueue`, in order (see `#readTurn`). */
+  #readBusy = false;
+  readonly #readQueue: (() => void)[] = [];
 
   constructor(options: RouterOsClientOptions) {
     const url = new URL(options.url);
@@ -100,30 +107,31 @@ export class RouterOsClient {
     // Built once; never logged, never part of an error (errors name only method and path). Registered for
     // redaction, so a router or proxy that echoes the header back cannot put it into an error or a log line.
     registerCredentials(options.username, options.password.reveal());
-    this.#authorization = 'Basic ' + basicEncoding(options.username, options.password.reveal());
+    const authorization = 'Basic ' + basicEncoding(options.username, options.password.reveal());
+    this.#readHeaders = { authorization, accept: 'application/json' };
+    this.#bodyHeaders = { ...this.#readHeaders, 'content-type': 'application/json' };
     this.#timeoutMs = options.timeoutMs;
     this.#maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
     const tls = options.tls ?? {};
     const keepAliveMs = options.keepAliveMs ?? DEFAULT_KEEP_ALIVE_MS;
-    const shared: Pool.Options = {
+    const shared = {
       keepAliveTimeout: keepAliveMs,
       keepAliveMaxTimeout: Math.max(keepAliveMs, DEFAULT_KEEP_ALIVE_MS),
       keepAliveTimeoutThreshold: KEEP_ALIVE_THRESHOLD_MS,
-      // One connector for both pools, so a session one of them got serves the other's reconnect too.
+      // One connector for reads and commands, so a session one of them got serves the other's reconnect too.
       connect: resumingConnector({
         ...(tls.ca === undefined ? {} : { ca: tls.ca }),
         ...(tls.serverName === undefined ? {} : { servername: tls.serverName }),
         rejectUnauthorized: tls.insecureSkipVerify !== true,
       }),
     };
-    this.#reads = new Pool(this.#origin, { ...shared, pipelining: 1, connections: 1 });
+    this.#readOptions = { ...shared, pipelining: 1 };
     this.#commandOptions = { ...shared, connections: options.connections ?? 2 };
   }
 
-  #poolFor(method: Method): Dispatcher {
-    if (method === 'GET') return this.#reads;
-    this.#commands ??= new Pool(this.#origin, this.#commandOptions);
-    return this.#commands;
+  #dispatcherFor(method: Method): Dispatcher {
+    if (method === 'GET') return (this.#reads ??= new Client(this.#origin, this.#readOptions));
+    return (this.#commands ??= new Pool(this.#origin, this.#commandOptions));
   }
 
   /** GET /<menu>: a list of records. */
@@ -151,47 +159,46 @@ export class RouterOsClient {
 
   /** Closes the connections; in-flight requests fail with ROS_ERR_ABORTED or a connect error. */
   async close(): Promise<void> {
-    await Promise.all([this.#reads.destroy(), this.#commands?.destroy()]);
+    const reads = this.#reads;
+    this.#reads = undefined;
+    await Promise.all([reads?.destroy(), this.#commands?.destroy()]);
   }
 
-  /** The tail of the reads in flight: a router's reads go one after the other over its one connection. */
-  #readsDone: Promise<unknown> = Promise.resolve();
-
   /**
-   * Runs a read once the reads before it have finished. Undici would queue them on the one connection too, but
-   * when that connection cannot be made (a certificate for another name) it left the queued request waiting
-   * past its own timeout; queued here, a read waits only for those before it, and its timeout still runs.
+   * Waits until the reads before this one have finished: a router's reads go one after the other over its one
+   * connection. Undici would queue them on the connection too, but when that connection cannot be made it left
+   * a queued request waiting past its own timeout; queued here, a read waits only for those before it, and its
+   * timeout (or the caller's abort) still ends the wait. Rejects with the signal's reason.
    */
-  async #oneReadAtATime<T>(
-    exchange: () => Promise<T>,
-    signal: AbortSignal,
-    request: string,
-    timeout: AbortSignal,
-    callerSignal: AbortSignal | undefined,
-  ): Promise<T> {
-    const before = this.#readsDone;
-    const turn = before.then(
-      () => undefined,
-      () => undefined,
-    );
-    const result = (async (): Promise<T> => {
-      let abort: (() => void) | undefined;
-      try {
-        await Promise.race([
-          turn,
-          new Promise<never>((_, reject) => {
-            abort = (): void => reject(this.#failure(signal.reason, request, 'connect', timeout, callerSignal));
-            if (signal.aborted) abort();
-            else signal.addEventListener('abort', abort, { once: true });
-          }),
-        ]);
-      } finally {
-        if (abort !== undefined) signal.removeEventListener('abort', abort);
+  #readTurn(signal: AbortSignal): Promise<void> | undefined {
+    if (!this.#readBusy) {
+      this.#readBusy = true;
+      return undefined;
+    }
+    return new Promise((resolve, reject) => {
+      const turn = (): void => {
+        signal.removeEventListener('abort', onAbort);
+        resolve();
+      };
+      const onAbort = (): void => {
+        const index = this.#readQueue.indexOf(turn);
+        if (index >= 0) this.#readQueue.splice(index, 1);
+        reject(signal.reason);
+      };
+      if (signal.aborted) {
+        reject(signal.reason);
+        return;
       }
-      return exchange();
-    })();
-    this.#readsDone = result.catch(() => undefined);
-    return result;
+      signal.addEventListener('abort', onAbort, { once: true });
+      this.#readQueue.push(turn);
+    });
+  }
+
+  /** Hands the connection to the next read waiting, if any. */
+  #readFinished(): void {
+    const next = this.#readQueue.shift();
+    if (next === undefined) this.#readBusy = false;
+    else next();
   }
 
   /**
@@ -205,34 +212,83 @@ export class RouterOsClient {
     body: unknown,
     options: RequestOptions,
   ): Promise<{ value: unknown; request: string }> {
-    const request = `${method} /rest${path.split('?')[0] ?? ''}`;
-    const timeout = AbortSignal.timeout(options.timeoutMs ?? this.#timeoutMs);
-    const signal = options.signal === undefined ? timeout : AbortSignal.any([timeout, options.signal]);
-    const headers: Record<string, string> = { authorization: this.#authorization, accept: 'application/json' };
-    if (body !== undefined) headers['content-type'] = 'application/json';
-
-    const exchange = async (): Promise<{ response: Dispatcher.ResponseData; bytes: Buffer }> => {
-      signal.throwIfAborted();
+    const query = path.indexOf('?');
+    const request = `${method} /rest${query < 0 ? path : path.slice(0, query)}`;
+    // One controller and one plain timer per request: AbortSignal.timeout and AbortSignal.any cost a weak
+    // reference, a finalizer and a DOMException each, thousands of times per cycle in a fleet.
+    const controller = new AbortController();
+    const signal = controller.signal;
+    const deadline = { passed: false };
+    const timer = setTimeout(() => {
+      deadline.passed = true;
+      controller.abort(new Error('request timeout'));
+    }, options.timeoutMs ?? this.#timeoutMs);
+    timer.unref();
+    const external = options.signal;
+    const onAbort = (): void => controller.abort(external?.reason);
+    if (external?.aborted === true) onAbort();
+    else external?.addEventListener('abort', onAbort, { once: true });
+    try {
       let response: Dispatcher.ResponseData;
-      try {
-        response = await this.#poolFor(method).request({
-          method,
-          path: `/rest${path}`,
-          headers,
-          signal,
-          ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-        });
-      } catch (error) {
-        throw this.#failure(error, request, 'connect', timeout, options.signal);
+      let bytes: Buffer;
+      if (method === 'GET') {
+        try {
+          await this.#readTurn(signal);
+        } catch (error) {
+          throw this.#failure(error, request, 'connect', deadline.passed, external);
+        }
+        try {
+          ({ response, bytes } = await this.#exchange(method, path, body, request, signal, deadline, external));
+        } finally {
+          this.#readFinished();
+        }
+      } else {
+        ({ response, bytes } = await this.#exchange(method, path, body, request, signal, deadline, external));
       }
-      try {
-        return { response, bytes: await this.#readCapped(response, request) };
-      } catch (error) {
-        throw this.#failure(error, request, 'body', timeout, options.signal);
-      }
-    };
-    const { response, bytes } = method === 'GET' ? await this.#oneReadAtATime(exchange, signal, request, timeout, options.signal) : await exchange();
+      return this.#answer(method, response, bytes, request);
+    } finally {
+      clearTimeout(timer);
+      external?.removeEventListener('abort', onAbort);
+    }
+  }
 
+  async #exchange(
+    method: Method,
+    path: string,
+    body: unknown,
+    request: string,
+    signal: AbortSignal,
+    deadline: { passed: boolean },
+    external: AbortSignal | undefined,
+  ): Promise<{ response: Dispatcher.ResponseData; bytes: Buffer }> {
+    if (signal.aborted) throw this.#failure(signal.reason, request, 'connect', deadline.passed, external);
+    const dispatcher = this.#dispatcherFor(method);
+    let response: Dispatcher.ResponseData;
+    try {
+      response = await dispatcher.request({
+        method,
+        path: `/rest${path}`,
+        headers: body === undefined ? this.#readHeaders : this.#bodyHeaders,
+        signal,
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+    } catch (error) {
+      if (dispatcher === this.#reads) {
+        // No reply came: whatever the connection's state, the next read starts on a fresh Client.
+        this.#reads = undefined;
+        void (dispatcher as Client).destroy().catch(() => undefined);
+      }
+      throw this.#failure(error, request, 'connect', deadline.passed, external);
+    }
+    try {
+      return { response, bytes: await this.#readCapped(response, request) };
+    } catch (error) {
+      throw this.#failure(error, request, 'body', deadline.passed, external);
+    }
+  }
+
+  /** A complete reply as data, or the error it stands for. */
+  #answer(method: Method, response: Dispatcher.ResponseData, bytes: Buffer, request: string): { value: unknown; request: string } {
     const status = response.statusCode;
     if (status >= 400) {
       let parsed: unknown;
@@ -287,14 +343,14 @@ export class RouterOsClient {
     error: unknown,
     request: string,
     phase: 'connect' | 'body',
-    timeout: AbortSignal,
+    timedOut: boolean,
     external: AbortSignal | undefined,
   ): RouterOsError {
     if (error instanceof RouterOsError) return error;
     if (external?.aborted === true) {
       return new RouterOsError('ROS_ERR_ABORTED', `${request}: aborted (shutting down or reloading)`, { request, cause: error });
     }
-    if (timeout.aborted) {
+    if (timedOut) {
       return new RouterOsError('ROS_ERR_TIMEOUT', `${request}: no complete answer within the timeout; ${TIMEOUT_HINT}`, {
         request,
         cause: error,
@@ -302,49 +358,6 @@ export class RouterOsClient {
     }
     return mapNetworkError(error, request, phase);
   }
-}
-
-/**
- * Undici's connector offers the router's last TLS session on the next connect, so a reconnect after the router
- * closed an idle connection is a resumption, not a full handshake, when the router allows it. But undici holds
- * that session through a WeakRef: in a busy process the garbage collector drops it between two cycles and the
- * reconnect is a full handshake again. Holding the newest session here keeps it (about 1–2 KB per router). Each
- * client has its own connector, so there is no fleet-wide cache to outgrow.
- */
-function resumingConnector(options: buildConnector.BuildOptions): buildConnector.connector {
-  // Typed as returning nothing; it returns the socket it made, which lets the listener below be attached before
-  // the handshake (a TLS 1.2 session comes during it, a TLS 1.3 ticket after it).
-  const build = (): ((connectOptions: buildConnector.Options, callback: buildConnector.Callback) => Socket | undefined) =>
-    buildConnector({ ...options, maxCachedSessions: 1 }) as (
-      connectOptions: buildConnector.Options,
-      callback: buildConnector.Callback,
-    ) => Socket | undefined;
-  let connect = build();
-  const holder: { session?: Buffer } = {};
-  const keep = (value: Buffer): void => {
-    // The 'session' event hands every listener the Buffer undici's cache refers to.
-    holder.session = value;
-  };
-  return (connectOptions, callback) => {
-    let attached = false;
-    const socket = connect(connectOptions, (...args) => {
-      const [error, made] = args;
-      if (error !== null) {
-        // A connection that failed — a certificate that did not verify among others — may already have handed
-        // over a session (a TLS 1.3 ticket can come before the name check fails). It must never be offered
-        // again: forget it, and undici's cache with it.
-        holder.session = undefined;
-        connect = build();
-      } else if (!attached && made !== null) {
-        made.on('session', keep);
-      }
-      callback(...args);
-    });
-    if (socket !== undefined) {
-      socket.on('session', keep);
-      attached = true;
-    }
-  };
 }
 
 function headerText(value: string | string[] | undefined): string | undefined {

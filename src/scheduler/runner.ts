@@ -74,14 +74,14 @@ export class JobRunner {
       return 'skipped';
     }
     const started = performance.now();
-    const deadline = startDeadline(definition.deadlineSeconds);
+    const deadline = startDeadline(definition.deadlineSeconds, this.#abort.signal);
     try {
       const run = definition.run({
         router,
         client: this.deps.client,
         routerLabel: this.deps.routerLabel,
         now,
-        signal: AbortSignal.any([this.#abort.signal, deadline.signal]),
+        signal: deadline.signal,
         memory: this.memory,
       });
       // Raced as well as signalled: a run that ignores its signal still ends at the deadline.
@@ -167,10 +167,14 @@ export const DEADLINE_GRACE_SECONDS = 1;
 
 /**
  * A run's deadline: aborts its requests and fails the run with reason `timeout` once `seconds` (plus the grace)
- * have passed.
+ * have passed. Its signal also aborts with `stop` (the job stopped): one controller and a listener per run, not
+ * an AbortSignal.any, which costs a weak reference and a finalizer on every run of every router.
  */
-export function startDeadline(seconds: number): Deadline {
+export function startDeadline(seconds: number, stop?: AbortSignal): Deadline {
   const controller = new AbortController();
+  const onStop = (): void => controller.abort(stop?.reason);
+  if (stop?.aborted === true) onStop();
+  else stop?.addEventListener('abort', onStop, { once: true });
   let fail: (error: Error) => void = () => undefined;
   const passed = new Promise<never>((_, reject) => {
     fail = reject;
@@ -183,5 +187,12 @@ export function startDeadline(seconds: number): Deadline {
     fail(error);
   }, (seconds + DEADLINE_GRACE_SECONDS) * 1000);
   timer.unref();
-  return { signal: controller.signal, passed, clear: () => clearTimeout(timer) };
+  return {
+    signal: controller.signal,
+    passed,
+    clear: () => {
+      clearTimeout(timer);
+      stop?.removeEventListener('abort', onStop);
+    },
+  };
 }

@@ -1,0 +1,96 @@
+/**
+ * How a router's TLS connections are made: one shared TLS context per trust setting, and the router's newest
+ * TLS session held for the next connect, so a reconnect is a resumption rather than a full handshake.
+ */
+import { createSecureContext, TLSSocket, type SecureContext } from 'node:tls';
+import { buildConnector } from 'undici';
+
+export interface ConnectorTls {
+  /** PEM certificates to trust instead of the system's roots. */
+  ca?: string;
+  servername?: string;
+  rejectUnauthorized: boolean;
+}
+
+/**
+ * TLS contexts by the CA text they trust ('' for the system's roots). Without one, every connect builds its own
+ * context and parses the CA again: at 2,000 routers reconnecting each cycle that was ~1.2 ms of CPU per connect
+ * (a fifth of the fleet's collection CPU) and thousands of native OpenSSL contexts waiting for the garbage
+ * collector. A context holds only what to trust; the name check, the session offered and whether to verify at
+ * all are each connection's own, so routers sharing one context share nothing else.
+ */
+const contexts = new Map<string, SecureContext>();
+/** A config with more distinct CAs than this rebuilds contexts now and then instead of growing without bound. */
+const MAX_CONTEXTS = 256;
+
+export function sharedSecureContext(ca: string | undefined): SecureContext {
+  const key = ca ?? '';
+  let context = contexts.get(key);
+  if (context === undefined) {
+    if (contexts.size >= MAX_CONTEXTS) contexts.clear();
+    context = createSecureContext(ca === undefined ? {} : { ca });
+    contexts.set(key, context);
+  }
+  return context;
+}
+
+/** Exported for tests: how many TLS contexts are held. */
+export function sharedSecureContextCount(): number {
+  return contexts.size;
+}
+
+/**
+ * Offers the router's newest TLS session on the next connect, so a reconnect after the router closed an idle
+ * connection is a resumption, not a full handshake, when the router allows it. Held here, not in undici's
+ * session cache, for two reasons: undici holds a session through a WeakRef, which the garbage collector of a
+ * busy process drops between two cycles (the reconnect was a full handshake again); and a session handed to
+ * tls.connect is parsed twice (Node's TLSSocket sets it, then tls.connect sets it again), each parse decoding the
+ * router's certificate: ~0.5 ms of CPU per reconnect that setting it once here saves. About 1–2 KB per router;
+ * each client has its own connector, so there is no fleet-wide cache to outgrow.
+ */
+export function resumingConnector(tls: ConnectorTls): buildConnector.connector {
+  const options: buildConnector.BuildOptions = {
+    secureContext: sharedSecureContext(tls.ca),
+    ...(tls.servername === undefined ? {} : { servername: tls.servername }),
+    rejectUnauthorized: tls.rejectUnauthorized,
+    maxCachedSessions: 0,
+  };
+  // Typed as returning nothing; it returns the socket it made (a TLSSocket whose TCP connect is under way), so
+  // the session can be set and the listener attached before the handshake (a TLS 1.2 session comes during it,
+  // a TLS 1.3 ticket after it).
+  const fresh = buildConnector(options) as Connect;
+  let session: Buffer | undefined;
+  const keep = (value: Buffer): void => {
+    session = value;
+  };
+  return (connectOptions, callback) => {
+    const offered = session;
+    // Where Node lacks the setter, the session goes through tls.connect as documented (parsed twice).
+    const connect = offered === undefined || SET_SESSION ? fresh : (buildConnector({ ...options, session: offered }) as Connect);
+    let attached = false;
+    const socket = connect(connectOptions, (...args) => {
+      const [error, made] = args;
+      if (error !== null) {
+        // A connection that failed — a certificate that did not verify among others — may already have handed
+        // over a session (a TLS 1.3 ticket can come before the name check fails). It must never be offered
+        // again: forget it.
+        session = undefined;
+      } else if (!attached && made !== null) {
+        made.on('session', keep);
+      }
+      callback(...args);
+    });
+    if (socket !== undefined) {
+      // What tls.connect itself does with its session option, once instead of twice; the TCP connect has not
+      // completed yet, so the handshake has not started.
+      if (offered !== undefined && SET_SESSION) (socket as SessionSettable).setSession(offered);
+      socket.on('session', keep);
+      attached = true;
+    }
+  };
+}
+
+type Connect = (connectOptions: buildConnector.Options, callback: buildConnector.Callback) => TLSSocket | undefined;
+type SessionSettable = TLSSocket & { setSession(session: Buffer): void };
+/** TLSSocket's session setter: tls.connect's own (Node 20–24), not in Node's typings. */
+const SET_SESSION = typeof (TLSSocket.prototype as Partial<SessionSettable>).setSession === 'function';
