@@ -4,7 +4,7 @@
  */
 import { FAMILIES } from './families.js';
 import type { Family, SeriesLabels } from './family.js';
-import { deflateChunk, digestOf, plainOf, type Chunk } from './gzip.js';
+import { deflateChunk, digestOf, plainOf, STORED_BELOW_BYTES, storedChunk, type Chunk } from './gzip.js';
 import { LineWriter } from './lines.js';
 import { formatValue } from './text.js';
 
@@ -46,18 +46,23 @@ export class SampleSet {
    * Deflated chunks per family index (undefined where the run had no sample of that family). A family whose
    * bytes equal those of the chunk at the same index of `previous` is not deflated again: it takes over that
    * chunk's deflated bytes, in a chunk of its own (a plain form inflated for the old one goes with the old one).
+   * Small families are stored, not deflated (gzip.ts), and compared byte for byte rather than by digest.
    */
   toChunks(previous?: readonly (Chunk | undefined)[]): (Chunk | undefined)[] {
     for (let index = 0; index < FAMILIES.length; index++) {
       const writer = this.#writers[index];
       if (writer === undefined) continue;
       const bytes = writer.view();
-      const digest = digestOf(bytes);
       const before = previous?.[index];
-      this.#done[index] =
-        before !== undefined && before.length === bytes.length && before.digest?.equals(digest) === true
-          ? { ...before }
-          : deflateChunk(bytes, digest);
+      if (bytes.length < STORED_BELOW_BYTES) {
+        this.#done[index] = before?.plain !== undefined && before.plain.equals(bytes) ? { ...before } : storedChunk(bytes);
+      } else {
+        const digest = digestOf(bytes);
+        this.#done[index] =
+          before !== undefined && before.length === bytes.length && before.digest?.equals(digest) === true
+            ? { ...before }
+            : deflateChunk(bytes, digest);
+      }
       writer.release();
       this.#writers[index] = undefined;
     }

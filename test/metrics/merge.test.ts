@@ -1,0 +1,133 @@
+/**
+ * Small chunks stored and merged in runs (gzip.ts storedChunk, merge.ts, exposition.ts): valid gzip whatever mix
+ * of stored, deflated and merged chunks a scrape lays, runs used only while current, and at fleet shape (many
+ * routers with a few peers) a gzip body within 1.3 × one deflate of the plain body once merged (issue 14).
+ */
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { deflateRawSync, gunzipSync } from 'node:zlib';
+import { randomBytes } from 'node:crypto';
+import { deflateChunk, gzipParts, plainOf, storedChunk, STORED_BELOW_BYTES, type Chunk } from '../../src/metrics/gzip.js';
+import { ChunkRuns } from '../../src/metrics/merge.js';
+import { Exposition } from '../../src/metrics/exposition.js';
+import { SelfMetrics } from '../../src/metrics/self.js';
+import { SnapshotStore } from '../../src/metrics/store.js';
+import { routerLabel } from '../../src/metrics/family.js';
+import { mapWireguard } from '../../src/collectors/wireguard.js';
+import { testRouter } from '../helpers/config.js';
+import type { RouterRecord } from '../../src/routeros/records.js';
+
+const body = (chunks: readonly Chunk[]): Buffer => Buffer.concat(gzipParts(chunks).parts);
+
+describe('stored chunks', () => {
+  it('are valid deflate laid among deflated ones, and their plain form is a view without inflating', () => {
+    const texts = ['a{x="1"} 1\n', '', 'é\u00fc"\\\n'.repeat(3), randomBytes(4000).toString('hex'), 'b 2\n'.repeat(3000)];
+    const chunks = texts.map((text, index) => (index % 2 === 0 ? storedChunk(Buffer.from(text)) : deflateChunk(Buffer.from(text))));
+    expect(gunzipSync(body(chunks)).toString('utf8')).toBe(texts.join(''));
+    expect(plainOf(chunks[0] as Chunk).toString()).toBe(texts[0]);
+    expect(plainOf(chunks[0] as Chunk).buffer).toBe((chunks[0] as Chunk).deflated.buffer);
+  });
+
+  it('hold at most one stored block', () => {
+    expect(() => storedChunk(Buffer.alloc(65_536))).toThrow(RangeError);
+    expect(gunzipSync(body([storedChunk(Buffer.alloc(65_535, 0x61))])).length).toBe(65_535);
+  });
+});
+
+describe('ChunkRuns', () => {
+  const small = (text: string): Chunk => storedChunk(Buffer.from(text));
+
+  it('lays current runs merged, and a run whose chunk changed as its chunks, stored', () => {
+    const chunks = [...Array.from({ length: 300 }, (_, i) => small(`m{router="r${i}"} ${i}\n`)), deflateChunk(Buffer.from('x 1\n'.repeat(5000))), small('tail 1\n')];
+    const runs = new ChunkRuns();
+    runs.merge(0, chunks);
+    const merged: Chunk[] = [];
+    runs.lay(0, chunks, merged);
+    // 300 small chunks in one run (well under 64 KiB), the big one, and the single small one left alone.
+    expect(merged).toHaveLength(3);
+    const plain = Buffer.concat(chunks.map(plainOf)).toString();
+    expect(gunzipSync(body(merged)).toString()).toBe(plain);
+    // One chunk replaced: its run no longer matches, so the scrape lays the current chunks.
+    const changed = [...chunks];
+    changed[7] = small('m{router="r7"} 700\n');
+    const laid: Chunk[] = [];
+    runs.lay(0, changed, laid);
+    expect(laid).toHaveLength(302);
+    expect(gunzipSync(body(laid)).toString()).toBe(Buffer.concat(changed.map(plainOf)).toString());
+    // Merging again rebuilds it.
+    runs.merge(0, changed);
+    const again: Chunk[] = [];
+    runs.lay(0, changed, again);
+    expect(again).toHaveLength(3);
+    expect(gunzipSync(body(again)).toString()).toContain('m{router="r7"} 700\n');
+  });
+
+  it('closes a run at about 64 KiB and keeps unchanged runs across merges', () => {
+    const chunks = Array.from({ length: 2000 }, (_, i) => small(`family_with_a_long_name{router="router-${i}"} ${i}\n`));
+    const runs = new ChunkRuns();
+    runs.merge(3, chunks);
+    const first: Chunk[] = [];
+    runs.lay(3, chunks, first);
+    expect(first.length).toBeGreaterThan(1);
+    expect(first.length).toBeLessThan(10);
+    runs.merge(3, chunks);
+    const second: Chunk[] = [];
+    runs.lay(3, chunks, second);
+    // Same merged chunks: nothing was deflated again.
+    expect(second.every((chunk, i) => chunk === first[i])).toBe(true);
+  });
+});
+
+describe('exposition at fleet shape', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  function fleetStore(routers: number): SnapshotStore {
+    const store = new SnapshotStore();
+    const health = testRouter().health;
+    store.plan(new Map(Array.from({ length: routers }, (_, r) => [`router-${r}`, [{ collector: 'wireguard' as const, job: 'wireguard' }]])));
+    for (let r = 0; r < routers; r++) {
+      const peers: RouterRecord[] = Array.from({ length: 4 }, (_, p) => ({
+        interface: 'wg0',
+        'public-key': randomBytes(32).toString('base64'),
+        'allowed-address': `10.${r % 250}.${p}.2/32`,
+        rx: String(1000 * r + p),
+        tx: String(2000 * r + p),
+        'last-handshake': `${p + 1}m`,
+      }));
+      const wg = mapWireguard([{ name: 'wg0', running: 'true', disabled: 'false', 'listen-port': '13231' }], peers, routerLabel(`router-${r}`), health, 1_800_000_000_000);
+      store.record({ router: `router-${r}`, collector: 'wireguard', job: 'wireguard', ok: true, finishedAt: 1_800_000_000_000, durationSeconds: 0.1, samples: wg.samples, data: wg.data });
+    }
+    return store;
+  }
+
+  it('merges by itself once the store is quiet: gzip within 1.3 × one deflate of the plain body, same text', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'setImmediate', 'performance'] });
+    const store = fleetStore(500);
+    const exposition = new Exposition(store, new SelfMetrics({ version: 'test' }));
+    // A run lands after the exposition exists: the merge is scheduled by it.
+    store.record({ router: 'router-0', collector: 'wireguard', job: 'wireguard', ok: false, reason: 'timeout', finishedAt: 1_800_000_030_000, durationSeconds: 5 });
+    // The router series (the exporter's own process series after them change from scrape to scrape).
+    const plain = Buffer.from(exposition.routerText('text'), 'utf8');
+    const oneDeflate = deflateRawSync(plain, { level: 1 }).length;
+    const gzipBody = async (): Promise<Buffer> => Buffer.concat((await exposition.render('text', true)).parts);
+    const before = await gzipBody();
+    expect(gunzipSync(before).subarray(0, plain.length).equals(plain)).toBe(true);
+    await vi.runAllTimersAsync();
+    const after = await gzipBody();
+    expect(gunzipSync(after).subarray(0, plain.length).equals(plain)).toBe(true);
+    const ratio = after.length / oneDeflate;
+    console.log(`fleet-shape gzip: ${before.length} bytes stored, ${after.length} merged, one deflate ${oneDeflate} (${ratio.toFixed(2)} ×)`);
+    expect(before.length).toBeGreaterThan(after.length * 2);
+    expect(ratio).toBeLessThanOrEqual(1.3);
+  });
+
+  it('plain scrapes copy small parts together rather than writing thousands of tiny ones', async () => {
+    const store = fleetStore(200);
+    const exposition = new Exposition(store, new SelfMetrics({ version: 'test' }));
+    const { parts, length } = await exposition.render('text', false);
+    expect(Buffer.concat(parts).length).toBe(length);
+    expect(parts.length).toBeLessThan(200);
+    expect(parts.filter((part) => part.length < STORED_BELOW_BYTES).length).toBeLessThan(60);
+  });
+});
