@@ -8,7 +8,6 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { COLLECTOR_NAMES } from '../../src/collectors/descriptors.js';
 import { SnapshotStore } from '../../src/metrics/store.js';
 import { Scheduler } from '../../src/scheduler/scheduler.js';
-import { TICK_SPREAD_MAX_MS } from '../../src/scheduler/jitter.js';
 import { testConfig } from '../helpers/config.js';
 import { FakeClient } from '../helpers/fake-client.js';
 import { ManualTriggers } from '../helpers/manual-trigger.js';
