@@ -26,7 +26,10 @@ export interface Chunk {
   readonly length: number;
   /** SHA-256 of the plain bytes, where a later run needs to tell whether they changed. */
   readonly digest: Buffer | undefined;
-  /** The plain bytes, for a stored chunk (storedChunk): a view into `deflated`. */
+  /**
+   * The plain bytes where they are kept: a stored chunk's (storedChunk: a view into `deflated`; the store holds
+   * only these and deflated ones) and a merged run's (merge.ts: the bytes it was deflated from).
+   */
   readonly plain?: Buffer;
 }
 
@@ -51,6 +54,11 @@ const INFLATE: ZlibOptions = { finishFlush: constants.Z_SYNC_FLUSH };
 
 export function digestOf(bytes: Uint8Array): Buffer {
   return createHash('sha256').update(bytes).digest();
+}
+
+/** Deflates `bytes`, keeping them as the chunk's plain form (the caller must not reuse them). */
+export function deflateKeepingPlain(bytes: Buffer): Chunk {
+  return { ...deflateChunk(bytes), plain: bytes };
 }
 
 /** Deflates `bytes` (which the caller may reuse afterwards). */

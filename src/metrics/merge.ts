@@ -8,9 +8,10 @@
  * A run is used by a scrape only while every chunk it was made from is still the store's chunk at that place
  * (compared by identity of their bytes); otherwise the scrape lays those chunks as they are, stored, which is
  * valid gzip and up to date, only larger until the next merge. So a scrape never waits for a merge, and merging
- * costs one deflate of what changed per quiet period, whatever the scrape rate.
+ * costs one deflate of what changed per quiet period, whatever the scrape rate. Plain scrapes lay the runs' plain
+ * bytes the same way (at 2,000 × 4: ~13 MB kept beside the stored chunks, against ~60,000 parts per scrape).
  */
-import { deflateChunk, type Chunk } from './gzip.js';
+import { deflateKeepingPlain, type Chunk } from './gzip.js';
 
 /** A run closes once it holds this many plain bytes. */
 const RUN_BYTES = 64 * 1024;
@@ -58,7 +59,8 @@ export class ChunkRuns {
         runs.push(kept);
       } else {
         const plain = Buffer.concat(group.map((chunk) => chunk.plain as Buffer), bytes);
-        runs.push({ start, sources: group.map((chunk) => chunk.deflated), merged: deflateChunk(plain) });
+        // The run keeps its plain bytes too: a plain scrape then lays a few hundred parts, not 60,000 small ones.
+        runs.push({ start, sources: group.map((chunk) => chunk.deflated), merged: deflateKeepingPlain(plain) });
       }
     }
     this.#runs[familyIndex] = runs;

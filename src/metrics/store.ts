@@ -193,16 +193,23 @@ export class SnapshotStore {
     return true;
   }
 
-  /** Chunks per family index, router by router: meta first, then each job. */
-  *chunksOf(familyIndex: number): Generator<Chunk> {
-    for (const entry of this.#routers.values()) {
-      const meta = entry.meta[familyIndex];
-      if (meta !== undefined) yield meta;
-      for (const slot of entry.jobs.values()) {
-        const chunk = slot.snapshot?.chunks[familyIndex];
-        if (chunk !== undefined) yield chunk;
+  /**
+   * Every chunk by family index, router by router (meta first, then each job), in one walk of the store: what a
+   * scrape lays out. At 2,000 routers a generator walk per family was ~500,000 steps per scrape.
+   */
+  chunksByFamily(): Chunk[][] {
+    const out: Chunk[][] = Array.from({ length: FAMILY_COUNT }, (): Chunk[] => []);
+    const collect = (chunks: readonly (Chunk | undefined)[]): void => {
+      for (let index = 0; index < chunks.length; index++) {
+        const chunk = chunks[index];
+        if (chunk !== undefined) out[index]?.push(chunk);
       }
+    };
+    for (const entry of this.#routers.values()) {
+      collect(entry.meta);
+      for (const slot of entry.jobs.values()) if (slot.snapshot !== undefined) collect(slot.snapshot.chunks);
     }
+    return out;
   }
 
   /**

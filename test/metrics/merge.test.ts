@@ -129,5 +129,11 @@ describe('exposition at fleet shape', () => {
     expect(Buffer.concat(parts).length).toBe(length);
     expect(parts.length).toBeLessThan(200);
     expect(parts.filter((part) => part.length < STORED_BELOW_BYTES).length).toBeLessThan(60);
+    // Merged, plain scrapes lay the runs' kept plain bytes: no copy, one part per run, the same text.
+    const text = exposition.routerText('text');
+    exposition.mergeNow();
+    const merged = await exposition.render('text', false);
+    expect(merged.parts.length).toBeLessThan(60);
+    expect(Buffer.concat(merged.parts).toString('utf8').startsWith(text)).toBe(true);
   });
 });
