@@ -73,7 +73,7 @@ export class Exposition {
       // Chunks superseded meanwhile make runs that no scrape uses: each is checked against the store when laid.
       const all = this.#store.chunksByFamily();
       for (const family of FAMILIES) {
-        this.#runs.merge(family.index, all[family.index] ?? []);
+        this.#runs.merge(all[family.index] ?? []);
         await new Promise((resolve) => setImmediate(resolve));
       }
     } finally {
@@ -84,7 +84,7 @@ export class Exposition {
   /** Merges every family's runs now (tests, and callers that want the smallest gzip body at once). */
   mergeNow(): void {
     const all = this.#store.chunksByFamily();
-    for (const family of FAMILIES) this.#runs.merge(family.index, all[family.index] ?? []);
+    for (const family of FAMILIES) this.#runs.merge(all[family.index] ?? []);
   }
 
   /**
@@ -100,7 +100,7 @@ export class Exposition {
       const own = all[family.index] ?? [];
       if (own.length === 0) continue;
       chunks.push(headers[family.index] as Chunk);
-      if (merged) this.#runs.lay(family.index, own, chunks);
+      if (merged) this.#runs.lay(own, chunks);
       else for (const chunk of own) chunks.push(chunk);
     }
     return chunks;

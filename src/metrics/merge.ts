@@ -3,13 +3,19 @@
  * peers is a few hundred bytes, and 2,000 of them deflated one by one made a gzip body 2.7 × one deflate of the
  * plain body (each chunk starts without a window to refer back to, and pays its own block header). Small chunks
  * are stored (gzip.ts); once the store has been quiet for a moment (or at the latest a few seconds after the first
- * change), consecutive stored chunks of a family are deflated together in runs of about 64 KiB.
+ * change), the stored chunks of a family that are in no current run are deflated together in runs of ~64 KiB.
  *
- * A run is used by a scrape only while every chunk it was made from is still the store's chunk at that place
- * (compared by identity of their bytes); otherwise the scrape lays those chunks as they are, stored, which is
- * valid gzip and up to date, only larger until the next merge. So a scrape never waits for a merge, and merging
- * costs one deflate of what changed per quiet period, whatever the scrape rate. Plain scrapes lay the runs' plain
- * bytes the same way (at 2,000 × 4: ~13 MB kept beside the stored chunks, against ~60,000 parts per scrape).
+ * A run is laid by a scrape only while every chunk it was made from is still the store's (same bytes: a chunk a
+ * run left unchanged keeps its bytes' identity); otherwise the scrape lays those chunks as they are, stored,
+ * which is valid gzip and up to date, only larger until the next merge. So a scrape never waits for a merge, and
+ * merging costs one deflate of what changed per quiet period, whatever the scrape rate.
+ *
+ * Runs are made of chunks that changed together, not of neighbours: the format only asks a family's lines to be
+ * together, not in any order, so a run is laid where its first chunk is. Routers land spread over seconds after
+ * each tick, in about the same order every cycle; a run of neighbours in the router list would hold routers
+ * landing early and late, and be broken (laid stored) for most of the landing. A run of chunks that changed
+ * between the same two merges is broken only when those routers land again, about a cycle later; the chunks
+ * left over from a broken run form runs of their own, with others like them.
  */
 import { deflateKeepingPlain, type Chunk } from './gzip.js';
 
@@ -17,78 +23,87 @@ import { deflateKeepingPlain, type Chunk } from './gzip.js';
 const RUN_BYTES = 64 * 1024;
 
 interface Run {
-  /** Index in the family's chunk list of the first chunk it was made from. */
-  readonly start: number;
-  /** The `deflated` buffers of the chunks it was made from, in order. */
-  readonly sources: readonly Buffer[];
+  /** How many chunks it was made from. */
+  readonly size: number;
   readonly merged: Chunk;
+  /** Per lay: how many of its chunks the store still holds, and whether it was laid. */
+  epoch: number;
+  current: number;
+  laid: boolean;
 }
-
-const NO_RUNS: readonly Run[] = [];
 
 export class ChunkRuns {
-  /** Per family index, the runs of the last merge, by start. */
-  #runs: (readonly Run[])[] = [];
+  /** The run each stored chunk's bytes were merged into (weak: a run lives while its chunks do). */
+  readonly #runOf = new WeakMap<Buffer, Run>();
+  #epoch = 0;
+
+  /** Counts, for every run with a chunk in `chunks`, how many of its chunks are there. Returns the epoch. */
+  #count(chunks: readonly Chunk[]): number {
+    const epoch = ++this.#epoch;
+    for (const chunk of chunks) {
+      const run = this.#runOf.get(chunk.deflated);
+      if (run === undefined) continue;
+      if (run.epoch !== epoch) {
+        run.epoch = epoch;
+        run.current = 0;
+        run.laid = false;
+      }
+      run.current++;
+    }
+    return epoch;
+  }
+
+  #isCurrent(run: Run | undefined, epoch: number): run is Run {
+    return run !== undefined && run.epoch === epoch && run.current === run.size;
+  }
 
   /**
-   * Deflates every run of consecutive stored chunks of `chunks` (one family, in exposition order) that changed
-   * since the last merge; keeps the rest. Single stored chunks are left alone (nothing to gain).
+   * Deflates into runs the stored chunks of `chunks` (one family) that are in no current run: first those in no
+   * run at all (they changed since the last merge), then those left over from broken runs.
    */
-  merge(familyIndex: number, chunks: readonly Chunk[]): void {
-    const before = new Map<Buffer, Run>();
-    for (const run of this.#runs[familyIndex] ?? NO_RUNS) before.set(run.sources[0] as Buffer, run);
-    const runs: Run[] = [];
-    let index = 0;
-    while (index < chunks.length) {
-      if ((chunks[index] as Chunk).plain === undefined) {
-        index++;
-        continue;
-      }
-      const start = index;
+  merge(chunks: readonly Chunk[]): void {
+    const epoch = this.#count(chunks);
+    const changed: Chunk[] = [];
+    const leftOver: Chunk[] = [];
+    for (const chunk of chunks) {
+      if (chunk.plain === undefined) continue;
+      const run = this.#runOf.get(chunk.deflated);
+      if (run === undefined) changed.push(chunk);
+      else if (!this.#isCurrent(run, epoch)) leftOver.push(chunk);
+    }
+    this.#runsOf(changed);
+    this.#runsOf(leftOver);
+  }
+
+  #runsOf(chunks: readonly Chunk[]): void {
+    let start = 0;
+    while (start < chunks.length) {
+      let end = start;
       let bytes = 0;
-      while (index < chunks.length && bytes < RUN_BYTES) {
-        const chunk = chunks[index] as Chunk;
-        if (chunk.plain === undefined) break;
-        bytes += chunk.length;
-        index++;
-      }
-      if (index - start < 2) continue;
-      const group = chunks.slice(start, index);
-      const kept = before.get(group[0]?.deflated as Buffer);
-      if (kept !== undefined && kept.start === start && sameSources(kept, chunks, start)) {
-        runs.push(kept);
-      } else {
-        const plain = Buffer.concat(group.map((chunk) => chunk.plain as Buffer), bytes);
+      while (end < chunks.length && bytes < RUN_BYTES) bytes += (chunks[end++] as Chunk).length;
+      // A run of one gains nothing: the chunk stays stored.
+      if (end - start > 1) {
+        const group = chunks.slice(start, end);
         // The run keeps its plain bytes too: a plain scrape then lays a few hundred parts, not 60,000 small ones.
-        runs.push({ start, sources: group.map((chunk) => chunk.deflated), merged: deflateKeepingPlain(plain) });
+        const merged = deflateKeepingPlain(Buffer.concat(group.map((chunk) => chunk.plain as Buffer), bytes));
+        const run: Run = { size: group.length, merged, epoch: 0, current: 0, laid: false };
+        for (const chunk of group) this.#runOf.set(chunk.deflated, run);
       }
+      start = end;
     }
-    this.#runs[familyIndex] = runs;
   }
 
-  /** `chunks` (one family, in order) with every run that is still current replaced by its merged chunk. */
-  lay(familyIndex: number, chunks: readonly Chunk[], out: Chunk[]): void {
-    const runs = this.#runs[familyIndex] ?? NO_RUNS;
-    let next = 0;
-    let index = 0;
-    while (index < chunks.length) {
-      while (next < runs.length && (runs[next] as Run).start < index) next++;
-      const run = runs[next];
-      if (run !== undefined && run.start === index && sameSources(run, chunks, index)) {
+  /** `chunks` (one family, in store order) with every current run laid once, where its first chunk is. */
+  lay(chunks: readonly Chunk[], out: Chunk[]): void {
+    const epoch = this.#count(chunks);
+    for (const chunk of chunks) {
+      const run = this.#runOf.get(chunk.deflated);
+      if (!this.#isCurrent(run, epoch)) {
+        out.push(chunk);
+      } else if (!run.laid) {
+        run.laid = true;
         out.push(run.merged);
-        index += run.sources.length;
-      } else {
-        out.push(chunks[index] as Chunk);
-        index++;
       }
     }
   }
-}
-
-function sameSources(run: Run, chunks: readonly Chunk[], start: number): boolean {
-  if (start + run.sources.length > chunks.length) return false;
-  for (let offset = 0; offset < run.sources.length; offset++) {
-    if ((chunks[start + offset] as Chunk).deflated !== run.sources[offset]) return false;
-  }
-  return true;
 }

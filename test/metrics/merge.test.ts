@@ -36,42 +36,61 @@ describe('stored chunks', () => {
 describe('ChunkRuns', () => {
   const small = (text: string): Chunk => storedChunk(Buffer.from(text));
 
+  /** The lines of a body, sorted: a family's lines may come in any order, and runs are laid where their first chunk is. */
+  const lines = (text: string): string[] => text.split('\n').sort();
+
   it('lays current runs merged, and a run whose chunk changed as its chunks, stored', () => {
     const chunks = [...Array.from({ length: 300 }, (_, i) => small(`m{router="r${i}"} ${i}\n`)), deflateChunk(Buffer.from('x 1\n'.repeat(5000))), small('tail 1\n')];
     const runs = new ChunkRuns();
-    runs.merge(0, chunks);
+    runs.merge(chunks);
     const merged: Chunk[] = [];
-    runs.lay(0, chunks, merged);
-    // 300 small chunks in one run (well under 64 KiB), the big one, and the single small one left alone.
-    expect(merged).toHaveLength(3);
+    runs.lay(chunks, merged);
+    // The 301 small chunks changed together: one run (well under 64 KiB), laid where its first chunk is; the big one.
+    expect(merged).toHaveLength(2);
     const plain = Buffer.concat(chunks.map(plainOf)).toString();
-    expect(gunzipSync(body(merged)).toString()).toBe(plain);
-    // One chunk replaced: its run no longer matches, so the scrape lays the current chunks.
+    expect(lines(gunzipSync(body(merged)).toString())).toEqual(lines(plain));
+    // One chunk replaced: its run no longer matches, so the scrape lays the current chunks, in store order.
     const changed = [...chunks];
     changed[7] = small('m{router="r7"} 700\n');
     const laid: Chunk[] = [];
-    runs.lay(0, changed, laid);
+    runs.lay(changed, laid);
     expect(laid).toHaveLength(302);
     expect(gunzipSync(body(laid)).toString()).toBe(Buffer.concat(changed.map(plainOf)).toString());
-    // Merging again rebuilds it.
-    runs.merge(0, changed);
+    // Merging again: the changed chunk alone stays stored, the 300 left over from the broken run make a new run.
+    runs.merge(changed);
     const again: Chunk[] = [];
-    runs.lay(0, changed, again);
+    runs.lay(changed, again);
     expect(again).toHaveLength(3);
-    expect(gunzipSync(body(again)).toString()).toContain('m{router="r7"} 700\n');
+    expect(lines(gunzipSync(body(again)).toString())).toEqual(lines(Buffer.concat(changed.map(plainOf)).toString()));
+  });
+
+  it('makes runs of chunks that changed together, so routers landing later do not break them', () => {
+    const chunks = Array.from({ length: 1000 }, (_, i) => small(`family_with_a_long_name{router="router-${i}"} ${i}\n`));
+    const runs = new ChunkRuns();
+    runs.merge(chunks);
+    // Every other router lands (new bytes), then a merge: the landed ones make runs of their own.
+    const landed = chunks.map((chunk, i) => (i % 2 === 0 ? small(`family_with_a_long_name{router="router-${i}"} ${i + 1}\n`) : chunk));
+    runs.merge(landed);
+    // The rest land: the runs made of the first half are still current, only the second half is laid stored.
+    const all = landed.map((chunk, i) => (i % 2 === 1 ? small(`family_with_a_long_name{router="router-${i}"} ${i + 1}\n`) : chunk));
+    const laid: Chunk[] = [];
+    runs.lay(all, laid);
+    expect(laid.length).toBeLessThan(520);
+    expect(laid.filter((chunk) => chunk.length > 1000).length).toBeGreaterThan(0);
+    expect(lines(gunzipSync(body(laid)).toString())).toEqual(lines(Buffer.concat(all.map(plainOf)).toString()));
   });
 
   it('closes a run at about 64 KiB and keeps unchanged runs across merges', () => {
     const chunks = Array.from({ length: 2000 }, (_, i) => small(`family_with_a_long_name{router="router-${i}"} ${i}\n`));
     const runs = new ChunkRuns();
-    runs.merge(3, chunks);
+    runs.merge(chunks);
     const first: Chunk[] = [];
-    runs.lay(3, chunks, first);
+    runs.lay(chunks, first);
     expect(first.length).toBeGreaterThan(1);
     expect(first.length).toBeLessThan(10);
-    runs.merge(3, chunks);
+    runs.merge(chunks);
     const second: Chunk[] = [];
-    runs.lay(3, chunks, second);
+    runs.lay(chunks, second);
     // Same merged chunks: nothing was deflated again.
     expect(second.every((chunk, i) => chunk === first[i])).toBe(true);
   });
