@@ -6,9 +6,9 @@
  * (SIGUSR2) summarised by what holds the bytes. A tool for finding a cost, not a benchmark: it prints, never fails.
  *
  *   npx tsx bench/memory.ts [--routers 100] [--peers 1000] [--schedule 30] [--cycles 2] [--heap-snapshot]
- *                           [--main path/to/dist/main.js] [--fleet]
+ *                           [--save-snapshot FILE] [--main path/to/dist/main.js] [--fleet]
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -31,6 +31,7 @@ const { values } = parseArgs({
     main: { type: 'string' },
     fleet: { type: 'boolean' },
     'heap-snapshot': { type: 'boolean' },
+    'save-snapshot': { type: 'string' },
   },
 });
 const fleet = values.fleet === true;
@@ -59,6 +60,23 @@ function families(text: string): { name: string; series: number; bytes: number }
     out.set(name, entry);
   }
   return [...out.values()].sort((a, b) => b.bytes - a.bytes);
+}
+
+/** RSS by kind of mapping (/proc/<pid>/smaps): file-backed (binary, libraries), the brk heap (malloc), other anonymous (V8 pages, mmapped malloc chunks, thread stacks). */
+function smapsSummary(pid: number): string {
+  const totals = { file: 0, brk: 0, anonymous: 0 };
+  let kind: keyof typeof totals = 'anonymous';
+  for (const line of readFileSync(`/proc/${pid}/smaps`, 'utf8').split('\n')) {
+    const header = /^[0-9a-f]+-[0-9a-f]+ \S+ \S+ \S+ \S+\s*(.*)$/.exec(line);
+    if (header !== null) {
+      const path = header[1] ?? '';
+      kind = path === '[heap]' ? 'brk' : path.startsWith('/') ? 'file' : 'anonymous';
+      continue;
+    }
+    const rss = /^Rss:\s+(\d+) kB/.exec(line);
+    if (rss !== null) totals[kind] += Number(rss[1]) * 1024;
+  }
+  return `file-backed ${(totals.file / MB).toFixed(0)} MB, brk heap (malloc) ${(totals.brk / MB).toFixed(0)} MB, other anonymous (V8 pages, mmapped malloc) ${(totals.anonymous / MB).toFixed(0)} MB`;
 }
 
 const dir = mkdtempSync(join(tmpdir(), 'routeros-memory-'));
@@ -95,6 +113,7 @@ try {
   console.log(`RSS ${(proc.rssBytes / MB).toFixed(0)} MB (peak ${(proc.peakRssBytes / MB).toFixed(0)}), V8 heap used ${heapUsed.toFixed(1)} of ${heapTotal.toFixed(1)} MB committed`);
   console.log(`  old space ${space('old').toFixed(1)}, new ${space('new').toFixed(1)}, code ${space('code').toFixed(1)}, large objects ${space('large_object').toFixed(1)} MB`);
   console.log(`  external (Buffers, zlib output) ${external.toFixed(1)} MB`);
+  console.log(`  RSS by mapping: ${smapsSummary(pid)}`);
   console.log(`exposition: ${series} series, ${(body.length / MB).toFixed(1)} MB plain; by family (plain MB, series):`);
   for (const f of fams.slice(0, 20)) console.log(`  ${f.name.padEnd(70)} ${(f.bytes / MB).toFixed(1).padStart(6)} ${String(f.series).padStart(8)}`);
   if (values['heap-snapshot'] === true) {
@@ -110,7 +129,8 @@ try {
       }
     }
     if (file === undefined) console.log('no heap snapshot was written');
-    else summariseHeapSnapshot(JSON.parse(readFileSync(file, 'utf8')) as Parameters<typeof summariseHeapSnapshot>[0]);
+    else if (values['save-snapshot'] !== undefined) copyFileSync(file, values['save-snapshot']);
+    if (file !== undefined) summariseHeapSnapshot(JSON.parse(readFileSync(file, 'utf8')) as Parameters<typeof summariseHeapSnapshot>[0]);
   }
 } finally {
   for (const child of children.reverse()) await stopChild(child);
