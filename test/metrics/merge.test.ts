@@ -141,6 +141,22 @@ describe('exposition at fleet shape', () => {
     expect(ratio).toBeLessThanOrEqual(1.3);
   });
 
+  it('keeps a scrape layout until the store changes: repeated scrapes lay the same parts, a run landing is seen at once', async () => {
+    const store = fleetStore(50);
+    const exposition = new Exposition(store, new SelfMetrics({ version: 'test' }));
+    exposition.mergeNow();
+    const first = await exposition.render('text', false);
+    const again = await exposition.render('text', false);
+    // The same Buffers (the exporter's own series, rendered per scrape, are the one part made anew).
+    expect(again.parts.slice(0, -1).every((part, i) => part === first.parts[i])).toBe(true);
+    store.record({ router: 'router-3', collector: 'wireguard', job: 'wireguard', ok: false, reason: 'timeout', finishedAt: 1_800_000_030_000, durationSeconds: 5 });
+    const after = Buffer.concat((await exposition.render('text', false)).parts).toString('utf8');
+    expect(after).toContain('routeros_collector_errors_total{router="router-3",collector="wireguard",reason="timeout"} 1\n');
+    expect(after).not.toContain('routeros_wireguard_peer_info{router="router-3"');
+    const gzip = gunzipSync(Buffer.concat((await exposition.render('text', true)).parts)).toString('utf8');
+    expect(gzip).toContain('routeros_collector_errors_total{router="router-3",collector="wireguard",reason="timeout"} 1\n');
+  });
+
   it('plain scrapes copy small parts together rather than writing thousands of tiny ones', async () => {
     const store = fleetStore(200);
     const exposition = new Exposition(store, new SelfMetrics({ version: 'test' }));
