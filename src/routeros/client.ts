@@ -100,6 +100,8 @@ export class RouterOsClient {
   /** A read in flight; the reads after it wait in `#readQueue`, in order (see `#readTurn`). */
   #readBusy = false;
   readonly #readQueue: (() => void)[] = [];
+  /** Closed for good: a read after `close` fails on the destroyed Client instead of opening a new one. */
+  #closed = false;
 
   constructor(options: RouterOsClientOptions) {
     const url = new URL(options.url);
@@ -130,7 +132,12 @@ export class RouterOsClient {
   }
 
   #dispatcherFor(method: Method): Dispatcher {
-    if (method === 'GET') return (this.#reads ??= new Client(this.#origin, this.#readOptions));
+    if (method === 'GET') {
+      this.#reads ??= new Client(this.#origin, this.#readOptions);
+      // Closed before its first read: destroyed at once, so the read fails as every read after close does.
+      if (this.#closed && !this.#reads.destroyed) void this.#reads.destroy();
+      return this.#reads;
+    }
     return (this.#commands ??= new Pool(this.#origin, this.#commandOptions));
   }
 
@@ -159,9 +166,8 @@ export class RouterOsClient {
 
   /** Closes the connections; in-flight requests fail with ROS_ERR_ABORTED or a connect error. */
   async close(): Promise<void> {
-    const reads = this.#reads;
-    this.#reads = undefined;
-    await Promise.all([reads?.destroy(), this.#commands?.destroy()]);
+    this.#closed = true;
+    await Promise.all([this.#reads?.destroy(), this.#commands?.destroy()]);
   }
 
   /**
@@ -273,7 +279,7 @@ export class RouterOsClient {
         ...(body === undefined ? {} : { body: JSON.stringify(body) }),
       });
     } catch (error) {
-      if (dispatcher === this.#reads) {
+      if (dispatcher === this.#reads && !this.#closed) {
         // No reply came: whatever the connection's state, the next read starts on a fresh Client.
         this.#reads = undefined;
         void (dispatcher as Client).destroy().catch(() => undefined);

@@ -74,3 +74,17 @@ describe('reconnects', () => {
     }
   });
 });
+
+describe('a closed client', () => {
+  it('fails its reads without opening a connection, whether or not it had one', async () => {
+    const used = client('a');
+    await used.getSingleton('system/resource');
+    const unused = client('b');
+    await Promise.all([used.close(), unused.close()]);
+    const before = ['a', 'b'].map((name) => emulator.router(name).stats.connections);
+    for (const closed of [used, unused]) {
+      await expect(closed.getSingleton('system/resource')).rejects.toMatchObject({ code: 'ROS_ERR_CONNECT' });
+    }
+    expect(['a', 'b'].map((name) => emulator.router(name).stats.connections)).toEqual(before);
+  });
+});
