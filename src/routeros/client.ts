@@ -97,6 +97,8 @@ export class RouterOsClient {
   #commands: Pool | undefined;
   readonly #readOptions: Client.Options;
   readonly #commandOptions: Pool.Options;
+  /** The signal the reads share while none of them is stopped (see `request`). */
+  #readController: AbortController | undefined;
   /** A read in flight; the reads after it wait in `#readQueue`, in order (see `#readTurn`). */
   #readBusy = false;
   readonly #readQueue: (() => void)[] = [];
@@ -174,28 +176,23 @@ export class RouterOsClient {
    * Waits until the reads before this one have finished: a router's reads go one after the other over its one
    * connection. Undici would queue them on the connection too, but when that connection cannot be made it left
    * a queued request waiting past its own timeout; queued here, a read waits only for those before it, and its
-   * timeout (or the caller's abort) still ends the wait. Rejects with the signal's reason.
+   * timeout (or the caller's abort) still ends the wait: rejects with the stop's reason.
    */
-  #readTurn(signal: AbortSignal): Promise<void> | undefined {
+  #readTurn(stop: Stop): Promise<void> | undefined {
     if (!this.#readBusy) {
       this.#readBusy = true;
       return undefined;
     }
     return new Promise((resolve, reject) => {
       const turn = (): void => {
-        signal.removeEventListener('abort', onAbort);
+        stop.notify = undefined;
         resolve();
       };
-      const onAbort = (): void => {
+      stop.notify = (reason): void => {
         const index = this.#readQueue.indexOf(turn);
         if (index >= 0) this.#readQueue.splice(index, 1);
-        reject(signal.reason);
+        reject(reason);
       };
-      if (signal.aborted) {
-        reject(signal.reason);
-        return;
-      }
-      signal.addEventListener('abort', onAbort, { once: true });
       this.#readQueue.push(turn);
     });
   }
@@ -220,36 +217,42 @@ export class RouterOsClient {
   ): Promise<{ value: unknown; request: string }> {
     const query = path.indexOf('?');
     const request = `${method} /rest${query < 0 ? path : path.slice(0, query)}`;
-    // One controller and one plain timer per request: AbortSignal.timeout and AbortSignal.any cost a weak
-    // reference, a finalizer and a DOMException each, thousands of times per cycle in a fleet.
-    const controller = new AbortController();
-    const signal = controller.signal;
-    const deadline = { passed: false };
-    const timer = setTimeout(() => {
-      deadline.passed = true;
-      controller.abort(new Error('request timeout'));
-    }, options.timeoutMs ?? this.#timeoutMs);
+    // One plain timer per request, and no AbortSignal.timeout / AbortSignal.any, which cost a weak reference, a
+    // finalizer and a DOMException each, thousands of times per cycle in a fleet.
+    const stop: Stop = { stopped: false, timedOut: false, reason: undefined, notify: undefined };
+    const halt = (reason: unknown, timedOut: boolean): void => {
+      if (stop.stopped) return;
+      Object.assign(stop, { stopped: true, timedOut, reason });
+      stop.notify?.(reason);
+    };
+    const timer = setTimeout(() => halt(new Error('request timeout'), true), options.timeoutMs ?? this.#timeoutMs);
     timer.unref();
     const external = options.signal;
-    const onAbort = (): void => controller.abort(external?.reason);
+    const onAbort = (): void => halt(external?.reason, false);
     if (external?.aborted === true) onAbort();
     else external?.addEventListener('abort', onAbort, { once: true });
     try {
+      if (stop.stopped) throw this.#failure(stop.reason, request, 'connect', stop.timedOut, external);
       let response: Dispatcher.ResponseData;
       let bytes: Buffer;
       if (method === 'GET') {
         try {
-          await this.#readTurn(signal);
+          await this.#readTurn(stop);
         } catch (error) {
-          throw this.#failure(error, request, 'connect', deadline.passed, external);
+          throw this.#failure(error, request, 'connect', stop.timedOut, external);
         }
         try {
-          ({ response, bytes } = await this.#exchange(method, path, body, request, signal, deadline, external));
+          // A router's reads take turns, so they share one controller until one of them is stopped, instead of
+          // making one per request.
+          let controller = this.#readController;
+          if (controller === undefined || controller.signal.aborted) controller = this.#readController = new AbortController();
+          ({ response, bytes } = await this.#exchange(method, path, body, request, controller, stop, external));
         } finally {
+          stop.notify = undefined;
           this.#readFinished();
         }
       } else {
-        ({ response, bytes } = await this.#exchange(method, path, body, request, signal, deadline, external));
+        ({ response, bytes } = await this.#exchange(method, path, body, request, new AbortController(), stop, external));
       }
       return this.#answer(method, response, bytes, request);
     } finally {
@@ -258,16 +261,19 @@ export class RouterOsClient {
     }
   }
 
+  /** Sends the request and reads the whole reply; `controller` aborts it when `stop` is halted meanwhile. */
   async #exchange(
     method: Method,
     path: string,
     body: unknown,
     request: string,
-    signal: AbortSignal,
-    deadline: { passed: boolean },
+    controller: AbortController,
+    stop: Stop,
     external: AbortSignal | undefined,
   ): Promise<{ response: Dispatcher.ResponseData; bytes: Buffer }> {
-    if (signal.aborted) throw this.#failure(signal.reason, request, 'connect', deadline.passed, external);
+    if (stop.stopped) throw this.#failure(stop.reason, request, 'connect', stop.timedOut, external);
+    stop.notify = (reason): void => controller.abort(reason);
+    const signal = controller.signal;
     const dispatcher = this.#dispatcherFor(method);
     let response: Dispatcher.ResponseData;
     try {
@@ -284,12 +290,12 @@ export class RouterOsClient {
         this.#reads = undefined;
         void (dispatcher as Client).destroy().catch(() => undefined);
       }
-      throw this.#failure(error, request, 'connect', deadline.passed, external);
+      throw this.#failure(error, request, 'connect', stop.timedOut, external);
     }
     try {
       return { response, bytes: await this.#readCapped(response, request) };
     } catch (error) {
-      throw this.#failure(error, request, 'body', deadline.passed, external);
+      throw this.#failure(error, request, 'body', stop.timedOut, external);
     }
   }
 
@@ -364,6 +370,14 @@ export class RouterOsClient {
     }
     return mapNetworkError(error, request, phase);
   }
+}
+
+/** A request's stop: its timeout or the caller's abort, and whom to tell (its wait in the queue, or undici). */
+interface Stop {
+  stopped: boolean;
+  timedOut: boolean;
+  reason: unknown;
+  notify: ((reason: unknown) => void) | undefined;
 }
 
 function headerText(value: string | string[] | undefined): string | undefined {

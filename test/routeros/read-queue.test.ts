@@ -1,0 +1,67 @@
+/**
+ * A router's reads take turns on its one connection (and share one abort signal while none is stopped): over
+ * real HTTPS against the emulator, a read that times out or is aborted stops itself only — the reads queued
+ * behind it, and the one in flight ahead of it, carry on.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startEmulator, type Emulator } from '../../src/emulator/index.js';
+import { RouterOsClient } from '../../src/routeros/client.js';
+import { Secret } from '../../src/util/secret.js';
+
+let emulator: Emulator;
+const clients: RouterOsClient[] = [];
+
+beforeAll(async () => {
+  emulator = await startEmulator({ routers: [{ name: 'q' }] });
+});
+
+afterAll(async () => {
+  await Promise.all(clients.map((client) => client.close()));
+  await emulator.close();
+});
+
+function client(timeoutMs: number): RouterOsClient {
+  const made = new RouterOsClient({ url: emulator.router('q').url, username: 'admin', password: new Secret(''), timeoutMs, tls: { ca: emulator.ca } });
+  clients.push(made);
+  return made;
+}
+
+describe('the read queue', () => {
+  it('a read that times out stops alone: the one queued behind it and the next one are answered', async () => {
+    const router = emulator.router('q');
+    router.setFaults({ path: 'system/resource', hang: true });
+    try {
+      const reads = client(3_000);
+      const hanging = reads.getSingleton('system/resource', { timeoutMs: 300 });
+      const queued = reads.list('interface');
+      await expect(hanging).rejects.toMatchObject({ code: 'ROS_ERR_TIMEOUT' });
+      expect(Array.isArray(await queued)).toBe(true);
+      expect(Array.isArray(await reads.list('interface/wireguard'))).toBe(true);
+    } finally {
+      router.clearFaults();
+    }
+  });
+
+  it("a queued read aborted by its caller leaves the read in flight ahead of it alone", async () => {
+    const router = emulator.router('q');
+    router.setFaults({ path: 'system/resource', latencyMs: 300 });
+    try {
+      const reads = client(3_000);
+      const ahead = reads.getSingleton('system/resource');
+      const caller = new AbortController();
+      const queued = reads.list('interface', { signal: caller.signal });
+      caller.abort(new Error('shutting down'));
+      await expect(queued).rejects.toMatchObject({ code: 'ROS_ERR_ABORTED' });
+      expect(typeof (await ahead)).toBe('object');
+      // And an abort while in flight stops that read only.
+      const inFlight = new AbortController();
+      const stopped = reads.getSingleton('system/resource', { signal: inFlight.signal });
+      const after = reads.list('interface');
+      setImmediate(() => inFlight.abort(new Error('reload')));
+      await expect(stopped).rejects.toMatchObject({ code: 'ROS_ERR_ABORTED' });
+      expect(Array.isArray(await after)).toBe(true);
+    } finally {
+      router.clearFaults();
+    }
+  });
+});
