@@ -41,6 +41,8 @@ const PLAIN_PART_BYTES = 64 * 1024;
 
 /** A format's laid-out router chunks, and their plain parts once a plain scrape asked; valid until the store changes. */
 interface Prepared {
+  /** The store's version it was laid out from. */
+  readonly version: number;
   readonly chunks: Chunk[];
   plain: Buffer[] | undefined;
 }
@@ -112,8 +114,9 @@ export class Exposition {
 
   #prepare(format: ExpositionFormat): Prepared {
     let prepared = this.#prepared.get(format);
-    if (prepared === undefined) {
-      prepared = { chunks: this.routerChunks(format, true), plain: undefined };
+    // A backoff or a reload changes chunks without a recorded run: the version catches every change.
+    if (prepared === undefined || prepared.version !== this.#store.version) {
+      prepared = { version: this.#store.version, chunks: this.routerChunks(format, true), plain: undefined };
       this.#prepared.set(format, prepared);
     }
     return prepared;

@@ -70,6 +70,12 @@ export type RecordListener = (router: string, collector: CollectorName) => void;
 export class SnapshotStore {
   #routers = new Map<string, RouterEntry>();
   #listeners = new Set<RecordListener>();
+  #version = 0;
+
+  /** Changes whenever any chunk may have (a plan, a recorded run, a backoff): what a prepared layout is valid for. */
+  get version(): number {
+    return this.#version;
+  }
 
   /** Calls `listener` after every recorded run; returns the function that unsubscribes it. */
   subscribe(listener: RecordListener): () => void {
@@ -117,6 +123,7 @@ export class SnapshotStore {
       next.set(name, entry);
     }
     this.#routers = next;
+    this.#version++;
   }
 
   /** Stores a finished run. Outcomes of jobs that are no longer planned (a reload raced the run) are dropped. */
@@ -230,6 +237,7 @@ export class SnapshotStore {
   }
 
   #renderMeta(entry: RouterEntry): void {
+    this.#version++;
     const samples = new SampleSet();
     const byCollector = new Map<CollectorName, JobSlot[]>();
     for (const slot of entry.jobs.values()) {

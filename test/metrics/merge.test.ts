@@ -155,6 +155,10 @@ describe('exposition at fleet shape', () => {
     expect(after).not.toContain('routeros_wireguard_peer_info{router="router-3"');
     const gzip = gunzipSync(Buffer.concat((await exposition.render('text', true)).parts)).toString('utf8');
     expect(gzip).toContain('routeros_collector_errors_total{router="router-3",collector="wireguard",reason="timeout"} 1\n');
+    // A backoff changes a chunk without a recorded run: still seen by the next scrape.
+    store.setBackoff('router-3', 'wireguard', 40);
+    const backoff = Buffer.concat((await exposition.render('text', false)).parts).toString('utf8');
+    expect(backoff).toContain('routeros_collector_backoff_seconds{router="router-3",collector="wireguard"} 40\n');
   });
 
   it('plain scrapes copy small parts together rather than writing thousands of tiny ones', async () => {
