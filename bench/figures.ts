@@ -42,6 +42,8 @@ export interface BenchLine {
 export interface RecordedRun {
   label: string;
   note?: string;
+  /** A run of the build before a change, shown beside the others for comparison but not judged against the targets. */
+  baseline?: boolean;
   bench: BenchLine;
 }
 
@@ -159,7 +161,7 @@ export const END = '<!-- end of generated figures -->';
 /** The generated part of docs/performance.md, markers included. */
 export function performanceFigures(name: string, file: RunFile): string {
   const notes = file.runs.filter((run) => run.note !== undefined).map((run) => `${run.label}: ${run.note}`);
-  const full = file.runs.map((run) => run.bench).filter(fullScale);
+  const full = file.runs.filter((run) => run.baseline !== true).map((run) => run.bench).filter(fullScale);
   return [
     BEGIN,
     `${file.date}, main at \`${file.commit}\`: ${file.conditions}${notes.length > 0 ? ` (${notes.join('; ')})` : ''}. Recorded in \`bench/runs/${name}\`.`,

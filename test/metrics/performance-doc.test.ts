@@ -41,7 +41,21 @@ describe('docs/performance.md', () => {
     const over = structuredClone(file);
     for (const run of over.runs) run.bench.rss_peak_mb = 301;
     expect(performanceFigures(name, over)).toMatch(/\| RSS ≤ 300 MB \|.*\| NOT met \|/);
-    expect(performanceFigures(name, file)).toMatch(/\| RSS ≤ 300 MB \|.*\| met as Prometheus uses it/);
+    const under = structuredClone(file);
+    for (const run of under.runs) run.bench.rss_peak_mb = 299;
+    expect(performanceFigures(name, under)).toMatch(/\| RSS ≤ 300 MB \|.*\| met as Prometheus uses it/);
+  });
+
+  it('shows baseline runs beside the others but judges only the others against the targets', () => {
+    const { name, file } = latestRunFile();
+    const mixed = structuredClone(file);
+    for (const run of mixed.runs) run.bench.rss_peak_mb = 299;
+    const first = mixed.runs[0];
+    if (first === undefined) throw new Error('no run');
+    mixed.runs.unshift({ ...structuredClone(first), label: 'old build', baseline: true, bench: { ...first.bench, rss_peak_mb: 900 } });
+    const text = performanceFigures(name, mixed);
+    expect(text).toContain('| old build |');
+    expect(text).toMatch(/\| RSS ≤ 300 MB \|.*\| met as Prometheus uses it/);
   });
 
   it('rejects a record with a figure missing', () => {
