@@ -21,7 +21,7 @@ import { allVariableSelectors } from '../../scripts/dashboards/queries.js';
 import { writeCa } from '../helpers/emulator-config.js';
 import { instantQuery, startPrometheus, type RunningPrometheus } from '../helpers/prometheus.js';
 import { waitFor } from '../helpers/wait.js';
-import { panelFailures, RULE_EXPRS, RULE_FILES } from './dashboard-queries.js';
+import { AFTER_A_FAILURE, panelFailures, panelQueriesTitled, RULE_EXPRS, RULE_FILES } from './dashboard-queries.js';
 
 const EXAMPLE = new URL('../../deploy/prometheus/multi-target.yml', import.meta.url).pathname;
 const EXAMPLE_ADDRESS = 'routeros-exporter:9731';
@@ -163,6 +163,10 @@ describe('a real Prometheus with the shipped multi-target config (/sd → /probe
     const newlyFailing = (await series('routeros_collector_success == 0')).filter((s) => !failingBefore.has(`${s.metric['router']}/${s.metric['collector']}`));
     expect(newlyFailing.length).toBeGreaterThan(0);
     for (const s of newlyFailing) expect([s.metric['instance'], s.metric['router']]).toEqual([STOPPED, STOPPED]);
+    // The panels that stay empty while nothing fails show the failure, for that router alone.
+    for (const query of AFTER_A_FAILURE.flatMap((title) => panelQueriesTitled(title))) {
+      await expect.poll(async () => [...new Set((await series(query.expr)).map((s) => s.metric['router']))], { timeout: 10_000, interval: 500 }).toEqual([STOPPED]);
+    }
     // RouterOSDown starts (pending: its `for` is minutes) for that router alone.
     await expect
       .poll(async () => (await series('ALERTS{alertname="RouterOSDown"}')).map((s) => s.metric['router']), { timeout: 10_000, interval: 500 })
