@@ -4,28 +4,19 @@
  * (inflated on the first plain scrape that needs them, gzip.ts). Small chunks are stored and deflated in runs
  * once the store is quiet (merge.ts); gzip scrapes use those runs while they are current.
  */
-import { FAMILIES, type Family } from './families.js';
-import { deflateChunk, fixedChunk, gzipParts, plainOf, STORED_BELOW_BYTES, type Chunk } from './gzip.js';
+import { FAMILIES } from './families.js';
+import { deflateChunk, gzipParts, plainOf, STORED_BELOW_BYTES, type Chunk } from './gzip.js';
 import { ChunkRuns } from './merge.js';
 import type { ExpositionFormat } from './negotiate.js';
 import type { SelfMetrics } from './self.js';
 import type { SnapshotStore } from './store.js';
-import { metadataLines } from './metadata.js';
+import { EOF_LINE, FAMILY_HEADERS } from './family-headers.js';
 
 export interface RenderedBody {
   parts: Buffer[];
   length: number;
 }
 
-function header(family: Family, format: ExpositionFormat): Chunk {
-  return fixedChunk(metadataLines(family.name, family.type, family.help, format));
-}
-
-const HEADERS: Record<ExpositionFormat, Chunk[]> = {
-  text: FAMILIES.map((family) => header(family, 'text')),
-  openmetrics: FAMILIES.map((family) => header(family, 'openmetrics')),
-};
-const EOF_LINE = fixedChunk('# EOF\n');
 
 /** Runs are merged once no run has landed for this long… */
 const QUIET_MS = 250;
@@ -129,7 +120,7 @@ export class Exposition {
    */
   routerChunks(format: ExpositionFormat, merged = false): Chunk[] {
     const chunks: Chunk[] = [];
-    const headers = HEADERS[format];
+    const headers = FAMILY_HEADERS[format];
     const all = this.#store.chunksByFamily();
     for (const family of FAMILIES) {
       const own = all[family.index] ?? [];

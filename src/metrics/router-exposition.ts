@@ -5,23 +5,14 @@
  * /probe body holds exactly that router's lines of /metrics, and every /probe body plus the exporter's own
  * series add up to /metrics. Nothing here waits on a router.
  */
-import { FAMILIES, type Family } from './families.js';
+import { FAMILIES } from './families.js';
 import type { RenderedBody } from './exposition.js';
-import { deflateChunk, fixedChunk, gzipParts, plainOf, type Chunk } from './gzip.js';
-import { metadataLines } from './metadata.js';
+import { deflateChunk, gzipParts, plainOf, type Chunk } from './gzip.js';
+import { EOF_LINE, FAMILY_HEADERS } from './family-headers.js';
 import type { ExpositionFormat } from './negotiate.js';
 import type { SelfMetrics } from './self.js';
 import type { SnapshotStore } from './store.js';
 
-function header(family: Family, format: ExpositionFormat): Chunk {
-  return fixedChunk(metadataLines(family.name, family.type, family.help, format));
-}
-
-const HEADERS: Record<ExpositionFormat, Chunk[]> = {
-  text: FAMILIES.map((family) => header(family, 'text')),
-  openmetrics: FAMILIES.map((family) => header(family, 'openmetrics')),
-};
-const EOF_LINE = fixedChunk('# EOF\n');
 
 /** Lays chunks (and optional plain bytes) out as one body, gzip or plain; HEAD gets only the length. */
 function assemble(chunks: readonly Chunk[], own: Buffer | undefined, format: ExpositionFormat, gzip: boolean, headOnly: boolean): RenderedBody {
@@ -52,7 +43,7 @@ export class RouterExposition {
    */
   routerChunks(router: string, format: ExpositionFormat): Chunk[] | undefined {
     const chunks: Chunk[] = [];
-    const headers = HEADERS[format];
+    const headers = FAMILY_HEADERS[format];
     for (const family of FAMILIES) {
       const own = this.#store.routerChunksOf(router, family.index);
       if (own === undefined) return undefined;
