@@ -6,7 +6,8 @@
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
 import { allDashboardQueries, substituteTemplateVariables } from '../../scripts/dashboards/queries.js';
-import { instantQuery } from '../helpers/prometheus.js';
+import { instantQuery, type RunningPrometheus } from '../helpers/prometheus.js';
+import { waitFor } from '../helpers/wait.js';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 
@@ -60,4 +61,32 @@ export async function panelFailures(prometheusUrl: string): Promise<{ ran: numbe
     .filter(({ query, result }) => result.status !== 'success' || empty(query, result.data?.result.length ?? 0))
     .map(({ query, result }) => `${query.dashboard} / ${query.panel} / ${query.refId}: ${result.error ?? 'no data'}\n    ${query.expr}`);
   return { ran: queries.length, failures };
+}
+
+/** The first sample of an instant query, as a number (0 when it returned nothing). */
+export async function scalarOf(prometheusUrl: string, expr: string): Promise<number> {
+  const result = (await instantQuery(prometheusUrl, expr)).data?.result[0] as { value?: [number, string] } | undefined;
+  return Number(result?.value?.[1] ?? 0);
+}
+
+/**
+ * Waits until Prometheus is ready, then until the demo has data for every panel: the demo's bandwidth tests run
+ * twice a minute, so each of `routers` needs one, and rates need at least 10 scrapes of every router.
+ */
+export async function waitForDemoData(prometheus: RunningPrometheus, routers: number, upJob?: string): Promise<void> {
+  await waitFor(
+    () => fetch(`${prometheus.url}/-/ready`).then((response) => response.status, () => 0),
+    (status) => status === 200,
+    { timeout: 30_000, what: `Prometheus to be ready:\n${prometheus.output()}` },
+  );
+  const scalar = (expr: string): Promise<number> => scalarOf(prometheus.url, expr);
+  if (upJob !== undefined) {
+    await waitFor(() => scalar(`count(up{job="${upJob}"} == 1)`), (n) => n === routers, { timeout: 20_000, what: `every ${upJob} target up` });
+  }
+  await waitFor(() => scalar('count(count by (router) (routeros_bandwidth_test_last_run_timestamp_seconds))'), (n) => n === routers, {
+    timeout: 60_000,
+    interval: 1_000,
+    what: 'a bandwidth test on every demo router',
+  });
+  await waitFor(() => scalar('min(count_over_time(routeros_up[1m]))'), (n) => n >= 10, { timeout: 30_000, what: '10 scrapes' });
 }

@@ -20,8 +20,7 @@ import { demoConfig } from '../../src/cli/demo-config.js';
 import { allVariableSelectors } from '../../scripts/dashboards/queries.js';
 import { writeCa } from '../helpers/emulator-config.js';
 import { instantQuery, startPrometheus, type RunningPrometheus } from '../helpers/prometheus.js';
-import { waitFor } from '../helpers/wait.js';
-import { AFTER_A_FAILURE, panelFailures, panelQueriesTitled, RULE_EXPRS, RULE_FILES } from './dashboard-queries.js';
+import { AFTER_A_FAILURE, panelFailures, panelQueriesTitled, RULE_EXPRS, RULE_FILES, waitForDemoData } from './dashboard-queries.js';
 
 const EXAMPLE = new URL('../../deploy/prometheus/multi-target.yml', import.meta.url).pathname;
 const EXAMPLE_ADDRESS = 'routeros-exporter:9731';
@@ -78,20 +77,7 @@ beforeAll(async () => {
       scrape_configs: exampleJobs(new URL(serverUrl(server)).host),
     }),
   );
-  await waitFor(
-    () => fetch(`${prometheus.url}/-/ready`).then((response) => response.status, () => 0),
-    (status) => status === 200,
-    { timeout: 30_000, what: `Prometheus to be ready:\n${prometheus.output()}` },
-  );
-  const scalar = async (expr: string): Promise<number> => Number((await series(expr))[0]?.value[1] ?? 0);
-  await waitFor(() => scalar('count(up{job="routeros"} == 1)'), (n) => n === routers.length, { timeout: 20_000, what: 'every router target up' });
-  // Data for every panel: the demo's bandwidth tests run twice a minute, and rates need samples.
-  await waitFor(() => scalar('count(count by (router) (routeros_bandwidth_test_last_run_timestamp_seconds))'), (n) => n === routers.length, {
-    timeout: 45_000,
-    interval: 1_000,
-    what: 'a bandwidth test on every demo router',
-  });
-  await waitFor(() => scalar('min(count_over_time(routeros_up[1m]))'), (n) => n >= 10, { timeout: 30_000, what: '10 scrapes' });
+  await waitForDemoData(prometheus, routers.length, 'routeros');
 }, 120_000);
 
 afterAll(async () => {

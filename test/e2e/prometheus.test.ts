@@ -14,8 +14,7 @@ import { demoConfig } from '../../src/cli/demo-config.js';
 import { allVariableSelectors } from '../../scripts/dashboards/queries.js';
 import { writeCa } from '../helpers/emulator-config.js';
 import { instantQuery, startPrometheus, type RunningPrometheus } from '../helpers/prometheus.js';
-import { waitFor } from '../helpers/wait.js';
-import { panelFailures, RULE_EXPRS, RULE_FILES } from './dashboard-queries.js';
+import { panelFailures, RULE_EXPRS, RULE_FILES, waitForDemoData } from './dashboard-queries.js';
 
 let emulator: Emulator;
 let app: App;
@@ -41,23 +40,7 @@ beforeAll(async () => {
       `    static_configs: [ { targets: ["${target}"] } ]`,
     ].join('\n'),
   );
-  // Data for every panel: the demo's bandwidth tests run twice a minute, so wait until each router has one,
-  // and until there are enough samples for rates.
-  await waitFor(
-    () => fetch(`${prometheus.url}/-/ready`).then((response) => response.status, () => 0),
-    (status) => status === 200,
-    { timeout: 30_000, what: `Prometheus to be ready:\n${prometheus.output()}` },
-  );
-  const scalar = async (expr: string): Promise<number> => {
-    const result = (await instantQuery(prometheus.url, expr)).data?.result[0] as { value?: [number, string] } | undefined;
-    return Number(result?.value?.[1] ?? 0);
-  };
-  await waitFor(() => scalar('count(count by (router) (routeros_bandwidth_test_last_run_timestamp_seconds))'), (n) => n === 3, {
-    timeout: 60_000,
-    interval: 1_000,
-    what: 'a bandwidth test on every demo router',
-  });
-  await waitFor(() => scalar('min(count_over_time(routeros_up[1m]))'), (n) => n >= 10, { timeout: 30_000, what: '10 scrapes' });
+  await waitForDemoData(prometheus, 3);
 }, 120_000);
 
 afterAll(async () => {
