@@ -10,10 +10,9 @@ import { compareRouterOsVersions, parseRouterOsVersion } from '../../src/collect
 import type { JobContext, JobResult } from '../../src/collectors/types.js';
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
 import { routerLabel } from '../../src/metrics/family.js';
-import { RouterOsClient } from '../../src/routeros/client.js';
 import { RouterOsError } from '../../src/routeros/errors.js';
-import { Secret } from '../../src/util/secret.js';
 import { testRouter } from '../helpers/config.js';
+import { EmulatorJobs } from '../helpers/emulator-jobs.js';
 import { recordedRecord } from '../helpers/fixtures.js';
 import { sampleText } from './sample-text.js';
 
@@ -88,7 +87,7 @@ describe('RouterOS version order', () => {
 
 describe('the firmware collector against the emulator over HTTPS', () => {
   let emulator: Emulator;
-  const clients: RouterOsClient[] = [];
+  const jobs = new EmulatorJobs(() => emulator);
 
   beforeAll(async () => {
     emulator = await startEmulator({
@@ -110,19 +109,11 @@ describe('the firmware collector against the emulator over HTTPS', () => {
   });
 
   afterAll(async () => {
-    await Promise.all(clients.map((client) => client.close()));
+    await jobs.close();
     await emulator.close();
   });
 
-  async function run(name: string, user = 'admin', password = ''): Promise<JobResult<FirmwareData>> {
-    const router = testRouter({ name, url: emulator.router(name).url });
-    const client = new RouterOsClient({ url: router.url, username: user, password: new Secret(password), timeoutMs: 5_000, tls: { ca: emulator.ca } });
-    clients.push(client);
-    const [job] = firmwareCollector.jobs(router);
-    if (job === undefined) throw new Error('no firmware job');
-    const context: JobContext = { router, client, routerLabel: routerLabel(name), now: () => Date.now(), signal: new AbortController().signal, memory: new Map() };
-    return job.run(context);
-  }
+  const run = (name: string, user = 'admin', password = ''): Promise<JobResult<FirmwareData>> => jobs.run(firmwareCollector, name, user, password);
 
   it('is on by default, hourly, with a deadline for its two requests', () => {
     const router = testRouter();
@@ -158,8 +149,7 @@ describe('the firmware collector against the emulator over HTTPS', () => {
   });
 
   it('the emulator does record such a call (so the empty record above means something)', async () => {
-    const client = new RouterOsClient({ url: emulator.router('ccr').url, username: 'admin', password: new Secret(''), timeoutMs: 5_000, tls: { ca: emulator.ca } });
-    clients.push(client);
+    const client = jobs.client('ccr');
     const before = emulator.router('ccr').outsideCalls().length;
     await client.run('system/package/update/check-for-updates');
     expect(emulator.router('ccr').outsideCalls().length).toBe(before + 1);

@@ -5,12 +5,10 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mapSystemHealth, MAX_SENSORS, systemHealthCollector } from '../../src/collectors/system-health.js';
-import type { JobContext } from '../../src/collectors/types.js';
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
 import { routerLabel } from '../../src/metrics/family.js';
-import { RouterOsClient } from '../../src/routeros/client.js';
-import { Secret } from '../../src/util/secret.js';
 import { testRouter } from '../helpers/config.js';
+import { EmulatorJobs } from '../helpers/emulator-jobs.js';
 import { recordedList, recordedRecord } from '../helpers/fixtures.js';
 import { sampleText } from './sample-text.js';
 
@@ -125,7 +123,7 @@ describe('system/health range rules', () => {
 
 describe('the health collector against the emulator over HTTPS', () => {
   let emulator: Emulator;
-  const clients: RouterOsClient[] = [];
+  const jobs = new EmulatorJobs(() => emulator);
 
   beforeAll(async () => {
     emulator = await startEmulator({
@@ -140,19 +138,11 @@ describe('the health collector against the emulator over HTTPS', () => {
   });
 
   afterAll(async () => {
-    await Promise.all(clients.map((client) => client.close()));
+    await jobs.close();
     await emulator.close();
   });
 
-  async function run(name: string): Promise<ReturnType<typeof mapSystemHealth>> {
-    const router = testRouter({ name, url: emulator.router(name).url });
-    const client = new RouterOsClient({ url: router.url, username: 'admin', password: new Secret(''), timeoutMs: 5_000, tls: { ca: emulator.ca } });
-    clients.push(client);
-    const [job] = systemHealthCollector.jobs(router);
-    if (job === undefined) throw new Error('no health job');
-    const context: JobContext = { router, client, routerLabel: routerLabel(name), now: () => Date.now(), signal: new AbortController().signal, memory: new Map() };
-    return job.run(context);
-  }
+  const run = (name: string): Promise<ReturnType<typeof mapSystemHealth>> => jobs.run(systemHealthCollector, name);
 
   it('is on by default, one job on its own schedule', () => {
     const router = testRouter();
