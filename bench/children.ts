@@ -1,5 +1,7 @@
 /** Child processes of the bench: TypeScript children over IPC (through tsx), the exporter from dist/. */
 import { fork, type ChildProcess } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ChildReply, ChildRequest } from './ipc.js';
 
@@ -34,6 +36,23 @@ export function nextReply<T extends ChildReply['type']>(
     child.on('message', onMessage);
     child.once('exit', onExit);
   });
+}
+
+/**
+ * Starts the emulator child (bench/emulator-child.ts: routers, interfaces, peers, then optional router-side
+ * settings) in `children`, waits until every router is built, and writes its CA to `dir`/ca.pem for the exporter.
+ */
+export async function startEmulatorChild(
+  args: readonly (string | number)[],
+  dir: string,
+  children: (ChildProcess | undefined)[],
+): Promise<{ emulator: ChildProcess; routers: Extract<ChildReply, { type: 'ready' }>['routers']; caFile: string }> {
+  const emulator = forkChild('emulator-child.ts', args.map(String), { maxOldSpaceMb: 8192 });
+  children.push(emulator);
+  const { routers, ca } = await nextReply(emulator, 'ready', 600_000);
+  const caFile = join(dir, 'ca.pem');
+  writeFileSync(caFile, ca);
+  return { emulator, routers, caFile };
 }
 
 export function ask(child: ChildProcess, request: ChildRequest): void {

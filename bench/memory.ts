@@ -8,14 +8,14 @@
  *   npx tsx bench/memory.ts [--routers 100] [--peers 1000] [--schedule 30] [--cycles 2] [--heap-snapshot]
  *                           [--save-snapshot FILE] [--main path/to/dist/main.js] [--fleet]
  */
-import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { gunzipSync } from 'node:zlib';
 import type { ChildProcess } from 'node:child_process';
-import { forkChild, nextReply, stopChild } from './children.js';
+import { startEmulatorChild, stopChild } from './children.js';
 import { startExporter, waitReady } from './exporter.js';
 import { fetchBody } from './scrape.js';
 import { sampleProcess } from './proc.js';
@@ -82,11 +82,8 @@ function smapsSummary(pid: number): string {
 const dir = mkdtempSync(join(tmpdir(), 'routeros-memory-'));
 const children: ChildProcess[] = [];
 try {
-  const emulator = forkChild('emulator-child.ts', [routers, interfaces, peers].map(String), { maxOldSpaceMb: 8192 });
-  children.push(emulator);
-  const ready = await nextReply(emulator, 'ready', 600_000);
-  const caFile = join(dir, 'ca.pem');
-  writeFileSync(caFile, ready.ca);
+  const ready = await startEmulatorChild([routers, interfaces, peers], dir, children);
+  const caFile = ready.caFile;
   const port = await unusedPort();
   const url = `http://127.0.0.1:${port}`;
   // The exporter writes a heap snapshot into its working directory on SIGUSR2.

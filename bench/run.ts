@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { deflateRawSync, gunzipSync } from 'node:zlib';
-import { ask, forkChild, nextReply, stopChild } from './children.js';
+import { ask, forkChild, nextReply, startEmulatorChild, stopChild } from './children.js';
 import { unusedPort } from '../test/helpers/ports.js';
 import { startExporter, waitReady } from './exporter.js';
 import type { FetchStats } from './ipc.js';
@@ -83,11 +83,7 @@ async function run(options: BenchOptions): Promise<void> {
   process.once('SIGINT', () => void stopAll().then(() => process.exit(130)));
   try {
     step(`emulator: ${options.routers} routers × ${options.peers} peers over ${options.interfaces} interfaces`);
-    const emulator = forkChild('emulator-child.ts', [options.routers, options.interfaces, options.peers].map(String), { maxOldSpaceMb: 8192 });
-    children.push(emulator);
-    const { routers, ca } = await nextReply(emulator, 'ready', 600_000);
-    const caFile = join(dir, 'ca.pem');
-    writeFileSync(caFile, ca);
+    const { emulator, routers, caFile } = await startEmulatorChild([options.routers, options.interfaces, options.peers], dir, children);
 
     const port = await unusedPort();
     const url = `http://127.0.0.1:${port}`;
