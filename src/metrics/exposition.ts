@@ -17,6 +17,31 @@ export interface RenderedBody {
   length: number;
 }
 
+/**
+ * Lays a body out of prepared chunks, the exporter's own series (plain bytes, if any) and the format's tail:
+ * gzip as one member, plain as `plainParts()` when given (else each chunk's plain form); HEAD (`headOnly`) gets
+ * only the length, known from the chunks without inflating anything. /metrics and /probe share it.
+ */
+export function layBody(
+  chunks: readonly Chunk[],
+  own: Buffer | undefined,
+  format: ExpositionFormat,
+  gzip: boolean,
+  headOnly: boolean,
+  plainParts?: () => Buffer[],
+): RenderedBody {
+  const tail = format === 'openmetrics' ? [EOF_LINE] : [];
+  if (gzip) {
+    const body = gzipParts([...chunks, ...(own === undefined ? [] : [deflateChunk(own)]), ...tail]);
+    return headOnly ? { parts: [], length: body.length } : body;
+  }
+  let length = own?.length ?? 0;
+  for (const chunk of chunks) length += chunk.length;
+  for (const chunk of tail) length += chunk.length;
+  if (headOnly) return { parts: [], length };
+  const parts = plainParts?.() ?? chunks.map(plainOf);
+  return { parts: [...parts, ...(own === undefined ? [] : [own]), ...tail.map(plainOf)], length };
+}
 
 /** Runs are merged once no run has landed for this long… */
 const QUIET_MS = 250;
@@ -139,17 +164,9 @@ export class Exposition {
   async render(format: ExpositionFormat, gzip: boolean, headOnly = false): Promise<RenderedBody> {
     const prepared = this.#prepare(format);
     const own = Buffer.from(await this.#self.render(format), 'utf8');
-    const tail = format === 'openmetrics' ? [EOF_LINE] : [];
-    if (gzip) {
-      const body = gzipParts([...prepared.chunks, deflateChunk(own), ...tail]);
-      return headOnly ? { parts: [], length: body.length } : body;
-    }
-    let length = own.length;
-    for (const chunk of [...prepared.chunks, ...tail]) length += chunk.length;
-    if (headOnly) return { parts: [], length };
-    prepared.plain ??= coalesce(prepared.chunks.map(plainOf));
-    return { parts: [...prepared.plain, own, ...tail.map(plainOf)], length };
+    return layBody(prepared.chunks, own, format, gzip, headOnly, () => (prepared.plain ??= coalesce(prepared.chunks.map(plainOf))));
   }
+
 
   /** The plain text of the data series (no process metrics), for tests and `once`. */
   routerText(format: ExpositionFormat): string {

@@ -6,26 +6,12 @@
  * series add up to /metrics. Nothing here waits on a router.
  */
 import { FAMILIES } from './families.js';
-import type { RenderedBody } from './exposition.js';
-import { deflateChunk, gzipParts, plainOf, type Chunk } from './gzip.js';
-import { EOF_LINE, FAMILY_HEADERS } from './family-headers.js';
+import { layBody, type RenderedBody } from './exposition.js';
+import type { Chunk } from './gzip.js';
+import { FAMILY_HEADERS } from './family-headers.js';
 import type { ExpositionFormat } from './negotiate.js';
 import type { SelfMetrics } from './self.js';
 import type { SnapshotStore } from './store.js';
-
-
-/** Lays chunks (and optional plain bytes) out as one body, gzip or plain; HEAD gets only the length. */
-function assemble(chunks: readonly Chunk[], own: Buffer | undefined, format: ExpositionFormat, gzip: boolean, headOnly: boolean): RenderedBody {
-  const all = [...chunks, ...(own === undefined ? [] : [deflateChunk(own)]), ...(format === 'openmetrics' ? [EOF_LINE] : [])];
-  if (gzip) {
-    const body = gzipParts(all);
-    return headOnly ? { parts: [], length: body.length } : body;
-  }
-  let length = 0;
-  for (const chunk of all) length += chunk.length;
-  if (headOnly) return { parts: [], length };
-  return { parts: all.map(plainOf), length };
-}
 
 export class RouterExposition {
   readonly #store: Pick<SnapshotStore, 'routerChunksOf'>;
@@ -56,12 +42,12 @@ export class RouterExposition {
   /** GET /probe?target=NAME; undefined for an unknown router (404). Synchronous in effect: the store is read at once. */
   renderRouter(router: string, format: ExpositionFormat, gzip: boolean, headOnly = false): Promise<RenderedBody> | undefined {
     const chunks = this.routerChunks(router, format);
-    return chunks === undefined ? undefined : Promise.resolve(assemble(chunks, undefined, format, gzip, headOnly));
+    return chunks === undefined ? undefined : Promise.resolve(layBody(chunks, undefined, format, gzip, headOnly));
   }
 
   /** GET /metrics?scope=exporter: build info, reloads, process and Node.js series; no router's. */
   async renderSelf(format: ExpositionFormat, gzip: boolean, headOnly = false): Promise<RenderedBody> {
     const own = Buffer.from(await this.#self.render(format), 'utf8');
-    return assemble([], own, format, gzip, headOnly);
+    return layBody([], own, format, gzip, headOnly);
   }
 }
