@@ -4,6 +4,7 @@
  * charset, no userinfo, path, zone or numeric forms a URL parser would read as another address.
  */
 import { isIPv4, isIPv6 } from 'node:net';
+import { isHostName } from '../config/net.js';
 
 /** `[` 45-character IPv6 `]:65535`, or a 253-character host name with a port, fit well inside. */
 export const MAX_TARGET_LENGTH = 262;
@@ -17,7 +18,6 @@ export interface ParsedTarget {
   authority: string;
 }
 
-const LABEL = /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?$/;
 const PORT = /^[1-9]\d{0,4}$/;
 /**
  * WHATWG URL parsing reads a host whose last label is a number (`2130706433`, `10.1`, `0x7f.1`) as an IPv4
@@ -49,8 +49,8 @@ export function parseTarget(text: string): ParsedTarget | undefined {
   const suffix = port === undefined ? '' : `:${port}`;
   if (text.startsWith('[')) return { host: host.toLowerCase(), family: 'ipv6', port, authority: `[${host}]${suffix}` };
   if (isIPv4(host)) return { host, family: 'ipv4', port, authority: `${host}${suffix}` };
-  const labels = host.split('.');
-  const last = labels[labels.length - 1] ?? '';
-  if (host.length > 253 || !labels.every((label) => LABEL.test(label)) || NUMERIC_LAST_LABEL.test(last)) return undefined;
+  // No trailing dot: the name is matched and shown as given, and `name.` would be a second spelling of `name`.
+  const last = host.slice(host.lastIndexOf('.') + 1);
+  if (host.endsWith('.') || !isHostName(host) || NUMERIC_LAST_LABEL.test(last)) return undefined;
   return { host: host.toLowerCase(), family: 'name', port, authority: `${host}${suffix}` };
 }
