@@ -11,7 +11,8 @@
  */
 import type { RouterConfig } from '../config/types.js';
 import { formatAge, formatPercent, isoOrNull, peerDisplayName } from './format.js';
-import type { RouterEvaluation } from './types.js';
+import { handshakeExpectedByMs } from './evaluate.js';
+import type { PeerJudgement, RouterEvaluation } from './types.js';
 
 export interface VerdictState {
   readonly state: string;
@@ -38,7 +39,7 @@ export interface LogLine {
 
 function groupOf(key: string): Group {
   const group = key.slice(0, key.indexOf(':'));
-  return group === 'peer' || group === 'interface' ? 'wireguard' : group === 'setup' ? 'setup' : group === 'ping' ? 'pings' : 'router';
+  return group === 'interface' ? 'wireguard' : group === 'setup' ? 'setup' : group === 'ping' ? 'pings' : 'router';
 }
 
 /** One object per distinct state, shared by every key in it: the kept maps hold pointers, not copies. */
@@ -54,6 +55,7 @@ function shared(state: string, bad: boolean): VerdictState {
   return out;
 }
 
+/** The router, its interfaces, set-up checks and pings (peers, by the thousand, go through diffPeers). */
 export function observe(evaluation: RouterEvaluation, router: RouterConfig): Map<string, Observation> {
   const { health, problems } = evaluation;
   const name = health.name;
@@ -98,42 +100,6 @@ export function observe(evaluation: RouterEvaluation, router: RouterConfig): Map
         },
       });
     }
-  }
-  for (const peer of health.peers) {
-    // A peer that cannot be judged is news too: "we cannot see it" is not "fine" (the router is degraded).
-    const bad = (peer.judged && !peer.healthy) || peer.reason === 'handshake_unreadable';
-    out.set(`peer:${peer.interface}\u0000${peer.publicKey}`, {
-      state: peer.reason,
-      bad,
-      describe: () => {
-        const who = `peer ${peerDisplayName(peer.name, peer.publicKey)} on ${name}/${peer.interface}`;
-        const age = peer.handshakeAgeSeconds;
-        let message: string;
-        if (peer.reason === 'stale' && peer.latestHandshake !== null) {
-          // Never throws: a time Date cannot print leaves the "since" out.
-          const since = peer.handshakeExpectedBy === null ? null : isoOrNull(Date.parse(peer.handshakeExpectedBy));
-          message = `${who} stale${since === null ? '' : ` since ${since}`} (last handshake ${formatAge(age ?? 0)} ago)`;
-        } else if (peer.reason === 'never') {
-          message = `${who} has never shaken hands`;
-        } else if (peer.reason === 'handshake_unreadable') {
-          message = `${who} cannot be judged: its last-handshake did not decode`;
-        } else if (peer.reason === 'ok') {
-          message = `${who} recovered (last handshake ${formatAge(age ?? 0)} ago)`;
-        } else {
-          message = `${who} is no longer judged (${peer.reason.replace('_', ' ')})`;
-        }
-        return {
-          message,
-          fields: {
-            event: bad ? `peer_${peer.reason}` : 'peer_recovered',
-            interface: peer.interface,
-            peer: peer.name,
-            public_key: peer.publicKey,
-            handshake_age_seconds: age,
-          },
-        };
-      },
-    });
   }
   for (const ping of health.pings) {
     // Not run yet is start-up, not news.
@@ -191,4 +157,75 @@ export function diff(
   const next = {} as Record<Group, ReadonlyMap<string, VerdictState>>;
   for (const group of GROUPS) next[group] = fresh.get(group) ?? previous?.[group] ?? NOTHING;
   return { lines, next };
+}
+
+/**
+ * The bad states of a router's peers, by interface and public key. A peer in a state that is not bad is not kept:
+ * moving between such states is no news, and going bad from any of them is. At 100 routers × 1,000 peers a key
+ * and a state for every peer cost ~10 MB kept and ~100,000 keys made per cycle.
+ */
+export type BadPeers = ReadonlyMap<string, ReadonlyMap<string, VerdictState>>;
+
+const NO_PEERS: BadPeers = new Map();
+
+/** A peer that cannot be judged is news too: "we cannot see it" is not "fine" (the router is degraded). */
+function isBad({ verdict }: PeerJudgement): boolean {
+  return (verdict.judged && !verdict.healthy) || verdict.reason === 'handshake_unreadable';
+}
+
+/**
+ * The lines for peers whose state changed into or out of a bad one, and the bad states to keep. Not `seen` (the
+ * wireguard part had no data): the last bad states carry over.
+ */
+export function diffPeers(
+  previous: BadPeers | undefined,
+  judgements: readonly PeerJudgement[],
+  seen: boolean,
+  routerName: string,
+): { lines: LogLine[]; next: BadPeers } {
+  if (!seen) return { lines: [], next: previous ?? NO_PEERS };
+  const next = new Map<string, Map<string, VerdictState>>();
+  const lines: LogLine[] = [];
+  for (const judgement of judgements) {
+    const { peer, verdict } = judgement;
+    const bad = isBad(judgement);
+    const before = previous?.get(peer.interface)?.get(peer.publicKey);
+    if (bad) {
+      let kept = next.get(peer.interface);
+      if (kept === undefined) next.set(peer.interface, (kept = new Map()));
+      kept.set(peer.publicKey, shared(verdict.reason, true));
+    }
+    if (before?.state === verdict.reason) continue;
+    if (bad || before !== undefined) lines.push({ level: bad ? 'warn' : 'info', ...describePeer(judgement, bad, routerName) });
+  }
+  return { lines, next: next.size === 0 ? NO_PEERS : next };
+}
+
+function describePeer(judgement: PeerJudgement, bad: boolean, routerName: string): { message: string; fields: LogFields } {
+  const { peer, verdict, ageSeconds: age } = judgement;
+  const who = `peer ${peerDisplayName(peer.name, peer.publicKey)} on ${routerName}/${peer.interface}`;
+  let message: string;
+  if (verdict.reason === 'stale' && judgement.latestHandshake !== undefined) {
+    // Never throws: a time Date cannot print leaves the "since" out.
+    const since = isoOrNull(handshakeExpectedByMs(judgement));
+    message = `${who} stale${since === null ? '' : ` since ${since}`} (last handshake ${formatAge(age ?? 0)} ago)`;
+  } else if (verdict.reason === 'never') {
+    message = `${who} has never shaken hands`;
+  } else if (verdict.reason === 'handshake_unreadable') {
+    message = `${who} cannot be judged: its last-handshake did not decode`;
+  } else if (verdict.reason === 'ok') {
+    message = `${who} recovered (last handshake ${formatAge(age ?? 0)} ago)`;
+  } else {
+    message = `${who} is no longer judged (${verdict.reason.replace('_', ' ')})`;
+  }
+  return {
+    message,
+    fields: {
+      event: bad ? `peer_${verdict.reason}` : 'peer_recovered',
+      interface: peer.interface,
+      peer: peer.name,
+      public_key: peer.publicKey,
+      handshake_age_seconds: age ?? null,
+    },
+  };
 }

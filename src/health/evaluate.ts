@@ -16,10 +16,10 @@ import type { RouterConfig } from '../config/types.js';
 import type { JobSnapshot } from '../metrics/store.js';
 import { dataOf, jobsFor, type CollectorData } from '../collectors/catalog.js';
 import { routerUp } from '../analysis/up.js';
-import { judgePeer } from '../analysis/peer.js';
+import { judgePeer, type PeerVerdict } from '../analysis/peer.js';
 import { counted, formatAge, inEra, isoOrNull, peerDisplayName } from './format.js';
 import { evaluatePings } from './pings.js';
-import { worst, type InterfaceHealth, type PeerHealth, type Problem, type RouterEvaluation, type RouterHealth } from './types.js';
+import { worst, type InterfaceHealth, type PeerHealth, type PeerJudgement, type Problem, type RouterEvaluation, type RouterHealth } from './types.js';
 
 /** Which parts of a router to judge besides its up state; a part left out is not `seen`. */
 export interface EvaluationParts {
@@ -30,11 +30,16 @@ export interface EvaluationParts {
 
 const EVERY_PART: EvaluationParts = { wireguard: true, setup: true, pings: true };
 
+/**
+ * `peerHealth: false` judges peers (judgements and problems) without wording each one for /health: the verdict
+ * log re-judges every peer of a router after each wireguard run and words only those whose state changed.
+ */
 export function evaluateRouter(
   router: RouterConfig,
   snapshots: readonly JobSnapshot[],
   now: number,
   parts: EvaluationParts = EVERY_PART,
+  { peerHealth = true }: { peerHealth?: boolean } = {},
 ): RouterEvaluation {
   const problems: Problem[] = [];
   const byJob = new Map(snapshots.map((snapshot) => [snapshot.job, snapshot]));
@@ -54,6 +59,7 @@ export function evaluateRouter(
     pings: [],
   };
   const seen = { wireguard: false, setup: false, pings: false };
+  let judgements: PeerJudgement[] = [];
   const add = (problem: Omit<Problem, 'subject'> & { subject?: string }): void => {
     problems.push({ ...problem, subject: problem.subject === undefined ? router.name : `${router.name}/${problem.subject}` });
   };
@@ -70,7 +76,10 @@ export function evaluateRouter(
     const wireguard = parts.wireguard ? jobData(router, byJob, 'wireguard', add, 'tunnel and peer state unknown') : undefined;
     const setup = parts.setup ? jobData(router, byJob, 'wireguard_setup', add, 'tunnel set-up not audited') : undefined;
     if (parts.wireguard || parts.setup) health.interfaces = evaluateInterfaces(wireguard, setup, add);
-    if (parts.wireguard) health.peers = evaluatePeers(router, wireguard, health.interfaces, now, add);
+    if (parts.wireguard) {
+      judgements = judgePeers(router, wireguard, health.interfaces, now, add);
+      if (peerHealth) health.peers = judgements.map(peerHealthOf);
+    }
     if (parts.pings) health.pings = evaluatePings(router, byJob, add);
     seen.wireguard = wireguard !== undefined;
     seen.setup = setup !== undefined;
@@ -80,7 +89,7 @@ export function evaluateRouter(
   health.status = worst(problems.map((problem) => problem.status));
   problems.sort((a, b) => (a.status === b.status ? 0 : a.status === 'critical' ? -1 : 1));
   health.reasons = problems.map((problem) => `${problem.subject}: ${problem.text}`);
-  return { health, problems, seen };
+  return { health, problems, seen, judgements };
 }
 
 type WireguardData = CollectorData['wireguard'];
@@ -141,15 +150,16 @@ function evaluateInterfaces(wireguard: WireguardData | undefined, setup: Wiregua
   return out;
 }
 
-function evaluatePeers(
+/** Every stored peer judged at `now` (the one verdict, analysis/peer.ts), with a problem for each that is one. */
+function judgePeers(
   router: RouterConfig,
   wireguard: WireguardData | undefined,
   interfaces: readonly InterfaceHealth[],
   now: number,
   add: AddProblem,
-): PeerHealth[] {
+): PeerJudgement[] {
   const unjudged: string[] = [];
-  const peers = (wireguard?.peers ?? []).map((peer): PeerHealth => {
+  const peers = (wireguard?.peers ?? []).map((peer): PeerJudgement => {
     // A stored time outside the era (kept from before range rules, or from a clock far ahead) cannot be judged.
     const outOfEra = peer.latestHandshake !== undefined && !inEra(peer.latestHandshake * 1000, now);
     const latestHandshake = outOfEra ? undefined : peer.latestHandshake;
@@ -174,41 +184,8 @@ function evaluatePeers(
       },
       router.health,
     );
-    const subject = `${peer.interface}/${peerDisplayName(peer.name, peer.publicKey)}`;
-    const why = verdict.because === 'keepalive' ? `keepalive ${formatAge(peer.keepaliveSeconds)}` : verdict.because === 'sending' ? 'traffic waiting' : 'expected always on';
-    if (verdict.reason === 'stale' && age !== undefined) {
-      const ago = `last handshake ${formatAge(age)} ago`;
-      const bound = formatAge(verdict.boundSeconds ?? 0);
-      add({ kind: 'peer-stale', status: 'critical', subject, text: `down, ${ago} (due within ${bound}, ${why})`, brief: ago });
-    } else if (verdict.reason === 'probe_failed' && !verdict.healthy) {
-      add({ kind: 'peer-stale', status: 'critical', subject, text: 'handshake fresh but a ping through the tunnel got no reply: check allowed-address and routes', brief: 'probe failing' });
-    } else if (verdict.reason === 'probe_partial') {
-      const lost = `probe lost ${Math.round((peer.probeLossRatio ?? 0) * 100)} % through the tunnel`;
-      add({ kind: 'peer-probe-loss', status: 'degraded', subject, text: `up, but ${lost}`, brief: lost });
-    } else if (verdict.reason === 'never') {
-      add({ kind: 'peer-never', status: 'critical', subject, text: `never shook hands (${why})`, brief: 'never' });
-    } else if (verdict.reason === 'handshake_unreadable') {
-      unjudged.push(subject);
-    }
-    return {
-      interface: peer.interface,
-      name: peer.name,
-      publicKey: peer.publicKey,
-      latestHandshake: latestHandshake === undefined ? null : isoOrNull(latestHandshake * 1000),
-      handshakeAgeSeconds: age ?? null,
-      healthy: verdict.healthy,
-      judged: verdict.judged,
-      reason: verdict.reason,
-      state: verdict.state,
-      expected: verdict.expected,
-      handshakeExpectedBy:
-        verdict.boundSeconds === undefined || latestHandshake === undefined ? null : isoOrNull((latestHandshake + verdict.boundSeconds) * 1000),
-      handshakeBoundSeconds: verdict.boundSeconds ?? null,
-      ...(peer.probe === undefined ? {} : { probe: peer.probe }),
-      ...(peer.probeRttSeconds === undefined ? {} : { probeRttSeconds: peer.probeRttSeconds }),
-      ...(peer.probeLossRatio === undefined ? {} : { probeLossRatio: peer.probeLossRatio }),
-      status: verdict.judged && !verdict.healthy ? 'critical' : verdict.reason === 'handshake_unreadable' || verdict.reason === 'probe_partial' ? 'degraded' : 'ok',
-    };
+    if (verdict.reason !== 'ok' && verdict.reason !== 'idle') problemOf(peer, verdict, age, add, unjudged);
+    return { peer, verdict, latestHandshake, ageSeconds: age };
   });
   if (unjudged.length > 0) {
     // One problem per router, not per peer: "we cannot see" them, which is not "fine" (docs/health.md).
@@ -223,4 +200,50 @@ function evaluatePeers(
     });
   }
   return peers;
+}
+
+function problemOf(peer: PeerJudgement['peer'], verdict: PeerVerdict, age: number | undefined, add: AddProblem, unjudged: string[]): void {
+  const subject = `${peer.interface}/${peerDisplayName(peer.name, peer.publicKey)}`;
+  const why = verdict.because === 'keepalive' ? `keepalive ${formatAge(peer.keepaliveSeconds)}` : verdict.because === 'sending' ? 'traffic waiting' : 'expected always on';
+  if (verdict.reason === 'stale' && age !== undefined) {
+    const ago = `last handshake ${formatAge(age)} ago`;
+    const bound = formatAge(verdict.boundSeconds ?? 0);
+    add({ kind: 'peer-stale', status: 'critical', subject, text: `down, ${ago} (due within ${bound}, ${why})`, brief: ago });
+  } else if (verdict.reason === 'probe_failed' && !verdict.healthy) {
+    add({ kind: 'peer-stale', status: 'critical', subject, text: 'handshake fresh but a ping through the tunnel got no reply: check allowed-address and routes', brief: 'probe failing' });
+  } else if (verdict.reason === 'probe_partial') {
+    const lost = `probe lost ${Math.round((peer.probeLossRatio ?? 0) * 100)} % through the tunnel`;
+    add({ kind: 'peer-probe-loss', status: 'degraded', subject, text: `up, but ${lost}`, brief: lost });
+  } else if (verdict.reason === 'never') {
+    add({ kind: 'peer-never', status: 'critical', subject, text: `never shook hands (${why})`, brief: 'never' });
+  } else if (verdict.reason === 'handshake_unreadable') {
+    unjudged.push(subject);
+  }
+}
+
+/** A judged peer as /health shows it. */
+function peerHealthOf({ peer, verdict, latestHandshake, ageSeconds }: PeerJudgement): PeerHealth {
+  return {
+    interface: peer.interface,
+    name: peer.name,
+    publicKey: peer.publicKey,
+    latestHandshake: latestHandshake === undefined ? null : isoOrNull(latestHandshake * 1000),
+    handshakeAgeSeconds: ageSeconds ?? null,
+    healthy: verdict.healthy,
+    judged: verdict.judged,
+    reason: verdict.reason,
+    state: verdict.state,
+    expected: verdict.expected,
+    handshakeExpectedBy: isoOrNull(handshakeExpectedByMs({ verdict, latestHandshake })),
+    handshakeBoundSeconds: verdict.boundSeconds ?? null,
+    ...(peer.probe === undefined ? {} : { probe: peer.probe }),
+    ...(peer.probeRttSeconds === undefined ? {} : { probeRttSeconds: peer.probeRttSeconds }),
+    ...(peer.probeLossRatio === undefined ? {} : { probeLossRatio: peer.probeLossRatio }),
+    status: verdict.judged && !verdict.healthy ? 'critical' : verdict.reason === 'handshake_unreadable' || verdict.reason === 'probe_partial' ? 'degraded' : 'ok',
+  };
+}
+
+/** Unix ms by which the peer's next handshake is due; undefined when none is expected or it never shook hands. */
+export function handshakeExpectedByMs({ verdict, latestHandshake }: Pick<PeerJudgement, 'verdict' | 'latestHandshake'>): number | undefined {
+  return verdict.boundSeconds === undefined || latestHandshake === undefined ? undefined : (latestHandshake + verdict.boundSeconds) * 1000;
 }

@@ -1,7 +1,8 @@
 /** The shape of health verdicts: what GET /health serves as JSON and what `check` prints. */
-import type { PeerReason } from '../analysis/peer.js';
+import type { PeerReason, PeerVerdict } from '../analysis/peer.js';
 import type { PeerState, ProbeOutcome } from '../analysis/liveness.js';
 import type { SetupCheckName } from '../analysis/setup-audit.js';
+import type { WireguardPeer } from '../collectors/wireguard.js';
 
 export type Status = 'ok' | 'degraded' | 'critical';
 
@@ -127,4 +128,15 @@ export interface RouterEvaluation {
   problems: Problem[];
   /** Which parts had data this time: the verdict log carries the last known states of the others over. */
   seen: { wireguard: boolean; setup: boolean; pings: boolean };
+  /** Every peer judged, before any wording (empty when the wireguard part was not evaluated). */
+  judgements: PeerJudgement[];
+}
+
+/** A stored peer judged at the time of asking: what /health words as PeerHealth and the verdict log compares. */
+export interface PeerJudgement {
+  readonly peer: WireguardPeer;
+  readonly verdict: PeerVerdict;
+  /** Unix seconds of the latest handshake, when known and inside the era. */
+  readonly latestHandshake: number | undefined;
+  readonly ageSeconds: number | undefined;
 }

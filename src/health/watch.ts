@@ -6,12 +6,12 @@
  * One pino child per router; lines carry an `event` field.
  */
 import type { Logger } from 'pino';
-import type { CollectorName, Config, RouterConfig } from '../config/types.js';
+import type { CollectorName, Config } from '../config/types.js';
 import type { SnapshotStore } from '../metrics/store.js';
 import { byCollector } from '../collectors/descriptors.js';
-import { diff, observe, type Observed } from './changes.js';
-import { evaluateRouter, type EvaluationParts } from './evaluate.js';
-import type { PeerHealth } from './types.js';
+import { diff, diffPeers, observe, type BadPeers, type Observed } from './changes.js';
+import { evaluateRouter, handshakeExpectedByMs, type EvaluationParts } from './evaluate.js';
+import type { PeerJudgement } from './types.js';
 
 export interface WatchDeps {
   store: Pick<SnapshotStore, 'subscribe' | 'snapshots'>;
@@ -23,6 +23,7 @@ export interface WatchDeps {
 
 interface Watched {
   states: Observed | undefined;
+  badPeers: BadPeers | undefined;
   logger: Logger | undefined;
   /** Unix ms at which the first peer judged healthy turns stale unless a collection says otherwise. */
   peersDueAt: number;
@@ -47,15 +48,18 @@ export function watchVerdicts(deps: WatchDeps): () => void {
     }
     let entry = watched.get(name);
     if (entry === undefined) {
-      entry = { states: undefined, logger: undefined, peersDueAt: Number.POSITIVE_INFINITY };
+      entry = { states: undefined, badPeers: undefined, logger: undefined, peersDueAt: Number.POSITIVE_INFINITY };
       watched.set(name, entry);
     }
     const at = now();
     const parts = at >= entry.peersDueAt ? { ...PARTS_OF[collector], wireguard: true } : PARTS_OF[collector];
-    const evaluation = evaluateRouter(router, deps.store.snapshots(name), at, parts);
-    if (parts.wireguard) entry.peersDueAt = firstDue(evaluation.health.peers, router, at);
+    const evaluation = evaluateRouter(router, deps.store.snapshots(name), at, parts, { peerHealth: false });
+    if (parts.wireguard) entry.peersDueAt = firstDue(evaluation.judgements, at);
     const { lines, next } = diff(entry.states, observe(evaluation, router), evaluation.seen);
     entry.states = next;
+    const peers = diffPeers(entry.badPeers, evaluation.judgements, evaluation.seen.wireguard, name);
+    entry.badPeers = peers.next;
+    lines.push(...peers.lines);
     if (lines.length === 0) return;
     entry.logger ??= deps.logger.child({ router: name, component: 'health' });
     for (const line of lines) entry.logger[line.level](line.fields, line.message);
@@ -66,13 +70,13 @@ export function watchVerdicts(deps: WatchDeps): () => void {
  * When the first healthy peer expected up passes its bound by the clock (never: +Infinity). Peers nothing is
  * expected of only turn idle by the clock, which is no news.
  */
-function firstDue(peers: readonly PeerHealth[], _router: RouterConfig, at: number): number {
+function firstDue(judgements: readonly PeerJudgement[], at: number): number {
   let due = Number.POSITIVE_INFINITY;
-  for (const peer of peers) {
-    if (peer.reason !== 'ok' || peer.handshakeExpectedBy === null) continue;
+  for (const judgement of judgements) {
+    if (judgement.verdict.reason !== 'ok') continue;
+    const by = handshakeExpectedByMs(judgement);
     // Down means older than the bound: one second past it.
-    const by = Date.parse(peer.handshakeExpectedBy);
-    if (Number.isFinite(by)) due = Math.min(due, Math.max(at, by + 1000));
+    if (by !== undefined && Number.isFinite(by)) due = Math.min(due, Math.max(at, by + 1000));
   }
   return due;
 }

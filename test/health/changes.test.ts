@@ -2,6 +2,9 @@ import { describe, expect, it } from 'vitest';
 import pino from 'pino';
 import { SnapshotStore, type JobOutcome } from '../../src/metrics/store.js';
 import { watchVerdicts } from '../../src/health/watch.js';
+import { diffPeers } from '../../src/health/changes.js';
+import type { PeerJudgement } from '../../src/health/types.js';
+import type { PeerVerdict } from '../../src/analysis/peer.js';
 import { testConfig } from '../helpers/config.js';
 import type { JobSnapshot } from '../../src/metrics/store.js';
 import type { RouterConfig } from '../../src/config/types.js';
@@ -155,5 +158,41 @@ describe('verdict-change log', () => {
     h.record(systemOk(T0), T0);
     h.record(wireguard(router, [WG_UP], peers(undefined), T0), T0);
     expect(h.lines).toEqual([]);
+  });
+});
+
+describe('peer states kept between collections', () => {
+  const peer = (name: string) => {
+    const stored = wireguard(router, [WG_UP], [peerRecord(name, '30s')], T0).data;
+    const first = (stored as { peers: PeerJudgement['peer'][] }).peers[0];
+    if (first === undefined) throw new Error('no peer');
+    return first;
+  };
+  const judged = (name: string, verdict: Pick<PeerVerdict, 'judged' | 'healthy' | 'reason'>): PeerJudgement => ({
+    peer: peer(name),
+    verdict: { state: 'down', expected: true, because: 'keepalive', boundSeconds: 300, ...verdict },
+    latestHandshake: T0 / 1000 - 600,
+    ageSeconds: 600,
+  });
+
+  it('only bad states are kept: a fleet of healthy peers costs nothing between collections', () => {
+    const healthy = Array.from({ length: 1000 }, (_, i) => judged(`p${i}`, { judged: true, healthy: true, reason: 'ok' }));
+    const { next } = diffPeers(undefined, [...healthy, judged('dead', { judged: true, healthy: false, reason: 'stale' })], true, 'hq');
+    expect([...next.values()].reduce((sum, kept) => sum + kept.size, 0)).toBe(1);
+  });
+
+  it('going bad is news even when the reason stays the same (a probe failing once a session is expected)', () => {
+    const before = diffPeers(undefined, [judged('x', { judged: true, healthy: true, reason: 'probe_failed' })], true, 'hq');
+    expect(before.lines).toEqual([]);
+    const after = diffPeers(before.next, [judged('x', { judged: true, healthy: false, reason: 'probe_failed' })], true, 'hq');
+    expect(after.lines.map((line) => `${line.level} ${line.fields['event']}`)).toEqual(['warn peer_probe_failed']);
+  });
+
+  it('an unseen wireguard part keeps the last bad states; a seen one forgets peers no longer listed', () => {
+    const bad = diffPeers(undefined, [judged('x', { judged: true, healthy: false, reason: 'never' })], true, 'hq');
+    expect(diffPeers(bad.next, [], false, 'hq').next).toBe(bad.next);
+    const gone = diffPeers(bad.next, [], true, 'hq');
+    expect(gone.lines).toEqual([]);
+    expect(gone.next.size).toBe(0);
   });
 });
