@@ -18,6 +18,13 @@ export class SampleSet {
   /** Families finished by toChunks. */
   readonly #done: (Chunk | undefined)[] = new Array<Chunk | undefined>(FAMILIES.length);
   #size = 0;
+  /**
+   * The last label text added and its UTF-8: an object's labels go into several families in a row (a peer's
+   * into five), so they are encoded once, not once per line.
+   */
+  #labelText = '';
+  #labelBytes = Buffer.allocUnsafeSlow(1024);
+  #labelLength = 0;
 
   /**
    * Adds one sample. `labels` is the already escaped label list without braces (`router="hq",interface="wg0"`),
@@ -33,13 +40,21 @@ export class SampleSet {
       if (done !== undefined) writer.bytes(plainOf(done));
     }
     writer.bytes(PREFIXES[family.index] as Buffer);
-    writer.text(labels);
+    if (labels !== this.#labelText) this.#encodeLabels(labels);
+    writer.bytesOf(this.#labelBytes, this.#labelLength);
     writer.bytes(CLOSE);
     // Integers are most values (bytes, counts, timestamps): their digits need no string.
     if (Number.isSafeInteger(value)) writer.integer(value);
     else writer.text(formatValue(value));
     writer.newline();
     this.#size++;
+  }
+
+  #encodeLabels(labels: string): void {
+    // A UTF-16 code unit takes at most 3 bytes in UTF-8.
+    if (labels.length * 3 > this.#labelBytes.length) this.#labelBytes = Buffer.allocUnsafeSlow(labels.length * 3);
+    this.#labelLength = this.#labelBytes.write(labels, 0, 'utf8');
+    this.#labelText = labels;
   }
 
   /**
