@@ -23,8 +23,26 @@ export function decodeCp1252(bytes: Uint8Array): string {
   return latin1.replace(/[\u0080-\u009f]/g, (c) => CP1252_HIGH[c.charCodeAt(0) - 0x80] ?? c);
 }
 
-/** Valid UTF-8 stays as it is; anything else is read as windows-1252, the code page Winbox types in. */
-export function decodeText(bytes: Uint8Array): string {
+/**
+ * Valid UTF-8 stays as it is; anything else is read as windows-1252, the code page Winbox types in. A reply read
+ * in parts is decoded part by part (a character split between parts is joined), never copied into one buffer
+ * first: at 100 routers × 1,000 peers that copy was ~40 MB of short-lived buffers per cycle outside the JS heap.
+ */
+export function decodeText(bytes: Uint8Array | readonly Uint8Array[]): string {
+  if (!Array.isArray(bytes)) return decodeWhole(bytes as Uint8Array);
+  const parts = bytes as readonly Uint8Array[];
+  if (parts.length === 1) return decodeWhole(parts[0] as Uint8Array);
+  const decoder = new TextDecoder('utf-8', { fatal: true });
+  try {
+    let text = '';
+    for (let index = 0; index < parts.length; index++) text += decoder.decode(parts[index], { stream: index < parts.length - 1 });
+    return text;
+  } catch {
+    return decodeCp1252(Buffer.concat(parts));
+  }
+}
+
+function decodeWhole(bytes: Uint8Array): string {
   try {
     return strictUtf8.decode(bytes);
   } catch {
@@ -59,7 +77,7 @@ export function escapeControlsInStrings(text: string): string {
 }
 
 /** Parses a reply body as JSON, repairing control characters once; a body that is still not JSON is a `parse` error. */
-export function parseJsonBody(bytes: Uint8Array, request: string): unknown {
+export function parseJsonBody(bytes: Uint8Array | readonly Uint8Array[], request: string): unknown {
   const text = decodeText(bytes);
   try {
     return JSON.parse(text) as unknown;

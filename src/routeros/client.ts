@@ -47,6 +47,12 @@ export interface RouterOsClientOptions {
   keepAliveMs?: number;
 }
 
+/** A reply's bytes in the parts they arrived in, and their total length. */
+interface ReplyBytes {
+  readonly parts: readonly Buffer[];
+  readonly length: number;
+}
+
 /** Without a schedule to match: what undici and most servers use. */
 export const DEFAULT_KEEP_ALIVE_MS = 30_000;
 /**
@@ -234,7 +240,7 @@ export class RouterOsClient {
     try {
       if (stop.stopped) throw this.#failure(stop.reason, request, 'connect', stop.timedOut, external);
       let response: Dispatcher.ResponseData;
-      let bytes: Buffer;
+      let bytes: ReplyBytes;
       if (method === 'GET') {
         try {
           await this.#readTurn(stop);
@@ -270,7 +276,7 @@ export class RouterOsClient {
     controller: AbortController,
     stop: Stop,
     external: AbortSignal | undefined,
-  ): Promise<{ response: Dispatcher.ResponseData; bytes: Buffer }> {
+  ): Promise<{ response: Dispatcher.ResponseData; bytes: ReplyBytes }> {
     if (stop.stopped) throw this.#failure(stop.reason, request, 'connect', stop.timedOut, external);
     stop.notify = (reason): void => controller.abort(reason);
     const signal = controller.signal;
@@ -300,12 +306,12 @@ export class RouterOsClient {
   }
 
   /** A complete reply as data, or the error it stands for. */
-  #answer(method: Method, response: Dispatcher.ResponseData, bytes: Buffer, request: string): { value: unknown; request: string } {
+  #answer(method: Method, response: Dispatcher.ResponseData, { parts, length }: ReplyBytes, request: string): { value: unknown; request: string } {
     const status = response.statusCode;
     if (status >= 400) {
       let parsed: unknown;
       try {
-        parsed = bytes.length === 0 ? undefined : parseJsonBody(bytes, request);
+        parsed = length === 0 ? undefined : parseJsonBody(parts, request);
       } catch {
         parsed = undefined;
       }
@@ -314,16 +320,17 @@ export class RouterOsClient {
     // Only a 2xx is an answer. A 3xx is never followed (undici follows none unless told to) nor believed,
     // whatever its body: an empty list from a captive portal's redirect is not "no peers".
     if (status >= 300) throw mapRedirect(status, headerText(response.headers['location']), request);
-    if (status < 200) throw notDataError(request, status, headerText(response.headers['content-type']), bytes.length === 0);
+    if (status < 200) throw notDataError(request, status, headerText(response.headers['content-type']), length === 0);
     // DELETE answers nothing (spec §4); every other request is asked for data, and an empty reply is not data.
-    if (method === 'DELETE' && bytes.length === 0) return { value: undefined, request };
-    if (bytes.length === 0 || !isJsonContentType(response.headers['content-type'])) {
-      throw notDataError(request, status, headerText(response.headers['content-type']), bytes.length === 0);
+    if (method === 'DELETE' && length === 0) return { value: undefined, request };
+    if (length === 0 || !isJsonContentType(response.headers['content-type'])) {
+      throw notDataError(request, status, headerText(response.headers['content-type']), length === 0);
     }
-    return { value: parseJsonBody(bytes, request), request };
+    return { value: parseJsonBody(parts, request), request };
   }
 
-  async #readCapped(response: Dispatcher.ResponseData, request: string): Promise<Buffer> {
+  /** The reply's bytes as read, in parts (body.ts decodes them without joining them first). */
+  async #readCapped(response: Dispatcher.ResponseData, request: string): Promise<ReplyBytes> {
     const declared = Number(response.headers['content-length']);
     if (Number.isFinite(declared) && declared > this.#maxResponseBytes) {
       response.body.destroy();
@@ -340,7 +347,7 @@ export class RouterOsClient {
       }
       chunks.push(buffer);
     }
-    return chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size);
+    return { parts: chunks, length: size };
   }
 
   #tooLarge(request: string): RouterOsError {

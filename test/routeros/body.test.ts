@@ -1,5 +1,6 @@
 /** Reply bytes that are not UTF-8 are windows-1252 (Winbox on Western Windows), the same on every Node major. */
 import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
 import { decodeCp1252, decodeText } from '../../src/routeros/body.js';
 
 describe('decodeText', () => {
@@ -24,5 +25,24 @@ describe('decodeText', () => {
   it('reads a slice of a larger buffer, not the whole buffer behind it', () => {
     const big = Buffer.from([0x41, 0x93, 0x42, 0x94, 0x43]);
     expect(decodeCp1252(big.subarray(1, 4))).toBe('“B”');
+  });
+
+  it('a reply read in parts decodes as the same reply read whole, wherever the parts split (a character, a bad byte)', () => {
+    const reply = fc.oneof(
+      fc.string({ unit: 'binary' }).map((text) => Buffer.from(text, 'utf8')),
+      fc.uint8Array({ maxLength: 64 }).map((bytes) => Buffer.from(bytes)),
+    );
+    fc.assert(
+      fc.property(reply, fc.array(fc.nat(), { maxLength: 6 }), (whole, cuts) => {
+        const at = [...new Set(cuts.map((cut) => cut % (whole.length + 1)))].sort((a, b) => a - b);
+        const parts = [...at, whole.length].map((end, index) => whole.subarray(index === 0 ? 0 : at[index - 1], end));
+        expect(decodeText(parts)).toBe(decodeText(whole));
+      }),
+      { numRuns: 2000 },
+    );
+    // The split falls inside a character: joined, not two replacement characters or windows-1252.
+    const check = Buffer.from('✓', 'utf8');
+    expect(decodeText([check.subarray(0, 1), check.subarray(1)])).toBe('✓');
+    expect(decodeText([])).toBe('');
   });
 });
