@@ -14,7 +14,7 @@
  */
 import type { RouterRecord } from '../routeros/records.js';
 import { SampleSet } from '../metrics/samples.js';
-import { extendLabels, seriesLabels, type Family, type RouterLabel } from '../metrics/family.js';
+import { seriesLabels, type Family, type RouterLabel } from '../metrics/family.js';
 import { INTERFACE, INTERFACE_FAMILIES as F } from './interface.contract.js';
 import { FieldReader, problemsOf } from '../analysis/decoding.js';
 import type { InterfaceFilter } from '../config/interfaces.js';
@@ -93,7 +93,7 @@ export function mapInterfaces(records: readonly RouterRecord[], routerLabel: Rou
     if (seen.has(labels)) continue;
     seen.add(labels);
     exported++;
-    samples.add(F.info, extendLabels(labels, F.info, [record['comment'] ?? '']), 1);
+    samples.addExtended(F.info, labels, [record['comment'] ?? ''], 1);
     const running = read.bool(record, 'running');
     const disabled = read.bool(record, 'disabled');
     if (running !== undefined) samples.add(F.running, labels, running ? 1 : 0);

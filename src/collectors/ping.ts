@@ -6,7 +6,7 @@ import type { PingTargetConfig } from '../config/types.js';
 import type { RouterRecord } from '../routeros/records.js';
 import { asRecordList } from '../routeros/records.js';
 import { SampleSet } from '../metrics/samples.js';
-import { extendLabels, seriesLabels, type RouterLabel } from '../metrics/family.js';
+import { seriesLabels, type RouterLabel } from '../metrics/family.js';
 import { PING, PING_FAMILIES as F } from './ping.contract.js';
 import { FieldReader, problemsOf } from '../analysis/decoding.js';
 import type { Collector, JobContext, JobResult } from './types.js';
@@ -69,7 +69,7 @@ export function mapPing(
       const seconds = read.rtt(last, `${stat}-rtt`);
       if (seconds === undefined) continue;
       rtt[stat] = seconds;
-      samples.add(F.pingRtt, extendLabels(labels, F.pingRtt, [stat]), seconds);
+      samples.addExtended(F.pingRtt, labels, [stat], seconds);
     }
   }
   if (lossRatio !== undefined) samples.add(F.pingLoss, labels, lossRatio);

@@ -5,7 +5,7 @@
  */
 import type { RouterRecord } from '../routeros/records.js';
 import { SampleSet } from '../metrics/samples.js';
-import { extendLabels, seriesLabels, type RouterLabel } from '../metrics/family.js';
+import { seriesLabels, type RouterLabel } from '../metrics/family.js';
 import { WIREGUARD_FAMILIES } from './wireguard.contract.js';
 import { WIREGUARD_SETUP, WIREGUARD_SETUP_FAMILIES as F } from './wireguard-setup.contract.js';
 import { auditSetup, type InterfaceSetup, type SetupRecords } from '../analysis/setup-audit.js';
@@ -39,7 +39,7 @@ export function mapWireguardSetup(records: SetupRecords, routerLabel: RouterLabe
     if (seen.has(labels)) continue;
     seen.add(labels);
     interfaces.push(setup);
-    for (const check of setup.checks) samples.add(F.wgInterfaceSetupOk, extendLabels(labels, F.wgInterfaceSetupOk, [check.check]), check.ok ? 1 : 0);
+    for (const check of setup.checks) samples.addExtended(F.wgInterfaceSetupOk, labels, [check.check], check.ok ? 1 : 0);
   }
   return { samples, data: { collectedAt: now, interfaces }, ...problemsOf(read) };
 }

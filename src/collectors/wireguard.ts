@@ -6,7 +6,7 @@ import type { HealthConfig, RouterConfig } from '../config/types.js';
 import type { RouterRecord } from '../routeros/records.js';
 import { parseRouterList } from '../routeros/decode.js';
 import { SampleSet } from '../metrics/samples.js';
-import { extendLabels, seriesLabels, type RouterLabel } from '../metrics/family.js';
+import { seriesLabels, type RouterLabel } from '../metrics/family.js';
 import { labelPair } from '../metrics/text.js';
 import { WIREGUARD, WIREGUARD_FAMILIES as F } from './wireguard.contract.js';
 import { judgePeer, peerLabel } from '../analysis/peer.js';
@@ -173,7 +173,7 @@ export function mapWireguard(
     const disabled = read.bool(record, 'disabled') ?? false;
     const listenPort = read.port(record, 'listen-port');
     const mtu = read.mtu(record, 'mtu');
-    samples.add(F.wgInterfaceInfo, extendLabels(labels, F.wgInterfaceInfo, [publicKey]), 1);
+    samples.addExtended(F.wgInterfaceInfo, labels, [publicKey], 1);
     if (running !== undefined) samples.add(F.wgInterfaceRunning, labels, running ? 1 : 0);
     samples.add(F.wgInterfaceDisabled, labels, disabled ? 1 : 0);
     if (listenPort !== undefined) samples.add(F.wgInterfaceListenPort, labels, listenPort);
@@ -230,7 +230,7 @@ export function mapWireguard(
       health,
     );
 
-    samples.add(F.wgPeerInfo, extendLabels(labels, F.wgPeerInfo, [endpoint, allowedAddress.join(',')]), 1);
+    samples.addExtended(F.wgPeerInfo, labels, [endpoint, allowedAddress.join(',')], 1);
     if (rx !== undefined) samples.add(F.wgPeerRx, labels, rx);
     if (tx !== undefined) samples.add(F.wgPeerTx, labels, tx);
     // An undecodable handshake is left out rather than reported as "never" (0), which would be a lie.
@@ -244,7 +244,7 @@ export function mapWireguard(
       if (probed?.rttSeconds !== undefined) samples.add(F.wgPeerProbeRtt, labels, probed.rttSeconds);
     }
     if (verdict.judged) samples.add(F.wgPeerHealthy, labels, verdict.healthy ? 1 : 0);
-    samples.add(F.wgPeerState, extendLabels(labels, F.wgPeerState, [verdict.state]), 1);
+    samples.addExtended(F.wgPeerState, labels, [verdict.state], 1);
     if (verdict.boundSeconds !== undefined && latestHandshake !== undefined) {
       samples.add(F.wgPeerExpectedBy, labels, latestHandshake + verdict.boundSeconds);
     }

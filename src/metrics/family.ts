@@ -1,6 +1,7 @@
 /**
  * A metric family and its label contract. A family declares its labels (after `router`) in exposition order;
- * the only way to get label text a sample accepts is seriesLabels/extendLabels, which take the values in that
+ * the only way to get label text a sample accepts is seriesLabels (and SampleSet.addExtended for a family whose
+ * labels extend another's), which take the values in that
  * declared order, typed as a tuple of the family's length. So a collector cannot put labels in another order,
  * forget one, or hand one family's labels to another of a different shape: the compiler refuses it.
  * Families are declared beside their collector (src/collectors/*.contract.ts); metrics/families.ts orders them.
@@ -69,18 +70,6 @@ export function seriesLabels<const Labels extends readonly string[]>(
   values: LabelValues<Labels>,
 ): SeriesLabels<Labels> {
   return append(router, family.labels, 0, values);
-}
-
-/**
- * `base` (built for a family whose labels `family`'s start with) with the rest of `family`'s labels: e.g. a
- * peer's labels reused for its info series, which adds endpoint and allowed_address.
- */
-export function extendLabels<const Base extends readonly string[], const More extends readonly string[]>(
-  base: SeriesLabels<Base>,
-  family: Family<readonly [...Base, ...More]>,
-  values: LabelValues<More>,
-): SeriesLabels<readonly [...Base, ...More]> {
-  return append(base, family.labels, family.labels.length - values.length, values);
 }
 
 function append<Labels extends readonly string[]>(base: string, names: readonly string[], from: number, values: readonly string[]): SeriesLabels<Labels> {

@@ -3,14 +3,22 @@
  * deflated chunks (gzip.ts), so that a scrape only has to lay prepared bytes end to end.
  */
 import { FAMILIES } from './families.js';
-import type { Family, SeriesLabels } from './family.js';
+import type { Family, LabelValues, SeriesLabels } from './family.js';
 import { deflateChunk, digestOf, plainOf, STORED_BELOW_BYTES, storedChunk, type Chunk } from './gzip.js';
 import { LineWriter } from './lines.js';
-import { formatValue } from './text.js';
+import { formatValue, labelPair } from './text.js';
 
 /** `name{` of every family, as bytes, made once. */
 const PREFIXES = FAMILIES.map((family) => Buffer.from(`${family.name}{`, 'utf8'));
 const CLOSE = Buffer.from('} ', 'utf8');
+const COMMA = 0x2c;
+
+/**
+ * Values for the labels of `Labels` past `Base`, one per label; `never` when `Labels` does not start with `Base`
+ * (labels of another shape). Computed from both, so that no inference can widen the rest to any length.
+ */
+export type LabelValuesAfter<Labels extends readonly string[], Base extends readonly string[]> =
+  Labels extends readonly [...Base, ...infer More extends readonly string[]] ? LabelValues<More> : never;
 
 export class SampleSet {
   /** Families with lines added since the last toChunks. */
@@ -31,6 +39,36 @@ export class SampleSet {
    * built once per object by seriesLabels (family.ts) in the family's label order, and reused across its families.
    */
   add<Labels extends readonly string[]>(family: Family<Labels>, labels: SeriesLabels<Labels>, value: number): void {
+    const writer = this.#writerFor(family);
+    if (labels !== this.#labelText) this.#encodeLabels(labels);
+    writer.bytesOf(this.#labelBytes, this.#labelLength);
+    this.#finishLine(writer, value);
+  }
+
+  /**
+   * One sample of `family` whose labels are `base` (another family's, which `family`'s start with) and `values`
+   * for the rest, written as they come rather than built into one more label text. A peer's info and
+   * state series carry its whole label text plus one or two labels; as strings those were ~200,000 label texts
+   * made and copied per cycle at 100 × 1,000.
+   */
+  addExtended<const Labels extends readonly string[], const Base extends readonly string[]>(
+    family: Family<Labels>,
+    base: SeriesLabels<Base>,
+    values: LabelValuesAfter<Labels, Base>,
+    value: number,
+  ): void {
+    const writer = this.#writerFor(family);
+    if (base !== this.#labelText) this.#encodeLabels(base);
+    writer.bytesOf(this.#labelBytes, this.#labelLength);
+    const from = family.labels.length - values.length;
+    for (let index = 0; index < values.length; index++) {
+      writer.byte(COMMA);
+      writer.text(labelPair(family.labels[from + index] as string, values[index] as string));
+    }
+    this.#finishLine(writer, value);
+  }
+
+  #writerFor(family: Family): LineWriter {
     let writer = this.#writers[family.index];
     if (writer === undefined) {
       writer = new LineWriter();
@@ -40,8 +78,10 @@ export class SampleSet {
       if (done !== undefined) writer.bytes(plainOf(done));
     }
     writer.bytes(PREFIXES[family.index] as Buffer);
-    if (labels !== this.#labelText) this.#encodeLabels(labels);
-    writer.bytesOf(this.#labelBytes, this.#labelLength);
+    return writer;
+  }
+
+  #finishLine(writer: LineWriter, value: number): void {
     writer.bytes(CLOSE);
     // Integers are most values (bytes, counts, timestamps): their digits need no string.
     if (Number.isSafeInteger(value)) writer.integer(value);

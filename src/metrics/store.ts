@@ -8,7 +8,7 @@ import { ERROR_REASONS, type ErrorReason } from '../routeros/errors.js';
 import { F, FAMILIES } from './families.js';
 import type { Chunk } from './gzip.js';
 import { SampleSet } from './samples.js';
-import { extendLabels, routerLabel, seriesLabels, type RouterLabel } from './family.js';
+import { routerLabel, seriesLabels, type RouterLabel } from './family.js';
 import { routerUp } from '../analysis/up.js';
 
 export interface JobOutcome<Data = unknown> {
@@ -264,7 +264,7 @@ export class SnapshotStore {
       if (errors !== undefined && errors.size > 0) {
         for (const reason of ERROR_REASONS) {
           const count = errors.get(reason);
-          if (count !== undefined) samples.add(F.collectorErrors, extendLabels(labels, F.collectorErrors, [reason]), count);
+          if (count !== undefined) samples.addExtended(F.collectorErrors, labels, [reason], count);
         }
       }
       samples.add(F.collectorDecodeErrors, labels, entry.decodeErrors.get(collector) ?? 0);

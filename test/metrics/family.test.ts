@@ -1,11 +1,12 @@
 /**
- * The label contract is held by the family: label text comes only from seriesLabels/extendLabels, in the family's
+ * The label contract is held by the family: label text comes only from seriesLabels and SampleSet.addExtended, in the family's
  * declared order. The @ts-expect-error lines are the compile-time half (tsc checks tests): each fails to compile
  * without the `// @ts-expect-error`, i.e. the compiler refuses a label left out, one too many, or labels made
  * for a family of another shape.
  */
 import { describe, expect, it } from 'vitest';
-import { extendLabels, routerLabel, seriesLabels } from '../../src/metrics/family.js';
+import { routerLabel, seriesLabels } from '../../src/metrics/family.js';
+import { sampleText } from '../collectors/sample-text.js';
 import { FAMILIES } from '../../src/metrics/families.js';
 import { SampleSet } from '../../src/metrics/samples.js';
 import { COLLECTOR_DESCRIPTORS } from '../../src/collectors/descriptors.js';
@@ -19,9 +20,17 @@ describe('metric family label contract', () => {
     expect(router).toBe('router="h\\"q"');
     const peer = seriesLabels(WIREGUARD_FAMILIES.wgPeerRx, router, ['wg0', 'K=', 'a\nb']);
     expect(peer).toBe('router="h\\"q",interface="wg0",public_key="K=",name="a\\nb"');
-    expect(extendLabels(peer, WIREGUARD_FAMILIES.wgPeerInfo, ['192.0.2.1:51820', '10.0.0.2/32'])).toBe(
-      `${peer},endpoint="192.0.2.1:51820",allowed_address="10.0.0.2/32"`,
-    );
+    const samples = new SampleSet();
+    samples.add(WIREGUARD_FAMILIES.wgPeerRx, peer, 5);
+    samples.addExtended(WIREGUARD_FAMILIES.wgPeerInfo, peer, ['192.0.2.1:51820', '10.0.0.2/32'], 1);
+    samples.addExtended(WIREGUARD_FAMILIES.wgPeerState, peer, ['u"p'], 1);
+    samples.add(WIREGUARD_FAMILIES.wgPeerTx, peer, 7);
+    const text = sampleText(samples);
+    expect(text).toContain(`routeros_wireguard_peer_info{${peer},endpoint="192.0.2.1:51820",allowed_address="10.0.0.2/32"} 1\n`);
+    expect(text).toContain(`routeros_wireguard_peer_state{${peer},state="u\\"p"} 1\n`);
+    // The label text encoded once serves the families that follow (and a different text replaces it).
+    expect(text).toContain(`routeros_wireguard_peer_receive_bytes_total{${peer}} 5\n`);
+    expect(text).toContain(`routeros_wireguard_peer_transmit_bytes_total{${peer}} 7\n`);
   });
 
   it('refuses at compile time what the family does not declare', () => {
@@ -38,9 +47,15 @@ describe('metric family label contract', () => {
       samples.add(WIREGUARD_FAMILIES.wgPeerRx, iface, 1);
       // @ts-expect-error a plain string is not label text
       samples.add(WIREGUARD_FAMILIES.wgInterfaceRunning, 'router="hq",interface="wg0"', 1);
+      // @ts-expect-error an extended family's values: one left out
+      samples.addExtended(WIREGUARD_FAMILIES.wgPeerInfo, seriesLabels(WIREGUARD_FAMILIES.wgPeerRx, router, ['wg0', 'K=', 'n']), ['192.0.2.1:51820'], 1);
+      // @ts-expect-error extended from labels of another shape (a ping target's, not a peer's)
+      samples.addExtended(WIREGUARD_FAMILIES.wgPeerState, seriesLabels(PING_FAMILIES.pingSuccess, router, ['192.0.2.1', 'gw']), ['up'], 1);
+      // @ts-expect-error one value too many
+      samples.addExtended(WIREGUARD_SETUP_FAMILIES.wgInterfaceSetupOk, iface, ['route', 'extra'], 1);
     };
     expect(typeof refused).toBe('function');
-    samples.add(WIREGUARD_SETUP_FAMILIES.wgInterfaceSetupOk, extendLabels(iface, WIREGUARD_SETUP_FAMILIES.wgInterfaceSetupOk, ['route']), 1);
+    samples.addExtended(WIREGUARD_SETUP_FAMILIES.wgInterfaceSetupOk, iface, ['route'], 1);
     expect(samples.size).toBe(1);
   });
 

@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { crc32Combine, deflateChunk, gzipParts, plainOf } from '../../src/metrics/gzip.js';
 import { SampleSet } from '../../src/metrics/samples.js';
 import { WIREGUARD_FAMILIES as F } from '../../src/collectors/wireguard.contract.js';
-import { extendLabels, routerLabel, seriesLabels } from '../../src/metrics/family.js';
+import { routerLabel, seriesLabels } from '../../src/metrics/family.js';
 
 describe('gzip from pre-deflated chunks', () => {
   it('combines CRC-32s exactly like a CRC over the concatenation', () => {
@@ -50,7 +50,7 @@ describe('exposition chunks kept deflated', () => {
     const run = (rx: number): SampleSet => {
       const samples = new SampleSet();
       const peer = seriesLabels(F.wgPeerRx, routerLabel('hq'), ['wg0', 'key', 'branch']);
-      samples.add(F.wgPeerInfo, extendLabels(peer, F.wgPeerInfo, ['', '']), 1);
+      samples.addExtended(F.wgPeerInfo, peer, ['', ''], 1);
       samples.add(F.wgPeerRx, peer, rx);
       return samples;
     };
