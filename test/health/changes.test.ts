@@ -28,13 +28,13 @@ interface Logged {
   event?: string;
 }
 
-function harness() {
+function harness(configNow: () => typeof config = () => config) {
   const lines: Logged[] = [];
   const logger = pino({ level: 'info', formatters: { level: (label) => ({ level: label }) } }, { write: (line: string) => lines.push(JSON.parse(line) as Logged) });
   const store = new SnapshotStore();
   store.plan(new Map([['hq', jobsFor(router).map((job) => ({ collector: job.collector, job: job.job }))]]));
   let now = T0;
-  const stop = watchVerdicts({ store, config: () => config, logger, now: () => now });
+  const stop = watchVerdicts({ store, config: configNow, logger, now: () => now });
   const record = (snapshot: JobSnapshot, at: number): void => {
     now = at;
     const outcome: JobOutcome = {
@@ -158,6 +158,28 @@ describe('verdict-change log', () => {
     h.record(systemOk(T0), T0);
     h.record(wireguard(router, [WG_UP], peers(undefined), T0), T0);
     expect(h.lines).toEqual([]);
+  });
+});
+
+describe('verdict log and reloads', () => {
+  it('follows the config a reload put in place: a router no longer configured is not judged, a changed one by its new settings', () => {
+    let current = config;
+    const h = harness(() => current);
+    h.record(systemOk(T0), T0);
+    h.record(wireguard(router, [WG_UP], peers('10m'), T0), T0);
+    expect(h.messages()).toHaveLength(1);
+    // Reloaded without hq: its runs still landing are not judged (a stale lookup would log branch-2 again).
+    current = { ...config, routers: [] };
+    h.record(wireguard(router, [WG_UP], peers(undefined), T0 + 30_000), T0 + 30_000);
+    expect(h.messages()).toHaveLength(1);
+    // Back, with a longer stale bound: branch-2 at 10m is within it, so nothing is news.
+    current = testConfig({
+      defaults: { username: 'monitor', password: 'x', health: { handshake_stale_after: '1h', ...SITE_LINKS.health } },
+      routers: [{ name: 'hq', url: 'https://192.0.2.1', collectors: { wireguard_setup: true }, ping: [{ target: '10.10.0.2', name: 'branch-tunnel' }] }],
+    });
+    h.record(wireguard(router, [WG_UP], peers('10m'), T0 + 60_000), T0 + 60_000);
+    expect(h.messages()).toHaveLength(1);
+    h.stop();
   });
 });
 
