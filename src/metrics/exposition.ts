@@ -167,7 +167,6 @@ export class Exposition {
     return layBody(prepared.chunks, own, format, gzip, headOnly, () => (prepared.plain ??= coalesce(prepared.chunks.map(plainOf))));
   }
 
-
   /** The plain text of the data series (no process metrics), for tests and `once`. */
   routerText(format: ExpositionFormat): string {
     return Buffer.concat(this.routerChunks(format).map(plainOf)).toString('utf8');

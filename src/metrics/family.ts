@@ -1,8 +1,7 @@
 /**
  * A metric family and its label contract. A family declares its labels (after `router`) in exposition order;
  * the only way to get label text a sample accepts is seriesLabels (and SampleSet.addExtended for a family whose
- * labels extend another's), which take the values in that
- * declared order, typed as a tuple of the family's length. So a collector cannot put labels in another order,
+ * labels extend another's), which take the values in that declared order, typed as a tuple of the family's length. So a collector cannot put labels in another order,
  * forget one, or hand one family's labels to another of a different shape: the compiler refuses it.
  * Families are declared beside their collector (src/collectors/*.contract.ts); metrics/families.ts orders them.
  */
@@ -69,11 +68,7 @@ export function seriesLabels<const Labels extends readonly string[]>(
   router: RouterLabel,
   values: LabelValues<Labels>,
 ): SeriesLabels<Labels> {
-  return append(router, family.labels, 0, values);
-}
-
-function append<Labels extends readonly string[]>(base: string, names: readonly string[], from: number, values: readonly string[]): SeriesLabels<Labels> {
-  let text = base;
-  for (let index = 0; index < values.length; index++) text += `,${labelPair(names[from + index] as string, values[index] as string)}`;
+  let text: string = router;
+  for (let index = 0; index < values.length; index++) text += `,${labelPair(family.labels[index] as string, values[index] as string)}`;
   return text as SeriesLabels<Labels>;
 }

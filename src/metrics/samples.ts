@@ -39,10 +39,7 @@ export class SampleSet {
    * built once per object by seriesLabels (family.ts) in the family's label order, and reused across its families.
    */
   add<Labels extends readonly string[]>(family: Family<Labels>, labels: SeriesLabels<Labels>, value: number): void {
-    const writer = this.#writerFor(family);
-    if (labels !== this.#labelText) this.#encodeLabels(labels);
-    writer.bytesOf(this.#labelBytes, this.#labelLength);
-    this.#finishLine(writer, value);
+    this.#finishLine(this.#startLine(family, labels), value);
   }
 
   /**
@@ -57,9 +54,7 @@ export class SampleSet {
     values: LabelValuesAfter<Labels, Base>,
     value: number,
   ): void {
-    const writer = this.#writerFor(family);
-    if (base !== this.#labelText) this.#encodeLabels(base);
-    writer.bytesOf(this.#labelBytes, this.#labelLength);
+    const writer = this.#startLine(family, base);
     const from = family.labels.length - values.length;
     for (let index = 0; index < values.length; index++) {
       writer.byte(COMMA);
@@ -68,7 +63,8 @@ export class SampleSet {
     this.#finishLine(writer, value);
   }
 
-  #writerFor(family: Family): LineWriter {
+  /** `name{` and the label text, in the family's writer (the text encoded once while it stays the same). */
+  #startLine(family: Family, labels: string): LineWriter {
     let writer = this.#writers[family.index];
     if (writer === undefined) {
       writer = new LineWriter();
@@ -78,6 +74,8 @@ export class SampleSet {
       if (done !== undefined) writer.bytes(plainOf(done));
     }
     writer.bytes(PREFIXES[family.index] as Buffer);
+    if (labels !== this.#labelText) this.#encodeLabels(labels);
+    writer.bytesOf(this.#labelBytes, this.#labelLength);
     return writer;
   }
 
