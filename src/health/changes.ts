@@ -11,7 +11,7 @@
  */
 import type { RouterConfig } from '../config/types.js';
 import { formatAge, formatPercent, isoOrNull, peerDisplayName } from './format.js';
-import { handshakeExpectedByMs } from './evaluate.js';
+import { handshakeExpectedByMs, peerStatus } from './evaluate.js';
 import type { PeerJudgement, RouterEvaluation } from './types.js';
 
 export interface VerdictState {
@@ -168,9 +168,12 @@ export type BadPeers = ReadonlyMap<string, ReadonlyMap<string, VerdictState>>;
 
 const NO_PEERS: BadPeers = new Map();
 
-/** A peer that cannot be judged is news too: "we cannot see it" is not "fine" (the router is degraded). */
+/**
+ * A critical peer, and one that cannot be judged: "we cannot see it" is not "fine" (the router is degraded). A
+ * probe's partial loss degrades the router too, but is noted, not news.
+ */
 function isBad({ verdict }: PeerJudgement): boolean {
-  return (verdict.judged && !verdict.healthy) || verdict.reason === 'handshake_unreadable';
+  return peerStatus(verdict) === 'critical' || verdict.reason === 'handshake_unreadable';
 }
 
 /**

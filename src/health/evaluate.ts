@@ -19,7 +19,7 @@ import { routerUp } from '../analysis/up.js';
 import { judgePeer, type PeerVerdict } from '../analysis/peer.js';
 import { counted, formatAge, inEra, isoOrNull, peerDisplayName } from './format.js';
 import { evaluatePings } from './pings.js';
-import { worst, type InterfaceHealth, type PeerHealth, type PeerJudgement, type Problem, type RouterEvaluation, type RouterHealth } from './types.js';
+import { worst, type InterfaceHealth, type PeerHealth, type PeerJudgement, type Problem, type RouterEvaluation, type RouterHealth, type Status } from './types.js';
 
 /** Which parts of a router to judge besides its up state; a part left out is not `seen`. */
 export interface EvaluationParts {
@@ -184,6 +184,7 @@ function judgePeers(
       },
       router.health,
     );
+    // Most peers are ok or idle, which are no problem: nothing to word for them.
     if (verdict.reason !== 'ok' && verdict.reason !== 'idle') problemOf(peer, verdict, age, add, unjudged);
     return { peer, verdict, latestHandshake, ageSeconds: age };
   });
@@ -239,8 +240,13 @@ function peerHealthOf({ peer, verdict, latestHandshake, ageSeconds }: PeerJudgem
     ...(peer.probe === undefined ? {} : { probe: peer.probe }),
     ...(peer.probeRttSeconds === undefined ? {} : { probeRttSeconds: peer.probeRttSeconds }),
     ...(peer.probeLossRatio === undefined ? {} : { probeLossRatio: peer.probeLossRatio }),
-    status: verdict.judged && !verdict.healthy ? 'critical' : verdict.reason === 'handshake_unreadable' || verdict.reason === 'probe_partial' ? 'degraded' : 'ok',
+    status: peerStatus(verdict),
   };
+}
+
+/** A peer's part in its router's status: critical when judged unhealthy, degraded when it cannot be judged or the probe lost some pings. */
+export function peerStatus(verdict: PeerVerdict): Status {
+  return verdict.judged && !verdict.healthy ? 'critical' : verdict.reason === 'handshake_unreadable' || verdict.reason === 'probe_partial' ? 'degraded' : 'ok';
 }
 
 /** Unix ms by which the peer's next handshake is due; undefined when none is expected or it never shook hands. */
