@@ -16,9 +16,9 @@ export class EmulatorJobs {
   constructor(private readonly emulator: () => Emulator) {}
 
   /** A client of the named emulated router, closed by close(). */
-  client(name: string, user = 'admin', password = ''): RouterOsClient {
+  client(name: string, { user = 'admin', password = '', timeoutMs = 5_000 }: { user?: string; password?: string; timeoutMs?: number } = {}): RouterOsClient {
     const emulator = this.emulator();
-    const client = new RouterOsClient({ url: emulator.router(name).url, username: user, password: new Secret(password), timeoutMs: 5_000, tls: { ca: emulator.ca } });
+    const client = new RouterOsClient({ url: emulator.router(name).url, username: user, password: new Secret(password), timeoutMs, tls: { ca: emulator.ca } });
     this.#clients.push(client);
     return client;
   }
@@ -30,7 +30,7 @@ export class EmulatorJobs {
     if (job === undefined) throw new Error(`no ${collector.name} job`);
     const context: JobContext = {
       router,
-      client: this.client(name, user, password),
+      client: this.client(name, { user, password }),
       routerLabel: routerLabel(name),
       now: () => Date.now(),
       signal: new AbortController().signal,

@@ -5,26 +5,22 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
-import { RouterOsClient } from '../../src/routeros/client.js';
-import { Secret } from '../../src/util/secret.js';
+import type { RouterOsClient } from '../../src/routeros/client.js';
+import { EmulatorJobs } from '../helpers/emulator-jobs.js';
 
 let emulator: Emulator;
-const clients: RouterOsClient[] = [];
+const jobs = new EmulatorJobs(() => emulator);
 
 beforeAll(async () => {
   emulator = await startEmulator({ routers: [{ name: 'q' }] });
 });
 
 afterAll(async () => {
-  await Promise.all(clients.map((client) => client.close()));
+  await jobs.close();
   await emulator.close();
 });
 
-function client(timeoutMs: number): RouterOsClient {
-  const made = new RouterOsClient({ url: emulator.router('q').url, username: 'admin', password: new Secret(''), timeoutMs, tls: { ca: emulator.ca } });
-  clients.push(made);
-  return made;
-}
+const client = (timeoutMs: number): RouterOsClient => jobs.client('q', { timeoutMs });
 
 describe('the read queue', () => {
   it('a read that times out stops alone: the one queued behind it and the next one are answered', async () => {
