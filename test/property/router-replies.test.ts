@@ -27,7 +27,7 @@ import { Scheduler } from '../../src/scheduler/scheduler.js';
 import { evaluateRouters } from '../../src/health/report.js';
 import { evaluateRouter } from '../../src/health/evaluate.js';
 import { formatCheck } from '../../src/health/nagios.js';
-import { diff, observe, type Observed } from '../../src/health/changes.js';
+import { diff, diffPeers, observe, type BadPeers, type Observed, type VerdictState } from '../../src/health/changes.js';
 import { watchVerdicts } from '../../src/health/watch.js';
 import type { HealthReport } from '../../src/health/types.js';
 import { testConfig } from '../helpers/config.js';
@@ -384,6 +384,22 @@ async function oneRouter(rounds: readonly Replies[]): Promise<void> {
       const { lines, next } = diff(states, observations, evaluation.seen);
       states = next;
       for (const line of lines) expect(line.message).not.toMatch(/Invalid Date/);
+      // Every peer's log line, whatever its state: as if each had been bad under another reason before.
+      const everyPeerBad = new Map<string, Map<string, VerdictState>>();
+      for (const { peer } of evaluation.judgements) {
+        const kept = everyPeerBad.get(peer.interface) ?? new Map<string, VerdictState>();
+        kept.set(peer.publicKey, { state: '(before)', bad: true });
+        everyPeerBad.set(peer.interface, kept);
+      }
+      for (const line of diffPeers(everyPeerBad as BadPeers, evaluation.judgements, true, 'hq').lines) {
+        expect(typeof line.message).toBe('string');
+        expect(line.message).not.toMatch(/Invalid Date/);
+        checkNumbers(line.fields, line.message);
+      }
+      // Peers kept between runs have one shape whatever the reply (a field added to some moves every peer's
+      // fields out of the object).
+      const kept = store.snapshots('hq').find((snapshot) => snapshot.job === 'wireguard' && snapshot.ok)?.data as { peers?: object[] } | undefined;
+      expect(new Set((kept?.peers ?? []).map((peer) => Object.keys(peer).join())).size).toBeLessThanOrEqual(1);
     }
   } finally {
     stopWatching();
