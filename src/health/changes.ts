@@ -198,7 +198,9 @@ export function diffPeers(
       if (kept === undefined) next.set(peer.interface, (kept = new Map()));
       kept.set(peer.publicKey, shared(verdict.reason, true));
     }
-    if (before?.state === verdict.reason) continue;
+    // Still bad for the same reason is no news; any way out of a bad state is, even one keeping the reason's name
+    // (a blocked tunnel no longer expected up stays `probe_failed`, but is no longer a problem).
+    if (bad && before?.state === verdict.reason) continue;
     if (bad || before !== undefined) lines.push({ level: bad ? 'warn' : 'info', ...describePeer(judgement, bad, routerName) });
   }
   return { lines, next: next.size === 0 ? NO_PEERS : next };
@@ -218,8 +220,10 @@ function describePeer(judgement: PeerJudgement, bad: boolean, routerName: string
     message = `${who} cannot be judged: its last-handshake did not decode`;
   } else if (verdict.reason === 'ok') {
     message = `${who} recovered (last handshake ${formatAge(age ?? 0)} ago)`;
+  } else if (verdict.judged) {
+    message = `${who} is no longer a problem (${verdict.reason.replaceAll('_', ' ')})`;
   } else {
-    message = `${who} is no longer judged (${verdict.reason.replace('_', ' ')})`;
+    message = `${who} is no longer judged (${verdict.reason.replaceAll('_', ' ')})`;
   }
   return {
     message,

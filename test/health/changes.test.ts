@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
 import pino from 'pino';
 import { SnapshotStore, type JobOutcome } from '../../src/metrics/store.js';
 import { watchVerdicts } from '../../src/health/watch.js';
@@ -210,11 +211,74 @@ describe('peer states kept between collections', () => {
     expect(after.lines.map((line) => `${line.level} ${line.fields['event']}`)).toEqual(['warn peer_probe_failed']);
   });
 
+  it('leaving a bad state under the same reason is news too, worded as what it is now', () => {
+    const bad = diffPeers(undefined, [judged('x', { judged: true, healthy: false, reason: 'probe_failed' })], true, 'hq');
+    const after = diffPeers(bad.next, [judged('x', { judged: true, healthy: true, reason: 'probe_failed' })], true, 'hq');
+    expect(after.lines.map((line) => `${line.level} ${line.fields['event']} ${line.message}`)).toEqual([
+      'info peer_recovered peer x on hq/wg-branch is no longer a problem (probe failed)',
+    ]);
+    expect(after.next.size).toBe(0);
+    const again = diffPeers(bad.next, [judged('x', { judged: false, healthy: true, reason: 'interface_not_running' })], true, 'hq');
+    expect(again.lines.map((line) => line.message)).toEqual(['peer x on hq/wg-branch is no longer judged (interface not running)']);
+  });
+
   it('an unseen wireguard part keeps the last bad states; a seen one forgets peers no longer listed', () => {
     const bad = diffPeers(undefined, [judged('x', { judged: true, healthy: false, reason: 'never' })], true, 'hq');
     expect(diffPeers(bad.next, [], false, 'hq').next).toBe(bad.next);
     const gone = diffPeers(bad.next, [], true, 'hq');
     expect(gone.lines).toEqual([]);
     expect(gone.next.size).toBe(0);
+  });
+
+  it('any sequence of verdicts: a line exactly when a peer goes bad, changes its bad reason or recovers; only bad peers kept', () => {
+    type Shape = Pick<PeerVerdict, 'judged' | 'healthy' | 'reason'>;
+    const shapes: Shape[] = [
+      { judged: true, healthy: true, reason: 'ok' },
+      { judged: true, healthy: true, reason: 'idle' },
+      { judged: true, healthy: false, reason: 'stale' },
+      { judged: true, healthy: false, reason: 'never' },
+      { judged: false, healthy: true, reason: 'handshake_unreadable' },
+      { judged: true, healthy: true, reason: 'probe_failed' },
+      { judged: true, healthy: false, reason: 'probe_failed' },
+      { judged: false, healthy: true, reason: 'disabled' },
+    ];
+    const isBad = (shape: Shape): boolean => (shape.judged && !shape.healthy) || shape.reason === 'handshake_unreadable';
+    const names = ['a', 'b', 'c'];
+    const kept = new Map(names.map((name) => [name, peer(name)]));
+    const step = fc.record({ seen: fc.boolean(), verdicts: fc.array(fc.option(fc.constantFrom(...shapes), { nil: undefined }), { minLength: 3, maxLength: 3 }) });
+    fc.assert(
+      fc.property(fc.array(step, { minLength: 1, maxLength: 8 }), (steps) => {
+        let previous: ReturnType<typeof diffPeers>['next'] | undefined;
+        let model = new Map<string, string>(); // public key → bad reason
+        for (const { seen, verdicts } of steps) {
+          const judgements = names.flatMap((name, index) => {
+            const shape = verdicts[index];
+            const stored = kept.get(name);
+            if (shape === undefined || stored === undefined) return [];
+            return [{ peer: stored, verdict: { state: 'down', expected: true, because: 'keepalive', boundSeconds: 300, ...shape }, latestHandshake: T0 / 1000 - 600, ageSeconds: 600 } as PeerJudgement];
+          });
+          const { lines, next } = diffPeers(previous, judgements, seen, 'hq');
+          const expected: string[] = [];
+          if (seen) {
+            const after = new Map<string, string>();
+            for (const { peer: stored, verdict } of judgements) {
+              const before = model.get(stored.publicKey);
+              if (isBad(verdict)) {
+                after.set(stored.publicKey, verdict.reason);
+                if (before !== verdict.reason) expected.push(`warn ${stored.publicKey}`);
+              } else if (before !== undefined) {
+                expected.push(`info ${stored.publicKey}`);
+              }
+            }
+            model = after;
+          }
+          expect(lines.map((line) => `${line.level} ${String(line.fields['public_key'])}`)).toEqual(expected);
+          const keptKeys = [...next.values()].flatMap((byKey) => [...byKey].map(([key, state]) => `${key}=${state.state}`)).sort();
+          expect(keptKeys).toEqual([...model].map(([key, reason]) => `${key}=${reason}`).sort());
+          previous = next;
+        }
+      }),
+      { numRuns: 500 },
+    );
   });
 });
