@@ -7,7 +7,7 @@
 import { subscribe } from 'node:diagnostics_channel';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { startEmulator } from '../src/emulator/index.js';
-import type { ChildReply, ChildRequest, FetchStats } from './ipc.js';
+import { KEEP_WARM_PATH, type ChildReply, type ChildRequest, type FetchStats } from './ipc.js';
 
 const [routers = '10', interfaces = '4', peers = '100', keepAlive = '', resumption = '', schedule = '30'] = process.argv.slice(2);
 const tickMs = Number(schedule) * 1000;
@@ -24,6 +24,8 @@ subscribe('http.server.response.finish', (message) => {
   entry.requests += 1;
   entry.bytes += Number(response.getHeader('content-length') ?? 0);
   fetched.set(path, entry);
+  // A keep-warm read collects nothing: it does not end a router's collection.
+  if (path === KEEP_WARM_PATH) return;
   const now = Date.now();
   const tick = now - (now % tickMs);
   lastReplyAfterTick.set(tick, Math.max(lastReplyAfterTick.get(tick) ?? 0, now - tick));

@@ -14,7 +14,7 @@ import { deflateRawSync, gunzipSync } from 'node:zlib';
 import { ask, forkChild, nextReply, startEmulatorChild, stopChild } from './children.js';
 import { unusedPort } from '../test/helpers/ports.js';
 import { startExporter, waitReady } from './exporter.js';
-import type { ChildReply } from './ipc.js';
+import { KEEP_WARM_PATH, type ChildReply } from './ipc.js';
 import type { BenchOptions } from './options.js';
 import { sampleProcess } from './proc.js';
 import { fetchBody, percentile, scrape, target } from './scrape.js';
@@ -82,6 +82,7 @@ export async function runFleet(options: BenchOptions): Promise<void> {
       .map(([, ms]) => ms);
     let requests = 0;
     for (const [path, entry] of Object.entries(after.stats)) requests += entry.requests - (before.stats[path]?.requests ?? 0);
+    const keepWarm = (after.stats[KEEP_WARM_PATH]?.requests ?? 0) - (before.stats[KEEP_WARM_PATH]?.requests ?? 0);
 
     // The first plain scrape after a collection: just after the next cycle's last reply (+1 s for the run to record).
     const lastAfterTick = Math.max(...afterTick, 0);
@@ -129,6 +130,7 @@ export async function runFleet(options: BenchOptions): Promise<void> {
       tls_full_handshakes_per_cycle: round(connections - resumed, 1),
       tls_resumed_per_cycle: round(resumed, 1),
       requests_per_cycle: round(requests / options.cycles, 1),
+      keep_warm_requests_per_cycle: round(keepWarm / options.cycles, 1),
       collected_all_after_tick_ms: afterTick.map((ms) => Math.round(ms)),
       rss_mb: round(rssMb, 1),
       rss_peak_mb: round(collected.peakRssBytes / MB, 1),
@@ -150,7 +152,7 @@ export async function runFleet(options: BenchOptions): Promise<void> {
       [
         '',
         `fleet      ${shape}, system + wireguard every ${interval} s; routers: ${routerSide}`,
-        `collection CPU ${json.cycle_cpu_ms} ms per cycle = ${json.cpu_pct_of_core} % of one core; ${json.requests_per_cycle} requests per cycle`,
+        `collection CPU ${json.cycle_cpu_ms} ms per cycle = ${json.cpu_pct_of_core} % of one core; ${json.requests_per_cycle} requests per cycle (${json.keep_warm_requests_per_cycle} of them keep-warm reads)`,
         `TLS        per cycle: ${json.tls_connections_per_cycle} new connections, ${json.tls_full_handshakes_per_cycle} full handshakes, ${json.tls_resumed_per_cycle} resumed`,
         `tick       every router collected ${json.collected_all_after_tick_ms.map((ms) => (ms / 1000).toFixed(1)).join(', ')} s after the tick`,
         `memory     RSS ${json.rss_mb} MB (peak ${json.rss_peak_mb}) = ${json.rss_per_router_kb} KiB per router; after scrapes ${json.rss_after_scrapes_mb} MB`,

@@ -1,5 +1,8 @@
 /** Messages between bench/run.ts and its child processes. */
 
+/** The exporter's keep-warm read (src/routeros/keep-warm.ts), as the emulator child counts requests by path. */
+export const KEEP_WARM_PATH = 'GET /rest/system/identity';
+
 /** Requests and reply bytes by `METHOD /path`, summed over every router. */
 export type FetchStats = Record<string, { requests: number; bytes: number }>;
 
@@ -13,7 +16,10 @@ export type ChildReply =
       /** TLS connections accepted since start, and how many of them resumed a session. */
       connections: number;
       resumed: number;
-      /** By schedule tick (ms since the epoch): ms from the tick to the last reply finished in that interval. */
+      /**
+       * By schedule tick (ms since the epoch): ms from the tick to the last reply finished in that interval,
+       * keep-warm reads left out (they collect nothing).
+       */
       lastReplyAfterTickMs: Record<string, number>;
     }
   | { type: 'listening'; url: string; cycleMs?: number };

@@ -15,6 +15,7 @@ import { asRecordList, asSingleRecord, type RouterRecord } from './records.js';
 import { mapNetworkError, mapRedirect, mapStatusError, parseErrorBody, TIMEOUT_HINT } from './transport-errors.js';
 import { encodeMenuPath, queryString } from './paths.js';
 import { resumingConnector } from './connector.js';
+import { KeepWarm, keepAliveHintMs } from './keep-warm.js';
 
 export const DEFAULT_MAX_RESPONSE_BYTES = 32 * 1024 * 1024;
 
@@ -60,6 +61,11 @@ export const DEFAULT_KEEP_ALIVE_MS = 30_000;
  * request on a socket the router is closing. Undici's default, 2 s, closes a 30 s hint at 28 s.
  */
 const KEEP_ALIVE_THRESHOLD_MS = 1_000;
+
+/** The keep-warm read (keep-warm.ts): the router's identity, a few bytes any read-only user may see. */
+const KEEP_WARM_PATH = '/system/identity?.proplist=name';
+/** Told apart by identity: the keep-warm read plans no keep-warm read of its own, so it cannot sustain itself. */
+const KEEP_WARM_READ: RequestOptions = Object.freeze({});
 
 export interface RequestOptions {
   /** Overrides the client's timeout (e.g. a ping that takes count × interval). */
@@ -110,6 +116,10 @@ export class RouterOsClient {
   readonly #readQueue: (() => void)[] = [];
   /** Closed for good: a read after `close` fails on the destroyed Client instead of opening a new one. */
   #closed = false;
+  /** How long undici keeps an idle read connection when the router gives no hint, and the most it believes. */
+  readonly #keepAliveMs: number;
+  readonly #keepAliveMaxMs: number;
+  readonly #keepWarm = new KeepWarm(() => this.#sendKeepWarm());
 
   constructor(options: RouterOsClientOptions) {
     const url = new URL(options.url);
@@ -124,9 +134,11 @@ export class RouterOsClient {
     this.#maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
     const tls = options.tls ?? {};
     const keepAliveMs = options.keepAliveMs ?? DEFAULT_KEEP_ALIVE_MS;
+    this.#keepAliveMs = keepAliveMs;
+    this.#keepAliveMaxMs = Math.max(keepAliveMs, DEFAULT_KEEP_ALIVE_MS);
     const shared = {
       keepAliveTimeout: keepAliveMs,
-      keepAliveMaxTimeout: Math.max(keepAliveMs, DEFAULT_KEEP_ALIVE_MS),
+      keepAliveMaxTimeout: this.#keepAliveMaxMs,
       keepAliveTimeoutThreshold: KEEP_ALIVE_THRESHOLD_MS,
       // One connector for reads and commands, so a session one of them got serves the other's reconnect too.
       connect: resumingConnector({
@@ -175,6 +187,7 @@ export class RouterOsClient {
   /** Closes the connections; in-flight requests fail with ROS_ERR_ABORTED or a connect error. */
   async close(): Promise<void> {
     this.#closed = true;
+    this.#keepWarm.cancel();
     await Promise.all([this.#reads?.destroy(), this.#commands?.destroy()]);
   }
 
@@ -201,6 +214,18 @@ export class RouterOsClient {
       };
       this.#readQueue.push(turn);
     });
+  }
+
+  /** How long undici keeps the read connection open now that it is idle, from the last reply's header. */
+  #idleExpiryMs(keepAlive: string | string[] | undefined): number {
+    const hint = keepAliveHintMs(keepAlive);
+    return hint === undefined ? this.#keepAliveMs : Math.min(hint - KEEP_ALIVE_THRESHOLD_MS, this.#keepAliveMaxMs);
+  }
+
+  /** The keep-warm read; its failure is the next real read's to report (it reconnects as it would have). */
+  #sendKeepWarm(): void {
+    if (this.#closed || this.#reads === undefined || this.#readBusy) return;
+    this.request('GET', KEEP_WARM_PATH, undefined, KEEP_WARM_READ).catch(() => undefined);
   }
 
   /** Hands the connection to the next read waiting, if any. */
@@ -242,6 +267,10 @@ export class RouterOsClient {
       let response: Dispatcher.ResponseData;
       let bytes: ReplyBytes;
       if (method === 'GET') {
+        const real = options !== KEEP_WARM_READ;
+        if (real) this.#keepWarm.readStarted();
+        // The reply's Keep-Alive header; null while no reply came (the connection may be gone).
+        let keepAlive: string | string[] | undefined | null = null;
         try {
           await this.#readTurn(stop);
         } catch (error) {
@@ -253,9 +282,11 @@ export class RouterOsClient {
           let controller = this.#readController;
           if (controller === undefined || controller.signal.aborted) controller = this.#readController = new AbortController();
           ({ response, bytes } = await this.#exchange(method, path, body, request, controller, stop, external));
+          keepAlive = response.headers['keep-alive'];
         } finally {
           stop.notify = undefined;
           this.#readFinished();
+          if (real) this.#keepWarm.readEnded(this.#readBusy || keepAlive === null ? undefined : this.#idleExpiryMs(keepAlive));
         }
       } else {
         ({ response, bytes } = await this.#exchange(method, path, body, request, new AbortController(), stop, external));

@@ -1,0 +1,105 @@
+/**
+ * Keeping a router's read connection open across a cycle when the router closes idle connections sooner than
+ * the next cycle comes (issue 14). A router that announces `Keep-Alive: timeout=30` with a 30 s schedule would
+ * otherwise lose the connection just before each cycle: a TLS reconnect every cycle, which costs the exporter
+ * about a millisecond of CPU, costs a small router far more (key exchange on a slow CPU), and writes a login
+ * line into the router's log each time (one per connection, spec notes). One small read — the router's
+ * identity, a few bytes — sent just before the connection would expire costs both sides less than that.
+ *
+ * Whether the connection will sit idle long enough to need it is learnt from the last few idle periods of the
+ * connection between real reads: a cycle's jobs may be spread over a few seconds (each waits for a run slot),
+ * so a cycle has short gaps and one long one, and the long one recurs every cycle. After each real read a
+ * keep-warm read is planned for just before expiry; the next real read, if it comes sooner, replaces the plan,
+ * so only the long gap sends one. It is planned only when one read bridges the long gap: a router read every
+ * 5 minutes with a 30 s keep-alive is left to reconnect (the reconnect resumes the TLS session) rather than
+ * being asked ten times for nothing. No schedule needs to be passed down, and a reload that changes the
+ * schedule is followed within a few cycles.
+ */
+
+/**
+ * The keep-warm read goes this long before the connection would expire (a busy event loop and the trip to the
+ * router must still leave it arriving in time), and a cycle's first read may come this much later than
+ * predicted (timer delays, waiting for a run slot). A quarter of the connection's life for short keep-alives.
+ */
+export const KEEP_WARM_MARGIN_MS = 2_000;
+/** An idle period shorter than this is not remembered (reads of one job, one after the other). */
+export const IDLE_MIN_MS = 1_000;
+/** How many idle periods are remembered: two jobs apart by a few seconds make two per cycle. */
+const IDLES_KEPT = 4;
+
+/** `timeout=N` of a Keep-Alive header in milliseconds, as undici reads it; undefined without one. */
+export function keepAliveHintMs(header: string | string[] | undefined): number | undefined {
+  const text = Array.isArray(header) ? header[0] : header;
+  if (text === undefined) return undefined;
+  const match = /(?:^|[\s,;])timeout=(\d{1,9})(?![\d.])/i.exec(text);
+  return match === null ? undefined : Number(match[1]) * 1000;
+}
+
+/**
+ * When to send the keep-warm read, in ms after a read's end, or undefined for none: `expiresMs` is when the
+ * client drops the idle connection, `idleMs` how long the connection is expected to sit idle at most.
+ */
+export function keepWarmDelayMs(expiresMs: number, idleMs: number | undefined): number | undefined {
+  if (idleMs === undefined || !Number.isFinite(idleMs) || !(expiresMs > 0 && Number.isFinite(expiresMs))) return undefined;
+  const margin = Math.min(KEEP_WARM_MARGIN_MS, expiresMs / 4);
+  const warmAt = expiresMs - margin;
+  // The next burst comes while the connection is still open.
+  if (idleMs <= expiresMs - margin) return undefined;
+  // One read would not carry the connection to the next burst: let it close; the reconnect resumes.
+  if (idleMs > warmAt + expiresMs - margin) return undefined;
+  return warmAt;
+}
+
+/** The timing half of keeping warm: the connection's recent idle periods, and the one timer. */
+export class KeepWarm {
+  readonly #send: () => void;
+  readonly #now: () => number;
+  /** The last few idle periods between real reads, newest last. */
+  readonly #idles: number[] = [];
+  #lastReadEnd: number | undefined;
+  #timer: NodeJS.Timeout | undefined;
+  #delay: number | undefined;
+
+  /** `send` makes the keep-warm read; it is never called while `cancel` was the last word. */
+  constructor(send: () => void, now: () => number = () => performance.now()) {
+    this.#send = send;
+    this.#now = now;
+  }
+
+  /** A real read is asked for: the idle period it ends is remembered. */
+  readStarted(): void {
+    if (this.#lastReadEnd === undefined) return;
+    const idle = this.#now() - this.#lastReadEnd;
+    if (idle < IDLE_MIN_MS) return;
+    this.#idles.push(idle);
+    if (this.#idles.length > IDLES_KEPT) this.#idles.shift();
+  }
+
+  /**
+   * A real read ended. With `expiresMs` (the connection is open and idle now, and the client drops it after
+   * that long) the keep-warm read is planned; without, any planned one is cancelled.
+   */
+  readEnded(expiresMs: number | undefined): void {
+    this.#lastReadEnd = this.#now();
+    if (expiresMs === undefined || this.#idles.length === 0) return this.cancel();
+    const delay = keepWarmDelayMs(expiresMs, Math.max(...this.#idles));
+    if (delay === undefined) return this.cancel();
+    if (this.#timer !== undefined && this.#delay === delay) {
+      this.#timer.refresh();
+      return;
+    }
+    this.cancel();
+    this.#delay = delay;
+    this.#timer = setTimeout(() => {
+      this.#timer = undefined;
+      this.#send();
+    }, delay);
+    this.#timer.unref();
+  }
+
+  cancel(): void {
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    this.#timer = undefined;
+    this.#delay = undefined;
+  }
+}

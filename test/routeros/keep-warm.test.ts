@@ -1,0 +1,177 @@
+/**
+ * Keeping a router's read connection open across cycles (src/routeros/keep-warm.ts): the policy as properties
+ * over random keep-alives and cycles, the burst timing with a hand-driven clock, and the whole thing over real
+ * HTTPS against the emulator, which counts connections and requests.
+ */
+import fc from 'fast-check';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { startEmulator } from '../../src/emulator/index.js';
+import { RouterOsClient } from '../../src/routeros/client.js';
+import { KEEP_WARM_MARGIN_MS, KeepWarm, keepAliveHintMs, keepWarmDelayMs } from '../../src/routeros/keep-warm.js';
+import { Secret } from '../../src/util/secret.js';
+
+describe('keepAliveHintMs', () => {
+  it('reads timeout=N in any position, as seconds', () => {
+    expect(keepAliveHintMs('timeout=30')).toBe(30_000);
+    expect(keepAliveHintMs('max=100, timeout=5')).toBe(5_000);
+    expect(keepAliveHintMs(['Timeout=7, max=3'])).toBe(7_000);
+    expect(keepAliveHintMs(undefined)).toBeUndefined();
+    expect(keepAliveHintMs('max=5')).toBeUndefined();
+    expect(keepAliveHintMs('xtimeout=5')).toBeUndefined();
+    expect(keepAliveHintMs('timeout=1.5')).toBeUndefined();
+  });
+
+  it('any header text gives a finite, non-negative hint or none, and never throws', () => {
+    fc.assert(
+      fc.property(fc.oneof(fc.string(), fc.constantFrom('timeout=', 'timeout=99999999999', ' timeout=0')), (text) => {
+        const hint = keepAliveHintMs(text);
+        expect(hint === undefined || (Number.isFinite(hint) && hint >= 0)).toBe(true);
+      }),
+    );
+  });
+});
+
+describe('keepWarmDelayMs', () => {
+  const ms = fc.integer({ min: 1, max: 600_000 });
+
+  it('a keep-warm read goes before the connection expires and carries it to the next cycle, with a margin on both', () => {
+    fc.assert(
+      fc.property(ms, ms, (expires, idle) => {
+        const delay = keepWarmDelayMs(expires, idle);
+        if (delay === undefined) return;
+        const margin = Math.min(KEEP_WARM_MARGIN_MS, expires / 4);
+        expect(delay).toBeGreaterThan(0);
+        expect(delay + margin).toBeLessThanOrEqual(expires);
+        // Needed: without it the next cycle could come after the connection closed.
+        expect(idle + margin).toBeGreaterThan(expires);
+        // Enough: after it the connection stays open past the next cycle, late by the margin.
+        expect(idle + margin).toBeLessThanOrEqual(delay + expires);
+      }),
+    );
+  });
+
+  it('whenever the next cycle would find the connection closed and one read can bridge the gap, it is sent', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 4_000, max: 600_000 }), fc.double({ min: 1.001, max: 1.9, noNaN: true }), (expires, ratio) => {
+        // expires ≥ 4 s: the margin is a whole 25 % or 2 s, so every idle up to 1.9 × expires - 2 s is bridgeable.
+        const idle = Math.min(expires * ratio, 2 * expires - 2 * Math.min(KEEP_WARM_MARGIN_MS, expires / 4));
+        if (idle <= expires) return;
+        expect(keepWarmDelayMs(expires, idle)).toBeDefined();
+      }),
+    );
+  });
+
+  it('sends nothing without a prediction or a connection to keep', () => {
+    expect(keepWarmDelayMs(29_000, undefined)).toBeUndefined();
+    expect(keepWarmDelayMs(0, 30_000)).toBeUndefined();
+    expect(keepWarmDelayMs(-1_000, 30_000)).toBeUndefined();
+    expect(keepWarmDelayMs(Number.NaN, 30_000)).toBeUndefined();
+    // Read every 5 minutes, kept 29 s: ten reads would be needed; the reconnect resumes instead.
+    expect(keepWarmDelayMs(29_000, 300_000)).toBeUndefined();
+    // Read every 20 s, kept 29 s: the connection is there anyway.
+    expect(keepWarmDelayMs(29_000, 20_000)).toBeUndefined();
+    expect(keepWarmDelayMs(29_000, 30_000)).toBe(27_000);
+  });
+});
+
+describe('KeepWarm timing', () => {
+  // Fake timers move Date too: the clock and the timers are one.
+  let base = 0;
+  const clock = (): number => Date.now() - base;
+  beforeEach(() => {
+    vi.useFakeTimers();
+    base = Date.now();
+  });
+  afterEach(() => vi.useRealTimers());
+
+  /**
+   * Cycles every `everyMs` of `reads` reads, each 50 ms long and `apartMs` after the previous one's end (a job
+   * waiting for a run slot); when the keep-warm reads were sent.
+   */
+  function cycles(everyMs: number, expiresMs: number, count: number, reads = 2, apartMs = 0): number[] {
+    const start = clock();
+    const since = (): number => clock() - start;
+    const sent: number[] = [];
+    const warm = new KeepWarm(() => sent.push(since()), clock);
+    for (let cycle = 0; cycle < count; cycle++) {
+      vi.advanceTimersByTime(cycle * everyMs - since());
+      for (let read = 0; read < reads; read++) {
+        if (read > 0) vi.advanceTimersByTime(apartMs);
+        warm.readStarted();
+        vi.advanceTimersByTime(50);
+        // Back to back, only the last read leaves the connection idle.
+        warm.readEnded(read === reads - 1 || apartMs > 0 ? expiresMs : undefined);
+      }
+    }
+    vi.advanceTimersByTime(everyMs);
+    warm.cancel();
+    return sent;
+  }
+
+  it('a 30 s schedule against a 30 s keep-alive: one keep-warm read per cycle from the second, 2 s before expiry', () => {
+    // The first cycle has no gap to predict from; cycles 2-4 each plan one, 27 s after their last reply.
+    expect(cycles(30_000, 29_000, 4)).toEqual([30_100 + 27_000, 60_100 + 27_000, 90_100 + 27_000]);
+  });
+
+  it("a cycle's jobs spread over seconds (waiting for run slots): still one keep-warm read per cycle, after the last", () => {
+    // Reads at +0, +1.05 s and +2.1 s of each cycle: the short idle periods do not hide the long one (27.85 s,
+    // within the 2 s margin of a 29 s life): kept warm, 27 s after the cycle's last reply.
+    expect(cycles(30_000, 29_000, 3, 3, 1_000)).toEqual([30_000 + 2_150 + 27_000, 60_000 + 2_150 + 27_000]);
+    // Reads 3.5 s apart: the long idle is ~22.9 s of a 29 s life; nothing is needed.
+    expect(cycles(30_000, 29_000, 3, 3, 3_500)).toEqual([]);
+  });
+
+  it('schedules shorter than the keep-alive, or too long for one read to bridge, send nothing', () => {
+    expect(cycles(15_000, 29_000, 5)).toEqual([]);
+    expect(cycles(300_000, 29_000, 3)).toEqual([]);
+  });
+
+  it('a cancelled plan sends nothing, and a keep-warm read alone never plans another', () => {
+    const sent: number[] = [];
+    const warm = new KeepWarm(() => sent.push(clock()), clock);
+    for (const start of [0, 30_000]) {
+      vi.advanceTimersByTime(start - clock());
+      warm.readStarted();
+      warm.readEnded(29_000);
+    }
+    warm.cancel();
+    vi.advanceTimersByTime(60_000 - clock());
+    expect(sent).toEqual([]);
+    // Planned again by a real read's end: sent once, and nothing more without another real read.
+    warm.readStarted();
+    warm.readEnded(29_000);
+    vi.advanceTimersByTime(300_000);
+    expect(sent).toEqual([60_000 + 27_000]);
+  });
+});
+
+describe('keep-warm over real HTTPS', () => {
+  it('a router that closes idle connections sooner than the next cycle keeps one connection from the second cycle on', async () => {
+    // timeout=5 → the client drops the connection 4 s after a reply; cycles 4.5 s apart would reconnect each time.
+    // The keep-warm read goes 3 s after a cycle's last reply, a whole second before that.
+    const emulator = await startEmulator({ keepAliveSeconds: 5, routers: [{ name: 'r' }] });
+    const router = emulator.routers[0];
+    if (router === undefined) throw new Error('no router');
+    const client = new RouterOsClient({ url: router.url, username: 'admin', password: new Secret(''), timeoutMs: 2_000, tls: { ca: emulator.ca, serverName: 'localhost' } });
+    try {
+      const connections: number[] = [];
+      const requests: number[] = [];
+      const started = performance.now();
+      for (let cycle = 0; cycle < 3; cycle++) {
+        // The schedule itself, not a wait for something to happen: the cycle starts 4.5 s after the previous one.
+        await sleep(Math.max(0, started + cycle * 4_500 - performance.now()));
+        await client.getSingleton('system/resource');
+        await client.list('interface/wireguard');
+        connections.push(router.stats.connections);
+        requests.push(router.stats.requests);
+      }
+      // Cycle 2 reconnects (nothing to predict from yet); from then on one keep-warm read per gap keeps it.
+      expect(connections).toEqual([1, 2, 2]);
+      expect(requests).toEqual([2, 4, 7]);
+    } finally {
+      await client.close();
+      await emulator.close();
+    }
+  });
+});
