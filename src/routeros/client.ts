@@ -360,25 +360,38 @@ export class RouterOsClient {
     return { value: parseJsonBody(parts, request), request };
   }
 
-  /** The reply's bytes as read, in parts (body.ts decodes them without joining them first). */
-  async #readCapped(response: Dispatcher.ResponseData, request: string): Promise<ReplyBytes> {
+  /**
+   * The reply's bytes as read, in parts (body.ts decodes them without joining them first). Read with listeners,
+   * not `for await`: an async iterator per reply (its generator, promises and end-of-stream watch) was a tenth
+   * of the allocation per request at fleet shape.
+   */
+  #readCapped(response: Dispatcher.ResponseData, request: string): Promise<ReplyBytes> {
+    const body = response.body;
     const declared = Number(response.headers['content-length']);
     if (Number.isFinite(declared) && declared > this.#maxResponseBytes) {
-      response.body.destroy();
-      throw this.#tooLarge(request);
+      body.destroy();
+      return Promise.reject(this.#tooLarge(request));
     }
-    const chunks: Buffer[] = [];
-    let size = 0;
-    for await (const chunk of response.body) {
-      const buffer = chunk as Buffer;
-      size += buffer.length;
-      if (size > this.#maxResponseBytes) {
-        response.body.destroy();
-        throw this.#tooLarge(request);
-      }
-      chunks.push(buffer);
-    }
-    return { parts: chunks, length: size };
+    return new Promise((resolve, reject) => {
+      const parts: Buffer[] = [];
+      let length = 0;
+      const onData = (chunk: Buffer): void => {
+        length += chunk.length;
+        if (length > this.#maxResponseBytes) {
+          body.off('data', onData);
+          body.destroy();
+          reject(this.#tooLarge(request));
+          return;
+        }
+        parts.push(chunk);
+      };
+      body.on('data', onData);
+      body.once('end', () => resolve({ parts, length }));
+      // An aborted or broken reply ends in 'error' (undici destroys the body with the reason); a settled promise
+      // ignores what comes after.
+      body.once('error', reject);
+      body.once('close', () => reject(Object.assign(new Error('Premature close'), { code: 'ERR_STREAM_PREMATURE_CLOSE' })));
+    });
   }
 
   #tooLarge(request: string): RouterOsError {
