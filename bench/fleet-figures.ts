@@ -18,6 +18,9 @@ export interface FleetLine {
   tls_connections_per_cycle: number;
   tls_full_handshakes_per_cycle: number;
   tls_resumed_per_cycle: number;
+  requests_per_cycle: number;
+  /** Recorded since the keep-warm read (2026-11-24); older records have none. */
+  keep_warm_requests_per_cycle?: number;
   collected_all_after_tick_ms: number[];
   rss_mb: number;
   rss_peak_mb: number;
@@ -46,7 +49,7 @@ export interface FleetFile {
 const RUNS_DIR = new URL('./runs/', import.meta.url);
 const NUMBERS: (keyof FleetLine)[] = [
   'routers', 'peers', 'schedule_s', 'router_keep_alive_s', 'cycle_cpu_ms', 'cpu_pct_of_core', 'tls_connections_per_cycle',
-  'tls_full_handshakes_per_cycle', 'tls_resumed_per_cycle', 'rss_mb', 'rss_peak_mb', 'rss_per_router_kb', 'series', 'gzip_bytes',
+  'tls_full_handshakes_per_cycle', 'tls_resumed_per_cycle', 'requests_per_cycle', 'rss_mb', 'rss_peak_mb', 'rss_per_router_kb', 'series', 'gzip_bytes',
   'deflate_once_bytes', 'first_plain_after_collection_ms', 'scrape_p50_ms', 'static_p50_ms',
 ];
 
@@ -78,9 +81,9 @@ export const FLEET_END = '<!-- end of generated fleet figures -->';
 const thousands = (value: number): string => value.toLocaleString('en-US');
 const seconds = (ms: number): string => (ms / 1000).toFixed(1);
 const span = (values: readonly number[]): string => {
-  const low = Math.min(...values);
-  const high = Math.max(...values);
-  return low === high ? seconds(low) : `${seconds(low)}–${seconds(high)}`;
+  const low = seconds(Math.min(...values));
+  const high = seconds(Math.max(...values));
+  return low === high ? low : `${low}–${high}`;
 };
 
 /** Routers one core collects at `schedule_s` with room to spare (half the core), from a run's CPU per router. */
@@ -102,6 +105,7 @@ export function fleetFigures(name: string, file: FleetFile): string {
     `| routers' keep-alive, resumption | ${file.runs.map((r) => `${r.bench.router_keep_alive_s} s, ${r.bench.router_resumption}`).join(' | ')} |`,
     `| **collection CPU per cycle**${cells((l) => `**${seconds(l.cycle_cpu_ms)} s = ${l.cpu_pct_of_core} % of a core**`)}`,
     `| new TLS connections per cycle: full handshakes / resumed${cells((l) => `${thousands(Math.round(l.tls_full_handshakes_per_cycle))} / ${thousands(Math.round(l.tls_resumed_per_cycle))}`)}`,
+    `| requests per cycle (of them keep-warm reads)${cells((l) => `${thousands(Math.round(l.requests_per_cycle))} (${l.keep_warm_requests_per_cycle === undefined ? 'not counted' : thousands(Math.round(l.keep_warm_requests_per_cycle))})`)}`,
     `| **every router collected after the tick**${cells((l) => `**${span(l.collected_all_after_tick_ms)} s**`)}`,
     `| **RSS (peak) / per router**${cells((l) => `**${Math.round(l.rss_mb)} (${Math.round(l.rss_peak_mb)}) MB / ${l.rss_per_router_kb} KiB**`)}`,
     `| series${cells((l) => thousands(l.series))}`,
