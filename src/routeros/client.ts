@@ -64,8 +64,11 @@ const KEEP_ALIVE_THRESHOLD_MS = 1_000;
 
 /** The keep-warm read (keep-warm.ts): the router's identity, a few bytes any read-only user may see. */
 const KEEP_WARM_PATH = '/system/identity?.proplist=name';
-/** Told apart by identity: the keep-warm read plans no keep-warm read of its own, so it cannot sustain itself. */
-const KEEP_WARM_READ: RequestOptions = Object.freeze({});
+/** Marks the keep-warm read: it plans no keep-warm read of its own, so it cannot sustain itself. */
+const KEEP_WARM = Symbol('keep-warm');
+interface KeepWarmOptions extends RequestOptions {
+  [KEEP_WARM]?: true;
+}
 
 export interface RequestOptions {
   /** Overrides the client's timeout (e.g. a ping that takes count × interval). */
@@ -119,7 +122,7 @@ export class RouterOsClient {
   /** How long undici keeps an idle read connection when the router gives no hint, and the most it believes. */
   readonly #keepAliveMs: number;
   readonly #keepAliveMaxMs: number;
-  readonly #keepWarm = new KeepWarm(() => this.#sendKeepWarm());
+  readonly #keepWarm = new KeepWarm((timeoutMs) => this.#sendKeepWarm(timeoutMs));
 
   constructor(options: RouterOsClientOptions) {
     const url = new URL(options.url);
@@ -223,9 +226,12 @@ export class RouterOsClient {
   }
 
   /** The keep-warm read; its failure is the next real read's to report (it reconnects as it would have). */
-  #sendKeepWarm(): void {
+  #sendKeepWarm(timeoutMs: number): void {
     if (this.#closed || this.#reads === undefined || this.#readBusy) return;
-    this.request('GET', KEEP_WARM_PATH, undefined, KEEP_WARM_READ).catch(() => undefined);
+    // No longer than the connection has left: later it keeps nothing open, and a router that hangs on it must
+    // not hold the next cycle's reads, which queue behind it, for a whole timeout.
+    const options: KeepWarmOptions = { timeoutMs: Math.min(timeoutMs, this.#timeoutMs), [KEEP_WARM]: true };
+    this.request('GET', KEEP_WARM_PATH, undefined, options).catch(() => undefined);
   }
 
   /** Hands the connection to the next read waiting, if any. */
@@ -267,7 +273,7 @@ export class RouterOsClient {
       let response: Dispatcher.ResponseData;
       let bytes: ReplyBytes;
       if (method === 'GET') {
-        const real = options !== KEEP_WARM_READ;
+        const real = (options as KeepWarmOptions)[KEEP_WARM] !== true;
         if (real) this.#keepWarm.readStarted();
         // The reply's Keep-Alive header; null while no reply came (the connection may be gone).
         let keepAlive: string | string[] | undefined | null = null;

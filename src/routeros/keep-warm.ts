@@ -52,7 +52,7 @@ export function keepWarmDelayMs(expiresMs: number, idleMs: number | undefined): 
 
 /** The timing half of keeping warm: the connection's recent idle periods, and the one timer. */
 export class KeepWarm {
-  readonly #send: () => void;
+  readonly #send: (timeoutMs: number) => void;
   readonly #now: () => number;
   /** The last few idle periods between real reads, newest last. */
   readonly #idles: number[] = [];
@@ -60,8 +60,11 @@ export class KeepWarm {
   #timer: NodeJS.Timeout | undefined;
   #delay: number | undefined;
 
-  /** `send` makes the keep-warm read; it is never called while `cancel` was the last word. */
-  constructor(send: () => void, now: () => number = () => performance.now()) {
+  /**
+   * `send` makes the keep-warm read, given how long the connection has left then (its longest useful wait for
+   * the reply); it is never called while `cancel` was the last word.
+   */
+  constructor(send: (timeoutMs: number) => void, now: () => number = () => performance.now()) {
     this.#send = send;
     this.#now = now;
   }
@@ -90,9 +93,10 @@ export class KeepWarm {
     }
     this.cancel();
     this.#delay = delay;
+    const left = expiresMs - delay;
     this.#timer = setTimeout(() => {
       this.#timer = undefined;
-      this.#send();
+      this.#send(left);
     }, delay);
     this.#timer.unref();
   }

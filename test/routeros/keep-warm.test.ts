@@ -6,7 +6,7 @@
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { startEmulator } from '../../src/emulator/index.js';
+import { startEmulator, type Faults } from '../../src/emulator/index.js';
 import { RouterOsClient } from '../../src/routeros/client.js';
 import { KEEP_WARM_MARGIN_MS, KeepWarm, keepAliveHintMs, keepWarmDelayMs } from '../../src/routeros/keep-warm.js';
 import { Secret } from '../../src/util/secret.js';
@@ -171,6 +171,52 @@ describe('keep-warm over real HTTPS', () => {
       expect(requests).toEqual([2, 4, 7]);
     } finally {
       await client.close();
+      await emulator.close();
+    }
+  });
+});
+
+describe('keep-warm against a router that answers it badly', () => {
+  // Every way the emulator can spoil a reply, on the keep-warm read's menu only.
+  const FAULTS: [string, Faults][] = [
+    ['hangs', { hang: true }],
+    ['answers 500', { status: { 'system/identity': 500 } }],
+    ['answers 401', { status: { 'system/identity': 401 } }],
+    ['broken JSON', { brokenJson: true }],
+    ['cut short', { truncated: true }],
+    ['a WebFig page', { html: true }],
+    ['too large', { oversizedBytes: 64 * 1024 }],
+    ['echoes the Authorization header', { echoAuthorization: true }],
+    ['drips its body', { slowBodyMs: 3_000 }],
+  ];
+
+  it('its failure stays silent and bounded: the next cycle reads as before, on time, for every fault', async () => {
+    const emulator = await startEmulator({ keepAliveSeconds: 5, routers: FAULTS.map(([name]) => ({ name: name.replaceAll(' ', '-') })) });
+    const clients = emulator.routers.map((router, index) => {
+      router.setFaults({ path: 'system/identity', ...(FAULTS[index]?.[1] ?? {}) });
+      // A timeout well past the connection's life: a keep-warm read allowed all of it would hold the next cycle.
+      return new RouterOsClient({ url: router.url, username: 'admin', password: new Secret(''), timeoutMs: 4_000, tls: { ca: emulator.ca, serverName: 'localhost' }, maxResponseBytes: 16 * 1024 });
+    });
+    try {
+      const started = performance.now();
+      for (let cycle = 0; cycle < 3; cycle++) {
+        await sleep(Math.max(0, started + cycle * 4_500 - performance.now()));
+        const results = await Promise.allSettled(clients.map(async (client) => {
+          const begun = performance.now();
+          await client.getSingleton('system/resource');
+          return performance.now() - begun;
+        }));
+        results.forEach((result, index) => {
+          expect(result.status, `${FAULTS[index]?.[0] ?? ''}, cycle ${cycle + 1}: ${JSON.stringify(result)}`).toBe('fulfilled');
+          // Never held for a whole timeout by a keep-warm read that hangs or drips: it waits at most the
+          // connection's remaining second.
+          if (result.status === 'fulfilled') expect(result.value).toBeLessThan(1_500);
+        });
+      }
+      // The keep-warm read was made (the faults were met), once per gap from the second cycle on.
+      for (const router of emulator.routers) expect(router.stats.requests).toBe(4);
+    } finally {
+      await Promise.all(clients.map((client) => client.close()));
       await emulator.close();
     }
   });
