@@ -368,8 +368,8 @@ export class RouterOsClient {
 
   /**
    * The reply's bytes as read, in parts (body.ts decodes them without joining them first). Read with listeners,
-   * not `for await`: an async iterator per reply (its generator, promises and end-of-stream watch) was a tenth
-   * of the allocation per request at fleet shape.
+   * not `for await`: an async iterator per reply (its generator, promises and end-of-stream watch) was ~15 MB
+   * of garbage per cycle at 2,000 routers.
    */
   #readCapped(response: Dispatcher.ResponseData, request: string): Promise<ReplyBytes> {
     const body = response.body;
