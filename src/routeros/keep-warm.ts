@@ -27,7 +27,7 @@ export const IDLE_MIN_MS = 1_000;
 /** How many idle periods are remembered: two jobs apart by a few seconds make two per cycle. */
 const IDLES_KEPT = 4;
 
-/** `timeout=N` of a Keep-Alive header in milliseconds, as undici reads it; undefined without one. */
+/** The `timeout=N` parameter of a Keep-Alive header, in milliseconds; undefined without one. */
 export function keepAliveHintMs(header: string | string[] | undefined): number | undefined {
   const text = Array.isArray(header) ? header[0] : header;
   if (text === undefined) return undefined;
