@@ -3,7 +3,8 @@
  * scheduler, collectors, client pool and cron triggers on 1–2 s schedules (issue 14).
  *   (i)   the router keeps connections longer than the schedule: every cycle reuses one connection;
  *   (ii)  it closes them sooner: each cycle reconnects, and the reconnect resumes the TLS session, even after
- *         full garbage collections (undici alone keeps the session through a WeakRef);
+ *         full garbage collections (undici alone keeps the session through a WeakRef); unless one keep-warm
+ *         read can bridge the gap, which keeps the connection;
  *   (iii) it allows no resumption: collection still works, with full handshakes, counted.
  */
 import { setFlagsFromString } from 'node:v8';
@@ -106,6 +107,14 @@ describe('connections across collection cycles', () => {
       expect(s.connections).toBeGreaterThanOrEqual(3);
       expect(s.connections - s.resumed).toBe(1);
     }
+  });
+
+  it('(ii) keep-alive a little shorter than the schedule: kept warm, no new connection from the third cycle on', async () => {
+    // The router keeps idle connections 4 s (the client 3 s); cycles 4 s apart would reconnect each time. The
+    // second cycle still does (the client has seen no idle period yet); it then plans a keep-warm read.
+    const stats = await collect({ keepAliveSeconds: 4, tlsSessionResumption: 'tickets' }, 4, 4);
+    // Without the keep-warm read: one connection per cycle (4).
+    for (const s of stats) expect(s.connections).toBe(2);
   });
 
   it('(iii) a router that allows no resumption is still collected, with full handshakes, counted', async () => {
