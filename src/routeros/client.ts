@@ -274,7 +274,6 @@ export class RouterOsClient {
       let bytes: ReplyBytes;
       if (method === 'GET') {
         const real = (options as KeepWarmOptions)[KEEP_WARM] !== true;
-        if (real) this.#keepWarm.readStarted();
         // The reply's Keep-Alive header; null while no reply came (the connection may be gone).
         let keepAlive: string | string[] | undefined | null = null;
         try {
@@ -282,6 +281,8 @@ export class RouterOsClient {
         } catch (error) {
           throw this.#failure(error, request, 'connect', stop.timedOut, external);
         }
+        // Now that it has the connection: a read that waited its turn behind another ends no idle period.
+        if (real) this.#keepWarm.readStarted();
         try {
           // A router's reads take turns, so they share one controller until one of them is stopped, instead of
           // making one per request.

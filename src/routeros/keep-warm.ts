@@ -69,7 +69,7 @@ export class KeepWarm {
     this.#now = now;
   }
 
-  /** A real read is asked for: the idle period it ends is remembered. */
+  /** A real read takes the connection (after any reads queued before it): the idle period it ends is remembered. */
   readStarted(): void {
     if (this.#lastReadEnd === undefined) return;
     const idle = this.#now() - this.#lastReadEnd;

@@ -176,6 +176,37 @@ describe('keep-warm over real HTTPS', () => {
   });
 });
 
+describe("keep-warm: idle periods are the connection's", () => {
+  it('a read queued behind a slow one is not counted as idle: the long gap still gets its keep-warm read', async () => {
+    // timeout=3: the client drops the connection 2 s after a reply; a gap up to 3 s can be bridged. Each cycle
+    // a slow read (1.5 s) and a read asked for 1.2 s into it, which waits its turn; cycles 4 s apart leave the
+    // connection idle 2.5 s. Counting the queued read's wait as idle (3.7 s, past what one read bridges) would
+    // cancel the keep-warm read and reconnect every cycle.
+    const emulator = await startEmulator({ keepAliveSeconds: 3, routers: [{ name: 'r' }] });
+    const router = emulator.routers[0];
+    if (router === undefined) throw new Error('no router');
+    router.setFaults({ path: 'system/resource', latencyMs: 1_500 });
+    const client = new RouterOsClient({ url: router.url, username: 'admin', password: new Secret(''), timeoutMs: 3_000, tls: { ca: emulator.ca, serverName: 'localhost' } });
+    try {
+      const connections: number[] = [];
+      const started = performance.now();
+      for (let cycle = 0; cycle < 3; cycle++) {
+        // The schedule itself, not a wait for something to happen: the cycle starts 4 s after the previous one.
+        await sleep(Math.max(0, started + cycle * 4_000 - performance.now()));
+        const slow = client.getSingleton('system/resource');
+        await sleep(1_200);
+        await Promise.all([slow, client.list('interface/wireguard')]);
+        connections.push(router.stats.connections);
+      }
+      // Cycle 2 reconnects (nothing learnt yet); the keep-warm read then keeps the connection for cycle 3.
+      expect(connections).toEqual([1, 2, 2]);
+    } finally {
+      await client.close();
+      await emulator.close();
+    }
+  });
+});
+
 describe('keep-warm against a router that answers it badly', () => {
   // Every way the emulator can spoil a reply, on the keep-warm read's menu only.
   const FAULTS: [string, Faults][] = [
