@@ -1,7 +1,9 @@
 /** Messages between bench/run.ts and its child processes. */
 
+import { KEEP_WARM_PATH as READ_PATH } from '../src/routeros/keep-warm.js';
+
 /** The exporter's keep-warm read (src/routeros/keep-warm.ts), as the emulator child counts requests by path. */
-export const KEEP_WARM_PATH = 'GET /rest/system/identity';
+export const KEEP_WARM_PATH = `GET /rest${READ_PATH.split('?')[0] ?? ''}`;
 
 /** Requests and reply bytes by `METHOD /path`, summed over every router. */
 export type FetchStats = Record<string, { requests: number; bytes: number }>;

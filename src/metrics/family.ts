@@ -1,8 +1,9 @@
 /**
  * A metric family and its label contract. A family declares its labels (after `router`) in exposition order;
  * the only way to get label text a sample accepts is seriesLabels (and SampleSet.addExtended for a family whose
- * labels extend another's), which take the values in that declared order, typed as a tuple of the family's length. So a collector cannot put labels in another order,
- * forget one, or hand one family's labels to another of a different shape: the compiler refuses it.
+ * labels extend another's), which take the values in that declared order, typed as a tuple of the family's
+ * length. So a collector cannot put labels in another order, forget one, or hand one family's labels to another
+ * of a different shape: the compiler refuses it.
  * Families are declared beside their collector (src/collectors/*.contract.ts); metrics/families.ts orders them.
  */
 import { openMetricsFamilyName, unitOf, type Unit } from './metadata.js';

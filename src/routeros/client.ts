@@ -15,7 +15,7 @@ import { asRecordList, asSingleRecord, type RouterRecord } from './records.js';
 import { mapNetworkError, mapRedirect, mapStatusError, parseErrorBody, TIMEOUT_HINT } from './transport-errors.js';
 import { encodeMenuPath, queryString } from './paths.js';
 import { resumingConnector } from './connector.js';
-import { KeepWarm, keepAliveHintMs } from './keep-warm.js';
+import { KEEP_WARM_PATH, KeepWarm, keepAliveHintMs } from './keep-warm.js';
 
 export const DEFAULT_MAX_RESPONSE_BYTES = 32 * 1024 * 1024;
 
@@ -62,8 +62,6 @@ export const DEFAULT_KEEP_ALIVE_MS = 30_000;
  */
 const KEEP_ALIVE_THRESHOLD_MS = 1_000;
 
-/** The keep-warm read (keep-warm.ts): the router's identity, a few bytes any read-only user may see. */
-const KEEP_WARM_PATH = '/system/identity?.proplist=name';
 /** Marks the keep-warm read: it plans no keep-warm read of its own, so it cannot sustain itself. */
 const KEEP_WARM = Symbol('keep-warm');
 interface KeepWarmOptions extends RequestOptions {

@@ -27,6 +27,9 @@ export const IDLE_MIN_MS = 1_000;
 /** How many idle periods are remembered: two jobs apart by a few seconds make two per cycle. */
 const IDLES_KEPT = 4;
 
+/** The keep-warm read: the router's identity, a few bytes any read-only user may see (as the client sends it). */
+export const KEEP_WARM_PATH = '/system/identity?.proplist=name';
+
 /** The `timeout=N` parameter of a Keep-Alive header, in milliseconds; undefined without one. */
 export function keepAliveHintMs(header: string | string[] | undefined): number | undefined {
   const text = Array.isArray(header) ? header[0] : header;
