@@ -3,10 +3,9 @@
  * Real routers emit strings in whatever code page they were typed in (Winbox: cp125x) and can carry raw
  * control characters inside JSON strings (real-formats §7.6), so a strict `JSON.parse` of the body is not enough.
  */
+import { isUtf8 } from 'node:buffer';
 import { RouterOsError } from './errors.js';
 import { safeText } from '../util/text.js';
-
-const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
 
 /**
  * Windows-1252's characters for bytes 0x80–0x9F (where it differs from ISO-8859-1); the five bytes it leaves
@@ -27,27 +26,63 @@ export function decodeCp1252(bytes: Uint8Array): string {
  * Valid UTF-8 stays as it is; anything else is read as windows-1252, the code page Winbox types in. A reply read
  * in parts is decoded part by part (a character split between parts is joined), never copied into one buffer
  * first: at 100 routers × 1,000 peers that copy was ~40 MB of short-lived buffers per cycle outside the JS heap.
+ *
+ * Validation (`isUtf8`) and decoding (`toString`) are separate steps rather than one strict TextDecoder: on
+ * Node 20 the strict decoder goes through ICU, which mallocs a UTF-16 copy of every part (twice its bytes: up to
+ * 128 KiB for a 64 KiB part) outside the JS heap. Freed again at once, those copies taught glibc to keep every
+ * allocation up to their size in its main heap, which then fragmented by ~30 MB at 100 × 1,000 (issue 13).
  */
 export function decodeText(bytes: Uint8Array | readonly Uint8Array[]): string {
-  if (!Array.isArray(bytes)) return decodeWhole(bytes as Uint8Array);
-  const parts = bytes as readonly Uint8Array[];
-  if (parts.length === 1) return decodeWhole(parts[0] as Uint8Array);
-  const decoder = new TextDecoder('utf-8', { fatal: true });
-  try {
-    let text = '';
-    for (let index = 0; index < parts.length; index++) text += decoder.decode(parts[index], { stream: index < parts.length - 1 });
-    return text;
-  } catch {
-    return decodeCp1252(Buffer.concat(parts));
-  }
+  const parts = Array.isArray(bytes) ? (bytes as readonly Uint8Array[]) : [bytes as Uint8Array];
+  return decodeUtf8Parts(parts) ?? decodeCp1252(parts.length === 1 ? (parts[0] as Uint8Array) : Buffer.concat(parts));
 }
 
-function decodeWhole(bytes: Uint8Array): string {
-  try {
-    return strictUtf8.decode(bytes);
-  } catch {
-    return decodeCp1252(bytes);
+/** A byte that starts a UTF-8 sequence of more than one byte: the sequence's length (4 for the invalid 0xF8+). */
+function sequenceLength(lead: number): number {
+  return lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : 2;
+}
+
+/** Where a part's last character starts when the part ends before that character does; else the part's length. */
+function completeEnd(part: Uint8Array, from: number): number {
+  for (let back = 1; back <= 3 && part.length - back >= from; back++) {
+    const byte = part[part.length - back] as number;
+    if ((byte & 0xc0) === 0x80) continue; // a continuation byte: look further back for its lead
+    return byte >= 0xc0 && sequenceLength(byte) > back ? part.length - back : part.length;
   }
+  return part.length;
+}
+
+function textOf(bytes: Uint8Array, start: number, end: number): string {
+  return Buffer.from(bytes.buffer, bytes.byteOffset + start, end - start).toString('utf8');
+}
+
+/** The parts as UTF-8 text (a leading byte order mark dropped, as TextDecoder does); undefined when not UTF-8. */
+function decodeUtf8Parts(parts: readonly Uint8Array[]): string | undefined {
+  let text = '';
+  // The first bytes of a character that the previous part ended in the middle of.
+  let carry: Buffer | undefined;
+  for (const part of parts) {
+    let start = 0;
+    if (carry !== undefined) {
+      const needed = sequenceLength(carry[0] as number) - carry.length;
+      if (needed > part.length) {
+        carry = Buffer.concat([carry, part]);
+        continue;
+      }
+      const joined = Buffer.concat([carry, part.subarray(0, needed)]);
+      if (!isUtf8(joined)) return undefined;
+      text += joined.toString('utf8');
+      start = needed;
+      carry = undefined;
+    }
+    const end = completeEnd(part, start);
+    const middle = part.subarray(start, end);
+    if (!isUtf8(middle)) return undefined;
+    text += textOf(part, start, end);
+    if (end < part.length) carry = Buffer.from(part.subarray(end));
+  }
+  if (carry !== undefined) return undefined;
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
 }
 
 /** Escapes raw C0 control characters that stand inside JSON strings (invalid JSON, but sent by real routers). */

@@ -45,4 +45,41 @@ describe('decodeText', () => {
     expect(decodeText([check.subarray(0, 1), check.subarray(1)])).toBe('✓');
     expect(decodeText([])).toBe('');
   });
+  it('decodes as a strict TextDecoder would, falling back to windows-1252 where it would throw, over bytes near UTF-8', () => {
+    const strict = new TextDecoder('utf-8', { fatal: true });
+    const oracle = (bytes: Buffer): string => {
+      try {
+        return strict.decode(bytes);
+      } catch {
+        return decodeCp1252(bytes);
+      }
+    };
+    // Valid UTF-8 with a few bytes changed, cut or inserted: overlongs, surrogates, stray continuations, BOMs.
+    const tricky = fc.constantFrom(0x80, 0xbf, 0xc0, 0xc1, 0xc3, 0xe0, 0xed, 0xef, 0xbb, 0xf0, 0xf4, 0xf5, 0xff, 0xa0);
+    const nearUtf8 = fc
+      .tuple(
+        fc.string({ unit: 'binary', maxLength: 40 }),
+        fc.array(fc.tuple(fc.nat(), tricky, fc.constantFrom('set', 'insert', 'cut')), { maxLength: 3 }),
+        fc.boolean(),
+      )
+      .map(([text, edits, bom]) => {
+        const bytes = [...(bom ? [0xef, 0xbb, 0xbf] : []), ...Buffer.from(text, 'utf8')];
+        for (const [at, byte, how] of edits) {
+          const index = bytes.length === 0 ? 0 : at % bytes.length;
+          if (how === 'set' && bytes.length > 0) bytes[index] = byte;
+          else if (how === 'insert') bytes.splice(index, 0, byte);
+          else bytes.splice(index, 1);
+        }
+        return Buffer.from(bytes);
+      });
+    fc.assert(
+      fc.property(nearUtf8, fc.array(fc.nat(), { maxLength: 6 }), (whole, cuts) => {
+        const at = [...new Set(cuts.map((cut) => cut % (whole.length + 1)))].sort((a, b) => a - b);
+        const parts = [...at, whole.length].map((end, index) => whole.subarray(index === 0 ? 0 : at[index - 1], end));
+        expect(decodeText(parts)).toBe(oracle(whole));
+        expect(decodeText(whole)).toBe(oracle(whole));
+      }),
+      { numRuns: 5000 },
+    );
+  });
 });
