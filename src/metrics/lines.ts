@@ -7,12 +7,54 @@
 
 const INITIAL_BYTES = 16 * 1024;
 /**
- * Scratch buffers kept for reuse, in bytes: a run's worth (the biggest, 1,000 peers, fills ~9 families of up to
- * 256 KiB); beyond that they are left to the collector. 8 MiB held ~8 MB for nothing at 100 × 1,000.
+ * Scratch bytes kept for reuse: a run's worth (the biggest, 1,000 peers, fills ~9 families of up to 256 KiB),
+ * with room for a second run rendered while the first is being stored. Beyond that buffers are left to the
+ * collector.
  */
-const KEEP_AT_MOST_BYTES = 4 * 1024 * 1024;
-const free: Buffer[] = [];
+const KEEP_AT_MOST_BYTES = 8 * 1024 * 1024;
+
+/**
+ * Free scratch buffers by size class (a power of two from INITIAL_BYTES up), so that a writer growing to the size
+ * its family needs takes buffers kept from earlier runs instead of allocating. With one free list of mixed sizes a
+ * writer took whatever came back last (mostly small ones) and grew by allocating: ~5,000 buffers of 64 KiB–1 MiB
+ * per 3 minutes at 100 × 1,000, allocated and freed outside the JS heap, which taught glibc to keep allocations of
+ * their size in its main heap instead of mapping them, and left that heap ~30 MB larger, fragmented (issue 13).
+ */
+const freeByClass: Buffer[][] = [];
 let freeBytes = 0;
+
+/** The size class holding buffers of at least `bytes`: 0 for INITIAL_BYTES, 1 for twice that, … */
+function classOf(bytes: number): number {
+  let size = INITIAL_BYTES;
+  let sizeClass = 0;
+  while (size < bytes) {
+    size *= 2;
+    sizeClass++;
+  }
+  return sizeClass;
+}
+
+/** A scratch buffer of the class's size, kept from earlier or new. */
+function take(sizeClass: number): Buffer {
+  const reused = freeByClass[sizeClass]?.pop();
+  if (reused === undefined) return Buffer.allocUnsafeSlow(INITIAL_BYTES * 2 ** sizeClass);
+  freeBytes -= reused.length;
+  return reused;
+}
+
+/** Keeps a scratch buffer for reuse while the pool has room. */
+function give(buffer: Buffer): void {
+  if (buffer.length < INITIAL_BYTES || freeBytes + buffer.length > KEEP_AT_MOST_BYTES) return;
+  const sizeClass = classOf(buffer.length);
+  (freeByClass[sizeClass] ??= []).push(buffer);
+  freeBytes += buffer.length;
+}
+
+/** Scratch bytes kept for reuse (for tests). */
+export function keptScratchBytes(): number {
+  return freeBytes;
+}
+
 const EMPTY = Buffer.alloc(0);
 
 const NEWLINE = 0x0a;
@@ -25,23 +67,20 @@ export class LineWriter {
   #length = 0;
 
   constructor() {
-    const reused = free.pop();
-    if (reused !== undefined) freeBytes -= reused.length;
-    this.#buffer = reused ?? Buffer.allocUnsafeSlow(INITIAL_BYTES);
+    this.#buffer = take(0);
   }
 
   get length(): number {
     return this.#length;
   }
 
-  /** Room for `extra` more bytes, growing by doubling. */
+  /** Room for `extra` more bytes, growing to the next size class that holds them. */
   #reserve(extra: number): Buffer {
     const needed = this.#length + extra;
     if (needed > this.#buffer.length) {
-      let size = this.#buffer.length * 2;
-      while (size < needed) size *= 2;
-      const grown = Buffer.allocUnsafeSlow(size);
+      const grown = take(classOf(needed));
       this.#buffer.copy(grown, 0, 0, this.#length);
+      give(this.#buffer);
       this.#buffer = grown;
     }
     return this.#buffer;
@@ -105,10 +144,7 @@ export class LineWriter {
 
   /** Hands the scratch buffer back for reuse; the writer must not be used afterwards. */
   release(): void {
-    if (freeBytes + this.#buffer.length <= KEEP_AT_MOST_BYTES) {
-      free.push(this.#buffer);
-      freeBytes += this.#buffer.length;
-    }
+    give(this.#buffer);
     this.#buffer = EMPTY;
     this.#length = 0;
   }
