@@ -5,7 +5,7 @@
  * once the store is quiet (merge.ts); gzip scrapes use those runs while they are current.
  */
 import { FAMILIES } from './families.js';
-import { deflateChunk, gzipParts, plainOf, STORED_BELOW_BYTES, type Chunk } from './gzip.js';
+import { deflateChunk, gzipParts, hasPlain, plainOf, STORED_BELOW_BYTES, type Chunk } from './gzip.js';
 import { ChunkRuns } from './merge.js';
 import type { ExpositionFormat } from './negotiate.js';
 import type { SelfMetrics } from './self.js';
@@ -115,7 +115,7 @@ export class Exposition {
       // parts as well where no chunk needs inflating, as at fleet shape; 95 MB inflated ahead of need would not be).
       this.#prepared.clear();
       const prepared = this.#prepare('text');
-      if (prepared.chunks.every((chunk) => chunk.plain !== undefined)) prepared.plain = coalesce(prepared.chunks.map(plainOf));
+      if (prepared.chunks.every(hasPlain)) prepared.plain = coalesce(prepared.chunks.map(plainOf));
     } finally {
       this.#merging = false;
     }

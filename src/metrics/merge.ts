@@ -17,7 +17,7 @@
  * between the same two merges is broken only when those routers land again, about a cycle later; the chunks
  * left over from a broken run form runs of their own, with others like them.
  */
-import { deflateKeepingPlain, type Chunk } from './gzip.js';
+import { deflateKeepingPlain, plainOf, type Chunk } from './gzip.js';
 
 /** A run closes once it holds this many plain bytes. */
 const RUN_BYTES = 64 * 1024;
@@ -66,7 +66,7 @@ export class ChunkRuns {
     const changed: Chunk[] = [];
     const leftOver: Chunk[] = [];
     for (const chunk of chunks) {
-      if (chunk.plain === undefined) continue;
+      if (!chunk.stored) continue;
       const run = this.#runOf.get(chunk.deflated);
       if (run === undefined) changed.push(chunk);
       else if (!this.#isCurrent(run, epoch)) leftOver.push(chunk);
@@ -85,7 +85,7 @@ export class ChunkRuns {
       if (end - start > 1) {
         const group = chunks.slice(start, end);
         // The run keeps its plain bytes too: a plain scrape then lays a few hundred parts, not 60,000 small ones.
-        const merged = deflateKeepingPlain(Buffer.concat(group.map((chunk) => chunk.plain as Buffer), bytes));
+        const merged = deflateKeepingPlain(Buffer.concat(group.map(plainOf), bytes));
         const run: Run = { size: group.length, merged, epoch: 0, current: 0, laid: false };
         for (const chunk of group) this.#runOf.set(chunk.deflated, run);
       }

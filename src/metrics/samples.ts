@@ -4,7 +4,7 @@
  */
 import { FAMILIES } from './families.js';
 import type { Family, LabelValues, SeriesLabels } from './family.js';
-import { deflateChunk, digestOf, plainOf, STORED_BELOW_BYTES, storedChunk, type Chunk } from './gzip.js';
+import { deflateChunk, digestOf, plainOf, STORED_BELOW_BYTES, storedChunks, storesExactly, type Chunk } from './gzip.js';
 import { LineWriter } from './lines.js';
 import { formatValue, labelPair } from './text.js';
 
@@ -98,26 +98,43 @@ export class SampleSet {
 
   /**
    * Deflated chunks per family index (undefined where the run had no sample of that family). A family whose
-   * bytes equal those of the chunk at the same index of `previous` is not deflated again: it takes over that
-   * chunk's deflated bytes, in a chunk of its own (a plain form inflated for the old one goes with the old one).
-   * Small families are stored, not deflated (gzip.ts), and compared byte for byte rather than by digest.
+   * bytes equal those of the chunk at the same index of `previous` is not deflated again: a large one takes over
+   * that chunk's deflated bytes, in a chunk of its own (a plain form inflated for the old one goes with the old
+   * one); a small one keeps the stored chunk itself, so that its bytes stay those merge.ts merged. Small families
+   * are stored, not deflated (gzip.ts), compared byte for byte rather than by digest, and the new ones of a run
+   * share one allocation.
    */
   toChunks(previous?: readonly (Chunk | undefined)[]): (Chunk | undefined)[] {
+    const newStored: number[] = [];
+    const newStoredBytes: Buffer[] = [];
     for (let index = 0; index < FAMILIES.length; index++) {
       const writer = this.#writers[index];
       if (writer === undefined) continue;
       const bytes = writer.view();
       const before = previous?.[index];
       if (bytes.length < STORED_BELOW_BYTES) {
-        this.#done[index] = before?.plain !== undefined && before.plain.equals(bytes) ? { ...before } : storedChunk(bytes);
-      } else {
-        const digest = digestOf(bytes);
-        this.#done[index] =
-          before !== undefined && before.length === bytes.length && before.digest?.equals(digest) === true
-            ? { ...before }
-            : deflateChunk(bytes, digest);
+        if (storesExactly(before, bytes)) {
+          this.#done[index] = before;
+        } else {
+          newStored.push(index);
+          newStoredBytes.push(bytes);
+        }
+        continue;
       }
+      const digest = digestOf(bytes);
+      this.#done[index] =
+        before !== undefined && before.length === bytes.length && before.digest?.equals(digest) === true
+          ? { ...before }
+          : deflateChunk(bytes, digest);
       writer.release();
+      this.#writers[index] = undefined;
+    }
+    if (newStored.length > 0) {
+      const chunks = storedChunks(newStoredBytes);
+      for (let at = 0; at < newStored.length; at++) this.#done[newStored[at] as number] = chunks[at];
+    }
+    for (let index = 0; index < FAMILIES.length; index++) {
+      this.#writers[index]?.release();
       this.#writers[index] = undefined;
     }
     return [...this.#done];

@@ -47,11 +47,14 @@ describe('exposition chunks kept deflated', () => {
   });
 
   it('a run whose family bytes did not change takes over the deflated bytes; a changed family is deflated anew', () => {
+    // Large families (deflated alone): 200 peers' info lines are well over STORED_BELOW_BYTES.
     const run = (rx: number): SampleSet => {
       const samples = new SampleSet();
-      const peer = seriesLabels(F.wgPeerRx, routerLabel('hq'), ['wg0', 'key', 'branch']);
-      samples.addExtended(F.wgPeerInfo, peer, ['', ''], 1);
-      samples.add(F.wgPeerRx, peer, rx);
+      for (let peer = 0; peer < 200; peer++) {
+        const labels = seriesLabels(F.wgPeerRx, routerLabel('hq'), ['wg0', `key-${peer}-${'k'.repeat(40)}`, `branch-${peer}`]);
+        samples.addExtended(F.wgPeerInfo, labels, ['', ''], 1);
+        samples.add(F.wgPeerRx, labels, rx + peer);
+      }
       return samples;
     };
     const first = run(10).toChunks();
@@ -59,10 +62,44 @@ describe('exposition chunks kept deflated', () => {
     const [info1, info2] = [first[F.wgPeerInfo.index], second[F.wgPeerInfo.index]];
     const [rx1, rx2] = [first[F.wgPeerRx.index], second[F.wgPeerRx.index]];
     if (info1 === undefined || info2 === undefined || rx1 === undefined || rx2 === undefined) throw new Error('missing chunks');
+    expect(info1.stored).toBe(false);
     expect(info2.deflated).toBe(info1.deflated);
     // A chunk of its own all the same, so a plain form inflated for the old run goes with the old run.
     expect(info2).not.toBe(info1);
     expect(rx2.deflated).not.toBe(rx1.deflated);
+    expect(plainOf(rx2).toString('utf8').split('\n')[0]).toBe(
+      `routeros_wireguard_peer_receive_bytes_total{router="hq",interface="wg0",public_key="key-0-${'k'.repeat(40)}",name="branch-0"} 20`,
+    );
+  });
+
+  it('small families are stored, the new ones of a run in one exact allocation; an unchanged one keeps its chunk', () => {
+    const run = (rx: number): SampleSet => {
+      const samples = new SampleSet();
+      const peer = seriesLabels(F.wgPeerRx, routerLabel('hq'), ['wg0', 'key', 'branch']);
+      samples.addExtended(F.wgPeerInfo, peer, ['', ''], 1);
+      samples.add(F.wgPeerRx, peer, rx);
+      samples.add(F.wgPeerTx, peer, rx * 2);
+      return samples;
+    };
+    const first = run(10).toChunks();
+    const second = run(20).toChunks(first);
+    const [info1, info2] = [first[F.wgPeerInfo.index], second[F.wgPeerInfo.index]];
+    const [rx1, rx2, tx2] = [first[F.wgPeerRx.index], second[F.wgPeerRx.index], second[F.wgPeerTx.index]];
+    if (info1 === undefined || info2 === undefined || rx1 === undefined || rx2 === undefined || tx2 === undefined) {
+      throw new Error('missing chunks');
+    }
+    expect([info1.stored, rx2.stored, tx2.stored]).toEqual([true, true, true]);
+    // Not slices of Node's shared pool slab: one buffer holding exactly this run's new stored chunks.
+    const first3 = [first[F.wgPeerInfo.index], rx1, first[F.wgPeerTx.index]];
+    expect(new Set(first3.map((chunk) => chunk?.deflated.buffer)).size).toBe(1);
+    expect(info1.deflated.buffer.byteLength).toBe(first3.reduce((sum, chunk) => sum + (chunk?.deflated.length ?? 0), 0));
+    // The unchanged family keeps its chunk (and so its bytes, which merge.ts recognises); the changed ones are new.
+    expect(info2).toBe(info1);
+    expect(rx2.deflated.buffer).toBe(tx2.deflated.buffer);
+    expect(rx2.deflated.buffer.byteLength).toBe(rx2.deflated.length + tx2.deflated.length);
     expect(plainOf(rx2).toString('utf8')).toBe('routeros_wireguard_peer_receive_bytes_total{router="hq",interface="wg0",public_key="key",name="branch"} 20\n');
+    expect(gunzipSync(Buffer.concat(gzipParts(second.filter((chunk) => chunk !== undefined)).parts)).toString('utf8')).toContain(
+      'routeros_wireguard_peer_transmit_bytes_total{router="hq",interface="wg0",public_key="key",name="branch"} 40\n',
+    );
   });
 });
