@@ -5,7 +5,7 @@
  * once the store is quiet (merge.ts); gzip scrapes use those runs while they are current.
  */
 import { FAMILIES } from './families.js';
-import { deflateChunk, gzipParts, hasPlain, plainOf, STORED_BELOW_BYTES, type Chunk } from './gzip.js';
+import { copyPlain, deflateChunk, gzipParts, hasPlain, plainOf, STORED_BELOW_BYTES, type Chunk } from './gzip.js';
 import { ChunkRuns } from './merge.js';
 import type { ExpositionFormat } from './negotiate.js';
 import type { SelfMetrics } from './self.js';
@@ -115,7 +115,7 @@ export class Exposition {
       // parts as well where no chunk needs inflating, as at fleet shape; 95 MB inflated ahead of need would not be).
       this.#prepared.clear();
       const prepared = this.#prepare('text');
-      if (prepared.chunks.every(hasPlain)) prepared.plain = coalesce(prepared.chunks.map(plainOf));
+      if (prepared.chunks.every(hasPlain)) prepared.plain = plainParts(prepared.chunks);
     } finally {
       this.#merging = false;
     }
@@ -164,7 +164,7 @@ export class Exposition {
   async render(format: ExpositionFormat, gzip: boolean, headOnly = false): Promise<RenderedBody> {
     const prepared = this.#prepare(format);
     const own = Buffer.from(await this.#self.render(format), 'utf8');
-    return layBody(prepared.chunks, own, format, gzip, headOnly, () => (prepared.plain ??= coalesce(prepared.chunks.map(plainOf))));
+    return layBody(prepared.chunks, own, format, gzip, headOnly, () => (prepared.plain ??= plainParts(prepared.chunks)));
   }
 
   /** The plain text of the data series (no process metrics), for tests and `once`. */
@@ -173,25 +173,35 @@ export class Exposition {
   }
 }
 
-/** `parts` with runs of small ones copied together (one copy per plain scrape, ~5 ms for 20 MB of small parts). */
-function coalesce(parts: readonly Buffer[]): Buffer[] {
+/**
+ * The plain parts of `chunks`, runs of small ones copied together (one copy per plain scrape, ~5 ms for 20 MB of
+ * small parts): stored chunks' bytes are copied straight out of their blocks, without a view made of each (~60,000
+ * at 2,000 routers).
+ */
+function plainParts(chunks: readonly Chunk[]): Buffer[] {
   const out: Buffer[] = [];
-  let pending: Buffer[] = [];
+  let pending: Chunk[] = [];
   let pendingBytes = 0;
   const flush = (): void => {
-    if (pending.length === 1) out.push(pending[0] as Buffer);
-    else if (pending.length > 1) out.push(Buffer.concat(pending, pendingBytes));
+    if (pending.length === 1) {
+      out.push(plainOf(pending[0] as Chunk));
+    } else if (pending.length > 1) {
+      const joined = Buffer.allocUnsafe(pendingBytes);
+      let at = 0;
+      for (const chunk of pending) at += copyPlain(chunk, joined, at);
+      out.push(joined);
+    }
     pending = [];
     pendingBytes = 0;
   };
-  for (const part of parts) {
-    if (part.length >= STORED_BELOW_BYTES) {
+  for (const chunk of chunks) {
+    if (chunk.length >= STORED_BELOW_BYTES) {
       flush();
-      out.push(part);
+      out.push(plainOf(chunk));
       continue;
     }
-    pending.push(part);
-    pendingBytes += part.length;
+    pending.push(chunk);
+    pendingBytes += chunk.length;
     if (pendingBytes >= PLAIN_PART_BYTES) flush();
   }
   flush();

@@ -127,6 +127,11 @@ export function plainOf(chunk: Chunk): Buffer {
   return plain;
 }
 
+/** Copies the chunk's plain bytes into `target` at `at` (a stored chunk's straight from its block); returns their length. */
+export function copyPlain(chunk: Chunk, target: Buffer, at: number): number {
+  return chunk.stored ? chunk.deflated.copy(target, at, STORED_HEADER_BYTES) : plainOf(chunk).copy(target, at);
+}
+
 const GZIP_HEADER = Buffer.from([0x1f, 0x8b, 0x08, 0x00, 0, 0, 0, 0, 0x00, 0xff]);
 /** An empty final deflate block (fixed Huffman, end-of-block only). */
 const FINAL_BLOCK = Buffer.from([0x03, 0x00]);
