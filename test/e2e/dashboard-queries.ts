@@ -71,7 +71,10 @@ export async function scalarOf(prometheusUrl: string, expr: string): Promise<num
 
 /**
  * Waits until Prometheus is ready, then until the demo has data for every panel: the demo's bandwidth tests run
- * twice a minute, so each of `routers` needs one, and rates need at least 10 scrapes of every router.
+ * twice a minute, so each of `routers` needs one, and rates need at least 10 scrapes of every router. The memory
+ * fill forecast needs a falling trend: the demo's `hq` leaks 4 MiB/s, but its free memory also wanders (a step of
+ * up to 43 MB every 15 s), which over the first ~20 s of samples can hide the leak; so it waits until the trend
+ * is clearly down (below -1 MB/s), as it is once the window is long enough.
  */
 export async function waitForDemoData(prometheus: RunningPrometheus, routers: number, upJob?: string): Promise<void> {
   await waitFor(
@@ -89,4 +92,9 @@ export async function waitForDemoData(prometheus: RunningPrometheus, routers: nu
     what: 'a bandwidth test on every demo router',
   });
   await waitFor(() => scalar('min(count_over_time(routeros_up[1m]))'), (n) => n >= 10, { timeout: 30_000, what: '10 scrapes' });
+  await waitFor(() => scalar('count(deriv(routeros_system_memory_free_bytes[7d]) < -1e6)'), (n) => n >= 1, {
+    timeout: 60_000,
+    interval: 1_000,
+    what: "the demo's leaking router's free memory clearly falling",
+  });
 }
