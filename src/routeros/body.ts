@@ -52,10 +52,6 @@ function completeEnd(part: Uint8Array, from: number): number {
   return part.length;
 }
 
-function textOf(bytes: Uint8Array, start: number, end: number): string {
-  return Buffer.from(bytes.buffer, bytes.byteOffset + start, end - start).toString('utf8');
-}
-
 /** The parts as UTF-8 text (a leading byte order mark dropped, as TextDecoder does); undefined when not UTF-8. */
 function decodeUtf8Parts(parts: readonly Uint8Array[]): string | undefined {
   let text = '';
@@ -76,9 +72,10 @@ function decodeUtf8Parts(parts: readonly Uint8Array[]): string | undefined {
       carry = undefined;
     }
     const end = completeEnd(part, start);
-    const middle = part.subarray(start, end);
+    // One Buffer view of the part's whole characters, both checked and decoded.
+    const middle = Buffer.from(part.buffer, part.byteOffset + start, end - start);
     if (!isUtf8(middle)) return undefined;
-    text += textOf(part, start, end);
+    text += middle.toString('utf8');
     if (end < part.length) carry = Buffer.from(part.subarray(end));
   }
   if (carry !== undefined) return undefined;
