@@ -126,13 +126,12 @@ export class SampleSet {
         before !== undefined && before.length === bytes.length && before.digest?.equals(digest) === true
           ? { ...before }
           : deflateChunk(bytes, digest);
-      writer.release();
-      this.#writers[index] = undefined;
     }
     if (newStored.length > 0) {
       const chunks = storedChunks(newStoredBytes);
       for (let at = 0; at < newStored.length; at++) this.#done[newStored[at] as number] = chunks[at];
     }
+    // Every writer at once, after the stored bytes (views into them) were copied out.
     for (let index = 0; index < FAMILIES.length; index++) {
       this.#writers[index]?.release();
       this.#writers[index] = undefined;
