@@ -47,7 +47,7 @@ export function keepWarmDelayMs(expiresMs: number, idleMs: number | undefined): 
   const margin = Math.min(KEEP_WARM_MARGIN_MS, expiresMs / 4);
   const warmAt = expiresMs - margin;
   // The next burst comes while the connection is still open.
-  if (idleMs <= expiresMs - margin) return undefined;
+  if (idleMs <= warmAt) return undefined;
   // One read would not carry the connection to the next burst: let it close; the reconnect resumes.
   if (idleMs > warmAt + expiresMs - margin) return undefined;
   return warmAt;
