@@ -6,7 +6,20 @@ import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
 import type { ExpositionFormat } from './negotiate.js';
 import { openMetricsMetadata } from './metadata.js';
 
-const LINT_FAILING_DEFAULTS = ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total'];
+/**
+ * Defaults left out. prom-client names the `*_total` ones gauges, which promtool (rightly) rejects for non-counters.
+ * All six list every handle, request or resource of the process at each scrape and count them by type: at fleet
+ * shape (2,000 router connections) that was ~1 ms of every scrape's event loop, growing with the fleet, for a
+ * breakdown no alert or dashboard uses; `process_open_fds` still counts the connections.
+ */
+const LEFT_OUT_DEFAULTS = [
+  'nodejs_active_handles',
+  'nodejs_active_handles_total',
+  'nodejs_active_requests',
+  'nodejs_active_requests_total',
+  'nodejs_active_resources',
+  'nodejs_active_resources_total',
+];
 
 export interface BuildInfo {
   version: string;
@@ -27,8 +40,7 @@ export class SelfMetrics {
     this.#registries = { text, openmetrics };
     for (const registry of [text, openmetrics] as Registry[]) {
       collectDefaultMetrics({ register: registry });
-      // prom-client names these gauges *_total, which promtool (rightly) rejects for non-counters.
-      for (const name of LINT_FAILING_DEFAULTS) registry.removeSingleMetric(name);
+      for (const name of LEFT_OUT_DEFAULTS) registry.removeSingleMetric(name);
       const info = new Gauge({
         name: 'routeros_exporter_build_info',
         help: 'Version of the exporter and of Node.js it runs on; always 1.',
