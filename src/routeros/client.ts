@@ -10,7 +10,7 @@ import { Client, Pool, type Dispatcher } from 'undici';
 import type { Secret } from '../util/secret.js';
 import { basicEncoding, registerCredentials } from '../util/redact.js';
 import { RouterOsError } from './errors.js';
-import { isJsonContentType, notDataError, parseJsonBody } from './body.js';
+import { isJsonContentType, notDataError, parseJsonBody, readCapped, type ReplyBytes } from './body.js';
 import { asRecordList, asSingleRecord, type RouterRecord } from './records.js';
 import { mapNetworkError, mapRedirect, mapStatusError, parseErrorBody, TIMEOUT_HINT } from './transport-errors.js';
 import { encodeMenuPath, queryString } from './paths.js';
@@ -46,12 +46,6 @@ export interface RouterOsClientOptions {
    * open. A shorter hint from the router wins (the router closes then); the reconnect resumes the TLS session.
    */
   keepAliveMs?: number;
-}
-
-/** A reply's bytes in the parts they arrived in, and their total length. */
-interface ReplyBytes {
-  readonly parts: readonly Buffer[];
-  readonly length: number;
 }
 
 /** Without a schedule to match: what undici and most servers use. */
@@ -365,38 +359,14 @@ export class RouterOsClient {
     return { value: parseJsonBody(parts, request), request };
   }
 
-  /**
-   * The reply's bytes as read, in parts (body.ts decodes them without joining them first). Read with listeners,
-   * not `for await`: an async iterator per reply (its generator, promises and end-of-stream watch) was ~15 MB
-   * of garbage per cycle at 2,000 routers.
-   */
+  /** The reply's bytes as read, in parts, refused early when its declared length is already above the cap. */
   #readCapped(response: Dispatcher.ResponseData, request: string): Promise<ReplyBytes> {
-    const body = response.body;
     const declared = Number(response.headers['content-length']);
     if (Number.isFinite(declared) && declared > this.#maxResponseBytes) {
-      body.destroy();
+      response.body.destroy();
       return Promise.reject(this.#tooLarge(request));
     }
-    return new Promise((resolve, reject) => {
-      const parts: Buffer[] = [];
-      let length = 0;
-      const onData = (chunk: Buffer): void => {
-        length += chunk.length;
-        if (length > this.#maxResponseBytes) {
-          body.off('data', onData);
-          body.destroy();
-          reject(this.#tooLarge(request));
-          return;
-        }
-        parts.push(chunk);
-      };
-      body.on('data', onData);
-      body.once('end', () => resolve({ parts, length }));
-      // An aborted or broken reply ends in 'error' (undici destroys the body with the reason); a settled promise
-      // ignores what comes after.
-      body.once('error', reject);
-      body.once('close', () => reject(Object.assign(new Error('Premature close'), { code: 'ERR_STREAM_PREMATURE_CLOSE' })));
-    });
+    return readCapped(response.body, this.#maxResponseBytes, () => this.#tooLarge(request));
   }
 
   #tooLarge(request: string): RouterOsError {

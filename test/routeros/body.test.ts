@@ -1,7 +1,8 @@
 /** Reply bytes that are not UTF-8 are windows-1252 (Winbox on Western Windows), the same on every Node major. */
-import { describe, expect, it } from 'vitest';
+import { Readable } from 'node:stream';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import fc from 'fast-check';
-import { decodeCp1252, decodeText } from '../../src/routeros/body.js';
+import { decodeCp1252, decodeText, readCapped } from '../../src/routeros/body.js';
 
 describe('decodeText', () => {
   it('keeps valid UTF-8 as it is', () => {
@@ -81,5 +82,66 @@ describe('decodeText', () => {
       }),
       { numRuns: 5000 },
     );
+  });
+});
+
+describe('readCapped', () => {
+  afterEach(() => {
+    vi.unstubAllGlobals();
+  });
+
+  /** Counts the Errors made while `global.Error` is stubbed: `new Error(…)` in src/ looks the global up. */
+  function countErrors(): { made: () => number } {
+    let made = 0;
+    const Real = Error;
+    vi.stubGlobal(
+      'Error',
+      new Proxy(Real, {
+        construct(target, args: unknown[], newTarget: new (...rest: unknown[]) => object): object {
+          made++;
+          return Reflect.construct(target, args, newTarget) as object;
+        },
+      }),
+    );
+    return { made: () => made };
+  }
+
+  it('resolves with the parts as they came, and makes no Error for the close that follows every end (a stack per reply)', async () => {
+    const parts = [Buffer.from('[{"a":'), Buffer.from('1}]')];
+    const body = Readable.from(parts, { objectMode: false });
+    const closed = new Promise((resolve) => body.once('close', resolve));
+    const errors = countErrors();
+    const read = await readCapped(body, 1024, () => new RangeError('too large'));
+    await closed;
+    expect(read.length).toBe(9);
+    expect(Buffer.concat(read.parts).toString()).toBe('[{"a":1}]');
+    expect(errors.made()).toBe(0);
+  });
+
+  it('fails a body that closes before its end, as a premature close', async () => {
+    const body = new Readable({ read() {} });
+    const reading = readCapped(body, 1024, () => new RangeError('too large'));
+    body.push(Buffer.from('[{"a":'));
+    body.destroy();
+    await expect(reading).rejects.toMatchObject({ code: 'ERR_STREAM_PREMATURE_CLOSE' });
+  });
+
+  it("fails with the broken body's own error, not a premature close after it", async () => {
+    const body = new Readable({ read() {} });
+    const reading = readCapped(body, 1024, () => new RangeError('too large'));
+    body.destroy(Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' }));
+    await expect(reading).rejects.toMatchObject({ code: 'ECONNRESET' });
+  });
+
+  it("stops a body past the cap: destroyed, failed once with the caller's error", async () => {
+    const body = new Readable({ read() {} });
+    const tooLarge = vi.fn(() => new RangeError('too large'));
+    const reading = readCapped(body, 8, tooLarge);
+    body.push(Buffer.from('12345'));
+    body.push(Buffer.from('67890'));
+    await expect(reading).rejects.toThrow('too large');
+    expect(body.destroyed).toBe(true);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(tooLarge).toHaveBeenCalledTimes(1);
   });
 });
