@@ -84,10 +84,14 @@ export async function runFleet(options: BenchOptions): Promise<void> {
     for (const [path, entry] of Object.entries(after.stats)) requests += entry.requests - (before.stats[path]?.requests ?? 0);
     const keepWarm = (after.stats[KEEP_WARM_PATH]?.requests ?? 0) - (before.stats[KEEP_WARM_PATH]?.requests ?? 0);
 
-    // The first plain scrape after a collection: just after the next cycle's last reply (+1 s for the run to record).
+    // The first plain scrape after a collection: just after the next cycle's last reply (+1 s for the run to record),
+    // on a connection that already scraped, as Prometheus's is; a new connection's first scrape also measured the
+    // connection and the first plain render the process ever did, not the collection that landed before it.
+    const plain = target('exporter', `${url}/metrics`, false);
+    await scrape(plain);
     const lastAfterTick = Math.max(...afterTick, 0);
     await untilAfterTick(intervalMs, lastAfterTick + 1_000);
-    const firstPlain = await scrape(target('exporter plain, first after a collection', `${url}/metrics`, false));
+    const firstPlain = await scrape(plain);
     const gzipBody = await fetchBody(`${url}/metrics`, true);
     const plainBody = gunzipSync(gzipBody);
     const deflatedOnce = deflateRawSync(plainBody, { level: 1 }).length;
@@ -100,7 +104,6 @@ export async function runFleet(options: BenchOptions): Promise<void> {
     const staticServer = forkChild('static-child.ts', [plainFile, gzipFile]);
     children.push(staticServer);
     const staticUrl = (await nextReply(staticServer, 'listening', 60_000)).url;
-    const plain = target('exporter', `${url}/metrics`, false);
     const buffer = target('static', `${staticUrl}/plain`, false);
     const times = { plain: [] as number[], static: [] as number[] };
     await scrape(plain);
