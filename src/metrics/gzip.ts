@@ -33,6 +33,23 @@ export interface Chunk {
    * A flag rather than a kept view of them: a view is one more Buffer object per chunk, ~60,000 at 2,000 routers.
    */
   readonly stored: boolean;
+  /**
+   * The merged run a stored chunk's bytes were deflated into (merge.ts), kept on the chunk rather than in a map:
+   * every merge and every layout looks up each of ~110,000 chunks at 2,000 routers, and a WeakMap lookup each
+   * was most of a merge's cost. A run lives while any of its chunks does.
+   */
+  run: ChunkRun | undefined;
+}
+
+/** A run of stored chunks deflated together (merge.ts keeps its bookkeeping here; nothing else reads it). */
+export interface ChunkRun {
+  /** How many chunks it was made from. */
+  readonly size: number;
+  readonly merged: Chunk;
+  /** Per layout: how many of its chunks the store still holds, and whether it was laid. */
+  epoch: number;
+  current: number;
+  laid: boolean;
 }
 
 /** Chunks under this many plain bytes are stored, not deflated alone (well under a stored block's 65,535). */
@@ -64,7 +81,7 @@ export function storedChunks(parts: readonly Uint8Array[]): Chunk[] {
     block.writeUInt16LE(~length & 0xffff, at + 3);
     block.set(part, at + STORED_HEADER_BYTES);
     const end = at + STORED_HEADER_BYTES + length;
-    chunks.push({ deflated: block.subarray(at, end), crc: crc32(part), length, digest: undefined, plain: undefined, stored: true });
+    chunks.push({ deflated: block.subarray(at, end), crc: crc32(part), length, digest: undefined, plain: undefined, stored: true, run: undefined });
     at = end;
   }
   return chunks;
@@ -102,7 +119,7 @@ export function deflateChunk(bytes: Uint8Array, digest?: Buffer): Chunk {
   const out = deflateRawSync(bytes, DEFLATE);
   // A short output is a slice of zlib's 16 KiB work buffer; kept as it is, each small chunk would pin all of it.
   const deflated = out.length < out.buffer.byteLength / 2 ? Buffer.from(out) : out;
-  return { deflated, crc: crc32(bytes), length: bytes.length, digest, plain: undefined, stored: false };
+  return { deflated, crc: crc32(bytes), length: bytes.length, digest, plain: undefined, stored: false, run: undefined };
 }
 
 /** A chunk of fixed text (headers, the end marker), made once: its plain form is kept for good. */

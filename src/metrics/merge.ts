@@ -5,8 +5,8 @@
  * are stored (gzip.ts); once the store has been quiet for a moment (or at the latest a few seconds after the first
  * change), the stored chunks of a family that are in no current run are deflated together in runs of ~64 KiB.
  *
- * A run is laid by a scrape only while every chunk it was made from is still the store's (same bytes: a chunk a
- * run left unchanged keeps its bytes' identity); otherwise the scrape lays those chunks as they are, stored,
+ * A run is laid by a scrape only while every chunk it was made from is still the store's (a family whose bytes
+ * did not change keeps its stored chunk object, samples.ts, and with it the run marked on it); otherwise the scrape lays those chunks as they are, stored,
  * which is valid gzip and up to date, only larger until the next merge. So a scrape never waits for a merge, and
  * merging costs one deflate of what changed per quiet period, whatever the scrape rate.
  *
@@ -17,31 +17,24 @@
  * between the same two merges is broken only when those routers land again, about a cycle later; the chunks
  * left over from a broken run form runs of their own, with others like them.
  */
-import { deflateKeepingPlain, plainOf, type Chunk } from './gzip.js';
+import { deflateKeepingPlain, plainOf, type Chunk, type ChunkRun } from './gzip.js';
 
 /** A run closes once it holds this many plain bytes. */
 const RUN_BYTES = 64 * 1024;
 
-interface Run {
-  /** How many chunks it was made from. */
-  readonly size: number;
-  readonly merged: Chunk;
-  /** Per lay: how many of its chunks the store still holds, and whether it was laid. */
-  epoch: number;
-  current: number;
-  laid: boolean;
-}
+/**
+ * The last count's number, shared by every ChunkRuns: runs are marked on the chunks themselves, so two of them
+ * over one store (tests) must never take one count for the other's. A count and the walk that reads it are one
+ * synchronous step.
+ */
+let lastEpoch = 0;
 
 export class ChunkRuns {
-  /** The run each stored chunk's bytes were merged into (weak: a run lives while its chunks do). */
-  readonly #runOf = new WeakMap<Buffer, Run>();
-  #epoch = 0;
-
   /** Counts, for every run with a chunk in `chunks`, how many of its chunks are there. Returns the epoch. */
   #count(chunks: readonly Chunk[]): number {
-    const epoch = ++this.#epoch;
+    const epoch = ++lastEpoch;
     for (const chunk of chunks) {
-      const run = this.#runOf.get(chunk.deflated);
+      const run = chunk.run;
       if (run === undefined) continue;
       if (run.epoch !== epoch) {
         run.epoch = epoch;
@@ -53,7 +46,7 @@ export class ChunkRuns {
     return epoch;
   }
 
-  #isCurrent(run: Run | undefined, epoch: number): run is Run {
+  #isCurrent(run: ChunkRun | undefined, epoch: number): run is ChunkRun {
     return run !== undefined && run.epoch === epoch && run.current === run.size;
   }
 
@@ -67,7 +60,7 @@ export class ChunkRuns {
     const leftOver: Chunk[] = [];
     for (const chunk of chunks) {
       if (!chunk.stored) continue;
-      const run = this.#runOf.get(chunk.deflated);
+      const run = chunk.run;
       if (run === undefined) changed.push(chunk);
       else if (!this.#isCurrent(run, epoch)) leftOver.push(chunk);
     }
@@ -86,8 +79,8 @@ export class ChunkRuns {
         const group = chunks.slice(start, end);
         // The run keeps its plain bytes too: a plain scrape then lays a few hundred parts, not 60,000 small ones.
         const merged = deflateKeepingPlain(Buffer.concat(group.map(plainOf), bytes));
-        const run: Run = { size: group.length, merged, epoch: 0, current: 0, laid: false };
-        for (const chunk of group) this.#runOf.set(chunk.deflated, run);
+        const run: ChunkRun = { size: group.length, merged, epoch: 0, current: 0, laid: false };
+        for (const chunk of group) chunk.run = run;
       }
       start = end;
     }
@@ -97,7 +90,7 @@ export class ChunkRuns {
   lay(chunks: readonly Chunk[], out: Chunk[]): void {
     const epoch = this.#count(chunks);
     for (const chunk of chunks) {
-      const run = this.#runOf.get(chunk.deflated);
+      const run = chunk.run;
       if (!this.#isCurrent(run, epoch)) {
         out.push(chunk);
       } else if (!run.laid) {
