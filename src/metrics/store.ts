@@ -57,6 +57,8 @@ interface RouterEntry {
   errors: Map<CollectorName, Map<ErrorReason, number>>;
   decodeErrors: Map<CollectorName, number>;
   meta: readonly (Chunk | undefined)[];
+  /** Whether `meta` is behind the router's state: rendered when next read (metaOf), not at every change. */
+  metaStale: boolean;
 }
 
 export interface JobPlan {
@@ -104,6 +106,7 @@ export class SnapshotStore {
         errors: new Map<CollectorName, Map<ErrorReason, number>>(),
         decodeErrors: new Map<CollectorName, number>(),
         meta: [],
+        metaStale: true,
       };
       const slots = new Map<string, JobSlot>();
       for (const { collector, job } of jobs) {
@@ -119,7 +122,7 @@ export class SnapshotStore {
         }
       }
       entry.jobs = slots;
-      this.#renderMeta(entry);
+      this.#metaChanged(entry);
       next.set(name, entry);
     }
     this.#routers = next;
@@ -153,7 +156,7 @@ export class SnapshotStore {
       const reason = outcome.reason ?? 'parse';
       if (counts !== undefined) counts.set(reason, (counts.get(reason) ?? 0) + 1);
     }
-    this.#renderMeta(entry);
+    this.#metaChanged(entry);
     for (const listener of this.#listeners) {
       // A listener's bug must never cost a collection its snapshot, which is already stored.
       try {
@@ -170,7 +173,7 @@ export class SnapshotStore {
     const slot = entry?.jobs.get(job);
     if (entry === undefined || slot === undefined || slot.backoffSeconds === seconds) return;
     slot.backoffSeconds = seconds;
-    this.#renderMeta(entry);
+    this.#metaChanged(entry);
   }
 
   routerNames(): string[] {
@@ -213,7 +216,7 @@ export class SnapshotStore {
       }
     };
     for (const entry of this.#routers.values()) {
-      collect(entry.meta);
+      collect(this.#metaOf(entry));
       for (const slot of entry.jobs.values()) if (slot.snapshot !== undefined) collect(slot.snapshot.chunks);
     }
     return out;
@@ -227,7 +230,7 @@ export class SnapshotStore {
     const entry = this.#routers.get(router);
     if (entry === undefined) return undefined;
     const chunks: Chunk[] = [];
-    const meta = entry.meta[familyIndex];
+    const meta = this.#metaOf(entry)[familyIndex];
     if (meta !== undefined) chunks.push(meta);
     for (const slot of entry.jobs.values()) {
       const chunk = slot.snapshot?.chunks[familyIndex];
@@ -236,8 +239,25 @@ export class SnapshotStore {
     return chunks;
   }
 
-  #renderMeta(entry: RouterEntry): void {
+  /**
+   * The router's collector meta series changed (a run, a backoff, a plan): rendered when next read, so that the
+   * runs of one cycle (a router's jobs land milliseconds apart) render them once, not once per run, which was
+   * ~10 % of the bytes allocated per cycle at 2,000 routers.
+   */
+  #metaChanged(entry: RouterEntry): void {
     this.#version++;
+    entry.metaStale = true;
+  }
+
+  #metaOf(entry: RouterEntry): readonly (Chunk | undefined)[] {
+    if (entry.metaStale) {
+      entry.meta = this.#renderMeta(entry);
+      entry.metaStale = false;
+    }
+    return entry.meta;
+  }
+
+  #renderMeta(entry: RouterEntry): (Chunk | undefined)[] {
     const samples = new SampleSet();
     const byCollector = new Map<CollectorName, JobSlot[]>();
     for (const slot of entry.jobs.values()) {
@@ -270,7 +290,7 @@ export class SnapshotStore {
       samples.add(F.collectorDecodeErrors, labels, entry.decodeErrors.get(collector) ?? 0);
       samples.add(F.collectorBackoff, labels, Math.max(...slots.map((slot) => slot.backoffSeconds)));
     }
-    entry.meta = samples.toChunks(entry.meta);
+    return samples.toChunks(entry.meta);
   }
 }
 

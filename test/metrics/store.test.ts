@@ -1,0 +1,75 @@
+/** The snapshot store's collector meta series: current whenever read, rendered once however many changes came between. */
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { plainOf } from '../../src/metrics/gzip.js';
+import { SampleSet } from '../../src/metrics/samples.js';
+import { SnapshotStore } from '../../src/metrics/store.js';
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+function text(store: SnapshotStore): string {
+  return store
+    .chunksByFamily()
+    .flat()
+    .map((chunk) => plainOf(chunk).toString('utf8'))
+    .join('');
+}
+
+function planned(): SnapshotStore {
+  const store = new SnapshotStore();
+  store.plan(
+    new Map([
+      [
+        'hq',
+        [
+          { collector: 'system', job: 'system' },
+          { collector: 'wireguard', job: 'wireguard' },
+        ],
+      ],
+    ]),
+  );
+  return store;
+}
+
+const run = (collector: 'system' | 'wireguard', ok: boolean, finishedAt: number) =>
+  ({ router: 'hq', collector, job: collector, ok, finishedAt, durationSeconds: 0.25, ...(ok ? {} : { reason: 'timeout' as const }) }) as const;
+
+describe('SnapshotStore meta series', () => {
+  it("renders a router's meta once for all the changes between two reads (a cycle's runs land milliseconds apart)", () => {
+    const store = planned();
+    text(store);
+    const renders = vi.spyOn(SampleSet.prototype, 'toChunks');
+    store.record(run('system', true, 1_000));
+    store.record(run('wireguard', true, 1_010));
+    store.setBackoff('hq', 'wireguard', 5);
+    expect(renders).toHaveBeenCalledTimes(0);
+    text(store);
+    expect(renders).toHaveBeenCalledTimes(1);
+    // Nothing changed since: the same chunks, nothing rendered.
+    const before = store.chunksByFamily().flat();
+    expect(store.chunksByFamily().flat()).toEqual(before);
+    expect(renders).toHaveBeenCalledTimes(1);
+  });
+
+  it('shows every change at the next read, and bumps the version with each, so a prepared layout is never stale', () => {
+    const store = planned();
+    const versions = [store.version];
+    store.record(run('system', true, 1_000));
+    versions.push(store.version);
+    store.record(run('wireguard', false, 2_000));
+    versions.push(store.version);
+    expect(text(store)).toContain('routeros_collector_success{router="hq",collector="wireguard"} 0\n');
+    expect(text(store)).toContain('routeros_collector_errors_total{router="hq",collector="wireguard",reason="timeout"} 1\n');
+    store.setBackoff('hq', 'wireguard', 30);
+    versions.push(store.version);
+    expect(text(store)).toContain('routeros_collector_backoff_seconds{router="hq",collector="wireguard"} 30\n');
+    expect(store.routerChunksOf('hq', 0)).toBeDefined();
+    store.record(run('wireguard', true, 3_000));
+    versions.push(store.version);
+    const now = text(store);
+    expect(now).toContain('routeros_collector_success{router="hq",collector="wireguard"} 1\n');
+    expect(now).toContain('routeros_up{router="hq"} 1\n');
+    expect(new Set(versions).size).toBe(versions.length);
+  });
+});
