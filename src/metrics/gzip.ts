@@ -29,8 +29,8 @@ export interface Chunk {
   /** A merged run's plain bytes (merge.ts: the bytes it was deflated from); undefined for every other chunk. */
   readonly plain: Buffer | undefined;
   /**
-   * A stored chunk (storedChunks): `deflated` is one stored block, its plain bytes right after the 5-byte header.
-   * A flag rather than a kept view of them: a view is one more Buffer object per chunk, ~60,000 at 2,000 routers.
+   * A stored chunk (storedChunks): `deflated` is one stored block, its plain bytes right after the 5-byte header,
+   * a view of its run's block made when read.
    */
   readonly stored: boolean;
   /**
@@ -59,6 +59,63 @@ export const STORED_BELOW_BYTES = 16 * 1024;
 const STORED_HEADER_BYTES = 5;
 
 /**
+ * A stored chunk: its place in its run's block rather than a view of it. A view is one more Buffer object per
+ * chunk (~60,000 live at 2,000 routers, two thirds of them made again every cycle and kept past the young
+ * generation); where a view is needed (a gzip scrape laying the chunk unmerged, plainOf) it is made then and
+ * dies young.
+ */
+class StoredChunk implements Chunk {
+  readonly #block: Buffer;
+  /** Where the chunk's block header starts in `#block`. */
+  readonly #at: number;
+  readonly length: number;
+  readonly crc: number;
+  run: ChunkRun | undefined = undefined;
+
+  constructor(block: Buffer, at: number, length: number, crc: number) {
+    this.#block = block;
+    this.#at = at;
+    this.length = length;
+    this.crc = crc;
+  }
+
+  get stored(): true {
+    return true;
+  }
+
+  get digest(): undefined {
+    return undefined;
+  }
+
+  get plain(): undefined {
+    return undefined;
+  }
+
+  /** The stored block (header and bytes): a view made on each read. */
+  get deflated(): Buffer {
+    return this.#block.subarray(this.#at, this.#at + STORED_HEADER_BYTES + this.length);
+  }
+
+  /** The plain bytes: a view made on each read. */
+  plainView(): Buffer {
+    const start = this.#at + STORED_HEADER_BYTES;
+    return this.#block.subarray(start, start + this.length);
+  }
+
+  /** Copies the plain bytes into `target` at `at`; returns their length. */
+  copyPlain(target: Buffer, at: number): number {
+    const start = this.#at + STORED_HEADER_BYTES;
+    return this.#block.copy(target, at, start, start + this.length);
+  }
+
+  /** Whether the plain bytes are exactly `bytes`, compared in place. */
+  holds(bytes: Buffer): boolean {
+    const start = this.#at + STORED_HEADER_BYTES;
+    return this.length === bytes.length && bytes.compare(this.#block, start, start + this.length) === 0;
+  }
+}
+
+/**
  * Each of `parts` (each under 65,536 bytes) as one non-final stored deflate block, all in one allocation. One
  * Buffer per collector run rather than one per chunk: small Buffers come from Node's shared 8 KiB pool slabs, and
  * a slab lives while any chunk in it does; with chunks of many routers and cycles in each slab, half of the slab
@@ -80,9 +137,8 @@ export function storedChunks(parts: readonly Uint8Array[]): Chunk[] {
     block.writeUInt16LE(length, at + 1);
     block.writeUInt16LE(~length & 0xffff, at + 3);
     block.set(part, at + STORED_HEADER_BYTES);
-    const end = at + STORED_HEADER_BYTES + length;
-    chunks.push({ deflated: block.subarray(at, end), crc: crc32(part), length, digest: undefined, plain: undefined, stored: true, run: undefined });
-    at = end;
+    chunks.push(new StoredChunk(block, at, length, crc32(part)));
+    at += STORED_HEADER_BYTES + length;
   }
   return chunks;
 }
@@ -94,7 +150,7 @@ export function storedChunk(bytes: Uint8Array): Chunk {
 
 /** Whether `chunk` is stored and holds exactly `bytes` (compared in place, no view made). */
 export function storesExactly(chunk: Chunk | undefined, bytes: Buffer): boolean {
-  return chunk !== undefined && chunk.stored && chunk.length === bytes.length && bytes.compare(chunk.deflated, STORED_HEADER_BYTES) === 0;
+  return chunk instanceof StoredChunk && chunk.holds(bytes);
 }
 
 /** Whether the chunk's plain bytes are at hand without inflating (stored chunks and merged runs). */
@@ -134,7 +190,7 @@ export function fixedChunk(text: string): Chunk {
 const plainCache = new WeakMap<Chunk, Buffer>();
 
 export function plainOf(chunk: Chunk): Buffer {
-  if (chunk.stored) return chunk.deflated.subarray(STORED_HEADER_BYTES);
+  if (chunk instanceof StoredChunk) return chunk.plainView();
   if (chunk.plain !== undefined) return chunk.plain;
   let plain = plainCache.get(chunk);
   if (plain === undefined) {
@@ -147,7 +203,7 @@ export function plainOf(chunk: Chunk): Buffer {
 
 /** Copies the chunk's plain bytes into `target` at `at` (a stored chunk's straight from its block); returns their length. */
 export function copyPlain(chunk: Chunk, target: Buffer, at: number): number {
-  return chunk.stored ? chunk.deflated.copy(target, at, STORED_HEADER_BYTES) : plainOf(chunk).copy(target, at);
+  return chunk instanceof StoredChunk ? chunk.copyPlain(target, at) : plainOf(chunk).copy(target, at);
 }
 
 const GZIP_HEADER = Buffer.from([0x1f, 0x8b, 0x08, 0x00, 0, 0, 0, 0, 0x00, 0xff]);
@@ -161,8 +217,9 @@ export function gzipParts(chunks: readonly Chunk[]): { parts: Buffer[]; length: 
   let crc = 0;
   let size = 0;
   for (const chunk of chunks) {
-    parts.push(chunk.deflated);
-    length += chunk.deflated.length;
+    const deflated = chunk.deflated;
+    parts.push(deflated);
+    length += deflated.length;
     crc = crc32Combine(crc, chunk.crc, chunk.length);
     size += chunk.length;
   }

@@ -17,7 +17,7 @@
  * between the same two merges is broken only when those routers land again, about a cycle later; the chunks
  * left over from a broken run form runs of their own, with others like them.
  */
-import { deflateKeepingPlain, plainOf, type Chunk, type ChunkRun } from './gzip.js';
+import { copyPlain, deflateKeepingPlain, type Chunk, type ChunkRun } from './gzip.js';
 
 /** A run closes once it holds this many plain bytes. */
 const RUN_BYTES = 64 * 1024;
@@ -78,7 +78,11 @@ export class ChunkRuns {
       if (end - start > 1) {
         const group = chunks.slice(start, end);
         // The run keeps its plain bytes too: a plain scrape then lays a few hundred parts, not 60,000 small ones.
-        const merged = deflateKeepingPlain(Buffer.concat(group.map(plainOf), bytes));
+        // Not from the shared pool slab, which a run (kept a cycle) would pin.
+        const plain = Buffer.allocUnsafeSlow(bytes);
+        let at = 0;
+        for (const chunk of group) at += copyPlain(chunk, plain, at);
+        const merged = deflateKeepingPlain(plain);
         const run: ChunkRun = { size: group.length, merged, epoch: 0, current: 0, laid: false };
         for (const chunk of group) chunk.run = run;
       }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { crc32, gunzipSync } from 'node:zlib';
 import { randomBytes } from 'node:crypto';
-import { crc32Combine, deflateChunk, gzipParts, plainOf } from '../../src/metrics/gzip.js';
+import { copyPlain, crc32Combine, deflateChunk, gzipParts, plainOf, storedChunks, storesExactly } from '../../src/metrics/gzip.js';
 import { SampleSet } from '../../src/metrics/samples.js';
 import { WIREGUARD_FAMILIES as F } from '../../src/collectors/wireguard.contract.js';
 import { routerLabel, seriesLabels } from '../../src/metrics/family.js';
@@ -101,5 +101,24 @@ describe('exposition chunks kept deflated', () => {
     expect(gunzipSync(Buffer.concat(gzipParts(second.filter((chunk) => chunk !== undefined)).parts)).toString('utf8')).toContain(
       'routeros_wireguard_peer_transmit_bytes_total{router="hq",interface="wg0",public_key="key",name="branch"} 40\n',
     );
+  });
+
+  it("a stored chunk holds no Buffer of its own: only its run's block does, its views are made when asked", () => {
+    const parts = [Buffer.from('a 1\n'), Buffer.from('bb 22\n'), Buffer.alloc(0), Buffer.from('ccc 333\n')];
+    const chunks = storedChunks(parts);
+    for (const chunk of chunks) {
+      expect(Object.values(chunk).filter((value) => value instanceof Uint8Array)).toEqual([]);
+      expect(chunk.stored).toBe(true);
+    }
+    // Views and copies still read the right bytes out of the one block, and the block is valid deflate laid end to end.
+    expect(chunks.map((chunk) => plainOf(chunk).toString())).toEqual(parts.map((part) => part.toString()));
+    const copied = Buffer.alloc(18);
+    let at = 0;
+    for (const chunk of chunks) at += copyPlain(chunk, copied, at);
+    expect(copied.toString()).toBe('a 1\nbb 22\nccc 333\n');
+    expect(chunks.map((chunk, index) => storesExactly(chunk, parts[index] as Buffer))).toEqual([true, true, true, true]);
+    expect(storesExactly(chunks[1], Buffer.from('bb 23\n'))).toBe(false);
+    expect(storesExactly(chunks[1], Buffer.from('a 1\n'))).toBe(false);
+    expect(gunzipSync(Buffer.concat(gzipParts(chunks).parts)).toString()).toBe('a 1\nbb 22\nccc 333\n');
   });
 });
