@@ -6,9 +6,10 @@
  * change), the stored chunks of a family that are in no current run are deflated together in runs of ~64 KiB.
  *
  * A run is laid by a scrape only while every chunk it was made from is still the store's (a family whose bytes
- * did not change keeps its stored chunk object, samples.ts, and with it the run marked on it); otherwise the scrape lays those chunks as they are, stored,
- * which is valid gzip and up to date, only larger until the next merge. So a scrape never waits for a merge, and
- * merging costs one deflate of what changed per quiet period, whatever the scrape rate.
+ * did not change keeps its stored chunk object, samples.ts, and with it the run marked on it); otherwise the
+ * scrape lays those chunks as they are, stored, which is valid gzip and up to date, only larger until the next
+ * merge. So a scrape never waits for a merge, and merging costs one deflate of what changed per quiet period,
+ * whatever the scrape rate.
  *
  * Runs are made of chunks that changed together, not of neighbours: the format only asks a family's lines to be
  * together, not in any order, so a run is laid where its first chunk is. Routers land spread over seconds after
