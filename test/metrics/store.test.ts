@@ -1,5 +1,7 @@
 /** The snapshot store's collector meta series: current whenever read, rendered once however many changes came between. */
+import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { ERROR_REASONS } from '../../src/routeros/errors.js';
 import { plainOf } from '../../src/metrics/gzip.js';
 import { SampleSet } from '../../src/metrics/samples.js';
 import { SnapshotStore } from '../../src/metrics/store.js';
@@ -71,5 +73,50 @@ describe('SnapshotStore meta series', () => {
     expect(now).toContain('routeros_collector_success{router="hq",collector="wireguard"} 1\n');
     expect(now).toContain('routeros_up{router="hq"} 1\n');
     expect(new Set(versions).size).toBe(versions.length);
+  });
+
+  it('serves, whenever read, what a store rendering at every change would: random runs, backoffs, plans and reads', () => {
+    const ROUTERS = ['a', 'b', 'c'];
+    const COLLECTORS = ['system', 'wireguard', 'interface'] as const;
+    const operation = fc.oneof(
+      fc.record({
+        kind: fc.constant('run' as const),
+        router: fc.constantFrom(...ROUTERS),
+        collector: fc.constantFrom(...COLLECTORS),
+        ok: fc.boolean(),
+        reason: fc.constantFrom(...ERROR_REASONS),
+        finishedAt: fc.integer({ min: 1_600_000_000_000, max: 1_900_000_000_000 }),
+        durationSeconds: fc.double({ min: 0, max: 60, noNaN: true }),
+      }),
+      fc.record({ kind: fc.constant('backoff' as const), router: fc.constantFrom(...ROUTERS), collector: fc.constantFrom(...COLLECTORS), seconds: fc.integer({ min: 0, max: 600 }) }),
+      fc.record({ kind: fc.constant('plan' as const), routers: fc.subarray(ROUTERS, { minLength: 1 }), collectors: fc.subarray([...COLLECTORS], { minLength: 1 }) }),
+      fc.record({ kind: fc.constant('read' as const) }),
+    );
+    const plan = (store: SnapshotStore, routers: readonly string[], collectors: readonly (typeof COLLECTORS)[number][]): void => {
+      store.plan(new Map(routers.map((router) => [router, collectors.map((collector) => ({ collector, job: collector }))])));
+    };
+    fc.assert(
+      fc.property(fc.array(operation, { maxLength: 40 }), (operations) => {
+        // `eager` is read after every change (what rendering at each change served); `lazy` only where a read comes.
+        const eager = new SnapshotStore();
+        const lazy = new SnapshotStore();
+        for (const store of [eager, lazy]) plan(store, ROUTERS, COLLECTORS);
+        let expected = text(eager);
+        for (const step of operations) {
+          if (step.kind === 'read') {
+            expect(text(lazy)).toBe(expected);
+            continue;
+          }
+          for (const store of [eager, lazy]) {
+            if (step.kind === 'plan') plan(store, step.routers, step.collectors);
+            else if (step.kind === 'backoff') store.setBackoff(step.router, step.collector, step.seconds);
+            else store.record({ router: step.router, collector: step.collector, job: step.collector, ok: step.ok, reason: step.reason, finishedAt: step.finishedAt, durationSeconds: step.durationSeconds });
+          }
+          expected = text(eager);
+        }
+        expect(text(lazy)).toBe(expected);
+      }),
+      { numRuns: 300 },
+    );
   });
 });

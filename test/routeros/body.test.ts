@@ -144,4 +144,43 @@ describe('readCapped', () => {
     await new Promise((resolve) => setImmediate(resolve));
     expect(tooLarge).toHaveBeenCalledTimes(1);
   });
+
+  it('settles once, as the body ended: any parts, any cap, ended, broken or cut short', async () => {
+    const ending = fc.constantFrom('end', 'error', 'destroy');
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.integer({ min: 0, max: 64 }), { maxLength: 8 }), fc.integer({ min: 0, max: 256 }), ending, async (sizes, cap, how) => {
+        const body = new Readable({ read() {} });
+        const tooLarge = vi.fn(() => new RangeError('too large'));
+        const reading = readCapped(body, cap, tooLarge);
+        const outcome = reading.then(
+          (read) => ({ ok: true as const, read }),
+          (error: unknown) => ({ ok: false as const, error }),
+        );
+        let total = 0;
+        for (const size of sizes) {
+          total += size;
+          if (!body.destroyed) body.push(Buffer.alloc(size, 0x61));
+        }
+        if (!body.destroyed) {
+          if (how === 'end') body.push(null);
+          else if (how === 'error') body.destroy(Object.assign(new Error('reset'), { code: 'ECONNRESET' }));
+          else body.destroy();
+        }
+        const result = await outcome;
+        const closed = body.closed ? undefined : new Promise((resolve) => body.once('close', resolve));
+        if (how === 'end') body.resume();
+        await closed;
+        if (total > cap) {
+          expect(result).toMatchObject({ ok: false, error: { message: 'too large' } });
+        } else if (how === 'end') {
+          expect(result.ok).toBe(true);
+          if (result.ok) expect(result.read.length).toBe(total);
+        } else {
+          expect(result).toMatchObject({ ok: false, error: { code: how === 'error' ? 'ECONNRESET' : 'ERR_STREAM_PREMATURE_CLOSE' } });
+        }
+        expect(tooLarge.mock.calls.length).toBe(total > cap ? 1 : 0);
+      }),
+      { numRuns: 200 },
+    );
+  });
 });
