@@ -143,11 +143,6 @@ export function storedChunks(parts: readonly Uint8Array[]): Chunk[] {
   return chunks;
 }
 
-/** `bytes` (under 65,536) as one non-final stored deflate block: 5 header bytes, then the bytes as they are. */
-export function storedChunk(bytes: Uint8Array): Chunk {
-  return storedChunks([bytes])[0] as Chunk;
-}
-
 /** Whether `chunk` is stored and holds exactly `bytes` (compared in place, no view made). */
 export function storesExactly(chunk: Chunk | undefined, bytes: Buffer): boolean {
   return chunk instanceof StoredChunk && chunk.holds(bytes);

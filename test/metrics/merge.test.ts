@@ -1,12 +1,12 @@
 /**
- * Small chunks stored and merged in runs (gzip.ts storedChunk, merge.ts, exposition.ts): valid gzip whatever mix
+ * Small chunks stored and merged in runs (gzip.ts storedChunks, merge.ts, exposition.ts): valid gzip whatever mix
  * of stored, deflated and merged chunks a scrape lays, runs used only while current, and at fleet shape (many
  * routers with a few peers) a gzip body within 1.3 × one deflate of the plain body once merged (issue 14).
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { deflateRawSync, gunzipSync } from 'node:zlib';
 import { randomBytes } from 'node:crypto';
-import { deflateChunk, gzipParts, plainOf, storedChunk, STORED_BELOW_BYTES, type Chunk } from '../../src/metrics/gzip.js';
+import { deflateChunk, gzipParts, plainOf, storedChunks, STORED_BELOW_BYTES, type Chunk } from '../../src/metrics/gzip.js';
 import { ChunkRuns } from '../../src/metrics/merge.js';
 import { Exposition } from '../../src/metrics/exposition.js';
 import { SelfMetrics } from '../../src/metrics/self.js';
@@ -17,6 +17,8 @@ import { testRouter } from '../helpers/config.js';
 import type { RouterRecord } from '../../src/routeros/records.js';
 
 const body = (chunks: readonly Chunk[]): Buffer => Buffer.concat(gzipParts(chunks).parts);
+/** One stored chunk, the only one of its block. */
+const storedChunk = (bytes: Uint8Array): Chunk => storedChunks([bytes])[0] as Chunk;
 
 describe('stored chunks', () => {
   it('are valid deflate laid among deflated ones, and their plain form is a view without inflating', () => {
