@@ -57,6 +57,26 @@ describe('request JSON', () => {
     expect(() => parseRequestJson(text)).toThrow(/JSON parse error/);
   });
 
+  it('keeps keys Object.prototype has as own properties, as JSON.parse does (a random test found `__proto__`)', () => {
+    for (const text of ['{"__proto__":false}', '{"__proto__":{"a":1}}', '{"constructor":"x","toString":1,"hasOwnProperty":null}']) {
+      const parsed = parseRequestJson(text) as Record<string, unknown>;
+      expect(parsed).toEqual(JSON.parse(text));
+      expect(Object.keys(parsed)).toEqual(Object.keys(JSON.parse(text) as object));
+      expect(Object.getPrototypeOf(parsed)).toBe(Object.prototype);
+    }
+    // The class, not the three cases: any nesting of objects keyed by Object.prototype's names.
+    const key = fc.constantFrom('__proto__', 'constructor', 'toString', 'valueOf', 'hasOwnProperty', 'a');
+    const { tree } = fc.letrec((tie) => ({
+      tree: fc.oneof({ depthSize: 'small' }, fc.boolean(), fc.integer({ min: -9, max: 9 }), fc.string(), fc.dictionary(key, tie('tree'), { maxKeys: 4 })),
+    }));
+    fc.assert(
+      fc.property(tree, (value) => {
+        const text = JSON.stringify(value);
+        expect(JSON.stringify(parseRequestJson(text))).toBe(JSON.stringify(JSON.parse(text)));
+      }),
+    );
+  });
+
   it('agrees with JSON.parse on standard JSON', () => {
     fc.assert(
       fc.property(fc.jsonValue(), (value) => {

@@ -57,7 +57,9 @@ class Parser {
       this.ws();
       if (this.text[this.#pos] !== ':') throw this.fail("expected ':'");
       this.#pos++;
-      out[key] = this.value();
+      // An own property whatever the key, as JSON.parse makes it: `out[key] =` would set the prototype for
+      // `__proto__` (or drop a non-object value) instead of keeping what the client sent.
+      Object.defineProperty(out, key, { value: this.value(), writable: true, enumerable: true, configurable: true });
       this.ws();
       const c = this.text[this.#pos++];
       if (c === '}') return out;
