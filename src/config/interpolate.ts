@@ -65,9 +65,9 @@ export function interpolateTree(value: unknown, env: NodeJS.ProcessEnv, path: st
   if (typeof value === 'string') return interpolateString(value, env, path, problems) ?? REPORTED;
   if (Array.isArray(value)) return value.map((item, i) => interpolateTree(item, env, joinPath(path, i), problems));
   if (value !== null && typeof value === 'object') {
-    const copy: Record<string, unknown> = {};
-    for (const [key, item] of Object.entries(value)) copy[key] = interpolateTree(item, env, joinPath(path, key), problems);
-    return copy;
+    // Own properties whatever the key, as the YAML parser makes them: `copy[key] =` would make a `__proto__` key
+    // (a peer may be called that) the copy's prototype, or drop it, rather than keep it as written.
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, interpolateTree(item, env, joinPath(path, key), problems)]));
   }
   return value;
 }

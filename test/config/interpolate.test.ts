@@ -1,5 +1,7 @@
+import fc from 'fast-check';
+import { parse } from 'yaml';
 import { describe, expect, it } from 'vitest';
-import { interpolateString } from '../../src/config/interpolate.js';
+import { interpolateString, interpolateTree } from '../../src/config/interpolate.js';
 import { Problems } from '../../src/config/problems.js';
 import { BASE, firstRouter, problemsOf, resolve } from './helpers.js';
 
@@ -69,5 +71,30 @@ describe('interpolation in a config', () => {
     expect(problemsOf({ ...BASE, defaults: { ...BASE.defaults, timeout: '${T}' } })).toEqual([
       { path: 'defaults.timeout', message: 'environment variable T is not set (set it, or give a default: ${T:-value})' },
     ]);
+  });
+});
+
+describe('interpolateTree', () => {
+  it("keeps every key of the parsed YAML as an own key, Object.prototype's names too", () => {
+    // Keys that are special on a plain object, mixed with ordinary ones, at any depth.
+    const key = fc.constantFrom('__proto__', 'constructor', 'toString', 'hasOwnProperty', 'valueOf', 'name', 'x');
+    const { tree } = fc.letrec((tie) => ({
+      tree: fc.oneof({ depthSize: 'small' }, fc.boolean(), fc.integer(), fc.constant('text'), fc.array(tie('tree'), { maxLength: 3 }), fc.dictionary(key, tie('tree'), { maxKeys: 4 })),
+    }));
+    fc.assert(
+      fc.property(tree, (value) => {
+        // A JSON round trip makes every key an own data property, as the YAML parser does.
+        const parsed: unknown = JSON.parse(JSON.stringify(value));
+        const copy = interpolateTree(parsed, {}, '', new Problems());
+        expect(JSON.stringify(copy)).toBe(JSON.stringify(parsed));
+      }),
+    );
+  });
+
+  it('so a __proto__ key is refused as unknown where keys are fixed, not taken as the mapping to inherit from', () => {
+    const raw = parse(
+      ['defaults: {username: u, password: p}', 'routers:', '  - {name: hq, url: "https://192.0.2.1", __proto__: {timeout: 5s}}', '__proto__: {x: 1}'].join('\n'),
+    ) as unknown;
+    expect(problemsOf(raw).map((problem) => `${problem.path}: ${problem.message}`)).toEqual(['routers[0].__proto__: unknown key', '__proto__: unknown key']);
   });
 });
