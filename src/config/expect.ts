@@ -19,7 +19,8 @@ export function readExpect(value: unknown, path: string, problems: Problems): Re
     problems.add(path, 'must be a mapping of peer or interface names to always, on_demand or auto');
     return undefined;
   }
-  const out: Record<string, ExpectMode> = {};
+  // No prototype (as health.probe's map, probe.ts): a peer may be called `__proto__`, whose entry `{}` drops.
+  const out = Object.create(null) as Record<string, ExpectMode>;
   let ok = true;
   for (const [name, mode] of Object.entries(value as Record<string, unknown>)) {
     if (isMode(mode)) {

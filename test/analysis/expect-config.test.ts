@@ -1,5 +1,6 @@
 /** `health.expect` in the config: per peer or interface, merged from defaults, checked, and read by the verdict. */
 import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
 import { testRouter } from '../helpers/config.js';
 import { expectOf } from '../../src/analysis/peer.js';
 import { jobFingerprint } from '../../src/scheduler/definition.js';
@@ -13,6 +14,15 @@ describe('health.expect', () => {
     expect(expectOf({ name: '', comment: 'laptop-anna', interface: 'wg-road' }, health)).toBe('on_demand');
     expect(expectOf({ name: 'x', comment: undefined, interface: 'wg-road' }, health)).toBe('auto');
     expect(expectOf({ name: 'x', comment: undefined, interface: 'wg-road' }, testRouter().health)).toBe('auto');
+  });
+
+  it('a peer called __proto__, constructor or toString is an ordinary name, kept as the YAML names it', () => {
+    const expectMap = (parse('__proto__: always\nconstructor: on_demand\ntoString: always\n') as Record<string, unknown>);
+    const health = testRouter({}, { health: { expect: expectMap } }).health;
+    expect(expectOf({ name: '__proto__', comment: undefined, interface: 'wg0' }, health)).toBe('always');
+    expect(expectOf({ name: 'constructor', comment: undefined, interface: 'wg0' }, health)).toBe('on_demand');
+    expect(expectOf({ name: 'toString', comment: undefined, interface: 'wg0' }, health)).toBe('always');
+    expect(expectOf({ name: 'valueOf', comment: undefined, interface: 'hasOwnProperty' }, health)).toBe('auto');
   });
 
   it("a router's map replaces the defaults' map", () => {
