@@ -47,27 +47,36 @@ const KEYS = {
   http_server_config: ['headers'],
 } as const;
 
-/** Keys of the full exporter-toolkit format, with what to do instead. */
-const NOT_SUPPORTED: Record<string, string> = {
-  rate_limit: 'is not supported; put a reverse proxy in front if you need rate limiting',
-  'tls_server_config.cert': 'inline certificates are not supported; use cert_file',
-  'tls_server_config.key': 'inline keys are not supported; use key_file',
-  'tls_server_config.client_ca': 'inline CAs are not supported; use client_ca_file',
-  'tls_server_config.cipher_suites': "is not supported; Node.js's default suites are used",
-  'tls_server_config.curve_preferences': "is not supported; Node.js's default curves are used",
-  'tls_server_config.prefer_server_cipher_suites': 'is not supported',
-  'tls_server_config.client_allowed_sans': 'is not supported',
-  'http_server_config.http2': 'is not supported; the server speaks HTTP/1.1',
-};
+// The tables below are looked up by names from the file, so they are Maps: a plain object would answer
+// `constructor`, `toString` or `__proto__` with what every object inherits.
 
-const VERSIONS: Record<string, TlsVersion | undefined> = { TLS12: 'TLSv1.2', TLS13: 'TLSv1.3', TLS10: undefined, TLS11: undefined };
-const HEADERS: Record<string, ((value: string) => boolean) | undefined> = {
-  'Content-Security-Policy': () => true,
-  'X-Frame-Options': (value) => /^(deny|sameorigin)$/i.test(value),
-  'X-Content-Type-Options': (value) => /^nosniff$/i.test(value),
-  'X-XSS-Protection': () => true,
-  'Strict-Transport-Security': () => true,
-};
+/** Keys of the full exporter-toolkit format, with what to do instead. */
+const NOT_SUPPORTED = new Map<string, string>([
+  ['rate_limit', 'is not supported; put a reverse proxy in front if you need rate limiting'],
+  ['tls_server_config.cert', 'inline certificates are not supported; use cert_file'],
+  ['tls_server_config.key', 'inline keys are not supported; use key_file'],
+  ['tls_server_config.client_ca', 'inline CAs are not supported; use client_ca_file'],
+  ['tls_server_config.cipher_suites', "is not supported; Node.js's default suites are used"],
+  ['tls_server_config.curve_preferences', "is not supported; Node.js's default curves are used"],
+  ['tls_server_config.prefer_server_cipher_suites', 'is not supported'],
+  ['tls_server_config.client_allowed_sans', 'is not supported'],
+  ['http_server_config.http2', 'is not supported; the server speaks HTTP/1.1'],
+]);
+
+/** Versions by name; the offered ones map to Node's name, TLS 1.0 and 1.1 to undefined (named, refused). */
+const VERSIONS = new Map<string, TlsVersion | undefined>([
+  ['TLS12', 'TLSv1.2'],
+  ['TLS13', 'TLSv1.3'],
+  ['TLS10', undefined],
+  ['TLS11', undefined],
+]);
+const HEADERS = new Map<string, (value: string) => boolean>([
+  ['Content-Security-Policy', () => true],
+  ['X-Frame-Options', (value) => /^(deny|sameorigin)$/i.test(value)],
+  ['X-Content-Type-Options', (value) => /^nosniff$/i.test(value)],
+  ['X-XSS-Protection', () => true],
+  ['Strict-Transport-Security', () => true],
+]);
 /** bcrypt in modular crypt format: $2a$/$2b$/$2y$, a two-digit cost, 22 salt and 31 hash characters. */
 const BCRYPT = /^\$2[aby]\$(0[4-9]|[12]\d|3[01])\$[./A-Za-z0-9]{53}$/;
 // eslint-disable-next-line no-control-regex
@@ -88,7 +97,7 @@ function checkKeys(tree: Tree, section: keyof typeof KEYS, problems: Problems): 
     if (known.includes(key)) continue;
     const path = joinPath(section, key);
     const guess = suggest(key, known);
-    problems.add(path, NOT_SUPPORTED[path] ?? (guess === undefined ? 'unknown key' : `unknown key; did you mean ${guess}?`));
+    problems.add(path, NOT_SUPPORTED.get(path) ?? (guess === undefined ? 'unknown key' : `unknown key; did you mean ${guess}?`));
   }
 }
 
@@ -154,9 +163,9 @@ function readTls(tree: Tree | undefined, problems: Problems, readFile: ReadFile)
   const version = (name: 'min_version' | 'max_version', fallback: TlsVersion): TlsVersion => {
     const value = text(tree, name, section, problems);
     if (value === undefined) return fallback;
-    const mapped = VERSIONS[value];
+    const mapped = VERSIONS.get(value);
     if (mapped === undefined) {
-      problems.add(`${section}.${name}`, value in VERSIONS ? 'TLS 1.0 and 1.1 are not offered; use TLS12 or TLS13' : 'must be TLS12 or TLS13');
+      problems.add(`${section}.${name}`, VERSIONS.has(value) ? 'TLS 1.0 and 1.1 are not offered; use TLS12 or TLS13' : 'must be TLS12 or TLS13');
     }
     return mapped ?? fallback;
   };
@@ -212,8 +221,8 @@ function readHeaders(tree: Tree | undefined, problems: Problems): Record<string,
   const given = mapping(tree['headers'], 'http_server_config.headers', problems) ?? {};
   for (const [name, value] of Object.entries(given)) {
     const path = joinPath('http_server_config.headers', name);
-    const valid = HEADERS[name];
-    if (valid === undefined) problems.add(path, `unknown header; one of ${Object.keys(HEADERS).join(', ')}`);
+    const valid = HEADERS.get(name);
+    if (valid === undefined) problems.add(path, `unknown header; one of ${[...HEADERS.keys()].join(', ')}`);
     else if (typeof value !== 'string' || CONTROL.test(value) || !valid(value)) problems.add(path, 'has an invalid value');
     else if (value !== '') headers[name] = value;
   }

@@ -69,6 +69,21 @@ describe('invalid web configs: every problem with its path', () => {
     expect(problems).toContainEqual(expect.objectContaining({ path, message: expect.stringMatching(message) }));
   });
 
+  it("takes names Object.prototype has for what they are: unknown keys, headers and TLS versions", () => {
+    const tls = 'tls_server_config: { cert_file: server.crt, key_file: server.key';
+    for (const name of ['__proto__', 'constructor', 'toString', 'hasOwnProperty', 'valueOf']) {
+      const cases: [string, string, RegExp][] = [
+        [`${name}: 1`, name, /^unknown key/],
+        [`${tls}, ${name}: 1 }`, `tls_server_config.${name}`, /^unknown key/],
+        [`http_server_config: { headers: { ${name}: x } }`, `http_server_config.headers.${name}`, /^unknown header; one of Content-Security-Policy/],
+        [`${tls}, min_version: ${name} }`, 'tls_server_config.min_version', /^must be TLS12 or TLS13$/],
+      ];
+      for (const [yaml, path, message] of cases) {
+        expect(problemsOf(yaml)).toContainEqual(expect.objectContaining({ path, message: expect.stringMatching(message) }));
+      }
+    }
+  });
+
   it('reports every problem of a file at once', () => {
     const problems = problemsOf('basic_auth_users: { u: plain }\ntls_server_config: { min_version: TLS11 }\nextra: 1\n');
     expect(problems.map((problem) => problem.path).sort()).toEqual([
