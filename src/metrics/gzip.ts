@@ -63,18 +63,26 @@ const STORED_HEADER_BYTES = 5;
  * chunk (~60,000 live at 2,000 routers, two thirds of them made again every cycle and kept past the young
  * generation); where a view is needed (a gzip scrape laying the chunk unmerged, plainOf) it is made then and
  * dies young.
+ *
+ * Once merged, its bytes are read from the merged run's plain bytes instead (`moveInto`): the run keeps those for
+ * plain scrapes anyway, and the block then lives only while a chunk not yet merged holds it. Blocks held by chunks
+ * that had all been merged were ~20 MB of the 40 MB of Buffers at 2,000 routers (a block also holds the bytes of
+ * its run's chunks that were replaced since).
  */
 class StoredChunk implements Chunk {
-  readonly #block: Buffer;
-  /** Where the chunk's block header starts in `#block`. */
-  readonly #at: number;
+  /** The bytes: its run's block of stored blocks, or once merged the merged run's plain bytes. */
+  #bytes: Buffer;
+  /** Where the plain bytes start in `#bytes`. */
+  #start: number;
+  /** Whether the stored block's header is in `#bytes` right before them (in its run's block, not once merged). */
+  #headed = true;
   readonly length: number;
   readonly crc: number;
   run: ChunkRun | undefined = undefined;
 
   constructor(block: Buffer, at: number, length: number, crc: number) {
-    this.#block = block;
-    this.#at = at;
+    this.#bytes = block;
+    this.#start = at + STORED_HEADER_BYTES;
     this.length = length;
     this.crc = crc;
   }
@@ -91,28 +99,66 @@ class StoredChunk implements Chunk {
     return undefined;
   }
 
-  /** The stored block (header and bytes): a view made on each read. */
+  /** The stored block (header and bytes): a view made on each read, or once merged a copy (see layDeflated). */
   get deflated(): Buffer {
-    return this.#block.subarray(this.#at, this.#at + STORED_HEADER_BYTES + this.length);
+    const parts: Buffer[] = [];
+    this.layDeflated(parts);
+    return parts.length === 1 ? (parts[0] as Buffer) : Buffer.concat(parts);
+  }
+
+  /**
+   * Appends the stored block to `parts` without copying (a gzip scrape laying the chunk unmerged: once merged, only
+   * while its run is broken, until the next merge takes it into another); returns its length.
+   */
+  layDeflated(parts: Buffer[]): number {
+    if (this.#headed) parts.push(this.#bytes.subarray(this.#start - STORED_HEADER_BYTES, this.#start + this.length));
+    else parts.push(storedHeader(this.length), this.plainView());
+    return STORED_HEADER_BYTES + this.length;
   }
 
   /** The plain bytes: a view made on each read. */
   plainView(): Buffer {
-    const start = this.#at + STORED_HEADER_BYTES;
-    return this.#block.subarray(start, start + this.length);
+    return this.#bytes.subarray(this.#start, this.#start + this.length);
   }
 
   /** Copies the plain bytes into `target` at `at`; returns their length. */
   copyPlain(target: Buffer, at: number): number {
-    const start = this.#at + STORED_HEADER_BYTES;
-    return this.#block.copy(target, at, start, start + this.length);
+    return this.#bytes.copy(target, at, this.#start, this.#start + this.length);
+  }
+
+  /** Copies the plain bytes into `target` at `at` and reads them from there from now on; returns their length. */
+  moveInto(target: Buffer, at: number): number {
+    const copied = this.copyPlain(target, at);
+    this.#bytes = target;
+    this.#start = at;
+    this.#headed = false;
+    return copied;
   }
 
   /** Whether the plain bytes are exactly `bytes`, compared in place. */
   holds(bytes: Buffer): boolean {
-    const start = this.#at + STORED_HEADER_BYTES;
-    return this.length === bytes.length && bytes.compare(this.#block, start, start + this.length) === 0;
+    return this.length === bytes.length && bytes.compare(this.#bytes, this.#start, this.#start + this.length) === 0;
   }
+}
+
+/** A non-final stored block's header for `length` bytes at `at`. */
+function writeStoredHeader(target: Buffer, at: number, length: number): void {
+  target[at] = 0;
+  target.writeUInt16LE(length, at + 1);
+  target.writeUInt16LE(~length & 0xffff, at + 3);
+}
+
+/** Stored block headers by length, made when first laid (at most one per length a stored chunk can have). */
+const storedHeaders: (Buffer | undefined)[] = [];
+
+function storedHeader(length: number): Buffer {
+  let header = storedHeaders[length];
+  if (header === undefined) {
+    header = Buffer.alloc(STORED_HEADER_BYTES);
+    writeStoredHeader(header, 0, length);
+    storedHeaders[length] = header;
+  }
+  return header;
 }
 
 /**
@@ -133,9 +179,7 @@ export function storedChunks(parts: readonly Uint8Array[]): Chunk[] {
   let at = 0;
   for (const part of parts) {
     const length = part.length;
-    block[at] = 0;
-    block.writeUInt16LE(length, at + 1);
-    block.writeUInt16LE(~length & 0xffff, at + 3);
+    writeStoredHeader(block, at, length);
     block.set(part, at + STORED_HEADER_BYTES);
     chunks.push(new StoredChunk(block, at, length, crc32(part)));
     at += STORED_HEADER_BYTES + length;
@@ -201,6 +245,14 @@ export function copyPlain(chunk: Chunk, target: Buffer, at: number): number {
   return chunk instanceof StoredChunk ? chunk.copyPlain(target, at) : plainOf(chunk).copy(target, at);
 }
 
+/**
+ * As copyPlain, and a stored chunk reads its bytes from `target` from now on, so its run's block can go: for a
+ * merged run's plain bytes, which must then never change (merge.ts).
+ */
+export function movePlain(chunk: Chunk, target: Buffer, at: number): number {
+  return chunk instanceof StoredChunk ? chunk.moveInto(target, at) : copyPlain(chunk, target, at);
+}
+
 const GZIP_HEADER = Buffer.from([0x1f, 0x8b, 0x08, 0x00, 0, 0, 0, 0, 0x00, 0xff]);
 /** An empty final deflate block (fixed Huffman, end-of-block only). */
 const FINAL_BLOCK = Buffer.from([0x03, 0x00]);
@@ -212,9 +264,13 @@ export function gzipParts(chunks: readonly Chunk[]): { parts: Buffer[]; length: 
   let crc = 0;
   let size = 0;
   for (const chunk of chunks) {
-    const deflated = chunk.deflated;
-    parts.push(deflated);
-    length += deflated.length;
+    if (chunk instanceof StoredChunk) {
+      length += chunk.layDeflated(parts);
+    } else {
+      const deflated = chunk.deflated;
+      parts.push(deflated);
+      length += deflated.length;
+    }
     crc = crc32Combine(crc, chunk.crc, chunk.length);
     size += chunk.length;
   }

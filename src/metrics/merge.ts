@@ -18,7 +18,7 @@
  * between the same two merges is broken only when those routers land again, about a cycle later; the chunks
  * left over from a broken run form runs of their own, with others like them.
  */
-import { copyPlain, deflateKeepingPlain, type Chunk, type ChunkRun } from './gzip.js';
+import { deflateKeepingPlain, movePlain, type Chunk, type ChunkRun } from './gzip.js';
 
 /** A run closes once it holds this many plain bytes. */
 const RUN_BYTES = 64 * 1024;
@@ -78,11 +78,12 @@ export class ChunkRuns {
       // A run of one gains nothing: the chunk stays stored.
       if (end - start > 1) {
         const group = chunks.slice(start, end);
-        // The run keeps its plain bytes too: a plain scrape then lays a few hundred parts, not 60,000 small ones.
-        // Not from the shared pool slab, which a run (kept a cycle) would pin.
+        // The run keeps its plain bytes too: a plain scrape then lays a few hundred parts, not 60,000 small ones;
+        // its chunks read theirs from there, so their blocks are not kept for them as well. Not from the shared
+        // pool slab, which a run (kept a cycle) would pin.
         const plain = Buffer.allocUnsafeSlow(bytes);
         let at = 0;
-        for (const chunk of group) at += copyPlain(chunk, plain, at);
+        for (const chunk of group) at += movePlain(chunk, plain, at);
         const merged = deflateKeepingPlain(plain);
         const run: ChunkRun = { size: group.length, merged, epoch: 0, current: 0, laid: false };
         for (const chunk of group) chunk.run = run;

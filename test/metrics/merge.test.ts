@@ -3,10 +3,11 @@
  * of stored, deflated and merged chunks a scrape lays, runs used only while current, and at fleet shape (many
  * routers with a few peers) a gzip body within 1.3 × one deflate of the plain body once merged (issue 14).
  */
+import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { deflateRawSync, gunzipSync } from 'node:zlib';
+import { constants, deflateRawSync, gunzipSync, inflateRawSync } from 'node:zlib';
 import { randomBytes } from 'node:crypto';
-import { deflateChunk, gzipParts, plainOf, storedChunks, STORED_BELOW_BYTES, type Chunk } from '../../src/metrics/gzip.js';
+import { deflateChunk, gzipParts, plainOf, storedChunks, storesExactly, STORED_BELOW_BYTES, type Chunk } from '../../src/metrics/gzip.js';
 import { ChunkRuns } from '../../src/metrics/merge.js';
 import { Exposition } from '../../src/metrics/exposition.js';
 import { SelfMetrics } from '../../src/metrics/self.js';
@@ -95,6 +96,73 @@ describe('ChunkRuns', () => {
     runs.lay(chunks, second);
     // Same merged chunks: nothing was deflated again.
     expect(second.every((chunk, i) => chunk === first[i])).toBe(true);
+  });
+
+  it("merged chunks read their bytes from the run's plain bytes, not from their blocks, and still lay as stored blocks", () => {
+    // Two blocks, as two collector runs make them: a merge takes chunks from both.
+    const a = storedChunks(['a{x="1"} 1\n', 'a{x="2"} 2\n', 'a{x="3"} 3\n'].map((text) => Buffer.from(text)));
+    const b = storedChunks(['b{x="1"} 1\n', 'b{x="2"} 22\n'].map((text) => Buffer.from(text)));
+    const chunks = [...a, ...b];
+    const blocks = new Set(chunks.map((chunk) => chunk.deflated.buffer));
+    expect(blocks.size).toBe(2);
+    const texts = chunks.map((chunk) => plainOf(chunk).toString());
+    new ChunkRuns().merge(chunks);
+    const run = (chunks[0] as Chunk).run;
+    const plain = run?.merged.plain;
+    expect(plain?.toString()).toBe(texts.join(''));
+    for (const [index, chunk] of chunks.entries()) {
+      expect(chunk.run).toBe(run);
+      // Its bytes are the run's: neither block is held for it any more.
+      expect(plainOf(chunk).buffer).toBe(plain?.buffer);
+      expect(blocks.has(chunk.deflated.buffer)).toBe(false);
+      expect(plainOf(chunk).toString()).toBe(texts[index]);
+      expect(storesExactly(chunk, Buffer.from(texts[index] as string))).toBe(true);
+      expect(inflateRawSync(chunk.deflated, { finishFlush: constants.Z_SYNC_FLUSH }).toString()).toBe(texts[index]);
+    }
+    // A broken run lays its chunks one by one: valid gzip of the same bytes.
+    expect(gunzipSync(body(chunks)).toString()).toBe(texts.join(''));
+  });
+
+  it('keep every chunk\'s bytes through random landings, merges and scrapes (generator)', () => {
+    const family = fc.array(fc.string({ unit: 'binary', maxLength: 40 }), { minLength: 1, maxLength: 24 });
+    const step = fc.oneof(
+      fc.record({ kind: fc.constant('land' as const), replace: fc.array(fc.nat(), { maxLength: 12 }), texts: fc.array(fc.string({ maxLength: 30 }), { minLength: 1, maxLength: 12 }) }),
+      fc.record({ kind: fc.constant('merge' as const) }),
+      fc.record({ kind: fc.constant('scrape' as const) }),
+    );
+    fc.assert(
+      fc.property(family, fc.array(step, { maxLength: 30 }), (initial, steps) => {
+        let texts = initial.map((text) => `${text}\n`);
+        let chunks = storedChunks(texts.map((text) => Buffer.from(text)));
+        const runs = new ChunkRuns();
+        const check = (): void => {
+          const expected = texts.join('');
+          expect(chunks.map((chunk) => plainOf(chunk).toString()).join('')).toBe(expected);
+          expect(gunzipSync(body(chunks)).toString()).toBe(expected);
+          const laid: Chunk[] = [];
+          runs.lay(chunks, laid);
+          expect(lines(gunzipSync(body(laid)).toString())).toEqual(lines(expected));
+        };
+        for (const action of steps) {
+          if (action.kind === 'merge') runs.merge(chunks);
+          else if (action.kind === 'scrape') check();
+          else {
+            // One collector run: the chunks it replaces come from one new block.
+            const places = [...new Set(action.replace.map((index) => index % chunks.length))];
+            const fresh = storedChunks(places.map((_, i) => Buffer.from(`${action.texts[i % action.texts.length] ?? ''}\n`)));
+            texts = [...texts];
+            chunks = [...chunks];
+            places.forEach((place, i) => {
+              texts[place] = plainOf(fresh[i] as Chunk).toString();
+              chunks[place] = fresh[i] as Chunk;
+            });
+          }
+        }
+        runs.merge(chunks);
+        check();
+      }),
+      { numRuns: 300 },
+    );
   });
 });
 
