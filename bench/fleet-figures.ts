@@ -25,6 +25,10 @@ export interface FleetLine {
   rss_mb: number;
   rss_peak_mb: number;
   rss_per_router_kb: number;
+  /** RSS sampled every second through the measured cycles (recorded since 2026-11-24's third round). */
+  rss_median_mb?: number;
+  rss_min_mb?: number;
+  rss_max_mb?: number;
   series: number;
   gzip_bytes: number;
   deflate_once_bytes: number;
@@ -108,6 +112,7 @@ export function fleetFigures(name: string, file: FleetFile): string {
     `| requests per cycle (of them keep-warm reads)${cells((l) => `${thousands(Math.round(l.requests_per_cycle))} (${l.keep_warm_requests_per_cycle === undefined ? 'not counted' : thousands(Math.round(l.keep_warm_requests_per_cycle))})`)}`,
     `| **every router collected after the tick**${cells((l) => `**${span(l.collected_all_after_tick_ms)} s**`)}`,
     `| **RSS (peak) / per router**${cells((l) => `**${Math.round(l.rss_mb)} (${Math.round(l.rss_peak_mb)}) MB / ${l.rss_per_router_kb} KiB**`)}`,
+    `| RSS through the cycles, sampled every second: median (range)${cells((l) => (l.rss_median_mb === undefined ? 'not sampled' : `${Math.round(l.rss_median_mb)} (${Math.round(l.rss_min_mb ?? Number.NaN)}–${Math.round(l.rss_max_mb ?? Number.NaN)}) MB`))}`,
     `| series${cells((l) => thousands(l.series))}`,
     `| gzip body vs one deflate of the plain body${cells((l) => `${(l.gzip_bytes / 1024 / 1024).toFixed(2)} vs ${(l.deflate_once_bytes / 1024 / 1024).toFixed(2)} MB`)}`,
     `| first plain scrape after a collection${cells((l) => `${Math.round(l.first_plain_after_collection_ms)} ms`)}`,

@@ -71,7 +71,13 @@ export async function runFleet(options: BenchOptions): Promise<void> {
     const warm = sampleProcess(pid);
     const firstTick = Date.now() + 1_000;
     step(`collection: ${options.cycles} cycles of ${interval} s, no scrapes`);
-    await sleep(options.cycles * intervalMs);
+    // RSS sampled every second through the cycles: one sample moves by ±50 MB with the garbage collector's timing.
+    const rssSamples: number[] = [];
+    const measuredUntil = Date.now() + options.cycles * intervalMs;
+    while (Date.now() < measuredUntil) {
+      rssSamples.push(sampleProcess(pid).rssBytes / MB);
+      await sleep(Math.min(1_000, Math.max(0, measuredUntil - Date.now())));
+    }
     const after = await emulatorStats(emulator);
     const collected = sampleProcess(pid);
     const cycleCpuSeconds = (collected.cpuSeconds - warm.cpuSeconds) / options.cycles;
@@ -138,6 +144,9 @@ export async function runFleet(options: BenchOptions): Promise<void> {
       rss_mb: round(rssMb, 1),
       rss_peak_mb: round(collected.peakRssBytes / MB, 1),
       rss_per_router_kb: round((collected.rssBytes / options.routers) / 1024, 0),
+      rss_median_mb: round(percentile(rssSamples, 50), 1),
+      rss_min_mb: round(Math.min(...rssSamples), 1),
+      rss_max_mb: round(Math.max(...rssSamples), 1),
       rss_after_scrapes_mb: round(end.rssBytes / MB, 1),
       rss_scraped_gzip_mb: round(scraped.rssBytes / MB, 1),
       series,
@@ -159,6 +168,7 @@ export async function runFleet(options: BenchOptions): Promise<void> {
         `TLS        per cycle: ${json.tls_connections_per_cycle} new connections, ${json.tls_full_handshakes_per_cycle} full handshakes, ${json.tls_resumed_per_cycle} resumed`,
         `tick       every router collected ${json.collected_all_after_tick_ms.map((ms) => (ms / 1000).toFixed(1)).join(', ')} s after the tick`,
         `memory     RSS ${json.rss_mb} MB (peak ${json.rss_peak_mb}) = ${json.rss_per_router_kb} KiB per router; after scrapes ${json.rss_after_scrapes_mb} MB`,
+        `           RSS through the cycles, sampled every second: median ${json.rss_median_mb} MB (${json.rss_min_mb}–${json.rss_max_mb})`,
         `exposition ${series} series, ${(plainBody.length / MB).toFixed(2)} MB plain, gzip ${(gzipBody.length / MB).toFixed(2)} MB vs ${(deflatedOnce / MB).toFixed(2)} MB deflated once (${json.gzip_vs_deflate_once} ×)`,
         `scrapes    first plain after a collection ${json.first_plain_after_collection_ms} ms; plain p50 ${json.scrape_p50_ms} ms vs static ${json.static_p50_ms} ms (${json.static_factor} ×)`,
         '',

@@ -18,6 +18,19 @@ describe('docs/performance.md fleet figures', () => {
     expect(DOC).toBe(withFleetFigures(DOC, fleetFigures(latest.name, latest.file)));
   });
 
+  it('shows RSS sampled through the cycles where a run recorded it, and says so where it did not', () => {
+    const latest = latestFleetFile();
+    expect(latest).toBeDefined();
+    if (latest === undefined) return;
+    const run = latest.file.runs[0];
+    expect(run).toBeDefined();
+    if (run === undefined) return;
+    const sampled = { ...run, label: 'sampled', bench: { ...run.bench, rss_median_mb: 281.4, rss_min_mb: 262.6, rss_max_mb: 333.5 } };
+    const unsampled = { ...run, label: 'unsampled', bench: { ...run.bench, rss_median_mb: undefined, rss_min_mb: undefined, rss_max_mb: undefined } };
+    const table = fleetFigures('fleet-test.json', { ...latest.file, runs: [sampled, unsampled] });
+    expect(table).toContain('| RSS through the cycles, sampled every second: median (range) | 281 (263–334) MB | not sampled |');
+  });
+
   it('derives routers per core from CPU per router, leaving half the core', () => {
     const line = { routers: 2000, schedule_s: 30, cycle_cpu_ms: 6000 } as FleetLine;
     // 3 ms per router per 30 s cycle; half a core is 15,000 ms: 5,000 routers.
