@@ -175,8 +175,8 @@ export class Exposition {
 
 /**
  * The plain parts of `chunks`, runs of small ones copied together (one copy per plain scrape, ~5 ms for 20 MB of
- * small parts): stored chunks' bytes are copied straight out of their blocks, without a view made of each (~60,000
- * at 2,000 routers).
+ * small parts): stored chunks' bytes are copied straight from where they are kept (their block, or their run's
+ * bytes once merged), without a view made of each (~60,000 at 2,000 routers).
  */
 function plainParts(chunks: readonly Chunk[]): Buffer[] {
   const out: Buffer[] = [];

@@ -94,8 +94,8 @@ export function resumingConnector(tls: ConnectorTls): buildConnector.connector {
 /**
  * The largest TLS record the exporter sends. OpenSSL sizes a connection's write buffer by it when the handshake
  * starts and keeps that buffer for the connection's life: ~17 KB at the default 16 KiB, ~2 KB here, so ~12 KB
- * less memory for each kept connection, ~24 MB for 2,000 routers (measured: 2,000 idle connections 56–60 →
- * 43–49 KB each). The exporter's requests are a few hundred bytes, so none is split; a larger one (a command
+ * less memory for each kept connection, ~20 MB for 2,000 routers (measured: 2,000 idle connections 56–60 →
+ * 43–53 KB each). The exporter's requests are a few hundred bytes, so none is split; a larger one (a command
  * with a long body) goes as several records, which every TLS peer reads. Set before the handshake: after it, the
  * buffer is already made.
  */
