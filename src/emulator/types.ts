@@ -386,6 +386,11 @@ export interface Faults {
   latencyMs?: number;
   /** Accept the request and never answer until the client or close() ends it. */
   hang?: boolean;
+  /**
+   * Close a kept-alive connection instead of answering the requests after its first, as a router does whose
+   * idle timer fires as a request arrives; a new connection's first request is answered.
+   */
+  closeKept?: boolean;
   /** Path prefix → forced status with a RouterOS-style error body. */
   status?: Record<string, ForcedStatus>;
   /** 200 with syntactically broken JSON (correct Content-Length). */

@@ -115,6 +115,8 @@ export class RouterOsClient {
   readonly #keepAliveMs: number;
   readonly #keepAliveMaxMs: number;
   readonly #keepWarm = new KeepWarm((timeoutMs) => this.#sendKeepWarm(timeoutMs));
+  /** How many read connections were opened so far: a read that opened none went over a kept connection. */
+  #readConnects = 0;
 
   constructor(options: RouterOsClientOptions) {
     const url = new URL(options.url);
@@ -135,15 +137,19 @@ export class RouterOsClient {
       keepAliveTimeout: keepAliveMs,
       keepAliveMaxTimeout: this.#keepAliveMaxMs,
       keepAliveTimeoutThreshold: KEEP_ALIVE_THRESHOLD_MS,
-      // One connector for reads and commands, so a session one of them got serves the other's reconnect too.
-      connect: resumingConnector({
-        ...(tls.ca === undefined ? {} : { ca: tls.ca }),
-        ...(tls.serverName === undefined ? {} : { servername: tls.serverName }),
-        rejectUnauthorized: tls.insecureSkipVerify !== true,
-      }),
     };
-    this.#readOptions = { ...shared, pipelining: 1 };
-    this.#commandOptions = { ...shared, connections: options.connections ?? 2 };
+    // One connector for reads and commands, so a session one of them got serves the other's reconnect too.
+    const connect = resumingConnector({
+      ...(tls.ca === undefined ? {} : { ca: tls.ca }),
+      ...(tls.serverName === undefined ? {} : { servername: tls.serverName }),
+      rejectUnauthorized: tls.insecureSkipVerify !== true,
+    });
+    const countedConnect: typeof connect = (connectOptions, callback) => {
+      this.#readConnects++;
+      connect(connectOptions, callback);
+    };
+    this.#readOptions = { ...shared, connect: countedConnect, pipelining: 1 };
+    this.#commandOptions = { ...shared, connect, connections: options.connections ?? 2 };
   }
 
   #dispatcherFor(method: Method): Dispatcher {
@@ -306,11 +312,13 @@ export class RouterOsClient {
     controller: AbortController,
     stop: Stop,
     external: AbortSignal | undefined,
+    retried = false,
   ): Promise<{ response: Dispatcher.ResponseData; bytes: ReplyBytes }> {
     if (stop.stopped) throw this.#failure(stop.reason, request, 'connect', stop.timedOut, external);
     stop.notify = (reason): void => controller.abort(reason);
     const signal = controller.signal;
     const dispatcher = this.#dispatcherFor(method);
+    const connectsBefore = this.#readConnects;
     let response: Dispatcher.ResponseData;
     try {
       response = await dispatcher.request({
@@ -325,6 +333,13 @@ export class RouterOsClient {
         // No reply came: whatever the connection's state, the next read starts on a fresh Client.
         this.#reads = undefined;
         void (dispatcher as Client).destroy().catch(() => undefined);
+        // A kept connection the router closed as the read went out (its idle timer firing as the request crossed
+        // it, with or without a Keep-Alive hint): the read never reached the router, so it goes once more, on a
+        // new connection, within the same deadline. Only a read (GET changes nothing on the router), only once,
+        // and only from a kept connection: a router that drops new connections fails as before, at once.
+        if (!retried && !stop.stopped && this.#readConnects === connectsBefore && closedUnderneath(error)) {
+          return this.#exchange(method, path, body, request, controller, stop, external, true);
+        }
       }
       throw this.#failure(error, request, 'connect', stop.timedOut, external);
     }
@@ -404,6 +419,14 @@ interface Stop {
   timedOut: boolean;
   reason: unknown;
   notify: ((reason: unknown) => void) | undefined;
+}
+
+/** Codes undici and Node give a request whose connection the other side closed or reset before any reply. */
+const CLOSED_UNDERNEATH = new Set(['UND_ERR_SOCKET', 'ECONNRESET', 'EPIPE']);
+
+function closedUnderneath(error: unknown): boolean {
+  const code = error !== null && typeof error === 'object' ? (error as { code?: unknown }).code : undefined;
+  return typeof code === 'string' && CLOSED_UNDERNEATH.has(code);
 }
 
 function headerText(value: string | string[] | undefined): string | undefined {

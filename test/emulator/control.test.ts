@@ -33,7 +33,7 @@ describe('control endpoint', () => {
   });
 
   it('accepts a list of fault sets and is itself never affected by faults', async () => {
-    expect((await client.post('c', '/emulator/faults', [{ hang: true }, { path: '/ip', html: true }])).status).toBe(204);
+    expect((await client.post('c', '/emulator/faults', [{ hang: true }, { path: '/ip', html: true }, { path: '/system', closeKept: true }])).status).toBe(204);
     expect((await client.call('c', 'DELETE', '/emulator/faults')).status).toBe(204);
     expect((await client.get('c', '/rest/system/identity')).status).toBe(200);
   });

@@ -232,4 +232,29 @@ describe('router lifecycle', () => {
     expect(router.stats.connections - before.connections).toBe(1);
     agent.destroy();
   });
+
+  it('closeKept answers a connection\'s first request and closes it at the next, unanswered', async () => {
+    router.setFaults({ closeKept: true });
+    const agent = new HttpsAgent({ keepAlive: true, maxSockets: 1, ca: emu.ca });
+    const get = (): Promise<number> =>
+      new Promise((resolve, reject) => {
+        const req = httpsRequest(`${router.url}/rest/system/identity`, { agent, auth: 'admin:' }, (res) => {
+          res.resume();
+          res.on('end', () => resolve(res.statusCode ?? 0));
+        });
+        req.on('error', reject);
+        req.end();
+      });
+    const before = { ...router.stats };
+    try {
+      expect(await get()).toBe(200);
+      await expect(get()).rejects.toThrow(/socket hang up|ECONNRESET/);
+      // The agent dropped the closed connection: the next request goes on a new one, and is answered.
+      expect(await get()).toBe(200);
+      expect(router.stats.requests - before.requests).toBe(3);
+      expect(router.stats.connections - before.connections).toBe(2);
+    } finally {
+      agent.destroy();
+    }
+  });
 });

@@ -27,6 +27,7 @@ const faultSet = z.strictObject({
   path: z.string().optional(),
   latencyMs: delayMs.optional(),
   hang: z.boolean().optional(),
+  closeKept: z.boolean().optional(),
   status: z.record(z.string(), forcedStatus).optional(),
   brokenJson: z.boolean().optional(),
   truncated: z.boolean().optional(),

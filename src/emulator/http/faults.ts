@@ -11,6 +11,7 @@ import type { Outgoing } from './send.js';
 export interface ActiveFaults {
   latencyMs: number;
   hang: boolean;
+  closeKept: boolean;
   status: { code: number; detail?: string } | undefined;
   brokenJson: boolean;
   truncated: boolean;
@@ -39,7 +40,7 @@ function forced(value: ForcedStatus): { code: number; detail?: string } {
 /** Merges every fault set whose scope covers `path` (later sets win); longest status prefix wins. */
 export function activeFaults(sets: readonly Faults[], path: string): ActiveFaults {
   const out: ActiveFaults = {
-    latencyMs: 0, hang: false, status: undefined, brokenJson: false, truncated: false, oversizedBytes: 0,
+    latencyMs: 0, hang: false, closeKept: false, status: undefined, brokenJson: false, truncated: false, oversizedBytes: 0,
     wrongShape: false, html: false, slowBodyMs: 0, invalidUtf8: false, controlChars: false, unknownFormats: false,
     reply: undefined, echoAuthorization: false, noisyErrorChars: 0,
   };
@@ -55,6 +56,7 @@ export function activeFaults(sets: readonly Faults[], path: string): ActiveFault
     }
     out.latencyMs = set.latencyMs ?? out.latencyMs;
     out.hang = set.hang ?? out.hang;
+    out.closeKept = set.closeKept ?? out.closeKept;
     out.brokenJson = set.brokenJson ?? out.brokenJson;
     out.truncated = set.truncated ?? out.truncated;
     out.oversizedBytes = set.oversizedBytes ?? out.oversizedBytes;

@@ -49,6 +49,9 @@ export interface HandlerDeps {
 }
 
 /** Abort reasons: the command cap fired, or the client / emulator went away. */
+/** Connections that served a request: a later request on one of them came over a kept-alive connection. */
+const servedSockets = new WeakSet<object>();
+
 const CAP = new Error('command cap');
 const GONE = new Error('connection gone');
 
@@ -178,6 +181,9 @@ async function handle(deps: HandlerDeps, req: IncomingMessage, res: ServerRespon
     return;
   }
   const path = url.path;
+  // Whether this connection answered a request before (closeKept).
+  const kept = servedSockets.has(req.socket);
+  servedSockets.add(req.socket);
   const controller = new AbortController();
   const untrack = deps.track(controller);
   res.on('close', () => {
@@ -196,6 +202,10 @@ async function handle(deps: HandlerDeps, req: IncomingMessage, res: ServerRespon
     else {
       faults = activeFaults(deps.faults(), `/${segmentsOf(path).slice(1).join('/')}`);
       if (faults.hang) return; // never answered; close() or the client ends it
+      if (faults.closeKept && kept) {
+        req.socket.destroy();
+        return;
+      }
       cap = setTimeout(() => controller.abort(CAP), deps.capMs);
       out = await serveRest(deps, req, url, faults, controller.signal);
     }
