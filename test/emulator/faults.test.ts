@@ -27,6 +27,18 @@ afterAll(async () => {
 
 const PEERS = '/rest/interface/wireguard/peers';
 
+/** GET /rest/system/identity over node:https with `agent`: its status once the body has ended. */
+function identityStatus(agent: HttpsAgent): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = httpsRequest(`${router.url}/rest/system/identity`, { agent, auth: 'admin:' }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode ?? 0));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
 describe('timing faults', () => {
   it('latencyMs delays the answer', async () => {
     router.setFaults({ latencyMs: 200 });
@@ -217,15 +229,7 @@ describe('router lifecycle', () => {
   it('keep-alive: many requests share one connection', async () => {
     // node:https here: undici opens a second socket for its second request whatever the server does.
     const agent = new HttpsAgent({ keepAlive: true, ca: emu.ca });
-    const get = (): Promise<number> =>
-      new Promise((resolve, reject) => {
-        const req = httpsRequest(`${router.url}/rest/system/identity`, { agent, auth: 'admin:' }, (res) => {
-          res.resume();
-          res.on('end', () => resolve(res.statusCode ?? 0));
-        });
-        req.on('error', reject);
-        req.end();
-      });
+    const get = (): Promise<number> => identityStatus(agent);
     const before = { ...router.stats };
     for (let i = 0; i < 5; i++) expect(await get()).toBe(200);
     expect(router.stats.requests - before.requests).toBe(5);
@@ -236,15 +240,7 @@ describe('router lifecycle', () => {
   it('closeKept answers a connection\'s first request and closes it at the next, unanswered', async () => {
     router.setFaults({ closeKept: true });
     const agent = new HttpsAgent({ keepAlive: true, maxSockets: 1, ca: emu.ca });
-    const get = (): Promise<number> =>
-      new Promise((resolve, reject) => {
-        const req = httpsRequest(`${router.url}/rest/system/identity`, { agent, auth: 'admin:' }, (res) => {
-          res.resume();
-          res.on('end', () => resolve(res.statusCode ?? 0));
-        });
-        req.on('error', reject);
-        req.end();
-      });
+    const get = (): Promise<number> => identityStatus(agent);
     const before = { ...router.stats };
     try {
       expect(await get()).toBe(200);
