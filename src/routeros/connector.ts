@@ -2,6 +2,7 @@
  * How a router's TLS connections are made: one shared TLS context per trust setting, and the router's newest
  * TLS session held for the next connect, so a reconnect is a resumption rather than a full handshake.
  */
+import type { Socket } from 'node:net';
 import { createSecureContext, TLSSocket, type SecureContext } from 'node:tls';
 import { buildConnector } from 'undici';
 
@@ -81,7 +82,8 @@ export function resumingConnector(tls: ConnectorTls): buildConnector.connector {
       callback(...args);
     });
     if (socket !== undefined) {
-      socket.setMaxSendFragment(MAX_SEND_FRAGMENT_BYTES);
+      // A router reached over plain HTTP (a discovery profile's scheme) gets a TCP socket: no TLS records.
+      if (socket instanceof TLSSocket) socket.setMaxSendFragment(MAX_SEND_FRAGMENT_BYTES);
       // What tls.connect itself does with its session option, once instead of twice; the TCP connect has not
       // completed yet, so the handshake has not started.
       if (offered !== undefined && SET_SESSION) (socket as SessionSettable).setSession(offered);
@@ -101,7 +103,8 @@ export function resumingConnector(tls: ConnectorTls): buildConnector.connector {
  */
 export const MAX_SEND_FRAGMENT_BYTES = 2048;
 
-type Connect = (connectOptions: buildConnector.Options, callback: buildConnector.Callback) => TLSSocket | undefined;
+/** A TLSSocket for https, a bare TCP socket for a router reached over plain http. */
+type Connect = (connectOptions: buildConnector.Options, callback: buildConnector.Callback) => Socket | undefined;
 type SessionSettable = TLSSocket & { setSession(session: Buffer): void };
 /** TLSSocket's session setter: tls.connect's own (Node 20–24), not in Node's typings. */
 const SET_SESSION = typeof (TLSSocket.prototype as Partial<SessionSettable>).setSession === 'function';

@@ -1,8 +1,10 @@
 /**
  * The TLS records the exporter sends are at most MAX_SEND_FRAGMENT_BYTES of plaintext (issue 14: OpenSSL keeps
  * a write buffer of that size for each kept connection). Seen on the wire, over real HTTPS against the emulator
- * with verification on: a TCP relay between client and router reads the record headers the client sends.
+ * with verification on: a TCP relay between client and router reads the record headers the client sends. A router
+ * reached over plain HTTP (a discovery profile's scheme) has no records, and is read as before.
  */
+import { createServer as createHttpServer } from 'node:http';
 import { connect as tcpConnect, createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
@@ -89,5 +91,28 @@ describe('TLS records sent', () => {
     const total = sent.reduce((sum, length) => sum + length, 0);
     expect(total).toBeGreaterThan(3 * MAX_SEND_FRAGMENT_BYTES);
     expect(Math.max(...sent)).toBeLessThanOrEqual(MAX_SEND_FRAGMENT_BYTES + RECORD_EXPANSION_MAX);
+  });
+});
+
+describe('a router reached over plain HTTP', () => {
+  it('is read as before: its connection is TCP, with no TLS records to size', async () => {
+    const plain = createHttpServer((_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end('{"uptime":"1d"}');
+    });
+    await new Promise<void>((resolve) => plain.listen(0, '127.0.0.1', resolve));
+    const client = new RouterOsClient({
+      url: `http://127.0.0.1:${(plain.address() as AddressInfo).port}`,
+      username: 'admin',
+      password: new Secret(''),
+      timeoutMs: 5_000,
+    });
+    try {
+      expect(await client.getSingleton('system/resource')).toEqual({ uptime: '1d' });
+    } finally {
+      await client.close();
+      plain.closeAllConnections();
+      await new Promise((resolve) => plain.close(resolve));
+    }
   });
 });
