@@ -22,6 +22,12 @@ export const SELF_METRICS = [
     labels: ['profile', 'reason'],
     help: 'Probes under a profile refused before any connection: invalid_target, outside_allow_list, other_profile, full, unknown_profile (profile="").',
   },
+  {
+    name: 'routeros_exporter_reads_resent_total',
+    type: 'counter',
+    labels: [],
+    help: 'Reads sent once more on a new connection because the router closed their kept connection as they went out (its idle timeout crossing the read), all routers together.',
+  },
 ] as const satisfies readonly { name: string; type: MetadataType; labels: readonly string[]; help: string }[];
 
 /**

@@ -5,6 +5,7 @@
 import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
 import type { ExpositionFormat } from './negotiate.js';
 import { openMetricsMetadata } from './metadata.js';
+import { readsResent } from '../routeros/client.js';
 
 /**
  * Defaults left out. prom-client names the `*_total` ones gauges, which promtool (rightly) rejects for non-counters.
@@ -94,6 +95,15 @@ export class SelfMetrics {
           labelNames: ['profile', 'reason'],
           registers: [registry],
         }),
+      });
+      new Counter({
+        name: 'routeros_exporter_reads_resent_total',
+        help: 'Reads sent once more on a new connection because the router closed their kept connection as they went out (its idle timeout crossing the read), all routers together.',
+        registers: [registry],
+        collect(): void {
+          this.reset();
+          this.inc(readsResent());
+        },
       });
     }
   }

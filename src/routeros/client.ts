@@ -338,6 +338,7 @@ export class RouterOsClient {
         // new connection, within the same deadline. Only a read (GET changes nothing on the router), only once,
         // and only from a kept connection: a router that drops new connections fails as before, at once.
         if (!retried && !stop.stopped && this.#readConnects === connectsBefore && closedUnderneath(error)) {
+          resent++;
           return this.#exchange(method, path, body, request, controller, stop, external, true);
         }
       }
@@ -419,6 +420,14 @@ interface Stop {
   timedOut: boolean;
   reason: unknown;
   notify: ((reason: unknown) => void) | undefined;
+}
+
+/** Reads sent once more because their kept connection was closed under them, by every client in the process. */
+let resent = 0;
+
+/** How many reads were sent once more since the process started (routeros_exporter_reads_resent_total). */
+export function readsResent(): number {
+  return resent;
 }
 
 /** Codes undici and Node give a request whose connection the other side closed or reset before any reply. */

@@ -10,9 +10,10 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
 import { selfSignedTls } from '../../src/emulator/tls.js';
-import { RouterOsClient } from '../../src/routeros/client.js';
+import { readsResent, RouterOsClient } from '../../src/routeros/client.js';
 import type { RouterOsError } from '../../src/routeros/errors.js';
 import { Secret } from '../../src/util/secret.js';
+import { SelfMetrics } from '../../src/metrics/self.js';
 
 let emulator: Emulator;
 
@@ -40,6 +41,7 @@ describe('a kept connection the router closes as a request arrives', () => {
     router.setFaults({ closeKept: true });
     const client = clientOf(router.url, emulator.ca);
     const before = { ...router.stats };
+    const resentBefore = readsResent();
     try {
       for (let read = 0; read < 4; read++) {
         expect(await client.getSingleton('system/resource')).toHaveProperty('uptime');
@@ -50,6 +52,12 @@ describe('a kept connection the router closes as a request arrives', () => {
     }
     // The first read opens a connection; each later one is dropped on the kept connection and read on a new one.
     expect(since(before)).toEqual({ connections: 4, requests: 7 });
+    // Counted, and served as the exporter's own routeros_exporter_reads_resent_total.
+    expect(readsResent() - resentBefore).toBe(3);
+    const self = new SelfMetrics({ version: 'test' });
+    for (const format of ['text', 'openmetrics'] as const) {
+      expect(await self.render(format)).toMatch(new RegExp(`^routeros_exporter_reads_resent_total ${readsResent()}$`, 'm'));
+    }
   });
 
   it('does not send a command twice: it fails as the connection did', async () => {
@@ -62,8 +70,10 @@ describe('a kept connection the router closes as a request arrives', () => {
       await monitor();
       router.setFaults({ closeKept: true });
       const before = { ...router.stats };
+      const resentBefore = readsResent();
       await expect(monitor()).rejects.toMatchObject({ code: 'ROS_ERR_CONNECT' });
       expect(since(before)).toEqual({ connections: 0, requests: 1 });
+      expect(readsResent()).toBe(resentBefore);
     } finally {
       await client.close();
       router.clearFaults();
@@ -112,12 +122,14 @@ describe('a router that drops every new connection as its request arrives', () =
 
   it('is asked once per read: the read fails at once with reason connect', async () => {
     const client = clientOf(`https://127.0.0.1:${(server.address() as AddressInfo).port}`, ca);
+    const resentBefore = readsResent();
     try {
       for (let read = 1; read <= 3; read++) {
         const error = (await client.getSingleton('system/resource').catch((caught: unknown) => caught)) as RouterOsError;
         expect(error).toMatchObject({ code: 'ROS_ERR_CONNECT', reason: 'connect' });
         expect(requests).toBe(read);
       }
+      expect(readsResent()).toBe(resentBefore);
     } finally {
       await client.close();
     }
