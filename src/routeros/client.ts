@@ -334,9 +334,10 @@ export class RouterOsClient {
         this.#reads = undefined;
         void (dispatcher as Client).destroy().catch(() => undefined);
         // A kept connection the router closed as the read went out (its idle timer firing as the request crossed
-        // it, with or without a Keep-Alive hint): the read never reached the router, so it goes once more, on a
-        // new connection, within the same deadline. Only a read (GET changes nothing on the router), only once,
-        // and only from a kept connection: a router that drops new connections fails as before, at once.
+        // it, with or without a Keep-Alive hint): nothing came back, so the read goes once more, on a new
+        // connection, within the same deadline. Only a read (a GET changes nothing on the router, so sending it
+        // twice is harmless), only once, and only from a kept connection: a router that drops new connections
+        // fails as before, at once.
         if (!retried && !stop.stopped && this.#readConnects === connectsBefore && closedUnderneath(error)) {
           resent++;
           return this.#exchange(method, path, body, request, controller, stop, external, true);

@@ -48,10 +48,10 @@ export interface HandlerDeps {
   control?: (method: string, path: string, body: string) => Promise<Outgoing>;
 }
 
-/** Abort reasons: the command cap fired, or the client / emulator went away. */
 /** Connections that served a request: a later request on one of them came over a kept-alive connection. */
 const servedSockets = new WeakSet<object>();
 
+/** Abort reasons: the command cap fired, or the client / emulator went away. */
 const CAP = new Error('command cap');
 const GONE = new Error('connection gone');
 
