@@ -26,17 +26,19 @@ function toRecord(value: unknown, request: string): RouterRecord {
 
 /** A copy with numbers and booleans as strings and nulls left out; anything else is a shape error. */
 function normalised(object: Record<string, unknown>, request: string): RouterRecord {
-  const record: Record<string, string> = {};
+  // Built from entries, so every key stays an own property as JSON.parse made it: `record[key] =` would drop a
+  // field called `__proto__` here while a record of strings only (passed on as it is) keeps it.
+  const entries: [string, string][] = [];
   for (const [key, field] of Object.entries(object)) {
-    if (typeof field === 'string') record[key] = field;
-    else if (typeof field === 'number' || typeof field === 'boolean') record[key] = String(field);
+    if (typeof field === 'string') entries.push([key, field]);
+    else if (typeof field === 'number' || typeof field === 'boolean') entries.push([key, String(field)]);
     else if (field !== null) {
       throw new RouterOsError('ROS_ERR_SHAPE', `${request}: field "${safeText(key, 100)}" is ${describe(field)}, expected a string; ${SHAPE_HINT}`, {
         request,
       });
     }
   }
-  return record;
+  return Object.fromEntries(entries);
 }
 
 export function asRecordList(value: unknown, request: string): RouterRecord[] {
