@@ -12,7 +12,7 @@ import { basicEncoding, registerCredentials } from '../util/redact.js';
 import { RouterOsError } from './errors.js';
 import { isJsonContentType, notDataError, parseJsonBody, readCapped, type ReplyBytes } from './body.js';
 import { asRecordList, asSingleRecord, type RouterRecord } from './records.js';
-import { mapNetworkError, mapRedirect, mapStatusError, parseErrorBody, TIMEOUT_HINT } from './transport-errors.js';
+import { closedUnderneath, mapNetworkError, mapRedirect, mapStatusError, parseErrorBody, TIMEOUT_HINT } from './transport-errors.js';
 import { encodeMenuPath, queryString } from './paths.js';
 import { resumingConnector } from './connector.js';
 import { KEEP_WARM_PATH, KeepWarm, keepAliveHintMs } from './keep-warm.js';
@@ -429,14 +429,6 @@ let resent = 0;
 /** How many reads were sent once more since the process started (routeros_exporter_reads_resent_total). */
 export function readsResent(): number {
   return resent;
-}
-
-/** Codes undici and Node give a request whose connection the other side closed or reset before any reply. */
-const CLOSED_UNDERNEATH = new Set(['UND_ERR_SOCKET', 'ECONNRESET', 'EPIPE']);
-
-function closedUnderneath(error: unknown): boolean {
-  const code = error !== null && typeof error === 'object' ? (error as { code?: unknown }).code : undefined;
-  return typeof code === 'string' && CLOSED_UNDERNEATH.has(code);
 }
 
 function headerText(value: string | string[] | undefined): string | undefined {

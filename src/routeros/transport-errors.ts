@@ -23,6 +23,15 @@ const CONNECT_CODES = new Set([
   'UND_ERR_DESTROYED',
 ]);
 
+/** Codes undici and Node give a request whose connection the other side closed or reset before any reply. */
+const CLOSED_UNDERNEATH = new Set(['UND_ERR_SOCKET', 'ECONNRESET', 'EPIPE']);
+
+/** Whether a request failed because its connection was closed under it (the error's own code, not its causes'). */
+export function closedUnderneath(error: unknown): boolean {
+  const code = error !== null && typeof error === 'object' ? (error as { code?: unknown }).code : undefined;
+  return typeof code === 'string' && CLOSED_UNDERNEATH.has(code);
+}
+
 function codeChain(error: unknown): string[] {
   const codes: string[] = [];
   let current: unknown = error;
