@@ -1,7 +1,9 @@
+import { getEventListeners } from 'node:events';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import pino from 'pino';
 import { DEADLINE_GRACE_SECONDS, JobRunner } from '../../src/scheduler/runner.js';
 import { Semaphore } from '../../src/scheduler/semaphore.js';
+import { DEFAULT_BACKOFF } from '../../src/scheduler/backoff.js';
 import { SnapshotStore } from '../../src/metrics/store.js';
 import { SampleSet } from '../../src/metrics/samples.js';
 import type { JobContext, JobDefinition } from '../../src/collectors/types.js';
@@ -99,6 +101,94 @@ describe('run deadline', () => {
     const { job, store } = runner(async () => undefined, 30);
     expect(await job.trigger()).toBe('ok');
     expect(store.snapshots('hq')[0]).toMatchObject({ ok: true });
+  });
+
+  it('gives runs that end in time one signal, kept from run to run (no controller per run)', async () => {
+    const signals: AbortSignal[] = [];
+    const { job } = runner(async (context) => {
+      signals.push(context.signal);
+    }, 30);
+    for (let run = 0; run < 3; run++) expect(await job.trigger()).toBe('ok');
+    expect(signals).toHaveLength(3);
+    expect(new Set(signals).size).toBe(1);
+    expect(signals[0]?.aborted).toBe(false);
+  });
+
+  it('gives the run after one stopped at its deadline a new signal, not the aborted one', async () => {
+    const signals: AbortSignal[] = [];
+    let hang = true;
+    const { job } = runner((context) => {
+      signals.push(context.signal);
+      return hang ? new Promise<void>(() => undefined) : Promise.resolve();
+    }, 5);
+    vi.useFakeTimers();
+    expect(await pastDeadline(job, 5)).toBe('failed');
+    hang = false;
+    expect(await job.trigger()).toBe('ok');
+    expect(signals[0]?.aborted).toBe(true);
+    expect(signals[0]?.reason).toMatchObject({ code: 'ROS_ERR_TIMEOUT' });
+    expect(signals[1]).not.toBe(signals[0]);
+    expect(signals[1]?.aborted).toBe(false);
+  });
+
+  it('aborts the signal of the run in flight when the job is stopped', async () => {
+    let signal: AbortSignal | undefined;
+    const { job } = runner((context) => {
+      signal = context.signal;
+      return new Promise<void>((_, reject) => context.signal.addEventListener('abort', () => reject(context.signal.reason as Error)));
+    }, 30);
+    const result = job.trigger();
+    await vi.waitFor(() => expect(signal).toBeDefined());
+    job.abort();
+    expect(await result).toBe('skipped');
+    expect(signal?.aborted).toBe(true);
+    expect((signal?.reason as Error).message).toBe('job stopped');
+  });
+
+  it('over random runs (in time, past the deadline, listening), every run starts with an unaborted signal no one listens to, aborted only by its deadline or a stop', async () => {
+    for (let trial = 0; trial < 40; trial++) {
+      let seed = trial + 1;
+      const random = (): number => {
+        seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
+        return seed / 2 ** 31;
+      };
+      const kinds = ['in time', 'late', 'listening'] as const;
+      let kind: (typeof kinds)[number] | 'stoppable' = 'in time';
+      const seen: { signal: AbortSignal; abortedAtStart: boolean; listenersAtStart: number }[] = [];
+      // Faked before the runner takes Date.now, so that a failed run's backoff passes with the fake clock.
+      vi.useFakeTimers();
+      const { job } = runner((context) => {
+        seen.push({ signal: context.signal, abortedAtStart: context.signal.aborted, listenersAtStart: getEventListeners(context.signal, 'abort').length });
+        if (kind === 'late') return new Promise<void>(() => undefined);
+        if (kind === 'stoppable') return new Promise<void>((_, reject) => context.signal.addEventListener('abort', () => reject(new Error('stopped'))));
+        if (kind === 'listening') {
+          const onAbort = (): void => undefined;
+          context.signal.addEventListener('abort', onAbort, { once: true });
+          return Promise.resolve().then(() => context.signal.removeEventListener('abort', onAbort));
+        }
+        return Promise.resolve();
+      }, 5);
+      const runs = 2 + Math.floor(random() * 8);
+      for (let run = 0; run < runs; run++) {
+        kind = kinds[Math.floor(random() * kinds.length)] as (typeof kinds)[number];
+        const result = await pastDeadline(job, 5);
+        expect(result).toBe(kind === 'late' ? 'failed' : 'ok');
+        const last = seen.at(-1);
+        expect(last?.abortedAtStart).toBe(false);
+        expect(last?.listenersAtStart).toBe(0);
+        expect(last?.signal.aborted).toBe(kind === 'late');
+        // Past any backoff a timeout earns, so the next tick runs.
+        await vi.advanceTimersByTimeAsync(DEFAULT_BACKOFF.otherMaxSeconds * 1000);
+      }
+      kind = 'stoppable';
+      const stopped = job.trigger();
+      await vi.advanceTimersByTimeAsync(1);
+      job.abort();
+      expect(await stopped).toBe('skipped');
+      expect(seen.at(-1)?.abortedAtStart).toBe(false);
+      expect(seen.at(-1)?.signal.aborted).toBe(true);
+      vi.useRealTimers();
+    }
   });
 
   it('every job of the catalog has a deadline of at least its router timeout', () => {
