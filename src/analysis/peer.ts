@@ -127,7 +127,9 @@ function reasonOf(state: PeerState, expected: boolean, peer: JudgedPeerInput): P
 }
 
 export function judgePeer(peer: JudgedPeerInput, health: HealthConfig): PeerVerdict {
-  const liveness = judgeLiveness({
+  // Object literals of one shape, no spreads: this runs twice per peer per collection (the collector and the
+  // verdict-change log), 16,000 times a cycle at 2,000 routers × 4 peers, and spreads cost an object each.
+  const { state, expected, because, boundSeconds } = judgeLiveness({
     disabled: peer.disabled,
     interfaceDisabled: peer.interfaceDisabled === true,
     interfaceNotRunning: peer.interfaceNotRunning === true,
@@ -138,15 +140,16 @@ export function judgePeer(peer: JudgedPeerInput, health: HealthConfig): PeerVerd
     rxMoved: peer.rxMoved === true,
     txMoved: peer.txMoved === true,
     expect: expectOf(peer, health),
-    ...(peer.probe === undefined ? {} : { probe: peer.probe }),
+    probe: peer.probe,
     staleAfterSeconds: health.handshakeStaleAfterSeconds,
   });
-  const { state, expected, because, boundSeconds } = liveness;
-  const reason = reasonOf(state, expected, peer);
-  const base = { state, expected, because, boundSeconds };
-  if (state === 'disabled') return { judged: false, healthy: true, reason, ...base };
-  if (isExcluded(peer, health)) return { judged: false, healthy: true, reason: 'excluded', ...base };
-  if (state === 'unknown') return { judged: false, healthy: true, reason, ...base };
-  const problem = state === 'down' || ((state === 'never' || state === 'blocked') && expected);
-  return { judged: true, healthy: !problem, reason, ...base };
+  let judged = false;
+  let healthy = true;
+  let reason = reasonOf(state, expected, peer);
+  if (state !== 'disabled' && isExcluded(peer, health)) reason = 'excluded';
+  else if (state !== 'disabled' && state !== 'unknown') {
+    judged = true;
+    healthy = !(state === 'down' || ((state === 'never' || state === 'blocked') && expected));
+  }
+  return { judged, healthy, reason, state, expected, because, boundSeconds };
 }
