@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { crc32, gunzipSync } from 'node:zlib';
 import { randomBytes } from 'node:crypto';
-import { copyPlain, crc32Combine, deflateChunk, gzipParts, plainOf, storedChunks, storesExactly } from '../../src/metrics/gzip.js';
+import { copyPlain, crc32Combine, deflateChunk, gzipParts, plainOf, storedChunks, storesExactly, type Chunk } from '../../src/metrics/gzip.js';
+import { FAMILIES, type Family } from '../../src/metrics/families.js';
 import { SampleSet } from '../../src/metrics/samples.js';
 import { WIREGUARD_FAMILIES as F } from '../../src/collectors/wireguard.contract.js';
 import { routerLabel, seriesLabels } from '../../src/metrics/family.js';
@@ -120,5 +121,42 @@ describe('exposition chunks kept deflated', () => {
     expect(storesExactly(chunks[1], Buffer.from('bb 23\n'))).toBe(false);
     expect(storesExactly(chunks[1], Buffer.from('a 1\n'))).toBe(false);
     expect(gunzipSync(Buffer.concat(gzipParts(chunks).parts)).toString()).toBe('a 1\nbb 22\nccc 333\n');
+  });
+});
+
+describe('a run’s chunks by family index', () => {
+  it('end at the last family the run wrote, over random sets of families, and keep unchanged stored chunks across runs of other lengths', () => {
+    const label = routerLabel('hq');
+    let seed = 11;
+    const random = (): number => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
+      return seed / 2 ** 31;
+    };
+    const runOf = (written: readonly Family[], value: number): SampleSet => {
+      const samples = new SampleSet();
+      for (const family of written) {
+        const labels = seriesLabels(family, label, family.labels.map(() => 'x') as never);
+        samples.add(family, labels, family === written[0] ? value : 1);
+      }
+      return samples;
+    };
+    let previous: (Chunk | undefined)[] | undefined;
+    let previousWritten: readonly Family[] = [];
+    for (let trial = 0; trial < 300; trial++) {
+      const written = FAMILIES.filter(() => random() < (trial % 3 === 0 ? 0.05 : 0.3));
+      const chunks = runOf(written, trial).toChunks(previous);
+      const last = written.at(-1);
+      expect(chunks.length).toBe(last === undefined ? 0 : last.index + 1);
+      for (let index = 0; index < chunks.length; index++) {
+        const family = FAMILIES[index] as Family;
+        expect(chunks[index] !== undefined).toBe(written.includes(family));
+      }
+      // A family written alike in both runs (not the first, whose value changes) keeps the stored chunk itself.
+      for (const family of written.slice(1)) {
+        if (previousWritten.includes(family) && previousWritten[0] !== family) expect(chunks[family.index]).toBe(previous?.[family.index]);
+      }
+      previous = chunks;
+      previousWritten = written;
+    }
   });
 });
