@@ -16,6 +16,7 @@ import { closedUnderneath, mapNetworkError, mapRedirect, mapStatusError, parseEr
 import { encodeMenuPath, queryString } from './paths.js';
 import { resumingConnector } from './connector.js';
 import { KEEP_WARM_PATH, KeepWarm, keepAliveHintMs } from './keep-warm.js';
+import { unwatchAbort, watchAbort } from '../util/abort-watch.js';
 
 export const DEFAULT_MAX_RESPONSE_BYTES = 32 * 1024 * 1024;
 
@@ -265,7 +266,7 @@ export class RouterOsClient {
     const external = options.signal;
     const onAbort = (): void => halt(external?.reason, false);
     if (external?.aborted === true) onAbort();
-    else external?.addEventListener('abort', onAbort, { once: true });
+    else if (external !== undefined) watchAbort(external, onAbort);
     try {
       if (stop.stopped) throw this.#failure(stop.reason, request, 'connect', stop.timedOut, external);
       let response: Dispatcher.ResponseData;
@@ -299,7 +300,7 @@ export class RouterOsClient {
       return this.#answer(method, response, bytes, request);
     } finally {
       clearTimeout(timer);
-      external?.removeEventListener('abort', onAbort);
+      if (external !== undefined) unwatchAbort(external, onAbort);
     }
   }
 

@@ -3,6 +3,7 @@
  * real HTTPS against the emulator, a read that times out or is aborted stops itself only — the reads queued
  * behind it, and the one in flight ahead of it, carry on.
  */
+import { getEventListeners } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
 import type { RouterOsClient } from '../../src/routeros/client.js';
@@ -56,6 +57,26 @@ describe('the read queue', () => {
       setImmediate(() => inFlight.abort(new Error('reload')));
       await expect(stopped).rejects.toMatchObject({ code: 'ROS_ERR_ABORTED' });
       expect(Array.isArray(await after)).toBe(true);
+    } finally {
+      router.clearFaults();
+    }
+  });
+
+  it('reads sharing a signal (a job\'s, kept from run to run) put one listener on it, and its abort stops every one of them', async () => {
+    const router = emulator.router('q');
+    router.setFaults({ path: 'system/resource', latencyMs: 300 });
+    try {
+      const reads = client(3_000);
+      const job = new AbortController();
+      // Answered ones first: a finished read leaves nothing that would fire later.
+      expect(Array.isArray(await reads.list('interface', { signal: job.signal }))).toBe(true);
+      const pending = [reads.getSingleton('system/resource', { signal: job.signal }), reads.list('interface', { signal: job.signal }), reads.list('ip/address', { signal: job.signal })];
+      expect(getEventListeners(job.signal, 'abort')).toHaveLength(1);
+      setImmediate(() => job.abort(new Error('job stopped')));
+      // Awaited together: each rejects on its own, before the one ahead of it would be awaited.
+      await Promise.all(pending.map((read) => expect(read).rejects.toMatchObject({ code: 'ROS_ERR_ABORTED' })));
+      // The client still reads for others.
+      expect(Array.isArray(await reads.list('interface'))).toBe(true);
     } finally {
       router.clearFaults();
     }
