@@ -146,10 +146,12 @@ export function judgePeer(peer: JudgedPeerInput, health: HealthConfig): PeerVerd
   let judged = false;
   let healthy = true;
   let reason = reasonOf(state, expected, peer);
-  if (state !== 'disabled' && isExcluded(peer, health)) reason = 'excluded';
-  else if (state !== 'disabled' && state !== 'unknown') {
-    judged = true;
-    healthy = !(state === 'down' || ((state === 'never' || state === 'blocked') && expected));
+  if (state !== 'disabled') {
+    if (isExcluded(peer, health)) reason = 'excluded';
+    else if (state !== 'unknown') {
+      judged = true;
+      healthy = !(state === 'down' || ((state === 'never' || state === 'blocked') && expected));
+    }
   }
   return { judged, healthy, reason, state, expected, because, boundSeconds };
 }
