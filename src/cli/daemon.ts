@@ -9,7 +9,7 @@ import type { Config } from '../config/types.js';
 import { closeServer, serverUrl, startServer } from '../server/listen.js';
 import { WebConfigSource } from '../server/web-source.js';
 import { VERSION } from '../version.js';
-import { trimYoungGenerationWhenQuiet } from '../util/young-generation.js';
+import { trimYoungGenerationWhenQuiet, type YoungGenerationTrimOptions } from '../util/young-generation.js';
 
 export const SHUTDOWN_DEADLINE_MS = 10_000;
 
@@ -25,6 +25,8 @@ export async function startDaemon(
   logger: Logger,
   loadConfig: AppDeps['loadConfig'],
   onStopped: () => Promise<void> = async () => {},
+  /** How the young generation is given back between collection bursts (tests replace V8 and shorten the waits). */
+  trimOptions: YoungGenerationTrimOptions = {},
 ): Promise<Daemon> {
   // An invalid web config stops the start here, before any router is polled (ConfigError, path web_config_file).
   const web = new WebConfigSource(config.webConfigFile, { logger });
@@ -44,6 +46,7 @@ export async function startDaemon(
   // Between collection bursts nothing allocates, so V8 would keep a burst's young generation committed until the
   // next one (util/young-generation.ts).
   const trim = trimYoungGenerationWhenQuiet({
+    ...trimOptions,
     onTrim: ({ beforeBytes, afterBytes, attempt }) =>
       logger.debug({ before_bytes: beforeBytes, after_bytes: afterBytes, attempt }, 'young generation given back while quiet'),
   });

@@ -11,6 +11,11 @@
  * first only closes the burst's accounting and a second, 5.5 s later, does. Requests stop once the young
  * generation shrank, after `attempts`, or while it is too small to be worth one, until V8 collects by itself
  * again (the next burst).
+ *
+ * A request that gave nothing back raises the quiet asked for from a second to 5.5 s until one gives something
+ * back: where work comes every few seconds (pings every few seconds at 100 routers × 1,000 peers) a request in
+ * each short gap gave nothing back and, each promoting what was in flight, grew the old generation by ~2 MB/s
+ * (measured: 283 MB RSS as Prometheus scrapes against 252 MB without any request).
  */
 import { PerformanceObserver, performance } from 'node:perf_hooks';
 import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
@@ -25,9 +30,9 @@ export interface TrimOutcome {
 }
 
 export interface YoungGenerationTrimOptions {
-  /** Quiet (no collection by V8 itself) before the first request: the burst is over. */
+  /** Quiet (no collection by V8 itself) before a request: the burst is over. */
   firstAfterMs?: number;
-  /** Between requests that gave nothing back: longer than the ~5 s over which V8 judges allocation. */
+  /** The quiet asked for after a request that gave nothing back: longer than the ~5 s over which V8 judges allocation. */
   retryAfterMs?: number;
   /** Requests per quiet period at most. */
   attempts?: number;
@@ -65,6 +70,8 @@ export function trimYoungGenerationWhenQuiet(options: YoungGenerationTrimOptions
   /** When the current wait began: V8's last own collection, or the last request. */
   let quietSince = now();
   let attempts = 0;
+  /** The last request gave nothing back: the next waits retryAfterMs of quiet, even after a burst. */
+  let failed = false;
   /** Nothing more to ask for until V8 collects by itself again. */
   let done = false;
   let stopped = false;
@@ -75,6 +82,8 @@ export function trimYoungGenerationWhenQuiet(options: YoungGenerationTrimOptions
   let ownFrom = Number.NaN;
   let ownTo = Number.NaN;
 
+  /** The quiet the next request waits for. */
+  const quietNeeded = (): number => (failed ? retryAfterMs : firstAfterMs);
   const arm = (delayMs: number): void => {
     clearTimeout(timer);
     dueAt = now() + Math.max(0, delayMs);
@@ -86,7 +95,7 @@ export function trimYoungGenerationWhenQuiet(options: YoungGenerationTrimOptions
     timer = undefined;
     dueAt = Number.POSITIVE_INFINITY;
     if (stopped || done) return;
-    const wait = attempts === 0 ? firstAfterMs : retryAfterMs;
+    const wait = quietNeeded();
     const waited = now() - quietSince;
     if (waited < wait) {
       arm(wait - waited);
@@ -103,7 +112,8 @@ export function trimYoungGenerationWhenQuiet(options: YoungGenerationTrimOptions
     attempts++;
     quietSince = ownTo;
     const afterBytes = youngBytes();
-    if (afterBytes < beforeBytes) {
+    failed = afterBytes >= beforeBytes;
+    if (!failed) {
       done = true;
       options.onTrim?.({ beforeBytes, afterBytes, attempt: attempts });
     } else if (attempts >= maxAttempts) {
@@ -120,8 +130,8 @@ export function trimYoungGenerationWhenQuiet(options: YoungGenerationTrimOptions
     quietSince = Math.max(quietSince, startedAt);
     attempts = 0;
     done = false;
-    // A timer armed for a later retry is brought forward: the first request comes a quiet second after this.
-    if (dueAt > quietSince + firstAfterMs) arm(quietSince + firstAfterMs - now());
+    // A timer armed for later (a retry after an earlier quiet) is brought forward.
+    if (dueAt > quietSince + quietNeeded()) arm(quietSince + quietNeeded() - now());
   });
   arm(firstAfterMs);
   return {

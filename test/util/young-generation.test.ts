@@ -87,6 +87,35 @@ describe('giving the young generation back when quiet', () => {
     trim.stop();
   });
 
+  it('after a request that gave nothing back, waits 5.5 s of quiet before the next, bursts or not, until one gives space back', async () => {
+    let shrinks = false;
+    const v8 = fakeV8({ shrinks: () => shrinks });
+    const trim = v8.start();
+    v8.collects();
+    let lastOwn = Date.now();
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(v8.requests).toEqual([lastOwn + 1_000]);
+    // Work every 3 s, as pings make it: no gap is quiet for long enough, so nothing more is asked.
+    for (let burst = 0; burst < 10; burst++) {
+      await vi.advanceTimersByTimeAsync(2_000);
+      v8.collects();
+      lastOwn = Date.now();
+      await vi.advanceTimersByTimeAsync(1_000);
+    }
+    expect(v8.requests).toHaveLength(1);
+    // A longer quiet: asked 5.5 s after the last collection, and this time it gives back…
+    shrinks = true;
+    await vi.advanceTimersByTimeAsync(10_000);
+    expect(v8.requests).toEqual([expect.any(Number), lastOwn + 5_500]);
+    // …so after the next burst a quiet second is enough again.
+    v8.young = 32 * MB;
+    v8.collects();
+    lastOwn = Date.now();
+    await vi.advanceTimersByTimeAsync(10_000);
+    expect(v8.requests.slice(2)).toEqual([lastOwn + 1_000]);
+    trim.stop();
+  });
+
   it('asks nothing while the young generation is too small to be worth a collection', async () => {
     const v8 = fakeV8({ young: 2 * MB });
     const trim = v8.start();
@@ -149,18 +178,20 @@ describe('giving the young generation back when quiet', () => {
       for (const { from, to, first, count, worth } of periods) {
         const requests = v8.requests.slice(first, first + count);
         const shrank = outcomes.slice(first, first + count);
+        // The quiet a first request waits for: a second, or 5.5 s while the last request gave nothing back.
+        const firstWait = first > 0 && outcomes[first - 1] === false ? retryAfterMs : firstAfterMs;
         expect(count).toBeLessThanOrEqual(attempts);
         if (!worth) expect(count).toBe(0);
-        // Only when quiet: the first a full second after V8's own last collection, the others 5.5 s apart.
+        // Only when quiet: the first a second (or 5.5 s) after V8's own last collection, the others 5.5 s apart.
         requests.forEach((at, index) => {
           const after = index === 0 ? from : (requests[index - 1] as number);
-          expect(at - after).toBeGreaterThanOrEqual(index === 0 ? firstAfterMs : retryAfterMs);
+          expect(at - after).toBeGreaterThanOrEqual(index === 0 ? firstWait : retryAfterMs);
         });
         // Nothing after a request that gave space back…
         expect(shrank.slice(0, -1)).not.toContain(true);
         // …and while none did, every request that came due within the quiet was made.
         if (worth && count < attempts && shrank[count - 1] !== true) {
-          const due = count === 0 ? from + firstAfterMs : (requests[count - 1] as number) + retryAfterMs;
+          const due = count === 0 ? from + firstWait : (requests[count - 1] as number) + retryAfterMs;
           expect(due).toBeGreaterThan(to);
         }
       }
