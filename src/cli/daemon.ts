@@ -9,7 +9,6 @@ import type { Config } from '../config/types.js';
 import { closeServer, serverUrl, startServer } from '../server/listen.js';
 import { WebConfigSource } from '../server/web-source.js';
 import { VERSION } from '../version.js';
-import { trimYoungGenerationWhenQuiet, type YoungGenerationTrimOptions } from '../util/young-generation.js';
 
 export const SHUTDOWN_DEADLINE_MS = 10_000;
 
@@ -25,8 +24,6 @@ export async function startDaemon(
   logger: Logger,
   loadConfig: AppDeps['loadConfig'],
   onStopped: () => Promise<void> = async () => {},
-  /** How the young generation is given back between collection bursts (tests replace V8 and shorten the waits). */
-  trimOptions: YoungGenerationTrimOptions = {},
 ): Promise<Daemon> {
   // An invalid web config stops the start here, before any router is polled (ConfigError, path web_config_file).
   const web = new WebConfigSource(config.webConfigFile, { logger });
@@ -43,13 +40,6 @@ export async function startDaemon(
     throw error;
   }
   app.start();
-  // Between collection bursts nothing allocates, so V8 would keep a burst's young generation committed until the
-  // next one (util/young-generation.ts).
-  const trim = trimYoungGenerationWhenQuiet({
-    ...trimOptions,
-    onTrim: ({ beforeBytes, afterBytes, attempt }) =>
-      logger.debug({ before_bytes: beforeBytes, after_bytes: afterBytes, attempt }, 'young generation given back while quiet'),
-  });
   const url = serverUrl(server);
   logger.info(
     { listen: config.listen, url, routers: config.routers.length, version: VERSION, tls: web.https, basic_auth: (web.current()?.users.size ?? 0) > 0 },
@@ -65,7 +55,6 @@ export async function startDaemon(
         process.exit(0);
       }, SHUTDOWN_DEADLINE_MS);
       deadline.unref();
-      trim.stop();
       await app.stop();
       await closeServer(server, SHUTDOWN_DEADLINE_MS / 2);
       await onStopped();
