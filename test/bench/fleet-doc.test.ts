@@ -31,6 +31,19 @@ describe('docs/performance.md fleet figures', () => {
     expect(table).toContain('| RSS through the cycles, sampled every second: median (range) | 281 (263–334) MB | not sampled |');
   });
 
+  it('shows the static buffer’s first scrape after as long an idle beside the first plain one, where a run measured it', () => {
+    const latest = latestFleetFile();
+    expect(latest).toBeDefined();
+    if (latest === undefined) return;
+    const run = latest.file.runs[0];
+    expect(run).toBeDefined();
+    if (run === undefined) return;
+    const measured = { ...run, label: 'measured', bench: { ...run.bench, first_plain_after_collection_ms: 35.4, static_first_after_idle_ms: 19.2 } };
+    const unmeasured = { ...run, label: 'unmeasured', bench: { ...run.bench, first_plain_after_collection_ms: 51.6, static_first_after_idle_ms: undefined } };
+    const table = fleetFigures('fleet-test.json', { ...latest.file, runs: [measured, unmeasured] });
+    expect(table).toContain('| first plain scrape after a collection (static buffer after as long an idle) | 35 ms (19 ms) | 52 ms (not measured) |');
+  });
+
   it('derives routers per core from CPU per router, leaving half the core', () => {
     const line = { routers: 2000, schedule_s: 30, cycle_cpu_ms: 6000 } as FleetLine;
     // 3 ms per router per 30 s cycle; half a core is 15,000 ms: 5,000 routers.
