@@ -4,9 +4,17 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { FLEET_BEGIN, FLEET_END, fleetFigures, latestFleetFile, routersPerCore, withFleetFigures, type FleetLine } from '../../bench/fleet-figures.js';
+import { FLEET_BEGIN, FLEET_END, fleetFigures, latestFleetFile, routersPerCore, withFleetFigures, type FleetLine, type FleetRun } from '../../bench/fleet-figures.js';
 
 const DOC = readFileSync(new URL('../../docs/performance.md', import.meta.url), 'utf8');
+
+/** The newest fleet record and its first run, the base the row tests vary. */
+function newestRun(): { latest: NonNullable<ReturnType<typeof latestFleetFile>>; run: FleetRun } {
+  const latest = latestFleetFile();
+  const run = latest?.file.runs[0];
+  if (latest === undefined || run === undefined) throw new Error('bench/runs holds no fleet record with a run');
+  return { latest, run };
+}
 
 describe('docs/performance.md fleet figures', () => {
   it('holds exactly the figures rendered from the newest fleet record', () => {
@@ -19,12 +27,7 @@ describe('docs/performance.md fleet figures', () => {
   });
 
   it('shows RSS sampled through the cycles where a run recorded it, and says so where it did not', () => {
-    const latest = latestFleetFile();
-    expect(latest).toBeDefined();
-    if (latest === undefined) return;
-    const run = latest.file.runs[0];
-    expect(run).toBeDefined();
-    if (run === undefined) return;
+    const { latest, run } = newestRun();
     const sampled = { ...run, label: 'sampled', bench: { ...run.bench, rss_median_mb: 281.4, rss_min_mb: 262.6, rss_max_mb: 333.5 } };
     const unsampled = { ...run, label: 'unsampled', bench: { ...run.bench, rss_median_mb: undefined, rss_min_mb: undefined, rss_max_mb: undefined } };
     const table = fleetFigures('fleet-test.json', { ...latest.file, runs: [sampled, unsampled] });
@@ -32,12 +35,7 @@ describe('docs/performance.md fleet figures', () => {
   });
 
   it('shows the static buffer’s first scrape after as long an idle beside the first plain one, where a run measured it', () => {
-    const latest = latestFleetFile();
-    expect(latest).toBeDefined();
-    if (latest === undefined) return;
-    const run = latest.file.runs[0];
-    expect(run).toBeDefined();
-    if (run === undefined) return;
+    const { latest, run } = newestRun();
     const measured = { ...run, label: 'measured', bench: { ...run.bench, first_plain_after_collection_ms: 35.4, static_first_after_idle_ms: 19.2 } };
     const unmeasured = { ...run, label: 'unmeasured', bench: { ...run.bench, first_plain_after_collection_ms: 51.6, static_first_after_idle_ms: undefined } };
     const table = fleetFigures('fleet-test.json', { ...latest.file, runs: [measured, unmeasured] });
