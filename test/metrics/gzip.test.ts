@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { crc32, gunzipSync } from 'node:zlib';
 import { randomBytes } from 'node:crypto';
@@ -127,11 +128,6 @@ describe('exposition chunks kept deflated', () => {
 describe('a run’s chunks by family index', () => {
   it('end at the last family the run wrote, over random sets of families, and keep unchanged stored chunks across runs of other lengths', () => {
     const label = routerLabel('hq');
-    let seed = 11;
-    const random = (): number => {
-      seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
-      return seed / 2 ** 31;
-    };
     const runOf = (written: readonly Family[], value: number): SampleSet => {
       const samples = new SampleSet();
       for (const family of written) {
@@ -140,23 +136,35 @@ describe('a run’s chunks by family index', () => {
       }
       return samples;
     };
-    let previous: (Chunk | undefined)[] | undefined;
-    let previousWritten: readonly Family[] = [];
-    for (let trial = 0; trial < 300; trial++) {
-      const written = FAMILIES.filter(() => random() < (trial % 3 === 0 ? 0.05 : 0.3));
-      const chunks = runOf(written, trial).toChunks(previous);
-      const last = written.at(-1);
-      expect(chunks.length).toBe(last === undefined ? 0 : last.index + 1);
-      for (let index = 0; index < chunks.length; index++) {
-        const family = FAMILIES[index] as Family;
-        expect(chunks[index] !== undefined).toBe(written.includes(family));
-      }
-      // A family written alike in both runs (not the first, whose value changes) keeps the stored chunk itself.
-      for (const family of written.slice(1)) {
-        if (previousWritten.includes(family) && previousWritten[0] !== family) expect(chunks[family.index]).toBe(previous?.[family.index]);
-      }
-      previous = chunks;
-      previousWritten = written;
-    }
+    // A run: the families it writes (one boolean per family, in catalog order): any, just one, or none.
+    const none: boolean[] = FAMILIES.map(() => false);
+    const run = fc.oneof(
+      fc.array(fc.boolean(), { minLength: FAMILIES.length, maxLength: FAMILIES.length }),
+      fc.nat({ max: FAMILIES.length - 1 }).map((one) => none.map((_, index) => index === one)),
+      fc.constant(none),
+    );
+    fc.assert(
+      fc.property(fc.array(run, { minLength: 1, maxLength: 12 }), (runs) => {
+        let previous: (Chunk | undefined)[] | undefined;
+        let previousWritten: readonly Family[] = [];
+        runs.forEach((writes, trial) => {
+          const written = FAMILIES.filter((_, index) => writes[index] === true);
+          const chunks = runOf(written, trial).toChunks(previous);
+          const last = written.at(-1);
+          expect(chunks.length).toBe(last === undefined ? 0 : last.index + 1);
+          for (let index = 0; index < chunks.length; index++) {
+            const family = FAMILIES[index] as Family;
+            expect(chunks[index] !== undefined).toBe(written.includes(family));
+          }
+          // A family written alike in both runs (not the first, whose value changes) keeps the stored chunk itself.
+          for (const family of written.slice(1)) {
+            if (previousWritten.includes(family) && previousWritten[0] !== family) expect(chunks[family.index]).toBe(previous?.[family.index]);
+          }
+          previous = chunks;
+          previousWritten = written;
+        });
+      }),
+      { numRuns: 40 },
+    );
   });
 });

@@ -1,4 +1,5 @@
 import { getEventListeners } from 'node:events';
+import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import pino from 'pino';
 import { DEADLINE_GRACE_SECONDS, JobRunner } from '../../src/scheduler/runner.js';
@@ -146,49 +147,49 @@ describe('run deadline', () => {
   });
 
   it('over random runs (in time, past the deadline, listening), every run starts with an unaborted signal no one listens to, aborted only by its deadline or a stop', async () => {
-    for (let trial = 0; trial < 40; trial++) {
-      let seed = trial + 1;
-      const random = (): number => {
-        seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
-        return seed / 2 ** 31;
-      };
-      const kinds = ['in time', 'late', 'listening'] as const;
-      let kind: (typeof kinds)[number] | 'stoppable' = 'in time';
-      const seen: { signal: AbortSignal; abortedAtStart: boolean; listenersAtStart: number }[] = [];
-      // Faked before the runner takes Date.now, so that a failed run's backoff passes with the fake clock.
-      vi.useFakeTimers();
-      const { job } = runner((context) => {
-        seen.push({ signal: context.signal, abortedAtStart: context.signal.aborted, listenersAtStart: getEventListeners(context.signal, 'abort').length });
-        if (kind === 'late') return new Promise<void>(() => undefined);
-        if (kind === 'stoppable') return new Promise<void>((_, reject) => context.signal.addEventListener('abort', () => reject(new Error('stopped'))));
-        if (kind === 'listening') {
-          const onAbort = (): void => undefined;
-          context.signal.addEventListener('abort', onAbort, { once: true });
-          return Promise.resolve().then(() => context.signal.removeEventListener('abort', onAbort));
+    const kinds = ['in time', 'late', 'listening'] as const;
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.constantFrom(...kinds), { minLength: 2, maxLength: 9 }), async (runs) => {
+        let kind: (typeof kinds)[number] | 'stoppable' = 'in time';
+        const seen: { signal: AbortSignal; abortedAtStart: boolean; listenersAtStart: number }[] = [];
+        // Faked before the runner takes Date.now, so that a failed run's backoff passes with the fake clock.
+        vi.useFakeTimers();
+        try {
+          const { job } = runner((context) => {
+            seen.push({ signal: context.signal, abortedAtStart: context.signal.aborted, listenersAtStart: getEventListeners(context.signal, 'abort').length });
+            if (kind === 'late') return new Promise<void>(() => undefined);
+            if (kind === 'stoppable') return new Promise<void>((_, reject) => context.signal.addEventListener('abort', () => reject(new Error('stopped'))));
+            if (kind === 'listening') {
+              const onAbort = (): void => undefined;
+              context.signal.addEventListener('abort', onAbort, { once: true });
+              return Promise.resolve().then(() => context.signal.removeEventListener('abort', onAbort));
+            }
+            return Promise.resolve();
+          }, 5);
+          for (const next of runs) {
+            kind = next;
+            const result = await pastDeadline(job, 5);
+            expect(result).toBe(kind === 'late' ? 'failed' : 'ok');
+            const last = seen.at(-1);
+            expect(last?.abortedAtStart).toBe(false);
+            expect(last?.listenersAtStart).toBe(0);
+            expect(last?.signal.aborted).toBe(kind === 'late');
+            // Past any backoff a timeout earns, so the next tick runs.
+            await vi.advanceTimersByTimeAsync(DEFAULT_BACKOFF.otherMaxSeconds * 1000);
+          }
+          kind = 'stoppable';
+          const stopped = job.trigger();
+          await vi.advanceTimersByTimeAsync(1);
+          job.abort();
+          expect(await stopped).toBe('skipped');
+          expect(seen.at(-1)?.abortedAtStart).toBe(false);
+          expect(seen.at(-1)?.signal.aborted).toBe(true);
+        } finally {
+          vi.useRealTimers();
         }
-        return Promise.resolve();
-      }, 5);
-      const runs = 2 + Math.floor(random() * 8);
-      for (let run = 0; run < runs; run++) {
-        kind = kinds[Math.floor(random() * kinds.length)] as (typeof kinds)[number];
-        const result = await pastDeadline(job, 5);
-        expect(result).toBe(kind === 'late' ? 'failed' : 'ok');
-        const last = seen.at(-1);
-        expect(last?.abortedAtStart).toBe(false);
-        expect(last?.listenersAtStart).toBe(0);
-        expect(last?.signal.aborted).toBe(kind === 'late');
-        // Past any backoff a timeout earns, so the next tick runs.
-        await vi.advanceTimersByTimeAsync(DEFAULT_BACKOFF.otherMaxSeconds * 1000);
-      }
-      kind = 'stoppable';
-      const stopped = job.trigger();
-      await vi.advanceTimersByTimeAsync(1);
-      job.abort();
-      expect(await stopped).toBe('skipped');
-      expect(seen.at(-1)?.abortedAtStart).toBe(false);
-      expect(seen.at(-1)?.signal.aborted).toBe(true);
-      vi.useRealTimers();
-    }
+      }),
+      { numRuns: 40 },
+    );
   });
 
   it('every job of the catalog has a deadline of at least its router timeout', () => {

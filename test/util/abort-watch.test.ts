@@ -1,4 +1,5 @@
 import { getEventListeners } from 'node:events';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { unwatchAbort, watchAbort } from '../../src/util/abort-watch.js';
 
@@ -13,66 +14,65 @@ describe('watching a signal’s abort', () => {
   });
 
   it('over random watches, unwatches and aborts of several signals, calls exactly the callbacks watching when their turn comes, once', () => {
-    let seed = 5;
-    const random = (): number => {
-      seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
-      return seed / 2 ** 31;
-    };
-    for (let trial = 0; trial < 200; trial++) {
-      const controllers = Array.from({ length: 1 + Math.floor(random() * 3) }, () => new AbortController());
-      // What each callback did, which are watched (in watch order), and which unwatch the next one when called.
-      const called = new Map<() => void, number>();
-      const expected = new Map<() => void, number>();
-      const watched = new Map<() => void, AbortSignal>();
-      const endsNextOf = new Set<() => void>();
-      const callbacks: (() => void)[] = [];
-      const unwatch = (callback: () => void): void => {
-        const signal = watched.get(callback);
-        if (signal === undefined) return;
-        watched.delete(callback);
-        unwatchAbort(signal, callback);
-      };
-      for (let step = 0; step < 40; step++) {
-        const controller = controllers[Math.floor(random() * controllers.length)] as AbortController;
-        const roll = random();
-        if (roll < 0.5 && !controller.signal.aborted) {
-          // Some callbacks, when called, unwatch the next one still watching the same signal, as one request ending
-          // another might.
-          const signal = controller.signal;
-          const endsNext = random() < 0.3;
-          const callback = (): void => {
-            called.set(callback, (called.get(callback) ?? 0) + 1);
-            watched.delete(callback);
-            if (endsNext) {
-              const next = callbacks.slice(callbacks.indexOf(callback) + 1).find((later) => watched.get(later) === signal);
-              if (next !== undefined) unwatch(next);
+    // A step: on which signal, what (watch, unwatch or abort, by `roll`), whether a new callback unwatches the
+    // next one of its signal when called, and which callback an unwatch picks.
+    const step = fc.record({ signal: fc.nat(), roll: fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }), endsNext: fc.boolean(), pick: fc.nat() });
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 3 }), fc.array(step, { maxLength: 40 }), (signals, steps) => {
+        const controllers = Array.from({ length: signals }, () => new AbortController());
+        // What each callback did, which are watched (in watch order), and which unwatch the next one when called.
+        const called = new Map<() => void, number>();
+        const expected = new Map<() => void, number>();
+        const watched = new Map<() => void, AbortSignal>();
+        const endsNextOf = new Set<() => void>();
+        const callbacks: (() => void)[] = [];
+        const unwatch = (callback: () => void): void => {
+          const signal = watched.get(callback);
+          if (signal === undefined) return;
+          watched.delete(callback);
+          unwatchAbort(signal, callback);
+        };
+        for (const { signal: which, roll, endsNext, pick } of steps) {
+          const controller = controllers[which % controllers.length] as AbortController;
+          if (roll < 0.5 && !controller.signal.aborted) {
+            // Some callbacks, when called, unwatch the next one still watching the same signal, as one request ending
+            // another might.
+            const signal = controller.signal;
+            const callback = (): void => {
+              called.set(callback, (called.get(callback) ?? 0) + 1);
+              watched.delete(callback);
+              if (endsNext) {
+                const next = callbacks.slice(callbacks.indexOf(callback) + 1).find((later) => watched.get(later) === signal);
+                if (next !== undefined) unwatch(next);
+              }
+            };
+            if (endsNext) endsNextOf.add(callback);
+            callbacks.push(callback);
+            watched.set(callback, signal);
+            watchAbort(controller.signal, callback);
+          } else if (roll < 0.75 && callbacks.length > 0) {
+            unwatch(callbacks[pick % callbacks.length] as () => void);
+          } else if (!controller.signal.aborted) {
+            // The model, run before the real abort: in watch order, each still watched when its turn comes is
+            // called once and stops being watched, and may unwatch another.
+            const model = new Map(watched);
+            for (const [callback, signal] of watched) {
+              if (signal !== controller.signal || !model.has(callback)) continue;
+              model.delete(callback);
+              expected.set(callback, (expected.get(callback) ?? 0) + 1);
+              if (endsNextOf.has(callback)) {
+                const next = callbacks.slice(callbacks.indexOf(callback) + 1).find((later) => model.get(later) === signal);
+                if (next !== undefined) model.delete(next);
+              }
             }
-          };
-          if (endsNext) endsNextOf.add(callback);
-          callbacks.push(callback);
-          watched.set(callback, signal);
-          watchAbort(controller.signal, callback);
-        } else if (roll < 0.75 && callbacks.length > 0) {
-          unwatch(callbacks[Math.floor(random() * callbacks.length)] as () => void);
-        } else if (!controller.signal.aborted) {
-          // The model, run before the real abort: in watch order, each still watched when its turn comes is
-          // called once and stops being watched, and may unwatch another.
-          const model = new Map(watched);
-          for (const [callback, signal] of watched) {
-            if (signal !== controller.signal || !model.has(callback)) continue;
-            model.delete(callback);
-            expected.set(callback, (expected.get(callback) ?? 0) + 1);
-            if (endsNextOf.has(callback)) {
-              const next = callbacks.slice(callbacks.indexOf(callback) + 1).find((later) => model.get(later) === signal);
-              if (next !== undefined) model.delete(next);
-            }
+            controller.abort();
+            expect([...watched.keys()]).toEqual([...model.keys()]);
           }
-          controller.abort();
-          expect([...watched.keys()]).toEqual([...model.keys()]);
+          for (const { signal } of controllers) expect(getEventListeners(signal, 'abort').length).toBeLessThanOrEqual(1);
         }
-        for (const { signal } of controllers) expect(getEventListeners(signal, 'abort').length).toBeLessThanOrEqual(1);
-      }
-      for (const callback of callbacks) expect(called.get(callback) ?? 0).toBe(expected.get(callback) ?? 0);
-    }
+        for (const callback of callbacks) expect(called.get(callback) ?? 0).toBe(expected.get(callback) ?? 0);
+      }),
+      { numRuns: 200 },
+    );
   });
 });
