@@ -13,6 +13,7 @@
  */
 import { createHash } from 'node:crypto';
 import { constants, crc32, deflateRawSync, inflateRawSync, type ZlibOptions } from 'node:zlib';
+import { keptBytes } from '../util/kept-bytes.js';
 
 /** Speed over ratio: the chunks are large, label-heavy text that compresses well even at level 1. */
 const LEVEL = 1;
@@ -211,15 +212,15 @@ export function deflateKeepingPlain(bytes: Buffer): Chunk {
 
 /** Deflates `bytes` (which the caller may reuse afterwards). */
 export function deflateChunk(bytes: Uint8Array, digest?: Buffer): Chunk {
-  const out = deflateRawSync(bytes, DEFLATE);
-  // A short output is a slice of zlib's 16 KiB work buffer; kept as it is, each small chunk would pin all of it.
-  const deflated = out.length < out.buffer.byteLength / 2 ? Buffer.from(out) : out;
+  // A short output is a view of zlib's work buffer (16 KiB on Node 20, 64 KiB on Node 24): kept as it is, each
+  // chunk would keep all of it; copied with Buffer.from, a pool block shared with whatever else was allocated.
+  const deflated = keptBytes(deflateRawSync(bytes, DEFLATE));
   return { deflated, crc: crc32(bytes), length: bytes.length, digest, plain: undefined, stored: false, run: undefined };
 }
 
 /** A chunk of fixed text (headers, the end marker), made once: its plain form is kept for good. */
 export function fixedChunk(text: string): Chunk {
-  const bytes = Buffer.from(text, 'utf8');
+  const bytes = keptBytes(Buffer.from(text, 'utf8'));
   const chunk = deflateChunk(bytes);
   plainCache.set(chunk, bytes);
   return chunk;
@@ -233,8 +234,9 @@ export function plainOf(chunk: Chunk): Buffer {
   if (chunk.plain !== undefined) return chunk.plain;
   let plain = plainCache.get(chunk);
   if (plain === undefined) {
-    // The exact length is known: one output buffer of that size, not 16 KiB pieces joined afterwards.
-    plain = chunk.length === 0 ? Buffer.alloc(0) : inflateRawSync(chunk.deflated, { ...INFLATE, chunkSize: Math.max(64, chunk.length) });
+    // The exact length is known: one output buffer of that size, not 16 KiB pieces joined afterwards (kept until
+    // the chunk goes: from the pool when small, so copied out of it).
+    plain = chunk.length === 0 ? Buffer.alloc(0) : keptBytes(inflateRawSync(chunk.deflated, { ...INFLATE, chunkSize: Math.max(64, chunk.length) }));
     plainCache.set(chunk, plain);
   }
   return plain;

@@ -5,6 +5,7 @@
 import type { Socket } from 'node:net';
 import { createSecureContext, TLSSocket, type SecureContext } from 'node:tls';
 import { buildConnector } from 'undici';
+import { keptBytes } from '../util/kept-bytes.js';
 
 export interface ConnectorTls {
   /** PEM certificates to trust instead of the system's roots. */
@@ -62,7 +63,9 @@ export function resumingConnector(tls: ConnectorTls): buildConnector.connector {
   const fresh = buildConnector(options) as Connect;
   let session: Buffer | undefined;
   const keep = (value: Buffer): void => {
-    session = value;
+    // Node 24 hands the session over as a view of its 64 KiB allocation pool: kept as it is, each router's
+    // session would keep a block shared with whatever else was allocated then (kept-bytes.ts).
+    session = keptBytes(value);
   };
   return (connectOptions, callback) => {
     const offered = session;

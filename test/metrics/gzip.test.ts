@@ -2,7 +2,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { crc32, gunzipSync } from 'node:zlib';
 import { randomBytes } from 'node:crypto';
-import { copyPlain, crc32Combine, deflateChunk, gzipParts, plainOf, storedChunks, storesExactly, type Chunk } from '../../src/metrics/gzip.js';
+import { copyPlain, crc32Combine, deflateChunk, deflateKeepingPlain, fixedChunk, gzipParts, plainOf, storedChunks, storesExactly, type Chunk } from '../../src/metrics/gzip.js';
+import { ownsItsMemory } from '../../src/util/kept-bytes.js';
 import { FAMILIES, type Family } from '../../src/metrics/families.js';
 import { SampleSet } from '../../src/metrics/samples.js';
 import { WIREGUARD_FAMILIES as F } from '../../src/collectors/wireguard.contract.js';
@@ -29,6 +30,30 @@ describe('gzip from pre-deflated chunks', () => {
     const body = Buffer.concat(parts);
     expect(body.length).toBe(length);
     expect(gunzipSync(body).toString('utf8')).toBe(texts.join(''));
+  });
+
+  it('keeps deflated and inflated bytes in memory of their own, not in a block they would keep alive', () => {
+    // Text from a few bytes to past zlib's 64 KiB work buffer, compressible or not: short outputs are views of
+    // zlib's work buffer, and a copy with Buffer.from a view of Node's pool (kept-bytes.ts).
+    const texts = fc.tuple(fc.nat(80_000), fc.double({ min: 0, max: 1, noNaN: true }), fc.string({ minLength: 1, maxLength: 40 })).map(([length, noise, line]) => {
+      const random = randomBytes(Math.ceil((length * noise) / 2)).toString('hex');
+      return (random + line.repeat(Math.ceil(length / line.length))).slice(0, length);
+    });
+    fc.assert(
+      fc.property(texts, (text) => {
+        const bytes = Buffer.from(text, 'utf8');
+        const chunk = deflateChunk(bytes);
+        expect(ownsItsMemory(chunk.deflated)).toBe(true);
+        const plain = plainOf(chunk);
+        expect(plain.equals(bytes)).toBe(true);
+        expect(ownsItsMemory(plain)).toBe(true);
+        expect(ownsItsMemory(deflateKeepingPlain(Buffer.from(bytes)).deflated)).toBe(true);
+        const fixed = fixedChunk(text);
+        expect(ownsItsMemory(fixed.deflated)).toBe(true);
+        expect(ownsItsMemory(plainOf(fixed))).toBe(true);
+      }),
+      { numRuns: 60 },
+    );
   });
 
   it('an empty body is still valid gzip', () => {

@@ -10,11 +10,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
 import { RouterOsClient } from '../../src/routeros/client.js';
 import { Secret } from '../../src/util/secret.js';
+import { ownsItsMemory } from '../../src/util/kept-bytes.js';
 
 // undici reaches tls.connect through require('node:tls'): the same module object this wraps.
 const tls = createRequire(import.meta.url)('node:tls') as typeof Tls;
 const realConnect = tls.connect;
 const seen: Tls.ConnectionOptions[] = [];
+const sockets: Tls.TLSSocket[] = [];
+/** The newest session each socket handed over. */
+const sessions = new Map<Tls.TLSSocket, Buffer>();
 
 let emulator: Emulator;
 const clients: RouterOsClient[] = [];
@@ -25,7 +29,10 @@ beforeAll(async () => {
   emulator = await startEmulator({ routers: [{ name: 'a' }, { name: 'b' }], keepAliveSeconds: 1, tlsSessionResumption: 'tickets' });
   tls.connect = ((...args: Parameters<typeof realConnect>) => {
     if (typeof args[0] === 'object' && args[0] !== null) seen.push({ ...(args[0] as Tls.ConnectionOptions) });
-    return realConnect(...args);
+    const socket = realConnect(...args);
+    sockets.push(socket);
+    socket.on('session', (session: Buffer) => sessions.set(socket, session));
+    return socket;
   }) as typeof realConnect;
 });
 
@@ -72,6 +79,40 @@ describe('reconnects', () => {
       expect(options.rejectUnauthorized).toBe(true);
       expect(options.session ?? null).toBeNull();
     }
+  });
+});
+
+describe('the session held for the next connect', () => {
+  it('is kept in memory of its own, not as the view of a shared block it came as', async () => {
+    // Node 24 hands a session over as a view of its 64 KiB allocation pool; kept as it is, each router's session
+    // keeps a block shared with whatever else was allocated then. Here the router's own session is handed over
+    // again as such a view (a copy from the pool, on any Node), and the next connect must offer the same bytes
+    // from memory of their own.
+    const used = client('b');
+    const first = sockets.length;
+    await used.getSingleton('system/resource');
+    const socket = sockets[first];
+    const real = sessions.get(socket as Tls.TLSSocket);
+    expect(real).toBeInstanceOf(Uint8Array);
+    const pooled = Buffer.from(real as Buffer);
+    expect(ownsItsMemory(pooled)).toBe(false);
+    socket?.emit('session', pooled);
+    const offered: Buffer[] = [];
+    const setSession = (tls.TLSSocket.prototype as unknown as { setSession(session: Buffer): void }).setSession;
+    (tls.TLSSocket.prototype as unknown as { setSession(session: Buffer): void }).setSession = function (this: Tls.TLSSocket, session: Buffer) {
+      offered.push(session);
+      setSession.call(this, session);
+    };
+    try {
+      const resumed = emulator.router('b').stats.resumed;
+      await used.getSingleton('system/resource');
+      expect(emulator.router('b').stats.resumed).toBe(resumed + 1);
+    } finally {
+      (tls.TLSSocket.prototype as unknown as { setSession(session: Buffer): void }).setSession = setSession;
+    }
+    expect(offered).toHaveLength(1);
+    expect(offered[0]?.equals(pooled)).toBe(true);
+    expect(ownsItsMemory(offered[0] as Buffer)).toBe(true);
   });
 });
 
