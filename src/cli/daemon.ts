@@ -8,6 +8,7 @@ import { createApp, type App, type AppDeps } from '../app.js';
 import type { Config } from '../config/types.js';
 import { closeServer, serverUrl, startServer } from '../server/listen.js';
 import { WebConfigSource } from '../server/web-source.js';
+import { limitBufferPool } from '../util/buffer-pool.js';
 import { VERSION } from '../version.js';
 
 export const SHUTDOWN_DEADLINE_MS = 10_000;
@@ -25,6 +26,8 @@ export async function startDaemon(
   loadConfig: AppDeps['loadConfig'],
   onStopped: () => Promise<void> = async () => {},
 ): Promise<Daemon> {
+  // Before any router is polled: every TLS connection keeps a few pool bytes for its life (buffer-pool.ts).
+  limitBufferPool();
   // An invalid web config stops the start here, before any router is polled (ConfigError, path web_config_file).
   const web = new WebConfigSource(config.webConfigFile, { logger });
   const app = createApp(config, {

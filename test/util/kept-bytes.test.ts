@@ -41,7 +41,7 @@ describe('bytes kept for long', () => {
 
   it('a small Buffer from the pool does not own its memory (why the copy is needed)', () => {
     const pooled = Buffer.from('a small text');
-    expect(pooled.buffer.byteLength).toBe(Buffer.poolSize);
+    expect(pooled.buffer.byteLength).toBeGreaterThan(pooled.length);
     expect(ownsItsMemory(pooled)).toBe(false);
   });
 });
