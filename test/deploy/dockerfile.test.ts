@@ -70,6 +70,25 @@ it('runs the package binary as the node user, exec form, on port 9731 with the c
   expect(usage).toContain('ROUTEROS_EXPORTER_CONFIG=FILE');
 });
 
+it("caps V8's young generation at Node 20's size through NODE_OPTIONS, which Node accepts and applies", () => {
+  const options = keyValues(one('ENV')).get('NODE_OPTIONS');
+  expect(options).toBe('--max-semi-space-size=16');
+  // A burst whose objects survive a few young collections grows the young generation to its cap (Node 24 without
+  // the option: 128 MiB); with it, two 16 MiB semi-spaces.
+  const burst = [
+    "const v8 = require('node:v8'); let kept = []; let batch = [];",
+    'for (let round = 0; round < 120; round++) { for (let i = 0; i < 100000; i++) batch.push({ i, s: String(i) });',
+    '  kept.push(batch.slice(0, 20000)); batch = []; if (kept.length > 20) kept.shift(); }',
+    "const young = v8.getHeapSpaceStatistics().find((space) => space.space_name === 'new_space');",
+    'console.log(young.space_size);',
+  ].join('\n');
+  const run = spawnSync(process.execPath, ['-e', burst], { env: { ...process.env, NODE_OPTIONS: options }, encoding: 'utf8', timeout: 60_000 });
+  expect(run.stderr).toBe('');
+  expect(run.status).toBe(0);
+  expect(Number(run.stdout.trim())).toBeLessThanOrEqual(2 * 16 * 1024 * 1024);
+  expect(Number(run.stdout.trim())).toBeGreaterThan(4 * 1024 * 1024);
+});
+
 it('checks liveness in exec form with Node’s fetch, no curl or wget', () => {
   const healthcheck = one('HEALTHCHECK');
   const exec = /\bCMD (\[.*\])$/.exec(healthcheck)?.[1];

@@ -41,3 +41,9 @@ it('gives the monitoring group read, api, rest-api and test, and denies sensitiv
   expect(doc).toMatch(/\/ip service set www-ssl certificate=\S+ disabled=no/);
   expect(doc).toMatch(/\/certificate sign \S+ ca=\S+/);
 });
+
+it("gives the systemd unit the image's NODE_OPTIONS (V8's young generation at Node 20's size)", () => {
+  const image = /^\s*NODE_OPTIONS=(\S+)/m.exec(read('Dockerfile'))?.[1];
+  expect(image).toBe('--max-semi-space-size=16');
+  expect(doc).toContain(`Environment=NODE_OPTIONS=${image ?? ''}\n`);
+});
