@@ -13,7 +13,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { deflateRawSync, gunzipSync } from 'node:zlib';
 import { ask, forkChild, nextReply, startEmulatorChild, stopChild } from './children.js';
 import { unusedPort } from '../test/helpers/ports.js';
-import { startExporter, waitReady } from './exporter.js';
+import { exporterRuntime, startExporter, waitReady } from './exporter.js';
 import { KEEP_WARM_PATH, type ChildReply } from './ipc.js';
 import type { BenchOptions } from './options.js';
 import { sampleProcess } from './proc.js';
@@ -168,6 +168,7 @@ export async function runFleet(options: BenchOptions): Promise<void> {
       static_p50_ms: round(percentile(times.static, 50)),
       static_factor: round(percentile(times.plain, 50) / percentile(times.static, 50)),
       ready_s: round(readySeconds, 1),
+      ...exporterRuntime(),
     };
     console.log(
       [

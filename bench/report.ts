@@ -1,4 +1,5 @@
 /** Prints the figures of a bench run, the targets of issue 6 beside them, and the `BENCH {json}` line last. */
+import { exporterRuntime } from './exporter.js';
 import type { FetchStats } from './ipc.js';
 import type { BenchOptions } from './options.js';
 import { percentile } from './scrape.js';
@@ -133,6 +134,7 @@ export function report(f: Figures): void {
     bytes_per_router_cycle: Math.round(fetchedBytes / perRouterCycle),
     tls_connections_per_router_cycle: round(f.connections / perRouterCycle, 2),
     ready_s: round(f.readySeconds, 1),
+    ...exporterRuntime(),
   };
   console.log(`BENCH ${JSON.stringify(json)}`);
 }
