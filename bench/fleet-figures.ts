@@ -37,6 +37,9 @@ export interface FleetLine {
   static_first_after_idle_ms?: number;
   scrape_p50_ms: number;
   static_p50_ms: number;
+  /** The Node.js the exporter ran on and the options it got (recorded since 2026-11-24's sixth round). */
+  node?: string;
+  node_options?: string;
 }
 
 export interface FleetRun {
@@ -107,6 +110,7 @@ export function fleetFigures(name: string, file: FleetFile): string {
     '',
     `| | ${file.runs.map((run) => run.label).join(' | ')} |`,
     `|---|${file.runs.map(() => '---:').join('|')}|`,
+    `| exporter's Node.js (options)${cells((l) => (l.node === undefined ? 'not recorded' : `${l.node}${l.node_options ? ` (\`${l.node_options}\`)` : ''}`))}`,
     `| routers × peers, schedule | ${file.runs.map((r) => `${thousands(r.bench.routers)} × ${r.bench.peers}, ${r.bench.schedule_s} s`).join(' | ')} |`,
     `| routers' keep-alive, resumption | ${file.runs.map((r) => `${r.bench.router_keep_alive_s} s, ${r.bench.router_resumption}`).join(' | ')} |`,
     `| **collection CPU per cycle**${cells((l) => `**${seconds(l.cycle_cpu_ms)} s = ${l.cpu_pct_of_core} % of a core**`)}`,

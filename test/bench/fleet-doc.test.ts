@@ -42,6 +42,15 @@ describe('docs/performance.md fleet figures', () => {
     expect(table).toContain('| first plain scrape after a collection (static buffer after as long an idle) | 35 ms (19 ms) | 52 ms (not measured) |');
   });
 
+  it('names the Node.js the exporter ran on and its options, where a run recorded them', () => {
+    const { latest, run } = newestRun();
+    const image = { ...run, label: 'image', bench: { ...run.bench, node: 'v24.21.0', node_options: '--max-semi-space-size=16' } };
+    const bare = { ...run, label: 'bare', bench: { ...run.bench, node: 'v20.20.2', node_options: '' } };
+    const old = { ...run, label: 'old', bench: { ...run.bench, node: undefined, node_options: undefined } };
+    const table = fleetFigures('fleet-test.json', { ...latest.file, runs: [image, bare, old] });
+    expect(table).toContain("| exporter's Node.js (options) | v24.21.0 (`--max-semi-space-size=16`) | v20.20.2 | not recorded |");
+  });
+
   it('derives routers per core from CPU per router, leaving half the core', () => {
     const line = { routers: 2000, schedule_s: 30, cycle_cpu_ms: 6000 } as FleetLine;
     // 3 ms per router per 30 s cycle; half a core is 15,000 ms: 5,000 routers.
