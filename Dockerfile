@@ -51,7 +51,7 @@ LABEL org.opencontainers.image.title="routeros-exporter" \
       org.opencontainers.image.base.digest="${NODE_DIGEST}"
 # V8's young generation at Node 20's size (16 MiB semi-spaces): from Node 22, V8 lets it grow to 64 MiB ones,
 # 128 MiB committed, and keeps that between collections. Measured on this image's Node (docs/performance.md):
-# ~100 MB more RSS at 100 routers × 1,000 peers and at 2,000 small routers, for collection CPU within the runs'
+# 40–130 MB more RSS at 2,000 small routers and at 100 routers × 1,000 peers, for collection CPU within the runs'
 # spread. Override NODE_OPTIONS to change it.
 ENV NODE_ENV=production \
     NODE_OPTIONS=--max-semi-space-size=16 \
