@@ -4,7 +4,7 @@
  */
 import { expect, it } from 'vitest';
 import { allDashboards } from '../../scripts/dashboards/dashboards.js';
-import { read, readYaml, readYamlDocuments } from './files.js';
+import { dockerInstructions, keyValues, read, readYaml, readYamlDocuments } from './files.js';
 
 const doc = read('docs/deployment.md');
 
@@ -43,7 +43,8 @@ it('gives the monitoring group read, api, rest-api and test, and denies sensitiv
 });
 
 it("gives the systemd unit the image's NODE_OPTIONS (V8's young generation at Node 20's size)", () => {
-  const image = /^\s*NODE_OPTIONS=(\S+)/m.exec(read('Dockerfile'))?.[1];
+  const env = dockerInstructions(read('Dockerfile')).filter((instruction) => instruction.keyword === 'ENV');
+  const image = keyValues(env.map((instruction) => instruction.args).join(' ')).get('NODE_OPTIONS');
   expect(image).toBe('--max-semi-space-size=16');
   expect(doc).toContain(`Environment=NODE_OPTIONS=${image ?? ''}\n`);
 });

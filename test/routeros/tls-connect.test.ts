@@ -98,8 +98,10 @@ describe('the session held for the next connect', () => {
     expect(ownsItsMemory(pooled)).toBe(false);
     socket?.emit('session', pooled);
     const offered: Buffer[] = [];
-    const setSession = (tls.TLSSocket.prototype as unknown as { setSession(session: Buffer): void }).setSession;
-    (tls.TLSSocket.prototype as unknown as { setSession(session: Buffer): void }).setSession = function (this: Tls.TLSSocket, session: Buffer) {
+    // TLSSocket's session setter (what the connector calls), not in Node's typings.
+    const prototype = tls.TLSSocket.prototype as unknown as { setSession(session: Buffer): void };
+    const setSession = prototype.setSession;
+    prototype.setSession = function (this: Tls.TLSSocket, session: Buffer) {
       offered.push(session);
       setSession.call(this, session);
     };
@@ -108,7 +110,7 @@ describe('the session held for the next connect', () => {
       await used.getSingleton('system/resource');
       expect(emulator.router('b').stats.resumed).toBe(resumed + 1);
     } finally {
-      (tls.TLSSocket.prototype as unknown as { setSession(session: Buffer): void }).setSession = setSession;
+      prototype.setSession = setSession;
     }
     expect(offered).toHaveLength(1);
     expect(offered[0]?.equals(pooled)).toBe(true);
