@@ -136,7 +136,9 @@ ${selfRows.join('\n')}
 Plus prom-client's default \`process_*\` and \`nodejs_*\` metrics, without its six \`nodejs_active_*\` gauges: the
 three \`*_total\` ones break the \`_total\`-is-a-counter convention, and all six list every handle, request or
 resource of the process at each scrape, which grows with the fleet (~1 ms of each scrape at 2,000 router
-connections) for a breakdown no alert or dashboard uses. \`process_open_fds\` still counts the connections.
+connections) for a breakdown no alert or dashboard uses. \`process_open_fds\` still counts the connections, read
+as one stat of /proc/self/fd on Linux 6.2 and later rather than by listing it (~1.9 ms of each scrape at 2,000
+routers); older kernels are still listed.
 
 ## Stability
 
