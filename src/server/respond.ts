@@ -9,11 +9,19 @@ import { targetOf } from './target.js';
 const gzipAsync = promisify(gzip);
 
 /**
- * Bodies are written in slices of this size, each after the previous ones drained: the socket shows write
- * progress slice by slice (the guard cuts a reader that makes none, guard.ts), and a large body is not queued
- * whole in one write that completes only when the last byte is out.
+ * Bodies are handed to the socket in slices of this size, and written in batches of slices: the socket shows
+ * write progress batch by batch (the guard cuts a reader that makes none, guard.ts), and a large body is not
+ * queued whole in one write that completes only when the last byte is out.
  */
 const SLICE = 64 * 1024;
+/**
+ * A batch starts at one slice and doubles up to this while the kernel takes each batch whole at once (the reader
+ * keeps up); one it cannot take whole is waited for, and the next batch is one slice again. At fleet shape
+ * (13.5 MB plain) 64 KiB writes throughout made a loopback scrape 1.2 (Node 20) to 1.5 × (Node 24) a single
+ * write of the same bytes; growing batches make it 1.0 ×. A reader that falls behind gets one-slice writes again
+ * from the batch after the one it could not take.
+ */
+const LARGEST_BATCH = 1024 * 1024;
 /** Smaller bodies are not worth compressing. */
 const GZIP_MIN_BYTES = 1024;
 
@@ -57,26 +65,34 @@ function drained(res: ServerResponse): Promise<void> {
 }
 
 /**
- * Writes prepared buffers without copying them into one (they are large and already made), in batches of about
- * SLICE bytes with backpressure: small parts are corked into one write, large ones sliced. Sets content-length
- * from the parts unless given.
+ * Writes prepared buffers without copying them into one (they are large and already made), in batches with
+ * backpressure (SLICE, LARGEST_BATCH): small parts are corked into one write, large ones sliced. Sets
+ * content-length from the parts unless given.
  */
 export async function sendParts(res: ServerResponse, status: number, headers: Record<string, string | number>, parts: readonly Buffer[]): Promise<void> {
   let length = 0;
   for (const part of parts) length += part.length;
   res.writeHead(status, { 'content-length': length, ...headers });
+  let batch = SLICE;
   let batched = 0;
   res.cork();
   for (const part of parts) {
     for (let offset = 0; offset < part.length; offset += SLICE) {
       if (res.destroyed) return;
       const slice = offset === 0 && part.length <= SLICE ? part : part.subarray(offset, offset + SLICE);
-      const ok = res.write(slice);
+      res.write(slice);
       batched += slice.length;
-      if (batched < SLICE) continue;
+      if (batched < batch) continue;
       batched = 0;
       res.uncork();
-      if (!ok) await drained(res);
+      // Bytes still queued: the kernel did not take the batch whole (a batch is above the high-water mark, so
+      // 'drain' follows once it has).
+      if (res.writableLength > 0) {
+        batch = SLICE;
+        await drained(res);
+      } else {
+        batch = Math.min(batch * 2, LARGEST_BATCH);
+      }
       res.cork();
     }
   }

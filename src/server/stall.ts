@@ -2,7 +2,8 @@
  * Cuts a response whose client stopped reading: when bytes wait to be sent and none has reached the kernel for
  * `stallMs`, the connection is destroyed, so a reader that never reads holds its socket, its scrape slot and
  * the body it pins for seconds, not for the whole response deadline. Readers that are merely slow keep going
- * as long as each slice (respond.ts) gets out within `stallMs`.
+ * as long as each write (respond.ts: one 64 KiB slice, or a batch of up to 1 MiB while the reader kept up) gets
+ * out within `stallMs`.
  */
 import type { ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
