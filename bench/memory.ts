@@ -101,14 +101,15 @@ try {
   }
   const body = gunzipSync(await fetchBody(`${url}/metrics`, true)).toString('utf8');
   const proc = sampleProcess(pid);
-  const space = (name: string): number => (sample(body, 'nodejs_heap_space_size_used_bytes', `space="${name}"`) ?? 0) / MB;
+  const space = (name: string, figure: 'used' | 'total' = 'used'): number => (sample(body, `nodejs_heap_space_size_${figure}_bytes`, `space="${name}"`) ?? 0) / MB;
+  const used = (name: string): string => `${space(name).toFixed(1)} (of ${space(name, 'total').toFixed(1)} committed)`;
   const heapUsed = (sample(body, 'nodejs_heap_size_used_bytes') ?? 0) / MB;
   const heapTotal = (sample(body, 'nodejs_heap_size_total_bytes') ?? 0) / MB;
   const external = (sample(body, 'nodejs_external_memory_bytes') ?? 0) / MB;
   const fams = families(body);
   const series = fams.reduce((sum, f) => sum + f.series, 0);
   console.log(`RSS ${(proc.rssBytes / MB).toFixed(0)} MB (peak ${(proc.peakRssBytes / MB).toFixed(0)}), V8 heap used ${heapUsed.toFixed(1)} of ${heapTotal.toFixed(1)} MB committed`);
-  console.log(`  old space ${space('old').toFixed(1)}, new ${space('new').toFixed(1)}, code ${space('code').toFixed(1)}, large objects ${space('large_object').toFixed(1)} MB`);
+  console.log(`  old space ${used('old')}, new ${used('new')}, code ${used('code')}, large objects ${used('large_object')} MB`);
   console.log(`  external (Buffers, zlib output) ${external.toFixed(1)} MB`);
   console.log(`  RSS by mapping: ${smapsSummary(pid)}`);
   console.log(`exposition: ${series} series, ${(body.length / MB).toFixed(1)} MB plain; by family (plain MB, series):`);
