@@ -21,16 +21,35 @@ const PROC: FdDirectory = {
   entries: () => readdirSync(FD_DIR).length,
 };
 
+/** Counts open descriptors; undefined where /proc cannot tell. */
+export type FdCounter = () => number | undefined;
+
+/** The listing's count: it saw the descriptor it was read through, closed again by now. */
+const listed = (dir: FdDirectory): number => dir.entries() - 1;
+
 /**
- * The open descriptors, or undefined where /proc cannot tell (not Linux). A process always holds some (its event
- * loop's own), so a size of 0 means an older kernel, not none.
+ * The cheapest counter `dir` answers truly: its size where that is the count, checked against a listing once
+ * (another /proc, such as a sandbox's, may report a directory's size as something else; a descriptor opened by
+ * another thread between the two reads makes them differ too, so a few tries), else the listing. Undefined
+ * where /proc cannot be read at all (not Linux).
  */
-export function openFileDescriptors(dir: FdDirectory = PROC): number | undefined {
+export function fdCounter(dir: FdDirectory = PROC): FdCounter | undefined {
   try {
-    const size = dir.size();
-    if (size > 0) return size;
-    // The listing counts the descriptor it was read through, closed again by now.
-    return dir.entries() - 1;
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const size = dir.size();
+      if (size <= 0) break;
+      if (size === listed(dir) && size === dir.size()) return () => read(() => dir.size());
+    }
+    listed(dir);
+    return () => read(() => listed(dir));
+  } catch {
+    return undefined;
+  }
+}
+
+function read(count: () => number): number | undefined {
+  try {
+    return count();
   } catch {
     return undefined;
   }
@@ -41,14 +60,15 @@ export function openFileDescriptors(dir: FdDirectory = PROC): number | undefined
  * all where /proc cannot tell (not Linux), rather than a gauge that reads 0. A read failing later keeps the last count.
  */
 export function registerOpenFds(registry: Registry, dir: FdDirectory = PROC): void {
-  if (openFileDescriptors(dir) === undefined) return;
+  const count = fdCounter(dir);
+  if (count === undefined) return;
   new Gauge({
     name: 'process_open_fds',
     help: 'Number of open file descriptors.',
     registers: [registry],
     collect(): void {
-      const count = openFileDescriptors(dir);
-      if (count !== undefined) this.set(count);
+      const value = count();
+      if (value !== undefined) this.set(value);
     },
   });
 }
