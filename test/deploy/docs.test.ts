@@ -42,9 +42,9 @@ it('gives the monitoring group read, api, rest-api and test, and denies sensitiv
   expect(doc).toMatch(/\/certificate sign \S+ ca=\S+/);
 });
 
-it("gives the systemd unit the image's NODE_OPTIONS (V8's young generation at Node 20's size)", () => {
+it("gives the systemd unit the image's NODE_OPTIONS (V8's young generation at 4 MiB semi-spaces)", () => {
   const env = dockerInstructions(read('Dockerfile')).filter((instruction) => instruction.keyword === 'ENV');
   const image = keyValues(env.map((instruction) => instruction.args).join(' ')).get('NODE_OPTIONS');
-  expect(image).toBe('--max-semi-space-size=16');
+  expect(image).toBe('--max-semi-space-size=4');
   expect(doc).toContain(`Environment=NODE_OPTIONS=${image ?? ''}\n`);
 });
