@@ -40,6 +40,7 @@ export function fdCounter(dir: FdDirectory = PROC): FdCounter | undefined {
       if (size <= 0) break;
       if (size === listed(dir) && size === dir.size()) return () => read(() => dir.size());
     }
+    // The listing must work now, or /proc cannot tell (thrown, caught below).
     listed(dir);
     return () => read(() => listed(dir));
   } catch {
