@@ -57,11 +57,11 @@ function read(count: () => number): number | undefined {
 }
 
 /**
- * Registers `process_open_fds` in place of prom-client's (which the caller leaves out), same name and help; not at
- * all where /proc cannot tell (not Linux), rather than a gauge that reads 0. A read failing later keeps the last count.
+ * Registers `process_open_fds` in place of prom-client's (which the caller leaves out), same name and help, counted
+ * by `count` (one fdCounter() shared by every registry, so all choose alike and start-up checks once); not at all
+ * where /proc cannot tell (not Linux), rather than a gauge that reads 0. A read failing later keeps the last count.
  */
-export function registerOpenFds(registry: Registry, dir: FdDirectory = PROC): void {
-  const count = fdCounter(dir);
+export function registerOpenFds(registry: Registry, count: FdCounter | undefined): void {
   if (count === undefined) return;
   new Gauge({
     name: 'process_open_fds',

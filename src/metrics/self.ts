@@ -5,7 +5,7 @@
 import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
 import type { ExpositionFormat } from './negotiate.js';
 import { openMetricsMetadata } from './metadata.js';
-import { registerOpenFds } from './open-fds.js';
+import { fdCounter, registerOpenFds } from './open-fds.js';
 import { readsResent } from '../routeros/client.js';
 
 /**
@@ -42,10 +42,11 @@ export class SelfMetrics {
     const openmetrics = new Registry<typeof Registry.OPENMETRICS_CONTENT_TYPE>();
     openmetrics.setContentType(Registry.OPENMETRICS_CONTENT_TYPE);
     this.#registries = { text, openmetrics };
+    const openFds = fdCounter();
     for (const registry of [text, openmetrics] as Registry[]) {
       collectDefaultMetrics({ register: registry });
       for (const name of LEFT_OUT_DEFAULTS) registry.removeSingleMetric(name);
-      registerOpenFds(registry);
+      registerOpenFds(registry, openFds);
       const info = new Gauge({
         name: 'routeros_exporter_build_info',
         help: 'Version of the exporter and of Node.js it runs on; always 1.',

@@ -42,7 +42,7 @@ describe('process_open_fds', () => {
   it('takes the count from the directory size, without listing, where the kernel reports it', async () => {
     const dir = fakeDirectory(4_321, (open) => open);
     const registry = new Registry();
-    registerOpenFds(registry, dir);
+    registerOpenFds(registry, fdCounter(dir));
     const listedAtStart = dir.listed;
     dir.open = 5_000;
     expect(await servedValue(registry)).toBe('5000');
@@ -56,7 +56,7 @@ describe('process_open_fds', () => {
         const size = (n: number): number => (reported(n) === n ? n + 1 : reported(n));
         const dir = fakeDirectory(open, size);
         const registry = new Registry();
-        registerOpenFds(registry, dir);
+        registerOpenFds(registry, fdCounter(dir));
         dir.open = open + 7;
         expect(await servedValue(registry)).toBe(String(open + 7));
       }),
@@ -72,14 +72,14 @@ describe('process_open_fds', () => {
     };
     expect(fdCounter(failing)).toBeUndefined();
     const registry = new Registry();
-    registerOpenFds(registry, failing);
+    registerOpenFds(registry, fdCounter(failing));
     expect(await registry.metrics()).not.toMatch(/process_open_fds/);
   });
 
   it('keeps the last count when a later read fails', async () => {
     const dir = fakeDirectory(12, (open) => open);
     const registry = new Registry();
-    registerOpenFds(registry, dir);
+    registerOpenFds(registry, fdCounter(dir));
     expect(await servedValue(registry)).toBe('12');
     dir.size = () => {
       throw new Error('EMFILE');
