@@ -51,7 +51,7 @@ export function exporterConfig(plan: ExporterPlan): string {
 /**
  * How the exporter runs, for the BENCH line: the Node.js version (the bench's own, which the exporter is started
  * with) and the Node.js options it gets (NODE_OPTIONS and BENCH_EXPORTER_NODE_ARGS; the Docker image sets
- * NODE_OPTIONS=--max-semi-space-size=16, and V8's heap differs by major).
+ * NODE_OPTIONS too, see its Dockerfile, and V8's heap differs by major).
  */
 export function exporterRuntime(): { node: string; node_options: string } {
   const options = [process.env.NODE_OPTIONS ?? '', process.env.BENCH_EXPORTER_NODE_ARGS ?? ''].join(' ').trim();
