@@ -15,7 +15,7 @@ import { routerLabel } from '../../src/metrics/family.js';
 
 const router = testRouter({ name: 'hq', url: 'https://192.0.2.1', username: 'u', password: 'p' });
 
-function runner(run: (context: JobContext) => Promise<void>, deadlineSeconds: number) {
+function runner(run: (context: JobContext) => Promise<void>, deadlineSeconds: number, semaphore = new Semaphore(1)) {
   const store = new SnapshotStore();
   store.plan(new Map([['hq', [{ collector: 'system' as const, job: 'system' }]]]));
   const definition: JobDefinition = {
@@ -34,7 +34,7 @@ function runner(run: (context: JobContext) => Promise<void>, deadlineSeconds: nu
     definition,
     client: new FakeClient(),
     store,
-    semaphore: new Semaphore(1),
+    semaphore,
     logger: pino({ level: 'silent' }),
     now: Date.now,
     routerLabel: routerLabel('hq'),
@@ -144,6 +144,51 @@ describe('run deadline', () => {
     expect(await result).toBe('skipped');
     expect(signal?.aborted).toBe(true);
     expect((signal?.reason as Error).message).toBe('job stopped');
+  });
+
+  it('holds one AbortController for its runs and its stop, not one more for the stop (4,000 kept at 2,000 routers)', async () => {
+    const made: AbortController[] = [];
+    const Counting = class extends AbortController {
+      constructor() {
+        super();
+        made.push(this);
+      }
+    };
+    vi.stubGlobal('AbortController', Counting);
+    try {
+      const signals: AbortSignal[] = [];
+      const { job } = runner((context) => {
+        signals.push(context.signal);
+        return Promise.resolve();
+      }, 5);
+      for (let run = 0; run < 5; run++) expect(await job.trigger()).toBe('ok');
+      job.abort();
+      expect(made).toHaveLength(1);
+      expect(new Set(signals).size).toBe(1);
+      expect(signals[0]?.aborted).toBe(true);
+      expect(await job.trigger()).toBe('skipped');
+      expect(signals).toHaveLength(5);
+    } finally {
+      vi.unstubAllGlobals();
+    }
+  });
+
+  it('a job stopped while its run waits for a permit skips that run and never starts it', async () => {
+    const semaphore = new Semaphore(1);
+    await semaphore.acquire();
+    let started = 0;
+    const { job } = runner(() => {
+      started++;
+      return Promise.resolve();
+    }, 5, semaphore);
+    const result = job.trigger();
+    await vi.waitFor(() => expect(semaphore.waiting).toBe(1));
+    job.abort();
+    expect(await result).toBe('skipped');
+    expect(semaphore.waiting).toBe(0);
+    semaphore.release();
+    expect(await job.trigger()).toBe('skipped');
+    expect(started).toBe(0);
   });
 
   it('over random runs (in time, past the deadline, listening), every run starts with an unaborted signal no one listens to, aborted only by its deadline or a stop', async () => {
