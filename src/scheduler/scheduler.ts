@@ -66,7 +66,6 @@ export class Scheduler {
     for (const router of config.routers) {
       const label = routerLabel(router.name, router.labels);
       const client = this.#deps.clientFor(router);
-      let logger: Logger | undefined;
       const jobPlans: JobPlan[] = [];
       for (const definition of jobsFor(router)) {
         jobPlans.push({ collector: definition.collector, job: definition.job });
@@ -77,14 +76,15 @@ export class Scheduler {
           next.set(key, old);
           continue;
         }
-        logger ??= this.#deps.logger.child({ router: router.name });
         const runner = new JobRunner({
           router,
           definition,
           client,
           store: this.#deps.store,
           semaphore: this.#semaphore,
-          logger: logger.child({ collector: definition.collector }),
+          // A child of the root, not of a router's child: a logger with children becomes their prototype, and V8
+          // gives every prototype a map of its own (2,000 routers: 2,000 more loggers, each with its own map).
+          logger: this.#deps.logger.child({ router: router.name, collector: definition.collector }),
           now,
           routerLabel: label,
         });

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import pino from 'pino';
 import { Scheduler } from '../../src/scheduler/scheduler.js';
 import { SnapshotStore } from '../../src/metrics/store.js';
@@ -130,5 +130,30 @@ describe('scheduler', () => {
     );
     expect(text()).not.toContain('router="b"');
     expect(text()).toContain('routeros_up{router="a"} 1');
+  });
+
+  it('gives each job a logger made straight from the root, with its router and collector, and logs them on its lines', async () => {
+    const lines: Record<string, unknown>[] = [];
+    const root = pino({ level: 'info' }, { write: (line: string) => lines.push(JSON.parse(line) as Record<string, unknown>) });
+    // Children inherit the spied method, so a child's children would be recorded too, with the child as `this`.
+    const child = vi.spyOn(root, 'child');
+    const clients = new Map(['a', 'b', 'c'].map((name) => [name, new FakeClient()]));
+    const scheduler = new Scheduler({ store: new SnapshotStore(), logger: root, clientFor: (router) => clients.get(router.name) as FakeClient, jitter: false });
+    scheduler.load(
+      testConfig({
+        defaults: { username: 'u', password: 'p', collectors: { ...SYSTEM_ONLY, wireguard: true } },
+        routers: ['a', 'b', 'c'].map((name, i) => ({ name, url: `https://192.0.2.${i + 1}` })),
+      }),
+    );
+    // A logger that has children is their prototype, and V8 gives every prototype a map of its own: per-router
+    // parents cost 2,000 loggers and maps at 2,000 routers. Only the root has children.
+    expect(child.mock.calls).toHaveLength(scheduler.jobCount);
+    expect(child.mock.contexts.every((parent) => parent === root)).toBe(true);
+    expect(child.mock.calls.map(([bindings]) => bindings)).toContainEqual({ router: 'b', collector: 'wireguard' });
+    (clients.get('b') as FakeClient).behaviour = new RouterOsError('ROS_ERR_AUTH', 'HTTP 401', { status: 401 });
+    await scheduler.runAllOnce();
+    const failed = lines.filter((line) => line.msg !== undefined && String(line.msg).startsWith('collector failed'));
+    expect(failed.length).toBeGreaterThan(0);
+    for (const line of failed) expect(line).toMatchObject({ router: 'b', collector: expect.stringMatching(/^(system|wireguard)$/), job: line.collector });
   });
 });
