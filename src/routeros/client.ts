@@ -126,19 +126,16 @@ export class RouterOsClient {
     // redaction, so a router or proxy that echoes the header back cannot put it into an error or a log line.
     registerCredentials(options.username, options.password.reveal());
     const authorization = 'Basic ' + basicEncoding(options.username, options.password.reveal());
+    // Literals rather than spreads, here and for the dispatchers' options below: on Node 20 an object spread and
+    // then given more fields gets a V8 map of its own, three per router kept for good (6,000 at 2,000 routers).
     this.#readHeaders = { authorization, accept: 'application/json' };
-    this.#bodyHeaders = { ...this.#readHeaders, 'content-type': 'application/json' };
+    this.#bodyHeaders = { authorization, accept: 'application/json', 'content-type': 'application/json' };
     this.#timeoutMs = options.timeoutMs;
     this.#maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
     const tls = options.tls ?? {};
     const keepAliveMs = options.keepAliveMs ?? DEFAULT_KEEP_ALIVE_MS;
     this.#keepAliveMs = keepAliveMs;
     this.#keepAliveMaxMs = Math.max(keepAliveMs, DEFAULT_KEEP_ALIVE_MS);
-    const shared = {
-      keepAliveTimeout: keepAliveMs,
-      keepAliveMaxTimeout: this.#keepAliveMaxMs,
-      keepAliveTimeoutThreshold: KEEP_ALIVE_THRESHOLD_MS,
-    };
     // One connector for reads and commands, so a session one of them got serves the other's reconnect too.
     const connect = resumingConnector({
       ...(tls.ca === undefined ? {} : { ca: tls.ca }),
@@ -149,8 +146,20 @@ export class RouterOsClient {
       this.#readConnects++;
       connect(connectOptions, callback);
     };
-    this.#readOptions = { ...shared, connect: countedConnect, pipelining: 1 };
-    this.#commandOptions = { ...shared, connect, connections: options.connections ?? 2 };
+    this.#readOptions = {
+      keepAliveTimeout: keepAliveMs,
+      keepAliveMaxTimeout: this.#keepAliveMaxMs,
+      keepAliveTimeoutThreshold: KEEP_ALIVE_THRESHOLD_MS,
+      connect: countedConnect,
+      pipelining: 1,
+    };
+    this.#commandOptions = {
+      keepAliveTimeout: keepAliveMs,
+      keepAliveMaxTimeout: this.#keepAliveMaxMs,
+      keepAliveTimeoutThreshold: KEEP_ALIVE_THRESHOLD_MS,
+      connect,
+      connections: options.connections ?? 2,
+    };
   }
 
   #dispatcherFor(method: Method): Dispatcher {
