@@ -117,8 +117,12 @@ const GARBLED: Partial<RouterSeed> = {
   peers: [{ interface: 'wg0', comment: 'branch "north"\\office', life: 'live', allowedAddress: ['10.0.0.2/32'] }],
 };
 
-/** Routers that must keep working: the control, odd-but-valid bytes, unknown value forms, a reboot. */
-const WORKING = ['control', 'garbled', 'unknown-formats', 'reboot'];
+/**
+ * Routers that must keep working: the control, odd-but-valid bytes, unknown value forms, a reboot, and one that
+ * drops every kept connection as the next request arrives (as a router whose idle timeout is shorter than the
+ * client thinks, or a NAT that forgot the flow).
+ */
+const WORKING = ['control', 'garbled', 'unknown-formats', 'reboot', 'kept-closed'];
 
 const emulators = new EmulatorProcess();
 let app: App;
@@ -197,6 +201,7 @@ beforeAll(async () => {
   for (const row of FAILING) if (row.faults !== undefined) await emulators.setFaults(row.router, row.faults);
   await emulators.setFaults('garbled', [{ invalidUtf8: true }, { controlChars: true }]);
   await emulators.setFaults('unknown-formats', { unknownFormats: true });
+  await emulators.setFaults('kept-closed', { closeKept: true });
   await emulators.stop('refused');
 
   const config = configOf([...FAILING.map((row) => row.router), ...WORKING]);
@@ -330,6 +335,18 @@ describe('routers that send odd but usable replies', () => {
     const warnings = logs.lines().filter((line) => line['router'] === 'unknown-formats' && String(line['msg']).startsWith('some values from the router did not decode'));
     expect(warnings.map((line) => line['collector']).sort()).toEqual(['system', 'wireguard']);
     expect(JSON.stringify(warnings)).toMatch(/uptime.*3 days/);
+  });
+
+  it('a router that drops every kept connection: collected like the control, each dropped read sent once more on a new connection', () => {
+    for (const collector of ['system', 'wireguard'] as const) {
+      expect(afterRuns.byKey.get(`routeros_collector_success{router="kept-closed",collector="${collector}"}`)).toBe(1);
+      expect(failures('kept-closed', collector)).toEqual([]);
+    }
+    expect(afterRuns.byKey.get('routeros_up{router="kept-closed"}')).toBe(1);
+    const families = (router: string): string[] => routerLines(afterRunsText, router).map((line) => line.slice(0, line.indexOf('{'))).sort();
+    expect(families('kept-closed')).toEqual(families('control'));
+    // No other router of the matrix has a read resent: a reply that began, or a connection never kept, is not.
+    expect(afterRuns.byKey.get('routeros_exporter_reads_resent_total{}')).toBeGreaterThan(0);
   });
 
   it('a router that reboots: counters fall, the exporter reports the lower values, uptime restarts', async () => {
