@@ -35,6 +35,12 @@ export interface FleetLine {
   first_plain_after_collection_ms: number;
   /** The static buffer's first scrape after as long an idle as the exporter's first plain one (since 2026-11-24's fifth round). */
   static_first_after_idle_ms?: number;
+  /**
+   * One pair per cycle over several cycles (since 2026-11-24's eighth round); the two figures above are then their
+   * medians, before it a single pair.
+   */
+  first_plain_after_collection_samples_ms?: number[];
+  static_first_after_idle_samples_ms?: number[];
   scrape_p50_ms: number;
   static_p50_ms: number;
   /** The Node.js the exporter ran on and the options it got (recorded since 2026-11-24's sixth round). */
@@ -121,7 +127,7 @@ export function fleetFigures(name: string, file: FleetFile): string {
     `| RSS through the cycles, sampled every second: median (range)${cells((l) => (l.rss_median_mb === undefined ? 'not sampled' : `${Math.round(l.rss_median_mb)} (${Math.round(l.rss_min_mb ?? Number.NaN)}–${Math.round(l.rss_max_mb ?? Number.NaN)}) MB`))}`,
     `| series${cells((l) => thousands(l.series))}`,
     `| gzip body vs one deflate of the plain body${cells((l) => `${(l.gzip_bytes / 1024 / 1024).toFixed(2)} vs ${(l.deflate_once_bytes / 1024 / 1024).toFixed(2)} MB`)}`,
-    `| first plain scrape after a collection (static buffer after as long an idle)${cells((l) => `${Math.round(l.first_plain_after_collection_ms)} ms (${l.static_first_after_idle_ms === undefined ? 'not measured' : `${Math.round(l.static_first_after_idle_ms)} ms`})`)}`,
+    `| first plain scrape after a collection (static buffer after as long an idle)${cells((l) => `${Math.round(l.first_plain_after_collection_ms)} ms (${l.static_first_after_idle_ms === undefined ? 'not measured' : `${Math.round(l.static_first_after_idle_ms)} ms`})${l.first_plain_after_collection_samples_ms === undefined ? '' : `, median of ${l.first_plain_after_collection_samples_ms.length} cycles`}`)}`,
     `| plain scrape p50 vs static buffer${cells((l) => `${Math.round(l.scrape_p50_ms)} vs ${Math.round(l.static_p50_ms)} ms`)}`,
     `| routers per core at this schedule (half a core each for collection)${cells((l) => thousands(routersPerCore(l)))}`,
     FLEET_END,

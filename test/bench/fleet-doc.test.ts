@@ -36,10 +36,16 @@ describe('docs/performance.md fleet figures', () => {
 
   it('shows the static buffer’s first scrape after as long an idle beside the first plain one, where a run measured it', () => {
     const { latest, run } = newestRun();
-    const measured = { ...run, label: 'measured', bench: { ...run.bench, first_plain_after_collection_ms: 35.4, static_first_after_idle_ms: 19.2 } };
-    const unmeasured = { ...run, label: 'unmeasured', bench: { ...run.bench, first_plain_after_collection_ms: 51.6, static_first_after_idle_ms: undefined } };
-    const table = fleetFigures('fleet-test.json', { ...latest.file, runs: [measured, unmeasured] });
-    expect(table).toContain('| first plain scrape after a collection (static buffer after as long an idle) | 35 ms (19 ms) | 52 ms (not measured) |');
+    const single = { first_plain_after_collection_samples_ms: undefined, static_first_after_idle_samples_ms: undefined };
+    const measured = { ...run, label: 'measured', bench: { ...run.bench, ...single, first_plain_after_collection_ms: 35.4, static_first_after_idle_ms: 19.2 } };
+    const unmeasured = { ...run, label: 'unmeasured', bench: { ...run.bench, ...single, first_plain_after_collection_ms: 51.6, static_first_after_idle_ms: undefined } };
+    const cycles = {
+      ...run,
+      label: 'cycles',
+      bench: { ...run.bench, first_plain_after_collection_ms: 21.3, static_first_after_idle_ms: 14.6, first_plain_after_collection_samples_ms: [21.3, 30.1, 18], static_first_after_idle_samples_ms: [14.6, 9.9, 22] },
+    };
+    const table = fleetFigures('fleet-test.json', { ...latest.file, runs: [measured, unmeasured, cycles] });
+    expect(table).toContain('| first plain scrape after a collection (static buffer after as long an idle) | 35 ms (19 ms) | 52 ms (not measured) | 21 ms (15 ms), median of 3 cycles |');
   });
 
   it('names the Node.js the exporter ran on and its options, where a run recorded them', () => {
