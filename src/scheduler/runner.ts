@@ -48,13 +48,15 @@ export class JobRunner {
     this.deps = deps;
   }
 
-  /** The controller for the next run: the current one unless a run was stopped through it. */
+  /**
+   * The controller for the next run: the current one unless a run was stopped through it. Only asked for by a run
+   * of a job not stopped; a stop after that aborts it (abort()).
+   */
   #controllerForRun(): AbortController {
     let controller = this.#runController;
     if (controller === undefined || controller.signal.aborted) {
       controller = new AbortController();
       this.#runController = controller;
-      if (this.#stopped !== undefined) controller.abort(this.#stopped);
     }
     return controller;
   }
