@@ -229,6 +229,10 @@ describe('run deadline', () => {
           expect(await stopped).toBe('skipped');
           expect(seen.at(-1)?.abortedAtStart).toBe(false);
           expect(seen.at(-1)?.signal.aborted).toBe(true);
+          // Whatever ran before, a stopped job starts no run again.
+          const runsSeen = seen.length;
+          expect(await job.trigger()).toBe('skipped');
+          expect(seen).toHaveLength(runsSeen);
         } finally {
           vi.useRealTimers();
         }
