@@ -58,8 +58,8 @@ function read(count: () => number): number | undefined {
 
 /**
  * Registers `process_open_fds` in place of prom-client's (which the caller leaves out), same name and help, counted
- * by `count` (one fdCounter() shared by every registry, so all choose alike and start-up checks once); not at all
- * where /proc cannot tell (not Linux), rather than a gauge that reads 0. A read failing later keeps the last count.
+ * by `count` (fdCounter(), which checks once at start-up whether /proc can tell); not at all where it cannot (not
+ * Linux), rather than a gauge that reads 0. A read failing later keeps the last count.
  */
 export function registerOpenFds(registry: Registry, count: FdCounter | undefined): void {
   if (count === undefined) return;

@@ -1,3 +1,4 @@
+import perfHooks from 'node:perf_hooks';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { SelfMetrics } from '../../src/metrics/self.js';
 
@@ -26,5 +27,27 @@ describe("the exporter's own metrics", () => {
     expect(text).not.toMatch(/^nodejs_active_/m);
     // Once: served by open-fds.ts in place of prom-client's listing, which is left out.
     expect(text.match(/^process_open_fds /gm)?.length).toBe(process.platform === 'linux' ? 1 : undefined);
+  });
+
+  it('keep one set of runtime monitors for both formats: one event-loop delay histogram (a 10 ms timer) and one GC observer, not one per format', async () => {
+    const monitors = vi.spyOn(perfHooks, 'monitorEventLoopDelay');
+    const observers = vi.spyOn(perfHooks.PerformanceObserver.prototype, 'observe');
+    const self = new SelfMetrics({ version: 'test' });
+    expect(monitors).toHaveBeenCalledTimes(1);
+    expect(observers).toHaveBeenCalledTimes(1);
+    // Shared, yet each format still writes every family the way it spells them, whichever renders first: prom-client
+    // renames a counter it renders as OpenMetrics, which must not reach the text format's names.
+    const names = (body: string): string[] => [...body.matchAll(/^# TYPE (\S+) /gm)].map((match) => match[1] ?? '');
+    const family = (name: string): string => name.replace(/_(total|info)$/, '');
+    for (let round = 0; round < 2; round++) {
+      const openmetrics = await self.render('openmetrics');
+      const text = await self.render('text');
+      expect(names(text).length).toBeGreaterThan(10);
+      expect(names(openmetrics).map(family)).toEqual(names(text).map(family));
+      for (const counter of ['process_cpu_seconds', 'routeros_exporter_reads_resent']) {
+        expect(text).toMatch(new RegExp(`^# TYPE ${counter}_total counter\n${counter}_total \\S+$`, 'm'));
+        expect(openmetrics).toMatch(new RegExp(`^# TYPE ${counter} counter\n(# .*\n)*${counter}_total \\S+$`, 'm'));
+      }
+    }
   });
 });
