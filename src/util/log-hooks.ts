@@ -6,7 +6,7 @@
  */
 import type { LoggerOptions } from 'pino';
 import { redactSecrets } from './redact.js';
-import { boundText, stripControls } from './text.js';
+import { cleanText, stripControls } from './text.js';
 
 /** The most characters of a message; of any other string field. */
 export const LOG_MESSAGE_LIMIT = 2_000;
@@ -16,7 +16,7 @@ const DEPTH = 4;
 
 function cleanString(text: string, max: number): string {
   // Line breaks stay in multi-line fields (a stack); they are escaped in the JSON line anyway.
-  return boundText(redactSecrets(stripControls(redactSecrets(text), false)), max);
+  return cleanText(text, max, false);
 }
 
 function isPlain(value: object): boolean {

@@ -2,10 +2,14 @@
  * Redaction of secrets from text the exporter prints (error messages, log lines, command output).
  * `Secret`s register their value when they are made and the RouterOS client registers its Basic credentials when
  * it is built, so any text can be scrubbed of every password the process knows, in whatever form it shows up:
- * as is, as `user:password`, base64-encoded as HTTP Basic sends it, or JSON-escaped inside a log line. Values
+ * as is, base64-encoded inside HTTP Basic's `user:password`, JSON-escaped inside a log line, percent-encoded in
+ * a URL a proxy redirects to, or its UTF-8 bytes read as Latin-1 or Windows-1252 (a reply that is not valid
+ * UTF-8 is decoded so, and undici reads header bytes as Latin-1). Values
  * that merely look like an Authorization header (`Basic …`, `Bearer …`, `authorization: …`) are redacted too,
  * whoever's credentials they are: a router or proxy that echoes request headers must not put them in a log.
  */
+
+import { decodeCp1252 } from './cp1252.js';
 
 export const REDACTED = '[REDACTED]';
 
@@ -16,47 +20,69 @@ export const REDACTED = '[REDACTED]';
 export const MIN_SECRET_LENGTH = 4;
 
 /**
- * At most this many values are kept (the oldest go first): a password file rotated on every reload for months
- * must not grow the registry, and what it evicts are passwords no longer in use.
+ * At most this many values are kept, the least recently registered going first: a password file rotated on every
+ * reload for months must not grow the registry, and what it evicts are passwords no longer in use (a password
+ * still in use is registered again at every config load and client build, which makes it recent again). A
+ * password has up to a dozen forms, so this holds thousands of routers' passwords.
  */
-export const MAX_SECRETS = 20_000;
+export const MAX_SECRETS = 100_000;
 
-/** In registration order (for eviction). */
+/** Least recently registered first (for eviction). */
 const registered = new Set<string>();
 /**
- * By their first MIN_SECRET_LENGTH characters: a scrub looks up each position of the text once, so its cost does
- * not grow with the number of routers' passwords (thousands of distinct ones at scale).
+ * Values of at least LONG_KEY characters by their first LONG_KEY characters, shorter ones by their first
+ * MIN_SECRET_LENGTH: a scrub looks up each position of the text once or twice, so its cost does not grow with
+ * the number of routers' passwords (thousands of distinct ones at scale). The longer key keeps values that share
+ * a beginning (passwords of one scheme, `Company-…`) in buckets of their own.
  */
-const byPrefix = new Map<string, string[]>();
+const LONG_KEY = 8;
+const byShortPrefix = new Map<string, Set<string>>();
+const byLongPrefix = new Map<string, Set<string>>();
+/** The longest value registered since start (a bound on how far a secret reaches; never decreases). */
+let longestValue = 0;
 
-function index(value: string): void {
-  const key = value.slice(0, MIN_SECRET_LENGTH);
-  const list = byPrefix.get(key);
-  if (list === undefined) byPrefix.set(key, [value]);
-  else list.push(value);
+function bucketsOf(value: string): [Map<string, Set<string>>, string] {
+  return value.length >= LONG_KEY ? [byLongPrefix, value.slice(0, LONG_KEY)] : [byShortPrefix, value.slice(0, MIN_SECRET_LENGTH)];
 }
 
-/** The longest registered value that starts at `at`, if any. */
-function longestAt(text: string, at: number): string | undefined {
-  const candidates = byPrefix.get(text.slice(at, at + MIN_SECRET_LENGTH));
-  let best: string | undefined;
+function index(value: string): void {
+  const [buckets, key] = bucketsOf(value);
+  const bucket = buckets.get(key);
+  if (bucket === undefined) buckets.set(key, new Set([value]));
+  else bucket.add(value);
+}
+
+function longestIn(candidates: ReadonlySet<string> | undefined, text: string, at: number, best: string | undefined): string | undefined {
   for (const secret of candidates ?? []) {
     if ((best === undefined || secret.length > best.length) && text.startsWith(secret, at)) best = secret;
   }
   return best;
 }
 
+/** The longest registered value that starts at `at`, if any. */
+function longestAt(text: string, at: number): string | undefined {
+  const long = at + LONG_KEY <= text.length ? longestIn(byLongPrefix.get(text.slice(at, at + LONG_KEY)), text, at, undefined) : undefined;
+  return long ?? longestIn(byShortPrefix.get(text.slice(at, at + MIN_SECRET_LENGTH)), text, at, undefined);
+}
+
 function unindex(value: string): void {
-  const key = value.slice(0, MIN_SECRET_LENGTH);
-  const list = (byPrefix.get(key) ?? []).filter((other) => other !== value);
-  if (list.length === 0) byPrefix.delete(key);
-  else byPrefix.set(key, list);
+  const [buckets, key] = bucketsOf(value);
+  const bucket = buckets.get(key);
+  bucket?.delete(value);
+  if (bucket?.size === 0) buckets.delete(key);
 }
 
 function addOne(value: string): void {
-  if (value.length < MIN_SECRET_LENGTH || registered.has(value)) return;
+  if (value.length < MIN_SECRET_LENGTH) return;
+  if (registered.has(value)) {
+    // Registered again: in use, so recent again (a Set keeps insertion order).
+    registered.delete(value);
+    registered.add(value);
+    return;
+  }
   registered.add(value);
   index(value);
+  longestValue = Math.max(longestValue, value.length);
   while (registered.size > MAX_SECRETS) {
     const oldest = registered.values().next().value as string;
     registered.delete(oldest);
@@ -64,10 +90,50 @@ function addOne(value: string): void {
   }
 }
 
+/**
+ * What a WHATWG URL (Node's, undici's) percent-encodes in a path: controls, space, `"#<>?\`{}` and all that is not
+ * ASCII. `encodeURIComponent` (registered too) encodes more.
+ */
+// eslint-disable-next-line no-control-regex
+const PATH_ENCODED = /[\u0000-\u0020"#<>?`{}\u007f-\uffff]/;
+
+function percentEncodedPath(value: string): string {
+  let out = '';
+  for (const char of value) {
+    out += PATH_ENCODED.test(char) ? [...Buffer.from(char, 'utf8')].map((byte) => `%${byte.toString(16).toUpperCase().padStart(2, '0')}`).join('') : char;
+  }
+  return out;
+}
+
+
+/**
+ * Every form a value may take in text the exporter prints. Its text: as is, and when not ASCII its UTF-8 read as
+ * Latin-1 or Windows-1252 (a reply with one invalid byte is read as Windows-1252; undici reads header bytes as
+ * Latin-1). Each text as is and percent-encoded as a URL path or a form field carries it (a redirect's target: a
+ * header misread as Latin-1, then encoded by the URL parser). Each of those JSON-escaped (a log line).
+ */
+function formsOf(value: string): Set<string> {
+  const texts = new Set<string>([value]);
+  // eslint-disable-next-line no-control-regex
+  if (/[^\u0000-\u007f]/.test(value)) {
+    const bytes = Buffer.from(value, 'utf8');
+    texts.add(bytes.toString('latin1'));
+    texts.add(decodeCp1252(bytes));
+  }
+  const forms = new Set<string>();
+  for (const text of texts) {
+    // A form field (application/x-www-form-urlencoded) encodes more than a URI component, and a space as `+`.
+    const formField = new URLSearchParams({ x: text }).toString().slice(2);
+    for (const form of [text, percentEncodedPath(text), encodeURIComponent(text), formField]) {
+      forms.add(form);
+      forms.add(JSON.stringify(form).slice(1, -1));
+    }
+  }
+  return forms;
+}
+
 function add(value: string): void {
-  addOne(value);
-  // The form a JSON serialiser writes: quotes, backslashes and controls escaped.
-  addOne(JSON.stringify(value).slice(1, -1));
+  for (const form of formsOf(value)) addOne(form);
 }
 
 /** Registers a secret value process-wide: it is redacted from every error message and log line from now on. */
@@ -80,12 +146,23 @@ export function basicEncoding(username: string, password: string): string {
   return Buffer.from(`${username}:${password}`, 'utf8').toString('base64');
 }
 
-/** Registers a password and every form HTTP Basic authentication gives it. */
+/**
+ * Registers a password and the form HTTP Basic authentication gives it. `user:password` needs no form of its own
+ * (the password in it is redacted). Of the Basic encoding, what is registered starts at the first base64 group
+ * holding a byte of the password: the groups before it encode only the user name, which every router of a fleet
+ * may share, and a value starting there would put all their encodings in one index bucket (a scrub then tries
+ * each at every position). `bW9uaXRvcjo[REDACTED]` shows the user name, no bit of the password.
+ */
 export function registerCredentials(username: string, password: string): void {
   if (password === '') return;
   add(password);
-  add(`${username}:${password}`);
-  add(basicEncoding(username, password));
+  const passwordStart = Buffer.byteLength(`${username}:`, 'utf8');
+  addOne(basicEncoding(username, password).slice(Math.floor(passwordStart / 3) * 4));
+}
+
+/** The longest registered value's length: how far past a cut a secret may reach. */
+export function longestSecretLength(): number {
+  return longestValue;
 }
 
 /** How many values are registered (tests, and a bound on the cost of a scrub). */

@@ -3,7 +3,7 @@
  * that steer a terminal or reorder what a reader sees are removed, secrets redacted, and the length bounded, so
  * one hostile or broken reply can neither rewrite an operator's terminal nor fill a log.
  */
-import { redactSecrets } from './redact.js';
+import { longestSecretLength, redactSecrets } from './redact.js';
 
 /** The most characters of one piece of router text kept in an error message or a log field. */
 export const ROUTER_TEXT_LIMIT = 300;
@@ -25,25 +25,44 @@ export function stripControls(text: string, singleLine = true): string {
   return singleLine ? stripped.replace(LINE_BREAKS, ' ') : stripped;
 }
 
-/** At most `max` characters (never half a surrogate pair), saying how much was left out. */
-export function boundText(text: string, max: number): string {
-  if (text.length <= max) return text;
+/**
+ * At most `max` characters (never half a surrogate pair), saying how much was left out: what is cut here, plus
+ * `dropped` characters the caller cut before.
+ */
+export function boundText(text: string, max: number, dropped = 0): string {
+  if (text.length <= max) return dropped === 0 ? text : `${text}… (${dropped} more characters)`;
   let end = max;
   const last = text.charCodeAt(end - 1);
   if (last >= 0xd800 && last <= 0xdbff) end--;
-  return `${text.slice(0, end)}… (${text.length - end} more characters)`;
+  return `${text.slice(0, end)}… (${text.length - end + dropped} more characters)`;
 }
 
 /**
- * Router text fit for a message or a log: secrets redacted, controls stripped (so a secret split by an escape
- * sequence is whole again) and secrets redacted once more, then the length bounded (after redaction, so a cut never leaves half a
- * secret behind).
+ * Outside text fit for a message or a log: secrets redacted, controls stripped (so a secret split by an escape
+ * sequence is whole again) and secrets redacted once more, then the length bounded (after redaction, so a cut
+ * never leaves half a secret behind). With `singleLine` false, line breaks stay (a stack in a log field).
+ *
+ * The work is bounded by what is kept, not by what was sent: a router may send megabytes, and a scrub's cost grows
+ * with the text and with the passwords known. Only a window is scrubbed, with room for the controls stripping
+ * removes; a secret may run on past the window's end, so as many characters as the longest secret has are dropped
+ * from the end too, and the count of what was left out says so.
  */
-export function safeText(text: string, max = ROUTER_TEXT_LIMIT): string {
-  const redacted = redactSecrets(text);
-  const stripped = stripControls(redacted);
+export function cleanText(text: string, max: number, singleLine: boolean): string {
+  const reach = longestSecretLength();
+  const window = 2 * max + 2 * reach;
+  const cut = text.length > window;
+  const work = cut ? text.slice(0, window) : text;
+  const redacted = redactSecrets(work);
+  const stripped = stripControls(redacted, singleLine);
   // Errors are made by the thousand when values do not decode: redact twice only when stripping changed the text.
-  return boundText(stripped === redacted ? stripped : redactSecrets(stripped), max);
+  let clean = stripped === redacted ? stripped : redactSecrets(stripped);
+  if (cut) clean = clean.slice(0, Math.max(0, clean.length - reach));
+  return boundText(clean, max, cut ? text.length - work.length + reach : 0);
+}
+
+/** Router text fit for a message or a log, on one line (cleanText). */
+export function safeText(text: string, max = ROUTER_TEXT_LIMIT): string {
+  return cleanText(text, max, true);
 }
 
 /**

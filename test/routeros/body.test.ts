@@ -2,7 +2,8 @@
 import { Readable } from 'node:stream';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import fc from 'fast-check';
-import { decodeCp1252, decodeText, readCapped } from '../../src/routeros/body.js';
+import { decodeText, readCapped } from '../../src/routeros/body.js';
+import { decodeCp1252 } from '../../src/util/cp1252.js';
 
 describe('decodeText', () => {
   it('keeps valid UTF-8 as it is', () => {
