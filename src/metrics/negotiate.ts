@@ -9,57 +9,107 @@ export const CONTENT_TYPES: Record<ExpositionFormat, string> = {
   openmetrics: 'application/openmetrics-text; version=1.0.0; charset=utf-8',
 };
 
-interface MediaRange {
-  type: string;
-  params: Map<string, string>;
+/** One member of an Accept or Accept-Encoding list: the media range or coding, its `version` if any, its weight. */
+interface Member {
+  name: string;
+  version: string | undefined;
   q: number;
 }
 
-function parseAccept(header: string): MediaRange[] {
-  const ranges: MediaRange[] = [];
+function parseList(header: string): Member[] {
+  const members: Member[] = [];
   for (const item of header.split(',')) {
-    const [rawType, ...rawParams] = item.split(';');
-    const type = (rawType ?? '').trim().toLowerCase();
-    if (type === '') continue;
-    const params = new Map<string, string>();
+    const [rawName, ...rawParams] = item.split(';');
+    const name = (rawName ?? '').trim().toLowerCase();
+    if (name === '') continue;
+    let version: string | undefined;
     let q = 1;
     for (const param of rawParams) {
       const eq = param.indexOf('=');
       if (eq < 0) continue;
+      // Parameter names are case-insensitive (RFC 9110 §5.6.6), so `Q=0` refuses as `q=0` does.
       const key = param.slice(0, eq).trim().toLowerCase();
-      const value = param.slice(eq + 1).trim().replace(/^"|"$/g, '');
+      const value = unquote(param.slice(eq + 1).trim());
       if (key === 'q') {
         const parsed = Number(value);
         q = Number.isFinite(parsed) ? Math.min(Math.max(parsed, 0), 1) : 0;
-      } else {
-        params.set(key, value);
+      } else if (key === 'version') {
+        version = value;
       }
     }
-    ranges.push({ type, params, q });
+    members.push({ name, version, q });
   }
-  return ranges;
+  return members;
 }
 
-/** OpenMetrics versions we can produce. */
-const OPENMETRICS_VERSIONS = new Set(['1.0.0', '0.0.1']);
+function unquote(value: string): string {
+  return value.length >= 2 && value.startsWith('"') && value.endsWith('"') ? value.slice(1, -1) : value;
+}
 
-/** The quality the client gives each of our formats; ties and absent headers go to text. */
-export function negotiateFormat(accept: string | undefined): ExpositionFormat {
-  if (accept === undefined || accept.trim() === '') return 'text';
-  let openmetrics = -1;
-  let text = -1;
-  for (const range of parseAccept(accept)) {
-    if (range.type === 'application/openmetrics-text') {
-      const version = range.params.get('version');
-      if (version === undefined || OPENMETRICS_VERSIONS.has(version)) openmetrics = Math.max(openmetrics, range.q);
-    } else if (range.type === 'text/plain') {
-      const version = range.params.get('version');
-      if (version === undefined || version === '0.0.4') text = Math.max(text, range.q);
-    } else if (range.type === '*/*' || range.type === 'text/*') {
-      text = Math.max(text, range.q);
+/**
+ * What we can serve, as media types a range may match. OpenMetrics 0.0.1 and 1.0.0 are the same text for our
+ * families, so a scraper asking for either gets it. Only `version` tells representations apart: other
+ * parameters (`charset`, `escaping`, …) are ignored, as the body is always UTF-8 and every name we write is a
+ * legacy Prometheus name, so each escaping scheme leaves it as it is.
+ */
+const REPRESENTATIONS: readonly { format: ExpositionFormat; type: string; subtype: string; version: string }[] = [
+  { format: 'text', type: 'text', subtype: 'plain', version: '0.0.4' },
+  { format: 'openmetrics', type: 'application', subtype: 'openmetrics-text', version: '1.0.0' },
+  { format: 'openmetrics', type: 'application', subtype: 'openmetrics-text', version: '0.0.1' },
+];
+
+/**
+ * How specific `range` is about `representation`, or -1 when it does not match: `*\/*` 0, `type/*` 1,
+ * `type/subtype` 2, plus 1 for a matching `version`.
+ */
+function specificity(range: Member, representation: (typeof REPRESENTATIONS)[number]): number {
+  const slash = range.name.indexOf('/');
+  if (slash < 0) return -1;
+  const type = range.name.slice(0, slash).trim();
+  const subtype = range.name.slice(slash + 1).trim();
+  let score: number;
+  if (type === '*' && subtype === '*') score = 0;
+  else if (type === representation.type && subtype === '*') score = 1;
+  else if (type === representation.type && subtype === representation.subtype) score = 2;
+  else return -1;
+  if (range.version === undefined) return score;
+  return range.version === representation.version ? score + 1 : -1;
+}
+
+/**
+ * The quality the client gives a representation (RFC 9110 §12.5.1): that of the most specific range matching
+ * it, so `text/plain;q=0, *\/*` refuses text however much `*\/*` allows. Equally specific ranges differ only in
+ * parameters we ignore, and our body satisfies each of them, so the best of them counts. 0 when none matches.
+ */
+function quality(ranges: readonly Member[], representation: (typeof REPRESENTATIONS)[number]): number {
+  let best = -1;
+  let q = 0;
+  for (const range of ranges) {
+    const score = specificity(range, representation);
+    if (score > best) {
+      best = score;
+      q = range.q;
+    } else if (score === best && score >= 0) {
+      q = Math.max(q, range.q);
     }
   }
-  return openmetrics > 0 && openmetrics > text ? 'openmetrics' : 'text';
+  return q;
+}
+
+/**
+ * OpenMetrics only when the client rates it above text: equal qualities (`*\/*`, no header) go to text, the
+ * format every Prometheus-compatible scraper reads. When the client accepts neither (all q=0, or only other
+ * types) we still send text rather than 406: RFC 9110 §12.1 lets a server disregard the header, and a scrape
+ * that gets a body it can report on is more useful than one that gets an error, as other exporters do.
+ */
+export function negotiateFormat(accept: string | undefined): ExpositionFormat {
+  if (accept === undefined || accept.trim() === '') return 'text';
+  const ranges = parseList(accept);
+  const best: Record<ExpositionFormat, number> = { text: 0, openmetrics: 0 };
+  for (const representation of REPRESENTATIONS) {
+    best[representation.format] = Math.max(best[representation.format], quality(ranges, representation));
+  }
+  return best.openmetrics > best.text ? 'openmetrics' : 'text';
 }
 
 /** True when the client accepts gzip (q > 0). */

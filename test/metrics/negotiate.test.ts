@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { acceptsGzip, negotiateFormat } from '../../src/metrics/negotiate.js';
 import { escapeLabelValue, formatValue } from '../../src/metrics/text.js';
@@ -15,6 +16,26 @@ describe('content negotiation', () => {
     ['application/openmetrics-text;q=0', 'text'],
     ['application/openmetrics-text', 'openmetrics'],
     ['text/plain;version=0.0.4;q=0.5,application/openmetrics-text;version=0.0.1;q=0.6', 'openmetrics'],
+    // Prometheus 3's default, with escaping= (ignored: our names are the same under every scheme) and text 1.0.0
+    // (not ours: skipped, as is protobuf).
+    [
+      'application/vnd.google.protobuf;proto=io.prometheus.client.MetricFamily;encoding=delimited;q=0.5,application/openmetrics-text;version=1.0.0;escaping=allow-utf-8;q=0.4,application/openmetrics-text;version=0.0.1;q=0.3,text/plain;version=1.0.0;escaping=allow-utf-8;q=0.2,text/plain;version=0.0.4;q=0.1,*/*;q=0.05',
+      'openmetrics',
+    ],
+    // The most specific range sets a type's quality (RFC 9110 §12.5.1): text is refused, */* allows OpenMetrics.
+    ['text/plain;q=0, */*', 'openmetrics'],
+    ['text/plain;version=0.0.4;q=0.2, */*;q=0.9, application/openmetrics-text;q=0.5', 'openmetrics'],
+    ['text/plain;version=0.0.4;q=0, text/plain;q=1, application/openmetrics-text;q=0.5', 'openmetrics'],
+    ['text/*;q=0.1, application/*;q=0.3', 'openmetrics'],
+    ['application/*', 'openmetrics'],
+    ['text/plain;version=1.0.0, application/openmetrics-text;q=0.1', 'openmetrics'],
+    ['TEXT/Plain;Q=0, Application/OpenMetrics-Text;Version="1.0.0";q=0.1', 'openmetrics'],
+    ['application/openmetrics-text;version=1.0.0;q=0, */*;q=0.5', 'text'],
+    ['application/openmetrics-text;q=0, text/plain;q=0.5, */*', 'text'],
+    // Nothing acceptable: text anyway, rather than 406 (RFC 9110 §12.1 lets a server disregard the header).
+    ['text/plain;q=0, application/openmetrics-text;q=0', 'text'],
+    ['*/*;q=0', 'text'],
+    ['application/json', 'text'],
   ] as const)('Accept %j → %s', (accept, expected) => {
     expect(negotiateFormat(accept)).toBe(expected);
   });
@@ -52,5 +73,97 @@ describe('exposition text', () => {
     [-Infinity, '-Inf'],
   ])('formats %s', (value, expected) => {
     expect(formatValue(value)).toBe(expected);
+  });
+});
+
+/**
+ * The rules as a reference, written from RFC 9110 rather than from src: a representation's quality is that of
+ * the most specific media range matching it (§12.5.1; the best of equally specific ones, which differ only in
+ * parameters we ignore), 0 when none does. OpenMetrics is served only when rated above text.
+ */
+interface RangeSpec {
+  type: string;
+  subtype: string;
+  version: string | undefined;
+  escaping: string | undefined;
+  q: number | undefined;
+}
+
+const OURS = [
+  { format: 'text', type: 'text', subtype: 'plain', version: '0.0.4' },
+  { format: 'openmetrics', type: 'application', subtype: 'openmetrics-text', version: '1.0.0' },
+  { format: 'openmetrics', type: 'application', subtype: 'openmetrics-text', version: '0.0.1' },
+] as const;
+
+function referenceFormat(ranges: readonly RangeSpec[]): 'text' | 'openmetrics' {
+  const qualityOf = (ours: (typeof OURS)[number]): number => {
+    const matching = ranges.filter(
+      (range) =>
+        (range.type === '*' || range.type === ours.type) &&
+        (range.subtype === '*' || (range.type === ours.type && range.subtype === ours.subtype)) &&
+        (range.version === undefined || range.version === ours.version),
+    );
+    if (matching.length === 0) return 0;
+    const specificityOf = (range: RangeSpec): number =>
+      (range.type === '*' ? 0 : 1) + (range.subtype === '*' ? 0 : 1) + (range.version === undefined ? 0 : 1);
+    const most = Math.max(...matching.map(specificityOf));
+    return Math.max(...matching.filter((range) => specificityOf(range) === most).map((range) => range.q ?? 1));
+  };
+  const text = qualityOf(OURS[0]);
+  const openmetrics = Math.max(qualityOf(OURS[1]), qualityOf(OURS[2]));
+  return openmetrics > text ? 'openmetrics' : 'text';
+}
+
+/** The same letters in any case: type, subtype and parameter names are case-insensitive. */
+const anyCase = (word: string): fc.Arbitrary<string> =>
+  fc.array(fc.boolean(), { minLength: word.length, maxLength: word.length }).map((upper) =>
+    [...word].map((char, i) => (upper[i] === true ? char.toUpperCase() : char)).join(''),
+  );
+/** Optional whitespace, which the grammar allows around `;` and `,`. */
+const ows = fc.constantFrom('', ' ', '  ', '\t');
+/** A qvalue as the grammar spells it (0, 0.5, 0.125, 1, 1.000), with its number. */
+const qvalue = fc.oneof(
+  fc.integer({ min: 0, max: 999 }).chain((n) =>
+    fc.constantFrom(...new Set([String(n / 1000), (n / 1000).toFixed(3)])).map((spelled) => ({ spelled, q: n / 1000 })),
+  ),
+  fc.constantFrom({ spelled: '1', q: 1 }, { spelled: '1.0', q: 1 }, { spelled: '1.000', q: 1 }, { spelled: '0', q: 0 }),
+);
+
+const rangeSpec: fc.Arbitrary<{ spec: RangeSpec; spelled: fc.Arbitrary<string> }> = fc
+  .record({
+    kind: fc.constantFrom('*/*', 'text/*', 'application/*', 'text/plain', 'application/openmetrics-text', 'text/html', 'application/json', 'image/*'),
+    version: fc.constantFrom(undefined, '0.0.4', '1.0.0', '0.0.1', '2.0.0'),
+    escaping: fc.constantFrom(undefined, 'allow-utf-8', 'underscores'),
+    weight: fc.option(qvalue, { nil: undefined }),
+  })
+  .map(({ kind, version, escaping, weight }) => {
+    const [type = '', subtype = ''] = kind.split('/');
+    const spec: RangeSpec = { type, subtype, version, escaping, q: weight?.q };
+    const param = (name: string, value: string): fc.Arbitrary<string> =>
+      fc.tuple(ows, anyCase(name), ows, fc.boolean()).map(([space, key, after, quoted]) => `${space};${after}${key}=${quoted ? `"${value}"` : value}`);
+    const parts: fc.Arbitrary<string>[] = [anyCase(kind)];
+    if (version !== undefined) parts.push(param('version', version));
+    if (escaping !== undefined) parts.push(param('escaping', escaping));
+    // q comes last: it separates a media type's own parameters from the weight.
+    if (weight !== undefined) parts.push(fc.tuple(ows, anyCase('q'), ows).map(([space, q, after]) => `${space};${after}${q}=${weight.spelled}`));
+    return { spec, spelled: fc.tuple(...parts).map((spelledParts) => spelledParts.join('')) };
+  });
+
+const acceptHeader = fc
+  .array(rangeSpec, { minLength: 1, maxLength: 8 })
+  .chain((ranges) =>
+    fc
+      .tuple(...ranges.map((range) => fc.tuple(range.spelled, ows, ows)))
+      .map((spelled) => ({ specs: ranges.map((range) => range.spec), header: spelled.map(([text, before, after]) => `${before}${text}${after}`).join(',') })),
+  );
+
+describe('content negotiation against RFC 9110', () => {
+  it('Accept: the format served is the one the most specific ranges rate higher, text on a tie', () => {
+    fc.assert(
+      fc.property(acceptHeader, ({ specs, header }) => {
+        expect(negotiateFormat(header)).toBe(referenceFormat(specs));
+      }),
+      { numRuns: 2000 },
+    );
   });
 });

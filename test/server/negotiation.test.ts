@@ -1,0 +1,35 @@
+/**
+ * /metrics and /health answer with the format and coding src/metrics/negotiate.ts picks, headers as a scraper
+ * or curl sends them (the rules themselves are proven in test/metrics/negotiate.test.ts).
+ */
+import { get } from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CONTENT_TYPES } from '../../src/metrics/negotiate.js';
+import { startExporter, type Exporter } from './exporter.js';
+
+let exporter: Exporter;
+beforeAll(async () => {
+  exporter = await startExporter();
+});
+afterAll(async () => exporter.close());
+
+/** The raw answer's headers: node:http does not inflate or add an Accept-Encoding of its own (fetch would). */
+function headersOf(path: string, headers: Record<string, string>): Promise<Record<string, string | string[] | undefined>> {
+  return new Promise((resolve, reject) => {
+    get({ host: '127.0.0.1', port: exporter.port, path, headers }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.headers));
+    }).on('error', reject);
+  });
+}
+
+describe('negotiation over HTTP', () => {
+  it.each([
+    ['text/plain;q=0, */*', CONTENT_TYPES.openmetrics],
+    ['text/plain;version=0.0.4;q=0.2, */*;q=0.9, application/openmetrics-text;q=0.5', CONTENT_TYPES.openmetrics],
+    ['*/*', CONTENT_TYPES.text],
+    ['text/plain;q=0, application/openmetrics-text;q=0', CONTENT_TYPES.text],
+  ])('/metrics with Accept %j is %s', async (accept, contentType) => {
+    expect((await headersOf('/metrics', { accept }))['content-type']).toBe(contentType);
+  });
+});
