@@ -112,15 +112,20 @@ export function negotiateFormat(accept: string | undefined): ExpositionFormat {
   return best.openmetrics > best.text ? 'openmetrics' : 'text';
 }
 
-/** True when the client accepts gzip (q > 0). */
+/**
+ * True when the client accepts gzip (RFC 9110 §12.5.3): `gzip` (or its alias `x-gzip`) with q > 0, or when
+ * neither is listed, `*` with q > 0 (`*` stands only for codings listed nowhere else, so `gzip;q=0, *` refuses
+ * gzip). A coding listed more than once is refused if any listing refuses it: a client that cannot inflate
+ * gets nothing it can read, while the identity body is always safe. `identity;q=0` does not change this: the
+ * identity body goes out anyway when gzip is not acceptable (RFC 9110 §12.1 lets a server disregard the header).
+ */
 export function acceptsGzip(acceptEncoding: string | undefined): boolean {
   if (acceptEncoding === undefined) return false;
-  for (const item of acceptEncoding.split(',')) {
-    const [coding, ...params] = item.split(';');
-    const name = (coding ?? '').trim().toLowerCase();
-    if (name !== 'gzip' && name !== 'x-gzip' && name !== '*') continue;
-    const q = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
-    if (q === undefined || Number(q.slice(2)) > 0) return true;
+  let gzip: number | undefined;
+  let any: number | undefined;
+  for (const { name, q } of parseList(acceptEncoding)) {
+    if (name === 'gzip' || name === 'x-gzip') gzip = Math.min(gzip ?? 1, q);
+    else if (name === '*') any = Math.min(any ?? 1, q);
   }
-  return false;
+  return (gzip ?? any ?? 0) > 0;
 }

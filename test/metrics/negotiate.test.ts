@@ -47,6 +47,22 @@ describe('content negotiation', () => {
     ['gzip;q=0', false],
     ['br', false],
     ['*', true],
+    // `*` is every coding not listed elsewhere (RFC 9110 §12.5.3): gzip's own refusal stands.
+    ['gzip;q=0, *', false],
+    ['x-gzip;q=0, *', false],
+    ['*;q=0, gzip', true],
+    ['*;q=0', false],
+    ['x-gzip', true],
+    // Parameter names are case-insensitive; whitespace around `;` is allowed (and tolerated around `=`).
+    ['gzip;Q=0', false],
+    ['gzip ; q=0', false],
+    ['gzip;q = 0', false],
+    ['GZIP;q=0.001', true],
+    ['gzip;q=0.5, gzip;q=0', false],
+    // Identity refused too: gzip still only if accepted, else the identity body anyway (RFC 9110 §12.1).
+    ['identity;q=0', false],
+    ['gzip, identity;q=0', true],
+    ['', false],
   ] as const)('Accept-Encoding %j → gzip %s', (header, expected) => {
     expect(acceptsGzip(header)).toBe(expected);
   });
@@ -157,7 +173,50 @@ const acceptHeader = fc
       .map((spelled) => ({ specs: ranges.map((range) => range.spec), header: spelled.map(([text, before, after]) => `${before}${text}${after}`).join(',') })),
   );
 
+interface CodingSpec {
+  coding: string;
+  q: number | undefined;
+}
+
+/**
+ * RFC 9110 §12.5.3 as a reference: gzip (x-gzip is the same coding) is acceptable when listed with q > 0; when it
+ * is not listed, `*` decides; a coding listed twice counts as refused if either listing refuses it.
+ */
+function referenceGzip(codings: readonly CodingSpec[]): boolean {
+  const weights = (names: readonly string[]): number[] => codings.filter((c) => names.includes(c.coding)).map((c) => c.q ?? 1);
+  const gzip = weights(['gzip', 'x-gzip']);
+  if (gzip.length > 0) return gzip.every((q) => q > 0);
+  const any = weights(['*']);
+  return any.length > 0 && any.every((q) => q > 0);
+}
+
+const acceptEncodingHeader = fc
+  .array(fc.record({ coding: fc.constantFrom('gzip', 'x-gzip', '*', 'identity', 'deflate', 'br', 'zstd'), weight: fc.option(qvalue, { nil: undefined }) }), {
+    minLength: 1,
+    maxLength: 6,
+  })
+  .chain((members) =>
+    fc
+      .tuple(
+        ...members.map(({ coding, weight }) =>
+          fc
+            .tuple(ows, anyCase(coding), ows, ows, anyCase('q'), ows)
+            .map(([before, name, space, after, q, end]) => `${before}${name}${weight === undefined ? '' : `${space};${after}${q}=${weight.spelled}`}${end}`),
+        ),
+      )
+      .map((spelled) => ({ specs: members.map(({ coding, weight }): CodingSpec => ({ coding, q: weight?.q })), header: spelled.join(',') })),
+  );
+
 describe('content negotiation against RFC 9110', () => {
+  it('Accept-Encoding: gzip only when its own listing, or else `*`, accepts it', () => {
+    fc.assert(
+      fc.property(acceptEncodingHeader, ({ specs, header }) => {
+        expect(acceptsGzip(header)).toBe(referenceGzip(specs));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
   it('Accept: the format served is the one the most specific ranges rate higher, text on a tie', () => {
     fc.assert(
       fc.property(acceptHeader, ({ specs, header }) => {

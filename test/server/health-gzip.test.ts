@@ -39,4 +39,10 @@ describe('GET /health', () => {
   it('stays plain when gzip is refused (q=0)', async () => {
     expect((await health('gzip;q=0')).headers['content-encoding']).toBeUndefined();
   });
+
+  it.each(['gzip;q=0, *', 'gzip;Q=0', 'gzip ; q=0'])('stays plain when gzip is refused as %j, though the body is worth compressing', async (header) => {
+    // `*` alone compresses this very body, so plain here is the refusal, not the size threshold.
+    expect((await health('*')).headers['content-encoding']).toBe('gzip');
+    expect((await health(header)).headers['content-encoding']).toBeUndefined();
+  });
 });

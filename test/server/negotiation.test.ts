@@ -32,4 +32,14 @@ describe('negotiation over HTTP', () => {
   ])('/metrics with Accept %j is %s', async (accept, contentType) => {
     expect((await headersOf('/metrics', { accept }))['content-type']).toBe(contentType);
   });
+
+  it.each([
+    ['gzip', 'gzip'],
+    ['*', 'gzip'],
+    ['gzip;q=0, *', undefined],
+    ['gzip;Q=0', undefined],
+    ['identity;q=0', undefined],
+  ])('/metrics with Accept-Encoding %j is coded %s', async (acceptEncoding, coding) => {
+    expect((await headersOf('/metrics', { 'accept-encoding': acceptEncoding }))['content-encoding']).toBe(coding);
+  });
 });
