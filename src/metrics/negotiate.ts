@@ -16,9 +16,16 @@ interface Member {
   q: number;
 }
 
+/**
+ * Members read from one header. Scrapers send a handful; the rest of a hostile one (a header may be as long as
+ * the server's header limit) is ignored, so a request costs a bounded parse. Each member is scanned once.
+ */
+export const MAX_LIST_MEMBERS = 64;
+
 function parseList(header: string): Member[] {
   const members: Member[] = [];
-  for (const item of header.split(',')) {
+  // split's limit stops the scan at the cap: the ignored rest is never cut into strings.
+  for (const item of header.split(',', MAX_LIST_MEMBERS)) {
     const [rawName, ...rawParams] = item.split(';');
     const name = (rawName ?? '').trim().toLowerCase();
     if (name === '') continue;

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { acceptsGzip, negotiateFormat } from '../../src/metrics/negotiate.js';
+import { acceptsGzip, MAX_LIST_MEMBERS, negotiateFormat } from '../../src/metrics/negotiate.js';
 import { escapeLabelValue, formatValue } from '../../src/metrics/text.js';
 
 describe('content negotiation', () => {
@@ -65,6 +65,42 @@ describe('content negotiation', () => {
     ['', false],
   ] as const)('Accept-Encoding %j → gzip %s', (header, expected) => {
     expect(acceptsGzip(header)).toBe(expected);
+  });
+});
+
+describe('hostile headers', () => {
+  const KB64 = 64 * 1024;
+  const fill = (unit: string): string => unit.repeat(Math.ceil(KB64 / unit.length)).slice(0, KB64);
+  it.each([
+    ['thousands of members', fill('text/plain;q=0,')],
+    ['empty members', fill(',')],
+    ['one member, thousands of parameters', 'application/openmetrics-text' + fill(';version=1.0.0')],
+    ['one long parameter value', `text/plain;q=${fill('0')}`],
+    ['an unterminated quote', `application/openmetrics-text;version="${fill('1')}`],
+    ['separators only', fill(';=,"')],
+  ])('64 KB of %s: answered in linear time, without throwing', (_name, header) => {
+    const started = performance.now();
+    expect(['text', 'openmetrics']).toContain(negotiateFormat(header));
+    expect(typeof acceptsGzip(header)).toBe('boolean');
+    // Linear is well under a millisecond per header here; quadratic in 64 KB would take seconds.
+    expect(performance.now() - started).toBeLessThan(250);
+  });
+
+  it(`reads only the first ${MAX_LIST_MEMBERS} members, so a header's length does not set the work`, () => {
+    const padding = (n: number): string => 'x/y,'.repeat(n);
+    expect(negotiateFormat(padding(MAX_LIST_MEMBERS - 1) + 'application/openmetrics-text')).toBe('openmetrics');
+    expect(negotiateFormat(padding(MAX_LIST_MEMBERS) + 'application/openmetrics-text')).toBe('text');
+    expect(acceptsGzip(padding(MAX_LIST_MEMBERS - 1) + 'gzip')).toBe(true);
+    expect(acceptsGzip(padding(MAX_LIST_MEMBERS) + 'gzip')).toBe(false);
+  });
+
+  it('any string gets an answer', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: fc.constantFrom('a', '/', '*', ',', ';', '=', '"', ' ', 'q', '0', '.', '1', 'gzip', 'text/plain', 'application/openmetrics-text', 'version') }), (header) => {
+        expect(['text', 'openmetrics']).toContain(negotiateFormat(header));
+        expect(typeof acceptsGzip(header)).toBe('boolean');
+      }),
+    );
   });
 });
 
