@@ -69,12 +69,23 @@ function decodeUtf8Parts(parts: readonly Uint8Array[]): string | undefined {
   return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
 }
 
-/** Escapes raw C0 control characters that stand inside JSON strings (invalid JSON, but sent by real routers). */
-export function escapeControlsInStrings(text: string): string {
+/**
+ * Raw control characters inside a reply's strings beyond this many make it not data. Real routers send a few (a
+ * comment typed with a tab or a line break); each one escaped costs a piece of the repaired text, so a hostile
+ * reply of millions (30 MB of them took 8 s) would cost the event loop seconds and the heap gigabytes.
+ */
+export const MAX_RAW_CONTROLS = 100_000;
+
+/**
+ * Escapes raw C0 control characters that stand inside JSON strings (invalid JSON, but sent by real routers); the
+ * text itself when there is none, undefined when there are more than MAX_RAW_CONTROLS.
+ */
+function escapeControlsInStrings(text: string): string | undefined {
   let out = '';
   let inString = false;
   let escaped = false;
   let last = 0;
+  let controls = 0;
   for (let i = 0; i < text.length; i++) {
     const code = text.charCodeAt(i);
     if (inString) {
@@ -85,6 +96,7 @@ export function escapeControlsInStrings(text: string): string {
       } else if (code === 0x22) {
         inString = false;
       } else if (code < 0x20) {
+        if (++controls > MAX_RAW_CONTROLS) return undefined;
         out += text.slice(last, i) + '\\u' + code.toString(16).padStart(4, '0');
         last = i + 1;
       }
@@ -92,28 +104,39 @@ export function escapeControlsInStrings(text: string): string {
       inString = true;
     }
   }
-  return last === 0 ? text : out + text.slice(last);
+  return controls === 0 ? text : out + text.slice(last);
 }
 
-/** Parses a reply body as JSON, repairing control characters once; a body that is still not JSON is a `parse` error. */
+/**
+ * Parses a reply body as JSON, repairing control characters once; a body that is still not JSON is a `parse`
+ * error. Parsed once more only when the repair changed something: a reply that fails for another reason (a
+ * hostile 30 MB of nesting takes seconds to fail) costs one parse.
+ */
 export function parseJsonBody(bytes: Uint8Array | readonly Uint8Array[], request: string): unknown {
   const text = decodeText(bytes);
+  let failure: unknown;
   try {
     return JSON.parse(text) as unknown;
-  } catch {
-    // fall through to the repaired attempt
-  }
-  try {
-    return JSON.parse(escapeControlsInStrings(text)) as unknown;
   } catch (error) {
-    const trimmed = text.trimStart();
-    const hint = trimmed.startsWith('<')
-      ? 'the router answered HTML, not JSON (is the URL the router itself, without a path?)'
-      : trimmed.length === 0
-        ? 'the router answered an empty body'
-        : `the router's reply is not valid JSON (${safeText((error as Error).message, 200)}); check that nothing (a proxy) alters replies on the way, and report the RouterOS version if it persists`;
-    throw new RouterOsError('ROS_ERR_PARSE', `${request}: ${hint}`, { request });
+    failure = error;
   }
+  const repaired = escapeControlsInStrings(text);
+  if (repaired !== undefined && repaired !== text) {
+    try {
+      return JSON.parse(repaired) as unknown;
+    } catch (error) {
+      failure = error;
+    }
+  }
+  const trimmed = text.trimStart();
+  const hint = trimmed.startsWith('<')
+    ? 'the router answered HTML, not JSON (is the URL the router itself, without a path?)'
+    : trimmed.length === 0
+      ? 'the router answered an empty body'
+      : repaired === undefined
+        ? `the router's reply has more than ${MAX_RAW_CONTROLS} raw control characters in its strings, which no router sends; check that nothing (a proxy) alters replies on the way`
+        : `the router's reply is not valid JSON (${safeText((failure as Error).message, 200)}); check that nothing (a proxy) alters replies on the way, and report the RouterOS version if it persists`;
+  throw new RouterOsError('ROS_ERR_PARSE', `${request}: ${hint}`, { request });
 }
 
 /** Media types of JSON: `application/json`, and `+json` suffixes (RFC 6839). */

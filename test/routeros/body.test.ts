@@ -2,7 +2,7 @@
 import { Readable } from 'node:stream';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import fc from 'fast-check';
-import { decodeText, readCapped } from '../../src/routeros/body.js';
+import { MAX_RAW_CONTROLS, decodeText, parseJsonBody, readCapped } from '../../src/routeros/body.js';
 import { decodeCp1252 } from '../../src/util/cp1252.js';
 
 describe('decodeText', () => {
@@ -185,3 +185,30 @@ describe('readCapped', () => {
     );
   });
 });
+
+describe('parseJsonBody against hostile bodies', () => {
+  afterEach(() => {
+    vi.restoreAllMocks();
+  });
+
+  it('repairs raw controls inside strings (real routers send them), up to a bound; beyond it the reply is not data', () => {
+    const atCap = `[{"comment":"${'a\u0001'.repeat(MAX_RAW_CONTROLS)}"}]`;
+    expect((parseJsonBody([Buffer.from(atCap)], 'GET /x') as { comment: string }[])[0]?.comment).toHaveLength(2 * MAX_RAW_CONTROLS);
+    // Before: millions of controls were escaped one string piece at a time (30 MB took 8 s and gigabytes).
+    const over = Buffer.from(`["${'\u0001'.repeat(4 * MAX_RAW_CONTROLS)}"]`);
+    expect(() => parseJsonBody([over], 'GET /x')).toThrow(/more than 100000 raw control characters/);
+  });
+
+  it('parses once a body the repair would not change: a reply failing for another reason costs one parse', () => {
+    const parse = vi.spyOn(JSON, 'parse');
+    for (const body of ['['.repeat(10_000), '{"a":1', '[1,]', 'not json']) {
+      parse.mockClear();
+      expect(() => parseJsonBody([Buffer.from(body)], 'GET /x')).toThrow(/not valid JSON/);
+      expect(parse).toHaveBeenCalledTimes(1);
+    }
+    parse.mockClear();
+    expect(parseJsonBody([Buffer.from('["a\tb"]')], 'GET /x')).toEqual(['a\tb']);
+    expect(parse).toHaveBeenCalledTimes(2);
+  });
+});
+
