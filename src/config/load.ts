@@ -1,6 +1,6 @@
 import { dirname, resolve } from 'node:path';
 import { NotRegularFileError, readRegularFile } from './files.js';
-import { resolveConfig } from './resolve.js';
+import { resolveConfig, type ResolveOptions } from './resolve.js';
 import { ConfigError, type Config, type ConfigProblem } from './types.js';
 import { parseYaml } from './yaml.js';
 
@@ -17,9 +17,14 @@ export async function loadConfigFile(path: string, env: NodeJS.ProcessEnv = proc
     const reason = error instanceof NotRegularFileError ? `: ${error.reason}` : ` (${(error as NodeJS.ErrnoException | undefined)?.code ?? 'unreadable'})`;
     throw new ConfigError(path, [{ path: '', message: `cannot read the config file${reason}` }]);
   }
+  return configFromText(text, { source: path, baseDir: dirname(resolve(path)), env });
+}
+
+/** Parses and validates config text; throws ConfigError with every problem found (and nothing else). */
+export function configFromText(text: string, options: ResolveOptions): Config {
   const parsed = parseYaml(text);
-  if (parsed.problems.length > 0) throw new ConfigError(path, parsed.problems);
-  return resolveConfig(parsed.value, { source: path, baseDir: dirname(resolve(path)), env });
+  if (parsed.problems.length > 0) throw new ConfigError(options.source, parsed.problems);
+  return resolveConfig(parsed.value, options);
 }
 
 /** What `check-config` needs: every problem of a config file, or [] when it is valid. */

@@ -1,4 +1,5 @@
-import { parseDocument } from 'yaml';
+import { isAlias, isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, type Document } from 'yaml';
+import { joinPath } from './problems.js';
 import type { ConfigProblem } from './types.js';
 
 export interface ParsedYaml {
@@ -49,7 +50,8 @@ function locate(error: YamlError, text: string): { line: number; col: number; me
 /** Parses YAML text; syntax errors (and duplicate keys) become problems with their line and column. */
 export function parseYaml(text: string): ParsedYaml {
   // `merge: true` lets users share blocks with `<<: *common`; anchors and aliases work regardless.
-  const doc = parseDocument(text, { merge: true, prettyErrors: true, uniqueKeys: true });
+  const lines = new LineCounter();
+  const doc = parseDocument(text, { lineCounter: lines, merge: true, prettyErrors: true, uniqueKeys: true });
   const errors = [...doc.errors, ...doc.warnings];
   // The same mis-indented line also yields "Nested mappings are not allowed in compact mappings" at the same place.
   const multiline = new Set(errors.filter((e) => e.code === 'MULTILINE_IMPLICIT_KEY').map((e) => e.pos[0]));
@@ -61,10 +63,78 @@ export function parseYaml(text: string): ParsedYaml {
       return { path: '', message: `line ${at.line}, column ${at.col}: ${at.message}`, line: at.line, column: at.col };
     });
   if (problems.length > 0) return { value: undefined, problems };
+  // Checked on the syntax tree, before toJS: an alias inside its own anchor makes toJS build a cyclic object,
+  // which every later step (interpolation, validation) would recurse into until the stack overflows.
+  const aliasProblems = checkAliases(doc, lines);
+  if (aliasProblems.length > 0) return { value: undefined, problems: aliasProblems };
   try {
     return { value: doc.toJS({ maxAliasCount: 100 }), problems };
   } catch (error) {
-    // Unresolved aliases and alias bombs surface only when the document is turned into values.
-    return { value: undefined, problems: [{ path: '', message: describe(error instanceof Error ? error.message : String(error)) }] };
+    // What is left after checkAliases is the alias bomb (the yaml package throws a ReferenceError for it).
+    // Our own words either way: the package's message is not ours to vouch for.
+    const message =
+      error instanceof ReferenceError && /alias count/i.test(error.message)
+        ? 'too many aliases: expanding them would take more than 100 copies of anchored values (a resource exhaustion guard)'
+        : 'the YAML cannot be turned into values';
+    return { value: undefined, problems: [{ path: '', message }] };
   }
+}
+
+/** The config path of a value, for messages: `routers[0].labels.site`. */
+function keyName(key: unknown): string {
+  // The merge key `<<` is held as a symbol.
+  if (isScalar(key)) return typeof key.value === 'symbol' ? (key.value.description ?? '?') : String(key.value);
+  return key === null || key === undefined ? '' : '?';
+}
+
+/**
+ * Aliases that refer to no anchor, or to an anchor they sit inside (a cycle: the value would contain itself).
+ * A cycle always closes at such an alias: an alias refers only to an anchor set before it, so following
+ * aliases from an anchor that does not contain them only ever reaches earlier, finished values. The anchor
+ * name is never quoted (`password: *secret` is an alias to YAML). Walked with an explicit stack, so no nesting
+ * depth the parser accepted can overflow it.
+ */
+function checkAliases(doc: Document, lines: LineCounter): ConfigProblem[] {
+  const problems: ConfigProblem[] = [];
+  // The latest node set with each anchor name so far, in document order — what the yaml package resolves to.
+  const anchors = new Map<string, unknown>();
+  // Collections being walked: the ancestors of the current node.
+  const open = new Set<unknown>();
+  const stack: { node: unknown; path: string; leave?: true }[] = [{ node: doc.contents, path: '' }];
+  const report = (node: { range?: [number, number, number] | null }, path: string, reason: string): void => {
+    const { line, col } = lines.linePos(node.range?.[0] ?? 0);
+    problems.push({ path, message: `line ${line}, column ${col}: ${reason}`, line, column: col });
+  };
+  for (let frame = stack.pop(); frame !== undefined; frame = stack.pop()) {
+    const { node, path } = frame;
+    if (frame.leave === true) {
+      open.delete(node);
+      continue;
+    }
+    if (isAlias(node)) {
+      const target = anchors.get(node.source);
+      if (target === undefined) {
+        report(node, path, 'an alias (*name) refers to no anchor (&name) set before it (quote a value that starts with *)');
+      } else if (open.has(target)) {
+        report(node, path, 'an alias (*name) inside the anchor (&name) it refers to: the value would contain itself');
+      }
+      continue;
+    }
+    if (isScalar(node) || isMap(node) || isSeq(node)) {
+      if (node.anchor !== undefined) anchors.set(node.anchor, node);
+    }
+    if (!isMap(node) && !isSeq(node)) continue;
+    open.add(node);
+    const children: { node: unknown; path: string }[] = [];
+    node.items.forEach((item: unknown, i: number) => {
+      if (isPair(item)) {
+        const at = joinPath(path, keyName(item.key));
+        children.push({ node: item.key, path: at }, { node: item.value, path: at });
+      } else {
+        children.push({ node: item, path: joinPath(path, i) });
+      }
+    });
+    stack.push({ node, path, leave: true }, ...children.reverse());
+  }
+  return problems;
 }
