@@ -1,4 +1,4 @@
-import { isAlias, isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, type Document } from 'yaml';
+import { isAlias, isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, type Document, type ErrorCode } from 'yaml';
 import { joinPath } from './problems.js';
 import type { ConfigProblem } from './types.js';
 
@@ -8,15 +8,45 @@ export interface ParsedYaml {
 }
 
 /**
- * The yaml package's messages end with a source excerpt and may quote the offending token; either can
- * be a password typed on the wrong line, so keep only the description and our own line/column.
+ * What we say for each of the yaml package's error codes. The package's own messages quote the source — the
+ * unknown tag, the alias name, the bad escape, the token — and a password typed unquoted (`password: !x…`,
+ * `password: *x…`) is exactly such a token. So a message is only ever built from the code, with our own
+ * fixed words; the package's text is never shown, edited or not. Record<ErrorCode, …> makes a new code
+ * a compile error here rather than a leak.
  */
-function describe(message: string): string {
-  const [first = ''] = message.split('\n');
-  return first
-    .replace(/ at line \d+, column \d+:?$/, '')
-    .replace(/: ".*"$/, '')
-    .trim();
+const WORDING: Record<ErrorCode, string> = {
+  ALIAS_PROPS: 'an alias (*name) cannot have an anchor or a tag',
+  BAD_ALIAS: 'an anchor (&name) or alias (*name) is empty or ends in ":" (quote a value that starts with & or *)',
+  BAD_COLLECTION_TYPE: 'a tag (!name) does not fit the kind of value it is on (quote a value that starts with !)',
+  BAD_DIRECTIVE: 'a % directive is not valid (quote a value that starts with %)',
+  BAD_DQ_ESCAPE: 'a double-quoted value has an invalid \\ escape (use single quotes, or write \\\\ for a backslash)',
+  BAD_INDENT:
+    'wrong indentation: the items of one list or mapping start at the same column, and a [ ] or { } over several lines is indented deeper than its key and closed',
+  BAD_PROP_ORDER: 'an anchor (&name) or tag (!name) is in the wrong place (quote a value that starts with & or !)',
+  BAD_SCALAR_START: 'a plain value cannot start with this character (quote the value)',
+  BLOCK_AS_IMPLICIT_KEY: 'a list or mapping cannot be a key here (check the indentation)',
+  BLOCK_IN_FLOW: 'an indented list or mapping cannot be inside [ ] or { } (close the brackets, or quote a value that starts with [ or {)',
+  DUPLICATE_KEY: 'map keys must be unique: this key is already set in the same mapping',
+  IMPOSSIBLE: 'the YAML cannot be read here',
+  KEY_OVER_1024_CHARS: 'a key on one line is limited to 1024 characters',
+  MISSING_CHAR: 'a character is missing: a closing quote or bracket, a comma between items, or a space after ":"',
+  MULTILINE_IMPLICIT_KEY: 'a key must be on a single line (check the indentation, or close a quote or bracket)',
+  MULTIPLE_ANCHORS: 'a value can have at most one anchor (&name) (quote a value that starts with &)',
+  MULTIPLE_DOCS: 'the file must hold one YAML document (remove the "---" separator)',
+  MULTIPLE_TAGS: 'a value can have at most one tag (!name) (quote a value that starts with !)',
+  NON_STRING_KEY: 'a key must be plain text',
+  RESOURCE_EXHAUSTION: 'the YAML is nested too deeply to read',
+  TAB_AS_INDENT: 'tabs are not allowed as indentation (use spaces)',
+  TAG_RESOLVE_FAILED: 'an unknown tag (!name) (quote a value that starts with !)',
+  UNEXPECTED_TOKEN:
+    'unexpected character (quote a value that starts with one of ! & * % @ ` | > [ ] { } , ? : - # \' ")',
+};
+
+type YamlError = ReturnType<typeof parseDocument>['errors'][number];
+
+function describe(error: YamlError): string {
+  // Object.hasOwn: the code is the package's, not ours to trust as a key (and may be new to this table).
+  return Object.hasOwn(WORDING, error.code) ? WORDING[error.code] : 'the YAML cannot be read here';
 }
 
 /** 1-based column of the first non-blank character of a 1-based line, or 1. */
@@ -25,7 +55,6 @@ function indentColumn(text: string, line: number): number {
   return content.length - content.trimStart().length + 1;
 }
 
-type YamlError = ReturnType<typeof parseDocument>['errors'][number];
 
 /**
  * Where a user should look, and what to read there. A key indented deeper than the one above it turns the
@@ -44,22 +73,26 @@ function locate(error: YamlError, text: string): { line: number; col: number; me
     };
   }
   const col = error.code === 'BAD_INDENT' ? indentColumn(text, start.line) : start.col;
-  return { line: start.line, col, message: describe(error.message) };
+  return { line: start.line, col, message: describe(error) };
 }
 
 /** Parses YAML text; syntax errors (and duplicate keys) become problems with their line and column. */
 export function parseYaml(text: string): ParsedYaml {
   // `merge: true` lets users share blocks with `<<: *common`; anchors and aliases work regardless.
   const lines = new LineCounter();
-  const doc = parseDocument(text, { lineCounter: lines, merge: true, prettyErrors: true, uniqueKeys: true });
-  const errors = [...doc.errors, ...doc.warnings];
+  // logLevel 'error': the package would otherwise print its warnings (with source text) to stderr itself.
+  const doc = parseDocument(text, { lineCounter: lines, logLevel: 'error', merge: true, prettyErrors: true, uniqueKeys: true });
+  // Too deep a nesting fails once per open level: one problem says it.
+  const errors = [...doc.errors, ...doc.warnings].filter(
+    (error, i, all) => error.code !== 'RESOURCE_EXHAUSTION' || all.findIndex((e) => e.code === error.code) === i,
+  );
   // The same mis-indented line also yields "Nested mappings are not allowed in compact mappings" at the same place.
   const multiline = new Set(errors.filter((e) => e.code === 'MULTILINE_IMPLICIT_KEY').map((e) => e.pos[0]));
   const problems: ConfigProblem[] = errors
     .filter((error) => !(error.code === 'BLOCK_AS_IMPLICIT_KEY' && multiline.has(error.pos[0])))
     .map((error) => {
       const at = locate(error, text);
-      if (at === undefined) return { path: '', message: describe(error.message) };
+      if (at === undefined) return { path: '', message: describe(error) };
       return { path: '', message: `line ${at.line}, column ${at.col}: ${at.message}`, line: at.line, column: at.col };
     });
   if (problems.length > 0) return { value: undefined, problems };
@@ -129,6 +162,9 @@ function checkAliases(doc: Document, lines: LineCounter): ConfigProblem[] {
     node.items.forEach((item: unknown, i: number) => {
       if (isPair(item)) {
         const at = joinPath(path, keyName(item.key));
+        // toJS would turn a list or mapping key into text and warn with that text; no config key is one.
+        const key = isAlias(item.key) ? anchors.get(item.key.source) : item.key;
+        if (isMap(key) || isSeq(key)) report(item.key as { range?: [number, number, number] }, at, 'a key must be plain text, not a list or mapping');
         children.push({ node: item.key, path: at }, { node: item.value, path: at });
       } else {
         children.push({ node: item, path: joinPath(path, i) });

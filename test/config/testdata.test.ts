@@ -12,10 +12,10 @@ const dir = join(dirname(fileURLToPath(import.meta.url)), 'testdata');
 const env = { ROUTER_PASSWORD: 'env-Secret-5', BRANCH_PASSWORD: 'branch-Secret-6' };
 
 const INVALID: Record<string, [path: string, message: string]> = {
-  'yaml-syntax': ['', 'line 8, column 3: Flow sequence in block collection must be sufficiently indented'],
-  'yaml-duplicate-key': ['', 'Map keys must be unique'],
+  'yaml-syntax': ['', 'line 8, column 3: wrong indentation'],
+  'yaml-duplicate-key': ['', 'map keys must be unique'],
   'yaml-indent': ['', 'line 8, column 6: this line is indented deeper than the key above it, so YAML reads both lines as one key'],
-  'yaml-indent-less': ['', 'line 6, column 2: All mapping items must start at the same column'],
+  'yaml-indent-less': ['', 'line 6, column 2: wrong indentation: the items of one list or mapping start at the same column'],
   empty: ['', 'the config is empty'],
   'not-a-mapping': ['', 'must be a mapping'],
   'top-unknown-key': ['lisen', 'unknown key (did you mean "listen"?)'],
@@ -128,7 +128,7 @@ describe('invalid-*.yml', () => {
     const problems = await checkConfigFile(join(dir, 'invalid-yaml-syntax.yml'), env);
     expect(problems[0]).toMatchObject({ line: 8, column: 3 });
     expect(formatProblems('c.yml', problems)).toBe(
-      'c.yml: line 8, column 3: Flow sequence in block collection must be sufficiently indented and end with a ]',
+      'c.yml: line 8, column 3: wrong indentation: the items of one list or mapping start at the same column, and a [ ] or { } over several lines is indented deeper than its key and closed',
     );
   });
 

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { stringify } from 'yaml';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { checkConfigFile, ConfigError, resolveConfig, type ConfigProblem } from '../../src/config/index.js';
 import { configFromText } from '../../src/config/load.js';
 import { SETTINGS_KEYS } from '../../src/config/settings.js';
@@ -135,5 +135,74 @@ describe('the loader on any input', () => {
       }),
       { numRuns: 500 },
     );
+  });
+});
+
+/**
+ * Text that looks like a password: letters, digits and the punctuation people put in passwords. Its ends mix
+ * letters and digits, so finding one in a message cannot be a word of our own wording.
+ */
+const END = fc.tuple(fc.stringMatching(/^[A-Za-z]{3,5}$/), fc.stringMatching(/^[0-9]{1,3}$/), fc.stringMatching(/^[A-Za-z0-9]{2,4}$/)).map((parts) => parts.join(''));
+const SECRET = fc
+  .tuple(END, fc.string({ unit: fc.constantFrom(...'Xk9Q7z!#$%&*@^~=+?/.,;:-_()<>[]{}|\'"`\\ '.split('')), maxLength: 10 }), END)
+  .map(([head, middle, tail]) => ({ secret: `${head}${middle}${tail}`, ends: [head, tail] }));
+
+/** How a password can sit after `password: ` so that the YAML is broken or means something else. */
+const SHAPES: ((secret: string) => string)[] = [
+  ...['*', '!', '&', '%', '@', '`', '|', '>', '{', '[', '"', "'", '!!', '? ', '- ', ',', '&a !', '!x &', '*a '].map((lead) => (s: string) => `${lead}${s}`),
+  (s) => `"${s}`,
+  (s) => `'${s}`,
+  (s) => `"\\q${s}"`,
+  (s) => `"${s}\\x"`,
+  (s) => `[${s}`,
+  (s) => `{ ${s}`,
+  (s) => `${s}: ${s}`,
+  (s) => `[a, b] ${s}`,
+  (s) => `!!int ${s}`,
+  (s) => `!!map ${s}`,
+  (s) => `&${s} &${s} x`,
+  (s) => `!${s} !${s} x`,
+  (s) => `|${s}`,
+  (s) => `>${s}\n    x`,
+  (s) => `\n\t${s}`,
+  (s) => `\n  ${s}\n ${s}`,
+  (s) => `x\n---\n${s}`,
+  (s) => `{ [${s}]: 1 }`,
+];
+
+describe('YAML errors never carry the source', () => {
+  it('a password in any broken shape is never in the message', () => {
+    fc.assert(
+      fc.property(SECRET, fc.integer({ min: 0, max: SHAPES.length - 1 }), fc.boolean(), ({ secret, ends }, shape, flow) => {
+        const value = SHAPES[shape]?.(secret) ?? secret;
+        const text = flow
+          ? `defaults: { username: monitor, password: ${value} }\n${ROUTER}`
+          : `defaults:\n  username: monitor\n  password: ${value}\n${ROUTER}`;
+        // Messages, and the paths of YAML-level problems (they have a line). A broken value can also split into
+        // keys (`{ password: ab,cd }` sets a key cd) that validation names as unknown: that path is not a YAML error.
+        const problems = problemsOfText(text);
+        const shown = JSON.stringify(problems.map((p) => (p.line === undefined ? p.message : p)));
+        for (const end of ends) expect(shown).not.toContain(end);
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it.each<[string, string]>([
+    ['an unquoted password that starts with *', 'password: *Xk9pQ7secret'],
+    ['an unquoted password that starts with !', 'password: !Xk9pQ7secret'],
+    ['a bad escape in a quoted password', 'password: "Xk9pQ7\\qsecret"'],
+    ['a password in a list used as a key', 'labels: { [Xk9pQ7secret]: 1 }'],
+  ])('%s', (_what, line) => {
+    // The yaml package prints its own warnings (a list key, stringified) with process.emitWarning: to stderr.
+    const warn = vi.spyOn(process, 'emitWarning').mockImplementation(() => undefined);
+    try {
+      const problems = problemsOfText(`defaults:\n  username: monitor\n  ${line}\n${ROUTER}`);
+      expect(problems.length).toBeGreaterThan(0);
+      expect(JSON.stringify(problems)).not.toMatch(/Xk9pQ7|secret/);
+      expect(warn).not.toHaveBeenCalled();
+    } finally {
+      warn.mockRestore();
+    }
   });
 });
