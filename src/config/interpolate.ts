@@ -3,15 +3,23 @@ import { joinPath, type Problems } from './problems.js';
 
 const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
+/** Keys whose value is a secret, or names where one is: a problem there never quotes the value's text. */
+const SECRET_KEYS: ReadonlySet<string> = new Set(['password', 'password_env']);
+
 /**
  * Expand `${NAME}` and `${NAME:-default}` in one string; `$$` is a literal `$`, and a `$` not followed by
  * `{` or `$` stays as it is (passwords contain dollars). Like the shell, `:-` also replaces an empty value.
+ *
+ * A problem never quotes the text inside a rejected `${…}`: in a password, `Tr0ub4dor${&3 horse}` is not a
+ * reference but the password itself. It says where instead (the 1-based character of the `$`). In a secret
+ * field even a valid but unset name is not shown: it may be a password pasted where a name belongs.
  */
 export function interpolateString(
   text: string,
   env: NodeJS.ProcessEnv,
   path: string,
   problems: Problems,
+  secret = false,
 ): string | undefined {
   let out = '';
   let ok = true;
@@ -41,16 +49,20 @@ export function interpolateString(
     const name = split === -1 ? inner : inner.slice(0, split);
     const fallback = split === -1 ? undefined : inner.slice(split + 2);
     const value = env[name];
+    const at = `the \${…} at character ${dollar + 1}`;
     if (!NAME.test(name)) {
-      problems.add(path, `\${${name.slice(0, 40)}}: not a valid environment variable name`);
+      problems.add(path, `${at} does not hold a valid environment variable name (letters, digits and _, not starting with a digit; write $$ for a literal $)`);
       ok = false;
     } else if (fallback?.includes('${') === true) {
-      problems.add(path, `\${${name}:-…}: a default cannot contain another \${…}`);
+      problems.add(path, `${at}: a default cannot contain another \${…}`);
       ok = false;
     } else if (value !== undefined && (value !== '' || fallback === undefined)) {
       out += value;
     } else if (fallback !== undefined) {
       out += fallback;
+    } else if (secret) {
+      problems.add(path, `the environment variable named by ${at} is not set (set it, or give a default: \${NAME:-value})`);
+      ok = false;
     } else {
       problems.add(path, `environment variable ${name} is not set (set it, or give a default: \${${name}:-value})`);
       ok = false;
@@ -61,13 +73,15 @@ export function interpolateString(
 }
 
 /** A copy of a parsed YAML tree with every string value interpolated; keys are left alone. */
-export function interpolateTree(value: unknown, env: NodeJS.ProcessEnv, path: string, problems: Problems): unknown {
-  if (typeof value === 'string') return interpolateString(value, env, path, problems) ?? REPORTED;
-  if (Array.isArray(value)) return value.map((item, i) => interpolateTree(item, env, joinPath(path, i), problems));
+export function interpolateTree(value: unknown, env: NodeJS.ProcessEnv, path: string, problems: Problems, secret = false): unknown {
+  if (typeof value === 'string') return interpolateString(value, env, path, problems, secret) ?? REPORTED;
+  if (Array.isArray(value)) return value.map((item, i) => interpolateTree(item, env, joinPath(path, i), problems, secret));
   if (value !== null && typeof value === 'object') {
     // Own properties whatever the key, as the YAML parser makes them: `copy[key] =` would make a `__proto__` key
     // (a peer may be called that) the copy's prototype, or drop it, rather than keep it as written.
-    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, interpolateTree(item, env, joinPath(path, key), problems)]));
+    return Object.fromEntries(
+      Object.entries(value).map(([key, item]) => [key, interpolateTree(item, env, joinPath(path, key), problems, secret || SECRET_KEYS.has(key))]),
+    );
   }
   return value;
 }

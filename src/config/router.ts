@@ -43,7 +43,8 @@ function resolvePassword(source: PasswordSource, path: string, ctx: RouterContex
     case 'password_env': {
       const text = ctx.env[source.name];
       if (text !== undefined) return new Secret(text);
-      ctx.problems.add(path, `environment variable ${source.name} is not set`);
+      // The name is not quoted: it may be a password pasted where the variable's name belongs.
+      ctx.problems.add(path, 'the environment variable it names is not set');
       return undefined;
     }
     case 'password_file': {

@@ -19,7 +19,6 @@ import { readInterfaceLayer } from './interfaces.js';
 import { readExpect } from './expect.js';
 import { readProbeCount, readProbeDefault, readProbeMap } from './probe.js';
 import { COLLECTOR_NAMES, ROUTER_COMMAND_LIMIT_SECONDS, type CollectorName } from './types.js';
-import { quoteValue } from './value-error.js';
 import { readSlot, type Reader } from './slot.js';
 
 const PASSWORD_KEYS = ['password', 'password_file', 'password_env'] as const;
@@ -61,7 +60,8 @@ function readPassword(map: RawMap, base: string, problems: Problems): Slot<Passw
     if (text === undefined) return undefined;
     if (key === 'password_file') return { kind: 'password_file', file: text };
     if (/^[A-Za-z_][A-Za-z0-9_]*$/.test(text)) return { kind: 'password_env', name: text };
-    problems.add(path, `${quoteValue(text)} is not an environment variable name`);
+    // Not quoted: a value that is not a name is most likely the password itself, pasted in the wrong key.
+    problems.add(path, 'is not an environment variable name (letters, digits and _, not starting with a digit): give the name of the variable that holds the password');
     return undefined;
   });
 }

@@ -33,9 +33,9 @@ describe('interpolateString', () => {
   it.each<[string, string]>([
     ['${MISSING}', 'environment variable MISSING is not set (set it, or give a default: ${MISSING:-value})'],
     ['a ${HOST', 'has "${" without a closing "}" (write $$ for a literal $)'],
-    ['${}', '${}: not a valid environment variable name'],
-    ['${1X}', '${1X}: not a valid environment variable name'],
-    ['${A-B}', '${A-B}: not a valid environment variable name'],
+    ['${}', 'the ${…} at character 1 does not hold a valid environment variable name'],
+    ['${1X}', 'the ${…} at character 1 does not hold a valid environment variable name'],
+    ['ab${A-B}', 'the ${…} at character 3 does not hold a valid environment variable name'],
     ['${A:-${B}}', 'a default cannot contain another ${…}'],
   ])('%j is a problem', (text, message) => {
     const problems = new Problems();
@@ -96,5 +96,64 @@ describe('interpolateTree', () => {
       ['defaults: {username: u, password: p}', 'routers:', '  - {name: hq, url: "https://192.0.2.1", __proto__: {timeout: 5s}}', '__proto__: {x: 1}'].join('\n'),
     ) as unknown;
     expect(problemsOf(raw).map((problem) => `${problem.path}: ${problem.message}`)).toEqual(['routers[0].__proto__: unknown key', '__proto__: unknown key']);
+  });
+});
+
+describe('problems about references in secret fields', () => {
+  /** Password-like text: mixed letters and digits at both ends (never a word of ours), anything in between. */
+  const END = fc.tuple(fc.stringMatching(/^[A-Za-z]{3,5}$/), fc.stringMatching(/^[0-9]{1,3}$/)).map((parts) => parts.join(''));
+  const SECRET = fc
+    .tuple(END, fc.string({ unit: fc.constantFrom(...'ab9 !#%&*@^~=+?/.,;:-_()<>[]|\'"`\\'.split('')), maxLength: 8 }), END)
+    .map(([head, middle, tail]) => ({ text: `${head}${middle}${tail}`, ends: [head, tail] }));
+
+  function messagesOf(raw: unknown): string {
+    return JSON.stringify(problemsOf(raw, { env: {} }));
+  }
+
+  it('never quote the text inside ${…} in a password, valid name or not, set default or not', () => {
+    fc.assert(
+      fc.property(SECRET, fc.constantFrom('${%s}', 'pre${%s}', '${%s:-${X}}', '${%s', 'x${%s}y${%s}', '${%s:-${%s}}'), fc.boolean(), ({ text, ends }, shape, bt) => {
+        const password = shape.replaceAll('%s', text);
+        const raw = bt
+          ? { ...BASE, routers: [{ name: 'hq', url: 'https://192.0.2.1', bandwidth_test: [{ target: '10.0.0.1', duration: '5s', password }] }] }
+          : { ...BASE, defaults: { ...BASE.defaults, password } };
+        let shown: string;
+        try {
+          shown = messagesOf(raw);
+        } catch (error) {
+          if (error instanceof Error && error.message === 'expected a ConfigError') return; // it loaded: nothing to show
+          throw error;
+        }
+        for (const end of ends) expect(shown).not.toContain(end);
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
+  it('never quote a password_env value, whether it is a name or a pasted password', () => {
+    fc.assert(
+      fc.property(SECRET, fc.boolean(), ({ text, ends }, plain) => {
+        // A plain password ([A-Za-z0-9_]) passes as a name and is then unset; any other is not a name.
+        const value = plain ? text.replace(/[^A-Za-z0-9_]/g, '_') : text;
+        const shown = messagesOf({ ...BASE, defaults: { username: 'monitor', password_env: value } });
+        for (const end of ends) expect(shown).not.toContain(end);
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('say where, not what: the reviewer’s password', () => {
+    expect(problemsOf({ ...BASE, defaults: { ...BASE.defaults, password: 'Tr0ub4dor${&3 horse battery staple}' } })).toEqual([
+      {
+        path: 'defaults.password',
+        message: 'the ${…} at character 10 does not hold a valid environment variable name (letters, digits and _, not starting with a digit; write $$ for a literal $)',
+      },
+    ]);
+    expect(problemsOf({ ...BASE, defaults: { username: 'monitor', password_env: 'hunter2!secret' } })).toEqual([
+      {
+        path: 'defaults.password_env',
+        message: 'is not an environment variable name (letters, digits and _, not starting with a digit): give the name of the variable that holds the password',
+      },
+    ]);
   });
 });

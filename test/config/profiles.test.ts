@@ -110,7 +110,7 @@ describe('profiles', () => {
     const problems = problemsOf({ routers: [], profiles: { b: { targets: ['10.0.0.0/8'], username: 'u' } } });
     expect(problems).toContainEqual({ path: 'profiles.b', message: expect.stringContaining('needs a password source') });
     const unset = problemsOf(withProfiles({ b: { targets: ['10.0.0.0/8'], password_env: 'NOPE_UNSET' } }));
-    expect(unset).toContainEqual({ path: 'profiles.b.password_env', message: 'environment variable NOPE_UNSET is not set' });
+    expect(unset).toContainEqual({ path: 'profiles.b.password_env', message: 'the environment variable it names is not set' });
   });
 
   it('never quote a password in a problem', () => {
