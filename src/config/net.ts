@@ -13,24 +13,44 @@ export function isIpAddress(text: string): boolean {
   return isIP(text) !== 0;
 }
 
+export interface ListenAddress {
+  host: string;
+  port: number;
+}
+
+export type ListenCheck = { address: ListenAddress } | { problem: string };
+
 /**
- * Why a listen address is invalid, or undefined. Forms: `host:port`, `:port` (every interface),
- * `[ipv6]:port`; the port may be 0 (the OS picks one, handy in tests).
+ * The one verdict on a listen address, for the config loader (check-config, reload) and the server alike:
+ * two parsers once disagreed (`127.0.0.1:000009871` passed check-config and stopped the start). Forms:
+ * `host:port`, `:port` (every interface, 0.0.0.0), `[ipv6]:port`; the port may be 0 (the OS picks one, handy
+ * in tests) and has at most 5 digits. The host comes back in one spelling (lower case, IPv6 compressed), so
+ * two ways of writing the same address compare equal.
  */
-export function listenProblem(text: string): string | undefined {
+export function checkListen(text: string): ListenCheck {
   const bracketed = /^\[([^\]]*)\]:(\d+)$/.exec(text);
   const plain = /^([^:[\]]*):(\d+)$/.exec(text);
   const example = '(use host:port, like 0.0.0.0:9731, :9731 or [::]:9731)';
   if (bracketed === null && plain === null) {
     const hint = (text.match(/:/g) ?? []).length > 1 ? ' (put an IPv6 address in brackets, like [::]:9731)' : ` ${example}`;
-    return `${quoteValue(text)} is not a listen address${hint}`;
+    return { problem: `${quoteValue(text)} is not a listen address${hint}` };
   }
   const [, host = '', port = ''] = bracketed ?? plain ?? [];
   if (bracketed !== null ? !isIPv6(host) : host !== '' && !isIpAddress(host) && !isHostName(host)) {
-    return `${quoteValue(host)} is not an IP address or host name ${example}`;
+    return { problem: `${quoteValue(host)} is not an IP address or host name ${example}` };
   }
-  if (Number(port) > 65_535) return `port ${port} is above 65535`;
-  return undefined;
+  if (port.length > 5) return { problem: `port ${quoteValue(port)} has more than 5 digits (use 0 to 65535)` };
+  if (Number(port) > 65_535) return { problem: `port ${port} is above 65535` };
+  let canonical = host === '' ? '0.0.0.0' : host.toLowerCase();
+  // The URL parser compresses an IPv6 address (0:0:0:0:0:0:0:1 → ::1); the brackets come off again.
+  if (bracketed !== null) canonical = new URL(`http://[${host}]/`).hostname.slice(1, -1);
+  return { address: { host: canonical, port: Number(port) } };
+}
+
+/** Why a listen address is invalid, or undefined: checkListen's verdict. */
+export function listenProblem(text: string): string | undefined {
+  const check = checkListen(text);
+  return 'problem' in check ? check.problem : undefined;
 }
 
 export type UrlCheck = { url: string } | { problem: string };

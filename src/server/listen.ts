@@ -6,26 +6,23 @@ import { createServer, type Server, type ServerOptions as HttpServerOptions } fr
 import { createServer as createHttpsServer, Server as HttpsServer } from 'node:https';
 import type { Duplex } from 'node:stream';
 import pino, { type Logger } from 'pino';
+import { checkListen, type ListenAddress } from '../config/net.js';
 import type { RequestHandler } from './endpoints.js';
 import { admitConnections } from './connections.js';
 import { DEFAULT_LIMITS, guard, type ServerLimits } from './guard.js';
 import { tlsServerOptions } from './web-config.js';
 import type { WebConfigSource } from './web-source.js';
 
-export interface ListenAddress {
-  host: string;
-  port: number;
-}
+export type { ListenAddress } from '../config/net.js';
 
-/** `0.0.0.0:9731`, `[::]:9731`, `:9731` (all interfaces), `localhost:0`. */
+/**
+ * `0.0.0.0:9731`, `[::]:9731`, `:9731` (all interfaces), `localhost:0`. The config's own verdict
+ * (checkListen), so check-config accepts exactly what the server can listen on.
+ */
 export function parseListen(text: string): ListenAddress {
-  const match = /^(?:\[([^\]]+)\]|([^:[\]]*)):(\d{1,5})$/.exec(text.trim());
-  const port = Number(match?.[3]);
-  if (match === null || !Number.isInteger(port) || port > 65535) {
-    throw new Error(`invalid listen address "${text}": expected host:port, e.g. 0.0.0.0:9731 or [::]:9731`);
-  }
-  const host = match[1] ?? match[2] ?? '';
-  return { host: host === '' ? '0.0.0.0' : host, port };
+  const check = checkListen(text);
+  if ('problem' in check) throw new Error(`invalid listen address: ${check.problem}`);
+  return check.address;
 }
 
 export interface ServerOptions {

@@ -1,6 +1,8 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { formatProblems, isPlainHttp } from '../../src/config/index.js';
 import { checkRouterUrl, isHostName, listenProblem } from '../../src/config/net.js';
+import { parseListen } from '../../src/server/listen.js';
 import { joinPath, sortByDocument } from '../../src/config/problems.js';
 import { suggest } from '../../src/config/suggest.js';
 
@@ -74,8 +76,34 @@ describe('listenProblem', () => {
     ['under_score:80', 'is not an IP address or host name'],
     ['host:65536', 'port 65536 is above 65535'],
     ['host:', 'is not a listen address'],
+    ['127.0.0.1:000009871', 'has more than 5 digits'],
   ])('rejects %s', (text, message) => {
     expect(listenProblem(text)).toContain(message);
+  });
+
+  it('is the server’s verdict: the config accepts a listen string iff the server can listen on it', () => {
+    const piece = fc.constantFrom('', ':', '[', ']', '::', '0', '00000', '9731', '65535', '65536', '127.0.0.1', '::1', 'localhost', 'LocalHost', 'a-b', '_', ' ', '.', '%', 'fe80::1%eth0');
+    fc.assert(
+      fc.property(fc.oneof(fc.array(piece, { maxLength: 6 }).map((parts) => parts.join('')), fc.string({ maxLength: 20 })), (text) => {
+        let serverError: unknown;
+        try {
+          parseListen(text);
+        } catch (error) {
+          serverError = error;
+        }
+        expect(listenProblem(text) === undefined).toBe(serverError === undefined);
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it.each<[string, string]>([
+    [':9731', '0.0.0.0:9731'],
+    ['[0:0:0:0:0:0:0:1]:80', '[::1]:80'],
+    ['LOCALHOST:80', 'localhost:80'],
+    ['127.0.0.1:09731', '127.0.0.1:9731'],
+  ])('reads %s as the same address as %s (what a reload compares)', (a, b) => {
+    expect(parseListen(a)).toEqual(parseListen(b));
   });
 });
 
