@@ -11,6 +11,7 @@ import { seriesLabels, type RouterLabel } from '../metrics/family.js';
 import { BANDWIDTH_TEST, BANDWIDTH_TEST_FAMILIES as F } from './bandwidth-test.contract.js';
 import { FieldReader, problemsOf } from '../analysis/decoding.js';
 import type { Collector, JobContext, JobResult } from './types.js';
+import { compositeJobKey } from '../scheduler/definition.js';
 
 export interface BandwidthTestData {
   target: string;
@@ -78,7 +79,7 @@ export const bandwidthTestCollector: Collector<BandwidthTestData, 'bandwidth_tes
   jobs: (router) =>
     router.bandwidthTest.map((test) => ({
       collector: 'bandwidth_test' as const,
-      job: `bandwidth_test:${test.name}:${test.target}`,
+      job: compositeJobKey('bandwidth_test', test.name, test.target),
       schedule: test.schedule,
       // The router answers after the test's duration; the request timeout comes on top of that.
       deadlineSeconds: test.durationSeconds + router.timeoutSeconds,

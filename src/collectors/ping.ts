@@ -10,6 +10,7 @@ import { seriesLabels, type RouterLabel } from '../metrics/family.js';
 import { PING, PING_FAMILIES as F } from './ping.contract.js';
 import { FieldReader, problemsOf } from '../analysis/decoding.js';
 import type { Collector, JobContext, JobResult } from './types.js';
+import { compositeJobKey } from '../scheduler/definition.js';
 
 export interface PingData {
   target: string;
@@ -109,7 +110,7 @@ export const pingCollector: Collector<PingData, 'ping'> = {
   jobs: (router) =>
     router.ping.map((target) => ({
       collector: 'ping' as const,
-      job: `ping:${target.name}:${target.target}`,
+      job: compositeJobKey('ping', target.name, target.target),
       schedule: target.schedule,
       deadlineSeconds: pingSeconds(target, router.timeoutSeconds),
       settings: target,

@@ -14,7 +14,7 @@ import { routerUp } from '../analysis/up.js';
 export interface JobOutcome<Data = unknown> {
   router: string;
   collector: CollectorName;
-  /** Unique within the router: `system`, `wireguard`, `ping:<name>`, … */
+  /** Unique within the router: `system`, `wireguard`, `ping:["<name>","<target>"]`, … (compositeJobKey) */
   job: string;
   ok: boolean;
   reason?: ErrorReason;

@@ -139,7 +139,7 @@ function setup(names: string[]) {
 }
 
 const pingJob = (store: SnapshotStore, router: string, target: string) =>
-  store.snapshots(router).find((snapshot) => snapshot.job === `ping:${target}:${target}`);
+  store.snapshots(router).find((snapshot) => snapshot.job === `ping:${JSON.stringify([target, target])}`);
 
 describe('reloading keeps what did not change', () => {
   it('a slow ping in flight survives 10 reloads of an unchanged config and records its result', async () => {
@@ -148,14 +148,14 @@ describe('reloading keeps what did not change', () => {
     scheduler.load(configOf(routers));
     scheduler.start(false);
     client('a').held.add('ping:192.0.2.50');
-    triggers.fire('a/ping:192.0.2.50:192.0.2.50');
+    triggers.fire('a/ping:["192.0.2.50","192.0.2.50"]');
     await client('a').reached('ping:192.0.2.50');
 
     for (let i = 0; i < 10; i++) scheduler.load(configOf(routers));
 
     expect(client('a').aborted.get('ping:192.0.2.50')).toBeUndefined();
     // Kept triggers are not restarted (a restart could skip a tick or move a pending jitter delay).
-    expect(created.get('a/ping:192.0.2.50:192.0.2.50')).toBe(1);
+    expect(created.get('a/ping:["192.0.2.50","192.0.2.50"]')).toBe(1);
     expect(created.get('a/system')).toBe(1);
     const recorded = nextRecord(store, 'a', 'ping');
     client('a').release('ping:192.0.2.50');
@@ -173,8 +173,8 @@ describe('reloading keeps what did not change', () => {
     scheduler.start(false);
     client('a').held.add('ping:192.0.2.50');
     client('a').held.add('ping:192.0.2.51');
-    triggers.fire('a/ping:192.0.2.50:192.0.2.50');
-    triggers.fire('a/ping:192.0.2.51:192.0.2.51');
+    triggers.fire('a/ping:["192.0.2.50","192.0.2.50"]');
+    triggers.fire('a/ping:["192.0.2.51","192.0.2.51"]');
     await Promise.all([client('a').reached('ping:192.0.2.50'), client('a').reached('ping:192.0.2.51')]);
 
     scheduler.load(configOf([{ name: 'a', ping: [{ target: '192.0.2.50', count: 5 }, { target: '192.0.2.51' }] }]));
@@ -182,10 +182,10 @@ describe('reloading keeps what did not change', () => {
     expect(client('a').aborted.get('ping:192.0.2.50')).toBe(1);
     await client('a').reached('ping:192.0.2.50', 2);
     expect(client('a').started.get('ping:192.0.2.50')).toBe(2);
-    expect(created.get('a/ping:192.0.2.50:192.0.2.50')).toBe(2);
+    expect(created.get('a/ping:["192.0.2.50","192.0.2.50"]')).toBe(2);
     expect(client('a').aborted.get('ping:192.0.2.51')).toBeUndefined();
     expect(client('a').started.get('ping:192.0.2.51')).toBe(1);
-    expect(created.get('a/ping:192.0.2.51:192.0.2.51')).toBe(1);
+    expect(created.get('a/ping:["192.0.2.51","192.0.2.51"]')).toBe(1);
     expect(created.get('a/system')).toBe(1);
 
     const both = Promise.all([nextRecord(store, 'a', 'ping'), nextRecord(store, 'a', 'ping')]);
