@@ -58,9 +58,10 @@ const COUNTERS: readonly [Family<readonly ['interface', 'type']>, string][] = [
 /** RouterOS's type of an ethernet port in /interface. */
 const ETHERNET = 'ether';
 
-/** The filter a run applies, as data (patterns count by their text). */
+/** The filter a run applies, as data (patterns count by their text; type lists are sets, so sorted). */
 function filterSettings(filter: InterfaceFilter): unknown[] {
-  return [filter.includePattern?.source ?? null, filter.excludePattern?.source ?? null, filter.includeTypes ?? null, filter.excludeTypes, filter.includeDynamic];
+  const includeTypes = filter.includeTypes === undefined ? null : [...filter.includeTypes].sort();
+  return [filter.includePattern?.source ?? null, filter.excludePattern?.source ?? null, includeTypes, [...filter.excludeTypes].sort(), filter.includeDynamic];
 }
 
 export interface InterfaceData {

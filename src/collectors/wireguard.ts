@@ -101,7 +101,8 @@ function verdictSettings(settings: HealthConfig): unknown[] {
   return [
     settings.handshakeStaleAfterSeconds,
     settings.pingLossCritical,
-    settings.excludePeers,
+    // A set of peers: its order means nothing.
+    [...settings.excludePeers].sort(),
     pattern === undefined ? null : [pattern.source, pattern.flags],
     settings.expect ?? null,
     settings.probeTunnels ?? 'auto',

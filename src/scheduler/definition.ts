@@ -35,7 +35,17 @@ export function jobFingerprint(router: RouterConfig, definition: JobDefinition):
     // Every job writes the router's labels into its series: new labels mean new series, so a new runner.
     Object.entries(router.labels).sort(),
   ];
-  return createHash('sha256').update(JSON.stringify(parts)).digest('hex');
+  return createHash('sha256').update(JSON.stringify(parts, sortedKeys)).digest('hex');
+}
+
+/**
+ * JSON.stringify's replacer for a canonical form: every mapping's keys sorted, so settings written in another
+ * key order (a reload that only reordered `health.expect`) keep the same fingerprint and the job keeps running.
+ * Lists keep their order: where order means nothing (a set of types), the collector sorts its settings.
+ */
+function sortedKeys(_key: string, value: unknown): unknown {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return value;
+  return Object.fromEntries(Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }
 
 /**

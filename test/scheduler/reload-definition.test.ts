@@ -1,4 +1,5 @@
 /** A job's definition for reloads: what changes it (and so replaces the job), what does not. */
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { jobsFor } from '../../src/collectors/catalog.js';
 import { gatesReadiness, jobFingerprint } from '../../src/scheduler/definition.js';
@@ -28,9 +29,38 @@ function changedBy(edit: Parameters<typeof fingerprints>[0]): string[] {
   return [...after].filter(([job, print]) => before.get(job) !== print).map(([job]) => job).sort();
 }
 
-const ALL = ['bandwidth_test:192.0.2.60:192.0.2.60', 'firmware', 'health', 'interface', 'ping:192.0.2.50:192.0.2.50', 'ping:192.0.2.51:192.0.2.51', 'system', 'wireguard'];
+const ALL = ['bandwidth_test:["192.0.2.60","192.0.2.60"]', 'firmware', 'health', 'interface', 'ping:["192.0.2.50","192.0.2.50"]', 'ping:["192.0.2.51","192.0.2.51"]', 'system', 'wireguard'];
 
 describe('job definitions', () => {
+  it('property: mappings in another key order, and set-like lists in another order, change no fingerprint', () => {
+    const name = fc.stringMatching(/^[a-z][a-z0-9-]{0,8}$/);
+    const settings = fc.record({
+      expect: fc.dictionary(name, fc.constantFrom('always', 'on_demand', 'auto'), { maxKeys: 6 }),
+      probe: fc.dictionary(name, fc.constantFrom('on', 'off'), { maxKeys: 6 }),
+      excludePeers: fc.uniqueArray(name, { maxLength: 5 }),
+      includeTypes: fc.uniqueArray(fc.constantFrom('ether', 'bridge', 'vlan', 'wg', 'pppoe-out', 'bond'), { minLength: 1 }),
+      excludeTypes: fc.uniqueArray(fc.constantFrom('loopback', 'pppoe-in', 'l2tp-in'), { maxLength: 3 }),
+    });
+    const reversed = <T>(record: Record<string, T>): Record<string, T> => Object.fromEntries(Object.entries(record).reverse());
+    fc.assert(
+      fc.property(settings, ({ expect: modes, probe, excludePeers, includeTypes, excludeTypes }) => {
+        const written = (reorder: boolean) =>
+          fingerprints((r) => {
+            r.health = {
+              expect: reorder ? reversed(modes) : modes,
+              probe: reorder ? reversed(probe) : probe,
+              exclude_peers: reorder ? [...excludePeers].reverse() : excludePeers,
+            };
+            r.interfaces = { include_types: reorder ? [...includeTypes].reverse() : includeTypes, exclude_types: reorder ? [...excludeTypes].reverse() : excludeTypes };
+          });
+        expect(written(true)).toEqual(written(false));
+      }),
+      { numRuns: 100 },
+    );
+    // And a value that does change still shows.
+    expect(changedBy((r) => (r.health = { expect: { 'wg-sites': 'always' } }))).toEqual(['wireguard']);
+  });
+
   it('are stable: the same file read twice gives the same fingerprints', () => {
     expect(changedBy(() => {})).toEqual([]);
   });
@@ -44,9 +74,9 @@ describe('job definitions', () => {
   });
 
   it("a job's own settings change that job only", () => {
-    expect(changedBy((r) => (r.ping = [{ target: '192.0.2.50', count: 5 }, { target: '192.0.2.51' }]))).toEqual(['ping:192.0.2.50:192.0.2.50']);
+    expect(changedBy((r) => (r.ping = [{ target: '192.0.2.50', count: 5 }, { target: '192.0.2.51' }]))).toEqual(['ping:["192.0.2.50","192.0.2.50"]']);
     expect(changedBy((r) => (r.schedules = { system: '*/30 * * * * *' }))).toEqual(['system']);
-    expect(changedBy((r) => (r.bandwidth_test = [{ ...base.bandwidth_test[0], password: 'two' }]))).toEqual(['bandwidth_test:192.0.2.60:192.0.2.60']);
+    expect(changedBy((r) => (r.bandwidth_test = [{ ...base.bandwidth_test[0], password: 'two' }]))).toEqual(['bandwidth_test:["192.0.2.60","192.0.2.60"]']);
     // Peer verdicts are made inside the wireguard run; ping loss is judged from the config at /health time.
     expect(changedBy((r) => (r.health = { handshake_stale_after: '10m' }))).toEqual(['wireguard']);
     expect(changedBy((r) => (r.health = { exclude_peer_pattern: 'lab-.*' }))).toEqual(['wireguard']);
@@ -57,7 +87,7 @@ describe('job definitions', () => {
     expect(changedBy((_r, top) => Object.assign(top, { log_level: 'debug', listen: '127.0.0.1:9999' }))).toEqual([]);
     // Only the new target is new; the two that were there keep their definition.
     expect(changedBy((r) => (r.ping = [{ target: '192.0.2.50' }, { target: '192.0.2.51' }, { target: '192.0.2.52' }]))).toEqual([
-      'ping:192.0.2.52:192.0.2.52',
+      'ping:["192.0.2.52","192.0.2.52"]',
     ]);
   });
 
@@ -87,9 +117,9 @@ describe('readiness gating', () => {
       wireguard: true,
       // every 5 minutes by default
       wireguard_setup: true,
-      'ping:192.0.2.50:192.0.2.50': true,
-      'ping:192.0.2.51:192.0.2.51': false,
-      'bandwidth_test:192.0.2.60:192.0.2.60': false,
+      'ping:["192.0.2.50","192.0.2.50"]': true,
+      'ping:["192.0.2.51","192.0.2.51"]': false,
+      'bandwidth_test:["192.0.2.60","192.0.2.60"]': false,
       health: true,
       // hourly
       firmware: false,
