@@ -13,6 +13,7 @@ import type { Collector, JobContext, JobResult } from './types.js';
 import type { RouterRecord } from '../routeros/records.js';
 import { SampleSet } from '../metrics/samples.js';
 import { seriesLabels, type Family, type RouterLabel } from '../metrics/family.js';
+import { escapeLabelValue } from '../metrics/text.js';
 import { SYSTEM_HEALTH, SYSTEM_HEALTH_FAMILIES as F } from './system-health.contract.js';
 import { FieldReader, problemsOf, type FieldKindName } from '../analysis/decoding.js';
 
@@ -87,7 +88,10 @@ export function mapSystemHealth(records: readonly RouterRecord[], routerLabel: R
 
   for (const [name, kind, value] of sensors) {
     // Two sensors of one name would be two series of one identity: an invalid exposition. The first stands.
-    if (seen.has(name)) {
+    // One name as written out: names that differ only in characters the format cannot carry (`cpu\rtemp`,
+    // `cpu\ttemp`: both U+FFFD) are one series too.
+    const identity = escapeLabelValue(name);
+    if (seen.has(identity)) {
       read.problem(`sensor ${JSON.stringify(name.slice(0, 40))} listed twice`);
       continue;
     }
@@ -97,7 +101,7 @@ export function mapSystemHealth(records: readonly RouterRecord[], routerLabel: R
     }
     const number = kind === 'state' ? stateValue(read, name, value) : read.value(kind, { [name]: value }, name);
     if (number === undefined) continue;
-    seen.add(name);
+    seen.add(identity);
     const family = FAMILY_OF[kind];
     samples.add(family, seriesLabels(family, routerLabel, [name]), number);
   }

@@ -7,7 +7,7 @@ import type { RouterRecord } from '../routeros/records.js';
 import { parseRouterList } from '../routeros/decode.js';
 import { SampleSet } from '../metrics/samples.js';
 import { seriesLabels, type RouterLabel } from '../metrics/family.js';
-import { labelPair } from '../metrics/text.js';
+import { escapeLabelValue, labelPair } from '../metrics/text.js';
 import { WIREGUARD, WIREGUARD_FAMILIES as F } from './wireguard.contract.js';
 import { judgePeer, peerLabel } from '../analysis/peer.js';
 import { FieldReader, problemsOf } from '../analysis/decoding.js';
@@ -118,16 +118,22 @@ const OFF: ProbeResult = { outcome: 'off' };
  * peers went unprobed, by reason (0 included, so a fixed address clears it); nothing elsewhere.
  */
 function addSkipped(samples: SampleSet, routerLabel: RouterLabel, probes: ReadonlyMap<string, ProbeResult>): void {
-  const byInterface = new Map<string, Map<ProbeOutcome, number>>();
+  // By the name as written out (its first spelling kept for the label): two names that differ only in
+  // characters the format cannot carry (`wg\r`, `wg\t`) are one label value, so one series, as their peers are.
+  const byInterface = new Map<string, { iface: string; counts: Map<ProbeOutcome, number> }>();
   for (const [key, { outcome }] of probes) {
     if (outcome === 'off') continue;
     // key is `interface|public-key`; a public key (base64) holds no `|`, an interface name may.
     const iface = key.slice(0, key.lastIndexOf('|'));
-    const counts = byInterface.get(iface) ?? new Map<ProbeOutcome, number>();
-    counts.set(outcome, (counts.get(outcome) ?? 0) + 1);
-    byInterface.set(iface, counts);
+    const identity = escapeLabelValue(iface);
+    let group = byInterface.get(identity);
+    if (group === undefined) {
+      group = { iface, counts: new Map<ProbeOutcome, number>() };
+      byInterface.set(identity, group);
+    }
+    group.counts.set(outcome, (group.counts.get(outcome) ?? 0) + 1);
   }
-  for (const [iface, counts] of byInterface) {
+  for (const { iface, counts } of byInterface.values()) {
     for (const reason of PROBE_SKIP_REASONS) samples.add(F.wgProbeSkipped, seriesLabels(F.wgProbeSkipped, routerLabel, [iface, reason]), counts.get(reason) ?? 0);
   }
 }

@@ -68,6 +68,8 @@ const nastyString = fc.oneof(
     '7.16', '7.15.3', '7.24.4', '7.16rc2', '7.16beta1', '7.23.7', 'stable', 'long-term',
     // /interface types and names, ethernet monitor states and rates (an enum with its unit).
     'ether', 'ether1', 'bridge', 'vlan', 'wg', 'pppoe-in', '<pppoe-alice>', 'loopback', 'link-ok', 'no-link',
+    // Names that differ only in what the format cannot carry (each comes out as U+FFFD): one series, never two.
+    'wg\r', 'wg\t', 'wg\uFFFD', 'wg\uD800', 'wg0\u0000', 'wg0\u0001',
     '10Mbps', '1Gbps', '2.5Gbps', '100Gbps', 'Gbps', '-1Gbps', '1.5.5Gbps', '99999999999999999999999Tbps', '1Pbps',
   ),
   fc.integer({ min: -1e6, max: 1e6 }).map(String),
@@ -139,7 +141,7 @@ const HEALTH_OBJECT_KEYS = ['temperature', 'cpu-temperature', 'voltage', 'curren
 const healthRow = fc
   .record({
     '.id': fc.constantFrom('*1', '*2', '*3'),
-    name: fc.constantFrom('temperature', 'cpu-temperature', 'voltage', 'fan1-speed', 'psu1-state', 'power-consumption'),
+    name: fc.constantFrom('temperature', 'cpu-temperature', 'voltage', 'fan1-speed', 'psu1-state', 'power-consumption', 'cpu\rtemp', 'cpu\ttemp', 'cpu\uFFFDtemp'),
     type: fc.constantFrom('C', 'V', 'A', 'W', 'RPM', '', '%'),
     value: fc.oneof(fc.constantFrom('40', '24.1', '4500', 'ok', 'fail', '0', '-61', '151'), nastyString),
   })
@@ -237,7 +239,7 @@ class ReplyClient implements Pick<JobContext['client'], 'list' | 'getSingleton' 
 }
 
 const config = testConfig({
-  defaults: { username: 'u', password: 'p', collectors: { wireguard_setup: true }, health: { exclude_peer_pattern: 'lab-.*', probe: { wg0: 'on' }, probe_count: 3 } },
+  defaults: { username: 'u', password: 'p', collectors: { wireguard_setup: true }, health: { exclude_peer_pattern: 'lab-.*', probe_tunnels: true, probe: { wg0: 'on' }, probe_count: 3 } },
   routers: [
     {
       name: 'hq',
