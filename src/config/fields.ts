@@ -22,6 +22,9 @@ function describe(value: unknown): string {
   return typeof value === 'string' ? quoteValue(value) : String(value);
 }
 
+/** Keys whose value is a secret (the mappings of routers, defaults, profiles and bandwidth tests). */
+const SECRET_KEYS = ['password', 'password_env', 'password_file'];
+
 /** A mapping whose keys must all be known; unknown keys are problems, with a suggestion when close. */
 export function readMap(
   value: unknown,
@@ -37,8 +40,15 @@ export function readMap(
     return undefined;
   }
   const map = value as RawMap;
+  // In `{ …, password: Tr0ub4dor,horse }` an unquoted comma ends the password and makes its rest a key with no
+  // value: where a mapping holds a secret, such a key is not named (it may be the secret's second half).
+  const holdsSecret = SECRET_KEYS.some((key) => Object.hasOwn(map, key));
   for (const key of Object.keys(map)) {
     if (known.includes(key)) continue;
+    if (holdsSecret && map[key] === null) {
+      problems.add(path, 'a key with no value, not named here: in { … }, an unquoted comma ends a value and makes its rest a key (put the password in quotes)');
+      continue;
+    }
     const reason = explain(key);
     const guess = suggest(key, known);
     problems.add(joinPath(path, key), reason ?? `unknown key${guess === undefined ? '' : ` (did you mean "${guess}"?)`}`);

@@ -206,3 +206,19 @@ describe('YAML errors never carry the source', () => {
     }
   });
 });
+
+describe('a password split by a comma in { … }', () => {
+  it('property: the rest, made a key with no value, is never named', () => {
+    const part = fc.stringMatching(/^[A-Za-z][A-Za-z0-9_-]{3,15}$/);
+    fc.assert(
+      fc.property(part, part.map((tail) => `Q7${tail}`), fc.constantFrom('routers', 'defaults'), (first, rest, where) => {
+        const mapping = `{ name: hq, url: "https://192.0.2.1", username: u, password: ${first},${rest} }`;
+        const text = where === 'routers' ? `routers:\n  - ${mapping}\n` : `defaults: { username: u, password: ${first},${rest} }\n${ROUTER}`;
+        const problems = problemsOfText(text);
+        expect(problems.length).toBeGreaterThan(0);
+        for (const problem of problems) expect(`${problem.path}: ${problem.message}`).not.toContain(rest);
+      }),
+      { numRuns: 200 },
+    );
+  });
+});
