@@ -107,8 +107,11 @@ export function judgeLiveness(input: LivenessInput): Liveness {
   // ping was lost: allowed-address or routing is wrong. rx may still move (keepalives), so this comes before the
   // traffic rule. Past the bound an unanswered probe adds nothing: the peer is down by its handshake.
   if (input.probe === 'failed' && age <= (boundSeconds ?? SENDING_BOUND_SECONDS)) return { state: 'blocked', expected, because, boundSeconds };
-  // Data received means a working session, whatever the handshake's age says.
-  if (input.rxMoved) return { state: 'up', expected, because, boundSeconds };
+  // Data received means a session, whatever the bound says, but only while one can still exist: a session's
+  // keys are refused REJECT_AFTER_TIME after its handshake. rx grew at some moment since the previous counter
+  // read; with the latest handshake older than that, the data came before the session expired, however long
+  // ago (a collection gap, or /health judging later than the read), and says nothing about now.
+  if (input.rxMoved && age <= SENDING_BOUND_SECONDS) return { state: 'up', expected, because, boundSeconds };
   if (boundSeconds !== undefined) return { state: age > boundSeconds ? 'down' : 'up', expected, because, boundSeconds };
   // Nothing expected: a session that is still usable is up; past it the peer is idle, which is fine.
   return { state: age > SENDING_BOUND_SECONDS ? 'idle' : 'up', expected, because, boundSeconds };

@@ -3,6 +3,7 @@
  * timeline, collected every 30 s by the real wireguard mapping with its job memory, → the state expected at
  * given times. Also the detection latency of a dead keepalive link, today's rule against the liveness bound.
  */
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { mapWireguard } from '../../src/collectors/wireguard.js';
 import { routerLabel } from '../../src/metrics/family.js';
@@ -11,6 +12,7 @@ import { PeerSim } from '../../src/emulator/sim/peer-sim.js';
 import { formatSeconds } from '../../src/emulator/util/duration.js';
 import type { RouterRecord } from '../../src/routeros/records.js';
 import type { PeerState } from '../../src/analysis/liveness.js';
+import type { ExpectMode } from '../../src/config/types.js';
 import { judgeLiveness } from '../../src/analysis/liveness.js';
 import { T0 } from '../health/snapshots.js';
 import { sampleText } from '../collectors/sample-text.js';
@@ -290,5 +292,54 @@ describe('detection latency', () => {
     expect(after[1]).toBeLessThanOrEqual(210 + SCHEDULE_S);
     // Phase by phase, the liveness bound finds the death at least a minute (often 90 s) earlier.
     latencies.after.forEach((value, index) => expect(value).toBeLessThanOrEqual((latencies.before[index] ?? 0) - 60));
+  });
+});
+
+describe('rx growth as proof of a session', () => {
+  it('property: counts only while a session can exist (handshake within 185 s); past that the verdict is the bound\'s', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: 7200 }),
+        fc.constantFrom(0, 25, 60),
+        fc.constantFrom<ExpectMode>('auto', 'always', 'on_demand'),
+        fc.integer({ min: 60, max: 900 }),
+        (age, keepalive, expectMode, staleAfter) => {
+          // tx still: whether this side is sending to nobody (the `sending` bound) is another rule.
+          const input = {
+            disabled: false,
+            interfaceDisabled: false,
+            interfaceNotRunning: false,
+            handshakeUnreadable: false,
+            handshakeAgeSeconds: age,
+            keepaliveSeconds: keepalive,
+            hasEndpoint: true,
+            txMoved: false,
+            expect: expectMode,
+            staleAfterSeconds: staleAfter,
+          };
+          const moved = judgeLiveness({ ...input, rxMoved: true }).state;
+          const still = judgeLiveness({ ...input, rxMoved: false }).state;
+          expect(moved).toBe(age <= 185 ? 'up' : still);
+        },
+      ),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('a keepalive peer dead for 17 minutes whose rx grew during a collection gap is down, not up', () => {
+    const verdict = judgeLiveness({
+      disabled: false,
+      interfaceDisabled: false,
+      interfaceNotRunning: false,
+      handshakeUnreadable: false,
+      handshakeAgeSeconds: 1004,
+      keepaliveSeconds: 25,
+      hasEndpoint: true,
+      rxMoved: true,
+      txMoved: true,
+      expect: 'auto',
+      staleAfterSeconds: 300,
+    });
+    expect(verdict.state).toBe('down');
   });
 });
