@@ -61,7 +61,10 @@ export function mapPing(
   const received = duplicates ? sent : reported;
   const lossRatio = duplicates ? 0 : read.ratioFromPercent(last, 'packet-loss') ?? derivedLoss(sent, received);
   const labels = seriesLabels(F.pingSuccess, routerLabel, [target.target, target.name]);
-  const success = received === undefined ? undefined : received > 0;
+  // A run counts only with both totals: one alone would move one counter and not the other (received past sent:
+  // a loss rate below 0, or a made-up 100 % loss), and says nothing of success.
+  const counted = sent !== undefined && received !== undefined;
+  const success = counted ? received > 0 : undefined;
 
   if (success !== undefined) samples.add(F.pingSuccess, labels, success ? 1 : 0);
   const rtt: PingData['rttSeconds'] = {};
@@ -74,8 +77,10 @@ export function mapPing(
     }
   }
   if (lossRatio !== undefined) samples.add(F.pingLoss, labels, lossRatio);
-  totals.set('sent', (totals.get('sent') ?? 0) + (sent ?? 0));
-  totals.set('received', (totals.get('received') ?? 0) + (received ?? 0));
+  if (counted) {
+    totals.set('sent', (totals.get('sent') ?? 0) + sent);
+    totals.set('received', (totals.get('received') ?? 0) + received);
+  }
   samples.add(F.pingSent, labels, totals.get('sent') ?? 0);
   samples.add(F.pingReceived, labels, totals.get('received') ?? 0);
   return {

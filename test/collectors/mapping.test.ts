@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { mapSystem } from '../../src/collectors/system.js';
 import { mapWireguard } from '../../src/collectors/wireguard.js';
@@ -134,6 +135,30 @@ describe('ping mapping', () => {
     expect(second).toContain('routeros_ping_rtt_seconds{router="hq",target="10.10.0.2",name="branch",stat="avg"} 0.006543\n');
     expect(second).toContain('routeros_ping_packets_sent_total{router="hq",target="10.10.0.2",name="branch"} 6\n');
     expect(second).toContain('routeros_ping_packets_received_total{router="hq",target="10.10.0.2",name="branch"} 4\n');
+  });
+
+  it('property: whatever totals the last row lacks or garbles, received never outgrows sent, neither goes back, and success needs both', () => {
+    const total = fc.oneof(fc.constant(undefined), fc.nat(20).map(String), fc.constantFrom('', 'x', '-3', '1.5'));
+    const row = fc.record({ sent: total, received: total, 'packet-loss': fc.oneof(fc.constant(undefined), fc.constantFrom('0', '33', '100')) });
+    fc.assert(
+      fc.property(fc.array(row, { minLength: 1, maxLength: 8 }), (rows) => {
+        const totals = new Map<string, number>();
+        let before = { sent: 0, received: 0 };
+        for (const raw of rows) {
+          const record = Object.fromEntries(Object.entries(raw).filter(([, value]) => value !== undefined)) as Record<string, string>;
+          const out = text(mapPing([record], target, ROUTER, totals).samples);
+          const value = (family: string): number => Number(new RegExp(`^${family}\\{[^}]*\\} (\\S+)$`, 'm').exec(out)?.[1]);
+          const now = { sent: value('routeros_ping_packets_sent_total'), received: value('routeros_ping_packets_received_total') };
+          expect(now.received).toBeLessThanOrEqual(now.sent);
+          expect(now.sent).toBeGreaterThanOrEqual(before.sent);
+          expect(now.received).toBeGreaterThanOrEqual(before.received);
+          const both = /^\d+$/.test(record['sent'] ?? '') && /^\d+$/.test(record['received'] ?? '');
+          expect(out.includes('routeros_ping_success{')).toBe(both);
+          before = now;
+        }
+      }),
+      { numRuns: 500 },
+    );
   });
 
   it('a run without replies is success 0, loss 1 and has no RTT', () => {
