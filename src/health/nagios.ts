@@ -3,7 +3,9 @@
  * `ROUTEROS <STATE> - <summary>`, details follow one per line, and performance data comes after a `|`
  * (`'label'=value[unit];warn;crit;min;max`, labels quoted, units s, % and ms). Exit 0 OK, 1 WARNING,
  * 2 CRITICAL, 3 UNKNOWN. degraded maps to WARNING and critical to CRITICAL; UNKNOWN is for "could not tell":
- * no routers, or not one router reachable.
+ * no routers, or none tried. Routers tried and not one reached is CRITICAL: the guidelines keep UNKNOWN for the
+ * plugin's own failures, not for a host that refuses, times out or does not resolve (a powered-off router
+ * checked per host with `--router` must page).
  */
 import type { RouterConfig } from '../config/types.js';
 import { stripControls } from '../util/text.js';
@@ -41,7 +43,8 @@ export function formatCheck({ report, evaluations }: Evaluated, routers: readonl
   const details = evaluations.flatMap(detailLines);
   if (evaluations.every((evaluation) => evaluation.health.up !== true)) {
     const names = evaluations.map((evaluation) => `${evaluation.health.name} (${evaluation.problems[0]?.brief || 'not tried'})`);
-    return output('UNKNOWN', `no router could be reached: ${names.join(', ')}`, details);
+    const tried = evaluations.some((evaluation) => evaluation.health.up === false);
+    return output(tried ? 'CRITICAL' : 'UNKNOWN', `no router could be reached: ${names.join(', ')}`, details);
   }
   return output(STATE_OF[report.status], report.summary, details, perfdata(evaluations, routers));
 }
@@ -63,8 +66,36 @@ function label(...parts: string[]): string {
   return `'${plain(parts.join('_')).replace(/['=]/g, '_')}'`;
 }
 
+/** One perfdata entry before its label is made unique: the label's parts, what tells it from a namesake, the rest. */
+interface Entry {
+  parts: string[];
+  /** Appended where two entries would share a label (a peer's key, a ping's target). */
+  distinct: string;
+  measure: string;
+  data: string;
+}
+
+/**
+ * Labels unique within one output: RouterOS peer names and comments need not be unique, nor ping names, and a
+ * grapher keys a series by its label (two `'hq_wg_laptop_handshake_age'` would merge, one hiding the other).
+ * Where labels clash, each clashing one gets what tells it apart, then its position if that clashes too.
+ */
+function uniqueLabels(entries: readonly Entry[]): string[] {
+  const plainLabel = (entry: Entry, extra: string[]): string => label(...entry.parts, ...extra, entry.measure);
+  const count = (labels: readonly string[]): Map<string, number> => {
+    const counts = new Map<string, number>();
+    for (const text of labels) counts.set(text, (counts.get(text) ?? 0) + 1);
+    return counts;
+  };
+  const first = entries.map((entry) => plainLabel(entry, []));
+  const firstCounts = count(first);
+  const second = entries.map((entry, i) => ((firstCounts.get(first[i] as string) ?? 0) > 1 ? plainLabel(entry, [entry.distinct]) : (first[i] as string)));
+  const secondCounts = count(second);
+  return entries.map((entry, i) => ((secondCounts.get(second[i] as string) ?? 0) > 1 ? plainLabel(entry, [entry.distinct, String(i + 1)]) : (second[i] as string)));
+}
+
 function perfdata(evaluations: readonly RouterEvaluation[], routers: readonly RouterConfig[]): string[] {
-  const out: string[] = [];
+  const entries: Entry[] = [];
   for (const { health } of evaluations) {
     const router = routers.find((candidate) => candidate.name === health.name);
     const lossCritical = router === undefined ? '' : Number((router.health.pingLossCritical * 100).toFixed(1));
@@ -73,17 +104,22 @@ function perfdata(evaluations: readonly RouterEvaluation[], routers: readonly Ro
       const name = peer.name !== '' ? peer.name : peer.publicKey.slice(0, 8);
       // U is the guidelines' "undetermined": a peer that never shook hands has no age.
       const value = peer.handshakeAgeSeconds === null ? 'U' : `${peer.handshakeAgeSeconds}s`;
-      // The critical threshold is the peer's own bound (keepalive or handshake_stale_after); none for idle peers.
-      out.push(`${label(health.name, peer.interface, name, 'handshake_age')}=${value};;${peer.handshakeBoundSeconds ?? ''};0`);
+      // The critical threshold is the peer's own bound (keepalive or handshake_stale_after), which an age above
+      // it crosses (a plain range: outside 0…bound); none for idle peers.
+      entries.push({ parts: [health.name, peer.interface, name], distinct: peer.publicKey.slice(0, 8), measure: 'handshake_age', data: `${value};;${peer.handshakeBoundSeconds ?? ''};0` });
     }
     for (const ping of health.pings) {
       if (ping.lossRatio !== null) {
-        out.push(`${label(health.name, ping.name, 'loss')}=${Number((ping.lossRatio * 100).toFixed(1))}%;0;${lossCritical};0;100`);
+        // Loss at or above the critical ratio is critical: the range `@50:` (inside 50…∞), where a plain `50`
+        // would alert only above 50; any loss warns (outside 0…0).
+        const critical = lossCritical === '' ? '' : `@${lossCritical}:`;
+        entries.push({ parts: [health.name, ping.name], distinct: ping.target, measure: 'loss', data: `${Number((ping.lossRatio * 100).toFixed(1))}%;0;${critical};0;100` });
       }
       if (ping.rttSeconds.avg !== null) {
-        out.push(`${label(health.name, ping.name, 'rtt')}=${Number((ping.rttSeconds.avg * 1000).toFixed(3))}ms;;;0`);
+        entries.push({ parts: [health.name, ping.name], distinct: ping.target, measure: 'rtt', data: `${Number((ping.rttSeconds.avg * 1000).toFixed(3))}ms;;;0` });
       }
     }
   }
-  return out;
+  const labels = uniqueLabels(entries);
+  return entries.map((entry, i) => `${labels[i] as string}=${entry.data}`);
 }

@@ -33,8 +33,8 @@ describe('check usage errors', () => {
   it('a valid check command line still runs the check', async () => {
     const file = tempFile('check-valid.yml', VALID.replace('https://192.0.2.1', 'https://127.0.0.1:1'));
     const result = await runCli(['check', '--config', file, '--timeout', '5']);
-    expect(result.stdout).toMatch(/^ROUTEROS UNKNOWN - no router could be reached/);
-    expect(result.code).toBe(3);
+    expect(result.stdout).toMatch(/^ROUTEROS CRITICAL - no router could be reached/);
+    expect(result.code).toBe(2);
   });
 });
 

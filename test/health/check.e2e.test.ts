@@ -86,7 +86,7 @@ describe('check', () => {
     const perfdata = lines.at(-1) ?? '';
     expect(perfdata).toMatch(/^\| /);
     expect(perfdata).toMatch(/'hq_wg-branch_branch-2_handshake_age'=6\d\ds;;300;0/);
-    expect(perfdata).toMatch(/'hq_branch-tunnel_loss'=0%;0;50;0;100/);
+    expect(perfdata).toMatch(/'hq_branch-tunnel_loss'=0%;0;@50:;0;100/);
     expect(perfdata).toMatch(/'hq_branch-tunnel_rtt'=[\d.]+ms;;;0/);
   });
 
@@ -102,10 +102,10 @@ describe('check', () => {
     expect(out.text).toBe(`ROUTEROS UNKNOWN - no router named "nope" in ${configPath}\nconfigured routers: hq, calm\n`);
   });
 
-  it('UNKNOWN (3) when nothing could be reached', async () => {
+  it('CRITICAL (2) when nothing could be reached: a router down pages, as the plugin guidelines want', async () => {
     const out = await check(downPath);
-    expect(out.code).toBe(3);
-    expect(out.text.split('\n')[0]).toBe('ROUTEROS UNKNOWN - no router could be reached: gone (connect)');
+    expect(out.code).toBe(2);
+    expect(out.text.split('\n')[0]).toBe('ROUTEROS CRITICAL - no router could be reached: gone (connect)');
   });
 
   it('UNKNOWN (3) for an invalid config, listing every problem with its path', async () => {

@@ -33,7 +33,7 @@ describe('check output in the Nagios plugin convention', () => {
     ]);
     expect(lines.at(-2)).toBe(
       "| 'hq_wg-branch_branch-1_handshake_age'=65s;;300;0 'hq_wg-branch_branch-2_handshake_age'=600s;;300;0 " +
-        "'hq_wg-branch_tablet_handshake_age'=U;;300;0 'hq_branch-tunnel_loss'=33%;0;50;0;100 'hq_branch-tunnel_rtt'=2.5ms;;;0",
+        "'hq_wg-branch_tablet_handshake_age'=U;;300;0 'hq_branch-tunnel_loss'=33%;0;@50:;0;100 'hq_branch-tunnel_rtt'=2.5ms;;;0",
     );
     expect(lines.at(-1)).toBe('');
     // Only the perfdata line may hold a pipe: anything else would be read as perfdata.
@@ -68,14 +68,31 @@ describe('check output in the Nagios plugin convention', () => {
     expect(out.text.split('\n')[0]).toBe('ROUTEROS CRITICAL - 1 interface not running: hq/wg-branch (not running); 1 collector failing: branch/wireguard (auth)');
   });
 
-  it('UNKNOWN (exit 3) when no router could be reached; one router down among others is CRITICAL', () => {
+  it('CRITICAL (exit 2) when the routers were tried and none could be reached (a host down is not UNKNOWN); one router down among others is CRITICAL', () => {
     const down = [failed('system', 'system', 'connect'), failed('wireguard', 'wireguard', 'connect')];
     const out = check([hq, branch], { hq: down, branch: [failed('system', 'system', 'tls')] });
-    expect(out.code).toBe(3);
-    expect(out.text.split('\n')[0]).toBe('ROUTEROS UNKNOWN - no router could be reached: hq (connect), branch (tls)');
+    expect(out.code).toBe(2);
+    expect(out.text.split('\n')[0]).toBe('ROUTEROS CRITICAL - no router could be reached: hq (connect), branch (tls)');
     const one = check([hq, branch], { hq: down, branch: [systemOk(), wireguard(branch, [WG_UP], [])] });
     expect(one.code).toBe(2);
     expect(one.text.split('\n')[0]).toBe('ROUTEROS CRITICAL - 1 router down: hq (connect)');
+  });
+
+  it('perfdata labels are unique, however RouterOS names peers and pings: clashing ones get the key or target', () => {
+    const twins = testRouter({ ping: [{ target: '10.10.0.2', name: 'uplink' }, { target: '10.10.0.3', name: 'uplink' }] }, SITE_LINKS);
+    const laptop = (key: string, age: string) => ({ ...peerRecord('laptop', age), 'public-key': `${key}${'0'.repeat(43 - key.length)}=`, comment: 'laptop' });
+    const out = check([twins], { hq: [systemOk(), wireguard(twins, [WG_UP], [laptop('AAAAAAAA', '10s'), laptop('BBBBBBBB', '20m'), peerRecord('solo', '1m')]), ping(twins, 0, 0), ping(twins, 1, 33)] });
+    const perf = out.text.split('\n').find((line) => line.startsWith('| ')) ?? '';
+    const labels = [...perf.matchAll(/'([^']*)'=/g)].map((match) => match[1]);
+    expect(labels.length).toBeGreaterThanOrEqual(7);
+    expect(new Set(labels).size).toBe(labels.length);
+    expect(labels).toEqual(expect.arrayContaining(['hq_wg-branch_laptop_AAAAAAAA_handshake_age', 'hq_wg-branch_laptop_BBBBBBBB_handshake_age', 'hq_wg-branch_solo_handshake_age', 'hq_uplink_10.10.0.2_loss', 'hq_uplink_10.10.0.3_loss']));
+  });
+
+  it('the loss threshold says what the verdict does: at the critical ratio it is critical (range @50:, inside 50 and up)', () => {
+    const at = check([hq], { hq: [systemOk(), wireguard(hq, [WG_UP], []), ping(hq, 0, 50)] });
+    expect(at.code).toBe(2);
+    expect(at.text).toMatch(/'hq_branch-tunnel_loss'=50%;0;@50:;0;100/);
   });
 
   it('UNKNOWN when no router has been tried', () => {
