@@ -71,7 +71,8 @@ export class JobRunner {
       this.deps.logger.debug({ job: this.deps.definition.job }, 'previous run still in flight; skipping this tick');
       return Promise.resolve('skipped');
     }
-    if (this.backoff.active(this.deps.now())) return Promise.resolve('skipped');
+    // Backoff is a duration: on the monotonic clock, so a wall clock set back an hour does not stretch 30 s to 61 min.
+    if (this.backoff.active(performance.now())) return Promise.resolve('skipped');
     this.#running = this.#run().finally(() => {
       this.#running = undefined;
     });
@@ -142,7 +143,7 @@ export class JobRunner {
         finishedAt: now(),
         durationSeconds: (performance.now() - started) / 1000,
       });
-      const backoffSeconds = this.backoff.failed(reason, now());
+      const backoffSeconds = this.backoff.failed(reason, performance.now());
       store.setBackoff(router.name, definition.job, backoffSeconds);
       this.#transition(reason, error, backoffSeconds);
       return 'failed';

@@ -102,7 +102,8 @@ export class BasicAuth {
   /** Wrong credentials, logged without the username (people type passwords into it) and at a bounded rate. */
   #noteRejected(req: IncomingMessage): void {
     this.#rejected++;
-    const now = Date.now();
+    // A rate is a duration: on the monotonic clock, so a wall clock set back an hour does not silence it.
+    const now = performance.now();
     if (now - this.#loggedAt < LOG_EVERY_MS) return;
     this.#logger.warn(
       { remote: req.socket.remoteAddress, path: (req.url ?? '').split('?')[0], rejected: this.#rejected },

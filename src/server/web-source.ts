@@ -15,7 +15,10 @@ export interface WebSourceOptions {
   logger: Logger;
   /** Minimum time between two checks of the files' modification stamps. Default 1000. */
   recheckMs?: number;
+  /** Wall clock (certificate expiry). */
   now?: () => number;
+  /** Monotonic clock in ms (the recheck throttle: a wall clock set back must not stop the re-reads). */
+  monotonic?: () => number;
 }
 
 /** Modification stamp of a set of files: any write, replacement or symlink swap (Kubernetes secrets) changes it. */
@@ -47,9 +50,11 @@ export class WebConfigSource {
   readonly #logger: Logger;
   readonly #recheckMs: number;
   readonly #now: () => number;
+  readonly #monotonic: () => number;
   readonly #listeners: ((config: WebConfig | undefined) => void)[] = [];
   #config: WebConfig | undefined;
   #stamp = '';
+  /** The monotonic clock's time of the last look at the files. */
   #checkedAt = 0;
   #failedStamp = '';
 
@@ -58,6 +63,7 @@ export class WebConfigSource {
     this.#logger = options.logger;
     this.#recheckMs = options.recheckMs ?? 1000;
     this.#now = options.now ?? Date.now;
+    this.#monotonic = options.monotonic ?? (() => performance.now());
     const config = path === undefined ? undefined : WebConfigSource.#load(path);
     this.https = config?.tls !== undefined;
     this.#install(config);
@@ -74,8 +80,8 @@ export class WebConfigSource {
   /** The web config in force, after re-reading it if its files changed (throttled). */
   current(): WebConfig | undefined {
     const config = this.#config;
-    if (config === undefined || this.#now() - this.#checkedAt < this.#recheckMs) return config;
-    this.#checkedAt = this.#now();
+    if (config === undefined || this.#monotonic() - this.#checkedAt < this.#recheckMs) return config;
+    this.#checkedAt = this.#monotonic();
     const stamp = stampOf(config.files);
     if (stamp === this.#stamp || stamp === this.#failedStamp) return config;
     try {
@@ -131,7 +137,7 @@ export class WebConfigSource {
     const same = stamp !== undefined && config !== undefined && this.#config?.files.join('|') === config.files.join('|');
     this.#config = config;
     this.#stamp = config === undefined ? '' : same ? stamp : stampOf(config.files);
-    this.#checkedAt = this.#now();
+    this.#checkedAt = this.#monotonic();
     for (const warning of config?.warnings ?? []) this.#logger.warn({ web_config_file: config?.path }, warning);
     const notAfter = config?.tls?.notAfter;
     if (notAfter !== undefined && notAfter.getTime() - this.#now() < EXPIRY_WARNING_MS) {

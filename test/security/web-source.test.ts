@@ -25,8 +25,10 @@ function put(name: string, text: string): string {
   return path;
 }
 
+let wall: number;
+
 function source(path: string | undefined): WebConfigSource {
-  return new WebConfigSource(path, { logger: logs.logger, recheckMs: 1000, now: () => clock });
+  return new WebConfigSource(path, { logger: logs.logger, recheckMs: 1000, now: () => wall + clock, monotonic: () => clock });
 }
 
 const messages = (): string[] => logs.lines().map((line) => String(line['msg']));
@@ -34,6 +36,7 @@ const messages = (): string[] => logs.lines().map((line) => String(line['msg']))
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'routeros-websrc-'));
   clock = 1_000_000;
+  wall = 0;
   logs = captureLogs();
 });
 
@@ -46,6 +49,14 @@ describe('re-reading the web config', () => {
     clock += 1;
     expect([...(web.current()?.users.keys() ?? [])]).toEqual(['b']);
     expect(messages()).toContain('web config re-read after a file change');
+  });
+
+  it('keeps re-reading after the wall clock is set back an hour (the throttle runs on the monotonic clock)', () => {
+    const web = source(put('web.yml', `basic_auth_users: { a: "${HASH_A}" }`));
+    wall -= 3_600_000;
+    put('web.yml', `basic_auth_users: { b: "${HASH_B}" }`);
+    clock += 1000;
+    expect([...(web.current()?.users.keys() ?? [])]).toEqual(['b']);
   });
 
   it('logs an invalid change once, keeps serving the previous config, and takes the fix', () => {

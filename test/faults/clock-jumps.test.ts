@@ -1,0 +1,77 @@
+/**
+ * The wall clock may jump (NTP stepping it, an operator setting it): durations are measured on the monotonic
+ * clock, so a jump neither stretches nor cuts them. Here the wall clock the exporter is given is set back an hour.
+ */
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import pino from 'pino';
+import { JobRunner } from '../../src/scheduler/runner.js';
+import { Semaphore } from '../../src/scheduler/semaphore.js';
+import { SnapshotStore } from '../../src/metrics/store.js';
+import { RouterOsError } from '../../src/routeros/errors.js';
+import type { JobDefinition } from '../../src/collectors/types.js';
+import { testRouter } from '../helpers/config.js';
+import { FakeClient } from '../helpers/fake-client.js';
+import { routerLabel } from '../../src/metrics/family.js';
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+describe('a wall clock set back', () => {
+  it('does not stretch a backoff: 30 s after an authentication failure the job runs again', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date', 'performance'] });
+    const router = testRouter({ name: 'hq' });
+    const store = new SnapshotStore();
+    store.plan(new Map([['hq', [{ collector: 'system' as const, job: 'system' }]]]));
+    let wall = Date.UTC(2026, 10, 25, 12, 0, 0);
+    let runs = 0;
+    const definition: JobDefinition = {
+      collector: 'system',
+      job: 'system',
+      schedule: '* * * * * *',
+      deadlineSeconds: 5,
+      settings: null,
+      run() {
+        runs++;
+        return Promise.reject(new RouterOsError('ROS_ERR_AUTH', 'GET /rest/system/resource: refused', { status: 401 }));
+      },
+    };
+    const job = new JobRunner({ router, definition, client: new FakeClient(), store, semaphore: new Semaphore(1), logger: pino({ level: 'silent' }), now: () => wall, routerLabel: routerLabel('hq') });
+    expect(await job.trigger()).toBe('failed');
+    expect(await job.trigger()).toBe('skipped');
+    wall -= 3_600_000;
+    await vi.advanceTimersByTimeAsync(31_000);
+    wall += 31_000;
+    expect(await job.trigger()).toBe('failed');
+    expect(runs).toBe(2);
+  });
+});
+
+describe('a wall clock set back, at the HTTP server', () => {
+  it('does not silence the log of rejected credentials: a minute later on the monotonic clock, it logs again', async () => {
+    const { BasicAuth } = await import('../../src/server/auth.js');
+    const { captureLogs } = await import('../helpers/log-capture.js');
+    const bcrypt = (await import('bcryptjs')).default;
+    const logs = captureLogs();
+    const auth = new BasicAuth(logs.logger);
+    const users = new Map([['alice', bcrypt.hashSync('right', 4)]]);
+    const attempt = async (): Promise<void> => {
+      const req = { headers: { authorization: `Basic ${Buffer.from('alice:wrong').toString('base64')}` }, socket: { remoteAddress: '192.0.2.9' }, url: '/metrics' };
+      const res = { setHeader: () => undefined, writeHead: () => res, end: () => undefined, headersSent: false };
+      expect(await auth.admit(users, req as never, res as never)).toBe(false);
+    };
+    const rejections = (): number => logs.lines().filter((line) => String(line['msg']).startsWith('rejected HTTP requests')).length;
+    try {
+      vi.useFakeTimers({ toFake: ['Date', 'performance'] });
+      await attempt();
+      expect(rejections()).toBe(1);
+      vi.advanceTimersByTime(61_000);
+      vi.setSystemTime(Date.now() - 3_600_000);
+      await attempt();
+      expect(rejections()).toBe(2);
+    } finally {
+      vi.useRealTimers();
+      await auth.close();
+    }
+  });
+});
