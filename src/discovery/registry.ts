@@ -248,7 +248,13 @@ export class DiscoveryRegistry {
       if (!this.#pending) return;
       this.#pending = false;
       const started = performance.now();
-      this.#deps.changed();
+      try {
+        this.#deps.changed();
+      } catch (error) {
+        // Run from a timer or a microtask, a throw here would end the process: one bounded line instead, and the
+        // waiting probes are answered (with what the scheduler has).
+        this.#deps.logger.error({ err: error }, 'loading the scheduler with the discovered targets failed');
+      }
       const took = performance.now() - started;
       this.#nextLoadAt = performance.now() + Math.min(MAX_LOAD_GAP_MS, took * LOAD_GAP_FACTOR);
       for (const resolve of this.#loaded.splice(0)) resolve();

@@ -52,5 +52,17 @@ export function parseTarget(text: string): ParsedTarget | undefined {
   // No trailing dot: the name is matched and shown as given, and `name.` would be a second spelling of `name`.
   const last = host.slice(host.lastIndexOf('.') + 1);
   if (host.endsWith('.') || !isHostName(host) || NUMERIC_LAST_LABEL.test(last)) return undefined;
+  // The name must be one the URL parser takes as it is: an `xn--` label that is not punycode makes the client's
+  // URL throw (it once ended the process), and one it would rewrite is another name than the allow list matched.
+  if (urlHostOf(host) !== host.toLowerCase()) return undefined;
   return { host: host.toLowerCase(), family: 'name', port, authority: `${host}${suffix}` };
+}
+
+/** The host a URL makes of `host`, or undefined when it makes none. */
+function urlHostOf(host: string): string | undefined {
+  try {
+    return new URL(`https://${host}/`).hostname;
+  } catch {
+    return undefined;
+  }
 }

@@ -47,3 +47,28 @@ describe('scheduler loads', () => {
     made.close();
   });
 });
+
+describe('a scheduler load that throws', () => {
+  it('is logged, not thrown from a timer (which would end the process), and the registry goes on', async () => {
+    const lines: string[] = [];
+    let fail = true;
+    const made = new DiscoveryRegistry({
+      now: () => 0,
+      store: new SnapshotStore(),
+      logger: pino({ level: 'error' }, { write: (line: string) => lines.push(line) }),
+      changed: () => {
+        if (fail) throw new TypeError('Invalid URL');
+      },
+      metrics: { targets: () => undefined, created: () => undefined, forgotten: () => undefined, refused: () => undefined },
+    });
+    made.configure(testConfig({ defaults: { username: 'm', password: 'p' }, routers: [], profiles: { lab: { targets: ['127.0.0.0/8'] } } }));
+    void made.discover('127.0.0.1:1', 'lab', 0);
+    await made.flushed();
+    expect(lines.some((line) => line.includes('loading the scheduler with the discovered targets failed'))).toBe(true);
+    fail = false;
+    void made.discover('127.0.0.2:1', 'lab', 0);
+    await made.flushed();
+    expect(made.routers()).toHaveLength(2);
+    made.close();
+  });
+});

@@ -73,6 +73,24 @@ describe('parseTarget', () => {
     );
     console.log(`parseTarget fuzz: ${tried} inputs`);
   });
+
+  it('never accepts a name the URL parser refuses or rewrites: punycode labels, upper case, unicode (fuzz)', () => {
+    const label = fc.oneof(
+      fc.stringMatching(/^xn--[a-z0-9-]{1,20}$/),
+      fc.stringMatching(/^[A-Za-z][A-Za-z0-9-]{0,10}$/),
+      fc.constantFrom('xn--nxasmq6b', 'xn--bcher-kva', 'XN--BCHER-KVA', 'xn--', 'xn---', 'xn--a', 'xn--ls8h'),
+    );
+    fc.assert(
+      fc.property(fc.array(label, { minLength: 1, maxLength: 3 }), fc.option(fc.integer({ min: 1, max: 65_535 }), { nil: undefined }), (labels, port) => {
+        const text = `${labels.join('.')}.example.net${port === undefined ? '' : `:${port}`}`;
+        const parsed = parseTarget(text);
+        if (parsed === undefined) return;
+        // Accepted: the client's URL is made without throwing, and reaches the very name the allow list matched.
+        expect(new URL(`https://${parsed.authority}`).hostname).toBe(parsed.host);
+      }),
+      { numRuns: 5_000 },
+    );
+  });
 });
 
 describe('AllowList', () => {
