@@ -4,6 +4,12 @@
  * One node-cron task per distinct expression, not per job: a fleet of 2,000 routers with two jobs each on the
  * same schedule holds one task (about 4 KiB and a timer each) instead of 4,000, and every subscriber of an
  * expression sees the same tick. node-cron still does all the cron arithmetic, so the semantics are its own.
+ *
+ * node-cron reckons the wait until the next slot on the wall clock once, then keeps to it: with the wall clock
+ * set back an hour every schedule slept for the hour, and setting the clock right again did not wake them. A
+ * watchdog compares the wall clock with the monotonic one every few seconds; when they part by more than a
+ * second (a step, not drift or a busy event loop, which move both alike), every task is made again and reckons
+ * its next slot from the wall clock as it is now. Slots crossed back over run again; slots jumped over are missed.
  */
 import cron, { type ScheduledTask } from 'node-cron';
 
@@ -14,7 +20,8 @@ export interface Trigger {
 export type TriggerFactory = (expression: string, onTick: () => void, name: string) => Trigger;
 
 interface Shared {
-  readonly task: ScheduledTask;
+  /** Made again after a wall-clock step (the watchdog); the entry itself stays, so subscriptions keep it. */
+  task: ScheduledTask;
   /** Each subscription is its own entry, so one callback subscribed twice is called twice and stopped once. */
   readonly listeners: Set<{ readonly onTick: () => void }>;
 }
@@ -31,14 +38,42 @@ function tick(listeners: Shared['listeners']): void {
   for (const listener of [...listeners]) listener.onTick();
 }
 
+function schedule(expression: string, listeners: Shared['listeners']): ScheduledTask {
+  return cron.schedule(expression, () => tick(listeners), { name: `schedule ${expression}`, noOverlap: false });
+}
+
+/** How often the watchdog looks, and how far the two clocks may part before it counts as a step. */
+export const CLOCK_WATCH_MS = 5_000;
+const CLOCK_STEP_MS = 1_000;
+let watchdog: NodeJS.Timeout | undefined;
+
+function watchClock(): void {
+  if (watchdog !== undefined) return;
+  let wall = Date.now();
+  let monotonic = performance.now();
+  watchdog = setInterval(() => {
+    const nowWall = Date.now();
+    const nowMonotonic = performance.now();
+    const step = nowWall - wall - (nowMonotonic - monotonic);
+    wall = nowWall;
+    monotonic = nowMonotonic;
+    if (Math.abs(step) <= CLOCK_STEP_MS) return;
+    for (const [expression, entry] of shared) {
+      void entry.task.destroy();
+      entry.task = schedule(expression, entry.listeners);
+    }
+  }, CLOCK_WATCH_MS);
+  watchdog.unref();
+}
+
 /** node-cron, seconds field allowed. Overlap is handled by the job runner, which knows about in-flight runs. */
 export const cronTrigger: TriggerFactory = (expression, onTick) => {
   let entry = shared.get(expression);
   if (entry === undefined) {
     const listeners: Shared['listeners'] = new Set();
-    const task = cron.schedule(expression, () => tick(listeners), { name: `schedule ${expression}`, noOverlap: false });
-    entry = { task, listeners };
+    entry = { task: schedule(expression, listeners), listeners };
     shared.set(expression, entry);
+    watchClock();
   }
   const subscription = { onTick };
   const own = entry;
@@ -48,6 +83,10 @@ export const cronTrigger: TriggerFactory = (expression, onTick) => {
       if (!own.listeners.delete(subscription) || own.listeners.size > 0) return;
       if (shared.get(expression) === own) shared.delete(expression);
       void own.task.destroy();
+      if (shared.size === 0 && watchdog !== undefined) {
+        clearInterval(watchdog);
+        watchdog = undefined;
+      }
     },
   };
 };

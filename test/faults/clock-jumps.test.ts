@@ -75,3 +75,31 @@ describe('a wall clock set back, at the HTTP server', () => {
     }
   });
 });
+
+describe('a wall clock stepped, at the schedules', () => {
+  it.each([
+    ['set back an hour', -3_600_000],
+    ['set forward an hour', 3_600_000],
+  ])('%s: every-second schedules go on ticking within the watchdog period, and keep ticking', async (_what, step) => {
+    const { cronTrigger, CLOCK_WATCH_MS, sharedTaskCount } = await import('../../src/scheduler/trigger.js');
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date', 'performance'] });
+    vi.setSystemTime(Date.UTC(2026, 10, 25, 12, 0, 0));
+    let ticks = 0;
+    const trigger = cronTrigger('* * * * * *', () => ticks++, 'every second');
+    try {
+      await vi.advanceTimersByTimeAsync(5_000);
+      expect(ticks).toBeGreaterThanOrEqual(4);
+      // setSystemTime moves the wall clock only; the monotonic clock goes on.
+      vi.setSystemTime(Date.now() + step);
+      await vi.advanceTimersByTimeAsync(CLOCK_WATCH_MS + 1_000);
+      const after = ticks;
+      await vi.advanceTimersByTimeAsync(10_000);
+      // Before: node-cron slept the hour away (0 ticks in these 10 s).
+      expect(ticks - after).toBeGreaterThanOrEqual(9);
+    } finally {
+      trigger.stop();
+      vi.useRealTimers();
+    }
+    expect(sharedTaskCount()).toBe(0);
+  });
+});
