@@ -287,7 +287,7 @@ export class RouterOsClient {
         try {
           await this.#readTurn(stop);
         } catch (error) {
-          throw this.#failure(error, request, 'connect', stop.timedOut, external);
+          throw this.#failure(error, request, 'queue', stop.timedOut, external);
         }
         // Now that it has the connection: a read that waited its turn behind another ends no idle period.
         if (real) this.#keepWarm.readStarted();
@@ -407,7 +407,7 @@ export class RouterOsClient {
   #failure(
     error: unknown,
     request: string,
-    phase: 'connect' | 'body',
+    phase: 'queue' | 'connect' | 'body',
     timedOut: boolean,
     external: AbortSignal | undefined,
   ): RouterOsError {
@@ -415,13 +415,21 @@ export class RouterOsClient {
     if (external?.aborted === true) {
       return new RouterOsError('ROS_ERR_ABORTED', `${request}: aborted (shutting down or reloading)`, { request, cause: error });
     }
+    // Timed out before it was sent: the router answered the reads ahead of it on its one connection too slowly
+    // for this one to have its turn. Saying "no answer" would blame a request the router never saw.
+    if (timedOut && phase === 'queue') {
+      return new RouterOsError('ROS_ERR_TIMEOUT', `${request}: not sent: still waiting for the router's connection behind its other reads when the timeout ran out (the router answers slowly; a longer timeout, or schedules that do not fire together, let each read through); ${TIMEOUT_HINT}`, {
+        request,
+        cause: error,
+      });
+    }
     if (timedOut) {
       return new RouterOsError('ROS_ERR_TIMEOUT', `${request}: no complete answer within the timeout; ${TIMEOUT_HINT}`, {
         request,
         cause: error,
       });
     }
-    return mapNetworkError(error, request, phase);
+    return mapNetworkError(error, request, phase === 'queue' ? 'connect' : phase);
   }
 }
 

@@ -39,6 +39,20 @@ describe('the read queue', () => {
     }
   });
 
+  it('a read whose timeout runs out while it waits its turn says it was never sent, not that the router did not answer it', async () => {
+    const router = emulator.router('q');
+    router.setFaults({ path: 'system/resource', latencyMs: 400 });
+    try {
+      const reads = client(3_000);
+      const ahead = reads.getSingleton('system/resource');
+      const queued = reads.list('interface', { timeoutMs: 150 });
+      await expect(queued).rejects.toMatchObject({ code: 'ROS_ERR_TIMEOUT', message: expect.stringMatching(/not sent: still waiting for the router's connection behind its other reads/) as unknown });
+      expect(typeof (await ahead)).toBe('object');
+    } finally {
+      router.clearFaults();
+    }
+  });
+
   it("a queued read aborted by its caller leaves the read in flight ahead of it alone", async () => {
     const router = emulator.router('q');
     router.setFaults({ path: 'system/resource', latencyMs: 300 });
