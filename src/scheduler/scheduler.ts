@@ -13,7 +13,7 @@ import { cronIntervalSeconds } from '../config/cron.js';
 import { JobRunner, type RunResult } from './runner.js';
 import { Semaphore } from './semaphore.js';
 import { jitterMs } from './jitter.js';
-import { cronTrigger, type Trigger, type TriggerFactory } from './trigger.js';
+import { cronTrigger, setTriggerLogger, type Trigger, type TriggerFactory } from './trigger.js';
 import { gatesReadiness, jobFingerprint } from './definition.js';
 
 export interface SchedulerDeps {
@@ -48,6 +48,7 @@ export class Scheduler {
 
   constructor(deps: SchedulerDeps) {
     this.#deps = deps;
+    if (deps.triggerFactory === undefined) setTriggerLogger(deps.logger);
     this.#semaphore = new Semaphore(deps.maxInFlight ?? 32);
   }
 

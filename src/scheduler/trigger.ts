@@ -12,6 +12,7 @@
  * its next slot from the wall clock as it is now. Slots crossed back over run again; slots jumped over are missed.
  */
 import cron, { type ScheduledTask } from 'node-cron';
+import type { Logger } from 'pino';
 
 export interface Trigger {
   stop(): void;
@@ -38,8 +39,40 @@ function tick(listeners: Shared['listeners']): void {
   for (const listener of [...listeners]) listener.onTick();
 }
 
+/**
+ * Where node-cron's own messages go. Left to itself it writes coloured, non-JSON lines to the console (a missed
+ * tick when the event loop was busy past its time): into the exporter's JSON log instead, in its words.
+ */
+let log: Pick<Logger, 'warn' | 'error'> | undefined;
+
+/** The logger node-cron's messages go to (the scheduler's); silent until set. */
+export function setTriggerLogger(logger: Pick<Logger, 'warn' | 'error'>): void {
+  log = logger;
+}
+
+/** At most one line a minute per schedule: a clock stepped a day forward makes node-cron report every slot. */
+const MISSED_LOG_EVERY_MS = 60_000;
+
+function cronLogger(expression: string): { info(message: string): void; warn(message: string): void; error(message: unknown, error?: unknown): void; debug(message: string): void } {
+  let loggedAt = Number.NEGATIVE_INFINITY;
+  let missed = 0;
+  return {
+    info: () => undefined,
+    debug: () => undefined,
+    warn: () => {
+      missed++;
+      const now = performance.now();
+      if (now - loggedAt < MISSED_LOG_EVERY_MS) return;
+      log?.warn({ schedule: expression, missed }, 'scheduled ticks were missed: the event loop was busy past their time, or the clock was stepped (the next tick runs as usual)');
+      loggedAt = now;
+      missed = 0;
+    },
+    error: (message, error) => log?.error({ schedule: expression, err: error ?? message }, 'the schedule failed to run a tick'),
+  };
+}
+
 function schedule(expression: string, listeners: Shared['listeners']): ScheduledTask {
-  return cron.schedule(expression, () => tick(listeners), { name: `schedule ${expression}`, noOverlap: false });
+  return cron.schedule(expression, () => tick(listeners), { name: `schedule ${expression}`, noOverlap: false, logger: cronLogger(expression) });
 }
 
 /** How often the watchdog looks, and how far the two clocks may part before it counts as a step. */

@@ -103,3 +103,32 @@ describe('a wall clock stepped, at the schedules', () => {
     expect(sharedTaskCount()).toBe(0);
   });
 });
+
+describe("node-cron's own messages", () => {
+  it('go to the exporter\'s logger in its words, never to the console as coloured text', async () => {
+    const { cronTrigger, setTriggerLogger } = await import('../../src/scheduler/trigger.js');
+    const lines: string[] = [];
+    setTriggerLogger(pino({ level: 'warn' }, { write: (line: string) => lines.push(line) }));
+    const consoleWarn = vi.spyOn(console, 'warn');
+    const consoleInfo = vi.spyOn(console, 'info');
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date', 'performance'] });
+    vi.setSystemTime(Date.UTC(2026, 10, 25, 12, 0, 0));
+    const trigger = cronTrigger('* * * * * *', () => undefined, 'every second');
+    try {
+      await vi.advanceTimersByTimeAsync(2_000);
+      // A step forward makes node-cron miss the slots it jumped over.
+      vi.setSystemTime(Date.now() + 3_600_000);
+      await vi.advanceTimersByTimeAsync(2_000);
+    } finally {
+      trigger.stop();
+      vi.useRealTimers();
+      consoleWarn.mockRestore();
+      consoleInfo.mockRestore();
+    }
+    expect(consoleWarn).not.toHaveBeenCalled();
+    expect(consoleInfo).not.toHaveBeenCalled();
+    // Bounded: one line a minute per schedule, however many slots the step jumped over.
+    expect(lines).toHaveLength(1);
+    expect(JSON.parse(lines[0] ?? '{}')).toMatchObject({ schedule: '* * * * * *', msg: expect.stringMatching(/^scheduled ticks were missed/) as unknown });
+  });
+});
