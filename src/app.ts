@@ -28,6 +28,8 @@ export interface AppDeps {
   /** Reads the config again for SIGHUP and POST /-/reload; absent → reload re-applies the current config. */
   loadConfig?: () => Promise<Config>;
   now?: () => number;
+  /** Monotonic clock in ms for durations (backoff); performance.now() when absent. */
+  elapsed?: () => number;
   triggerFactory?: TriggerFactory;
   jitter?: boolean;
   maxInFlight?: number;
@@ -71,6 +73,7 @@ export function createApp(initial: Config, deps: AppDeps): App {
     logger: deps.logger,
     clientFor: (router) => clients.clientFor(router),
     now,
+    ...(deps.elapsed === undefined ? {} : { elapsed: deps.elapsed }),
     ...(deps.triggerFactory === undefined ? {} : { triggerFactory: deps.triggerFactory }),
     ...(deps.jitter === undefined ? {} : { jitter: deps.jitter }),
     ...(deps.maxInFlight === undefined ? {} : { maxInFlight: deps.maxInFlight }),

@@ -20,6 +20,8 @@ export interface RunnerDeps {
   semaphore: Semaphore;
   logger: Logger;
   now: () => number;
+  /** Monotonic clock in ms for durations (backoff): a stepped wall clock must not stretch or cut them. */
+  elapsed?: () => number;
   routerLabel: RouterLabel;
 }
 
@@ -61,6 +63,10 @@ export class JobRunner {
     return controller;
   }
 
+  #elapsed(): number {
+    return this.deps.elapsed?.() ?? performance.now();
+  }
+
   get key(): string {
     return `${this.deps.router.name}\u0000${this.deps.definition.job}`;
   }
@@ -72,7 +78,7 @@ export class JobRunner {
       return Promise.resolve('skipped');
     }
     // Backoff is a duration: on the monotonic clock, so a wall clock set back an hour does not stretch 30 s to 61 min.
-    if (this.backoff.active(performance.now())) return Promise.resolve('skipped');
+    if (this.backoff.active(this.#elapsed())) return Promise.resolve('skipped');
     this.#running = this.#run().finally(() => {
       this.#running = undefined;
     });
@@ -143,7 +149,7 @@ export class JobRunner {
         finishedAt: now(),
         durationSeconds: (performance.now() - started) / 1000,
       });
-      const backoffSeconds = this.backoff.failed(reason, performance.now());
+      const backoffSeconds = this.backoff.failed(reason, this.#elapsed());
       store.setBackoff(router.name, definition.job, backoffSeconds);
       this.#transition(reason, error, backoffSeconds);
       return 'failed';

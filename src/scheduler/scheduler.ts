@@ -16,12 +16,16 @@ import { jitterMs } from './jitter.js';
 import { cronTrigger, setTriggerLogger, type Trigger, type TriggerFactory } from './trigger.js';
 import { gatesReadiness, jobFingerprint } from './definition.js';
 
+const monotonicNow = (): number => performance.now();
+
 export interface SchedulerDeps {
   store: SnapshotStore;
   logger: Logger;
   /** The client for a router (the app owns and reuses clients across reloads). */
   clientFor: (router: RouterConfig) => JobContext['client'];
   now?: () => number;
+  /** Monotonic clock in ms for durations (runner.ts); performance.now() when absent. */
+  elapsed?: () => number;
   triggerFactory?: TriggerFactory;
   /** Global cap on runs in flight. */
   maxInFlight?: number;
@@ -87,6 +91,8 @@ export class Scheduler {
           // gives every prototype a map of its own (2,000 routers: 2,000 more loggers, each with its own map).
           logger: this.#deps.logger.child({ router: router.name, collector: definition.collector }),
           now,
+          // Always present, never spread in: 4,000 runners keep one hidden class (Node 20 gives spreads their own).
+          elapsed: this.#deps.elapsed ?? monotonicNow,
           routerLabel: label,
         });
         if (old !== undefined) {

@@ -74,7 +74,7 @@ describe('backoff end to end, 1 s schedules', () => {
     emulator.router('locked').setFaults({ status: { '/': 401 } });
     emulator.router('flaky').setFaults({ status: { '/': 503 } });
     // The backoff reads this clock; the schedules run on real time.
-    app = createApp(config, { logger: logs.logger, jitter: false, now: () => Date.now() + offset });
+    app = createApp(config, { logger: logs.logger, jitter: false, now: () => Date.now() + offset, elapsed: () => performance.now() + offset });
     server = await startServer(app, config.listen);
     base = serverUrl(server);
     app.start();
