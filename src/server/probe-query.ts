@@ -8,9 +8,13 @@
  * a profile target may wait for its first collection.
  */
 import type { IncomingHttpHeaders } from 'node:http';
+import { MAX_TARGET_LENGTH } from '../discovery/target.js';
 
-/** A router name or HOST[:PORT]: DNS names stop at 253 characters, and config names are short. */
-export const MAX_TARGET_LENGTH = 256;
+/**
+ * A router name or HOST[:PORT]: the discovery target's own bound, so that every target a profile accepts gets
+ * past the query check (a lower bound here once refused 257 to 262-character targets the docs promise).
+ */
+export { MAX_TARGET_LENGTH };
 export const MAX_PROFILE_LENGTH = 64;
 
 export type ProbeQuery =

@@ -6,6 +6,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { MAX_PROFILE_LENGTH, MAX_TARGET_LENGTH, parseProbeQuery } from '../../src/server/probe-query.js';
+import { MAX_TARGET_LENGTH as DISCOVERY_MAX_TARGET_LENGTH, parseTarget } from '../../src/discovery/target.js';
 
 // eslint-disable-next-line no-control-regex
 const CONTROL = /[\x00-\x1f\x7f]/;
@@ -45,5 +46,17 @@ describe('parseProbeQuery on arbitrary queries', () => {
       { numRuns: 2_000, interruptAfterTimeLimit: 5_000 },
     );
     console.log(`probe query property: ${tried} random query strings tried in ${Date.now() - started} ms`);
+  });
+});
+
+describe('the target bound', () => {
+  it('lets through every target a profile accepts, up to the discovery bound (a 258-character name:port once got 400)', () => {
+    const host = `${'a'.repeat(63)}.${'b'.repeat(63)}.${'c'.repeat(63)}.${'d'.repeat(57)}.net`;
+    const target = `${host}:8443`;
+    expect(target.length).toBe(258);
+    expect(parseTarget(target)).toBeDefined();
+    expect(parseProbeQuery(new URLSearchParams({ target, profile: 'p' }))).toEqual({ ok: true, target, profile: 'p' });
+    // One constant: the longest the query lets through is the longest a target may be.
+    expect(MAX_TARGET_LENGTH).toBe(DISCOVERY_MAX_TARGET_LENGTH);
   });
 });
