@@ -11,7 +11,7 @@ import type { SnapshotStore } from '../metrics/store.js';
 import type { DiscoverResult } from '../server/discover-result.js';
 import { AllowList } from './allow.js';
 import { forgetAfterMsOf } from './expiry.js';
-import { parseTarget, type ParsedTarget } from './target.js';
+import { parseTarget, targetEndpoint, targetName, urlEndpoint, type ParsedTarget, type Scheme } from './target.js';
 
 /** Why a probe was refused; a closed set, so the refused counter's series stay few whatever targets arrive. */
 export type RefuseReason = 'unknown_profile' | 'invalid_target' | 'outside_allow_list' | 'other_profile' | 'full';
@@ -43,9 +43,13 @@ interface Profile {
 }
 
 interface Entry {
+  /** The target's canonical name under its profile's scheme (targetName): the key, and the router's name. */
   readonly name: string;
+  /** What it reaches (targetEndpoint): no two entries reach one router, whatever their profiles' schemes. */
+  readonly endpoint: string;
   readonly target: ParsedTarget;
   readonly profile: string;
+  readonly scheme: Scheme;
   router: RouterConfig;
   forgetAfterMs: number;
   lastProbeAt: number;
@@ -68,8 +72,13 @@ const MAX_LOAD_GAP_MS = 5_000;
 export class DiscoveryRegistry {
   readonly #deps: RegistryDeps;
   #profiles = new Map<string, Profile>();
-  #configured: ReadonlySet<string> = new Set();
+  /** Configured router names as given (any name), and as a target's canonical name under each scheme. */
+  #configured = new Map<string, string>();
+  #configuredNames: Record<Scheme, Map<string, string>> = { https: new Map(), http: new Map() };
+  /** Configured routers by what their URL reaches (targetEndpoint's form). */
+  #configuredEndpoints = new Map<string, string>();
   readonly #entries = new Map<string, Entry>();
+  readonly #endpoints = new Map<string, Entry>();
   readonly #counts = new Map<string, number>();
   #pending = false;
   /** performance.now() before which the next scheduler load waits (see #changed). */
@@ -99,11 +108,22 @@ export class DiscoveryRegistry {
         { config: profile, allow: new AllowList(profile.targets), forgetAfterMs: forgetAfterMsOf(profile) },
       ]),
     );
-    this.#configured = new Set(config.routers.map((router) => router.name));
+    this.#configured = new Map(config.routers.map((router) => [router.name, router.name]));
+    this.#configuredNames = { https: new Map(), http: new Map() };
+    this.#configuredEndpoints = new Map();
+    for (const router of config.routers) {
+      const parsed = parseTarget(router.name);
+      if (parsed !== undefined) {
+        for (const scheme of ['https', 'http'] as const) this.#configuredNames[scheme].set(targetName(parsed, scheme), router.name);
+      }
+      const endpoint = urlEndpoint(router.url);
+      if (endpoint !== undefined && !this.#configuredEndpoints.has(endpoint)) this.#configuredEndpoints.set(endpoint, router.name);
+    }
     for (const entry of [...this.#entries.values()]) {
       const profile = this.#profiles.get(entry.profile);
-      if (profile === undefined) this.#forget(entry, 'profile_removed');
-      else if (this.#configured.has(entry.name)) this.#forget(entry, 'configured');
+      // A new scheme gives the targets other names and endpoints (the default port moves): they start again under it.
+      if (profile === undefined || profile.config.scheme !== entry.scheme) this.#forget(entry, 'profile_removed');
+      else if (this.#configuredAs(entry.target, entry.scheme) !== undefined) this.#forget(entry, 'configured');
       else if (!profile.allow.allows(entry.target)) this.#forget(entry, 'outside_allow_list');
       else {
         entry.router = routerOf(profile.config, entry.name, entry.target);
@@ -133,22 +153,28 @@ export class DiscoveryRegistry {
       return { kind: 'unknown_profile' };
     }
     // A configured router is served as itself: nothing new is reached, and its own settings stay in force.
-    if (this.#configured.has(target)) return { kind: 'ready', router: target };
-    const existing = this.#entries.get(target);
+    const named = this.#configured.get(target);
+    if (named !== undefined) return { kind: 'ready', router: named };
+    const parsed = parseTarget(target);
+    if (parsed === undefined) return this.#refuse(profileName, 'invalid_target');
+    const { scheme } = profile.config;
+    // Every spelling of a configured router's name or URL is that router too, not a second poller logging in to it.
+    const configured = this.#configuredAs(parsed, scheme);
+    if (configured !== undefined) return { kind: 'ready', router: configured };
+    const name = targetName(parsed, scheme);
+    const existing = this.#entries.get(name) ?? this.#endpoints.get(targetEndpoint(parsed, scheme));
     if (existing !== undefined) {
       if (existing.profile !== profileName) return this.#refuse(profileName, 'other_profile');
       existing.lastProbeAt = this.#deps.now();
       return this.#wait(existing, timeoutMs);
     }
-    const parsed = parseTarget(target);
-    if (parsed === undefined) return this.#refuse(profileName, 'invalid_target');
     if (!profile.allow.allows(parsed)) return this.#refuse(profileName, 'outside_allow_list');
     const count = this.#counts.get(profileName) ?? 0;
     if (count >= profile.config.maxTargets) {
       this.#deps.metrics.refused(profileName, 'full');
       return { kind: 'full', reason: `profile ${profileName} already polls its max_targets (${profile.config.maxTargets}) discovered targets` };
     }
-    const entry = this.#create(target, parsed, profile);
+    const entry = this.#create(name, parsed, profile);
     return this.#wait(entry, timeoutMs);
   }
 
@@ -182,6 +208,11 @@ export class DiscoveryRegistry {
     for (const entry of this.#entries.values()) entry.settle();
   }
 
+  /** The configured router a target is, by its name or by what its URL reaches, if any. */
+  #configuredAs(target: ParsedTarget, scheme: Scheme): string | undefined {
+    return this.#configuredNames[scheme].get(targetName(target, scheme)) ?? this.#configuredEndpoints.get(targetEndpoint(target, scheme));
+  }
+
   #refuse(profile: string, reason: keyof typeof REFUSALS): DiscoverResult {
     this.#deps.metrics.refused(profile, reason);
     return { kind: 'refused', reason: REFUSALS[reason] };
@@ -192,8 +223,10 @@ export class DiscoveryRegistry {
     const first = new Promise<void>((resolve) => (settle = resolve));
     const entry: Entry = {
       name,
+      endpoint: targetEndpoint(target, profile.config.scheme),
       target,
       profile: profile.config.name,
+      scheme: profile.config.scheme,
       router: routerOf(profile.config, name, target),
       forgetAfterMs: profile.forgetAfterMs,
       lastProbeAt: this.#deps.now(),
@@ -205,6 +238,7 @@ export class DiscoveryRegistry {
       },
     };
     this.#entries.set(name, entry);
+    this.#endpoints.set(entry.endpoint, entry);
     this.#counts.set(entry.profile, (this.#counts.get(entry.profile) ?? 0) + 1);
     this.#deps.metrics.created(entry.profile);
     this.#deps.metrics.targets(this.#counts);
@@ -215,6 +249,7 @@ export class DiscoveryRegistry {
 
   #forget(entry: Entry, reason: ForgetReason): void {
     this.#entries.delete(entry.name);
+    this.#endpoints.delete(entry.endpoint);
     this.#counts.set(entry.profile, Math.max(0, (this.#counts.get(entry.profile) ?? 1) - 1));
     if (!this.#profiles.has(entry.profile)) this.#counts.delete(entry.profile);
     this.#deps.metrics.forgotten(entry.profile, reason);
@@ -265,7 +300,7 @@ export class DiscoveryRegistry {
   }
 }
 
-/** The router a target becomes: the profile's settings, the target as its name, its URL from scheme and target. */
+/** The router a target becomes: the profile's settings, the target's canonical name, its URL from scheme and canonical target. */
 function routerOf(profile: ProfileConfig, name: string, target: ParsedTarget): RouterConfig {
   return { ...profile.settings, name, url: `${profile.scheme}://${target.authority}` };
 }

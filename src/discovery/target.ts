@@ -9,13 +9,60 @@ import { isHostName } from '../config/net.js';
 /** `[` 45-character IPv6 `]:65535`, or a 253-character host name with a port, fit well inside. */
 export const MAX_TARGET_LENGTH = 262;
 
+/**
+ * A target in its one canonical spelling: `10.20.5.5`, `[::ffff:10.20.5.5]`, `[0:0:0:0:0:ffff:a14:505]` are one
+ * address, `CORE1.example.net` and `core1.example.net` one name. Every comparison (discovered entries, configured
+ * routers, the allow list) uses this form, so that one router cannot be polled under several spellings.
+ */
 export interface ParsedTarget {
-  /** What the allow list is matched against: an address, or a lower-case host name. */
+  /** What the allow list is matched against: an address (IPv6 compressed, IPv4-mapped as IPv4), or a lower-case host name. */
   host: string;
   family: 'ipv4' | 'ipv6' | 'name';
   port: number | undefined;
-  /** `host[:port]` as it goes into the URL (an IPv6 address in brackets). */
+  /** `host[:port]` from the canonical host, as it goes into the URL (an IPv6 address in brackets). */
   authority: string;
+}
+
+export type Scheme = 'https' | 'http';
+export const DEFAULT_PORT: Readonly<Record<Scheme, number>> = { https: 443, http: 80 };
+
+/** The name a target goes by under a scheme: the canonical authority without the scheme's default port. */
+export function targetName(target: ParsedTarget, scheme: Scheme): string {
+  const host = target.family === 'ipv6' ? `[${target.host}]` : target.host;
+  return target.port === undefined || target.port === DEFAULT_PORT[scheme] ? host : `${host}:${target.port}`;
+}
+
+/** What a target reaches under a scheme, `host|port`: equal for two spellings of one router. */
+export function targetEndpoint(target: ParsedTarget, scheme: Scheme): string {
+  return `${target.host}|${target.port ?? DEFAULT_PORT[scheme]}`;
+}
+
+/** What a configured router's URL reaches, in the form of targetEndpoint; undefined for a URL that does not parse. */
+export function urlEndpoint(url: string): string | undefined {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return undefined;
+  }
+  const scheme = parsed.protocol.slice(0, -1);
+  const port = parsed.port === '' ? (scheme === 'http' || scheme === 'https' ? DEFAULT_PORT[scheme] : undefined) : Number(parsed.port);
+  if (port === undefined) return undefined;
+  const host = parsed.hostname.startsWith('[') ? canonicalIpv6(parsed.hostname.slice(1, -1))?.host : parsed.hostname;
+  return host === undefined ? undefined : `${host}|${port}`;
+}
+
+const MAPPED = /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/;
+
+/** An IPv6 address compressed by the URL parser; an IPv4-mapped one (`::ffff:a.b.c.d`) is the IPv4 address it maps. */
+function canonicalIpv6(address: string): { host: string; family: 'ipv4' | 'ipv6' } | undefined {
+  const compressed = urlHostOf(`[${address}]`)?.slice(1, -1);
+  if (compressed === undefined) return undefined;
+  const mapped = MAPPED.exec(compressed);
+  if (mapped === null) return { host: compressed, family: 'ipv6' };
+  const high = parseInt(mapped[1] ?? '0', 16);
+  const low = parseInt(mapped[2] ?? '0', 16);
+  return { host: [high >> 8, high & 255, low >> 8, low & 255].join('.'), family: 'ipv4' };
 }
 
 const PORT = /^[1-9]\d{0,4}$/;
@@ -47,15 +94,20 @@ export function parseTarget(text: string): ParsedTarget | undefined {
     port = Number(portText);
   }
   const suffix = port === undefined ? '' : `:${port}`;
-  if (text.startsWith('[')) return { host: host.toLowerCase(), family: 'ipv6', port, authority: `[${host}]${suffix}` };
+  if (text.startsWith('[')) {
+    const canonical = canonicalIpv6(host);
+    if (canonical === undefined) return undefined;
+    const bracketed = canonical.family === 'ipv6' ? `[${canonical.host}]` : canonical.host;
+    return { host: canonical.host, family: canonical.family, port, authority: `${bracketed}${suffix}` };
+  }
   if (isIPv4(host)) return { host, family: 'ipv4', port, authority: `${host}${suffix}` };
-  // No trailing dot: the name is matched and shown as given, and `name.` would be a second spelling of `name`.
+  // No trailing dot: `name.` would be a second spelling of `name` that the URL parser keeps apart.
   const last = host.slice(host.lastIndexOf('.') + 1);
   if (host.endsWith('.') || !isHostName(host) || NUMERIC_LAST_LABEL.test(last)) return undefined;
   // The name must be one the URL parser takes as it is: an `xn--` label that is not punycode makes the client's
   // URL throw (it once ended the process), and one it would rewrite is another name than the allow list matched.
   if (urlHostOf(host) !== host.toLowerCase()) return undefined;
-  return { host: host.toLowerCase(), family: 'name', port, authority: `${host}${suffix}` };
+  return { host: host.toLowerCase(), family: 'name', port, authority: `${host.toLowerCase()}${suffix}` };
 }
 
 /** The host a URL makes of `host`, or undefined when it makes none. */

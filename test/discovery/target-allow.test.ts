@@ -25,9 +25,11 @@ describe('parseTarget', () => {
   it.each([
     ['10.0.0.1', { host: '10.0.0.1', family: 'ipv4', port: undefined, authority: '10.0.0.1' }],
     ['10.0.0.1:8443', { host: '10.0.0.1', family: 'ipv4', port: 8443, authority: '10.0.0.1:8443' }],
-    ['[2001:DB8::1]', { host: '2001:db8::1', family: 'ipv6', port: undefined, authority: '[2001:DB8::1]' }],
+    ['[2001:DB8::1]', { host: '2001:db8::1', family: 'ipv6', port: undefined, authority: '[2001:db8::1]' }],
+    ['[2001:0db8:0:0:0:0:0:1]', { host: '2001:db8::1', family: 'ipv6', port: undefined, authority: '[2001:db8::1]' }],
+    ['[::FFFF:A14:505]:8443', { host: '10.20.5.5', family: 'ipv4', port: 8443, authority: '10.20.5.5:8443' }],
     ['[2001:db8::1]:443', { host: '2001:db8::1', family: 'ipv6', port: 443, authority: '[2001:db8::1]:443' }],
-    ['Core1.Example.net:80', { host: 'core1.example.net', family: 'name', port: 80, authority: 'Core1.Example.net:80' }],
+    ['Core1.Example.net:80', { host: 'core1.example.net', family: 'name', port: 80, authority: 'core1.example.net:80' }],
   ])('reads %s', (text, expected) => {
     expect(parseTarget(text)).toEqual(expected);
   });
