@@ -15,8 +15,8 @@ import { parseTarget, targetEndpoint, targetName, urlEndpoint, type ParsedTarget
 
 /** Why a probe was refused; a closed set, so the refused counter's series stay few whatever targets arrive. */
 export type RefuseReason = 'unknown_profile' | 'invalid_target' | 'outside_allow_list' | 'other_profile' | 'full';
-/** Why a discovered target was forgotten. */
-export type ForgetReason = 'idle' | 'profile_removed' | 'outside_allow_list' | 'configured';
+/** Why a discovered target was forgotten; a closed set like RefuseReason (the expired counter's `reason`). */
+export type ForgetReason = 'idle' | 'profile_removed' | 'outside_allow_list' | 'configured' | 'max_targets';
 
 export interface DiscoveryMetrics {
   /** Discovered targets per profile now (every configured profile, 0 included). */
@@ -98,7 +98,8 @@ export class DiscoveryRegistry {
 
   /**
    * Takes a (re)loaded config: targets of a profile that is gone, that the profile's allow list no longer holds
-   * or that the config now names as a router are forgotten; the others take the profile's new settings. The
+   * or that the config now names as a router are forgotten; the others take the profile's new settings. A
+   * profile left with more targets than its (lowered) max_targets forgets the least recently probed ones. The
    * caller loads the scheduler right after (`changed` is not called).
    */
   configure(config: Config): void {
@@ -133,7 +134,22 @@ export class DiscoveryRegistry {
     this.#counts.clear();
     for (const name of this.#profiles.keys()) this.#counts.set(name, 0);
     for (const entry of this.#entries.values()) this.#counts.set(entry.profile, (this.#counts.get(entry.profile) ?? 0) + 1);
+    this.#trimToMaxTargets();
     this.#deps.metrics.targets(this.#counts);
+  }
+
+  /**
+   * The cap is checked when a target is created, so a reload that lowers it must apply it to the targets already
+   * polled, or they would all stay (and keep logging in) until idle. The least recently probed go first: they are
+   * the likeliest to have left the inventory; on a tie the oldest (the map keeps creation order, sort is stable).
+   */
+  #trimToMaxTargets(): void {
+    for (const [name, profile] of this.#profiles) {
+      const excess = (this.#counts.get(name) ?? 0) - profile.config.maxTargets;
+      if (excess <= 0) continue;
+      const entries = [...this.#entries.values()].filter((entry) => entry.profile === name).sort((a, b) => a.lastProbeAt - b.lastProbeAt);
+      for (const entry of entries.slice(0, excess)) this.#forget(entry, 'max_targets');
+    }
   }
 
   /** The discovered routers, for the scheduler beside the configured ones. */
