@@ -95,7 +95,8 @@ export function createApp(initial: Config, deps: AppDeps): App {
   const loadRouters = (next: Config): void => {
     const discovered = discovery.routers();
     polled = discovered.length === 0 ? next : { ...next, routers: [...next.routers, ...discovered] };
-    scheduler.load(polled);
+    // Discovered runs yield the cap on runs in flight to configured ones (src/scheduler/semaphore.ts).
+    scheduler.load(polled, new Set(discovered.map((router) => router.name)));
     clients.retain(new Set(polled.routers.map((router) => router.name)));
   };
   /** The config with the discovered routers beside the configured ones: what /health and the verdict log judge. */

@@ -9,7 +9,7 @@ import type { SnapshotStore } from '../metrics/store.js';
 import type { RouterLabel } from '../metrics/family.js';
 import { reasonOf, RouterOsError, summaryOf, type ErrorReason } from '../routeros/errors.js';
 import { TIMEOUT_HINT } from '../routeros/transport-errors.js';
-import type { Semaphore } from './semaphore.js';
+import type { Lane, Semaphore } from './semaphore.js';
 import { Backoff } from './backoff.js';
 
 export interface RunnerDeps {
@@ -18,6 +18,8 @@ export interface RunnerDeps {
   client: JobContext['client'];
   store: SnapshotStore;
   semaphore: Semaphore;
+  /** The semaphore lane of the next run (high when absent): asked per run, as a reload may move the router. */
+  lane?: () => Lane;
   logger: Logger;
   now: () => number;
   /** Monotonic clock in ms for durations (backoff): a stepped wall clock must not stretch or cut them. */
@@ -102,7 +104,7 @@ export class JobRunner {
     if (this.#stopped !== undefined) return 'skipped';
     const controller = this.#controllerForRun();
     try {
-      await semaphore.acquire(controller.signal);
+      await semaphore.acquire(controller.signal, this.deps.lane?.() ?? 'high');
     } catch {
       return 'skipped';
     }

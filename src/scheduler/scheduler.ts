@@ -48,6 +48,8 @@ export class Scheduler {
   readonly #deps: SchedulerDeps;
   readonly #semaphore: Semaphore;
   #jobs = new Map<string, Scheduled>();
+  /** Routers whose runs wait in the semaphore's low lane (discovered targets), as of the last load. */
+  #low: ReadonlySet<string> = new Set();
   #started = false;
 
   constructor(deps: SchedulerDeps) {
@@ -60,9 +62,11 @@ export class Scheduler {
    * Builds runners for the config and plans the store. A job whose definition (definition.ts) did not change
    * keeps its runner whole: the run in flight goes on and records, its trigger and backoff stay. A changed job
    * gets a new runner (keeping its memory, and its backoff unless the client changed): its run in flight is
-   * aborted and the new one runs at once, as does a job the reload added. Removed jobs stop.
+   * aborted and the new one runs at once, as does a job the reload added. Removed jobs stop. Runs of the routers
+   * named in `low` (discovered targets) take a permit only when no other run waits for one (semaphore.ts).
    */
-  load(config: Config): void {
+  load(config: Config, low: ReadonlySet<string> = new Set()): void {
+    this.#low = low;
     const now = this.#deps.now ?? Date.now;
     const next = new Map<string, Scheduled>();
     const fresh: Scheduled[] = [];
@@ -87,6 +91,7 @@ export class Scheduler {
           client,
           store: this.#deps.store,
           semaphore: this.#semaphore,
+          lane: () => (this.#low.has(router.name) ? 'low' : 'high'),
           // A child of the root, not of a router's child: a logger with children becomes their prototype, and V8
           // gives every prototype a map of its own (2,000 routers: 2,000 more loggers, each with its own map).
           logger: this.#deps.logger.child({ router: router.name, collector: definition.collector }),
