@@ -30,46 +30,81 @@ export const MAX_SECRETS = 100_000;
 /** Least recently registered first (for eviction). */
 const registered = new Set<string>();
 /**
- * Values of at least LONG_KEY characters by their first LONG_KEY characters, shorter ones by their first
- * MIN_SECRET_LENGTH: a scrub looks up each position of the text once or twice, so its cost does not grow with
- * the number of routers' passwords (thousands of distinct ones at scale). The longer key keeps values that share
- * a beginning (passwords of one scheme, `Company-…`) in buckets of their own.
+ * The index a scrub looks values up in: a tree keyed by 4-character chunks of a value's beginning. A value is
+ * filed in the deepest node its beginning reaches; a node holding more than SPLIT values that are longer files
+ * them one chunk deeper. A scrub walks from each position of the text only as far as the text matches, so its
+ * cost grows neither with the number of passwords (thousands at scale) nor with how many share a beginning
+ * (passwords of one scheme, `Company-…`; a fleet's user name in Basic encodings): a miss costs one lookup.
+ * Nodes exist only where values share a beginning, so the index holds little more than the values.
  */
-const LONG_KEY = 8;
-const byShortPrefix = new Map<string, Set<string>>();
-const byLongPrefix = new Map<string, Set<string>>();
+const CHUNK = MIN_SECRET_LENGTH;
+const SPLIT = 16;
+const MAX_DEPTH = 16;
+
+interface IndexNode {
+  /** Values filed here: they start with this node's prefix (depth × CHUNK characters). */
+  readonly values: Set<string>;
+  /** By the next chunk, once this node split. */
+  children: Map<string, IndexNode> | undefined;
+}
+
+const root = new Map<string, IndexNode>();
 /** The longest value registered since start (a bound on how far a secret reaches; never decreases). */
 let longestValue = 0;
 
-function bucketsOf(value: string): [Map<string, Set<string>>, string] {
-  return value.length >= LONG_KEY ? [byLongPrefix, value.slice(0, LONG_KEY)] : [byShortPrefix, value.slice(0, MIN_SECRET_LENGTH)];
+function chunkOf(text: string, depth: number, at = 0): string {
+  return text.slice(at + depth * CHUNK, at + (depth + 1) * CHUNK);
+}
+
+/** The node a value is filed in, made as needed, its depth (chunks below the root), and where it hangs. */
+function fileOf(value: string): { node: IndexNode; depth: number; parent: Map<string, IndexNode>; key: string } {
+  let parent = root;
+  let key = chunkOf(value, 0);
+  let depth = 1;
+  for (;;) {
+    let node = parent.get(key);
+    if (node === undefined) {
+      node = { values: new Set(), children: undefined };
+      parent.set(key, node);
+    }
+    if (node.children === undefined || value.length < (depth + 1) * CHUNK) return { node, depth, parent, key };
+    parent = node.children;
+    key = chunkOf(value, depth);
+    depth++;
+  }
 }
 
 function index(value: string): void {
-  const [buckets, key] = bucketsOf(value);
-  const bucket = buckets.get(key);
-  if (bucket === undefined) buckets.set(key, new Set([value]));
-  else bucket.add(value);
+  const { node, depth } = fileOf(value);
+  node.values.add(value);
+  if (node.values.size <= SPLIT || node.children !== undefined || depth >= MAX_DEPTH) return;
+  node.children = new Map();
+  for (const filed of [...node.values]) {
+    if (filed.length < (depth + 1) * CHUNK) continue;
+    node.values.delete(filed);
+    index(filed);
+  }
 }
 
-function longestIn(candidates: ReadonlySet<string> | undefined, text: string, at: number, best: string | undefined): string | undefined {
-  for (const secret of candidates ?? []) {
-    if ((best === undefined || secret.length > best.length) && text.startsWith(secret, at)) best = secret;
-  }
-  return best;
+function unindex(value: string): void {
+  const { node, parent, key } = fileOf(value);
+  node.values.delete(value);
+  // An empty leaf goes, so values rotated for months leave no nodes behind (a split node stays: it is shared).
+  if (node.values.size === 0 && node.children === undefined) parent.delete(key);
 }
 
 /** The longest registered value that starts at `at`, if any. */
 function longestAt(text: string, at: number): string | undefined {
-  const long = at + LONG_KEY <= text.length ? longestIn(byLongPrefix.get(text.slice(at, at + LONG_KEY)), text, at, undefined) : undefined;
-  return long ?? longestIn(byShortPrefix.get(text.slice(at, at + MIN_SECRET_LENGTH)), text, at, undefined);
-}
-
-function unindex(value: string): void {
-  const [buckets, key] = bucketsOf(value);
-  const bucket = buckets.get(key);
-  bucket?.delete(value);
-  if (bucket?.size === 0) buckets.delete(key);
+  let node = root.get(text.slice(at, at + CHUNK));
+  let best: string | undefined;
+  for (let depth = 1; node !== undefined; depth++) {
+    for (const secret of node.values) {
+      if ((best === undefined || secret.length > best.length) && text.startsWith(secret, at)) best = secret;
+    }
+    if (node.children === undefined || at + (depth + 1) * CHUNK > text.length) break;
+    node = node.children.get(chunkOf(text, depth, at));
+  }
+  return best;
 }
 
 function addOne(value: string): void {
@@ -148,7 +183,7 @@ export function basicEncoding(username: string, password: string): string {
 
 /**
  * Registers a password and the form HTTP Basic authentication gives it. `user:password` needs no form of its own
- * (the password in it is redacted). Of the Basic encoding, what is registered starts at the first base64 group
+ * (the password in it is redacted), but for a password under MIN_SECRET_LENGTH, which is not registered alone. Of the Basic encoding, what is registered starts at the first base64 group
  * holding a byte of the password: the groups before it encode only the user name, which every router of a fleet
  * may share, and a value starting there would put all their encodings in one index bucket (a scrub then tries
  * each at every position). `bW9uaXRvcjo[REDACTED]` shows the user name, no bit of the password.
@@ -156,6 +191,8 @@ export function basicEncoding(username: string, password: string): string {
 export function registerCredentials(username: string, password: string): void {
   if (password === '') return;
   add(password);
+  // A password too short to register alone still shows as `user:abc` (a URL's userinfo): that form goes in.
+  if (password.length < MIN_SECRET_LENGTH) add(`${username}:${password}`);
   const passwordStart = Buffer.byteLength(`${username}:`, 'utf8');
   addOne(basicEncoding(username, password).slice(Math.floor(passwordStart / 3) * 4));
 }

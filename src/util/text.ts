@@ -56,8 +56,14 @@ export function cleanText(text: string, max: number, singleLine: boolean): strin
   const stripped = stripControls(redacted, singleLine);
   // Errors are made by the thousand when values do not decode: redact twice only when stripping changed the text.
   let clean = stripped === redacted ? stripped : redactSecrets(stripped);
-  if (cut) clean = clean.slice(0, Math.max(0, clean.length - reach));
+  if (cut) clean = wholePairs(clean.slice(0, Math.max(0, clean.length - reach)));
   return boundText(clean, max, cut ? text.length - work.length + reach : 0);
+}
+
+/** Without a high surrogate left at the end by a cut: never half a pair. */
+function wholePairs(text: string): string {
+  const last = text.charCodeAt(text.length - 1);
+  return last >= 0xd800 && last <= 0xdbff ? text.slice(0, -1) : text;
 }
 
 /** Router text fit for a message or a log, on one line (cleanText). */
