@@ -40,13 +40,14 @@ export function readMap(
     return undefined;
   }
   const map = value as RawMap;
-  // In `{ …, password: Tr0ub4dor,horse }` an unquoted comma ends the password and makes its rest a key with no
-  // value: where a mapping holds a secret, such a key is not named (it may be the secret's second half).
-  const holdsSecret = SECRET_KEYS.some((key) => Object.hasOwn(map, key));
+  // In `{ …, password: Tr0ub4dor,horse }` an unquoted comma ends the password and makes its rest a key (with a
+  // value too: `…,horse: staple`): an unknown key after a secret's key is not named (it may be the secret's rest).
+  let afterSecret = false;
   for (const key of Object.keys(map)) {
+    if (SECRET_KEYS.includes(key)) afterSecret = true;
     if (known.includes(key)) continue;
-    if (holdsSecret && map[key] === null) {
-      problems.add(path, 'a key with no value, not named here: in { … }, an unquoted comma ends a value and makes its rest a key (put the password in quotes)');
+    if (afterSecret) {
+      problems.add(path, 'an unknown key after the password, not named here: in { … }, an unquoted comma ends a value and makes its rest a key (put the password in quotes)');
       continue;
     }
     const reason = explain(key);

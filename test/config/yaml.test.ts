@@ -212,7 +212,7 @@ describe('a password split by a comma in { … }', () => {
     const part = fc.stringMatching(/^[A-Za-z][A-Za-z0-9_-]{3,15}$/);
     fc.assert(
       fc.property(part, part.map((tail) => `Q7${tail}`), fc.constantFrom('routers', 'defaults'), (first, rest, where) => {
-        const mapping = `{ name: hq, url: "https://192.0.2.1", username: u, password: ${first},${rest} }`;
+        const mapping = `{ name: hq, url: "https://192.0.2.1", username: u, password: ${first},${rest}${rest.length % 2 === 0 ? ': staple' : ''} }`;
         const text = where === 'routers' ? `routers:\n  - ${mapping}\n` : `defaults: { username: u, password: ${first},${rest} }\n${ROUTER}`;
         const problems = problemsOfText(text);
         expect(problems.length).toBeGreaterThan(0);
