@@ -41,17 +41,18 @@ export function readMap(
   }
   const map = value as RawMap;
   // In `{ …, password: Tr0ub4dor,horse }` an unquoted comma ends the password and makes its rest a key (with a
-  // value too: `…,horse: staple`): an unknown key after a secret's key is not named (it may be the secret's rest).
+  // value too: `…,horse: staple`): an unknown key after a secret's key is not named (it may be the secret's rest),
+  // unless it is a near miss of a known key (`timout`), which is a typo and which the user needs to see.
   let afterSecret = false;
   for (const key of Object.keys(map)) {
     if (SECRET_KEYS.includes(key)) afterSecret = true;
     if (known.includes(key)) continue;
-    if (afterSecret) {
+    const reason = explain(key);
+    const guess = suggest(key, known);
+    if (afterSecret && reason === undefined && guess === undefined) {
       problems.add(path, 'an unknown key after the password, not named here: in { … }, an unquoted comma ends a value and makes its rest a key (put the password in quotes)');
       continue;
     }
-    const reason = explain(key);
-    const guess = suggest(key, known);
     problems.add(joinPath(path, key), reason ?? `unknown key${guess === undefined ? '' : ` (did you mean "${guess}"?)`}`);
   }
   return map;
