@@ -41,16 +41,21 @@ export function readMap(
   }
   const map = value as RawMap;
   // In `{ …, password: Tr0ub4dor,horse }` an unquoted comma ends the password and makes its rest a key (with a
-  // value too: `…,horse: staple`): an unknown key after a secret's key is not named (it may be the secret's rest),
-  // unless it is a near miss of a known key (`timout`), which is a typo and which the user needs to see.
+  // value too: `…,horse: staple`): an unknown key after a secret's key is never named (it may be the secret's
+  // rest, even one that looks like a typo of a known key); a near miss still gets its suggestion (`timout`).
   let afterSecret = false;
   for (const key of Object.keys(map)) {
     if (SECRET_KEYS.includes(key)) afterSecret = true;
     if (known.includes(key)) continue;
     const reason = explain(key);
     const guess = suggest(key, known);
-    if (afterSecret && reason === undefined && guess === undefined) {
-      problems.add(path, 'an unknown key after the password, not named here: in { … }, an unquoted comma ends a value and makes its rest a key (put the password in quotes)');
+    if (afterSecret && reason === undefined) {
+      problems.add(
+        path,
+        guess === undefined
+          ? 'an unknown key after the password, not named in case it is the password\'s rest: in { … }, an unquoted comma ends a value and makes its rest a key (put the password in quotes)'
+          : `an unknown key after the password, not named in case it is the password's rest (an unquoted comma in { … } makes one); did you mean "${guess}"?`,
+      );
       continue;
     }
     problems.add(joinPath(path, key), reason ?? `unknown key${guess === undefined ? '' : ` (did you mean "${guess}"?)`}`);

@@ -39,7 +39,8 @@ const INVALID: Record<string, [path: string, message: string]> = {
   'url-query': ['routers[0].url', 'must not have a query'],
   'url-credentials': ['routers[0].url', 'must not contain credentials'],
   'defaults-name': ['defaults.name', 'name is set per router; it cannot have a default'],
-  'defaults-unknown-key': ['defaults.timout', 'unknown key (did you mean "timeout"?)'],
+  // After the password: not named (it could be the password's rest), but the suggestion stands.
+  'defaults-unknown-key': ['defaults', 'an unknown key after the password, not named in case it is the password\'s rest (an unquoted comma in { … } makes one); did you mean "timeout"?'],
   'username-missing': ['routers[0].username', 'is required (set it here or in defaults)'],
   'password-missing': ['routers[0]', 'needs a password source'],
   'password-two-sources': ['routers[0]', 'set only one of password, password_file and password_env'],

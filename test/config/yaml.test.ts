@@ -208,6 +208,12 @@ describe('YAML errors never carry the source', () => {
 });
 
 describe('a password split by a comma in { … }', () => {
+  it.each(['timout', 'usernme', 'labls1'])('a rest that looks like a typo of a known key (%s) is not named either; the suggestion stands', (rest) => {
+    const problems = problemsOfText(`routers:\n  - { name: hq, url: "https://192.0.2.1", username: u, password: Tr0ub4dor,${rest}: x }\n`);
+    expect(JSON.stringify(problems)).not.toContain(rest);
+    expect(problems.some((problem) => problem.path === 'routers[0]' && problem.message.includes('after the password'))).toBe(true);
+  });
+
   it('property: the rest, made a key with no value, is never named', () => {
     const part = fc.stringMatching(/^[A-Za-z][A-Za-z0-9_-]{3,15}$/);
     fc.assert(
