@@ -10,8 +10,7 @@ import { SampleSet } from '../metrics/samples.js';
 import { seriesLabels, type RouterLabel } from '../metrics/family.js';
 import { BANDWIDTH_TEST, BANDWIDTH_TEST_FAMILIES as F } from './bandwidth-test.contract.js';
 import { FieldReader, problemsOf } from '../analysis/decoding.js';
-import type { Collector, JobContext, JobResult } from './types.js';
-import { compositeJobKey } from '../scheduler/definition.js';
+import { compositeJobKey, type Collector, type JobContext, type JobResult } from './types.js';
 
 export interface BandwidthTestData {
   target: string;

@@ -9,8 +9,7 @@ import { SampleSet } from '../metrics/samples.js';
 import { seriesLabels, type RouterLabel } from '../metrics/family.js';
 import { PING, PING_FAMILIES as F } from './ping.contract.js';
 import { FieldReader, problemsOf } from '../analysis/decoding.js';
-import type { Collector, JobContext, JobResult } from './types.js';
-import { compositeJobKey } from '../scheduler/definition.js';
+import { compositeJobKey, type Collector, type JobContext, type JobResult } from './types.js';
 
 export interface PingData {
   target: string;

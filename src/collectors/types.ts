@@ -55,3 +55,12 @@ export interface Collector<Data = unknown, Name extends CollectorName = Collecto
   /** The jobs this collector runs for a router (none when, e.g., no ping targets are configured). */
   jobs(router: RouterConfig): JobDefinition<Data>[];
 }
+
+/**
+ * The key of one of a collector's several jobs, from the user's values that tell them apart (a ping's name and
+ * target). Encoded as JSON, so distinct values always give distinct keys: `ping:${name}:${target}` made
+ * name "a:1" + target "2::3" and name "a" + target "1:2::3" one key, and the scheduler kept only one of them.
+ */
+export function compositeJobKey(collector: string, ...parts: string[]): string {
+  return `${collector}:${JSON.stringify(parts)}`;
+}

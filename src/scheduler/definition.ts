@@ -13,15 +13,6 @@ import { connectionSettings } from '../routeros/pool.js';
 /** Jobs that run less often than this do not hold `/-/ready` back (a daily job would hold it for a day). */
 export const READINESS_MAX_INTERVAL_SECONDS = 600;
 
-/**
- * The key of one of a collector's several jobs, from the user's values that tell them apart (a ping's name and
- * target). Encoded as JSON, so distinct values always give distinct keys: `ping:${name}:${target}` made
- * name "a:1" + target "2::3" and name "a" + target "1:2::3" one key, and the scheduler kept only one of them.
- */
-export function compositeJobKey(collector: string, ...parts: string[]): string {
-  return `${collector}:${JSON.stringify(parts)}`;
-}
-
 /** A digest of the job's definition (a digest, so it never holds a password itself). */
 export function jobFingerprint(router: RouterConfig, definition: JobDefinition): string {
   const parts = [
