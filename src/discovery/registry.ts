@@ -73,7 +73,7 @@ export class DiscoveryRegistry {
   readonly #deps: RegistryDeps;
   #profiles = new Map<string, Profile>();
   /** Configured router names as given (any name), and as a target's canonical name under each scheme. */
-  #configured = new Map<string, string>();
+  #configured: ReadonlySet<string> = new Set();
   #configuredNames: Record<Scheme, Map<string, string>> = { https: new Map(), http: new Map() };
   /** Configured routers by what their URL reaches (targetEndpoint's form). */
   #configuredEndpoints = new Map<string, string>();
@@ -109,7 +109,7 @@ export class DiscoveryRegistry {
         { config: profile, allow: new AllowList(profile.targets), forgetAfterMs: forgetAfterMsOf(profile) },
       ]),
     );
-    this.#configured = new Map(config.routers.map((router) => [router.name, router.name]));
+    this.#configured = new Set(config.routers.map((router) => router.name));
     this.#configuredNames = { https: new Map(), http: new Map() };
     this.#configuredEndpoints = new Map();
     for (const router of config.routers) {
@@ -169,8 +169,7 @@ export class DiscoveryRegistry {
       return { kind: 'unknown_profile' };
     }
     // A configured router is served as itself: nothing new is reached, and its own settings stay in force.
-    const named = this.#configured.get(target);
-    if (named !== undefined) return { kind: 'ready', router: named };
+    if (this.#configured.has(target)) return { kind: 'ready', router: target };
     const parsed = parseTarget(target);
     if (parsed === undefined) return this.#refuse(profileName, 'invalid_target');
     const { scheme } = profile.config;
