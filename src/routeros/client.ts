@@ -415,19 +415,14 @@ export class RouterOsClient {
     if (external?.aborted === true) {
       return new RouterOsError('ROS_ERR_ABORTED', `${request}: aborted (shutting down or reloading)`, { request, cause: error });
     }
-    // Timed out before it was sent: the router answered the reads ahead of it on its one connection too slowly
-    // for this one to have its turn. Saying "no answer" would blame a request the router never saw.
-    if (timedOut && phase === 'queue') {
-      return new RouterOsError('ROS_ERR_TIMEOUT', `${request}: not sent: still waiting for the router's connection behind its other reads when the timeout ran out (the router answers slowly; a longer timeout, or schedules that do not fire together, let each read through); ${TIMEOUT_HINT}`, {
-        request,
-        cause: error,
-      });
-    }
     if (timedOut) {
-      return new RouterOsError('ROS_ERR_TIMEOUT', `${request}: no complete answer within the timeout; ${TIMEOUT_HINT}`, {
-        request,
-        cause: error,
-      });
+      // Timed out before it was sent, the router answered the reads ahead of it on its one connection too slowly
+      // for this one to have its turn: "no answer" would blame a request the router never saw.
+      const what =
+        phase === 'queue'
+          ? "not sent: still waiting for the router's connection behind its other reads when the timeout ran out (the router answers slowly; a longer timeout, or schedules that do not fire together, let each read through)"
+          : 'no complete answer within the timeout';
+      return new RouterOsError('ROS_ERR_TIMEOUT', `${request}: ${what}; ${TIMEOUT_HINT}`, { request, cause: error });
     }
     return mapNetworkError(error, request, phase === 'queue' ? 'connect' : phase);
   }
