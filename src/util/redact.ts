@@ -140,7 +140,6 @@ function percentEncodedPath(value: string): string {
   return out;
 }
 
-
 /**
  * Every form a value may take in text the exporter prints. Its text: as is, and when not ASCII its UTF-8 read as
  * Latin-1 or Windows-1252 (a reply with one invalid byte is read as Windows-1252; undici reads header bytes as
@@ -183,10 +182,11 @@ export function basicEncoding(username: string, password: string): string {
 
 /**
  * Registers a password and the form HTTP Basic authentication gives it. `user:password` needs no form of its own
- * (the password in it is redacted), but for a password under MIN_SECRET_LENGTH, which is not registered alone. Of the Basic encoding, what is registered starts at the first base64 group
- * holding a byte of the password: the groups before it encode only the user name, which every router of a fleet
- * may share, and a value starting there would put all their encodings in one index bucket (a scrub then tries
- * each at every position). `bW9uaXRvcjo[REDACTED]` shows the user name, no bit of the password.
+ * (the password in it is redacted), but for a password under MIN_SECRET_LENGTH, which is not registered alone.
+ * Of the Basic encoding, what is registered starts at the first base64 group holding a byte of the password: the
+ * groups before it encode only the user name, which every router of a fleet may share, and a value starting
+ * there would file all their encodings under one beginning. `bW9uaXRvcjo[REDACTED]` shows the user name, no bit
+ * of the password.
  */
 export function registerCredentials(username: string, password: string): void {
   if (password === '') return;

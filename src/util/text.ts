@@ -31,10 +31,8 @@ export function stripControls(text: string, singleLine = true): string {
  */
 export function boundText(text: string, max: number, dropped = 0): string {
   if (text.length <= max) return dropped === 0 ? text : `${text}… (${dropped} more characters)`;
-  let end = max;
-  const last = text.charCodeAt(end - 1);
-  if (last >= 0xd800 && last <= 0xdbff) end--;
-  return `${text.slice(0, end)}… (${text.length - end + dropped} more characters)`;
+  const kept = wholePairs(text.slice(0, max));
+  return `${kept}… (${text.length - kept.length + dropped} more characters)`;
 }
 
 /**
