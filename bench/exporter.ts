@@ -24,6 +24,8 @@ export interface ExporterPlan {
   pingIntervalMs: number;
   /** Fleet shape: only system and wireguard, no pings. */
   fleet?: boolean;
+  /** The routers' `idle_connection` (the exporter's default, keep, when absent). */
+  idleConnection?: 'keep' | 'close';
 }
 
 export function exporterConfig(plan: ExporterPlan): string {
@@ -39,6 +41,7 @@ export function exporterConfig(plan: ExporterPlan): string {
     '  username: admin',
     '  password: ""',
     `  timeout: ${timeout}s`,
+    ...(plan.idleConnection === undefined ? [] : [`  idle_connection: ${plan.idleConnection}`]),
     `  tls: { ca_file: ${JSON.stringify(plan.caFile)} }`,
     `  schedules: { system: ${every}, wireguard: ${every}, ping: ${every} }`,
     ...(plan.fleet === true ? [`  collectors: { ${collectors} }`] : []),

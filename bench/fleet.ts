@@ -58,8 +58,9 @@ export async function runFleet(options: BenchOptions): Promise<void> {
     const { emulator, routers, caFile } = await startEmulatorChild(args, dir, children);
     const port = await unusedPort();
     const url = `http://127.0.0.1:${port}`;
-    step(`exporter: system + wireguard every ${interval} s on ${url}`);
-    const exporter = startExporter(dir, { routers, caFile, port, scheduleSeconds: interval, pingCount: 1, pingIntervalMs: 10, fleet: true }, options.main);
+    step(`exporter: system + wireguard every ${interval} s on ${url}, idle_connection: ${options.idleConnection}`);
+    const plan = { routers, caFile, port, scheduleSeconds: interval, pingCount: 1, pingIntervalMs: 10, fleet: true, idleConnection: options.idleConnection };
+    const exporter = startExporter(dir, plan, options.main);
     children.push(exporter);
     const pid = exporter.pid ?? 0;
     const readySeconds = await waitReady(url, exporter, 600_000);
@@ -153,6 +154,7 @@ export async function runFleet(options: BenchOptions): Promise<void> {
       schedule_s: interval,
       router_keep_alive_s: options.keepAliveSeconds ?? 30,
       router_resumption: options.resumption ?? 'tickets',
+      idle_connection: options.idleConnection,
       cycles: options.cycles,
       cycle_cpu_ms: round(cycleCpuSeconds * 1000, 0),
       cpu_pct_of_core: round((cycleCpuSeconds / interval) * 100, 1),

@@ -23,19 +23,23 @@ export interface BenchOptions {
   keepAliveSeconds: number | undefined;
   /** The emulated routers' TLS session resumption (default: the emulator's, tickets). */
   resumption: 'tickets' | 'cache' | 'off' | undefined;
+  /** The exporter's `idle_connection` (default keep): `close` closes each router's connection between cycles. */
+  idleConnection: 'keep' | 'close';
 }
 
 export const USAGE = `usage: npm run bench -- [--quick] [--routers N] [--peers N] [--interfaces N] [--schedule SECONDS]
                           [--cycles N] [--scrapes N] [--ping-count N] [--ping-interval MS] [--no-naive]
                           [--main path/to/dist/main.js]
                           [--fleet] [--keep-alive SECONDS] [--resumption tickets|cache|off]
+                          [--idle-connection keep|close]
   default: 100 routers × 1000 peers over 4 interfaces, system + wireguard + 2 pings every 30 s,
            CPU over 3 cycles, 20 scrapes per target
   --quick: 10 routers × 100 peers, every 5 s, 2 cycles (well under a minute)
   --fleet: 1000 routers × 4 peers on 1 interface, system + wireguard every 30 s, 3 cycles: collection CPU,
            TLS handshakes vs resumptions per cycle, memory per router, time until every router is collected
            after the tick (--routers up to 10000; --keep-alive and --resumption set the emulated routers'),
-           40 rounds of plain scrapes against the static buffer`;
+           40 rounds of plain scrapes against the static buffer
+  --idle-connection: the exporter's idle_connection setting (default keep)`;
 
 const FULL = { routers: 100, interfaces: 4, peers: 1000, scheduleSeconds: 30, cycles: 3, scrapes: 20, pingCount: 3, pingIntervalMs: 1000 };
 // 40 rounds: the p50 of 10 plain scrapes against 10 of the static buffer moved between 0.8 and 1.5 × from run to run
@@ -70,6 +74,7 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
       fleet: { type: 'boolean' },
       'keep-alive': { type: 'string' },
       resumption: { type: 'string' },
+      'idle-connection': { type: 'string' },
       help: { type: 'boolean' },
     },
   });
@@ -83,6 +88,8 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
   if (resumption !== undefined && resumption !== 'tickets' && resumption !== 'cache' && resumption !== 'off') {
     throw new Error(`--resumption must be tickets, cache or off\n${USAGE}`);
   }
+  const idleConnection = values['idle-connection'] ?? 'keep';
+  if (idleConnection !== 'keep' && idleConnection !== 'close') throw new Error(`--idle-connection must be keep or close\n${USAGE}`);
   const scheduleSeconds = integer('schedule', values.schedule, base.scheduleSeconds, 2, 60);
   // A seconds-field step (*/N) only spaces runs evenly when N divides 60.
   if (60 % scheduleSeconds !== 0) throw new Error(`--schedule must divide 60 (2, 3, 4, 5, 6, 10, 12, 15, 20, 30, 60)\n${USAGE}`);
@@ -101,6 +108,7 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
     fleet,
     keepAliveSeconds: values['keep-alive'] === undefined ? undefined : integer('keep-alive', values['keep-alive'], 30, 1, 3600),
     resumption,
+    idleConnection,
   };
   if (!fleet && (options.pingCount * options.pingIntervalMs) / 1000 >= scheduleSeconds - 1) {
     throw new Error(`a ping run (--ping-count × --ping-interval) must end well inside --schedule\n${USAGE}`);

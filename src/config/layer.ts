@@ -2,7 +2,7 @@
 import type { PeerPattern } from '../util/pattern.js';
 import { pick } from './slot.js';
 import { mergeInterfaceLayers, type InterfaceLayer } from './interfaces.js';
-import type { BandwidthDirection, BandwidthProtocol, CollectorName, ExpectMode, ProbeDefault } from './types.js';
+import type { BandwidthDirection, BandwidthProtocol, CollectorName, ExpectMode, IdleConnection, ProbeDefault } from './types.js';
 import { mergeLabels, type LabelsLayer } from './labels.js';
 
 export interface Located<T> {
@@ -47,6 +47,7 @@ export interface SettingsLayer {
   username: Slot<string>;
   password: Slot<PasswordSource>;
   timeout: Slot<number>;
+  idleConnection: Slot<IdleConnection>;
   tls: { caFile: Slot<string>; serverName: Slot<string>; insecureSkipVerify: Slot<boolean> };
   schedules: Partial<Record<CollectorName, Slot<string>>>;
   collectors: Partial<Record<CollectorName, Slot<boolean>>>;
@@ -85,6 +86,7 @@ export function mergeLayers(defaults: SettingsLayer, router: SettingsLayer): Set
     username: pick(router.username, defaults.username),
     password: pick(router.password, defaults.password),
     timeout: pick(router.timeout, defaults.timeout),
+    idleConnection: pick(router.idleConnection, defaults.idleConnection),
     tls: {
       caFile: pick(router.tls.caFile, defaults.tls.caFile),
       serverName: pick(router.tls.serverName, defaults.tls.serverName),

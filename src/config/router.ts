@@ -3,6 +3,7 @@ import { Secret } from '../util/secret.js';
 import {
   DEFAULT_COLLECTORS,
   DEFAULT_HANDSHAKE_STALE_AFTER_SECONDS,
+  DEFAULT_IDLE_CONNECTION,
   DEFAULT_PING_LOSS_CRITICAL,
   DEFAULT_SCHEDULES,
   DEFAULT_TIMEOUT_SECONDS,
@@ -177,6 +178,7 @@ export function resolveRouter(
     username: merged.username.value,
     password,
     timeoutSeconds,
+    idleConnection: value(merged.idleConnection, DEFAULT_IDLE_CONNECTION),
     tls,
     schedules,
     collectors,

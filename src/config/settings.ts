@@ -3,6 +3,7 @@ import {
   readBoolean,
   readCron,
   readDuration,
+  readEnum,
   readMap,
   readNumber,
   readPattern,
@@ -18,7 +19,7 @@ import { readBandwidthList, readPingList } from './targets.js';
 import { readInterfaceLayer } from './interfaces.js';
 import { readExpect } from './expect.js';
 import { readProbeCount, readProbeDefault, readProbeMap } from './probe.js';
-import { COLLECTOR_NAMES, ROUTER_COMMAND_LIMIT_SECONDS, type CollectorName } from './types.js';
+import { COLLECTOR_NAMES, IDLE_CONNECTIONS, ROUTER_COMMAND_LIMIT_SECONDS, type CollectorName } from './types.js';
 import { readSlot, type Reader } from './slot.js';
 
 const PASSWORD_KEYS = ['password', 'password_file', 'password_env'] as const;
@@ -26,6 +27,7 @@ export const SETTINGS_KEYS = [
   'username',
   ...PASSWORD_KEYS,
   'timeout',
+  'idle_connection',
   'tls',
   'schedules',
   'collectors',
@@ -100,6 +102,7 @@ export function readSettings(map: RawMap, base: string, problems: Problems): Set
     username: readSlot(map, 'username', base, problems, readString),
     password: readPassword(map, base, problems),
     timeout: readSlot(map, 'timeout', base, problems, (v, p, s) => readDuration(v, p, s, TIMEOUT_LIMIT)),
+    idleConnection: readSlot(map, 'idle_connection', base, problems, (v, p, s) => readEnum(v, p, s, IDLE_CONNECTIONS)),
     tls: {
       caFile: readSlot(tls, 'ca_file', tlsBase, problems, readString),
       serverName: readSlot(tls, 'server_name', tlsBase, problems, readString),

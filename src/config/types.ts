@@ -87,6 +87,9 @@ export interface BandwidthTestConfig {
   password?: Secret;
 }
 
+export const IDLE_CONNECTIONS = ['keep', 'close'] as const;
+export type IdleConnection = (typeof IDLE_CONNECTIONS)[number];
+
 export interface RouterConfig {
   name: string;
   /** scheme://host[:port] without a trailing slash; the client appends /rest. */
@@ -95,6 +98,11 @@ export interface RouterConfig {
   password: Secret;
   /** Per request. */
   timeoutSeconds: number;
+  /**
+   * What becomes of a router's connection between collections: `keep` it open for the next one (no TLS handshake
+   * per cycle), or `close` it once idle (memory bounded by the runs in flight, one TLS resumption per cycle).
+   */
+  idleConnection: IdleConnection;
   tls: TlsConfig;
   /** node-cron expressions (a seconds field allowed) per collector; ping/bandwidth_test are defaults for targets. */
   schedules: Record<CollectorName, string>;

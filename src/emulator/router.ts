@@ -82,6 +82,10 @@ export class RouterHandle implements EmulatedRouter {
     return this.warm().tree;
   }
 
+  get openConnections(): number {
+    return this.#sockets.size;
+  }
+
   get port(): number {
     return this.#port;
   }

@@ -90,6 +90,8 @@ export interface EmulatedRouter {
   readonly port: number;
   readonly version: string;
   readonly stats: Readonly<RouterStats>;
+  /** TCP connections open now (idle keep-alive ones included). */
+  readonly openConnections: number;
   setFaults(faults: Faults | Faults[]): void;
   clearFaults(): void;
   /** Uptime restarts, rx/tx fall to 0, handshakes reset; optionally with the post-boot REST race. */

@@ -32,7 +32,7 @@ export function keepAliveMsFor(router: RouterConfig): number {
 }
 
 /**
- * What a client is built from: URL, credentials, timeout and TLS (the CA's text, not its path: a moved file with
+ * What a client is built from: URL, credentials, timeout, what becomes of an idle connection and TLS (the CA's text, not its path: a moved file with
  * the same certificates changes nothing). The scheduler's job definitions count the same settings.
  */
 export function connectionSettings(router: RouterConfig): unknown[] {
@@ -41,6 +41,7 @@ export function connectionSettings(router: RouterConfig): unknown[] {
     router.username,
     router.password.reveal(),
     router.timeoutSeconds,
+    router.idleConnection,
     router.tls.ca ?? null,
     router.tls.serverName ?? null,
     router.tls.insecureSkipVerify,
@@ -67,6 +68,7 @@ export class ClientPool {
       timeoutMs: router.timeoutSeconds * 1000,
       // Set when the client is made: a reload that only changes schedules keeps the client and its connections.
       keepAliveMs: keepAliveMsFor(router),
+      closeIdle: router.idleConnection === 'close',
       tls: {
         ...(router.tls.ca === undefined ? {} : { ca: router.tls.ca }),
         ...(router.tls.serverName === undefined ? {} : { serverName: router.tls.serverName }),

@@ -7,4 +7,10 @@ describe('bench options', () => {
     expect(parseOptions(['--fleet', '--scrapes', '12']).scrapes).toBe(12);
     expect(parseOptions([]).scrapes).toBe(20);
   });
+
+  it('pass the exporter\'s idle_connection through, keep unless asked, and refuse anything else', () => {
+    expect(parseOptions(['--fleet']).idleConnection).toBe('keep');
+    expect(parseOptions(['--fleet', '--idle-connection', 'close']).idleConnection).toBe('close');
+    expect(() => parseOptions(['--fleet', '--idle-connection', 'sometimes'])).toThrow(/--idle-connection must be keep or close/);
+  });
 });

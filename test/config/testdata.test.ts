@@ -22,6 +22,7 @@ const INVALID: Record<string, [path: string, message: string]> = {
   listen: ['listen', 'must be a string, not 9731'],
   'listen-ipv6-brackets': ['listen', 'put an IPv6 address in brackets'],
   'listen-port': ['listen', 'port 70000 is above 65535'],
+  'idle-connection': ['defaults.idle_connection', 'must be one of keep, close, not "never"'],
   'log-level': ['log_level', 'must be one of fatal, error, warn, info, debug, trace, silent, not "verbose"'],
   'web-config-missing': ['web_config_file', 'no-such-web.yml": no such file (ENOENT)'],
   'shard-index': ['shard.index', 'index 4 must be 0 to 3 (0-based, below count 4)'],

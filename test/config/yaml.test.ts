@@ -78,7 +78,7 @@ const TOKEN = fc.constantFrom(
 const { value: VALUE } = fc.letrec((tie) => ({
   value: fc.oneof(
     { depthSize: 'small', withCrossShrink: true },
-    fc.oneof(fc.string(), fc.integer(), fc.double(), fc.boolean(), fc.constant(null), fc.constantFrom('hq', 'https://192.0.2.1', '10.0.0.1', '1s', 'always', '0.0.0.0:9731')),
+    fc.oneof(fc.string(), fc.integer(), fc.double(), fc.boolean(), fc.constant(null), fc.constantFrom('hq', 'https://192.0.2.1', '10.0.0.1', '1s', 'always', 'close', '0.0.0.0:9731')),
     fc.array(tie('value'), { maxLength: 4 }),
     fc.dictionary(fc.oneof(fc.constantFrom(...TOP_KEYS, ...SETTINGS_KEYS, 'name', 'url', 'target', 'expect', 'probe', 'interfaces'), fc.string()), tie('value'), { maxKeys: 5 }),
   ),

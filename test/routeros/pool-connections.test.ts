@@ -34,7 +34,13 @@ afterEach(async () => {
   running = undefined;
 });
 
-async function collect(emulatorOptions: EmulatorOptions, everySeconds: number, cycles: number, afterCycle: () => void = () => undefined) {
+async function collect(
+  emulatorOptions: EmulatorOptions,
+  everySeconds: number,
+  cycles: number,
+  afterCycle: (emulator: Emulator) => void | Promise<void> = () => undefined,
+  settings: Record<string, unknown> = {},
+) {
   const emulator = await startEmulator({
     ...emulatorOptions,
     routers: Array.from({ length: ROUTERS }, (_, i) => ({
@@ -52,6 +58,7 @@ async function collect(emulatorOptions: EmulatorOptions, everySeconds: number, c
       collectors: SYSTEM_AND_WIREGUARD,
       schedules: { system: schedule, wireguard: schedule },
       timeout: '1800ms',
+      ...settings,
     },
     routers: emulator.routers.map((router) => ({ name: router.name, url: router.url })),
   });
@@ -69,7 +76,7 @@ async function collect(emulatorOptions: EmulatorOptions, everySeconds: number, c
   for (let cycle = 0; cycle < cycles; cycle++) {
     await expect.poll(() => Math.min(...finished()), { timeout: everySeconds * 1000 + 3000, interval: 50 }).toBeGreaterThan(last);
     last = Math.max(...finished());
-    afterCycle();
+    await afterCycle(emulator);
   }
   for (const router of emulator.routers) {
     for (const job of ['system', 'wireguard']) {
@@ -82,7 +89,10 @@ async function collect(emulatorOptions: EmulatorOptions, everySeconds: number, c
 
 describe('connections across collection cycles', () => {
   it('(i) keep-alive longer than the schedule: one connection per router for every cycle', async () => {
-    const stats = await collect({ keepAliveSeconds: 30 }, 2, 4);
+    // Between cycles each router's connection stays open.
+    const stats = await collect({ keepAliveSeconds: 30 }, 2, 4, (emulator) => {
+      for (const router of emulator.routers) expect(router.openConnections).toBe(1);
+    });
     // Two jobs firing together, four cycles: one TLS connection per router, and it carried every request.
     for (const s of stats) {
       expect(s.connections).toBe(1);
@@ -93,7 +103,7 @@ describe('connections across collection cycles', () => {
   it('(ii) keep-alive shorter than the schedule: later cycles resume the TLS session, garbage collections or not', async () => {
     // The router closes an idle connection after 1.5 s (the client 1 s earlier); cycles are 2 s apart, so every
     // cycle reconnects, and a cycle's requests share its connection.
-    const stats = await collect({ keepAliveSeconds: 1.5, tlsSessionResumption: 'tickets' }, 2, 4, gc);
+    const stats = await collect({ keepAliveSeconds: 1.5, tlsSessionResumption: 'tickets' }, 2, 4, () => gc());
     for (const s of stats) {
       expect(s.connections).toBeGreaterThanOrEqual(4);
       // Only the first connection was a full handshake.
@@ -102,7 +112,7 @@ describe('connections across collection cycles', () => {
   });
 
   it('(ii) also against a router that resumes by session id (TLS 1.2 session cache, no tickets)', async () => {
-    const stats = await collect({ keepAliveSeconds: 1.5, tlsSessionResumption: 'cache' }, 2, 3, gc);
+    const stats = await collect({ keepAliveSeconds: 1.5, tlsSessionResumption: 'cache' }, 2, 3, () => gc());
     for (const s of stats) {
       expect(s.connections).toBeGreaterThanOrEqual(3);
       expect(s.connections - s.resumed).toBe(1);
@@ -115,6 +125,26 @@ describe('connections across collection cycles', () => {
     const stats = await collect({ keepAliveSeconds: 4, tlsSessionResumption: 'tickets' }, 4, 4);
     // Without the keep-warm read: one connection per cycle (4).
     for (const s of stats) expect(s.connections).toBe(2);
+  });
+
+  it('idle_connection: close: a router that would keep it gets one connection per cycle, closed between cycles and resumed', async () => {
+    const stats = await collect(
+      { keepAliveSeconds: 30, tlsSessionResumption: 'tickets' },
+      2,
+      4,
+      // Closed a quarter of a second after the cycle's last reply, well before the next cycle (2 s).
+      async (emulator) => {
+        await expect.poll(() => emulator.routers.map((router) => router.openConnections), { timeout: 1500, interval: 20 }).toEqual([0, 0, 0]);
+      },
+      { idle_connection: 'close' },
+    );
+    for (const s of stats) {
+      // One per cycle: both jobs of a cycle shared it.
+      expect(s.connections).toBe(4);
+      // Only the first was a full handshake.
+      expect(s.connections - s.resumed).toBe(1);
+      expect(s.requests).toBeGreaterThanOrEqual(4 * 2);
+    }
   });
 
   it('(iii) a router that allows no resumption is still collected, with full handshakes, counted', async () => {
