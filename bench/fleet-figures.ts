@@ -13,6 +13,8 @@ export interface FleetLine {
   schedule_s: number;
   router_keep_alive_s: number;
   router_resumption: string;
+  /** The exporter's `idle_connection` (recorded since 2026-11-25; before, always keep). */
+  idle_connection?: string;
   cycle_cpu_ms: number;
   cpu_pct_of_core: number;
   tls_connections_per_cycle: number;
@@ -119,6 +121,7 @@ export function fleetFigures(name: string, file: FleetFile): string {
     `| exporter's Node.js (options)${cells((l) => (l.node === undefined ? 'not recorded' : `${l.node}${l.node_options ? ` (\`${l.node_options}\`)` : ''}`))}`,
     `| routers × peers, schedule | ${file.runs.map((r) => `${thousands(r.bench.routers)} × ${r.bench.peers}, ${r.bench.schedule_s} s`).join(' | ')} |`,
     `| routers' keep-alive, resumption | ${file.runs.map((r) => `${r.bench.router_keep_alive_s} s, ${r.bench.router_resumption}`).join(' | ')} |`,
+    `| exporter's \`idle_connection\`${cells((l) => l.idle_connection ?? 'keep')}`,
     `| **collection CPU per cycle**${cells((l) => `**${seconds(l.cycle_cpu_ms)} s = ${l.cpu_pct_of_core} % of a core**`)}`,
     `| new TLS connections per cycle: full handshakes / resumed${cells((l) => `${thousands(Math.round(l.tls_full_handshakes_per_cycle))} / ${thousands(Math.round(l.tls_resumed_per_cycle))}`)}`,
     `| requests per cycle (of them keep-warm reads)${cells((l) => `${thousands(Math.round(l.requests_per_cycle))} (${l.keep_warm_requests_per_cycle === undefined ? 'not counted' : thousands(Math.round(l.keep_warm_requests_per_cycle))})`)}`,
