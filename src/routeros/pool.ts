@@ -32,8 +32,9 @@ export function keepAliveMsFor(router: RouterConfig): number {
 }
 
 /**
- * What a client is built from: URL, credentials, timeout, what becomes of an idle connection and TLS (the CA's text, not its path: a moved file with
- * the same certificates changes nothing). The scheduler's job definitions count the same settings.
+ * What a client is built from: URL, credentials, timeout, what becomes of an idle connection and TLS (the CA's
+ * text, not its path: a moved file with the same certificates changes nothing). The scheduler's job definitions
+ * count the same settings.
  */
 export function connectionSettings(router: RouterConfig): unknown[] {
   return [
