@@ -64,8 +64,8 @@ export const DEFAULT_KEEP_ALIVE_MS = 30_000;
 const KEEP_ALIVE_THRESHOLD_MS = 1_000;
 /**
  * How long a connection that is closed when idle waits for more requests: the reads of a router's jobs that fire
- * together follow one another within milliseconds. Reckoned at 2,000 routers collected in 3 s (~670 a second),
- * 250 ms leaves a few hundred connections open at once instead of 2,000.
+ * together follow one another within milliseconds. At 2,000 routers collected in 3 s, at most ~200 connections
+ * were open at once instead of 2,000 (the exporter's descriptors, sampled every 0.1 s through a cycle).
  */
 export const CLOSE_IDLE_MS = 250;
 
