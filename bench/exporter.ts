@@ -7,6 +7,7 @@ import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { COLLECTOR_NAMES } from '../src/collectors/descriptors.js';
+import type { IdleConnection } from '../src/config/types.js';
 
 export const REPO = fileURLToPath(new URL('..', import.meta.url));
 export const MAIN = join(REPO, 'dist', 'main.js');
@@ -25,7 +26,7 @@ export interface ExporterPlan {
   /** Fleet shape: only system and wireguard, no pings. */
   fleet?: boolean;
   /** The routers' `idle_connection` (the exporter's default, keep, when absent). */
-  idleConnection?: 'keep' | 'close';
+  idleConnection?: IdleConnection;
 }
 
 export function exporterConfig(plan: ExporterPlan): string {

@@ -1,5 +1,6 @@
 /** Command-line flags of `npm run bench`. */
 import { parseArgs } from 'node:util';
+import { IDLE_CONNECTIONS, type IdleConnection } from '../src/config/types.js';
 
 export interface BenchOptions {
   routers: number;
@@ -24,7 +25,7 @@ export interface BenchOptions {
   /** The emulated routers' TLS session resumption (default: the emulator's, tickets). */
   resumption: 'tickets' | 'cache' | 'off' | undefined;
   /** The exporter's `idle_connection` (default keep): `close` closes each router's connection between cycles. */
-  idleConnection: 'keep' | 'close';
+  idleConnection: IdleConnection;
 }
 
 export const USAGE = `usage: npm run bench -- [--quick] [--routers N] [--peers N] [--interfaces N] [--schedule SECONDS]
@@ -39,7 +40,7 @@ export const USAGE = `usage: npm run bench -- [--quick] [--routers N] [--peers N
            TLS handshakes vs resumptions per cycle, memory per router, time until every router is collected
            after the tick (--routers up to 10000; --keep-alive and --resumption set the emulated routers'),
            40 rounds of plain scrapes against the static buffer
-  --idle-connection: the exporter's idle_connection setting (default keep)`;
+  --idle-connection: with --fleet, the exporter's idle_connection setting (default keep)`;
 
 const FULL = { routers: 100, interfaces: 4, peers: 1000, scheduleSeconds: 30, cycles: 3, scrapes: 20, pingCount: 3, pingIntervalMs: 1000 };
 // 40 rounds: the p50 of 10 plain scrapes against 10 of the static buffer moved between 0.8 and 1.5 × from run to run
@@ -88,8 +89,8 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
   if (resumption !== undefined && resumption !== 'tickets' && resumption !== 'cache' && resumption !== 'off') {
     throw new Error(`--resumption must be tickets, cache or off\n${USAGE}`);
   }
-  const idleConnection = values['idle-connection'] ?? 'keep';
-  if (idleConnection !== 'keep' && idleConnection !== 'close') throw new Error(`--idle-connection must be keep or close\n${USAGE}`);
+  const idleConnection = IDLE_CONNECTIONS.find((value) => value === (values['idle-connection'] ?? 'keep'));
+  if (idleConnection === undefined) throw new Error(`--idle-connection must be ${IDLE_CONNECTIONS.join(' or ')}\n${USAGE}`);
   const scheduleSeconds = integer('schedule', values.schedule, base.scheduleSeconds, 2, 60);
   // A seconds-field step (*/N) only spaces runs evenly when N divides 60.
   if (60 % scheduleSeconds !== 0) throw new Error(`--schedule must divide 60 (2, 3, 4, 5, 6, 10, 12, 15, 20, 30, 60)\n${USAGE}`);
