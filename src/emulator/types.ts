@@ -401,6 +401,11 @@ export interface Faults {
   truncated?: boolean;
   /** A valid-looking JSON body of at least this many bytes. */
   oversizedBytes?: number;
+  /**
+   * Valid JSON of at least this many bytes made of empty records, `[{},{},…]`: millions of values, more per byte
+   * than RouterOS ever writes (a reply whose parse would cost seconds and hundreds of MB).
+   */
+  valueFloodBytes?: number;
   /** An object where a list is expected and the reverse. */
   wrongShape?: boolean;
   /** A WebFig HTML page with status 200. */

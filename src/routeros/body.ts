@@ -108,12 +108,88 @@ function escapeControlsInStrings(text: string): string | undefined {
 }
 
 /**
+ * Replies of at least this many bytes are counted before they are parsed (`exceedsValueBudget`). A smaller
+ * one costs little whatever it holds: 64 KiB of empty objects parse in ~12 ms into ~1 MB.
+ */
+export const VALUE_CHECK_FROM = 64 * 1024;
+
+/**
+ * The fewest bytes per value a reply may average. RouterOS writes every value as a string under a named key:
+ * 7.4 bytes per value in the densest real reply (a ping's), ~13 in a peer list; a list whose records held only
+ * two short keys with empty values would come to ~3.3. JSON.parse's cost follows the values, not the bytes: 30 MB
+ * of `[{},{},…]` took 5.6 s and 584 MB of heap (10 million objects) and 30 MB of `[[[…]]]` 5 s, where 30 MB of peer
+ * records take 0.15 s and 31 MB. At 3, the worst shapes still allowed cost up to ~0.7 s and ~130 MB for 30 MB.
+ */
+export const MIN_BYTES_PER_VALUE = 3;
+
+/** Whether the reply's first value, after any whitespace (and a byte order mark), is an array or an object. */
+function startsContainer(parts: readonly Uint8Array[]): boolean {
+  for (const part of parts) {
+    for (const byte of part) {
+      if (byte === 0x7b || byte === 0x5b) return true;
+      if (byte !== 0x20 && byte !== 0x09 && byte !== 0x0a && byte !== 0x0d && byte !== 0xef && byte !== 0xbb && byte !== 0xbf) return false;
+    }
+  }
+  return false;
+}
+
+/**
+ * Whether the reply holds more values than MIN_BYTES_PER_VALUE allows, counting outside strings the bytes that
+ * start one: `{`, `[`, `,` and `:` (a container, an element after the first, a member). Counted on the bytes as
+ * read, before decoding: those four, `"` and `\` are ASCII, which neither UTF-8's sequences nor windows-1252 use
+ * for anything else. Stops as soon as the budget is spent, so a flood costs a fraction of a pass; a real reply
+ * costs one pass (~0.7 ns a byte).
+ */
+function exceedsValueBudget(parts: readonly Uint8Array[], length: number): boolean {
+  let budget = Math.floor(length / MIN_BYTES_PER_VALUE);
+  let inString = false;
+  // Bytes at the start of a part that an escape at the end of the one before covers.
+  let skip = 0;
+  for (const part of parts) {
+    const end = part.length;
+    let i = skip;
+    while (i < end) {
+      if (inString) {
+        // A string's own tight loop: most of a reply's bytes are inside strings.
+        while (i < end) {
+          const byte = part[i++] as number;
+          if (byte === 0x22) {
+            inString = false;
+            break;
+          }
+          if (byte === 0x5c) i++; // the escaped byte cannot end the string
+        }
+      } else {
+        const byte = part[i++] as number;
+        if (byte === 0x22) inString = true;
+        else if ((byte === 0x7b || byte === 0x5b || byte === 0x2c || byte === 0x3a) && --budget < 0) return true;
+      }
+    }
+    skip = i - end;
+  }
+  return false;
+}
+
+/**
  * Parses a reply body as JSON, repairing control characters once; a body that is still not JSON is a `parse`
  * error. Parsed once more only when the repair changed something: a reply that fails for another reason (a
- * hostile 30 MB of nesting takes seconds to fail) costs one parse.
+ * hostile 30 MB of nesting takes seconds to fail) costs one parse. A reply of more values than RouterOS writes
+ * is not data and is not parsed at all: its parse would hold the event loop for seconds and the heap for
+ * hundreds of MB, for every router the exporter watches.
  */
 export function parseJsonBody(bytes: Uint8Array | readonly Uint8Array[], request: string): unknown {
-  const text = decodeText(bytes);
+  const parts = Array.isArray(bytes) ? (bytes as readonly Uint8Array[]) : [bytes as Uint8Array];
+  let length = 0;
+  for (const part of parts) length += part.length;
+  // Only a container can hold many values; anything else (an HTML page) fails the parse at once, with its hint.
+  if (length >= VALUE_CHECK_FROM && startsContainer(parts) && exceedsValueBudget(parts, length)) {
+    throw new RouterOsError(
+      'ROS_ERR_PARSE',
+      `${request}: the router's reply holds more JSON values than RouterOS writes (more than one per ${MIN_BYTES_PER_VALUE} of its ${length} bytes) and was not parsed; check that nothing (a proxy) alters replies on the way`,
+      { request },
+    );
+  }
+  const text = decodeText(parts);
   let failure: unknown;
   try {
     return JSON.parse(text) as unknown;

@@ -59,6 +59,7 @@ describe('control endpoint', () => {
     ['/emulator/faults', { latencyMs: 1e12 }, 'latencyMs'],
     ['/emulator/faults', { slowBodyMs: 600_001 }, 'slowBodyMs'],
     ['/emulator/faults', { oversizedBytes: 1e12 }, 'oversizedBytes'],
+    ['/emulator/faults', { valueFloodBytes: 1e12 }, 'valueFloodBytes'],
   ])('refuses absurd numbers: POST %s %j answers 400 with the reason', async (path, body, field) => {
     const answer = await client.post('c', path, body);
     expect(answer.status).toBe(400);
@@ -73,7 +74,7 @@ describe('control endpoint', () => {
     const refused = await client.post('c', '/emulator/faults', many);
     expect(refused.status).toBe(400);
     expect(String(asRec(refused.json)['error'])).toContain('at most 100 fault sets');
-    const largest = { path: '/nowhere', latencyMs: 600_000, slowBodyMs: 600_000, oversizedBytes: 256 * 1024 * 1024 };
+    const largest = { path: '/nowhere', latencyMs: 600_000, slowBodyMs: 600_000, oversizedBytes: 256 * 1024 * 1024, valueFloodBytes: 256 * 1024 * 1024 };
     expect((await client.post('c', '/emulator/faults', largest)).status).toBe(204);
     expect((await client.call('c', 'DELETE', '/emulator/faults')).status).toBe(204);
   });

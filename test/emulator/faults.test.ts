@@ -117,6 +117,19 @@ describe('body faults', () => {
     expect(asRec(obj.json)).toHaveProperty('uptime');
   });
 
+  it('valueFloodBytes: valid JSON of empty records, at least that long, on lists and singletons alike', async () => {
+    router.setFaults({ valueFloodBytes: 100_000 });
+    for (const path of [PEERS, '/rest/system/resource']) {
+      const reply = await client.get(R, path);
+      expect(reply.status).toBe(200);
+      expect(reply.bytes.length).toBe(Number(reply.headers.get('content-length')));
+      expect(reply.bytes.length).toBeGreaterThanOrEqual(100_000);
+      const rows = asRows(reply.json);
+      expect(rows.length).toBe((reply.bytes.length - 1) / 3);
+      expect(rows.every((row) => Object.keys(row).length === 0)).toBe(true);
+    }
+  });
+
   it('wrongShape: an object where a list is expected, and a list where an object is', async () => {
     router.setFaults({ wrongShape: true });
     expect(Array.isArray((await client.get(R, PEERS)).json)).toBe(false);

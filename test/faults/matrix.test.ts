@@ -86,6 +86,10 @@ const FAILING: FailingRow[] = [
   { router: 'broken-json', fault: 'broken JSON', reason: 'parse', faults: { brokenJson: true }, hint: /not valid JSON .*check that nothing \(a proxy\) alters replies/ },
   { router: 'truncated', fault: 'truncated body', reason: 'parse', faults: { truncated: true }, hint: /cut off while reading its body .*check the network path and the router's load/ },
   { router: 'oversized', fault: 'oversized body', reason: 'parse', faults: { oversizedBytes: 33 * 1024 * 1024 }, hint: /larger than 33554432 bytes; the read was stopped: check the router for runaway entries/ },
+  {
+    router: 'value-flood', fault: 'a flood of empty records (millions of values)', reason: 'parse', faults: { valueFloodBytes: 4 * 1024 * 1024 },
+    hint: /holds more JSON values than RouterOS writes \(more than one per 3 of its \d+ bytes\) and was not parsed; check that nothing \(a proxy\) alters replies/,
+  },
   // A singleton menu as a one-element list is a form RouterOS really uses, so only the list menus fail.
   { router: 'wrong-shape', fault: 'JSON of the wrong shape', reason: 'parse', faults: { wrongShape: true }, fails: ['wireguard'], hint: /expected a list of records, got an object; .*report it with the RouterOS version/ },
   { router: 'html', fault: 'an HTML page instead of JSON', reason: 'parse', faults: { html: true }, hint: /answered HTML \(text\/html\), not JSON \(is the URL the router itself/ },

@@ -2,7 +2,10 @@
 import { Readable } from 'node:stream';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import fc from 'fast-check';
-import { MAX_RAW_CONTROLS, decodeText, parseJsonBody, readCapped } from '../../src/routeros/body.js';
+import { MAX_RAW_CONTROLS, MIN_BYTES_PER_VALUE, VALUE_CHECK_FROM, decodeText, parseJsonBody, readCapped } from '../../src/routeros/body.js';
+import { SYSTEM_PROPLIST } from '../../src/collectors/system.js';
+import { INTERFACE_PROPLIST, PEER_PROPLIST } from '../../src/collectors/wireguard.js';
+import { INTERFACE_PROPLIST as LINK_PROPLIST } from '../../src/collectors/interface.js';
 import { decodeCp1252 } from '../../src/util/cp1252.js';
 
 describe('decodeText', () => {
@@ -210,5 +213,123 @@ describe('parseJsonBody against hostile bodies', () => {
     expect(parseJsonBody([Buffer.from('["a\tb"]')], 'GET /x')).toEqual(['a\tb']);
     expect(parse).toHaveBeenCalledTimes(2);
   });
-});
 
+  /**
+   * What a JSON value costs JSON.parse, counted on the parsed tree rather than the text: a container, each element
+   * after an array's first, and for each member its key and the comma before it. (The text's `{`, `[`, `,` and `:`
+   * outside strings, which the parser counts.)
+   */
+  function valuesIn(value: unknown): number {
+    if (Array.isArray(value)) return Math.max(1, value.length) + value.reduce((sum: number, item) => sum + valuesIn(item), 0);
+    if (typeof value === 'object' && value !== null) {
+      const entries = Object.entries(value);
+      return Math.max(1, 2 * entries.length) + entries.reduce((sum, [, item]) => sum + valuesIn(item), 0);
+    }
+    return 0;
+  }
+
+  /** A list of `rows` repeated until it is at least `chars` long, as JSON text (whitespace as generated). */
+  function repeatedList(rows: readonly string[], chars: number, space: string): string {
+    const unit = rows.join(`,${space}`);
+    const copies = Math.max(1, Math.ceil(chars / (unit.length + 1)));
+    return `[${space}${Array<string>(copies).fill(unit).join(`,${space}`)}${space}]`;
+  }
+
+  /** `bytes` cut into parts at the given offsets (taken modulo its length), as a reply arrives. */
+  function split(bytes: Buffer, cuts: readonly number[]): Buffer[] {
+    const at = [...new Set(cuts.map((cut) => cut % bytes.length))].sort((a, b) => a - b);
+    return [0, ...at].map((start, index) => bytes.subarray(start, at[index] ?? bytes.length)).filter((part) => part.length > 0);
+  }
+
+  it('parses every reply shaped as RouterOS writes it, of any size: records of named string values, empty ones included', () => {
+    const keys = [...new Set(['.id', ...SYSTEM_PROPLIST, ...INTERFACE_PROPLIST, ...PEER_PROPLIST, ...LINK_PROPLIST])];
+    // Values with the characters the count looks for, quotes and escapes, inside strings where they count for nothing.
+    const value = fc.oneof(fc.constantFrom('', '0', '*1', 'true', '00:11:22:33:44:55', '{[,:]}', '"', '\\', 'a\\"b'), fc.string({ maxLength: 12 }));
+    const record = fc.uniqueArray(fc.constantFrom(...keys), { minLength: 1, maxLength: 6 }).chain((names) =>
+      fc.tuple(...names.map((name) => value.map((v): [string, string] => [name, v]))).map((pairs) => JSON.stringify(Object.fromEntries(pairs))));
+    fc.assert(
+      fc.property(
+        fc.array(record, { minLength: 1, maxLength: 8 }),
+        fc.constantFrom('', ' ', '\n  '),
+        fc.constantFrom(VALUE_CHECK_FROM, 4 * VALUE_CHECK_FROM),
+        fc.array(fc.nat(), { maxLength: 6 }),
+        (rows, space, size, cuts) => {
+          const text = repeatedList(rows, size, space);
+          expect(parseJsonBody(split(Buffer.from(text), cuts), 'GET /x')).toEqual(JSON.parse(text));
+        },
+      ),
+      { numRuns: 150 },
+    );
+  });
+
+  it('reads an escaped quote as part of its string wherever the reply is cut, even between the backslash and the quote', () => {
+    // Commas inside strings count for nothing; read outside them, they would spend the budget. The list is filled up
+    // with zeros to exactly its budget, so that one value miscounted is a refusal.
+    const records = repeatedList([JSON.stringify({ '.id': '*1', comment: `"${','.repeat(40)}"${','.repeat(40)}\\` })], VALUE_CHECK_FROM, '');
+    // Each `,0` adds 2 bytes and 1 value: at 3 bytes a value, the budget is reached after (bytes − 3 × values) of them.
+    const zeros = records.length - MIN_BYTES_PER_VALUE * valuesIn(JSON.parse(records));
+    const text = `${records.slice(0, -1)}${',0'.repeat(zeros)}]`;
+    expect(valuesIn(JSON.parse(text))).toBe(Math.floor(text.length / MIN_BYTES_PER_VALUE));
+    const bytes = Buffer.from(text);
+    const expected: unknown = JSON.parse(text);
+    const backslashes = [...text.slice(0, 400).matchAll(/\\/g)].map((match) => match.index);
+    expect(backslashes.length).toBeGreaterThan(3);
+    for (const at of backslashes) {
+      expect(parseJsonBody(split(bytes, [at + 1]), 'GET /x')).toEqual(expected);
+      expect(parseJsonBody(split(bytes, [at, at + 1, at + 2]), 'GET /x')).toEqual(expected);
+    }
+  });
+
+  it(`refuses unparsed, from ${VALUE_CHECK_FROM} bytes, exactly the replies of more than one value per ${MIN_BYTES_PER_VALUE} bytes, however read in parts`, () => {
+    // Floods (empty containers, nesting, bare numbers, one-letter keys) mixed with real-looking records.
+    const dense = fc.letrec<{ node: unknown }>((tie) => ({
+      node: fc.oneof(
+        { depthSize: 'small', withCrossShrink: true },
+        fc.constantFrom(0, '', null),
+        fc.array(tie('node'), { maxLength: 3 }),
+        fc.dictionary(fc.constantFrom('a', 'b', 'rx', 'name'), tie('node'), { maxKeys: 3 }),
+      ),
+    })).node;
+    const real = fc.constantFrom({ '.id': '*1', name: 'wg0', 'public-key': 'a'.repeat(43) + '=', rx: '1200', comment: '' });
+    const parse = vi.spyOn(JSON, 'parse');
+    let refused = 0;
+    fc.assert(
+      fc.property(
+        fc.array(fc.oneof({ arbitrary: dense, weight: 2 }, { arbitrary: real, weight: 1 }), { minLength: 1, maxLength: 4 }),
+        fc.constantFrom('', ' '),
+        fc.array(fc.nat(), { maxLength: 6 }),
+        (rows, space, cuts) => {
+          const text = repeatedList(rows.map((row) => JSON.stringify(row)), VALUE_CHECK_FROM, space);
+          const bytes = Buffer.from(text);
+          const values = valuesIn(JSON.parse(text));
+          parse.mockClear();
+          if (values > Math.floor(bytes.length / MIN_BYTES_PER_VALUE)) {
+            expect(() => parseJsonBody(split(bytes, cuts), 'GET /x')).toThrow(
+              new RegExp(`GET /x: the router's reply holds more JSON values than RouterOS writes \\(more than one per ${MIN_BYTES_PER_VALUE} of its ${bytes.length} bytes\\) and was not parsed`));
+            expect(parse).not.toHaveBeenCalled();
+            refused++;
+          } else {
+            expect(parseJsonBody(split(bytes, cuts), 'GET /x')).toEqual(JSON.parse(text));
+          }
+        },
+      ),
+      { numRuns: 300 },
+    );
+    // Both sides of the line were drawn.
+    expect(refused).toBeGreaterThan(10);
+    expect(refused).toBeLessThan(290);
+  });
+
+  it('refuses a flood of empty records or of nesting without parsing it (30 MB of them took 5 s and ~600 MB of heap)', () => {
+    const parse = vi.spyOn(JSON, 'parse');
+    const floods = [`[${'{},'.repeat(2_000_000)}{}]`, '['.repeat(6_000_000) + ']'.repeat(6_000_000), `{${'"a":[],'.repeat(1_000_000)}"b":0}`];
+    for (const flood of floods) {
+      expect(() => parseJsonBody([Buffer.from(flood)], 'GET /x')).toThrow(/holds more JSON values than RouterOS writes/);
+    }
+    expect(parse).not.toHaveBeenCalled();
+    // Below the size the count starts at, a small flood is parsed (and costs little): it is the collector's to refuse.
+    expect(parseJsonBody([Buffer.from(`[${'{},'.repeat(1000)}{}]`)], 'GET /x')).toHaveLength(1001);
+    // An HTML page keeps its own hint, whatever its punctuation.
+    expect(() => parseJsonBody([Buffer.from(`<html>${'a:b, '.repeat(VALUE_CHECK_FROM)}</html>`)], 'GET /x')).toThrow(/answered HTML, not JSON/);
+  });
+});

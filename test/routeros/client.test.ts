@@ -157,6 +157,8 @@ describe('every error reason, from a real failure', () => {
       withFault({ wrongShape: true }, (c) => c.list('interface/wireguard/peers'))],
     ['a body over the size cap', 'parse', () =>
       withFault({ oversizedBytes: 2 * 1024 * 1024 }, (c) => c.list('interface/wireguard/peers'), { maxResponseBytes: 1024 * 1024 })],
+    ['a flood of empty records', 'parse', () =>
+      withFault({ valueFloodBytes: 1024 * 1024 }, (c) => c.list('interface/wireguard/peers'))],
     ['a router without the wireguard menu (400 no such command)', 'unsupported', () =>
       failure(client({ router: 'old' }).list('interface/wireguard'))],
     ['a command the menu does not have (406)', 'unsupported', () => failure(client().remove('interface', 'ether1'))],

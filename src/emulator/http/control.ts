@@ -32,6 +32,7 @@ const faultSet = z.strictObject({
   brokenJson: z.boolean().optional(),
   truncated: z.boolean().optional(),
   oversizedBytes: z.number().int().nonnegative().max(MAX_OVERSIZED_BYTES, `must be at most ${MAX_OVERSIZED_BYTES} (256 MiB)`).optional(),
+  valueFloodBytes: z.number().int().nonnegative().max(MAX_OVERSIZED_BYTES, `must be at most ${MAX_OVERSIZED_BYTES} (256 MiB)`).optional(),
   wrongShape: z.boolean().optional(),
   html: z.boolean().optional(),
   slowBodyMs: delayMs.optional(),

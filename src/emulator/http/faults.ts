@@ -16,6 +16,7 @@ export interface ActiveFaults {
   brokenJson: boolean;
   truncated: boolean;
   oversizedBytes: number;
+  valueFloodBytes: number;
   wrongShape: boolean;
   html: boolean;
   slowBodyMs: number;
@@ -41,6 +42,7 @@ function forced(value: ForcedStatus): { code: number; detail?: string } {
 export function activeFaults(sets: readonly Faults[], path: string): ActiveFaults {
   const out: ActiveFaults = {
     latencyMs: 0, hang: false, closeKept: false, status: undefined, brokenJson: false, truncated: false, oversizedBytes: 0,
+    valueFloodBytes: 0,
     wrongShape: false, html: false, slowBodyMs: 0, invalidUtf8: false, controlChars: false, unknownFormats: false,
     reply: undefined, echoAuthorization: false, noisyErrorChars: 0,
   };
@@ -60,6 +62,7 @@ export function activeFaults(sets: readonly Faults[], path: string): ActiveFault
     out.brokenJson = set.brokenJson ?? out.brokenJson;
     out.truncated = set.truncated ?? out.truncated;
     out.oversizedBytes = set.oversizedBytes ?? out.oversizedBytes;
+    out.valueFloodBytes = set.valueFloodBytes ?? out.valueFloodBytes;
     out.wrongShape = set.wrongShape ?? out.wrongShape;
     out.html = set.html ?? out.html;
     out.slowBodyMs = set.slowBodyMs ?? out.slowBodyMs;

@@ -1,6 +1,6 @@
 /**
- * Writes a reply, carrying out the transport faults: an oversized body streamed with backpressure,
- * a truncated body (fewer bytes than Content-Length, then the connection drops), a dripped body.
+ * Writes a reply, carrying out the transport faults: an oversized body or a flood of empty records streamed with
+ * backpressure, a truncated body (fewer bytes than Content-Length, then the connection drops), a dripped body.
  */
 import { once } from 'node:events';
 import type { ServerResponse } from 'node:http';
@@ -52,6 +52,19 @@ async function sendOversized(res: ServerResponse, out: Outgoing, bytes: number, 
   res.end(']');
 }
 
+/** At least `bytes` of valid JSON made of empty records: `[{},{},…]`, streamed. */
+async function sendValueFlood(res: ServerResponse, out: Outgoing, bytes: number, signal: AbortSignal): Promise<void> {
+  const copies = Math.max(1, Math.ceil((bytes - 1) / 3));
+  head(res, out, 2 + copies * 3 - 1);
+  await write(res, '[');
+  const perChunk = Math.floor(CHUNK / 3);
+  for (let done = 0; done < copies && !signal.aborted; done += perChunk) {
+    const n = Math.min(perChunk, copies - done);
+    await write(res, (done === 0 ? '' : ',') + '{},'.repeat(n - 1) + '{}');
+  }
+  res.end(']');
+}
+
 export async function send(res: ServerResponse, out: Outgoing, faults: ActiveFaults | undefined, signal: AbortSignal): Promise<void> {
   if (out.status === 204) {
     for (const [k, v] of Object.entries(out.headers ?? {})) res.setHeader(k, v);
@@ -61,6 +74,10 @@ export async function send(res: ServerResponse, out: Outgoing, faults: ActiveFau
   }
   if (faults !== undefined && faults.oversizedBytes > 0) {
     await sendOversized(res, out, faults.oversizedBytes, signal);
+    return;
+  }
+  if (faults !== undefined && faults.valueFloodBytes > 0) {
+    await sendValueFlood(res, out, faults.valueFloodBytes, signal);
     return;
   }
   if (faults?.truncated === true) {
