@@ -82,6 +82,7 @@ export const bandwidthTestCollector: Collector<BandwidthTestData, 'bandwidth_tes
       schedule: test.schedule,
       // The router answers after the test's duration; the request timeout comes on top of that.
       deadlineSeconds: test.durationSeconds + router.timeoutSeconds,
+      connection: 'commands',
       // The btest password counts (revealed only into the fingerprint's digest).
       settings: { ...test, password: test.password?.reveal() ?? null },
       async run(context: JobContext) {

@@ -102,6 +102,7 @@ export const firmwareCollector: Collector<FirmwareData, 'firmware'> = {
       schedule: router.schedules.firmware,
       // Two requests, one after the other.
       deadlineSeconds: 2 * router.timeoutSeconds,
+      connection: 'reads',
       settings: null,
       async run(context: JobContext) {
         const routerboard = await readRouterboard(context);

@@ -161,6 +161,7 @@ export const interfaceCollector: Collector<InterfaceData, 'interface'> = {
       schedule: router.schedules.interface,
       // Two requests in a row (the list, then one monitor for every running ethernet port), each with the timeout.
       deadlineSeconds: router.timeoutSeconds * 2,
+      connection: 'reads',
       // The run filters interfaces with `interfaces:`; patterns count by their text.
       settings: filterSettings(router.interfaces),
       async run(context: JobContext) {

@@ -117,6 +117,7 @@ export const pingCollector: Collector<PingData, 'ping'> = {
       job: compositeJobKey('ping', target.name, target.target),
       schedule: target.schedule,
       deadlineSeconds: pingSeconds(target, router.timeoutSeconds),
+      connection: 'commands',
       settings: target,
       async run(context: JobContext) {
         const reply = await context.client.run('ping', pingParameters(target), {

@@ -129,6 +129,7 @@ export const systemHealthCollector: Collector<SystemHealthData, 'health'> = {
       schedule: router.schedules.health,
       // One request.
       deadlineSeconds: router.timeoutSeconds,
+      connection: 'reads',
       settings: null,
       async run(context: JobContext) {
         const records = await context.client.list('system/health', { objectAsList: true, signal: context.signal });

@@ -108,6 +108,7 @@ export const systemCollector: Collector<SystemData, 'system'> = {
       schedule: router.schedules.system,
       // One request.
       deadlineSeconds: router.timeoutSeconds,
+      connection: 'reads',
       settings: null,
       async run(context: JobContext) {
         const record = await context.client.getSingleton('system/resource', {

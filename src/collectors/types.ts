@@ -41,6 +41,14 @@ export interface JobDefinition<Data = unknown> {
    */
   readonly deadlineSeconds: number;
   /**
+   * The router connection the run waits on. `reads`: its requests are reads (GET) on the router's one read
+   * connection, so the scheduler runs a router's `reads` jobs one after the other, each deadline counted from
+   * its turn; jobs that fired together once queued their reads there and ran out of time waiting behind each
+   * other's. `commands`: long console commands (ping, bandwidth test) on their own connections, run alongside.
+   * Required, so a new collector states it.
+   */
+  readonly connection: 'reads' | 'commands';
+  /**
    * What the run reads from the config besides the schedule and the connection (a ping target, the interface
    * filter, the verdict settings), as plain JSON-able data; `null` for none. A reload that changes it replaces
    * the job; one that does not keeps it running (scheduler/definition.ts). Required, so a new collector states it.

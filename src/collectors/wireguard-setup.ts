@@ -66,6 +66,7 @@ export const wireguardSetupCollector: Collector<WireguardSetupData, 'wireguard_s
       schedule: router.schedules.wireguard_setup,
       // Five requests in a row, each with the router's timeout.
       deadlineSeconds: router.timeoutSeconds * 5,
+      connection: 'reads',
       settings: null,
       async run(context: JobContext) {
         return mapWireguardSetup(await fetchRecords(context), context.routerLabel, context.now());

@@ -299,6 +299,7 @@ export const wireguardCollector: Collector<WireguardData, 'wireguard'> = {
       job: 'wireguard',
       schedule: router.schedules.wireguard,
       deadlineSeconds: deadlineSeconds(router),
+      connection: 'reads',
       // Peer verdicts are made inside the run, from the health settings.
       settings: verdictSettings(router.health),
       async run(context: JobContext) {

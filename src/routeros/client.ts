@@ -432,11 +432,12 @@ export class RouterOsClient {
       return new RouterOsError('ROS_ERR_ABORTED', `${request}: aborted (shutting down or reloading)`, { request, cause: error });
     }
     if (timedOut) {
-      // Timed out before it was sent, the router answered the reads ahead of it on its one connection too slowly
-      // for this one to have its turn: "no answer" would blame a request the router never saw.
+      // Timed out before it was sent, the router answered the reads ahead of it on its one connection (a keep-warm
+      // read, or the same run's) too slowly for this one to have its turn: "no answer" would blame a request the
+      // router never saw. Runs of other collectors never queue here: the scheduler gives them the router in turn.
       const what =
         phase === 'queue'
-          ? "not sent: still waiting for the router's connection behind its other reads when the timeout ran out (the router answers slowly; a longer timeout, or schedules that do not fire together, let each read through)"
+          ? "not sent: still waiting for the router's connection behind its other reads when the timeout ran out (the router answers slowly; a longer timeout lets each read through)"
           : 'no complete answer within the timeout';
       return new RouterOsError('ROS_ERR_TIMEOUT', `${request}: ${what}; ${TIMEOUT_HINT}`, { request, cause: error });
     }

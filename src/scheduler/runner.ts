@@ -1,6 +1,7 @@
 /**
- * Runs one job of one router: never overlapping itself, under the global cap on requests in flight,
- * with a timeout, measured, and recorded whole in the snapshot store. Logs once per state change.
+ * Runs one job of one router: never overlapping itself, after the router's other reading runs, under the global
+ * cap on requests in flight, with a deadline, measured, and recorded whole in the snapshot store. Logs once per
+ * state change.
  */
 import type { Logger } from 'pino';
 import type { RouterConfig } from '../config/types.js';
@@ -18,6 +19,12 @@ export interface RunnerDeps {
   client: JobContext['client'];
   store: SnapshotStore;
   semaphore: Semaphore;
+  /**
+   * The router's read connection, one run at a time (a one-permit semaphore shared by the jobs of its client
+   * whose `connection` is `reads`); absent for jobs on their own connections. Taken before the global permit and
+   * the deadline: a run waiting for its router's other runs holds no permit, and its deadline has not started.
+   */
+  readTurn?: Semaphore | undefined;
   /** The semaphore lane of the next run (high when absent): asked per run, as a reload may move the router. */
   lane?: () => Lane;
   logger: Logger;
@@ -100,12 +107,18 @@ export class JobRunner {
   }
 
   async #run(): Promise<RunResult> {
-    const { definition, router, store, semaphore, now } = this.deps;
+    const { definition, router, store, semaphore, now, readTurn } = this.deps;
     if (this.#stopped !== undefined) return 'skipped';
     const controller = this.#controllerForRun();
     try {
+      await readTurn?.acquire(controller.signal);
+    } catch {
+      return 'skipped';
+    }
+    try {
       await semaphore.acquire(controller.signal, this.deps.lane?.() ?? 'high');
     } catch {
+      readTurn?.release();
       return 'skipped';
     }
     const started = performance.now();
@@ -158,6 +171,7 @@ export class JobRunner {
     } finally {
       deadline.clear();
       semaphore.release();
+      readTurn?.release();
     }
   }
 

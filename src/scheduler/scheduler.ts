@@ -1,6 +1,6 @@
 /**
  * The scheduler: one trigger per router × job from the config's schedules, a stable jitter per router,
- * a global cap on runs in flight. A slow or hanging router only ever holds its own jobs. Reloads replace
+ * a router's reading jobs one after the other, a global cap on runs in flight. A slow or hanging router only ever holds its own jobs. Reloads replace
  * only the jobs whose definition changed.
  */
 import type { Logger } from 'pino';
@@ -48,6 +48,11 @@ export class Scheduler {
   readonly #deps: SchedulerDeps;
   readonly #semaphore: Semaphore;
   #jobs = new Map<string, Scheduled>();
+  /**
+   * Each client's read turn (runner.ts `readTurn`): its router's `reads` jobs run one after the other, as their
+   * reads would take turns on its one connection anyway. Kept across reloads with the client.
+   */
+  #readTurns = new Map<JobContext['client'], Semaphore>();
   /** Routers whose runs wait in the semaphore's low lane (discovered targets), as of the last load. */
   #low: ReadonlySet<string> = new Set();
   #started = false;
@@ -72,9 +77,13 @@ export class Scheduler {
     const fresh: Scheduled[] = [];
     const plans = new Map<string, JobPlan[]>();
     const labels = new Map<string, RouterLabel>();
+    const readTurns = new Map<JobContext['client'], Semaphore>();
     for (const router of config.routers) {
       const label = routerLabel(router.name, router.labels);
       const client = this.#deps.clientFor(router);
+      let readTurn = readTurns.get(client) ?? this.#readTurns.get(client);
+      if (readTurn === undefined) readTurn = new Semaphore(1);
+      readTurns.set(client, readTurn);
       const jobPlans: JobPlan[] = [];
       for (const definition of jobsFor(router)) {
         jobPlans.push({ collector: definition.collector, job: definition.job });
@@ -91,6 +100,7 @@ export class Scheduler {
           client,
           store: this.#deps.store,
           semaphore: this.#semaphore,
+          readTurn: definition.connection === 'reads' ? readTurn : undefined,
           lane: () => (this.#low.has(router.name) ? 'low' : 'high'),
           // A child of the root, not of a router's child: a logger with children becomes their prototype, and V8
           // gives every prototype a map of its own (2,000 routers: 2,000 more loggers, each with its own map).
@@ -118,6 +128,7 @@ export class Scheduler {
       scheduled.runner.abort();
     }
     this.#jobs = next;
+    this.#readTurns = readTurns;
     this.#deps.store.plan(plans, labels);
     if (this.#started) {
       for (const scheduled of fresh) {

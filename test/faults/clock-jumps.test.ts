@@ -30,6 +30,7 @@ describe('a wall clock set back', () => {
       job: 'system',
       schedule: '* * * * * *',
       deadlineSeconds: 5,
+      connection: 'reads',
       settings: null,
       run() {
         runs++;

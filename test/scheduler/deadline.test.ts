@@ -15,7 +15,7 @@ import { routerLabel } from '../../src/metrics/family.js';
 
 const router = testRouter({ name: 'hq', url: 'https://192.0.2.1', username: 'u', password: 'p' });
 
-function runner(run: (context: JobContext) => Promise<void>, deadlineSeconds: number, semaphore = new Semaphore(1)) {
+function runner(run: (context: JobContext) => Promise<void>, deadlineSeconds: number, semaphore = new Semaphore(1), readTurn?: Semaphore) {
   const store = new SnapshotStore();
   store.plan(new Map([['hq', [{ collector: 'system' as const, job: 'system' }]]]));
   const definition: JobDefinition = {
@@ -23,6 +23,7 @@ function runner(run: (context: JobContext) => Promise<void>, deadlineSeconds: nu
     job: 'system',
     schedule: '* * * * * *',
     deadlineSeconds,
+    connection: 'reads',
     settings: null,
     async run(context) {
       await run(context);
@@ -35,6 +36,7 @@ function runner(run: (context: JobContext) => Promise<void>, deadlineSeconds: nu
     client: new FakeClient(),
     store,
     semaphore,
+    readTurn,
     logger: pino({ level: 'silent' }),
     now: Date.now,
     routerLabel: routerLabel('hq'),
@@ -265,5 +267,67 @@ describe('run deadline', () => {
       health: full.timeoutSeconds,
       firmware: full.timeoutSeconds * 2,
     });
+  });
+});
+
+describe("a router's read turn", () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('starts a run, and its deadline, only when the run ahead of it on the router has ended', async () => {
+    vi.useFakeTimers();
+    const turn = new Semaphore(1);
+    const permits = new Semaphore(4);
+    let secondStarted = false;
+    // The first holds the router for 8 s of its 10 s deadline; the second has 2 s, which a clock started when it
+    // fired would spend waiting.
+    const first = runner(() => new Promise<void>((resolve) => setTimeout(resolve, 8_000)), 10, permits, turn);
+    const second = runner(async () => {
+      secondStarted = true;
+    }, 2, permits, turn);
+    const results = [first.job.trigger(), second.job.trigger()];
+    await vi.advanceTimersByTimeAsync(7_999);
+    expect(secondStarted).toBe(false);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(await Promise.all(results)).toEqual(['ok', 'ok']);
+    expect(secondStarted).toBe(true);
+  });
+
+  it('passes the turn on when a run fails at its deadline, and holds no global permit while waiting for it', async () => {
+    vi.useFakeTimers();
+    const turn = new Semaphore(1);
+    const permits = new Semaphore(1);
+    const hanging = runner(() => new Promise<void>(() => undefined), 5, permits, turn);
+    const waiting = runner(async () => undefined, 5, permits, turn);
+    // Another router's run, with no turn to wait for, takes the one permit while `waiting` waits for its turn.
+    const other = runner(async () => undefined, 5, new Semaphore(1));
+    const pending = [hanging.job.trigger(), waiting.job.trigger()];
+    await vi.advanceTimersByTimeAsync(0);
+    expect(permits.waiting).toBe(0);
+    expect(await other.job.trigger()).toBe('ok');
+    await vi.advanceTimersByTimeAsync((5 + DEADLINE_GRACE_SECONDS) * 1000 + 1);
+    expect(await Promise.all(pending)).toEqual(['failed', 'ok']);
+    expect(waiting.store.snapshots('hq')[0]).toMatchObject({ ok: true });
+  });
+
+  it('a run stopped while it waits for its turn is skipped, and the turn goes on to the next', async () => {
+    const turn = new Semaphore(1);
+    let release: () => void = () => undefined;
+    let started: () => void = () => undefined;
+    const running = new Promise<void>((resolve) => (started = resolve));
+    const holding = runner(() => {
+      started();
+      return new Promise<void>((resolve) => (release = resolve));
+    }, 30, new Semaphore(4), turn);
+    const stopped = runner(async () => undefined, 30, new Semaphore(4), turn);
+    const next = runner(async () => undefined, 30, new Semaphore(4), turn);
+    const results = [holding.job.trigger(), stopped.job.trigger(), next.job.trigger()];
+    stopped.job.abort();
+    expect(turn.waiting).toBe(1);
+    await running;
+    release();
+    expect(await Promise.all(results)).toEqual(['ok', 'skipped', 'ok']);
+    expect(turn.waiting).toBe(0);
   });
 });

@@ -62,6 +62,34 @@ describe('scheduler', () => {
     await scheduler.stop();
   });
 
+  it("runs a router's reading jobs one at a time, its commands alongside them, and other routers' at once", async () => {
+    const clients = new Map(['a', 'b'].map((name) => [name, new FakeClient()]));
+    const scheduler = new Scheduler({ store: new SnapshotStore(), logger, clientFor: (router) => clients.get(router.name) as FakeClient, jitter: false });
+    const collectors = Object.fromEntries(COLLECTOR_NAMES.map((name) => [name, name === 'system' || name === 'wireguard' || name === 'ping']));
+    scheduler.load(testConfig({
+      defaults: { username: 'u', password: 'p', collectors },
+      routers: ['a', 'b'].map((name, i) => ({ name, url: `https://192.0.2.${i + 1}`, ping: [{ target: '10.0.0.1' }] })),
+    }));
+    const [a, b] = [clients.get('a') as FakeClient, clients.get('b') as FakeClient];
+    a.behaviour = 'hang';
+    b.behaviour = 'hang';
+    const pending = scheduler.runAllOnce();
+    // Each router: one reading job (system or wireguard) and the ping; the other reading job waits its turn.
+    await expect.poll(() => [a.inFlight, b.inFlight]).toEqual([2, 2]);
+    await Promise.resolve();
+    expect([a.calls, b.calls]).toEqual([2, 2]);
+    a.releaseAll();
+    // The first reading job ended (failed), and only then did the second start.
+    await expect.poll(() => a.calls).toBe(3);
+    expect(a.inFlight).toBe(1);
+    a.releaseAll();
+    b.releaseAll();
+    await expect.poll(() => b.calls).toBe(3);
+    b.releaseAll();
+    expect(await pending).toEqual(Array<string>(6).fill('failed'));
+    expect([a.maxInFlight, b.maxInFlight]).toEqual([2, 2]);
+  });
+
   it('caps the number of runs in flight across routers', async () => {
     const { clients, scheduler } = setup(['a', 'b', 'c'], 2);
     for (const client of clients.values()) client.behaviour = 'hang';
