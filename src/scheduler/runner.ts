@@ -11,6 +11,7 @@ import type { RouterLabel } from '../metrics/family.js';
 import { reasonOf, RouterOsError, summaryOf, type ErrorReason } from '../routeros/errors.js';
 import { TIMEOUT_HINT } from '../routeros/transport-errors.js';
 import type { Lane, Semaphore } from './semaphore.js';
+import type { ReadTurn } from './read-turn.js';
 import { Backoff } from './backoff.js';
 
 export interface RunnerDeps {
@@ -20,11 +21,11 @@ export interface RunnerDeps {
   store: SnapshotStore;
   semaphore: Semaphore;
   /**
-   * The router's read connection, one run at a time (a one-permit semaphore shared by the jobs of its client
-   * whose `connection` is `reads`); absent for jobs on their own connections. Taken before the global permit and
-   * the deadline: a run waiting for its router's other runs holds no permit, and its deadline has not started.
+   * The router's read connection, one run at a time (shared by the jobs of its client whose `connection` is
+   * `reads`); absent for jobs on their own connections. Taken before the global permit and the deadline: a run
+   * waiting for its router's other runs holds no permit, and its deadline has not started.
    */
-  readTurn?: Semaphore | undefined;
+  readTurn?: ReadTurn | undefined;
   /** The semaphore lane of the next run (high when absent): asked per run, as a reload may move the router. */
   lane?: () => Lane;
   logger: Logger;
@@ -110,16 +111,22 @@ export class JobRunner {
     const { definition, router, store, semaphore, now, readTurn } = this.deps;
     if (this.#stopped !== undefined) return 'skipped';
     const controller = this.#controllerForRun();
-    try {
-      await readTurn?.acquire(controller.signal);
-    } catch {
-      return 'skipped';
+    // Whether the run before it on the router handed over its global permit with the turn.
+    let handed = false;
+    if (readTurn !== undefined) {
+      try {
+        handed = await readTurn.acquire(controller.signal);
+      } catch {
+        return 'skipped';
+      }
     }
-    try {
-      await semaphore.acquire(controller.signal, this.deps.lane?.() ?? 'high');
-    } catch {
-      readTurn?.release();
-      return 'skipped';
+    if (!handed) {
+      try {
+        await semaphore.acquire(controller.signal, this.deps.lane?.() ?? 'high');
+      } catch {
+        readTurn?.release(false);
+        return 'skipped';
+      }
     }
     const started = performance.now();
     const deadline = startDeadline(definition.deadlineSeconds, controller);
@@ -170,8 +177,8 @@ export class JobRunner {
       return 'failed';
     } finally {
       deadline.clear();
-      semaphore.release();
-      readTurn?.release();
+      // The permit goes on with the turn when another of the router's runs waits for it (read-turn.ts).
+      if (readTurn?.release(true) !== true) semaphore.release();
     }
   }
 

@@ -12,6 +12,7 @@ import { routerLabel, type RouterLabel } from '../metrics/family.js';
 import { cronIntervalSeconds } from '../config/cron.js';
 import { JobRunner, type RunResult } from './runner.js';
 import { Semaphore } from './semaphore.js';
+import { ReadTurn } from './read-turn.js';
 import { jitterMs } from './jitter.js';
 import { cronTrigger, setTriggerLogger, type Trigger, type TriggerFactory } from './trigger.js';
 import { gatesReadiness, jobFingerprint } from './definition.js';
@@ -52,7 +53,7 @@ export class Scheduler {
    * Each client's read turn (runner.ts `readTurn`): its router's `reads` jobs run one after the other, as their
    * reads would take turns on its one connection anyway. Kept across reloads with the client.
    */
-  #readTurns = new Map<JobContext['client'], Semaphore>();
+  #readTurns = new Map<JobContext['client'], ReadTurn>();
   /** Routers whose runs wait in the semaphore's low lane (discovered targets), as of the last load. */
   #low: ReadonlySet<string> = new Set();
   #started = false;
@@ -77,12 +78,12 @@ export class Scheduler {
     const fresh: Scheduled[] = [];
     const plans = new Map<string, JobPlan[]>();
     const labels = new Map<string, RouterLabel>();
-    const readTurns = new Map<JobContext['client'], Semaphore>();
+    const readTurns = new Map<JobContext['client'], ReadTurn>();
     for (const router of config.routers) {
       const label = routerLabel(router.name, router.labels);
       const client = this.#deps.clientFor(router);
       let readTurn = readTurns.get(client) ?? this.#readTurns.get(client);
-      if (readTurn === undefined) readTurn = new Semaphore(1);
+      if (readTurn === undefined) readTurn = new ReadTurn();
       readTurns.set(client, readTurn);
       const jobPlans: JobPlan[] = [];
       for (const definition of jobsFor(router)) {

@@ -2,8 +2,9 @@
  * A counting semaphore: the global cap on requests in flight. Waiters are served in order within their lane, and
  * every `high` waiter before any `low` one: discovered targets (src/discovery) run in the low lane, so a burst of
  * first probes at targets that never answer cannot keep a configured router's runs waiting behind them (it once
- * held a 15 s job off for 2.5 minutes). A high waiter still waits for a permit to be released, at most about one
- * run's deadline, since runs are never preempted.
+ * held a 15 s job off for 2.5 minutes). A high waiter still waits for a permit to be released, since runs are
+ * never preempted: at most about one run's deadline, or the deadlines of the reading runs one router had waiting
+ * in turn, which take the permit over one after the other (read-turn.ts).
  */
 export type Lane = 'high' | 'low';
 

@@ -18,6 +18,7 @@ import { SETUP_PROPLISTS } from '../../src/collectors/wireguard-setup.js';
 import { PACKAGE_UPDATE_PROPLIST, ROUTERBOARD_PROPLIST } from '../../src/collectors/firmware.js';
 import { INTERFACE_PROPLIST as LINK_PROPLIST } from '../../src/collectors/interface.js';
 import { RouterOsError } from '../../src/routeros/errors.js';
+import { parseJsonBody } from '../../src/routeros/body.js';
 import type { JobContext } from '../../src/collectors/types.js';
 import { Exposition } from '../../src/metrics/exposition.js';
 import { SelfMetrics } from '../../src/metrics/self.js';
@@ -214,7 +215,8 @@ class ReplyClient implements Pick<JobContext['client'], 'list' | 'getSingleton' 
     if (node !== undefined && 'raw' in node && node.raw === ABSENT) {
       throw new RouterOsError('ROS_ERR_UNSUPPORTED', `GET /rest/${menu}: the router does not have this menu or command`, { status: 400 });
     }
-    return node === undefined ? [] : (JSON.parse(toJson(node)) as unknown);
+    // Through the client's own parse: the control-character repair and the value budget as in production.
+    return node === undefined ? [] : parseJsonBody(Buffer.from(toJson(node)), `GET /rest/${menu}`);
   }
   list(menu: string, options?: { objectAsList?: boolean }): Promise<RouterRecord[]> {
     this.asked.add(`GET ${menu}`);

@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import pino from 'pino';
 import { DEADLINE_GRACE_SECONDS, JobRunner } from '../../src/scheduler/runner.js';
 import { Semaphore } from '../../src/scheduler/semaphore.js';
+import { ReadTurn } from '../../src/scheduler/read-turn.js';
 import { DEFAULT_BACKOFF } from '../../src/scheduler/backoff.js';
 import { SnapshotStore } from '../../src/metrics/store.js';
 import { SampleSet } from '../../src/metrics/samples.js';
@@ -15,7 +16,7 @@ import { routerLabel } from '../../src/metrics/family.js';
 
 const router = testRouter({ name: 'hq', url: 'https://192.0.2.1', username: 'u', password: 'p' });
 
-function runner(run: (context: JobContext) => Promise<void>, deadlineSeconds: number, semaphore = new Semaphore(1), readTurn?: Semaphore) {
+function runner(run: (context: JobContext) => Promise<void>, deadlineSeconds: number, semaphore = new Semaphore(1), readTurn?: ReadTurn) {
   const store = new SnapshotStore();
   store.plan(new Map([['hq', [{ collector: 'system' as const, job: 'system' }]]]));
   const definition: JobDefinition = {
@@ -277,7 +278,7 @@ describe("a router's read turn", () => {
 
   it('starts a run, and its deadline, only when the run ahead of it on the router has ended', async () => {
     vi.useFakeTimers();
-    const turn = new Semaphore(1);
+    const turn = new ReadTurn();
     const permits = new Semaphore(4);
     let secondStarted = false;
     // The first holds the router for 8 s of its 10 s deadline; the second has 2 s, which a clock started when it
@@ -296,7 +297,7 @@ describe("a router's read turn", () => {
 
   it('passes the turn on when a run fails at its deadline, and holds no global permit while waiting for it', async () => {
     vi.useFakeTimers();
-    const turn = new Semaphore(1);
+    const turn = new ReadTurn();
     const permits = new Semaphore(1);
     const hanging = runner(() => new Promise<void>(() => undefined), 5, permits, turn);
     const waiting = runner(async () => undefined, 5, permits, turn);
@@ -312,7 +313,7 @@ describe("a router's read turn", () => {
   });
 
   it('a run stopped while it waits for its turn is skipped, and the turn goes on to the next', async () => {
-    const turn = new Semaphore(1);
+    const turn = new ReadTurn();
     let release: () => void = () => undefined;
     let started: () => void = () => undefined;
     const running = new Promise<void>((resolve) => (started = resolve));
@@ -329,5 +330,35 @@ describe("a router's read turn", () => {
     release();
     expect(await Promise.all(results)).toEqual(['ok', 'skipped', 'ok']);
     expect(turn.waiting).toBe(0);
+  });
+
+  it("hands its permit to the router's next reading run, ahead of other routers' runs waiting for one", async () => {
+    const turn = new ReadTurn();
+    const permits = new Semaphore(1);
+    const order: string[] = [];
+    let release: () => void = () => undefined;
+    let started: () => void = () => undefined;
+    const running = new Promise<void>((resolve) => (started = resolve));
+    const first = runner(() => {
+      started();
+      return new Promise<void>((resolve) => (release = resolve));
+    }, 30, permits, turn);
+    const second = runner(async () => {
+      order.push('same router');
+    }, 30, permits, turn);
+    const other = runner(async () => {
+      order.push('other router');
+    }, 30, permits);
+    const results = [first.job.trigger(), second.job.trigger()];
+    await running;
+    // The other router's run waits for the one permit before the router's second run is done waiting its turn.
+    results.push(other.job.trigger());
+    expect([permits.waiting, turn.waiting]).toEqual([1, 1]);
+    release();
+    expect(await Promise.all(results)).toEqual(['ok', 'ok', 'ok']);
+    expect(order).toEqual(['same router', 'other router']);
+    // Every permit is back: one run can take it at once.
+    expect(permits.waiting).toBe(0);
+    expect(await other.job.trigger()).toBe('ok');
   });
 });

@@ -1,0 +1,52 @@
+/**
+ * A router's read turn: its `reads` jobs run one after the other (runner.ts), served in order. A run that ends
+ * with another of the router's runs waiting hands that run the turn together with its global permit, so the
+ * router's runs follow each other while its connection is warm instead of the next one queueing behind other
+ * routers for a permit (with `idle_connection: close`, a wait past the idle timeout cost a reconnect).
+ */
+export class ReadTurn {
+  #held = false;
+  readonly #waiters: ((withPermit: boolean) => void)[] = [];
+
+  /**
+   * Resolves when the turn is the caller's: with true when the run before it handed over its global permit too
+   * (the caller then holds one), false when it must take one itself. Rejects if the signal aborts first.
+   */
+  acquire(signal: AbortSignal): Promise<boolean> {
+    if (!this.#held) {
+      this.#held = true;
+      return Promise.resolve(false);
+    }
+    return new Promise((resolve, reject) => {
+      const grant = (withPermit: boolean): void => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(withPermit);
+      };
+      const onAbort = (): void => {
+        const index = this.#waiters.indexOf(grant);
+        if (index >= 0) this.#waiters.splice(index, 1);
+        reject(signal.reason instanceof Error ? signal.reason : new Error('aborted'));
+      };
+      signal.addEventListener('abort', onAbort, { once: true });
+      this.#waiters.push(grant);
+    });
+  }
+
+  /**
+   * Ends the caller's turn. With `permit` (the caller holds a global permit), the next waiting run gets it along
+   * with the turn, and true says so: the caller must not release it. False when nobody waits (or no permit).
+   */
+  release(permit: boolean): boolean {
+    const next = this.#waiters.shift();
+    if (next === undefined) {
+      this.#held = false;
+      return false;
+    }
+    next(permit);
+    return permit;
+  }
+
+  get waiting(): number {
+    return this.#waiters.length;
+  }
+}
