@@ -271,6 +271,20 @@ describe('run deadline', () => {
   });
 });
 
+/** A run that holds on until released: `running` resolves once it has started. */
+function heldRun(): { run: () => Promise<void>; running: Promise<void>; release: () => void } {
+  let started: () => void = () => undefined;
+  const held = { running: new Promise<void>((resolve) => (started = resolve)), release: (): void => undefined };
+  return {
+    ...held,
+    run: () => {
+      started();
+      return new Promise<void>((resolve) => (held.release = resolve));
+    },
+    release: () => held.release(),
+  };
+}
+
 describe("a router's read turn", () => {
   afterEach(() => {
     vi.useRealTimers();
@@ -314,20 +328,15 @@ describe("a router's read turn", () => {
 
   it('a run stopped while it waits for its turn is skipped, and the turn goes on to the next', async () => {
     const turn = new ReadTurn();
-    let release: () => void = () => undefined;
-    let started: () => void = () => undefined;
-    const running = new Promise<void>((resolve) => (started = resolve));
-    const holding = runner(() => {
-      started();
-      return new Promise<void>((resolve) => (release = resolve));
-    }, 30, new Semaphore(4), turn);
+    const held = heldRun();
+    const holding = runner(held.run, 30, new Semaphore(4), turn);
     const stopped = runner(async () => undefined, 30, new Semaphore(4), turn);
     const next = runner(async () => undefined, 30, new Semaphore(4), turn);
     const results = [holding.job.trigger(), stopped.job.trigger(), next.job.trigger()];
     stopped.job.abort();
     expect(turn.waiting).toBe(1);
-    await running;
-    release();
+    await held.running;
+    held.release();
     expect(await Promise.all(results)).toEqual(['ok', 'skipped', 'ok']);
     expect(turn.waiting).toBe(0);
   });
@@ -336,13 +345,8 @@ describe("a router's read turn", () => {
     const turn = new ReadTurn();
     const permits = new Semaphore(1);
     const order: string[] = [];
-    let release: () => void = () => undefined;
-    let started: () => void = () => undefined;
-    const running = new Promise<void>((resolve) => (started = resolve));
-    const first = runner(() => {
-      started();
-      return new Promise<void>((resolve) => (release = resolve));
-    }, 30, permits, turn);
+    const held = heldRun();
+    const first = runner(held.run, 30, permits, turn);
     const second = runner(async () => {
       order.push('same router');
     }, 30, permits, turn);
@@ -350,11 +354,11 @@ describe("a router's read turn", () => {
       order.push('other router');
     }, 30, permits);
     const results = [first.job.trigger(), second.job.trigger()];
-    await running;
+    await held.running;
     // The other router's run waits for the one permit before the router's second run is done waiting its turn.
     results.push(other.job.trigger());
     expect([permits.waiting, turn.waiting]).toEqual([1, 1]);
-    release();
+    held.release();
     expect(await Promise.all(results)).toEqual(['ok', 'ok', 'ok']);
     expect(order).toEqual(['same router', 'other router']);
     // Every permit is back: one run can take it at once.
