@@ -20,8 +20,13 @@ import { safeText } from '../util/text.js';
  * allocation up to their size in its main heap, which then fragmented by ~30 MB at 100 × 1,000 (issue 13).
  */
 export function decodeText(bytes: Uint8Array | readonly Uint8Array[]): string {
-  const parts = Array.isArray(bytes) ? (bytes as readonly Uint8Array[]) : [bytes as Uint8Array];
+  const parts = partsOf(bytes);
   return decodeUtf8Parts(parts) ?? decodeCp1252(parts.length === 1 ? (parts[0] as Uint8Array) : Buffer.concat(parts));
+}
+
+/** A reply's bytes as the parts they came in (one part when read whole). */
+function partsOf(bytes: Uint8Array | readonly Uint8Array[]): readonly Uint8Array[] {
+  return Array.isArray(bytes) ? (bytes as readonly Uint8Array[]) : [bytes as Uint8Array];
 }
 
 /** A byte that starts a UTF-8 sequence of more than one byte: the sequence's length (4 for the invalid 0xF8+). */
@@ -178,7 +183,7 @@ function exceedsValueBudget(parts: readonly Uint8Array[], length: number): boole
  * hundreds of MB, for every router the exporter watches.
  */
 export function parseJsonBody(bytes: Uint8Array | readonly Uint8Array[], request: string): unknown {
-  const parts = Array.isArray(bytes) ? (bytes as readonly Uint8Array[]) : [bytes as Uint8Array];
+  const parts = partsOf(bytes);
   let length = 0;
   for (const part of parts) length += part.length;
   // Only a container can hold many values; anything else (an HTML page) fails the parse at once, with its hint.

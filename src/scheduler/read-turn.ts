@@ -4,6 +4,8 @@
  * router's runs follow each other while its connection is warm instead of the next one queueing behind other
  * routers for a permit (with `idle_connection: close`, a wait past the idle timeout cost a reconnect).
  */
+import { waitInQueue } from './semaphore.js';
+
 export class ReadTurn {
   #held = false;
   readonly #waiters: ((withPermit: boolean) => void)[] = [];
@@ -17,19 +19,7 @@ export class ReadTurn {
       this.#held = true;
       return Promise.resolve(false);
     }
-    return new Promise((resolve, reject) => {
-      const grant = (withPermit: boolean): void => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(withPermit);
-      };
-      const onAbort = (): void => {
-        const index = this.#waiters.indexOf(grant);
-        if (index >= 0) this.#waiters.splice(index, 1);
-        reject(signal.reason instanceof Error ? signal.reason : new Error('aborted'));
-      };
-      signal.addEventListener('abort', onAbort, { once: true });
-      this.#waiters.push(grant);
-    });
+    return waitInQueue(this.#waiters, signal);
   }
 
   /**

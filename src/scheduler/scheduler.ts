@@ -1,7 +1,7 @@
 /**
- * The scheduler: one trigger per router × job from the config's schedules, a stable jitter per router,
- * a router's reading jobs one after the other, a global cap on runs in flight. A slow or hanging router only ever holds its own jobs. Reloads replace
- * only the jobs whose definition changed.
+ * The scheduler: one trigger per router × job from the config's schedules, a stable jitter per router, a
+ * router's reading jobs one after the other, a global cap on runs in flight. A slow or hanging router only ever
+ * holds its own jobs. Reloads replace only the jobs whose definition changed.
  */
 import type { Logger } from 'pino';
 import type { Config, RouterConfig } from '../config/types.js';

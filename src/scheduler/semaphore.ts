@@ -10,7 +10,7 @@ export type Lane = 'high' | 'low';
 
 export class Semaphore {
   #available: number;
-  readonly #waiters: Record<Lane, (() => void)[]> = { high: [], low: [] };
+  readonly #waiters: Record<Lane, ((granted: void) => void)[]> = { high: [], low: [] };
 
   constructor(permits: number) {
     this.#available = permits;
@@ -22,20 +22,7 @@ export class Semaphore {
       this.#available--;
       return Promise.resolve();
     }
-    const waiters = this.#waiters[lane];
-    return new Promise((resolve, reject) => {
-      const grant = (): void => {
-        signal?.removeEventListener('abort', onAbort);
-        resolve();
-      };
-      const onAbort = (): void => {
-        const index = waiters.indexOf(grant);
-        if (index >= 0) waiters.splice(index, 1);
-        reject(signal?.reason instanceof Error ? signal.reason : new Error('aborted'));
-      };
-      signal?.addEventListener('abort', onAbort, { once: true });
-      waiters.push(grant);
-    });
+    return waitInQueue(this.#waiters[lane], signal);
   }
 
   release(): void {
@@ -47,4 +34,25 @@ export class Semaphore {
   get waiting(): number {
     return this.#waiters.high.length + this.#waiters.low.length;
   }
+}
+
+/**
+ * Waits in `queue` until granted (the function it queued is called with the grant's value) or until the signal
+ * aborts (it leaves the queue, and the promise rejects with the signal's reason). The semaphore's and the read
+ * turn's (read-turn.ts) waiters.
+ */
+export function waitInQueue<T>(queue: ((granted: T) => void)[], signal: AbortSignal | undefined): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const grant = (granted: T): void => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve(granted);
+    };
+    const onAbort = (): void => {
+      const index = queue.indexOf(grant);
+      if (index >= 0) queue.splice(index, 1);
+      reject(signal?.reason instanceof Error ? signal.reason : new Error('aborted'));
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+    queue.push(grant);
+  });
 }

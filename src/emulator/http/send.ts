@@ -40,7 +40,11 @@ async function sendOversized(res: ServerResponse, out: Outgoing, bytes: number, 
     res.end(suffix);
     return;
   }
-  const unit = text === '[]' ? '{".id":"*1"}' : text.slice(1, -1);
+  await sendRepeated(res, out, text === '[]' ? '{".id":"*1"}' : text.slice(1, -1), bytes, signal);
+}
+
+/** A JSON list of at least `bytes`: `[unit,unit,…]`, streamed (an oversized body, or a flood of `{}`). */
+async function sendRepeated(res: ServerResponse, out: Outgoing, unit: string, bytes: number, signal: AbortSignal): Promise<void> {
   const copies = Math.max(1, Math.ceil((bytes - 1) / (unit.length + 1)));
   head(res, out, 2 + copies * unit.length + (copies - 1));
   await write(res, '[');
@@ -48,19 +52,6 @@ async function sendOversized(res: ServerResponse, out: Outgoing, bytes: number, 
   for (let done = 0; done < copies && !signal.aborted; done += perChunk) {
     const n = Math.min(perChunk, copies - done);
     await write(res, (done === 0 ? '' : ',') + Array<string>(n).fill(unit).join(','));
-  }
-  res.end(']');
-}
-
-/** At least `bytes` of valid JSON made of empty records: `[{},{},…]`, streamed. */
-async function sendValueFlood(res: ServerResponse, out: Outgoing, bytes: number, signal: AbortSignal): Promise<void> {
-  const copies = Math.max(1, Math.ceil((bytes - 1) / 3));
-  head(res, out, 2 + copies * 3 - 1);
-  await write(res, '[');
-  const perChunk = Math.floor(CHUNK / 3);
-  for (let done = 0; done < copies && !signal.aborted; done += perChunk) {
-    const n = Math.min(perChunk, copies - done);
-    await write(res, (done === 0 ? '' : ',') + '{},'.repeat(n - 1) + '{}');
   }
   res.end(']');
 }
@@ -77,7 +68,7 @@ export async function send(res: ServerResponse, out: Outgoing, faults: ActiveFau
     return;
   }
   if (faults !== undefined && faults.valueFloodBytes > 0) {
-    await sendValueFlood(res, out, faults.valueFloodBytes, signal);
+    await sendRepeated(res, out, '{}', faults.valueFloodBytes, signal);
     return;
   }
   if (faults?.truncated === true) {
