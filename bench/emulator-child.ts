@@ -9,12 +9,16 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { startEmulator } from '../src/emulator/index.js';
 import { KEEP_WARM_PATH, type ChildReply, type ChildRequest, type FetchStats } from './ipc.js';
 
-const [routers = '10', interfaces = '4', peers = '100', keepAlive = '', resumption = '', schedule = '30'] = process.argv.slice(2);
+const [routers = '10', interfaces = '4', peers = '100', keepAlive = '', resumption = '', schedule = '30', hung = '0'] =
+  process.argv.slice(2);
 const tickMs = Number(schedule) * 1000;
 
 const fetched = new Map<string, { requests: number; bytes: number }>();
 /** The exporter's schedules are `*\/N` seconds, so ticks fall on multiples of N seconds of the wall clock. */
 const lastReplyAfterTick = new Map<number, number>();
+/** By tick: peer lists answered in that interval, one per router collected (the wireguard collector's read). */
+const peerListsByTick = new Map<number, number>();
+const PEER_LIST_PATH = 'GET /rest/interface/wireguard/peers';
 
 // Counted where the reply leaves the server: the REST handler sets Content-Length on every reply.
 subscribe('http.server.response.finish', (message) => {
@@ -29,6 +33,7 @@ subscribe('http.server.response.finish', (message) => {
   const now = Date.now();
   const tick = now - (now % tickMs);
   lastReplyAfterTick.set(tick, Math.max(lastReplyAfterTick.get(tick) ?? 0, now - tick));
+  if (path === PEER_LIST_PATH) peerListsByTick.set(tick, (peerListsByTick.get(tick) ?? 0) + 1);
 });
 
 const emulator = await startEmulator({
@@ -38,6 +43,9 @@ const emulator = await startEmulator({
   ...(resumption === 'tickets' || resumption === 'cache' || resumption === 'off' ? { tlsSessionResumption: resumption } : {}),
 });
 await emulator.ready;
+// Routers that accept a connection and never answer (a router whose management plane is wedged): every request
+// waits for the exporter's timeout.
+for (const router of emulator.routers.slice(0, Number(hung))) router.setFaults({ hang: true });
 
 const send = (reply: ChildReply): void => {
   process.send?.(reply);
@@ -48,7 +56,14 @@ process.on('message', (message: ChildRequest) => {
     const stats: FetchStats = Object.fromEntries(fetched);
     const connections = emulator.routers.reduce((sum, router) => sum + router.stats.connections, 0);
     const resumed = emulator.routers.reduce((sum, router) => sum + router.stats.resumed, 0);
-    send({ type: 'stats', stats, connections, resumed, lastReplyAfterTickMs: Object.fromEntries(lastReplyAfterTick) });
+    send({
+      type: 'stats',
+      stats,
+      connections,
+      resumed,
+      lastReplyAfterTickMs: Object.fromEntries(lastReplyAfterTick),
+      peerListsByTick: Object.fromEntries(peerListsByTick),
+    });
   } else if (message.type === 'stop') {
     void emulator.close().then(() => process.exit(0));
   }

@@ -52,9 +52,10 @@ export async function runFleet(options: BenchOptions): Promise<void> {
   const intervalMs = interval * 1000;
   try {
     const shape = `${options.routers} routers × ${options.peers} peers over ${options.interfaces} interface(s)`;
-    const routerSide = `keep-alive ${options.keepAliveSeconds ?? 30} s, resumption ${options.resumption ?? 'tickets'}`;
+    const hung = options.hung > 0 ? `, ${options.hung} of them never answering` : '';
+    const routerSide = `keep-alive ${options.keepAliveSeconds ?? 30} s, resumption ${options.resumption ?? 'tickets'}${hung}`;
     step(`emulator: ${shape} (${routerSide})`);
-    const args = [options.routers, options.interfaces, options.peers, options.keepAliveSeconds ?? '', options.resumption ?? '', interval];
+    const args = [options.routers, options.interfaces, options.peers, options.keepAliveSeconds ?? '', options.resumption ?? '', interval, options.hung];
     const { emulator, routers, caFile } = await startEmulatorChild(args, dir, children);
     const port = await unusedPort();
     const url = `http://127.0.0.1:${port}`;
@@ -87,9 +88,11 @@ export async function runFleet(options: BenchOptions): Promise<void> {
     const cycleCpuSeconds = (collected.cpuSeconds - warm.cpuSeconds) / options.cycles;
     const connections = (after.connections - before.connections) / options.cycles;
     const resumed = (after.resumed - before.resumed) / options.cycles;
-    const afterTick = Object.entries(after.lastReplyAfterTickMs)
-      .filter(([tick]) => Number(tick) >= firstTick - 1_500 && Number(tick) < firstTick + options.cycles * intervalMs - 1_500)
-      .map(([, ms]) => ms);
+    const measured = ([tick]: [string, number]): boolean =>
+      Number(tick) >= firstTick - 1_500 && Number(tick) < firstTick + options.cycles * intervalMs - 1_500;
+    const afterTick = Object.entries(after.lastReplyAfterTickMs).filter(measured).map(([, ms]) => ms);
+    // Of the routers that answer, how many were collected in each measured cycle (all of them, unless others starve them).
+    const collectedRouters = Object.entries(after.peerListsByTick).filter(measured).map(([, count]) => count);
     let requests = 0;
     for (const [path, entry] of Object.entries(after.stats)) requests += entry.requests - (before.stats[path]?.requests ?? 0);
     const keepWarm = (after.stats[KEEP_WARM_PATH]?.requests ?? 0) - (before.stats[KEEP_WARM_PATH]?.requests ?? 0);
@@ -164,6 +167,8 @@ export async function runFleet(options: BenchOptions): Promise<void> {
       requests_per_cycle: round(requests / options.cycles, 1),
       keep_warm_requests_per_cycle: round(keepWarm / options.cycles, 1),
       collected_all_after_tick_ms: afterTick.map((ms) => Math.round(ms)),
+      hung_routers: options.hung,
+      collected_routers_per_cycle: collectedRouters,
       rss_mb: round(rssMb, 1),
       rss_peak_mb: round(collected.peakRssBytes / MB, 1),
       rss_per_router_kb: round((collected.rssBytes / options.routers) / 1024, 0),
@@ -195,6 +200,7 @@ export async function runFleet(options: BenchOptions): Promise<void> {
         `collection CPU ${json.cycle_cpu_ms} ms per cycle = ${json.cpu_pct_of_core} % of one core; ${json.requests_per_cycle} requests per cycle (${json.keep_warm_requests_per_cycle} of them keep-warm reads)`,
         `TLS        per cycle: ${json.tls_connections_per_cycle} new connections, ${json.tls_full_handshakes_per_cycle} full handshakes, ${json.tls_resumed_per_cycle} resumed`,
         `tick       every router collected ${json.collected_all_after_tick_ms.map((ms) => (ms / 1000).toFixed(1)).join(', ')} s after the tick`,
+        `           routers collected per cycle: ${collectedRouters.join(', ')} of the ${options.routers - options.hung} that answer`,
         `memory     RSS ${json.rss_mb} MB (peak ${json.rss_peak_mb}) = ${json.rss_per_router_kb} KiB per router; after scrapes ${json.rss_after_scrapes_mb} MB`,
         `           RSS through the cycles, sampled every second: median ${json.rss_median_mb} MB (${json.rss_min_mb}–${json.rss_max_mb})`,
         `exposition ${series} series, ${(plainBody.length / MB).toFixed(2)} MB plain, gzip ${(gzipBody.length / MB).toFixed(2)} MB vs ${(deflatedOnce / MB).toFixed(2)} MB deflated once (${json.gzip_vs_deflate_once} ×)`,

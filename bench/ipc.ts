@@ -23,5 +23,7 @@ export type ChildReply =
        * keep-warm reads left out (they collect nothing).
        */
       lastReplyAfterTickMs: Record<string, number>;
+      /** By schedule tick: wireguard peer lists answered in that interval (one per router collected). */
+      peerListsByTick: Record<string, number>;
     }
   | { type: 'listening'; url: string; cycleMs?: number };

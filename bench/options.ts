@@ -26,13 +26,15 @@ export interface BenchOptions {
   resumption: 'tickets' | 'cache' | 'off' | undefined;
   /** The exporter's `idle_connection` (default keep): `close` closes each router's connection between cycles. */
   idleConnection: IdleConnection;
+  /** With --fleet: this many of the routers accept connections and never answer (their requests time out). */
+  hung: number;
 }
 
 export const USAGE = `usage: npm run bench -- [--quick] [--routers N] [--peers N] [--interfaces N] [--schedule SECONDS]
                           [--cycles N] [--scrapes N] [--ping-count N] [--ping-interval MS] [--no-naive]
                           [--main path/to/dist/main.js]
                           [--fleet] [--keep-alive SECONDS] [--resumption tickets|cache|off]
-                          [--idle-connection keep|close]
+                          [--idle-connection keep|close] [--hung N]
   default: 100 routers × 1000 peers over 4 interfaces, system + wireguard + 2 pings every 30 s,
            CPU over 3 cycles, 20 scrapes per target
   --quick: 10 routers × 100 peers, every 5 s, 2 cycles (well under a minute)
@@ -40,7 +42,9 @@ export const USAGE = `usage: npm run bench -- [--quick] [--routers N] [--peers N
            TLS handshakes vs resumptions per cycle, memory per router, time until every router is collected
            after the tick (--routers up to 10000; --keep-alive and --resumption set the emulated routers'),
            40 rounds of plain scrapes against the static buffer
-  --idle-connection: with --fleet, the exporter's idle_connection setting (default keep)`;
+  --idle-connection: with --fleet, the exporter's idle_connection setting (default keep)
+  --hung N: with --fleet, N of the routers accept connections and never answer (default 0); the figures then
+           say how many of the others were collected in each cycle`;
 
 const FULL = { routers: 100, interfaces: 4, peers: 1000, scheduleSeconds: 30, cycles: 3, scrapes: 20, pingCount: 3, pingIntervalMs: 1000 };
 // 40 rounds: the p50 of 10 plain scrapes against 10 of the static buffer moved between 0.8 and 1.5 × from run to run
@@ -76,6 +80,7 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
       'keep-alive': { type: 'string' },
       resumption: { type: 'string' },
       'idle-connection': { type: 'string' },
+      hung: { type: 'string' },
       help: { type: 'boolean' },
     },
   });
@@ -94,8 +99,10 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
   const scheduleSeconds = integer('schedule', values.schedule, base.scheduleSeconds, 2, 60);
   // A seconds-field step (*/N) only spaces runs evenly when N divides 60.
   if (60 % scheduleSeconds !== 0) throw new Error(`--schedule must divide 60 (2, 3, 4, 5, 6, 10, 12, 15, 20, 30, 60)\n${USAGE}`);
+  const routers = integer('routers', values.routers, base.routers, 1, fleet ? 10_000 : 1000);
+  if (!fleet && values.hung !== undefined) throw new Error(`--hung needs --fleet\n${USAGE}`);
   const options: BenchOptions = {
-    routers: integer('routers', values.routers, base.routers, 1, fleet ? 10_000 : 1000),
+    routers,
     interfaces: integer('interfaces', values.interfaces, base.interfaces, 1),
     peers: integer('peers', values.peers, base.peers, 0),
     scheduleSeconds,
@@ -110,6 +117,7 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
     keepAliveSeconds: values['keep-alive'] === undefined ? undefined : integer('keep-alive', values['keep-alive'], 30, 1, 3600),
     resumption,
     idleConnection,
+    hung: integer('hung', values.hung, 0, 0, routers - 1),
   };
   if (!fleet && (options.pingCount * options.pingIntervalMs) / 1000 >= scheduleSeconds - 1) {
     throw new Error(`a ping run (--ping-count × --ping-interval) must end well inside --schedule\n${USAGE}`);
