@@ -4,36 +4,38 @@
  * router's runs follow each other while its connection is warm instead of the next one queueing behind other
  * routers for a permit (with `idle_connection: close`, a wait past the idle timeout cost a reconnect).
  */
-import { waitInQueue } from './semaphore.js';
+import { waitInQueue, type Semaphore } from './semaphore.js';
 
 export class ReadTurn {
   #held = false;
-  readonly #waiters: ((withPermit: boolean) => void)[] = [];
+  readonly #waiters: ((permit: Semaphore | undefined) => void)[] = [];
 
   /**
-   * Resolves when the turn is the caller's: with true when the run before it handed over its global permit too
-   * (the caller then holds one), false when it must take one itself. Rejects if the signal aborts first.
+   * Resolves when the turn is the caller's: with the semaphore of the permit the run before it handed over (the
+   * caller then holds one of its permits), undefined when it must take one itself. Rejects if the signal aborts
+   * first.
    */
-  acquire(signal: AbortSignal): Promise<boolean> {
+  acquire(signal: AbortSignal): Promise<Semaphore | undefined> {
     if (!this.#held) {
       this.#held = true;
-      return Promise.resolve(false);
+      return Promise.resolve(undefined);
     }
     return waitInQueue(this.#waiters, signal);
   }
 
   /**
-   * Ends the caller's turn. With `permit` (the caller holds a global permit), the next waiting run gets it along
-   * with the turn, and true says so: the caller must not release it. False when nobody waits (or no permit).
+   * Ends the caller's turn. With `permit` (the semaphore the caller holds a permit of), the next waiting run gets
+   * that permit along with the turn, and true says so: the caller must not release it. False when nobody waits
+   * (or no permit).
    */
-  release(permit: boolean): boolean {
+  release(permit: Semaphore | undefined): boolean {
     const next = this.#waiters.shift();
     if (next === undefined) {
       this.#held = false;
       return false;
     }
     next(permit);
-    return permit;
+    return permit !== undefined;
   }
 
   get waiting(): number {

@@ -12,6 +12,7 @@ import { reasonOf, RouterOsError, summaryOf, type ErrorReason } from '../routero
 import { TIMEOUT_HINT } from '../routeros/transport-errors.js';
 import type { Lane, Semaphore } from './semaphore.js';
 import type { ReadTurn } from './read-turn.js';
+import type { RouterStanding } from './standing.js';
 import { Backoff } from './backoff.js';
 
 export interface RunnerDeps {
@@ -19,7 +20,15 @@ export interface RunnerDeps {
   definition: JobDefinition;
   client: JobContext['client'];
   store: SnapshotStore;
+  /** The global cap on runs in flight of routers that answer. */
   semaphore: Semaphore;
+  /**
+   * Whether the router answers (shared by its jobs), and the cap its runs take permits under while it does not:
+   * a run of a router that hangs waits out its timeout, and must not hold a permit an answering router needs.
+   * Without them every run takes `semaphore`'s permits.
+   */
+  standing?: RouterStanding | undefined;
+  silentSemaphore?: Semaphore | undefined;
   /**
    * The router's read connection, one run at a time (shared by the jobs of its client whose `connection` is
    * `reads`); absent for jobs on their own connections. Taken before the global permit and the deadline: a run
@@ -108,25 +117,33 @@ export class JobRunner {
   }
 
   async #run(): Promise<RunResult> {
-    const { definition, router, store, semaphore, now, readTurn } = this.deps;
+    const { definition, router, store, now, readTurn, standing } = this.deps;
     if (this.#stopped !== undefined) return 'skipped';
     const controller = this.#controllerForRun();
-    // Whether the run before it on the router handed over its global permit with the turn.
-    let handed = false;
+    // The semaphore of the permit the run holds: handed over with the turn by the router's run before it, or taken.
+    let held: Semaphore | undefined;
     if (readTurn !== undefined) {
       try {
-        handed = await readTurn.acquire(controller.signal);
+        held = await readTurn.acquire(controller.signal);
       } catch {
         return 'skipped';
       }
     }
-    if (!handed) {
+    const wanted = this.#semaphoreForRun();
+    if (held !== undefined && held !== wanted) {
+      // The router's standing changed in the run that handed the permit over (it stopped answering, or answered
+      // again): that permit goes back to its own routers, and this run takes one where it now belongs.
+      held.release();
+      held = undefined;
+    }
+    if (held === undefined) {
       try {
-        await semaphore.acquire(controller.signal, this.deps.lane?.() ?? 'high');
+        await wanted.acquire(controller.signal, this.deps.lane?.() ?? 'high');
       } catch {
-        readTurn?.release(false);
+        readTurn?.release(undefined);
         return 'skipped';
       }
+      held = wanted;
     }
     const started = performance.now();
     const deadline = startDeadline(definition.deadlineSeconds, controller);
@@ -154,6 +171,7 @@ export class JobRunner {
         decodeErrors: result.decodeErrors,
       });
       this.backoff.succeeded();
+      standing?.ran('ok');
       store.setBackoff(router.name, definition.job, 0);
       this.#transition('ok', undefined);
       this.#reportProblems(result.problems, result.decodeErrors);
@@ -171,6 +189,7 @@ export class JobRunner {
         finishedAt: now(),
         durationSeconds: (performance.now() - started) / 1000,
       });
+      standing?.ran(reason);
       const backoffSeconds = this.backoff.failed(reason, this.#elapsed());
       store.setBackoff(router.name, definition.job, backoffSeconds);
       this.#transition(reason, error, backoffSeconds);
@@ -178,8 +197,14 @@ export class JobRunner {
     } finally {
       deadline.clear();
       // The permit goes on with the turn when another of the router's runs waits for it (read-turn.ts).
-      if (readTurn?.release(true) !== true) semaphore.release();
+      if (readTurn?.release(held) !== true) held.release();
     }
+  }
+
+  /** The cap this run takes its permit under: the silent routers' own while the router does not answer. */
+  #semaphoreForRun(): Semaphore {
+    const { standing, silentSemaphore, semaphore } = this.deps;
+    return standing?.silent === true && silentSemaphore !== undefined ? silentSemaphore : semaphore;
   }
 
   #transition(state: 'ok' | ErrorReason, error: unknown, backoffSeconds = 0): void {

@@ -1,7 +1,9 @@
 /**
  * The scheduler: one trigger per router × job from the config's schedules, a stable jitter per router, a
- * router's reading jobs one after the other, a global cap on runs in flight. A slow or hanging router only ever
- * holds its own jobs. Reloads replace only the jobs whose definition changed.
+ * router's reading jobs one after the other, a global cap on runs in flight, and a second one for the runs of
+ * routers that did not answer their last run (standing.ts). A slow or hanging router only ever holds its own jobs
+ * and, once it has failed to answer, no permit an answering router needs. Reloads replace only the jobs whose
+ * definition changed.
  */
 import type { Logger } from 'pino';
 import type { Config, RouterConfig } from '../config/types.js';
@@ -13,11 +15,20 @@ import { cronIntervalSeconds } from '../config/cron.js';
 import { JobRunner, type RunResult } from './runner.js';
 import { Semaphore } from './semaphore.js';
 import { ReadTurn } from './read-turn.js';
+import { RouterStanding } from './standing.js';
 import { jitterMs } from './jitter.js';
 import { cronTrigger, setTriggerLogger, type Trigger, type TriggerFactory } from './trigger.js';
 import { gatesReadiness, jobFingerprint } from './definition.js';
 
 const monotonicNow = (): number => performance.now();
+
+/**
+ * The silent routers' cap, as a multiple of the answering routers'. Their runs mostly wait out timeouts (a socket
+ * each, no work), so more of them may wait at once: with the same 32, 100 hanging routers of 2,000, two jobs each
+ * timing out after 10 s, needed 2,000 permit-seconds a 30 s cycle from 960, and the exporter was ready only after
+ * 121 s as their runs queued. Still bounded: routers that all come back at once parse their replies under it.
+ */
+const SILENT_PERMITS_FACTOR = 4;
 
 export interface SchedulerDeps {
   store: SnapshotStore;
@@ -28,10 +39,16 @@ export interface SchedulerDeps {
   /** Monotonic clock in ms for durations (runner.ts); performance.now() when absent. */
   elapsed?: () => number;
   triggerFactory?: TriggerFactory;
-  /** Global cap on runs in flight. */
+  /** Global cap on runs in flight of answering routers (32); silent routers' runs have one of 4 × as many (standing.ts). */
   maxInFlight?: number;
   /** Off in tests that drive ticks by hand. */
   jitter?: boolean;
+}
+
+/** What a client's jobs share: its read turn and whether its router answers. Kept across reloads with the client. */
+interface ClientShare {
+  readonly readTurn: ReadTurn;
+  readonly standing: RouterStanding;
 }
 
 /** A job the scheduler runs: its runner, what it was built from, and its schedule. */
@@ -48,12 +65,14 @@ interface Scheduled {
 export class Scheduler {
   readonly #deps: SchedulerDeps;
   readonly #semaphore: Semaphore;
+  /** The cap on runs in flight of routers that did not answer their last run: they wait out timeouts here. */
+  readonly #silentSemaphore: Semaphore;
   #jobs = new Map<string, Scheduled>();
   /**
    * Each client's read turn (runner.ts `readTurn`): its router's `reads` jobs run one after the other, as their
-   * reads would take turns on its one connection anyway. Kept across reloads with the client.
+   * reads would take turns on its one connection anyway; and its router's standing.
    */
-  #readTurns = new Map<JobContext['client'], ReadTurn>();
+  #shares = new Map<JobContext['client'], ClientShare>();
   /** Routers whose runs wait in the semaphore's low lane (discovered targets), as of the last load. */
   #low: ReadonlySet<string> = new Set();
   #started = false;
@@ -61,7 +80,9 @@ export class Scheduler {
   constructor(deps: SchedulerDeps) {
     this.#deps = deps;
     if (deps.triggerFactory === undefined) setTriggerLogger(deps.logger);
-    this.#semaphore = new Semaphore(deps.maxInFlight ?? 32);
+    const maxInFlight = deps.maxInFlight ?? 32;
+    this.#semaphore = new Semaphore(maxInFlight);
+    this.#silentSemaphore = new Semaphore(maxInFlight * SILENT_PERMITS_FACTOR);
   }
 
   /**
@@ -78,13 +99,13 @@ export class Scheduler {
     const fresh: Scheduled[] = [];
     const plans = new Map<string, JobPlan[]>();
     const labels = new Map<string, RouterLabel>();
-    const readTurns = new Map<JobContext['client'], ReadTurn>();
+    const shares = new Map<JobContext['client'], ClientShare>();
     for (const router of config.routers) {
       const label = routerLabel(router.name, router.labels);
       const client = this.#deps.clientFor(router);
-      let readTurn = readTurns.get(client) ?? this.#readTurns.get(client);
-      if (readTurn === undefined) readTurn = new ReadTurn();
-      readTurns.set(client, readTurn);
+      let share = shares.get(client) ?? this.#shares.get(client);
+      if (share === undefined) share = { readTurn: new ReadTurn(), standing: new RouterStanding() };
+      shares.set(client, share);
       const jobPlans: JobPlan[] = [];
       for (const definition of jobsFor(router)) {
         jobPlans.push({ collector: definition.collector, job: definition.job });
@@ -101,7 +122,9 @@ export class Scheduler {
           client,
           store: this.#deps.store,
           semaphore: this.#semaphore,
-          readTurn: definition.connection === 'reads' ? readTurn : undefined,
+          standing: share.standing,
+          silentSemaphore: this.#silentSemaphore,
+          readTurn: definition.connection === 'reads' ? share.readTurn : undefined,
           lane: () => (this.#low.has(router.name) ? 'low' : 'high'),
           // A child of the root, not of a router's child: a logger with children becomes their prototype, and V8
           // gives every prototype a map of its own (2,000 routers: 2,000 more loggers, each with its own map).
@@ -129,7 +152,7 @@ export class Scheduler {
       scheduled.runner.abort();
     }
     this.#jobs = next;
-    this.#readTurns = readTurns;
+    this.#shares = shares;
     this.#deps.store.plan(plans, labels);
     if (this.#started) {
       for (const scheduled of fresh) {

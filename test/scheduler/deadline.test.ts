@@ -5,6 +5,8 @@ import pino from 'pino';
 import { DEADLINE_GRACE_SECONDS, JobRunner } from '../../src/scheduler/runner.js';
 import { Semaphore } from '../../src/scheduler/semaphore.js';
 import { ReadTurn } from '../../src/scheduler/read-turn.js';
+import { RouterStanding } from '../../src/scheduler/standing.js';
+import { RouterOsError } from '../../src/routeros/errors.js';
 import { DEFAULT_BACKOFF } from '../../src/scheduler/backoff.js';
 import { SnapshotStore } from '../../src/metrics/store.js';
 import { SampleSet } from '../../src/metrics/samples.js';
@@ -16,7 +18,13 @@ import { routerLabel } from '../../src/metrics/family.js';
 
 const router = testRouter({ name: 'hq', url: 'https://192.0.2.1', username: 'u', password: 'p' });
 
-function runner(run: (context: JobContext) => Promise<void>, deadlineSeconds: number, semaphore = new Semaphore(1), readTurn?: ReadTurn) {
+/** The standing of the runner's router and the silent routers' cap (runner.ts), when a test gives them. */
+interface Silence {
+  standing: RouterStanding;
+  silentSemaphore: Semaphore;
+}
+
+function runner(run: (context: JobContext) => Promise<void>, deadlineSeconds: number, semaphore = new Semaphore(1), readTurn?: ReadTurn, silence?: Silence) {
   const store = new SnapshotStore();
   store.plan(new Map([['hq', [{ collector: 'system' as const, job: 'system' }]]]));
   const definition: JobDefinition = {
@@ -38,6 +46,8 @@ function runner(run: (context: JobContext) => Promise<void>, deadlineSeconds: nu
     store,
     semaphore,
     readTurn,
+    standing: silence?.standing,
+    silentSemaphore: silence?.silentSemaphore,
     logger: pino({ level: 'silent' }),
     now: Date.now,
     routerLabel: routerLabel('hq'),
@@ -364,5 +374,41 @@ describe("a router's read turn", () => {
     // Every permit is back: one run can take it at once.
     expect(permits.waiting).toBe(0);
     expect(await other.job.trigger()).toBe('ok');
+  });
+
+  it('gives the permit back to the answering routers when the run that would hand it over found its router silent', async () => {
+    const turn = new ReadTurn();
+    const permits = new Semaphore(1);
+    const silence = { standing: new RouterStanding(), silentSemaphore: new Semaphore(1) };
+    const order: string[] = [];
+    let fail = (error: Error): void => void error;
+    let started = (): void => undefined;
+    const running = new Promise<void>((resolve) => (started = resolve));
+    const timingOut = runner(() => {
+      started();
+      return new Promise<void>((_, reject) => (fail = reject));
+    }, 30, permits, turn, silence);
+    const held = heldRun();
+    const next = runner(held.run, 30, permits, turn, silence);
+    const other = runner(async () => {
+      order.push('other router');
+    }, 30, permits);
+    const results = [timingOut.job.trigger(), next.job.trigger()];
+    await running;
+    results.push(other.job.trigger());
+    expect([permits.waiting, turn.waiting]).toEqual([1, 1]);
+    fail(new RouterOsError('ROS_ERR_TIMEOUT', 'GET /rest/x: no complete answer within the timeout'));
+    // The router's next run waits for the router on a permit of the silent cap; the other router's run is not
+    // held up behind it.
+    await held.running;
+    await expect.poll(() => order).toEqual(['other router']);
+    expect(silence.standing.silent).toBe(true);
+    held.release();
+    expect(await Promise.all(results)).toEqual(['failed', 'ok', 'ok']);
+    expect(silence.standing.silent).toBe(false);
+    // Every permit of both caps is back.
+    const onSilentCap = runner(async () => undefined, 30, silence.silentSemaphore);
+    expect(await Promise.all([other.job.trigger(), onSilentCap.job.trigger()])).toEqual(['ok', 'ok']);
+    expect([permits.waiting, silence.silentSemaphore.waiting]).toEqual([0, 0]);
   });
 });
