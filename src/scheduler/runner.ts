@@ -46,6 +46,12 @@ export interface RunnerDeps {
 
 export type RunResult = 'ok' | 'failed' | 'skipped';
 
+/**
+ * How long a run holds one of the answering routers' permits before it moves to the silent routers' cap. A run
+ * at fleet shape takes tens of milliseconds, and 1,000 peers' reads well under a second on the bench.
+ */
+export const PATIENCE_SECONDS = 2;
+
 export class JobRunner {
   readonly deps: RunnerDeps;
   /** Kept across reloads by the scheduler. */
@@ -145,6 +151,9 @@ export class JobRunner {
       }
       held = wanted;
     }
+    // The cap whose permit the run holds, as it goes on: a slow run's moves to the silent routers' (#moveWhenSlow).
+    const permit = { semaphore: held };
+    const patience = this.#moveWhenSlow(permit);
     const started = performance.now();
     const deadline = startDeadline(definition.deadlineSeconds, controller);
     try {
@@ -196,9 +205,31 @@ export class JobRunner {
       return 'failed';
     } finally {
       deadline.clear();
+      clearTimeout(patience);
       // The permit goes on with the turn when another of the router's runs waits for it (read-turn.ts).
-      if (readTurn?.release(held) !== true) held.release();
+      if (readTurn?.release(permit.semaphore) !== true) permit.semaphore.release();
     }
+  }
+
+  /**
+   * A run that has held one of the answering routers' permits for PATIENCE_SECONDS is most likely waiting out a
+   * router that has just stopped answering (its standing says so only once the run ends): the permit moves to the
+   * silent routers' cap as soon as that has one free. So the onset of an outage holds the answering routers'
+   * permits for seconds rather than timeouts; a run that is only slow loses nothing by the move.
+   */
+  #moveWhenSlow(permit: { semaphore: Semaphore }): NodeJS.Timeout | undefined {
+    const { semaphore, silentSemaphore } = this.deps;
+    if (permit.semaphore !== semaphore || silentSemaphore === undefined) return undefined;
+    const timer = setTimeout(() => {
+      if (!silentSemaphore.tryAcquire()) {
+        timer.refresh();
+        return;
+      }
+      semaphore.release();
+      permit.semaphore = silentSemaphore;
+    }, PATIENCE_SECONDS * 1000);
+    timer.unref();
+    return timer;
   }
 
   /** The cap this run takes its permit under: the silent routers' own while the router does not answer. */

@@ -1,9 +1,9 @@
 /**
  * The scheduler: one trigger per router × job from the config's schedules, a stable jitter per router, a
  * router's reading jobs one after the other, a global cap on runs in flight, and a second one for the runs of
- * routers that did not answer their last run (standing.ts). A slow or hanging router only ever holds its own jobs
- * and, once it has failed to answer, no permit an answering router needs. Reloads replace only the jobs whose
- * definition changed.
+ * routers that did not answer their last run (standing.ts) and for runs that have held a permit of the first for
+ * long (runner.ts). A slow or hanging router only ever holds its own jobs and, once it has failed to answer, no
+ * permit an answering router needs. Reloads replace only the jobs whose definition changed.
  */
 import type { Logger } from 'pino';
 import type { Config, RouterConfig } from '../config/types.js';

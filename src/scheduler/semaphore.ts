@@ -25,6 +25,13 @@ export class Semaphore {
     return waitInQueue(this.#waiters[lane], signal);
   }
 
+  /** Takes a permit if one is free, without waiting (a free permit means nobody waits). */
+  tryAcquire(): boolean {
+    if (this.#available <= 0) return false;
+    this.#available--;
+    return true;
+  }
+
   release(): void {
     const next = this.#waiters.high.shift() ?? this.#waiters.low.shift();
     if (next !== undefined) next();

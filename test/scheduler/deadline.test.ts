@@ -2,7 +2,7 @@ import { getEventListeners } from 'node:events';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import pino from 'pino';
-import { DEADLINE_GRACE_SECONDS, JobRunner } from '../../src/scheduler/runner.js';
+import { DEADLINE_GRACE_SECONDS, JobRunner, PATIENCE_SECONDS } from '../../src/scheduler/runner.js';
 import { Semaphore } from '../../src/scheduler/semaphore.js';
 import { ReadTurn } from '../../src/scheduler/read-turn.js';
 import { RouterStanding } from '../../src/scheduler/standing.js';
@@ -410,5 +410,143 @@ describe("a router's read turn", () => {
     const onSilentCap = runner(async () => undefined, 30, silence.silentSemaphore);
     expect(await Promise.all([other.job.trigger(), onSilentCap.job.trigger()])).toEqual(['ok', 'ok']);
     expect([permits.waiting, silence.silentSemaphore.waiting]).toEqual([0, 0]);
+  });
+
+  it("moves a run that has held an answering routers' permit for PATIENCE_SECONDS to the silent cap, freeing the permit", async () => {
+    vi.useFakeTimers();
+    const permits = new Semaphore(1);
+    const silence = { standing: new RouterStanding(), silentSemaphore: new Semaphore(1) };
+    const held = heldRun();
+    // A router that has answered so far and now does not: nothing says so before its run ends.
+    const slow = runner(held.run, 30, permits, undefined, silence);
+    const other = runner(async () => undefined, 30, permits);
+    const pending = slow.job.trigger();
+    await held.running;
+    const waiting = other.job.trigger();
+    await vi.advanceTimersByTimeAsync(PATIENCE_SECONDS * 1000 - 1);
+    expect(permits.waiting).toBe(1);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(permits.waiting).toBe(0);
+    expect(await waiting).toBe('ok');
+    held.release();
+    expect(await pending).toBe('ok');
+    // The run gave back the permit it held at its end, of the silent cap: both caps are whole.
+    expect([permits.tryAcquire(), silence.silentSemaphore.tryAcquire()]).toEqual([true, true]);
+  });
+
+  it('keeps its permit while the silent cap has none free, and moves as soon as one is', async () => {
+    vi.useFakeTimers();
+    const permits = new Semaphore(1);
+    const silence = { standing: new RouterStanding(), silentSemaphore: new Semaphore(1) };
+    expect(silence.silentSemaphore.tryAcquire()).toBe(true);
+    const held = heldRun();
+    const slow = runner(held.run, 30, permits, undefined, silence);
+    const other = runner(async () => undefined, 30, permits);
+    const pending = slow.job.trigger();
+    await held.running;
+    const waiting = other.job.trigger();
+    await vi.advanceTimersByTimeAsync(3 * PATIENCE_SECONDS * 1000);
+    expect(permits.waiting).toBe(1);
+    silence.silentSemaphore.release();
+    await vi.advanceTimersByTimeAsync(PATIENCE_SECONDS * 1000);
+    expect(permits.waiting).toBe(0);
+    expect(await waiting).toBe('ok');
+    held.release();
+    expect(await pending).toBe('ok');
+    expect([permits.tryAcquire(), silence.silentSemaphore.tryAcquire()]).toEqual([true, true]);
+  });
+
+  it("takes a silent router's run under the silent cap, and the run of one that answered again under the common cap", async () => {
+    vi.useFakeTimers();
+    const permits = new Semaphore(1);
+    const silence = { standing: new RouterStanding(), silentSemaphore: new Semaphore(1) };
+    const other = runner(async () => undefined, 30, permits);
+    for (const [outcome, otherWaits] of [['timeout', false], ['ok', true], ['connect', false], ['auth', true]] as const) {
+      silence.standing.ran(outcome);
+      const held = heldRun();
+      const pending = runner(held.run, 30, permits, undefined, silence).job.trigger();
+      await held.running;
+      const waiting = other.job.trigger();
+      await vi.advanceTimersByTimeAsync(0);
+      expect(permits.waiting).toBe(otherWaits ? 1 : 0);
+      held.release();
+      expect(await Promise.all([pending, waiting])).toEqual(['ok', 'ok']);
+    }
+  });
+
+  it('over random routers, runs, outcomes and stops, no two reads of a router overlap, the caps hold, and every permit comes back', async () => {
+    const codes = { timeout: 'ROS_ERR_TIMEOUT', connect: 'ROS_ERR_CONNECT', auth: 'ROS_ERR_AUTH' } as const;
+    const run = fc.record({
+      at: fc.integer({ min: 0, max: 5_000 }),
+      // Up to past the 10 s deadline and its grace.
+      lasts: fc.integer({ min: 0, max: 12_000 }),
+      outcome: fc.constantFrom('ok', 'timeout', 'connect', 'auth'),
+      stopAfter: fc.option(fc.integer({ min: 0, max: 12_000 })),
+    });
+    const plan = fc.record({
+      permits: fc.integer({ min: 1, max: 3 }),
+      silentPermits: fc.integer({ min: 1, max: 3 }),
+      routers: fc.array(fc.array(run, { minLength: 1, maxLength: 3 }), { minLength: 1, maxLength: 4 }),
+    });
+    await fc.assert(
+      fc.asyncProperty(plan, async ({ permits, silentPermits, routers }) => {
+        vi.useFakeTimers();
+        try {
+          const common = new Semaphore(permits);
+          const silent = new Semaphore(silentPermits);
+          let running = 0;
+          let most = 0;
+          let overlaps = 0;
+          let settled = 0;
+          const results: Promise<string>[] = [];
+          for (const jobs of routers) {
+            const turn = new ReadTurn();
+            const silence = { standing: new RouterStanding(), silentSemaphore: silent };
+            let reading = 0;
+            for (const planned of jobs) {
+              const { job } = runner((context) => {
+                reading++;
+                running++;
+                if (reading > 1) overlaps++;
+                most = Math.max(most, running);
+                return new Promise<void>((resolve, reject) => {
+                  const end = (): void => {
+                    reading--;
+                    running--;
+                  };
+                  const timer = setTimeout(() => {
+                    context.signal.removeEventListener('abort', onAbort);
+                    end();
+                    if (planned.outcome === 'ok') resolve();
+                    else reject(new RouterOsError(codes[planned.outcome], 'GET /rest/x: planned'));
+                  }, planned.lasts);
+                  const onAbort = (): void => {
+                    clearTimeout(timer);
+                    end();
+                    reject(context.signal.reason as Error);
+                  };
+                  context.signal.addEventListener('abort', onAbort, { once: true });
+                });
+              }, 10, common, turn, silence);
+              setTimeout(() => results.push(job.trigger().finally(() => settled++)), planned.at);
+              if (planned.stopAfter !== null) setTimeout(() => job.abort(), planned.at + planned.stopAfter);
+            }
+          }
+          await vi.advanceTimersByTimeAsync(200_000);
+          expect(results).toHaveLength(routers.flat().length);
+          expect(settled).toBe(results.length);
+          expect(overlaps).toBe(0);
+          expect(running).toBe(0);
+          expect(most).toBeLessThanOrEqual(permits + silentPermits);
+          for (const [semaphore, count] of [[common, permits], [silent, silentPermits]] as const) {
+            for (let i = 0; i < count; i++) expect(semaphore.tryAcquire()).toBe(true);
+            expect(semaphore.tryAcquire()).toBe(false);
+          }
+        } finally {
+          vi.useRealTimers();
+        }
+      }),
+      { numRuns: 60 },
+    );
   });
 });
