@@ -8,11 +8,11 @@ import { waitInQueue, type Semaphore } from './semaphore.js';
 
 export class ReadTurn {
   #held = false;
-  readonly #waiters: ((permit: Semaphore | undefined) => void)[] = [];
+  readonly #waiters: ((cap: Semaphore | undefined) => void)[] = [];
 
   /**
-   * Resolves when the turn is the caller's: with the semaphore of the permit the run before it handed over (the
-   * caller then holds one of its permits), undefined when it must take one itself. Rejects if the signal aborts
+   * Resolves when the turn is the caller's: with the cap (semaphore) of the permit the run before it handed over
+   * (the caller then holds that permit), undefined when it must take one itself. Rejects if the signal aborts
    * first.
    */
   acquire(signal: AbortSignal): Promise<Semaphore | undefined> {
@@ -24,18 +24,18 @@ export class ReadTurn {
   }
 
   /**
-   * Ends the caller's turn. With `permit` (the semaphore the caller holds a permit of), the next waiting run gets
+   * Ends the caller's turn. With `cap` (the semaphore the caller holds a permit of), the next waiting run gets
    * that permit along with the turn, and true says so: the caller must not release it. False when nobody waits
    * (or no permit).
    */
-  release(permit: Semaphore | undefined): boolean {
+  release(cap: Semaphore | undefined): boolean {
     const next = this.#waiters.shift();
     if (next === undefined) {
       this.#held = false;
       return false;
     }
-    next(permit);
-    return permit !== undefined;
+    next(cap);
+    return cap !== undefined;
   }
 
   get waiting(): number {

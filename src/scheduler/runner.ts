@@ -20,12 +20,12 @@ export interface RunnerDeps {
   definition: JobDefinition;
   client: JobContext['client'];
   store: SnapshotStore;
-  /** The global cap on runs in flight of routers that answer. */
+  /** The global cap on the quick runs in flight: of routers that answer, for their first PATIENCE_SECONDS. */
   semaphore: Semaphore;
   /**
-   * Whether the router answers (shared by its jobs), and the cap its runs take permits under while it does not:
-   * a run of a router that hangs waits out its timeout, and must not hold a permit an answering router needs.
-   * Without them every run takes `semaphore`'s permits.
+   * Whether the router answers (shared by its jobs), and the cap of the runs that wait: those of a router while it
+   * does not answer, and runs moved there after PATIENCE_SECONDS. A run of a router that hangs waits out its
+   * timeout, and must not hold a permit an answering router needs. Without them every run takes `semaphore`'s.
    */
   standing?: RouterStanding | undefined;
   silentSemaphore?: Semaphore | undefined;
@@ -126,34 +126,35 @@ export class JobRunner {
     const { definition, router, store, now, readTurn, standing } = this.deps;
     if (this.#stopped !== undefined) return 'skipped';
     const controller = this.#controllerForRun();
-    // The semaphore of the permit the run holds: handed over with the turn by the router's run before it, or taken.
-    let held: Semaphore | undefined;
+    // The cap whose permit the run holds: handed over with the turn by the router's run before it, or taken.
+    let cap: Semaphore | undefined;
     if (readTurn !== undefined) {
       try {
-        held = await readTurn.acquire(controller.signal);
+        cap = await readTurn.acquire(controller.signal);
       } catch {
         return 'skipped';
       }
     }
-    const wanted = this.#semaphoreForRun();
-    if (held !== undefined && held !== wanted) {
-      // The router's standing changed in the run that handed the permit over (it stopped answering, or answered
-      // again): that permit goes back to its own routers, and this run takes one where it now belongs.
-      held.release();
-      held = undefined;
+    const wanted = this.#capForRun();
+    if (cap === this.deps.semaphore && wanted !== cap) {
+      // The router stopped answering in the run that handed the permit over: the permit goes back to the answering
+      // routers, and this run waits for one of the silent routers' cap. (A permit of that cap handed to a router
+      // that answers is kept: giving it up would queue the run behind the whole fleet while its connection is warm.)
+      cap.release();
+      cap = undefined;
     }
-    if (held === undefined) {
+    if (cap === undefined) {
       try {
         await wanted.acquire(controller.signal, this.deps.lane?.() ?? 'high');
       } catch {
         readTurn?.release(undefined);
         return 'skipped';
       }
-      held = wanted;
+      cap = wanted;
     }
-    // The cap whose permit the run holds, as it goes on: a slow run's moves to the silent routers' (#moveWhenSlow).
-    const permit = { semaphore: held };
-    const patience = this.#moveWhenSlow(permit);
+    // The cap as the run goes on: a run that holds the answering routers' for long moves (#moveWhenSlow).
+    const holding = { cap };
+    const patience = this.#moveWhenSlow(holding);
     const started = performance.now();
     const deadline = startDeadline(definition.deadlineSeconds, controller);
     try {
@@ -207,33 +208,34 @@ export class JobRunner {
       deadline.clear();
       clearTimeout(patience);
       // The permit goes on with the turn when another of the router's runs waits for it (read-turn.ts).
-      if (readTurn?.release(permit.semaphore) !== true) permit.semaphore.release();
+      if (readTurn?.release(holding.cap) !== true) holding.cap.release();
     }
   }
 
   /**
    * A run that has held one of the answering routers' permits for PATIENCE_SECONDS is most likely waiting out a
    * router that has just stopped answering (its standing says so only once the run ends): the permit moves to the
-   * silent routers' cap as soon as that has one free. So the onset of an outage holds the answering routers'
-   * permits for seconds rather than timeouts; a run that is only slow loses nothing by the move.
+   * silent routers' cap as soon as that has one free, so the onset of an outage holds the answering routers'
+   * permits for seconds rather than timeouts. A run that is only slow moves too: the answering routers' cap bounds
+   * the quick runs in flight, the silent routers' the ones that wait.
    */
-  #moveWhenSlow(permit: { semaphore: Semaphore }): NodeJS.Timeout | undefined {
+  #moveWhenSlow(holding: { cap: Semaphore }): NodeJS.Timeout | undefined {
     const { semaphore, silentSemaphore } = this.deps;
-    if (permit.semaphore !== semaphore || silentSemaphore === undefined) return undefined;
+    if (holding.cap !== semaphore || silentSemaphore === undefined) return undefined;
     const timer = setTimeout(() => {
       if (!silentSemaphore.tryAcquire()) {
         timer.refresh();
         return;
       }
       semaphore.release();
-      permit.semaphore = silentSemaphore;
+      holding.cap = silentSemaphore;
     }, PATIENCE_SECONDS * 1000);
     timer.unref();
     return timer;
   }
 
   /** The cap this run takes its permit under: the silent routers' own while the router does not answer. */
-  #semaphoreForRun(): Semaphore {
+  #capForRun(): Semaphore {
     const { standing, silentSemaphore, semaphore } = this.deps;
     return standing?.silent === true && silentSemaphore !== undefined ? silentSemaphore : semaphore;
   }

@@ -23,10 +23,12 @@ import { gatesReadiness, jobFingerprint } from './definition.js';
 const monotonicNow = (): number => performance.now();
 
 /**
- * The silent routers' cap, as a multiple of the answering routers'. Their runs mostly wait out timeouts (a socket
- * each, no work), so more of them may wait at once: with the same 32, 100 hanging routers of 2,000, two jobs each
- * timing out after 10 s, needed 2,000 permit-seconds a 30 s cycle from 960, and the exporter was ready only after
- * 121 s as their runs queued. Still bounded: routers that all come back at once parse their replies under it.
+ * The waiting runs' cap (silent routers' runs, and runs moved off the quick cap after runner.ts's
+ * PATIENCE_SECONDS), as a multiple of the quick runs' cap. Runs that wait on a router hold a socket each and do no
+ * work, so more of them may wait at once: with the same 32, 100 hanging routers of 2,000, two jobs each timing out
+ * after 10 s, needed 2,000 permit-seconds a 30 s cycle from 960, and the exporter was ready only after 121 s as
+ * their runs queued. Still bounded: runs in flight are at most 5 × maxInFlight, even if every router is slow and
+ * all answer at once.
  */
 const SILENT_PERMITS_FACTOR = 4;
 
@@ -39,7 +41,10 @@ export interface SchedulerDeps {
   /** Monotonic clock in ms for durations (runner.ts); performance.now() when absent. */
   elapsed?: () => number;
   triggerFactory?: TriggerFactory;
-  /** Global cap on runs in flight of answering routers (32); silent routers' runs have one of 4 × as many (standing.ts). */
+  /**
+   * Global cap on the quick runs in flight (32): of answering routers, for their first 2 s. Runs that wait (of
+   * silent routers, standing.ts, or past those 2 s) have a cap of 4 × as many of their own.
+   */
   maxInFlight?: number;
   /** Off in tests that drive ticks by hand. */
   jitter?: boolean;

@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import pino from 'pino';
 import { DEADLINE_GRACE_SECONDS, JobRunner, PATIENCE_SECONDS } from '../../src/scheduler/runner.js';
-import { Semaphore } from '../../src/scheduler/semaphore.js';
+import { Semaphore, type Lane } from '../../src/scheduler/semaphore.js';
 import { ReadTurn } from '../../src/scheduler/read-turn.js';
 import { RouterStanding } from '../../src/scheduler/standing.js';
 import { RouterOsError } from '../../src/routeros/errors.js';
@@ -281,6 +281,29 @@ describe('run deadline', () => {
   });
 });
 
+/** A semaphore that counts the permits held of it, and notes a release of one it did not grant. */
+class CountingSemaphore extends Semaphore {
+  held = 0;
+  overReleased = false;
+
+  override async acquire(signal?: AbortSignal, lane?: Lane): Promise<void> {
+    await super.acquire(signal, lane);
+    this.held++;
+  }
+
+  override tryAcquire(): boolean {
+    const taken = super.tryAcquire();
+    if (taken) this.held++;
+    return taken;
+  }
+
+  override release(): void {
+    this.held--;
+    if (this.held < 0) this.overReleased = true;
+    super.release();
+  }
+}
+
 /** A run that holds on until released: `running` resolves once it has started. */
 function heldRun(): { run: () => Promise<void>; running: Promise<void>; release: () => void } {
   let started: () => void = () => undefined;
@@ -412,6 +435,35 @@ describe("a router's read turn", () => {
     expect([permits.waiting, silence.silentSemaphore.waiting]).toEqual([0, 0]);
   });
 
+  it("hands the silent cap's permit of a slow run that answered on to the router's next read, which runs at once", async () => {
+    vi.useFakeTimers();
+    const turn = new ReadTurn();
+    const permits = new Semaphore(1);
+    const silence = { standing: new RouterStanding(), silentSemaphore: new Semaphore(4) };
+    const slow = heldRun();
+    const first = runner(slow.run, 30, permits, turn, silence);
+    let nextRan = false;
+    const next = runner(async () => {
+      nextRan = true;
+    }, 30, permits, turn, silence);
+    const otherHeld = heldRun();
+    const other = runner(otherHeld.run, 30, permits);
+    const results = [first.job.trigger()];
+    await slow.running;
+    results.push(next.job.trigger(), other.job.trigger());
+    // The slow run moves to the silent cap, and the other router's run takes the common permit.
+    await vi.advanceTimersByTimeAsync(PATIENCE_SECONDS * 1000);
+    await otherHeld.running;
+    slow.release();
+    expect(await results[0]).toBe('ok');
+    await vi.advanceTimersByTimeAsync(0);
+    // The router answered: its next read keeps the permit it was handed rather than queue behind the fleet.
+    expect(nextRan).toBe(true);
+    otherHeld.release();
+    expect(await Promise.all(results)).toEqual(['ok', 'ok', 'ok']);
+    expect([permits.tryAcquire(), silence.silentSemaphore.tryAcquire()]).toEqual([true, true]);
+  });
+
   it("moves a run that has held an answering routers' permit for PATIENCE_SECONDS to the silent cap, freeing the permit", async () => {
     vi.useFakeTimers();
     const permits = new Semaphore(1);
@@ -492,8 +544,8 @@ describe("a router's read turn", () => {
       fc.asyncProperty(plan, async ({ permits, silentPermits, routers }) => {
         vi.useFakeTimers();
         try {
-          const common = new Semaphore(permits);
-          const silent = new Semaphore(silentPermits);
+          const common = new CountingSemaphore(permits);
+          const silent = new CountingSemaphore(silentPermits);
           let running = 0;
           let most = 0;
           let overlaps = 0;
@@ -538,6 +590,7 @@ describe("a router's read turn", () => {
           expect(overlaps).toBe(0);
           expect(running).toBe(0);
           expect(most).toBeLessThanOrEqual(permits + silentPermits);
+          expect([common.held, silent.held, common.overReleased, silent.overReleased]).toEqual([0, 0, false, false]);
           for (const [semaphore, count] of [[common, permits], [silent, silentPermits]] as const) {
             for (let i = 0; i < count; i++) expect(semaphore.tryAcquire()).toBe(true);
             expect(semaphore.tryAcquire()).toBe(false);
