@@ -318,6 +318,28 @@ function heldRun(): { run: () => Promise<void>; running: Promise<void>; release:
   };
 }
 
+/**
+ * A run of a router that has answered so far and now does not (nothing says so before its run ends), holding the
+ * one permit of the common cap, and another router's run waiting for that permit. The silent cap has one permit,
+ * free or taken. `end` lets the run finish and checks that both caps are whole.
+ */
+async function slowRunBesideWaiter(silentPermitFree: boolean) {
+  const permits = new Semaphore(1);
+  const silence = { standing: new RouterStanding(), silentSemaphore: new Semaphore(1) };
+  if (!silentPermitFree) expect(silence.silentSemaphore.tryAcquire()).toBe(true);
+  const held = heldRun();
+  const pending = runner(held.run, 30, permits, undefined, silence).job.trigger();
+  await held.running;
+  const waiting = runner(async () => undefined, 30, permits).job.trigger();
+  const end = async (): Promise<void> => {
+    held.release();
+    expect(await pending).toBe('ok');
+    // The run gave back the permit it held at its end, of the silent cap: both caps are whole.
+    expect([permits.tryAcquire(), silence.silentSemaphore.tryAcquire()]).toEqual([true, true]);
+  };
+  return { permits, silence, waiting, end };
+}
+
 describe("a router's read turn", () => {
   afterEach(() => {
     vi.useRealTimers();
@@ -466,46 +488,25 @@ describe("a router's read turn", () => {
 
   it("moves a run that has held an answering routers' permit for PATIENCE_SECONDS to the silent cap, freeing the permit", async () => {
     vi.useFakeTimers();
-    const permits = new Semaphore(1);
-    const silence = { standing: new RouterStanding(), silentSemaphore: new Semaphore(1) };
-    const held = heldRun();
-    // A router that has answered so far and now does not: nothing says so before its run ends.
-    const slow = runner(held.run, 30, permits, undefined, silence);
-    const other = runner(async () => undefined, 30, permits);
-    const pending = slow.job.trigger();
-    await held.running;
-    const waiting = other.job.trigger();
+    const { permits, waiting, end } = await slowRunBesideWaiter(true);
     await vi.advanceTimersByTimeAsync(PATIENCE_SECONDS * 1000 - 1);
     expect(permits.waiting).toBe(1);
     await vi.advanceTimersByTimeAsync(1);
     expect(permits.waiting).toBe(0);
     expect(await waiting).toBe('ok');
-    held.release();
-    expect(await pending).toBe('ok');
-    // The run gave back the permit it held at its end, of the silent cap: both caps are whole.
-    expect([permits.tryAcquire(), silence.silentSemaphore.tryAcquire()]).toEqual([true, true]);
+    await end();
   });
 
   it('keeps its permit while the silent cap has none free, and moves as soon as one is', async () => {
     vi.useFakeTimers();
-    const permits = new Semaphore(1);
-    const silence = { standing: new RouterStanding(), silentSemaphore: new Semaphore(1) };
-    expect(silence.silentSemaphore.tryAcquire()).toBe(true);
-    const held = heldRun();
-    const slow = runner(held.run, 30, permits, undefined, silence);
-    const other = runner(async () => undefined, 30, permits);
-    const pending = slow.job.trigger();
-    await held.running;
-    const waiting = other.job.trigger();
+    const { permits, silence, waiting, end } = await slowRunBesideWaiter(false);
     await vi.advanceTimersByTimeAsync(3 * PATIENCE_SECONDS * 1000);
     expect(permits.waiting).toBe(1);
     silence.silentSemaphore.release();
     await vi.advanceTimersByTimeAsync(PATIENCE_SECONDS * 1000);
     expect(permits.waiting).toBe(0);
     expect(await waiting).toBe('ok');
-    held.release();
-    expect(await pending).toBe('ok');
-    expect([permits.tryAcquire(), silence.silentSemaphore.tryAcquire()]).toEqual([true, true]);
+    await end();
   });
 
   it("takes a silent router's run under the silent cap, and the run of one that answered again under the common cap", async () => {
