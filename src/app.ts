@@ -78,6 +78,7 @@ export function createApp(initial: Config, deps: AppDeps): App {
     ...(deps.jitter === undefined ? {} : { jitter: deps.jitter }),
     ...(deps.maxInFlight === undefined ? {} : { maxInFlight: deps.maxInFlight }),
   });
+  self.watchRuns(() => scheduler.occupancy());
   let config = initial;
   const discovery = new DiscoveryRegistry({
     now,

@@ -23,6 +23,13 @@ export const SELF_METRICS = [
     help: 'Probes under a profile refused before any connection: invalid_target, outside_allow_list, other_profile, full, unknown_profile (profile="").',
   },
   {
+    name: 'routeros_exporter_runs_in_flight',
+    type: 'gauge',
+    labels: ['cap'],
+    help: "Collector runs holding a permit, by cap: quick (32, answering routers' runs for their first 2 s), waiting (128, runs of routers that did not answer their last run and runs past those 2 s).",
+  },
+  { name: 'routeros_exporter_runs_queued', type: 'gauge', labels: ['cap'], help: 'Collector runs waiting for a permit, by cap (see routeros_exporter_runs_in_flight).' },
+  {
     name: 'routeros_exporter_reads_resent_total',
     type: 'counter',
     labels: [],

@@ -7,6 +7,7 @@ import type { ExpositionFormat } from './negotiate.js';
 import { openMetricsMetadata } from './metadata.js';
 import { fdCounter, registerOpenFds } from './open-fds.js';
 import { readsResent } from '../routeros/client.js';
+import { SELF_METRICS } from './doc.js';
 
 /**
  * Defaults left out. prom-client names the `*_total` ones gauges, which promtool (rightly) rejects for non-counters.
@@ -42,6 +43,14 @@ function openMetricsCounter(name: string, counter: Metric): Metric {
   return view as unknown as Metric;
 }
 
+/** Runs holding a permit and runs waiting for one, per cap of the scheduler (src/scheduler/scheduler.ts). */
+export type RunCaps = Record<'quick' | 'waiting', { inFlight: number; queued: number }>;
+
+/** The HELP of a self-metric, as docs/metrics.md lists it (doc.ts). */
+function helpOf(name: (typeof SELF_METRICS)[number]['name']): string {
+  return SELF_METRICS.find((metric) => metric.name === name)?.help ?? '';
+}
+
 export interface BuildInfo {
   version: string;
 }
@@ -51,6 +60,8 @@ export class SelfMetrics {
   readonly #reloadOk: Gauge;
   readonly #reloadAt: Gauge;
   readonly #restartRequired: Gauge;
+  /** The scheduler's caps as of a scrape (app.ts gives the reader once the scheduler exists). */
+  #runs: (() => RunCaps) | undefined;
   /** Routers from inventory (src/discovery): labelled by profile and a closed set of reasons, never by target. */
   readonly #discovery: { targets: Gauge; created: Counter; expired: Counter; refused: Counter };
 
@@ -117,6 +128,25 @@ export class SelfMetrics {
         registers,
       }),
     };
+    const runs = (): RunCaps | undefined => this.#runs?.();
+    for (const [name, field] of [
+      ['routeros_exporter_runs_in_flight', 'inFlight'],
+      ['routeros_exporter_runs_queued', 'queued'],
+    ] as const) {
+      new Gauge({
+        name,
+        help: helpOf(name),
+        labelNames: ['cap'],
+        registers,
+        collect(): void {
+          this.reset();
+          const caps = runs();
+          if (caps === undefined) return;
+          this.set({ cap: 'quick' }, caps.quick[field]);
+          this.set({ cap: 'waiting' }, caps.waiting[field]);
+        },
+      });
+    }
     new Counter({
       name: 'routeros_exporter_reads_resent_total',
       help: 'Reads sent once more on a new connection because the router closed their kept connection as they went out (its idle timeout crossing the read), all routers together.',
@@ -130,6 +160,11 @@ export class SelfMetrics {
       const metric = text.getSingleMetric(name);
       if (metric !== undefined) openmetrics.registerMetric(String(type) === 'counter' ? openMetricsCounter(name, metric) : metric);
     }
+  }
+
+  /** Where the runs-in-flight gauges read the scheduler's caps at each scrape. */
+  watchRuns(read: () => RunCaps): void {
+    this.#runs = read;
   }
 
   /** Records the outcome of a (re)load. */

@@ -9,11 +9,18 @@
 export type Lane = 'high' | 'low';
 
 export class Semaphore {
+  readonly capacity: number;
   #available: number;
   readonly #waiters: Record<Lane, ((granted: void) => void)[]> = { high: [], low: [] };
 
   constructor(permits: number) {
+    this.capacity = permits;
     this.#available = permits;
+  }
+
+  /** Permits held now. */
+  get inUse(): number {
+    return this.capacity - this.#available;
   }
 
   /** Resolves when a permit is held; rejects if the signal aborts first. */

@@ -50,4 +50,21 @@ describe("the exporter's own metrics", () => {
       }
     }
   });
+
+  it("serve the scheduler's runs in flight and queued by cap, read at each scrape, in both formats", async () => {
+    const self = new SelfMetrics({ version: 'test' });
+    // Before the scheduler is watched: the families, no samples.
+    expect(await self.render('text')).not.toMatch(/^routeros_exporter_runs_in_flight\{/m);
+    let quick = 3;
+    self.watchRuns(() => ({ quick: { inFlight: quick, queued: 40 }, waiting: { inFlight: 7, queued: 0 } }));
+    for (const format of ['text', 'openmetrics'] as const) {
+      const body = await self.render(format);
+      expect(body).toContain('routeros_exporter_runs_in_flight{cap="quick"} 3\n');
+      expect(body).toContain('routeros_exporter_runs_in_flight{cap="waiting"} 7\n');
+      expect(body).toContain('routeros_exporter_runs_queued{cap="quick"} 40\n');
+      expect(body).toContain('routeros_exporter_runs_queued{cap="waiting"} 0\n');
+    }
+    quick = 0;
+    expect(await self.render('text')).toContain('routeros_exporter_runs_in_flight{cap="quick"} 0\n');
+  });
 });

@@ -118,10 +118,33 @@ describe('scheduler', () => {
     // Well within PATIENCE_SECONDS (runner.ts), after which even a run under the common cap would move off it.
     await expect.poll(() => live.calls, { timeout: 500 }).toBe(2);
     expect(dead.inFlight).toBe(1);
+    // As routeros_exporter_runs_in_flight and _queued show it.
+    expect(scheduler.occupancy()).toEqual({ quick: { inFlight: 0, queued: 0 }, waiting: { inFlight: 1, queued: 0 } });
     dead.releaseAll();
     expect(await second).toEqual(['failed', 'ok']);
     dead.behaviour = 'ok';
     expect(await scheduler.runAllOnce()).toEqual(['ok', 'ok']);
+  });
+
+  it('counts a router its first run found silent as tried: readiness does not wait for its other jobs to time out', async () => {
+    const clients = new Map(['dead', 'live'].map((name) => [name, new FakeClient()]));
+    const scheduler = new Scheduler({ store: new SnapshotStore(), logger, clientFor: (router) => clients.get(router.name) as FakeClient, jitter: false });
+    const collectors = Object.fromEntries(COLLECTOR_NAMES.map((name) => [name, name === 'system' || name === 'wireguard']));
+    scheduler.load(testConfig({
+      defaults: { username: 'u', password: 'p', collectors },
+      routers: ['dead', 'live'].map((name, i) => ({ name, url: `https://192.0.2.${i + 1}` })),
+    }));
+    const dead = clients.get('dead') as FakeClient;
+    dead.behaviour = 'hang';
+    const pending = scheduler.runAllOnce();
+    await expect.poll(() => dead.calls).toBe(1);
+    expect(scheduler.ready()).toBe(false);
+    // Its first reading job times out; the second starts and hangs in turn. The live router is done.
+    dead.releaseAll();
+    await expect.poll(() => dead.calls).toBe(2);
+    expect(scheduler.ready()).toBe(true);
+    dead.releaseAll();
+    expect(await pending).toEqual(['failed', 'failed', 'ok', 'ok']);
   });
 
   it('a scheduled tick runs the job; a failure drops data series and counts the reason', async () => {

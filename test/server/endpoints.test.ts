@@ -46,5 +46,11 @@ describe('the server and the app', () => {
       const body = (await (await fetch(`${serverUrl(server)}/health`)).json()) as HealthReport;
       expect(body.checkedAt).toBe(new Date(APP_CLOCK).toISOString());
     });
+
+    it("serves the scheduler's runs in flight by cap on /metrics (nothing started: none)", async () => {
+      const body = await (await fetch(`${serverUrl(server)}/metrics`)).text();
+      expect(body).toContain('routeros_exporter_runs_in_flight{cap="quick"} 0\n');
+      expect(body).toContain('routeros_exporter_runs_queued{cap="waiting"} 0\n');
+    });
   });
 });
