@@ -64,6 +64,9 @@ process.on('message', (message: ChildRequest) => {
       lastReplyAfterTickMs: Object.fromEntries(lastReplyAfterTick),
       peerListsByTick: Object.fromEntries(peerListsByTick),
     });
+  } else if (message.type === 'hang') {
+    for (const router of emulator.routers.slice(0, message.routers)) router.setFaults({ hang: true });
+    send({ type: 'hanging' });
   } else if (message.type === 'stop') {
     void emulator.close().then(() => process.exit(0));
   }

@@ -52,7 +52,12 @@ export async function runFleet(options: BenchOptions): Promise<void> {
   const intervalMs = interval * 1000;
   try {
     const shape = `${options.routers} routers × ${options.peers} peers over ${options.interfaces} interface(s)`;
-    const hung = options.hung > 0 ? `, ${options.hung} of them never answering` : '';
+    const hung =
+      options.hung > 0
+        ? `, ${options.hung} of them never answering`
+        : options.outage > 0
+          ? `, ${options.outage} of them stopping to answer as the measured cycles begin`
+          : '';
     const routerSide = `keep-alive ${options.keepAliveSeconds ?? 30} s, resumption ${options.resumption ?? 'tickets'}${hung}`;
     step(`emulator: ${shape} (${routerSide})`);
     const args = [options.routers, options.interfaces, options.peers, options.keepAliveSeconds ?? '', options.resumption ?? '', interval, options.hung];
@@ -72,6 +77,11 @@ export async function runFleet(options: BenchOptions): Promise<void> {
 
     // Measured from just before a tick, over whole cycles, with no scrapes.
     await untilAfterTick(intervalMs, -1_000);
+    if (options.outage > 0) {
+      const hanging = nextReply(emulator, 'hanging', 30_000);
+      ask(emulator, { type: 'hang', routers: options.outage });
+      await hanging;
+    }
     const before = await emulatorStats(emulator);
     const warm = sampleProcess(pid);
     const firstTick = Date.now() + 1_000;
@@ -168,6 +178,7 @@ export async function runFleet(options: BenchOptions): Promise<void> {
       keep_warm_requests_per_cycle: round(keepWarm / options.cycles, 1),
       collected_all_after_tick_ms: afterTick.map((ms) => Math.round(ms)),
       hung_routers: options.hung,
+      outage_routers: options.outage,
       collected_routers_per_cycle: collectedRouters,
       rss_mb: round(rssMb, 1),
       rss_peak_mb: round(collected.peakRssBytes / MB, 1),
@@ -200,7 +211,7 @@ export async function runFleet(options: BenchOptions): Promise<void> {
         `collection CPU ${json.cycle_cpu_ms} ms per cycle = ${json.cpu_pct_of_core} % of one core; ${json.requests_per_cycle} requests per cycle (${json.keep_warm_requests_per_cycle} of them keep-warm reads)`,
         `TLS        per cycle: ${json.tls_connections_per_cycle} new connections, ${json.tls_full_handshakes_per_cycle} full handshakes, ${json.tls_resumed_per_cycle} resumed`,
         `tick       every router collected ${json.collected_all_after_tick_ms.map((ms) => (ms / 1000).toFixed(1)).join(', ')} s after the tick`,
-        `           routers collected per cycle: ${collectedRouters.join(', ')} of the ${options.routers - options.hung} that answer`,
+        `           routers collected per cycle: ${collectedRouters.join(', ')} of the ${options.routers - options.hung - options.outage} that answer`,
         `memory     RSS ${json.rss_mb} MB (peak ${json.rss_peak_mb}) = ${json.rss_per_router_kb} KiB per router; after scrapes ${json.rss_after_scrapes_mb} MB`,
         `           RSS through the cycles, sampled every second: median ${json.rss_median_mb} MB (${json.rss_min_mb}–${json.rss_max_mb})`,
         `exposition ${series} series, ${(plainBody.length / MB).toFixed(2)} MB plain, gzip ${(gzipBody.length / MB).toFixed(2)} MB vs ${(deflatedOnce / MB).toFixed(2)} MB deflated once (${json.gzip_vs_deflate_once} ×)`,

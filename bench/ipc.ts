@@ -8,7 +8,8 @@ export const KEEP_WARM_PATH = `GET /rest${READ_PATH.split('?')[0] ?? ''}`;
 /** Requests and reply bytes by `METHOD /path`, summed over every router. */
 export type FetchStats = Record<string, { requests: number; bytes: number }>;
 
-export type ChildRequest = { type: 'stats' } | { type: 'stop' };
+/** `hang`: the emulator's first `routers` routers stop answering from now on (an outage's onset). */
+export type ChildRequest = { type: 'stats' } | { type: 'stop' } | { type: 'hang'; routers: number };
 
 export type ChildReply =
   | { type: 'ready'; routers: { name: string; url: string }[]; ca: string }
@@ -26,4 +27,5 @@ export type ChildReply =
       /** By schedule tick: wireguard peer lists answered in that interval (one per router collected). */
       peerListsByTick: Record<string, number>;
     }
-  | { type: 'listening'; url: string; cycleMs?: number };
+  | { type: 'listening'; url: string; cycleMs?: number }
+  | { type: 'hanging' };

@@ -28,13 +28,15 @@ export interface BenchOptions {
   idleConnection: IdleConnection;
   /** With --fleet: this many of the routers accept connections and never answer (their requests time out). */
   hung: number;
+  /** With --fleet: this many routers start hanging as the measured cycles begin (after answering through the warm-up). */
+  outage: number;
 }
 
 export const USAGE = `usage: npm run bench -- [--quick] [--routers N] [--peers N] [--interfaces N] [--schedule SECONDS]
                           [--cycles N] [--scrapes N] [--ping-count N] [--ping-interval MS] [--no-naive]
                           [--main path/to/dist/main.js]
                           [--fleet] [--keep-alive SECONDS] [--resumption tickets|cache|off]
-                          [--idle-connection keep|close] [--hung N]
+                          [--idle-connection keep|close] [--hung N] [--outage N]
   default: 100 routers × 1000 peers over 4 interfaces, system + wireguard + 2 pings every 30 s,
            CPU over 3 cycles, 20 scrapes per target
   --quick: 10 routers × 100 peers, every 5 s, 2 cycles (well under a minute)
@@ -44,7 +46,9 @@ export const USAGE = `usage: npm run bench -- [--quick] [--routers N] [--peers N
            40 rounds of plain scrapes against the static buffer
   --idle-connection: with --fleet, the exporter's idle_connection setting (default keep)
   --hung N: with --fleet, N of the routers accept connections and never answer (default 0); the figures then
-           say how many of the others were collected in each cycle`;
+           say how many of the others were collected in each cycle
+  --outage N: with --fleet, N of the routers answer through the warm-up and stop answering just before the first
+           measured tick (the onset of an outage: the first measured cycle is its first)`;
 
 const FULL = { routers: 100, interfaces: 4, peers: 1000, scheduleSeconds: 30, cycles: 3, scrapes: 20, pingCount: 3, pingIntervalMs: 1000 };
 // 40 rounds: the p50 of 10 plain scrapes against 10 of the static buffer moved between 0.8 and 1.5 × from run to run
@@ -81,6 +85,7 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
       resumption: { type: 'string' },
       'idle-connection': { type: 'string' },
       hung: { type: 'string' },
+      outage: { type: 'string' },
       help: { type: 'boolean' },
     },
   });
@@ -100,7 +105,7 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
   // A seconds-field step (*/N) only spaces runs evenly when N divides 60.
   if (60 % scheduleSeconds !== 0) throw new Error(`--schedule must divide 60 (2, 3, 4, 5, 6, 10, 12, 15, 20, 30, 60)\n${USAGE}`);
   const routers = integer('routers', values.routers, base.routers, 1, fleet ? 10_000 : 1000);
-  if (!fleet && values.hung !== undefined) throw new Error(`--hung needs --fleet\n${USAGE}`);
+  if (!fleet && (values.hung !== undefined || values.outage !== undefined)) throw new Error(`--hung and --outage need --fleet\n${USAGE}`);
   const options: BenchOptions = {
     routers,
     interfaces: integer('interfaces', values.interfaces, base.interfaces, 1),
@@ -118,7 +123,9 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
     resumption,
     idleConnection,
     hung: integer('hung', values.hung, 0, 0, routers - 1),
+    outage: integer('outage', values.outage, 0, 0, routers - 1),
   };
+  if (options.hung > 0 && options.outage > 0) throw new Error(`--hung and --outage are one or the other\n${USAGE}`);
   if (!fleet && (options.pingCount * options.pingIntervalMs) / 1000 >= scheduleSeconds - 1) {
     throw new Error(`a ping run (--ping-count × --ping-interval) must end well inside --schedule\n${USAGE}`);
   }
