@@ -71,7 +71,10 @@ interface Scheduled {
 export class Scheduler {
   readonly #deps: SchedulerDeps;
   readonly #semaphore: Semaphore;
-  /** The cap on runs in flight of routers that did not answer their last run: they wait out timeouts here. */
+  /**
+   * The waiting runs' cap (`waiting` in routeros_exporter_runs_in_flight; `#semaphore` is `quick`): runs of routers
+   * that did not answer their last run, which wait out timeouts here, and runs moved off the quick cap.
+   */
   readonly #silentSemaphore: Semaphore;
   #jobs = new Map<string, Scheduled>();
   /**
