@@ -83,6 +83,7 @@ export const bandwidthTestCollector: Collector<BandwidthTestData, 'bandwidth_tes
       // The router answers after the test's duration; the request timeout comes on top of that.
       deadlineSeconds: test.durationSeconds + router.timeoutSeconds,
       connection: 'commands',
+      runsForSeconds: test.durationSeconds,
       // The btest password counts (revealed only into the fingerprint's digest).
       settings: { ...test, password: test.password?.reveal() ?? null },
       async run(context: JobContext) {

@@ -118,6 +118,7 @@ export const pingCollector: Collector<PingData, 'ping'> = {
       schedule: target.schedule,
       deadlineSeconds: pingSeconds(target, router.timeoutSeconds),
       connection: 'commands',
+      runsForSeconds: target.count * target.intervalSeconds,
       settings: target,
       async run(context: JobContext) {
         const reply = await context.client.run('ping', pingParameters(target), {

@@ -49,6 +49,13 @@ export interface JobDefinition<Data = unknown> {
    */
   readonly connection: 'reads' | 'commands';
   /**
+   * How long a healthy run lasts by design, apart from waiting for the router's answers: a ping's count ×
+   * interval, a bandwidth test's duration; absent for reads, which take as long as the router's answer. The
+   * scheduler moves a run that holds one of the answering routers' permits to the waiting runs' cap only this long
+   * plus its patience after it started (runner.ts), so a healthy ping is not counted as a router that hangs.
+   */
+  readonly runsForSeconds?: number;
+  /**
    * What the run reads from the config besides the schedule and the connection (a ping target, the interface
    * filter, the verdict settings), as plain JSON-able data; `null` for none. A reload that changes it replaces
    * the job; one that does not keeps it running (scheduler/definition.ts). Required, so a new collector states it.

@@ -46,6 +46,14 @@ export interface RunnerDeps {
 
 export type RunResult = 'ok' | 'failed' | 'skipped';
 
+/** The cap whose permit a run holds as it goes on (a slow run moves), and whether the run has ended. */
+interface Holding {
+  cap: Semaphore;
+  ended: boolean;
+}
+
+const NO_MOVE = { cancel: (): void => undefined };
+
 /**
  * How long a run holds one of the answering routers' permits before it moves to the silent routers' cap. A run
  * at fleet shape takes tens of milliseconds, and 1,000 peers' reads well under a second on the bench.
@@ -145,16 +153,15 @@ export class JobRunner {
     }
     if (cap === undefined) {
       try {
-        await wanted.acquire(controller.signal, this.deps.lane?.() ?? 'high');
+        cap = await this.#acquire(wanted, controller.signal);
       } catch {
         readTurn?.release(undefined);
         return 'skipped';
       }
-      cap = wanted;
     }
     // The cap as the run goes on: a run that holds the answering routers' for long moves (#moveWhenSlow).
-    const holding = { cap };
-    const patience = this.#moveWhenSlow(holding);
+    const holding: Holding = { cap, ended: false };
+    const move = this.#moveWhenSlow(holding);
     const started = performance.now();
     const deadline = startDeadline(definition.deadlineSeconds, controller);
     try {
@@ -206,32 +213,63 @@ export class JobRunner {
       return 'failed';
     } finally {
       deadline.clear();
-      clearTimeout(patience);
+      holding.ended = true;
+      move.cancel();
       // The permit goes on with the turn when another of the router's runs waits for it (read-turn.ts).
       if (readTurn?.release(holding.cap) !== true) holding.cap.release();
     }
   }
 
   /**
-   * A run that has held one of the answering routers' permits for PATIENCE_SECONDS is most likely waiting out a
-   * router that has just stopped answering (its standing says so only once the run ends): the permit moves to the
-   * silent routers' cap as soon as that has one free, so the onset of an outage holds the answering routers'
-   * permits for seconds rather than timeouts. A run that is only slow moves too: the answering routers' cap bounds
-   * the quick runs in flight, the silent routers' the ones that wait.
+   * A permit of `wanted`. A run that waited for one of the answering routers' and meanwhile learnt (from another run
+   * of its router) that the router went silent gives it back at once and waits for one of the silent routers' cap
+   * instead: its run would only wait out a timeout on it.
    */
-  #moveWhenSlow(holding: { cap: Semaphore }): NodeJS.Timeout | undefined {
-    const { semaphore, silentSemaphore } = this.deps;
-    if (holding.cap !== semaphore || silentSemaphore === undefined) return undefined;
+  async #acquire(wanted: Semaphore, signal: AbortSignal): Promise<Semaphore> {
+    const lane = this.deps.lane?.() ?? 'high';
+    await wanted.acquire(signal, lane);
+    const now = this.#capForRun();
+    if (now === wanted) return wanted;
+    wanted.release();
+    await now.acquire(signal, lane);
+    return now;
+  }
+
+  /**
+   * A run that has held one of the answering routers' permits for its patience (PATIENCE_SECONDS past the time a
+   * healthy run of its job lasts by design, `runsForSeconds`: a ping's count × interval) is most likely waiting out
+   * a router that has just stopped answering (its standing says so only once the run ends): it queues for a permit
+   * of the silent routers' cap and, once it has one, gives the answering routers theirs back. So the onset of an
+   * outage holds their permits for seconds rather than timeouts while that cap has room, and for no longer than
+   * the runs queued before it there when it has none. A run that is only slow moves too: the answering routers'
+   * cap bounds the quick runs in flight, the silent routers' the ones that wait.
+   */
+  #moveWhenSlow(holding: Holding): { cancel(): void } {
+    const { semaphore, silentSemaphore, definition } = this.deps;
+    if (holding.cap !== semaphore || silentSemaphore === undefined) return NO_MOVE;
+    // Its own controller: the run's is the job's, kept from run to run. The run's end (finally) cancels it.
+    const queued = new AbortController();
     const timer = setTimeout(() => {
-      if (!silentSemaphore.tryAcquire()) {
-        timer.refresh();
-        return;
-      }
-      semaphore.release();
-      holding.cap = silentSemaphore;
-    }, PATIENCE_SECONDS * 1000);
+      silentSemaphore.acquire(queued.signal, this.deps.lane?.() ?? 'high').then(
+        () => {
+          // Granted as the run ended (the grant's continuation came after its finally): not needed.
+          if (holding.ended) {
+            silentSemaphore.release();
+            return;
+          }
+          semaphore.release();
+          holding.cap = silentSemaphore;
+        },
+        () => undefined,
+      );
+    }, (PATIENCE_SECONDS + (definition.runsForSeconds ?? 0)) * 1000);
     timer.unref();
-    return timer;
+    return {
+      cancel: () => {
+        clearTimeout(timer);
+        queued.abort();
+      },
+    };
   }
 
   /** The cap this run takes its permit under: the silent routers' own while the router does not answer. */

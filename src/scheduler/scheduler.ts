@@ -82,6 +82,12 @@ export class Scheduler {
    * reads would take turns on its one connection anyway; and its router's standing.
    */
   #shares = new Map<JobContext['client'], ClientShare>();
+  /**
+   * Routers readiness has counted as tried (ready()): kept, so that a router found silent and then answering
+   * before its other jobs ran does not take readiness back. A reload that adds or replaces a router's job that
+   * gates readiness forgets it, and that job's first run counts again (as before it was ever counted).
+   */
+  readonly #counted = new Set<string>();
   /** Routers whose runs wait in the semaphore's low lane (discovered targets), as of the last load. */
   #low: ReadonlySet<string> = new Set();
   #started = false;
@@ -149,6 +155,7 @@ export class Scheduler {
           if (old.runner.deps.client === client) runner.backoff = old.runner.backoff;
         }
         const scheduled: Scheduled = { runner, fingerprint, gatesReadiness: gatesReadiness(definition), trigger: undefined, timers: new Set() };
+        if (scheduled.gatesReadiness) this.#counted.delete(router.name);
         next.set(key, scheduled);
         fresh.push(scheduled);
       }
@@ -162,6 +169,8 @@ export class Scheduler {
     }
     this.#jobs = next;
     this.#shares = shares;
+    // Routers gone (discovered targets come and go) are forgotten, so the set stays the config's size.
+    for (const router of this.#counted) if (!plans.has(router)) this.#counted.delete(router);
     this.#deps.store.plan(plans, labels);
     if (this.#started) {
       for (const scheduled of fresh) {
@@ -200,21 +209,26 @@ export class Scheduler {
    * True when every job that gates readiness (definition.ts: frequent ones, not bandwidth tests) has finished
    * at least once, successfully or not. Routers with no such job count as tried, and so do routers a run found
    * silent (standing.ts): their state is known, and their other jobs would only wait out their timeouts too (at
-   * 2,000 routers with 500 hanging, readiness waited 165 s for them).
+   * 2,000 routers with 500 hanging, readiness waited 165 s for them). A router once counted stays counted
+   * (`#counted`): readiness does not go back to false without a reload, which would take the exporter out of
+   * service in Kubernetes while it serves what it has.
    */
   ready(): boolean {
-    const finished = new Map<string, Set<string>>();
+    // Per router not yet counted: whether each of its gating jobs has finished so far (or the router is silent).
+    const pending = new Map<string, boolean>();
     for (const { runner, gatesReadiness: gates } of this.#jobs.values()) {
-      if (!gates || runner.deps.standing?.silent === true) continue;
       const router = runner.deps.router.name;
-      let jobs = finished.get(router);
-      if (jobs === undefined) {
-        jobs = new Set(this.#deps.store.snapshots(router).map((snapshot) => snapshot.job));
-        finished.set(router, jobs);
-      }
-      if (!jobs.has(runner.deps.definition.job)) return false;
+      if (!gates || this.#counted.has(router)) continue;
+      if (pending.get(router) === false) continue;
+      const tried = runner.deps.standing?.silent === true || this.#deps.store.snapshots(router).some((snapshot) => snapshot.job === runner.deps.definition.job);
+      pending.set(router, tried);
     }
-    return true;
+    let ready = true;
+    for (const [router, tried] of pending) {
+      if (tried) this.#counted.add(router);
+      else ready = false;
+    }
+    return ready;
   }
 
   /**

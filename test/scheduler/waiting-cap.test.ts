@@ -1,0 +1,208 @@
+/**
+ * The waiting runs' cap and readiness, as a review of the silent routers' cap found them: a run that moves off the
+ * quick cap queues for a waiting permit instead of waiting for a free one (which never comes while silent runs
+ * queue there); a healthy ping is not moved before its count × interval; a router counted by readiness stays
+ * counted. Each test failed on the code before.
+ */
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import pino from 'pino';
+import { Scheduler } from '../../src/scheduler/scheduler.js';
+import { SnapshotStore } from '../../src/metrics/store.js';
+import { COLLECTOR_NAMES } from '../../src/collectors/descriptors.js';
+import type { JobContext } from '../../src/collectors/types.js';
+import type { RouterRecord } from '../../src/routeros/records.js';
+import { RouterOsError } from '../../src/routeros/errors.js';
+import { testConfig } from '../helpers/config.js';
+import { FakeClient } from '../helpers/fake-client.js';
+import { ManualTriggers } from '../helpers/manual-trigger.js';
+
+const logger = pino({ level: 'silent' });
+const only = (...names: string[]): Record<string, boolean> => Object.fromEntries(COLLECTOR_NAMES.map((name) => [name, names.includes(name)]));
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+/** A client whose reads and console commands (ping) answer separately: at once, after a delay, or never. */
+class SplitClient implements Pick<JobContext['client'], 'list' | 'getSingleton' | 'run'> {
+  reads: 'ok' | 'hang' = 'ok';
+  commandDelayMs: number | 'hang' = 0;
+  readonly #hanging = { reads: [] as ((error: Error) => void)[], commands: [] as ((error: Error) => void)[] };
+
+  /** Fails the hanging requests of one kind (or both) as timeouts. */
+  timeOut(kind?: 'reads' | 'commands'): void {
+    for (const which of kind === undefined ? (['reads', 'commands'] as const) : [kind]) {
+      for (const fail of this.#hanging[which].splice(0)) fail(new RouterOsError('ROS_ERR_TIMEOUT', 'GET /rest/x: no complete answer within the timeout'));
+    }
+  }
+
+  hanging(kind: 'reads' | 'commands'): number {
+    return this.#hanging[kind].length;
+  }
+
+  #hang<T>(kind: 'reads' | 'commands', signal: AbortSignal | undefined): Promise<T> {
+    return new Promise<T>((_, reject) => {
+      this.#hanging[kind].push(reject);
+      signal?.addEventListener('abort', () => reject(new RouterOsError('ROS_ERR_ABORTED', 'aborted')), { once: true });
+    });
+  }
+
+  list(): Promise<RouterRecord[]> {
+    return Promise.resolve([]);
+  }
+
+  getSingleton(_menu: string, options?: { signal?: AbortSignal }): Promise<RouterRecord> {
+    if (this.reads === 'hang') return this.#hang('reads', options?.signal);
+    return Promise.resolve({ uptime: '1d', version: '7.19 (stable)', 'cpu-load': '3' });
+  }
+
+  run(_command: string, _parameters?: unknown, options?: { signal?: AbortSignal }): Promise<unknown> {
+    if (this.commandDelayMs === 'hang') return this.#hang('commands', options?.signal);
+    const reply = [{ host: '10.0.0.1', sent: '3', received: '3', 'packet-loss': '0', 'avg-rtt': '1ms' }];
+    return new Promise((resolve) => setTimeout(() => resolve(reply), this.commandDelayMs as number));
+  }
+}
+
+function schedulerFor(names: readonly string[], clientFor: (name: string) => unknown, options: { collectors: Record<string, boolean>; ping?: boolean; maxInFlight?: number }) {
+  const triggers = new ManualTriggers();
+  const store = new SnapshotStore();
+  const scheduler = new Scheduler({
+    store,
+    logger,
+    clientFor: (router) => clientFor(router.name) as JobContext['client'],
+    triggerFactory: triggers.factory,
+    jitter: false,
+    ...(options.maxInFlight === undefined ? {} : { maxInFlight: options.maxInFlight }),
+  });
+  scheduler.load(
+    testConfig({
+      defaults: { username: 'u', password: 'p', collectors: options.collectors },
+      // The default ping: 3 echoes 1 s apart.
+      routers: names.map((name, index) => ({ name, url: `https://192.0.2.${index + 1}`, ...(options.ping === true ? { ping: [{ target: '10.0.0.1' }] } : {}) })),
+    }),
+  );
+  return { scheduler, triggers, store };
+}
+
+describe('a run that moves off the quick cap', () => {
+  it('queues for a waiting permit, so silent routers queued there cannot keep it on the quick cap for its whole deadline', async () => {
+    vi.useFakeTimers();
+    const silent = ['s1', 's2', 's3', 's4', 's5', 's6', 's7'];
+    const names = [...silent, 'newly', 'live'];
+    const clients = new Map(names.map((name) => [name, new FakeClient()]));
+    // Quick cap 1, waiting cap 4.
+    const { scheduler, triggers } = schedulerFor(names, (name) => clients.get(name), { collectors: only('system'), maxInFlight: 1 });
+    scheduler.start(false);
+    const client = (name: string): FakeClient => clients.get(name) as FakeClient;
+    // s1…s7 are known silent: their last run did not answer.
+    for (const name of silent) {
+      client(name).behaviour = 'hang';
+      triggers.fire(`${name}/system`);
+      await vi.advanceTimersByTimeAsync(0);
+      client(name).releaseAll();
+      await vi.advanceTimersByTimeAsync(0);
+    }
+    // Their next runs: four wait out their timeouts on the waiting cap, s5 and s6 queue for it.
+    for (const name of silent.slice(0, 6)) triggers.fire(`${name}/system`);
+    await vi.advanceTimersByTimeAsync(0);
+    expect(scheduler.occupancy().waiting).toEqual({ inFlight: 4, queued: 2 });
+    // `newly` stops answering now and holds the one quick permit; `live` waits for it.
+    client('newly').behaviour = 'hang';
+    triggers.fire('newly/system');
+    await vi.advanceTimersByTimeAsync(0);
+    triggers.fire('live/system');
+    await vi.advanceTimersByTimeAsync(2_500);
+    // Past its patience `newly` waits for a waiting permit; then s7 queues as well, behind it.
+    triggers.fire('s7/system');
+    await vi.advanceTimersByTimeAsync(0);
+    expect(client('live').calls).toBe(0);
+    // Three silent runs end: their permits go to s5, s6 and then `newly`, which gives the quick one to `live`.
+    for (const name of ['s1', 's2', 's3']) {
+      client(name).releaseAll();
+      await vi.advanceTimersByTimeAsync(0);
+    }
+    expect(client('live').calls).toBe(1);
+    expect(scheduler.occupancy().quick).toEqual({ inFlight: 0, queued: 0 });
+    for (const c of clients.values()) c.releaseAll();
+    await scheduler.stop();
+    expect(scheduler.occupancy()).toEqual({ quick: { inFlight: 0, queued: 0 }, waiting: { inFlight: 0, queued: 0 } });
+  });
+
+  it('does not move a healthy ping before its count × interval: the waiting cap holds no answering router', async () => {
+    vi.useFakeTimers();
+    const names = ['a', 'b', 'c', 'd', 'e'];
+    const clients = new Map(names.map((name) => [name, new SplitClient()]));
+    const { scheduler, triggers } = schedulerFor(names, (name) => clients.get(name), { collectors: only('system', 'ping'), ping: true });
+    for (const client of clients.values()) client.commandDelayMs = 3_000;
+    scheduler.start(false);
+    for (const name of triggers.ticks.keys()) if (name.includes('/ping')) triggers.fire(name);
+    await vi.advanceTimersByTimeAsync(2_500);
+    expect(scheduler.occupancy().quick.inFlight).toBe(5);
+    expect(scheduler.occupancy().waiting.inFlight).toBe(0);
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(scheduler.occupancy()).toEqual({ quick: { inFlight: 0, queued: 0 }, waiting: { inFlight: 0, queued: 0 } });
+    await scheduler.stop();
+  });
+
+  it('moves a ping that goes on 2 s past its count × interval', async () => {
+    vi.useFakeTimers();
+    const client = new SplitClient();
+    const { scheduler, triggers } = schedulerFor(['a'], () => client, { collectors: only('ping'), ping: true });
+    client.commandDelayMs = 'hang';
+    scheduler.start(false);
+    for (const name of triggers.ticks.keys()) triggers.fire(name);
+    await vi.advanceTimersByTimeAsync(4_900);
+    expect(scheduler.occupancy().quick.inFlight).toBe(1);
+    await vi.advanceTimersByTimeAsync(200);
+    expect(scheduler.occupancy()).toEqual({ quick: { inFlight: 0, queued: 0 }, waiting: { inFlight: 1, queued: 0 } });
+    client.timeOut();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(scheduler.occupancy().waiting.inFlight).toBe(0);
+    await scheduler.stop();
+  });
+});
+
+describe('readiness', () => {
+  it('stays true once a router was counted, when a silent router answers again before its other jobs ran', async () => {
+    const r = new SplitClient();
+    const live = new SplitClient();
+    const { scheduler, triggers, store } = schedulerFor(['r', 'live'], (name) => (name === 'r' ? r : live), { collectors: only('system', 'ping'), ping: true });
+    r.reads = 'hang';
+    r.commandDelayMs = 'hang';
+    scheduler.start(false);
+    for (const name of triggers.ticks.keys()) triggers.fire(name);
+    await expect.poll(() => r.hanging('reads') + r.hanging('commands')).toBe(2);
+    expect(scheduler.ready()).toBe(false);
+    // r's system run times out: r is silent, its ping (the other job readiness waits for) still in flight.
+    r.timeOut('reads');
+    await expect.poll(() => scheduler.ready()).toBe(true);
+    // r answers its next system run; its ping has still never finished.
+    r.reads = 'ok';
+    triggers.fire('r/system');
+    await expect.poll(() => store.snapshots('r').find((snapshot) => snapshot.job === 'system')?.ok).toBe(true);
+    expect(r.hanging('commands')).toBe(1);
+    expect(scheduler.ready()).toBe(true);
+    r.commandDelayMs = 0;
+    await scheduler.stop();
+  });
+
+  it('counts a router again after a reload adds a job that gates readiness', async () => {
+    const client = new SplitClient();
+    const config = (ping: boolean) =>
+      testConfig({ defaults: { username: 'u', password: 'p', collectors: only('system', 'ping') }, routers: [{ name: 'r', url: 'https://192.0.2.1', ...(ping ? { ping: [{ target: '10.0.0.1' }] } : {}) }] });
+    const triggers = new ManualTriggers();
+    const scheduler = new Scheduler({ store: new SnapshotStore(), logger, clientFor: () => client as unknown as JobContext['client'], triggerFactory: triggers.factory, jitter: false });
+    scheduler.load(config(false));
+    scheduler.start(false);
+    triggers.fire('r/system');
+    await expect.poll(() => scheduler.ready()).toBe(true);
+    client.commandDelayMs = 'hang';
+    scheduler.load(config(true));
+    // The added ping runs at once and has not finished.
+    await expect.poll(() => client.hanging('commands')).toBe(1);
+    expect(scheduler.ready()).toBe(false);
+    client.timeOut();
+    await expect.poll(() => scheduler.ready()).toBe(true);
+    await scheduler.stop();
+  });
+});
