@@ -9,6 +9,7 @@ import type { Config } from '../config/types.js';
 import { closeServer, serverUrl, startServer } from '../server/listen.js';
 import { WebConfigSource } from '../server/web-source.js';
 import { limitBufferPool } from '../util/buffer-pool.js';
+import { limitHeapGrowth } from '../util/heap-growth.js';
 import { VERSION } from '../version.js';
 
 export const SHUTDOWN_DEADLINE_MS = 10_000;
@@ -28,6 +29,8 @@ export async function startDaemon(
 ): Promise<Daemon> {
   // Before any router is polled: every TLS connection keeps a few pool bytes for its life (buffer-pool.ts).
   limitBufferPool();
+  // Before the first collection: what each cycle keeps is garbage in the old generation a cycle later (heap-growth.ts).
+  limitHeapGrowth();
   // An invalid web config stops the start here, before any router is polled (ConfigError, path web_config_file).
   const web = new WebConfigSource(config.webConfigFile, { logger });
   const app = createApp(config, {
