@@ -21,7 +21,10 @@ import { setFlagsFromString } from 'node:v8';
 
 export const HEAP_GROWING_PERCENT = 50;
 
-/** The V8 option, spelled either way V8 takes it, given on the command line (`node --heap-growing-percent=N`). */
+/**
+ * The V8 option, spelled either way V8 takes it, given on the command line (`node --heap-growing-percent=N`):
+ * the only place it can come from, as Node refuses it in NODE_OPTIONS.
+ */
 const OPTION = /^--heap[-_]growing[-_]percent(=|$)/;
 
 let applied: number | undefined;
@@ -38,7 +41,7 @@ export function limitHeapGrowth(execArgv: readonly string[] = process.execArgv):
   return applied;
 }
 
-/** The percent limitHeapGrowth set in this process, if it set one (for tests and the start log). */
+/** The percent limitHeapGrowth set in this process, if it set one (for tests). */
 export function appliedHeapGrowingPercent(): number | undefined {
   return applied;
 }

@@ -3,10 +3,8 @@
  * Node 22 the pool is 64 KiB, and each TLS connection keeps a pool view for its life.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { startDaemon } from '../../src/cli/daemon.js';
 import { BUFFER_POOL_BYTES, limitBufferPool } from '../../src/util/buffer-pool.js';
-import { testConfig } from '../helpers/config.js';
-import { captureLogs } from '../helpers/log-capture.js';
+import { withIdleDaemon } from '../helpers/idle-daemon.js';
 
 const nodeDefault = Buffer.poolSize;
 afterEach(() => {
@@ -26,19 +24,11 @@ describe("Node's Buffer pool", () => {
 
   it('is 8 KiB once the daemon has started, as on Node 20, when Node made it 64 KiB (Node 22 and later)', async () => {
     Buffer.poolSize = 64 * 1024;
-    const config = testConfig({
-      listen: '127.0.0.1:0',
-      defaults: { username: 'admin', password: '', schedules: { system: '0 0 1 1 *', wireguard: '0 0 1 1 *' } },
-      routers: [{ name: 'r1', url: 'https://192.0.2.1' }],
-    });
-    const daemon = await startDaemon(config, captureLogs().logger, undefined);
-    try {
+    await withIdleDaemon(() => {
       expect(Buffer.poolSize).toBe(BUFFER_POOL_BYTES);
       // Small Buffers made once the block in use is full come from 8 KiB blocks.
       for (let filled = 0; filled <= 64 * 1024; filled += 4000) Buffer.allocUnsafe(4000);
       expect(Buffer.from('a small text').buffer.byteLength).toBe(BUFFER_POOL_BYTES);
-    } finally {
-      await daemon.shutdown('test');
-    }
+    });
   });
 });

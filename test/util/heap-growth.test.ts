@@ -5,10 +5,8 @@
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { startDaemon } from '../../src/cli/daemon.js';
 import { appliedHeapGrowingPercent, HEAP_GROWING_PERCENT, limitHeapGrowth } from '../../src/util/heap-growth.js';
-import { testConfig } from '../helpers/config.js';
-import { captureLogs } from '../helpers/log-capture.js';
+import { withIdleDaemon } from '../helpers/idle-daemon.js';
 
 const MODULE = fileURLToPath(new URL('../../src/util/heap-growth.ts', import.meta.url));
 
@@ -45,17 +43,9 @@ function churn(mode: 'limited' | 'default'): number {
 describe("V8's heap growth", () => {
   // First: the other tests set the limit themselves.
   it('is limited once the daemon has started', async () => {
-    const config = testConfig({
-      listen: '127.0.0.1:0',
-      defaults: { username: 'admin', password: '', schedules: { system: '0 0 1 1 *', wireguard: '0 0 1 1 *' } },
-      routers: [{ name: 'r1', url: 'https://192.0.2.1' }],
-    });
-    const daemon = await startDaemon(config, captureLogs().logger, undefined);
-    try {
+    await withIdleDaemon(() => {
       expect(appliedHeapGrowingPercent()).toBe(HEAP_GROWING_PERCENT);
-    } finally {
-      await daemon.shutdown('test');
-    }
+    });
   });
 
   it('keeps the old generation near its live data where V8 would let garbage pile up to several times it', () => {
@@ -71,5 +61,4 @@ describe("V8's heap growth", () => {
     expect(limitHeapGrowth(['--heap_growing_percent=50'])).toBeUndefined();
     expect(limitHeapGrowth(['--max-semi-space-size=4'])).toBe(HEAP_GROWING_PERCENT);
   });
-
 });
