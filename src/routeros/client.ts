@@ -157,6 +157,7 @@ export class RouterOsClient {
       ...(tls.ca === undefined ? {} : { ca: tls.ca }),
       ...(tls.serverName === undefined ? {} : { servername: tls.serverName }),
       rejectUnauthorized: tls.insecureSkipVerify !== true,
+      timeoutMs: options.timeoutMs,
     });
     const countedConnect: typeof connect = (connectOptions, callback) => {
       this.#readConnects++;
@@ -341,19 +342,19 @@ export class RouterOsClient {
     retried = false,
   ): Promise<{ response: Dispatcher.ResponseData; bytes: ReplyBytes }> {
     if (stop.stopped) throw this.#failure(stop.reason, request, 'connect', stop.timedOut, external);
-    stop.notify = (reason): void => controller.abort(reason);
     const signal = controller.signal;
     const dispatcher = this.#dispatcherFor(method);
     const connectsBefore = this.#readConnects;
     let response: Dispatcher.ResponseData;
     try {
-      response = await dispatcher.request({
+      const sent = dispatcher.request({
         method,
         path: `/rest${path}`,
         headers: body === undefined ? this.#readHeaders : this.#bodyHeaders,
         signal,
         ...(body === undefined ? {} : { body: JSON.stringify(body) }),
       });
+      response = await untilStopped(sent, stop, controller);
     } catch (error) {
       if (dispatcher === this.#reads && !this.#closed) {
         // No reply came: whatever the connection's state, the next read starts on a fresh Client.
@@ -443,6 +444,22 @@ export class RouterOsClient {
     }
     return mapNetworkError(error, request, phase === 'queue' ? 'connect' : phase);
   }
+}
+
+/**
+ * The reply's head, or the stop's reason at once when the request is stopped first; from then on a stop aborts
+ * the reply's body. undici fails a request stopped before its connection is made only when the connect ends:
+ * a router that accepts TCP and never completes TLS (or drops the connect) held the request for the connect's
+ * own timeout, past the request's, and with it the router's one read connection.
+ */
+function untilStopped(sent: Promise<Dispatcher.ResponseData>, stop: Stop, controller: AbortController): Promise<Dispatcher.ResponseData> {
+  return new Promise((resolve, reject) => {
+    stop.notify = (reason): void => {
+      controller.abort(reason);
+      reject(reason);
+    };
+    sent.then(resolve, reject);
+  });
 }
 
 /** A request's stop: its timeout or the caller's abort, and whom to tell (its wait in the queue, or undici). */

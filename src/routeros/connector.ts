@@ -12,6 +12,11 @@ export interface ConnectorTls {
   ca?: string;
   servername?: string;
   rejectUnauthorized: boolean;
+  /**
+   * How long a connect (TCP and the TLS handshake) may take: the router's timeout. undici's own 10 s otherwise,
+   * and a request stopped while its connection is being made is only failed when the connect ends.
+   */
+  timeoutMs?: number;
 }
 
 /**
@@ -56,6 +61,7 @@ export function resumingConnector(tls: ConnectorTls): buildConnector.connector {
     ...(tls.servername === undefined ? {} : { servername: tls.servername }),
     rejectUnauthorized: tls.rejectUnauthorized,
     maxCachedSessions: 0,
+    ...(tls.timeoutMs === undefined ? {} : { timeout: tls.timeoutMs }),
   };
   // Typed as returning nothing; it returns the socket it made (a TLSSocket whose TCP connect is under way), so
   // the session can be set and the listener attached before the handshake (a TLS 1.2 session comes during it,

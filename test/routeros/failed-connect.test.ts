@@ -2,7 +2,10 @@
  * A router whose connection cannot be made (its certificate names another host): reads that fire together —
  * system and wireguard at the same tick — each fail at once with reason tls, cycle after cycle. On the
  * one-connection read path undici left the second read waiting past its own timeout (found by the fault matrix).
+ * And one whose connection is never made (it accepts TCP and never answers the handshake, as an overloaded
+ * www-ssl does): every request ends at its own timeout, not undici's 10 s connect timeout (found by a review).
  */
+import { createServer, type Server, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
 import { selfSignedTls } from '../../src/emulator/tls.js';
@@ -41,6 +44,56 @@ describe('reads to a router whose certificate names another host', () => {
         expect(result.status).toBe('rejected');
         expect((result as PromiseRejectedResult).reason as RouterOsError).toMatchObject({ reason: 'tls' });
       }
+    }
+  });
+});
+
+describe('requests to a router that accepts TCP and never answers the TLS handshake', () => {
+  let silent: Server;
+  const sockets = new Set<Socket>();
+  let port = 0;
+
+  beforeAll(async () => {
+    silent = createServer((socket) => {
+      sockets.add(socket);
+      socket.on('error', () => undefined);
+      socket.on('close', () => sockets.delete(socket));
+    });
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    port = (silent.address() as { port: number }).port;
+  });
+
+  afterAll(async () => {
+    for (const socket of sockets) socket.destroy();
+    await new Promise((resolve) => silent.close(resolve));
+  });
+
+  const silentClient = (): RouterOsClient =>
+    new RouterOsClient({ url: `https://127.0.0.1:${port}`, username: 'monitor', password: new Secret(PASSWORD), timeoutMs: 1_000 });
+
+  it('end at their own timeout, reads and commands alike, and the next read is not held behind them', async () => {
+    const c = silentClient();
+    try {
+      for (let cycle = 0; cycle < 2; cycle++) {
+        const started = performance.now();
+        const results = await Promise.allSettled([
+          c.list('system/resource'),
+          c.list('interface/wireguard'),
+          c.run('ping', { address: '10.0.0.2', count: '1' }),
+          c.run('ping', { address: '10.0.0.3', count: '1' }),
+          c.run('ping', { address: '10.0.0.4', count: '1' }),
+        ]);
+        const took = performance.now() - started;
+        // Each request's own 1 s (the second read waits its turn behind the first: up to 1 s of its own); it
+        // was 10 s, undici's connect timeout, for every one of them.
+        expect(took).toBeLessThan(4_000);
+        for (const result of results) {
+          expect(result.status).toBe('rejected');
+          expect((result as PromiseRejectedResult).reason as RouterOsError).toMatchObject({ reason: 'timeout' });
+        }
+      }
+    } finally {
+      await c.close();
     }
   });
 });
