@@ -216,8 +216,21 @@ export function parseJsonBody(bytes: Uint8Array | readonly Uint8Array[], request
       ? 'the router answered an empty body'
       : repaired === undefined
         ? `the router's reply has more than ${MAX_RAW_CONTROLS} raw control characters in its strings, which no router sends; check that nothing (a proxy) alters replies on the way`
-        : `the router's reply is not valid JSON (${safeText((failure as Error).message, 200)}); check that nothing (a proxy) alters replies on the way, and report the RouterOS version if it persists`;
+        : `the router's reply is not valid JSON (${whereInvalid(failure, repaired)}); check that nothing (a proxy) alters replies on the way, and report the RouterOS version if it persists`;
   throw new RouterOsError('ROS_ERR_PARSE', `${request}: ${hint}`, { request });
+}
+
+/**
+ * Where JSON.parse gave up, never in its own words: V8 quotes the text around the fault (`..."password":Hunter2-Ve"...`),
+ * and a fragment of a password a router or proxy echoed is no whole value the redaction could recognise. Only
+ * the position, a number, is taken from the message.
+ */
+function whereInvalid(failure: unknown, text: string): string {
+  const message = failure instanceof Error ? failure.message : '';
+  const found = /position (\d+)/.exec(message)?.[1];
+  const position = found === undefined ? undefined : Number(found);
+  if (/end of (JSON|data)/i.test(message) || (position !== undefined && position >= text.length)) return 'it ends before its JSON does';
+  return position === undefined ? 'a character JSON does not allow there' : `at offset ${position} of ${text.length} characters`;
 }
 
 /** Media types of JSON: `application/json`, and `+json` suffixes (RFC 6839). */

@@ -32,6 +32,35 @@ describe('decodeText', () => {
     expect(decodeCp1252(big.subarray(1, 4))).toBe('“B”');
   });
 
+  it('decodes any bytes as a byte-by-byte reading of windows-1252 would, however many fall in 0x80–0x9F', () => {
+    const all = decodeCp1252(Uint8Array.from({ length: 256 }, (_, i) => i));
+    const oneByOne = (bytes: Uint8Array): string => Array.from(bytes, (byte) => all[byte]).join('');
+    const highBytes = fc.integer({ min: 0x80, max: 0x9f });
+    const bytes = fc.oneof(
+      fc.uint8Array({ maxLength: 300 }),
+      fc.array(fc.oneof(highBytes, fc.integer({ min: 0, max: 255 })), { maxLength: 300 }).map((list) => Uint8Array.from(list)),
+    );
+    fc.assert(
+      fc.property(bytes, fc.nat(140_000), fc.nat(10), (sample, padding, offset) => {
+        // Padded past the decoder's 64 KiB windows, and read from inside a larger buffer.
+        const whole = Buffer.concat([Buffer.alloc(offset, 0x93), Buffer.alloc(padding, 0x41), sample]);
+        const view = whole.subarray(offset);
+        expect(decodeCp1252(view)).toBe(oneByOne(view));
+      }),
+      { numRuns: 100 },
+    );
+  });
+
+  it('decodes a reply of 32 MiB of bytes 0x80–0x9F without holding the event loop for seconds (a replacer per character took ~15 s)', () => {
+    const flood = Buffer.alloc(32 * 1024 * 1024);
+    for (let i = 0; i < flood.length; i++) flood[i] = 0x80 + (i % 32);
+    const started = performance.now();
+    const text = decodeCp1252(flood);
+    expect(performance.now() - started).toBeLessThan(4_000);
+    expect(text).toHaveLength(flood.length);
+    expect(text.slice(0, 4)).toBe('€\u0081‚ƒ');
+  });
+
   it('a reply read in parts decodes as the same reply read whole, wherever the parts split (a character, a bad byte)', () => {
     const reply = fc.oneof(
       fc.string({ unit: 'binary' }).map((text) => Buffer.from(text, 'utf8')),
@@ -200,6 +229,29 @@ describe('parseJsonBody against hostile bodies', () => {
     // Before: millions of controls were escaped one string piece at a time (30 MB took 8 s and gigabytes).
     const over = Buffer.from(`["${'\u0001'.repeat(4 * MAX_RAW_CONTROLS)}"]`);
     expect(() => parseJsonBody([over], 'GET /x')).toThrow(/more than 100000 raw control characters/);
+  });
+
+  it("says where a reply is not JSON, never in JSON.parse's words: they quote the text around the fault (an echoed password's fragment)", () => {
+    const secret = fc.stringMatching(/^[A-Za-z0-9]{12,20}$/);
+    const around = fc.constantFrom('{"password":', '["', '[1,', '{"user":"monitor","password":', '', 'x');
+    const after = fc.constantFrom('}', '"]', '', ',', '"', ' garbage');
+    fc.assert(
+      fc.property(around, secret, after, (before, password, rest) => {
+        const body = `${before}${password}${rest}`;
+        let message = '';
+        try {
+          parseJsonBody([Buffer.from(body)], 'GET /x');
+          return; // a body that happens to be JSON (a bare number) is data
+        } catch (error) {
+          message = (error as Error).message;
+        }
+        expect(message).toMatch(/not valid JSON|empty body/);
+        // No six characters of the body's secret in a row.
+        for (let at = 0; at + 6 <= password.length; at++) expect(message).not.toContain(password.slice(at, at + 6));
+      }),
+      { numRuns: 300 },
+    );
+    expect(() => parseJsonBody([Buffer.from('{"a":1')], 'GET /x')).toThrow(/not valid JSON \(it ends before its JSON does\)/);
   });
 
   it('parses once a body the repair would not change: a reply failing for another reason costs one parse', () => {
