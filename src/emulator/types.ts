@@ -368,14 +368,16 @@ export type ForcedStatus = number | { code: number; detail?: string };
 
 /**
  * A reply that is not data in place of a successful one (what a captive portal, a proxy or a misconfigured
- * service sends): `status` (a 3xx, a 2xx such as 200 or 204, a 304) with an empty body, or with the menu's real
- * JSON when `body` is 'data'; `contentType` replaces application/json, `location` adds a Location header.
+ * service sends): `status` (a 3xx, a 2xx such as 200 or 204, a 304) with an empty body, with the menu's real
+ * JSON when `body` is 'data', or with `text` (a proxy's broken JSON that quotes what it was sent);
+ * `contentType` replaces application/json, `location` adds a Location header.
  */
 export interface ReplyFault {
   status: number;
   body?: 'empty' | 'data';
   contentType?: string;
   location?: string;
+  text?: string;
 }
 
 /**

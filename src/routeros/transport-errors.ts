@@ -186,13 +186,18 @@ export function mapRedirect(status: number, location: string | undefined, reques
   );
 }
 
-/** Where a redirect points, without anything that could be credentials (userinfo, query) and bounded. */
+/**
+ * Where a redirect points, as the router sent it, without what could be credentials (userinfo, query, fragment)
+ * and bounded. Never the URL parser's form of it: that lower-cases the host, spells a foreign name in punycode and
+ * resolves the path, and a password a router or proxy echoed there would no longer be the value the redaction
+ * knows (a review found `Location: https://Hunter2….portal.example/` printed as `hunter2…`).
+ */
 function describeLocation(location: string): string {
-  try {
-    const url = new URL(location, 'https://router.invalid');
-    const where = url.origin === 'https://router.invalid' ? url.pathname : `${url.origin}${url.pathname}`;
-    return safeText(where, 200);
-  } catch {
-    return 'an unreadable location';
-  }
+  let where = location.trim();
+  const end = where.search(/[?#]/);
+  if (end >= 0) where = where.slice(0, end);
+  // `scheme://user:password@host/…` (a parser also takes `https:user@host`, and \ for /): the userinfo runs to
+  // the last @ before the path.
+  where = where.replace(/^([a-z][a-z\d+.-]*:)?([/\\]*)[^/\\]*@/i, '$1$2');
+  return where === '' ? 'an empty location' : safeText(where, 200);
 }

@@ -6,11 +6,14 @@
  */
 import { request as httpsRequest } from 'node:https';
 import { inspect } from 'node:util';
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator, type Faults } from '../../src/emulator/index.js';
 import { TestRestClient } from '../helpers/rest-client.js';
 import { RouterOsError, summaryOf, type ErrorReason } from '../../src/routeros/errors.js';
+import { mapRedirect } from '../../src/routeros/transport-errors.js';
 import { MESSAGE_LIMIT } from '../../src/util/text.js';
+import { registerSecret } from '../../src/util/redact.js';
 import { Secret } from '../../src/util/secret.js';
 
 const PASSWORD = 'Replies-pw-3c9e17aa';
@@ -118,6 +121,29 @@ describe('a reply that is not data is a failure, never an empty list', () => {
   it('a redirect with credentials in its Location does not print them', async () => {
     const error = await withFaults({ reply: { status: 302, location: `https://monitor:${PASSWORD}@127.0.0.1:1/x?token=${BASIC}` } }, () => failure(peers()));
     expect(error.message).toContain('redirect to https://127.0.0.1:1/x,');
+  });
+
+  it('a redirect to a host named after the password prints no form of it (a URL parser lower-cases a host)', async () => {
+    const error = await withFaults({ reply: { status: 302, location: `https://${PASSWORD}.portal.example/login` } }, () => failure(peers()));
+    expect(error.reason).toBe('redirect');
+    expect(error.message).toContain('redirect to https://[REDACTED].portal.example/login,');
+    expect(error.message.toLowerCase()).not.toContain(PASSWORD.toLowerCase());
+  });
+
+  it('a redirect prints its target as sent, never a parsed form of it that hides the password from redaction', () => {
+    // Wherever a router or proxy puts the password in a Location, and however a URL parser would rewrite the
+    // rest (case, punycode, dot segments, backslashes, userinfo, query), no case of it reaches the message.
+    registerSecret(PASSWORD);
+    const piece = fc.constantFrom('https://', 'http://', '//', '/', 'https:', '\\\\', 'a', 'B', '.', '..', '/./', '/../', '@', ':', '?', '#', '%2e', 'é', 'Ⅻ', 'portal.example', ':8443', ' ');
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 6 }), fc.array(piece, { maxLength: 6 }), (before, after) => {
+        const location = `${before.join('')}${PASSWORD}${after.join('')}`;
+        const message = mapRedirect(302, location, 'GET /rest/x').message;
+        expect(message.toLowerCase()).not.toContain(PASSWORD.toLowerCase());
+        expect(message.toLowerCase()).not.toContain(PASSWORD.slice(0, 8).toLowerCase());
+      }),
+      { numRuns: 500 },
+    );
   });
 
   it('still accepts JSON with a +json type or parameters, and an empty DELETE', async () => {

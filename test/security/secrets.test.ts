@@ -4,9 +4,11 @@
  * daemon with a failed reload, `once`, `check` and `check-config`), routers hold WireGuard private and preshared
  * keys, and every log line, /metrics, /health and other answer, error and command output is scanned for the
  * passwords, their Basic encodings and the keys. The requests the exporter made are checked too: WireGuard
- * menus are only ever read with a .proplist that names no key. Two hostile routers take part: one whose errors
+ * menus are only ever read with a .proplist that names no key. Three hostile routers take part: one whose errors
  * echo the Authorization header back, one whose errors carry 100 KB of text laced with terminal escapes, C1
- * controls and bidi overrides; no output may carry a control character or an unbounded line either.
+ * controls and bidi overrides, and one that puts the password where a parser rewrites or quotes a part of it (a
+ * redirect's host name, broken JSON); no output may carry a control character or an unbounded line either, nor
+ * the passwords in another case or eight characters of them in a row.
  */
 import { randomBytes } from 'node:crypto';
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
@@ -95,6 +97,7 @@ function routers(): Record<string, unknown>[] {
     { name: 'badpass', url: emulator.router('badpass').url, password: WRONG_PASSWORD },
     { name: 'echo', url: emulator.router('echo').url },
     { name: 'noisy', url: emulator.router('noisy').url },
+    { name: 'echopw', url: emulator.router('echopw').url },
   ];
 }
 
@@ -116,10 +119,16 @@ function yamlConfig(extra: string[] = []): string {
 
 beforeAll(async () => {
   emulator = await startEmulator({
-    routers: [seed('least', LEAST_PRIVILEGE), seed('full', FULL), seed('badpass', LEAST_PRIVILEGE), seed('echo', LEAST_PRIVILEGE), seed('noisy', LEAST_PRIVILEGE)],
+    routers: [seed('least', LEAST_PRIVILEGE), seed('full', FULL), seed('badpass', LEAST_PRIVILEGE), seed('echo', LEAST_PRIVILEGE), seed('noisy', LEAST_PRIVILEGE), seed('echopw', LEAST_PRIVILEGE)],
   });
   emulator.router('echo').setFaults({ echoAuthorization: true });
   emulator.router('noisy').setFaults({ noisyErrorChars: 100_000 });
+  emulator.router('echopw').setFaults([
+    // A proxy's broken JSON quoting what it was sent: JSON.parse's message quotes the text around the fault.
+    { path: 'system', reply: { status: 200, text: `{"user":"monitor","password":${ROUTER_PASSWORD}}` } },
+    // A captive portal naming its host after the password: a URL parser lower-cases a host.
+    { path: 'interface', reply: { status: 302, location: `https://${ROUTER_PASSWORD}.portal.example/login` } },
+  ]);
   for (const router of emulator.routers) routerOrigins.add(new URL(router.url).origin);
   caFile = writeCa(emulator);
   subscribe('undici:request:create', onRequest);
@@ -184,6 +193,8 @@ describe('the in-process daemon', () => {
       logs.lines().filter((line) => line['router'] === router && String(line['msg']).startsWith('collector failed')).map((line) => String(line['msg']));
     expect(failed('echo').length).toBeGreaterThan(0);
     for (const msg of failed('echo')) expect(msg).toContain('Authorization: Basic [REDACTED]');
+    expect(failed('echopw').some((msg) => msg.includes('not valid JSON'))).toBe(true);
+    expect(failed('echopw').some((msg) => msg.includes('redirect to https://[REDACTED].portal.example/login'))).toBe(true);
     expect(failed('noisy').length).toBeGreaterThan(0);
     for (const msg of failed('noisy')) {
       expect(msg).toMatch(/evil.*more characters\)/);
@@ -258,6 +269,18 @@ describe('the scan', () => {
     const found = outputs.flatMap(({ where, text }) =>
       Object.entries(SECRETS).filter(([, secret]) => text.includes(secret)).map(([what]) => `${what} in ${where}`),
     );
+    expect(found).toEqual([]);
+  });
+
+  it('finds no password in another case, nor eight characters of one in a row', () => {
+    const passwords = { ROUTER_PASSWORD, WRONG_PASSWORD, BTEST_PASSWORD, WEB_PASSWORD, WEB_WRONG };
+    const found = outputs.flatMap(({ where, text }) => {
+      const lower = text.toLowerCase();
+      return Object.entries(passwords).flatMap(([what, password]) => {
+        const pieces = Array.from({ length: password.length - 7 }, (_, at) => password.slice(at, at + 8).toLowerCase());
+        return pieces.some((piece) => lower.includes(piece)) ? [`${what} in ${where}`] : [];
+      });
+    });
     expect(found).toEqual([]);
   });
 

@@ -45,6 +45,7 @@ const faultSet = z.strictObject({
       body: z.enum(['empty', 'data']).optional(),
       contentType: z.string().max(200).optional(),
       location: z.string().max(2048).optional(),
+      text: z.string().max(65_536).optional(),
     })
     .optional(),
   echoAuthorization: z.boolean().optional(),

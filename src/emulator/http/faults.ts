@@ -169,11 +169,11 @@ export function errorFaultDetail(faults: ActiveFaults, authorization: string | u
 export function replaceReply(out: Outgoing, faults: ActiveFaults): Outgoing {
   const fault = faults.reply;
   if (fault === undefined || out.status >= 300) return out;
-  const data = fault.body === 'data';
+  const data = fault.body === 'data' || fault.text !== undefined;
   return {
     status: fault.status,
     ...(data ? { contentType: fault.contentType ?? out.contentType ?? 'application/json' } : fault.contentType === undefined ? {} : { contentType: fault.contentType }),
-    body: data ? out.body : Buffer.alloc(0),
+    body: fault.text !== undefined ? Buffer.from(fault.text, 'utf8') : data ? out.body : Buffer.alloc(0),
     ...(fault.location === undefined ? {} : { headers: { ...out.headers, Location: fault.location } }),
   };
 }
