@@ -130,12 +130,21 @@ export function linkRateBits(rate: string): string | undefined {
 /** Adds the link rate of each monitored port that reports a link (`status` link-ok). */
 export function mapLinkRates(rows: unknown, ports: ReadonlySet<string>, routerLabel: RouterLabel, samples: SampleSet): FieldReader {
   const read = new FieldReader('interface/ethernet/monitor');
+  // One port's row may come as an object; anything else that is no list (null, a string, a number) is not data,
+  // and must not pass for "no port has a link".
+  if (!Array.isArray(rows) && (typeof rows !== 'object' || rows === null)) {
+    read.problem(`reply: not a list of ports but ${rows === null ? 'null' : typeof rows}`);
+    return read;
+  }
   const list = Array.isArray(rows) ? rows : [rows];
   // A port reported twice would make a duplicate series, which Prometheus rejects: the first row counts.
   const seen = new Set<string>();
   // The command's reply is not shape-checked like a menu's: anything that is not a string is no name or rate.
   for (const row of list as unknown[]) {
-    if (typeof row !== 'object' || row === null) continue;
+    if (typeof row !== 'object' || row === null || Array.isArray(row)) {
+      read.problem(`reply: a row that is no record but ${row === null ? 'null' : Array.isArray(row) ? 'a list' : typeof row}`);
+      continue;
+    }
     const { name, rate } = row as Record<string, unknown>;
     if (typeof name !== 'string' || !ports.has(name) || seen.has(name) || rate === undefined || rate === '') continue;
     seen.add(name);

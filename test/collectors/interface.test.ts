@@ -126,6 +126,22 @@ describe('interface range rules', () => {
   });
 });
 
+describe('link rates from a monitor reply that is not data', () => {
+  it('count a problem, never pass for "no port has a link" (null, text, a number; rows that are no records)', () => {
+    for (const reply of [null, 'ok', 42, true, [null], ['ether1'], [[{ name: 'ether1', rate: '1Gbps' }]]]) {
+      const samples = new SampleSet();
+      const read = mapLinkRates(reply, new Set(['ether1']), ROUTER, samples);
+      expect(read.errors, JSON.stringify(reply)).toBeGreaterThan(0);
+      expect(read.problems[0]).toMatch(/interface\/ethernet\/monitor reply: /);
+      expect(sampleText(samples)).toBe('');
+    }
+    // One port's row as an object is data.
+    const samples = new SampleSet();
+    expect(mapLinkRates({ name: 'ether1', status: 'link-ok', rate: '1Gbps' }, new Set(['ether1']), ROUTER, samples).errors).toBe(0);
+    expect(sampleText(samples)).toContain('125000000');
+  });
+});
+
 describe('interface cardinality filter', () => {
   const rows: RouterRecord[] = [
     { name: 'ether1', type: 'ether', running: 'true', disabled: 'false', 'rx-byte': '1' },
