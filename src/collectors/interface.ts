@@ -12,7 +12,7 @@
  * rise of link-downs says when, in Prometheus' own time), the fast-path `fp-*` counters (a subset of the ones
  * exported) and `mtu` (`auto` on bridges; the wireguard collector has the tunnels').
  */
-import type { RouterRecord } from '../routeros/records.js';
+import { describeJson, type RouterRecord } from '../routeros/records.js';
 import { SampleSet } from '../metrics/samples.js';
 import { seriesLabels, type Family, type RouterLabel } from '../metrics/family.js';
 import { INTERFACE, INTERFACE_FAMILIES as F } from './interface.contract.js';
@@ -133,7 +133,7 @@ export function mapLinkRates(rows: unknown, ports: ReadonlySet<string>, routerLa
   // One port's row may come as an object; anything else that is no list (null, a string, a number) is not data,
   // and must not pass for "no port has a link".
   if (!Array.isArray(rows) && (typeof rows !== 'object' || rows === null)) {
-    read.problem(`reply: not a list of ports but ${rows === null ? 'null' : typeof rows}`);
+    read.problem(`reply: not a list of ports but ${describeJson(rows)}`);
     return read;
   }
   const list = Array.isArray(rows) ? rows : [rows];
@@ -142,7 +142,7 @@ export function mapLinkRates(rows: unknown, ports: ReadonlySet<string>, routerLa
   // The command's reply is not shape-checked like a menu's: anything that is not a string is no name or rate.
   for (const row of list as unknown[]) {
     if (typeof row !== 'object' || row === null || Array.isArray(row)) {
-      read.problem(`reply: a row that is no record but ${row === null ? 'null' : Array.isArray(row) ? 'a list' : typeof row}`);
+      read.problem(`reply: a row that is no record but ${describeJson(row)}`);
       continue;
     }
     const { name, rate } = row as Record<string, unknown>;

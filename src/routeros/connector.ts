@@ -7,7 +7,7 @@ import { createSecureContext, TLSSocket, type SecureContext } from 'node:tls';
 import { buildConnector } from 'undici';
 import { keptBytes } from '../util/kept-bytes.js';
 
-export interface ConnectorTls {
+export interface ConnectorOptions {
   /** PEM certificates to trust instead of the system's roots. */
   ca?: string;
   servername?: string;
@@ -55,13 +55,13 @@ export function sharedSecureContextCount(): number {
  * router's certificate: ~0.5 ms of CPU per reconnect that setting it once here saves. About 1–2 KB per router;
  * each client has its own connector, so there is no fleet-wide cache to outgrow.
  */
-export function resumingConnector(tls: ConnectorTls): buildConnector.connector {
+export function resumingConnector(settings: ConnectorOptions): buildConnector.connector {
   const options: buildConnector.BuildOptions = {
-    secureContext: sharedSecureContext(tls.ca),
-    ...(tls.servername === undefined ? {} : { servername: tls.servername }),
-    rejectUnauthorized: tls.rejectUnauthorized,
+    secureContext: sharedSecureContext(settings.ca),
+    ...(settings.servername === undefined ? {} : { servername: settings.servername }),
+    rejectUnauthorized: settings.rejectUnauthorized,
     maxCachedSessions: 0,
-    ...(tls.timeoutMs === undefined ? {} : { timeout: tls.timeoutMs }),
+    ...(settings.timeoutMs === undefined ? {} : { timeout: settings.timeoutMs }),
   };
   // Typed as returning nothing; it returns the socket it made (a TLSSocket whose TCP connect is under way), so
   // the session can be set and the listener attached before the handshake (a TLS 1.2 session comes during it,

@@ -13,7 +13,7 @@ const SHAPE_HINT = 'the router answered in a shape this exporter does not know: 
 
 function toRecord(value: unknown, request: string): RouterRecord {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-    throw new RouterOsError('ROS_ERR_SHAPE', `${request}: expected a record object, got ${describe(value)}; ${SHAPE_HINT}`, { request });
+    throw new RouterOsError('ROS_ERR_SHAPE', `${request}: expected a record object, got ${describeJson(value)}; ${SHAPE_HINT}`, { request });
   }
   const object = value as Record<string, unknown>;
   // Real replies hold strings only: checked in place and passed on as they are. Copying every record (100,000
@@ -33,7 +33,7 @@ function normalised(object: Record<string, unknown>, request: string): RouterRec
     if (typeof field === 'string') entries.push([key, field]);
     else if (typeof field === 'number' || typeof field === 'boolean') entries.push([key, String(field)]);
     else if (field !== null) {
-      throw new RouterOsError('ROS_ERR_SHAPE', `${request}: field "${safeText(key, 100)}" is ${describe(field)}, expected a string; ${SHAPE_HINT}`, {
+      throw new RouterOsError('ROS_ERR_SHAPE', `${request}: field "${safeText(key, 100)}" is ${describeJson(field)}, expected a string; ${SHAPE_HINT}`, {
         request,
       });
     }
@@ -43,7 +43,7 @@ function normalised(object: Record<string, unknown>, request: string): RouterRec
 
 export function asRecordList(value: unknown, request: string): RouterRecord[] {
   if (!Array.isArray(value)) {
-    throw new RouterOsError('ROS_ERR_SHAPE', `${request}: expected a list of records, got ${describe(value)}; ${SHAPE_HINT}`, { request });
+    throw new RouterOsError('ROS_ERR_SHAPE', `${request}: expected a list of records, got ${describeJson(value)}; ${SHAPE_HINT}`, { request });
   }
   return value.map((item) => toRecord(item, request));
 }
@@ -59,7 +59,8 @@ export function asSingleRecord(value: unknown, request: string): RouterRecord {
   return toRecord(value, request);
 }
 
-function describe(value: unknown): string {
+/** What a JSON value is, for a message: `null`, `a list`, `an object`, `a string` … */
+export function describeJson(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'a list';
   return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
