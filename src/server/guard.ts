@@ -7,7 +7,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { BasicAuth } from './auth.js';
-import { answerFailure, sendText } from './respond.js';
+import { answerFailure, sendText, sendTooManyScrapes } from './respond.js';
 import { ruleOf } from './routes.js';
 import { ScrapeSlots } from './slots.js';
 import { watchStall } from './stall.js';
@@ -73,16 +73,16 @@ export function guard(handle: Handler, deps: GuardDeps): { handle: Handler; clos
   const pass = (req: IncomingMessage, res: ServerResponse): void => {
     const target = targetOf(req);
     if (target.ok && ruleOf(target.path)?.scrape === true) {
-      const release = slots.take(req.socket.remoteAddress ?? '');
-      if (release === undefined) {
-        res.setHeader('retry-after', '1');
-        sendText(res, 503, 'Too many scrapes at once; retry shortly.\n');
+      const lease = slots.lease(req, req.socket.remoteAddress ?? '');
+      if (lease === undefined) {
+        sendTooManyScrapes(res);
         return;
       }
       // Free once the body is handed to the kernel, or the connection ends: what stays pinned after that is
       // the kernel's socket buffer, not a rendered exposition.
-      res.once('finish', release);
-      res.once('close', release);
+      const end = (): void => lease.end();
+      res.once('finish', end);
+      res.once('close', end);
     }
     try {
       handle(req, res);

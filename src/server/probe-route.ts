@@ -6,13 +6,15 @@
  * target's body, not as a failed or slow scrape.
  *
  * With `profile=NAME` the target is a HOST[:PORT] from an inventory, handed to the discovered-target registry
- * (Endpoints.discover), which may wait for its first collection, bounded by the scrape's own timeout.
+ * (Endpoints.discover), which may wait for its first collection, bounded by the scrape's own timeout; the wait
+ * holds no scrape slot, so first probes of routers that do not answer never turn other scrapes away.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Endpoints } from './endpoints.js';
 import { sendExposition } from './metrics-route.js';
 import { parseProbeQuery, probeWaitMs } from './probe-query.js';
-import { sendText } from './respond.js';
+import { sendText, sendTooManyScrapes } from './respond.js';
+import { scrapeLeaseOf } from './slots.js';
 
 /** A registry's reason, as it goes into a body: one line, bounded. */
 function bounded(reason: string): string {
@@ -39,8 +41,15 @@ export async function serveProbe(
       sendText(res, 404, 'No such profile: the configuration has no profiles.\n');
       return;
     }
+    // The wait holds no rendered body: the scrape slot goes back for it (slots.ts) and is taken again after.
+    const lease = scrapeLeaseOf(req);
+    lease?.suspend();
     const result = await app.discover(parsed.target, parsed.profile, probeWaitMs(req.headers));
     if (res.destroyed) return;
+    if (lease !== undefined && !lease.resume()) {
+      sendTooManyScrapes(res);
+      return;
+    }
     switch (result.kind) {
       case 'unknown_profile':
         sendText(res, 404, 'No such profile.\n');

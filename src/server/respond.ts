@@ -31,6 +31,12 @@ export function sendText(res: ServerResponse, status: number, body: string, cont
   res.end(bytes);
 }
 
+/** 503 with Retry-After: every scrape slot is taken (slots.ts). */
+export function sendTooManyScrapes(res: ServerResponse): void {
+  res.setHeader('retry-after', '1');
+  sendText(res, 503, 'Too many scrapes at once; retry shortly.\n');
+}
+
 export function sendJson(res: ServerResponse, status: number, value: unknown): void {
   sendText(res, status, JSON.stringify(value, null, 2) + '\n', 'application/json; charset=utf-8');
 }

@@ -9,6 +9,7 @@ import { gzipSync } from 'node:zlib';
 import pino from 'pino';
 import type { DiscoverResult } from '../../src/server/discover-result.js';
 import type { Endpoints } from '../../src/server/endpoints.js';
+import { DEFAULT_LIMITS, guard } from '../../src/server/guard.js';
 import { createRouter } from '../../src/server/router.js';
 import { MAX_WAIT_MS, MIN_WAIT_MS, probeWaitMs } from '../../src/server/probe-query.js';
 import { ROUTE_RULES } from '../../src/server/routes.js';
@@ -133,5 +134,70 @@ describe('/probe and /sd behind the guard', () => {
     const response = await fetch(`http://127.0.0.1:${locked.port}/probe?target=hq`, { method: 'POST', headers: { authorization: WEB_AUTH } });
     expect(response.status).toBe(405);
     expect(response.headers.get('allow')).toBe('GET, HEAD');
+  });
+});
+
+describe('a first probe waiting for its first collection holds no scrape slot', () => {
+  // One slot in all: before, a first probe held it for its whole wait (up to the scrape's timeout, 25 s at most),
+  // and a few first probes of routers that do not answer turned every other scrape away with 503.
+  let gate: Server;
+  let url: string;
+  const waiting: (() => void)[] = [];
+  const rendering: (() => void)[] = [];
+  const gated = {
+    renderRouter: (name: string, _format: string, gzip: boolean) => {
+      const plain = Buffer.from(`routeros_up{router="${name}"} 1\n`);
+      const body = gzip ? gzipSync(plain) : plain;
+      const rendered = { parts: [body], length: body.length };
+      if (name !== 'slow') return Promise.resolve(rendered);
+      return new Promise((resolve) => rendering.push(() => resolve(rendered)));
+    },
+    discover: () => new Promise<DiscoverResult>((resolve) => waiting.push(() => resolve({ kind: 'timeout', router: 'edge-192.0.2.7' }))),
+  } as unknown as Endpoints;
+
+  beforeAll(async () => {
+    const guarded = guard(createRouter(gated, pino({ level: 'silent' })), {
+      web: undefined,
+      logger: pino({ level: 'silent' }),
+      limits: { ...DEFAULT_LIMITS, maxConcurrentScrapes: 1, maxScrapesPerClient: 1 },
+    });
+    gate = createServer(guarded.handle);
+    await new Promise<void>((resolve) => gate.listen(0, '127.0.0.1', resolve));
+    const address = gate.address();
+    url = `http://127.0.0.1:${typeof address === 'object' && address !== null ? address.port : 0}`;
+  });
+  afterAll(async () => {
+    await new Promise((resolve) => gate.close(resolve));
+  });
+
+  async function until(condition: () => boolean): Promise<void> {
+    while (!condition()) await new Promise((resolve) => setImmediate(resolve));
+  }
+
+  it('lets other scrapes through while it waits, and answers once the wait ends', async () => {
+    const first = fetch(`${url}/probe?target=192.0.2.7&profile=edge`);
+    await until(() => waiting.length === 1);
+    const other = await fetch(`${url}/probe?target=configured`);
+    expect(other.status).toBe(200);
+    expect(await other.text()).toBe('routeros_up{router="configured"} 1\n');
+    waiting.shift()?.();
+    const answered = await first;
+    expect(answered.status).toBe(200);
+    expect(await answered.text()).toMatch(/^routeros_up\{router="edge-192.0.2.7"\} 1/);
+  });
+
+  it('takes a slot again to render: 503 with Retry-After when none is free then', async () => {
+    const first = fetch(`${url}/probe?target=192.0.2.7&profile=edge`);
+    await until(() => waiting.length === 1);
+    const holder = fetch(`${url}/probe?target=slow`);
+    await until(() => rendering.length === 1);
+    waiting.shift()?.();
+    const answered = await first;
+    expect(answered.status).toBe(503);
+    expect(answered.headers.get('retry-after')).toBe('1');
+    rendering.shift()?.();
+    expect((await holder).status).toBe(200);
+    // The slot came back with each answer: the next scrape is served.
+    expect((await fetch(`${url}/probe?target=configured`)).status).toBe(200);
   });
 });
