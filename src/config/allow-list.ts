@@ -6,7 +6,7 @@
  */
 import { isIPv4, isIPv6 } from 'node:net';
 import { REPORTED } from './fields.js';
-import { isHostName } from './net.js';
+import { compressIpv6, isHostName } from './net.js';
 import { joinPath, type Problems } from './problems.js';
 import type { AllowEntry } from './types.js';
 import { quoteValue } from './value-error.js';
@@ -42,6 +42,11 @@ function cidr(text: string): AllowEntry | string {
   if (prefixText !== undefined && !/^\d{1,3}$/.test(prefixText)) return `has a prefix length that is not a number from 0 to ${max}`;
   const prefix = prefixText === undefined ? max : Number(prefixText);
   if (prefix > max) return `has a prefix length above ${max}`;
+  // Targets in IPv4-mapped form are matched as the IPv4 address they map (discovery/target.ts), and IPv6
+  // entries match IPv6 targets only: an entry in mapped form is the IPv4 network it maps, else it would match
+  // nothing. Below /96 it is no mapped network but a wide IPv6 one, which takes no IPv4 target either.
+  const mapped = family === 'ipv6' && prefix >= 96 ? compressIpv6(address)?.mapped : undefined;
+  if (mapped !== undefined) return { kind: 'network', text, family: 'ipv4', address: mapped, prefix: prefix - 96 };
   return { kind: 'network', text, family, address, prefix };
 }
 

@@ -13,6 +13,28 @@ export function isIpAddress(text: string): boolean {
   return isIP(text) !== 0;
 }
 
+const MAPPED = /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/;
+
+/**
+ * An IPv6 address in its compressed form (`2001:db8::1`, lower case, as the URL parser writes it), and the IPv4
+ * address it maps when it is IPv4-mapped (`::ffff:10.20.5.5`, `0:0:0:0:0:ffff:a14:505`); undefined when it is no
+ * IPv6 address.
+ */
+export function compressIpv6(address: string): { compressed: string; mapped: string | undefined } | undefined {
+  if (!isIPv6(address)) return undefined;
+  let compressed: string;
+  try {
+    compressed = new URL(`https://[${address}]/`).hostname.slice(1, -1);
+  } catch {
+    return undefined;
+  }
+  const match = MAPPED.exec(compressed);
+  if (match === null) return { compressed, mapped: undefined };
+  const high = parseInt(match[1] ?? '0', 16);
+  const low = parseInt(match[2] ?? '0', 16);
+  return { compressed, mapped: [high >> 8, high & 255, low >> 8, low & 255].join('.') };
+}
+
 export interface ListenAddress {
   host: string;
   port: number;

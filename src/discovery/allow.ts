@@ -29,18 +29,23 @@ function hostMatches(entry: HostEntry, labels: readonly string[]): boolean {
 }
 
 export class AllowList {
-  readonly #networks = new BlockList();
+  // One list per family: a BlockList holding IPv6 networks also matches an IPv4 address whose mapped form
+  // (::ffff:a.b.c.d) they contain, so `::/0` or `::/16` in one list with IPv4 entries would allow every IPv4
+  // address. IPv6 entries match IPv6 targets only (a mapped entry is parsed as its IPv4 network).
+  readonly #ipv4 = new BlockList();
+  readonly #ipv6 = new BlockList();
   readonly #hosts: HostEntry[] = [];
 
   constructor(entries: readonly AllowEntry[]) {
     for (const entry of entries) {
-      if (entry.kind === 'network') this.#networks.addSubnet(entry.address, entry.prefix, entry.family);
+      if (entry.kind === 'network') (entry.family === 'ipv4' ? this.#ipv4 : this.#ipv6).addSubnet(entry.address, entry.prefix, entry.family);
       else this.#hosts.push(entry);
     }
   }
 
   allows(target: ParsedTarget): boolean {
-    if (target.family !== 'name') return this.#networks.check(target.host, target.family);
+    if (target.family === 'ipv4') return this.#ipv4.check(target.host, 'ipv4');
+    if (target.family === 'ipv6') return this.#ipv6.check(target.host, 'ipv6');
     const labels = target.host.split('.');
     return this.#hosts.some((entry) => hostMatches(entry, labels));
   }

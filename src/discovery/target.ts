@@ -4,7 +4,7 @@
  * charset, no userinfo, path, zone or numeric forms a URL parser would read as another address.
  */
 import { isIPv4, isIPv6 } from 'node:net';
-import { isHostName } from '../config/net.js';
+import { compressIpv6, isHostName } from '../config/net.js';
 
 /** `[` 45-character IPv6 `]:65535`, or a 253-character host name with a port, fit well inside. */
 export const MAX_TARGET_LENGTH = 262;
@@ -52,17 +52,11 @@ export function urlEndpoint(url: string): string | undefined {
   return host === undefined ? undefined : `${host}|${port}`;
 }
 
-const MAPPED = /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/;
-
 /** An IPv6 address compressed by the URL parser; an IPv4-mapped one (`::ffff:a.b.c.d`) is the IPv4 address it maps. */
 function canonicalIpv6(address: string): { host: string; family: 'ipv4' | 'ipv6' } | undefined {
-  const compressed = urlHostOf(`[${address}]`)?.slice(1, -1);
-  if (compressed === undefined) return undefined;
-  const mapped = MAPPED.exec(compressed);
-  if (mapped === null) return { host: compressed, family: 'ipv6' };
-  const high = parseInt(mapped[1] ?? '0', 16);
-  const low = parseInt(mapped[2] ?? '0', 16);
-  return { host: [high >> 8, high & 255, low >> 8, low & 255].join('.'), family: 'ipv4' };
+  const ipv6 = compressIpv6(address);
+  if (ipv6 === undefined) return undefined;
+  return ipv6.mapped === undefined ? { host: ipv6.compressed, family: 'ipv6' } : { host: ipv6.mapped, family: 'ipv4' };
 }
 
 const PORT = /^[1-9]\d{0,4}$/;

@@ -125,6 +125,41 @@ describe('AllowList', () => {
     expect(allows(list, 'a.xlab.example')).toBe(false);
   });
 
+  it('keeps the families apart: no IPv6 network allows an IPv4 target, nor an IPv4 network an IPv6 one (fuzz)', () => {
+    // Node's BlockList matches an IPv4 address against IPv6 networks holding its mapped form (::ffff:a.b.c.d):
+    // with one list for both, `::/0` or `::/16` (a typo of an IPv4-mapped network) allowed every IPv4 address.
+    const hextet = fc.integer({ min: 0, max: 0xffff }).map((n) => n.toString(16));
+    const ipv6 = fc.array(hextet, { minLength: 8, maxLength: 8 }).map((parts) => parts.join(':'));
+    const ipv4 = fc.array(fc.integer({ min: 0, max: 255 }), { minLength: 4, maxLength: 4 }).map((parts) => parts.join('.'));
+    const wide = fc.constantFrom('::', '::ffff:0:0', '0:0:0:0:0:ffff:a14:0');
+    fc.assert(
+      fc.property(fc.oneof(ipv6, wide), fc.integer({ min: 0, max: 95 }), ipv4, (address, prefix, target) => {
+        expect(allows(allow(`${address}/${prefix}`), target), `${address}/${prefix} vs ${target}`).toBe(false);
+        expect(allows(allow(`${address}/${prefix}`), `[::ffff:${target}]`)).toBe(false);
+      }),
+      { numRuns: 2_000 },
+    );
+    fc.assert(
+      fc.property(ipv4, fc.integer({ min: 0, max: 32 }), ipv6, (address, prefix, target) => {
+        expect(allows(allow(`${address}/${prefix}`), `[${target}]`) && parseTarget(`[${target}]`)?.family === 'ipv6').toBe(false);
+      }),
+      { numRuns: 2_000 },
+    );
+    expect(allows(allow('::/0'), '[2001:db8::1]')).toBe(true);
+  });
+
+  it('reads an IPv4-mapped entry as the IPv4 network it maps, as targets are read', () => {
+    expect(parseAllowEntry('::ffff:10.20.0.0/112')).toEqual({ kind: 'network', text: '::ffff:10.20.0.0/112', family: 'ipv4', address: '10.20.0.0', prefix: 16 });
+    expect(parseAllowEntry('0:0:0:0:0:FFFF:A14:505')).toEqual({ kind: 'network', text: '0:0:0:0:0:FFFF:A14:505', family: 'ipv4', address: '10.20.5.5', prefix: 32 });
+    for (const entry of ['::ffff:10.20.0.0/112', '0:0:0:0:0:ffff:a14:0/112']) {
+      const list = allow(entry);
+      expect(allows(list, '10.20.3.4'), entry).toBe(true);
+      expect(allows(list, '[::ffff:10.20.3.4]:8443'), entry).toBe(true);
+      expect(allows(list, '10.21.0.1'), entry).toBe(false);
+      expect(allows(list, '[2001:db8::1]'), entry).toBe(false);
+    }
+  });
+
   it('never lets a name through a network, nor an address through a name pattern (no DNS at match time)', () => {
     expect(allows(allow('127.0.0.0/8'), 'localhost')).toBe(false);
     expect(allows(allow('10.0.0.0/8'), '10.0.0.1.nip.io')).toBe(false);
