@@ -24,6 +24,8 @@ function bounded(reason: string): string {
 
 export const NO_SUCH_ROUTER = 'No such router: target names a router of the configuration (listed by /sd); one from an inventory needs profile=NAME.\n';
 
+export const NOT_PLANNED_YET = 'Not ready: the target is accepted but has nothing to serve yet; retry shortly.\n';
+
 export async function serveProbe(
   app: Pick<Endpoints, 'renderRouter' | 'discover'>,
   req: IncomingMessage,
@@ -36,6 +38,8 @@ export async function serveProbe(
     return;
   }
   let router = parsed.target;
+  /** A profile target the registry took (or already had): not being planned yet is no "no such router". */
+  let accepted = false;
   if (parsed.profile !== undefined) {
     if (app.discover === undefined) {
       sendText(res, 404, 'No such profile: the configuration has no profiles.\n');
@@ -64,9 +68,18 @@ export async function serveProbe(
       case 'ready':
       case 'timeout':
         router = result.router;
+        accepted = true;
         break;
     }
   }
   const served = await sendExposition(req, res, (format, gzip, head) => app.renderRouter(router, format, gzip, head));
-  if (!served) sendText(res, 404, NO_SUCH_ROUTER);
+  if (served) return;
+  if (accepted) {
+    // Accepted, but the scheduler has not taken it in yet (loads are paced under a burst of first probes, see
+    // discovery/registry.ts) or it was forgotten meanwhile: nothing to serve now, and the next scrape will know.
+    res.setHeader('retry-after', '1');
+    sendText(res, 503, NOT_PLANNED_YET);
+    return;
+  }
+  sendText(res, 404, NO_SUCH_ROUTER);
 }

@@ -63,13 +63,17 @@ describe('/probe?target=HOST&profile=NAME', () => {
     ['unknown_profile', { kind: 'unknown_profile' }, 404, /^No such profile\.\n$/],
     ['refused', { kind: 'refused', reason: 'not in the allow list of profile edge' }, 403, /^Refused: not in the allow list of profile edge\.\n$/],
     ['full', { kind: 'full', reason: 'profile edge holds its cap of 2 targets' }, 429, /^Too many targets: profile edge holds its cap of 2 targets\.\n$/],
-    ['ready, but the router went meanwhile', { kind: 'ready', router: 'gone' }, 404, /^No such router/],
+    // Accepted, but the scheduler's load that takes it in is still paced behind a burst of first probes (or a
+    // reload forgot it meanwhile): retry, not "no such router … needs profile=" (which it had).
+    ['ready, but not planned (yet, or any more)', { kind: 'ready', router: 'not-planned' }, 503, /^Not ready: the target is accepted/],
+    ['timeout, not planned yet', { kind: 'timeout', router: 'not-planned' }, 503, /^Not ready: the target is accepted/],
   ])('maps %s', async (_name, result, status, body) => {
     answer = result;
     const got = await probe('target=192.0.2.7&profile=edge');
     expect(got.status).toBe(status);
     expect(got.body).toMatch(body);
     if (status === 429) expect(got.retryAfter).toBe('60');
+    if (status === 503) expect(got.retryAfter).toBe('1');
   });
 
   it('answers 404 "no such profile" when the app has no discovery at all (Endpoints.discover absent)', async () => {
