@@ -55,6 +55,7 @@ export function mapSystem(record: RouterRecord, routerLabel: RouterLabel, now: n
   const uptime = read.age(record, 'uptime', now / 1000);
   const [memoryFree, memoryTotal] = freeAndTotal(read, record, 'free-memory', 'total-memory');
   const [diskFree, diskTotal] = freeAndTotal(read, record, 'free-hdd-space', 'total-hdd-space');
+  const [writeSectorsSinceReboot, writeSectorsTotal] = partAndWhole(read, read.counter(record, 'write-sect-since-reboot'), read.counter(record, 'write-sect-total'), 'write-sect-since-reboot', 'write-sect-total');
   const values: [Family<readonly []>, number | undefined][] = [
     [F.cpuLoad, cpuLoadRatio],
     [F.cpuCores, read.value('count', record, 'cpu-count')],
@@ -66,8 +67,8 @@ export function mapSystem(record: RouterRecord, routerLabel: RouterLabel, now: n
     [F.uptime, uptime],
     // Only NAND boards report bad-blocks; elsewhere the series is absent, not 0.
     [F.badBlocks, read.ratioFromPercent(record, 'bad-blocks')],
-    [F.writeSectors, read.counter(record, 'write-sect-total')],
-    [F.writeSectorsSinceReboot, read.counter(record, 'write-sect-since-reboot')],
+    [F.writeSectors, writeSectorsTotal],
+    [F.writeSectorsSinceReboot, writeSectorsSinceReboot],
   ];
   for (const [family, value] of values) if (value !== undefined) samples.add(family, routerLabel, value);
 
@@ -85,13 +86,16 @@ export function mapSystem(record: RouterRecord, routerLabel: RouterLabel, now: n
 
 /** Free space above the total cannot be: one of the two is wrong and neither says which, so both are left out. */
 function freeAndTotal(read: FieldReader, record: RouterRecord, freeKey: string, totalKey: string): [number | undefined, number | undefined] {
-  const free = read.bytes(record, freeKey);
-  const total = read.bytes(record, totalKey);
-  if (free !== undefined && total !== undefined && free > total) {
-    read.problem(`${freeKey} ${free} is above ${totalKey} ${total}`);
+  return partAndWhole(read, read.bytes(record, freeKey), read.bytes(record, totalKey), freeKey, totalKey);
+}
+
+/** A part above its whole (free above total, sectors written since reboot above all written) leaves both out, with a problem. */
+function partAndWhole(read: FieldReader, part: number | undefined, whole: number | undefined, partKey: string, wholeKey: string): [number | undefined, number | undefined] {
+  if (part !== undefined && whole !== undefined && part > whole) {
+    read.problem(`${partKey} ${part} is above ${wholeKey} ${whole}`);
     return [undefined, undefined];
   }
-  return [free, total];
+  return [part, whole];
 }
 
 function mhzToHertz(mhz: number | undefined): number | undefined {

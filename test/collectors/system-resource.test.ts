@@ -64,6 +64,14 @@ describe('system/resource flash wear and identity fields', () => {
     expect(out).not.toContain('write_sectors');
     expect(out).toContain('routeros_system_cpu_cores{router="hq"} 4\n');
     expect(result.decodeErrors).toBe(3);
-    expect(result.problems.join('\n')).toMatch(/bad-blocks[\s\S]*write-sect-total[\s\S]*write-sect-since-reboot/);
+    for (const field of ['bad-blocks', 'write-sect-total', 'write-sect-since-reboot']) expect(result.problems.join('\n')).toContain(field);
+  });
+
+  it('sectors written since reboot above all sectors written cannot be: both left out, one problem', () => {
+    const result = mapSystem({ 'write-sect-total': '100', 'write-sect-since-reboot': '5000' }, ROUTER, NOW);
+    expect(sampleText(result.samples)).not.toContain('write_sectors');
+    expect(result.decodeErrors).toBe(1);
+    expect(result.problems).toHaveLength(1);
+    expect(result.problems[0]).toMatch(/write-sect-since-reboot 5000 is above write-sect-total 100$/);
   });
 });
