@@ -38,8 +38,6 @@ export async function serveProbe(
     return;
   }
   let router = parsed.target;
-  /** A profile target the registry took (or already had): not being planned yet is no "no such router". */
-  let accepted = false;
   if (parsed.profile !== undefined) {
     if (app.discover === undefined) {
       sendText(res, 404, 'No such profile: the configuration has no profiles.\n');
@@ -68,14 +66,13 @@ export async function serveProbe(
       case 'ready':
       case 'timeout':
         router = result.router;
-        accepted = true;
         break;
     }
   }
   const served = await sendExposition(req, res, (format, gzip, head) => app.renderRouter(router, format, gzip, head));
   if (served) return;
-  if (accepted) {
-    // Accepted, but the scheduler has not taken it in yet (loads are paced under a burst of first probes, see
+  if (parsed.profile !== undefined) {
+    // Every other answer of the registry returned above: a profile target here is one it accepted. Accepted, but the scheduler has not taken it in yet (loads are paced under a burst of first probes, see
     // discovery/registry.ts) or it was forgotten meanwhile: nothing to serve now, and the next scrape will know.
     res.setHeader('retry-after', '1');
     sendText(res, 503, NOT_PLANNED_YET);
