@@ -80,19 +80,43 @@ export function isEnabled(record: RouterRecord): boolean {
   }
 }
 
-/** Deeper jumps than this are not followed (RouterOS itself refuses jump loops). */
+/**
+ * Chains this many jumps deep are not entered. RouterOS refuses jump loops, so a loop only comes from a reply that
+ * is not a real rule set; it is followed like any other jump until this depth.
+ */
 const MAX_JUMP_DEPTH = 16;
 
 export function evaluateChain(rules: readonly RouterRecord[], chain: string, flow: Flow): ChainVerdict {
-  return walkChain(rules, chain, flow, []) ?? { passes: true, acceptedBy: undefined };
+  const byChain = new Map<string, RouterRecord[]>();
+  for (const rule of rules) {
+    const name = rule['chain'];
+    if (name === undefined || !isEnabled(rule)) continue;
+    const list = byChain.get(name);
+    if (list === undefined) byChain.set(name, [rule]);
+    else list.push(rule);
+  }
+  // A chain's verdict depends only on the chain and how deep it is entered, so each pair is walked once: a rule
+  // set whose jumps fan out (every rule of every chain jumping on) costs rules × depth, not rules ^ depth.
+  const memo = new Map<string, ChainVerdict | null>();
+  const walk = (name: string, depth: number): ChainVerdict | undefined => {
+    if (depth >= MAX_JUMP_DEPTH) return undefined;
+    const key = `${depth}:${name}`;
+    const known = memo.get(key);
+    if (known !== undefined) return known ?? undefined;
+    const verdict = walkChain(byChain.get(name) ?? [], flow, (target) => walk(target, depth + 1));
+    memo.set(key, verdict ?? null);
+    return verdict;
+  };
+  return walk(chain, 0) ?? { passes: true, acceptedBy: undefined };
 }
 
 /** The chain's verdict for the flow; undefined when it ends or returns without deciding. */
-function walkChain(rules: readonly RouterRecord[], chain: string, flow: Flow, stack: readonly string[]): ChainVerdict | undefined {
-  if (stack.includes(chain) || stack.length >= MAX_JUMP_DEPTH) return undefined;
-  const inside = [...stack, chain];
+function walkChain(
+  rules: readonly RouterRecord[],
+  flow: Flow,
+  jump: (target: string) => ChainVerdict | undefined,
+): ChainVerdict | undefined {
   for (const rule of rules) {
-    if (rule['chain'] !== chain || !isEnabled(rule)) continue;
     const action = rule['action'] ?? 'accept';
     if (action === 'jump' || action === 'return') {
       const matches = matchers(rule, flow, false);
@@ -102,7 +126,7 @@ function walkChain(rules: readonly RouterRecord[], chain: string, flow: Flow, st
         continue;
       }
       const target = rule['jump-target'] ?? '';
-      const verdict = target === '' ? undefined : walkChain(rules, target, flow, inside);
+      const verdict = target === '' ? undefined : jump(target);
       // A block in the target hits the part of the flow that jumped; an accept there counts for the whole flow
       // only if the whole flow jumped.
       if (verdict !== undefined && (!verdict.passes || covers(matches))) return verdict;

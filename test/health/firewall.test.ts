@@ -116,3 +116,36 @@ describe('IPv4 parsing', () => {
     expect(parseIpv4Prefix('0.0.0.0/0')?.range).toEqual({ lo: 0, hi: 2 ** 32 - 1 });
   });
 });
+
+describe('jump graphs a router reply may hold', () => {
+  /** `width` jumps per chain, each to the next chain, `depth` chains deep; the last chain only logs. */
+  function fanOut(width: number, depth: number): Record<string, string>[] {
+    const rules: Record<string, string>[] = [];
+    for (let level = 0; level < depth; level++) {
+      const chain = level === 0 ? 'input' : `c${level}`;
+      // src-port matches only part of the flow, so no jump covers it and every one is followed.
+      for (let i = 0; i < width; i++) rules.push({ chain, action: 'jump', 'jump-target': `c${level + 1}`, 'src-port': String(1000 + i) });
+    }
+    rules.push({ chain: `c${depth}`, action: 'log' }, DROP_ALL);
+    return rules;
+  }
+
+  it('a rule set whose jumps fan out is judged in one pass per chain and depth (4^15 paths)', () => {
+    // Before each chain's verdict was kept, this walked every path: 4^15 ≈ 10^9 visits, minutes of blocked loop.
+    expect(passes(fanOut(4, 15))).toBe(false);
+  });
+
+  it('a chain fifteen jumps deep decides; one sixteen deep is not entered', () => {
+    const line = (depth: number) => [
+      ...Array.from({ length: depth }, (_, level) => ({ chain: level === 0 ? 'input' : `c${level}`, action: 'jump', 'jump-target': `c${level + 1}` })),
+      { chain: `c${depth}`, action: 'drop' },
+    ];
+    expect(passes(line(15))).toBe(false);
+    expect(passes(line(16))).toBe(true);
+  });
+
+  it('a jump loop ends and the rules after it still count', () => {
+    expect(passes([{ chain: 'input', action: 'jump', 'jump-target': 'input' }, ACCEPT_WG, DROP_ALL])).toBe(true);
+    expect(passes([{ chain: 'input', action: 'jump', 'jump-target': 'a' }, { chain: 'a', action: 'jump', 'jump-target': 'b' }, { chain: 'b', action: 'jump', 'jump-target': 'a' }, DROP_ALL])).toBe(false);
+  });
+});
