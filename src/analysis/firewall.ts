@@ -21,6 +21,7 @@
  */
 import type { RouterRecord } from '../routeros/records.js';
 import { parseRouterBool } from '../routeros/decode.js';
+import { RouterOsError } from '../routeros/errors.js';
 import { contains, overlaps, parseIpv4Match, type Ipv4Range } from './ipv4.js';
 
 export const FILTER_PROPLIST = [
@@ -86,15 +87,60 @@ export function isEnabled(record: RouterRecord): boolean {
  */
 const MAX_JUMP_DEPTH = 16;
 
-export function evaluateChain(rules: readonly RouterRecord[], chain: string, flow: Flow): ChainVerdict {
-  const byChain = new Map<string, RouterRecord[]>();
-  for (const rule of rules) {
-    const name = rule['chain'];
-    if (name === undefined || !isEnabled(rule)) continue;
-    const list = byChain.get(name);
-    if (list === undefined) byChain.set(name, [rule]);
-    else list.push(rule);
+/** A rule read once: its action and its matchers, each a judge of a flow. */
+interface CompiledRule {
+  record: RouterRecord;
+  action: string;
+  /** drop, reject or tarpit. */
+  blocking: boolean;
+  judges: ((flow: Flow) => Match)[];
+}
+
+/**
+ * Rule judgements one audit may make. Each flow walks its chain, so the work is flows (two per routed subnet,
+ * one per interface) × rules: a hub with 2,000 branch subnets and 1,000 forward rules is at the limit, a few
+ * hundred ms. A router that needs more fails the audit with a clear error rather than block the exporter.
+ */
+export const DEFAULT_RULE_CHECKS = 4_000_000;
+
+/** A filter rule set read once: enabled rules by chain, in order, with their matchers parsed. Build it once per audit. */
+export class FilterRules {
+  readonly #byChain = new Map<string, CompiledRule[]>();
+  readonly #limit: number;
+  #left: number;
+  #enabled = 0;
+
+  constructor(rules: readonly RouterRecord[], { ruleChecks = DEFAULT_RULE_CHECKS }: { ruleChecks?: number } = {}) {
+    this.#limit = ruleChecks;
+    this.#left = ruleChecks;
+    for (const record of rules) {
+      const name = record['chain'];
+      if (name === undefined || !isEnabled(record)) continue;
+      this.#enabled += 1;
+      const rule = compile(record);
+      const list = this.#byChain.get(name);
+      if (list === undefined) this.#byChain.set(name, [rule]);
+      else list.push(rule);
+    }
   }
+
+  chain(name: string): readonly CompiledRule[] {
+    return this.#byChain.get(name) ?? [];
+  }
+
+  /** Counts one rule judged; throws once the audit has judged more than its limit. */
+  spend(): void {
+    this.#left -= 1;
+    if (this.#left >= 0) return;
+    throw new RouterOsError(
+      'ROS_ERR_TOO_MUCH',
+      `ip/firewall/filter: judging the tunnels' traffic against ${this.#enabled} enabled rules takes more than ${this.#limit} rule checks; the set-up is not audited`,
+    );
+  }
+}
+
+export function evaluateChain(rules: FilterRules | readonly RouterRecord[], chain: string, flow: Flow): ChainVerdict {
+  const filter = rules instanceof FilterRules ? rules : new FilterRules(rules);
   // A chain's verdict depends only on the chain and how deep it is entered, so each pair is walked once: a rule
   // set whose jumps fan out (every rule of every chain jumping on) costs rules × depth, not rules ^ depth.
   const memo = new Map<string, ChainVerdict | null>();
@@ -103,7 +149,7 @@ export function evaluateChain(rules: readonly RouterRecord[], chain: string, flo
     const key = `${depth}:${name}`;
     const known = memo.get(key);
     if (known !== undefined) return known ?? undefined;
-    const verdict = walkChain(byChain.get(name) ?? [], flow, (target) => walk(target, depth + 1));
+    const verdict = walkChain(filter, name, flow, (target) => walk(target, depth + 1));
     memo.set(key, verdict ?? null);
     return verdict;
   };
@@ -111,65 +157,91 @@ export function evaluateChain(rules: readonly RouterRecord[], chain: string, flo
 }
 
 /** The chain's verdict for the flow; undefined when it ends or returns without deciding. */
-function walkChain(
-  rules: readonly RouterRecord[],
-  flow: Flow,
-  jump: (target: string) => ChainVerdict | undefined,
-): ChainVerdict | undefined {
-  for (const rule of rules) {
-    const action = rule['action'] ?? 'accept';
+function walkChain(filter: FilterRules, chain: string, flow: Flow, jump: (target: string) => ChainVerdict | undefined): ChainVerdict | undefined {
+  for (const rule of filter.chain(chain)) {
+    filter.spend();
+    const { action } = rule;
     if (action === 'jump' || action === 'return') {
-      const matches = matchers(rule, flow, false);
-      if (matches.includes('none')) continue;
+      const reach = judge(rule, flow);
+      if (reach === 'none') continue;
       if (action === 'return') {
-        if (covers(matches)) return undefined;
+        if (reach === 'covers') return undefined;
         continue;
       }
-      const target = rule['jump-target'] ?? '';
+      const target = rule.record['jump-target'] ?? '';
       const verdict = target === '' ? undefined : jump(target);
       // A block in the target hits the part of the flow that jumped; an accept there counts for the whole flow
       // only if the whole flow jumped.
-      if (verdict !== undefined && (!verdict.passes || covers(matches))) return verdict;
+      if (verdict !== undefined && (!verdict.passes || reach === 'covers')) return verdict;
       continue;
     }
-    const blocking = BLOCKING.has(action);
-    if (action !== 'accept' && !blocking) continue;
-    const matches = matchers(rule, flow, blocking);
-    if (!blocking && covers(matches)) return { passes: true, acceptedBy: rule };
-    if (blocking && !matches.includes('none')) return { passes: false, blockedBy: rule };
+    if (action !== 'accept' && !rule.blocking) continue;
+    const reach = judge(rule, flow);
+    if (!rule.blocking && reach === 'covers') return { passes: true, acceptedBy: rule.record };
+    if (rule.blocking && reach !== 'none') return { passes: false, blockedBy: rule.record };
   }
   return undefined;
 }
 
-function covers(matches: readonly Match[]): boolean {
-  if (matches.some((m) => m === 'none' || m === 'some')) return false;
-  return matches.length === 0 || matches.includes('all');
+/** How much of a flow a rule meets: none of it (a matcher is `none`), all of it for sure, or anything between. */
+type Reach = 'none' | 'covers' | 'part';
+
+/**
+ * An accept counts when no matcher is `none` or `some` and either there are none or one is `all` (a rule with
+ * only unknown matchers is not about this flow); a block hits unless a matcher is `none`.
+ */
+function judge(rule: CompiledRule, flow: Flow): Reach {
+  let partial = false;
+  let all = false;
+  for (const judgeOne of rule.judges) {
+    const match = judgeOne(flow);
+    if (match === 'none') return 'none';
+    if (match === 'some') partial = true;
+    else if (match === 'all') all = true;
+  }
+  return !partial && (rule.judges.length === 0 || all) ? 'covers' : 'part';
 }
 
-function matchers(rule: RouterRecord, flow: Flow, blocking: boolean): Match[] {
-  const out: Match[] = [];
-  const add = (key: string, judge: (value: string) => Match): void => {
-    const raw = rule[key]?.trim();
+/** Parses a rule's matchers once; judging a flow is then comparisons only (an audit judges thousands of flows). */
+function compile(record: RouterRecord): CompiledRule {
+  const action = record['action'] ?? 'accept';
+  const blocking = BLOCKING.has(action);
+  const judges: ((flow: Flow) => Match)[] = [];
+  const add = (key: string, read: (value: string) => (flow: Flow) => Match): void => {
+    const raw = record[key]?.trim();
     if (raw === undefined || raw === '') return;
-    const negated = raw.startsWith('!');
-    out.push(negated ? negate(judge(raw.slice(1))) : judge(raw));
+    if (!raw.startsWith('!')) {
+      judges.push(read(raw));
+      return;
+    }
+    const inner = read(raw.slice(1));
+    judges.push((flow) => negate(inner(flow)));
   };
-  add('protocol', (value) => protocolMatch(value, flow.protocol));
-  add('dst-port', (value) => portMatch(value, flow.dstPort));
+  const always = (match: Match) => (): Match => match;
+  add('protocol', (value) => (flow) => protocolMatch(value, flow.protocol));
+  add('dst-port', (value) => (flow) => portMatch(value, flow.dstPort));
   // A peer's source port is whatever its NAT picked.
-  add('src-port', () => 'some');
-  add('src-address', (value) => addressMatch(value, flow.src));
-  add('dst-address', (value) => addressMatch(value, flow.dst));
-  add('in-interface', (value) => interfaceMatch(value, flow.inInterface));
-  add('out-interface', (value) => interfaceMatch(value, flow.outInterface));
-  for (const key of ['in-interface-list', 'out-interface-list', 'connection-nat-state']) add(key, () => 'unknown');
+  add('src-port', () => always('some'));
+  add('src-address', (value) => {
+    const range = parseIpv4Match(value);
+    return (flow) => addressMatch(range, flow.src);
+  });
+  add('dst-address', (value) => {
+    const range = parseIpv4Match(value);
+    return (flow) => addressMatch(range, flow.dst);
+  });
+  add('in-interface', (value) => (flow) => interfaceMatch(value, flow.inInterface));
+  add('out-interface', (value) => (flow) => interfaceMatch(value, flow.outInterface));
+  for (const key of ['in-interface-list', 'out-interface-list', 'connection-nat-state']) add(key, () => always('unknown'));
+  // A positive address list on a block is taken as a deny list the tunnel is not on; a list's `!` is part of
+  // that reading, not a negation of the judgement.
   for (const key of ['src-address-list', 'dst-address-list']) {
-    const raw = rule[key]?.trim();
-    if (raw !== undefined && raw !== '') out.push(blocking && !raw.startsWith('!') ? 'none' : 'unknown');
+    const raw = record[key]?.trim();
+    if (raw !== undefined && raw !== '') judges.push(always(blocking && !raw.startsWith('!') ? 'none' : 'unknown'));
   }
-  const states = rule['connection-state']?.trim();
-  if (states !== undefined && states !== '') out.push(newConnectionMatch(states));
-  return out;
+  const states = record['connection-state']?.trim();
+  if (states !== undefined && states !== '') judges.push(always(newConnectionMatch(states)));
+  return { record, action, blocking, judges };
 }
 
 function negate(match: Match): Match {
@@ -200,8 +272,7 @@ function portMatch(value: string, port: number | undefined): Match {
   return included === undefined ? 'unknown' : included ? 'all' : 'none';
 }
 
-function addressMatch(value: string, side: Side<Ipv4Range> | undefined): Match {
-  const range = parseIpv4Match(value);
+function addressMatch(range: Ipv4Range | undefined, side: Side<Ipv4Range> | undefined): Match {
   if (side === undefined || range === undefined) return 'unknown';
   if ('not' in side) return contains(side.not, range) ? 'none' : 'unknown';
   if (contains(range, side.is)) return 'all';

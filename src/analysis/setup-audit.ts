@@ -14,11 +14,11 @@
 import type { RouterRecord } from '../routeros/records.js';
 import { parseRouterList } from '../routeros/decode.js';
 import { FieldReader } from './decoding.js';
-import { evaluateChain, isEnabled, type ChainVerdict } from './firewall.js';
+import { evaluateChain, FilterRules, isEnabled, type ChainVerdict } from './firewall.js';
 import { peerLabel } from './peer.js';
 import { formatPrefix, parseIpv4Prefix } from './ipv4.js';
 import { cliValue, describeRule, forwardFix, inputFix, placeBefore } from './setup-fixes.js';
-import { routeProblems, usable, type Address, type Subnet } from './setup-routes.js';
+import { RouteTable, routeProblems, usable, type Address, type Subnet } from './setup-routes.js';
 
 export const SETUP_CHECKS = ['address', 'route', 'firewall_input', 'firewall_forward'] as const;
 export type SetupCheckName = (typeof SETUP_CHECKS)[number];
@@ -60,6 +60,12 @@ export function auditSetup(records: SetupRecords, read: FieldReader = new FieldR
     const iface = record['interface'] ?? record['actual-interface'];
     return prefix === undefined || iface === undefined ? [] : [{ interface: iface, prefix }];
   });
+  // Every menu is read once into the shape the checks ask of it: per-interface passes over whole menus made the
+  // audit quadratic (a hub with thousands of interfaces or branch subnets blocked the loop for seconds).
+  const peersOf = groupBy(records.peers.filter(isEnabled), (peer) => peer['interface']);
+  const addressesOf = groupBy(addresses, (address) => address.interface);
+  const table = new RouteTable(records.routes, addresses);
+  const filter = new FilterRules(records.filter);
   const out: InterfaceSetup[] = [];
   const seen = new Set<string>();
   for (const record of records.interfaces) {
@@ -68,32 +74,45 @@ export function auditSetup(records: SetupRecords, read: FieldReader = new FieldR
     seen.add(name);
     // An unreadable or impossible port is counted; the audit goes on with the default the router would use.
     const listenPort = read.port(record, 'listen-port') ?? DEFAULT_LISTEN_PORT;
-    const subnets = routedSubnets(records.peers, name);
+    const peers = peersOf.get(name) ?? [];
+    const onInterface = addressesOf.get(name) ?? [];
+    const subnets = routedSubnets(peers);
     out.push({
       interface: name,
       listenPort,
       routedSubnets: subnets.map((subnet) => subnet.text),
       checks: [
-        addressCheck(name, addresses, records.peers),
-        failures('route', ...routeProblems(name, subnets, addresses, records.routes)),
-        inputCheck(name, listenPort, records.filter),
-        forwardCheck(name, subnets, records.filter),
+        addressCheck(name, onInterface, peers),
+        failures('route', ...routeProblems(name, subnets, onInterface, table)),
+        inputCheck(name, listenPort, filter),
+        forwardCheck(name, subnets, filter),
       ],
     });
   }
   return out;
 }
 
+function groupBy<T>(items: readonly T[], keyOf: (item: T) => string | undefined): Map<string, T[]> {
+  const groups = new Map<string, T[]>();
+  for (const item of items) {
+    const key = keyOf(item);
+    if (key === undefined) continue;
+    const group = groups.get(key);
+    if (group === undefined) groups.set(key, [item]);
+    else group.push(item);
+  }
+  return groups;
+}
 
 function peerName(peer: RouterRecord): string {
   const label = peerLabel(peer['name'], peer['comment']);
   return label !== '' ? label : `${(peer['public-key'] ?? '').slice(0, 8)}…`;
 }
 
-function routedSubnets(peers: readonly RouterRecord[], iface: string): Subnet[] {
+/** The interface's enabled peers' routed subnets. */
+function routedSubnets(peers: readonly RouterRecord[]): Subnet[] {
   const byText = new Map<string, Subnet>();
   for (const peer of peers) {
-    if (peer['interface'] !== iface || !isEnabled(peer)) continue;
     for (const entry of parseRouterList(peer['allowed-address'] ?? '')) {
       const prefix = parseIpv4Prefix(entry);
       if (prefix === undefined || prefix.length === 0 || prefix.length === 32) continue;
@@ -106,13 +125,18 @@ function routedSubnets(peers: readonly RouterRecord[], iface: string): Subnet[] 
   return [...byText.values()];
 }
 
-function addressCheck(iface: string, addresses: readonly Address[], peers: readonly RouterRecord[]): SetupCheckResult {
-  if (addresses.some((address) => address.interface === iface)) return { check: 'address', ok: true };
-  const hosts = peers
-    .filter((peer) => peer['interface'] === iface && isEnabled(peer))
-    .flatMap((peer) => parseRouterList(peer['allowed-address'] ?? ''))
-    .filter((entry) => parseIpv4Prefix(entry)?.length === 32);
-  const hint = hosts.length > 0 ? ` (its peers use ${hosts.slice(0, 3).join(', ')}; pick a free address in that subnet)` : '';
+/** `onInterface`: the interface's usable addresses; `peers`: its enabled peers. */
+function addressCheck(iface: string, onInterface: readonly Address[], peers: readonly RouterRecord[]): SetupCheckResult {
+  if (onInterface.length > 0) return { check: 'address', ok: true };
+  const hosts: string[] = [];
+  for (const peer of peers) {
+    for (const entry of parseRouterList(peer['allowed-address'] ?? '')) {
+      if (parseIpv4Prefix(entry)?.length === 32) hosts.push(entry);
+      if (hosts.length === 3) break;
+    }
+    if (hosts.length === 3) break;
+  }
+  const hint = hosts.length > 0 ? ` (its peers use ${hosts.join(', ')}; pick a free address in that subnet)` : '';
   return {
     check: 'address',
     ok: false,
@@ -121,7 +145,7 @@ function addressCheck(iface: string, addresses: readonly Address[], peers: reado
   };
 }
 
-function inputCheck(iface: string, listenPort: number, filter: readonly RouterRecord[]): SetupCheckResult {
+function inputCheck(iface: string, listenPort: number, filter: FilterRules): SetupCheckResult {
   // Handshakes arrive on some other interface (the WAN) for one of the router's own, non-loopback addresses.
   const verdict = evaluateChain(filter, 'input', { protocol: 'udp', dstPort: listenPort, dst: { not: LOOPBACK }, inInterface: { not: iface } });
   if (verdict.passes) return { check: 'firewall_input', ok: true };
@@ -133,7 +157,7 @@ function inputCheck(iface: string, listenPort: number, filter: readonly RouterRe
   };
 }
 
-function forwardCheck(iface: string, subnets: readonly Subnet[], filter: readonly RouterRecord[]): SetupCheckResult {
+function forwardCheck(iface: string, subnets: readonly Subnet[], filter: FilterRules): SetupCheckResult {
   const details: string[] = [];
   const fixes: string[] = [];
   for (const subnet of subnets) {

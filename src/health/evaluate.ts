@@ -131,12 +131,14 @@ function evaluateInterfaces(wireguard: WireguardData | undefined, setup: Wiregua
     if (down) add({ kind: 'interface-down', status: 'critical', subject: iface.name, text: 'enabled but not running', brief: 'not running' });
     return { name: iface.name, running: iface.running ?? null, disabled: iface.disabled, status: down ? 'critical' : 'ok' };
   });
+  const byName = firstByName(out);
   for (const audit of setup?.interfaces ?? []) {
-    let entry = out.find((iface) => iface.name === audit.interface);
+    let entry = byName.get(audit.interface);
     if (entry === undefined) {
       // Known from the audit only (the wireguard collector is off): its running state is unknown.
       entry = { name: audit.interface, running: null, disabled: false, status: 'ok' };
       out.push(entry);
+      byName.set(entry.name, entry);
     }
     if (entry.disabled) continue;
     entry.setup = audit.checks.map((check) => ({ ...check }));
@@ -150,6 +152,16 @@ function evaluateInterfaces(wireguard: WireguardData | undefined, setup: Wiregua
   return out;
 }
 
+/**
+ * Interfaces by name, the first of each name winning (as a search in order would). A lookup per peer must not
+ * scan the list: 20,000 peers on 20,000 interfaces took 1.2 s of blocked loop after every wireguard run.
+ */
+function firstByName<T extends { name: string }>(entries: readonly T[]): Map<string, T> {
+  const byName = new Map<string, T>();
+  for (const entry of entries) if (!byName.has(entry.name)) byName.set(entry.name, entry);
+  return byName;
+}
+
 /** Every stored peer judged at `now` (the one verdict, analysis/peer.ts), with a problem for each that is one. */
 function judgePeers(
   router: RouterConfig,
@@ -159,13 +171,14 @@ function judgePeers(
   add: AddProblem,
 ): PeerJudgement[] {
   const unjudged: string[] = [];
+  const interfaceNamed = firstByName(interfaces);
   const peers = (wireguard?.peers ?? []).map((peer): PeerJudgement => {
     // A stored time outside the era (kept from before range rules, or from a clock far ahead) cannot be judged.
     const outOfEra = peer.latestHandshake !== undefined && !inEra(peer.latestHandshake * 1000, now);
     const latestHandshake = outOfEra ? undefined : peer.latestHandshake;
     const unreadable = peer.handshakeUnreadable || outOfEra;
     const age = latestHandshake === undefined ? undefined : Math.max(0, Math.round(now / 1000 - latestHandshake));
-    const iface = interfaces.find((candidate) => candidate.name === peer.interface);
+    const iface = interfaceNamed.get(peer.interface);
     const verdict = judgePeer(
       {
         name: peer.name,

@@ -43,7 +43,9 @@ export type RouterOsErrorCode =
   | 'ROS_ERR_BODY_TOO_LARGE'
   | 'ROS_ERR_PARSE'
   | 'ROS_ERR_SHAPE'
-  | 'ROS_ERR_DECODE';
+  | 'ROS_ERR_DECODE'
+  /** A reply that is data, but more than the exporter will work through (e.g. the set-up audit's rule checks). */
+  | 'ROS_ERR_TOO_MUCH';
 
 const REASON_BY_CODE: Record<RouterOsErrorCode, ErrorReason> = {
   ROS_ERR_TIMEOUT: 'timeout',
@@ -64,6 +66,7 @@ const REASON_BY_CODE: Record<RouterOsErrorCode, ErrorReason> = {
   ROS_ERR_PARSE: 'parse',
   ROS_ERR_SHAPE: 'parse',
   ROS_ERR_DECODE: 'parse',
+  ROS_ERR_TOO_MUCH: 'parse',
 };
 
 export interface RouterOsErrorOptions {

@@ -1,0 +1,89 @@
+/**
+ * The audit's firewall walk keeps each chain's verdict per chain and depth and reads every rule once. This
+ * checks that against the plain reading of the rules on random rule sets (jumps between a few chains, loops
+ * included, returns, disabled rules, matchers that cover, miss or meet part of the flow): a walk that
+ * re-walks every jumped-to chain, each rule judged on its own by the same module. Small sets, so the plain
+ * walk's exponential cost stays small.
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { evaluateChain, type ChainVerdict, type Flow } from '../../src/analysis/firewall.js';
+import type { RouterRecord } from '../../src/routeros/records.js';
+
+const FLOW: Flow = { protocol: 'udp', dstPort: 13231, inInterface: { not: 'wg0' } };
+const CHAINS = ['input', 'a', 'b', 'c'];
+const DEPTH = 16;
+
+/**
+ * How far one rule's matchers reach the flow, asked of the module with the rule alone in a probe chain: as
+ * itself for accept and block rules (whose action changes how address lists read), as a jump otherwise.
+ */
+function reach(rule: RouterRecord): 'none' | 'covers' | 'part' {
+  const alone = { ...rule, chain: 'probe', disabled: 'false' };
+  const action = rule['action'] ?? 'accept';
+  if (['drop', 'reject', 'tarpit'].includes(action)) return evaluateChain([alone], 'probe', FLOW).passes ? 'none' : 'part';
+  if (action === 'accept') return evaluateChain([alone, { chain: 'probe', action: 'drop' }], 'probe', FLOW).passes ? 'covers' : 'part';
+  const jump = { ...alone, action: 'jump', 'jump-target': 'target' };
+  if (evaluateChain([jump, { chain: 'target', action: 'drop' }], 'probe', FLOW).passes) return 'none';
+  return evaluateChain([jump, { chain: 'target', action: 'accept' }, { chain: 'probe', action: 'drop' }], 'probe', FLOW).passes ? 'covers' : 'part';
+}
+
+function enabled(rule: RouterRecord): boolean {
+  return rule['disabled'] !== 'true' && rule['disabled'] !== 'yes';
+}
+
+/** The rules as documented in src/analysis/firewall.ts, followed path by path. */
+function plainWalk(rules: readonly RouterRecord[], chain: string, depth: number): ChainVerdict | undefined {
+  if (depth >= DEPTH) return undefined;
+  for (const rule of rules) {
+    if (rule['chain'] !== chain || !enabled(rule)) continue;
+    const action = rule['action'] ?? 'accept';
+    const how = reach(rule);
+    if (action === 'return') {
+      if (how === 'covers') return undefined;
+    } else if (action === 'jump') {
+      if (how === 'none') continue;
+      const target = rule['jump-target'] ?? '';
+      const verdict = target === '' ? undefined : plainWalk(rules, target, depth + 1);
+      if (verdict !== undefined && (!verdict.passes || how === 'covers')) return verdict;
+    } else if (action === 'accept') {
+      if (how === 'covers') return { passes: true, acceptedBy: rule };
+    } else if (['drop', 'reject', 'tarpit'].includes(action)) {
+      if (how !== 'none') return { passes: false, blockedBy: rule };
+    }
+  }
+  return undefined;
+}
+
+const matchers = fc.record(
+  {
+    protocol: fc.constantFrom('udp', 'tcp', '!udp', '17'),
+    'dst-port': fc.constantFrom('13231', '80', '13000-14000', '!13231', 'https'),
+    'src-port': fc.constantFrom('1000', '!1000'),
+    'in-interface': fc.constantFrom('wg0', 'ether1', '!wg0'),
+    'in-interface-list': fc.constantFrom('WAN', '!LAN'),
+    'src-address-list': fc.constantFrom('bogons', '!trusted'),
+    'connection-state': fc.constantFrom('new', 'established,related', '!new', 'invalid'),
+    disabled: fc.constantFrom('true', 'false', 'yes', ''),
+  },
+  { requiredKeys: [] },
+);
+
+const ruleArb = fc
+  .tuple(fc.constantFrom(...CHAINS), fc.constantFrom('accept', 'drop', 'reject', 'jump', 'jump', 'jump', 'return', 'log', 'passthrough'), fc.constantFrom(...CHAINS, ''), matchers)
+  .map(([chain, action, target, extra]): RouterRecord => ({ chain, action, ...(action === 'jump' ? { 'jump-target': target } : {}), ...extra }));
+
+describe('the audit firewall walk against the plain reading', () => {
+  it('gives the same verdict and names the same rule on random rule sets with jumps and loops', () => {
+    fc.assert(
+      fc.property(fc.array(ruleArb, { maxLength: 9 }), (rules) => {
+        const expected = plainWalk(rules, 'input', 0) ?? { passes: true, acceptedBy: undefined };
+        const actual = evaluateChain(rules, 'input', FLOW);
+        expect(actual.passes).toBe(expected.passes);
+        const decidedBy = (verdict: ChainVerdict) => (verdict.passes ? verdict.acceptedBy : verdict.blockedBy);
+        expect(decidedBy(actual)).toBe(decidedBy(expected));
+      }),
+      { numRuns: 1000 },
+    );
+  });
+});
