@@ -6,7 +6,7 @@ import type { CollectorDescriptor } from './contract.js';
 export const PING_FAMILIES = {
   pingSuccess: defineFamily('routeros_ping_success', 'gauge', ['target', 'name'], '1 if the last POST /ping run got any reply.'),
   pingRtt: defineFamily('routeros_ping_rtt_seconds', 'gauge', ['target', 'name', 'stat'], 'Round-trip time of the last POST /ping run (min-rtt, avg-rtt, max-rtt).'),
-  pingLoss: defineFamily('routeros_ping_loss_ratio', 'gauge', ['target', 'name'], 'packet-loss / 100 of the last POST /ping run.'),
+  pingLoss: defineFamily('routeros_ping_loss_ratio', 'gauge', ['target', 'name'], 'Lost over sent probes of the last POST /ping run (from its sent and received totals; packet-loss / 100 when it has none).'),
   pingSent: defineFamily('routeros_ping_packets_sent_total', 'counter', ['target', 'name'], 'POST /ping sent, summed across runs.'),
   pingReceived: defineFamily('routeros_ping_packets_received_total', 'counter', ['target', 'name'], 'POST /ping received, summed across runs.'),
 } as const;

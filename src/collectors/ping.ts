@@ -58,7 +58,7 @@ export function mapPing(
   // is answered once, so there is no loss to report and the received counter never outgrows the sent one.
   const duplicates = sent !== undefined && reported !== undefined && reported > sent;
   const received = duplicates ? sent : reported;
-  const lossRatio = duplicates ? 0 : read.ratioFromPercent(last, 'packet-loss') ?? derivedLoss(sent, received);
+  const lossRatio = duplicates && sent !== 0 ? 0 : lossOf(last, sent, received, read);
   const labels = seriesLabels(F.pingSuccess, routerLabel, [target.target, target.name]);
   // A run counts only with both totals: one alone would move one counter and not the other (received past sent:
   // a loss rate below 0, or a made-up 100 % loss), and says nothing of success.
@@ -66,14 +66,10 @@ export function mapPing(
   const success = counted ? received > 0 : undefined;
 
   if (success !== undefined) samples.add(F.pingSuccess, labels, success ? 1 : 0);
-  const rtt: PingData['rttSeconds'] = {};
-  if (success === true) {
-    for (const stat of ['min', 'avg', 'max'] as const) {
-      const seconds = read.rtt(last, `${stat}-rtt`);
-      if (seconds === undefined) continue;
-      rtt[stat] = seconds;
-      samples.addExtended(F.pingRtt, labels, [stat], seconds);
-    }
+  const rtt: PingData['rttSeconds'] = success === true ? roundTrips(last, read) : {};
+  for (const stat of ['min', 'avg', 'max'] as const) {
+    const seconds = rtt[stat];
+    if (seconds !== undefined) samples.addExtended(F.pingRtt, labels, [stat], seconds);
   }
   if (lossRatio !== undefined) samples.add(F.pingLoss, labels, lossRatio);
   if (counted) {
@@ -98,9 +94,36 @@ export function mapPing(
   };
 }
 
-/** Loss from the totals when packet-loss is absent or unreadable; none when nothing was sent. */
-function derivedLoss(sent: number | undefined, received: number | undefined): number | undefined {
-  return sent === undefined || received === undefined || sent === 0 ? undefined : 1 - received / sent;
+/**
+ * Loss from the counts, which are exact (received is already capped at sent); `packet-loss`, a rounded percent,
+ * only when the counts are not both there. A percent that contradicts the counts (more than its rounding) is
+ * counted as a problem: a reply saying 10 sent, 0 received and 0 % loss is not a healthy target.
+ */
+function lossOf(last: RouterRecord, sent: number | undefined, received: number | undefined, read: FieldReader): number | undefined {
+  if (sent === undefined || received === undefined) return read.ratioFromPercent(last, 'packet-loss');
+  if (sent === 0) return undefined;
+  const loss = (sent - received) / sent;
+  const percent = last['packet-loss'] === undefined ? undefined : read.ratioFromPercent(last, 'packet-loss');
+  if (percent !== undefined && Math.abs(percent - loss) > 0.01) {
+    read.problem(`packet-loss ${Math.round(percent * 100)} % contradicts sent ${sent} and received ${received}; loss taken from the counts`);
+  }
+  return loss;
+}
+
+/**
+ * The answered pings' round trips. min ≤ avg ≤ max holds for any real reply; one that breaks it (within the
+ * microsecond RouterOS prints) leaves all three out and counts a problem, as an impossible part-and-whole does.
+ */
+function roundTrips(last: RouterRecord, read: FieldReader): PingData['rttSeconds'] {
+  const min = read.rtt(last, 'min-rtt');
+  const avg = read.rtt(last, 'avg-rtt');
+  const max = read.rtt(last, 'max-rtt');
+  const above = (a: number | undefined, b: number | undefined) => a !== undefined && b !== undefined && a > b + 1e-6;
+  if (above(min, max) || above(min, avg) || above(avg, max)) {
+    read.problem('min-rtt, avg-rtt and max-rtt are out of order; round trips left out');
+    return {};
+  }
+  return { ...(min === undefined ? {} : { min }), ...(avg === undefined ? {} : { avg }), ...(max === undefined ? {} : { max }) };
 }
 
 /** The router answers only after count × interval; the request timeout comes on top of that. */

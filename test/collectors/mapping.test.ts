@@ -131,7 +131,8 @@ describe('ping mapping', () => {
     mapPing(recordedList('ping-lossy.json'), target, ROUTER, totals);
     const second = text(mapPing(recordedList('ping-lossy.json'), target, ROUTER, totals).samples);
     expect(second).toContain('routeros_ping_success{router="hq",target="10.10.0.2",name="branch"} 1\n');
-    expect(second).toContain('routeros_ping_loss_ratio{router="hq",target="10.10.0.2",name="branch"} 0.33\n');
+    // From the counts (2 of 3), not the rounded packet-loss of 33.
+    expect(second).toContain(`routeros_ping_loss_ratio{router="hq",target="10.10.0.2",name="branch"} ${1 / 3}\n`);
     expect(second).toContain('routeros_ping_rtt_seconds{router="hq",target="10.10.0.2",name="branch",stat="avg"} 0.006543\n');
     expect(second).toContain('routeros_ping_packets_sent_total{router="hq",target="10.10.0.2",name="branch"} 6\n');
     expect(second).toContain('routeros_ping_packets_received_total{router="hq",target="10.10.0.2",name="branch"} 4\n');
@@ -159,6 +160,40 @@ describe('ping mapping', () => {
       }),
       { numRuns: 500 },
     );
+  });
+
+  it('property: loss comes from the counts whatever packet-loss says, and round trips come out in order or not at all', () => {
+    const count = fc.nat(10).map(String);
+    const rtt = fc.oneof(fc.constant(undefined), fc.constantFrom('0ms', '1ms', '2ms500us', '4ms', '900us', '12ms', 'x'));
+    const row = fc.record({ sent: count, received: count, 'packet-loss': fc.oneof(fc.constant(undefined), fc.constantFrom('0', '33', '50', '100', '-5')), 'min-rtt': rtt, 'avg-rtt': rtt, 'max-rtt': rtt });
+    fc.assert(
+      fc.property(row, (raw) => {
+        const record = Object.fromEntries(Object.entries(raw).filter(([, value]) => value !== undefined)) as Record<string, string>;
+        const result = mapPing([record], target, ROUTER, new Map());
+        const sent = Number(record['sent']);
+        const received = Math.min(Number(record['received']), sent);
+        expect(result.data.lossRatio).toBe(sent === 0 ? undefined : Number(record['received']) > sent ? 0 : (sent - received) / sent);
+        const { min, avg, max } = result.data.rttSeconds;
+        if (min !== undefined && max !== undefined) expect(min).toBeLessThanOrEqual(max + 1e-6);
+        if (avg !== undefined && min !== undefined) expect(min).toBeLessThanOrEqual(avg + 1e-6);
+        if (avg !== undefined && max !== undefined) expect(avg).toBeLessThanOrEqual(max + 1e-6);
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
+  it('a reply whose packet-loss contradicts its counts is judged by the counts, and counted as a problem', () => {
+    const result = mapPing([{ sent: '10', received: '0', 'packet-loss': '0' }], target, ROUTER, new Map());
+    expect(result.data).toMatchObject({ success: false, lossRatio: 1 });
+    expect(result.decodeErrors).toBe(1);
+    expect(text(result.samples)).toContain('routeros_ping_loss_ratio{router="hq",target="10.10.0.2",name="branch"} 1\n');
+  });
+
+  it('round trips out of order (min above max) are left out and counted as a problem', () => {
+    const result = mapPing([{ sent: '3', received: '3', 'packet-loss': '0', 'min-rtt': '9ms', 'avg-rtt': '5ms', 'max-rtt': '1ms' }], target, ROUTER, new Map());
+    expect(result.data.rttSeconds).toEqual({});
+    expect(text(result.samples)).not.toContain('rtt');
+    expect(result.decodeErrors).toBe(1);
   });
 
   it('a run without replies is success 0, loss 1 and has no RTT', () => {
