@@ -4,7 +4,7 @@
  *
  * The range rules live here, once, as field kinds: every number a collector reads goes through one of them,
  * so a value that reads but cannot be what its field is (a counter at -5, a load of 250 %, a port past
- * 65535, a handshake before 1970) is a problem like an unreadable one — never a sample, never a verdict.
+ * 65535, a handshake before 2015) is a problem like an unreadable one — never a sample, never a verdict.
  */
 import type { RouterRecord } from '../routeros/records.js';
 import {
@@ -65,6 +65,13 @@ export type FieldKindName = keyof typeof FIELD_KINDS;
 /** Problems kept word for word per run: a reply full of odd values must not turn into an unbounded log line. */
 const KEPT_PROBLEMS = 20;
 
+/**
+ * The earliest time a router's figure can name, Unix seconds: 2015-01-01. WireGuard dates from 2015 and
+ * RouterOS 7 from 2021, so no handshake or boot of a router this exporter reads is older; a time before it is a
+ * bad value, not history. (It also keeps a real time apart from 0, which the exposition uses for "never".)
+ */
+export const ERA_START_SECONDS = Date.UTC(2015, 0, 1) / 1000;
+
 export class FieldReader {
   /** The first few problems, worded; `errors` counts them all. */
   readonly problems: string[] = [];
@@ -113,12 +120,12 @@ export class FieldReader {
   }
 
   /**
-   * An age in seconds (a duration such as `last-handshake` or `uptime`) that keeps its start inside the Unix
-   * era: `nowSeconds - age` is never before 1970. An age is never negative (durations carry no sign).
+   * An age in seconds (a duration such as `last-handshake` or `uptime`) that keeps its start inside the era:
+   * `nowSeconds - age` is never before ERA_START_SECONDS. An age is never negative (durations carry no sign).
    */
   age(record: RouterRecord, key: string, nowSeconds: number): number | undefined {
-    const era: ValueRange = { min: 0, max: Math.max(0, Math.floor(nowSeconds)) };
-    return this.#read(record, key, (raw) => checkRange('age within the Unix era', parseRouterDuration(raw), raw, era));
+    const era: ValueRange = { min: 0, max: Math.max(0, Math.floor(nowSeconds - ERA_START_SECONDS)) };
+    return this.#read(record, key, (raw) => checkRange('age within the era (since 2015)', parseRouterDuration(raw), raw, era));
   }
 
   bool(record: RouterRecord, key: string): boolean | undefined {

@@ -47,6 +47,7 @@ export interface LivenessInput {
   interfaceDisabled: boolean;
   /** The interface is enabled but not running: its own alert covers it; its peers cannot be judged. */
   interfaceNotRunning: boolean;
+  /** The handshake, or another fact the state rests on, did not decode: the state is `unknown`. */
   handshakeUnreadable: boolean;
   /** Seconds since the latest handshake; undefined when never. */
   handshakeAgeSeconds: number | undefined;

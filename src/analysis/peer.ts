@@ -25,6 +25,8 @@ export type PeerReason =
   | 'interface_disabled'
   | 'interface_not_running'
   | 'handshake_unreadable'
+  /** A field the verdict rests on besides the handshake (disabled, persistent-keepalive) did not decode. */
+  | 'unreadable'
   /** `blocked`: handshake fresh, the data-plane probe through the tunnel got no reply. */
   | 'probe_failed'
   /** `up`, but the probe lost some of its pings (health.probe_count above 1): noted, not a problem. */
@@ -52,6 +54,11 @@ export interface JudgedPeerInput {
   handshakeAgeSeconds: number | undefined;
   /** The router sent a last-handshake this exporter could not read: neither fresh, stale nor never. */
   handshakeUnreadable?: boolean;
+  /**
+   * The router sent a `disabled` or `persistent-keepalive` (the peer's, or its interface's `disabled`) this
+   * exporter could not read: taking it as "enabled" or "no keepalive" could call a down peer idle.
+   */
+  factsUnreadable?: boolean;
   /** The peer's interface is disabled. */
   interfaceDisabled?: boolean;
   /** The peer's interface is enabled but not running. */
@@ -112,7 +119,8 @@ function reasonOf(state: PeerState, expected: boolean, peer: JudgedPeerInput): P
     case 'disabled':
       return peer.disabled ? 'disabled' : 'interface_disabled';
     case 'unknown':
-      return peer.interfaceNotRunning === true ? 'interface_not_running' : 'handshake_unreadable';
+      if (peer.interfaceNotRunning === true) return 'interface_not_running';
+      return peer.handshakeUnreadable === true ? 'handshake_unreadable' : 'unreadable';
     case 'never':
       return expected ? 'never' : 'never_not_expected';
     case 'down':
@@ -133,7 +141,7 @@ export function judgePeer(peer: JudgedPeerInput, health: HealthConfig): PeerVerd
     disabled: peer.disabled,
     interfaceDisabled: peer.interfaceDisabled === true,
     interfaceNotRunning: peer.interfaceNotRunning === true,
-    handshakeUnreadable: peer.handshakeUnreadable === true,
+    handshakeUnreadable: peer.handshakeUnreadable === true || peer.factsUnreadable === true,
     handshakeAgeSeconds: peer.handshakeAgeSeconds,
     keepaliveSeconds: peer.keepaliveSeconds ?? 0,
     hasEndpoint: peer.hasEndpoint === true,

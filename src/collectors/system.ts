@@ -36,7 +36,7 @@ export interface SystemData {
   cpuLoadRatio: number | undefined;
 }
 
-/** Pure mapping of a system/resource record to samples; `now` (Unix ms) bounds the uptime to the Unix era. */
+/** Pure mapping of a system/resource record to samples; `now` (Unix ms) bounds the uptime to the era (a boot since 2015). */
 export function mapSystem(record: RouterRecord, routerLabel: RouterLabel, now: number = Date.now()): JobResult<SystemData> {
   const read = new FieldReader('system/resource');
   const samples = new SampleSet();

@@ -31,7 +31,17 @@ export interface ProbeTarget {
   src: string;
 }
 
-export const probeKey = (iface: string, publicKey: string): string => `${iface}|${publicKey}`;
+/**
+ * One peer's key in the probe results. The interface name's length goes first: names and keys are the router's
+ * text, and with a bare separator `a|b` + `c` and `a` + `b|c` would be one peer.
+ */
+export const probeKey = (iface: string, publicKey: string): string => `${iface.length}:${iface}|${publicKey}`;
+
+/** The interface name a probeKey was made of. */
+export function probeKeyInterface(key: string): string {
+  const colon = key.indexOf(':');
+  return key.slice(colon + 1, colon + 1 + Number(key.slice(0, colon)));
+}
 
 const IPV4_HOST = /^(\d{1,3}(?:\.\d{1,3}){3})\/32$/;
 

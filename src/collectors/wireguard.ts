@@ -21,6 +21,7 @@ import {
   mayProbe,
   planProbes,
   probeKey,
+  probeKeyInterface,
   rememberProbes,
   runProbes,
   wantsProbes,
@@ -72,6 +73,8 @@ export interface WireguardPeer {
   latestHandshake: number | undefined;
   /** The router's last-handshake did not decode: the peer cannot be judged (not "never"). */
   handshakeUnreadable: boolean;
+  /** Its disabled or persistent-keepalive, or its interface's disabled, did not decode: not judged either. */
+  factsUnreadable: boolean;
   /** persistent-keepalive in seconds, 0 when off: what the liveness bound is made of. */
   keepaliveSeconds: number;
   /** endpoint-address configured: this side can initiate. */
@@ -123,8 +126,7 @@ function addSkipped(samples: SampleSet, routerLabel: RouterLabel, probes: Readon
   const byInterface = new Map<string, { iface: string; counts: Map<ProbeOutcome, number> }>();
   for (const [key, { outcome }] of probes) {
     if (outcome === 'off') continue;
-    // key is `interface|public-key`; a public key (base64) holds no `|`, an interface name may.
-    const iface = key.slice(0, key.lastIndexOf('|'));
+    const iface = probeKeyInterface(key);
     const identity = escapeLabelValue(iface);
     let group = byInterface.get(identity);
     if (group === undefined) {
@@ -150,6 +152,12 @@ function joinHostPort(host: string, port: string | undefined): string {
   return port === undefined || port === '' || port === '0' ? shown : `${shown}:${port}`;
 }
 
+/** The router sent the field with a value (RouterOS leaves defaults out, or sends them empty). */
+function given(record: RouterRecord, key: string): boolean {
+  const raw = record[key];
+  return raw !== undefined && raw !== '';
+}
+
 /**
  * Pure mapping of the two replies to samples; `now` is Unix ms. `memory` (the job's, kept across runs) carries
  * each peer's rx/tx of the previous run (wireguard-counters.ts), so the verdict knows whether traffic moved.
@@ -167,6 +175,7 @@ export function mapWireguard(
   const samples = new SampleSet();
   const data: WireguardData = { collectedAt: now, interfaces: [], peers: [] };
   const seenInterfaces = new Set<string>();
+  const unclearInterfaces = new Set<string>();
 
   for (const record of interfaces) {
     const name = record['name'];
@@ -176,13 +185,19 @@ export function mapWireguard(
     if (seenInterfaces.has(labels)) continue;
     seenInterfaces.add(labels);
     const publicKey = record['public-key'] ?? '';
-    const running = read.bool(record, 'running');
-    const disabled = read.bool(record, 'disabled') ?? false;
+    const readRunning = read.bool(record, 'running');
+    const readDisabled = read.bool(record, 'disabled');
+    // A disabled flag that did not decode: a running interface is enabled; otherwise whether it is down (enabled,
+    // not running) or disabled is unknown, so it is neither, and its peers are not judged.
+    const unclear = readDisabled === undefined && given(record, 'disabled') && readRunning !== true;
+    if (unclear) unclearInterfaces.add(name);
+    const disabled = readDisabled ?? false;
+    const running = unclear ? undefined : readRunning;
     const listenPort = read.port(record, 'listen-port');
     const mtu = read.mtu(record, 'mtu');
     samples.addExtended(F.wgInterfaceInfo, labels, [publicKey], 1);
-    if (running !== undefined) samples.add(F.wgInterfaceRunning, labels, running ? 1 : 0);
-    samples.add(F.wgInterfaceDisabled, labels, disabled ? 1 : 0);
+    if (readRunning !== undefined) samples.add(F.wgInterfaceRunning, labels, readRunning ? 1 : 0);
+    if (readDisabled !== undefined || !given(record, 'disabled')) samples.add(F.wgInterfaceDisabled, labels, disabled ? 1 : 0);
     if (listenPort !== undefined) samples.add(F.wgInterfaceListenPort, labels, listenPort);
     if (mtu !== undefined) samples.add(F.wgInterfaceMtu, labels, mtu);
     data.interfaces.push({ name, publicKey, running, disabled, listenPort });
@@ -205,16 +220,22 @@ export function mapWireguard(
     const comment = record['comment'];
     const name = peerLabel(record['name'], comment);
     const labels = seriesLabels(F.wgPeerRx, routerLabel, [iface, publicKey, name]);
-    const disabled = peerRead.bool(record, 'disabled') ?? false;
+    const readDisabled = peerRead.bool(record, 'disabled');
+    const disabled = readDisabled ?? false;
     const rx = peerRead.counter(record, 'rx');
     const tx = peerRead.counter(record, 'tx');
-    // Bounded by the era: an age that would put the handshake before 1970 is unreadable, not a negative time.
+    // Bounded by the era: an age that would put the handshake before 2015 is unreadable, not a time near 0 ("never").
     const age = peerRead.age(record, 'last-handshake', nowSeconds);
     const hasBadHandshake = record['last-handshake'] !== undefined && record['last-handshake'] !== '' && age === undefined;
     const endpoint = endpointOf(record);
     const allowedAddress = parseRouterList(record['allowed-address'] ?? '');
     const latestHandshake = age === undefined ? undefined : Math.round(nowSeconds - age);
-    const keepaliveSeconds = peerRead.value('keepalive', record, 'persistent-keepalive') ?? 0;
+    const readKeepalive = peerRead.value('keepalive', record, 'persistent-keepalive');
+    const keepaliveSeconds = readKeepalive ?? 0;
+    // What the verdict rests on must have been read, not defaulted: "25 s" taken as no keepalive makes a down
+    // peer idle. (Absent fields are RouterOS's defaults: enabled, no keepalive.)
+    const factsUnreadable =
+      (readDisabled === undefined && given(record, 'disabled')) || (readKeepalive === undefined && given(record, 'persistent-keepalive')) || unclearInterfaces.has(iface);
     const hasEndpoint = (record['endpoint-address'] ?? '') !== '';
     const { rxMoved, txMoved } = counters.moved(iface, publicKey, rx, tx);
     // With probes given, an enabled peer they do not name was not selected: `off`.
@@ -230,6 +251,7 @@ export function mapWireguard(
         disabled,
         handshakeAgeSeconds: age,
         handshakeUnreadable: hasBadHandshake,
+        factsUnreadable,
         interfaceDisabled: disabledInterfaces.has(iface),
         interfaceNotRunning: stoppedInterfaces.has(iface),
         ...facts,
@@ -242,7 +264,7 @@ export function mapWireguard(
     if (tx !== undefined) samples.add(F.wgPeerTx, labels, tx);
     // An undecodable handshake is left out rather than reported as "never" (0), which would be a lie.
     if (!hasBadHandshake) samples.add(F.wgPeerHandshake, labels, latestHandshake ?? 0);
-    samples.add(F.wgPeerDisabled, labels, disabled ? 1 : 0);
+    if (readDisabled !== undefined || !given(record, 'disabled')) samples.add(F.wgPeerDisabled, labels, disabled ? 1 : 0);
     // Off (0) for most road warriors: no series then, rather than a zero per peer (issue 14).
     if (keepaliveSeconds > 0) samples.add(F.wgPeerKeepalive, labels, keepaliveSeconds);
     if (probe === 'ok' || probe === 'partial' || probe === 'failed') {
@@ -266,6 +288,7 @@ export function mapWireguard(
       disabled,
       latestHandshake,
       handshakeUnreadable: hasBadHandshake,
+      factsUnreadable,
       keepaliveSeconds,
       hasEndpoint,
       rxMoved,

@@ -173,7 +173,7 @@ const NO_PEERS: BadPeers = new Map();
  * probe's partial loss degrades the router too, but is noted, not news.
  */
 function isBad({ verdict }: PeerJudgement): boolean {
-  return peerStatus(verdict) === 'critical' || verdict.reason === 'handshake_unreadable';
+  return peerStatus(verdict) === 'critical' || verdict.reason === 'handshake_unreadable' || verdict.reason === 'unreadable';
 }
 
 /**
@@ -218,6 +218,8 @@ function describePeer(judgement: PeerJudgement, bad: boolean, routerName: string
     message = `${who} has never shaken hands`;
   } else if (verdict.reason === 'handshake_unreadable') {
     message = `${who} cannot be judged: its last-handshake did not decode`;
+  } else if (verdict.reason === 'unreadable') {
+    message = `${who} cannot be judged: its disabled or persistent-keepalive (or its interface's disabled) did not decode`;
   } else if (verdict.reason === 'ok') {
     message = `${who} recovered (last handshake ${formatAge(age ?? 0)} ago)`;
   } else if (verdict.judged) {

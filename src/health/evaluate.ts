@@ -170,7 +170,7 @@ function judgePeers(
   now: number,
   add: AddProblem,
 ): PeerJudgement[] {
-  const unjudged: string[] = [];
+  const unjudged: Unjudged = { handshake: [], facts: [] };
   const interfaceNamed = firstByName(interfaces);
   const peers = (wireguard?.peers ?? []).map((peer): PeerJudgement => {
     // A stored time outside the era (kept from before range rules, or from a clock far ahead) cannot be judged.
@@ -187,6 +187,7 @@ function judgePeers(
         disabled: peer.disabled,
         handshakeAgeSeconds: age,
         handshakeUnreadable: unreadable,
+        factsUnreadable: peer.factsUnreadable,
         interfaceDisabled: iface?.disabled === true,
         interfaceNotRunning: iface !== undefined && !iface.disabled && iface.running === false,
         keepaliveSeconds: peer.keepaliveSeconds,
@@ -201,22 +202,26 @@ function judgePeers(
     if (verdict.reason !== 'ok' && verdict.reason !== 'idle') problemOf(peer, verdict, age, add, unjudged);
     return { peer, verdict, latestHandshake, ageSeconds: age };
   });
-  if (unjudged.length > 0) {
-    // One problem per router, not per peer: "we cannot see" them, which is not "fine" (docs/health.md).
-    const count = counted(unjudged.length, 'peer');
-    const named = `${unjudged.slice(0, 3).join(', ')}${unjudged.length > 3 ? ` and ${unjudged.length - 3} more` : ''}`;
-    add({
-      kind: 'peer-unjudged',
-      status: 'degraded',
-      subject: 'wireguard',
-      text: `cannot judge ${count}: their last-handshake did not decode (${named})`,
-      brief: `cannot judge ${count}`,
-    });
+  // One problem per router and cause, not per peer: "we cannot see" them, which is not "fine" (docs/health.md).
+  for (const [subjects, what] of [
+    [unjudged.handshake, 'their last-handshake did not decode'],
+    [unjudged.facts, 'their disabled or persistent-keepalive (or their interface\'s disabled) did not decode'],
+  ] as const) {
+    if (subjects.length === 0) continue;
+    const count = counted(subjects.length, 'peer');
+    const named = `${subjects.slice(0, 3).join(', ')}${subjects.length > 3 ? ` and ${subjects.length - 3} more` : ''}`;
+    add({ kind: 'peer-unjudged', status: 'degraded', subject: 'wireguard', text: `cannot judge ${count}: ${what} (${named})`, brief: `cannot judge ${count}` });
   }
   return peers;
 }
 
-function problemOf(peer: PeerJudgement['peer'], verdict: PeerVerdict, age: number | undefined, add: AddProblem, unjudged: string[]): void {
+/** Peers that could not be judged, by what did not decode. */
+interface Unjudged {
+  handshake: string[];
+  facts: string[];
+}
+
+function problemOf(peer: PeerJudgement['peer'], verdict: PeerVerdict, age: number | undefined, add: AddProblem, unjudged: Unjudged): void {
   const subject = `${peer.interface}/${peerDisplayName(peer.name, peer.publicKey)}`;
   const why = verdict.because === 'keepalive' ? `keepalive ${formatAge(peer.keepaliveSeconds)}` : verdict.because === 'sending' ? 'traffic waiting' : 'expected always on';
   if (verdict.reason === 'stale' && age !== undefined) {
@@ -231,7 +236,9 @@ function problemOf(peer: PeerJudgement['peer'], verdict: PeerVerdict, age: numbe
   } else if (verdict.reason === 'never') {
     add({ kind: 'peer-never', status: 'critical', subject, text: `never shook hands (${why})`, brief: 'never' });
   } else if (verdict.reason === 'handshake_unreadable') {
-    unjudged.push(subject);
+    unjudged.handshake.push(subject);
+  } else if (verdict.reason === 'unreadable') {
+    unjudged.facts.push(subject);
   }
 }
 
@@ -259,7 +266,8 @@ function peerHealthOf({ peer, verdict, latestHandshake, ageSeconds }: PeerJudgem
 
 /** A peer's part in its router's status: critical when judged unhealthy, degraded when it cannot be judged or the probe lost some pings. */
 export function peerStatus(verdict: PeerVerdict): Status {
-  return verdict.judged && !verdict.healthy ? 'critical' : verdict.reason === 'handshake_unreadable' || verdict.reason === 'probe_partial' ? 'degraded' : 'ok';
+  if (verdict.judged && !verdict.healthy) return 'critical';
+  return verdict.reason === 'handshake_unreadable' || verdict.reason === 'unreadable' || verdict.reason === 'probe_partial' ? 'degraded' : 'ok';
 }
 
 /** Unix ms by which the peer's next handshake is due; undefined when none is expected or it never shook hands. */

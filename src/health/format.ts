@@ -1,4 +1,5 @@
 /** Human wording shared by /health reasons, `check` and the verdict log. */
+import { ERA_START_SECONDS } from '../analysis/decoding.js';
 
 const UNITS: readonly [string, number][] = [
   ['d', 86_400],
@@ -32,9 +33,9 @@ export function formatPercent(ratio: number): string {
 /** A day of clock skew between router and exporter is tolerated; a time further ahead is not a real one. */
 export const FUTURE_TOLERANCE_MS = 86_400_000;
 
-/** True for Unix ms inside the era this exporter believes: from 1970 to a day after `now`. */
+/** True for Unix ms inside the era this exporter believes: from 2015 (ERA_START_SECONDS) to a day after `now`. */
 export function inEra(unixMs: number, now: number): boolean {
-  return Number.isFinite(unixMs) && unixMs >= 0 && unixMs <= now + FUTURE_TOLERANCE_MS;
+  return Number.isFinite(unixMs) && unixMs >= ERA_START_SECONDS * 1000 && unixMs <= now + FUTURE_TOLERANCE_MS;
 }
 
 /**

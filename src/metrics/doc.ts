@@ -112,7 +112,7 @@ Every router series carries \`router\` (the configured name). A series exists on
 a removed peer, interface or router loses its series at the next collection. When a collector fails, its data
 series are dropped (not frozen) and \`routeros_collector_success\` goes to 0 with the reason counted in
 \`routeros_collector_errors_total\`. A value that does not decode, or cannot be what its field is (a negative
-counter, a load over 100 %, a handshake before 1970: the range rules are in
+counter, a load over 100 %, a handshake before 2015: the range rules are in
 [health.md](health.md#values-the-router-sends-that-cannot-be-range-rules)), leaves its series out and is counted
 in \`routeros_collector_decode_errors_total\`; the rest of the run stands.
 

@@ -76,7 +76,7 @@ describe('wireguard mapping', () => {
   it('keeps for health only what verdicts need: no traffic, endpoints or addresses per peer', () => {
     for (const peer of result.data.peers) {
       expect(Object.keys(peer).sort()).toEqual([
-        'comment', 'disabled', 'handshakeUnreadable', 'hasEndpoint', 'interface', 'keepaliveSeconds', 'latestHandshake', 'name',
+        'comment', 'disabled', 'factsUnreadable', 'handshakeUnreadable', 'hasEndpoint', 'interface', 'keepaliveSeconds', 'latestHandshake', 'name',
         'probe', 'probeLossRatio', 'probeRttSeconds', 'publicKey', 'rxMoved', 'txMoved',
       ]);
     }

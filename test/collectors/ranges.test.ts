@@ -1,6 +1,6 @@
 /**
  * Range rules: a value that decodes but cannot be what its field is (a negative counter, a load over 100 %, a port
- * past 65535, a handshake before 1970) is a decode problem like an unreadable one: its series is left out, the
+ * past 65535, a handshake before 2015) is a decode problem like an unreadable one: its series is left out, the
  * problem is counted, and nothing downstream (/health, check, the verdict log) can throw on it.
  */
 import { describe, expect, it } from 'vitest';
@@ -14,7 +14,7 @@ import type { SampleSet } from '../../src/metrics/samples.js';
 import { SnapshotStore } from '../../src/metrics/store.js';
 import { evaluateRouters } from '../../src/health/report.js';
 import { formatCheck } from '../../src/health/nagios.js';
-import { isoOrNull } from '../../src/health/format.js';
+import { inEra, isoOrNull } from '../../src/health/format.js';
 import { diff, diffPeers, observe } from '../../src/health/changes.js';
 import { evaluateRouter } from '../../src/health/evaluate.js';
 import { testRouter } from '../helpers/config.js';
@@ -35,6 +35,21 @@ function text(samples: SampleSet): string {
 describe('range rules in the collectors', () => {
   const health = testRouter().health;
 
+  it('a handshake age that would put the handshake before the era (2015) is unreadable: no time near 0, which means never', () => {
+    const nowSeconds = NOW / 1000;
+    const atEpoch = mapWireguard([WG_UP], [peerRecord('epoch', `${nowSeconds}s`)], ROUTER, health, NOW);
+    expect(atEpoch.data.peers[0]).toMatchObject({ handshakeUnreadable: true, latestHandshake: undefined });
+    expect(text(atEpoch.samples)).not.toContain('latest_handshake_timestamp_seconds');
+    const in2014 = mapWireguard([WG_UP], [peerRecord('old', `${nowSeconds - Date.UTC(2014, 11, 31) / 1000}s`)], ROUTER, health, NOW);
+    expect(in2014.data.peers[0]?.handshakeUnreadable).toBe(true);
+    const in2015 = mapWireguard([WG_UP], [peerRecord('first', `${nowSeconds - Date.UTC(2015, 0, 2) / 1000}s`)], ROUTER, health, NOW);
+    expect(in2015.data.peers[0]).toMatchObject({ handshakeUnreadable: false, latestHandshake: Date.UTC(2015, 0, 2) / 1000 });
+    // A stored time from before the era (kept from an older version) is not judged either.
+    expect(inEra(Date.UTC(2014, 11, 31), NOW)).toBe(false);
+    expect(inEra(1000, NOW)).toBe(false);
+    expect(inEra(Date.UTC(2015, 0, 2), NOW)).toBe(true);
+  });
+
   it('a handshake age that would put the handshake before 1970 is unreadable, not a negative timestamp', () => {
     const result = mapWireguard([WG_UP], [peerRecord('far', '14300000w')], ROUTER, health, NOW);
     const out = text(result.samples);
@@ -44,6 +59,43 @@ describe('range rules in the collectors', () => {
     expect(result.data.peers[0]?.latestHandshake).toBeUndefined();
     expect(result.decodeErrors).toBe(1);
     expect(result.problems.join()).toMatch(/last-handshake.*14300000w/);
+  });
+
+  it('a peer whose keepalive or disabled did not decode is not judged: "25 s" is not "no keepalive", so a down peer is not idle', () => {
+    const stale = '2h';
+    const baseline = mapWireguard([WG_UP], [peerRecord('site', stale, { 'persistent-keepalive': '25s', 'endpoint-address': '198.51.100.7' })], ROUTER, health, NOW);
+    expect(baseline.data.peers[0]).toMatchObject({ factsUnreadable: false, keepaliveSeconds: 25 });
+    expect(text(baseline.samples)).toContain('routeros_wireguard_peer_healthy{router="hq",interface="wg-branch",public_key="site-key-0000000000000000000000000000000=",name="site"} 0\n');
+    for (const extra of [{ 'persistent-keepalive': '25 s' }, { 'persistent-keepalive': '25s', disabled: 'maybe' }] as Record<string, string>[]) {
+      const result = mapWireguard([WG_UP], [peerRecord('site', stale, { 'endpoint-address': '198.51.100.7', ...extra })], ROUTER, health, NOW);
+      const out = text(result.samples);
+      expect(result.data.peers[0]?.factsUnreadable).toBe(true);
+      expect(out).not.toContain('peer_healthy');
+      expect(out).toContain('state="unknown"} 1\n');
+      expect(result.decodeErrors).toBe(1);
+      if (extra['disabled'] !== undefined) expect(out).not.toContain('peer_disabled');
+      const { health: report } = evaluateRouter(testRouter(), [systemOk(NOW), { collector: 'wireguard', job: 'wireguard', ok: true, reason: undefined, finishedAt: NOW, durationSeconds: 0.1, lastSuccessAt: NOW, chunks: [], data: result.data }], NOW);
+      expect(report.peers[0]).toMatchObject({ judged: false, reason: 'unreadable', status: 'degraded' });
+      expect(report.status).toBe('degraded');
+      expect(report.reasons).toEqual([
+        "hq/wireguard: cannot judge 1 peer: their disabled or persistent-keepalive (or their interface's disabled) did not decode (wg-branch/site)",
+      ]);
+    }
+  });
+
+  it('an interface whose disabled did not decode is neither down nor disabled unless it runs, and its peers are not judged', () => {
+    const unclear = { ...WG_UP, running: 'false', disabled: 'perhaps' };
+    const result = mapWireguard([unclear], [peerRecord('site', '2h')], ROUTER, health, NOW);
+    const out = text(result.samples);
+    expect(result.data.interfaces[0]).toMatchObject({ running: undefined, disabled: false });
+    expect(out).toContain('routeros_wireguard_interface_running{router="hq",interface="wg-branch"} 0\n');
+    expect(out).not.toContain('interface_disabled');
+    expect(result.data.peers[0]?.factsUnreadable).toBe(true);
+    expect(result.decodeErrors).toBe(1);
+    // Running says it is enabled: nothing is unclear then.
+    const running = mapWireguard([{ ...unclear, running: 'true' }], [peerRecord('site', '5s')], ROUTER, health, NOW);
+    expect(running.data.interfaces[0]).toMatchObject({ running: true, disabled: false });
+    expect(running.data.peers[0]?.factsUnreadable).toBe(false);
   });
 
   it('negative traffic counters, a negative MTU and a port past 65535 are left out and counted', () => {
@@ -97,7 +149,7 @@ describe('range rules in the collectors', () => {
     expect(result.decodeErrors).toBe(3);
   });
 
-  it('an uptime longer than the Unix era is left out', () => {
+  it('an uptime that would put the boot before the era (2015) is left out', () => {
     const result = mapSystem({ uptime: '14300000w' }, ROUTER, NOW);
     expect(text(result.samples)).not.toContain('uptime_seconds');
     expect(result.data.uptimeSeconds).toBeUndefined();

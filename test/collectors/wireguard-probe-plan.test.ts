@@ -3,7 +3,8 @@
  * (readProbeReply): pure functions, no socket.
  */
 import { describe, expect, it } from 'vitest';
-import { planProbes, PROBES_PER_RUN, readProbeReply, wantsProbes } from '../../src/collectors/wireguard-probe.js';
+import fc from 'fast-check';
+import { planProbes, probeKey, probeKeyInterface, PROBES_PER_RUN, readProbeReply, wantsProbes } from '../../src/collectors/wireguard-probe.js';
 import { FieldReader } from '../../src/analysis/decoding.js';
 import type { RouterRecord } from '../../src/routeros/records.js';
 import { testRouter } from '../helpers/config.js';
@@ -39,6 +40,20 @@ function plan(health: Record<string, unknown>, peers = PEERS, addresses = ADDRES
     reasons: Object.fromEntries([...skipped].map(([key, result]) => [key.split('|')[1]?.replace('-key', ''), result.outcome])),
   };
 }
+
+describe('probeKey', () => {
+  it('names one peer: different interface and key pairs never share a key, whatever text the router sends', () => {
+    expect(probeKey('a|b', 'c')).not.toBe(probeKey('a', 'b|c'));
+    const text = fc.string({ unit: fc.constantFrom('a', 'b', '|', ':', '1', '2') , maxLength: 6 });
+    fc.assert(
+      fc.property(text, text, text, text, (i1, k1, i2, k2) => {
+        if (i1 !== i2 || k1 !== k2) expect(probeKey(i1, k1)).not.toBe(probeKey(i2, k2));
+        expect(probeKeyInterface(probeKey(i1, k1))).toBe(i1);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+});
 
 describe('planProbes', () => {
   it('default (auto, nothing declared): nobody, every enabled peer off, disabled ones not listed', () => {

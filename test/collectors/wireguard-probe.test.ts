@@ -8,7 +8,7 @@ import { startEmulator, type Emulator } from '../../src/emulator/index.js';
 import { RouterOsClient } from '../../src/routeros/client.js';
 import { Secret } from '../../src/util/secret.js';
 import { wireguardCollector, type WireguardData } from '../../src/collectors/wireguard.js';
-import { PROBE_CONCURRENCY, planProbes, runProbes } from '../../src/collectors/wireguard-probe.js';
+import { PROBE_CONCURRENCY, planProbes, probeKey, runProbes } from '../../src/collectors/wireguard-probe.js';
 import { FieldReader } from '../../src/analysis/decoding.js';
 import { routerLabel } from '../../src/metrics/family.js';
 import type { JobContext } from '../../src/collectors/types.js';
@@ -206,6 +206,6 @@ describe('the per-router cap', () => {
     expect(most).toBe(PROBE_CONCURRENCY);
     expect(bodies.map((body) => body['count'])).toEqual(Array.from({ length: 10 }, () => '3'));
     expect(new Set(bodies.map((body) => body['address'])).size).toBe(10);
-    expect(results.get('wg0|k0')).toEqual({ outcome: 'ok', lossRatio: 0, rttSeconds: 0.005 });
+    expect(results.get(probeKey('wg0', 'k0'))).toEqual({ outcome: 'ok', lossRatio: 0, rttSeconds: 0.005 });
   });
 });
