@@ -7,6 +7,7 @@
  * 65535, a handshake before 2015) is a problem like an unreadable one — never a sample, never a verdict.
  */
 import type { RouterRecord } from '../routeros/records.js';
+import { RouterOsError } from '../routeros/errors.js';
 import {
   checkRange,
   parseRouterBool,
@@ -132,13 +133,31 @@ export class FieldReader {
     return this.#read(record, key, parseRouterBool);
   }
 
+  /**
+   * The records that hold every one of the menu's key fields (`name`; a peer's `interface` and `public-key`),
+   * each one without counted as a problem: a record without them is no interface or peer, and as one it would
+   * make series with empty labels. A reply of records none of which holds them is not the menu's data (an
+   * `{"status":"ok"}` from something in between): a shape error, never "no peers".
+   */
+  keyed(records: readonly RouterRecord[], keys: readonly string[]): RouterRecord[] {
+    const kept = records.filter((record) => keys.every((key) => (record[key] ?? '') !== ''));
+    if (kept.length === records.length) return kept as RouterRecord[];
+    if (kept.length === 0) {
+      throw new RouterOsError('ROS_ERR_SHAPE', `${this.#where}: none of the ${records.length} records holds ${keys.join(' and ')}; the reply is not this menu's data`);
+    }
+    // Counted once per record left out, as an unreadable value is.
+    const left = records.length - kept.length;
+    this.#note(`${this.#where} ${left} of ${records.length} records lack ${keys.join(' or ')} and were left out`, left);
+    return kept;
+  }
+
   /** A problem between fields (e.g. free above total), found by the collector itself. */
   problem(text: string): void {
     this.#note(`${this.#where} ${text}`);
   }
 
-  #note(text: string): void {
-    this.#errors++;
+  #note(text: string, count = 1): void {
+    this.#errors += count;
     if (this.problems.length < KEPT_PROBLEMS) this.problems.push(text);
   }
 

@@ -82,9 +82,8 @@ export function mapInterfaces(records: readonly RouterRecord[], routerLabel: Rou
   const seen = new Set<string>();
   const ethernetUp = new Map<string, string>();
   let exported = 0;
-  for (const record of records) {
-    const name = record['name'];
-    if (name === undefined || name === '') continue;
+  for (const record of read.keyed(records, ['name'])) {
+    const name = record['name'] as string;
     const type = record['type'] ?? '';
     // Absent `dynamic` is false: RouterOS prints it only on some rows (docs/emulator.md, the 7.23.7 capture).
     const dynamic = read.bool(record, 'dynamic') ?? false;

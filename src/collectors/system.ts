@@ -1,6 +1,7 @@
 /** `system`: GET /rest/system/resource → routeros_system_* (CPU, memory, disk, flash wear, uptime, identity). */
 import type { Collector, JobContext, JobResult } from './types.js';
 import type { RouterRecord } from '../routeros/records.js';
+import { RouterOsError } from '../routeros/errors.js';
 import { SampleSet } from '../metrics/samples.js';
 import { seriesLabels, type Family, type RouterLabel } from '../metrics/family.js';
 import { SYSTEM, SYSTEM_FAMILIES as F } from './system.contract.js';
@@ -102,6 +103,16 @@ function mhzToHertz(mhz: number | undefined): number | undefined {
   return mhz === undefined ? undefined : mhz * 1_000_000;
 }
 
+/**
+ * Every system/resource reply holds the version and the uptime. One with neither (`{}`, an `{"status":"ok"}`
+ * from a proxy) is not the router's: this run decides routeros_up, so it fails as a shape error rather than
+ * report the router up with an empty info series.
+ */
+function systemResource(record: RouterRecord): RouterRecord {
+  if ((record['version'] ?? '') !== '' || (record['uptime'] ?? '') !== '') return record;
+  throw new RouterOsError('ROS_ERR_SHAPE', 'GET /rest/system/resource: the reply holds neither version nor uptime; it is not the router\'s system/resource');
+}
+
 export const systemCollector: Collector<SystemData, 'system'> = {
   ...SYSTEM,
   name: 'system',
@@ -119,7 +130,7 @@ export const systemCollector: Collector<SystemData, 'system'> = {
           proplist: SYSTEM_PROPLIST,
           signal: context.signal,
         });
-        return mapSystem(record, context.routerLabel, context.now());
+        return mapSystem(systemResource(record), context.routerLabel, context.now());
       },
     },
   ],

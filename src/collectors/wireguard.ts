@@ -31,6 +31,10 @@ import {
 import type { Collector, JobContext, JobResult } from './types.js';
 import { CounterMemory } from './wireguard-counters.js';
 
+/** What makes a record an interface or a peer (FieldReader.keyed). */
+const INTERFACE_KEYS = ['name'] as const;
+const PEER_KEYS = ['interface', 'public-key'] as const;
+
 export const INTERFACE_PROPLIST = ['.id', 'name', 'public-key', 'listen-port', 'mtu', 'running', 'disabled', 'comment'] as const;
 export const PEER_PROPLIST = [
   '.id',
@@ -177,9 +181,8 @@ export function mapWireguard(
   const seenInterfaces = new Set<string>();
   const unclearInterfaces = new Set<string>();
 
-  for (const record of interfaces) {
-    const name = record['name'];
-    if (name === undefined) continue;
+  for (const record of read.keyed(interfaces, INTERFACE_KEYS)) {
+    const name = record['name'] as string;
     // Unique as written out: names that differ only in what the format cannot carry come out alike.
     const labels = seriesLabels(F.wgInterfaceRunning, routerLabel, [name]);
     if (seenInterfaces.has(labels)) continue;
@@ -209,9 +212,9 @@ export function mapWireguard(
   const peerRead = new FieldReader('interface/wireguard/peers');
   const seenPeers = new Set<string>();
   const nowSeconds = now / 1000;
-  for (const record of peers) {
-    const iface = record['interface'] ?? '';
-    const publicKey = record['public-key'] ?? '';
+  for (const record of peerRead.keyed(peers, PEER_KEYS)) {
+    const iface = record['interface'] as string;
+    const publicKey = record['public-key'] as string;
     // Identity is (interface, public key) as written out; a repeated one would make duplicate series, which
     // Prometheus rejects.
     const identity = `${labelPair('interface', iface)},${labelPair('public_key', publicKey)}`;

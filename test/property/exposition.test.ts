@@ -7,6 +7,7 @@
  */
 import { gunzipSync } from 'node:zlib';
 import fc from 'fast-check';
+import { RouterOsError } from '../../src/routeros/errors.js';
 import { describe, expect, it } from 'vitest';
 import { mapBandwidthTest } from '../../src/collectors/bandwidth-test.js';
 import { mapPing } from '../../src/collectors/ping.js';
@@ -101,17 +102,29 @@ function expose(replies: Replies[]): Exposition {
     const target = { target: r.pingTarget, name: r.pingName, count: 3, intervalSeconds: 1, schedule: '* * * * *' };
     const test = { target: r.pingTarget, name: r.pingName, durationSeconds: 5, schedule: '* * * * *', direction: 'both', protocol: 'udp' } as const;
     const results = {
-      system: mapSystem(r.system, label),
-      wireguard: mapWireguard(r.interfaces, r.peers, label, health, NOW),
-      wireguard_setup: mapWireguardSetup(r.setup, label, NOW),
-      ping: mapPing(r.ping, target, label, new Map()),
-      bandwidth_test: mapBandwidthTest(r.btest, test, label, NOW),
+      system: mapped(() => mapSystem(r.system, label)),
+      wireguard: mapped(() => mapWireguard(r.interfaces, r.peers, label, health, NOW)),
+      wireguard_setup: mapped(() => mapWireguardSetup(r.setup, label, NOW)),
+      ping: mapped(() => mapPing(r.ping, target, label, new Map())),
+      bandwidth_test: mapped(() => mapBandwidthTest(r.btest, test, label, NOW)),
     };
     for (const collector of plans) {
-      store.record({ ...base, collector, job: collector, samples: results[collector].samples, data: results[collector].data });
+      const result = results[collector];
+      if (result === undefined) store.record({ ...base, collector, job: collector, ok: false, reason: 'parse' });
+      else store.record({ ...base, collector, job: collector, samples: result.samples, data: result.data });
     }
   }
   return new Exposition(store, new SelfMetrics({ version: 'property' }));
+}
+
+/** A mapping's result, or undefined when the reply is not the menu's data (a shape error: the run fails, as the job would). */
+function mapped<T>(map: () => T): T | undefined {
+  try {
+    return map();
+  } catch (error) {
+    if (error instanceof RouterOsError && error.code === 'ROS_ERR_SHAPE') return undefined;
+    throw error;
+  }
 }
 
 async function render(exposition: Exposition, format: 'text' | 'openmetrics', gzip: boolean): Promise<Buffer> {
