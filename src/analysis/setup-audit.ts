@@ -176,7 +176,16 @@ function forwardCheck(iface: string, subnets: readonly Subnet[], filter: FilterR
   return failures('firewall_forward', details, fixes);
 }
 
+/** Findings listed word for word per check; a hub with thousands of failing subnets gets a count of the rest. */
+const LISTED_FINDINGS = 10;
+
 function failures(check: SetupCheckName, details: readonly string[], fixes: readonly string[]): SetupCheckResult {
   if (details.length === 0) return { check, ok: true };
-  return { check, ok: false, detail: details.join('; '), fix: fixes.join('\n') };
+  const more = (count: number) => (count > LISTED_FINDINGS ? [`and ${count - LISTED_FINDINGS} more`] : []);
+  return {
+    check,
+    ok: false,
+    detail: [...details.slice(0, LISTED_FINDINGS), ...more(details.length)].join('; '),
+    fix: [...fixes.slice(0, LISTED_FINDINGS), ...more(fixes.length).map((line) => `# ${line}: run the audit again after these`)].join('\n'),
+  };
 }

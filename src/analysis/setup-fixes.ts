@@ -5,6 +5,7 @@
  */
 import type { RouterRecord } from '../routeros/records.js';
 import type { ChainVerdict } from './firewall.js';
+import { safeText } from '../util/text.js';
 
 /** A console argument value, quoted when it is not a plain word (names and comments may hold anything). */
 export function cliValue(value: string): string {
@@ -13,6 +14,8 @@ export function cliValue(value: string): string {
 }
 
 /** `rule *5 (drop, in-interface-list=!LAN, "defconf: drop all not coming from LAN")`. */
+const RULE_TEXT = 300;
+
 export function describeRule(rule: RouterRecord): string {
   const id = rule['.id'];
   const parts = [rule['action'] ?? 'accept'];
@@ -22,7 +25,8 @@ export function describeRule(rule: RouterRecord): string {
   }
   const comment = rule['comment'];
   if (comment !== undefined && comment !== '') parts.push(JSON.stringify(comment));
-  return `${id === undefined ? 'a rule' : `rule ${id}`} (${parts.join(', ')})`;
+  // Bounded: it is quoted once per failing subnet, and a router's comment or address list can be any length.
+  return safeText(`${id === undefined ? 'a rule' : `rule ${id}`} (${parts.join(', ')})`, RULE_TEXT);
 }
 
 /** `place-before=*5`, or the top of the list when the blocking rule has no id. */

@@ -9,6 +9,7 @@ import { parseRouterList } from '../routeros/decode.js';
 import { isEnabled } from './firewall.js';
 import { formatPrefix, parseIpv4, parseIpv4Prefix, type Ipv4Prefix } from './ipv4.js';
 import { cliValue } from './setup-fixes.js';
+import { safeText } from '../util/text.js';
 
 export interface Subnet {
   prefix: Ipv4Prefix;
@@ -29,8 +30,8 @@ export function usable(record: RouterRecord): boolean {
 interface Candidate {
   length: number;
   distance: number;
-  /** Is the candidate's next hop the interface? */
-  through: (iface: string, onInterface: readonly Address[]) => boolean;
+  /** Is the candidate's next hop the interface? `networks`: the interface's own. */
+  through: (iface: string, networks: Networks) => boolean;
   what: string;
   /** The route's `.id`; undefined for a connected network. */
   id: string | undefined;
@@ -52,12 +53,12 @@ export class RouteTable {
       if (!usable(route) || (table !== undefined && table !== '' && table !== 'main')) continue;
       const dst = parseIpv4Prefix(route['dst-address'] ?? '0.0.0.0/0');
       if (dst === undefined) continue;
-      const gateways = [...parseRouterList(route['gateway'] ?? ''), ...parseRouterList(route['immediate-gw'] ?? '')];
+      const gateways = new Gateways([...parseRouterList(route['gateway'] ?? ''), ...parseRouterList(route['immediate-gw'] ?? '')]);
       this.#add(dst, {
         length: dst.length,
         distance: Number(route['distance'] ?? '1') || 1,
-        through: (iface, onInterface) => gateways.some((gateway) => via(gateway, iface, onInterface)),
-        what: `${route['.id'] === undefined ? 'the route' : `route ${route['.id']}`} to ${formatPrefix(dst)} via ${route['gateway'] ?? '?'}`,
+        through: (iface, networks) => gateways.reach(iface, networks),
+        what: `${route['.id'] === undefined ? 'the route' : `route ${route['.id']}`} to ${formatPrefix(dst)} via ${safeText(route['gateway'] ?? '?', GATEWAY_TEXT)}`,
         id: route['.id'],
       });
     }
@@ -95,14 +96,78 @@ export class RouteTable {
   }
 }
 
+/** How much of a route's gateway list a finding quotes (a route may list thousands). */
+const GATEWAY_TEXT = 100;
+
 function key(network: number, length: number): string {
   return `${network}/${length}`;
 }
 
-function via(gateway: string, iface: string, onInterface: readonly Address[]): boolean {
-  if (gateway === iface || gateway.endsWith(`%${iface}`)) return true;
-  const ip = parseIpv4(gateway);
-  return ip !== undefined && onInterface.some((address) => ip >= address.prefix.range.lo && ip <= address.prefix.range.hi);
+/**
+ * A route's gateways, read once: a gateway reaches an interface when it is the interface, `address%interface`,
+ * or an address inside one of the interface's networks. Kept as names and sorted addresses, so a route with
+ * thousands of gateways costs a search per interface, not gateways × addresses per subnet (2,000 of each took
+ * 15 s of blocked loop).
+ */
+class Gateways {
+  readonly #names = new Set<string>();
+  readonly #addresses: number[] = [];
+
+  constructor(gateways: readonly string[]) {
+    for (const gateway of gateways) {
+      this.#names.add(gateway);
+      // Every `%` may start the interface part: an interface name may hold one itself.
+      for (let at = gateway.indexOf('%'); at >= 0; at = gateway.indexOf('%', at + 1)) this.#names.add(gateway.slice(at + 1));
+      const ip = parseIpv4(gateway);
+      if (ip !== undefined) this.#addresses.push(ip);
+    }
+    this.#addresses.sort((a, b) => a - b);
+  }
+
+  reach(iface: string, networks: Networks): boolean {
+    return this.#names.has(iface) || networks.holdsAny(this.#addresses);
+  }
+}
+
+/** An interface's networks (from its addresses), merged and sorted for searching. */
+export class Networks {
+  readonly #ranges: { lo: number; hi: number }[] = [];
+
+  constructor(addresses: readonly Address[]) {
+    const sorted = addresses.map((address) => address.prefix.range).sort((a, b) => a.lo - b.lo);
+    for (const range of sorted) {
+      const last = this.#ranges.at(-1);
+      if (last !== undefined && range.lo <= last.hi + 1) last.hi = Math.max(last.hi, range.hi);
+      else this.#ranges.push({ lo: range.lo, hi: range.hi });
+    }
+  }
+
+  /** Does any of the sorted addresses fall in one of the networks? Searches within the larger of the two. */
+  holdsAny(sorted: readonly number[]): boolean {
+    if (sorted.length === 0 || this.#ranges.length === 0) return false;
+    if (this.#ranges.length <= sorted.length) {
+      return this.#ranges.some(({ lo, hi }) => {
+        const at = firstAtLeast(sorted.length, (i) => (sorted[i] as number) >= lo);
+        return at < sorted.length && (sorted[at] as number) <= hi;
+      });
+    }
+    return sorted.some((ip) => {
+      const at = firstAtLeast(this.#ranges.length, (i) => (this.#ranges[i] as { hi: number }).hi >= ip);
+      return at < this.#ranges.length && (this.#ranges[at] as { lo: number }).lo <= ip;
+    });
+  }
+}
+
+/** The first index in [0, length) where `ok` holds, for an `ok` false then true; length when none. */
+function firstAtLeast(length: number, ok: (index: number) => boolean): number {
+  let lo = 0;
+  let hi = length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (ok(mid)) hi = mid;
+    else lo = mid + 1;
+  }
+  return lo;
 }
 
 /** The `route` check's findings: what is wrong and the fix, per routed subnet not sent through `iface`. */
@@ -114,9 +179,13 @@ export function routeProblems(
 ): [string[], string[]] {
   const details: string[] = [];
   const fixes: string[] = [];
+  const networks = new Networks(onInterface);
+  // Many subnets follow one route (the default route): its answer for this interface is worked out once.
+  const through = new Map<Candidate, boolean>();
   for (const subnet of subnets) {
     const best = table.best(subnet.prefix);
-    if (best?.through(iface, onInterface) === true) continue;
+    if (best !== undefined && !through.has(best)) through.set(best, best.through(iface, networks));
+    if (best !== undefined && through.get(best) === true) continue;
     const owners = `peer ${subnet.peers.join(', ')}`;
     details.push(
       best === undefined
