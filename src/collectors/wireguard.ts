@@ -59,6 +59,11 @@ export interface WireguardInterface {
   publicKey: string;
   running: boolean | undefined;
   disabled: boolean;
+  /**
+   * Whether it runs cannot be told: its running or disabled did not decode, or another interface writes out as
+   * the same name (`wg\r`, `wg\t`). Not ok (degraded), never down; its peers are not judged.
+   */
+  unclear: boolean;
   listenPort: number | undefined;
 }
 
@@ -156,6 +161,17 @@ function joinHostPort(host: string, port: string | undefined): string {
   return port === undefined || port === '' || port === '0' ? shown : `${shown}:${port}`;
 }
 
+/** The values that occur more than once. */
+function twins(values: readonly string[]): Set<string> {
+  const seen = new Set<string>();
+  const twice = new Set<string>();
+  for (const value of values) {
+    if (seen.has(value)) twice.add(value);
+    else seen.add(value);
+  }
+  return twice;
+}
+
 /** The router sent the field with a value (RouterOS leaves defaults out, or sends them empty). */
 function given(record: RouterRecord, key: string): boolean {
   const raw = record[key];
@@ -179,31 +195,38 @@ export function mapWireguard(
   const samples = new SampleSet();
   const data: WireguardData = { collectedAt: now, interfaces: [], peers: [] };
   const seenInterfaces = new Set<string>();
+  // By the name as written out, which is how peers find their interface's state below.
   const unclearInterfaces = new Set<string>();
+  const keyedInterfaces = read.keyed(interfaces, INTERFACE_KEYS);
+  const twinInterfaces = twins(keyedInterfaces.map((record) => escapeLabelValue(record['name'] as string)));
 
-  for (const record of read.keyed(interfaces, INTERFACE_KEYS)) {
+  for (const record of keyedInterfaces) {
     const name = record['name'] as string;
     // Unique as written out: names that differ only in what the format cannot carry come out alike.
     const labels = seriesLabels(F.wgInterfaceRunning, routerLabel, [name]);
     if (seenInterfaces.has(labels)) continue;
     seenInterfaces.add(labels);
+    const identity = escapeLabelValue(name);
     const publicKey = record['public-key'] ?? '';
     const readRunning = read.bool(record, 'running');
     const readDisabled = read.bool(record, 'disabled');
-    // A disabled flag that did not decode: a running interface is enabled; otherwise whether it is down (enabled,
-    // not running) or disabled is unknown, so it is neither, and its peers are not judged.
-    const unclear = readDisabled === undefined && given(record, 'disabled') && readRunning !== true;
-    if (unclear) unclearInterfaces.add(name);
+    // Whether it runs must have been read. A disabled flag that did not decode leaves that open unless it runs
+    // (a running interface is enabled); a twin's state is not this one's.
+    const twin = twinInterfaces.has(identity);
+    if (twin) read.problem(`interfaces ${JSON.stringify(name.slice(0, 40))} and another write out as one name; neither is judged`);
+    const unclear =
+      twin || (readRunning === undefined && given(record, 'running')) || (readDisabled === undefined && given(record, 'disabled') && readRunning !== true);
+    if (unclear) unclearInterfaces.add(identity);
     const disabled = readDisabled ?? false;
     const running = unclear ? undefined : readRunning;
     const listenPort = read.port(record, 'listen-port');
     const mtu = read.mtu(record, 'mtu');
     samples.addExtended(F.wgInterfaceInfo, labels, [publicKey], 1);
-    if (readRunning !== undefined) samples.add(F.wgInterfaceRunning, labels, readRunning ? 1 : 0);
-    if (readDisabled !== undefined || !given(record, 'disabled')) samples.add(F.wgInterfaceDisabled, labels, disabled ? 1 : 0);
+    if (readRunning !== undefined && !twin) samples.add(F.wgInterfaceRunning, labels, readRunning ? 1 : 0);
+    if (!twin && (readDisabled !== undefined || !given(record, 'disabled'))) samples.add(F.wgInterfaceDisabled, labels, disabled ? 1 : 0);
     if (listenPort !== undefined) samples.add(F.wgInterfaceListenPort, labels, listenPort);
     if (mtu !== undefined) samples.add(F.wgInterfaceMtu, labels, mtu);
-    data.interfaces.push({ name, publicKey, running, disabled, listenPort });
+    data.interfaces.push({ name, publicKey, running, disabled: unclear ? false : disabled, unclear, listenPort });
   }
 
   const disabledInterfaces = new Set(data.interfaces.filter((iface) => iface.disabled).map((iface) => iface.name));
@@ -212,14 +235,19 @@ export function mapWireguard(
   const peerRead = new FieldReader('interface/wireguard/peers');
   const seenPeers = new Set<string>();
   const nowSeconds = now / 1000;
-  for (const record of peerRead.keyed(peers, PEER_KEYS)) {
+  const keyedPeers = peerRead.keyed(peers, PEER_KEYS);
+  // Identity is (interface, public key) as written out; a repeated one would make duplicate series, which
+  // Prometheus rejects. RouterOS keeps keys unique per interface, so twins are a reply that cannot be judged.
+  const identities = keyedPeers.map((record) => `${labelPair('interface', record['interface'] as string)},${labelPair('public_key', record['public-key'] as string)}`);
+  const twinPeers = twins(identities);
+  for (const [index, record] of keyedPeers.entries()) {
     const iface = record['interface'] as string;
     const publicKey = record['public-key'] as string;
-    // Identity is (interface, public key) as written out; a repeated one would make duplicate series, which
-    // Prometheus rejects.
-    const identity = `${labelPair('interface', iface)},${labelPair('public_key', publicKey)}`;
+    const identity = identities[index] as string;
     if (seenPeers.has(identity)) continue;
     seenPeers.add(identity);
+    const twin = twinPeers.has(identity);
+    if (twin) peerRead.problem(`peers with key ${JSON.stringify(publicKey.slice(0, 12))} on ${JSON.stringify(iface.slice(0, 40))} write out as one; not judged`);
     const comment = record['comment'];
     const name = peerLabel(record['name'], comment);
     const labels = seriesLabels(F.wgPeerRx, routerLabel, [iface, publicKey, name]);
@@ -238,7 +266,10 @@ export function mapWireguard(
     // What the verdict rests on must have been read, not defaulted: "25 s" taken as no keepalive makes a down
     // peer idle. (Absent fields are RouterOS's defaults: enabled, no keepalive.)
     const factsUnreadable =
-      (readDisabled === undefined && given(record, 'disabled')) || (readKeepalive === undefined && given(record, 'persistent-keepalive')) || unclearInterfaces.has(iface);
+      twin ||
+      (readDisabled === undefined && given(record, 'disabled')) ||
+      (readKeepalive === undefined && given(record, 'persistent-keepalive')) ||
+      (unclearInterfaces.size > 0 && unclearInterfaces.has(escapeLabelValue(iface)));
     const hasEndpoint = (record['endpoint-address'] ?? '') !== '';
     const { rxMoved, txMoved } = counters.moved(iface, publicKey, rx, tx);
     // With probes given, an enabled peer they do not name was not selected: `off`.

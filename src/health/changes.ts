@@ -149,6 +149,9 @@ export function diff(
   const lines: LogLine[] = [];
   for (const [key, now] of current) {
     const group = groupOf(key);
+    // An unseen group keeps its last states and says nothing: an interface known only from the set-up audit
+    // while the wireguard collector fails is "unknown", not "running again".
+    if (!isSeen(group)) continue;
     const before = previous?.[group].get(key);
     kept(group).set(key, shared(now.state, now.bad));
     if (before?.state === now.state) continue;

@@ -129,7 +129,11 @@ function evaluateInterfaces(wireguard: WireguardData | undefined, setup: Wiregua
   const out: InterfaceHealth[] = (wireguard?.interfaces ?? []).map((iface) => {
     const down = !iface.disabled && iface.running === false;
     if (down) add({ kind: 'interface-down', status: 'critical', subject: iface.name, text: 'enabled but not running', brief: 'not running' });
-    return { name: iface.name, running: iface.running ?? null, disabled: iface.disabled, status: down ? 'critical' : 'ok' };
+    // "Cannot tell" is not "fine": never ok on a value that could not be read (docs/health.md).
+    if (iface.unclear) {
+      add({ kind: 'interface-unjudged', status: 'degraded', subject: iface.name, text: 'cannot tell whether it runs: its running or disabled did not decode, or another interface writes out as the same name', brief: 'cannot tell whether it runs' });
+    }
+    return { name: iface.name, running: iface.running ?? null, disabled: iface.disabled, status: down ? 'critical' : iface.unclear ? 'degraded' : 'ok' };
   });
   const byName = firstByName(out);
   for (const audit of setup?.interfaces ?? []) {

@@ -12,6 +12,7 @@ const GROUPS: readonly { kind: ProblemKind; singular: string; plural: string }[]
   { kind: 'ping-failed', singular: 'ping not answering', plural: 'pings not answering' },
   { kind: 'collector-failed', singular: 'collector failing', plural: 'collectors failing' },
   { kind: 'peer-unjudged', singular: 'router with peers it cannot judge', plural: 'routers with peers they cannot judge' },
+  { kind: 'interface-unjudged', singular: 'interface that cannot be judged', plural: 'interfaces that cannot be judged' },
   { kind: 'setup-failed', singular: 'set-up check failing', plural: 'set-up checks failing' },
   { kind: 'not-collected', singular: 'not collected yet', plural: 'not collected yet' },
 ];

@@ -102,6 +102,8 @@ export type ProblemKind =
   | 'not-collected'
   | 'collector-failed'
   | 'interface-down'
+  /** An interface whose running state could not be read: degraded, its peers not judged. */
+  | 'interface-unjudged'
   | 'peer-stale'
   | 'peer-never'
   /** Peers whose handshake could not be read: not judged, so the router is degraded. */

@@ -83,6 +83,37 @@ describe('range rules in the collectors', () => {
     }
   });
 
+  it('an interface whose running did not decode is degraded, never ok, and its peers are not judged', () => {
+    const result = mapWireguard([{ ...WG_UP, running: 'maybe' }], [peerRecord('site', '10m')], ROUTER, health, NOW);
+    expect(result.data.interfaces[0]).toMatchObject({ running: undefined, unclear: true });
+    expect(result.data.peers[0]?.factsUnreadable).toBe(true);
+    expect(result.decodeErrors).toBe(1);
+    const snapshot = { collector: 'wireguard' as const, job: 'wireguard', ok: true, reason: undefined, finishedAt: NOW, durationSeconds: 0.1, lastSuccessAt: NOW, chunks: [], data: result.data };
+    const { health: report } = evaluateRouter(testRouter(), [systemOk(NOW), snapshot], NOW);
+    expect(report.interfaces).toEqual([{ name: 'wg-branch', running: null, disabled: false, status: 'degraded' }]);
+    expect(report.status).toBe('degraded');
+    expect(report.reasons[0]).toBe('hq/wg-branch: cannot tell whether it runs: its running or disabled did not decode, or another interface writes out as the same name');
+  });
+
+  it('interfaces or peers that write out as one (wg\\r and wg\\t) are not judged: a down twin is not hidden behind a running one', () => {
+    // Found by a hostile review: the second twin was dropped, its peers judged as if on the first.
+    const twins = [{ ...WG_UP, name: 'wg\r' }, { ...WG_UP, name: 'wg\t', running: 'false' }];
+    const site = peerRecord('site', '10m', { interface: 'wg\t', 'persistent-keepalive': '25s', 'endpoint-address': '198.51.100.7' });
+    const result = mapWireguard(twins, [site], ROUTER, health, NOW);
+    expect(result.data.interfaces).toHaveLength(1);
+    expect(result.data.interfaces[0]).toMatchObject({ unclear: true, running: undefined });
+    expect(text(result.samples)).not.toContain('interface_running');
+    expect(result.data.peers[0]?.factsUnreadable).toBe(true);
+    const snapshot = { collector: 'wireguard' as const, job: 'wireguard', ok: true, reason: undefined, finishedAt: NOW, durationSeconds: 0.1, lastSuccessAt: NOW, chunks: [], data: result.data };
+    expect(evaluateRouter(testRouter(), [systemOk(NOW), snapshot], NOW).health.status).toBe('degraded');
+
+    const keyTwins = [peerRecord('a', '10m', { 'public-key': 'K\r', 'persistent-keepalive': '25s' }), peerRecord('b', '5s', { 'public-key': 'K\t' })];
+    const peersOut = mapWireguard([WG_UP], keyTwins, ROUTER, health, NOW);
+    expect(peersOut.data.peers).toHaveLength(1);
+    expect(peersOut.data.peers[0]?.factsUnreadable).toBe(true);
+    expect(peersOut.decodeErrors).toBe(1);
+  });
+
   it('an interface whose disabled did not decode is neither down nor disabled unless it runs, and its peers are not judged', () => {
     const unclear = { ...WG_UP, running: 'false', disabled: 'perhaps' };
     const result = mapWireguard([unclear], [peerRecord('site', '2h')], ROUTER, health, NOW);

@@ -127,6 +127,21 @@ describe('verdict-change log', () => {
     ]);
   });
 
+  it('says nothing of an interface while the wireguard collector fails, even when the set-up audit runs', () => {
+    // Found by a hostile review: the audit alone knows the interface but not whether it runs ("unknown"), which
+    // was logged as "running again", and its real state re-announced once wireguard answered again.
+    const h = harness();
+    const down = { ...WG_UP, running: 'false' };
+    const records = { interfaces: [down], peers: [], addresses: [{ address: '10.10.0.1/24', interface: 'wg-branch' }], routes: [], filter: [] };
+    h.record(systemOk(T0), T0);
+    h.record(ping(router, 0, 0, T0), T0);
+    h.record(wireguard(router, [down], [], T0), T0);
+    h.record(failed('wireguard', 'wireguard', 'timeout', T0 + 30_000, T0), T0 + 30_000);
+    h.record(setup(records, T0 + 40_000), T0 + 40_000);
+    h.record(wireguard(router, [down], [], T0 + 60_000), T0 + 60_000);
+    expect(h.messages().filter((line) => line.includes('interface'))).toEqual(['warn interface wg-branch on hq is enabled but not running']);
+  });
+
   it('logs a peer that goes stale by the clock alone at the next run of any collector, once', () => {
     const h = harness();
     h.record(systemOk(T0), T0);
