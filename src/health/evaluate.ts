@@ -18,6 +18,7 @@ import { dataOf, jobsFor, type CollectorData } from '../collectors/catalog.js';
 import { routerUp } from '../analysis/up.js';
 import { judgePeer, type PeerVerdict } from '../analysis/peer.js';
 import { counted, formatAge, inEra, isoOrNull, peerDisplayName } from './format.js';
+import { MESSAGE_LIMIT, ROUTER_TEXT_LIMIT, safeText } from '../util/text.js';
 import { evaluatePings } from './pings.js';
 import { worst, type InterfaceHealth, type PeerHealth, type PeerJudgement, type Problem, type RouterEvaluation, type RouterHealth, type Status } from './types.js';
 
@@ -60,8 +61,11 @@ export function evaluateRouter(
   };
   const seen = { wireguard: false, setup: false, pings: false };
   let judgements: PeerJudgement[] = [];
+  // Names and texts come from the router: bounded and made safe here, once, for /health, check and the log (a
+  // peer named with 5 MB of text made a 5 MB reason and summary line).
   const add = (problem: Omit<Problem, 'subject'> & { subject?: string }): void => {
-    problems.push({ ...problem, subject: problem.subject === undefined ? router.name : `${router.name}/${problem.subject}` });
+    const subject = problem.subject === undefined ? router.name : `${router.name}/${safeText(problem.subject, ROUTER_TEXT_LIMIT)}`;
+    problems.push({ ...problem, subject, text: safeText(problem.text, MESSAGE_LIMIT), brief: safeText(problem.brief, ROUTER_TEXT_LIMIT) });
   };
 
   if (snapshots.length === 0) {

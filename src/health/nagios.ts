@@ -91,7 +91,20 @@ function uniqueLabels(entries: readonly Entry[]): string[] {
   const firstCounts = count(first);
   const second = entries.map((entry, i) => ((firstCounts.get(first[i] as string) ?? 0) > 1 ? plainLabel(entry, [entry.distinct]) : (first[i] as string)));
   const secondCounts = count(second);
-  return entries.map((entry, i) => ((secondCounts.get(second[i] as string) ?? 0) > 1 ? plainLabel(entry, [entry.distinct, String(i + 1)]) : (second[i] as string)));
+  const preferred = entries.map((entry, i) => ((secondCounts.get(second[i] as string) ?? 0) > 1 ? plainLabel(entry, [entry.distinct, String(i + 1)]) : (second[i] as string)));
+  // A label made unique by the passes above can still equal one another entry had all along (a peer named
+  // `laptop_KEY1aaaa_1` beside two `laptop`s): the later one counts on until it is free.
+  const wanted = new Set(preferred);
+  const taken = new Set<string>();
+  return preferred.map((text, i) => {
+    let out = text;
+    for (let n = 2; taken.has(out); n++) {
+      const candidate = plainLabel(entries[i] as Entry, [(entries[i] as Entry).distinct, String(i + 1), String(n)]);
+      if (!wanted.has(candidate)) out = candidate;
+    }
+    taken.add(out);
+    return out;
+  });
 }
 
 function perfdata(evaluations: readonly RouterEvaluation[], routers: readonly RouterConfig[]): string[] {

@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { evaluateRouters } from '../../src/health/report.js';
 import { formatCheck } from '../../src/health/nagios.js';
@@ -87,6 +88,30 @@ describe('check output in the Nagios plugin convention', () => {
     expect(labels.length).toBeGreaterThanOrEqual(7);
     expect(new Set(labels).size).toBe(labels.length);
     expect(labels).toEqual(expect.arrayContaining(['hq_wg-branch_laptop_AAAAAAAA_handshake_age', 'hq_wg-branch_laptop_BBBBBBBB_handshake_age', 'hq_wg-branch_solo_handshake_age', 'hq_uplink_10.10.0.2_loss', 'hq_uplink_10.10.0.3_loss']));
+  });
+
+  it('property: perfdata labels are unique whatever the names, even ones spelled like a disambiguated label', () => {
+    // Found by a hostile review: two `laptop`s became `laptop_KEY1aaaa_1` and `_2`, and a third peer was named so.
+    const name = fc.constantFrom('laptop', 'laptop_KEY1aaaa_1', 'laptop_KEY1aaaa_2', 'laptop_KEY1aaaa', 'a_b', 'a', 'b_1', '');
+    const key = fc.constantFrom('KEY1aaaaXXX=', 'KEY1aaaaYYY=', 'KEY1aaaaZZZ=', 'b', 'a_b');
+    fc.assert(
+      fc.property(fc.uniqueArray(fc.tuple(name, key), { maxLength: 8, selector: ([, k]) => k }), (peers) => {
+        const out = check([hq], { hq: [systemOk(), wireguard(hq, [WG_UP], peers.map(([n, k]) => ({ ...peerRecord(n, '10s'), 'public-key': k }))), ping(hq, 0, 0)] });
+        const perf = out.text.split('\n').find((line) => line.startsWith('| ')) ?? '';
+        const labels = [...perf.matchAll(/'([^']*)'=/g)].map((match) => match[1]);
+        expect(labels.length).toBeGreaterThanOrEqual(peers.length);
+        expect(new Set(labels).size).toBe(labels.length);
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('reasons and the summary carry at most a bounded part of a name from the router', () => {
+    const huge = 'x'.repeat(1_000_000);
+    const out = check([hq], { hq: [systemOk(), wireguard(hq, [WG_UP], [peerRecord(huge, '10m')]), ping(hq, 0, 0)] });
+    const [first = '', detail = ''] = out.text.split('\n');
+    expect(first.length).toBeLessThan(1_000);
+    expect(detail.length).toBeLessThan(2_000);
   });
 
   it('the loss threshold says what the verdict does: at the critical ratio it is critical (range @50:, inside 50 and up)', () => {
