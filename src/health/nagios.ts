@@ -49,8 +49,14 @@ export function formatCheck({ report, evaluations }: Evaluated, routers: readonl
   return output(STATE_OF[report.status], report.summary, details, perfdata(evaluations, routers));
 }
 
+/** Problem lines per router, worst first; the rest are counted (a hub with 100,000 stale peers made 14 MB). */
+const LISTED_PROBLEMS = 20;
+
 function detailLines({ health, problems }: RouterEvaluation): string[] {
-  const lines = problems.map((problem) => `[${STATE_OF[problem.status]}] ${problem.subject}: ${problem.text}`);
+  const lines = problems.slice(0, LISTED_PROBLEMS).map((problem) => `[${STATE_OF[problem.status]}] ${problem.subject}: ${problem.text}`);
+  if (problems.length > LISTED_PROBLEMS) {
+    lines.push(`[${STATE_OF[health.status]}] ${health.name}: and ${problems.length - LISTED_PROBLEMS} more problems (/health?router= lists them all)`);
+  }
   const state = health.up === false ? 'down' : 'up';
   const enabled = health.interfaces.filter((iface) => !iface.disabled).length;
   const judged = health.peers.filter((peer) => peer.judged).length;

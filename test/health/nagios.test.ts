@@ -106,6 +106,16 @@ describe('check output in the Nagios plugin convention', () => {
     );
   });
 
+  it('lists at most 20 problems per router, worst first, and counts the rest', () => {
+    const stale = Array.from({ length: 50 }, (_, i) => peerRecord(`site-${i}`, '10m'));
+    const out = check([hq], { hq: [systemOk(), wireguard(hq, [WG_UP], stale), ping(hq, 0, 0)] });
+    const lines = out.text.split('\n');
+    expect(lines.filter((line) => line.startsWith('[CRITICAL] hq/wg-branch/'))).toHaveLength(20);
+    expect(lines).toContain('[CRITICAL] hq: and 30 more problems (/health?router= lists them all)');
+    // Perfdata still has every judged peer: graphs need them all.
+    expect([...(lines.at(-2) ?? '').matchAll(/_handshake_age'=/g)]).toHaveLength(50);
+  });
+
   it('reasons and the summary carry at most a bounded part of a name from the router', () => {
     const huge = 'x'.repeat(1_000_000);
     const out = check([hq], { hq: [systemOk(), wireguard(hq, [WG_UP], [peerRecord(huge, '10m')]), ping(hq, 0, 0)] });

@@ -91,7 +91,8 @@ function expose(replies: Replies[]): Exposition {
   const store = new SnapshotStore();
   const names = [...new Set(replies.map((r) => r.router))];
   const plans = ['system', 'wireguard', 'wireguard_setup', 'ping', 'bandwidth_test'] as const;
-  const first = replies.filter((reply, i) => names.indexOf(reply.router) === i);
+  // The first reply of each router (names repeat; an index into `names` is not one into `replies`).
+  const first = replies.filter((reply, i) => replies.findIndex((other) => other.router === reply.router) === i);
   store.plan(
     new Map(names.map((name) => [name, plans.map((collector) => ({ collector, job: collector }))])),
     new Map(first.map((r) => [r.router, routerLabel(r.router, r.labels)])),
