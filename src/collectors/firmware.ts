@@ -12,7 +12,7 @@
  */
 import type { Collector, JobContext, JobResult } from './types.js';
 import type { RouterRecord } from '../routeros/records.js';
-import { isRouterOsError } from '../routeros/errors.js';
+import { isRouterOsError, RouterOsError } from '../routeros/errors.js';
 import { SampleSet } from '../metrics/samples.js';
 import { seriesLabels, type RouterLabel } from '../metrics/family.js';
 import { FIRMWARE, FIRMWARE_FAMILIES as F } from './firmware.contract.js';
@@ -92,6 +92,15 @@ async function readRouterboard(context: JobContext): Promise<RouterRecord | unde
   }
 }
 
+/**
+ * Every system/package/update reply names the installed version. One without (`{}`, an `{"status":"ok"}` from
+ * something in between) is not the router's: a shape error, never an info series of empty versions.
+ */
+function packageUpdate(record: RouterRecord): RouterRecord {
+  if ((record['installed-version'] ?? '') !== '') return record;
+  throw new RouterOsError('ROS_ERR_SHAPE', "GET /rest/system/package/update: the reply has no installed-version; it is not the router's system/package/update");
+}
+
 export const firmwareCollector: Collector<FirmwareData, 'firmware'> = {
   ...FIRMWARE,
   name: 'firmware',
@@ -107,7 +116,7 @@ export const firmwareCollector: Collector<FirmwareData, 'firmware'> = {
       async run(context: JobContext) {
         const routerboard = await readRouterboard(context);
         const update = await context.client.getSingleton('system/package/update', { proplist: PACKAGE_UPDATE_PROPLIST, signal: context.signal });
-        return mapFirmware(routerboard, update, context.routerLabel);
+        return mapFirmware(routerboard, packageUpdate(update), context.routerLabel);
       },
     },
   ],

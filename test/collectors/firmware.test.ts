@@ -155,6 +155,20 @@ describe('the firmware collector against the emulator over HTTPS', () => {
     expect(emulator.router('ccr').outsideCalls().length).toBe(before + 1);
   });
 
+  it.each([['{}', {}], ['{"status":"ok"}', { status: 'ok' }]])('a system/package/update of %s is not the router\'s: the run fails as a shape error', async (_name, update) => {
+    const router = testRouter({ name: 'hap', url: emulator.router('hap').url });
+    const [job] = firmwareCollector.jobs(router);
+    const client: JobContext['client'] = {
+      list: () => Promise.reject(new Error('not expected')),
+      getSingleton: (menu: string) => Promise.resolve(menu === 'system/routerboard' ? { model: 'RB5009', 'current-firmware': '7.16', 'upgrade-firmware': '7.16' } : update),
+      run: () => Promise.reject(new Error('not expected')),
+    };
+    await expect(job?.run({ router, client, routerLabel: ROUTER, now: () => 0, signal: new AbortController().signal, memory: new Map() })).rejects.toMatchObject({
+      code: 'ROS_ERR_SHAPE',
+      reason: 'parse',
+    });
+  });
+
   it('another failure of system/routerboard is a failure, not an absent menu', async () => {
     const router = testRouter({ name: 'hap', url: emulator.router('hap').url });
     const [job] = firmwareCollector.jobs(router);
