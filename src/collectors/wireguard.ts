@@ -214,8 +214,11 @@ export function mapWireguard(
     // (a running interface is enabled); a twin's state is not this one's.
     const twin = twinInterfaces.has(identity);
     if (twin) read.problem(`interfaces ${JSON.stringify(name.slice(0, 40))} and another write out as one name; neither is judged`);
+    // (A disabled interface is not judged, so whether it runs does not matter then.)
     const unclear =
-      twin || (readRunning === undefined && given(record, 'running')) || (readDisabled === undefined && given(record, 'disabled') && readRunning !== true);
+      twin ||
+      (readDisabled !== true && readRunning === undefined && given(record, 'running')) ||
+      (readDisabled === undefined && given(record, 'disabled') && readRunning !== true);
     if (unclear) unclearInterfaces.add(identity);
     const disabled = readDisabled ?? false;
     const running = unclear ? undefined : readRunning;

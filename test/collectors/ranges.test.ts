@@ -93,6 +93,10 @@ describe('range rules in the collectors', () => {
     expect(report.interfaces).toEqual([{ name: 'wg-branch', running: null, disabled: false, status: 'degraded' }]);
     expect(report.status).toBe('degraded');
     expect(report.reasons[0]).toBe('hq/wg-branch: cannot tell whether it runs: its running or disabled did not decode, or another interface writes out as the same name');
+    // Disabled, it is not judged whatever its running says.
+    const disabled = mapWireguard([{ ...WG_UP, running: 'maybe', disabled: 'true' }], [peerRecord('site', '10m')], ROUTER, health, NOW);
+    expect(disabled.data.interfaces[0]).toMatchObject({ unclear: false, disabled: true });
+    expect(disabled.data.peers[0]?.factsUnreadable).toBe(false);
   });
 
   it('interfaces or peers that write out as one (wg\\r and wg\\t) are not judged: a down twin is not hidden behind a running one', () => {
