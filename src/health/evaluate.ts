@@ -18,7 +18,20 @@ import { dataOf, jobsFor, type CollectorData } from '../collectors/catalog.js';
 import { routerUp } from '../analysis/up.js';
 import { judgePeer, type PeerVerdict } from '../analysis/peer.js';
 import { counted, formatAge, inEra, isoOrNull, peerDisplayName } from './format.js';
-import { MESSAGE_LIMIT, ROUTER_TEXT_LIMIT, safeText } from '../util/text.js';
+import { boundText, ROUTER_TEXT_LIMIT, stripControls } from '../util/text.js';
+
+/** A problem's text: a failing set-up check words up to ten findings and their fixes. */
+const PROBLEM_TEXT_LIMIT = 16_000;
+
+/** On one line, without controls or bidi tricks, at most `max` characters; the work bounded by `max`, not the text. */
+function plainBounded(text: string, max: number): string {
+  if (text.length <= max && !/[^\x20-\x7e]/.test(text)) return text;
+  const cut = text.length > 2 * max;
+  let clean = stripControls(cut ? text.slice(0, 2 * max) : text);
+  // Never half a surrogate pair at a cut.
+  if (cut && /[\ud800-\udbff]$/.test(clean)) clean = clean.slice(0, -1);
+  return boundText(clean, max, cut ? text.length - 2 * max : 0);
+}
 import { evaluatePings } from './pings.js';
 import { worst, type InterfaceHealth, type PeerHealth, type PeerJudgement, type Problem, type RouterEvaluation, type RouterHealth, type Status } from './types.js';
 
@@ -61,11 +74,13 @@ export function evaluateRouter(
   };
   const seen = { wireguard: false, setup: false, pings: false };
   let judgements: PeerJudgement[] = [];
-  // Names and texts come from the router: bounded and made safe here, once, for /health, check and the log (a
-  // peer named with 5 MB of text made a 5 MB reason and summary line).
+  // Names and texts come from the router: bounded and stripped of controls here, once, for /health, check and
+  // the log (a peer named with 5 MB of text made a 5 MB reason and summary line). Not redacted: the same names
+  // stand unredacted in peers[] and perfdata, and "[REDACTED]" would make two peers' problems look alike. The
+  // text's bound leaves room for a set-up check's ten findings and fixes, themselves bounded.
   const add = (problem: Omit<Problem, 'subject'> & { subject?: string }): void => {
-    const subject = problem.subject === undefined ? router.name : `${router.name}/${safeText(problem.subject, ROUTER_TEXT_LIMIT)}`;
-    problems.push({ ...problem, subject, text: safeText(problem.text, MESSAGE_LIMIT), brief: safeText(problem.brief, ROUTER_TEXT_LIMIT) });
+    const subject = problem.subject === undefined ? router.name : `${router.name}/${plainBounded(problem.subject, ROUTER_TEXT_LIMIT)}`;
+    problems.push({ ...problem, subject, text: plainBounded(problem.text, PROBLEM_TEXT_LIMIT), brief: plainBounded(problem.brief, ROUTER_TEXT_LIMIT) });
   };
 
   if (snapshots.length === 0) {

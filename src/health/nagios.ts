@@ -11,7 +11,7 @@ import type { RouterConfig } from '../config/types.js';
 import { stripControls } from '../util/text.js';
 import { counted } from './format.js';
 import type { Evaluated } from './report.js';
-import type { RouterEvaluation, Status } from './types.js';
+import { worst, type RouterEvaluation, type Status } from './types.js';
 
 export type NagiosState = 'OK' | 'WARNING' | 'CRITICAL' | 'UNKNOWN';
 export const EXIT_CODES: Readonly<Record<NagiosState, number>> = { OK: 0, WARNING: 1, CRITICAL: 2, UNKNOWN: 3 };
@@ -54,8 +54,10 @@ const LISTED_PROBLEMS = 20;
 
 function detailLines({ health, problems }: RouterEvaluation): string[] {
   const lines = problems.slice(0, LISTED_PROBLEMS).map((problem) => `[${STATE_OF[problem.status]}] ${problem.subject}: ${problem.text}`);
-  if (problems.length > LISTED_PROBLEMS) {
-    lines.push(`[${STATE_OF[health.status]}] ${health.name}: and ${problems.length - LISTED_PROBLEMS} more problems (/health?router= lists them all)`);
+  const hidden = problems.slice(LISTED_PROBLEMS);
+  if (hidden.length > 0) {
+    const status = worst(hidden.map((problem) => problem.status));
+    lines.push(`[${STATE_OF[status]}] ${health.name}: and ${counted(hidden.length, 'more problem')} (/health?router= lists them all)`);
   }
   const state = health.up === false ? 'down' : 'up';
   const enabled = health.interfaces.filter((iface) => !iface.disabled).length;
@@ -69,7 +71,16 @@ function detailLines({ health, problems }: RouterEvaluation): string[] {
 
 /** A perfdata label: quoted by the caller; `'` and `=` are the two characters a label may not hold. */
 function label(...parts: string[]): string {
-  return `'${plain(parts.join('_')).replace(/['=]/g, '_')}'`;
+  return `'${plain(parts.map(clip).join('_')).replace(/['=]/g, '_')}'`;
+}
+
+/** A name from the router as a label part: at most LABEL_PART characters (a 1 MB name made a 1 MB label). */
+const LABEL_PART = 100;
+
+function clip(part: string): string {
+  if (part.length <= LABEL_PART) return part;
+  const kept = part.slice(0, LABEL_PART);
+  return /[\ud800-\udbff]$/.test(kept) ? kept.slice(0, -1) : kept;
 }
 
 /** One perfdata entry before its label is made unique: the label's parts, what tells it from a namesake, the rest. */

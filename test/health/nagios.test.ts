@@ -116,12 +116,25 @@ describe('check output in the Nagios plugin convention', () => {
     expect([...(lines.at(-2) ?? '').matchAll(/_handshake_age'=/g)]).toHaveLength(50);
   });
 
-  it('reasons and the summary carry at most a bounded part of a name from the router', () => {
+  it('the line for hidden problems carries the worst of them, not the router\'s', () => {
+    const stale = Array.from({ length: 20 }, (_, i) => peerRecord(`site-${i}`, '10m'));
+    const out = check([hq], { hq: [systemOk(), wireguard(hq, [WG_UP], stale), ping(hq, 0, 33)] });
+    expect(out.text.split('\n')).toContain('[WARNING] hq: and 1 more problem (/health?router= lists them all)');
+  });
+
+  it('reasons, the summary and perfdata carry at most a bounded part of a name from the router', () => {
     const huge = 'x'.repeat(1_000_000);
     const out = check([hq], { hq: [systemOk(), wireguard(hq, [WG_UP], [peerRecord(huge, '10m')]), ping(hq, 0, 0)] });
     const [first = '', detail = ''] = out.text.split('\n');
     expect(first.length).toBeLessThan(1_000);
     expect(detail.length).toBeLessThan(2_000);
+    expect(out.text.length).toBeLessThan(3_000);
+  });
+
+  it('names are not redacted in problem lines: two peers stay apart, as they are in perfdata', () => {
+    const out = check([hq], { hq: [systemOk(), wireguard(hq, [WG_UP], [peerRecord('Basic Office', '10m'), peerRecord('Basic Store1', '10m')]), ping(hq, 0, 0)] });
+    expect(out.text).toContain('[CRITICAL] hq/wg-branch/Basic Office: down');
+    expect(out.text).toContain('[CRITICAL] hq/wg-branch/Basic Store1: down');
   });
 
   it('the loss threshold says what the verdict does: at the critical ratio it is critical (range @50:, inside 50 and up)', () => {

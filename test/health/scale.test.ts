@@ -108,5 +108,10 @@ describe('work in proportion to the router', () => {
     expect(failing?.detail).toMatch(/; and 2990 more$/);
     expect(failing?.detail?.length).toBeLessThan(3_000);
     expect(failing?.fix?.split('\n')).toHaveLength(11);
+    // /health and check word the whole finding, fixes included (their own bounds are above).
+    const router = testRouter({}, { collectors: { wireguard_setup: true } });
+    const { health } = evaluateRouter(router, [systemOk(), setup(records)], T0);
+    const reason = health.reasons.find((text) => text.includes('set-up check route fails')) ?? '';
+    expect(reason).toContain(`Fix: ${failing?.fix?.replaceAll('\n', ' ; ')}`);
   });
 });
