@@ -13,9 +13,9 @@ export function cliValue(value: string): string {
   return `"${value.replace(/[\\"$]/g, (char) => `\\${char}`).replace(/\n/g, '\\n').replace(/\r/g, '\\r')}"`;
 }
 
-/** `rule *5 (drop, in-interface-list=!LAN, "defconf: drop all not coming from LAN")`. */
 const RULE_TEXT = 300;
 
+/** `rule *5 (drop, in-interface-list=!LAN, "defconf: drop all not coming from LAN")`. */
 export function describeRule(rule: RouterRecord): string {
   const id = rule['.id'];
   const parts = [rule['action'] ?? 'accept'];

@@ -18,22 +18,12 @@ import { dataOf, jobsFor, type CollectorData } from '../collectors/catalog.js';
 import { routerUp } from '../analysis/up.js';
 import { judgePeer, type PeerVerdict } from '../analysis/peer.js';
 import { counted, formatAge, inEra, isoOrNull, peerDisplayName } from './format.js';
-import { boundText, ROUTER_TEXT_LIMIT, stripControls } from '../util/text.js';
+import { boundedLine, ROUTER_TEXT_LIMIT } from '../util/text.js';
+import { evaluatePings } from './pings.js';
+import { worst, type InterfaceHealth, type PeerHealth, type PeerJudgement, type Problem, type RouterEvaluation, type RouterHealth, type Status } from './types.js';
 
 /** A problem's text: a failing set-up check words up to ten findings and their fixes. */
 const PROBLEM_TEXT_LIMIT = 16_000;
-
-/** On one line, without controls or bidi tricks, at most `max` characters; the work bounded by `max`, not the text. */
-function plainBounded(text: string, max: number): string {
-  if (text.length <= max && !/[^\x20-\x7e]/.test(text)) return text;
-  const cut = text.length > 2 * max;
-  let clean = stripControls(cut ? text.slice(0, 2 * max) : text);
-  // Never half a surrogate pair at a cut.
-  if (cut && /[\ud800-\udbff]$/.test(clean)) clean = clean.slice(0, -1);
-  return boundText(clean, max, cut ? text.length - 2 * max : 0);
-}
-import { evaluatePings } from './pings.js';
-import { worst, type InterfaceHealth, type PeerHealth, type PeerJudgement, type Problem, type RouterEvaluation, type RouterHealth, type Status } from './types.js';
 
 /** Which parts of a router to judge besides its up state; a part left out is not `seen`. */
 export interface EvaluationParts {
@@ -79,8 +69,8 @@ export function evaluateRouter(
   // stand unredacted in peers[] and perfdata, and "[REDACTED]" would make two peers' problems look alike. The
   // text's bound leaves room for a set-up check's ten findings and fixes, themselves bounded.
   const add = (problem: Omit<Problem, 'subject'> & { subject?: string }): void => {
-    const subject = problem.subject === undefined ? router.name : `${router.name}/${plainBounded(problem.subject, ROUTER_TEXT_LIMIT)}`;
-    problems.push({ ...problem, subject, text: plainBounded(problem.text, PROBLEM_TEXT_LIMIT), brief: plainBounded(problem.brief, ROUTER_TEXT_LIMIT) });
+    const subject = problem.subject === undefined ? router.name : `${router.name}/${boundedLine(problem.subject, ROUTER_TEXT_LIMIT)}`;
+    problems.push({ ...problem, subject, text: boundedLine(problem.text, PROBLEM_TEXT_LIMIT), brief: boundedLine(problem.brief, ROUTER_TEXT_LIMIT) });
   };
 
   if (snapshots.length === 0) {

@@ -8,7 +8,7 @@
  * checked per host with `--router` must page).
  */
 import type { RouterConfig } from '../config/types.js';
-import { stripControls } from '../util/text.js';
+import { stripControls, wholePairs } from '../util/text.js';
 import { counted } from './format.js';
 import type { Evaluated } from './report.js';
 import { worst, type RouterEvaluation, type Status } from './types.js';
@@ -78,9 +78,7 @@ function label(...parts: string[]): string {
 const LABEL_PART = 100;
 
 function clip(part: string): string {
-  if (part.length <= LABEL_PART) return part;
-  const kept = part.slice(0, LABEL_PART);
-  return /[\ud800-\udbff]$/.test(kept) ? kept.slice(0, -1) : kept;
+  return part.length <= LABEL_PART ? part : wholePairs(part.slice(0, LABEL_PART));
 }
 
 /** One perfdata entry before its label is made unique: the label's parts, what tells it from a namesake, the rest. */

@@ -58,8 +58,19 @@ export function cleanText(text: string, max: number, singleLine: boolean): strin
   return boundText(clean, max, cut ? text.length - work.length + reach : 0);
 }
 
+/**
+ * Router text on one line, without controls or bidi tricks, at most `max` characters, not redacted (for names
+ * shown where the same names stand unredacted beside them); the work bounded by `max`, not by the text.
+ */
+export function boundedLine(text: string, max: number): string {
+  if (text.length <= max && !/[^\x20-\x7e]/.test(text)) return text;
+  const cut = text.length > 2 * max;
+  const clean = stripControls(cut ? wholePairs(text.slice(0, 2 * max)) : text);
+  return boundText(clean, max, cut ? text.length - 2 * max : 0);
+}
+
 /** Without a high surrogate left at the end by a cut: never half a pair. */
-function wholePairs(text: string): string {
+export function wholePairs(text: string): string {
   const last = text.charCodeAt(text.length - 1);
   return last >= 0xd800 && last <= 0xdbff ? text.slice(0, -1) : text;
 }
