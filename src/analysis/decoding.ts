@@ -73,6 +73,12 @@ const KEPT_PROBLEMS = 20;
  */
 export const ERA_START_SECONDS = Date.UTC(2015, 0, 1) / 1000;
 
+/** The router sent the field with a value (RouterOS leaves defaults out, or sends them empty). */
+export function given(record: RouterRecord, key: string): boolean {
+  const raw = record[key];
+  return raw !== undefined && raw !== '';
+}
+
 export class FieldReader {
   /** The first few problems, worded; `errors` counts them all. */
   readonly problems: string[] = [];
@@ -140,7 +146,7 @@ export class FieldReader {
    * `{"status":"ok"}` from something in between): a shape error, never "no peers".
    */
   keyed(records: readonly RouterRecord[], keys: readonly string[]): RouterRecord[] {
-    const kept = records.filter((record) => keys.every((key) => (record[key] ?? '') !== ''));
+    const kept = records.filter((record) => keys.every((key) => given(record, key)));
     if (kept.length === records.length) return kept as RouterRecord[];
     if (kept.length === 0) {
       throw new RouterOsError('ROS_ERR_SHAPE', `${this.#where}: none of the ${records.length} records holds ${keys.join(' and ')}; the reply is not this menu's data`);

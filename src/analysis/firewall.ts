@@ -107,13 +107,10 @@ export const DEFAULT_RULE_CHECKS = 2_000_000;
 /** A filter rule set read once: enabled rules by chain, in order, with their matchers parsed. Build it once per audit. */
 export class FilterRules {
   readonly #byChain = new Map<string, CompiledRule[]>();
-  readonly #limit: number;
-  #left: number;
+  #left = DEFAULT_RULE_CHECKS;
   #enabled = 0;
 
-  constructor(rules: readonly RouterRecord[], { ruleChecks = DEFAULT_RULE_CHECKS }: { ruleChecks?: number } = {}) {
-    this.#limit = ruleChecks;
-    this.#left = ruleChecks;
+  constructor(rules: readonly RouterRecord[]) {
     for (const record of rules) {
       const name = record['chain'];
       if (name === undefined || !isEnabled(record)) continue;
@@ -135,7 +132,7 @@ export class FilterRules {
     if (this.#left >= 0) return;
     throw new RouterOsError(
       'ROS_ERR_TOO_MUCH',
-      `ip/firewall/filter: judging the tunnels' traffic against ${this.#enabled} enabled rules takes more than ${this.#limit} rule checks; the set-up is not audited`,
+      `ip/firewall/filter: judging the tunnels' traffic against ${this.#enabled} enabled rules takes more than ${DEFAULT_RULE_CHECKS} rule checks; the set-up is not audited`,
     );
   }
 }

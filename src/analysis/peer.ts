@@ -134,6 +134,11 @@ function reasonOf(state: PeerState, expected: boolean, peer: JudgedPeerInput): P
   }
 }
 
+/** Not judged because something it rests on did not decode: "we cannot see", which degrades, never ok. */
+export function isUnreadable(reason: PeerReason): boolean {
+  return reason === 'handshake_unreadable' || reason === 'unreadable';
+}
+
 export function judgePeer(peer: JudgedPeerInput, health: HealthConfig): PeerVerdict {
   // Object literals of one shape, no spreads: this runs twice per peer per collection (the collector and the
   // verdict-change log), 16,000 times a cycle at 2,000 routers × 4 peers, and spreads cost an object each.

@@ -16,7 +16,7 @@ import { isRouterOsError, RouterOsError } from '../routeros/errors.js';
 import { SampleSet } from '../metrics/samples.js';
 import { seriesLabels, type RouterLabel } from '../metrics/family.js';
 import { FIRMWARE, FIRMWARE_FAMILIES as F } from './firmware.contract.js';
-import { FieldReader, problemsOf } from '../analysis/decoding.js';
+import { FieldReader, given, problemsOf } from '../analysis/decoding.js';
 import { compareRouterOsVersions, parseRouterOsVersion } from './firmware-version.js';
 
 export const ROUTERBOARD_PROPLIST = ['model', 'firmware-type', 'current-firmware', 'upgrade-firmware'] as const;
@@ -97,7 +97,7 @@ async function readRouterboard(context: JobContext): Promise<RouterRecord | unde
  * something in between) is not the router's: a shape error, never an info series of empty versions.
  */
 function packageUpdate(record: RouterRecord): RouterRecord {
-  if ((record['installed-version'] ?? '') !== '') return record;
+  if (given(record, 'installed-version')) return record;
   throw new RouterOsError('ROS_ERR_SHAPE', "GET /rest/system/package/update: the reply has no installed-version; it is not the router's system/package/update");
 }
 

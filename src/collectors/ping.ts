@@ -103,7 +103,7 @@ function lossOf(last: RouterRecord, sent: number | undefined, received: number |
   if (sent === undefined || received === undefined) return read.ratioFromPercent(last, 'packet-loss');
   if (sent === 0) return undefined;
   const loss = (sent - received) / sent;
-  const percent = last['packet-loss'] === undefined ? undefined : read.ratioFromPercent(last, 'packet-loss');
+  const percent = read.ratioFromPercent(last, 'packet-loss');
   if (percent !== undefined && Math.abs(percent - loss) > 0.01) {
     read.problem(`packet-loss ${Math.round(percent * 100)} % contradicts sent ${sent} and received ${received}; loss taken from the counts`);
   }

@@ -5,7 +5,7 @@ import { RouterOsError } from '../routeros/errors.js';
 import { SampleSet } from '../metrics/samples.js';
 import { seriesLabels, type Family, type RouterLabel } from '../metrics/family.js';
 import { SYSTEM, SYSTEM_FAMILIES as F } from './system.contract.js';
-import { FieldReader, problemsOf } from '../analysis/decoding.js';
+import { FieldReader, given, problemsOf } from '../analysis/decoding.js';
 
 export const SYSTEM_PROPLIST = [
   'architecture-name',
@@ -109,7 +109,7 @@ function mhzToHertz(mhz: number | undefined): number | undefined {
  * report the router up with an empty info series.
  */
 function systemResource(record: RouterRecord): RouterRecord {
-  if ((record['version'] ?? '') !== '' || (record['uptime'] ?? '') !== '') return record;
+  if (given(record, 'version') || given(record, 'uptime')) return record;
   throw new RouterOsError('ROS_ERR_SHAPE', 'GET /rest/system/resource: the reply holds neither version nor uptime; it is not the router\'s system/resource');
 }
 

@@ -10,7 +10,7 @@ import { seriesLabels, type RouterLabel } from '../metrics/family.js';
 import { escapeLabelValue, labelPair } from '../metrics/text.js';
 import { WIREGUARD, WIREGUARD_FAMILIES as F } from './wireguard.contract.js';
 import { judgePeer, peerLabel } from '../analysis/peer.js';
-import { FieldReader, problemsOf } from '../analysis/decoding.js';
+import { FieldReader, given, problemsOf } from '../analysis/decoding.js';
 import { PROBE_SKIP_REASONS, type ProbeOutcome } from '../analysis/liveness.js';
 import { cronIntervalSeconds } from '../config/cron.js';
 import {
@@ -172,12 +172,6 @@ function twins(values: readonly string[]): Set<string> {
   return twice;
 }
 
-/** The router sent the field with a value (RouterOS leaves defaults out, or sends them empty). */
-function given(record: RouterRecord, key: string): boolean {
-  const raw = record[key];
-  return raw !== undefined && raw !== '';
-}
-
 /**
  * Pure mapping of the two replies to samples; `now` is Unix ms. `memory` (the job's, kept across runs) carries
  * each peer's rx/tx of the previous run (wireguard-counters.ts), so the verdict knows whether traffic moved.
@@ -260,7 +254,7 @@ export function mapWireguard(
     const tx = peerRead.counter(record, 'tx');
     // Bounded by the era: an age that would put the handshake before 2015 is unreadable, not a time near 0 ("never").
     const age = peerRead.age(record, 'last-handshake', nowSeconds);
-    const hasBadHandshake = record['last-handshake'] !== undefined && record['last-handshake'] !== '' && age === undefined;
+    const hasBadHandshake = given(record, 'last-handshake') && age === undefined;
     const endpoint = endpointOf(record);
     const allowedAddress = parseRouterList(record['allowed-address'] ?? '');
     const latestHandshake = age === undefined ? undefined : Math.round(nowSeconds - age);

@@ -12,6 +12,7 @@
 import type { RouterConfig } from '../config/types.js';
 import { formatAge, formatPercent, isoOrNull, peerDisplayName } from './format.js';
 import { handshakeExpectedByMs, peerStatus } from './evaluate.js';
+import { isUnreadable } from '../analysis/peer.js';
 import type { PeerJudgement, RouterEvaluation } from './types.js';
 
 export interface VerdictState {
@@ -176,7 +177,7 @@ const NO_PEERS: BadPeers = new Map();
  * probe's partial loss degrades the router too, but is noted, not news.
  */
 function isBad({ verdict }: PeerJudgement): boolean {
-  return peerStatus(verdict) === 'critical' || verdict.reason === 'handshake_unreadable' || verdict.reason === 'unreadable';
+  return peerStatus(verdict) === 'critical' || isUnreadable(verdict.reason);
 }
 
 /**

@@ -16,7 +16,7 @@ import type { RouterConfig } from '../config/types.js';
 import type { JobSnapshot } from '../metrics/store.js';
 import { dataOf, jobsFor, type CollectorData } from '../collectors/catalog.js';
 import { routerUp } from '../analysis/up.js';
-import { judgePeer, type PeerVerdict } from '../analysis/peer.js';
+import { isUnreadable, judgePeer, type PeerVerdict } from '../analysis/peer.js';
 import { counted, formatAge, inEra, isoOrNull, peerDisplayName } from './format.js';
 import { boundedLine, ROUTER_TEXT_LIMIT } from '../util/text.js';
 import { evaluatePings } from './pings.js';
@@ -280,7 +280,7 @@ function peerHealthOf({ peer, verdict, latestHandshake, ageSeconds }: PeerJudgem
 /** A peer's part in its router's status: critical when judged unhealthy, degraded when it cannot be judged or the probe lost some pings. */
 export function peerStatus(verdict: PeerVerdict): Status {
   if (verdict.judged && !verdict.healthy) return 'critical';
-  return verdict.reason === 'handshake_unreadable' || verdict.reason === 'unreadable' || verdict.reason === 'probe_partial' ? 'degraded' : 'ok';
+  return isUnreadable(verdict.reason) || verdict.reason === 'probe_partial' ? 'degraded' : 'ok';
 }
 
 /** Unix ms by which the peer's next handshake is due; undefined when none is expected or it never shook hands. */
