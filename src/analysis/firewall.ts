@@ -23,6 +23,7 @@ import type { RouterRecord } from '../routeros/records.js';
 import { parseRouterBool } from '../routeros/decode.js';
 import { RouterOsError } from '../routeros/errors.js';
 import { contains, overlaps, parseIpv4Match, type Ipv4Range } from './ipv4.js';
+import { groupBy } from '../util/group.js';
 
 export const FILTER_PROPLIST = [
   '.id',
@@ -106,20 +107,14 @@ export const DEFAULT_RULE_CHECKS = 2_000_000;
 
 /** A filter rule set read once: enabled rules by chain, in order, with their matchers parsed. Build it once per audit. */
 export class FilterRules {
-  readonly #byChain = new Map<string, CompiledRule[]>();
+  readonly #byChain: Map<string, CompiledRule[]>;
+  readonly #enabled: number;
   #left = DEFAULT_RULE_CHECKS;
-  #enabled = 0;
 
   constructor(rules: readonly RouterRecord[]) {
-    for (const record of rules) {
-      const name = record['chain'];
-      if (name === undefined || !isEnabled(record)) continue;
-      this.#enabled += 1;
-      const rule = compile(record);
-      const list = this.#byChain.get(name);
-      if (list === undefined) this.#byChain.set(name, [rule]);
-      else list.push(rule);
-    }
+    const enabled = rules.filter((record) => record['chain'] !== undefined && isEnabled(record));
+    this.#enabled = enabled.length;
+    this.#byChain = groupBy(enabled.map(compile), (rule) => rule.record['chain']);
   }
 
   chain(name: string): readonly CompiledRule[] {

@@ -14,6 +14,7 @@
 import type { RouterRecord } from '../routeros/records.js';
 import { parseRouterList } from '../routeros/decode.js';
 import { FieldReader } from './decoding.js';
+import { groupBy } from '../util/group.js';
 import { evaluateChain, FilterRules, isEnabled, type ChainVerdict } from './firewall.js';
 import { peerLabel } from './peer.js';
 import { formatPrefix, parseIpv4Prefix } from './ipv4.js';
@@ -92,17 +93,6 @@ export function auditSetup(records: SetupRecords, read: FieldReader = new FieldR
   return out;
 }
 
-function groupBy<T>(items: readonly T[], keyOf: (item: T) => string | undefined): Map<string, T[]> {
-  const groups = new Map<string, T[]>();
-  for (const item of items) {
-    const key = keyOf(item);
-    if (key === undefined) continue;
-    const group = groups.get(key);
-    if (group === undefined) groups.set(key, [item]);
-    else group.push(item);
-  }
-  return groups;
-}
 
 function peerName(peer: RouterRecord): string {
   const label = peerLabel(peer['name'], peer['comment']);
