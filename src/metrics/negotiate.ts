@@ -22,6 +22,8 @@ interface Member {
  */
 export const MAX_LIST_MEMBERS = 64;
 
+const QVALUE = /^(?:0(?:\.\d*)?|1(?:\.0*)?)$/;
+
 function parseList(header: string): Member[] {
   const members: Member[] = [];
   // split's limit stops the scan at the cap: the ignored rest is never cut into strings.
@@ -38,8 +40,9 @@ function parseList(header: string): Member[] {
       const key = param.slice(0, eq).trim().toLowerCase();
       const value = unquote(param.slice(eq + 1).trim());
       if (key === 'q') {
-        const parsed = Number(value);
-        q = Number.isFinite(parsed) ? Math.min(Math.max(parsed, 0), 1) : 0;
+        // A qvalue is a plain decimal from 0 to 1 (RFC 9110 §12.4.2; more than three decimals let through). Any
+        // other spelling Number() would read (`0x1`, `1e0`, `+1`, `2`) makes the member unacceptable.
+        q = QVALUE.test(value) ? Number(value) : 0;
       } else if (key === 'version') {
         version = value;
       }

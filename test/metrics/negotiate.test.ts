@@ -36,6 +36,13 @@ describe('content negotiation', () => {
     ['text/plain;q=0, application/openmetrics-text;q=0', 'text'],
     ['*/*;q=0', 'text'],
     ['application/json', 'text'],
+    // A qvalue is a plain decimal from 0 to 1: other spellings Number() reads as 1 do not make a member acceptable.
+    ['application/openmetrics-text;q=0x1, text/plain;q=0.9', 'text'],
+    ['application/openmetrics-text;q=1e0, text/plain;q=0.9', 'text'],
+    ['application/openmetrics-text;q=+1, text/plain;q=0.9', 'text'],
+    ['application/openmetrics-text;q=2, text/plain;q=0.9', 'text'],
+    ['application/openmetrics-text;q=1.000, text/plain;q=0.9', 'openmetrics'],
+    ['application/openmetrics-text;q="0.95", text/plain;q=0.9', 'openmetrics'],
   ] as const)('Accept %j → %s', (accept, expected) => {
     expect(negotiateFormat(accept)).toBe(expected);
   });
@@ -63,6 +70,10 @@ describe('content negotiation', () => {
     ['identity;q=0', false],
     ['gzip, identity;q=0', true],
     ['', false],
+    ['gzip;q=0x1', false],
+    ['gzip;q=0b1', false],
+    ['gzip;q=1.', true],
+    ['gzip;q=0.0005', true],
   ] as const)('Accept-Encoding %j → gzip %s', (header, expected) => {
     expect(acceptsGzip(header)).toBe(expected);
   });
