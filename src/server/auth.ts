@@ -9,9 +9,33 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { BcryptWorker } from './bcrypt-worker.js';
 import { sendText } from './respond.js';
+import { loggedPath } from './target.js';
+import { bcryptCost } from './web-config.js';
 
-/** A bcrypt hash of a random string nobody knows, checked for unknown usernames to keep timing even. */
+/**
+ * A bcrypt hash of a random string nobody knows, checked for unknown usernames to keep timing even. A check
+ * costs what the hash's cost says, so an unknown name is checked against this hash at the highest cost of the
+ * configured hashes (dummyFor): a fixed cost of 10 let a cost-12 user stand out four times slower, and so tell
+ * that the name exists.
+ */
 const DUMMY_HASH = '$2b$10$VkZikHPHTeLDANMcTC6zO.KzePAnXypbXwJuGld7y2nhtLkekubom';
+const dummies = new WeakMap<ReadonlyMap<string, string>, string>();
+
+/**
+ * The dummy hash for a user list: DUMMY_HASH's salt and digest at the highest cost among the users' hashes (the
+ * same cost as theirs when they share one: a list of cost-4 hashes must not make unknown names the slow ones).
+ */
+export function dummyFor(users: ReadonlyMap<string, string>): string {
+  let dummy = dummies.get(users);
+  if (dummy === undefined) {
+    let cost = 0;
+    for (const hash of users.values()) cost = Math.max(cost, bcryptCost(hash));
+    if (cost === 0) cost = bcryptCost(DUMMY_HASH);
+    dummy = `$2b$${String(cost).padStart(2, '0')}$${DUMMY_HASH.slice(7)}`;
+    dummies.set(users, dummy);
+  }
+  return dummy;
+}
 /** Remembered good credentials; bounded so a long run with rotating passwords cannot grow it without end. */
 const CACHE_LIMIT = 64;
 /** bcrypt checks waiting or running; more are turned away (429) instead of queued. */
@@ -64,10 +88,11 @@ export class BasicAuth {
     for (const [name, candidate] of users) {
       if (timingSafeEqual(digest(name), wanted) && hash === undefined) hash = candidate;
     }
-    const key = digest(credentials.username, hash ?? DUMMY_HASH, credentials.password).toString('base64');
+    const checked = hash ?? dummyFor(users);
+    const key = digest(credentials.username, checked, credentials.password).toString('base64');
     if (hash !== undefined && this.#good.has(key)) return true;
     if (!this.#bcrypt.available) return undefined;
-    const ok = await this.#bcrypt.compare(credentials.password, hash ?? DUMMY_HASH);
+    const ok = await this.#bcrypt.compare(credentials.password, checked);
     if (!ok || hash === undefined) return false;
     if (this.#good.size >= CACHE_LIMIT) this.#good.clear();
     this.#good.add(key);
@@ -106,7 +131,7 @@ export class BasicAuth {
     const now = performance.now();
     if (now - this.#loggedAt < LOG_EVERY_MS) return;
     this.#logger.warn(
-      { remote: req.socket.remoteAddress, path: (req.url ?? '').split('?')[0], rejected: this.#rejected },
+      { remote: req.socket.remoteAddress, path: loggedPath(req), rejected: this.#rejected },
       'rejected HTTP requests with wrong credentials (basic_auth_users in the web config)',
     );
     this.#loggedAt = now;

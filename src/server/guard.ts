@@ -65,7 +65,7 @@ export interface GuardDeps {
  * Wraps the routes' handler: target check, headers, then authentication, then the scrape cap. `close` ends the
  * bcrypt worker.
  */
-export function guard(handle: Handler, deps: GuardDeps): { handle: Handler; close(): Promise<void> } {
+export function guard(handle: Handler, deps: GuardDeps): { handle: Handler; expectationFailed: Handler; close(): Promise<void> } {
   const auth = new BasicAuth(deps.logger);
   const slots = new ScrapeSlots(deps.limits.maxConcurrentScrapes, deps.limits.maxScrapesPerClient);
   const fail = (res: ServerResponse, error: unknown, message: string): void => answerFailure(res, deps.logger, error, message);
@@ -119,5 +119,15 @@ export function guard(handle: Handler, deps: GuardDeps): { handle: Handler; clos
       fail(res, error, 'request failed');
     }
   };
-  return { handle: guarded, close: () => auth.close() };
+  /** A request with an `Expect` the server does not meet (anything but 100-continue): 417, before anything else. */
+  const expectationFailed: Handler = (_req, res) => {
+    try {
+      for (const [name, value] of Object.entries(deps.web?.current()?.headers ?? {})) res.setHeader(name, value);
+      res.setHeader('connection', 'close');
+      sendText(res, 417, 'Expectation failed: this server meets no expectation but 100-continue.\n');
+    } catch (error) {
+      fail(res, error, 'request failed');
+    }
+  };
+  return { handle: guarded, expectationFailed, close: () => auth.close() };
 }

@@ -63,11 +63,21 @@ export function startServer(app: { readonly handle: RequestHandler }, listen: st
   server.maxHeadersCount = 100;
   server.maxConnections = limits.maxConnections;
   admitConnections(server, limits);
-  // Without a listener Node drops a CONNECT request without a word; answer it like any other wrong method.
+  // Without a listener Node drops a CONNECT request without a word; answer it like any other wrong method, with
+  // the web config's headers as every answer has them (validated there: no control characters).
   server.on('connect', (_req, socket: Duplex) => {
     socket.on('error', () => undefined);
-    socket.end('HTTP/1.1 405 Method Not Allowed\r\nAllow: GET, HEAD, POST\r\nContent-Length: 0\r\nConnection: close\r\n\r\n');
+    const extra = Object.entries(web?.current()?.headers ?? {})
+      .map(([name, value]) => `${name}: ${value}\r\n`)
+      .join('');
+    socket.end(`HTTP/1.1 405 Method Not Allowed\r\nAllow: GET, HEAD, POST\r\n${extra}Content-Length: 0\r\nConnection: close\r\n\r\n`);
   });
+  // `Expect: 100-continue`: Node would send 100 Continue, inviting the body, before the guard has checked the
+  // credentials. No route reads a request body, so the request goes to the guard at once and gets its final
+  // answer (RFC 9110 §10.1.1 lets a server answer without the 100).
+  server.on('checkContinue', handler);
+  // Any other expectation: 417, through the guard's answer path so it carries the configured headers.
+  server.on('checkExpectation', guarded.expectationFailed);
   server.once('close', () => void guarded.close());
   return new Promise((resolve, reject) => {
     server.once('error', reject);

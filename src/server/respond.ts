@@ -4,7 +4,7 @@ import { promisify } from 'node:util';
 import { gzip } from 'node:zlib';
 import type { Logger } from 'pino';
 import { acceptsGzip } from '../metrics/negotiate.js';
-import { targetOf } from './target.js';
+import { loggedPath } from './target.js';
 
 const gzipAsync = promisify(gzip);
 
@@ -112,8 +112,7 @@ export async function sendParts(res: ServerResponse, status: number, headers: Re
  */
 export function answerFailure(res: ServerResponse, logger: Logger, error: unknown, message: string): void {
   try {
-    const target = targetOf(res.req);
-    logger.error({ err: error, path: target.ok ? target.path.slice(0, 200) : undefined }, message);
+    logger.error({ err: error, path: loggedPath(res.req) }, message);
     if (!res.headersSent && !res.destroyed) sendText(res, 500, 'Internal error.\n');
     else res.destroy();
   } catch {

@@ -15,7 +15,14 @@ function sent(socket: Socket): number {
 
 export function watchStall(res: ServerResponse, stallMs: number): void {
   const socket = res.socket;
-  if (socket === null) return;
+  if (socket === null) {
+    // A pipelined request's response waits for those ahead of it on the connection: Node hands it the socket
+    // (and says so) when its turn comes, and the watch starts then.
+    res.once('socket', () => {
+      if (res.socket !== null) watchStall(res, stallMs);
+    });
+    return;
+  }
   let last = sent(socket);
   let since = performance.now();
   // Checked a few times per stallMs: a cut comes between stallMs and 1.25 × stallMs after the last progress.

@@ -69,3 +69,16 @@ export function targetOf(req: IncomingMessage): Target {
   }
   return target;
 }
+
+/** How long a path in a log line may be. */
+const LOGGED_PATH_CHARS = 200;
+
+/**
+ * The request's path as a log line may carry it: the normalised route path, cut short, or undefined for a target
+ * that did not parse. Never the raw target: an absolute-form target carries userinfo (`http://user:password@…`),
+ * and the query may carry anything a client typed.
+ */
+export function loggedPath(req: IncomingMessage): string | undefined {
+  const target = targetOf(req);
+  return target.ok ? target.path.slice(0, LOGGED_PATH_CHARS) : undefined;
+}

@@ -79,6 +79,11 @@ const HEADERS = new Map<string, (value: string) => boolean>([
 ]);
 /** bcrypt in modular crypt format: $2a$/$2b$/$2y$, a two-digit cost, 22 salt and 31 hash characters. */
 const BCRYPT = /^\$2[aby]\$(0[4-9]|[12]\d|3[01])\$[./A-Za-z0-9]{53}$/;
+
+/** The bcrypt cost of a hash BCRYPT accepted (`$2b$12$…` → 12). */
+export function bcryptCost(hash: string): number {
+  return Number(hash.slice(4, 6));
+}
 // eslint-disable-next-line no-control-regex
 const CONTROL = /[\x00-\x1f\x7f]/;
 
@@ -141,6 +146,14 @@ export function loadWebConfig(path: string): WebConfig {
   if (!problems.empty) throw new ConfigError(path, problems.list);
   if (config.users.size > 0 && config.tls === undefined) {
     config.warnings.push('basic_auth_users without tls_server_config: passwords cross the network in clear text');
+  }
+  const costs = [...new Set([...config.users.values()].map(bcryptCost))].sort((a, b) => a - b);
+  if (costs.length > 1) {
+    // A wrong password costs a check at the name's own cost (unknown names at the highest): the time an answer
+    // takes tells a client which names have a lower one, and so that they exist.
+    config.warnings.push(
+      `basic_auth_users: the hashes have different bcrypt costs (${costs.join(', ')}), so the time a wrong password takes tells which usernames exist; make every hash with one cost (htpasswd -nBC ${String(costs.at(-1))})`,
+    );
   }
   if (config.tls !== undefined && (statSync(config.tls.keyFile).mode & 0o004) !== 0) {
     config.warnings.push(`key_file ${config.tls.keyFile} is readable by every user of this machine; make it readable by the exporter only`);

@@ -26,6 +26,8 @@ export interface Exporter {
 
 export interface ExporterOptions {
   basicAuth?: boolean;
+  /** With basicAuth: the web config's http_server_config.headers too (X-Content-Type-Options: nosniff). */
+  headers?: boolean;
   enableLifecycle?: boolean;
   limits?: Partial<ServerLimits>;
   /** Configured routers (never polled); default 1. */
@@ -36,9 +38,16 @@ export async function startExporter(options: ExporterOptions = {}): Promise<Expo
   const logs = captureLogs();
   const web =
     options.basicAuth === true
-      ? new WebConfigSource(tempFile('web.yml', `basic_auth_users: { ${WEB_USER}: "${bcrypt.hashSync(WEB_PASSWORD, 4)}" }\n`), {
-          logger: logs.logger,
-        })
+      ? new WebConfigSource(
+          tempFile(
+            'web.yml',
+            `basic_auth_users: { ${WEB_USER}: "${bcrypt.hashSync(WEB_PASSWORD, 4)}" }\n` +
+              (options.headers === true ? 'http_server_config: { headers: { X-Content-Type-Options: nosniff } }\n' : ''),
+          ),
+          {
+            logger: logs.logger,
+          },
+        )
       : undefined;
   const config = testConfig({
     listen: '127.0.0.1:0',

@@ -1,0 +1,105 @@
+/**
+ * Corners of HTTP a hostile client reaches (found by a review, each failing before its fix): a password in an
+ * absolute-form target written to the log, answers Node gives on its own without the web config's headers, a
+ * `100 Continue` sent before the credentials were checked, and a pipelined response whose reader stopped
+ * reading held for the whole response deadline instead of the stall cut.
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { watchStall } from '../../src/server/stall.js';
+import { startExporter, WEB_AUTH, type Exporter } from './exporter.js';
+import { openSocket, rawRequest } from './raw-client.js';
+
+let exporter: Exporter;
+
+beforeAll(async () => {
+  exporter = await startExporter({ basicAuth: true, headers: true });
+});
+
+afterAll(async () => {
+  await exporter.close();
+});
+
+const raw = (request: string) => rawRequest(request, { port: exporter.port });
+
+describe('a request with wrong credentials', () => {
+  it('is logged with its route path, never the raw target: no userinfo, no query', async () => {
+    const answer = await raw(
+      'GET http://prometheus:absolute-form-secret@exporter.example/metrics?token=query-secret HTTP/1.1\r\nHost: x\r\nAuthorization: Basic eDp5\r\nConnection: close\r\n\r\n',
+    );
+    expect(answer.status).toBe(401);
+    const rejected = exporter.logs.lines().filter((line) => String(line['msg']).startsWith('rejected HTTP requests'));
+    expect(rejected).toHaveLength(1);
+    expect(rejected[0]?.['path']).toBe('/metrics');
+    expect(exporter.logs.text()).not.toMatch(/absolute-form-secret|query-secret|exporter\.example/);
+  });
+});
+
+describe('answers Node would give on its own', () => {
+  it('CONNECT: 405 with the configured headers', async () => {
+    const answer = await raw('CONNECT 127.0.0.1:443 HTTP/1.1\r\nHost: 127.0.0.1:443\r\n\r\n');
+    expect(answer.status).toBe(405);
+    expect(answer.text).toMatch(/\r\nX-Content-Type-Options: nosniff\r\n/i);
+    expect(answer.text).toMatch(/\r\nAllow: GET, HEAD, POST\r\n/);
+  });
+
+  it('an expectation other than 100-continue: 417 with the configured headers', async () => {
+    const answer = await raw('GET /-/healthy HTTP/1.1\r\nHost: x\r\nExpect: something-else\r\nConnection: close\r\n\r\n');
+    expect(answer.status).toBe(417);
+    expect(answer.text.toLowerCase()).toContain('\r\nx-content-type-options: nosniff\r\n');
+  });
+
+  it('Expect: 100-continue without credentials: 401 at once, no invitation to send the body first', async () => {
+    const answer = await raw('POST /-/reload HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: 5\r\nConnection: close\r\n\r\n');
+    expect(answer.status).toBe(401);
+    expect(answer.text).not.toContain('100 Continue');
+    expect(answer.text.toLowerCase()).toContain('\r\nx-content-type-options: nosniff\r\n');
+  });
+
+  it('Expect: 100-continue with credentials: answered as without it', async () => {
+    const answer = await raw(`GET /-/healthy HTTP/1.1\r\nHost: x\r\nAuthorization: ${WEB_AUTH}\r\nExpect: 100-continue\r\nConnection: close\r\n\r\n`);
+    expect(answer.status).toBe(200);
+    expect(answer.text).not.toContain('100 Continue');
+  });
+});
+
+describe('a pipelined response whose reader stopped reading', () => {
+  let server: Server;
+  const closedAfterMs: number[] = [];
+
+  beforeAll(async () => {
+    const big = Buffer.alloc(32 * 1024 * 1024, 'x');
+    server = createServer((req, res) => {
+      watchStall(res, 300);
+      if (req.url === '/first') {
+        // Still answering when the second request arrives, so the second's response waits without a socket.
+        setTimeout(() => res.end('first\n'), 100);
+        return;
+      }
+      res.end(big);
+    });
+    server.on('connection', (socket: Socket) => {
+      const opened = performance.now();
+      socket.on('close', () => closedAfterMs.push(performance.now() - opened));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  });
+
+  afterAll(async () => {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  });
+
+  it('is cut by the stall watch once it has the connection, not held', async () => {
+    const socket = await openSocket({ port: (server.address() as AddressInfo).port });
+    socket.on('error', () => undefined);
+    // Never read: the client's receive window and the server's send buffer fill, then nothing moves.
+    socket.pause();
+    socket.write('GET /first HTTP/1.1\r\nHost: x\r\n\r\nGET /second HTTP/1.1\r\nHost: x\r\n\r\n');
+    await expect.poll(() => closedAfterMs.length, { timeout: 10_000 }).toBe(1);
+    socket.destroy();
+    // 100 ms for the first answer, then the second's 32 MB stall within a few hundred ms.
+    expect(closedAfterMs[0]).toBeLessThan(5_000);
+  });
+});
