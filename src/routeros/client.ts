@@ -15,6 +15,7 @@ import { asRecordList, asSingleRecord, type RouterRecord } from './records.js';
 import { closedUnderneath, mapNetworkError, mapRedirect, mapStatusError, parseErrorBody, TIMEOUT_HINT } from './transport-errors.js';
 import { encodeMenuPath, queryString } from './paths.js';
 import { resumingConnector } from './connector.js';
+import { hostLookups, type HostLookups } from './lookup.js';
 import { KEEP_WARM_PATH, KeepWarm, keepAliveHintMs } from './keep-warm.js';
 import { unwatchAbort, watchAbort } from '../util/abort-watch.js';
 
@@ -53,6 +54,8 @@ export interface RouterOsClientOptions {
    * is then unused, and no keep-warm read is made.
    */
   closeIdle?: boolean;
+  /** Where the router's host name is looked up: the process's one queue (lookup.ts) unless a test gives its own. */
+  lookups?: HostLookups;
 }
 
 /** Without a schedule to match: what undici and most servers use. */
@@ -101,6 +104,9 @@ export type Method = 'GET' | 'PUT' | 'PATCH' | 'DELETE' | 'POST';
 
 export class RouterOsClient {
   readonly #origin: string;
+  /** The URL's host, and the lookups its name goes through (an address is never looked up, never pending). */
+  readonly #hostname: string;
+  readonly #lookups: HostLookups;
   readonly #timeoutMs: number;
   readonly #maxResponseBytes: number;
   /** Made once: undici only reads them, and a fleet makes thousands of requests per cycle. */
@@ -136,6 +142,8 @@ export class RouterOsClient {
   constructor(options: RouterOsClientOptions) {
     const url = new URL(options.url);
     this.#origin = url.origin;
+    this.#hostname = url.hostname;
+    this.#lookups = options.lookups ?? hostLookups;
     // Built once; never logged, never part of an error (errors name only method and path). Registered for
     // redaction, so a router or proxy that echoes the header back cannot put it into an error or a log line.
     registerCredentials(options.username, options.password.reveal());
@@ -158,6 +166,7 @@ export class RouterOsClient {
       ...(tls.serverName === undefined ? {} : { servername: tls.serverName }),
       rejectUnauthorized: tls.insecureSkipVerify !== true,
       timeoutMs: options.timeoutMs,
+      lookups: this.#lookups,
     });
     const countedConnect: typeof connect = (connectOptions, callback) => {
       this.#readConnects++;
@@ -431,6 +440,14 @@ export class RouterOsClient {
     if (error instanceof RouterOsError) return error;
     if (external?.aborted === true) {
       return new RouterOsError('ROS_ERR_ABORTED', `${request}: aborted (shutting down or reloading)`, { request, cause: error });
+    }
+    if (timedOut && phase !== 'queue' && this.#lookups.pending(this.#hostname)) {
+      // Its connect was still waiting for the router's address: "no answer" would blame a router never reached.
+      return new RouterOsError(
+        'ROS_ERR_DNS',
+        `${request}: the router's host name was not resolved within the timeout (the DNS resolver answers slowly or not at all); check this machine's DNS resolver, or put the router's address in url`,
+        { request, cause: error },
+      );
     }
     if (timedOut) {
       // Timed out before it was sent, the router answered the reads ahead of it on its one connection (a keep-warm

@@ -6,6 +6,7 @@ import type { Socket } from 'node:net';
 import { createSecureContext, TLSSocket, type SecureContext } from 'node:tls';
 import { buildConnector } from 'undici';
 import { keptBytes } from '../util/kept-bytes.js';
+import { hostLookups, type HostLookups } from './lookup.js';
 
 export interface ConnectorOptions {
   /** PEM certificates to trust instead of the system's roots. */
@@ -17,7 +18,12 @@ export interface ConnectorOptions {
    * and a request stopped while its connection is being made is only failed when the connect ends.
    */
   timeoutMs?: number;
+  /** Where a router's host name is looked up: the process's one queue unless a test gives its own. */
+  lookups?: HostLookups;
 }
+
+/** undici's connect timeout when none is given: how long a connect waits for its lookup then. */
+const UNDICI_CONNECT_TIMEOUT_MS = 10_000;
 
 /**
  * TLS contexts by the CA text they trust ('' for the system's roots). Without one, every connect builds its own
@@ -62,6 +68,8 @@ export function resumingConnector(settings: ConnectorOptions): buildConnector.co
     rejectUnauthorized: settings.rejectUnauthorized,
     maxCachedSessions: 0,
     ...(settings.timeoutMs === undefined ? {} : { timeout: settings.timeoutMs }),
+    // A host name is looked up in the process's queue (lookup.ts); an address is never looked up.
+    lookup: (settings.lookups ?? hostLookups).forConnects(settings.timeoutMs ?? UNDICI_CONNECT_TIMEOUT_MS),
   };
   // Typed as returning nothing; it returns the socket it made (a TLSSocket whose TCP connect is under way), so
   // the session can be set and the listener attached before the handshake (a TLS 1.2 session comes during it,
