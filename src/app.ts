@@ -159,9 +159,10 @@ export function createApp(initial: Config, deps: AppDeps): App {
   const stopWatching = watchVerdicts({ store, config: () => polled, logger: deps.logger, now });
 
   let reloading: Promise<ReloadResult> | undefined;
-  const reload = async (): Promise<ReloadResult> => {
+  const reload = (): Promise<ReloadResult> => {
     // Concurrent reloads (SIGHUP and POST together) share one attempt.
-    reloading ??= (async (): Promise<ReloadResult> => {
+    if (reloading !== undefined) return reloading;
+    const attempt = (async (): Promise<ReloadResult> => {
       try {
         const next = deps.loadConfig === undefined ? config : await deps.loadConfig();
         const install = deps.prepareReload?.(next);
@@ -181,11 +182,16 @@ export function createApp(initial: Config, deps: AppDeps): App {
           error instanceof ConfigError ? error.problems : [{ path: '', message: error instanceof Error ? error.message : String(error) }];
         deps.logger.error({ problems }, 'configuration reload failed; the previous configuration keeps running');
         return { ok: false, problems };
-      } finally {
-        reloading = undefined;
       }
     })();
-    return reloading;
+    // Cleared once the attempt has settled, and only after it was stored: an attempt with nothing to wait for
+    // (no loadConfig: the demo) settles before the assignment, and a `finally` inside it cleared nothing, so
+    // every later reload got the first one's result and nothing was reloaded again.
+    reloading = attempt;
+    void attempt.finally(() => {
+      if (reloading === attempt) reloading = undefined;
+    });
+    return attempt;
   };
 
   const app: App = {

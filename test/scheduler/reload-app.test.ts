@@ -102,6 +102,25 @@ describe('reloads through the app', () => {
   });
 });
 
+describe('reloads without a config file (the demo)', () => {
+  it('each reload runs and is logged: none returns the result of an earlier one', async () => {
+    const logs = captureLogs();
+    // No loadConfig: the attempt has nothing to wait for and settles at once, which used to leave it cached.
+    const app = createApp(configOf({}), { logger: logs.logger, triggerFactory: new ManualTriggers().factory, jitter: false });
+    try {
+      for (let i = 0; i < 3; i++) expect(await app.reload()).toEqual({ ok: true });
+      expect(logs.lines().filter((line) => line.msg === 'configuration reloaded')).toHaveLength(3);
+      // Two at once still share one attempt.
+      const [a, b] = [app.reload(), app.reload()];
+      expect(a).toBe(b);
+      await a;
+      expect(logs.lines().filter((line) => line.msg === 'configuration reloaded')).toHaveLength(4);
+    } finally {
+      await app.stop();
+    }
+  });
+});
+
 describe('top-level settings on reload', () => {
   it('log_level applies at once, to child loggers made before the reload too', async () => {
     let level = 'info';
