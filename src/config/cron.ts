@@ -30,8 +30,37 @@ function stepProblem(expression: string): string | undefined {
   return undefined;
 }
 
+/** Longer than any schedule anyone writes (a list of every minute is 170 characters): refused before parsing. */
+export const MAX_CRON_LENGTH = 512;
+
+/**
+ * Values outside their field's range, found before node-cron sees them: it expands a range value by value, so
+ * `0-99999999` in the seconds held the loader (and a reload, the event loop) for 53 s before it ran out of
+ * memory, and `0-9999999` for 11 s before it was refused.
+ */
+function boundsProblem(expression: string): string | undefined {
+  if (expression.length > MAX_CRON_LENGTH) return `it is longer than ${MAX_CRON_LENGTH} characters`;
+  const parts = expression.trim().split(/\s+/);
+  const fields = parts.length === 5 ? FIELDS.slice(1) : parts.length === 6 ? FIELDS : [];
+  for (const [i, field] of fields.entries()) {
+    for (const item of (parts[i] ?? '').split(',')) {
+      // The values of a range or a single value; a step (after `/`) is checked on its own (stepProblem).
+      const values = (item.split('/')[0] ?? '').match(/\d+/g) ?? [];
+      for (const digits of values) {
+        const number = Number(digits);
+        if (number < field.min || number > field.max) {
+          return `the ${field.name} value ${digits.length > 12 ? `${digits.slice(0, 12)}…` : digits} is outside the field's range ${field.min}-${field.max}`;
+        }
+      }
+    }
+  }
+  return undefined;
+}
+
 /** Why a node-cron expression is invalid, or undefined when node-cron accepts it (5 or 6 fields). */
 export function cronProblem(expression: string): string | undefined {
+  const bounds = boundsProblem(expression);
+  if (bounds !== undefined) return `${quoteValue(expression)} is not a valid cron expression: ${bounds}`;
   const result = validateDetailed(expression);
   const reasons = result.valid
     ? stepProblem(expression)
@@ -109,6 +138,8 @@ export function cronIntervalSeconds(expression: string): number {
 }
 
 function computeInterval(expression: string): number {
+  const bounds = cronProblem(expression);
+  if (bounds !== undefined) throw new ConfigValueError(bounds);
   const result = validateDetailed(expression);
   if (!result.valid || result.fields === undefined || stepProblem(expression) !== undefined) {
     throw new ConfigValueError(cronProblem(expression) ?? `${quoteValue(expression)} is not a valid cron expression`);

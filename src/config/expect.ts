@@ -28,6 +28,8 @@ export function readExpect(value: unknown, path: string, problems: Problems): Re
       continue;
     }
     ok = false;
+    // An unset ${VAR} was reported where it was expanded.
+    if (mode === REPORTED) continue;
     const shown = typeof mode === 'string' ? quoteValue(mode) : String(mode);
     problems.add(joinPath(path, name), `must be one of ${EXPECT_MODES.join(', ')}, not ${shown}`);
   }

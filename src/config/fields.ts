@@ -25,6 +25,9 @@ function describe(value: unknown): string {
 /** Keys whose value is a secret (the mappings of routers, defaults, profiles and bandwidth tests). */
 const SECRET_KEYS = ['password', 'password_env', 'password_file'];
 
+/** A key JavaScript orders before every other (an array index): its place in the source is not known. */
+const INTEGER_KEY = /^(?:0|[1-9]\d{0,9})$/;
+
 /** A mapping whose keys must all be known; unknown keys are problems, with a suggestion when close. */
 export function readMap(
   value: unknown,
@@ -43,13 +46,17 @@ export function readMap(
   // In `{ …, password: Tr0ub4dor,horse }` an unquoted comma ends the password and makes its rest a key (with a
   // value too: `…,horse: staple`): an unknown key after a secret's key is never named (it may be the secret's
   // rest, even one that looks like a typo of a known key); a near miss still gets its suggestion (`timout`).
+  // Object.keys gives integer-like keys first, whatever their place in the file: `password: hunter,998877` lists
+  // 998877 before password, so such a key counts as after the secret whenever the mapping has one.
+  const keys = Object.keys(map);
+  const hasSecret = keys.some((key) => SECRET_KEYS.includes(key));
   let afterSecret = false;
-  for (const key of Object.keys(map)) {
+  for (const key of keys) {
     if (SECRET_KEYS.includes(key)) afterSecret = true;
     if (known.includes(key)) continue;
     const reason = explain(key);
     const guess = suggest(key, known);
-    if (afterSecret && reason === undefined) {
+    if ((afterSecret || (hasSecret && INTEGER_KEY.test(key))) && reason === undefined) {
       problems.add(
         path,
         guess === undefined
@@ -84,8 +91,27 @@ export function readString(value: unknown, path: string, problems: Problems): st
 /** A secret: may be empty, and the value never appears in a message. */
 export function readSecret(value: unknown, path: string, problems: Problems): string | undefined {
   if (value === REPORTED) return undefined;
-  if (typeof value === 'string') return value;
-  problems.add(path, 'must be a string (quote it in YAML)');
+  if (typeof value !== 'string') {
+    problems.add(path, 'must be a string (quote it in YAML)');
+    return undefined;
+  }
+  const problem = secretProblem(value);
+  if (problem === undefined) return value;
+  problems.add(path, problem);
+  return undefined;
+}
+
+/**
+ * The longest password taken. Each is registered for redaction in a dozen encoded forms, so a megabyte-long one
+ * (a password_file pointing at the wrong file) cost seconds and a gigabyte; RouterOS passwords are far shorter.
+ */
+export const MAX_SECRET_CHARS = 1024;
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** Why a password cannot be one, in words that never quote it; undefined when it can. */
+export function secretProblem(text: string): string | undefined {
+  if (text.length > MAX_SECRET_CHARS) return `is longer than ${MAX_SECRET_CHARS} characters: not a password (check what it names)`;
+  if (LONE_SURROGATE.test(text)) return 'is not valid Unicode (a lone surrogate, such as the escape \\ud800): it cannot be sent to a router';
   return undefined;
 }
 
@@ -211,8 +237,10 @@ export function readPattern(value: unknown, path: string, problems: Problems): P
   try {
     return compilePattern(text);
   } catch (error) {
-    if (!(error instanceof PatternError)) throw error;
-    problems.add(path, `${quoteValue(text)} is not a valid regular expression: ${error.message}`);
+    // Anything else thrown is the matcher's limit, not the config's fault, but still a problem of this value
+    // rather than the end of the loader (a reload must keep running what it has).
+    const reason = error instanceof PatternError ? error.message : `it cannot be compiled (${error instanceof Error ? error.name : 'error'})`;
+    problems.add(path, `${quoteValue(text)} is not a valid regular expression: ${reason}`);
     return undefined;
   }
 }

@@ -40,6 +40,27 @@ export class NotRegularFileError extends Error {
   }
 }
 
+/**
+ * The largest file the config names (itself, a password_file, a CA bundle, a web certificate): far above any
+ * real one (a 5,000-router config is ~1.5 MB, the system's CA bundle ~0.2 MB), and small enough that a path
+ * pointing at a disk image or a log fails at once instead of filling memory (a 200 MB password_file ran the
+ * loader out of heap, which no catch can turn into a problem).
+ */
+export const MAX_FILE_BYTES = 16 * 1024 * 1024;
+
+/** A config-named file larger than MAX_FILE_BYTES. Code `EFBIG`. */
+export class FileTooLargeError extends Error {
+  override readonly name = 'FileTooLargeError';
+  readonly code = 'EFBIG';
+  readonly reason: string;
+
+  constructor(path: string, size: number) {
+    const reason = `it is larger than ${MAX_FILE_BYTES / 1024 / 1024} MiB (${size} bytes): not a file the config can name`;
+    super(`${JSON.stringify(path)}: ${reason}`);
+    this.reason = reason;
+  }
+}
+
 // O_NONBLOCK: opening a FIFO for reading otherwise waits for a writer before fstat can look at it.
 const OPEN_FLAGS = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0);
 
@@ -49,6 +70,7 @@ export function readRegularFileSync(path: string): string {
   try {
     const stats = fstatSync(fd);
     if (!stats.isFile()) throw new NotRegularFileError(path, stats);
+    if (stats.size > MAX_FILE_BYTES) throw new FileTooLargeError(path, stats.size);
     return readFileSync(fd, 'utf8');
   } finally {
     closeSync(fd);
@@ -61,6 +83,7 @@ export async function readRegularFile(path: string): Promise<string> {
   try {
     const stats = await handle.stat();
     if (!stats.isFile()) throw new NotRegularFileError(path, stats);
+    if (stats.size > MAX_FILE_BYTES) throw new FileTooLargeError(path, stats.size);
     return await handle.readFile('utf8');
   } finally {
     await handle.close();
@@ -69,7 +92,7 @@ export async function readRegularFile(path: string): Promise<string> {
 
 /** A short reason for a failed read: words and the errno code, never the file's contents. */
 export function readFailure(error: unknown): string {
-  if (error instanceof NotRegularFileError) return error.reason;
+  if (error instanceof NotRegularFileError || error instanceof FileTooLargeError) return error.reason;
   const code = (error as NodeJS.ErrnoException | undefined)?.code;
   return code === undefined ? 'unreadable' : `${WORDS[code] ?? 'unreadable'} (${code})`;
 }

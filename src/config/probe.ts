@@ -46,6 +46,8 @@ export function readProbeMap(value: unknown, path: string, problems: Problems): 
       continue;
     }
     ok = false;
+    // An unset ${VAR} was reported where it was expanded.
+    if (raw === REPORTED) continue;
     problems.add(joinPath(path, name), `must be on or off, not ${shown(raw)}`);
   }
   return ok ? out : undefined;

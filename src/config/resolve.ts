@@ -155,7 +155,11 @@ export function resolveConfig(raw: unknown, options: ResolveOptions): Config {
     defaults.password = null;
   }
   const profiles = Object.hasOwn(top, 'profiles') ? readProfiles(top.profiles, defaults, ctx) : undefined;
-  const hasProfiles = Object.hasOwn(top, 'profiles') && top.profiles !== null;
+  // `profiles: {}` is no profile: an exporter with neither routers nor profiles polls nothing. A profiles value
+  // that is not a mapping was reported by readProfiles; routers are not asked for on top of that.
+  const givenProfiles = top.profiles;
+  const emptyProfiles = givenProfiles === null || (typeof givenProfiles === 'object' && !Array.isArray(givenProfiles) && Object.keys(givenProfiles as object).length === 0);
+  const hasProfiles = Object.hasOwn(top, 'profiles') && !emptyProfiles;
   let routers: RouterConfig[] = [];
   if (Object.hasOwn(top, 'routers')) routers = readRouters(top.routers, defaults, ctx, hasProfiles);
   else if (topMap !== undefined && tree !== null && tree !== undefined && !hasProfiles) {

@@ -9,6 +9,7 @@ import {
   DEFAULT_TIMEOUT_SECONDS,
 } from './defaults.js';
 import type { ReadResult } from './files.js';
+import { secretProblem } from './fields.js';
 import type { BandwidthItem, PasswordSource, PingItem, SettingsLayer, Slot } from './layer.js';
 import { joinPath, type Problems } from './problems.js';
 import { checkSchedules, type ScheduleUse } from './schedule-check.js';
@@ -38,12 +39,18 @@ function value<T>(slot: Slot<T>, fallback: T): T {
 }
 
 function resolvePassword(source: PasswordSource, path: string, ctx: RouterContext): Secret | undefined {
+  const checked = (text: string, what: string): Secret | undefined => {
+    const problem = secretProblem(text);
+    if (problem === undefined) return new Secret(text);
+    ctx.problems.add(path, `${what} ${problem}`);
+    return undefined;
+  };
   switch (source.kind) {
     case 'password':
-      return new Secret(source.value);
+      return checked(source.value, 'the password');
     case 'password_env': {
       const text = ctx.env[source.name];
-      if (text !== undefined) return new Secret(text);
+      if (text !== undefined) return checked(text, 'the value of the environment variable it names');
       // The name is not quoted: it may be a password pasted where the variable's name belongs.
       ctx.problems.add(path, 'the environment variable it names is not set');
       return undefined;
@@ -51,7 +58,7 @@ function resolvePassword(source: PasswordSource, path: string, ctx: RouterContex
     case 'password_file': {
       const read = ctx.readText(source.file);
       // A file written by `echo` or a secrets manager ends in a newline that is not part of the password.
-      if ('text' in read) return new Secret(read.text.replace(/[\r\n]+$/, ''));
+      if ('text' in read) return checked(read.text.replace(/[\r\n]+$/, ''), `the text of ${JSON.stringify(read.path)}`);
       ctx.problems.add(path, read.error);
       return undefined;
     }

@@ -52,12 +52,13 @@ function readPassword(map: RawMap, base: string, problems: Problems): Slot<Passw
   return readSlot(map, key, base, problems, (value, path): PasswordSource | undefined => {
     // An unset ${VAR} was reported where it was expanded: a second "must be a string" would be wrong.
     if (value === REPORTED) return undefined;
-    if (key === 'password') {
-      // Never echo the value: it is a secret, even when it is of the wrong type.
-      if (typeof value === 'string') return { kind: 'password', value };
+    // Never echo a value of the wrong type under any of the three keys: it may be the password (a numeric one
+    // pasted into password_env or password_file reads as a number).
+    if (typeof value !== 'string') {
       problems.add(path, 'must be a string (quote it in YAML)');
       return undefined;
     }
+    if (key === 'password') return { kind: 'password', value };
     const text = readString(value, path, problems);
     if (text === undefined) return undefined;
     if (key === 'password_file') return { kind: 'password_file', file: text };

@@ -81,7 +81,9 @@ export function parseYaml(text: string): ParsedYaml {
   // `merge: true` lets users share blocks with `<<: *common`; anchors and aliases work regardless.
   const lines = new LineCounter();
   // logLevel 'error': the package would otherwise print its warnings (with source text) to stderr itself.
-  const doc = parseDocument(text, { lineCounter: lines, logLevel: 'error', merge: true, prettyErrors: true, uniqueKeys: true });
+  // schema 'core': YAML 1.2's, whatever a `%YAML 1.1` line asks (1.1 reads yes/no/on/off as booleans and 0755
+  // as octal, which the docs say are refused or decimal); such a line is also refused below.
+  const doc = parseDocument(text, { lineCounter: lines, logLevel: 'error', merge: true, prettyErrors: true, uniqueKeys: true, schema: 'core' });
   // Too deep a nesting fails once per open level: one problem says it.
   const errors = [...doc.errors, ...doc.warnings].filter(
     (error, i, all) => error.code !== 'RESOURCE_EXHAUSTION' || all.findIndex((e) => e.code === error.code) === i,
@@ -95,6 +97,10 @@ export function parseYaml(text: string): ParsedYaml {
       if (at === undefined) return { path: '', message: describe(error) };
       return { path: '', message: `line ${at.line}, column ${at.col}: ${at.message}`, line: at.line, column: at.col };
     });
+  const directive = doc.directives?.yaml;
+  if (directive?.explicit === true && directive.version !== '1.2') {
+    problems.push({ path: '', message: `the file asks for YAML ${directive.version} (a %YAML line): only YAML 1.2 is read; remove the line` });
+  }
   if (problems.length > 0) return { value: undefined, problems };
   // Checked on the syntax tree, before toJS: an alias inside its own anchor makes toJS build a cyclic object,
   // which every later step (interpolation, validation) would recurse into until the stack overflows.
@@ -159,9 +165,17 @@ function checkAliases(doc: Document, lines: LineCounter): ConfigProblem[] {
     if (!isMap(node) && !isSeq(node)) continue;
     open.add(node);
     const children: { node: unknown; path: string }[] = [];
+    // Keys as toJS will write them: `1` and `"1"` are two keys to YAML (uniqueKeys compares typed values) and one
+    // to the config, where the second replaced the first without a word.
+    const written = new Set<string>();
     node.items.forEach((item: unknown, i: number) => {
       if (isPair(item)) {
-        const at = joinPath(path, keyName(item.key));
+        const name = keyName(item.key);
+        const at = joinPath(path, name);
+        if (isScalar(item.key) && typeof item.key.value !== 'symbol') {
+          if (written.has(name)) report(item.key, path, 'map keys must be unique: this key is already set in the same mapping (a number and a quoted text spelt alike are one key)');
+          written.add(name);
+        }
         // toJS would turn a list or mapping key into text and warn with that text; no config key is one.
         const key = isAlias(item.key) ? anchors.get(item.key.source) : item.key;
         if (isMap(key) || isSeq(key)) report(item.key as { range?: [number, number, number] }, at, 'a key must be plain text, not a list or mapping');

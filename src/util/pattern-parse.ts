@@ -82,8 +82,15 @@ const CONTROL_ESCAPES: Readonly<Record<string, number>> = { t: 0x09, n: 0x0a, v:
 
 const one = (code: number): PatternNode => ({ kind: 'set', ranges: [code, code] });
 
+/**
+ * Groups nested deeper than this are refused: the parser and the compiler after it recurse once per level, and
+ * 2,000 levels (4 KB of parentheses) overflowed the stack, which no pattern anyone writes comes near.
+ */
+export const MAX_GROUP_DEPTH = 100;
+
 class Parser {
   #i = 0;
+  #depth = 0;
 
   constructor(private readonly text: string) {}
 
@@ -199,7 +206,9 @@ class Parser {
         this.#i += named[0].length;
       }
     }
+    if (++this.#depth > MAX_GROUP_DEPTH) throw new PatternError(`groups nested more than ${MAX_GROUP_DEPTH} deep`, at);
     const inner = this.#alternation();
+    this.#depth--;
     if (this.#peek() !== ')') throw new PatternError('missing ")"', at);
     this.#i++;
     return inner;

@@ -158,12 +158,25 @@ function formsOf(value: string): Set<string> {
   for (const text of texts) {
     // A form field (application/x-www-form-urlencoded) encodes more than a URI component, and a space as `+`.
     const formField = new URLSearchParams({ x: text }).toString().slice(2);
-    for (const form of [text, percentEncodedPath(text), encodeURIComponent(text), formField]) {
+    for (const form of [text, encodedOrNothing(percentEncodedPath, text), encodedOrNothing(encodeURIComponent, text), formField]) {
       forms.add(form);
       forms.add(JSON.stringify(form).slice(1, -1));
     }
   }
   return forms;
+}
+
+/**
+ * A percent-encoding of text, or the text itself when it has none: text with a lone surrogate (`\ud800`, which
+ * YAML's escapes can write) makes encodeURIComponent throw, and registering a secret must never throw. A URL
+ * parser writes such a character as U+FFFD's bytes, which the other forms do not hold either way.
+ */
+function encodedOrNothing(encode: (text: string) => string, text: string): string {
+  try {
+    return encode(text);
+  } catch {
+    return text;
+  }
 }
 
 function add(value: string): void {

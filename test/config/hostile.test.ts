@@ -1,0 +1,192 @@
+/**
+ * Configs written to break the loader (found by a hostile review; each case failed before its fix, and each
+ * class has a generator): values that made it run for minutes or out of memory, crash without a path, echo a
+ * secret, merge two keys without a word, or accept what the docs say is refused. The loader must answer each
+ * with a problem at the value's path, at once, and never with a thrown error of another kind.
+ */
+import fc from 'fast-check';
+import { mkdtempSync, truncateSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, type ConfigProblem } from '../../src/config/index.js';
+import { configFromText } from '../../src/config/load.js';
+import { cronProblem, MAX_CRON_LENGTH } from '../../src/config/cron.js';
+import { MAX_SECRET_CHARS } from '../../src/config/fields.js';
+import { MAX_FILE_BYTES } from '../../src/config/files.js';
+import { redactSecrets, registerSecret } from '../../src/util/redact.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'routeros-hostile-config-'));
+
+/** Problems of config text loaded as the daemon loads it (files read from `dir`); [] when it loads. */
+function problemsOf(text: string, env: NodeJS.ProcessEnv = {}): ConfigProblem[] {
+  try {
+    configFromText(text, { source: 'hostile.yml', baseDir: dir, env });
+    return [];
+  } catch (error) {
+    if (error instanceof ConfigError) return error.problems;
+    throw error;
+  }
+}
+
+function timed<T>(run: () => T): { value: T; ms: number } {
+  const started = performance.now();
+  const value = run();
+  return { value, ms: performance.now() - started };
+}
+
+const ROUTER = '{ name: r1, url: "https://192.0.2.1", username: admin';
+
+describe('cron expressions with values far outside their fields', () => {
+  it('are refused at once with the field named, before node-cron expands them', () => {
+    // 0-99999999 held the loader 53 s and then ran it out of memory; 0-9999999 took 11 s to be refused.
+    const { value: problems, ms } = timed(() => problemsOf(`routers:\n  - ${ROUTER}, password: p, schedules: { system: "0-99999999 * * * * *" } }\n`));
+    expect(ms).toBeLessThan(1_000);
+    expect(problems).toEqual([
+      { path: 'routers[0].schedules.system', message: expect.stringContaining("the second value 99999999 is outside the field's range 0-59") as string },
+    ]);
+  });
+
+  it(`refuses an expression longer than ${MAX_CRON_LENGTH} characters without parsing it`, () => {
+    expect(cronProblem(`${'0,'.repeat(400)}0 * * * * *`)).toContain(`longer than ${MAX_CRON_LENGTH} characters`);
+  });
+
+  it('property: any expression of numbers, ranges, steps and lists is judged in milliseconds', () => {
+    const number = fc.oneof(fc.integer({ min: 0, max: 70 }), fc.integer({ min: 0, max: 2 ** 31 }), fc.constant(Number.MAX_SAFE_INTEGER));
+    const item = fc.oneof(
+      number.map(String),
+      fc.tuple(number, number).map(([a, b]) => `${a}-${b}`),
+      fc.tuple(number, number, fc.integer({ min: 1, max: 100 })).map(([a, b, step]) => `${a}-${b}/${step}`),
+      fc.constantFrom('*', '*/5', 'L', 'MON-FRI', '1#2', '?'),
+    );
+    const field = fc.array(item, { minLength: 1, maxLength: 4 }).map((items) => items.join(','));
+    fc.assert(
+      fc.property(fc.array(field, { minLength: 5, maxLength: 6 }), (fields) => {
+        const { value, ms } = timed(() => cronProblem(fields.join(' ')));
+        expect(ms).toBeLessThan(200);
+        expect(value === undefined || value.includes('is not a valid cron expression')).toBe(true);
+      }),
+      { numRuns: 400 },
+    );
+  });
+});
+
+describe('files and secrets of any size or text', () => {
+  it(`refuses a password_file larger than ${MAX_FILE_BYTES / 1024 / 1024} MiB without reading it`, () => {
+    const huge = join(dir, 'disk.img');
+    writeFileSync(huge, '');
+    truncateSync(huge, MAX_FILE_BYTES + 1);
+    const { value: problems, ms } = timed(() => problemsOf(`routers:\n  - ${ROUTER}, password_file: disk.img }\n`));
+    expect(ms).toBeLessThan(1_000);
+    expect(problems).toEqual([{ path: 'routers[0].password_file', message: expect.stringContaining('larger than 16 MiB') as string }]);
+  });
+
+  it(`refuses a password longer than ${MAX_SECRET_CHARS} characters, from a file, a variable or the config, never quoting it`, () => {
+    const long = `Xk9${'q'.repeat(2_000_000)}`;
+    writeFileSync(join(dir, 'long.txt'), `${long}\n`);
+    // A 10 MB password took 43 s and 1.4 GB: its dozen redaction forms were built before anything checked it.
+    const fromFile = timed(() => problemsOf(`routers:\n  - ${ROUTER}, password_file: long.txt }\n`));
+    const fromEnv = timed(() => problemsOf(`routers:\n  - ${ROUTER}, password_env: LONG }\n`, { LONG: long }));
+    const inline = timed(() => problemsOf(`routers:\n  - ${ROUTER}, password: "${long}" }\n`));
+    for (const { value, ms } of [fromFile, fromEnv, inline]) {
+      expect(ms).toBeLessThan(2_000);
+      expect(value).toHaveLength(1);
+      expect(value[0]?.message).toContain(`longer than ${MAX_SECRET_CHARS} characters`);
+      expect(JSON.stringify(value)).not.toContain('Xk9q');
+    }
+  });
+
+  it('refuses a password with a lone surrogate as a problem (it crashed the loader with "URI malformed")', () => {
+    for (const text of [
+      `defaults: { username: admin, password: "a\\ud800b" }\nrouters: [{ name: r1, url: "https://192.0.2.1" }]\n`,
+      `routers:\n  - ${ROUTER}, password: p, bandwidth_test: [{ target: 10.0.0.1, duration: 5s, password: "\\udfff" }] }\n`,
+    ]) {
+      const problems = problemsOf(text);
+      expect(problems).toHaveLength(1);
+      expect(problems[0]?.message).toContain('not valid Unicode');
+    }
+    // And registering such a value for redaction never throws: other paths than the config reach it.
+    expect(() => registerSecret('hostile\ud800-secret')).not.toThrow();
+    expect(redactSecrets('a hostile\ud800-secret b')).not.toContain('secret');
+  });
+
+  it('property: a value of any other type under a password key is never echoed', () => {
+    fc.assert(
+      fc.property(
+        fc.constantFrom('password', 'password_env', 'password_file'),
+        fc.oneof(fc.integer({ min: 100_000, max: 2 ** 40 }), fc.double({ min: 1000, max: 1e12, noNaN: true })),
+        (key, value) => {
+          const problems = problemsOf(`routers:\n  - ${ROUTER}, ${key}: ${value} }\n`);
+          expect(problems.map((problem) => problem.message)).toEqual(['must be a string (quote it in YAML)']);
+          expect(JSON.stringify(problems)).not.toContain(String(value).slice(0, 6));
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+});
+
+describe('patterns nested deeper than anyone writes', () => {
+  it('are refused at their path, not with a stack overflow', () => {
+    const deep = `${'('.repeat(2000)}a${')'.repeat(2000)}`;
+    const problems = problemsOf(`routers:\n  - ${ROUTER}, password: p, interfaces: { include_pattern: "${deep}" } }\n`);
+    expect(problems).toEqual([{ path: 'routers[0].interfaces.include_pattern', message: expect.stringContaining('groups nested more than 100 deep') as string }]);
+  });
+});
+
+describe('keys YAML keeps apart and the config would merge', () => {
+  it('1 and "1" in one mapping are refused as a duplicate, at the second', () => {
+    const problems = problemsOf('defaults: { username: admin, password: p }\nrouters: []\nprofiles:\n  1: { targets: [10.0.0.0/8], scheme: http }\n  "1": { targets: [192.168.0.0/16] }\n');
+    expect(problems).toEqual([expect.objectContaining({ path: 'profiles', line: 5, message: expect.stringContaining('map keys must be unique') as string })]);
+  });
+
+  it('property: a number and its quoted spelling, anywhere in a mapping, never load as one key', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 10_000 }), fc.boolean(), (n, quotedFirst) => {
+        const [a, b] = quotedFirst ? [`"${n}"`, `${n}`] : [`${n}`, `"${n}"`];
+        const problems = problemsOf(`defaults: { username: admin, password: p }\nrouters: [{ name: r1, url: "https://192.0.2.1", labels: { ${a}: x, ${b}: y } }]\n`);
+        expect(problems.some((problem) => problem.message.includes('map keys must be unique'))).toBe(true);
+      }),
+      { numRuns: 100 },
+    );
+  });
+});
+
+describe('what the docs say is refused', () => {
+  it('a %YAML 1.1 line (which reads yes as true and 0755 as octal)', () => {
+    const problems = problemsOf('%YAML 1.1\n---\ndefaults: { username: admin, password: 0755, tls: { insecure_skip_verify: yes } }\nrouters: [{ name: r1, url: "https://192.0.2.1" }]\n');
+    expect(problems).toEqual([{ path: '', message: expect.stringContaining('only YAML 1.2 is read') as string }]);
+    expect(problemsOf('%YAML 1.2\n---\ndefaults: { username: admin, password: "p" }\nrouters: [{ name: r1, url: "https://192.0.2.1" }]\n')).toEqual([]);
+  });
+
+  it('profiles: {} with no routers (an exporter that polls nothing)', () => {
+    expect(problemsOf('defaults: { username: admin, password: p }\nprofiles: {}\n')).toEqual([
+      { path: 'routers', message: expect.stringContaining('is required') as string },
+    ]);
+  });
+});
+
+describe('an unset ${VAR} in a map of names', () => {
+  it('property: is reported once as unset, never as a symbol', () => {
+    fc.assert(
+      fc.property(fc.constantFrom('expect', 'probe'), fc.stringMatching(/^[a-z][a-z0-9-]{0,10}$/), (map, peer) => {
+        const problems = problemsOf(`routers:\n  - ${ROUTER}, password: p, health: { ${map}: { ${peer}: "\${UNSET_MODE}" } } }\n`);
+        const text = JSON.stringify(problems);
+        expect(text).not.toContain('Symbol(');
+        expect(problems).toHaveLength(1);
+        expect(text).toContain('UNSET_MODE');
+      }),
+      { numRuns: 50 },
+    );
+  });
+});
+
+describe('many ping targets on one router', () => {
+  it('are checked for duplicates in one pass (60,000 took 15 s)', () => {
+    const pings = Array.from({ length: 60_000 }, (_, i) => `{ target: 10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}, name: p${i} }`);
+    pings.push('{ target: 10.0.0.5, name: p5 }');
+    const { value: problems, ms } = timed(() => problemsOf(`routers:\n  - ${ROUTER}, password: p, ping: [${pings.join(', ')}] }\n`));
+    expect(problems).toContainEqual({ path: 'routers[0].ping[60000]', message: 'same target and name as routers[0].ping[5]; give one of them another name' });
+    expect(ms).toBeLessThan(12_000);
+  });
+});
