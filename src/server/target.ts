@@ -33,6 +33,10 @@ export function parseTarget(raw: string | undefined): Target {
   const absolute = ABSOLUTE.exec(target);
   if (absolute !== null) {
     if (!/^https?:/i.test(target)) return { ok: false, reason: 'unsupported scheme in the request target' };
+    // Userinfo (`user:password@`) has no place in a request target (RFC 9110 §4.2.4), and a password holding a
+    // `/` would end the authority early and leave its rest in the path, which a log line may carry.
+    const query = target.indexOf('?');
+    if ((query < 0 ? target : target.slice(0, query)).includes('@')) return { ok: false, reason: 'credentials in the request target' };
     target = target.slice(absolute[0].length);
     if (target === '' || target.startsWith('?')) target = `/${target}`;
   }

@@ -1,6 +1,6 @@
 /**
- * Corners of HTTP a hostile client reaches (found by a review, each failing before its fix): a password in an
- * absolute-form target written to the log, answers Node gives on its own without the web config's headers, a
+ * Corners of HTTP a hostile client reaches (found by reviews, each failing before its fix): a password in an
+ * absolute-form target written to the log (whole, or its rest after a `/`), answers Node gives on its own without the web config's headers, a
  * `100 Continue` sent before the credentials were checked, and a pipelined response whose reader stopped
  * reading held for the whole response deadline instead of the stall cut.
  */
@@ -24,15 +24,25 @@ afterAll(async () => {
 const raw = (request: string) => rawRequest(request, { port: exporter.port });
 
 describe('a request with wrong credentials', () => {
-  it('is logged with its route path, never the raw target: no userinfo, no query', async () => {
-    const answer = await raw(
-      'GET http://prometheus:absolute-form-secret@exporter.example/metrics?token=query-secret HTTP/1.1\r\nHost: x\r\nAuthorization: Basic eDp5\r\nConnection: close\r\n\r\n',
-    );
+  it('is logged with its route path, never the raw target: no authority, no query', async () => {
+    const answer = await raw('GET http://exporter.example/metrics?token=query-secret HTTP/1.1\r\nHost: x\r\nAuthorization: Basic eDp5\r\nConnection: close\r\n\r\n');
     expect(answer.status).toBe(401);
     const rejected = exporter.logs.lines().filter((line) => String(line['msg']).startsWith('rejected HTTP requests'));
     expect(rejected).toHaveLength(1);
     expect(rejected[0]?.['path']).toBe('/metrics');
-    expect(exporter.logs.text()).not.toMatch(/absolute-form-secret|query-secret|exporter\.example/);
+    expect(exporter.logs.text()).not.toMatch(/query-secret|exporter\.example/);
+  });
+
+  it.each([
+    'http://prometheus:absolute-form-secret@exporter.example/metrics',
+    // A `/` in the password ends the authority early: its rest would read as the path.
+    'http://prometheus:pass/word-secret@exporter.example/metrics',
+    'https://prometheus@exporter.example/metrics?x=1',
+  ])('with userinfo in an absolute-form target (%s): 400 before anything, and nothing of it logged', async (target) => {
+    const answer = await raw(`GET ${target} HTTP/1.1\r\nHost: x\r\nAuthorization: Basic eDp5\r\nConnection: close\r\n\r\n`);
+    expect(answer.status).toBe(400);
+    expect(answer.text).not.toMatch(/secret|prometheus/);
+    expect(exporter.logs.text()).not.toMatch(/-secret|pass\/word/);
   });
 });
 
