@@ -15,7 +15,7 @@ import { asRecordList, asSingleRecord, type RouterRecord } from './records.js';
 import { closedUnderneath, mapNetworkError, mapRedirect, mapStatusError, parseErrorBody, TIMEOUT_HINT } from './transport-errors.js';
 import { encodeMenuPath, queryString } from './paths.js';
 import { resumingConnector } from './connector.js';
-import { hostLookups, type HostLookups } from './lookup.js';
+import type { HostLookups } from './lookup.js';
 import { KEEP_WARM_PATH, KeepWarm, keepAliveHintMs } from './keep-warm.js';
 import { unwatchAbort, watchAbort } from '../util/abort-watch.js';
 
@@ -104,9 +104,8 @@ export type Method = 'GET' | 'PUT' | 'PATCH' | 'DELETE' | 'POST';
 
 export class RouterOsClient {
   readonly #origin: string;
-  /** The URL's host, and the lookups its name goes through (an address is never looked up, never pending). */
-  readonly #hostname: string;
-  readonly #lookups: HostLookups;
+  /** This router's connects that wait for their host name's lookup (lookup.ts): none for an address. */
+  #lookingUp = 0;
   readonly #timeoutMs: number;
   readonly #maxResponseBytes: number;
   /** Made once: undici only reads them, and a fleet makes thousands of requests per cycle. */
@@ -142,8 +141,6 @@ export class RouterOsClient {
   constructor(options: RouterOsClientOptions) {
     const url = new URL(options.url);
     this.#origin = url.origin;
-    this.#hostname = url.hostname;
-    this.#lookups = options.lookups ?? hostLookups;
     // Built once; never logged, never part of an error (errors name only method and path). Registered for
     // redaction, so a router or proxy that echoes the header back cannot put it into an error or a log line.
     registerCredentials(options.username, options.password.reveal());
@@ -166,7 +163,8 @@ export class RouterOsClient {
       ...(tls.serverName === undefined ? {} : { servername: tls.serverName }),
       rejectUnauthorized: tls.insecureSkipVerify !== true,
       timeoutMs: options.timeoutMs,
-      lookups: this.#lookups,
+      ...(options.lookups === undefined ? {} : { lookups: options.lookups }),
+      lookupWatch: { started: () => this.#lookingUp++, ended: () => this.#lookingUp-- },
     });
     const countedConnect: typeof connect = (connectOptions, callback) => {
       this.#readConnects++;
@@ -441,7 +439,7 @@ export class RouterOsClient {
     if (external?.aborted === true) {
       return new RouterOsError('ROS_ERR_ABORTED', `${request}: aborted (shutting down or reloading)`, { request, cause: error });
     }
-    if (timedOut && phase !== 'queue' && this.#lookups.pending(this.#hostname)) {
+    if (timedOut && phase === 'connect' && this.#lookingUp > 0) {
       // Its connect was still waiting for the router's address: "no answer" would blame a router never reached.
       return new RouterOsError(
         'ROS_ERR_DNS',

@@ -2,7 +2,7 @@
  * How a router's TLS connections are made: one shared TLS context per trust setting, and the router's newest
  * TLS session held for the next connect, so a reconnect is a resumption rather than a full handshake.
  */
-import type { Socket } from 'node:net';
+import { isIP, type Socket } from 'node:net';
 import { createSecureContext, TLSSocket, type SecureContext } from 'node:tls';
 import { buildConnector } from 'undici';
 import { keptBytes } from '../util/kept-bytes.js';
@@ -20,6 +20,12 @@ export interface ConnectorOptions {
   timeoutMs?: number;
   /** Where a router's host name is looked up: the process's one queue unless a test gives its own. */
   lookups?: HostLookups;
+  /**
+   * Told when a connect starts looking its host name up, and once when that ends (answered, failed, or the
+   * socket closed first): a request that times out while one of its router's connects still waits for DNS
+   * failed on the name, not on the router.
+   */
+  lookupWatch?: { started(): void; ended(): void };
 }
 
 /** undici's connect timeout when none is given: how long a connect waits for its lookup then. */
@@ -98,6 +104,7 @@ export function resumingConnector(settings: ConnectorOptions): buildConnector.co
       }
       callback(...args);
     });
+    if (socket !== undefined && settings.lookupWatch !== undefined) watchLookup(socket, connectOptions.hostname, settings.lookupWatch);
     if (socket !== undefined) {
       // A router reached over plain HTTP (a discovery profile's scheme) gets a TCP socket: no TLS records.
       if (socket instanceof TLSSocket) socket.setMaxSendFragment(MAX_SEND_FRAGMENT_BYTES);
@@ -119,6 +126,23 @@ export function resumingConnector(settings: ConnectorOptions): buildConnector.co
  * buffer is already made.
  */
 export const MAX_SEND_FRAGMENT_BYTES = 2048;
+
+/** Tells `watch` while a socket for a host name waits for its lookup; an address is never looked up. */
+function watchLookup(socket: Socket, hostname: string, watch: NonNullable<ConnectorOptions['lookupWatch']>): void {
+  const host = hostname.startsWith('[') ? hostname.slice(1, -1) : hostname;
+  if (isIP(host) !== 0) return;
+  watch.started();
+  const ended = (): void => {
+    socket.off('lookup', ended);
+    socket.off('connect', ended);
+    socket.off('close', ended);
+    watch.ended();
+  };
+  // net emits `lookup` once the name is answered (or not); `connect` and `close` cover a socket that never does.
+  socket.once('lookup', ended);
+  socket.once('connect', ended);
+  socket.once('close', ended);
+}
 
 /** A TLSSocket for https, a bare TCP socket for a router reached over plain http. */
 type Connect = (connectOptions: buildConnector.Options, callback: buildConnector.Callback) => Socket | undefined;

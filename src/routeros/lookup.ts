@@ -58,8 +58,6 @@ export class HostLookups {
   readonly #now: () => number;
   /** Entries by name and options, waiting or running; a Map keeps the order they were asked in. */
   readonly #entries = new Map<string, Entry>();
-  /** How many entries each name has (one per set of options): `pending` at fleet scale without a scan. */
-  readonly #names = new Map<string, number>();
   #running = 0;
 
   constructor(options: HostLookupsOptions = {}) {
@@ -85,13 +83,7 @@ export class HostLookups {
       return;
     }
     this.#entries.set(key, { hostname, options, waiters: [waiter], running: false });
-    this.#names.set(hostname, (this.#names.get(hostname) ?? 0) + 1);
     this.#pump();
-  }
-
-  /** Whether a lookup of this name waits or runs: a connect that timed out then was still waiting for DNS. */
-  pending(hostname: string): boolean {
-    return this.#names.has(hostname);
   }
 
   /** Lookups waiting for their turn and running: for tests and the bench. */
@@ -106,7 +98,7 @@ export class HostLookups {
       if (entry.running) continue;
       this.#dropExpired(entry, this.#now());
       if (entry.waiters.length === 0) {
-        this.#remove(key, entry);
+        this.#entries.delete(key);
         continue;
       }
       entry.running = true;
@@ -126,13 +118,6 @@ export class HostLookups {
     answerAll(expired, lookupTimedOut(entry.hostname));
   }
 
-  #remove(key: string, entry: Entry): void {
-    this.#entries.delete(key);
-    const left = (this.#names.get(entry.hostname) ?? 1) - 1;
-    if (left > 0) this.#names.set(entry.hostname, left);
-    else this.#names.delete(entry.hostname);
-  }
-
   #start(key: string, entry: Entry): void {
     let answered = false;
     const answer: LookupCallback = (error, address, family) => {
@@ -140,7 +125,7 @@ export class HostLookups {
       if (answered) return;
       answered = true;
       this.#running--;
-      this.#remove(key, entry);
+      this.#entries.delete(key);
       try {
         answerAll(entry.waiters, error, address, family);
       } finally {

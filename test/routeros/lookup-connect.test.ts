@@ -19,9 +19,11 @@ let emulator: Emulator;
 let client: RouterOsClient;
 const asked: { hostname: string; answer: Answer; all: boolean }[] = [];
 let lookups: HostLookups;
+let ca: string;
 
 beforeAll(async () => {
   const tls = await selfSignedTls(['hq.routers.test']);
+  ca = tls.cert;
   emulator = await startEmulator({ users: [{ name: 'monitor', password: PASSWORD }], tls, routers: [{ name: 'hq' }] });
   // A resolver that answers only when the test says so, as a silent DNS server does until it comes back.
   lookups = new HostLookups({ resolve: (hostname, options, answer) => asked.push({ hostname, answer, all: options.all === true }) });
@@ -39,6 +41,34 @@ beforeAll(async () => {
 afterAll(async () => {
   await client.close();
   await emulator.close();
+});
+
+describe('a router that stalls on a connection it has, while another connect to its name waits for DNS', () => {
+  it('fails as a timeout of its own; only the client whose connect waits for its lookup blames the name', async () => {
+    const port = new URL(emulator.router('hq').url).port;
+    let answered = 0;
+    // The first lookup answers, every later one hangs.
+    const shared = new HostLookups({
+      resolve: (_hostname, options, answer) => {
+        if (answered++ === 0) answer(null, options.all === true ? [{ address: '127.0.0.1', family: 4 }] : '127.0.0.1', 4);
+      },
+    });
+    const tls = { ca };
+    const make = (): RouterOsClient =>
+      new RouterOsClient({ url: `https://hq.routers.test:${port}`, username: 'monitor', password: new Secret(PASSWORD), timeoutMs: 400, tls, lookups: shared });
+    const connected = make();
+    const waiting = make();
+    try {
+      await expect(connected.getSingleton('system/resource')).resolves.toBeDefined();
+      emulator.router('hq').setFaults({ path: 'system/resource', hang: true });
+      const [stalled, unresolved] = await Promise.allSettled([connected.getSingleton('system/resource'), waiting.getSingleton('system/resource')]);
+      expect((stalled as PromiseRejectedResult).reason).toMatchObject({ code: 'ROS_ERR_TIMEOUT' });
+      expect((unresolved as PromiseRejectedResult).reason).toMatchObject({ code: 'ROS_ERR_DNS' });
+    } finally {
+      emulator.router('hq').setFaults([]);
+      await Promise.all([connected.close(), waiting.close()]);
+    }
+  });
 });
 
 describe('a router reached by host name while its resolver does not answer', () => {
