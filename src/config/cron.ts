@@ -33,6 +33,22 @@ function stepProblem(expression: string): string | undefined {
 /** Longer than any schedule anyone writes (a list of every minute is 170 characters): refused before parsing. */
 export const MAX_CRON_LENGTH = 512;
 
+const MONTH_NAMES = [
+  ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december'],
+  ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'],
+];
+const WEEKDAY_NAMES = [
+  ['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday'],
+  ['sun', 'mon', 'tue', 'wed', 'thu', 'fri', 'sat'],
+];
+
+/** node-cron's name conversion: full names, then short ones, each replaced everywhere (any case) by its number. */
+function numberedNames(text: string, lists: readonly (readonly string[])[], first: number): string {
+  let out = text;
+  for (const names of lists) names.forEach((name, i) => (out = out.replace(new RegExp(name, 'gi'), String(i + first))));
+  return out;
+}
+
 /**
  * Values outside their field's range, found before node-cron sees them: it expands a range value by value, so
  * `0-99999999` in the seconds held the loader (and a reload, the event loop) for 53 s before it ran out of
@@ -43,7 +59,10 @@ function boundsProblem(expression: string): string | undefined {
   const parts = expression.trim().split(/\s+/);
   const fields = parts.length === 5 ? FIELDS.slice(1) : parts.length === 6 ? FIELDS : [];
   for (const [i, field] of fields.entries()) {
-    for (const item of (parts[i] ?? '').split(',')) {
+    // Names read as node-cron reads them, every occurrence replaced by its number: `1-decdecdec` is the range
+    // 1-121212 to it, which a check of the digits alone let through (20 s for `1-decdecdecdec`).
+    const text = field.name === 'month' ? numberedNames(parts[i] ?? '', MONTH_NAMES, 1) : field.name === 'weekday' ? numberedNames(parts[i] ?? '', WEEKDAY_NAMES, 0) : (parts[i] ?? '');
+    for (const item of text.split(',')) {
       // The values of a range or a single value; a step (after `/`) is checked on its own (stepProblem).
       const values = (item.split('/')[0] ?? '').match(/\d+/g) ?? [];
       for (const digits of values) {

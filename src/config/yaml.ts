@@ -127,6 +127,15 @@ function keyName(key: unknown): string {
 }
 
 /**
+ * A scalar key as toJS writes it into an object (null as '', anything else as String()), or undefined for the
+ * merge key `<<` and for what is not a scalar (refused on its own).
+ */
+function writtenKey(key: unknown): string | undefined {
+  if (!isScalar(key) || typeof key.value === 'symbol') return undefined;
+  return key.value === null ? '' : String(key.value);
+}
+
+/**
  * Aliases that refer to no anchor, or to an anchor they sit inside (a cycle: the value would contain itself).
  * A cycle always closes at such an alias: an alias refers only to an anchor set before it, so following
  * aliases from an anchor that does not contain them only ever reaches earlier, finished values. The anchor
@@ -170,11 +179,13 @@ function checkAliases(doc: Document, lines: LineCounter): ConfigProblem[] {
     const written = new Set<string>();
     node.items.forEach((item: unknown, i: number) => {
       if (isPair(item)) {
-        const name = keyName(item.key);
-        const at = joinPath(path, name);
-        if (isScalar(item.key) && typeof item.key.value !== 'symbol') {
-          if (written.has(name)) report(item.key, path, 'map keys must be unique: this key is already set in the same mapping (a number and a quoted text spelt alike are one key)');
-          written.add(name);
+        const at = joinPath(path, keyName(item.key));
+        const asWritten = writtenKey(isAlias(item.key) ? anchors.get(item.key.source) : item.key);
+        if (asWritten !== undefined) {
+          if (written.has(asWritten)) {
+            report(item.key as { range?: [number, number, number] }, path, 'map keys must be unique: this key is already set in the same mapping (a number and a quoted text spelt alike are one key)');
+          }
+          written.add(asWritten);
         }
         // toJS would turn a list or mapping key into text and warn with that text; no config key is one.
         const key = isAlias(item.key) ? anchors.get(item.key.source) : item.key;

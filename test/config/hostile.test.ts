@@ -57,7 +57,9 @@ describe('cron expressions with values far outside their fields', () => {
       number.map(String),
       fc.tuple(number, number).map(([a, b]) => `${a}-${b}`),
       fc.tuple(number, number, fc.integer({ min: 1, max: 100 })).map(([a, b, step]) => `${a}-${b}/${step}`),
-      fc.constantFrom('*', '*/5', 'L', 'MON-FRI', '1#2', '?'),
+      fc.constantFrom('*', '*/5', 'L', 'MON-FRI', '1#2', '?', 'jan', 'dec', 'sat', 'SUNDAY'),
+      // Names are numbers to node-cron: `1-decdecdecdec` is the range 1-12121212 (20 s before names were read).
+      fc.tuple(fc.constantFrom('0', '1', 'jan', 'mon'), fc.array(fc.constantFrom('dec', 'sat', 'december', '9'), { minLength: 1, maxLength: 5 })).map(([a, b]) => `${a}-${b.join('')}`),
     );
     const field = fc.array(item, { minLength: 1, maxLength: 4 }).map((items) => items.join(','));
     fc.assert(
@@ -138,6 +140,14 @@ describe('keys YAML keeps apart and the config would merge', () => {
   it('1 and "1" in one mapping are refused as a duplicate, at the second', () => {
     const problems = problemsOf('defaults: { username: admin, password: p }\nrouters: []\nprofiles:\n  1: { targets: [10.0.0.0/8], scheme: http }\n  "1": { targets: [192.168.0.0/16] }\n');
     expect(problems).toEqual([expect.objectContaining({ path: 'profiles', line: 5, message: expect.stringContaining('map keys must be unique') as string })]);
+  });
+
+  it('~ and "", or an alias and the key it spells, are one key too; null and "null" are two', () => {
+    const at = (text: string) => problemsOf(`defaults: { username: admin, password: p }\nrouters: [{ name: r1, url: "https://192.0.2.1", labels: ${text} }]\n`);
+    expect(at('{ ~: a, "": b }')).toEqual([expect.objectContaining({ message: expect.stringContaining('map keys must be unique') as string })]);
+    expect(JSON.stringify(at('{ null: a, "null": b }'))).not.toContain('map keys must be unique');
+    const alias = problemsOf('x: &k site\ndefaults: { username: admin, password: p }\nrouters: [{ name: r1, url: "https://192.0.2.1", labels: { *k : a, site: b } }]\n');
+    expect(alias).toContainEqual(expect.objectContaining({ message: expect.stringContaining('map keys must be unique') as string }));
   });
 
   it('property: a number and its quoted spelling, anywhere in a mapping, never load as one key', () => {
