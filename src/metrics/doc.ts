@@ -123,6 +123,10 @@ with keepalive on. Alert on \`routeros_collector_success == 0\`, which always ex
 (\`increase()\` does not see a new series' first failure, so do not alert on the counter alone). Where a query needs
 the zeros, add them: \`routeros_wireguard_peer_persistent_keepalive_seconds or (routeros_wireguard_peer_disabled * 0)\`.
 
+A label value a router sends (an interface, peer or sensor name, a comment) is written whole up to 1,024
+characters; a longer one, which no RouterOS name is, is written as its start, \`…\` and 16 hex digits of its
+SHA-256, so it stays readable, the same from scrape to scrape, and apart from any other value.
+
 Names are those of the samples. *unit* is what OpenMetrics scrapes get in \`# UNIT\` (the name's suffix). An
 *info* metric is a gauge of 1 whose labels carry text: typed \`gauge\` in the text format 0.0.4, which has no
 info type, and \`info\` in OpenMetrics, where its family is named without \`_info\` (\`# TYPE routeros_system info\`

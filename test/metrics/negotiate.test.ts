@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { acceptsGzip, MAX_LIST_MEMBERS, negotiateFormat } from '../../src/metrics/negotiate.js';
-import { escapeLabelValue, formatValue } from '../../src/metrics/text.js';
+import { escapeLabelValue, formatValue, MAX_LABEL_VALUE_CHARS } from '../../src/metrics/text.js';
 
 describe('content negotiation', () => {
   it.each([
@@ -125,6 +125,24 @@ describe('exposition text', () => {
     ['Zürich ✓', 'Zürich ✓'],
   ])('escapes %j', (value, expected) => {
     expect(escapeLabelValue(value)).toBe(expected);
+  });
+
+  it(`shortens a value over ${MAX_LABEL_VALUE_CHARS} characters to its start, … and a digest: bounded, stable, distinct`, () => {
+    fc.assert(
+      fc.property(fc.string({ minLength: 1, maxLength: 40 }), fc.integer({ min: MAX_LABEL_VALUE_CHARS + 1, max: 50_000 }), fc.string({ minLength: 1, maxLength: 8 }), (unit, length, tail) => {
+        const long = unit.repeat(Math.ceil(length / unit.length)).slice(0, length);
+        const written = escapeLabelValue(long);
+        // Escaping at most doubles a character; the digest keeps it apart from a value with the same start.
+        expect(written.length).toBeLessThanOrEqual(2 * MAX_LABEL_VALUE_CHARS);
+        expect(written).toMatch(/…[0-9a-f]{16}$/);
+        expect(escapeLabelValue(long)).toBe(written);
+        expect(escapeLabelValue(long + tail)).not.toBe(written);
+        expect(written.startsWith(escapeLabelValue(long.slice(0, 64)).slice(0, 32))).toBe(true);
+      }),
+      { numRuns: 200 },
+    );
+    const exact = 'x'.repeat(MAX_LABEL_VALUE_CHARS);
+    expect(escapeLabelValue(exact)).toBe(exact);
   });
 
   it.each([
