@@ -30,12 +30,20 @@ const IDLES_KEPT = 4;
 /** The keep-warm read: the router's identity, a few bytes any read-only user may see (as the client sends it). */
 export const KEEP_WARM_PATH = '/system/identity?.proplist=name';
 
-/** The `timeout=N` parameter of a Keep-Alive header, in milliseconds; undefined without one. */
+/**
+ * The Keep-Alive hint in milliseconds exactly as undici reads it, since what matters is when undici drops the
+ * idle connection: the header's values run together, and the first `timeout=` followed by digits anywhere in
+ * them counts, case and all (`x-timeout=5` is 5 s, `timeout=5.5` is 5 s, `Timeout=5` no hint). A stricter reading
+ * (as before) took undici's 4 s expiry for 30 s, planned no keep-warm read, and the router reconnected each cycle.
+ * Undefined without such a hint.
+ */
 export function keepAliveHintMs(header: string | string[] | undefined): number | undefined {
-  const text = Array.isArray(header) ? header[0] : header;
-  if (text === undefined) return undefined;
-  const match = /(?:^|[\s,;])timeout=(\d{1,9})(?![\d.])/i.exec(text);
-  return match === null ? undefined : Number(match[1]) * 1000;
+  if (header === undefined) return undefined;
+  const text = Array.isArray(header) ? header.join('') : header;
+  const match = /timeout=(\d+)/.exec(text);
+  if (match === null) return undefined;
+  const ms = Number.parseInt(match[1] ?? '', 10) * 1000;
+  return Number.isFinite(ms) ? ms : undefined;
 }
 
 /**

@@ -12,14 +12,28 @@ import { KEEP_WARM_MARGIN_MS, KeepWarm, keepAliveHintMs, keepWarmDelayMs } from 
 import { Secret } from '../../src/util/secret.js';
 
 describe('keepAliveHintMs', () => {
-  it('reads timeout=N in any position, as seconds', () => {
+  it('reads timeout=N exactly as undici does, which decides when the idle connection goes', () => {
     expect(keepAliveHintMs('timeout=30')).toBe(30_000);
     expect(keepAliveHintMs('max=100, timeout=5')).toBe(5_000);
-    expect(keepAliveHintMs(['Timeout=7, max=3'])).toBe(7_000);
     expect(keepAliveHintMs(undefined)).toBeUndefined();
     expect(keepAliveHintMs('max=5')).toBeUndefined();
-    expect(keepAliveHintMs('xtimeout=5')).toBeUndefined();
-    expect(keepAliveHintMs('timeout=1.5')).toBeUndefined();
+    // undici: /timeout=(\d+)/ on the values run together, case-sensitive.
+    expect(keepAliveHintMs('x-timeout=5')).toBe(5_000);
+    expect(keepAliveHintMs('timeout=5.5')).toBe(5_000);
+    expect(keepAliveHintMs(['max=3', 'timeout=5'])).toBe(5_000);
+    expect(keepAliveHintMs(['Timeout=7, max=3'])).toBeUndefined();
+  });
+
+  it('property: agrees with undici on any header text', () => {
+    const undiciReads = (text: string): number | undefined => {
+      const m = /timeout=(\d+)/.exec(text);
+      return m === null ? undefined : parseInt(m[1] ?? '', 10) * 1000;
+    };
+    fc.assert(
+      fc.property(fc.array(fc.oneof(fc.string(), fc.constantFrom('timeout=5', 'x-timeout=9', 'timeout=5.5', 'Timeout=3', 'max=2')), { minLength: 1, maxLength: 3 }), (values) => {
+        expect(keepAliveHintMs(values)).toBe(undiciReads(values.join('')));
+      }),
+    );
   });
 
   it('any header text gives a finite, non-negative hint or none, and never throws', () => {
