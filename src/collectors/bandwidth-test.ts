@@ -9,7 +9,8 @@ import { asRecordList } from '../routeros/records.js';
 import { SampleSet } from '../metrics/samples.js';
 import { seriesLabels, type RouterLabel } from '../metrics/family.js';
 import { BANDWIDTH_TEST, BANDWIDTH_TEST_FAMILIES as F } from './bandwidth-test.contract.js';
-import { FieldReader, problemsOf } from '../analysis/decoding.js';
+import { FieldReader, given, problemsOf } from '../analysis/decoding.js';
+import { RouterOsError } from '../routeros/errors.js';
 import { compositeJobKey, type Collector, type JobContext, type JobResult } from './types.js';
 
 export interface BandwidthTestData {
@@ -41,6 +42,11 @@ export function mapBandwidthTest(
   now: number,
 ): JobResult<BandwidthTestData> {
   const read = new FieldReader(`bandwidth-test ${test.target}`);
+  // Every row RouterOS sends while a test runs has a status (connecting, running, done testing): a reply with
+  // none (`[]`, a proxy's object) is not a test that failed but no answer from the test at all.
+  if (!rows.some((row) => given(row, 'status'))) {
+    throw new RouterOsError('ROS_ERR_SHAPE', `bandwidth-test ${test.target}: none of the ${rows.length} rows has a status; the reply is not a bandwidth test's`);
+  }
   const samples = new SampleSet();
   const last = rows.at(-1) ?? {};
   const status = last['status'] ?? '';

@@ -18,6 +18,7 @@ import { seriesLabels, type RouterLabel } from '../metrics/family.js';
 import { FIRMWARE, FIRMWARE_FAMILIES as F } from './firmware.contract.js';
 import { FieldReader, given, problemsOf } from '../analysis/decoding.js';
 import { compareRouterOsVersions, parseRouterOsVersion } from './firmware-version.js';
+import { quoteRouterText } from '../util/text.js';
 
 export const ROUTERBOARD_PROPLIST = ['model', 'firmware-type', 'current-firmware', 'upgrade-firmware'] as const;
 export const PACKAGE_UPDATE_PROPLIST = ['installed-version', 'latest-version', 'channel', 'status'] as const;
@@ -60,8 +61,8 @@ export function mapFirmware(routerboard: RouterRecord | undefined, update: Route
   if (installed !== undefined && installed !== '' && latest !== undefined && latest !== '') {
     const from = parseRouterOsVersion(installed);
     const to = parseRouterOsVersion(latest);
-    if (from === undefined) read.problem(`installed-version: not a RouterOS version: ${JSON.stringify(installed.slice(0, 40))}`);
-    if (to === undefined) read.problem(`latest-version: not a RouterOS version: ${JSON.stringify(latest.slice(0, 40))}`);
+    if (from === undefined) read.problem(`installed-version: not a RouterOS version: ${quoteRouterText(installed, 40)}`);
+    if (to === undefined) read.problem(`latest-version: not a RouterOS version: ${quoteRouterText(latest, 40)}`);
     if (from !== undefined && to !== undefined) {
       updateAvailable = compareRouterOsVersions(to, from) > 0;
       samples.add(F.packageUpdateAvailable, routerLabel, updateAvailable ? 1 : 0);

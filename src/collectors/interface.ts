@@ -20,6 +20,7 @@ import { FieldReader, problemsOf } from '../analysis/decoding.js';
 import type { InterfaceFilter } from '../config/interfaces.js';
 import { keepsInterface } from './interface-filter.js';
 import type { Collector, JobContext, JobResult } from './types.js';
+import { quoteRouterText } from '../util/text.js';
 
 export const INTERFACE_PROPLIST = [
   '.id',
@@ -150,7 +151,7 @@ export function mapLinkRates(rows: unknown, ports: ReadonlySet<string>, routerLa
     const bits = typeof rate === 'string' ? linkRateBits(rate) : undefined;
     if (bits === undefined) {
       const shown = typeof rate === 'string' ? rate : String(JSON.stringify(rate));
-      read.problem(`rate: not a link rate: ${JSON.stringify(shown.slice(0, 32))}`);
+      read.problem(`rate: not a link rate: ${quoteRouterText(shown, 32)}`);
       continue;
     }
     const value = read.value('bitsPerSecond', { rate: bits }, 'rate');

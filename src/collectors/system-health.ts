@@ -16,6 +16,8 @@ import { seriesLabels, type Family, type RouterLabel } from '../metrics/family.j
 import { escapeLabelValue } from '../metrics/text.js';
 import { SYSTEM_HEALTH, SYSTEM_HEALTH_FAMILIES as F } from './system-health.contract.js';
 import { FieldReader, problemsOf, type FieldKindName } from '../analysis/decoding.js';
+import { quoteRouterText } from '../util/text.js';
+import { RouterOsError } from '../routeros/errors.js';
 
 /** A board lists a few dozen sensors at most; past this a reply is broken, and the series count stays bounded. */
 export const MAX_SENSORS = 64;
@@ -58,6 +60,14 @@ function kindOfKey(key: string): Kind | undefined {
   return undefined;
 }
 
+/**
+ * Keys of the object form that are no sensor but show the reply is the health menu's: CHR answers
+ * `{"state":"disabled","state-after-reboot":"enabled"}` (the 7.23.7 capture), and the fan and over-temperature
+ * settings sit beside sensors on some models. An object with none of these and no sensor (`{}`, a proxy's
+ * `{"status":"ok"}`) is not data: a failure, never "no sensors".
+ */
+const HEALTH_SETTING = /^(?:state|state-after-reboot|use-fan|fan-[a-z-]+|cpu-overtemp-[a-z-]+)$/;
+
 /** Pure mapping of a system/health reply (the client's list, a bare object arriving as its one element). */
 export function mapSystemHealth(records: readonly RouterRecord[], routerLabel: RouterLabel): JobResult<SystemHealthData> {
   const read = new FieldReader('system/health');
@@ -74,11 +84,19 @@ export function mapSystemHealth(records: readonly RouterRecord[], routerLabel: R
         continue;
       }
       // A type this exporter does not know (a future unit) is a sensor it cannot place, not a broken reply.
-      const kind = BY_TYPE[record['type'] ?? ''] ?? (/^(ok|fail)$/.test(value) || /.-state$/.test(name) ? 'state' : undefined);
+      // Own keys only: a `type` of "constructor" or "__proto__" found Object's own members (and failed the run).
+      const type = record['type'] ?? '';
+      const kind = (Object.hasOwn(BY_TYPE, type) ? BY_TYPE[type] : undefined) ?? (/^(ok|fail)$/.test(value) || /.-state$/.test(name) ? 'state' : undefined);
       if (kind !== undefined) sensors.push([name, kind, value]);
     }
   } else {
     for (const record of records) {
+      if (!Object.keys(record).some((key) => kindOfKey(key) !== undefined || HEALTH_SETTING.test(key))) {
+        throw new RouterOsError(
+          'ROS_ERR_SHAPE',
+          `system/health: an object with none of the health menu's keys (sensors, or state as on CHR); the reply is not this menu's data`,
+        );
+      }
       for (const key of Object.keys(record)) {
         const kind = kindOfKey(key);
         if (kind !== undefined) sensors.push([key, kind, record[key] ?? '']);
@@ -92,7 +110,7 @@ export function mapSystemHealth(records: readonly RouterRecord[], routerLabel: R
     // `cpu\ttemp`: both U+FFFD) are one series too.
     const identity = escapeLabelValue(name);
     if (seen.has(identity)) {
-      read.problem(`sensor ${JSON.stringify(name.slice(0, 40))} listed twice`);
+      read.problem(`sensor ${quoteRouterText(name, 40)} listed twice`);
       continue;
     }
     if (seen.size >= MAX_SENSORS) {
@@ -115,7 +133,7 @@ function stateValue(read: FieldReader, name: string, value: string): number | un
   if (value === 'ok') return 1;
   if (value === 'fail') return 0;
   if (value === '') return undefined;
-  read.problem(`${name}: not a state (ok or fail): ${JSON.stringify(value.slice(0, 40))}`);
+  read.problem(`${quoteRouterText(name, 40)}: not a state (ok or fail): ${quoteRouterText(value, 40)}`);
   return undefined;
 }
 

@@ -4,11 +4,11 @@
  * either returns a finite value or throws `DecodeError` quoting the offending text; none returns NaN.
  */
 import { DecodeError } from './errors.js';
+import { quoteRouterText } from '../util/text.js';
 
 /** Quote a router value for an error message, bounded so a huge or hostile value cannot flood a log. */
 function quote(value: string): string {
-  const shown = value.length > 64 ? `${value.slice(0, 64)}…` : value;
-  return JSON.stringify(shown);
+  return quoteRouterText(value, 64);
 }
 
 function fail(kind: string, value: string, hint = ''): never {

@@ -75,6 +75,14 @@ export function wholePairs(text: string): string {
   return last >= 0xd800 && last <= 0xdbff ? text.slice(0, -1) : text;
 }
 
+/**
+ * Router text quoted in a message, at most `max` characters of it: redacted before it is cut (safeText), since a
+ * cut made first can leave the start of an echoed password, which redaction no longer knows as one.
+ */
+export function quoteRouterText(text: string, max: number): string {
+  return JSON.stringify(safeText(text, max));
+}
+
 /** Router text fit for a message or a log, on one line (cleanText). */
 export function safeText(text: string, max = ROUTER_TEXT_LIMIT): string {
   return cleanText(text, max, true);

@@ -226,4 +226,8 @@ describe('bandwidth-test mapping', () => {
     expect(out).toContain('routeros_bandwidth_test_success{router="hq",target="10.10.0.2",name="10.10.0.2"} 0\n');
     expect(out).not.toContain('bytes_per_second');
   });
+
+  it.each([[[]], [[{ status: '' }]], [[{ message: 'ok' }]]])('a reply with no status row (%j) is not a test that failed but a shape error', (rows) => {
+    expect(() => mapBandwidthTest(rows, test, ROUTER, NOW)).toThrow(expect.objectContaining({ code: 'ROS_ERR_SHAPE' }));
+  });
 });

@@ -42,6 +42,16 @@ describe('system/health mapping', () => {
     expect(result.data).toEqual({ form: 'object', sensors: 0 });
   });
 
+  it.each([[{}], [{ status: 'ok' }], [{ message: 'welcome', detail: 'proxy' }]])('an object with no health key (%j) is not data: a shape error, never "no sensors"', (reply) => {
+    expect(() => mapSystemHealth([reply], ROUTER)).toThrow(expect.objectContaining({ code: 'ROS_ERR_SHAPE' }));
+  });
+
+  it.each(['constructor', '__proto__', 'toString', 'valueOf', 'hasOwnProperty'])('a row whose type is %s is a sensor it cannot place, not a failed run', (type) => {
+    const result = mapSystemHealth([{ name: 'odd', value: '40', type }, { name: 'cpu-temperature', value: '41', type: 'C' }], ROUTER);
+    expect(sampleText(result.samples)).toBe('routeros_health_temperature_celsius{router="hq",sensor="cpu-temperature"} 41\n');
+    expect(result.decodeErrors).toBe(0);
+  });
+
   it('older firmware: one object of sensor values, the unit read from the key', () => {
     const result = mapSystemHealth([recordedRecord('system-health-legacy-object.json')], ROUTER);
     const out = sampleText(result.samples);
