@@ -1,17 +1,20 @@
 /**
- * The clock seam of the scheduler: production uses node-cron, tests use a manual trigger.
+ * The clock seam of the scheduler: production uses cron expressions, tests use a manual trigger.
  *
- * One node-cron task per distinct expression, not per job: a fleet of 2,000 routers with two jobs each on the
- * same schedule holds one task (about 4 KiB and a timer each) instead of 4,000, and every subscriber of an
- * expression sees the same tick. node-cron still does all the cron arithmetic, so the semantics are its own.
+ * One timer per distinct expression, not per job: a fleet of 2,000 routers with two jobs each on the same
+ * schedule holds one (and a node-cron matcher) instead of 4,000, and every subscriber of an expression sees the
+ * same tick. node-cron does the cron arithmetic (its matcher finds the next slot), so the semantics are its own;
+ * the timer is ours. node-cron's own runner walked every slot between its last beat and now, one at a time: a
+ * wall clock stepped forward a day held the event loop 6.5 s on a per-second schedule, and a host that boots in
+ * 1970 and is then set right by NTP would have walked 1.7 billion slots. Here a wake finds the next slot from
+ * the time as it is now, whatever lies between.
  *
- * node-cron reckons the wait until the next slot on the wall clock once, then keeps to it: with the wall clock
- * set back an hour every schedule slept for the hour, and setting the clock right again did not wake them. A
- * watchdog compares the wall clock with the monotonic one every few seconds; when they part by more than a
- * second (a step, not drift or a busy event loop, which move both alike), every task is made again and reckons
- * its next slot from the wall clock as it is now. Slots crossed back over run again; slots jumped over are missed.
+ * A timer waits on the monotonic clock: with the wall clock set back an hour, a schedule would sleep for the
+ * hour. A watchdog compares the wall clock with the monotonic one every few seconds; when they part by more than
+ * a second (a step, not drift or a busy event loop, which move both alike), every schedule reckons its next slot
+ * from the wall clock as it is now. Slots crossed back over run again; slots jumped over are missed.
  */
-import cron, { type ScheduledTask } from 'node-cron';
+import { createTask, type ScheduledTask } from 'node-cron';
 import type { Logger } from 'pino';
 
 export interface Trigger {
@@ -21,13 +24,12 @@ export interface Trigger {
 export type TriggerFactory = (expression: string, onTick: () => void, name: string) => Trigger;
 
 interface Shared {
-  /** Made again after a wall-clock step (the watchdog); the entry itself stays, so subscriptions keep it. */
-  task: ScheduledTask;
+  readonly clock: CronClock;
   /** Each subscription is its own entry, so one callback subscribed twice is called twice and stopped once. */
   readonly listeners: Set<{ readonly onTick: () => void }>;
 }
 
-/** Exported for tests: how many node-cron tasks the shared triggers hold now. */
+/** Exported for tests: how many schedules the shared triggers hold now. */
 export function sharedTaskCount(): number {
   return shared.size;
 }
@@ -39,40 +41,94 @@ function tick(listeners: Shared['listeners']): void {
   for (const listener of [...listeners]) listener.onTick();
 }
 
-/**
- * Where node-cron's own messages go. Left to itself it writes coloured, non-JSON lines to the console (a missed
- * tick when the event loop was busy past its time): into the exporter's JSON log instead, in its words.
- */
+/** Where the schedules' messages go (a slot missed): the scheduler's logger; silent until set. */
 let log: Pick<Logger, 'warn' | 'error'> | undefined;
 
-/** The logger node-cron's messages go to (the scheduler's); silent until set. */
+/** The logger the schedules' messages go to (the scheduler's); silent until set. */
 export function setTriggerLogger(logger: Pick<Logger, 'warn' | 'error'>): void {
   log = logger;
 }
 
-/** At most one line a minute per schedule: a clock stepped a day forward makes node-cron report every slot. */
+/** At most one line a minute per schedule about missed slots. */
 const MISSED_LOG_EVERY_MS = 60_000;
+/** How late a wake may be and still run its slot (node-cron's missed-execution tolerance). */
+const LATE_TOLERANCE_MS = 1_000;
+/** The longest single wait: a yearly slot is waited for in steps (a timer holds at most ~24.8 days). */
+const LONGEST_WAIT_MS = 3_600_000;
 
-function cronLogger(expression: string): { info(message: string): void; warn(message: string): void; error(message: unknown, error?: unknown): void; debug(message: string): void } {
-  let loggedAt = Number.NEGATIVE_INFINITY;
-  let missed = 0;
-  return {
-    info: () => undefined,
-    debug: () => undefined,
-    warn: () => {
-      missed++;
-      const now = performance.now();
-      if (now - loggedAt < MISSED_LOG_EVERY_MS) return;
-      log?.warn({ schedule: expression, missed }, 'scheduled ticks were missed: the event loop was busy past their time, or the clock was stepped (the next tick runs as usual)');
-      loggedAt = now;
-      missed = 0;
-    },
-    error: (message, error) => log?.error({ schedule: expression, err: error ?? message }, 'the schedule failed to run a tick'),
-  };
-}
+/** One expression's timer: sleeps until its next slot, ticks, and finds the next one from the time it wakes. */
+class CronClock {
+  readonly #expression: string;
+  readonly #matcher: ScheduledTask;
+  readonly #onTick: () => void;
+  #timer: NodeJS.Timeout | undefined;
+  #next = 0;
+  #missed = 0;
+  #loggedAt = Number.NEGATIVE_INFINITY;
 
-function schedule(expression: string, listeners: Shared['listeners']): ScheduledTask {
-  return cron.schedule(expression, () => tick(listeners), { name: `schedule ${expression}`, noOverlap: false, logger: cronLogger(expression) });
+  constructor(expression: string, onTick: () => void) {
+    this.#expression = expression;
+    // Never started: only its matcher is used (getNextRuns), so node-cron runs no timer of its own.
+    this.#matcher = createTask(expression, () => undefined, { name: `schedule ${expression}`, noOverlap: false });
+    this.#onTick = onTick;
+    this.#arm();
+  }
+
+  /** Finds the next slot from now again (the wall clock was stepped). */
+  rearm(): void {
+    clearTimeout(this.#timer);
+    this.#arm();
+  }
+
+  stop(): void {
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    void this.#matcher.destroy();
+  }
+
+  #arm(): void {
+    const [next] = this.#matcher.getNextRuns(1);
+    this.#next = next?.getTime() ?? Date.now() + LONGEST_WAIT_MS;
+    this.#sleep();
+  }
+
+  #sleep(): void {
+    const wait = Math.min(Math.max(0, this.#next - Date.now()), LONGEST_WAIT_MS);
+    this.#timer = setTimeout(() => this.#wake(), wait);
+  }
+
+  #wake(): void {
+    const now = Date.now();
+    // Early (the wait was cut to LONGEST_WAIT_MS, or timers ran a little ahead of the wall clock): the rest.
+    if (now < this.#next) {
+      this.#sleep();
+      return;
+    }
+    // Armed first: a tick that throws or stops this schedule must find the next slot already set.
+    const late = now - this.#next;
+    this.#arm();
+    if (late <= LATE_TOLERANCE_MS) {
+      try {
+        this.#onTick();
+      } catch (error) {
+        log?.error({ schedule: this.#expression, err: error }, 'the schedule failed to run a tick');
+      }
+    } else {
+      this.#noteMissed();
+    }
+  }
+
+  #noteMissed(): void {
+    this.#missed++;
+    const now = performance.now();
+    if (now - this.#loggedAt < MISSED_LOG_EVERY_MS) return;
+    log?.warn(
+      { schedule: this.#expression, missed: this.#missed },
+      'scheduled ticks were missed: the event loop was busy past their time, or the clock was stepped (the next tick runs as usual)',
+    );
+    this.#loggedAt = now;
+    this.#missed = 0;
+  }
 }
 
 /** How often the watchdog looks, and how far the two clocks may part before it counts as a step. */
@@ -91,20 +147,17 @@ function watchClock(): void {
     wall = nowWall;
     monotonic = nowMonotonic;
     if (Math.abs(step) <= CLOCK_STEP_MS) return;
-    for (const [expression, entry] of shared) {
-      void entry.task.destroy();
-      entry.task = schedule(expression, entry.listeners);
-    }
+    for (const entry of shared.values()) entry.clock.rearm();
   }, CLOCK_WATCH_MS);
   watchdog.unref();
 }
 
-/** node-cron, seconds field allowed. Overlap is handled by the job runner, which knows about in-flight runs. */
+/** Cron expressions, seconds field allowed. Overlap is handled by the job runner, which knows about in-flight runs. */
 export const cronTrigger: TriggerFactory = (expression, onTick) => {
   let entry = shared.get(expression);
   if (entry === undefined) {
     const listeners: Shared['listeners'] = new Set();
-    entry = { task: schedule(expression, listeners), listeners };
+    entry = { clock: new CronClock(expression, () => tick(listeners)), listeners };
     shared.set(expression, entry);
     watchClock();
   }
@@ -115,7 +168,7 @@ export const cronTrigger: TriggerFactory = (expression, onTick) => {
     stop: () => {
       if (!own.listeners.delete(subscription) || own.listeners.size > 0) return;
       if (shared.get(expression) === own) shared.delete(expression);
-      void own.task.destroy();
+      own.clock.stop();
       if (shared.size === 0 && watchdog !== undefined) {
         clearInterval(watchdog);
         watchdog = undefined;

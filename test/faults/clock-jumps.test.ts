@@ -105,6 +105,35 @@ describe('a wall clock stepped, at the schedules', () => {
   });
 });
 
+describe('a wall clock stepped far forward', () => {
+  it.each([
+    ['30 days, every second', '* * * * * *', 30 * 86_400_000],
+    ['55 years (a board that boots in 1970, then NTP), every 15 s', '*/15 * * * * *', 55 * 365 * 86_400_000],
+  ])('%s: the slots jumped over cost nothing, and the schedule goes on', async (_what, expression, step) => {
+    const { cronTrigger } = await import('../../src/scheduler/trigger.js');
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date', 'performance'] });
+    vi.setSystemTime(step > 365 * 86_400_000 ? Date.UTC(1970, 0, 1, 0, 0, 10) : Date.UTC(2026, 10, 25, 12, 0, 0));
+    let ticks = 0;
+    const trigger = cronTrigger(expression, () => ticks++, 'stepped');
+    try {
+      await vi.advanceTimersByTimeAsync(31_000);
+      const before = ticks;
+      expect(before).toBeGreaterThanOrEqual(2);
+      vi.setSystemTime(Date.now() + step);
+      // node-cron's runner walked every slot in between, one by one: 6.5 s of blocked event loop for a day of
+      // seconds, and out of memory for decades. process.hrtime is not faked: it measures the real cost.
+      const started = process.hrtime.bigint();
+      await vi.advanceTimersByTimeAsync(61_000);
+      const costMs = Number(process.hrtime.bigint() - started) / 1e6;
+      expect(costMs).toBeLessThan(1_000);
+      expect(ticks - before).toBeGreaterThanOrEqual(2);
+    } finally {
+      trigger.stop();
+      vi.useRealTimers();
+    }
+  });
+});
+
 describe("node-cron's own messages", () => {
   it('go to the exporter\'s logger in its words, never to the console as coloured text', async () => {
     const { cronTrigger, setTriggerLogger } = await import('../../src/scheduler/trigger.js');
