@@ -81,7 +81,8 @@ export function createApp(initial: Config, deps: AppDeps): App {
   self.watchRuns(() => scheduler.occupancy());
   let config = initial;
   const discovery = new DiscoveryRegistry({
-    now,
+    // Forget periods are durations: on the monotonic clock, as backoff is.
+    now: deps.elapsed ?? (() => performance.now()),
     store,
     logger: deps.logger,
     changed: () => loadRouters(config),
@@ -158,40 +159,50 @@ export function createApp(initial: Config, deps: AppDeps): App {
   // One log line per verdict change (peer stale since T, recovered, interface down, router down).
   const stopWatching = watchVerdicts({ store, config: () => polled, logger: deps.logger, now });
 
+  const attemptReload = async (): Promise<ReloadResult> => {
+    try {
+      const next = deps.loadConfig === undefined ? config : await deps.loadConfig();
+      const install = deps.prepareReload?.(next);
+      const previous = config;
+      apply(next);
+      install?.();
+      const restart = applySettings(previous, next);
+      self.reloaded(true, now());
+      deps.logger.info(
+        { routers: next.routers.length, source: next.source, ...(restart.length > 0 ? { restart_required: restart } : {}) },
+        'configuration reloaded',
+      );
+      return { ok: true };
+    } catch (error) {
+      self.reloaded(false, now());
+      const problems =
+        error instanceof ConfigError ? error.problems : [{ path: '', message: error instanceof Error ? error.message : String(error) }];
+      deps.logger.error({ problems }, 'configuration reload failed; the previous configuration keeps running');
+      return { ok: false, problems };
+    }
+  };
+  /** The attempt running, and the one to run after it for requests that came meanwhile. */
   let reloading: Promise<ReloadResult> | undefined;
-  const reload = (): Promise<ReloadResult> => {
-    // Concurrent reloads (SIGHUP and POST together) share one attempt.
-    if (reloading !== undefined) return reloading;
-    const attempt = (async (): Promise<ReloadResult> => {
-      try {
-        const next = deps.loadConfig === undefined ? config : await deps.loadConfig();
-        const install = deps.prepareReload?.(next);
-        const previous = config;
-        apply(next);
-        install?.();
-        const restart = applySettings(previous, next);
-        self.reloaded(true, now());
-        deps.logger.info(
-          { routers: next.routers.length, source: next.source, ...(restart.length > 0 ? { restart_required: restart } : {}) },
-          'configuration reloaded',
-        );
-        return { ok: true };
-      } catch (error) {
-        self.reloaded(false, now());
-        const problems =
-          error instanceof ConfigError ? error.problems : [{ path: '', message: error instanceof Error ? error.message : String(error) }];
-        deps.logger.error({ problems }, 'configuration reload failed; the previous configuration keeps running');
-        return { ok: false, problems };
-      }
-    })();
-    // Cleared once the attempt has settled, and only after it was stored: an attempt with nothing to wait for
-    // (no loadConfig: the demo) settles before the assignment, and a `finally` inside it cleared nothing, so
-    // every later reload got the first one's result and nothing was reloaded again.
+  let queued: Promise<ReloadResult> | undefined;
+  const startReload = (): Promise<ReloadResult> => {
+    const attempt = attemptReload();
+    // Stored before it is cleared: an attempt with nothing to wait for (no loadConfig: the demo) settles at once,
+    // and a `finally` inside it cleared nothing, so every later reload got the first one's result.
     reloading = attempt;
     void attempt.finally(() => {
       if (reloading === attempt) reloading = undefined;
     });
     return attempt;
+  };
+  const reload = (): Promise<ReloadResult> => {
+    if (reloading === undefined) return startReload();
+    // One asked for while another runs may come from a file edited after that one read it: it runs once more
+    // after it (sharing it would drop the edit while answering ok). Every request meanwhile shares that one.
+    queued ??= reloading.then(() => {
+      queued = undefined;
+      return startReload();
+    });
+    return queued;
   };
 
   const app: App = {

@@ -28,6 +28,7 @@ export interface DiscoveryMetrics {
 }
 
 export interface RegistryDeps {
+  /** A monotonic clock in ms (forget periods are durations: a stepped wall clock must not forget or keep targets). */
   now: () => number;
   store: Pick<SnapshotStore, 'subscribe' | 'tried'>;
   /** The set of discovered routers changed (at most once per microtask): the app loads the scheduler again. */
@@ -55,8 +56,11 @@ interface Entry {
   lastProbeAt: number;
   /** Every job has finished once (store.tried), or the entry was forgotten: waiters stop waiting. */
   settled: boolean;
-  readonly first: Promise<void>;
-  readonly settle: () => void;
+  /**
+   * Probes waiting for the first collection, each removed when its wait ends: a wait raced against one promise
+   * that never settled (a profile with every collector off has no job to record) left a reaction on it per probe.
+   */
+  readonly waiters: Set<() => void>;
 }
 
 const REFUSALS: Record<Exclude<RefuseReason, 'unknown_profile' | 'full'>, string> = {
@@ -92,7 +96,7 @@ export class DiscoveryRegistry {
     // One map lookup per recorded run: cheap next to the run itself.
     this.#unsubscribe = deps.store.subscribe((router) => {
       const entry = this.#entries.get(router);
-      if (entry !== undefined && !entry.settled && deps.store.tried(router)) entry.settle();
+      if (entry !== undefined && !entry.settled && deps.store.tried(router)) settle(entry);
     });
   }
 
@@ -220,7 +224,7 @@ export class DiscoveryRegistry {
     this.#pending = false;
     for (const resolve of this.#loaded.splice(0)) resolve();
     this.#unsubscribe();
-    for (const entry of this.#entries.values()) entry.settle();
+    for (const entry of this.#entries.values()) settle(entry);
   }
 
   /** The configured router a target is, by its name or by what its URL reaches, if any. */
@@ -234,8 +238,6 @@ export class DiscoveryRegistry {
   }
 
   #create(name: string, target: ParsedTarget, profile: Profile): Entry {
-    let settle = (): void => undefined;
-    const first = new Promise<void>((resolve) => (settle = resolve));
     const entry: Entry = {
       name,
       endpoint: targetEndpoint(target, profile.config.scheme),
@@ -246,11 +248,7 @@ export class DiscoveryRegistry {
       forgetAfterMs: profile.forgetAfterMs,
       lastProbeAt: this.#deps.now(),
       settled: false,
-      first,
-      settle: () => {
-        entry.settled = true;
-        settle();
-      },
+      waiters: new Set(),
     };
     this.#entries.set(name, entry);
     this.#endpoints.set(entry.endpoint, entry);
@@ -269,15 +267,23 @@ export class DiscoveryRegistry {
     if (!this.#profiles.has(entry.profile)) this.#counts.delete(entry.profile);
     this.#deps.metrics.forgotten(entry.profile, reason);
     this.#deps.logger.info({ router: entry.name, profile: entry.profile, reason }, 'discovered target forgotten');
-    entry.settle();
+    settle(entry);
   }
 
   async #wait(entry: Entry, timeoutMs: number): Promise<DiscoverResult> {
+    // Already collected under this name (a target probed again right after it was forgotten, before the load
+    // that would drop it; a profile with no job at all once loaded): nothing to wait for.
+    if (!entry.settled && this.#deps.store.tried(entry.name)) settle(entry);
     if (!entry.settled && timeoutMs > 0) {
-      let timer: NodeJS.Timeout | undefined;
-      const deadline = new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs)));
-      await Promise.race([entry.first, deadline]);
-      clearTimeout(timer);
+      await new Promise<void>((resolve) => {
+        const done = (): void => {
+          clearTimeout(timer);
+          entry.waiters.delete(done);
+          resolve();
+        };
+        const timer = setTimeout(done, timeoutMs);
+        entry.waiters.add(done);
+      });
     }
     // Forgotten while waiting (a reload took its profile): nothing to serve under that name any more.
     const current = this.#entries.get(entry.name) === entry;
@@ -307,12 +313,20 @@ export class DiscoveryRegistry {
       }
       const took = performance.now() - started;
       this.#nextLoadAt = performance.now() + Math.min(MAX_LOAD_GAP_MS, took * LOAD_GAP_FACTOR);
+      // A target whose profile has no job is tried as soon as it is loaded, and no record will ever say so.
+      for (const entry of this.#entries.values()) if (!entry.settled && this.#deps.store.tried(entry.name)) settle(entry);
       for (const resolve of this.#loaded.splice(0)) resolve();
     };
     const wait = this.#nextLoadAt - performance.now();
     if (wait <= 0) queueMicrotask(run);
     else this.#loadTimer = setTimeout(run, wait);
   }
+}
+
+/** Marks an entry settled and ends every probe's wait on it. */
+function settle(entry: Entry): void {
+  entry.settled = true;
+  for (const done of [...entry.waiters]) done();
 }
 
 /** The router a target becomes: the profile's settings, the target's canonical name, its URL from scheme and canonical target. */

@@ -37,6 +37,7 @@ function startApp(initial: Config, loadConfig?: () => Promise<Config>): { app: A
   const made = createApp(initial, {
     logger: pino({ level: 'silent' }),
     now: () => clock,
+    elapsed: () => clock,
     jitter: false,
     triggerFactory: triggers.factory,
     ...(loadConfig === undefined ? {} : { loadConfig }),
@@ -168,6 +169,44 @@ describe('expiry (injected clock, no sleeps)', () => {
     expect(app.discovery.sweep()).toBe(0);
     clock += 1;
     expect(app.discovery.sweep()).toBe(1);
+  });
+});
+
+describe('found by a review of the registry', () => {
+  it('a profile with every collector off: its targets are ready at once, not after the whole wait', async () => {
+    const off = Object.fromEntries(['system', 'interface', 'wireguard', 'wireguard_setup', 'health', 'firmware', 'ping', 'bandwidth_test'].map((name) => [name, false]));
+    const { app } = startApp(config({ lab: { targets: ['127.0.0.1/32'], collectors: off } }));
+    const started = performance.now();
+    for (let probe = 0; probe < 3; probe++) expect((await app.discovery.discover(target('r1'), 'lab', 5_000)).kind).toBe('ready');
+    // Each used to wait its 5 s out and answer timeout, leaving a reaction on a promise that never settled.
+    expect(performance.now() - started).toBeLessThan(2_000);
+  });
+
+  it('forget_after runs on the monotonic clock: a wall clock stepped forward forgets nothing', async () => {
+    let wall = Date.UTC(2026, 10, 28);
+    const triggers = new ManualTriggers();
+    app = createApp(config({ lab: { targets: ['127.0.0.1/32'], forget_after: '2m' } }), {
+      logger: pino({ level: 'silent' }),
+      now: () => wall,
+      jitter: false,
+      triggerFactory: triggers.factory,
+    });
+    app.start();
+    expect((await app.discovery.discover(target('r2'), 'lab', 5_000)).kind).toBe('ready');
+    wall += 2 * 3_600_000;
+    expect(app.discovery.sweep()).toBe(0);
+  });
+
+  it('a probe right after its target was forgotten, before the load that drops it, is answered from what was collected', async () => {
+    const { app } = startApp(config({ lab: { targets: ['127.0.0.1/32'], forget_after: '2m' } }));
+    const name = target('r3');
+    expect((await app.discovery.discover(name, 'lab', 5_000)).kind).toBe('ready');
+    clock += 120_000;
+    expect(app.discovery.sweep()).toBe(1);
+    // The paced load has not run yet: the router is still planned, with its snapshots.
+    const started = performance.now();
+    expect(await app.discovery.discover(name, 'lab', 3_000)).toEqual({ kind: 'ready', router: name });
+    expect(performance.now() - started).toBeLessThan(1_000);
   });
 });
 

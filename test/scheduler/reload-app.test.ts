@@ -110,11 +110,50 @@ describe('reloads without a config file (the demo)', () => {
     try {
       for (let i = 0; i < 3; i++) expect(await app.reload()).toEqual({ ok: true });
       expect(logs.lines().filter((line) => line.msg === 'configuration reloaded')).toHaveLength(3);
-      // Two at once still share one attempt.
-      const [a, b] = [app.reload(), app.reload()];
-      expect(a).toBe(b);
-      await a;
-      expect(logs.lines().filter((line) => line.msg === 'configuration reloaded')).toHaveLength(4);
+      // Asked for while one runs: one more after it, shared by every request meanwhile.
+      const [a, b, c] = [app.reload(), app.reload(), app.reload()];
+      expect(a).not.toBe(b);
+      expect(b).toBe(c);
+      await Promise.all([a, b]);
+      expect(logs.lines().filter((line) => line.msg === 'configuration reloaded')).toHaveLength(5);
+    } finally {
+      await app.stop();
+    }
+  });
+});
+
+describe('a reload asked for while another runs', () => {
+  it('runs once more after it, so a file edited after the first read it is not lost', async () => {
+    let routers = ['r'];
+    let release: () => void = () => undefined;
+    let reads = 0;
+    const logs = captureLogs();
+    const app = createApp(configOf({}), {
+      logger: logs.logger,
+      triggerFactory: new ManualTriggers().factory,
+      jitter: false,
+      loadConfig: async () => {
+        reads++;
+        const read = routers;
+        // The first read is held until the file has been edited again.
+        if (reads === 1) await new Promise<void>((resolve) => (release = resolve));
+        return testConfig({
+          listen: '127.0.0.1:0',
+          defaults: { username: 'monitor', password: PASSWORD, timeout: '2s', tls: { ca_file: ca } },
+          routers: read.map((name) => ({ name, url: emulator.router('r').url })),
+        });
+      },
+    });
+    try {
+      const first = app.reload();
+      await expect.poll(() => reads).toBe(1);
+      routers = ['r', 'added'];
+      const second = app.reload();
+      release();
+      expect(await first).toEqual({ ok: true });
+      expect(await second).toEqual({ ok: true });
+      expect(reads).toBe(2);
+      expect(app.config().routers.map((router) => router.name)).toEqual(['r', 'added']);
     } finally {
       await app.stop();
     }
