@@ -139,6 +139,8 @@ export function mapLinkRates(rows: unknown, ports: ReadonlySet<string>, routerLa
   const list = Array.isArray(rows) ? rows : [rows];
   // A port reported twice would make a duplicate series, which Prometheus rejects: the first row counts.
   const seen = new Set<string>();
+  // Ports some row names, rate or not: one asked for and not named is missing from the reply.
+  const named = new Set<string>();
   // The command's reply is not shape-checked like a menu's: anything that is not a string is no name or rate.
   for (const row of list as unknown[]) {
     if (typeof row !== 'object' || row === null || Array.isArray(row)) {
@@ -146,6 +148,7 @@ export function mapLinkRates(rows: unknown, ports: ReadonlySet<string>, routerLa
       continue;
     }
     const { name, rate } = row as Record<string, unknown>;
+    if (typeof name === 'string' && ports.has(name)) named.add(name);
     if (typeof name !== 'string' || !ports.has(name) || seen.has(name) || rate === undefined || rate === '') continue;
     seen.add(name);
     const bits = typeof rate === 'string' ? linkRateBits(rate) : undefined;
@@ -157,6 +160,9 @@ export function mapLinkRates(rows: unknown, ports: ReadonlySet<string>, routerLa
     const value = read.value('bitsPerSecond', { rate: bits }, 'rate');
     if (value !== undefined) samples.add(F.linkSpeed, seriesLabels(F.linkSpeed, routerLabel, [name, ETHERNET]), value / 8);
   }
+  // `[]`, `{}` or a proxy's `{"status":"ok"}` name no port: not "no port has a link", but ports not reported.
+  const missing = ports.size - named.size;
+  if (missing > 0) read.problem(`reply: ${missing} of the ${ports.size} running ethernet ports asked for are missing`);
   return read;
 }
 

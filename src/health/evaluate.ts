@@ -14,6 +14,7 @@
  */
 import type { RouterConfig } from '../config/types.js';
 import type { JobSnapshot } from '../metrics/store.js';
+import { labelText } from '../metrics/text.js';
 import { dataOf, jobsFor, type CollectorData } from '../collectors/catalog.js';
 import { routerUp } from '../analysis/up.js';
 import { isUnreadable, judgePeer, type PeerVerdict } from '../analysis/peer.js';
@@ -142,14 +143,15 @@ function evaluateInterfaces(wireguard: WireguardData | undefined, setup: Wiregua
     if (iface.unclear) {
       add({ kind: 'interface-unjudged', status: 'degraded', subject: iface.name, text: 'cannot tell whether it runs: its running or disabled did not decode, or another interface writes out as the same name', brief: 'cannot tell whether it runs' });
     }
-    return { name: iface.name, running: iface.running ?? null, disabled: iface.disabled, status: down ? 'critical' : iface.unclear ? 'degraded' : 'ok' };
+    // Named as its series are (a name of megabytes is shortened there): /health and /metrics agree, and stay bounded.
+    return { name: labelText(iface.name), running: iface.running ?? null, disabled: iface.disabled, status: down ? 'critical' : iface.unclear ? 'degraded' : 'ok' };
   });
   const byName = firstByName(out);
   for (const audit of setup?.interfaces ?? []) {
-    let entry = byName.get(audit.interface);
+    let entry = byName.get(labelText(audit.interface));
     if (entry === undefined) {
       // Known from the audit only (the wireguard collector is off): its running state is unknown.
-      entry = { name: audit.interface, running: null, disabled: false, status: 'ok' };
+      entry = { name: labelText(audit.interface), running: null, disabled: false, status: 'ok' };
       out.push(entry);
       byName.set(entry.name, entry);
     }
@@ -191,7 +193,7 @@ function judgePeers(
     const latestHandshake = outOfEra ? undefined : peer.latestHandshake;
     const unreadable = peer.handshakeUnreadable || outOfEra;
     const age = latestHandshake === undefined ? undefined : Math.max(0, Math.round(now / 1000 - latestHandshake));
-    const iface = interfaceNamed.get(peer.interface);
+    const iface = interfaceNamed.get(labelText(peer.interface));
     const verdict = judgePeer(
       {
         name: peer.name,
@@ -258,9 +260,9 @@ function problemOf(peer: PeerJudgement['peer'], verdict: PeerVerdict, age: numbe
 /** A judged peer as /health shows it. */
 function peerHealthOf({ peer, verdict, latestHandshake, ageSeconds }: PeerJudgement): PeerHealth {
   return {
-    interface: peer.interface,
-    name: peer.name,
-    publicKey: peer.publicKey,
+    interface: labelText(peer.interface),
+    name: labelText(peer.name),
+    publicKey: labelText(peer.publicKey),
     latestHandshake: latestHandshake === undefined ? null : isoOrNull(latestHandshake * 1000),
     handshakeAgeSeconds: ageSeconds ?? null,
     healthy: verdict.healthy,

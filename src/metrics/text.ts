@@ -22,6 +22,14 @@ function shortened(value: string): string {
 }
 
 /**
+ * A value as a label carries it, before escaping: itself, or shortened when over MAX_LABEL_VALUE_CHARS. For
+ * other outputs that name what the series name (/health), so the two match and stay as bounded.
+ */
+export function labelText(value: string): string {
+  return value.length > MAX_LABEL_VALUE_CHARS ? shortened(value) : value;
+}
+
+/**
  * Escapes a label value per the exposition format (backslash, double quote, line feed).
  * Other control characters have no escape in the format and could confuse strict parsers,
  * so they become U+FFFD, as do lone surrogates (they have no UTF-8 form, and the bytes would say U+FFFD
@@ -29,7 +37,7 @@ function shortened(value: string): string {
  * the output stays parseable.
  */
 export function escapeLabelValue(value: string): string {
-  if (value.length > MAX_LABEL_VALUE_CHARS) return escapeLabelValue(shortened(value));
+  if (value.length > MAX_LABEL_VALUE_CHARS) return escapeLabelValue(labelText(value));
   // Fast path: most values (names, keys, addresses) need nothing. Control characters are what we look for,
   // and surrogates (the loop below tells a lone one from a pair).
   // eslint-disable-next-line no-control-regex

@@ -306,7 +306,7 @@ export class RouterOsClient {
       let bytes: ReplyBytes;
       if (method === 'GET') {
         const real = (options as KeepWarmOptions)[KEEP_WARM] !== true;
-        // The reply's Keep-Alive header; null while no reply came (the connection may be gone).
+        // The reply's Keep-Alive header; null while no reply came or the reply closes its connection.
         let keepAlive: string | string[] | undefined | null = null;
         try {
           await this.#readTurn(stop);
@@ -321,7 +321,9 @@ export class RouterOsClient {
           let controller = this.#readController;
           if (controller === undefined || controller.signal.aborted) controller = this.#readController = new AbortController();
           ({ response, bytes } = await this.#exchange(method, path, body, request, controller, stop, external));
-          keepAlive = response.headers['keep-alive'];
+          // A reply that closes its connection (`Connection: close`) leaves nothing to keep warm: undici closes it
+          // whatever the Keep-Alive hint says, and a keep-warm read would only open a connection of its own.
+          keepAlive = closesConnection(response.headers['connection']) ? null : response.headers['keep-alive'];
         } finally {
           stop.notify = undefined;
           this.#readFinished();
@@ -459,6 +461,13 @@ export class RouterOsClient {
     }
     return mapNetworkError(error, request, phase === 'queue' ? 'connect' : phase);
   }
+}
+
+/** Whether a reply's Connection header (any of its values) holds the `close` option. */
+function closesConnection(header: string | string[] | undefined): boolean {
+  if (header === undefined) return false;
+  const text = Array.isArray(header) ? header.join(',') : header;
+  return text.split(',').some((option) => option.trim().toLowerCase() === 'close');
 }
 
 /**

@@ -42,8 +42,8 @@ export function keepAliveHintMs(header: string | string[] | undefined): number |
   const text = Array.isArray(header) ? header.join('') : header;
   const match = /timeout=(\d+)/.exec(text);
   if (match === null) return undefined;
-  const ms = Number.parseInt(match[1] ?? '', 10) * 1000;
-  return Number.isFinite(ms) ? ms : undefined;
+  // Digits past a double's range read as Infinity, as undici reads them: its cap (keepAliveMaxTimeout) applies.
+  return Number.parseInt(match[1] ?? '', 10) * 1000;
 }
 
 /**

@@ -76,11 +76,22 @@ export function wholePairs(text: string): string {
 }
 
 /**
- * Router text quoted in a message, at most `max` characters of it: redacted before it is cut (safeText), since a
- * cut made first can leave the start of an echoed password, which redaction no longer knows as one.
+ * Router text quoted in a message, at most `max` characters of it, control characters shown as JSON escapes (a
+ * value that failed because of a `\u0000` must show it). Redacted before it is cut: a cut made first can leave the
+ * start of an echoed password, which redaction no longer knows as one; and as with cleanText, as many characters
+ * as the longest secret has go from the end of a cut window. A secret a control character splits would come back
+ * whole to a reader who drops the escape: such text is quoted as safeText makes it (controls stripped, redacted).
  */
 export function quoteRouterText(text: string, max: number): string {
-  return JSON.stringify(safeText(text, max));
+  const reach = longestSecretLength();
+  const window = max + 2 * reach;
+  const cut = text.length > window;
+  const redacted = redactSecrets(cut ? wholePairs(text.slice(0, window)) : text);
+  const stripped = stripControls(redacted);
+  if (stripped !== redacted && redactSecrets(stripped) !== stripped) return JSON.stringify(safeText(text, max));
+  const room = cut ? Math.max(0, redacted.length - reach) : redacted.length;
+  if (!cut && room <= max) return JSON.stringify(redacted);
+  return JSON.stringify(`${wholePairs(redacted.slice(0, Math.min(max, room)))}…`);
 }
 
 /** Router text fit for a message or a log, on one line (cleanText). */

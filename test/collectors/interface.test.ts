@@ -148,6 +148,11 @@ describe('link rates from a monitor reply that is not data', () => {
       expect(read.problems[0]).toMatch(/interface\/ethernet\/monitor reply: /);
       expect(sampleText(samples)).toBe('');
     }
+    // Replies of the right kind that name no port asked for are no answer either (found by review).
+    for (const reply of [[], {}, { status: 'ok' }, [{ status: 'ok' }], [{ name: 'ether9', rate: '1Gbps' }]]) {
+      const read = mapLinkRates(reply, new Set(['ether1', 'ether2']), ROUTER, new SampleSet());
+      expect(read.problems, JSON.stringify(reply)).toEqual(['interface/ethernet/monitor reply: 2 of the 2 running ethernet ports asked for are missing']);
+    }
     // One port's row as an object is data.
     const samples = new SampleSet();
     expect(mapLinkRates({ name: 'ether1', status: 'link-ok', rate: '1Gbps' }, new Set(['ether1']), ROUTER, samples).errors).toBe(0);

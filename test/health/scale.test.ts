@@ -13,6 +13,8 @@ import { mapWireguardSetup } from '../../src/collectors/wireguard-setup.js';
 import { routerLabel } from '../../src/metrics/family.js';
 import { RouterOsError } from '../../src/routeros/errors.js';
 import { evaluateRouter } from '../../src/health/evaluate.js';
+import { mapWireguard } from '../../src/collectors/wireguard.js';
+import { sampleText } from '../collectors/sample-text.js';
 import type { RouterRecord } from '../../src/routeros/records.js';
 import { testRouter } from '../helpers/config.js';
 import { setup, systemOk, T0, wireguard } from './snapshots.js';
@@ -113,5 +115,22 @@ describe('work in proportion to the router', () => {
     const { health } = evaluateRouter(router, [systemOk(), setup(records)], T0);
     const reason = health.reasons.find((text) => text.includes('set-up check route fails')) ?? '';
     expect(reason).toContain(`Fix: ${failing?.fix?.replaceAll('\n', ' ; ')}`);
+  });
+});
+
+describe('names of megabytes', () => {
+  it('are shortened in /health as in their series: the two agree, and the report stays small', () => {
+    const router = testRouter();
+    const long = `wg-${'x'.repeat(2_000_000)}`;
+    const interfaces = [{ '.id': '*1', name: long, running: 'false', disabled: 'false', 'public-key': 'k' }];
+    const peers = [{ '.id': '*1', interface: long, name: `site-${'y'.repeat(2_000_000)}`, 'public-key': 'p'.repeat(44), disabled: 'false', 'last-handshake': '30s' }];
+    const label = /interface="([^"]+)"/.exec(sampleText(mapWireguard(interfaces, peers, routerLabel('x'), router.health, T0).samples))?.[1];
+    const { health } = evaluateRouter(router, [systemOk(), wireguard(router, interfaces, peers)], T0);
+    expect(label).toMatch(/…[0-9a-f]{16}$/);
+    expect(health.interfaces[0]?.name).toBe(label);
+    expect(health.peers[0]?.interface).toBe(label);
+    // The peer is judged against its interface as before (found under the shortened name): not running.
+    expect(health.peers[0]?.reason).toBe('interface_not_running');
+    expect(JSON.stringify(health).length).toBeLessThan(100_000);
   });
 });
