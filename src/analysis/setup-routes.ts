@@ -50,7 +50,9 @@ export class RouteTable {
   constructor(routes: readonly RouterRecord[], addresses: readonly Address[]) {
     for (const route of routes) {
       const table = route['routing-table'];
-      if (!usable(route) || (table !== undefined && table !== '' && table !== 'main')) continue;
+      // An inactive route (its next hop unreachable: the captured 7.x table shows `"inactive":"true"` and an empty
+      // immediate-gw) carries no traffic, so it routes no subnet through the tunnel, whatever its gateway says.
+      if (!usable(route) || route['inactive'] === 'true' || (table !== undefined && table !== '' && table !== 'main')) continue;
       const dst = parseIpv4Prefix(route['dst-address'] ?? '0.0.0.0/0');
       if (dst === undefined) continue;
       const gateways = new Gateways([...parseRouterList(route['gateway'] ?? ''), ...parseRouterList(route['immediate-gw'] ?? '')]);

@@ -6,7 +6,7 @@ import type { CollectorDescriptor } from './contract.js';
 export const BANDWIDTH_TEST_FAMILIES = {
   btRx: defineFamily('routeros_bandwidth_test_receive_bytes_per_second', 'gauge', ['target', 'name'], 'POST /tool/bandwidth-test rx-total-average (bits/s on the router) of the last run, in bytes per second.'),
   btTx: defineFamily('routeros_bandwidth_test_transmit_bytes_per_second', 'gauge', ['target', 'name'], 'POST /tool/bandwidth-test tx-total-average (bits/s on the router) of the last run, in bytes per second.'),
-  btLost: defineFamily('routeros_bandwidth_test_lost_packets', 'gauge', ['target', 'name'], 'POST /tool/bandwidth-test lost-packets of the last run.'),
+  btLost: defineFamily('routeros_bandwidth_test_lost_packets', 'gauge', ['target', 'name'], 'Packets lost in the last run of POST /tool/bandwidth-test (UDP): the sum of its sections\' lost-packets.'),
   btLastRun: defineFamily('routeros_bandwidth_test_last_run_timestamp_seconds', 'gauge', ['target', 'name'], 'Unix time the last bandwidth test finished.'),
   btSuccess: defineFamily('routeros_bandwidth_test_success', 'gauge', ['target', 'name'], '1 if the last bandwidth test ended with status "done testing".'),
 } as const;

@@ -35,6 +35,22 @@ export function bandwidthTestParameters(test: BandwidthTestConfig): Record<strin
   return body;
 }
 
+/**
+ * The run's lost packets: the sum of its sections'. RouterOS counts them per section, not as a running total (the
+ * manual's capture goes 0, 0, 581175, 9014), so the last row alone is only the last second's. Undefined when a
+ * section's count did not decode (the total is then unknown) or no row has one (a TCP test).
+ */
+function lostPackets(read: FieldReader, rows: readonly RouterRecord[]): number | undefined {
+  let total: number | undefined;
+  for (const row of rows) {
+    if (!given(row, 'lost-packets')) continue;
+    const lost = read.counter(row, 'lost-packets');
+    if (lost === undefined) return undefined;
+    total = (total ?? 0) + lost;
+  }
+  return total;
+}
+
 export function mapBandwidthTest(
   rows: readonly RouterRecord[],
   test: BandwidthTestConfig,
@@ -54,7 +70,7 @@ export function mapBandwidthTest(
   const labels = seriesLabels(F.btSuccess, routerLabel, [test.target, test.name]);
   const rx = read.value('bitsPerSecond', last, 'rx-total-average');
   const tx = read.value('bitsPerSecond', last, 'tx-total-average');
-  const lost = read.counter(last, 'lost-packets');
+  const lost = lostPackets(read, rows);
   samples.add(F.btSuccess, labels, success ? 1 : 0);
   samples.add(F.btLastRun, labels, Math.round(now / 1000));
   if (success) {

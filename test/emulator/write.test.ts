@@ -123,6 +123,29 @@ describe('PATCH updates and returns the whole record', () => {
   });
 });
 
+describe('ip/route: active only with a reachable next hop', () => {
+  it('names the next hop as addr%interface; an unreachable one leaves the route inactive, as the captured 7.x table shows', async () => {
+    const made: string[] = [];
+    const put = async (menu: string, body: Record<string, string>): Promise<Record<string, unknown>> => {
+      const record = asRec((await client.call(R, 'PUT', `/rest/${menu}`, body)).json);
+      made.push(`${menu}/${String(record['.id'])}`);
+      return record;
+    };
+    try {
+      await put('ip/address', { address: '10.123.0.1/24', interface: 'ether1' });
+      const viaAddress = await put('ip/route', { 'dst-address': '10.200.0.0/16', gateway: '10.123.0.9' });
+      expect(viaAddress).toMatchObject({ active: 'true', inactive: 'false', 'immediate-gw': '10.123.0.9%ether1' });
+      const viaInterface = await put('ip/route', { 'dst-address': '10.201.0.0/16', gateway: 'ether1' });
+      expect(viaInterface).toMatchObject({ active: 'true', 'immediate-gw': 'ether1' });
+      const unreachable = await put('ip/route', { 'dst-address': '10.202.0.0/16', gateway: '192.0.2.77' });
+      expect(unreachable).toMatchObject({ inactive: 'true', 'immediate-gw': '' });
+      expect(unreachable).not.toHaveProperty('active');
+    } finally {
+      for (const path of made.reverse()) await client.call(R, 'DELETE', `/rest/${path}`);
+    }
+  });
+});
+
 describe('DELETE', () => {
   it('answers 204 with an empty body, then 404 for the same id', async () => {
     const id = asRec((await client.call(R, 'PUT', '/rest/ip/route', { 'dst-address': '10.77.0.0/16', gateway: '10.0.0.2' })).json)['.id'];

@@ -68,6 +68,13 @@ describe('route check', () => {
     ['address%interface', [{ 'dst-address': '192.168.20.0/24', gateway: '10.99.0.2%wg0' }], true],
     ['a disabled route does not count', [{ 'dst-address': '192.168.20.0/24', gateway: 'wg0', disabled: 'true' }], false],
     ['another routing table does not count', [{ 'dst-address': '192.168.20.0/24', gateway: 'wg0', 'routing-table': 'vpn' }], false],
+    // As the captured 7.x route table shows a route whose next hop is unreachable (no `active`, empty immediate-gw).
+    ['an inactive route does not count', [{ 'dst-address': '192.168.20.0/24', gateway: '10.99.0.2', 'immediate-gw': '', inactive: 'true' }], false],
+    [
+      'an inactive route through it leaves a wider active one elsewhere in charge',
+      [{ 'dst-address': '192.168.20.0/24', gateway: 'wg0', inactive: 'true' }, { 'dst-address': '192.168.0.0/16', gateway: 'ether2' }],
+      false,
+    ],
   ])('%s', (_name, routes, ok) => {
     expect(verdicts(records({ peers: [subnet], routes }))['wg0/route']).toBe(ok);
   });

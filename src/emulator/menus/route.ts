@@ -47,15 +47,39 @@ export class RouteMenu extends RecordMenu<Entry> {
     return { id, values };
   }
 
+  /**
+   * Active when enabled and a next hop is reachable: an interface, `addr%interface`, or an address inside a
+   * network of the router's own addresses, which `immediate-gw` then names as `addr%interface`. Otherwise inactive,
+   * with no `active` key and an empty `immediate-gw`, as the captured 7.x route table shows an unusable route
+   * (`"gateway":"8.8.4.4","immediate-gw":"","inactive":"true"`; reachable ones `192.168.100.254%WAN1`).
+   */
   protected override derived(entry: Entry, _view: View, row: Row): void {
     const disabled = entry.values['disabled'] === 'true';
-    row['active'] = disabled ? 'false' : 'true';
-    row['inactive'] = disabled ? 'true' : 'false';
+    const hops = disabled ? [] : this.#nextHops(entry.values['gateway'] ?? '');
+    if (hops.length > 0) row['active'] = 'true';
+    row['inactive'] = hops.length > 0 ? 'false' : 'true';
     row['dynamic'] = 'false';
     row['static'] = 'true';
     row['ecmp'] = 'false';
     row['hw-offloaded'] = 'false';
-    row['immediate-gw'] = entry.values['gateway'] ?? '';
+    row['immediate-gw'] = hops.join(',');
+  }
+
+  #nextHops(gateway: string): string[] {
+    const names = this.router.interfaceNames();
+    const hops: string[] = [];
+    for (const part of gateway.split(',')) {
+      if (part === '') continue;
+      const [address = '', via] = part.split('%');
+      if (names.includes(part)) hops.push(part);
+      else if (via !== undefined) {
+        if (names.includes(via)) hops.push(part);
+      } else {
+        const iface = this.router.connectedInterfaceOf(address);
+        if (iface !== undefined) hops.push(`${address}%${iface}`);
+      }
+    }
+    return hops;
   }
 
   renameInterface(from: string, to: string): void {

@@ -45,6 +45,8 @@ export interface RouterContext {
   /** Every interface name: ethernet-like ones and WireGuard ones. */
   interfaceNames(): string[];
   wgInterfaceNames(): string[];
+  /** The interface whose enabled IPv4 address's network holds `ip` (a route's next hop), if any. */
+  connectedInterfaceOf(ip: string): string | undefined;
   /** Follows an interface rename into peers, addresses, routes and rules. */
   renameInterface(from: string, to: string): void;
   /** A removed interface: references keep its old id (`*7`), its peers stop (docs/emulator.md, inferred). */

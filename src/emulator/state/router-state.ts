@@ -21,6 +21,8 @@ import { hash32, Rng } from '../util/rng.js';
 import { atLeast, parseVersion } from '../util/version.js';
 import type { RosVersion } from '../util/version.js';
 import { Users } from './users.js';
+import { isIPv4 } from 'node:net';
+import { ipv4ToInt, parsePrefix } from '../util/ip.js';
 
 export interface RouterStateOptions {
   now: () => number;
@@ -105,6 +107,19 @@ export class RouterState implements RouterContext {
 
   interfaceNames(): string[] {
     return [...this.links.names(), ...this.wireguard.names()];
+  }
+
+  connectedInterfaceOf(ip: string): string | undefined {
+    if (!isIPv4(ip)) return undefined;
+    const target = ipv4ToInt(ip);
+    for (const entry of this.addresses.entries()) {
+      if (entry.values['disabled'] === 'true') continue;
+      const prefix = parsePrefix(entry.values['address'] ?? '');
+      if (prefix?.family !== 4) continue;
+      const mask = prefix.length === 0 ? 0 : (0xffffffff << (32 - prefix.length)) >>> 0;
+      if (((ipv4ToInt(prefix.address) & mask) >>> 0) === ((target & mask) >>> 0)) return entry.values['interface'];
+    }
+    return undefined;
   }
 
   /** rx/tx sums of the peers of each WireGuard interface (the interface's own counters). */
