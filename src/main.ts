@@ -85,9 +85,17 @@ async function main(argv: readonly string[]): Promise<number> {
   }
 }
 
+/**
+ * How long the process may linger once a command is done: everything it opened is closed by then (a connect
+ * under way included), so the event loop empties and the process exits at once. Something left behind (a
+ * library's timer) must not keep a finished `check` past its deadline or a stopped daemon past its shutdown.
+ */
+const EXIT_GRACE_MS = 2_000;
+
 main(process.argv.slice(2)).then(
   (code) => {
     process.exitCode = code;
+    setTimeout(() => process.exit(code), EXIT_GRACE_MS).unref();
   },
   (error: unknown) => {
     console.error(`routeros-exporter: ${error instanceof Error ? error.message : String(error)}`);

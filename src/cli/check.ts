@@ -11,8 +11,9 @@ import { formatProblems, loadConfigFile } from '../config/index.js';
 import { formatDuration, parseDuration } from '../config/duration.js';
 import { createApp } from '../app.js';
 import { evaluateRouters } from '../health/report.js';
-import { formatCheck, output, type CheckOutput } from '../health/nagios.js';
+import { formatCheck, output, plain, type CheckOutput } from '../health/nagios.js';
 import { createLogger } from './logger.js';
+import { terminalText } from '../util/text.js';
 import { CLI_OPTIONS, USAGE } from './args.js';
 
 export interface CheckOptions {
@@ -23,6 +24,8 @@ export interface CheckOptions {
 }
 
 export const DEFAULT_CHECK_TIMEOUT_SECONDS = 50;
+/** A day: far above any monitoring system's plugin timeout, far below a timer's limit (~24.8 days). */
+export const MAX_CHECK_TIMEOUT_SECONDS = 86_400;
 
 /** `--timeout`: whole seconds as Nagios passes them (`-t 30`), or a duration (`30s`, `1m`). */
 export function parseCheckTimeout(text: string): number {
@@ -33,6 +36,8 @@ export function parseCheckTimeout(text: string): number {
     throw new Error(`--timeout: ${error instanceof Error ? error.message : String(error)}`);
   }
   if (!(seconds > 0)) throw new Error(`--timeout ${JSON.stringify(text)} must be more than 0 (e.g. 30 or 30s)`);
+  // A timer holds at most 2^31 - 1 ms; Node fires a longer one at once (and warns), which timed a check out at start.
+  if (seconds > MAX_CHECK_TIMEOUT_SECONDS) throw new Error(`--timeout ${JSON.stringify(text)} is longer than a day; a check waits at most ${MAX_CHECK_TIMEOUT_SECONDS} s`);
   return seconds;
 }
 
@@ -43,9 +48,10 @@ export async function check(configPath: string, routerName?: string, options: Ch
     config = await loadConfigFile(configPath, options.env ?? process.env);
   } catch (error) {
     if (error instanceof ConfigError) {
-      return output('UNKNOWN', `invalid configuration ${configPath}: ${error.problems.length} problem(s)`, formatProblems(configPath, error.problems).split('\n'));
+      // Redacted as check-config prints them: a password registered while the file loaded may stand in a problem.
+      return output('UNKNOWN', `invalid configuration ${configPath}: ${error.problems.length} problem(s)`, terminalText(formatProblems(configPath, error.problems)).split('\n'));
     }
-    return output('UNKNOWN', `cannot load ${configPath}: ${error instanceof Error ? error.message : String(error)}`);
+    return output('UNKNOWN', terminalText(`cannot load ${configPath}: ${error instanceof Error ? error.message : String(error)}`));
   }
   const routers = routerName === undefined ? config.routers : config.routers.filter((router) => router.name === routerName);
   if (routers.length === 0 && routerName !== undefined) {
@@ -67,10 +73,21 @@ export async function check(configPath: string, routerName?: string, options: Ch
       timer = setTimeout(() => resolve('late'), timeoutSeconds * 1000);
     });
     if ((await Promise.race([app.collectOnce(), deadline])) === 'late') {
-      const waiting = checked.routers.filter((router) => !app.store.tried(router.name)).map((router) => router.name);
-      return output('UNKNOWN', `check timed out after ${formatDuration(timeoutSeconds)}, still waiting for ${waiting.join(', ')}`, [
-        'Raise --timeout (and the monitoring system\'s own check timeout above it), or lower the routers\' timeout and ping counts.',
-      ]);
+      // A router found down (its system run failed: one that does not answer fails at its timeout, long before
+      // its other collectors have each waited out theirs) is judged now: down is down, whatever they would say. One
+      // that answered is judged only once every collector has run, or its tunnels would pass unseen.
+      const known = (router: Config['routers'][number]): boolean =>
+        app.store.tried(router.name) || app.store.snapshots(router.name).some((snapshot) => snapshot.job === 'system' && !snapshot.ok);
+      const waiting = checked.routers.filter((router) => !known(router)).map((router) => router.name);
+      const late = `check timed out after ${formatDuration(timeoutSeconds)}, still waiting for ${waiting.join(', ')}`;
+      const judged = checked.routers.filter(known);
+      const verdict = judged.length === 0 ? undefined : formatCheck(evaluateRouters(judged, app.store, now()), judged);
+      if (waiting.length === 0 && verdict !== undefined) return verdict;
+      if (verdict?.state === 'CRITICAL') {
+        const [first = '', ...rest] = verdict.text.split('\n');
+        return { ...verdict, text: [`${first}; ${plain(late)}`, ...rest].join('\n') };
+      }
+      return output('UNKNOWN', late, ['Raise --timeout (and the monitoring system\'s own check timeout above it), or lower the routers\' timeout and ping counts.']);
     }
     return formatCheck(evaluateRouters(checked.routers, app.store, now()), checked.routers);
   } finally {
@@ -114,7 +131,7 @@ export async function runCheck(configPath: string, router?: string, timeout?: st
     result = await check(configPath, router, timeoutSeconds === undefined ? {} : { timeoutSeconds });
   } catch (error) {
     // A plugin that crashes must still say UNKNOWN on stdout, or the monitoring system shows nothing useful.
-    result = output('UNKNOWN', `check failed: ${error instanceof Error ? error.message : String(error)}`);
+    result = output('UNKNOWN', terminalText(`check failed: ${error instanceof Error ? error.message : String(error)}`));
   }
   return print(result);
 }

@@ -76,14 +76,22 @@ export async function startDaemon(
 /** Wires process signals to a daemon; resolves when it has stopped. */
 export function handleSignals(daemon: Daemon, logger: Logger): Promise<void> {
   return new Promise((resolve) => {
+    let stopping = false;
+    const reload = (): void => {
+      // Once shutting down, a reload would start what is being stopped (and log a success for it).
+      if (stopping) return;
+      logger.info('SIGHUP: reloading configuration');
+      void daemon.app.reload();
+    };
     const stop = (signal: string): void => {
-      void daemon.shutdown(signal).then(resolve);
+      stopping = true;
+      void daemon.shutdown(signal).then(() => {
+        process.off('SIGHUP', reload);
+        resolve();
+      });
     };
     process.once('SIGTERM', () => stop('SIGTERM'));
     process.once('SIGINT', () => stop('SIGINT'));
-    process.on('SIGHUP', () => {
-      logger.info('SIGHUP: reloading configuration');
-      void daemon.app.reload();
-    });
+    process.on('SIGHUP', reload);
   });
 }

@@ -10,6 +10,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LOG_LEVELS } from '../config/defaults.js';
+import { checkListen } from '../config/net.js';
 import type { Config } from '../config/types.js';
 import type { CliOptions } from './args.js';
 import { demoConfig, type DemoRouters } from './demo-config.js';
@@ -47,6 +48,13 @@ export function missingOptionalDependency(error: unknown): string | undefined {
 export async function startDemo(options: CliOptions, dependencies: DemoDependencies = {}): Promise<number> {
   if (options.logLevel !== undefined && !(LOG_LEVELS as readonly string[]).includes(options.logLevel)) {
     console.error(`routeros-exporter: --log-level must be one of ${LOG_LEVELS.join(', ')}`);
+    return 2;
+  }
+  // Checked before anything starts, as the daemon checks it: one line and exit 2 (it came back as exit 1 with
+  // two lines, after the emulator had been started and torn down).
+  const listenProblem = options.listen === undefined ? undefined : checkListen(options.listen);
+  if (listenProblem !== undefined && 'problem' in listenProblem) {
+    console.error(`routeros-exporter: --listen: ${listenProblem.problem}`);
     return 2;
   }
   const logLevel = (options.logLevel ?? 'info') as Config['logLevel'];

@@ -6,7 +6,7 @@
  * Read-only by design: the public methods are the ones production calls (list, getSingleton, and run for
  * the ping and bandwidth-test commands). Write verbs live in the tests' subclass, over the same `request`.
  */
-import { Client, Pool, type Dispatcher } from 'undici';
+import { Client, Pool, type buildConnector, type Dispatcher } from 'undici';
 import type { Secret } from '../util/secret.js';
 import { basicEncoding, registerCredentials } from '../util/redact.js';
 import { RouterOsError } from './errors.js';
@@ -14,7 +14,7 @@ import { isJsonContentType, notDataError, parseJsonBody, readCapped, type ReplyB
 import { asRecordList, asSingleRecord, type RouterRecord } from './records.js';
 import { closedUnderneath, mapNetworkError, mapRedirect, mapStatusError, parseErrorBody, TIMEOUT_HINT } from './transport-errors.js';
 import { encodeMenuPath, queryString } from './paths.js';
-import { resumingConnector } from './connector.js';
+import { resumingConnector, type ResumingConnector } from './connector.js';
 import type { HostLookups } from './lookup.js';
 import { KEEP_WARM_PATH, KeepWarm, keepAliveHintMs } from './keep-warm.js';
 import { unwatchAbort, watchAbort } from '../util/abort-watch.js';
@@ -104,6 +104,7 @@ export type Method = 'GET' | 'PUT' | 'PATCH' | 'DELETE' | 'POST';
 
 export class RouterOsClient {
   readonly #origin: string;
+  readonly #connector: ResumingConnector;
   /** This router's connects that wait for their host name's lookup (lookup.ts): none for an address. */
   #lookingUp = 0;
   readonly #timeoutMs: number;
@@ -158,15 +159,15 @@ export class RouterOsClient {
     // A router's longer hint must not keep a connection that is to close when idle.
     this.#keepAliveMaxMs = this.#closeIdle ? CLOSE_IDLE_MS : Math.max(keepAliveMs, DEFAULT_KEEP_ALIVE_MS);
     // One connector for reads and commands, so a session one of them got serves the other's reconnect too.
-    const connect = resumingConnector({
+    const connect = (this.#connector = resumingConnector({
       ...(tls.ca === undefined ? {} : { ca: tls.ca }),
       ...(tls.serverName === undefined ? {} : { servername: tls.serverName }),
       rejectUnauthorized: tls.insecureSkipVerify !== true,
       timeoutMs: options.timeoutMs,
       ...(options.lookups === undefined ? {} : { lookups: options.lookups }),
       lookupWatch: { started: () => this.#lookingUp++, ended: () => this.#lookingUp-- },
-    });
-    const countedConnect: typeof connect = (connectOptions, callback) => {
+    }));
+    const countedConnect: buildConnector.connector = (connectOptions, callback) => {
       this.#readConnects++;
       connect(connectOptions, callback);
     };
@@ -223,6 +224,8 @@ export class RouterOsClient {
   async close(): Promise<void> {
     this.#closed = true;
     this.#keepWarm.cancel();
+    // First: undici's destroy would wait for a connect under way, as long as the router's timeout.
+    this.#connector.abortConnecting();
     await Promise.all([this.#reads?.destroy(), this.#commands?.destroy()]);
   }
 

@@ -67,7 +67,10 @@ export function sharedSecureContextCount(): number {
  * router's certificate: ~0.5 ms of CPU per reconnect that setting it once here saves. About 1–2 KB per router;
  * each client has its own connector, so there is no fleet-wide cache to outgrow.
  */
-export function resumingConnector(settings: ConnectorOptions): buildConnector.connector {
+/** A router's connector, and a way to end the connects still under way (its client is closing). */
+export type ResumingConnector = buildConnector.connector & { abortConnecting(): void };
+
+export function resumingConnector(settings: ConnectorOptions): ResumingConnector {
   const options: buildConnector.BuildOptions = {
     secureContext: sharedSecureContext(settings.ca),
     ...(settings.servername === undefined ? {} : { servername: settings.servername }),
@@ -87,12 +90,18 @@ export function resumingConnector(settings: ConnectorOptions): buildConnector.co
     // session would keep a block shared with whatever else was allocated then (kept-bytes.ts).
     session = keptBytes(value);
   };
-  return (connectOptions, callback) => {
+  // Sockets whose connect (TCP, TLS handshake, or the lookup before them) has not ended. undici's destroy waits
+  // for a connect under way, so a client closed while its router does not answer held the shutdown (and `check`)
+  // for the router's whole timeout: closing ends them.
+  const connecting = new Set<Socket>();
+  const connector = (connectOptions: buildConnector.Options, callback: buildConnector.Callback): void => {
     const offered = session;
     // Where Node lacks the setter, the session goes through tls.connect as documented (parsed twice).
     const connect = offered === undefined || SET_SESSION ? fresh : (buildConnector({ ...options, session: offered }) as Connect);
     let attached = false;
+    let pending: Socket | undefined;
     const socket = connect(connectOptions, (...args) => {
+      if (pending !== undefined) connecting.delete(pending);
       const [error, made] = args;
       if (error !== null) {
         // A connection that failed — a certificate that did not verify among others — may already have handed
@@ -104,6 +113,11 @@ export function resumingConnector(settings: ConnectorOptions): buildConnector.co
       }
       callback(...args);
     });
+    if (socket !== undefined && !socket.destroyed) {
+      pending = socket;
+      connecting.add(socket);
+      socket.once('close', () => connecting.delete(socket));
+    }
     if (socket !== undefined && settings.lookupWatch !== undefined) watchLookup(socket, connectOptions.hostname, settings.lookupWatch);
     if (socket !== undefined) {
       // A router reached over plain HTTP (a discovery profile's scheme) gets a TCP socket: no TLS records.
@@ -115,6 +129,12 @@ export function resumingConnector(settings: ConnectorOptions): buildConnector.co
       attached = true;
     }
   };
+  return Object.assign(connector, {
+    abortConnecting: (): void => {
+      for (const socket of [...connecting]) socket.destroy(new Error('the client was closed while connecting'));
+      connecting.clear();
+    },
+  });
 }
 
 /**

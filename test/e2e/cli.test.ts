@@ -3,6 +3,7 @@
  * signals (SIGTERM exits 0 within 10 s; SIGHUP with a broken config keeps the old one running).
  */
 import { writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo, type Server } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
 import { finished, runCli, startCli } from '../helpers/cli.js';
@@ -139,7 +140,56 @@ describe('routeros-exporter CLI', () => {
   });
 });
 
+describe('routeros-exporter with a router that never answers', () => {
+  it('SIGTERM exits 0 at once although its connect waits out a 45 s timeout; a SIGHUP after it reloads nothing', async () => {
+    const silent = createServer((socket) => {
+      socket.resume();
+      socket.on('error', () => undefined);
+    });
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const path = tempFile(
+      'silent.yml',
+      [
+        'listen: "127.0.0.1:0"',
+        "defaults: { username: admin, password: '', timeout: 45s, schedules: { system: '0 * * * * *', interface: '0 * * * * *', wireguard: '0 * * * * *', health: '0 * * * * *' } }",
+        'routers:',
+        `  - { name: black, url: "https://127.0.0.1:${(silent.address() as AddressInfo).port}" }`,
+      ].join('\n'),
+    );
+    const child = startCli(['--config', path]);
+    const done = finished(child);
+    try {
+      await listeningUrl(child);
+      // Its first run is connecting (accepted, never answered).
+      await expect.poll(() => silentConnections(silent), { timeout: 10_000 }).toBeGreaterThan(0);
+      const started = Date.now();
+      child.kill('SIGTERM');
+      await expect.poll(() => child.output.stdout.includes('"msg":"stopped"'), { timeout: 10_000 }).toBe(true);
+      child.kill('SIGHUP');
+      const result = await done;
+      // It took the whole 45 s: the connect under way kept the stopped process alive.
+      expect(Date.now() - started).toBeLessThan(5_000);
+      expect(result.code).toBe(0);
+      expect(result.stdout).not.toContain('configuration reloaded');
+    } finally {
+      child.kill('SIGKILL');
+      silent.close();
+    }
+  }, 30_000);
+});
+
+async function silentConnections(server: Server): Promise<number> {
+  return new Promise((resolve) => server.getConnections((_error, count) => resolve(count)));
+}
+
 describe('routeros-exporter demo', () => {
+  it('refuses a bad --listen with one line and exit 2, before starting anything', async () => {
+    const result = await runCli(['demo', '--listen', 'bad']);
+    expect(result.code).toBe(2);
+    expect(result.stderr.trim().split('\n')).toHaveLength(1);
+    expect(result.stderr).toContain('--listen');
+  });
+
   it('shows every metric family within 30 s, and promtool accepts the exposition', async () => {
     const child = startCli(['demo', '--listen', '127.0.0.1:0']);
     const done = finished(child);

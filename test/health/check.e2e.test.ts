@@ -2,6 +2,8 @@
  * `routeros-exporter check` end to end, in-process: a config file on disk, emulated routers over HTTPS,
  * one collection, and the Nagios plugin output and exit code.
  */
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
 import { check, parseCheckTimeout, runCheck } from '../../src/cli/check.js';
@@ -66,7 +68,40 @@ describe('check', () => {
     expect(out.text.split('\n')[0]).toBe('ROUTEROS UNKNOWN - check timed out after 1s, still waiting for stuck');
   });
 
+  it('a router that does not answer at all is CRITICAL at the deadline, not UNKNOWN, and the check ends then', async () => {
+    // Accepts TCP, answers nothing: each of its collectors waits out its 1 s timeout in turn, longer than the check.
+    const silent = createServer((socket) => {
+      socket.resume();
+      socket.on('error', () => undefined);
+    });
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const path = configFile(writeCa(emulator), [
+      { name: 'calm', url: emulator.router('calm').url },
+      { name: 'black', url: `https://127.0.0.1:${(silent.address() as AddressInfo).port}`, timeout: '1s' },
+    ]);
+    try {
+      const started = Date.now();
+      const out = await check(path, undefined, { timeoutSeconds: 2.5 });
+      expect(Date.now() - started).toBeLessThan(5_000);
+      expect(out.code).toBe(2);
+      // Judged down on its failed system run; the others' turns are not waited for. (It was UNKNOWN, "still
+      // waiting for black", and a real Nagios check of a powered-off router did not page.)
+      expect(out.text.split('\n')[0]).toBe('ROUTEROS CRITICAL - 1 router down: black (timeout)');
+      // With another router still waited for, the page says so too.
+      const both = configFile(writeCa(emulator), [
+        { name: 'stuck', url: emulator.router('stuck').url, timeout: '10s' },
+        { name: 'black', url: `https://127.0.0.1:${(silent.address() as AddressInfo).port}`, timeout: '1s' },
+      ]);
+      const partly = await check(both, undefined, { timeoutSeconds: 2.5 });
+      expect(partly.code).toBe(2);
+      expect(partly.text.split('\n')[0]).toBe('ROUTEROS CRITICAL - no router could be reached: black (timeout); check timed out after 2.5s, still waiting for stuck');
+    } finally {
+      silent.close();
+    }
+  });
+
   it('takes --timeout as Nagios passes it (seconds) or as a duration, and refuses nonsense', () => {
+    expect(() => parseCheckTimeout('30d')).toThrow(/longer than a day/);
     expect(parseCheckTimeout('30')).toBe(30);
     expect(parseCheckTimeout('1m30s')).toBe(90);
     expect(parseCheckTimeout('500ms')).toBe(0.5);

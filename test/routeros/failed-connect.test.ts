@@ -55,6 +55,8 @@ describe('requests to a router that accepts TCP and never answers the TLS handsh
 
   beforeAll(async () => {
     silent = createServer((socket) => {
+      // Reads (and drops) what comes, so it sees a close; answers nothing.
+      socket.resume();
       sockets.add(socket);
       socket.on('error', () => undefined);
       socket.on('close', () => sockets.delete(socket));
@@ -95,5 +97,21 @@ describe('requests to a router that accepts TCP and never answers the TLS handsh
     } finally {
       await c.close();
     }
+  });
+
+  it('a client closed while its connects wait ends them at once, not at the router\'s timeout (shutdown, check)', async () => {
+    const c = new RouterOsClient({ url: `https://127.0.0.1:${port}`, username: 'monitor', password: new Secret(PASSWORD), timeoutMs: 20_000 });
+    // The earlier tests' connections are gone once their clients closed.
+    await expect.poll(() => sockets.size, { timeout: 5_000 }).toBe(0);
+    const before = 0;
+    const requests = [c.list('system/resource'), c.run('ping', { address: '10.0.0.2', count: '1' })];
+    for (const request of requests) request.catch(() => undefined);
+    // Both connects are under way: the silent router has accepted them, and they wait for its handshake.
+    await expect.poll(() => sockets.size).toBe(before + 2);
+    await c.close();
+    // The sockets go at once. They stayed open for the whole 20 s (undici's destroy leaves a connect under way
+    // to its own timeout), and kept a stopped daemon or a finished check from exiting.
+    await expect.poll(() => sockets.size, { timeout: 2_000 }).toBe(before);
+    for (const result of await Promise.allSettled(requests)) expect(result.status).toBe('rejected');
   });
 });
