@@ -85,10 +85,8 @@ export function handleSignals(daemon: Daemon, logger: Logger): Promise<void> {
     };
     const stop = (signal: string): void => {
       stopping = true;
-      void daemon.shutdown(signal).then(() => {
-        process.off('SIGHUP', reload);
-        resolve();
-      });
+      // The SIGHUP listener stays: without one, a SIGHUP while the process exits would end it by the signal.
+      void daemon.shutdown(signal).then(resolve);
     };
     process.once('SIGTERM', () => stop('SIGTERM'));
     process.once('SIGINT', () => stop('SIGINT'));
