@@ -58,6 +58,9 @@ export interface App {
   stop(): Promise<void>;
 }
 
+/** What a reload asked for after the app stopped answers: nothing was applied. */
+const STOPPED_RELOAD: ReloadResult = { ok: false, problems: [{ path: '', message: 'the exporter is shutting down; nothing was reloaded' }] };
+
 /** How often idle discovered targets are looked for: far below any forget period (at least 1 min). */
 const DISCOVERY_SWEEP_MS = 10_000;
 
@@ -181,6 +184,8 @@ export function createApp(initial: Config, deps: AppDeps): App {
       return { ok: false, problems };
     }
   };
+  /** Set by stop(): no reload applies after it. */
+  let stopped = false;
   /** The attempt running, and the one to run after it for requests that came meanwhile. */
   let reloading: Promise<ReloadResult> | undefined;
   let queued: Promise<ReloadResult> | undefined;
@@ -195,12 +200,14 @@ export function createApp(initial: Config, deps: AppDeps): App {
     return attempt;
   };
   const reload = (): Promise<ReloadResult> => {
+    if (stopped) return Promise.resolve(STOPPED_RELOAD);
     if (reloading === undefined) return startReload();
     // One asked for while another runs may come from a file edited after that one read it: it runs once more
     // after it (sharing it would drop the edit while answering ok). Every request meanwhile shares that one.
     queued ??= reloading.then(() => {
       queued = undefined;
-      return startReload();
+      // Stopped meanwhile: applying would start what the stop closed (clients, discovery).
+      return stopped ? STOPPED_RELOAD : startReload();
     });
     return queued;
   };
@@ -225,6 +232,7 @@ export function createApp(initial: Config, deps: AppDeps): App {
     // Frequent jobs only: a daily bandwidth test must not keep the exporter unready for a day.
     ready: () => scheduler.ready(),
     stop: async () => {
+      stopped = true;
       stopWatching();
       clearInterval(sweeping);
       discovery.close();

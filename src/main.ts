@@ -92,10 +92,21 @@ async function main(argv: readonly string[]): Promise<number> {
  */
 const EXIT_GRACE_MS = 2_000;
 
+/**
+ * Exits after the grace period, once what was printed has gone out: a write to a pipe beyond its buffer is queued,
+ * and an exit would drop the rest (check-config's problems of a 2,000-router config through `| less`).
+ */
+function exitWhenWritten(code: number): void {
+  setTimeout(() => {
+    if (process.stdout.writableLength + process.stderr.writableLength > 0) exitWhenWritten(code);
+    else process.exit(code);
+  }, EXIT_GRACE_MS).unref();
+}
+
 main(process.argv.slice(2)).then(
   (code) => {
     process.exitCode = code;
-    setTimeout(() => process.exit(code), EXIT_GRACE_MS).unref();
+    exitWhenWritten(code);
   },
   (error: unknown) => {
     console.error(`routeros-exporter: ${error instanceof Error ? error.message : String(error)}`);

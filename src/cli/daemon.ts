@@ -84,12 +84,15 @@ export function handleSignals(daemon: Daemon, logger: Logger): Promise<void> {
       void daemon.app.reload();
     };
     const stop = (signal: string): void => {
+      // A second SIGTERM or Ctrl-C while stopping is ignored: without a listener it would end the process by the
+      // signal, before the demo's cleanup and with no exit code.
+      if (stopping) return;
       stopping = true;
       // The SIGHUP listener stays: without one, a SIGHUP while the process exits would end it by the signal.
       void daemon.shutdown(signal).then(resolve);
     };
-    process.once('SIGTERM', () => stop('SIGTERM'));
-    process.once('SIGINT', () => stop('SIGINT'));
+    process.on('SIGTERM', () => stop('SIGTERM'));
+    process.on('SIGINT', () => stop('SIGINT'));
     process.on('SIGHUP', reload);
   });
 }

@@ -53,6 +53,8 @@ export function setTriggerLogger(logger: Pick<Logger, 'warn' | 'error'>): void {
 const MISSED_LOG_EVERY_MS = 60_000;
 /** How late a wake may be and still run its slot (node-cron's missed-execution tolerance). */
 const LATE_TOLERANCE_MS = 1_000;
+/** How far ahead slots are matched second by second across a UTC offset change: the largest change, an hour. */
+const OFFSET_SCAN_MS = 3_600_000;
 /** The longest single wait: a yearly slot is waited for in steps (a timer holds at most ~24.8 days). */
 const LONGEST_WAIT_MS = 3_600_000;
 
@@ -87,9 +89,24 @@ class CronClock {
   }
 
   #arm(): void {
+    const now = Date.now();
     const [next] = this.#matcher.getNextRuns(1);
-    this.#next = next?.getTime() ?? Date.now() + LONGEST_WAIT_MS;
+    this.#next = next === undefined ? now + LONGEST_WAIT_MS : this.#acrossOffsetChange(now, next.getTime());
     this.#sleep();
+  }
+
+  /**
+   * The next slot when the local time's UTC offset changes before it (summer time ending): node-cron's matcher
+   * maps the repeated hour's local times to their second occurrence, so from inside the first one the next slot
+   * of an every-minute schedule was an hour away, and nothing ran for that hour. Then the seconds in between are
+   * matched one by one (at most the offset change's 3,600, once a year, only on hosts with summer time).
+   */
+  #acrossOffsetChange(now: number, next: number): number {
+    if (new Date(now).getTimezoneOffset() === new Date(next).getTimezoneOffset()) return next;
+    for (let t = Math.floor(now / 1000) * 1000 + 1000; t < next && t - now <= OFFSET_SCAN_MS; t += 1000) {
+      if (this.#matcher.match(new Date(t))) return t;
+    }
+    return next;
   }
 
   #sleep(): void {
@@ -105,7 +122,9 @@ class CronClock {
       return;
     }
     // Armed first: a tick that throws or stops this schedule must find the next slot already set.
-    const late = now - this.#next;
+    // Late as node-cron reckoned it, from the start of the current second: a wake up to ~2 s after its slot
+    // still runs it (a busy event loop at fleet scale must not lose a whole minute's run for 1.2 s).
+    const late = Math.floor(now / 1000) * 1000 - this.#next;
     this.#arm();
     if (late <= LATE_TOLERANCE_MS) {
       try {

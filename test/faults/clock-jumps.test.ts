@@ -134,6 +134,50 @@ describe('a wall clock stepped far forward', () => {
   });
 });
 
+describe('summer time ending', () => {
+  it('an every-10-seconds schedule goes on ticking through the repeated hour (it skipped the whole hour)', async () => {
+    const { cronTrigger } = await import('../../src/scheduler/trigger.js');
+    const zone = process.env['TZ'];
+    process.env['TZ'] = 'Europe/Berlin';
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date', 'performance'] });
+    // 02:58:30 CEST, the first pass through 02:xx on 2026-10-25; at 03:00 CEST the clocks go back to 02:00 CET.
+    vi.setSystemTime(Date.UTC(2026, 9, 25, 0, 58, 30));
+    let ticks = 0;
+    const trigger = cronTrigger('*/10 * * * * *', () => ticks++, 'dst');
+    try {
+      await vi.advanceTimersByTimeAsync(120_000);
+      expect(ticks).toBeGreaterThanOrEqual(11);
+    } finally {
+      trigger.stop();
+      vi.useRealTimers();
+      if (zone === undefined) delete process.env['TZ'];
+      else process.env['TZ'] = zone;
+    }
+  });
+});
+
+describe('a tick that wakes late', () => {
+  it('still runs up to the end of the second after its slot, as node-cron reckoned it', async () => {
+    const { cronTrigger } = await import('../../src/scheduler/trigger.js');
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date', 'performance'] });
+    vi.setSystemTime(Date.UTC(2026, 10, 25, 12, 0, 0, 100));
+    let ticks = 0;
+    const trigger = cronTrigger('*/10 * * * * *', () => ticks++, 'late');
+    try {
+      // The slot is 12:00:10, its timer due 1.9 s after 12:00:08.1. Moving the wall clock 1.2 s ahead of the
+      // timers (less than the watchdog's next look) makes it fire at 12:00:11.2: 1.2 s late, as on a busy loop.
+      await vi.advanceTimersByTimeAsync(8_000);
+      vi.setSystemTime(Date.UTC(2026, 10, 25, 12, 0, 9, 300));
+      await vi.advanceTimersByTimeAsync(1_900);
+      expect(new Date().toISOString()).toBe('2026-11-25T12:00:11.200Z');
+      expect(ticks).toBe(1);
+    } finally {
+      trigger.stop();
+      vi.useRealTimers();
+    }
+  });
+});
+
 describe("node-cron's own messages", () => {
   it('go to the exporter\'s logger in its words, never to the console as coloured text', async () => {
     const { cronTrigger, setTriggerLogger } = await import('../../src/scheduler/trigger.js');

@@ -158,6 +158,31 @@ describe('a reload asked for while another runs', () => {
       await app.stop();
     }
   });
+
+  it('does not run once the app has stopped, queued or asked for after (found by review)', async () => {
+    let release: () => void = () => undefined;
+    let reads = 0;
+    const logs = captureLogs();
+    const app = createApp(configOf({}), {
+      logger: logs.logger,
+      triggerFactory: new ManualTriggers().factory,
+      jitter: false,
+      loadConfig: async () => {
+        reads++;
+        if (reads === 1) await new Promise<void>((resolve) => (release = resolve));
+        return configOf({});
+      },
+    });
+    const first = app.reload();
+    await expect.poll(() => reads).toBe(1);
+    const queued = app.reload();
+    await app.stop();
+    release();
+    await first;
+    expect(await queued).toMatchObject({ ok: false });
+    expect(await app.reload()).toMatchObject({ ok: false });
+    expect(reads).toBe(1);
+  });
 });
 
 describe('top-level settings on reload', () => {
