@@ -37,7 +37,7 @@ export function labelText(value: string): string {
  * the output stays parseable.
  */
 export function escapeLabelValue(value: string): string {
-  if (value.length > MAX_LABEL_VALUE_CHARS) return escapeLabelValue(labelText(value));
+  if (value.length > MAX_LABEL_VALUE_CHARS) return escapeLabelValue(shortened(value));
   // Fast path: most values (names, keys, addresses) need nothing. Control characters are what we look for,
   // and surrogates (the loop below tells a lone one from a pair).
   // eslint-disable-next-line no-control-regex

@@ -122,37 +122,46 @@ describe('reloads without a config file (the demo)', () => {
   });
 });
 
+/**
+ * An app whose first reload holds its read of the file until `release()`, so reloads asked for meanwhile queue
+ * behind it; each read takes the file as `file()` gives it at that moment.
+ */
+function heldFirstRead(file: () => Config): { app: App; reads: () => number; release: () => void } {
+  let release = (): void => undefined;
+  let reads = 0;
+  const app = createApp(configOf({}), {
+    logger: captureLogs().logger,
+    triggerFactory: new ManualTriggers().factory,
+    jitter: false,
+    loadConfig: async () => {
+      reads++;
+      const next = file();
+      if (reads === 1) await new Promise<void>((resolve) => (release = resolve));
+      return next;
+    },
+  });
+  return { app, reads: () => reads, release: () => release() };
+}
+
 describe('a reload asked for while another runs', () => {
   it('runs once more after it, so a file edited after the first read it is not lost', async () => {
     let routers = ['r'];
-    let release: () => void = () => undefined;
-    let reads = 0;
-    const logs = captureLogs();
-    const app = createApp(configOf({}), {
-      logger: logs.logger,
-      triggerFactory: new ManualTriggers().factory,
-      jitter: false,
-      loadConfig: async () => {
-        reads++;
-        const read = routers;
-        // The first read is held until the file has been edited again.
-        if (reads === 1) await new Promise<void>((resolve) => (release = resolve));
-        return testConfig({
-          listen: '127.0.0.1:0',
-          defaults: { username: 'monitor', password: PASSWORD, timeout: '2s', tls: { ca_file: ca } },
-          routers: read.map((name) => ({ name, url: emulator.router('r').url })),
-        });
-      },
-    });
+    const { app, reads, release } = heldFirstRead(() =>
+      testConfig({
+        listen: '127.0.0.1:0',
+        defaults: { username: 'monitor', password: PASSWORD, timeout: '2s', tls: { ca_file: ca } },
+        routers: routers.map((name) => ({ name, url: emulator.router('r').url })),
+      }),
+    );
     try {
       const first = app.reload();
-      await expect.poll(() => reads).toBe(1);
+      await expect.poll(reads).toBe(1);
       routers = ['r', 'added'];
       const second = app.reload();
       release();
       expect(await first).toEqual({ ok: true });
       expect(await second).toEqual({ ok: true });
-      expect(reads).toBe(2);
+      expect(reads()).toBe(2);
       expect(app.config().routers.map((router) => router.name)).toEqual(['r', 'added']);
     } finally {
       await app.stop();
@@ -160,28 +169,16 @@ describe('a reload asked for while another runs', () => {
   });
 
   it('does not run once the app has stopped, queued or asked for after (found by review)', async () => {
-    let release: () => void = () => undefined;
-    let reads = 0;
-    const logs = captureLogs();
-    const app = createApp(configOf({}), {
-      logger: logs.logger,
-      triggerFactory: new ManualTriggers().factory,
-      jitter: false,
-      loadConfig: async () => {
-        reads++;
-        if (reads === 1) await new Promise<void>((resolve) => (release = resolve));
-        return configOf({});
-      },
-    });
+    const { app, reads, release } = heldFirstRead(() => configOf({}));
     const first = app.reload();
-    await expect.poll(() => reads).toBe(1);
+    await expect.poll(reads).toBe(1);
     const queued = app.reload();
     await app.stop();
     release();
     await first;
     expect(await queued).toMatchObject({ ok: false });
     expect(await app.reload()).toMatchObject({ ok: false });
-    expect(reads).toBe(1);
+    expect(reads()).toBe(1);
   });
 });
 
