@@ -96,7 +96,7 @@ export class DiscoveryRegistry {
     // One map lookup per recorded run: cheap next to the run itself.
     this.#unsubscribe = deps.store.subscribe((router) => {
       const entry = this.#entries.get(router);
-      if (entry !== undefined && !entry.settled && deps.store.tried(router)) settle(entry);
+      if (entry !== undefined) this.#settleIfTried(entry);
     });
   }
 
@@ -270,10 +270,15 @@ export class DiscoveryRegistry {
     settle(entry);
   }
 
+  /** Settles an entry whose every job has finished once: the one test of "collected" for all three callers. */
+  #settleIfTried(entry: Entry): void {
+    if (!entry.settled && this.#deps.store.tried(entry.name)) settle(entry);
+  }
+
   async #wait(entry: Entry, timeoutMs: number): Promise<DiscoverResult> {
     // Already collected under this name (a target probed again right after it was forgotten, before the load
     // that would drop it; a profile with no job at all once loaded): nothing to wait for.
-    if (!entry.settled && this.#deps.store.tried(entry.name)) settle(entry);
+    this.#settleIfTried(entry);
     if (!entry.settled && timeoutMs > 0) {
       await new Promise<void>((resolve) => {
         const done = (): void => {
@@ -314,7 +319,7 @@ export class DiscoveryRegistry {
       const took = performance.now() - started;
       this.#nextLoadAt = performance.now() + Math.min(MAX_LOAD_GAP_MS, took * LOAD_GAP_FACTOR);
       // A target whose profile has no job is tried as soon as it is loaded, and no record will ever say so.
-      for (const entry of this.#entries.values()) if (!entry.settled && this.#deps.store.tried(entry.name)) settle(entry);
+      for (const entry of this.#entries.values()) this.#settleIfTried(entry);
       for (const resolve of this.#loaded.splice(0)) resolve();
     };
     const wait = this.#nextLoadAt - performance.now();
