@@ -9,11 +9,13 @@
 import type { RouterRecord } from '../routeros/records.js';
 import { RouterOsError } from '../routeros/errors.js';
 import {
-  checkRange,
-  parseRouterBool,
-  parseRouterDuration,
-  parseRouterInteger,
-  parseRouterNumber,
+  inRange,
+  readRouterBool,
+  readRouterDuration,
+  readRouterInteger,
+  readRouterNumber,
+  Unreadable,
+  type Read,
   type ValueRange,
 } from '../routeros/decode.js';
 
@@ -23,42 +25,42 @@ const U64: ValueRange = { min: 0, max: 2 ** 64 };
 interface FieldKind {
   /** How a problem names the value: "not a RouterOS port: …". */
   readonly what: string;
-  readonly parse: (value: string) => number;
+  readonly read: (value: string) => Read<number>;
   readonly range: ValueRange;
 }
 
 /** What each kind of field can be (docs/health.md, "Range rules"). */
 export const FIELD_KINDS = {
   /** Traffic and packet counters: rx, tx, ping sent/received, bandwidth-test lost-packets. */
-  counter: { what: 'counter', parse: parseRouterInteger, range: U64 },
+  counter: { what: 'counter', read: readRouterInteger, range: U64 },
   /** Memory and disk sizes. */
-  bytes: { what: 'byte size', parse: parseRouterInteger, range: U64 },
+  bytes: { what: 'byte size', read: readRouterInteger, range: U64 },
   /** How many of something a router has (cpu-count). */
-  count: { what: 'count', parse: parseRouterInteger, range: { min: 0, max: 2 ** 32 } },
+  count: { what: 'count', read: readRouterInteger, range: { min: 0, max: 2 ** 32 } },
   /** cpu-frequency: up to 1 THz. */
-  megahertz: { what: 'frequency', parse: parseRouterInteger, range: { min: 0, max: 1e6 } },
+  megahertz: { what: 'frequency', read: readRouterInteger, range: { min: 0, max: 1e6 } },
   /** cpu-load, packet-loss: a percentage. */
-  percent: { what: 'percentage', parse: parseRouterNumber, range: { min: 0, max: 100 } },
+  percent: { what: 'percentage', read: readRouterNumber, range: { min: 0, max: 100 } },
   /** listen-port, endpoint ports. */
-  port: { what: 'port', parse: parseRouterInteger, range: { min: 0, max: 65_535 } },
+  port: { what: 'port', read: readRouterInteger, range: { min: 0, max: 65_535 } },
   /** An IP packet is at most 64 KiB. */
-  mtu: { what: 'MTU', parse: parseRouterInteger, range: { min: 0, max: 65_536 } },
+  mtu: { what: 'MTU', read: readRouterInteger, range: { min: 0, max: 65_536 } },
   /** Bandwidth-test averages. */
-  bitsPerSecond: { what: 'bit rate', parse: parseRouterInteger, range: U64 },
+  bitsPerSecond: { what: 'bit rate', read: readRouterInteger, range: U64 },
   /** persistent-keepalive: WireGuard's interval is a 16-bit number of seconds (at most 65535 s, about 18 h). */
-  keepalive: { what: 'keepalive interval', parse: parseRouterDuration, range: { min: 0, max: 65_535 } },
+  keepalive: { what: 'keepalive interval', read: readRouterDuration, range: { min: 0, max: 65_535 } },
   /** A ping round trip: a single run lasts at most the router's 60 s command limit; an hour is generous. */
-  rtt: { what: 'round-trip time', parse: parseRouterDuration, range: { min: 0, max: 3_600 } },
+  rtt: { what: 'round-trip time', read: readRouterDuration, range: { min: 0, max: 3_600 } },
   /** system/health temperatures: what electronics can report and survive; a reading past it is a broken sensor. */
-  celsius: { what: 'temperature', parse: parseRouterNumber, range: { min: -60, max: 150 } },
+  celsius: { what: 'temperature', read: readRouterNumber, range: { min: -60, max: 150 } },
   /** system/health voltages: 12–57 V DC inputs and PoE; 1 kV leaves room for any mains-fed supply's report. */
-  volts: { what: 'voltage', parse: parseRouterNumber, range: { min: 0, max: 1_000 } },
+  volts: { what: 'voltage', read: readRouterNumber, range: { min: 0, max: 1_000 } },
   /** system/health current: a router or switch draws tens of amperes at most. */
-  amperes: { what: 'current', parse: parseRouterNumber, range: { min: 0, max: 1_000 } },
+  amperes: { what: 'current', read: readRouterNumber, range: { min: 0, max: 1_000 } },
   /** system/health power-consumption (and PoE budgets): a few kilowatts for the largest chassis. */
-  watts: { what: 'power', parse: parseRouterNumber, range: { min: 0, max: 10_000 } },
+  watts: { what: 'power', read: readRouterNumber, range: { min: 0, max: 10_000 } },
   /** system/health fan speeds: small fans top out near 30,000 RPM. */
-  rpm: { what: 'fan speed', parse: parseRouterNumber, range: { min: 0, max: 100_000 } },
+  rpm: { what: 'fan speed', read: readRouterNumber, range: { min: 0, max: 100_000 } },
 } as const satisfies Record<string, FieldKind>;
 
 export type FieldKindName = keyof typeof FIELD_KINDS;
@@ -96,8 +98,8 @@ export class FieldReader {
 
   /** A number of the given kind, within its range. */
   value(kind: FieldKindName, record: RouterRecord, key: string): number | undefined {
-    const { what, parse, range } = FIELD_KINDS[kind];
-    return this.#read(record, key, (raw) => checkRange(what, parse(raw), raw, range));
+    const { what, read, range } = FIELD_KINDS[kind];
+    return this.#read(record, key, (raw) => inRange(what, read(raw), raw, range));
   }
 
   counter(record: RouterRecord, key: string): number | undefined {
@@ -132,11 +134,11 @@ export class FieldReader {
    */
   age(record: RouterRecord, key: string, nowSeconds: number): number | undefined {
     const era: ValueRange = { min: 0, max: Math.max(0, Math.floor(nowSeconds - ERA_START_SECONDS)) };
-    return this.#read(record, key, (raw) => checkRange('age within the era (since 2015)', parseRouterDuration(raw), raw, era));
+    return this.#read(record, key, (raw) => inRange('age within the era (since 2015)', readRouterDuration(raw), raw, era));
   }
 
   bool(record: RouterRecord, key: string): boolean | undefined {
-    return this.#read(record, key, parseRouterBool);
+    return this.#read(record, key, readRouterBool);
   }
 
   /**
@@ -157,25 +159,27 @@ export class FieldReader {
     return kept;
   }
 
-  /** A problem between fields (e.g. free above total), found by the collector itself. */
-  problem(text: string): void {
-    this.#note(`${this.#where} ${text}`);
+  /**
+   * A problem between fields (e.g. free above total), found by the collector itself. One a reply can repeat per
+   * record is given as a function, worded only while problems are kept.
+   */
+  problem(text: string | (() => string)): void {
+    this.#note(() => `${this.#where} ${typeof text === 'string' ? text : text()}`);
   }
 
-  #note(text: string, count = 1): void {
+  /** Counted always; worded only while fewer than KEPT_PROBLEMS are kept (wording quotes and redacts router text). */
+  #note(words: string | (() => string), count = 1): void {
     this.#errors += count;
-    if (this.problems.length < KEPT_PROBLEMS) this.problems.push(text);
+    if (this.problems.length < KEPT_PROBLEMS) this.problems.push(typeof words === 'string' ? words : words());
   }
 
-  #read<T>(record: RouterRecord, key: string, parse: (value: string) => T): T | undefined {
+  #read<T>(record: RouterRecord, key: string, read: (value: string) => Read<T>): T | undefined {
     const raw = record[key];
     if (raw === undefined || raw === '') return undefined;
-    try {
-      return parse(raw);
-    } catch (error) {
-      this.#note(`${this.#where} ${key}: ${(error as Error).message}`);
-      return undefined;
-    }
+    const value = read(raw);
+    if (!(value instanceof Unreadable)) return value;
+    this.#note(() => `${this.#where} ${key}: ${value.words()}`);
+    return undefined;
   }
 }
 

@@ -144,7 +144,7 @@ export function mapLinkRates(rows: unknown, ports: ReadonlySet<string>, routerLa
   // The command's reply is not shape-checked like a menu's: anything that is not a string is no name or rate.
   for (const row of list as unknown[]) {
     if (typeof row !== 'object' || row === null || Array.isArray(row)) {
-      read.problem(`reply: a row that is no record but ${describeJson(row)}`);
+      read.problem(() => `reply: a row that is no record but ${describeJson(row)}`);
       continue;
     }
     const { name, rate } = row as Record<string, unknown>;

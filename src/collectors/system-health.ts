@@ -110,7 +110,7 @@ export function mapSystemHealth(records: readonly RouterRecord[], routerLabel: R
     // `cpu\ttemp`: both U+FFFD) are one series too.
     const identity = escapeLabelValue(name);
     if (seen.has(identity)) {
-      read.problem(`sensor ${quoteRouterText(name, 40)} listed twice`);
+      read.problem(() => `sensor ${quoteRouterText(name, 40)} listed twice`);
       continue;
     }
     if (seen.size >= MAX_SENSORS) {
@@ -133,7 +133,7 @@ function stateValue(read: FieldReader, name: string, value: string): number | un
   if (value === 'ok') return 1;
   if (value === 'fail') return 0;
   if (value === '') return undefined;
-  read.problem(`${quoteRouterText(name, 40)}: not a state (ok or fail): ${quoteRouterText(value, 40)}`);
+  read.problem(() => `${quoteRouterText(name, 40)}: not a state (ok or fail): ${quoteRouterText(value, 40)}`);
   return undefined;
 }
 

@@ -208,7 +208,7 @@ export function mapWireguard(
     // Whether it runs must have been read. A disabled flag that did not decode leaves that open unless it runs
     // (a running interface is enabled); a twin's state is not this one's.
     const twin = twinInterfaces.has(identity);
-    if (twin) read.problem(`interfaces ${quoteRouterText(name, 40)} and another write out as one name; neither is judged`);
+    if (twin) read.problem(() => `interfaces ${quoteRouterText(name, 40)} and another write out as one name; neither is judged`);
     // (A disabled interface is not judged, so whether it runs does not matter then.)
     const unclear =
       twin ||
@@ -245,7 +245,7 @@ export function mapWireguard(
     if (seenPeers.has(identity)) continue;
     seenPeers.add(identity);
     const twin = twinPeers.has(identity);
-    if (twin) peerRead.problem(`peers with key ${quoteRouterText(publicKey, 12)} on ${quoteRouterText(iface, 40)} write out as one; not judged`);
+    if (twin) peerRead.problem(() => `peers with key ${quoteRouterText(publicKey, 12)} on ${quoteRouterText(iface, 40)} write out as one; not judged`);
     const comment = record['comment'];
     const name = peerLabel(record['name'], comment);
     const labels = seriesLabels(F.wgPeerRx, routerLabel, [iface, publicKey, name]);

@@ -1,7 +1,8 @@
 /**
  * Pure decoders for RouterOS REST values (spec routeros-real-formats.md §7): every value arrives as a
- * JSON string, so the collectors turn strings into numbers here, in one tested place. Each decoder
- * either returns a finite value or throws `DecodeError` quoting the offending text; none returns NaN.
+ * JSON string, so the collectors turn strings into numbers here, in one tested place. Each reader returns a
+ * finite value or an `Unreadable` naming the offending text, and each `parse…` returns the value or throws
+ * `DecodeError` quoting it; none returns NaN.
  */
 import { DecodeError } from './errors.js';
 import { quoteRouterText } from '../util/text.js';
@@ -11,8 +12,31 @@ function quote(value: string): string {
   return quoteRouterText(value, 64);
 }
 
-function fail(kind: string, value: string, hint = ''): never {
-  throw new DecodeError(`not a RouterOS ${kind}: ${quote(value)}${hint === '' ? '' : ` (${hint})`}`);
+/**
+ * A value that did not decode: what it should have been and the router's text. It is worded only when someone
+ * reads it, since a hostile reply can hold millions of odd values of which a run keeps a few words (FieldReader);
+ * wording each (quoting, redacting) and throwing for each would hold the event loop for seconds.
+ */
+export class Unreadable {
+  constructor(
+    readonly kind: string,
+    readonly value: string,
+    readonly hint: string,
+  ) {}
+
+  /** The problem in words, the router's text quoted and bounded. */
+  words(): string {
+    return `not a RouterOS ${this.kind}: ${quote(this.value)}${this.hint === '' ? '' : ` (${this.hint})`}`;
+  }
+}
+
+/** What a reader makes of one value: the value, or why it is none. */
+export type Read<T> = T | Unreadable;
+
+/** The value, or a DecodeError worded from why it is none: for callers that treat a bad value as a failure. */
+export function orThrow<T>(read: Read<T>): T {
+  if (read instanceof Unreadable) throw new DecodeError(read.words());
+  return read;
 }
 
 const MICROS_PER_UNIT = { w: 604_800e6, d: 86_400e6, h: 3_600e6, m: 60e6, s: 1e6, ms: 1e3, us: 1 } as const;
@@ -32,13 +56,12 @@ function fractionMicros(digits: string | undefined): number {
   return digits === undefined ? 0 : Math.round(Number(`0.${digits}`) * 1e6);
 }
 
-function finiteSeconds(micros: number, value: string): number {
-  if (!Number.isFinite(micros)) fail('duration', value, 'out of range');
-  return micros / 1e6;
+function finiteSeconds(micros: number, value: string): Read<number> {
+  return Number.isFinite(micros) ? micros / 1e6 : new Unreadable('duration', value, 'out of range');
 }
 
 /** A RouterOS duration (`1w2d3h4m5s`, `56ms639us`, `0s`, `1d02:03:04`, `25`, `0.12`) → seconds. */
-export function parseRouterDuration(value: string): number {
+export function readRouterDuration(value: string): Read<number> {
   const unit = UNIT_FORM.exec(value);
   if (unit !== null && value !== '') {
     let micros = 0;
@@ -53,7 +76,7 @@ export function parseRouterDuration(value: string): number {
     const [, weeks, days, hours = '0', minutes = '0', seconds = '0', fraction] = clock;
     const hasDays = weeks !== undefined || days !== undefined;
     if (Number(minutes) > 59 || Number(seconds) > 59 || (hasDays && Number(hours) > 23)) {
-      fail('duration', value, 'clock field out of range');
+      return new Unreadable('duration', value, 'clock field out of range');
     }
     const micros =
       Number(weeks ?? 0) * MICROS_PER_UNIT.w +
@@ -68,19 +91,27 @@ export function parseRouterDuration(value: string): number {
   if (bare !== null) {
     return finiteSeconds(Number(bare[1]) * 1e6 + fractionMicros(bare[2]), value);
   }
-  return fail('duration', value, 'expected e.g. 1w2d3h4m5s, 56ms639us, 1d02:03:04 or bare seconds');
+  return new Unreadable('duration', value, 'expected e.g. 1w2d3h4m5s, 56ms639us, 1d02:03:04 or bare seconds');
+}
+
+export function parseRouterDuration(value: string): number {
+  return orThrow(readRouterDuration(value));
 }
 
 /** `true`/`false` (REST output) and `yes`/`no` (enum-like fields, CLI notation). Absence is the caller's. */
-export function parseRouterBool(value: string): boolean {
+export function readRouterBool(value: string): Read<boolean> {
   if (value === 'true' || value === 'yes') return true;
   if (value === 'false' || value === 'no') return false;
-  return fail('boolean', value, 'expected true, false, yes or no');
+  return new Unreadable('boolean', value, 'expected true, false, yes or no');
 }
 
-function finiteNumber(kind: string, value: string): number {
+export function parseRouterBool(value: string): boolean {
+  return orThrow(readRouterBool(value));
+}
+
+function finiteNumber(kind: string, value: string): Read<number> {
   const n = Number(value);
-  if (!Number.isFinite(n)) fail(kind, value, 'out of range');
+  if (!Number.isFinite(n)) return new Unreadable(kind, value, 'out of range');
   // "-0" is a real ping packet-loss rendering risk; a negative zero would print as "-0" in metrics.
   return n === 0 ? 0 : n;
 }
@@ -89,15 +120,23 @@ function finiteNumber(kind: string, value: string): number {
  * A decimal integer, optionally negative (ping packet-loss can be, for duplicate replies). Byte counters
  * are 64-bit: beyond 2^53 the result loses precision, which Prometheus' float64 would lose anyway.
  */
-export function parseRouterInteger(value: string): number {
-  if (!/^-?\d+$/.test(value)) fail('integer', value, 'expected decimal digits without units');
+export function readRouterInteger(value: string): Read<number> {
+  if (!/^-?\d+$/.test(value)) return new Unreadable('integer', value, 'expected decimal digits without units');
   return finiteNumber('integer', value);
 }
 
+export function parseRouterInteger(value: string): number {
+  return orThrow(readRouterInteger(value));
+}
+
 /** A plain decimal number (`0.2`, `42`, `-3`); no exponent, units, spaces or empty strings. */
-export function parseRouterNumber(value: string): number {
-  if (!/^-?\d+(?:\.\d+)?$/.test(value)) fail('number', value, 'expected a plain decimal number');
+export function readRouterNumber(value: string): Read<number> {
+  if (!/^-?\d+(?:\.\d+)?$/.test(value)) return new Unreadable('number', value, 'expected a plain decimal number');
   return finiteNumber('number', value);
+}
+
+export function parseRouterNumber(value: string): number {
+  return orThrow(readRouterNumber(value));
 }
 
 /** Inclusive bounds of what a field can be (the range rules in src/collectors/decoding.ts). */
@@ -107,12 +146,17 @@ export interface ValueRange {
 }
 
 /**
- * `n` when it lies within `range`, else a `DecodeError` quoting the router's text: a value that reads but
+ * `n` when it lies within `range`, else an `Unreadable` naming the router's text: a value that reads but
  * cannot be (a negative counter, a load of 250 %) is as much a decode problem as one that does not read.
  */
+export function inRange(kind: string, n: Read<number>, value: string, range: ValueRange): Read<number> {
+  if (n instanceof Unreadable || (n >= range.min && n <= range.max)) return n;
+  return new Unreadable(kind, value, `out of range ${range.min}–${range.max}`);
+}
+
+/** `n` when it lies within `range`, else a `DecodeError` quoting the router's text. */
 export function checkRange(kind: string, n: number, value: string, range: ValueRange): number {
-  if (!(n >= range.min && n <= range.max)) fail(kind, value, `out of range ${range.min}–${range.max}`);
-  return n;
+  return orThrow(inRange(kind, n, value, range));
 }
 
 /** A comma-joined list (`10.0.0.0/24,10.1.0.0/24`); items trimmed defensively, empty items dropped. */
