@@ -19,7 +19,7 @@ import { dataOf, jobsFor, type CollectorData } from '../collectors/catalog.js';
 import { routerUp } from '../analysis/up.js';
 import { isUnreadable, judgePeer, type PeerVerdict } from '../analysis/peer.js';
 import { counted, formatAge, inEra, isoOrNull, peerDisplayName } from './format.js';
-import { boundedLine, ROUTER_TEXT_LIMIT } from '../util/text.js';
+import { namedLine, ROUTER_TEXT_LIMIT } from '../util/text.js';
 import { evaluatePings } from './pings.js';
 import { worst, type InterfaceHealth, type PeerHealth, type PeerJudgement, type Problem, type RouterEvaluation, type RouterHealth, type Status } from './types.js';
 
@@ -65,13 +65,14 @@ export function evaluateRouter(
   };
   const seen = { wireguard: false, setup: false, pings: false };
   let judgements: PeerJudgement[] = [];
-  // Names and texts come from the router: bounded and stripped of controls here, once, for /health, check and
-  // the log (a peer named with 5 MB of text made a 5 MB reason and summary line). Not redacted: the same names
-  // stand unredacted in peers[] and perfdata, and "[REDACTED]" would make two peers' problems look alike. The
-  // text's bound leaves room for a set-up check's ten findings and fixes, themselves bounded.
+  // Names and texts come from the router: bounded, stripped of controls and redacted here, once, for /health,
+  // check and the log (a peer named with 5 MB of text made a 5 MB reason and summary line; one named with the
+  // echoed password put it in check's output). Secrets as tags (namedLine), as the label values and peers[] have
+  // them, so two peers' problems do not look alike. The text's bound leaves room for a set-up check's ten
+  // findings and fixes, themselves bounded.
   const add = (problem: Omit<Problem, 'subject'> & { subject?: string }): void => {
-    const subject = problem.subject === undefined ? router.name : `${router.name}/${boundedLine(problem.subject, ROUTER_TEXT_LIMIT)}`;
-    problems.push({ ...problem, subject, text: boundedLine(problem.text, PROBLEM_TEXT_LIMIT), brief: boundedLine(problem.brief, ROUTER_TEXT_LIMIT) });
+    const subject = problem.subject === undefined ? router.name : `${router.name}/${namedLine(problem.subject, ROUTER_TEXT_LIMIT)}`;
+    problems.push({ ...problem, subject, text: namedLine(problem.text, PROBLEM_TEXT_LIMIT), brief: namedLine(problem.brief, ROUTER_TEXT_LIMIT) });
   };
 
   if (snapshots.length === 0) {

@@ -125,7 +125,10 @@ the zeros, add them: \`routeros_wireguard_peer_persistent_keepalive_seconds or (
 
 A label value a router sends (an interface, peer or sensor name, a comment) is written whole up to 1,024
 characters; a longer one, which no RouterOS name is, is written as its start, \`…\` and 16 hex digits of its
-SHA-256, so it stays readable, the same from scrape to scrape, and apart from any other value.
+SHA-256, so it stays readable, the same from scrape to scrape, and apart from any other value. A password the
+exporter knows, echoed into such a value by a router or a proxy (in any of the forms the logs redact), is written
+as \`[REDACTED:<8 hex digits>]\`, a digest keyed per process: two names that differ only in the secret stay two
+series, the same until the exporter restarts ([security](security.md)).
 
 Names are those of the samples. *unit* is what OpenMetrics scrapes get in \`# UNIT\` (the name's suffix). An
 *info* metric is a gauge of 1 whose labels carry text: typed \`gauge\` in the text format 0.0.4, which has no

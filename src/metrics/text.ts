@@ -1,6 +1,7 @@
 /** Prometheus text-format primitives: label escaping and value formatting. */
 
 import { createHash } from 'node:crypto';
+import { redactSecretsDistinct } from '../util/redact.js';
 import { wholePairs } from '../util/text.js';
 
 /**
@@ -22,11 +23,15 @@ function shortened(value: string): string {
 }
 
 /**
- * A value as a label carries it, before escaping: itself, or shortened when over MAX_LABEL_VALUE_CHARS. For
- * other outputs that name what the series name (/health), so the two match and stay as bounded.
+ * A value as a label carries it, before escaping: with every secret the process knows redacted (a router or a
+ * proxy that echoes the password or the Authorization header in a name or comment must not put it in a scrape),
+ * each as a tag of its own so that names differing only in a secret stay distinct series; and shortened when over
+ * MAX_LABEL_VALUE_CHARS (after redaction, so the digest is of text without secrets). For other outputs that name
+ * what the series name (/health), so the two match and stay as bounded.
  */
 export function labelText(value: string): string {
-  return value.length > MAX_LABEL_VALUE_CHARS ? shortened(value) : value;
+  const safe = redactSecretsDistinct(value);
+  return safe.length > MAX_LABEL_VALUE_CHARS ? shortened(safe) : safe;
 }
 
 /**
@@ -36,8 +41,8 @@ export function labelText(value: string): string {
  * anyway; replacing them here lets callers see which values come out alike): whatever a router sends,
  * the output stays parseable.
  */
-export function escapeLabelValue(value: string): string {
-  if (value.length > MAX_LABEL_VALUE_CHARS) return escapeLabelValue(shortened(value));
+export function escapeLabelValue(raw: string): string {
+  const value = labelText(raw);
   // Fast path: most values (names, keys, addresses) need nothing. Control characters are what we look for,
   // and surrogates (the loop below tells a lone one from a pair).
   // eslint-disable-next-line no-control-regex

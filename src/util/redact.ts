@@ -9,6 +9,7 @@
  * whoever's credentials they are: a router or proxy that echoes request headers must not put them in a log.
  */
 
+import { createHmac, randomBytes } from 'node:crypto';
 import { decodeCp1252 } from './cp1252.js';
 
 export const REDACTED = '[REDACTED]';
@@ -49,6 +50,24 @@ interface IndexNode {
 }
 
 const root = new Map<string, IndexNode>();
+
+/**
+ * A filter before the index: how many values begin with each hash of CHUNK characters (saturating at 255, which
+ * then never goes down). A position whose hash no value has is passed over with a few multiplications, without
+ * the slice and lookup the index costs; label values go through a scrub at every collection, so the miss is what
+ * must be cheap. 2^18 counters: at MAX_SECRETS values a third of them are in use, at a few passwords almost none.
+ */
+const FILTER_BITS = 18;
+let headCounts: Uint8Array | undefined;
+
+function headHash(text: string, at: number): number {
+  const h =
+    Math.imul(text.charCodeAt(at), 0x9e3779b1) ^
+    Math.imul(text.charCodeAt(at + 1), 0x85ebca77) ^
+    Math.imul(text.charCodeAt(at + 2), 0xc2b2ae3d) ^
+    Math.imul(text.charCodeAt(at + 3), 0x27d4eb2f);
+  return Math.imul(h ^ (h >>> 15), 0x2c1b3c6d) >>> (32 - FILTER_BITS);
+}
 /** The longest value registered since start (a bound on how far a secret reaches; never decreases). */
 let longestValue = 0;
 
@@ -72,6 +91,13 @@ function fileOf(value: string): { node: IndexNode; depth: number; parent: Map<st
     key = chunkOf(value, depth);
     depth++;
   }
+}
+
+function countHead(value: string, change: 1 | -1): void {
+  headCounts ??= new Uint8Array(1 << FILTER_BITS);
+  const head = headHash(value, 0);
+  const count = headCounts[head] as number;
+  if (count !== 255) headCounts[head] = count + change;
 }
 
 function index(value: string): void {
@@ -117,11 +143,13 @@ function addOne(value: string): void {
   }
   registered.add(value);
   index(value);
+  countHead(value, 1);
   longestValue = Math.max(longestValue, value.length);
   while (registered.size > MAX_SECRETS) {
     const oldest = registered.values().next().value as string;
     registered.delete(oldest);
     unindex(oldest);
+    countHead(oldest, -1);
   }
 }
 
@@ -230,17 +258,19 @@ const SCHEME_VALUE = /(Basic|basic|BASIC|Bearer|bearer|BEARER|Digest|digest|Nego
 const HEADER_VALUE = /((?:proxy-)?authorization\\?["']?[ \t]*[:=][ \t]*\\?["']?)(?!\[REDACTED\])(?!(?:Basic|Bearer|Digest|Negotiate|NTLM)[ \t]+\[REDACTED\])[^\s"'\\,;}]+(?:[ \t]+(?!\[REDACTED\])[^\s"'\\,;}]+)?/gi;
 
 /** Leftmost, then longest, registered value at each position, replaced; the text itself when none occurs. */
-function redactRegistered(text: string): string {
+function redactRegistered(text: string, replacement: (secret: string) => string): string {
+  const counts = headCounts;
+  if (counts === undefined) return text;
   let out = '';
   let last = 0;
   let i = 0;
   while (i + MIN_SECRET_LENGTH <= text.length) {
-    const hit = longestAt(text, i);
+    const hit = counts[headHash(text, i)] === 0 ? undefined : longestAt(text, i);
     if (hit === undefined) {
       i++;
       continue;
     }
-    out += text.slice(last, i) + REDACTED;
+    out += text.slice(last, i) + replacement(hit);
     i += hit.length;
     last = i;
   }
@@ -249,11 +279,36 @@ function redactRegistered(text: string): string {
 
 const MENTIONS_AUTH = /basic|bearer|digest|negotiate|ntlm|authorization/i;
 
+const redacted = (): string => REDACTED;
+
 /** The text with every registered secret and every Authorization-like value replaced by `[REDACTED]`. */
 export function redactSecrets(text: string): string {
-  let out = registered.size === 0 ? text : redactRegistered(text);
+  let out = registered.size === 0 ? text : redactRegistered(text, redacted);
   if (MENTIONS_AUTH.test(out)) {
     out = out.replace(SCHEME_VALUE, `$1 ${REDACTED}`).replace(HEADER_VALUE, `$1${REDACTED}`);
   }
   return out;
+}
+
+/**
+ * The key of the tags redactSecretsDistinct writes: made at start, so a tag stays the same while the process runs
+ * and says nothing of the secret to anyone without the key (an unkeyed digest of a password could be checked
+ * against guesses).
+ */
+const TAG_KEY = randomBytes(32);
+const TAG_HEX = 8;
+
+function tagged(secret: string): string {
+  return `[REDACTED:${createHmac('sha256', TAG_KEY).update(secret).digest('hex').slice(0, TAG_HEX)}]`;
+}
+
+/**
+ * The registered secrets in the text, each replaced by `[REDACTED:<tag>]`, the tag a keyed digest of what it
+ * replaces: for text that names something (a label value, a peer in /health), where two names that differ only in
+ * what is redacted must stay two names, the same from collection to collection. Unlike redactSecrets, what merely
+ * looks like credentials stays: a peer named "Basic Office" is a name, and the exporter's own Basic credentials
+ * are registered.
+ */
+export function redactSecretsDistinct(text: string): string {
+  return registered.size === 0 ? text : redactRegistered(text, tagged);
 }

@@ -3,7 +3,7 @@
  * that steer a terminal or reorder what a reader sees are removed, secrets redacted, and the length bounded, so
  * one hostile or broken reply can neither rewrite an operator's terminal nor fill a log.
  */
-import { longestSecretLength, redactSecrets } from './redact.js';
+import { longestSecretLength, redactSecrets, redactSecretsDistinct } from './redact.js';
 
 /** The most characters of one piece of router text kept in an error message or a log field. */
 export const ROUTER_TEXT_LIMIT = 300;
@@ -45,28 +45,27 @@ export function boundText(text: string, max: number, dropped = 0): string {
  * removes; a secret may run on past the window's end, so as many characters as the longest secret has are dropped
  * from the end too, and the count of what was left out says so.
  */
-export function cleanText(text: string, max: number, singleLine: boolean): string {
+export function cleanText(text: string, max: number, singleLine: boolean, redact: (text: string) => string = redactSecrets): string {
   const reach = longestSecretLength();
   const window = 2 * max + 2 * reach;
   const cut = text.length > window;
   const work = cut ? text.slice(0, window) : text;
-  const redacted = redactSecrets(work);
+  const redacted = redact(work);
   const stripped = stripControls(redacted, singleLine);
   // Errors are made by the thousand when values do not decode: redact twice only when stripping changed the text.
-  let clean = stripped === redacted ? stripped : redactSecrets(stripped);
+  let clean = stripped === redacted ? stripped : redact(stripped);
   if (cut) clean = wholePairs(clean.slice(0, Math.max(0, clean.length - reach)));
   return boundText(clean, max, cut ? text.length - work.length + reach : 0);
 }
 
 /**
- * Router text on one line, without controls or bidi tricks, at most `max` characters, not redacted (for names
- * shown where the same names stand unredacted beside them); the work bounded by `max`, not by the text.
+ * Router text that names something (a peer, an interface, a problem with them in /health and check), on one line,
+ * at most `max` characters: as safeText makes it, but each secret redacted as a tag of its own
+ * (redactSecretsDistinct), the same as in the label values the metrics write, so two peers whose names differ
+ * only in an echoed secret do not read alike.
  */
-export function boundedLine(text: string, max: number): string {
-  if (text.length <= max && !/[^\x20-\x7e]/.test(text)) return text;
-  const cut = text.length > 2 * max;
-  const clean = stripControls(cut ? wholePairs(text.slice(0, 2 * max)) : text);
-  return boundText(clean, max, cut ? text.length - 2 * max : 0);
+export function namedLine(text: string, max: number): string {
+  return cleanText(text, max, true, redactSecretsDistinct);
 }
 
 /** Without a high surrogate left at the end by a cut: never half a pair. */

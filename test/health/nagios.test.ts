@@ -131,7 +131,7 @@ describe('check output in the Nagios plugin convention', () => {
     expect(out.text.length).toBeLessThan(3_000);
   });
 
-  it('names are not redacted in problem lines: two peers stay apart, as they are in perfdata', () => {
+  it('names that merely look like credentials are not redacted in problem lines: two peers stay apart, as they are in perfdata', () => {
     const out = check([hq], { hq: [systemOk(), wireguard(hq, [WG_UP], [peerRecord('Basic Office', '10m'), peerRecord('Basic Store1', '10m')]), ping(hq, 0, 0)] });
     expect(out.text).toContain('[CRITICAL] hq/wg-branch/Basic Office: down');
     expect(out.text).toContain('[CRITICAL] hq/wg-branch/Basic Store1: down');
