@@ -4,6 +4,7 @@
  */
 import { RouterOsError, type RouterErrorBody } from './errors.js';
 import { safeText } from '../util/text.js';
+import { longestSecretLength, redactSecrets } from '../util/redact.js';
 
 const TLS_CODE = /CERT|SSL|TLS|EPROTO|UNABLE_TO_|HOSTNAME|ALTNAME|ERR_OSSL/;
 const DNS_CODES = new Set(['ENOTFOUND', 'EAI_AGAIN', 'EAI_FAIL', 'EAI_NONAME', 'EAI_NODATA']);
@@ -122,10 +123,13 @@ export function mapStatusError(status: number, body: RouterErrorBody | undefined
   const options = { status, request, ...(body === undefined ? {} : { body }) };
   const detail = body?.detail ?? '';
   if (status === 401) {
-    // 7.x answers 401 to a wrong password and to a group without rest-api alike (real-formats §9).
+    // 7.x answers 401 to a wrong password and to a group without rest-api alike (real-formats §9), always with
+    // the same words ("Unauthorized"). Nothing of the reply is printed: what answers a refused login in the
+    // router's place (a proxy, a portal) is where credentials are echoed, in forms no redaction can know them by
+    // (base64 of the password alone, hex, its case changed).
     return new RouterOsError(
       'ROS_ERR_AUTH',
-      `${request}: refused: wrong username or password, or the user's group lacks the rest-api policy (HTTP 401${said}); check the password, and that the group has read, api and rest-api`,
+      `${request}: refused: wrong username or password, or the user's group lacks the rest-api policy (HTTP 401); check the password, and that the group has read, api and rest-api`,
       options,
     );
   }
@@ -186,18 +190,27 @@ export function mapRedirect(status: number, location: string | undefined, reques
   );
 }
 
+/** The most characters of a redirect's target printed. */
+const LOCATION_LIMIT = 200;
+
 /**
  * Where a redirect points, as the router sent it, without what could be credentials (userinfo, query, fragment)
  * and bounded. Never the URL parser's form of it: that lower-cases the host, spells a foreign name in punycode and
  * resolves the path, and a password a router or proxy echoed there would no longer be the value the redaction
- * knows (a review found `Location: https://Hunter2….portal.example/` printed as `hunter2…`).
+ * knows (a review found `Location: https://Hunter2….portal.example/` printed as `hunter2…`). Redacted before it
+ * is cut: a password holding `?`, `#` or `/` in the userinfo would otherwise be cut inside, and the half left
+ * printed (a review found `https://monitor:Rt5Sec` of `Rt5Sec?ret#Pw99`).
  */
 function describeLocation(location: string): string {
-  let where = location.trim();
+  const reach = longestSecretLength();
+  const window = 2 * LOCATION_LIMIT + 2 * reach;
+  let where = redactSecrets(location.length > window ? location.slice(0, window) : location).trim();
   const end = where.search(/[?#]/);
   if (end >= 0) where = where.slice(0, end);
   // `scheme://user:password@host/…` (a parser also takes `https:user@host`, and \ for /): the userinfo runs to
   // the last @ before the path.
   where = where.replace(/^([a-z][a-z\d+.-]*:)?([/\\]*)[^/\\]*@/i, '$1$2');
-  return where === '' ? 'an empty location' : safeText(where, 200);
+  // A window cut may have ended inside a secret: what may hold its start goes too, as in cleanText.
+  if (location.length > window) where = where.slice(0, Math.max(0, where.length - reach));
+  return where === '' ? 'an empty location' : safeText(where, LOCATION_LIMIT);
 }

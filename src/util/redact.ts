@@ -24,7 +24,7 @@ export const MIN_SECRET_LENGTH = 4;
  * At most this many values are kept, the least recently registered going first: a password file rotated on every
  * reload for months must not grow the registry, and what it evicts are passwords no longer in use (a password
  * still in use is registered again at every config load and client build, which makes it recent again). A
- * password has up to a dozen forms, so this holds thousands of routers' passwords.
+ * password has about a dozen forms (a few dozen when it is not ASCII), so this holds thousands of routers' passwords.
  */
 export const MAX_SECRETS = 100_000;
 
@@ -187,8 +187,11 @@ function formsOf(value: string): Set<string> {
     // A form field (application/x-www-form-urlencoded) encodes more than a URI component, and a space as `+`.
     const formField = new URLSearchParams({ x: text }).toString().slice(2);
     for (const form of [text, encodedOrNothing(percentEncodedPath, text), encodedOrNothing(encodeURIComponent, text), formField]) {
-      forms.add(form);
-      forms.add(JSON.stringify(form).slice(1, -1));
+      // Percent-encoding's hex digits may come in lower case (RFC 3986 allows either; some proxies write them so).
+      for (const cased of [form, form.replace(/%[0-9A-F]{2}/g, (escape) => escape.toLowerCase())]) {
+        forms.add(cased);
+        forms.add(JSON.stringify(cased).slice(1, -1));
+      }
     }
   }
   return forms;
@@ -236,6 +239,11 @@ export function registerCredentials(username: string, password: string): void {
   if (password.length < MIN_SECRET_LENGTH) add(`${username}:${password}`);
   const passwordStart = Buffer.byteLength(`${username}:`, 'utf8');
   addOne(basicEncoding(username, password).slice(Math.floor(passwordStart / 3) * 4));
+  // The password alone in base64 (a proxy's error page that "decodes" the header for its reader echoes it so),
+  // without its padding, which a reader may drop.
+  const alone = Buffer.from(password, 'utf8');
+  addOne(alone.toString('base64').replace(/=+$/, ''));
+  addOne(alone.toString('base64url'));
 }
 
 /** The longest registered value's length: how far past a cut a secret may reach. */

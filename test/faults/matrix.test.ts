@@ -46,7 +46,7 @@ interface FailingRow {
   fails?: Collector[];
 }
 
-const AUTH_HINT = /refused: wrong username or password, or the user's group lacks the rest-api policy \(HTTP 401: Unauthorized\); check the password, and that the group has read, api and rest-api/;
+const AUTH_HINT = /refused: wrong username or password, or the user's group lacks the rest-api policy \(HTTP 401\); check the password, and that the group has read, api and rest-api/;
 const POLICY_HINT = /give the group read, api and rest-api \(and test for ping and bandwidth tests\): \/user group set GROUP policy=read,api,rest-api,test/;
 const NOT_DATA_HINT = /the reply is not data and nothing was believed: check that nothing \(a proxy, a captive portal\) answers in the router's place/;
 const TIMEOUT_HINT = /the router may be overloaded, or a firewall drops the traffic: check the router, or raise timeout/;

@@ -82,7 +82,8 @@ describe('check', () => {
     try {
       const started = Date.now();
       const out = await check(path, undefined, { timeoutSeconds: 2.5 });
-      expect(Date.now() - started).toBeLessThan(5_000);
+      // Ends at its deadline (2.5 s; room for a loaded CI machine), not when the silent router's turns run out.
+      expect(Date.now() - started).toBeLessThan(10_000);
       expect(out.code).toBe(2);
       // Judged down on its failed system run; the others' turns are not waited for. (It was UNKNOWN, "still
       // waiting for black", and a real Nagios check of a powered-off router did not page.)

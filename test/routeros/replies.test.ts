@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator, type Faults } from '../../src/emulator/index.js';
 import { TestRestClient } from '../helpers/rest-client.js';
 import { RouterOsError, summaryOf, type ErrorReason } from '../../src/routeros/errors.js';
-import { mapRedirect } from '../../src/routeros/transport-errors.js';
+import { mapRedirect, mapStatusError } from '../../src/routeros/transport-errors.js';
 import { MESSAGE_LIMIT } from '../../src/util/text.js';
 import { registerSecret } from '../../src/util/redact.js';
 import { Secret } from '../../src/util/secret.js';
@@ -144,6 +144,35 @@ describe('a reply that is not data is a failure, never an empty list', () => {
       }),
       { numRuns: 500 },
     );
+  });
+
+  it('a password with ? # / @ or : in a redirect\'s userinfo: no part of it printed (it was cut before it was redacted)', () => {
+    const special = fc.constantFrom('?', '#', '/', '@', ':', '\\', '%', ' ');
+    const word = fc.string({ unit: fc.constantFrom(...'abcXYZ0189'), minLength: 3, maxLength: 6 });
+    fc.assert(
+      fc.property(fc.array(fc.oneof(word, special), { minLength: 3, maxLength: 8 }), fc.constantFrom('https://', 'http://', '//', 'https:'), (parts, scheme) => {
+        const password = `Pw${parts.join('')}9`;
+        fc.pre(password.length >= 8);
+        registerSecret(password);
+        const message = mapRedirect(302, `${scheme}monitor:${password}@evil.example/x`, 'GET /rest/x').message;
+        // No run of 6 characters of the password that is not plain text of the message's own words.
+        for (let at = 0; at + 6 <= password.length; at++) {
+          const run = password.slice(at, at + 6);
+          if (/[a-zA-Z0-9]{6}/.test(run) || /[?#@\\%]/.test(run)) expect(message).not.toContain(run);
+        }
+      }),
+      { numRuns: 400 },
+    );
+  });
+
+  it('a 401 prints none of its reply: an echo of the credentials may be in forms redaction cannot know', () => {
+    const echoes = [Buffer.from(PASSWORD).toString('base64'), Buffer.from(PASSWORD).toString('hex'), PASSWORD.toUpperCase(), 'proxy says: see realm xyz'];
+    for (const echo of echoes) {
+      const error = mapStatusError(401, { error: 401, message: echo, detail: echo }, 'GET /rest/x');
+      expect(error.reason).toBe('auth');
+      expect(error.message).not.toContain(echo);
+      expect(error.message).toContain('(HTTP 401); check the password');
+    }
   });
 
   it('still accepts JSON with a +json type or parameters, and an empty DELETE', async () => {

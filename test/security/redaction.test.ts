@@ -62,6 +62,15 @@ describe('redaction', () => {
     );
   });
 
+  it('a password echoed base64-encoded alone, or percent-encoded with lower-case hex', () => {
+    const password = 'Echo/pw ?#&+ x9';
+    registerCredentials('monitor', password);
+    const bytes = Buffer.from(password, 'utf8');
+    for (const form of [bytes.toString('base64'), bytes.toString('base64url'), encodeURIComponent(password).toLowerCase().replace(/echo/, 'Echo'), encodeURIComponent(password).replace(/%[0-9A-F]{2}/g, (e) => e.toLowerCase())]) {
+      expect(redactSecrets(`said ${form} end`)).toMatch(/^said \[REDACTED\]=* end$/);
+    }
+  });
+
   it('a password under 4 characters is not registered, but its Basic encoding is', () => {
     registerCredentials('ab', 'xyz');
     expect(redactSecrets('xyz stays')).toBe('xyz stays');
@@ -134,6 +143,13 @@ describe('redaction', () => {
     const out = safeText('detail: Split\u001b[0m-secr\u202eet-42 end');
     expect(out).toBe('detail: Split[0m-secret-42 end');
     expect(safeText('Spl\u001bit-secret-42')).toBe('[REDACTED]');
+  });
+
+  it('a secret split by characters that show nothing (soft hyphen, grapheme joiner, variation selector, tag) is redacted', () => {
+    registerSecret('Invisible-split-77');
+    for (const invisible of ['\u00ad', '\u034f', '\ufe0f', '\u3164', '\u{e0041}', '\u180e', '\u2064']) {
+      expect(safeText(`said: Invis${invisible}ible-split-77!`)).toBe('said: [REDACTED]!');
+    }
   });
 
   it('strips controls (tab and line breaks become spaces) and never cuts a surrogate pair in half', () => {
