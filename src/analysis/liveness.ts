@@ -104,10 +104,16 @@ export function judgeLiveness(input: LivenessInput): Liveness {
   if (input.probe === 'ok' || input.probe === 'partial') return { state: 'up', expected, because, boundSeconds };
   const age = input.handshakeAgeSeconds;
   if (age === undefined) return { state: 'never', expected, because, boundSeconds };
-  // Keys match (the handshake is within its bound, or still usable for a peer nothing is expected of) but every
-  // ping was lost: allowed-address or routing is wrong. rx may still move (keepalives), so this comes before the
-  // traffic rule. Past the bound an unanswered probe adds nothing: the peer is down by its handshake.
-  if (input.probe === 'failed' && age <= (boundSeconds ?? SENDING_BOUND_SECONDS)) return { state: 'blocked', expected, because, boundSeconds };
+  if (input.probe === 'failed') {
+    // A session exists (its keys are good for REJECT_AFTER_TIME after the handshake) but every ping was lost:
+    // allowed-address or routing is wrong. rx may still move (keepalives), so this comes before the traffic rule.
+    if (age <= REJECT_AFTER_TIME_SECONDS) return { state: 'blocked', expected, because, boundSeconds };
+    // No session: the probe's own pings made WireGuard start a handshake, and none answered within the probe. A
+    // peer a session is expected of is down — whatever the bound would still allow (a keepalive peer's 210 s), and
+    // not "blocked", which would send the operator to allowed-address and routes (a review found a dead peer worded
+    // so). One nothing is expected of (a road warrior asleep) is judged as without a probe.
+    if (expected) return { state: 'down', expected, because, boundSeconds };
+  }
   // Data received means a session, whatever the bound says, but only while one can still exist: a session's
   // keys are refused REJECT_AFTER_TIME after its handshake. rx grew at some moment since the previous counter
   // read; with the latest handshake older than that, the data came before the session expired, however long

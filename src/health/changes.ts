@@ -224,8 +224,14 @@ function describePeer(judgement: PeerJudgement, bad: boolean, routerName: string
     message = `${who} cannot be judged: its last-handshake did not decode`;
   } else if (verdict.reason === 'unreadable') {
     message = `${who} cannot be judged: its disabled or persistent-keepalive (or its interface's disabled) did not decode`;
-  } else if (verdict.reason === 'ok') {
+  } else if (verdict.reason === 'probe_failed' && bad) {
+    // As /health words it (evaluate.ts): a bad probe_failed is a tunnel whose keys work and whose pings do not.
+    message = `${who} is blocked: handshake fresh but a ping through the tunnel got no reply (check allowed-address and routes)`;
+  } else if (verdict.reason === 'ok' && !bad) {
     message = `${who} recovered (last handshake ${formatAge(age ?? 0)} ago)`;
+  } else if (bad) {
+    // A bad state without words of its own above is still named as bad, never as "no longer a problem".
+    message = `${who} is a problem (${verdict.reason.replaceAll('_', ' ')})`;
   } else if (verdict.judged) {
     message = `${who} is no longer a problem (${verdict.reason.replaceAll('_', ' ')})`;
   } else {

@@ -343,3 +343,35 @@ describe('rx growth as proof of a session', () => {
     expect(verdict.state).toBe('down');
   });
 });
+
+describe('a failed probe', () => {
+  const base = {
+    disabled: false,
+    interfaceDisabled: false,
+    interfaceNotRunning: false,
+    handshakeUnreadable: false,
+    keepaliveSeconds: 25,
+    hasEndpoint: true,
+    rxMoved: false,
+    txMoved: false,
+    expect: 'auto' as const,
+    staleAfterSeconds: 300,
+    probe: 'failed' as const,
+  };
+
+  it('property: blocked only while a session exists (handshake within 180 s); past it down when expected, never blocked', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 3_600 }), fc.constantFrom(0, 10, 25, 60), fc.constantFrom('auto', 'always', 'on_demand') as fc.Arbitrary<'auto' | 'always' | 'on_demand'>, fc.boolean(), (age, keepalive, mode, rxMoved) => {
+        const verdict = judgeLiveness({ ...base, handshakeAgeSeconds: age, keepaliveSeconds: keepalive, expect: mode, rxMoved });
+        if (age <= 180) expect(verdict.state).toBe('blocked');
+        else if (verdict.expected) expect(verdict.state).toBe('down');
+        else expect(verdict.state).not.toBe('blocked');
+      }),
+      { numRuns: 2_000 },
+    );
+  });
+
+  it('keepalive 25 s, handshake 200 s old, every ping lost: down (it read "blocked: check allowed-address and routes")', () => {
+    expect(judgeLiveness({ ...base, handshakeAgeSeconds: 200 }).state).toBe('down');
+  });
+});

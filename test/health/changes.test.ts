@@ -224,6 +224,16 @@ describe('peer states kept between collections', () => {
     expect(before.lines).toEqual([]);
     const after = diffPeers(before.next, [judged('x', { judged: true, healthy: false, reason: 'probe_failed' })], true, 'hq');
     expect(after.lines.map((line) => `${line.level} ${line.fields['event']}`)).toEqual(['warn peer_probe_failed']);
+    // Worded as the problem it is: it read "is no longer a problem (probe failed)" while the peer went critical.
+    expect(after.lines[0]?.message).toBe('peer x on hq/wg-branch is blocked: handshake fresh but a ping through the tunnel got no reply (check allowed-address and routes)');
+  });
+
+  it('every bad reason is worded as a problem, never as one that ended', () => {
+    const reasons: PeerVerdict['reason'][] = ['ok', 'idle', 'stale', 'never', 'never_not_expected', 'disabled', 'excluded', 'interface_disabled', 'interface_not_running', 'handshake_unreadable', 'unreadable', 'probe_failed', 'probe_partial'];
+    for (const reason of reasons) {
+      const { lines } = diffPeers(undefined, [judged('x', { judged: true, healthy: false, reason })], true, 'hq');
+      for (const line of lines) expect(line.message).not.toMatch(/no longer|recovered/);
+    }
   });
 
   it('leaving a bad state under the same reason is news too, worded as what it is now', () => {
