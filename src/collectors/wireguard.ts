@@ -362,8 +362,11 @@ export const wireguardCollector: Collector<WireguardData, 'wireguard'> = {
         // Sequential on purpose: real routers answer slower under parallel REST calls.
         const interfaces = await context.client.list('interface/wireguard', { ...options, proplist: INTERFACE_PROPLIST });
         const peers = await context.client.list('interface/wireguard/peers', { ...options, proplist: PEER_PROPLIST });
+        // The peers' handshake ages are as of this reply: times are reckoned from now, not from after the probes,
+        // which take seconds (a review found every handshake timestamp later by the probes' time).
+        const readAt = context.now();
         const health = context.router.health;
-        const memory: ProbeMemory = { memory: context.memory, now: context.now(), minGapMs: cronIntervalSeconds(context.router.schedules.wireguard) * 500 };
+        const memory: ProbeMemory = { memory: context.memory, now: readAt, minGapMs: cronIntervalSeconds(context.router.schedules.wireguard) * 500 };
         const probeRead = new FieldReader('ping (tunnel probe)');
         const probes = new Map<string, ProbeResult>();
         let selected = new Set<string>();
@@ -379,7 +382,7 @@ export const wireguardCollector: Collector<WireguardData, 'wireguard'> = {
         } else {
           rememberProbes(memory, probes, selected);
         }
-        const result = mapWireguard(interfaces, peers, context.routerLabel, health, context.now(), context.memory, probes);
+        const result = mapWireguard(interfaces, peers, context.routerLabel, health, readAt, context.memory, probes);
         const probeProblems = problemsOf(probeRead);
         return {
           ...result,

@@ -91,6 +91,24 @@ const value = (text: string, family: string, name: string): number | undefined =
 };
 
 describe('data-plane probes against the emulator', () => {
+  it('handshake times are reckoned from when the peers were read, not from after the probes', async () => {
+    const timestamp = async (health: Record<string, unknown>): Promise<number | undefined> => {
+      const router = testRouter({ url: emulator.router('hq').url }, { health });
+      const [job] = wireguardCollector.jobs(router);
+      if (job === undefined) throw new Error('no job');
+      // The exporter's clock moves on 10 s with every ping, as on a slow router; the router's stays.
+      let clock = now;
+      const { spy } = recording();
+      const slow: JobContext['client'] = { ...spy, run: (command, parameters, options) => ((clock += 10_000), spy.run(command, parameters, options)) };
+      const result = await job.run({ router, client: slow, routerLabel: routerLabel('hq'), now: () => clock, signal: new AbortController().signal, memory: new Map() });
+      return value(sampleText(result.samples), 'routeros_wireguard_peer_latest_handshake_timestamp_seconds', 'good');
+    };
+    const unprobed = await timestamp({ probe_tunnels: false });
+    expect(unprobed).toBeGreaterThan(now / 1000 - 300);
+    // It was 30 s late: three probes' time.
+    expect(await timestamp({ probe_tunnels: true })).toBe(unprobed);
+  });
+
   it('probe_tunnels: true, probe_count 3: the body names interface, src-address, count; rtt and loss per peer; verdicts', async () => {
     const { text, probes, peers, seen, decodeErrors } = await collect({ probe_tunnels: true, probe_count: 3 });
     expect(decodeErrors).toBe(0);
