@@ -35,8 +35,8 @@ export const FIELD_KINDS = {
   counter: { what: 'counter', read: readRouterInteger, range: U64 },
   /** Memory and disk sizes. */
   bytes: { what: 'byte size', read: readRouterInteger, range: U64 },
-  /** How many of something a router has (cpu-count). */
-  count: { what: 'count', read: readRouterInteger, range: { min: 0, max: 2 ** 32 } },
+  /** How many CPUs a router has (cpu-count): at least the one that answers. */
+  count: { what: 'count', read: readRouterInteger, range: { min: 1, max: 2 ** 32 } },
   /** cpu-frequency: up to 1 THz. */
   megahertz: { what: 'frequency', read: readRouterInteger, range: { min: 0, max: 1e6 } },
   /** cpu-load, packet-loss: a percentage. */
@@ -49,8 +49,8 @@ export const FIELD_KINDS = {
   bitsPerSecond: { what: 'bit rate', read: readRouterInteger, range: U64 },
   /** persistent-keepalive: WireGuard's interval is a 16-bit number of seconds (at most 65535 s, about 18 h). */
   keepalive: { what: 'keepalive interval', read: readRouterDuration, range: { min: 0, max: 65_535 } },
-  /** A ping round trip: a single run lasts at most the router's 60 s command limit; an hour is generous. */
-  rtt: { what: 'round-trip time', read: readRouterDuration, range: { min: 0, max: 3_600 } },
+  /** A ping round trip: a request lasts at most the router's 60 s REST limit, so no reply in it came later. */
+  rtt: { what: 'round-trip time', read: readRouterDuration, range: { min: 0, max: 60 } },
   /** system/health temperatures: what electronics can report and survive; a reading past it is a broken sensor. */
   celsius: { what: 'temperature', read: readRouterNumber, range: { min: -60, max: 150 } },
   /** system/health voltages: 12–57 V DC inputs and PoE; 1 kV leaves room for any mains-fed supply's report. */

@@ -48,7 +48,7 @@ export function mapPing(
   const read = new FieldReader(`ping ${target.target}`);
   const samples = new SampleSet();
   const last = rows.at(-1) ?? {};
-  const sent = read.counter(last, 'sent');
+  const sent = withinCount(read.counter(last, 'sent'), target.count, read);
   const reported = read.counter(last, 'received');
   // Without both totals, loss and success are unknown: a missing "received" is not "none received".
   if (last['sent'] === undefined || last['received'] === undefined) {
@@ -92,6 +92,17 @@ export function mapPing(
       success,
     },
   };
+}
+
+/**
+ * A run's `sent` as it can be: at most the pings it asked for. More is no count of this run, and summed into the
+ * counters it would stay there (a `sent` of 2^53 made the sent counter step by 4 for every 3 pings ever after, a
+ * loss that never was).
+ */
+function withinCount(sent: number | undefined, count: number, read: FieldReader): number | undefined {
+  if (sent === undefined || sent <= count) return sent;
+  read.problem(() => `sent ${sent} is more than the ${count} pings asked for; the run is not counted`);
+  return undefined;
 }
 
 /**

@@ -88,6 +88,22 @@ export function readString(value: unknown, path: string, problems: Problems): st
   return undefined;
 }
 
+/**
+ * A name written as a label value (a ping's or bandwidth test's `name`): a string without control characters or
+ * lone surrogates. The exposition format has no escape for those and writes each as U+FFFD, so `b\tc` and `b\rc`
+ * would be one series twice, which Prometheus refuses.
+ */
+export function readLabelName(value: unknown, path: string, problems: Problems): string | undefined {
+  const text = readString(value, path, problems);
+  if (text === undefined) return undefined;
+  // eslint-disable-next-line no-control-regex
+  if (/[\x00-\x1f\x7f]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(text)) {
+    problems.add(path, 'must not hold control characters (tab, line breaks…) or unpaired surrogates: a label value cannot carry them');
+    return undefined;
+  }
+  return text;
+}
+
 /** A secret: may be empty, and the value never appears in a message. */
 export function readSecret(value: unknown, path: string, problems: Problems): string | undefined {
   if (value === REPORTED) return undefined;

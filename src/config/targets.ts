@@ -6,7 +6,7 @@ import {
   MIN_PING_INTERVAL_SECONDS,
 } from './defaults.js';
 import { formatDuration } from './duration.js';
-import { readCron, readDuration, readEnum, readInteger, readList, readMap, readSecret, readString, REPORTED } from './fields.js';
+import { readCron, readDuration, readEnum, readInteger, readLabelName, readList, readMap, readSecret, readString, REPORTED } from './fields.js';
 import type { BandwidthItem, Located, PingItem } from './layer.js';
 import { isHostName, isIpAddress } from './net.js';
 import { joinPath, type Problems } from './problems.js';
@@ -72,7 +72,7 @@ function readPingItem(raw: unknown, path: string, problems: Problems): PingItem 
     interface: optional(map, 'interface', path, (v, p) => readString(v, p, problems), bad),
     srcAddress: optional(map, 'src_address', path, (v, p) => readTarget(v, p, problems, false), bad),
     size: optional(map, 'size', path, (v, p) => readInteger(v, p, problems, { min: 14, max: 65_535 }), bad),
-    name: optional(map, 'name', path, (v, p) => readString(v, p, problems), bad),
+    name: optional(map, 'name', path, (v, p) => readLabelName(v, p, problems), bad),
   };
   if (target === undefined || bad.value) return undefined;
   const ping: PingItem = {
@@ -108,7 +108,7 @@ function readBandwidthItem(raw: unknown, path: string, problems: Problems): Band
     protocol: optional(map, 'protocol', path, (v, p) => readEnum(v, p, problems, ['udp', 'tcp'] as const), bad),
     user: optional(map, 'user', path, (v, p) => readString(v, p, problems), bad),
     password: optional(map, 'password', path, (v, p) => readSecret(v, p, problems), bad),
-    name: optional(map, 'name', path, (v, p) => readString(v, p, problems), bad),
+    name: optional(map, 'name', path, (v, p) => readLabelName(v, p, problems), bad),
   };
   if (target === undefined || duration === undefined || bad.value) return undefined;
   const test: BandwidthItem = {

@@ -153,7 +153,8 @@ describe('ping mapping', () => {
           expect(now.received).toBeLessThanOrEqual(now.sent);
           expect(now.sent).toBeGreaterThanOrEqual(before.sent);
           expect(now.received).toBeGreaterThanOrEqual(before.received);
-          const both = /^\d+$/.test(record['sent'] ?? '') && /^\d+$/.test(record['received'] ?? '');
+          // Both totals read, and no more sent than the run's count asked for (3).
+          const both = /^\d+$/.test(record['sent'] ?? '') && /^\d+$/.test(record['received'] ?? '') && Number(record['sent']) <= target.count;
           expect(out.includes('routeros_ping_success{')).toBe(both);
           before = now;
         }
@@ -169,7 +170,7 @@ describe('ping mapping', () => {
     fc.assert(
       fc.property(row, (raw) => {
         const record = Object.fromEntries(Object.entries(raw).filter(([, value]) => value !== undefined)) as Record<string, string>;
-        const result = mapPing([record], target, ROUTER, new Map());
+        const result = mapPing([record], { ...target, count: 10 }, ROUTER, new Map());
         const sent = Number(record['sent']);
         const received = Math.min(Number(record['received']), sent);
         expect(result.data.lossRatio).toBe(sent === 0 ? undefined : Number(record['received']) > sent ? 0 : (sent - received) / sent);
@@ -183,10 +184,22 @@ describe('ping mapping', () => {
   });
 
   it('a reply whose packet-loss contradicts its counts is judged by the counts, and counted as a problem', () => {
-    const result = mapPing([{ sent: '10', received: '0', 'packet-loss': '0' }], target, ROUTER, new Map());
+    const result = mapPing([{ sent: '3', received: '0', 'packet-loss': '0' }], target, ROUTER, new Map());
     expect(result.data).toMatchObject({ success: false, lossRatio: 1 });
     expect(result.decodeErrors).toBe(1);
     expect(text(result.samples)).toContain('routeros_ping_loss_ratio{router="hq",target="10.10.0.2",name="branch"} 1\n');
+  });
+
+  it('a reply with more sent than the run asked for is not counted: the summed counters stay true', () => {
+    const totals = new Map<string, number>();
+    mapPing([{ sent: '3', received: '3' }], target, ROUTER, totals);
+    const odd = mapPing([{ sent: '9007199254740993', received: '0', 'packet-loss': '100' }], target, ROUTER, totals);
+    expect(odd.decodeErrors).toBe(1);
+    expect(odd.problems[0]).toContain('sent 9007199254740992 is more than the 3 pings asked for');
+    expect(odd.data.success).toBeUndefined();
+    const after = text(mapPing([{ sent: '3', received: '3' }], target, ROUTER, totals).samples);
+    expect(after).toContain('routeros_ping_packets_sent_total{router="hq",target="10.10.0.2",name="branch"} 6\n');
+    expect(after).toContain('routeros_ping_packets_received_total{router="hq",target="10.10.0.2",name="branch"} 6\n');
   });
 
   it('round trips out of order (min above max) are left out and counted as a problem', () => {

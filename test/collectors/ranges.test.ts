@@ -35,6 +35,16 @@ function text(samples: SampleSet): string {
 describe('range rules in the collectors', () => {
   const health = testRouter().health;
 
+  it('a router of zero CPUs, and a round trip longer than the request that carried it, are problems, not figures', () => {
+    const system = mapSystem({ 'cpu-count': '0', uptime: '1h', 'cpu-load': '1' }, ROUTER, NOW);
+    expect(system.decodeErrors).toBe(1);
+    expect(text(system.samples)).not.toContain('routeros_system_cpu_cores');
+    const target = { target: '10.0.0.1', name: 't', count: 3, intervalSeconds: 1, schedule: '* * * * *' };
+    const ping = mapPing([{ sent: '3', received: '3', 'min-rtt': '1ms', 'avg-rtt': '59m', 'max-rtt': '60m' }], target as never, ROUTER, new Map());
+    expect(ping.decodeErrors).toBe(2);
+    expect(text(ping.samples)).not.toContain('stat="avg"');
+  });
+
   it('a handshake age that would put the handshake before the era (2015) is unreadable: no time near 0, which means never', () => {
     const nowSeconds = NOW / 1000;
     const atEpoch = mapWireguard([WG_UP], [peerRecord('epoch', `${nowSeconds}s`)], ROUTER, health, NOW);

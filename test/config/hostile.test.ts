@@ -200,3 +200,19 @@ describe('many ping targets on one router', () => {
     expect(ms).toBeLessThan(12_000);
   });
 });
+
+describe('ping and bandwidth-test names', () => {
+  it('property: names a label cannot carry (controls, unpaired surrogates) are refused, so no two write out as one series', () => {
+    const odd = fc.constantFrom('\\t', '\\r', '\\n', '\\x00', '\\x1b', '\\x7f', '\\ud800', '\\udc00');
+    fc.assert(
+      fc.property(odd, fc.constantFrom('ping', 'bandwidth_test'), (char, list) => {
+        const item = list === 'ping' ? `{ target: 10.0.0.1, name: "b${char}c" }` : `{ target: 10.0.0.1, duration: 5s, name: "b${char}c" }`;
+        const problems = problemsOf(`routers:\n  - ${ROUTER}, password: p, ${list}: [${item}] }\n`);
+        expect(problems).toContainEqual({ path: `routers[0].${list}[0].name`, message: expect.stringContaining('control characters') as unknown });
+      }),
+      { numRuns: 60 },
+    );
+    // A pair is a character: an emoji is a name.
+    expect(problemsOf(`routers:\n  - ${ROUTER}, password: p, ping: [{ target: 10.0.0.1, name: "uplink 🛰" }] }\n`)).toEqual([]);
+  });
+});

@@ -39,7 +39,7 @@ export function ping(router: RouterConfig, index: number, loss: number, at = T0)
   // 100 sent, so the counts (which the loss is taken from) and packet-loss agree for any whole percent.
   const row: Record<string, string> = { host: target.target, sent: '100', received: String(100 - loss), 'packet-loss': String(loss) };
   if (loss < 100) Object.assign(row, { 'min-rtt': '1ms', 'avg-rtt': '2ms500us', 'max-rtt': '4ms' });
-  return snapshot('ping', job.job, at, mapPing([row], target, routerLabel('x'), new Map()).data);
+  return snapshot('ping', job.job, at, mapPing([row], { ...target, count: 100 }, routerLabel('x'), new Map()).data);
 }
 
 export function pingJob(router: RouterConfig, index: number): string {
