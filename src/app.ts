@@ -52,7 +52,8 @@ export interface App {
   handle(req: IncomingMessage, res: ServerResponse): void;
   start(): void;
   /** Runs every job once and waits; true when every router's jobs succeeded. */
-  collectOnce(): Promise<boolean>;
+  /** Runs every job once (with `select`, the jobs it picks); true when all succeeded. */
+  collectOnce(select?: (router: string, job: string) => boolean): Promise<boolean>;
   reload(): Promise<ReloadResult>;
   ready(): boolean;
   stop(): Promise<void>;
@@ -224,8 +225,8 @@ export function createApp(initial: Config, deps: AppDeps): App {
       // Forgets targets Prometheus stopped probing; the clock is the app's, so tests sweep by hand instead.
       sweeping ??= setInterval(() => discovery.sweep(), DISCOVERY_SWEEP_MS).unref();
     },
-    collectOnce: async () => {
-      const results = await scheduler.runAllOnce();
+    collectOnce: async (select) => {
+      const results = await scheduler.runAllOnce(select);
       return results.every((result) => result === 'ok');
     },
     reload,

@@ -1,15 +1,18 @@
 /**
  * `check --config FILE [--router NAME] [--timeout SECONDS]`: one collection and one health evaluation in the
- * Nagios plugin convention (src/health/nagios.ts). stdout is the plugin output; logs go to stderr. Bandwidth
+ * Nagios plugin convention (src/health/nagios.ts), with a second look at WireGuard peers whose verdict hangs on
+ * traffic moving (TRAFFIC_LOOK_GAP_MS later). stdout is the plugin output; logs go to stderr. Bandwidth
  * tests are left out: they are measurements, not health, and would hold the check for their whole duration.
  * The whole check has a deadline (plugins get one from `-t`): past it the check answers UNKNOWN naming the
  * routers it was still waiting for, before the monitoring system kills it with no explanation.
  */
 import { parseArgs } from 'node:util';
-import { ConfigError, type Config } from '../config/types.js';
+import { ConfigError, type Config, type RouterConfig } from '../config/types.js';
 import { formatProblems, loadConfigFile } from '../config/index.js';
 import { formatDuration, parseDuration } from '../config/duration.js';
-import { createApp } from '../app.js';
+import { createApp, type App } from '../app.js';
+import { hangsOnTraffic } from '../analysis/liveness.js';
+import type { WireguardData } from '../collectors/wireguard.js';
 import { evaluateRouters } from '../health/report.js';
 import { formatCheck, output, plain, type CheckOutput } from '../health/nagios.js';
 import { createLogger } from './logger.js';
@@ -21,6 +24,36 @@ export interface CheckOptions {
   now?: () => number;
   /** The deadline of the whole check; default 50 s, under the 60 s Nagios gives a service check. */
   timeoutSeconds?: number;
+  /** Waits between the two looks at peers whose verdict hangs on traffic (tests pass a clock's step). */
+  pause?: (ms: number) => Promise<void>;
+}
+
+/**
+ * How long check waits before it reads WireGuard peers a second time: past WireGuard's 5 s between handshake
+ * attempts (REKEY_TIMEOUT, plus up to a third of a second of jitter), so a peer this side keeps trying to reach
+ * shows its tx moving, as the daemon sees it between two runs.
+ */
+export const TRAFFIC_LOOK_GAP_MS = 6_000;
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
+}
+
+/**
+ * The routers with a peer whose verdict hangs on traffic (hangsOnTraffic): one look calls such a peer idle, though
+ * this side may be sending to a far end that is gone — the daemon paged for a dead site link that check called OK.
+ */
+function routersHangingOnTraffic(routers: readonly RouterConfig[], store: App['store'], nowMs: number): Set<string> {
+  const names = new Set<string>();
+  for (const router of routers) {
+    const run = store.snapshots(router.name).find((snapshot) => snapshot.job === 'wireguard' && snapshot.ok);
+    const data = run?.data as WireguardData | undefined;
+    const hangs = data?.peers.some((peer) =>
+      hangsOnTraffic({ ...peer, handshakeAgeSeconds: peer.latestHandshake === undefined ? undefined : nowMs / 1000 - peer.latestHandshake }),
+    );
+    if (hangs === true) names.add(router.name);
+  }
+  return names;
 }
 
 export const DEFAULT_CHECK_TIMEOUT_SECONDS = 50;
@@ -67,12 +100,25 @@ export async function check(configPath: string, routerName?: string, options: Ch
   const now = options.now ?? Date.now;
   const app = createApp(checked, { logger, jitter: false, now });
   const timeoutSeconds = options.timeoutSeconds ?? DEFAULT_CHECK_TIMEOUT_SECONDS;
+  const pause = options.pause ?? sleep;
+  const started = performance.now();
+  // One look, and a second at the wireguard peers that need it when the deadline leaves room for it (the gap and a
+  // request's timeout); otherwise the first look stands, as it does when the second is late (the routers were all
+  // tried, so the deadline judges them by what the first look stored).
+  const collect = async (): Promise<void> => {
+    await app.collectOnce();
+    const again = routersHangingOnTraffic(checked.routers, app.store, now());
+    const longest = Math.max(0, ...checked.routers.filter((router) => again.has(router.name)).map((router) => router.timeoutSeconds));
+    if (again.size === 0 || performance.now() - started + TRAFFIC_LOOK_GAP_MS + longest * 1000 > timeoutSeconds * 1000) return;
+    await pause(TRAFFIC_LOOK_GAP_MS);
+    await app.collectOnce((router, job) => job === 'wireguard' && again.has(router));
+  };
   let timer: NodeJS.Timeout | undefined;
   try {
     const deadline = new Promise<'late'>((resolve) => {
       timer = setTimeout(() => resolve('late'), timeoutSeconds * 1000);
     });
-    if ((await Promise.race([app.collectOnce(), deadline])) === 'late') {
+    if ((await Promise.race([collect(), deadline])) === 'late') {
       // A router found down (its system run failed: one that does not answer fails at its timeout, long before
       // its other collectors have each waited out theirs) is judged now: down is down, whatever they would say. One
       // that answered is judged only once every collector has run, or its tunnels would pass unseen.

@@ -190,9 +190,14 @@ export class Scheduler {
     }
   }
 
-  /** Runs every job once, now, and waits for all of them (the `once` and `check` commands). */
-  async runAllOnce(): Promise<RunResult[]> {
-    return Promise.all([...this.#jobs.values()].map(({ runner }) => runner.trigger()));
+  /**
+   * Runs every job once, now, and waits for all of them (the `once` and `check` commands); with `select`, only the
+   * jobs it picks by router name and job.
+   */
+  async runAllOnce(select?: (router: string, job: string) => boolean): Promise<RunResult[]> {
+    const runners = [...this.#jobs.values()].map(({ runner }) => runner);
+    const picked = select === undefined ? runners : runners.filter((runner) => select(runner.deps.router.name, runner.deps.definition.job));
+    return Promise.all(picked.map((runner) => runner.trigger()));
   }
 
   /** Stops the schedules and aborts in-flight requests; resolves when every run has settled. */
