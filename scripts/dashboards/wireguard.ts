@@ -280,7 +280,7 @@ const pings = [
       queries: [
         q(`routeros_ping_loss_ratio{${R}}`, `${PING} last run`),
         q(
-          `1 - sum by (router, target, name) (rate(routeros_ping_packets_received_total{${R}}[$__rate_interval])) / sum by (router, target, name) (rate(routeros_ping_packets_sent_total{${R}}[$__rate_interval]))`,
+          `1 - sum by (router, target, name) (rate(routeros_ping_packets_received_total{${R}}[$__rate_interval])) / (sum by (router, target, name) (rate(routeros_ping_packets_sent_total{${R}}[$__rate_interval])) > 0)`,
           `${PING} counters`,
         ),
       ],
