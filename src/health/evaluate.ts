@@ -15,6 +15,7 @@
 import type { RouterConfig } from '../config/types.js';
 import type { JobSnapshot } from '../metrics/store.js';
 import { labelText } from '../metrics/text.js';
+import { redactSecretsDistinct } from '../util/redact.js';
 import { dataOf, jobsFor, type CollectorData } from '../collectors/catalog.js';
 import { routerUp } from '../analysis/up.js';
 import { isUnreadable, judgePeer, type PeerVerdict } from '../analysis/peer.js';
@@ -157,7 +158,12 @@ function evaluateInterfaces(wireguard: WireguardData | undefined, setup: Wiregua
       byName.set(entry.name, entry);
     }
     if (entry.disabled) continue;
-    entry.setup = audit.checks.map((check) => ({ ...check }));
+    // Details and fixes name the router's interfaces and addresses: redacted as names are (a fix keeps its lines).
+    entry.setup = audit.checks.map((check) => ({
+      ...check,
+      ...(check.detail === undefined ? {} : { detail: redactSecretsDistinct(check.detail) }),
+      ...(check.fix === undefined ? {} : { fix: redactSecretsDistinct(check.fix) }),
+    }));
     for (const check of audit.checks) {
       if (check.ok) continue;
       if (entry.status === 'ok') entry.status = 'degraded';

@@ -1,7 +1,6 @@
 /** Prometheus text-format primitives: label escaping and value formatting. */
 
-import { createHash } from 'node:crypto';
-import { redactSecretsDistinct } from '../util/redact.js';
+import { keyedDigest, longestSecretLength, redactSecretsDistinct } from '../util/redact.js';
 import { wholePairs } from '../util/text.js';
 
 /**
@@ -11,27 +10,34 @@ import { wholePairs } from '../util/text.js';
  */
 export const MAX_LABEL_VALUE_CHARS = 1024;
 const DIGEST_HEX = 16;
+const SHOWN_CHARS = MAX_LABEL_VALUE_CHARS - DIGEST_HEX - 1;
 
 /**
- * A value over MAX_LABEL_VALUE_CHARS as it is written: its start, `…`, and 16 hex digits of its SHA-256, so the
- * label stays readable, stable from scrape to scrape, and as distinct as the values (two long names that
- * share a start do not become one series).
+ * A value over MAX_LABEL_VALUE_CHARS (`raw`) as it is written: the start of its redacted form (`shown`), `…`, and 16
+ * hex digits of a keyed digest of the whole value, so the label stays readable, the same from scrape to scrape
+ * while the exporter runs, and as distinct as the values (two long names that share a start do not become one
+ * series). Keyed: an unkeyed digest of text that holds a secret could be checked against guesses.
  */
-function shortened(value: string): string {
-  const digest = createHash('sha256').update(value).digest('hex').slice(0, DIGEST_HEX);
-  return `${wholePairs(value.slice(0, MAX_LABEL_VALUE_CHARS - DIGEST_HEX - 1))}…${digest}`;
+function shortened(raw: string, shown: string): string {
+  return `${wholePairs(shown.slice(0, SHOWN_CHARS))}…${keyedDigest(raw, DIGEST_HEX)}`;
 }
 
 /**
  * A value as a label carries it, before escaping: with every secret the process knows redacted (a router or a
  * proxy that echoes the password or the Authorization header in a name or comment must not put it in a scrape),
  * each as a tag of its own so that names differing only in a secret stay distinct series; and shortened when over
- * MAX_LABEL_VALUE_CHARS (after redaction, so the digest is of text without secrets). For other outputs that name
- * what the series name (/health), so the two match and stay as bounded.
+ * MAX_LABEL_VALUE_CHARS. For other outputs that name what the series name (/health), so the two match and stay as
+ * bounded. The work is bounded by what is shown: of a longer value only a window is redacted, and as many
+ * characters as the longest secret has go from its end (a secret may run on past it), as in cleanText.
  */
 export function labelText(value: string): string {
-  const safe = redactSecretsDistinct(value);
-  return safe.length > MAX_LABEL_VALUE_CHARS ? shortened(safe) : safe;
+  if (value.length <= MAX_LABEL_VALUE_CHARS) {
+    const safe = redactSecretsDistinct(value);
+    return safe.length > MAX_LABEL_VALUE_CHARS ? shortened(value, safe) : safe;
+  }
+  const reach = longestSecretLength();
+  const head = redactSecretsDistinct(wholePairs(value.slice(0, MAX_LABEL_VALUE_CHARS + 2 * reach)));
+  return shortened(value, head.slice(0, Math.max(0, head.length - reach)));
 }
 
 /**

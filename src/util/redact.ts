@@ -305,10 +305,29 @@ export function redactSecrets(text: string): string {
  */
 const TAG_KEY = randomBytes(32);
 const TAG_HEX = 8;
+/** Tags made so far, by secret: a name holding a secret many times (or many names one) costs one HMAC per secret. */
+const tags = new Map<string, string>();
+
+/** Hex digits of an HMAC-SHA-256 of the text under the process's key: stable while it runs, no oracle for guesses. */
+export function keyedDigest(text: string, hexDigits: number): string {
+  return createHmac('sha256', TAG_KEY).update(text).digest('hex').slice(0, hexDigits);
+}
 
 function tagged(secret: string): string {
-  return `[REDACTED:${createHmac('sha256', TAG_KEY).update(secret).digest('hex').slice(0, TAG_HEX)}]`;
+  let tag = tags.get(secret);
+  if (tag === undefined) {
+    tag = `[REDACTED:${keyedDigest(secret, TAG_HEX)}]`;
+    // Bounded as the registry is: what it holds are tags of registered values.
+    if (tags.size >= MAX_SECRETS) tags.clear();
+    tags.set(secret, tag);
+  }
+  return tag;
 }
+
+/** Characters that show nothing (text.ts strips them from messages): a secret they split reads whole on a screen. */
+const SHOWS_NOTHING = /\p{Default_Ignorable_Code_Point}/gu;
+// eslint-disable-next-line no-control-regex
+const NOT_ASCII = /[^\u0000-\u007f]/;
 
 /**
  * The registered secrets in the text, each replaced by `[REDACTED:<tag>]`, the tag a keyed digest of what it
@@ -318,5 +337,13 @@ function tagged(secret: string): string {
  * are registered.
  */
 export function redactSecretsDistinct(text: string): string {
-  return registered.size === 0 ? text : redactRegistered(text, tagged);
+  if (registered.size === 0) return text;
+  const out = redactRegistered(text, tagged);
+  // A secret split by a soft hyphen or a zero-width character: redacted as the text shows (and without what does
+  // not show), or it would stand in a label whole to the eye. Names without such a secret stay as they are.
+  if (!NOT_ASCII.test(out)) return out;
+  const shown = out.replace(SHOWS_NOTHING, '');
+  if (shown === out) return out;
+  const again = redactRegistered(shown, tagged);
+  return again === shown ? out : again;
 }

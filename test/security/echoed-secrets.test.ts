@@ -15,7 +15,7 @@ import { formatCheck } from '../../src/health/nagios.js';
 import { basicEncoding, registerCredentials } from '../../src/util/redact.js';
 import { sampleText } from '../collectors/sample-text.js';
 import { testRouter } from '../helpers/config.js';
-import { peerRecord, systemOk, T0, wireguard, WG_UP, SITE_LINKS } from '../health/snapshots.js';
+import { peerRecord, setup, systemOk, T0, wireguard, WG_UP, SITE_LINKS } from '../health/snapshots.js';
 
 const PASSWORD = 'Hunter2 S3cr@t/Pa&ss<x>"q';
 const OTHER = 'Rotated-Pw-0192837465';
@@ -66,6 +66,36 @@ describe('secrets echoed into router data', () => {
     const check = formatCheck({ report: { status: evaluation.health.status, checkedAt: '', summary: '', routers: [evaluation.health] }, evaluations: [evaluation] } as never, [router]);
     expectNoSecret(JSON.stringify(check));
     expect(JSON.stringify(check)).toContain('[REDACTED:');
+  });
+
+  it('the set-up check\'s details and fixes in /health name the interface redacted too', () => {
+    const router = testRouter({ name: 'hq', collectors: { wireguard_setup: true } }, SITE_LINKS);
+    const records = { interfaces: [{ name: `wg-${PASSWORD}`, 'listen-port': '13231', running: 'true', disabled: 'false' }], peers: [], addresses: [], routes: [], filter: [] };
+    const evaluation = evaluateRouter(router, [systemOk(), setup(records)], T0);
+    const health = JSON.stringify(evaluation.health);
+    expect(health).toContain('[REDACTED:');
+    expectNoSecret(health);
+  });
+
+  it('a secret split by characters that show nothing is redacted in a label; names with such characters and no secret stay', () => {
+    for (const invisible of ['\u00ad', '\u200b', '\u034f', '\u2060']) {
+      const split = `${PASSWORD.slice(0, 5)}${invisible}${PASSWORD.slice(5)}`;
+      expect(escapeLabelValue(`wan ${split}`)).toMatch(/^wan \[REDACTED:[0-9a-f]{8}\]$/);
+    }
+    expect(escapeLabelValue('soft\u00adhyphen caf\u00e9 \u{1f6f0}\ufe0f')).toBe('soft\u00adhyphen caf\u00e9 \u{1f6f0}\ufe0f');
+  });
+
+  it('a value of megabytes is redacted at the cost of what is shown: the password a million times, in milliseconds', () => {
+    const many = PASSWORD.repeat(1_000_000);
+    const started = performance.now();
+    const label = labelText(many);
+    expect(performance.now() - started).toBeLessThan(1_000);
+    expect(label.length).toBeLessThanOrEqual(1_024);
+    expect(label).toMatch(/^(\[REDACTED:[0-9a-f]{8}\])+[^…]*…[0-9a-f]{16}$/);
+    expectNoSecret(label);
+    // A secret running on past the redacted window leaves no beginning behind.
+    const straddling = labelText(`${'x'.repeat(1_030)}${PASSWORD}${'y'.repeat(10_000)}`);
+    expect(straddling).not.toContain(PASSWORD.slice(0, 4));
   });
 
   it('any text around any form of a secret: never written, the same text always the same label, distinct texts distinct', () => {
