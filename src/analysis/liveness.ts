@@ -122,8 +122,8 @@ export function judgeLiveness(input: LivenessInput): Liveness {
     // No session: the probe's own pings made WireGuard start a handshake, and none answered within the probe. A
     // peer a session is expected of is down — whatever the bound would still allow (a keepalive peer's 210 s), and
     // not "blocked", which would send the operator to allowed-address and routes (a review found a dead peer worded
-    // so). One nothing is expected of (a road warrior asleep) is judged as without a probe.
-    if (expected) return { state: 'down', expected, because, boundSeconds };
+    // so). One nothing is expected of (a road warrior asleep) has no session and wants none: idle.
+    return { state: expected ? 'down' : 'idle', expected, because, boundSeconds };
   }
   // Data received means a session, whatever the bound says, but only while one can still exist: a session's
   // keys are refused REJECT_AFTER_TIME after its handshake. rx grew at some moment since the previous counter

@@ -249,7 +249,12 @@ function problemOf(peer: PeerJudgement['peer'], verdict: PeerVerdict, age: numbe
   if (verdict.reason === 'stale' && age !== undefined) {
     const ago = `last handshake ${formatAge(age)} ago`;
     const bound = formatAge(verdict.boundSeconds ?? 0);
-    add({ kind: 'peer-stale', status: 'critical', subject, text: `down, ${ago} (due within ${bound}, ${why})`, brief: ago });
+    // Down inside its bound: judged by the probe (no session, and its pings started no handshake that answered).
+    const text =
+      peer.probe === 'failed' && verdict.boundSeconds !== undefined && age <= verdict.boundSeconds
+        ? `down, ${ago}: no session, and a ping through the tunnel got no reply (${why})`
+        : `down, ${ago} (due within ${bound}, ${why})`;
+    add({ kind: 'peer-stale', status: 'critical', subject, text, brief: ago });
   } else if (verdict.reason === 'probe_failed' && !verdict.healthy) {
     add({ kind: 'peer-stale', status: 'critical', subject, text: 'handshake fresh but a ping through the tunnel got no reply: check allowed-address and routes', brief: 'probe failing' });
   } else if (verdict.reason === 'probe_partial') {

@@ -14,7 +14,8 @@ import type { RouterRecord } from '../../src/routeros/records.js';
 import type { PeerState } from '../../src/analysis/liveness.js';
 import type { ExpectMode } from '../../src/config/types.js';
 import { judgeLiveness } from '../../src/analysis/liveness.js';
-import { T0 } from '../health/snapshots.js';
+import { systemOk, T0 } from '../health/snapshots.js';
+import { evaluateRouter } from '../../src/health/evaluate.js';
 import { sampleText } from '../collectors/sample-text.js';
 import { probeKey, type ProbeResult } from '../../src/collectors/wireguard-probe.js';
 
@@ -364,8 +365,8 @@ describe('a failed probe', () => {
       fc.property(fc.integer({ min: 0, max: 3_600 }), fc.constantFrom(0, 10, 25, 60), fc.constantFrom('auto', 'always', 'on_demand') as fc.Arbitrary<'auto' | 'always' | 'on_demand'>, fc.boolean(), (age, keepalive, mode, rxMoved) => {
         const verdict = judgeLiveness({ ...base, handshakeAgeSeconds: age, keepaliveSeconds: keepalive, expect: mode, rxMoved });
         if (age <= 180) expect(verdict.state).toBe('blocked');
-        else if (verdict.expected) expect(verdict.state).toBe('down');
-        else expect(verdict.state).not.toBe('blocked');
+        // Past 180 s no session exists: not up (181–185 s read up for a peer nothing was expected of).
+        else expect(verdict.state).toBe(verdict.expected ? 'down' : 'idle');
       }),
       { numRuns: 2_000 },
     );
@@ -373,5 +374,18 @@ describe('a failed probe', () => {
 
   it('keepalive 25 s, handshake 200 s old, every ping lost: down (it read "blocked: check allowed-address and routes")', () => {
     expect(judgeLiveness({ ...base, handshakeAgeSeconds: 200 }).state).toBe('down');
+  });
+});
+
+describe('a peer found down by its probe inside its bound', () => {
+  it('/health says why: no session and no reply, not "due within" a bound it is inside', () => {
+    const router = testRouter({ name: 'hq' }, { health: { expect: { wg0: 'always' } } });
+    const peer = { interface: 'wg0', 'public-key': PUBLIC_KEY, name: 'site', 'last-handshake': '4m', 'allowed-address': '10.9.0.2/32' };
+    const probes = new Map([[probeKey('wg0', PUBLIC_KEY), PROBE_RESULTS.failed]]);
+    const data = mapWireguard([{ name: 'wg0', running: 'true', disabled: 'false' }], [peer], routerLabel('hq'), router.health, T0, new Map(), probes).data;
+    const snapshot = { collector: 'wireguard' as const, job: 'wireguard', ok: true, reason: undefined, finishedAt: T0, durationSeconds: 0.1, lastSuccessAt: T0, chunks: [], data };
+    const { health } = evaluateRouter(router, [systemOk(), snapshot], T0);
+    expect(health.peers[0]?.state).toBe('down');
+    expect(health.reasons).toContain('hq/wg0/site: down, last handshake 4m ago: no session, and a ping through the tunnel got no reply (expected always on)');
   });
 });
