@@ -40,6 +40,8 @@ const EDITS: [string, string, string][] = [
   ['RouterOSWireGuardPeerHandshakeStale', 'min_over_time(routeros_wireguard_peer_healthy[2m]) == 0', 'min_over_time(routeros_wireguard_peer_healthy[2m]) == 1'],
   ['RouterOSWireGuardPeerHandshakeStale', 'min_over_time(routeros_wireguard_peer_healthy[2m])', 'routeros_wireguard_peer_healthy'],
   ['RouterOSWireGuardPeerHandshakeStale', 'collector="wireguard"} == 0', 'collector="wireguard"} == 1'],
+  ['RouterOSWireGuardPeerHandshakeStale', 'alertstate="firing"', 'alertstate="pending"'],
+  ['RouterOSWireGuardPeerHandshakeStale', 'on (instance, job, router) (routeros_collector_success', 'on (router) (routeros_collector_success'],
   ['RouterOSWireGuardPeerHandshakeStale', 'routeros_wireguard_interface_running == 0', 'routeros_wireguard_interface_running == 2'],
   ['RouterOSWireGuardPeerHandshakeStale', 'description:public_key=%q} > 0)', 'public_key=%q} >= 0)'],
   ['RouterOSWireGuardSetupCheckFailing', 'routeros_wireguard_interface_setup_ok == 0', 'routeros_wireguard_interface_setup_ok == 1'],
