@@ -12,6 +12,7 @@ import { formatProblems, loadConfigFile } from '../config/index.js';
 import { formatDuration, parseDuration } from '../config/duration.js';
 import { createApp, type App } from '../app.js';
 import { hangsOnTraffic } from '../analysis/liveness.js';
+import { expectOf } from '../analysis/peer.js';
 import type { WireguardData } from '../collectors/wireguard.js';
 import { evaluateRouters } from '../health/report.js';
 import { formatCheck, output, plain, type CheckOutput } from '../health/nagios.js';
@@ -48,8 +49,14 @@ function routersHangingOnTraffic(routers: readonly RouterConfig[], store: App['s
   for (const router of routers) {
     const run = store.snapshots(router.name).find((snapshot) => snapshot.job === 'wireguard' && snapshot.ok);
     const data = run?.data as WireguardData | undefined;
-    const hangs = data?.peers.some((peer) =>
-      hangsOnTraffic({ ...peer, handshakeAgeSeconds: peer.latestHandshake === undefined ? undefined : nowMs / 1000 - peer.latestHandshake }),
+    // Only where `auto` decides by traffic: `always` and `on_demand` do not ask, and a disabled or stopped
+    // interface's peers are not judged.
+    const judged = new Set(data?.interfaces.filter((iface) => !iface.disabled && iface.running === true).map((iface) => iface.name));
+    const hangs = data?.peers.some(
+      (peer) =>
+        judged.has(peer.interface) &&
+        expectOf(peer, router.health) === 'auto' &&
+        hangsOnTraffic({ ...peer, handshakeAgeSeconds: peer.latestHandshake === undefined ? undefined : nowMs / 1000 - peer.latestHandshake }),
     );
     if (hangs === true) names.add(router.name);
   }

@@ -14,8 +14,8 @@ let clock = T0;
 let emulator: Emulator;
 let ca: string;
 
-function configFile(router: string): string {
-  const config = { defaults: { username: 'monitor', password: PASSWORD, timeout: '3s', tls: { ca_file: ca } }, routers: [{ name: router, url: emulator.router(router).url }] };
+function configFile(router: string, health: object = {}): string {
+  const config = { defaults: { username: 'monitor', password: PASSWORD, timeout: '3s', tls: { ca_file: ca }, health }, routers: [{ name: router, url: emulator.router(router).url }] };
   return tempFile('routeros-exporter.yml', JSON.stringify(config, null, 2));
 }
 
@@ -60,6 +60,14 @@ describe('check and peers whose verdict hangs on traffic', () => {
     const out = await check(configFile('road'), undefined, { now: () => clock, pause: step });
     expect(pauses).toEqual([]);
     expect(out.code).toBe(0);
+  });
+
+  it('peers whose expectation the config sets (on_demand, always) do not hang on traffic: no second look', async () => {
+    for (const mode of ['on_demand', 'always']) {
+      pauses.length = 0;
+      await check(configFile('hub', { expect: { 'wg-sites': mode } }), undefined, { now: () => clock, pause: step });
+      expect({ mode, pauses }).toEqual({ mode, pauses: [] });
+    }
   });
 
   it('without room before the deadline for the gap and a request\'s timeout (6 s + 3 s of 8 s), the first look stands', async () => {
