@@ -2,7 +2,7 @@
  * The web config file (exporter-toolkit subset): one invalid file per rule, each problem with its path inside
  * the file, and what a valid file turns into. Nothing a user wrote where a hash belongs is ever echoed.
  */
-import { chmodSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import bcrypt from 'bcryptjs';
@@ -147,5 +147,19 @@ describe('valid web configs', () => {
     chmodSync(key, 0o644);
     const config = loadWebConfig(write('open.yml', 'tls_server_config: { cert_file: server.crt, key_file: open.key }'));
     expect(config.warnings).toEqual([expect.stringMatching(/open\.key is readable by every user/)]);
+  });
+});
+
+describe('docs/security.md', () => {
+  it('shows a web config that loads as pasted (its certificate files in place)', () => {
+    const doc = readFileSync(join(import.meta.dirname, '..', '..', 'docs', 'security.md'), 'utf8');
+    const example = /```yaml\n(tls_server_config:[\s\S]*?)```/.exec(doc)?.[1];
+    expect(example).toBeDefined();
+    write('exporter.crt', server.cert);
+    write('exporter.key', server.key);
+    // It once set client_ca_file beside NoClientCert, which the loader refuses: the daemon did not start.
+    const config = loadWebConfig(write('web.yml', example ?? ''));
+    expect(config.tls).toBeDefined();
+    expect(config.users.size).toBe(1);
   });
 });
