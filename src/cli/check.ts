@@ -15,6 +15,7 @@ import { hangsOnTraffic } from '../analysis/liveness.js';
 import { expectOf } from '../analysis/peer.js';
 import type { WireguardData } from '../collectors/wireguard.js';
 import { evaluateRouters } from '../health/report.js';
+import { evaluateRouter } from '../health/evaluate.js';
 import { formatCheck, output, plain, type CheckOutput } from '../health/nagios.js';
 import { createLogger } from './logger.js';
 import { terminalText } from '../util/text.js';
@@ -126,11 +127,12 @@ export async function check(configPath: string, routerName?: string, options: Ch
       timer = setTimeout(() => resolve('late'), timeoutSeconds * 1000);
     });
     if ((await Promise.race([collect(), deadline])) === 'late') {
-      // A router found down (its system run failed: one that does not answer fails at its timeout, long before
-      // its other collectors have each waited out theirs) is judged now: down is down, whatever they would say. One
-      // that answered is judged only once every collector has run, or its tunnels would pass unseen.
+      // A router found down (its system run failed, or without the system collector any run: one that does not
+      // answer fails at its timeout, long before its other collectors have each waited out theirs) is judged now:
+      // down is down, whatever they would say — by the one `up` verdict /health and routeros_up use. One that
+      // answered is judged only once every collector has run, or its tunnels would pass unseen.
       const known = (router: Config['routers'][number]): boolean =>
-        app.store.tried(router.name) || app.store.snapshots(router.name).some((snapshot) => snapshot.job === 'system' && !snapshot.ok);
+        app.store.tried(router.name) || evaluateRouter(router, app.store.snapshots(router.name), now()).health.up === false;
       const waiting = checked.routers.filter((router) => !known(router)).map((router) => router.name);
       const late = `check timed out after ${formatDuration(timeoutSeconds)}, still waiting for ${waiting.join(', ')}`;
       const judged = checked.routers.filter(known);

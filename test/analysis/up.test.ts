@@ -17,6 +17,8 @@ describe('routeros_up', () => {
     expect(routerUp([{ collector: 'system', ok: undefined }, { collector: 'wireguard', ok: true }])).toBeUndefined();
     expect(routerUp([{ collector: 'wireguard', ok: true }, { collector: 'ping', ok: undefined }])).toBeUndefined();
     expect(routerUp([{ collector: 'wireguard', ok: true }, { collector: 'ping', ok: false }])).toBe(false);
+    // One failed run settles it without system, whatever has not run yet (it was unknown until all had run).
+    expect(routerUp([{ collector: 'wireguard', ok: false }, { collector: 'ping', ok: undefined }])).toBe(false);
     expect(routerUp([{ collector: 'wireguard', ok: true }])).toBe(true);
     expect(routerUp([])).toBeUndefined();
   });

@@ -101,6 +101,24 @@ describe('check', () => {
     }
   });
 
+  it('a router without the system collector that does not answer is CRITICAL at the deadline too (it stayed UNKNOWN)', async () => {
+    const silent = createServer((socket) => {
+      socket.resume();
+      socket.on('error', () => undefined);
+    });
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const path = configFile(writeCa(emulator), [
+      { name: 'black', url: `https://127.0.0.1:${(silent.address() as AddressInfo).port}`, timeout: '1s', collectors: { system: false } },
+    ]);
+    try {
+      const out = await check(path, undefined, { timeoutSeconds: 2.5 });
+      expect(out.code).toBe(2);
+      expect(out.text.split('\n')[0]).toBe('ROUTEROS CRITICAL - no router could be reached: black (timeout)');
+    } finally {
+      silent.close();
+    }
+  });
+
   it('takes --timeout as Nagios passes it (seconds) or as a duration, and refuses nonsense', () => {
     expect(() => parseCheckTimeout('30d')).toThrow(/longer than a day/);
     expect(parseCheckTimeout('30')).toBe(30);
