@@ -136,7 +136,7 @@ export async function check(configPath: string, routerName?: string, options: Ch
       const waiting = checked.routers.filter((router) => !known(router)).map((router) => router.name);
       const late = `check timed out after ${formatDuration(timeoutSeconds)}, still waiting for ${waiting.join(', ')}`;
       const judged = checked.routers.filter(known);
-      const verdict = judged.length === 0 ? undefined : formatCheck(evaluateRouters(judged, app.store, now()), judged);
+      const verdict = judged.length === 0 ? undefined : formatCheck(evaluateRouters(judged, app.store, now()), judged, { partial: waiting.length > 0 });
       if (waiting.length === 0 && verdict !== undefined) return verdict;
       if (verdict?.state === 'CRITICAL') {
         const [first = '', ...rest] = verdict.text.split('\n');

@@ -38,10 +38,14 @@ export function output(state: NagiosState, summary: string, details: readonly st
   return { state, code: EXIT_CODES[state], text: lines.map((line) => `${line}\n`).join('') };
 }
 
-export function formatCheck({ report, evaluations }: Evaluated, routers: readonly RouterConfig[]): CheckOutput {
+/**
+ * The plugin output for the evaluated routers. `partial`: other routers are still being waited for, so "no router
+ * could be reached" would not be true of the check; the routers found down are then said as such.
+ */
+export function formatCheck({ report, evaluations }: Evaluated, routers: readonly RouterConfig[], { partial = false }: { partial?: boolean } = {}): CheckOutput {
   if (evaluations.length === 0) return output('UNKNOWN', 'no routers configured');
   const details = evaluations.flatMap(detailLines);
-  if (evaluations.every((evaluation) => evaluation.health.up !== true)) {
+  if (!partial && evaluations.every((evaluation) => evaluation.health.up !== true)) {
     const names = evaluations.map((evaluation) => `${evaluation.health.name} (${evaluation.problems[0]?.brief || 'not tried'})`);
     const tried = evaluations.some((evaluation) => evaluation.health.up === false);
     return output(tried ? 'CRITICAL' : 'UNKNOWN', `no router could be reached: ${names.join(', ')}`, details);
