@@ -12,7 +12,7 @@ import { basicEncoding, registerCredentials } from '../util/redact.js';
 import { RouterOsError } from './errors.js';
 import { isJsonContentType, notDataError, parseJsonBody, readCapped, type ReplyBytes } from './body.js';
 import { asRecordList, asSingleRecord, type RouterRecord } from './records.js';
-import { closedUnderneath, mapNetworkError, mapRedirect, mapStatusError, parseErrorBody, TIMEOUT_HINT } from './transport-errors.js';
+import { closedUnderneath, mapNetworkError, mapRedirect, mapStatusError, parseErrorBody, TIMEOUT_HINT, timedOutFailure } from './transport-errors.js';
 import { encodeMenuPath, queryString } from './paths.js';
 import { resumingConnector, type ResumingConnector } from './connector.js';
 import type { HostLookups } from './lookup.js';
@@ -444,6 +444,7 @@ export class RouterOsClient {
     if (external?.aborted === true) {
       return new RouterOsError('ROS_ERR_ABORTED', `${request}: aborted (shutting down or reloading)`, { request, cause: error });
     }
+    timedOut = timedOutFailure(error, timedOut);
     if (timedOut && phase === 'connect' && this.#lookingUp > 0) {
       // Its connect was still waiting for the router's address: "no answer" would blame a router never reached.
       return new RouterOsError(

@@ -44,6 +44,15 @@ function codeChain(error: unknown): string[] {
   return codes;
 }
 
+/**
+ * Whether a failure is the router's timeout running out: the client's own deadline, or undici's connect timeout,
+ * which is set to the same timeout and whose coarse timer can fire a little before the deadline does. A router
+ * that accepts TCP and never answers TLS was `connect` or `timeout` by which timer won; it is `timeout` (runbook).
+ */
+export function timedOutFailure(error: unknown, deadlinePassed: boolean): boolean {
+  return deadlinePassed || codeChain(error).includes('UND_ERR_CONNECT_TIMEOUT');
+}
+
 /** What to do about a timeout: shared by the client's own deadline and undici's header/body timeouts. */
 export const TIMEOUT_HINT = 'the router may be overloaded, or a firewall drops the traffic: check the router, or raise timeout';
 

@@ -12,6 +12,8 @@ import { selfSignedTls } from '../../src/emulator/tls.js';
 import { RouterOsClient } from '../../src/routeros/client.js';
 import type { RouterOsError } from '../../src/routeros/errors.js';
 import { Secret } from '../../src/util/secret.js';
+import { timedOutFailure } from '../../src/routeros/transport-errors.js';
+import { errors } from 'undici';
 
 const PASSWORD = 'failed-connect-secret';
 let emulator: Emulator;
@@ -113,5 +115,16 @@ describe('requests to a router that accepts TCP and never answers the TLS handsh
     // to its own timeout), and kept a stopped daemon or a finished check from exiting.
     await expect.poll(() => sockets.size, { timeout: 2_000 }).toBe(before);
     for (const result of await Promise.allSettled(requests)) expect(result.status).toBe('rejected');
+  });
+});
+
+describe('a connect that runs out of the router\'s timeout', () => {
+  it('is the timeout, whichever of the two equal timers fires first (it was connect when undici\'s came first)', () => {
+    const connectTimeout = new errors.ConnectTimeoutError();
+    expect(connectTimeout.code).toBe('UND_ERR_CONNECT_TIMEOUT');
+    expect(timedOutFailure(connectTimeout, false)).toBe(true);
+    expect(timedOutFailure(new Error('fetch failed', { cause: connectTimeout }), false)).toBe(true);
+    expect(timedOutFailure(Object.assign(new Error('refused'), { code: 'ECONNREFUSED' }), false)).toBe(false);
+    expect(timedOutFailure(Object.assign(new Error('refused'), { code: 'ECONNREFUSED' }), true)).toBe(true);
   });
 });
