@@ -51,8 +51,7 @@ export interface App {
   config(): Config;
   handle(req: IncomingMessage, res: ServerResponse): void;
   start(): void;
-  /** Runs every job once and waits; true when every router's jobs succeeded. */
-  /** Runs every job once (with `select`, the jobs it picks); true when all succeeded. */
+  /** Runs every job once (with `select`, the jobs it picks) and waits; true when every run succeeded. */
   collectOnce(select?: (router: string, job: string) => boolean): Promise<boolean>;
   reload(): Promise<ReloadResult>;
   ready(): boolean;

@@ -6,6 +6,7 @@
  * The whole check has a deadline (plugins get one from `-t`): past it the check answers UNKNOWN naming the
  * routers it was still waiting for, before the monitoring system kills it with no explanation.
  */
+import { setTimeout as wait } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { ConfigError, type Config, type RouterConfig } from '../config/types.js';
 import { formatProblems, loadConfigFile } from '../config/index.js';
@@ -37,8 +38,9 @@ export interface CheckOptions {
  */
 export const TRAFFIC_LOOK_GAP_MS = 6_000;
 
+/** A pause that does not keep the process alive (a check past its deadline exits without waiting it out). */
 function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms).unref());
+  return wait(ms, undefined, { ref: false });
 }
 
 /**

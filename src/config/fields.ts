@@ -89,6 +89,13 @@ export function readString(value: unknown, path: string, problems: Problems): st
 }
 
 /**
+ * The longest password taken. Each is registered for redaction in a dozen encoded forms, so a megabyte-long one
+ * (a password_file pointing at the wrong file) cost seconds and a gigabyte; RouterOS passwords are far shorter.
+ */
+export const MAX_SECRET_CHARS = 1024;
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/**
  * A name written as a label value (a ping's or bandwidth test's `name`): a string without control characters or
  * lone surrogates. The exposition format has no escape for those and writes each as U+FFFD, so `b\tc` and `b\rc`
  * would be one series twice, which Prometheus refuses.
@@ -97,7 +104,7 @@ export function readLabelName(value: unknown, path: string, problems: Problems):
   const text = readString(value, path, problems);
   if (text === undefined) return undefined;
   // eslint-disable-next-line no-control-regex
-  if (/[\x00-\x1f\x7f]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(text)) {
+  if (/[\x00-\x1f\x7f]/.test(text) || LONE_SURROGATE.test(text)) {
     problems.add(path, 'must not hold control characters (tab, line breaks…) or unpaired surrogates: a label value cannot carry them');
     return undefined;
   }
@@ -117,12 +124,6 @@ export function readSecret(value: unknown, path: string, problems: Problems): st
   return undefined;
 }
 
-/**
- * The longest password taken. Each is registered for redaction in a dozen encoded forms, so a megabyte-long one
- * (a password_file pointing at the wrong file) cost seconds and a gigabyte; RouterOS passwords are far shorter.
- */
-export const MAX_SECRET_CHARS = 1024;
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 /** Why a password cannot be one, in words that never quote it; undefined when it can. */
 export function secretProblem(text: string): string | undefined {

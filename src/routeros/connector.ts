@@ -58,6 +58,9 @@ export function sharedSecureContextCount(): number {
   return contexts.size;
 }
 
+/** A router's connector, and a way to end the connects still under way (its client is closing). */
+export type ResumingConnector = buildConnector.connector & { abortConnecting(): void };
+
 /**
  * Offers the router's newest TLS session on the next connect, so a reconnect after the router closed an idle
  * connection is a resumption, not a full handshake, when the router allows it. Held here, not in undici's
@@ -67,9 +70,6 @@ export function sharedSecureContextCount(): number {
  * router's certificate: ~0.5 ms of CPU per reconnect that setting it once here saves. About 1–2 KB per router;
  * each client has its own connector, so there is no fleet-wide cache to outgrow.
  */
-/** A router's connector, and a way to end the connects still under way (its client is closing). */
-export type ResumingConnector = buildConnector.connector & { abortConnecting(): void };
-
 export function resumingConnector(settings: ConnectorOptions): ResumingConnector {
   const options: buildConnector.BuildOptions = {
     secureContext: sharedSecureContext(settings.ca),

@@ -154,11 +154,6 @@ export function inRange(kind: string, n: Read<number>, value: string, range: Val
   return new Unreadable(kind, value, `out of range ${range.min}–${range.max}`);
 }
 
-/** `n` when it lies within `range`, else a `DecodeError` quoting the router's text. */
-export function checkRange(kind: string, n: number, value: string, range: ValueRange): number {
-  return orThrow(inRange(kind, n, value, range));
-}
-
 /** A comma-joined list (`10.0.0.0/24,10.1.0.0/24`); items trimmed defensively, empty items dropped. */
 export function parseRouterList(value: string): string[] {
   return value

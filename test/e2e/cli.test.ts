@@ -3,12 +3,12 @@
  * signals (SIGTERM exits 0 within 10 s; SIGHUP with a broken config keeps the old one running).
  */
 import { writeFileSync } from 'node:fs';
-import { createServer, type AddressInfo, type Server } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
 import { spawn } from 'node:child_process';
 import { finished, MAIN, runCli, startCli } from '../helpers/cli.js';
 import { tempFile, writeCa } from '../helpers/emulator-config.js';
+import { startSilentRouter } from '../helpers/silent-router.js';
 
 let emulator: Emulator;
 let caFile: string;
@@ -143,18 +143,14 @@ describe('routeros-exporter CLI', () => {
 
 describe('routeros-exporter with a router that never answers', () => {
   it('SIGTERM exits 0 at once although its connect waits out a 45 s timeout', async () => {
-    const silent = createServer((socket) => {
-      socket.resume();
-      socket.on('error', () => undefined);
-    });
-    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const silent = await startSilentRouter();
     const path = tempFile(
       'silent.yml',
       [
         'listen: "127.0.0.1:0"',
         "defaults: { username: admin, password: '', timeout: 45s, schedules: { system: '0 * * * * *', interface: '0 * * * * *', wireguard: '0 * * * * *', health: '0 * * * * *' } }",
         'routers:',
-        `  - { name: black, url: "https://127.0.0.1:${(silent.address() as AddressInfo).port}" }`,
+        `  - { name: black, url: "${silent.url}" }`,
       ].join('\n'),
     );
     const child = startCli(['--config', path]);
@@ -162,7 +158,7 @@ describe('routeros-exporter with a router that never answers', () => {
     try {
       await listeningUrl(child);
       // Its first run is connecting (accepted, never answered).
-      await expect.poll(() => silentConnections(silent), { timeout: 10_000 }).toBeGreaterThan(0);
+      await expect.poll(() => silent.connections(), { timeout: 10_000 }).toBeGreaterThan(0);
       const started = Date.now();
       child.kill('SIGTERM');
       const result = await done;
@@ -195,10 +191,6 @@ describe('output to a reader that reads late', () => {
     expect(Number(late.trim())).toBe(Buffer.byteLength(full.stderr));
   }, 30_000);
 });
-
-async function silentConnections(server: Server): Promise<number> {
-  return new Promise((resolve) => server.getConnections((_error, count) => resolve(count)));
-}
 
 describe('routeros-exporter demo', () => {
   it('refuses a bad --listen with one line and exit 2, before starting anything', async () => {

@@ -13,13 +13,16 @@ import { testRouter } from '../helpers/config.js';
 import { FakeClient } from '../helpers/fake-client.js';
 import { routerLabel } from '../../src/metrics/family.js';
 
+/** The schedulers' timers and both clocks, faked together: the wall clock can then be stepped apart from the rest. */
+const TIMERS_AND_CLOCKS: Parameters<typeof vi.useFakeTimers>[0] = { toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date', 'performance'] };
+
 afterEach(() => {
   vi.useRealTimers();
 });
 
 describe('a wall clock set back', () => {
   it('does not stretch a backoff: 30 s after an authentication failure the job runs again', async () => {
-    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date', 'performance'] });
+    vi.useFakeTimers(TIMERS_AND_CLOCKS);
     const router = testRouter({ name: 'hq' });
     const store = new SnapshotStore();
     store.plan(new Map([['hq', [{ collector: 'system' as const, job: 'system' }]]]));
@@ -83,7 +86,7 @@ describe('a wall clock stepped, at the schedules', () => {
     ['set forward an hour', 3_600_000],
   ])('%s: every-second schedules go on ticking within the watchdog period, and keep ticking', async (_what, step) => {
     const { cronTrigger, CLOCK_WATCH_MS, sharedTaskCount } = await import('../../src/scheduler/trigger.js');
-    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date', 'performance'] });
+    vi.useFakeTimers(TIMERS_AND_CLOCKS);
     vi.setSystemTime(Date.UTC(2026, 10, 25, 12, 0, 0));
     let ticks = 0;
     const trigger = cronTrigger('* * * * * *', () => ticks++, 'every second');
@@ -111,7 +114,7 @@ describe('a wall clock stepped far forward', () => {
     ['55 years (a board that boots in 1970, then NTP), every 15 s', '*/15 * * * * *', 55 * 365 * 86_400_000],
   ])('%s: the slots jumped over cost nothing, and the schedule goes on', async (_what, expression, step) => {
     const { cronTrigger } = await import('../../src/scheduler/trigger.js');
-    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date', 'performance'] });
+    vi.useFakeTimers(TIMERS_AND_CLOCKS);
     vi.setSystemTime(step > 365 * 86_400_000 ? Date.UTC(1970, 0, 1, 0, 0, 10) : Date.UTC(2026, 10, 25, 12, 0, 0));
     let ticks = 0;
     const trigger = cronTrigger(expression, () => ticks++, 'stepped');
@@ -139,7 +142,7 @@ describe('summer time ending', () => {
     const { cronTrigger } = await import('../../src/scheduler/trigger.js');
     const zone = process.env['TZ'];
     process.env['TZ'] = 'Europe/Berlin';
-    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date', 'performance'] });
+    vi.useFakeTimers(TIMERS_AND_CLOCKS);
     // 02:58:30 CEST, the first pass through 02:xx on 2026-10-25; at 03:00 CEST the clocks go back to 02:00 CET.
     vi.setSystemTime(Date.UTC(2026, 9, 25, 0, 58, 30));
     let ticks = 0;
@@ -159,7 +162,7 @@ describe('summer time ending', () => {
 describe('a tick that wakes late', () => {
   it('still runs up to the end of the second after its slot, as node-cron reckoned it', async () => {
     const { cronTrigger } = await import('../../src/scheduler/trigger.js');
-    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date', 'performance'] });
+    vi.useFakeTimers(TIMERS_AND_CLOCKS);
     vi.setSystemTime(Date.UTC(2026, 10, 25, 12, 0, 0, 100));
     let ticks = 0;
     const trigger = cronTrigger('*/10 * * * * *', () => ticks++, 'late');
@@ -185,7 +188,7 @@ describe("node-cron's own messages", () => {
     setTriggerLogger(pino({ level: 'warn' }, { write: (line: string) => lines.push(line) }));
     const consoleWarn = vi.spyOn(console, 'warn');
     const consoleInfo = vi.spyOn(console, 'info');
-    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date', 'performance'] });
+    vi.useFakeTimers(TIMERS_AND_CLOCKS);
     vi.setSystemTime(Date.UTC(2026, 10, 25, 12, 0, 0));
     const trigger = cronTrigger('* * * * * *', () => undefined, 'every second');
     try {

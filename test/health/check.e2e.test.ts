@@ -2,12 +2,11 @@
  * `routeros-exporter check` end to end, in-process: a config file on disk, emulated routers over HTTPS,
  * one collection, and the Nagios plugin output and exit code.
  */
-import { createServer } from 'node:net';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
 import { check, parseCheckTimeout, runCheck } from '../../src/cli/check.js';
 import { tempFile, writeCa } from '../helpers/emulator-config.js';
+import { startSilentRouter } from '../helpers/silent-router.js';
 
 const PASSWORD = 'check-e2e-secret';
 let emulator: Emulator;
@@ -70,14 +69,10 @@ describe('check', () => {
 
   it('a router that does not answer at all is CRITICAL at the deadline, not UNKNOWN, and the check ends then', async () => {
     // Accepts TCP, answers nothing: each of its collectors waits out its 1 s timeout in turn, longer than the check.
-    const silent = createServer((socket) => {
-      socket.resume();
-      socket.on('error', () => undefined);
-    });
-    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const silent = await startSilentRouter();
     const path = configFile(writeCa(emulator), [
       { name: 'calm', url: emulator.router('calm').url },
-      { name: 'black', url: `https://127.0.0.1:${(silent.address() as AddressInfo).port}`, timeout: '1s' },
+      { name: 'black', url: silent.url, timeout: '1s' },
     ]);
     try {
       const started = Date.now();
@@ -93,7 +88,7 @@ describe('check', () => {
       // With another router still waited for, the page says so too.
       const both = configFile(writeCa(emulator), [
         { name: 'stuck', url: emulator.router('stuck').url, timeout: '10s' },
-        { name: 'black', url: `https://127.0.0.1:${(silent.address() as AddressInfo).port}`, timeout: '1s' },
+        { name: 'black', url: silent.url, timeout: '1s' },
       ]);
       const partly = await check(both, undefined, { timeoutSeconds: 2.5 });
       expect(partly.code).toBe(2);
@@ -105,14 +100,8 @@ describe('check', () => {
   });
 
   it('a router without the system collector that does not answer is CRITICAL at the deadline too (it stayed UNKNOWN)', async () => {
-    const silent = createServer((socket) => {
-      socket.resume();
-      socket.on('error', () => undefined);
-    });
-    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
-    const path = configFile(writeCa(emulator), [
-      { name: 'black', url: `https://127.0.0.1:${(silent.address() as AddressInfo).port}`, timeout: '1s', collectors: { system: false } },
-    ]);
+    const silent = await startSilentRouter();
+    const path = configFile(writeCa(emulator), [{ name: 'black', url: silent.url, timeout: '1s', collectors: { system: false } }]);
     try {
       const out = await check(path, undefined, { timeoutSeconds: 2.5 });
       expect(out.code).toBe(2);
