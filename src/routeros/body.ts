@@ -8,6 +8,7 @@ import type { Readable } from 'node:stream';
 import { RouterOsError } from './errors.js';
 import { decodeCp1252 } from '../util/cp1252.js';
 import { safeText } from '../util/text.js';
+import { finish, finishInSlices, Slicer, type Steps } from '../util/slices.js';
 
 /**
  * Valid UTF-8 stays as it is; anything else is read as windows-1252, the code page Winbox types in. A reply read
@@ -20,8 +21,12 @@ import { safeText } from '../util/text.js';
  * allocation up to their size in its main heap, which then fragmented by ~30 MB at 100 × 1,000 (issue 13).
  */
 export function decodeText(bytes: Uint8Array | readonly Uint8Array[]): string {
-  const parts = partsOf(bytes);
-  return decodeUtf8Parts(parts) ?? decodeCp1252(parts.length === 1 ? (parts[0] as Uint8Array) : Buffer.concat(parts));
+  return finish(decodeTextSteps(partsOf(bytes)));
+}
+
+/** decodeText as steps, one part of the reply (64 KiB as read) at a time. */
+function* decodeTextSteps(parts: readonly Uint8Array[]): Steps<string> {
+  return (yield* utf8Parts(parts)) ?? decodeCp1252(parts.length === 1 ? (parts[0] as Uint8Array) : Buffer.concat(parts));
 }
 
 /** A reply's bytes as the parts they came in (one part when read whole). */
@@ -45,11 +50,12 @@ function completeEnd(part: Uint8Array, from: number): number {
 }
 
 /** The parts as UTF-8 text (a leading byte order mark dropped, as TextDecoder does); undefined when not UTF-8. */
-function decodeUtf8Parts(parts: readonly Uint8Array[]): string | undefined {
+function* utf8Parts(parts: readonly Uint8Array[]): Steps<string | undefined> {
   let text = '';
   // The first bytes of a character that the previous part ended in the middle of.
   let carry: Buffer | undefined;
   for (const part of parts) {
+    yield;
     let start = 0;
     if (carry !== undefined) {
       const needed = sequenceLength(carry[0] as number) - carry.length;
@@ -184,8 +190,45 @@ function exceedsValueBudget(parts: readonly Uint8Array[], length: number): boole
  */
 export function parseJsonBody(bytes: Uint8Array | readonly Uint8Array[], request: string): unknown {
   const parts = partsOf(bytes);
+  refuseValueFlood(parts, request);
+  return parseText(decodeText(parts), request);
+}
+
+/** Replies of at least this many bytes are parsed in slices (parseJsonBodyInSlices); smaller ones at once. */
+export const SLICED_FROM_BYTES = 512 * 1024;
+
+/** About how many characters of a list one slice parses: ~1 ms of JSON.parse. */
+const SLICE_CHARS = 128 * 1024;
+
+/**
+ * parseJsonBody for replies that may be large, giving the event loop back between slices: a list (every menu's
+ * reply) is parsed a slice of its elements at a time, with its repair, if needed, as well. What is not a list
+ * that parses so (an object, a reply that is not JSON) is parsed whole, for the same value or the same error.
+ */
+export async function parseJsonBodyInSlices(bytes: Uint8Array | readonly Uint8Array[], request: string, slicer: Slicer = new Slicer()): Promise<unknown> {
+  const parts = partsOf(bytes);
+  if (totalLength(parts) < SLICED_FROM_BYTES) return parseJsonBody(parts, request);
+  refuseValueFlood(parts, request);
+  const text = await finishInSlices(decodeTextSteps(parts), slicer);
+  const list = await finishInSlices(listInSlices(text), slicer);
+  if (list !== undefined) return list;
+  const repaired = escapeControlsInStrings(text);
+  if (repaired !== undefined && repaired !== text) {
+    const repairedList = await finishInSlices(listInSlices(repaired), slicer);
+    if (repairedList !== undefined) return repairedList;
+  }
+  return parseText(text, request);
+}
+
+function totalLength(parts: readonly Uint8Array[]): number {
   let length = 0;
   for (const part of parts) length += part.length;
+  return length;
+}
+
+/** Refuses a reply of more values than RouterOS writes (exceedsValueBudget). */
+function refuseValueFlood(parts: readonly Uint8Array[], request: string): void {
+  const length = totalLength(parts);
   // Only a container can hold many values; anything else (an HTML page) fails the parse at once, with its hint.
   if (length >= VALUE_CHECK_FROM && startsContainer(parts) && exceedsValueBudget(parts, length)) {
     throw new RouterOsError(
@@ -194,7 +237,71 @@ export function parseJsonBody(bytes: Uint8Array | readonly Uint8Array[], request
       { request },
     );
   }
-  const text = decodeText(parts);
+}
+
+/** JSON's whitespace (RFC 8259): space, tab, line feed, carriage return. */
+function skipWhitespace(text: string, from: number): number {
+  let at = from;
+  for (;;) {
+    const code = text.charCodeAt(at);
+    if (code !== 0x20 && code !== 0x09 && code !== 0x0a && code !== 0x0d) return at;
+    at++;
+  }
+}
+
+/**
+ * A JSON list parsed a slice of its elements at a time: the text is cut at commas between its elements (outside
+ * strings, one level deep) and each slice is parsed as a list of its own. A list is valid JSON exactly when every
+ * slice is a valid, non-empty list, and its value is then the slices' elements in order: JSON.parse's own result.
+ * Undefined as soon as the text is not such a list (the caller parses it whole, for its error).
+ */
+function* listInSlices(text: string): Steps<unknown[] | undefined> {
+  const end = text.length;
+  let at = skipWhitespace(text, 0);
+  if (text.charCodeAt(at) !== 0x5b) return undefined;
+  const values: unknown[] = [];
+  let sliceStart = ++at;
+  let depth = 1;
+  while (at < end) {
+    const code = text.charCodeAt(at++);
+    if (code === 0x22) {
+      // A string's own tight loop: most of a reply's characters are inside strings.
+      while (at < end) {
+        const inside = text.charCodeAt(at++);
+        if (inside === 0x22) break;
+        if (inside === 0x5c) at++; // the escaped character cannot end the string
+      }
+    } else if (code === 0x5b || code === 0x7b) {
+      depth++;
+    } else if (code === 0x5d || code === 0x7d) {
+      if (--depth > 0) continue;
+      // The list's end: only whitespace may follow.
+      if (code !== 0x5d || skipWhitespace(text, at) !== end) return undefined;
+      return appendSlice(values, text, sliceStart, at - 1) ? values : undefined;
+    } else if (code === 0x2c && depth === 1 && at - sliceStart >= SLICE_CHARS) {
+      if (!appendSlice(values, text, sliceStart, at - 1)) return undefined;
+      sliceStart = at;
+      yield;
+    }
+  }
+  return undefined;
+}
+
+/** Parses text[from, to) as the elements of a list and appends them; false when it is not a non-empty list's. */
+function appendSlice(values: unknown[], text: string, from: number, to: number): boolean {
+  let slice: unknown;
+  try {
+    slice = JSON.parse(`[${text.slice(from, to)}]`);
+  } catch {
+    return false;
+  }
+  if (!Array.isArray(slice) || slice.length === 0) return false;
+  for (const value of slice) values.push(value);
+  return true;
+}
+
+/** The reply's text as JSON, repaired once if it has raw control characters in strings; else a `parse` error. */
+function parseText(text: string, request: string): unknown {
   let failure: unknown;
   try {
     return JSON.parse(text) as unknown;

@@ -10,7 +10,7 @@ import { Client, Pool, type buildConnector, type Dispatcher } from 'undici';
 import type { Secret } from '../util/secret.js';
 import { basicEncoding, registerCredentials } from '../util/redact.js';
 import { RouterOsError } from './errors.js';
-import { isJsonContentType, notDataError, parseJsonBody, readCapped, type ReplyBytes } from './body.js';
+import { isJsonContentType, notDataError, parseJsonBodyInSlices, readCapped, type ReplyBytes } from './body.js';
 import { asRecordList, asSingleRecord, type RouterRecord } from './records.js';
 import { closedUnderneath, mapNetworkError, mapRedirect, mapStatusError, parseErrorBody, TIMEOUT_HINT, timedOutFailure } from './transport-errors.js';
 import { encodeMenuPath, queryString } from './paths.js';
@@ -335,7 +335,7 @@ export class RouterOsClient {
       } else {
         ({ response, bytes } = await this.#exchange(method, path, body, request, new AbortController(), stop, external));
       }
-      return this.#answer(method, response, bytes, request);
+      return await this.#answer(method, response, bytes, request);
     } finally {
       clearTimeout(timer);
       if (external !== undefined) unwatchAbort(external, onAbort);
@@ -391,13 +391,16 @@ export class RouterOsClient {
     }
   }
 
-  /** A complete reply as data, or the error it stands for. */
-  #answer(method: Method, response: Dispatcher.ResponseData, { parts, length }: ReplyBytes, request: string): { value: unknown; request: string } {
+  /**
+   * A complete reply as data, or the error it stands for. A large reply is parsed in slices that give the event
+   * loop back between them (body.ts), so a router's 30 MB answer does not hold every scrape and every other run.
+   */
+  async #answer(method: Method, response: Dispatcher.ResponseData, { parts, length }: ReplyBytes, request: string): Promise<{ value: unknown; request: string }> {
     const status = response.statusCode;
     if (status >= 400) {
       let parsed: unknown;
       try {
-        parsed = length === 0 ? undefined : parseJsonBody(parts, request);
+        parsed = length === 0 ? undefined : await parseJsonBodyInSlices(parts, request);
       } catch {
         parsed = undefined;
       }
@@ -412,7 +415,7 @@ export class RouterOsClient {
     if (length === 0 || !isJsonContentType(response.headers['content-type'])) {
       throw notDataError(request, status, headerText(response.headers['content-type']), length === 0);
     }
-    return { value: parseJsonBody(parts, request), request };
+    return { value: await parseJsonBodyInSlices(parts, request), request };
   }
 
   /** The reply's bytes as read, in parts, refused early when its declared length is already above the cap. */

@@ -1,0 +1,107 @@
+/**
+ * Large replies are parsed in slices that give the event loop back (a router's 30 MB answer held every scrape and
+ * every other run for seconds). Sliced or whole, a reply must come out the same: the same value, or the same error.
+ */
+import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { parseJsonBody, parseJsonBodyInSlices, SLICED_FROM_BYTES } from '../../src/routeros/body.js';
+import { Slicer } from '../../src/util/slices.js';
+
+/** What either parse gave: the value, or the error's message. */
+async function outcome(parse: () => unknown): Promise<{ value: unknown } | { error: string }> {
+  try {
+    return { value: await parse() };
+  } catch (error) {
+    return { error: error instanceof Error ? error.message : String(error) };
+  }
+}
+
+/** Strings as routers and hostile routers write them: quotes, backslashes, brackets and commas that are not JSON's. */
+const text = fc.oneof(
+  fc.string({ maxLength: 12 }),
+  fc.constantFrom('a\\"]},{"', '\\\\', '[', ']', '{', '}', ',', '\\u0022', 'ünïcödé ✓', '\u0001tab\there', '"'),
+);
+const record = fc.dictionary(fc.constantFrom('.id', 'name', 'comment', 'rx', 'public-key', '[', '"q"'), text, { maxKeys: 5 });
+
+/** A list of records repeated to at least `bytes` of JSON. */
+function reply(records: readonly Record<string, string>[], bytes: number): string {
+  const one = records.map((r) => JSON.stringify(r)).join(',');
+  const times = Math.ceil(bytes / Math.max(1, one.length + 1));
+  return `[${Array.from({ length: times }, () => one).join(',')}]`;
+}
+
+type Mutation =
+  | { kind: 'none' }
+  /** An element left empty: `[a,]`, `[a, ]`, `[a,,b]` — JSON has no empty element, whichever slice it falls in. */
+  | { kind: 'empty'; at: number; space: string }
+  | { kind: 'insert' | 'replace'; at: number; char: string } | { kind: 'delete'; at: number } | { kind: 'wrap'; before: string; after: string };
+
+const mutation: fc.Arbitrary<Mutation> = fc.oneof(
+  { weight: 3, arbitrary: fc.constant<Mutation>({ kind: 'none' }) },
+  fc.record({ kind: fc.constantFrom<'insert' | 'replace'>('insert', 'replace'), at: fc.double({ min: 0, max: 1, noNaN: true }), char: fc.constantFrom(',', ']', '[', '{', '}', '"', '\\', ' ', '\n', '\u0001', 'x', ':') }),
+  fc.record({ kind: fc.constant<'empty'>('empty'), at: fc.double({ min: 0, max: 1, noNaN: true }), space: fc.constantFrom('', ' ', '\n') }),
+  fc.record({ kind: fc.constant<'delete'>('delete'), at: fc.double({ min: 0, max: 1, noNaN: true }) }),
+  fc.record({ kind: fc.constant<'wrap'>('wrap'), before: fc.constantFrom('', ' \n\t', '{"a":', '\ufeff', 'x'), after: fc.constantFrom('', ' \r\n', '}', ',', ']', 'x') }),
+) as fc.Arbitrary<Mutation>;
+
+function mutate(body: string, change: Mutation): string {
+  if (change.kind === 'none') return body;
+  if (change.kind === 'wrap') return change.before + body + change.after;
+  if (change.kind === 'empty') {
+    // After the element boundary at or past `at`, or at the very end of the list.
+    const boundary = body.indexOf('},{', Math.floor(change.at * body.length));
+    return boundary < 0 || change.at > 0.9 ? `${body.slice(0, -1)},${change.space}]` : `${body.slice(0, boundary + 2)}${change.space},${body.slice(boundary + 2)}`;
+  }
+  const at = Math.min(body.length - 1, Math.floor(change.at * body.length));
+  if (change.kind === 'delete') return body.slice(0, at) + body.slice(at + 1);
+  return body.slice(0, at) + change.char + body.slice(change.kind === 'insert' ? at : at + 1);
+}
+
+describe('parseJsonBodyInSlices', () => {
+  it('gives every large reply, valid or not, the value or the error the whole parse gives', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(record, { minLength: 1, maxLength: 6 }), mutation, fc.integer({ min: 1, max: 8 }), async (records, change, parts) => {
+        const body = Buffer.from(mutate(reply(records, SLICED_FROM_BYTES + 1), change), 'utf8');
+        expect(body.length).toBeGreaterThanOrEqual(SLICED_FROM_BYTES);
+        // Read in parts, as a reply arrives.
+        const size = Math.ceil(body.length / parts);
+        const pieces = Array.from({ length: parts }, (_, i) => body.subarray(i * size, (i + 1) * size)).filter((piece) => piece.length > 0);
+        const whole = await outcome(() => parseJsonBody(body, 'GET /rest/x'));
+        const sliced = await outcome(() => parseJsonBodyInSlices(pieces, 'GET /rest/x', new Slicer({ budgetMs: 0 })));
+        expect(sliced).toEqual(whole);
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+  it('refuses an empty element where a slice ends on it, as the whole parse does (`[…long…, ]` splits at that comma)', async () => {
+    const long = JSON.stringify({ name: 'a'.repeat(SLICED_FROM_BYTES) });
+    for (const body of [`[${long},]`, `[${long}, ]`, `[${long},\n]`, `[${long},,${long}]`, `[${long}, ,${long}]`]) {
+      const whole = await outcome(() => parseJsonBody(Buffer.from(body), 'GET /rest/x'));
+      expect(whole).toHaveProperty('error');
+      expect(await outcome(() => parseJsonBodyInSlices(Buffer.from(body), 'GET /rest/x'))).toEqual(whole);
+    }
+  });
+
+  it('gives the event loop back while it parses a large list, and not for a small one', async () => {
+    const big = Buffer.from(reply([{ '.id': '*1', name: 'peer', 'public-key': 'x'.repeat(44), rx: '123456' }], 4 * SLICED_FROM_BYTES));
+    let pauses = 0;
+    const value = await parseJsonBodyInSlices(big, 'GET /rest/x', new Slicer({ budgetMs: 0, onPause: () => pauses++ }));
+    expect(value).toEqual(JSON.parse(big.toString()));
+    // At least one pause per 128 K characters of list.
+    expect(pauses).toBeGreaterThanOrEqual(Math.floor(big.length / (128 * 1024)));
+    pauses = 0;
+    const small = Buffer.from(reply([{ name: 'a' }], 1024));
+    expect(await parseJsonBodyInSlices(small, 'GET /rest/x', new Slicer({ budgetMs: 0, onPause: () => pauses++ }))).toEqual(JSON.parse(small.toString()));
+    expect(pauses).toBe(0);
+  });
+
+  it('repairs raw control characters in a large list slice by slice, as the whole parse does', async () => {
+    const body = reply([{ name: 'tab\there', comment: 'line\nbreak' }], SLICED_FROM_BYTES + 1);
+    let pauses = 0;
+    const value = (await parseJsonBodyInSlices(Buffer.from(body), 'GET /rest/x', new Slicer({ budgetMs: 0, onPause: () => pauses++ }))) as { name: string }[];
+    expect(value).toEqual(parseJsonBody(Buffer.from(body), 'GET /rest/x'));
+    expect(value[0]?.name).toBe('tab\there');
+    expect(pauses).toBeGreaterThan(2);
+  });
+});

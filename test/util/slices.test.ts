@@ -1,0 +1,73 @@
+/**
+ * Work in slices: the same steps run to their end at once or give the event loop back between slices, and
+ * other work (a timer, a socket) runs in between.
+ */
+import { describe, expect, it } from 'vitest';
+import { finish, finishInSlices, Slicer, type Steps } from '../../src/util/slices.js';
+
+function* counting(steps: number, seen: number[]): Steps<number> {
+  for (let step = 0; step < steps; step++) {
+    seen.push(step);
+    yield;
+  }
+  return steps;
+}
+
+describe('work in slices', () => {
+  it('runs steps to their end at once with finish', () => {
+    const seen: number[] = [];
+    expect(finish(counting(5, seen))).toBe(5);
+    expect(seen).toEqual([0, 1, 2, 3, 4]);
+  });
+
+  it('gives the event loop back between slices: a timer fires while the work goes on, which it cannot in one go', async () => {
+    const untilTimer = function* (fired: { value: boolean }): Steps<boolean> {
+      for (let step = 0; step < 5_000_000 && !fired.value; step++) yield;
+      return fired.value;
+    };
+    const inOneGo = { value: false };
+    setTimeout(() => (inOneGo.value = true), 1);
+    expect(finish(untilTimer(inOneGo))).toBe(false);
+    const sliced = { value: false };
+    setTimeout(() => (sliced.value = true), 1);
+    let pauses = 0;
+    expect(await finishInSlices(untilTimer(sliced), { budgetMs: 0, onPause: () => pauses++ })).toBe(true);
+    expect(pauses).toBeGreaterThan(0);
+  });
+
+  it('pauses at every step with a budget of 0', async () => {
+    let pauses = 0;
+    const seen: number[] = [];
+    expect(await finishInSlices(counting(50, seen), { budgetMs: 0, onPause: () => pauses++ })).toBe(50);
+    expect(seen).toHaveLength(50);
+    expect(pauses).toBe(50);
+  });
+
+  it('does not pause while a slice has budget left', async () => {
+    let pauses = 0;
+    expect(await finishInSlices(counting(1_000, []), { budgetMs: 60_000, onPause: () => pauses++ })).toBe(1_000);
+    expect(pauses).toBe(0);
+  });
+
+  it('stops at its next pause once its signal is aborted, with the signal’s reason', async () => {
+    const controller = new AbortController();
+    const seen: number[] = [];
+    function* endless(): Steps<never> {
+      for (let step = 0; ; step++) {
+        seen.push(step);
+        if (step === 3) controller.abort(new Error('deadline'));
+        yield;
+      }
+    }
+    await expect(finishInSlices(endless(), { budgetMs: 0, signal: controller.signal })).rejects.toThrow('deadline');
+    expect(seen).toEqual([0, 1, 2, 3]);
+  });
+
+  it('shares one slice clock across pieces of work', async () => {
+    let pauses = 0;
+    const slicer = new Slicer({ budgetMs: 0, onPause: () => pauses++ });
+    await finishInSlices(counting(3, []), slicer);
+    await finishInSlices(counting(4, []), slicer);
+    expect(pauses).toBe(7);
+  });
+});
