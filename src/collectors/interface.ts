@@ -21,6 +21,7 @@ import type { InterfaceFilter } from '../config/interfaces.js';
 import { keepsInterface } from './interface-filter.js';
 import type { Collector, JobContext, JobResult } from './types.js';
 import { quoteRouterText } from '../util/text.js';
+import { finish, finishInSlices, type Steps } from '../util/slices.js';
 
 export const INTERFACE_PROPLIST = [
   '.id',
@@ -78,12 +79,22 @@ export interface InterfaceMapping extends JobResult<InterfaceData> {
 
 /** Pure mapping of the /interface reply to samples, keeping only what the filter allows. */
 export function mapInterfaces(records: readonly RouterRecord[], routerLabel: RouterLabel, filter: InterfaceFilter): InterfaceMapping {
+  return finish(mapInterfacesSteps(records, routerLabel, filter));
+}
+
+/** Interfaces mapped between two places where the mapping may give the event loop back. */
+const INTERFACES_PER_STEP = 256;
+
+/** mapInterfaces as steps (util/slices.ts): a router with thousands of VLANs and tunnels lists them all. */
+export function* mapInterfacesSteps(records: readonly RouterRecord[], routerLabel: RouterLabel, filter: InterfaceFilter): Steps<InterfaceMapping> {
   const read = new FieldReader('interface');
   const samples = new SampleSet();
   const seen = new Set<string>();
   const ethernetUp = new Map<string, string>();
   let exported = 0;
+  let count = 0;
   for (const record of read.keyed(records, ['name'])) {
+    if (++count % INTERFACES_PER_STEP === 0) yield;
     const name = record['name'] as string;
     const type = record['type'] ?? '';
     // Absent `dynamic` is false: RouterOS prints it only on some rows (docs/emulator.md, the 7.23.7 capture).
@@ -181,7 +192,7 @@ export const interfaceCollector: Collector<InterfaceData, 'interface'> = {
       settings: filterSettings(router.interfaces),
       async run(context: JobContext) {
         const records = await context.client.list('interface', { proplist: INTERFACE_PROPLIST, signal: context.signal });
-        const { ethernetUp, ...result } = mapInterfaces(records, context.routerLabel, context.router.interfaces);
+        const { ethernetUp, ...result } = await finishInSlices(mapInterfacesSteps(records, context.routerLabel, context.router.interfaces), { signal: context.signal });
         if (ethernetUp.size === 0) return result;
         // `once`: without it the command never ends. Ids, not names: a name may hold a comma.
         const rows = await context.client.run(

@@ -31,6 +31,7 @@ import {
 import type { Collector, JobContext, JobResult } from './types.js';
 import { CounterMemory } from './wireguard-counters.js';
 import { quoteRouterText } from '../util/text.js';
+import { finish, finishInSlices, type Steps } from '../util/slices.js';
 
 /** What makes a record an interface or a peer (FieldReader.keyed). */
 const INTERFACE_KEYS = ['name'] as const;
@@ -162,11 +163,16 @@ function joinHostPort(host: string, port: string | undefined): string {
   return port === undefined || port === '' || port === '0' ? shown : `${shown}:${port}`;
 }
 
+/** Peers (and their identities) handled between two places where the mapping may give the event loop back. */
+const PEERS_PER_STEP = 256;
+
 /** The values that occur more than once. */
-function twins(values: readonly string[]): Set<string> {
+function* twins(values: readonly string[]): Steps<Set<string>> {
   const seen = new Set<string>();
   const twice = new Set<string>();
-  for (const value of values) {
+  for (let index = 0; index < values.length; index++) {
+    if (index % PEERS_PER_STEP === PEERS_PER_STEP - 1) yield;
+    const value = values[index] as string;
     if (seen.has(value)) twice.add(value);
     else seen.add(value);
   }
@@ -177,7 +183,12 @@ function twins(values: readonly string[]): Set<string> {
  * Pure mapping of the two replies to samples; `now` is Unix ms. `memory` (the job's, kept across runs) carries
  * each peer's rx/tx of the previous run (wireguard-counters.ts), so the verdict knows whether traffic moved.
  */
-export function mapWireguard(
+export function mapWireguard(...args: Parameters<typeof mapWireguardSteps>): JobResult<WireguardData> {
+  return finish(mapWireguardSteps(...args));
+}
+
+/** mapWireguard as steps (util/slices.ts): a router may list tens of thousands of peers. */
+export function* mapWireguardSteps(
   interfaces: readonly RouterRecord[],
   peers: readonly RouterRecord[],
   routerLabel: RouterLabel,
@@ -185,7 +196,7 @@ export function mapWireguard(
   now: number,
   memory?: Map<string, number>,
   probes?: ReadonlyMap<string, ProbeResult>,
-): JobResult<WireguardData> {
+): Steps<JobResult<WireguardData>> {
   const read = new FieldReader('interface/wireguard');
   const samples = new SampleSet();
   const data: WireguardData = { collectedAt: now, interfaces: [], peers: [] };
@@ -193,7 +204,7 @@ export function mapWireguard(
   // By the name as written out, which is how peers find their interface's state below.
   const unclearInterfaces = new Set<string>();
   const keyedInterfaces = read.keyed(interfaces, INTERFACE_KEYS);
-  const twinInterfaces = twins(keyedInterfaces.map((record) => escapeLabelValue(record['name'] as string)));
+  const twinInterfaces = yield* twins(keyedInterfaces.map((record) => escapeLabelValue(record['name'] as string)));
 
   for (const record of keyedInterfaces) {
     const name = record['name'] as string;
@@ -236,9 +247,14 @@ export function mapWireguard(
   const keyedPeers = peerRead.keyed(peers, PEER_KEYS);
   // Identity is (interface, public key) as written out; a repeated one would make duplicate series, which
   // Prometheus rejects. RouterOS keeps keys unique per interface, so twins are a reply that cannot be judged.
-  const identities = keyedPeers.map((record) => `${labelPair('interface', record['interface'] as string)},${labelPair('public_key', record['public-key'] as string)}`);
-  const twinPeers = twins(identities);
+  const identities: string[] = [];
+  for (const record of keyedPeers) {
+    if (identities.length % PEERS_PER_STEP === PEERS_PER_STEP - 1) yield;
+    identities.push(`${labelPair('interface', record['interface'] as string)},${labelPair('public_key', record['public-key'] as string)}`);
+  }
+  const twinPeers = yield* twins(identities);
   for (const [index, record] of keyedPeers.entries()) {
+    if (index % PEERS_PER_STEP === PEERS_PER_STEP - 1) yield;
     const iface = record['interface'] as string;
     const publicKey = record['public-key'] as string;
     const identity = identities[index] as string;
@@ -382,7 +398,7 @@ export const wireguardCollector: Collector<WireguardData, 'wireguard'> = {
         } else {
           rememberProbes(memory, probes, selected);
         }
-        const result = mapWireguard(interfaces, peers, context.routerLabel, health, readAt, context.memory, probes);
+        const result = await finishInSlices(mapWireguardSteps(interfaces, peers, context.routerLabel, health, readAt, context.memory, probes), { signal: context.signal });
         const probeProblems = problemsOf(probeRead);
         return {
           ...result,

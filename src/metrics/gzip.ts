@@ -12,7 +12,7 @@
  * store settles.
  */
 import { createHash } from 'node:crypto';
-import { constants, crc32, deflateRawSync, inflateRawSync, type ZlibOptions } from 'node:zlib';
+import { constants, crc32, deflateRaw, deflateRawSync, inflateRawSync, type ZlibOptions } from 'node:zlib';
 import { keptBytes } from '../util/kept-bytes.js';
 
 /** Speed over ratio: the chunks are large, label-heavy text that compresses well even at level 1. */
@@ -212,10 +212,26 @@ export function deflateKeepingPlain(bytes: Buffer): Chunk {
 
 /** Deflates `bytes` (which the caller may reuse afterwards). */
 export function deflateChunk(bytes: Uint8Array, digest?: Buffer): Chunk {
+  return deflatedChunk(bytes, deflateRawSync(bytes, DEFLATE), digest);
+}
+
+/**
+ * deflateChunk on libuv's thread pool, off the event loop: for a family of megabytes (a router of tens of
+ * thousands of peers), whose deflate alone held the loop for ~100 ms. `bytes` must stay unchanged until it settles.
+ */
+export function deflateChunkOffLoop(bytes: Uint8Array, digest?: Buffer): Promise<Chunk> {
+  return new Promise((resolve, reject) => {
+    deflateRaw(bytes, DEFLATE, (error, deflated) => {
+      if (error === null) resolve(deflatedChunk(bytes, deflated, digest));
+      else reject(error);
+    });
+  });
+}
+
+function deflatedChunk(bytes: Uint8Array, deflated: Buffer, digest: Buffer | undefined): Chunk {
   // A short output is a view of zlib's work buffer (16 KiB on Node 20, 64 KiB on Node 24): kept as it is, each
   // chunk would keep all of it; copied with Buffer.from, a pool block shared with whatever else was allocated.
-  const deflated = keptBytes(deflateRawSync(bytes, DEFLATE));
-  return { deflated, crc: crc32(bytes), length: bytes.length, digest, plain: undefined, stored: false, run: undefined };
+  return { deflated: keptBytes(deflated), crc: crc32(bytes), length: bytes.length, digest, plain: undefined, stored: false, run: undefined };
 }
 
 /** A chunk of fixed text (headers, the end marker), made once: its plain form is kept for good. */

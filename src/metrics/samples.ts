@@ -4,7 +4,8 @@
  */
 import { FAMILIES } from './families.js';
 import type { Family, LabelValues, SeriesLabels } from './family.js';
-import { deflateChunk, digestOf, plainOf, STORED_BELOW_BYTES, storedChunks, storesExactly, type Chunk } from './gzip.js';
+import { deflateChunk, deflateChunkOffLoop, digestOf, plainOf, STORED_BELOW_BYTES, storedChunks, storesExactly, type Chunk } from './gzip.js';
+import { Slicer, type SliceOptions } from '../util/slices.js';
 import { LineWriter } from './lines.js';
 import { formatValue, labelPair } from './text.js';
 
@@ -35,7 +36,18 @@ function encodeLabels(labels: string): void {
   lastLabels.text = labels;
 }
 
+/** Families of at least this many bytes are deflated off the event loop when a set is sealed (a few ms of deflate). */
+export const DEFLATE_OFF_LOOP_FROM = 1024 * 1024;
+
+/** A family's bytes to deflate, and their digest. */
+interface ChunkWanted {
+  readonly bytes: Buffer;
+  readonly digest: Buffer;
+}
+
 export class SampleSet {
+  /** Chunks made by seal, which toChunks then returns. */
+  #sealed: (Chunk | undefined)[] | undefined;
   /** Families with lines added since the last toChunks. */
   readonly #writers: (LineWriter | undefined)[] = new Array<LineWriter | undefined>(FAMILIES.length);
   /** Families finished by toChunks. */
@@ -75,6 +87,8 @@ export class SampleSet {
   #startLine(family: Family, labels: string): LineWriter {
     let writer = this.#writers[family.index];
     if (writer === undefined) {
+      // Lines added after a seal: its chunks are not the set's any more.
+      this.#sealed = undefined;
       writer = new LineWriter();
       this.#writers[family.index] = writer;
       // Adding after toChunks: carry on from the bytes already finished.
@@ -103,9 +117,46 @@ export class SampleSet {
    * that chunk's deflated bytes, in a chunk of its own (a plain form inflated for the old one goes with the old
    * one); a small one keeps the stored chunk itself, so that its bytes stay those merge.ts merged. Small families
    * are stored, not deflated (gzip.ts), compared byte for byte rather than by digest, and the new ones of a run
-   * share one allocation.
+   * share one allocation. The chunks of a set sealed before (seal) are those.
    */
   toChunks(previous?: readonly (Chunk | undefined)[]): (Chunk | undefined)[] {
+    if (this.#sealed !== undefined) return this.#sealed;
+    const steps = this.#chunkSteps(previous);
+    for (let step = steps.next(); ; ) {
+      if (step.done === true) return step.value;
+      step = steps.next(step.value === undefined ? undefined : deflateChunk(step.value.bytes, step.value.digest));
+    }
+  }
+
+  /**
+   * Makes the chunks ahead of toChunks, giving the event loop back between families and deflating the families of
+   * megabytes (DEFLATE_OFF_LOOP_FROM) on libuv's thread pool: a router of tens of thousands of peers made families
+   * of 10–25 MB, which held the loop for ~100 ms each. `previous` as for toChunks.
+   */
+  async seal(previous: readonly (Chunk | undefined)[] | undefined, options: SliceOptions = {}): Promise<void> {
+    if (this.#sealed !== undefined) return;
+    const slicer = new Slicer(options);
+    const steps = this.#chunkSteps(previous);
+    for (let step = steps.next(); ; ) {
+      if (step.done === true) {
+        this.#sealed = step.value;
+        return;
+      }
+      const wanted = step.value;
+      let deflated: Chunk | undefined;
+      if (wanted !== undefined) {
+        deflated = wanted.bytes.length >= DEFLATE_OFF_LOOP_FROM ? await deflateChunkOffLoop(wanted.bytes, wanted.digest) : deflateChunk(wanted.bytes, wanted.digest);
+      }
+      if (slicer.due()) await slicer.pause();
+      step = steps.next(deflated);
+    }
+  }
+
+  /**
+   * toChunks as steps: yields each family's bytes that need deflating (and gets their chunk back), and undefined
+   * between families (a place to pause).
+   */
+  *#chunkSteps(previous: readonly (Chunk | undefined)[] | undefined): Generator<ChunkWanted | undefined, (Chunk | undefined)[], Chunk | undefined> {
     const newStored: number[] = [];
     const newStoredBytes: Buffer[] = [];
     for (let index = 0; index < FAMILIES.length; index++) {
@@ -123,10 +174,14 @@ export class SampleSet {
         continue;
       }
       const digest = digestOf(bytes);
-      this.#done[index] =
-        before !== undefined && before.length === bytes.length && before.digest?.equals(digest) === true
-          ? { ...before }
-          : deflateChunk(bytes, digest);
+      if (before !== undefined && before.length === bytes.length && before.digest?.equals(digest) === true) {
+        this.#done[index] = { ...before };
+      } else {
+        const chunk = yield { bytes, digest };
+        if (chunk === undefined) throw new Error('a family to deflate was given no chunk');
+        this.#done[index] = chunk;
+      }
+      yield undefined;
     }
     if (newStored.length > 0) {
       const chunks = storedChunks(newStoredBytes);

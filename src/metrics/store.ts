@@ -167,6 +167,11 @@ export class SnapshotStore {
     }
   }
 
+  /** The chunks of a job's last run, which its next run's families are compared with (SampleSet.toChunks). */
+  chunksOf(router: string, job: string): readonly (Chunk | undefined)[] | undefined {
+    return this.#routers.get(router)?.jobs.get(job)?.snapshot?.chunks;
+  }
+
   /** Exposes the scheduler's backoff for a job (seconds until its next attempt; 0 when none). */
   setBackoff(router: string, job: string, seconds: number): void {
     const entry = this.#routers.get(router);

@@ -176,6 +176,11 @@ export class JobRunner {
       // Raced as well as signalled: a run that ignores its signal still ends at the deadline.
       const result = await Promise.race([run, deadline.passed]);
       if (this.#stopped !== undefined) return 'skipped';
+      // Its families deflated before it is stored, the event loop given back in between: a router of tens of
+      // thousands of peers makes families of megabytes (SampleSet.seal).
+      const previous = store.chunksOf(router.name, definition.job);
+      await Promise.race([result.samples.seal(previous, { signal: deadline.signal }), deadline.passed]);
+      if (this.#stopped !== undefined) return 'skipped';
       store.record({
         router: router.name,
         collector: definition.collector,
