@@ -30,6 +30,8 @@ export interface BenchOptions {
   hung: number;
   /** With --fleet: this many routers start hanging as the measured cycles begin (after answering through the warm-up). */
   outage: number;
+  /** One router whose peer list is near the reply cap: how long its reply holds the exporter's event loop. */
+  bigReply: boolean;
 }
 
 export const USAGE = `usage: npm run bench -- [--quick] [--routers N] [--peers N] [--interfaces N] [--schedule SECONDS]
@@ -37,6 +39,7 @@ export const USAGE = `usage: npm run bench -- [--quick] [--routers N] [--peers N
                           [--main path/to/dist/main.js]
                           [--fleet] [--keep-alive SECONDS] [--resumption tickets|cache|off]
                           [--idle-connection keep|close] [--hung N] [--outage N]
+                          [--big-reply [--peers N]]
   default: 100 routers × 1000 peers over 4 interfaces, system + wireguard + 2 pings every 30 s,
            CPU over 3 cycles, 20 scrapes per target
   --quick: 10 routers × 100 peers, every 5 s, 2 cycles (well under a minute)
@@ -48,12 +51,16 @@ export const USAGE = `usage: npm run bench -- [--quick] [--routers N] [--peers N
   --hung N: with --fleet, N of the routers accept connections and never answer (default 0); the figures then
            say how many of the others were collected in each cycle
   --outage N: with --fleet, N of the routers answer through the warm-up and stop answering just before the first
-           measured tick (the onset of an outage: the first measured cycle is its first)`;
+           measured tick (the onset of an outage: the first measured cycle is its first)
+  --big-reply: one router of 80,000 peers (--peers), a ~25 MB reply near the 32 MiB cap, system + wireguard every
+           30 s: the exporter's worst event-loop delay over one collection, the worst wait of /-/healthy sent every
+           10 ms through it, and the wireguard run's duration`;
 
 const FULL = { routers: 100, interfaces: 4, peers: 1000, scheduleSeconds: 30, cycles: 3, scrapes: 20, pingCount: 3, pingIntervalMs: 1000 };
 // 40 rounds: the p50 of 10 plain scrapes against 10 of the static buffer moved between 0.8 and 1.5 × from run to run
 // of the same code (a scrape takes 5–30 ms on the shared 2-core machine); 40 more take under 2 s.
 const FLEET = { routers: 1000, interfaces: 1, peers: 4, scheduleSeconds: 30, cycles: 3, scrapes: 40, pingCount: 1, pingIntervalMs: 10 };
+const BIG_REPLY = { routers: 1, interfaces: 4, peers: 80_000, scheduleSeconds: 30, cycles: 1, scrapes: 1, pingCount: 1, pingIntervalMs: 10 };
 const QUICK = { routers: 10, interfaces: 4, peers: 100, scheduleSeconds: 5, cycles: 2, scrapes: 20, pingCount: 2, pingIntervalMs: 500 };
 
 function integer(name: string, text: string | undefined, fallback: number, min: number, max = Number.MAX_SAFE_INTEGER): number {
@@ -86,6 +93,7 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
       'idle-connection': { type: 'string' },
       hung: { type: 'string' },
       outage: { type: 'string' },
+      'big-reply': { type: 'boolean' },
       help: { type: 'boolean' },
     },
   });
@@ -94,7 +102,9 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
     process.exit(0);
   }
   const fleet = values.fleet === true;
-  const base = fleet ? FLEET : values.quick === true ? QUICK : FULL;
+  const bigReply = values['big-reply'] === true;
+  if (bigReply && (fleet || values.quick === true || values.routers !== undefined)) throw new Error(`--big-reply is one router of its own: not with --fleet, --quick or --routers\n${USAGE}`);
+  const base = bigReply ? BIG_REPLY : fleet ? FLEET : values.quick === true ? QUICK : FULL;
   const resumption = values.resumption;
   if (resumption !== undefined && resumption !== 'tickets' && resumption !== 'cache' && resumption !== 'off') {
     throw new Error(`--resumption must be tickets, cache or off\n${USAGE}`);
@@ -115,7 +125,7 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
     scrapes: integer('scrapes', values.scrapes, base.scrapes, 1),
     pingCount: integer('ping-count', values['ping-count'], base.pingCount, 1, 100),
     pingIntervalMs: integer('ping-interval', values['ping-interval'], base.pingIntervalMs, 10),
-    naive: !fleet && values['no-naive'] !== true,
+    naive: !fleet && !bigReply && values['no-naive'] !== true,
     quick: values.quick === true,
     main: values.main,
     fleet,
@@ -124,6 +134,7 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
     idleConnection,
     hung: integer('hung', values.hung, 0, 0, routers - 1),
     outage: integer('outage', values.outage, 0, 0, routers - 1),
+    bigReply,
   };
   if (options.hung > 0 && options.outage > 0) throw new Error(`--hung and --outage are one or the other\n${USAGE}`);
   if (!fleet && (options.pingCount * options.pingIntervalMs) / 1000 >= scheduleSeconds - 1) {

@@ -15,6 +15,7 @@ import { unusedPort } from '../test/helpers/ports.js';
 import { startExporter, waitReady } from './exporter.js';
 import type { FetchStats } from './ipc.js';
 import { runFleet } from './fleet.js';
+import { runBigReply } from './big-reply.js';
 import { parseOptions, type BenchOptions } from './options.js';
 import { sampleProcess } from './proc.js';
 import { report, type Figures, type Timings } from './report.js';
@@ -208,7 +209,7 @@ try {
   console.error(error instanceof Error ? error.message : String(error));
   process.exit(2);
 }
-(options.fleet ? runFleet(options) : run(options)).then(
+(options.bigReply ? runBigReply(options) : options.fleet ? runFleet(options) : run(options)).then(
   () => process.exit(0),
   (error: unknown) => {
     console.error('bench failed:', error);

@@ -13,4 +13,13 @@ describe('bench options', () => {
     expect(parseOptions(['--fleet', '--idle-connection', 'close']).idleConnection).toBe('close');
     expect(() => parseOptions(['--fleet', '--idle-connection', 'sometimes'])).toThrow(/--idle-connection must be keep or close/);
   });
+
+  it('measure one router near the reply cap with --big-reply: 80,000 peers unless told, and no other shape beside it', () => {
+    const options = parseOptions(['--big-reply']);
+    expect(options).toMatchObject({ bigReply: true, routers: 1, peers: 80_000, fleet: false, naive: false });
+    expect(parseOptions(['--big-reply', '--peers', '100000']).peers).toBe(100_000);
+    expect(parseOptions([]).bigReply).toBe(false);
+    expect(() => parseOptions(['--big-reply', '--fleet'])).toThrow(/--big-reply is one router of its own/);
+    expect(() => parseOptions(['--big-reply', '--routers', '3'])).toThrow(/--big-reply is one router of its own/);
+  });
 });
