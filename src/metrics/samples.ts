@@ -48,6 +48,7 @@ interface ChunkWanted {
 export class SampleSet {
   /** Chunks made by seal, which toChunks then returns. */
   #sealed: (Chunk | undefined)[] | undefined;
+  #sealing = false;
   /** Families with lines added since the last toChunks. */
   readonly #writers: (LineWriter | undefined)[] = new Array<LineWriter | undefined>(FAMILIES.length);
   /** Families finished by toChunks. */
@@ -85,6 +86,7 @@ export class SampleSet {
 
   /** `name{` and the label text, in the family's writer (the text encoded once while it stays the same). */
   #startLine(family: Family, labels: string): LineWriter {
+    this.#notSealing();
     let writer = this.#writers[family.index];
     if (writer === undefined) {
       // Lines added after a seal: its chunks are not the set's any more.
@@ -120,6 +122,7 @@ export class SampleSet {
    * share one allocation. The chunks of a set sealed before (seal) are those.
    */
   toChunks(previous?: readonly (Chunk | undefined)[]): (Chunk | undefined)[] {
+    this.#notSealing();
     if (this.#sealed !== undefined) return this.#sealed;
     const steps = this.#chunkSteps(previous);
     for (let step = steps.next(); ; ) {
@@ -137,19 +140,30 @@ export class SampleSet {
     if (this.#sealed !== undefined) return;
     const slicer = new Slicer(options);
     const steps = this.#chunkSteps(previous);
-    for (let step = steps.next(); ; ) {
-      if (step.done === true) {
-        this.#sealed = step.value;
-        return;
+    // While it lasts the writers' bytes are being deflated (off the loop, too): no line may be added, and
+    // toChunks may not hand the writers back.
+    this.#sealing = true;
+    try {
+      for (let step = steps.next(); ; ) {
+        if (step.done === true) {
+          this.#sealed = step.value;
+          return;
+        }
+        const wanted = step.value;
+        let deflated: Chunk | undefined;
+        if (wanted !== undefined) {
+          deflated = wanted.bytes.length >= DEFLATE_OFF_LOOP_FROM ? await deflateChunkOffLoop(wanted.bytes, wanted.digest) : deflateChunk(wanted.bytes, wanted.digest);
+        }
+        if (slicer.due()) await slicer.pause();
+        step = steps.next(deflated);
       }
-      const wanted = step.value;
-      let deflated: Chunk | undefined;
-      if (wanted !== undefined) {
-        deflated = wanted.bytes.length >= DEFLATE_OFF_LOOP_FROM ? await deflateChunkOffLoop(wanted.bytes, wanted.digest) : deflateChunk(wanted.bytes, wanted.digest);
-      }
-      if (slicer.due()) await slicer.pause();
-      step = steps.next(deflated);
+    } finally {
+      this.#sealing = false;
     }
+  }
+
+  #notSealing(): void {
+    if (this.#sealing) throw new Error('a sample set was used while it was being sealed');
   }
 
   /**

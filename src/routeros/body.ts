@@ -21,12 +21,23 @@ import { finish, finishInSlices, Slicer, type Steps } from '../util/slices.js';
  * allocation up to their size in its main heap, which then fragmented by ~30 MB at 100 × 1,000 (issue 13).
  */
 export function decodeText(bytes: Uint8Array | readonly Uint8Array[]): string {
-  return finish(decodeTextSteps(partsOf(bytes)));
+  return finish(decodePieces(partsOf(bytes))).join('');
 }
 
-/** decodeText as steps, one part of the reply (64 KiB as read) at a time. */
-function* decodeTextSteps(parts: readonly Uint8Array[]): Steps<string> {
-  return (yield* utf8Parts(parts)) ?? decodeCp1252(parts.length === 1 ? (parts[0] as Uint8Array) : Buffer.concat(parts));
+/**
+ * decodeText as steps, one part of the reply (64 KiB as read) at a time, and as pieces, one string per part:
+ * joined (or added up part by part), 28 MB of text made one string that V8 then copied whole, in one go, the
+ * first time it was read. windows-1252 maps byte by byte, so its parts decode alone.
+ */
+function* decodePieces(parts: readonly Uint8Array[]): Steps<string[]> {
+  const utf8 = yield* utf8Parts(parts);
+  if (utf8 !== undefined) return utf8;
+  const pieces: string[] = [];
+  for (const part of parts) {
+    yield;
+    pieces.push(decodeCp1252(part));
+  }
+  return pieces;
 }
 
 /** A reply's bytes as the parts they came in (one part when read whole). */
@@ -49,9 +60,9 @@ function completeEnd(part: Uint8Array, from: number): number {
   return part.length;
 }
 
-/** The parts as UTF-8 text (a leading byte order mark dropped, as TextDecoder does); undefined when not UTF-8. */
-function* utf8Parts(parts: readonly Uint8Array[]): Steps<string | undefined> {
-  let text = '';
+/** The parts as UTF-8 text in pieces (a leading byte order mark dropped, as TextDecoder does); undefined when not UTF-8. */
+function* utf8Parts(parts: readonly Uint8Array[]): Steps<string[] | undefined> {
+  const pieces: string[] = [];
   // The first bytes of a character that the previous part ended in the middle of.
   let carry: Buffer | undefined;
   for (const part of parts) {
@@ -65,7 +76,7 @@ function* utf8Parts(parts: readonly Uint8Array[]): Steps<string | undefined> {
       }
       const joined = Buffer.concat([carry, part.subarray(0, needed)]);
       if (!isUtf8(joined)) return undefined;
-      text += joined.toString('utf8');
+      pieces.push(joined.toString('utf8'));
       start = needed;
       carry = undefined;
     }
@@ -73,11 +84,13 @@ function* utf8Parts(parts: readonly Uint8Array[]): Steps<string | undefined> {
     // One Buffer view of the part's whole characters, both checked and decoded.
     const middle = Buffer.from(part.buffer, part.byteOffset + start, end - start);
     if (!isUtf8(middle)) return undefined;
-    text += middle.toString('utf8');
+    pieces.push(middle.toString('utf8'));
     if (end < part.length) carry = Buffer.from(part.subarray(end));
   }
   if (carry !== undefined) return undefined;
-  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  const first = pieces.findIndex((piece) => piece !== '');
+  if (first >= 0 && pieces[first]?.charCodeAt(0) === 0xfeff) pieces[first] = (pieces[first] as string).slice(1);
+  return pieces;
 }
 
 /**
@@ -92,6 +105,11 @@ export const MAX_RAW_CONTROLS = 100_000;
  * text itself when there is none, undefined when there are more than MAX_RAW_CONTROLS.
  */
 function escapeControlsInStrings(text: string): string | undefined {
+  return escapeControls(text, MAX_RAW_CONTROLS)?.text;
+}
+
+/** escapeControlsInStrings with a budget: the text and how many it escaped, undefined beyond `budget`. */
+function escapeControls(text: string, budget: number): { text: string; controls: number } | undefined {
   let out = '';
   let inString = false;
   let escaped = false;
@@ -107,7 +125,7 @@ function escapeControlsInStrings(text: string): string | undefined {
       } else if (code === 0x22) {
         inString = false;
       } else if (code < 0x20) {
-        if (++controls > MAX_RAW_CONTROLS) return undefined;
+        if (++controls > budget) return undefined;
         out += text.slice(last, i) + '\\u' + code.toString(16).padStart(4, '0');
         last = i + 1;
       }
@@ -115,7 +133,7 @@ function escapeControlsInStrings(text: string): string | undefined {
       inString = true;
     }
   }
-  return controls === 0 ? text : out + text.slice(last);
+  return { text: controls === 0 ? text : out + text.slice(last), controls };
 }
 
 /**
@@ -151,12 +169,13 @@ function startsContainer(parts: readonly Uint8Array[]): boolean {
  * for anything else. Stops as soon as the budget is spent, so a flood costs a fraction of a pass; a real reply
  * costs one pass (~0.7 ns a byte).
  */
-function exceedsValueBudget(parts: readonly Uint8Array[], length: number): boolean {
+function* exceedsValueBudget(parts: readonly Uint8Array[], length: number): Steps<boolean> {
   let budget = Math.floor(length / MIN_BYTES_PER_VALUE);
   let inString = false;
   // Bytes at the start of a part that an escape at the end of the one before covers.
   let skip = 0;
   for (const part of parts) {
+    yield;
     const end = part.length;
     let i = skip;
     while (i < end) {
@@ -190,7 +209,7 @@ function exceedsValueBudget(parts: readonly Uint8Array[], length: number): boole
  */
 export function parseJsonBody(bytes: Uint8Array | readonly Uint8Array[], request: string): unknown {
   const parts = partsOf(bytes);
-  refuseValueFlood(parts, request);
+  finish(refuseValueFlood(parts, request));
   return parseText(decodeText(parts), request);
 }
 
@@ -201,23 +220,18 @@ export const SLICED_FROM_BYTES = 512 * 1024;
 const SLICE_CHARS = 128 * 1024;
 
 /**
- * parseJsonBody for replies that may be large, giving the event loop back between slices: a list (every menu's
- * reply) is parsed a slice of its elements at a time, with its repair, if needed, as well. What is not a list
+ * parseJsonBody for replies that may be large, giving the event loop back between slices (`slicer`, which may
+ * carry the request's signal): the bytes are checked and decoded a part at a time, and a list (every menu's
+ * reply) is parsed a slice of its elements at a time, repaired slice by slice where needed. What is not a list
  * that parses so (an object, a reply that is not JSON) is parsed whole, for the same value or the same error.
  */
 export async function parseJsonBodyInSlices(bytes: Uint8Array | readonly Uint8Array[], request: string, slicer: Slicer = new Slicer()): Promise<unknown> {
   const parts = partsOf(bytes);
   if (totalLength(parts) < SLICED_FROM_BYTES) return parseJsonBody(parts, request);
-  refuseValueFlood(parts, request);
-  const text = await finishInSlices(decodeTextSteps(parts), slicer);
-  const list = await finishInSlices(listInSlices(text), slicer);
-  if (list !== undefined) return list;
-  const repaired = escapeControlsInStrings(text);
-  if (repaired !== undefined && repaired !== text) {
-    const repairedList = await finishInSlices(listInSlices(repaired), slicer);
-    if (repairedList !== undefined) return repairedList;
-  }
-  return parseText(text, request);
+  await finishInSlices(refuseValueFlood(parts, request), slicer);
+  const pieces = await finishInSlices(decodePieces(parts), slicer);
+  const list = await finishInSlices(listInSlices(pieces), slicer);
+  return list ?? parseText(pieces.join(''), request);
 }
 
 function totalLength(parts: readonly Uint8Array[]): number {
@@ -227,10 +241,10 @@ function totalLength(parts: readonly Uint8Array[]): number {
 }
 
 /** Refuses a reply of more values than RouterOS writes (exceedsValueBudget). */
-function refuseValueFlood(parts: readonly Uint8Array[], request: string): void {
+function* refuseValueFlood(parts: readonly Uint8Array[], request: string): Steps<void> {
   const length = totalLength(parts);
   // Only a container can hold many values; anything else (an HTML page) fails the parse at once, with its hint.
-  if (length >= VALUE_CHECK_FROM && startsContainer(parts) && exceedsValueBudget(parts, length)) {
+  if (length >= VALUE_CHECK_FROM && startsContainer(parts) && (yield* exceedsValueBudget(parts, length))) {
     throw new RouterOsError(
       'ROS_ERR_PARSE',
       `${request}: the router's reply holds more JSON values than RouterOS writes (more than one per ${MIN_BYTES_PER_VALUE} of its ${length} bytes) and was not parsed; check that nothing (a proxy) alters replies on the way`,
@@ -240,63 +254,107 @@ function refuseValueFlood(parts: readonly Uint8Array[], request: string): void {
 }
 
 /** JSON's whitespace (RFC 8259): space, tab, line feed, carriage return. */
-function skipWhitespace(text: string, from: number): number {
-  let at = from;
-  for (;;) {
-    const code = text.charCodeAt(at);
-    if (code !== 0x20 && code !== 0x09 && code !== 0x0a && code !== 0x0d) return at;
-    at++;
+function isWhitespace(code: number): boolean {
+  return code === 0x20 || code === 0x09 || code === 0x0a || code === 0x0d;
+}
+
+/** Where a slice starts: a piece, and a character in it. */
+interface Mark {
+  piece: number;
+  at: number;
+}
+
+/** The text from one mark to another, over the pieces between. */
+function textBetween(pieces: readonly string[], from: Mark, to: Mark): string {
+  if (from.piece === to.piece) return (pieces[from.piece] as string).slice(from.at, to.at);
+  let text = (pieces[from.piece] as string).slice(from.at);
+  for (let piece = from.piece + 1; piece < to.piece; piece++) text += pieces[piece] as string;
+  return text + (pieces[to.piece] as string).slice(0, to.at);
+}
+
+/**
+ * A JSON list parsed a slice of its elements at a time: the text (in pieces, never joined) is cut at commas between
+ * its elements (outside strings, one level deep) and each slice is parsed as a list of its own. A list is valid
+ * JSON exactly when every slice is a valid, non-empty list, and its value is then the slices' elements in order:
+ * JSON.parse's own result. Raw control characters in strings (real routers send them) are repaired in the slice
+ * that holds them, as the whole text's repair would (slices start outside strings), within the same bound.
+ * Undefined as soon as the text is not such a list (the caller parses it whole, for its error).
+ */
+function* listInSlices(pieces: readonly string[]): Steps<unknown[] | undefined> {
+  const values: unknown[] = [];
+  const repairs = { controls: 0 };
+  let opened = false;
+  let closed = false;
+  let depth = 0;
+  let inString = false;
+  let escaped = false;
+  let from: Mark = { piece: 0, at: 0 };
+  // Characters since the slice's start.
+  let length = 0;
+  for (let piece = 0; piece < pieces.length; piece++) {
+    const text = pieces[piece] as string;
+    const end = text.length;
+    for (let at = 0; at < end; at++) {
+      const code = text.charCodeAt(at);
+      length++;
+      if (inString) {
+        if (escaped) escaped = false;
+        else if (code === 0x5c) escaped = true;
+        else if (code === 0x22) inString = false;
+      } else if (closed || !opened) {
+        // Only whitespace before the list and after it.
+        if (code === 0x5b && !opened) {
+          opened = true;
+          depth = 1;
+          from = { piece, at: at + 1 };
+          length = 0;
+        } else if (!isWhitespace(code)) {
+          return undefined;
+        }
+      } else if (code === 0x22) {
+        inString = true;
+      } else if (code === 0x5b || code === 0x7b) {
+        depth++;
+      } else if (code === 0x5d || code === 0x7d) {
+        if (--depth > 0) continue;
+        if (code !== 0x5d || !appendSlice(values, textBetween(pieces, from, { piece, at }), repairs)) return undefined;
+        closed = true;
+      } else if (code === 0x2c && depth === 1 && length >= SLICE_CHARS) {
+        if (!appendSlice(values, textBetween(pieces, from, { piece, at }), repairs)) return undefined;
+        from = { piece, at: at + 1 };
+        length = 0;
+        yield;
+      }
+    }
+  }
+  return closed ? values : undefined;
+}
+
+const NOT_JSON = Symbol('not JSON');
+
+function parsedOrNot(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return NOT_JSON;
   }
 }
 
 /**
- * A JSON list parsed a slice of its elements at a time: the text is cut at commas between its elements (outside
- * strings, one level deep) and each slice is parsed as a list of its own. A list is valid JSON exactly when every
- * slice is a valid, non-empty list, and its value is then the slices' elements in order: JSON.parse's own result.
- * Undefined as soon as the text is not such a list (the caller parses it whole, for its error).
+ * Parses a slice as the elements of a list and appends them, repairing raw control characters in its strings
+ * when it does not parse as it is (counted in `repairs` against MAX_RAW_CONTROLS over the whole reply); false
+ * when it is not a non-empty list's elements.
  */
-function* listInSlices(text: string): Steps<unknown[] | undefined> {
-  const end = text.length;
-  let at = skipWhitespace(text, 0);
-  if (text.charCodeAt(at) !== 0x5b) return undefined;
-  const values: unknown[] = [];
-  let sliceStart = ++at;
-  let depth = 1;
-  while (at < end) {
-    const code = text.charCodeAt(at++);
-    if (code === 0x22) {
-      // A string's own tight loop: most of a reply's characters are inside strings.
-      while (at < end) {
-        const inside = text.charCodeAt(at++);
-        if (inside === 0x22) break;
-        if (inside === 0x5c) at++; // the escaped character cannot end the string
-      }
-    } else if (code === 0x5b || code === 0x7b) {
-      depth++;
-    } else if (code === 0x5d || code === 0x7d) {
-      if (--depth > 0) continue;
-      // The list's end: only whitespace may follow.
-      if (code !== 0x5d || skipWhitespace(text, at) !== end) return undefined;
-      return appendSlice(values, text, sliceStart, at - 1) ? values : undefined;
-    } else if (code === 0x2c && depth === 1 && at - sliceStart >= SLICE_CHARS) {
-      if (!appendSlice(values, text, sliceStart, at - 1)) return undefined;
-      sliceStart = at;
-      yield;
-    }
+function appendSlice(values: unknown[], slice: string, repairs: { controls: number }): boolean {
+  let parsed = parsedOrNot(`[${slice}]`);
+  if (parsed === NOT_JSON) {
+    const repaired = escapeControls(slice, MAX_RAW_CONTROLS - repairs.controls);
+    if (repaired === undefined || repaired.controls === 0) return false;
+    repairs.controls += repaired.controls;
+    parsed = parsedOrNot(`[${repaired.text}]`);
   }
-  return undefined;
-}
-
-/** Parses text[from, to) as the elements of a list and appends them; false when it is not a non-empty list's. */
-function appendSlice(values: unknown[], text: string, from: number, to: number): boolean {
-  let slice: unknown;
-  try {
-    slice = JSON.parse(`[${text.slice(from, to)}]`);
-  } catch {
-    return false;
-  }
-  if (!Array.isArray(slice) || slice.length === 0) return false;
-  for (const value of slice) values.push(value);
+  if (!Array.isArray(parsed) || parsed.length === 0) return false;
+  for (const value of parsed) values.push(value);
   return true;
 }
 

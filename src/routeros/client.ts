@@ -11,6 +11,7 @@ import type { Secret } from '../util/secret.js';
 import { basicEncoding, registerCredentials } from '../util/redact.js';
 import { RouterOsError } from './errors.js';
 import { isJsonContentType, notDataError, parseJsonBodyInSlices, readCapped, type ReplyBytes } from './body.js';
+import { Slicer } from '../util/slices.js';
 import { asRecordList, asSingleRecord, type RouterRecord } from './records.js';
 import { closedUnderneath, mapNetworkError, mapRedirect, mapStatusError, parseErrorBody, TIMEOUT_HINT, timedOutFailure } from './transport-errors.js';
 import { encodeMenuPath, queryString } from './paths.js';
@@ -335,7 +336,7 @@ export class RouterOsClient {
       } else {
         ({ response, bytes } = await this.#exchange(method, path, body, request, new AbortController(), stop, external));
       }
-      return await this.#answer(method, response, bytes, request);
+      return await this.#answer(method, response, bytes, request, external);
     } finally {
       clearTimeout(timer);
       if (external !== undefined) unwatchAbort(external, onAbort);
@@ -395,12 +396,20 @@ export class RouterOsClient {
    * A complete reply as data, or the error it stands for. A large reply is parsed in slices that give the event
    * loop back between them (body.ts), so a router's 30 MB answer does not hold every scrape and every other run.
    */
-  async #answer(method: Method, response: Dispatcher.ResponseData, { parts, length }: ReplyBytes, request: string): Promise<{ value: unknown; request: string }> {
+  async #answer(
+    method: Method,
+    response: Dispatcher.ResponseData,
+    { parts, length }: ReplyBytes,
+    request: string,
+    external: AbortSignal | undefined,
+  ): Promise<{ value: unknown; request: string }> {
+    // A parse in slices stops at its next pause once the run is stopped (shutdown, reload, its deadline).
+    const slicer = new Slicer({ signal: external });
     const status = response.statusCode;
     if (status >= 400) {
       let parsed: unknown;
       try {
-        parsed = length === 0 ? undefined : await parseJsonBodyInSlices(parts, request);
+        parsed = length === 0 ? undefined : await parseJsonBodyInSlices(parts, request, slicer);
       } catch {
         parsed = undefined;
       }
@@ -415,7 +424,11 @@ export class RouterOsClient {
     if (length === 0 || !isJsonContentType(response.headers['content-type'])) {
       throw notDataError(request, status, headerText(response.headers['content-type']), length === 0);
     }
-    return { value: await parseJsonBodyInSlices(parts, request), request };
+    try {
+      return { value: await parseJsonBodyInSlices(parts, request, slicer), request };
+    } catch (error) {
+      throw this.#failure(error, request, 'body', false, external);
+    }
   }
 
   /** The reply's bytes as read, in parts, refused early when its declared length is already above the cap. */

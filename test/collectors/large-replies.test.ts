@@ -114,6 +114,16 @@ describe('large replies, mapped in slices', () => {
     expect(plainText(nextChunks)).toContain(`interface="wg0",public_key="${String(19_999).padStart(43, 'k')}=",name="peer 19999"} ${19_999 * 8}\n`);
   });
 
+  it('a set being sealed refuses new lines and its chunks until the seal ends: its bytes are being deflated off the loop', async () => {
+    const samples = new SampleSet();
+    for (let i = 0; i < 20_000; i++) samples.add(F.wgPeerRx, `router="hq",interface="wg0",public_key="${String(i).padStart(43, 'k')}=",name="p"` as never, i);
+    const sealing = samples.seal(undefined);
+    expect(() => samples.add(F.wgPeerRx, 'router="hq",interface="wg0",public_key="x",name=""' as never, 1)).toThrow(/while it was being sealed/);
+    expect(() => samples.toChunks()).toThrow(/while it was being sealed/);
+    await sealing;
+    expect(plainText(samples.toChunks())).toContain(`public_key="${String(19_999).padStart(43, 'k')}=",name="p"} 19999\n`);
+  });
+
   it('lines added after a seal are not lost: the chunks are made again', async () => {
     const samples = new SampleSet();
     samples.add(F.wgPeerRx, 'router="hq",interface="wg0",public_key="a",name=""' as never, 1);

@@ -60,8 +60,10 @@ function mutate(body: string, change: Mutation): string {
 describe('parseJsonBodyInSlices', () => {
   it('gives every large reply, valid or not, the value or the error the whole parse gives', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(record, { minLength: 1, maxLength: 6 }), mutation, fc.integer({ min: 1, max: 8 }), async (records, change, parts) => {
+      fc.asyncProperty(fc.array(record, { minLength: 1, maxLength: 6 }), mutation, fc.integer({ min: 1, max: 8 }), fc.option(fc.double({ min: 0, max: 1, noNaN: true }), { nil: undefined, freq: 4 }), async (records, change, parts, latin1) => {
         const body = Buffer.from(mutate(reply(records, SLICED_FROM_BYTES + 1), change), 'utf8');
+        // One byte that is not UTF-8 makes the whole reply windows-1252, as Winbox types it.
+        if (latin1 !== undefined) body[Math.floor(latin1 * (body.length - 1))] = 0xe9;
         expect(body.length).toBeGreaterThanOrEqual(SLICED_FROM_BYTES);
         // Read in parts, as a reply arrives.
         const size = Math.ceil(body.length / parts);
@@ -94,6 +96,32 @@ describe('parseJsonBodyInSlices', () => {
     const small = Buffer.from(reply([{ name: 'a' }], 1024));
     expect(await parseJsonBodyInSlices(small, 'GET /rest/x', new Slicer({ budgetMs: 0, onPause: () => pauses++ }))).toEqual(JSON.parse(small.toString()));
     expect(pauses).toBe(0);
+  });
+
+  it('stops at its next pause once its signal is aborted (the run was stopped), with the signal’s reason', async () => {
+    const big = Buffer.from(reply([{ name: 'peer', 'public-key': 'x'.repeat(44) }], 4 * SLICED_FROM_BYTES));
+    const controller = new AbortController();
+    let pauses = 0;
+    const slicer = new Slicer({
+      budgetMs: 0,
+      signal: controller.signal,
+      onPause: () => {
+        if (++pauses === 3) controller.abort(new Error('job stopped'));
+      },
+    });
+    await expect(parseJsonBodyInSlices(big, 'GET /rest/x', slicer)).rejects.toThrow('job stopped');
+    expect(pauses).toBe(3);
+  });
+
+  it('decodes a large windows-1252 reply a part at a time, as the whole decode does', async () => {
+    const body = Buffer.from(reply([{ name: 'caf\u00e9', comment: 'x'.repeat(100) }], SLICED_FROM_BYTES + 1), 'latin1');
+    const parts = Array.from({ length: Math.ceil(body.length / 65_536) }, (_, i) => body.subarray(i * 65_536, (i + 1) * 65_536));
+    let pauses = 0;
+    const value = (await parseJsonBodyInSlices(parts, 'GET /rest/x', new Slicer({ budgetMs: 0, onPause: () => pauses++ }))) as { name: string }[];
+    expect(value).toEqual(parseJsonBody(body, 'GET /rest/x'));
+    expect(value[0]?.name).toBe('café');
+    // At least a pause per part while decoding.
+    expect(pauses).toBeGreaterThanOrEqual(parts.length);
   });
 
   it('repairs raw control characters in a large list slice by slice, as the whole parse does', async () => {

@@ -63,6 +63,29 @@ describe('work in slices', () => {
     expect(seen).toEqual([0, 1, 2, 3]);
   });
 
+  it('shares each turn of the event loop between pieces of work: the first uses its budget, the others step once', async () => {
+    const busy = (ms: number): void => {
+      const until = performance.now() + ms;
+      while (performance.now() < until);
+    };
+    const stepsDone = { a: 0, b: 0 };
+    function* work(name: 'a' | 'b', steps: number): Steps<number> {
+      for (let step = 0; step < steps; step++) {
+        busy(2);
+        stepsDone[name]++;
+        yield;
+      }
+      return stepsDone.b;
+    }
+    // Each piece would run ~10 steps a turn on a clock of its own, so b would keep pace with a.
+    const a = finishInSlices(work('a', 40), { budgetMs: 20 });
+    const b = finishInSlices(work('b', 40), { budgetMs: 20 });
+    const bWhenADone = await a;
+    await b;
+    expect(stepsDone).toEqual({ a: 40, b: 40 });
+    expect(bWhenADone).toBeLessThan(20);
+  });
+
   it('shares one slice clock across pieces of work', async () => {
     let pauses = 0;
     const slicer = new Slicer({ budgetMs: 0, onPause: () => pauses++ });
