@@ -163,7 +163,7 @@ function joinHostPort(host: string, port: string | undefined): string {
   return port === undefined || port === '' || port === '0' ? shown : `${shown}:${port}`;
 }
 
-/** Peers (and their identities) handled between two places where the mapping may give the event loop back. */
+/** Records (interfaces, peers, their identities) handled between two places where the mapping may give the event loop back. */
 const PEERS_PER_STEP = 256;
 
 /** The values that occur more than once. */
@@ -206,7 +206,8 @@ export function* mapWireguardSteps(
   const keyedInterfaces = read.keyed(interfaces, INTERFACE_KEYS);
   const twinInterfaces = yield* twins(keyedInterfaces.map((record) => escapeLabelValue(record['name'] as string)));
 
-  for (const record of keyedInterfaces) {
+  for (const [index, record] of keyedInterfaces.entries()) {
+    if (index % PEERS_PER_STEP === PEERS_PER_STEP - 1) yield;
     const name = record['name'] as string;
     // Unique as written out: names that differ only in what the format cannot carry come out alike.
     const labels = seriesLabels(F.wgInterfaceRunning, routerLabel, [name]);

@@ -137,7 +137,7 @@ function escapeControls(text: string, budget: number): { text: string; controls:
 }
 
 /**
- * Replies of at least this many bytes are counted before they are parsed (`exceedsValueBudget`). A smaller
+ * Replies of at least this many bytes are checked before they are parsed (`notRouterShape`). A smaller
  * one costs little whatever it holds: 64 KiB of empty objects parse in ~12 ms into ~1 MB.
  */
 export const VALUE_CHECK_FROM = 64 * 1024;
@@ -162,16 +162,35 @@ function startsContainer(parts: readonly Uint8Array[]): boolean {
   return false;
 }
 
+/** Deeper than this, a reply is not RouterOS's: it writes a list of records of strings (3 levels with the strings). */
+export const MAX_DEPTH = 16;
+
+/**
+ * More members than this in one object, or elements in a list inside the reply, and it is not RouterOS's: a record
+ * has tens of fields. (The reply's own list, of records, is bounded by the value budget and parsed in slices.) One
+ * object of 3 million keys passed the value budget and took 6–10 s to parse in one piece.
+ */
+export const MAX_MEMBERS = 10_000;
+
+/** Why a reply's shape is not one RouterOS writes. */
+type NotRouterShape = 'values' | 'depth' | 'members';
+
 /**
  * Whether the reply holds more values than MIN_BYTES_PER_VALUE allows, counting outside strings the bytes that
- * start one: `{`, `[`, `,` and `:` (a container, an element after the first, a member). Counted on the bytes as
- * read, before decoding: those four, `"` and `\` are ASCII, which neither UTF-8's sequences nor windows-1252 use
- * for anything else. Stops as soon as the budget is spent, so a flood costs a fraction of a pass; a real reply
- * costs one pass (~0.7 ns a byte).
+ * start one: `{`, `[`, `,` and `:` (a container, an element after the first, a member); or nests deeper than
+ * MAX_DEPTH; or holds an object or an inner list of more than MAX_MEMBERS members. Counted on the bytes as
+ * read, before decoding: those, `"` and `\` are ASCII, which neither UTF-8's sequences nor windows-1252 use
+ * for anything else. Stops as soon as one is found, so a flood costs a fraction of a pass; a real reply
+ * costs one pass (~1 ns a byte), a part at a time.
  */
-function* exceedsValueBudget(parts: readonly Uint8Array[], length: number): Steps<boolean> {
+function* notRouterShape(parts: readonly Uint8Array[], length: number): Steps<NotRouterShape | undefined> {
   let budget = Math.floor(length / MIN_BYTES_PER_VALUE);
   let inString = false;
+  // Commas seen in each open container, by depth (the reply's own container at 1).
+  const commas = new Array<number>(MAX_DEPTH + 1).fill(0);
+  let depth = 0;
+  // Whether the reply is a list: its own elements are records, bounded by the budget alone.
+  let list = false;
   // Bytes at the start of a part that an escape at the end of the one before covers.
   let skip = 0;
   for (const part of parts) {
@@ -189,15 +208,28 @@ function* exceedsValueBudget(parts: readonly Uint8Array[], length: number): Step
           }
           if (byte === 0x5c) i++; // the escaped byte cannot end the string
         }
-      } else {
-        const byte = part[i++] as number;
-        if (byte === 0x22) inString = true;
-        else if ((byte === 0x7b || byte === 0x5b || byte === 0x2c || byte === 0x3a) && --budget < 0) return true;
+        continue;
+      }
+      const byte = part[i++] as number;
+      if (byte === 0x22) {
+        inString = true;
+      } else if (byte === 0x7b || byte === 0x5b) {
+        if (--budget < 0) return 'values';
+        if (++depth > MAX_DEPTH) return 'depth';
+        if (depth === 1) list = byte === 0x5b;
+        commas[depth] = 0;
+      } else if (byte === 0x5d || byte === 0x7d) {
+        if (depth > 0) depth--;
+      } else if (byte === 0x2c) {
+        if (--budget < 0) return 'values';
+        if (depth > 0 && !(depth === 1 && list) && ++(commas[depth] as number) >= MAX_MEMBERS) return 'members';
+      } else if (byte === 0x3a && --budget < 0) {
+        return 'values';
       }
     }
     skip = i - end;
   }
-  return false;
+  return undefined;
 }
 
 /**
@@ -240,17 +272,20 @@ function totalLength(parts: readonly Uint8Array[]): number {
   return length;
 }
 
-/** Refuses a reply of more values than RouterOS writes (exceedsValueBudget). */
+/** Refuses a reply of a shape RouterOS never writes (notRouterShape), unparsed. */
 function* refuseValueFlood(parts: readonly Uint8Array[], request: string): Steps<void> {
   const length = totalLength(parts);
   // Only a container can hold many values; anything else (an HTML page) fails the parse at once, with its hint.
-  if (length >= VALUE_CHECK_FROM && startsContainer(parts) && (yield* exceedsValueBudget(parts, length))) {
-    throw new RouterOsError(
-      'ROS_ERR_PARSE',
-      `${request}: the router's reply holds more JSON values than RouterOS writes (more than one per ${MIN_BYTES_PER_VALUE} of its ${length} bytes) and was not parsed; check that nothing (a proxy) alters replies on the way`,
-      { request },
-    );
-  }
+  if (length < VALUE_CHECK_FROM || !startsContainer(parts)) return;
+  const shape = yield* notRouterShape(parts, length);
+  if (shape === undefined) return;
+  const what =
+    shape === 'values'
+      ? `holds more JSON values than RouterOS writes (more than one per ${MIN_BYTES_PER_VALUE} of its ${length} bytes)`
+      : shape === 'depth'
+        ? `nests deeper than RouterOS writes (more than ${MAX_DEPTH} levels)`
+        : `holds an object or an inner list of more than ${MAX_MEMBERS} members (RouterOS writes records of tens of fields)`;
+  throw new RouterOsError('ROS_ERR_PARSE', `${request}: the router's reply ${what} and was not parsed; check that nothing (a proxy) alters replies on the way`, { request });
 }
 
 /** JSON's whitespace (RFC 8259): space, tab, line feed, carriage return. */

@@ -153,6 +153,9 @@ describe('link rates from a monitor reply that is not data', () => {
       const read = mapLinkRates(reply, new Set(['ether1', 'ether2']), ROUTER, new SampleSet());
       expect(read.problems, JSON.stringify(reply)).toEqual(['interface/ethernet/monitor reply: 2 of the 2 running ethernet ports asked for are missing']);
     }
+    // A rate that is no string is worded by its kind, never written out (a list of millions took seconds).
+    const odd = mapLinkRates([{ name: 'ether1', rate: Array.from({ length: 1_000 }, () => 'x') }], new Set(['ether1']), ROUTER, new SampleSet());
+    expect(odd.problems).toEqual(['interface/ethernet/monitor rate: not a link rate: a list']);
     // One port's row as an object is data.
     const samples = new SampleSet();
     expect(mapLinkRates({ name: 'ether1', status: 'link-ok', rate: '1Gbps' }, new Set(['ether1']), ROUTER, samples).errors).toBe(0);

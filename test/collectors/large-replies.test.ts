@@ -63,6 +63,18 @@ describe('large replies, mapped in slices', () => {
     expect(pauses).toBeGreaterThanOrEqual(2 * Math.floor(3_000 / 256));
   });
 
+  it('maps thousands of wireguard interfaces in slices too, exactly as in one go', async () => {
+    const interfaces: RouterRecord[] = Array.from({ length: 3_000 }, (_, i) => ({ ...WG_UP, name: `wg${i}`, 'listen-port': String(10_000 + i) }));
+    const health = testRouter().health;
+    let pauses = 0;
+    const once = mapWireguard(interfaces, [], LABEL, health, NOW);
+    const sliced = await finishInSlices(mapWireguardSteps(interfaces, [], LABEL, health, NOW), { budgetMs: 0, onPause: () => pauses++ });
+    expect(sliced.data).toEqual(once.data);
+    expect(plainText(sliced.samples.toChunks())).toBe(plainText(once.samples.toChunks()));
+    // The interfaces' own loop pauses too, not only the search for twins among them.
+    expect(pauses).toBeGreaterThanOrEqual(2 * Math.floor(3_000 / 256));
+  });
+
   it('maps thousands of interfaces exactly as in one go, pausing between slices', async () => {
     const records: RouterRecord[] = Array.from({ length: 2_000 }, (_, i) => ({
       '.id': `*${i}`,

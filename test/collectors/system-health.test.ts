@@ -4,7 +4,7 @@
  * and runs against the emulator over HTTPS with the REST client, faults included.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mapSystemHealth, MAX_SENSORS, systemHealthCollector } from '../../src/collectors/system-health.js';
+import { mapSystemHealth, MAX_ROWS, MAX_SENSORS, systemHealthCollector } from '../../src/collectors/system-health.js';
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
 import { routerLabel } from '../../src/metrics/family.js';
 import { testRouter } from '../helpers/config.js';
@@ -128,6 +128,21 @@ describe('system/health range rules', () => {
     const result = mapSystemHealth(rows, ROUTER);
     expect(result.samples.size).toBe(MAX_SENSORS);
     expect(result.decodeErrors).toBe(1);
+  });
+});
+
+describe('system/health bounds', () => {
+  it(`reads at most ${MAX_ROWS} rows: rows that never become sensors (unreadable, unknown) do not make a router's work unbounded`, () => {
+    let looked = 0;
+    const rows = new Proxy(
+      Array.from({ length: 100_000 }, (_, i) => ({ name: `t${i}`, type: 'C', value: 'hot' })),
+      { get: (target, key, receiver) => (typeof key === 'string' && /^\d+$/.test(key) ? (looked++, Reflect.get(target, key, receiver)) : Reflect.get(target, key, receiver)) },
+    );
+    const result = mapSystemHealth(rows, ROUTER);
+    expect(result.samples.size).toBe(0);
+    expect(result.problems).toContain(`system/health more than ${MAX_ROWS} rows; the rest are left out`);
+    // The form check looks at rows until one has a name; the loop stops at the bound.
+    expect(looked).toBeLessThanOrEqual(MAX_ROWS + 2);
   });
 });
 

@@ -2,7 +2,7 @@
 import { Readable } from 'node:stream';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import fc from 'fast-check';
-import { MAX_RAW_CONTROLS, MIN_BYTES_PER_VALUE, VALUE_CHECK_FROM, decodeText, parseJsonBody, readCapped } from '../../src/routeros/body.js';
+import { MAX_DEPTH, MAX_MEMBERS, MAX_RAW_CONTROLS, MIN_BYTES_PER_VALUE, SLICED_FROM_BYTES, VALUE_CHECK_FROM, decodeText, parseJsonBody, parseJsonBodyInSlices, readCapped } from '../../src/routeros/body.js';
 import { SYSTEM_PROPLIST } from '../../src/collectors/system.js';
 import { INTERFACE_PROPLIST, PEER_PROPLIST } from '../../src/collectors/wireguard.js';
 import { INTERFACE_PROPLIST as LINK_PROPLIST } from '../../src/collectors/interface.js';
@@ -372,12 +372,37 @@ describe('parseJsonBody against hostile bodies', () => {
     expect(refused).toBeLessThan(290);
   });
 
+  it(`refuses unparsed, from ${VALUE_CHECK_FROM} bytes, what RouterOS never writes within the value budget: nesting past ${MAX_DEPTH} levels, an object or inner list of ${MAX_MEMBERS} members (3 million keys took 6–10 s to parse)`, async () => {
+    const parse = vi.spyOn(JSON, 'parse');
+    const keys = (count: number): string => Array.from({ length: count }, (_, i) => `"k${i}":"value${i}"`).join(',');
+    const nested = (depth: number): string => `${'{"a":'.repeat(depth - 1)}{"b":"${'x'.repeat(VALUE_CHECK_FROM)}"}${'}'.repeat(depth - 1)}`;
+    const refused = [
+      [`{${keys(MAX_MEMBERS + 1)}}`, `holds an object or an inner list of more than ${MAX_MEMBERS} members (RouterOS writes records of tens of fields)`],
+      [`[{${keys(MAX_MEMBERS + 1)}}]`, `holds an object or an inner list of more than ${MAX_MEMBERS} members (RouterOS writes records of tens of fields)`],
+      [`[[${Array.from({ length: MAX_MEMBERS + 1 }, (_, i) => `"value${i}"`).join(',')}]]`, `holds an object or an inner list of more than ${MAX_MEMBERS} members (RouterOS writes records of tens of fields)`],
+      [nested(MAX_DEPTH + 1), `nests deeper than RouterOS writes (more than ${MAX_DEPTH} levels)`],
+    ] as const;
+    for (const [body, why] of refused) {
+      expect(() => parseJsonBody(Buffer.from(body), 'GET /x')).toThrow(`GET /x: the router's reply ${why} and was not parsed`);
+      await expect(parseJsonBodyInSlices(Buffer.from(body.padEnd(SLICED_FROM_BYTES, ' ')), 'GET /x')).rejects.toThrow(`the router's reply ${why}`);
+    }
+    expect(parse).not.toHaveBeenCalled();
+    // Just inside every line: parsed.
+    expect(parseJsonBody(Buffer.from(`{${keys(MAX_MEMBERS)}}`), 'GET /x')).toHaveProperty('k9999', 'value9999');
+    expect(parseJsonBody(Buffer.from(nested(MAX_DEPTH)), 'GET /x')).toHaveProperty('a');
+    // The reply's own list of records is bounded only by the value budget: 30,000 records are data.
+    const records = `[${Array.from({ length: 30_000 }, (_, i) => `{"name":"peer${i}","rx":"${i}"}`).join(',')}]`;
+    expect(parseJsonBody(Buffer.from(records), 'GET /x')).toHaveLength(30_000);
+  });
+
   it('refuses a flood of empty records or of nesting without parsing it (30 MB of them took 5 s and ~600 MB of heap)', () => {
     const parse = vi.spyOn(JSON, 'parse');
-    const floods = [`[${'{},'.repeat(2_000_000)}{}]`, '['.repeat(6_000_000) + ']'.repeat(6_000_000), `{${'"a":[],'.repeat(1_000_000)}"b":0}`];
-    for (const flood of floods) {
-      expect(() => parseJsonBody([Buffer.from(flood)], 'GET /x')).toThrow(/holds more JSON values than RouterOS writes/);
-    }
+    expect(() => parseJsonBody([Buffer.from(`[${'{},'.repeat(2_000_000)}{}]`)], 'GET /x')).toThrow(/holds more JSON values than RouterOS writes/);
+    expect(() => parseJsonBody([Buffer.from(`{${'"a":[],'.repeat(1_000_000)}"b":0}`)], 'GET /x')).toThrow(/holds more JSON values than RouterOS writes|more than 10000 members/);
+    // Nesting is refused by its depth before the values run out.
+    expect(() => parseJsonBody([Buffer.from('['.repeat(6_000_000) + ']'.repeat(6_000_000))], 'GET /x')).toThrow(
+      `GET /x: the router's reply nests deeper than RouterOS writes (more than ${MAX_DEPTH} levels) and was not parsed`,
+    );
     expect(parse).not.toHaveBeenCalled();
     // Below the size the count starts at, a small flood is parsed (and costs little): it is the collector's to refuse.
     expect(parseJsonBody([Buffer.from(`[${'{},'.repeat(1000)}{}]`)], 'GET /x')).toHaveLength(1001);
