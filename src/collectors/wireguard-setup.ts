@@ -8,7 +8,8 @@ import { SampleSet } from '../metrics/samples.js';
 import { seriesLabels, type RouterLabel } from '../metrics/family.js';
 import { WIREGUARD_FAMILIES } from './wireguard.contract.js';
 import { WIREGUARD_SETUP, WIREGUARD_SETUP_FAMILIES as F } from './wireguard-setup.contract.js';
-import { auditSetup, type InterfaceSetup, type SetupRecords } from '../analysis/setup-audit.js';
+import { auditSetupSteps, type InterfaceSetup, type SetupRecords } from '../analysis/setup-audit.js';
+import { finish, finishInSlices, type Steps } from '../util/slices.js';
 import { FILTER_PROPLIST } from '../analysis/firewall.js';
 import type { Collector, JobContext, JobResult } from './types.js';
 import { FieldReader, problemsOf } from '../analysis/decoding.js';
@@ -29,11 +30,16 @@ export interface WireguardSetupData {
 
 /** Pure mapping of the five replies to samples and the audit's findings. */
 export function mapWireguardSetup(records: SetupRecords, routerLabel: RouterLabel, now: number): JobResult<WireguardSetupData> {
+  return finish(mapWireguardSetupSteps(records, routerLabel, now));
+}
+
+/** mapWireguardSetup as steps (util/slices.ts): the audit goes an interface at a time. */
+export function* mapWireguardSetupSteps(records: SetupRecords, routerLabel: RouterLabel, now: number): Steps<JobResult<WireguardSetupData>> {
   const samples = new SampleSet();
   const interfaces: InterfaceSetup[] = [];
   const seen = new Set<string>();
   const read = new FieldReader('interface/wireguard');
-  for (const setup of auditSetup(records, read)) {
+  for (const setup of yield* auditSetupSteps(records, read)) {
     // Unique as written out: names that differ only in what the format cannot carry come out alike.
     const labels = seriesLabels(WIREGUARD_FAMILIES.wgInterfaceRunning, routerLabel, [setup.interface]);
     if (seen.has(labels)) continue;
@@ -69,7 +75,7 @@ export const wireguardSetupCollector: Collector<WireguardSetupData, 'wireguard_s
       connection: 'reads',
       settings: null,
       async run(context: JobContext) {
-        return mapWireguardSetup(await fetchRecords(context), context.routerLabel, context.now());
+        return finishInSlices(mapWireguardSetupSteps(await fetchRecords(context), context.routerLabel, context.now()), { signal: context.signal });
       },
     },
   ],

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
 import { evaluateChain, portListIncludes, type Flow } from '../../src/analysis/firewall.js';
 import { parseIpv4Match, parseIpv4Prefix, formatPrefix } from '../../src/analysis/ipv4.js';
 import type { RouterRecord } from '../../src/routeros/records.js';
@@ -32,6 +33,36 @@ describe('dst-port lists', () => {
     ['https', 443, undefined],
   ])('%s includes %i: %s', (value, port, expected) => {
     expect(portListIncludes(value, port)).toBe(expected);
+  });
+
+  it('answer for any list and port as reading the list item by item would (parsed once per rule, then searched)', () => {
+    const byItem = (value: string, port: number): boolean | undefined => {
+      let found = false;
+      for (const item of value.split(',').map((part) => part.trim())) {
+        const range = /^(\d+)(?:-(\d+))?$/.exec(item);
+        if (range === null) return undefined;
+        const lo = Number(range[1]);
+        const hi = range[2] === undefined ? lo : Number(range[2]);
+        if (port >= lo && port <= hi) found = true;
+      }
+      return found;
+    };
+    const item = fc.oneof(
+      fc.integer({ min: 0, max: 70_000 }).map(String),
+      fc.tuple(fc.integer({ min: 0, max: 70_000 }), fc.integer({ min: 0, max: 70_000 })).map(([a, b]) => `${a}-${b}`),
+      fc.constantFrom('https', '', ' 53 ', '1-', '-1', '08'),
+    );
+    fc.assert(
+      fc.property(fc.array(item, { minLength: 1, maxLength: 30 }), fc.integer({ min: 0, max: 70_000 }), (items, port) => {
+        const value = items.join(',');
+        expect(portListIncludes(value, port)).toBe(byItem(value, port));
+        // And at the edges of every range in it.
+        for (const edge of items.flatMap((i) => i.split('-')).map(Number).filter(Number.isFinite)) {
+          for (const at of [edge - 1, edge, edge + 1]) expect(portListIncludes(value, at)).toBe(byItem(value, at));
+        }
+      }),
+      { numRuns: 500 },
+    );
   });
 });
 
