@@ -10,12 +10,18 @@
  */
 import type { HealthConfig } from '../config/types.js';
 import type { RouterRecord } from '../routeros/records.js';
-import { parseRouterList } from '../routeros/decode.js';
+import { routerListHead } from '../routeros/decode.js';
 import { expectOf, peerLabel, probeSettingOf } from '../analysis/peer.js';
 import type { ProbeOutcome } from '../analysis/liveness.js';
 import { readProbeReply, type ProbeResult } from './wireguard-probe-reply.js';
 
 export { readProbeReply, type ProbeResult } from './wireguard-probe-reply.js';
+
+/**
+ * Entries of a peer's allowed-address read at most (for its tunnel address here, for its label in wireguard.ts).
+ * A peer has a handful; 2 million in one 30 MB field took ~2 s to split (a hostile-router review).
+ */
+export const ALLOWED_ADDRESSES_READ = 1_000;
 
 export const PROBE_CONCURRENCY = 2;
 export const PROBES_PER_RUN = 16;
@@ -152,7 +158,9 @@ export function planProbes(
       continue;
     }
     selected.add(key);
-    const address = parseRouterList(peer['allowed-address'] ?? '').map((a) => IPV4_HOST.exec(a)?.[1]).find((a) => a !== undefined);
+    const address = routerListHead(peer['allowed-address'] ?? '', ALLOWED_ADDRESSES_READ)
+      .items.map((a) => IPV4_HOST.exec(a)?.[1])
+      .find((a) => a !== undefined);
     const src = sources.get(iface);
     const recent = remembered(memory, key);
     if (address === undefined) skipped.set(key, { outcome: 'no_tunnel_address' });

@@ -4,7 +4,7 @@
  */
 import type { HealthConfig, RouterConfig } from '../config/types.js';
 import type { RouterRecord } from '../routeros/records.js';
-import { parseRouterList } from '../routeros/decode.js';
+import { routerListHead } from '../routeros/decode.js';
 import { SampleSet } from '../metrics/samples.js';
 import { seriesLabels, type RouterLabel } from '../metrics/family.js';
 import { escapeLabelValue, labelPair } from '../metrics/text.js';
@@ -15,6 +15,7 @@ import { PROBE_SKIP_REASONS, type ProbeOutcome } from '../analysis/liveness.js';
 import { cronIntervalSeconds } from '../config/cron.js';
 import {
   ADDRESS_PROPLIST,
+  ALLOWED_ADDRESSES_READ,
   PROBE_CONCURRENCY,
   PROBE_INTERVAL_MS,
   PROBES_PER_RUN,
@@ -274,7 +275,9 @@ export function* mapWireguardSteps(
     const age = peerRead.age(record, 'last-handshake', nowSeconds);
     const hasBadHandshake = given(record, 'last-handshake') && age === undefined;
     const endpoint = endpointOf(record);
-    const allowedAddress = parseRouterList(record['allowed-address'] ?? '');
+    const allowed = routerListHead(record['allowed-address'] ?? '', ALLOWED_ADDRESSES_READ);
+    if (allowed.more) peerRead.problem(() => `peer ${quoteRouterText(publicKey, 12)}: allowed-address lists more than ${ALLOWED_ADDRESSES_READ} entries; its label holds the first ${ALLOWED_ADDRESSES_READ}`);
+    const allowedAddress = allowed.items;
     const latestHandshake = age === undefined ? undefined : Math.round(nowSeconds - age);
     const readKeepalive = peerRead.value('keepalive', record, 'persistent-keepalive');
     const keepaliveSeconds = readKeepalive ?? 0;

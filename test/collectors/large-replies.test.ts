@@ -19,6 +19,7 @@ import { testConfig, testRouter } from '../helpers/config.js';
 import { captureLogs } from '../helpers/log-capture.js';
 import { ManualTriggers } from '../helpers/manual-trigger.js';
 import { peerRecord, T0, WG_UP } from '../health/snapshots.js';
+import { ALLOWED_ADDRESSES_READ } from '../../src/collectors/wireguard-probe.js';
 
 const LABEL = routerLabel('hq');
 const DEFAULT_INTERFACE_FILTER = testRouter().interfaces;
@@ -73,6 +74,21 @@ describe('large replies, mapped in slices', () => {
     expect(plainText(sliced.samples.toChunks())).toBe(plainText(once.samples.toChunks()));
     // The interfaces' own loop pauses too, not only the search for twins among them.
     expect(pauses).toBeGreaterThanOrEqual(2 * Math.floor(3_000 / 256));
+  });
+
+  it(`labels a peer with the first ${ALLOWED_ADDRESSES_READ} entries of its allowed-address, and counts a longer list (2 million took ~2 s)`, () => {
+    const addresses = Array.from({ length: ALLOWED_ADDRESSES_READ + 500 }, (_, i) => `10.${(i >> 8) & 255}.${i & 255}.0/24`);
+    const result = mapWireguard([WG_UP], [peerRecord('wide', '5s', { 'allowed-address': addresses.join(',') })], LABEL, testRouter().health, NOW);
+    expect(result.decodeErrors).toBe(1);
+    expect(result.problems[0]).toMatch(new RegExp(`allowed-address lists more than ${ALLOWED_ADDRESSES_READ} entries; its label holds the first ${ALLOWED_ADDRESSES_READ}$`));
+    const info = plainText(result.samples.toChunks())
+      .split('\n')
+      .find((line) => line.startsWith('routeros_wireguard_peer_info{'));
+    // The label keeps its first 1,024 characters and a digest of the entries read; none past them.
+    expect(info).toContain('allowed_address="10.0.0.0/24,10.0.1.0/24,');
+    const within = mapWireguard([WG_UP], [peerRecord('wide', '5s', { 'allowed-address': addresses.slice(0, ALLOWED_ADDRESSES_READ).join(',') })], LABEL, testRouter().health, NOW);
+    expect(within.decodeErrors).toBe(0);
+    expect(plainText(within.samples.toChunks()).split('\n').find((line) => line.startsWith('routeros_wireguard_peer_info{'))).toBe(info);
   });
 
   it('maps thousands of interfaces exactly as in one go, pausing between slices', async () => {
