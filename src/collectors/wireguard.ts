@@ -165,14 +165,14 @@ function joinHostPort(host: string, port: string | undefined): string {
 }
 
 /** Records (interfaces, peers, their identities) handled between two places where the mapping may give the event loop back. */
-const PEERS_PER_STEP = 256;
+const RECORDS_PER_STEP = 256;
 
 /** The values that occur more than once. */
 function* twins(values: readonly string[]): Steps<Set<string>> {
   const seen = new Set<string>();
   const twice = new Set<string>();
   for (let index = 0; index < values.length; index++) {
-    if (index % PEERS_PER_STEP === PEERS_PER_STEP - 1) yield;
+    if (index % RECORDS_PER_STEP === RECORDS_PER_STEP - 1) yield;
     const value = values[index] as string;
     if (seen.has(value)) twice.add(value);
     else seen.add(value);
@@ -208,7 +208,7 @@ export function* mapWireguardSteps(
   const twinInterfaces = yield* twins(keyedInterfaces.map((record) => escapeLabelValue(record['name'] as string)));
 
   for (const [index, record] of keyedInterfaces.entries()) {
-    if (index % PEERS_PER_STEP === PEERS_PER_STEP - 1) yield;
+    if (index % RECORDS_PER_STEP === RECORDS_PER_STEP - 1) yield;
     const name = record['name'] as string;
     // Unique as written out: names that differ only in what the format cannot carry come out alike.
     const labels = seriesLabels(F.wgInterfaceRunning, routerLabel, [name]);
@@ -251,12 +251,12 @@ export function* mapWireguardSteps(
   // Prometheus rejects. RouterOS keeps keys unique per interface, so twins are a reply that cannot be judged.
   const identities: string[] = [];
   for (const record of keyedPeers) {
-    if (identities.length % PEERS_PER_STEP === PEERS_PER_STEP - 1) yield;
+    if (identities.length % RECORDS_PER_STEP === RECORDS_PER_STEP - 1) yield;
     identities.push(`${labelPair('interface', record['interface'] as string)},${labelPair('public_key', record['public-key'] as string)}`);
   }
   const twinPeers = yield* twins(identities);
   for (const [index, record] of keyedPeers.entries()) {
-    if (index % PEERS_PER_STEP === PEERS_PER_STEP - 1) yield;
+    if (index % RECORDS_PER_STEP === RECORDS_PER_STEP - 1) yield;
     const iface = record['interface'] as string;
     const publicKey = record['public-key'] as string;
     const identity = identities[index] as string;

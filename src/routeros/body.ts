@@ -241,7 +241,7 @@ function* notRouterShape(parts: readonly Uint8Array[], length: number): Steps<No
  */
 export function parseJsonBody(bytes: Uint8Array | readonly Uint8Array[], request: string): unknown {
   const parts = partsOf(bytes);
-  finish(refuseValueFlood(parts, request));
+  finish(refuseNotRouterShape(parts, request));
   return parseText(decodeText(parts), request);
 }
 
@@ -260,7 +260,7 @@ const SLICE_CHARS = 128 * 1024;
 export async function parseJsonBodyInSlices(bytes: Uint8Array | readonly Uint8Array[], request: string, slicer: Slicer = new Slicer()): Promise<unknown> {
   const parts = partsOf(bytes);
   if (totalLength(parts) < SLICED_FROM_BYTES) return parseJsonBody(parts, request);
-  await finishInSlices(refuseValueFlood(parts, request), slicer);
+  await finishInSlices(refuseNotRouterShape(parts, request), slicer);
   const pieces = await finishInSlices(decodePieces(parts), slicer);
   const list = await finishInSlices(listInSlices(pieces), slicer);
   return list ?? parseText(pieces.join(''), request);
@@ -273,7 +273,7 @@ function totalLength(parts: readonly Uint8Array[]): number {
 }
 
 /** Refuses a reply of a shape RouterOS never writes (notRouterShape), unparsed. */
-function* refuseValueFlood(parts: readonly Uint8Array[], request: string): Steps<void> {
+function* refuseNotRouterShape(parts: readonly Uint8Array[], request: string): Steps<void> {
   const length = totalLength(parts);
   // Only a container can hold many values; anything else (an HTML page) fails the parse at once, with its hint.
   if (length < VALUE_CHECK_FROM || !startsContainer(parts)) return;

@@ -64,7 +64,7 @@ export class Slicer {
   async pause(): Promise<void> {
     this.#options.onPause?.();
     await sharedTurn();
-    this.#options.signal?.throwIfAborted();
+    this.throwIfStopped();
     this.#since = turnStartedAt;
   }
 }
