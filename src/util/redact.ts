@@ -246,6 +246,19 @@ export function registerCredentials(username: string, password: string): void {
   addOne(alone.toString('base64url'));
 }
 
+/**
+ * Forgets every registered value, as a process starts with none. The exporter never calls it: a password stays
+ * registered while it may still be echoed. The test runner does, before each test file, since files share a
+ * worker process and a password one file registers must not redact another file's words.
+ */
+export function forgetAllSecrets(): void {
+  registered.clear();
+  root.clear();
+  headCounts = undefined;
+  longestValue = 0;
+  tags.clear();
+}
+
 /** The longest registered value's length: how far past a cut a secret may reach. */
 export function longestSecretLength(): number {
   return longestValue;

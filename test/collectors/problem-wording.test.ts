@@ -6,7 +6,12 @@
  */
 import { describe, expect, it, vi } from 'vitest';
 
-const quoted = vi.hoisted(() => ({ calls: 0 }));
+const quoted = vi.hoisted(() => {
+  // Test files share a worker's modules (vitest.config.ts): the collectors below may already hold the real
+  // text.js from an earlier file, so they are evaluated afresh, against the mock.
+  vi.resetModules();
+  return { calls: 0 };
+});
 vi.mock('../../src/util/text.js', async (importOriginal) => {
   const actual = await importOriginal<typeof import('../../src/util/text.js')>();
   return {

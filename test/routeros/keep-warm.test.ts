@@ -164,142 +164,145 @@ describe('KeepWarm timing', () => {
   });
 });
 
-describe('keep-warm over real HTTPS', () => {
-  it('a router that closes idle connections sooner than the next cycle keeps one connection from the second cycle on', async () => {
-    // timeout=5 → the client drops the connection 4 s after a reply; cycles 4.5 s apart would reconnect each time.
-    // The keep-warm read goes 3 s after a cycle's last reply, a whole second before that.
-    const emulator = await startEmulator({ keepAliveSeconds: 5, routers: [{ name: 'r' }] });
-    const router = emulator.routers[0];
-    if (router === undefined) throw new Error('no router');
-    const client = new RouterOsClient({ url: router.url, username: 'admin', password: new Secret(''), timeoutMs: 2_000, tls: { ca: emulator.ca, serverName: 'localhost' } });
-    try {
-      const connections: number[] = [];
-      const requests: number[] = [];
-      const started = performance.now();
-      for (let cycle = 0; cycle < 3; cycle++) {
-        // The schedule itself, not a wait for something to happen: the cycle starts 4.5 s after the previous one.
-        await sleep(Math.max(0, started + cycle * 4_500 - performance.now()));
-        await client.getSingleton('system/resource');
-        await client.list('interface/wireguard');
-        connections.push(router.stats.connections);
-        requests.push(router.stats.requests);
-      }
-      // Cycle 2 reconnects (nothing to predict from yet); from then on one keep-warm read per gap keeps it.
-      expect(connections).toEqual([1, 2, 2]);
-      expect(requests).toEqual([2, 4, 7]);
-    } finally {
-      await client.close();
-      await emulator.close();
-    }
-  });
-});
-
-describe('keep-warm against a router whose replies close the connection', () => {
-  it('plans no keep-warm read: undici closes the connection whatever the Keep-Alive hint says (found by review)', async () => {
-    const tls = await selfSignedTls(['localhost']);
-    let requests = 0;
-    let connections = 0;
-    const server = createHttpsServer({ cert: tls.cert, key: tls.key }, (req, res) => {
-      requests++;
-      res.writeHead(200, { 'content-type': 'application/json', connection: 'close', 'keep-alive': 'timeout=3' });
-      res.end(req.url?.startsWith('/rest/system/identity') === true ? '{"name":"r"}' : '{"version":"7.16","uptime":"1m"}');
-    });
-    server.on('secureConnection', () => connections++);
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const port = (server.address() as AddressInfo).port;
-    const client = new RouterOsClient({ url: `https://localhost:${port}`, username: 'admin', password: new Secret(''), timeoutMs: 2_000, tls: { ca: tls.cert } });
-    try {
-      const started = performance.now();
-      // Reads 2.5 s apart: longer than the 2 s the hint would keep a connection, so a keep-warm read (1.5 s after
-      // each) would have been planned from the second gap on, each on a connection of its own.
-      for (let cycle = 0; cycle < 4; cycle++) {
-        await sleep(Math.max(0, started + cycle * 2_500 - performance.now()));
-        await client.getSingleton('system/resource');
-      }
-      await sleep(1_000);
-      expect(requests).toBe(4);
-      expect(connections).toBe(4);
-    } finally {
-      await client.close();
-      server.closeAllConnections();
-      await new Promise((resolve) => server.close(resolve));
-    }
-  });
-});
-
-describe("keep-warm: idle periods are the connection's", () => {
-  it('a read queued behind a slow one is not counted as idle: the long gap still gets its keep-warm read', async () => {
-    // timeout=3: the client drops the connection 2 s after a reply; a gap up to 3 s can be bridged. Each cycle
-    // a slow read (1.5 s) and a read asked for 1.2 s into it, which waits its turn; cycles 4 s apart leave the
-    // connection idle 2.5 s. Counting the queued read's wait as idle (3.7 s, past what one read bridges) would
-    // cancel the keep-warm read and reconnect every cycle.
-    const emulator = await startEmulator({ keepAliveSeconds: 3, routers: [{ name: 'r' }] });
-    const router = emulator.routers[0];
-    if (router === undefined) throw new Error('no router');
-    router.setFaults({ path: 'system/resource', latencyMs: 1_500 });
-    const client = new RouterOsClient({ url: router.url, username: 'admin', password: new Secret(''), timeoutMs: 3_000, tls: { ca: emulator.ca, serverName: 'localhost' } });
-    try {
-      const connections: number[] = [];
-      const started = performance.now();
-      for (let cycle = 0; cycle < 3; cycle++) {
-        // The schedule itself, not a wait for something to happen: the cycle starts 4 s after the previous one.
-        await sleep(Math.max(0, started + cycle * 4_000 - performance.now()));
-        const slow = client.getSingleton('system/resource');
-        await sleep(1_200);
-        await Promise.all([slow, client.list('interface/wireguard')]);
-        connections.push(router.stats.connections);
-      }
-      // Cycle 2 reconnects (nothing learnt yet); the keep-warm read then keeps the connection for cycle 3.
-      expect(connections).toEqual([1, 2, 2]);
-    } finally {
-      await client.close();
-      await emulator.close();
-    }
-  });
-});
-
-describe('keep-warm against a router that answers it badly', () => {
-  // Every way the emulator can spoil a reply, on the keep-warm read's menu only.
-  const FAULTS: [string, Faults][] = [
-    ['hangs', { hang: true }],
-    ['answers 500', { status: { 'system/identity': 500 } }],
-    ['answers 401', { status: { 'system/identity': 401 } }],
-    ['broken JSON', { brokenJson: true }],
-    ['cut short', { truncated: true }],
-    ['a WebFig page', { html: true }],
-    ['too large', { oversizedBytes: 64 * 1024 }],
-    ['echoes the Authorization header', { echoAuthorization: true }],
-    ['drips its body', { slowBodyMs: 3_000 }],
-  ];
-
-  it('its failure stays silent and bounded: the next cycle reads as before, on time, for every fault', async () => {
-    const emulator = await startEmulator({ keepAliveSeconds: 5, routers: FAULTS.map(([name]) => ({ name: name.replaceAll(' ', '-') })) });
-    const clients = emulator.routers.map((router, index) => {
-      router.setFaults({ path: 'system/identity', ...(FAULTS[index]?.[1] ?? {}) });
-      // A timeout well past the connection's life: a keep-warm read allowed all of it would hold the next cycle.
-      return new RouterOsClient({ url: router.url, username: 'admin', password: new Secret(''), timeoutMs: 4_000, tls: { ca: emulator.ca, serverName: 'localhost' }, maxResponseBytes: 16 * 1024 });
-    });
-    try {
-      const started = performance.now();
-      for (let cycle = 0; cycle < 3; cycle++) {
-        await sleep(Math.max(0, started + cycle * 4_500 - performance.now()));
-        const results = await Promise.allSettled(clients.map(async (client) => {
-          const begun = performance.now();
+// Concurrent: each test runs its own router on its own clock of real seconds, mostly waiting for its next cycle.
+describe.concurrent('keep-warm in real time', () => {
+  describe('keep-warm over real HTTPS', () => {
+    it('a router that closes idle connections sooner than the next cycle keeps one connection from the second cycle on', async () => {
+      // timeout=5 → the client drops the connection 4 s after a reply; cycles 4.5 s apart would reconnect each time.
+      // The keep-warm read goes 3 s after a cycle's last reply, a whole second before that.
+      const emulator = await startEmulator({ keepAliveSeconds: 5, routers: [{ name: 'r' }] });
+      const router = emulator.routers[0];
+      if (router === undefined) throw new Error('no router');
+      const client = new RouterOsClient({ url: router.url, username: 'admin', password: new Secret(''), timeoutMs: 2_000, tls: { ca: emulator.ca, serverName: 'localhost' } });
+      try {
+        const connections: number[] = [];
+        const requests: number[] = [];
+        const started = performance.now();
+        for (let cycle = 0; cycle < 3; cycle++) {
+          // The schedule itself, not a wait for something to happen: the cycle starts 4.5 s after the previous one.
+          await sleep(Math.max(0, started + cycle * 4_500 - performance.now()));
           await client.getSingleton('system/resource');
-          return performance.now() - begun;
-        }));
-        results.forEach((result, index) => {
-          expect(result.status, `${FAULTS[index]?.[0] ?? ''}, cycle ${cycle + 1}: ${JSON.stringify(result)}`).toBe('fulfilled');
-          // Never held for a whole timeout by a keep-warm read that hangs or drips: it waits at most the
-          // connection's remaining second.
-          if (result.status === 'fulfilled') expect(result.value).toBeLessThan(1_500);
-        });
+          await client.list('interface/wireguard');
+          connections.push(router.stats.connections);
+          requests.push(router.stats.requests);
+        }
+        // Cycle 2 reconnects (nothing to predict from yet); from then on one keep-warm read per gap keeps it.
+        expect(connections).toEqual([1, 2, 2]);
+        expect(requests).toEqual([2, 4, 7]);
+      } finally {
+        await client.close();
+        await emulator.close();
       }
-      // The keep-warm read was made (the faults were met), once per gap from the second cycle on.
-      for (const router of emulator.routers) expect(router.stats.requests).toBe(4);
-    } finally {
-      await Promise.all(clients.map((client) => client.close()));
-      await emulator.close();
-    }
+    });
+  });
+
+  describe('keep-warm against a router whose replies close the connection', () => {
+    it('plans no keep-warm read: undici closes the connection whatever the Keep-Alive hint says (found by review)', async () => {
+      const tls = await selfSignedTls(['localhost']);
+      let requests = 0;
+      let connections = 0;
+      const server = createHttpsServer({ cert: tls.cert, key: tls.key }, (req, res) => {
+        requests++;
+        res.writeHead(200, { 'content-type': 'application/json', connection: 'close', 'keep-alive': 'timeout=3' });
+        res.end(req.url?.startsWith('/rest/system/identity') === true ? '{"name":"r"}' : '{"version":"7.16","uptime":"1m"}');
+      });
+      server.on('secureConnection', () => connections++);
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      const port = (server.address() as AddressInfo).port;
+      const client = new RouterOsClient({ url: `https://localhost:${port}`, username: 'admin', password: new Secret(''), timeoutMs: 2_000, tls: { ca: tls.cert } });
+      try {
+        const started = performance.now();
+        // Reads 2.5 s apart: longer than the 2 s the hint would keep a connection, so a keep-warm read (1.5 s after
+        // each) would have been planned from the second gap on, each on a connection of its own.
+        for (let cycle = 0; cycle < 4; cycle++) {
+          await sleep(Math.max(0, started + cycle * 2_500 - performance.now()));
+          await client.getSingleton('system/resource');
+        }
+        await sleep(1_000);
+        expect(requests).toBe(4);
+        expect(connections).toBe(4);
+      } finally {
+        await client.close();
+        server.closeAllConnections();
+        await new Promise((resolve) => server.close(resolve));
+      }
+    });
+  });
+
+  describe("keep-warm: idle periods are the connection's", () => {
+    it('a read queued behind a slow one is not counted as idle: the long gap still gets its keep-warm read', async () => {
+      // timeout=3: the client drops the connection 2 s after a reply; a gap up to 3 s can be bridged. Each cycle
+      // a slow read (1.5 s) and a read asked for 1.2 s into it, which waits its turn; cycles 4 s apart leave the
+      // connection idle 2.5 s. Counting the queued read's wait as idle (3.7 s, past what one read bridges) would
+      // cancel the keep-warm read and reconnect every cycle.
+      const emulator = await startEmulator({ keepAliveSeconds: 3, routers: [{ name: 'r' }] });
+      const router = emulator.routers[0];
+      if (router === undefined) throw new Error('no router');
+      router.setFaults({ path: 'system/resource', latencyMs: 1_500 });
+      const client = new RouterOsClient({ url: router.url, username: 'admin', password: new Secret(''), timeoutMs: 3_000, tls: { ca: emulator.ca, serverName: 'localhost' } });
+      try {
+        const connections: number[] = [];
+        const started = performance.now();
+        for (let cycle = 0; cycle < 3; cycle++) {
+          // The schedule itself, not a wait for something to happen: the cycle starts 4 s after the previous one.
+          await sleep(Math.max(0, started + cycle * 4_000 - performance.now()));
+          const slow = client.getSingleton('system/resource');
+          await sleep(1_200);
+          await Promise.all([slow, client.list('interface/wireguard')]);
+          connections.push(router.stats.connections);
+        }
+        // Cycle 2 reconnects (nothing learnt yet); the keep-warm read then keeps the connection for cycle 3.
+        expect(connections).toEqual([1, 2, 2]);
+      } finally {
+        await client.close();
+        await emulator.close();
+      }
+    });
+  });
+
+  describe('keep-warm against a router that answers it badly', () => {
+    // Every way the emulator can spoil a reply, on the keep-warm read's menu only.
+    const FAULTS: [string, Faults][] = [
+      ['hangs', { hang: true }],
+      ['answers 500', { status: { 'system/identity': 500 } }],
+      ['answers 401', { status: { 'system/identity': 401 } }],
+      ['broken JSON', { brokenJson: true }],
+      ['cut short', { truncated: true }],
+      ['a WebFig page', { html: true }],
+      ['too large', { oversizedBytes: 64 * 1024 }],
+      ['echoes the Authorization header', { echoAuthorization: true }],
+      ['drips its body', { slowBodyMs: 3_000 }],
+    ];
+
+    it('its failure stays silent and bounded: the next cycle reads as before, on time, for every fault', async () => {
+      const emulator = await startEmulator({ keepAliveSeconds: 5, routers: FAULTS.map(([name]) => ({ name: name.replaceAll(' ', '-') })) });
+      const clients = emulator.routers.map((router, index) => {
+        router.setFaults({ path: 'system/identity', ...(FAULTS[index]?.[1] ?? {}) });
+        // A timeout well past the connection's life: a keep-warm read allowed all of it would hold the next cycle.
+        return new RouterOsClient({ url: router.url, username: 'admin', password: new Secret(''), timeoutMs: 4_000, tls: { ca: emulator.ca, serverName: 'localhost' }, maxResponseBytes: 16 * 1024 });
+      });
+      try {
+        const started = performance.now();
+        for (let cycle = 0; cycle < 3; cycle++) {
+          await sleep(Math.max(0, started + cycle * 4_500 - performance.now()));
+          const results = await Promise.allSettled(clients.map(async (client) => {
+            const begun = performance.now();
+            await client.getSingleton('system/resource');
+            return performance.now() - begun;
+          }));
+          results.forEach((result, index) => {
+            expect(result.status, `${FAULTS[index]?.[0] ?? ''}, cycle ${cycle + 1}: ${JSON.stringify(result)}`).toBe('fulfilled');
+            // Never held for a whole timeout by a keep-warm read that hangs or drips: it waits at most the
+            // connection's remaining second.
+            if (result.status === 'fulfilled') expect(result.value).toBeLessThan(1_500);
+          });
+        }
+        // The keep-warm read was made (the faults were met), once per gap from the second cycle on.
+        for (const router of emulator.routers) expect(router.stats.requests).toBe(4);
+      } finally {
+        await Promise.all(clients.map((client) => client.close()));
+        await emulator.close();
+      }
+    });
   });
 });

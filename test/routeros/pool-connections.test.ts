@@ -10,7 +10,7 @@
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import pino from 'pino';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it, type TestContext } from 'vitest';
 import { COLLECTOR_NAMES } from '../../src/collectors/descriptors.js';
 import { startEmulator, type Emulator, type EmulatorOptions } from '../../src/emulator/index.js';
 import { SnapshotStore } from '../../src/metrics/store.js';
@@ -24,24 +24,16 @@ const gc = runInNewContext('gc') as () => void;
 const SYSTEM_AND_WIREGUARD = Object.fromEntries(COLLECTOR_NAMES.map((name) => [name, name === 'system' || name === 'wireguard']));
 const ROUTERS = 3;
 
-let running: { emulator: Emulator; scheduler: Scheduler; pool: ClientPool } | undefined;
-
-afterEach(async () => {
-  if (running === undefined) return;
-  await running.scheduler.stop();
-  await running.pool.closeAll();
-  await running.emulator.close();
-  running = undefined;
-});
-
+/** `test` is the calling test's context: its own expect and clean-up, since the tests run concurrently. */
 async function collect(
+  test: Pick<TestContext, 'onTestFinished' | 'expect'>,
   emulatorOptions: EmulatorOptions,
   everySeconds: number,
   cycles: number,
   afterCycle: (emulator: Emulator) => void | Promise<void> = () => undefined,
   settings: Record<string, unknown> = {},
 ) {
-  const emulator = await startEmulator({
+  const emulator: Emulator = await startEmulator({
     ...emulatorOptions,
     routers: Array.from({ length: ROUTERS }, (_, i) => ({
       name: `r${i}`,
@@ -66,7 +58,12 @@ async function collect(
   const pool = new ClientPool();
   // No jitter: both jobs of a router fire in the same millisecond, the case that used to open two connections.
   const scheduler = new Scheduler({ store, logger: pino({ level: 'silent' }), clientFor: (router) => pool.clientFor(router), jitter: false });
-  running = { emulator, scheduler, pool };
+  const { expect } = test;
+  test.onTestFinished(async () => {
+    await scheduler.stop();
+    await pool.closeAll();
+    await emulator.close();
+  });
   scheduler.load(config);
   scheduler.start(false);
   // A cycle is over when every job of every router has recorded a run finished after the last run of the cycle
@@ -89,10 +86,11 @@ async function collect(
   return emulator.routers.map((router) => ({ ...router.stats }));
 }
 
-describe('connections across collection cycles', () => {
-  it('(i) keep-alive longer than the schedule: one connection per router for every cycle', async () => {
+// Concurrent: each test is a few cycles of real time with its own emulator, mostly waiting for the next tick.
+describe.concurrent('connections across collection cycles', () => {
+  it('(i) keep-alive longer than the schedule: one connection per router for every cycle', async ({ expect, onTestFinished }) => {
     // Between cycles each router's connection stays open.
-    const stats = await collect({ keepAliveSeconds: 30 }, 2, 4, (emulator) => {
+    const stats = await collect({ expect, onTestFinished }, { keepAliveSeconds: 30 }, 2, 4, (emulator) => {
       for (const router of emulator.routers) expect(router.openConnections).toBe(1);
     });
     // Two jobs firing together, four cycles: one TLS connection per router, and it carried every request.
@@ -102,10 +100,10 @@ describe('connections across collection cycles', () => {
     }
   });
 
-  it('(ii) keep-alive shorter than the schedule: later cycles resume the TLS session, garbage collections or not', async () => {
+  it('(ii) keep-alive shorter than the schedule: later cycles resume the TLS session, garbage collections or not', async ({ expect, onTestFinished }) => {
     // The router closes an idle connection after 1.5 s (the client 1 s earlier); cycles are 2 s apart, so every
     // cycle reconnects, and a cycle's requests share its connection.
-    const stats = await collect({ keepAliveSeconds: 1.5, tlsSessionResumption: 'tickets' }, 2, 4, () => gc());
+    const stats = await collect({ expect, onTestFinished }, { keepAliveSeconds: 1.5, tlsSessionResumption: 'tickets' }, 2, 4, () => gc());
     for (const s of stats) {
       expect(s.connections).toBeGreaterThanOrEqual(4);
       // Only the first connection was a full handshake.
@@ -113,24 +111,25 @@ describe('connections across collection cycles', () => {
     }
   });
 
-  it('(ii) also against a router that resumes by session id (TLS 1.2 session cache, no tickets)', async () => {
-    const stats = await collect({ keepAliveSeconds: 1.5, tlsSessionResumption: 'cache' }, 2, 3, () => gc());
+  it('(ii) also against a router that resumes by session id (TLS 1.2 session cache, no tickets)', async ({ expect, onTestFinished }) => {
+    const stats = await collect({ expect, onTestFinished }, { keepAliveSeconds: 1.5, tlsSessionResumption: 'cache' }, 2, 3, () => gc());
     for (const s of stats) {
       expect(s.connections).toBeGreaterThanOrEqual(3);
       expect(s.connections - s.resumed).toBe(1);
     }
   });
 
-  it('(ii) keep-alive a little shorter than the schedule: kept warm, no new connection from the third cycle on', async () => {
+  it('(ii) keep-alive a little shorter than the schedule: kept warm, no new connection from the third cycle on', async ({ expect, onTestFinished }) => {
     // The router keeps idle connections 4 s (the client 3 s); cycles 4 s apart would reconnect each time. The
     // second cycle still does (the client has seen no idle period yet); it then plans a keep-warm read.
-    const stats = await collect({ keepAliveSeconds: 4, tlsSessionResumption: 'tickets' }, 4, 4);
+    const stats = await collect({ expect, onTestFinished }, { keepAliveSeconds: 4, tlsSessionResumption: 'tickets' }, 4, 4);
     // Without the keep-warm read: one connection per cycle (4).
     for (const s of stats) expect(s.connections).toBe(2);
   });
 
-  it('idle_connection: close: a router that would keep it gets one connection per cycle, closed between cycles and resumed', async () => {
+  it('idle_connection: close: a router that would keep it gets one connection per cycle, closed between cycles and resumed', async ({ expect, onTestFinished }) => {
     const stats = await collect(
+      { expect, onTestFinished },
       { keepAliveSeconds: 30, tlsSessionResumption: 'tickets' },
       2,
       4,
@@ -150,8 +149,8 @@ describe('connections across collection cycles', () => {
     }
   });
 
-  it('(iii) a router that allows no resumption is still collected, with full handshakes, counted', async () => {
-    const stats = await collect({ keepAliveSeconds: 1.5, tlsSessionResumption: 'off' }, 2, 3);
+  it('(iii) a router that allows no resumption is still collected, with full handshakes, counted', async ({ expect, onTestFinished }) => {
+    const stats = await collect({ expect, onTestFinished }, { keepAliveSeconds: 1.5, tlsSessionResumption: 'off' }, 2, 3);
     for (const s of stats) {
       expect(s.connections).toBeGreaterThanOrEqual(3);
       expect(s.resumed).toBe(0);
