@@ -6,7 +6,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { decodeText } from '../../src/routeros/body.js';
-import { MAX_SECRETS, basicEncoding, longestSecretLength, redactSecrets, registerCredentials, registerSecret, registeredSecretCount } from '../../src/util/redact.js';
+import { MAX_SECRETS, basicEncoding, forgetAllSecrets, longestSecretLength, redactSecrets, registerCredentials, registerSecret, registeredSecretCount } from '../../src/util/redact.js';
 import { safeText, terminalText } from '../../src/util/text.js';
 
 describe('redaction', () => {
@@ -174,6 +174,18 @@ describe('redaction', () => {
     expect(redactSecrets('First-of-many-0001')).toBe('First-of-many-0001');
     expect(redactSecrets('Still-in-use-0002')).toBe('[REDACTED]');
     expect(redactSecrets(`filler-secret-${MAX_SECRETS - 1}`)).toBe('[REDACTED]');
+  });
+
+  it('forgets every value when told (before each test file), and redacts afresh what is registered after', () => {
+    registerCredentials('monitor', 'Forgotten-0003');
+    registerSecret('x'.repeat(300));
+    expect(redactSecrets('Forgotten-0003')).toBe('[REDACTED]');
+    forgetAllSecrets();
+    expect(registeredSecretCount()).toBe(0);
+    expect(longestSecretLength()).toBe(0);
+    expect(redactSecrets(`Forgotten-0003 ${basicEncoding('monitor', 'Forgotten-0003')}`)).toBe(`Forgotten-0003 ${basicEncoding('monitor', 'Forgotten-0003')}`);
+    registerSecret('Registered-again-0004');
+    expect(redactSecrets('a Registered-again-0004 b')).toBe('a [REDACTED] b');
   });
 
   it('cleans a reply of megabytes at the cost of what it keeps, even with a fleet of passwords sharing a user name and a beginning', () => {
