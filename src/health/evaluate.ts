@@ -22,6 +22,7 @@ import { isUnreadable, judgePeer, type PeerVerdict } from '../analysis/peer.js';
 import { counted, formatAge, inEra, isoOrNull, peerDisplayName } from './format.js';
 import { namedLine, ROUTER_TEXT_LIMIT } from '../util/text.js';
 import { evaluatePings } from './pings.js';
+import { finish, type Steps } from '../util/slices.js';
 import { worst, type InterfaceHealth, type PeerHealth, type PeerJudgement, type Problem, type RouterEvaluation, type RouterHealth, type Status } from './types.js';
 
 /** A problem's text: a failing set-up check words up to ten findings and their fixes. */
@@ -37,16 +38,41 @@ export interface EvaluationParts {
 const EVERY_PART: EvaluationParts = { wireguard: true, setup: true, pings: true };
 
 /**
- * `peerHealth: false` judges peers (judgements and problems) without wording each one for /health: the verdict
- * log re-judges every peer of a router after each wireguard run and words only those whose state changed.
+ * Interfaces or peers judged between two pauses of the steps: a router may list tens of thousands (a hub of
+ * 75,000 peers took 0.5–0.7 s to judge and word for /health, in one task).
  */
+const ITEMS_PER_STEP = 256;
+
+/** Whether the loop at `index` has done a step's worth of items since its last pause. */
+const stepEnds = (index: number): boolean => index % ITEMS_PER_STEP === ITEMS_PER_STEP - 1;
+
+interface EvaluationOptions {
+  /**
+   * false judges peers (judgements and problems) without wording each one for /health: the verdict log
+   * re-judges every peer of a router after each wireguard run and words only those whose state changed.
+   */
+  peerHealth?: boolean;
+}
+
+/** The router evaluated in one go (evaluateRouterSteps). */
 export function evaluateRouter(
   router: RouterConfig,
   snapshots: readonly JobSnapshot[],
   now: number,
   parts: EvaluationParts = EVERY_PART,
-  { peerHealth = true }: { peerHealth?: boolean } = {},
+  options: EvaluationOptions = {},
 ): RouterEvaluation {
+  return finish(evaluateRouterSteps(router, snapshots, now, parts, options));
+}
+
+/** The router evaluated in steps that may pause every few hundred interfaces or peers (util/slices.ts). */
+export function* evaluateRouterSteps(
+  router: RouterConfig,
+  snapshots: readonly JobSnapshot[],
+  now: number,
+  parts: EvaluationParts = EVERY_PART,
+  { peerHealth = true }: EvaluationOptions = {},
+): Steps<RouterEvaluation> {
   const problems: Problem[] = [];
   const byJob = new Map(snapshots.map((snapshot) => [snapshot.job, snapshot]));
   const system = router.collectors.system ? byJob.get('system') : undefined;
@@ -87,10 +113,17 @@ export function evaluateRouter(
   } else {
     const wireguard = parts.wireguard ? jobData(router, byJob, 'wireguard', add, 'tunnel and peer state unknown') : undefined;
     const setup = parts.setup ? jobData(router, byJob, 'wireguard_setup', add, 'tunnel set-up not audited') : undefined;
-    if (parts.wireguard || parts.setup) health.interfaces = evaluateInterfaces(wireguard, setup, add);
+    if (parts.wireguard || parts.setup) health.interfaces = yield* evaluateInterfaces(wireguard, setup, add);
     if (parts.wireguard) {
-      judgements = judgePeers(router, wireguard, health.interfaces, now, add);
-      if (peerHealth) health.peers = judgements.map(peerHealthOf);
+      judgements = yield* judgePeers(router, wireguard, health.interfaces, now, add);
+      if (peerHealth) {
+        const peers: PeerHealth[] = [];
+        for (const [index, judgement] of judgements.entries()) {
+          peers.push(peerHealthOf(judgement));
+          if (stepEnds(index)) yield;
+        }
+        health.peers = peers;
+      }
     }
     if (parts.pings) health.pings = evaluatePings(router, byJob, add);
     seen.wireguard = wireguard !== undefined;
@@ -99,9 +132,10 @@ export function evaluateRouter(
   }
 
   health.status = worst(problems.map((problem) => problem.status));
-  problems.sort((a, b) => (a.status === b.status ? 0 : a.status === 'critical' ? -1 : 1));
-  health.reasons = problems.map((problem) => `${problem.subject}: ${problem.text}`);
-  return { health, problems, seen, judgements };
+  // Worst first, in the order found within a status (a problem is critical or degraded).
+  const ordered = [...problems.filter((problem) => problem.status === 'critical'), ...problems.filter((problem) => problem.status !== 'critical')];
+  health.reasons = ordered.map((problem) => `${problem.subject}: ${problem.text}`);
+  return { health, problems: ordered, seen, judgements };
 }
 
 type WireguardData = CollectorData['wireguard'];
@@ -137,8 +171,9 @@ function jobData<Name extends 'wireguard' | 'wireguard_setup'>(
   return dataOf(snapshot, job);
 }
 
-function evaluateInterfaces(wireguard: WireguardData | undefined, setup: WireguardSetupData | undefined, add: AddProblem): InterfaceHealth[] {
-  const out: InterfaceHealth[] = (wireguard?.interfaces ?? []).map((iface) => {
+function* evaluateInterfaces(wireguard: WireguardData | undefined, setup: WireguardSetupData | undefined, add: AddProblem): Steps<InterfaceHealth[]> {
+  const out: InterfaceHealth[] = [];
+  for (const [index, iface] of (wireguard?.interfaces ?? []).entries()) {
     const down = !iface.disabled && iface.running === false;
     if (down) add({ kind: 'interface-down', status: 'critical', subject: iface.name, text: 'enabled but not running', brief: 'not running' });
     // "Cannot tell" is not "fine": never ok on a value that could not be read (docs/health.md).
@@ -146,10 +181,12 @@ function evaluateInterfaces(wireguard: WireguardData | undefined, setup: Wiregua
       add({ kind: 'interface-unjudged', status: 'degraded', subject: iface.name, text: 'cannot tell whether it runs: its running or disabled did not decode, or another interface writes out as the same name', brief: 'cannot tell whether it runs' });
     }
     // Named as its series are (a name of megabytes is shortened there): /health and /metrics agree, and stay bounded.
-    return { name: labelText(iface.name), running: iface.running ?? null, disabled: iface.disabled, status: down ? 'critical' : iface.unclear ? 'degraded' : 'ok' };
-  });
+    out.push({ name: labelText(iface.name), running: iface.running ?? null, disabled: iface.disabled, status: down ? 'critical' : iface.unclear ? 'degraded' : 'ok' });
+    if (stepEnds(index)) yield;
+  }
   const byName = firstByName(out);
-  for (const audit of setup?.interfaces ?? []) {
+  for (const [index, audit] of (setup?.interfaces ?? []).entries()) {
+    if (stepEnds(index)) yield;
     let entry = byName.get(labelText(audit.interface));
     if (entry === undefined) {
       // Known from the audit only (the wireguard collector is off): its running state is unknown.
@@ -185,16 +222,18 @@ function firstByName<T extends { name: string }>(entries: readonly T[]): Map<str
 }
 
 /** Every stored peer judged at `now` (the one verdict, analysis/peer.ts), with a problem for each that is one. */
-function judgePeers(
+function* judgePeers(
   router: RouterConfig,
   wireguard: WireguardData | undefined,
   interfaces: readonly InterfaceHealth[],
   now: number,
   add: AddProblem,
-): PeerJudgement[] {
+): Steps<PeerJudgement[]> {
   const unjudged: Unjudged = { handshake: [], facts: [] };
   const interfaceNamed = firstByName(interfaces);
-  const peers = (wireguard?.peers ?? []).map((peer): PeerJudgement => {
+  const peers: PeerJudgement[] = [];
+  for (const [index, peer] of (wireguard?.peers ?? []).entries()) {
+    if (stepEnds(index)) yield;
     // A stored time outside the era (kept from before range rules, or from a clock far ahead) cannot be judged.
     const outOfEra = peer.latestHandshake !== undefined && !inEra(peer.latestHandshake * 1000, now);
     const latestHandshake = outOfEra ? undefined : peer.latestHandshake;
@@ -222,8 +261,8 @@ function judgePeers(
     );
     // Most peers are ok or idle, which are no problem: nothing to word for them.
     if (verdict.reason !== 'ok' && verdict.reason !== 'idle') problemOf(peer, verdict, age, add, unjudged);
-    return { peer, verdict, latestHandshake, ageSeconds: age };
-  });
+    peers.push({ peer, verdict, latestHandshake, ageSeconds: age });
+  }
   // One problem per router and cause, not per peer: "we cannot see" them, which is not "fine" (docs/health.md).
   for (const [subjects, what] of [
     [unjudged.handshake, 'their last-handshake did not decode'],

@@ -4,6 +4,8 @@ import { promisify } from 'node:util';
 import { gzip } from 'node:zlib';
 import type { Logger } from 'pino';
 import { acceptsGzip } from '../metrics/negotiate.js';
+import { jsonSteps } from '../util/json-steps.js';
+import { finishInSlices, type Steps } from '../util/slices.js';
 import { loggedPath } from './target.js';
 
 const gzipAsync = promisify(gzip);
@@ -42,17 +44,39 @@ export function sendJson(res: ServerResponse, status: number, value: unknown): v
 }
 
 /**
+ * Work for a response in slices (util/slices.ts), so a large answer does not hold scrapes and collections up. It
+ * stops at its next pause once the client has gone: undefined then, and nothing is to be sent.
+ */
+export async function whileConnected<T>(res: ServerResponse, steps: Steps<T>): Promise<T | undefined> {
+  if (res.destroyed) return undefined;
+  const gone = new AbortController();
+  const stop = (): void => gone.abort();
+  res.once('close', stop);
+  try {
+    return await finishInSlices(steps, { signal: gone.signal });
+  } catch (error) {
+    if (gone.signal.aborted) return undefined;
+    throw error;
+  } finally {
+    res.off('close', stop);
+  }
+}
+
+/**
  * JSON, gzip-compressed when the client accepts it and the body is worth it (/health reaches tens of MB at
- * tens of thousands of peers). Compression runs off the event loop.
+ * tens of thousands of peers). The text is written in slices, and compression runs off the event loop.
  */
 export async function sendJsonNegotiated(res: ServerResponse, status: number, value: unknown, acceptEncoding: string | undefined): Promise<void> {
-  const body = Buffer.from(JSON.stringify(value, null, 2) + '\n', 'utf8');
+  const text = await whileConnected(res, jsonSteps(value, 2));
+  if (text === undefined) return;
+  const body = [...text, Buffer.from('\n', 'utf8')];
+  const length = body.reduce((sum, part) => sum + part.length, 0);
   const headers: Record<string, string | number> = { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', vary: 'Accept-Encoding' };
-  if (!acceptsGzip(acceptEncoding) || body.length < GZIP_MIN_BYTES) {
-    await sendParts(res, status, headers, [body]);
+  if (!acceptsGzip(acceptEncoding) || length < GZIP_MIN_BYTES) {
+    await sendParts(res, status, headers, body);
     return;
   }
-  const compressed = await gzipAsync(body);
+  const compressed = await gzipAsync(Buffer.concat(body, length));
   if (res.destroyed) return;
   await sendParts(res, status, { ...headers, 'content-encoding': 'gzip' }, [compressed]);
 }
