@@ -17,7 +17,7 @@ import {
   templateQueryCalls,
 } from './promql.js';
 import type { PromtoolResult } from './promtool.js';
-import { limiter, promtool, testGroupsFor, testIsolatedRule, writeIsolatedRule } from './promtool.js';
+import { limiter, promtool, testGroupsFor, testIsolatedRules, writeIsolatedRule } from './promtool.js';
 import type { AlertRule, RecordingRule } from './rule-files.js';
 import {
   ALERTS_FILE,
@@ -53,24 +53,26 @@ beforeAll(async () => {
   expect(intervals.size, 'all test files share one evaluation_interval').toBe(1);
   const interval = [...intervals][0] ?? '1m';
   const run = limiter();
-  const isolated = (dir: string, rule: AlertRule | RecordingRule): Promise<PromtoolResult> =>
-    run(async () => {
-      await writeIsolatedRule(path.join(workDir, dir), rule, testGroupsFor(rule, testFiles), interval);
-      return testIsolatedRule(path.join(workDir, dir));
-    });
   const byName = new Map(rules.map((r) => [nameOf(r), r]));
-  [testResult, checkResult, baselineResults, mutationResults] = await Promise.all([
+  const isolated = async (dir: string, rule: AlertRule | RecordingRule): Promise<string> => {
+    await writeIsolatedRule(path.join(workDir, dir), rule, testGroupsFor(rule, testFiles), interval);
+    return path.join(workDir, dir);
+  };
+  const baselineDirs = await Promise.all(rules.map((rule, i) => isolated(`baseline-${i}`, rule)));
+  const mutationDirs = await Promise.all(
+    mutations.map((m) => {
+      const rule = byName.get(m.rule);
+      if (rule === undefined) throw new Error(`no rule ${m.rule}`);
+      return isolated(`mutation-${m.index}`, m.apply(rule));
+    }),
+  );
+  [testResult, checkResult] = await Promise.all([
     run(() => promtool(['test', 'rules', ...testFiles.map((f) => f.path)], REPO_ROOT)),
     run(() => promtool(['check', 'rules', ALERTS_FILE, RECORDING_FILE], REPO_ROOT)),
-    Promise.all(rules.map((rule, i) => isolated(`baseline-${i}`, rule))),
-    Promise.all(
-      mutations.map((m) => {
-        const rule = byName.get(m.rule);
-        if (rule === undefined) throw new Error(`no rule ${m.rule}`);
-        return isolated(`mutation-${m.index}`, m.apply(rule));
-      }),
-    ),
   ]);
+  const isolatedResults = await testIsolatedRules([...baselineDirs, ...mutationDirs], workDir);
+  baselineResults = isolatedResults.slice(0, baselineDirs.length);
+  mutationResults = isolatedResults.slice(baselineDirs.length);
 }, 120_000);
 
 afterAll(async () => {
