@@ -133,8 +133,17 @@ export function* evaluateRouterSteps(
 
   health.status = worst(problems.map((problem) => problem.status));
   // Worst first, in the order found within a status (a problem is critical or degraded).
-  const ordered = [...problems.filter((problem) => problem.status === 'critical'), ...problems.filter((problem) => problem.status !== 'critical')];
-  health.reasons = ordered.map((problem) => `${problem.subject}: ${problem.text}`);
+  const critical: Problem[] = [];
+  const degraded: Problem[] = [];
+  for (const [index, problem] of problems.entries()) {
+    (problem.status === 'critical' ? critical : degraded).push(problem);
+    if (stepEnds(index)) yield;
+  }
+  const ordered = critical.concat(degraded);
+  for (const [index, problem] of ordered.entries()) {
+    health.reasons.push(`${problem.subject}: ${problem.text}`);
+    if (stepEnds(index)) yield;
+  }
   return { health, problems: ordered, seen, judgements };
 }
 

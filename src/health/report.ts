@@ -3,7 +3,7 @@ import type { RouterConfig } from '../config/types.js';
 import type { SnapshotStore } from '../metrics/store.js';
 import { finish, type Steps } from '../util/slices.js';
 import { evaluateRouterSteps } from './evaluate.js';
-import { summarize } from './summary.js';
+import { summarizeSteps } from './summary.js';
 import { worst, type HealthReport, type RouterEvaluation } from './types.js';
 
 export interface Evaluated {
@@ -18,15 +18,18 @@ export function evaluateRouters(routers: readonly RouterConfig[], store: Pick<Sn
 
 /** The report in steps that may pause between routers and every few hundred interfaces or peers of one. */
 export function* evaluateRoutersSteps(routers: readonly RouterConfig[], store: Pick<SnapshotStore, 'snapshots'>, now: number): Steps<Evaluated> {
+  // Every router's snapshots as they are now, before the first pause: a reload or a collection landing while the
+  // report is judged must not make it mix instants (a router dropped meanwhile read as "not collected yet").
+  const snapshots = routers.map((router) => store.snapshots(router.name));
   const evaluations: RouterEvaluation[] = [];
-  for (const router of routers) {
-    evaluations.push(yield* evaluateRouterSteps(router, store.snapshots(router.name), now));
+  for (const [index, router] of routers.entries()) {
+    evaluations.push(yield* evaluateRouterSteps(router, snapshots[index] ?? [], now));
     yield;
   }
   const report: HealthReport = {
     status: worst(evaluations.map((evaluation) => evaluation.health.status)),
     checkedAt: new Date(now).toISOString(),
-    summary: summarize(evaluations),
+    summary: yield* summarizeSteps(evaluations),
     routers: evaluations.map((evaluation) => evaluation.health),
   };
   return { report, evaluations };

@@ -7,8 +7,10 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Endpoints } from './endpoints.js';
+import type { RouterConfig } from '../config/types.js';
 import { evaluateRoutersSteps } from '../health/report.js';
-import { sendJsonNegotiated, whileConnected } from './respond.js';
+import type { Steps } from '../util/slices.js';
+import { jsonBodySteps, sendJsonAnswer, sendJsonNegotiated, whileConnected, type JsonAnswer } from './respond.js';
 
 export async function serveHealth(app: Pick<Endpoints, 'store' | 'routers' | 'now'>, req: IncomingMessage, res: ServerResponse, query: URLSearchParams): Promise<void> {
   const configured = app.routers();
@@ -28,9 +30,13 @@ export async function serveHealth(app: Pick<Endpoints, 'store' | 'routers' | 'no
     return;
   }
   const routers = wanted.length === 0 ? configured : configured.filter((router) => wanted.includes(router.name));
-  // In slices: a hub of 75,000 peers took 0.5–0.7 s to judge and word, scrapes and collections waiting behind it.
-  const evaluated = await whileConnected(res, evaluateRoutersSteps(routers, app.store, app.now()));
-  if (evaluated === undefined) return;
-  const { report } = evaluated;
-  await sendJsonNegotiated(res, report.status === 'ok' ? 200 : 503, report, encoding);
+  // Judged and written as one run of slices: a hub of 75,000 peers took 1.3 s in one task, scrapes and collections
+  // waiting behind it.
+  const answer = await whileConnected(res, healthAnswerSteps(routers, app.store, app.now()));
+  if (answer !== undefined) await sendJsonAnswer(res, answer, encoding);
+}
+
+function* healthAnswerSteps(routers: readonly RouterConfig[], store: Endpoints['store'], now: number): Steps<JsonAnswer> {
+  const { report } = yield* evaluateRoutersSteps(routers, store, now);
+  return { status: report.status === 'ok' ? 200 : 503, body: yield* jsonBodySteps(report) };
 }

@@ -1,14 +1,12 @@
 /** Small response helpers shared by the routes. */
 import type { ServerResponse } from 'node:http';
-import { promisify } from 'node:util';
-import { gzip } from 'node:zlib';
+import { once } from 'node:events';
+import { createGzip } from 'node:zlib';
 import type { Logger } from 'pino';
 import { acceptsGzip } from '../metrics/negotiate.js';
 import { jsonSteps } from '../util/json-steps.js';
 import { finishInSlices, type Steps } from '../util/slices.js';
 import { loggedPath } from './target.js';
-
-const gzipAsync = promisify(gzip);
 
 /**
  * Bodies are handed to the socket in slices of this size, and written in batches of slices: the socket shows
@@ -45,7 +43,9 @@ export function sendJson(res: ServerResponse, status: number, value: unknown): v
 
 /**
  * Work for a response in slices (util/slices.ts), so a large answer does not hold scrapes and collections up. It
- * stops at its next pause once the client has gone: undefined then, and nothing is to be sent.
+ * stops at its next pause once the client has gone: undefined then, and nothing is to be sent. One request's
+ * work is one run of steps: two runs one after the other would queue the second behind every other request's
+ * next slice (four /health requests at once answered the first at 3.8 s instead of 1.1 s).
  */
 export async function whileConnected<T>(res: ServerResponse, steps: Steps<T>): Promise<T | undefined> {
   if (res.destroyed) return undefined;
@@ -55,30 +55,67 @@ export async function whileConnected<T>(res: ServerResponse, steps: Steps<T>): P
   try {
     return await finishInSlices(steps, { signal: gone.signal });
   } catch (error) {
-    if (gone.signal.aborted) return undefined;
+    // The client left: the work stopped at its pause. Any other error is the route's to report.
+    if (gone.signal.aborted && error === gone.signal.reason) return undefined;
     throw error;
   } finally {
     res.off('close', stop);
   }
 }
 
+/** A JSON answer ready to send: its status and its UTF-8 text in pieces (jsonBodySteps). */
+export interface JsonAnswer {
+  status: number;
+  body: Buffer[];
+}
+
+/** The value as the JSON text of an answer (two-space indented, a final newline), in steps. */
+export function* jsonBodySteps(value: unknown): Steps<Buffer[]> {
+  const text = yield* jsonSteps(value, 2);
+  text.push(Buffer.from('\n', 'utf8'));
+  return text;
+}
+
 /**
  * JSON, gzip-compressed when the client accepts it and the body is worth it (/health reaches tens of MB at
- * tens of thousands of peers). The text is written in slices, and compression runs off the event loop.
+ * tens of thousands of peers). The text is written in slices, and compressed off the event loop.
  */
 export async function sendJsonNegotiated(res: ServerResponse, status: number, value: unknown, acceptEncoding: string | undefined): Promise<void> {
-  const text = await whileConnected(res, jsonSteps(value, 2));
-  if (text === undefined) return;
-  const body = [...text, Buffer.from('\n', 'utf8')];
-  const length = body.reduce((sum, part) => sum + part.length, 0);
+  const body = await whileConnected(res, jsonBodySteps(value));
+  if (body !== undefined) await sendJsonAnswer(res, { status, body }, acceptEncoding);
+}
+
+/** Sends an answer made in slices: plain, or gzip-compressed piece by piece on libuv's thread pool. */
+export async function sendJsonAnswer(res: ServerResponse, answer: JsonAnswer, acceptEncoding: string | undefined): Promise<void> {
   const headers: Record<string, string | number> = { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', vary: 'Accept-Encoding' };
+  const length = answer.body.reduce((sum, piece) => sum + piece.length, 0);
   if (!acceptsGzip(acceptEncoding) || length < GZIP_MIN_BYTES) {
-    await sendParts(res, status, headers, body);
+    await sendParts(res, answer.status, headers, answer.body);
     return;
   }
-  const compressed = await gzipAsync(Buffer.concat(body, length));
+  // Piece by piece: one gzip of the joined body first copied 40 MB into one buffer in one task (~150 ms).
+  const compressed = await gzipPieces(answer.body);
   if (res.destroyed) return;
-  await sendParts(res, status, { ...headers, 'content-encoding': 'gzip' }, [compressed]);
+  await sendParts(res, answer.status, { ...headers, 'content-encoding': 'gzip' }, compressed);
+}
+
+/** The pieces as one gzip stream, compressed on libuv's thread pool with backpressure; its output in pieces. */
+async function gzipPieces(pieces: readonly Buffer[]): Promise<Buffer[]> {
+  const gzip = createGzip();
+  const out: Buffer[] = [];
+  gzip.on('data', (chunk: Buffer) => out.push(chunk));
+  const ended = new Promise<void>((resolve, reject) => {
+    gzip.once('end', resolve);
+    gzip.once('error', reject);
+  });
+  // Awaited below; marked handled now, in case an error ends a wait for 'drain' first.
+  ended.catch(() => undefined);
+  for (const piece of pieces) {
+    if (!gzip.write(piece)) await once(gzip, 'drain');
+  }
+  gzip.end();
+  await ended;
+  return out;
 }
 
 /** Resolves when the response drained or closed (a destroyed socket never drains). */

@@ -67,15 +67,23 @@ function isContainer(value: unknown): boolean {
   return Array.isArray(value) || isPlainObject(value);
 }
 
+/** What is written part by part: a list, or a plain object's members, each read once. */
+type Walk = { readonly list: readonly unknown[] } | { readonly members: readonly (readonly [string, unknown])[] };
+
 /**
- * Whether the value is written part by part: every list, and a plain object holding a list or an object (a
- * report's `routers`, a router's `peers`). A flat object (a peer, a check) is one JSON.stringify call.
+ * How the value is written: part by part (every list, and a plain object holding a list or an object: a report's
+ * `routers`, a router's `peers`), or as one JSON.stringify call (a flat object such as a peer, a string, a
+ * number), given here as the value to stringify. A value with a toJSON is JSON.stringify's (a Date, an array
+ * that has one).
  */
-function walked(value: unknown): value is unknown[] | Record<string, unknown> {
-  if (Array.isArray(value)) return true;
-  if (!isPlainObject(value) || typeof value['toJSON'] === 'function') return false;
-  for (const key in value) if (Object.hasOwn(value, key) && isContainer(value[key])) return true;
-  return false;
+function walkOf(value: unknown): Walk | { readonly whole: unknown } {
+  if (typeof value !== 'object' || value === null || typeof (value as { toJSON?: unknown }).toJSON === 'function') return { whole: value };
+  if (Array.isArray(value)) return { list: value };
+  if (!isPlainObject(value)) return { whole: value };
+  // Read once: a getter is not asked again when the members are written (or stringified, for a flat object).
+  const members = Object.keys(value).map((key) => [key, value[key]] as const);
+  if (members.some(([, member]) => isContainer(member))) return { members };
+  return { whole: Object.fromEntries(members) };
 }
 
 /** The value's text at `depth` as JSON.stringify writes it there; undefined where it writes nothing (undefined, a function). */
@@ -86,46 +94,51 @@ function nativeText(value: unknown, format: Format, depth: number): string | und
   return text.includes('\n') ? text.replaceAll('\n', pad(format, depth)) : text;
 }
 
-function* writeValue(value: unknown[] | Record<string, unknown>, format: Format, depth: number, out: Pieces): Steps<void> {
-  if (format.open.has(value)) throw new TypeError('Converting circular structure to JSON');
-  format.open.add(value);
-  yield* writeContainer(value, format, depth, out);
-  format.open.delete(value);
+/**
+ * Writes the value at `depth`; false where JSON.stringify writes nothing for it (undefined, a function, a symbol),
+ * which a list writes as null and an object leaves out. `before` goes first when something is written.
+ */
+function* writeValue(value: unknown, format: Format, depth: number, out: Pieces, before: string): Steps<boolean> {
+  const walk = walkOf(value);
+  if ('whole' in walk) {
+    const text = nativeText(walk.whole, format, depth);
+    if (text === undefined) return false;
+    out.add(before);
+    out.add(text);
+    return true;
+  }
+  if (format.open.has(value as object)) throw new TypeError('Converting circular structure to JSON');
+  format.open.add(value as object);
+  out.add(before);
+  yield* 'list' in walk ? writeList(walk.list, format, depth, out) : writeMembers(walk.members, format, depth, out);
+  format.open.delete(value as object);
+  return true;
 }
 
-function* writeContainer(value: unknown[] | Record<string, unknown>, format: Format, depth: number, out: Pieces): Steps<void> {
-  if (Array.isArray(value)) {
-    if (value.length === 0) {
-      out.add('[]');
-      return;
-    }
-    for (let index = 0; index < value.length; index++) {
-      out.add(index === 0 ? '[' : ',');
-      out.add(pad(format, depth + 1));
-      yield* writeMember(value[index], format, depth + 1, out, 'null');
-      if (++format.items % ITEMS_PER_STEP === 0) yield;
-    }
-    out.add(pad(format, depth));
-    out.add(']');
+function* writeList(list: readonly unknown[], format: Format, depth: number, out: Pieces): Steps<void> {
+  if (list.length === 0) {
+    out.add('[]');
     return;
   }
-  let first = true;
-  for (const key of Object.keys(value)) {
-    const member = value[key];
-    const part = walked(member);
-    const text = part ? undefined : nativeText(member, format, depth + 1);
-    // What JSON.stringify leaves out of an object: undefined, functions, symbols.
-    if (!part && text === undefined) continue;
-    out.add(first ? '{' : ',');
-    first = false;
+  for (let index = 0; index < list.length; index++) {
+    out.add(index === 0 ? '[' : ',');
     out.add(pad(format, depth + 1));
-    out.add(JSON.stringify(key));
-    out.add(format.indent === 0 ? ':' : ': ');
-    if (part) yield* writeValue(member, format, depth + 1, out);
-    else out.add(text ?? '');
+    if (!(yield* writeValue(list[index], format, depth + 1, out, ''))) out.add('null');
     if (++format.items % ITEMS_PER_STEP === 0) yield;
   }
-  if (first) {
+  out.add(pad(format, depth));
+  out.add(']');
+}
+
+function* writeMembers(members: readonly (readonly [string, unknown])[], format: Format, depth: number, out: Pieces): Steps<void> {
+  let written = 0;
+  const separator = format.indent === 0 ? ':' : ': ';
+  for (const [key, member] of members) {
+    const before = `${written === 0 ? '{' : ','}${pad(format, depth + 1)}${JSON.stringify(key)}${separator}`;
+    if (yield* writeValue(member, format, depth + 1, out, before)) written++;
+    if (++format.items % ITEMS_PER_STEP === 0) yield;
+  }
+  if (written === 0) {
     out.add('{}');
     return;
   }
@@ -133,23 +146,15 @@ function* writeContainer(value: unknown[] | Record<string, unknown>, format: For
   out.add('}');
 }
 
-/** A list element (`absent` where JSON.stringify writes nothing: null) or the top-level value. */
-function* writeMember(value: unknown, format: Format, depth: number, out: Pieces, absent: string): Steps<void> {
-  if (walked(value)) {
-    yield* writeValue(value, format, depth, out);
-    return;
-  }
-  out.add(nativeText(value, format, depth) ?? absent);
-}
-
 /**
  * `JSON.stringify(value, null, indent)` (indent 0–10 spaces) as UTF-8 pieces, in steps that may pause every few
- * hundred list elements or object members. A value JSON.stringify writes nothing for (undefined) gives no pieces. A `toJSON` is
- * honoured as JSON.stringify does, but for the key it is handed, always "" here (a Date ignores it).
+ * hundred list elements or object members. A value JSON.stringify writes nothing for (undefined) gives no pieces.
+ * A `toJSON` is honoured as JSON.stringify does, but for the key it is handed, always "" here (a Date ignores
+ * it). Lists and objects nest up to about 1,500 levels (JSON.stringify: about 4,000).
  */
 export function* jsonSteps(value: unknown, indent = 0): Steps<Buffer[]> {
   if (!Number.isInteger(indent) || indent < 0 || indent > 10) throw new RangeError(`indent must be 0 to 10 spaces, not ${indent}`);
   const out = new Pieces();
-  yield* writeMember(value, { indent, pads: [], open: new Set(), items: 0 }, 0, out, '');
+  yield* writeValue(value, { indent, pads: [], open: new Set(), items: 0 }, 0, out, '');
   return out.end();
 }

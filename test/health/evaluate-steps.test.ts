@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { evaluateRouter, evaluateRouterSteps } from '../../src/health/evaluate.js';
 import { evaluateRouters, evaluateRoutersSteps } from '../../src/health/report.js';
+import { summarize, summarizeSteps } from '../../src/health/summary.js';
 import type { RouterRecord } from '../../src/routeros/records.js';
 import { finishInSlices } from '../../src/util/slices.js';
 import { testRouter } from '../helpers/config.js';
@@ -56,6 +57,26 @@ describe('evaluation in steps', () => {
     const whole = evaluateRouters([router, other], store, T0 + 60_000);
     expect(await finishInSlices(evaluateRoutersSteps([router, other], store, T0 + 60_000), { budgetMs: 0 })).toEqual(whole);
     expect(whole.report.routers.map((health) => health.name)).toEqual(['hq', 'branch']);
+  });
+
+  it('reads every router\'s snapshots before its first pause: a reload or a run landing meanwhile mixes no instants (found by review)', async () => {
+    const other = testRouter({ name: 'branch' });
+    let paused = false;
+    // After the first pause the store has changed: branch dropped by a reload, hq collected again, unanswered.
+    const store = { snapshots: (name: string) => (paused ? [] : name === 'hq' ? snapshots : [systemOk()]) };
+    const sliced = await finishInSlices(evaluateRoutersSteps([router, other], store, T0 + 60_000), { budgetMs: 0, onPause: () => (paused = true) });
+    paused = false;
+    expect(sliced).toEqual(evaluateRouters([router, other], store, T0 + 60_000));
+    expect(sliced.report.routers.map((health) => health.reasons[0])).toEqual([expect.stringMatching(/^hq\//), 'branch/wireguard: not collected yet: tunnel and peer state unknown']);
+  });
+
+  it('summarizes tens of thousands of problems in steps, to the same line', async () => {
+    const whole = evaluateRouter(router, snapshots, T0 + 60_000);
+    expect(whole.problems.length).toBeGreaterThan(1_000);
+    let pauses = 0;
+    expect(await finishInSlices(summarizeSteps([whole]), { budgetMs: 0, onPause: () => pauses++ })).toBe(summarize([whole]));
+    expect(pauses).toBeGreaterThanOrEqual(Math.floor(whole.problems.length / 256));
+    expect(summarize([whole])).toMatch(/^\d+ interfaces not running: .* and \d+ more; \d+ stale peers: /);
   });
 
   it('gives the event loop back while judging a hub: a timer fires before the report is done', async () => {

@@ -86,6 +86,17 @@ describe('whileConnected', () => {
     expect(res.listenerCount('close')).toBe(0);
   });
 
+  it('still reports an error the work threw in the slice the client left in (found by review)', async () => {
+    const res = Object.assign(new EventEmitter(), { destroyed: false });
+    function* failing(): Steps<number> {
+      yield;
+      res.destroyed = true;
+      res.emit('close');
+      throw new Error('a real failure');
+    }
+    await expect(whileConnected(res as unknown as ServerResponse, failing())).rejects.toThrow('a real failure');
+  });
+
   it('starts nothing for a client already gone, and hands back what finished', async () => {
     function* answer(): Steps<number> {
       yield;

@@ -67,6 +67,29 @@ describe('jsonSteps', () => {
     expect(order).toEqual(['timer', 'written']);
   });
 
+  it('reads each member once, and honours a list\'s toJSON, as JSON.stringify does (found by review)', () => {
+    let reads = 0;
+    const counted = {
+      get a() {
+        reads++;
+        if (reads > 1) throw new Error('read twice');
+        return reads;
+      },
+      b: [1, 2],
+    };
+    expect(text(counted, 2)).toBe('{\n  "a": 1,\n  "b": [\n    1,\n    2\n  ]\n}');
+    reads = 0;
+    const flat = {
+      get a() {
+        reads++;
+        return reads === 1 ? [] : 'second';
+      },
+    };
+    expect(text({ x: flat }, 2)).toBe(JSON.stringify({ x: { a: [] } }, null, 2));
+    const list = Object.assign([1, 2], { toJSON: () => 'from toJSON' });
+    expect(text({ list, other: [list] }, 2)).toBe(JSON.stringify({ list, other: [list] }, null, 2));
+  });
+
   it('writes nothing for undefined, and refuses an indent JSON.stringify would clip', () => {
     expect(finish(jsonSteps(undefined))).toEqual([]);
     expect(() => finish(jsonSteps({}, 11))).toThrow(RangeError);
