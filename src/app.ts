@@ -160,7 +160,7 @@ export function createApp(initial: Config, deps: AppDeps): App {
   apply(initial);
   self.reloaded(true, now());
   // One log line per verdict change (peer stale since T, recovered, interface down, router down).
-  const stopWatching = watchVerdicts({ store, config: () => polled, logger: deps.logger, now });
+  const verdictWatch = watchVerdicts({ store, config: () => polled, logger: deps.logger, now });
 
   const attemptReload = async (): Promise<ReloadResult> => {
     try {
@@ -233,7 +233,7 @@ export function createApp(initial: Config, deps: AppDeps): App {
     ready: () => scheduler.ready(),
     stop: async () => {
       stopped = true;
-      stopWatching();
+      verdictWatch.stop();
       clearInterval(sweeping);
       discovery.close();
       await scheduler.stop();

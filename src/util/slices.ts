@@ -87,3 +87,26 @@ export async function finishInSlices<T>(steps: Steps<T>, slicer: Slicer | SliceO
     if (clock.due()) await clock.pause();
   }
 }
+
+/** Steps started at once: finished within the first slice, or the rest going on in slices. */
+export type Started<T> = { readonly done: true; readonly value: T } | { readonly done: false; readonly rest: Promise<T> };
+
+/**
+ * Runs the steps now while they fit in one slice, and the rest in slices: small work (most routers) finishes in
+ * the caller's turn, as a plain call would, and only large work is spread over turns.
+ */
+export function startInSlices<T>(steps: Steps<T>, options: SliceOptions = {}): Started<T> {
+  const clock = new Slicer(options);
+  clock.throwIfStopped();
+  for (;;) {
+    const step = steps.next();
+    if (step.done === true) return { done: true, value: step.value };
+    if (clock.due()) {
+      const rest = async (): Promise<T> => {
+        await clock.pause();
+        return finishInSlices(steps, clock);
+      };
+      return { done: false, rest: rest() };
+    }
+  }
+}

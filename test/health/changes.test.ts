@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import pino from 'pino';
 import { SnapshotStore, type JobOutcome } from '../../src/metrics/store.js';
 import { watchVerdicts } from '../../src/health/watch.js';
-import { diffPeers } from '../../src/health/changes.js';
+import { diffPeers, MAX_PEER_LINES } from '../../src/health/changes.js';
 import type { PeerJudgement } from '../../src/health/types.js';
 import type { PeerVerdict } from '../../src/analysis/peer.js';
 import { testConfig } from '../helpers/config.js';
@@ -35,7 +35,7 @@ function harness(configNow: () => typeof config = () => config) {
   const store = new SnapshotStore();
   store.plan(new Map([['hq', jobsFor(router).map((job) => ({ collector: job.collector, job: job.job }))]]));
   let now = T0;
-  const stop = watchVerdicts({ store, config: configNow, logger, now: () => now });
+  const watch = watchVerdicts({ store, config: configNow, logger, now: () => now });
   const record = (snapshot: JobSnapshot, at: number): void => {
     now = at;
     const outcome: JobOutcome = {
@@ -50,7 +50,7 @@ function harness(configNow: () => typeof config = () => config) {
     };
     store.record(outcome);
   };
-  return { lines, record, stop, messages: () => lines.map((line) => `${line.level} ${line.msg}`) };
+  return { lines, record, stop: () => watch.stop(), settled: () => watch.settled(), messages: () => lines.map((line) => `${line.level} ${line.msg}`) };
 }
 
 const peers = (age: string | undefined) => [peerRecord('branch-1', '30s'), peerRecord('branch-2', age)];
@@ -174,6 +174,62 @@ describe('verdict-change log', () => {
     h.record(systemOk(T0), T0);
     h.record(wireguard(router, [WG_UP], peers(undefined), T0), T0);
     expect(h.lines).toEqual([]);
+  });
+});
+
+describe('verdict log of a large router', () => {
+  /** 20,000 peers, branch-2 among them at `age`, the rest fresh: judging them is more than one slice's work. */
+  const many = (age: string): ReturnType<typeof peers> => [...peers(age), ...Array.from({ length: 20_000 }, (_, i) => peerRecord(`site-${i}`, '30s'))];
+  const staleSince = new Date(T0 + 360_000 - 600_000 + 300_000).toISOString();
+
+  it('judges its runs in slices, after the turn they land in, and logs their changes in the order of the runs', async () => {
+    const h = harness();
+    h.record(systemOk(T0), T0);
+    h.record(wireguard(router, [WG_UP], many('4m'), T0), T0);
+    h.record(wireguard(router, [WG_UP], many('10m'), T0 + 360_000), T0 + 360_000);
+    h.record(wireguard(router, [WG_UP], many('5s'), T0 + 390_000), T0 + 390_000);
+    // Judged in one go, the lines would be here already.
+    expect(h.messages()).toEqual([]);
+    await h.settled();
+    expect(h.messages()).toEqual([
+      `warn peer branch-2 on hq/wg-branch stale since ${staleSince} (last handshake 10m ago)`,
+      'info peer branch-2 on hq/wg-branch recovered (last handshake 5s ago)',
+    ]);
+    // Small runs again: judged in the turn they land, after the queue emptied.
+    h.record(wireguard(router, [WG_UP], peers('10m'), T0 + 960_000), T0 + 960_000);
+    expect(h.messages()).toHaveLength(3);
+    h.stop();
+  });
+
+  it(`logs the first ${MAX_PEER_LINES} peer changes of a run one by one, and one line counting the rest`, () => {
+    const h = harness();
+    h.record(systemOk(T0), T0);
+    const sites = (age: string) => Array.from({ length: 250 }, (_, i) => peerRecord(`site-${i}`, age));
+    h.record(wireguard(router, [WG_UP], sites('30s'), T0), T0);
+    h.record(wireguard(router, [WG_UP], sites('10m'), T0 + 360_000), T0 + 360_000);
+    expect(h.lines).toHaveLength(MAX_PEER_LINES + 1);
+    expect(h.lines.slice(0, MAX_PEER_LINES).every((line) => line.event === 'peer_stale')).toBe(true);
+    expect(h.lines[MAX_PEER_LINES]).toMatchObject({
+      level: 'warn',
+      event: 'peers_changed',
+      msg: `150 more peers on hq changed state in this run (150 went bad, 0 recovered or stopped being a problem); only the first ${MAX_PEER_LINES} are logged one by one, GET /health lists every peer`,
+    });
+    // All 250 are kept as stale: none is announced again, and each recovery is news.
+    h.record(wireguard(router, [WG_UP], sites('10m15s'), T0 + 375_000), T0 + 375_000);
+    expect(h.lines).toHaveLength(MAX_PEER_LINES + 1);
+    h.record(wireguard(router, [WG_UP], sites('5s'), T0 + 390_000), T0 + 390_000);
+    expect(h.lines).toHaveLength(2 * (MAX_PEER_LINES + 1));
+    expect(h.lines.at(-1)).toMatchObject({ level: 'info', event: 'peers_changed', msg: expect.stringContaining('(0 went bad, 150 recovered') });
+    h.stop();
+  });
+
+  it('logs nothing of a run still being judged once stopped', async () => {
+    const h = harness();
+    h.record(systemOk(T0), T0);
+    h.record(wireguard(router, [WG_UP], many('10m'), T0 + 360_000), T0 + 360_000);
+    h.stop();
+    await h.settled();
+    expect(h.messages()).toEqual([]);
   });
 });
 
