@@ -3,7 +3,7 @@
  * other work (a timer, a socket) runs in between.
  */
 import { describe, expect, it } from 'vitest';
-import { finish, finishInSlices, Slicer, type Steps } from '../../src/util/slices.js';
+import { finish, finishInSlices, Slicer, startInSlices, type Steps } from '../../src/util/slices.js';
 
 function* counting(steps: number, seen: number[]): Steps<number> {
   for (let step = 0; step < steps; step++) {
@@ -33,6 +33,25 @@ describe('work in slices', () => {
     let pauses = 0;
     expect(await finishInSlices(untilTimer(sliced), { budgetMs: 0, onPause: () => pauses++ })).toBe(true);
     expect(pauses).toBeGreaterThan(0);
+  });
+
+  it('startInSlices finishes small work in the caller\'s turn, and hands larger work on to slices', async () => {
+    const seen: number[] = [];
+    expect(startInSlices(counting(5, seen))).toEqual({ done: true, value: 5 });
+    expect(seen).toEqual([0, 1, 2, 3, 4]);
+    const large: number[] = [];
+    const started = startInSlices(counting(5, large), { budgetMs: 0 });
+    // One step in the caller's turn (a budget of 0 is spent at once), the rest after a pause.
+    expect(large).toEqual([0]);
+    expect(started.done).toBe(false);
+    if (started.done) return;
+    expect(await started.rest).toBe(5);
+    expect(large).toEqual([0, 1, 2, 3, 4]);
+    const stop = new AbortController();
+    const stopped = startInSlices(counting(5, []), { budgetMs: 0, signal: stop.signal });
+    stop.abort(new Error('stopped'));
+    if (stopped.done) throw new Error('finished at once');
+    await expect(stopped.rest).rejects.toThrow('stopped');
   });
 
   it('pauses at every step with a budget of 0', async () => {
