@@ -87,3 +87,13 @@ export function parseCli(argv: readonly string[], env: NodeJS.ProcessEnv): CliOp
     ...(values['web.enable-lifecycle'] === true ? { enableLifecycle: true } : {}),
   };
 }
+
+/**
+ * True when a command line that does not parse was meant for `check`: its first positional is `check`.
+ * Read leniently (unknown options allowed) with the real option table, so `--config check` is not taken
+ * for the command.
+ */
+export function meansCheck(argv: readonly string[]): boolean {
+  const { positionals } = parseArgs({ args: [...argv], options: CLI_OPTIONS, strict: false, allowPositionals: true });
+  return positionals[0] === 'check';
+}

@@ -7,7 +7,6 @@
  * routers it was still waiting for, before the monitoring system kills it with no explanation.
  */
 import { setTimeout as wait } from 'node:timers/promises';
-import { parseArgs } from 'node:util';
 import { ConfigError, type Config, type RouterConfig } from '../config/types.js';
 import { formatProblems, loadConfigFile } from '../config/index.js';
 import { formatDuration, parseDuration } from '../config/duration.js';
@@ -20,7 +19,7 @@ import { evaluateRouter } from '../health/evaluate.js';
 import { formatCheck, output, plain, type CheckOutput } from '../health/nagios.js';
 import { createLogger } from './logger.js';
 import { terminalText } from '../util/text.js';
-import { CLI_OPTIONS, USAGE } from './args.js';
+import { USAGE } from './args.js';
 
 export interface CheckOptions {
   env?: NodeJS.ProcessEnv;
@@ -152,16 +151,6 @@ export async function check(configPath: string, routerName?: string, options: Ch
     // Aborts whatever is still in flight.
     await app.stop();
   }
-}
-
-/**
- * True when a command line that does not parse was meant for `check`: its first positional is `check`.
- * Read leniently (unknown options allowed) with the real option table, so `--config check` is not taken
- * for the command.
- */
-export function meansCheck(argv: readonly string[]): boolean {
-  const { positionals } = parseArgs({ args: [...argv], options: CLI_OPTIONS, strict: false, allowPositionals: true });
-  return positionals[0] === 'check';
 }
 
 /**
