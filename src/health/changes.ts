@@ -57,8 +57,16 @@ function shared(state: string, bad: boolean): VerdictState {
   return out;
 }
 
-/** The router, its interfaces, set-up checks and pings (peers, by the thousand, go through diffPeers). */
+/** observeSteps in one go. */
 export function observe(evaluation: RouterEvaluation, router: RouterConfig): Map<string, Observation> {
+  return finish(observeSteps(evaluation, router));
+}
+
+/**
+ * The router, its interfaces, set-up checks and pings (peers, by the thousand, go through diffPeers), in steps
+ * that may pause every few hundred interfaces: a hub of 20,000 took 56–88 ms on every wireguard run.
+ */
+export function* observeSteps(evaluation: RouterEvaluation, router: RouterConfig): Steps<Map<string, Observation>> {
   const { health, problems } = evaluation;
   const name = health.name;
   const out = new Map<string, Observation>();
@@ -74,7 +82,8 @@ export function observe(evaluation: RouterEvaluation, router: RouterConfig): Map
       };
     },
   });
-  for (const iface of health.interfaces) {
+  for (const [index, iface] of health.interfaces.entries()) {
+    if (index % ITEMS_PER_STEP === ITEMS_PER_STEP - 1) yield;
     const state = iface.disabled ? 'disabled' : iface.running === false ? 'down' : iface.running === true ? 'running' : 'unknown';
     out.set(`interface:${iface.name}`, {
       state,
@@ -130,12 +139,44 @@ export function observe(evaluation: RouterEvaluation, router: RouterConfig): Map
 const GROUPS: readonly Group[] = ['router', 'wireguard', 'setup', 'pings'];
 const NOTHING: ReadonlyMap<string, VerdictState> = new Map();
 
-/** The lines to log and the states to keep; `previous` undefined is the first evaluation of the router. */
+/**
+ * Lines worded per router and run; the run's other changes are counted in one line (untoldLine). A hub's
+ * outage (12,500 of 75,000 peers stale at once) made 12,500 lines in one run: 0.2–0.3 s of logging alone, and a
+ * log nobody reads line by line. /health lists every part.
+ */
+export const MAX_LINES_PER_RUN = 100;
+
+/** Items read between two pauses of the steps. */
+const ITEMS_PER_STEP = 256;
+
+/** Changes of a run past MAX_LINES_PER_RUN, counted, not worded. */
+export interface Untold {
+  bad: number;
+  better: number;
+}
+
+/** diffSteps in one go. */
 export function diff(
   previous: Observed | undefined,
   current: ReadonlyMap<string, Observation>,
   seen: RouterEvaluation['seen'],
 ): { lines: LogLine[]; next: Observed } {
+  const untold: Untold = { bad: 0, better: 0 };
+  const { lines, next } = finish(diffSteps(previous, current, seen, MAX_LINES_PER_RUN, untold));
+  return { lines: untold.bad + untold.better > 0 ? [...lines, untoldLine(untold, '')] : lines, next };
+}
+
+/**
+ * The lines to log (at most `wordsLeft`, the others counted in `untold`) and the states to keep, in steps that
+ * may pause every few hundred parts; `previous` undefined is the first evaluation of the router.
+ */
+export function* diffSteps(
+  previous: Observed | undefined,
+  current: ReadonlyMap<string, Observation>,
+  seen: RouterEvaluation['seen'],
+  wordsLeft: number,
+  untold: Untold,
+): Steps<{ lines: LogLine[]; next: Observed }> {
   const isSeen = (group: Group): boolean => group === 'router' || seen[group];
   // A seen group starts afresh (a peer removed from the router is forgotten); an unseen one keeps its states.
   const fresh = new Map<Group, Map<string, VerdictState>>();
@@ -149,7 +190,9 @@ export function diff(
   };
   for (const group of GROUPS) if (isSeen(group)) kept(group);
   const lines: LogLine[] = [];
+  let read = 0;
   for (const [key, now] of current) {
+    if (++read % ITEMS_PER_STEP === 0) yield;
     const group = groupOf(key);
     // An unseen group keeps its last states and says nothing: an interface known only from the set-up audit
     // while the wireguard collector fails is "unknown", not "running again".
@@ -157,11 +200,25 @@ export function diff(
     const before = previous?.[group].get(key);
     kept(group).set(key, shared(now.state, now.bad));
     if (before?.state === now.state) continue;
-    if (now.bad || before?.bad === true) lines.push({ level: now.bad ? 'warn' : 'info', ...now.describe() });
+    if (!now.bad && before?.bad !== true) continue;
+    if (lines.length < wordsLeft) lines.push({ level: now.bad ? 'warn' : 'info', ...now.describe() });
+    else if (now.bad) untold.bad++;
+    else untold.better++;
   }
   const next = {} as Record<Group, ReadonlyMap<string, VerdictState>>;
   for (const group of GROUPS) next[group] = fresh.get(group) ?? previous?.[group] ?? NOTHING;
   return { lines, next };
+}
+
+/** The one line for a run's changes past MAX_LINES_PER_RUN. */
+export function untoldLine(untold: Untold, routerName: string): LogLine {
+  const count = untold.bad + untold.better;
+  const on = routerName === '' ? '' : ` on ${routerName}`;
+  return {
+    level: untold.bad > 0 ? 'warn' : 'info',
+    message: `${count} more ${count === 1 ? 'change' : 'changes'}${on} in this run (${untold.bad} went bad, ${untold.better} recovered or stopped being a problem); only the first ${MAX_LINES_PER_RUN} are logged one by one, GET /health lists every peer, interface and check`,
+    fields: { event: 'more_changes', went_bad: untold.bad, recovered: untold.better },
+  };
 }
 
 /**
@@ -181,43 +238,36 @@ function isBad({ verdict }: PeerJudgement): boolean {
   return peerStatus(verdict) === 'critical' || isUnreadable(verdict.reason);
 }
 
-/**
- * Peer lines worded per router and run; the other changes of the run are counted in one line. A hub's outage
- * (12,500 of 75,000 peers stale at once) made 12,500 lines in one run: 0.2–0.3 s of logging alone, and a log
- * nobody reads line by line. /health lists every peer.
- */
-export const MAX_PEER_LINES = 100;
-
-/** Judgements read between two pauses of the steps. */
-const PEERS_PER_STEP = 256;
-
-/** diffPeersSteps in one go. */
+/** diffPeersSteps in one go, with a whole run's budget of lines and its own count of the rest. */
 export function diffPeers(
   previous: BadPeers | undefined,
   judgements: readonly PeerJudgement[],
   seen: boolean,
   routerName: string,
 ): { lines: LogLine[]; next: BadPeers } {
-  return finish(diffPeersSteps(previous, judgements, seen, routerName));
+  const untold: Untold = { bad: 0, better: 0 };
+  const { lines, next } = finish(diffPeersSteps(previous, judgements, seen, routerName, MAX_LINES_PER_RUN, untold));
+  return { lines: untold.bad + untold.better > 0 ? [...lines, untoldLine(untold, routerName)] : lines, next };
 }
 
 /**
- * The lines for peers whose state changed into or out of a bad one, and the bad states to keep, in steps that
- * may pause every few hundred peers. Not `seen` (the wireguard part had no data): the last bad states carry over.
- * Past MAX_PEER_LINES changes, one line counts the rest.
+ * The lines for peers whose state changed into or out of a bad one (at most `wordsLeft`, the others counted in
+ * `untold`), and the bad states to keep, in steps that may pause every few hundred peers. Not `seen` (the
+ * wireguard part had no data): the last bad states carry over.
  */
 export function* diffPeersSteps(
   previous: BadPeers | undefined,
   judgements: readonly PeerJudgement[],
   seen: boolean,
   routerName: string,
+  wordsLeft: number,
+  untold: Untold,
 ): Steps<{ lines: LogLine[]; next: BadPeers }> {
   if (!seen) return { lines: [], next: previous ?? NO_PEERS };
   const next = new Map<string, Map<string, VerdictState>>();
   const lines: LogLine[] = [];
-  const untold = { bad: 0, better: 0 };
   for (const [index, judgement] of judgements.entries()) {
-    if (index % PEERS_PER_STEP === PEERS_PER_STEP - 1) yield;
+    if (index % ITEMS_PER_STEP === ITEMS_PER_STEP - 1) yield;
     const { peer, verdict } = judgement;
     const bad = isBad(judgement);
     const before = previous?.get(peer.interface)?.get(peer.publicKey);
@@ -230,22 +280,11 @@ export function* diffPeersSteps(
     // (a blocked tunnel no longer expected up stays `probe_failed`, but is no longer a problem).
     if (bad && before?.state === verdict.reason) continue;
     if (!bad && before === undefined) continue;
-    if (lines.length < MAX_PEER_LINES) lines.push({ level: bad ? 'warn' : 'info', ...describePeer(judgement, bad, routerName) });
+    if (lines.length < wordsLeft) lines.push({ level: bad ? 'warn' : 'info', ...describePeer(judgement, bad, routerName) });
     else if (bad) untold.bad++;
     else untold.better++;
   }
-  if (untold.bad + untold.better > 0) lines.push(untoldLine(untold, routerName));
   return { lines, next: next.size === 0 ? NO_PEERS : next };
-}
-
-/** The one line for the peer changes of a run past MAX_PEER_LINES. */
-function untoldLine(untold: { bad: number; better: number }, routerName: string): LogLine {
-  const count = untold.bad + untold.better;
-  return {
-    level: untold.bad > 0 ? 'warn' : 'info',
-    message: `${count} more ${count === 1 ? 'peer' : 'peers'} on ${routerName} changed state in this run (${untold.bad} went bad, ${untold.better} recovered or stopped being a problem); only the first ${MAX_PEER_LINES} are logged one by one, GET /health lists every peer`,
-    fields: { event: 'peers_changed', went_bad: untold.bad, recovered: untold.better },
-  };
 }
 
 function describePeer(judgement: PeerJudgement, bad: boolean, routerName: string): { message: string; fields: LogFields } {

@@ -10,8 +10,9 @@ import type { CollectorName, Config, RouterConfig } from '../config/types.js';
 import type { SnapshotStore } from '../metrics/store.js';
 import { byCollector } from '../collectors/descriptors.js';
 import type { JobSnapshot } from '../metrics/store.js';
-import { finishInSlices, startInSlices, type Steps } from '../util/slices.js';
-import { diff, diffPeersSteps, observe, type BadPeers, type Observed } from './changes.js';
+import { finish, finishInSlicesLater, type Steps } from '../util/slices.js';
+import { dataOf } from '../collectors/catalog.js';
+import { diffPeersSteps, diffSteps, MAX_LINES_PER_RUN, observeSteps, untoldLine, type BadPeers, type Observed, type Untold } from './changes.js';
 import { evaluateRouterSteps, handshakeExpectedByMs, type EvaluationParts } from './evaluate.js';
 import type { PeerJudgement } from './types.js';
 
@@ -29,8 +30,19 @@ interface Watched {
   logger: Logger | undefined;
   /** Unix ms at which the first peer judged healthy turns stale unless a collection says otherwise. */
   peersDueAt: number;
-  /** Runs still being judged in slices, in the order they landed (undefined when none). */
-  queue: Promise<void> | undefined;
+  /** A run being judged in slices, and the latest run landed since, waiting for it (undefined when none). */
+  busy: Promise<void> | undefined;
+  waiting: Landed | undefined;
+  /** The router left the config: what is still being judged for it logs nothing. */
+  gone: boolean;
+}
+
+/** A run as it landed: what it can change, when, and the router's snapshots then. */
+interface Landed {
+  parts: EvaluationParts;
+  at: number;
+  snapshots: JobSnapshot[];
+  router: RouterConfig;
 }
 
 export interface VerdictWatch {
@@ -48,14 +60,40 @@ const PARTS_OF: Readonly<Record<CollectorName, EvaluationParts>> = byCollector((
 }));
 
 /**
- * Starts logging verdict changes. A run is judged in the turn it lands while that fits in one slice (most
- * routers); a larger router's verdicts are judged in slices (util/slices.ts), its later runs queued behind, so
- * the lines keep the order of the runs: 75,000 peers took 0.2 s of blocked event loop after every wireguard run.
+ * Interfaces and peers up to which a router's run is judged in the turn it lands, as a plain call: a few
+ * milliseconds at most. A larger router is judged in slices from the next shared turn on (75,000 peers took
+ * 0.25–0.33 s of blocked event loop after every wireguard run). By count, not time, so which runs are judged at
+ * once does not depend on the machine's load.
+ */
+export const JUDGED_AT_ONCE = 2_000;
+
+/** How many interfaces and peers judging the router's runs reads (from its stored wireguard and set-up data). */
+function sizeOf(snapshots: readonly JobSnapshot[]): number {
+  let size = 0;
+  for (const snapshot of snapshots) {
+    if (!snapshot.ok) continue;
+    if (snapshot.job === 'wireguard') {
+      const data = dataOf(snapshot, 'wireguard');
+      size += (data?.peers.length ?? 0) + (data?.interfaces.length ?? 0);
+    } else if (snapshot.job === 'wireguard_setup') {
+      size += dataOf(snapshot, 'wireguard_setup')?.interfaces.length ?? 0;
+    }
+  }
+  return size;
+}
+
+/**
+ * Starts logging verdict changes. A small router's run is judged in the turn it lands; a larger one's in slices
+ * (util/slices.ts), and the runs that land meanwhile wait, merged into one (the latest snapshots, every part
+ * they can change): the lines keep the order of the runs, and a router whose runs land faster than they are
+ * judged keeps one run waiting, not a queue.
  */
 export function watchVerdicts(deps: WatchDeps): VerdictWatch {
   const now = deps.now ?? Date.now;
   const watched = new Map<string, Watched>();
   const stopped = new AbortController();
+  /** Every judgement under way, for settled(): an entry dropped by a reload may still have one. */
+  const pending = new Set<Promise<void>>();
   // By name, made again when the config is replaced (a reload): a run lands ~4,000 times a cycle at 2,000
   // routers, and a search of the list for each was quadratic in the fleet.
   let indexed: Config | undefined;
@@ -69,55 +107,86 @@ export function watchVerdicts(deps: WatchDeps): VerdictWatch {
     return byName.get(name);
   };
 
-  /** The run that landed at `at`, judged from the snapshots as they were then, and its changes logged. */
-  function* judge(name: string, router: RouterConfig, entry: Watched, collector: CollectorName, at: number, snapshots: JobSnapshot[]): Steps<void> {
-    const parts = at >= entry.peersDueAt ? { ...PARTS_OF[collector], wireguard: true } : PARTS_OF[collector];
+  const failed = (name: string, error: unknown): void => {
+    if (!stopped.signal.aborted) deps.logger.error({ err: error, router: name, component: 'health' }, 'judging a run for the verdict log failed');
+  };
+
+  /** The run judged, and its changes kept and logged (at most MAX_LINES_PER_RUN lines and one counting the rest). */
+  function* judge(name: string, entry: Watched, { parts: landed, at, snapshots, router }: Landed): Steps<void> {
+    const parts = at >= entry.peersDueAt ? { ...landed, wireguard: true } : landed;
     const evaluation = yield* evaluateRouterSteps(router, snapshots, at, parts, { peerHealth: false });
-    const { lines, next } = diff(entry.states, observe(evaluation, router), evaluation.seen);
-    const peers = yield* diffPeersSteps(entry.badPeers, evaluation.judgements, evaluation.seen.wireguard, name);
-    // Nothing is kept or logged of a run judged after the watch stopped: it stops at a pause, before this.
+    const untold: Untold = { bad: 0, better: 0 };
+    const observed = yield* observeSteps(evaluation, router);
+    const { lines, next } = yield* diffSteps(entry.states, observed, evaluation.seen, MAX_LINES_PER_RUN, untold);
+    const peers = yield* diffPeersSteps(entry.badPeers, evaluation.judgements, evaluation.seen.wireguard, name, MAX_LINES_PER_RUN - lines.length, untold);
+    // Kept and logged at once, after the last pause: a judgement stopped (the watch, the router gone) leaves nothing.
+    if (entry.gone || routerNamed(name) === undefined) return;
     if (parts.wireguard) entry.peersDueAt = firstDue(evaluation.judgements, at);
     entry.states = next;
     entry.badPeers = peers.next;
     lines.push(...peers.lines);
+    if (untold.bad + untold.better > 0) lines.push(untoldLine(untold, name));
     if (lines.length === 0) return;
     entry.logger ??= deps.logger.child({ router: name, component: 'health' });
     for (const line of lines) entry.logger[line.level](line.fields, line.message);
   }
 
-  const queued = (entry: Watched, name: string, work: () => Promise<void>): void => {
-    const tail = (entry.queue ?? Promise.resolve())
-      .then(work)
-      .catch((error: unknown) => {
-        if (!stopped.signal.aborted) deps.logger.error({ err: error, router: name, component: 'health' }, 'judging a run for the verdict log failed');
-      })
-      .finally(() => {
-        if (entry.queue === tail) entry.queue = undefined;
-      });
-    entry.queue = tail;
+  /** Judges in slices what waits for the router, until nothing does. */
+  const drain = async (name: string, entry: Watched, first: Promise<void> | undefined): Promise<void> => {
+    try {
+      if (first !== undefined) await first;
+    } catch (error) {
+      failed(name, error);
+    }
+    for (let landed = entry.waiting; landed !== undefined && !stopped.signal.aborted; landed = entry.waiting) {
+      entry.waiting = undefined;
+      try {
+        await finishInSlicesLater(judge(name, entry, landed), { signal: stopped.signal });
+      } catch (error) {
+        failed(name, error);
+      }
+    }
+  };
+
+  const inSlices = (name: string, entry: Watched, first: Promise<void> | undefined): void => {
+    const busy = drain(name, entry, first).finally(() => {
+      entry.busy = undefined;
+      pending.delete(busy);
+    });
+    entry.busy = busy;
+    pending.add(busy);
   };
 
   const unsubscribe = deps.store.subscribe((name, collector) => {
     const router = routerNamed(name);
     if (router === undefined) {
+      const entry = watched.get(name);
+      if (entry !== undefined) entry.gone = true;
       watched.delete(name);
       return;
     }
     let entry = watched.get(name);
     if (entry === undefined) {
-      entry = { states: undefined, badPeers: undefined, logger: undefined, peersDueAt: Number.POSITIVE_INFINITY, queue: undefined };
+      entry = { states: undefined, badPeers: undefined, logger: undefined, peersDueAt: Number.POSITIVE_INFINITY, busy: undefined, waiting: undefined, gone: false };
       watched.set(name, entry);
     }
-    const at = now();
-    const snapshots = deps.store.snapshots(name);
-    const current = entry;
-    if (current.queue !== undefined) {
-      // Behind a run still being judged: its verdicts decide what this one changes.
-      queued(current, name, () => finishInSlices(judge(name, router, current, collector, at, snapshots), { signal: stopped.signal }));
+    const landed: Landed = { parts: PARTS_OF[collector], at: now(), snapshots: deps.store.snapshots(name), router };
+    if (entry.busy !== undefined) {
+      // Behind a run still being judged, whose verdicts decide what this one changes; merged with any run
+      // already waiting: the latest snapshots, and every part either can change.
+      const before = entry.waiting?.parts;
+      entry.waiting = before === undefined ? landed : { ...landed, parts: { wireguard: before.wireguard || landed.parts.wireguard, setup: before.setup || landed.parts.setup, pings: before.pings || landed.parts.pings } };
       return;
     }
-    const started = startInSlices(judge(name, router, current, collector, at, snapshots), { signal: stopped.signal });
-    if (!started.done) queued(current, name, () => started.rest);
+    if (sizeOf(landed.snapshots) > JUDGED_AT_ONCE) {
+      inSlices(name, entry, finishInSlicesLater(judge(name, entry, landed), { signal: stopped.signal }));
+      return;
+    }
+    try {
+      finish(judge(name, entry, landed));
+    } catch (error) {
+      failed(name, error);
+    }
   });
 
   return {
@@ -126,11 +195,7 @@ export function watchVerdicts(deps: WatchDeps): VerdictWatch {
       unsubscribe();
     },
     settled: async () => {
-      for (;;) {
-        const pending = [...watched.values()].flatMap((entry) => (entry.queue === undefined ? [] : [entry.queue]));
-        if (pending.length === 0) return;
-        await Promise.all(pending);
-      }
+      while (pending.size > 0) await Promise.all(pending);
     },
   };
 }

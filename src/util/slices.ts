@@ -88,25 +88,14 @@ export async function finishInSlices<T>(steps: Steps<T>, slicer: Slicer | SliceO
   }
 }
 
-/** Steps started at once: finished within the first slice, or the rest going on in slices. */
-export type Started<T> = { readonly done: true; readonly value: T } | { readonly done: false; readonly rest: Promise<T> };
-
 /**
- * Runs the steps now while they fit in one slice, and the rest in slices: small work (most routers) finishes in
- * the caller's turn, as a plain call would, and only large work is spread over turns.
+ * Runs the steps in slices from the next shared turn on, where they share that turn's budget with the other work
+ * resumed in it. Work begun in the middle of a turn with a slice of its own (eight routers' runs stored in one
+ * turn, each judged for up to 10 ms) would hold that turn for eight slices.
  */
-export function startInSlices<T>(steps: Steps<T>, options: SliceOptions = {}): Started<T> {
+export async function finishInSlicesLater<T>(steps: Steps<T>, options: SliceOptions = {}): Promise<T> {
   const clock = new Slicer(options);
   clock.throwIfStopped();
-  for (;;) {
-    const step = steps.next();
-    if (step.done === true) return { done: true, value: step.value };
-    if (clock.due()) {
-      const rest = async (): Promise<T> => {
-        await clock.pause();
-        return finishInSlices(steps, clock);
-      };
-      return { done: false, rest: rest() };
-    }
-  }
+  await clock.pause();
+  return finishInSlices(steps, clock);
 }

@@ -3,7 +3,7 @@
  * other work (a timer, a socket) runs in between.
  */
 import { describe, expect, it } from 'vitest';
-import { finish, finishInSlices, Slicer, startInSlices, type Steps } from '../../src/util/slices.js';
+import { finish, finishInSlices, finishInSlicesLater, Slicer, type Steps } from '../../src/util/slices.js';
 
 function* counting(steps: number, seen: number[]): Steps<number> {
   for (let step = 0; step < steps; step++) {
@@ -35,23 +35,25 @@ describe('work in slices', () => {
     expect(pauses).toBeGreaterThan(0);
   });
 
-  it('startInSlices finishes small work in the caller\'s turn, and hands larger work on to slices', async () => {
-    const seen: number[] = [];
-    expect(startInSlices(counting(5, seen))).toEqual({ done: true, value: 5 });
-    expect(seen).toEqual([0, 1, 2, 3, 4]);
-    const large: number[] = [];
-    const started = startInSlices(counting(5, large), { budgetMs: 0 });
-    // One step in the caller's turn (a budget of 0 is spent at once), the rest after a pause.
-    expect(large).toEqual([0]);
-    expect(started.done).toBe(false);
-    if (started.done) return;
-    expect(await started.rest).toBe(5);
-    expect(large).toEqual([0, 1, 2, 3, 4]);
+  it('finishInSlicesLater runs nothing in the turn it is called in, not even inside a slice of other work, and ends as finish would', async () => {
+    const later: number[] = [];
+    let duringOther = -1;
+    function* other(): Steps<void> {
+      yield;
+      // Inside a slice of other work: a piece begun here with a slice of its own would run up to its budget now.
+      pending = finishInSlicesLater(counting(40, later), { budgetMs: 60_000 });
+      duringOther = later.length;
+      yield;
+    }
+    let pending: Promise<number> | undefined;
+    await finishInSlices(other(), { budgetMs: 60_000 });
+    expect(duringOther).toBe(0);
+    expect(await pending).toBe(40);
+    expect(later).toHaveLength(40);
     const stop = new AbortController();
-    const stopped = startInSlices(counting(5, []), { budgetMs: 0, signal: stop.signal });
+    const stopped = finishInSlicesLater(counting(5, []), { signal: stop.signal });
     stop.abort(new Error('stopped'));
-    if (stopped.done) throw new Error('finished at once');
-    await expect(stopped.rest).rejects.toThrow('stopped');
+    await expect(stopped).rejects.toThrow('stopped');
   });
 
   it('pauses at every step with a budget of 0', async () => {
