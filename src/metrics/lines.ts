@@ -50,6 +50,15 @@ function give(buffer: Buffer): void {
   freeBytes += buffer.length;
 }
 
+/**
+ * Drops every kept scratch buffer, as a process starts with none. The exporter never calls it; the test runner
+ * does before each test file, since files share a worker process and one file's buffers would fill another's pool.
+ */
+export function dropScratchBuffers(): void {
+  freeByClass.length = 0;
+  freeBytes = 0;
+}
+
 /** Scratch bytes kept for reuse (for tests). */
 export function keptScratchBytes(): number {
   return freeBytes;

@@ -1,7 +1,7 @@
 /** The sample-line writer: exact bytes, and scratch buffers reused by size so that steady collection allocates none. */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import fc from 'fast-check';
-import { keptScratchBytes, LineWriter } from '../../src/metrics/lines.js';
+import { dropScratchBuffers, keptScratchBytes, LineWriter } from '../../src/metrics/lines.js';
 
 afterEach(() => {
   vi.restoreAllMocks();
@@ -54,6 +54,13 @@ describe('LineWriter', () => {
       }),
       { numRuns: 300 },
     );
+  });
+
+  it('drops every kept scratch buffer when told (before each test file: files share a worker process)', () => {
+    for (const writer of [fill(200_000), fill(40_000)]) writer.release();
+    expect(keptScratchBytes()).toBeGreaterThan(0);
+    dropScratchBuffers();
+    expect(keptScratchBytes()).toBe(0);
   });
 
   it('in steady state a run of families of mixed sizes allocates no scratch buffer', () => {

@@ -46,10 +46,31 @@ function packageName(specifier: string): string {
   return specifier.startsWith('@') ? parts.slice(0, 2).join('/') : (parts[0] ?? specifier);
 }
 
-/** Every file and package reachable from `entry` through static imports (`.js` specifiers resolve to `.ts`). */
+/** The relative specifiers of a file's dynamic `import('./…')` calls, anywhere in it. */
+function dynamicSpecifiers(path: string): string[] {
+  const source = ts.createSourceFile(path, readFileSync(path, 'utf8'), ts.ScriptTarget.ES2022, false, ts.ScriptKind.TS);
+  const specifiers: string[] = [];
+  const visit = (node: ts.Node): void => {
+    if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword) {
+      const [argument] = node.arguments;
+      if (argument !== undefined && ts.isStringLiteral(argument) && argument.text.startsWith('.')) specifiers.push(argument.text);
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return specifiers;
+}
+
+/**
+ * Every file and package reachable from `entry` through static imports (`.js` specifiers resolve to `.ts`). The
+ * entry's own dynamic imports are followed too: a CLI entry loads each command's modules when the command runs
+ * (src/main.ts, src/emulator/cli.ts), so what a command reaches is the command's graph; a dynamic import further
+ * down (demo's of the emulator) is not.
+ */
 function staticGraph(entry: string): ModuleGraph {
   const graph: ModuleGraph = { files: new Set(), packages: new Set() };
-  const pending = [join(repoRoot, entry)];
+  const entryPath = join(repoRoot, entry);
+  const pending = [entryPath, ...dynamicSpecifiers(entryPath).map((specifier) => join(dirname(entryPath), specifier).replace(/\.js$/, '.ts'))];
   for (let file = pending.pop(); file !== undefined; file = pending.pop()) {
     const name = relative(repoRoot, file);
     if (graph.files.has(name)) continue;
