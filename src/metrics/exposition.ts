@@ -5,7 +5,7 @@
  * once the store is quiet (merge.ts); gzip scrapes use those runs while they are current.
  */
 import { FAMILIES } from './families.js';
-import { copyPlain, deflateChunk, gzipParts, hasPlain, plainOf, STORED_BELOW_BYTES, type Chunk } from './gzip.js';
+import { copyPlain, deflateChunk, gzipParts, hasPlain, inflateLargeOffLoop, plainOf, STORED_BELOW_BYTES, type Chunk } from './gzip.js';
 import { ChunkRuns } from './merge.js';
 import type { ExpositionFormat } from './negotiate.js';
 import type { SelfMetrics } from './self.js';
@@ -163,6 +163,8 @@ export class Exposition {
    */
   async render(format: ExpositionFormat, gzip: boolean, headOnly = false): Promise<RenderedBody> {
     const prepared = this.#prepare(format);
+    // The first plain scrape after a collection: large plain forms are inflated off the event loop first.
+    if (!gzip && !headOnly && prepared.plain === undefined) await inflateLargeOffLoop(prepared.chunks);
     const own = Buffer.from(await this.#self.render(format), 'utf8');
     return layBody(prepared.chunks, own, format, gzip, headOnly, () => (prepared.plain ??= plainParts(prepared.chunks)));
   }

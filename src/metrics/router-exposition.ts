@@ -7,7 +7,7 @@
  */
 import { FAMILIES } from './families.js';
 import { layBody, type RenderedBody } from './exposition.js';
-import type { Chunk } from './gzip.js';
+import { inflateLargeOffLoop, type Chunk } from './gzip.js';
 import { FAMILY_HEADERS } from './family-headers.js';
 import type { ExpositionFormat } from './negotiate.js';
 import type { SelfMetrics } from './self.js';
@@ -39,10 +39,13 @@ export class RouterExposition {
     return chunks;
   }
 
-  /** GET /probe?target=NAME; undefined for an unknown router (404). Synchronous in effect: the store is read at once. */
+  /** GET /probe?target=NAME; undefined for an unknown router (404). The store is read at once, when called. */
   renderRouter(router: string, format: ExpositionFormat, gzip: boolean, headOnly = false): Promise<RenderedBody> | undefined {
     const chunks = this.routerChunks(router, format);
-    return chunks === undefined ? undefined : Promise.resolve(layBody(chunks, undefined, format, gzip, headOnly));
+    if (chunks === undefined) return undefined;
+    if (gzip || headOnly) return Promise.resolve(layBody(chunks, undefined, format, gzip, headOnly));
+    // Plain: a router's large plain forms are inflated off the event loop first (80,000 peers: ~100 MB).
+    return inflateLargeOffLoop(chunks).then(() => layBody(chunks, undefined, format, gzip, headOnly));
   }
 
   /** GET /metrics?scope=exporter: build info, reloads, process and Node.js series; no router's. */

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { crc32, gunzipSync } from 'node:zlib';
 import { randomBytes } from 'node:crypto';
-import { copyPlain, crc32Combine, deflateChunk, deflateKeepingPlain, fixedChunk, gzipParts, plainOf, storedChunks, storesExactly, type Chunk } from '../../src/metrics/gzip.js';
+import { copyPlain, crc32Combine, deflateChunk, deflateKeepingPlain, fixedChunk, gzipParts, INFLATE_OFF_LOOP_BYTES, inflateLargeOffLoop, plainOf, storedChunks, storesExactly, type Chunk } from '../../src/metrics/gzip.js';
 import { ownsItsMemory } from '../../src/util/kept-bytes.js';
 import { FAMILIES, type Family } from '../../src/metrics/families.js';
 import { SampleSet } from '../../src/metrics/samples.js';
@@ -191,5 +191,34 @@ describe('a run’s chunks by family index', () => {
       }),
       { numRuns: 40 },
     );
+  });
+});
+
+describe('plain forms inflated off the event loop', () => {
+  /** Text that deflates well and is not one repeated byte: sample lines. */
+  const lines = (count: number): Buffer => Buffer.from(Array.from({ length: count }, (_, i) => `routeros_wireguard_peer_rx_bytes_total{router="hq",peer="p${i}"} ${i * 7919}\n`).join(''), 'utf8');
+
+  it('inflates the large chunks a plain scrape needs into the cache plainOf reads, byte for byte, and leaves small ones', async () => {
+    const large = deflateChunk(lines(20_000));
+    const small = deflateChunk(lines(10));
+    expect(large.length).toBeGreaterThanOrEqual(INFLATE_OFF_LOOP_BYTES);
+    expect(small.length).toBeLessThan(INFLATE_OFF_LOOP_BYTES);
+    await inflateLargeOffLoop([large, small]);
+    const first = plainOf(large);
+    // Cached: the same buffer, not inflated again.
+    expect(plainOf(large)).toBe(first);
+    expect(first.equals(lines(20_000))).toBe(true);
+    expect(ownsItsMemory(first)).toBe(true);
+    expect(plainOf(small).equals(lines(10))).toBe(true);
+  });
+
+  it('gives the event loop back while it inflates: a timer fires before ~100 MB are inflated (in one go it could not)', async () => {
+    const chunks = Array.from({ length: 8 }, () => deflateChunk(lines(150_000)));
+    const order: string[] = [];
+    setTimeout(() => order.push('timer'), 1);
+    const inflating = inflateLargeOffLoop(chunks).then(() => order.push('inflated'));
+    await inflating;
+    expect(order).toEqual(['timer', 'inflated']);
+    expect(chunks.every((chunk) => plainOf(chunk).length === chunk.length)).toBe(true);
   });
 });
