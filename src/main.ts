@@ -74,7 +74,7 @@ async function main(argv: readonly string[]): Promise<number> {
       if (empty !== undefined) warn(empty);
       let daemon;
       try {
-        daemon = await startDaemon(config, logger, async () => await overridden(await loadConfigFile(path), options, warn));
+        daemon = await startDaemon(config, logger, async () => overridden(await loadConfigFile(path), options, warn));
       } catch (error) {
         // An invalid web config is a config error (exit 2), like an invalid main config.
         if (error instanceof ConfigError) {

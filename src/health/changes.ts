@@ -140,43 +140,63 @@ const GROUPS: readonly Group[] = ['router', 'wireguard', 'setup', 'pings'];
 const NOTHING: ReadonlyMap<string, VerdictState> = new Map();
 
 /**
- * Lines worded per router and run; the run's other changes are counted in one line (untoldLine). A hub's
- * outage (12,500 of 75,000 peers stale at once) made 12,500 lines in one run: 0.2–0.3 s of logging alone, and a
- * log nobody reads line by line. /health lists every part.
+ * Lines worded per router and run; the run's other changes are counted in one line. A hub's outage (12,500 of
+ * 75,000 peers stale at once) made 12,500 lines in one run: 0.2–0.3 s of logging alone, and a log nobody reads
+ * line by line. /health lists every part.
  */
 export const MAX_LINES_PER_RUN = 100;
 
 /** Items read between two pauses of the steps. */
 const ITEMS_PER_STEP = 256;
 
-/** Changes of a run past MAX_LINES_PER_RUN, counted, not worded. */
-export interface Untold {
-  bad: number;
-  better: number;
+/** A run's lines, for all its parts and peers: the first MAX_LINES_PER_RUN worded, the others counted. */
+export class RunLines {
+  readonly #lines: LogLine[] = [];
+  #untoldBad = 0;
+  #untoldBetter = 0;
+
+  /** A change into a bad state (`bad`) or out of one: worded while there is room (`word` is called only then). */
+  add(bad: boolean, word: () => { message: string; fields: LogFields }): void {
+    if (this.#lines.length < MAX_LINES_PER_RUN) this.#lines.push({ level: bad ? 'warn' : 'info', ...word() });
+    else if (bad) this.#untoldBad++;
+    else this.#untoldBetter++;
+  }
+
+  /** The worded lines, and one counting the changes past MAX_LINES_PER_RUN when there are any. */
+  lines(routerName: string): LogLine[] {
+    const count = this.#untoldBad + this.#untoldBetter;
+    if (count === 0) return this.#lines;
+    const untold: LogLine = {
+      level: this.#untoldBad > 0 ? 'warn' : 'info',
+      message: `${count} more ${count === 1 ? 'change' : 'changes'} on ${routerName} in this run (${this.#untoldBad} went bad, ${this.#untoldBetter} recovered or stopped being a problem); only the first ${MAX_LINES_PER_RUN} are logged one by one, GET /health lists every peer, interface and check`,
+      fields: { event: 'more_changes', went_bad: this.#untoldBad, recovered: this.#untoldBetter },
+    };
+    return [...this.#lines, untold];
+  }
 }
 
-/** diffSteps in one go. */
+/** diffSteps in one go, a run of its own. */
 export function diff(
   previous: Observed | undefined,
   current: ReadonlyMap<string, Observation>,
   seen: RouterEvaluation['seen'],
+  routerName: string,
 ): { lines: LogLine[]; next: Observed } {
-  const untold: Untold = { bad: 0, better: 0 };
-  const { lines, next } = finish(diffSteps(previous, current, seen, MAX_LINES_PER_RUN, untold));
-  return { lines: untold.bad + untold.better > 0 ? [...lines, untoldLine(untold, '')] : lines, next };
+  const out = new RunLines();
+  const next = finish(diffSteps(previous, current, seen, out));
+  return { lines: out.lines(routerName), next };
 }
 
 /**
- * The lines to log (at most `wordsLeft`, the others counted in `untold`) and the states to keep, in steps that
- * may pause every few hundred parts; `previous` undefined is the first evaluation of the router.
+ * The lines to log (into `out`) and the states to keep, in steps that may pause every few hundred parts;
+ * `previous` undefined is the first evaluation of the router.
  */
 export function* diffSteps(
   previous: Observed | undefined,
   current: ReadonlyMap<string, Observation>,
   seen: RouterEvaluation['seen'],
-  wordsLeft: number,
-  untold: Untold,
-): Steps<{ lines: LogLine[]; next: Observed }> {
+  out: RunLines,
+): Steps<Observed> {
   const isSeen = (group: Group): boolean => group === 'router' || seen[group];
   // A seen group starts afresh (a peer removed from the router is forgotten); an unseen one keeps its states.
   const fresh = new Map<Group, Map<string, VerdictState>>();
@@ -189,7 +209,6 @@ export function* diffSteps(
     return map;
   };
   for (const group of GROUPS) if (isSeen(group)) kept(group);
-  const lines: LogLine[] = [];
   let read = 0;
   for (const [key, now] of current) {
     if (++read % ITEMS_PER_STEP === 0) yield;
@@ -200,25 +219,11 @@ export function* diffSteps(
     const before = previous?.[group].get(key);
     kept(group).set(key, shared(now.state, now.bad));
     if (before?.state === now.state) continue;
-    if (!now.bad && before?.bad !== true) continue;
-    if (lines.length < wordsLeft) lines.push({ level: now.bad ? 'warn' : 'info', ...now.describe() });
-    else if (now.bad) untold.bad++;
-    else untold.better++;
+    if (now.bad || before?.bad === true) out.add(now.bad, () => now.describe());
   }
   const next = {} as Record<Group, ReadonlyMap<string, VerdictState>>;
   for (const group of GROUPS) next[group] = fresh.get(group) ?? previous?.[group] ?? NOTHING;
-  return { lines, next };
-}
-
-/** The one line for a run's changes past MAX_LINES_PER_RUN. */
-export function untoldLine(untold: Untold, routerName: string): LogLine {
-  const count = untold.bad + untold.better;
-  const on = routerName === '' ? '' : ` on ${routerName}`;
-  return {
-    level: untold.bad > 0 ? 'warn' : 'info',
-    message: `${count} more ${count === 1 ? 'change' : 'changes'}${on} in this run (${untold.bad} went bad, ${untold.better} recovered or stopped being a problem); only the first ${MAX_LINES_PER_RUN} are logged one by one, GET /health lists every peer, interface and check`,
-    fields: { event: 'more_changes', went_bad: untold.bad, recovered: untold.better },
-  };
+  return next;
 }
 
 /**
@@ -238,34 +243,32 @@ function isBad({ verdict }: PeerJudgement): boolean {
   return peerStatus(verdict) === 'critical' || isUnreadable(verdict.reason);
 }
 
-/** diffPeersSteps in one go, with a whole run's budget of lines and its own count of the rest. */
+/** diffPeersSteps in one go, a run of its own. */
 export function diffPeers(
   previous: BadPeers | undefined,
   judgements: readonly PeerJudgement[],
   seen: boolean,
   routerName: string,
 ): { lines: LogLine[]; next: BadPeers } {
-  const untold: Untold = { bad: 0, better: 0 };
-  const { lines, next } = finish(diffPeersSteps(previous, judgements, seen, routerName, MAX_LINES_PER_RUN, untold));
-  return { lines: untold.bad + untold.better > 0 ? [...lines, untoldLine(untold, routerName)] : lines, next };
+  const out = new RunLines();
+  const next = finish(diffPeersSteps(previous, judgements, seen, routerName, out));
+  return { lines: out.lines(routerName), next };
 }
 
 /**
- * The lines for peers whose state changed into or out of a bad one (at most `wordsLeft`, the others counted in
- * `untold`), and the bad states to keep, in steps that may pause every few hundred peers. Not `seen` (the
- * wireguard part had no data): the last bad states carry over.
+ * The lines for peers whose state changed into or out of a bad one (into `out`), and the bad states to keep, in
+ * steps that may pause every few hundred peers. Not `seen` (the wireguard part had no data): the last bad states
+ * carry over.
  */
 export function* diffPeersSteps(
   previous: BadPeers | undefined,
   judgements: readonly PeerJudgement[],
   seen: boolean,
   routerName: string,
-  wordsLeft: number,
-  untold: Untold,
-): Steps<{ lines: LogLine[]; next: BadPeers }> {
-  if (!seen) return { lines: [], next: previous ?? NO_PEERS };
+  out: RunLines,
+): Steps<BadPeers> {
+  if (!seen) return previous ?? NO_PEERS;
   const next = new Map<string, Map<string, VerdictState>>();
-  const lines: LogLine[] = [];
   for (const [index, judgement] of judgements.entries()) {
     if (index % ITEMS_PER_STEP === ITEMS_PER_STEP - 1) yield;
     const { peer, verdict } = judgement;
@@ -279,12 +282,9 @@ export function* diffPeersSteps(
     // Still bad for the same reason is no news; any way out of a bad state is, even one keeping the reason's name
     // (a blocked tunnel no longer expected up stays `probe_failed`, but is no longer a problem).
     if (bad && before?.state === verdict.reason) continue;
-    if (!bad && before === undefined) continue;
-    if (lines.length < wordsLeft) lines.push({ level: bad ? 'warn' : 'info', ...describePeer(judgement, bad, routerName) });
-    else if (bad) untold.bad++;
-    else untold.better++;
+    if (bad || before !== undefined) out.add(bad, () => describePeer(judgement, bad, routerName));
   }
-  return { lines, next: next.size === 0 ? NO_PEERS : next };
+  return next.size === 0 ? NO_PEERS : next;
 }
 
 function describePeer(judgement: PeerJudgement, bad: boolean, routerName: string): { message: string; fields: LogFields } {

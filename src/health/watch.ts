@@ -12,7 +12,7 @@ import { byCollector } from '../collectors/descriptors.js';
 import type { JobSnapshot } from '../metrics/store.js';
 import { finish, finishInSlicesLater, type Steps } from '../util/slices.js';
 import { dataOf } from '../collectors/catalog.js';
-import { diffPeersSteps, diffSteps, MAX_LINES_PER_RUN, observeSteps, untoldLine, type BadPeers, type Observed, type Untold } from './changes.js';
+import { diffPeersSteps, diffSteps, observeSteps, RunLines, type BadPeers, type Observed } from './changes.js';
 import { evaluateRouterSteps, handshakeExpectedByMs, type EvaluationParts } from './evaluate.js';
 import type { PeerJudgement } from './types.js';
 
@@ -111,30 +111,28 @@ export function watchVerdicts(deps: WatchDeps): VerdictWatch {
     if (!stopped.signal.aborted) deps.logger.error({ err: error, router: name, component: 'health' }, 'judging a run for the verdict log failed');
   };
 
-  /** The run judged, and its changes kept and logged (at most MAX_LINES_PER_RUN lines and one counting the rest). */
+  /** The run judged, and its changes kept and logged (as RunLines bounds them). */
   function* judge(name: string, entry: Watched, { parts: landed, at, snapshots, router }: Landed): Steps<void> {
     const parts = at >= entry.peersDueAt ? { ...landed, wireguard: true } : landed;
     const evaluation = yield* evaluateRouterSteps(router, snapshots, at, parts, { peerHealth: false });
-    const untold: Untold = { bad: 0, better: 0 };
-    const observed = yield* observeSteps(evaluation, router);
-    const { lines, next } = yield* diffSteps(entry.states, observed, evaluation.seen, MAX_LINES_PER_RUN, untold);
-    const peers = yield* diffPeersSteps(entry.badPeers, evaluation.judgements, evaluation.seen.wireguard, name, MAX_LINES_PER_RUN - lines.length, untold);
+    const out = new RunLines();
+    const states = yield* diffSteps(entry.states, yield* observeSteps(evaluation, router), evaluation.seen, out);
+    const badPeers = yield* diffPeersSteps(entry.badPeers, evaluation.judgements, evaluation.seen.wireguard, name, out);
     // Kept and logged at once, after the last pause: a judgement stopped (the watch, the router gone) leaves nothing.
     if (entry.gone || routerNamed(name) === undefined) return;
     if (parts.wireguard) entry.peersDueAt = firstDue(evaluation.judgements, at);
-    entry.states = next;
-    entry.badPeers = peers.next;
-    lines.push(...peers.lines);
-    if (untold.bad + untold.better > 0) lines.push(untoldLine(untold, name));
+    entry.states = states;
+    entry.badPeers = badPeers;
+    const lines = out.lines(name);
     if (lines.length === 0) return;
     entry.logger ??= deps.logger.child({ router: name, component: 'health' });
     for (const line of lines) entry.logger[line.level](line.fields, line.message);
   }
 
   /** Judges in slices what waits for the router, until nothing does. */
-  const drain = async (name: string, entry: Watched, first: Promise<void> | undefined): Promise<void> => {
+  const drain = async (name: string, entry: Watched, first: Promise<void>): Promise<void> => {
     try {
-      if (first !== undefined) await first;
+      await first;
     } catch (error) {
       failed(name, error);
     }
@@ -148,7 +146,7 @@ export function watchVerdicts(deps: WatchDeps): VerdictWatch {
     }
   };
 
-  const inSlices = (name: string, entry: Watched, first: Promise<void> | undefined): void => {
+  const inSlices = (name: string, entry: Watched, first: Promise<void>): void => {
     const busy = drain(name, entry, first).finally(() => {
       entry.busy = undefined;
       pending.delete(busy);

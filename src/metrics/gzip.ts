@@ -270,7 +270,7 @@ export const INFLATE_OFF_LOOP_BYTES = 256 * 1024;
  * cache plainOf reads: the bytes are inflateRawSync's own.
  */
 export async function inflateLargeOffLoop(chunks: readonly Chunk[]): Promise<void> {
-  const wanted = chunks.filter((chunk) => !(chunk instanceof StoredChunk) && chunk.plain === undefined && chunk.length >= INFLATE_OFF_LOOP_BYTES && !plainCache.has(chunk));
+  const wanted = chunks.filter((chunk) => !hasPlain(chunk) && chunk.length >= INFLATE_OFF_LOOP_BYTES && !plainCache.has(chunk));
   await Promise.all(
     wanted.map(
       (chunk) =>

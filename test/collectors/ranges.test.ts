@@ -280,7 +280,7 @@ describe('health cannot throw on a time outside the era', () => {
     expect(() => JSON.stringify(evaluated.report)).not.toThrow();
     expect(() => formatCheck(evaluated, [router])).not.toThrow();
     const evaluation = evaluateRouter(router, snapshots, T0, undefined, { peerHealth: false });
-    const { lines } = diff(undefined, observe(evaluation, router), evaluation.seen);
+    const { lines } = diff(undefined, observe(evaluation, router), evaluation.seen, router.name);
     const peerLines = diffPeers(undefined, evaluation.judgements, true, router.name).lines;
     expect(peerLines.map((line) => line.fields['event'])).toEqual(['peer_handshake_unreadable', 'peer_handshake_unreadable']);
     expect(() => [...lines, ...peerLines].map((line) => line.message)).not.toThrow();

@@ -391,7 +391,7 @@ async function oneRouter(rounds: readonly Replies[]): Promise<void> {
         expect(typeof message).toBe('string');
         checkNumbers(fields, message);
       }
-      const { lines, next } = diff(states, observations, evaluation.seen);
+      const { lines, next } = diff(states, observations, evaluation.seen, 'hq');
       states = next;
       for (const line of lines) expect(line.message).not.toMatch(/Invalid Date/);
       // Every peer's log line, whatever its state: as if each had been bad under another reason before.
