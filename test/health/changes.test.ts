@@ -403,4 +403,38 @@ describe('peer states kept between collections', () => {
       { numRuns: 500 },
     );
   });
+
+  it(`any sequence of verdicts of up to 250 peers: the first ${MAX_LINES_PER_RUN} changes of a run worded, the rest counted in one line, every state kept`, () => {
+    const stale = { judged: true, healthy: false, reason: 'stale' } as const;
+    const ok = { judged: true, healthy: true, reason: 'ok' } as const;
+    const run = (count: number) => fc.array(fc.boolean(), { minLength: count, maxLength: count });
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 250 }).chain((count) => fc.tuple(fc.constant(count), fc.array(run(count), { minLength: 1, maxLength: 5 }))),
+        ([count, runs]) => {
+          const stored = Array.from({ length: count }, (_, i) => peer(`p${i}`));
+          let previous: ReturnType<typeof diffPeers>['next'] | undefined;
+          let bad = new Set<string>();
+          for (const badness of runs) {
+            const judgements = stored.map(
+              (one, i) => ({ peer: one, verdict: { state: 'down', expected: true, because: 'keepalive', boundSeconds: 300, ...(badness[i] === true ? stale : ok) }, latestHandshake: T0 / 1000 - 600, ageSeconds: 600 }) as PeerJudgement,
+            );
+            const { lines, next } = diffPeers(previous, judgements, true, 'hq');
+            const changes = stored.flatMap((one, i) => (badness[i] === true ? (bad.has(one.publicKey) ? [] : [`warn ${one.publicKey}`]) : bad.has(one.publicKey) ? [`info ${one.publicKey}`] : []));
+            const rest = changes.slice(MAX_LINES_PER_RUN);
+            const wentBad = rest.filter((line) => line.startsWith('warn')).length;
+            const expected = [...changes.slice(0, MAX_LINES_PER_RUN), ...(rest.length === 0 ? [] : [`${wentBad > 0 ? 'warn' : 'info'} more_changes ${wentBad}/${rest.length - wentBad}`])];
+            const seen = lines.map((line) =>
+              line.fields['event'] === 'more_changes' ? `${line.level} more_changes ${String(line.fields['went_bad'])}/${String(line.fields['recovered'])}` : `${line.level} ${String(line.fields['public_key'])}`,
+            );
+            expect(seen).toEqual(expected);
+            bad = new Set(stored.filter((_, i) => badness[i] === true).map((one) => one.publicKey));
+            expect([...next.values()].flatMap((byKey) => [...byKey.keys()]).sort()).toEqual([...bad].sort());
+            previous = next;
+          }
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
 });
