@@ -151,15 +151,14 @@ export const VALUE_CHECK_FROM = 64 * 1024;
  */
 export const MIN_BYTES_PER_VALUE = 3;
 
-/** Whether the reply's first value, after any whitespace (and a byte order mark), is an array or an object. */
-function startsContainer(parts: readonly Uint8Array[]): boolean {
+/** The reply's first byte after any whitespace (and a byte order mark); undefined when there is none. */
+function firstSignificantByte(parts: readonly Uint8Array[]): number | undefined {
   for (const part of parts) {
     for (const byte of part) {
-      if (byte === 0x7b || byte === 0x5b) return true;
-      if (byte !== 0x20 && byte !== 0x09 && byte !== 0x0a && byte !== 0x0d && byte !== 0xef && byte !== 0xbb && byte !== 0xbf) return false;
+      if (byte !== 0x20 && byte !== 0x09 && byte !== 0x0a && byte !== 0x0d && byte !== 0xef && byte !== 0xbb && byte !== 0xbf) return byte;
     }
   }
-  return false;
+  return undefined;
 }
 
 /** Deeper than this, a reply is not RouterOS's: it writes a list of records of strings (3 levels with the strings). */
@@ -172,13 +171,29 @@ export const MAX_DEPTH = 16;
  */
 export const MAX_MEMBERS = 10_000;
 
+/**
+ * More records than this in the reply's own list, and it is not a menu this exporter reads: the densest real records
+ * (an interface's name and flags) take ~60 bytes, so the 32 MiB cap holds ~560,000 of them. Every record is an element
+ * of one JavaScript array, and an array is made, grown and checked in one go: 11 million empty strings within the
+ * value budget grew one for 0.4 s at a time.
+ */
+export const MAX_RECORDS = 1_000_000;
+
+/**
+ * A record of more bytes than this, and it is not RouterOS's: its longest fields (a comment, a peer's allowed
+ * addresses) take kilobytes. A record is parsed in one piece, so its size bounds how long one slice of a large
+ * reply's parse can hold the event loop (one record of 30 MB took 0.25 s).
+ */
+export const MAX_RECORD_BYTES = 1024 * 1024;
+
 /** Why a reply's shape is not one RouterOS writes. */
-type NotRouterShape = 'values' | 'depth' | 'members';
+type NotRouterShape = 'values' | 'depth' | 'members' | 'records' | 'record';
 
 /**
  * Whether the reply holds more values than MIN_BYTES_PER_VALUE allows, counting outside strings the bytes that
  * start one: `{`, `[`, `,` and `:` (a container, an element after the first, a member); or nests deeper than
- * MAX_DEPTH; or holds an object or an inner list of more than MAX_MEMBERS members. Counted on the bytes as
+ * MAX_DEPTH; or holds an object or an inner list of more than MAX_MEMBERS members; or, for a list (every menu's
+ * reply), lists more than MAX_RECORDS records or one of more than MAX_RECORD_BYTES. Counted on the bytes as
  * read, before decoding: those, `"` and `\` are ASCII, which neither UTF-8's sequences nor windows-1252 use
  * for anything else. Stops as soon as one is found, so a flood costs a fraction of a pass; a real reply
  * costs one pass (~1 ns a byte), a part at a time.
@@ -193,6 +208,10 @@ function* notRouterShape(parts: readonly Uint8Array[], length: number): Steps<No
   let list = false;
   // Bytes at the start of a part that an escape at the end of the one before covers.
   let skip = 0;
+  // Where the list's current record starts (after its `[` or `,`), counted over the whole reply, and the bytes of the
+  // parts before this one. A record's size leaves out the comma or bracket that ends it.
+  let recordStart = 0;
+  let before = 0;
   for (const part of parts) {
     yield;
     const end = part.length;
@@ -216,20 +235,32 @@ function* notRouterShape(parts: readonly Uint8Array[], length: number): Steps<No
       } else if (byte === 0x7b || byte === 0x5b) {
         if (--budget < 0) return 'values';
         if (++depth > MAX_DEPTH) return 'depth';
-        if (depth === 1) list = byte === 0x5b;
+        if (depth === 1) {
+          list = byte === 0x5b;
+          recordStart = before + i;
+        }
         commas[depth] = 0;
       } else if (byte === 0x5d || byte === 0x7d) {
+        if (depth === 1 && list && before + i - 1 - recordStart > MAX_RECORD_BYTES) return 'record';
         if (depth > 0) depth--;
       } else if (byte === 0x2c) {
         if (--budget < 0) return 'values';
-        if (depth > 0 && !(depth === 1 && list) && ++(commas[depth] as number) >= MAX_MEMBERS) return 'members';
+        if (depth === 1 && list) {
+          if (before + i - 1 - recordStart > MAX_RECORD_BYTES) return 'record';
+          recordStart = before + i;
+          if (++(commas[1] as number) >= MAX_RECORDS) return 'records';
+        } else if (depth > 0 && ++(commas[depth] as number) >= MAX_MEMBERS) {
+          return 'members';
+        }
       } else if (byte === 0x3a && --budget < 0) {
         return 'values';
       }
     }
     skip = i - end;
+    before += end;
   }
-  return undefined;
+  // A reply cut off inside a record of that size.
+  return list && depth >= 1 && length - recordStart > MAX_RECORD_BYTES ? 'record' : undefined;
 }
 
 /**
@@ -249,13 +280,14 @@ export function parseJsonBody(bytes: Uint8Array | readonly Uint8Array[], request
 export const SLICED_FROM_BYTES = 512 * 1024;
 
 /** About how many characters of a list one slice parses: ~1 ms of JSON.parse. */
-const SLICE_CHARS = 128 * 1024;
+export const SLICE_CHARS = 128 * 1024;
 
 /**
  * parseJsonBody for replies that may be large, giving the event loop back between slices (`slicer`, which may
  * carry the request's signal): the bytes are checked and decoded a part at a time, and a list (every menu's
- * reply) is parsed a slice of its elements at a time, repaired slice by slice where needed. What is not a list
- * that parses so (an object, a reply that is not JSON) is parsed whole, for the same value or the same error.
+ * reply) is parsed a slice of its elements at a time, repaired slice by slice where needed. A list that fails is
+ * worded from the slice where it fails, as the whole parse words it; a reply of this size that is not a list is
+ * refused unparsed (refuseNotRouterShape), by both parses.
  */
 export async function parseJsonBodyInSlices(bytes: Uint8Array | readonly Uint8Array[], request: string, slicer: Slicer = new Slicer()): Promise<unknown> {
   const parts = partsOf(bytes);
@@ -263,7 +295,10 @@ export async function parseJsonBodyInSlices(bytes: Uint8Array | readonly Uint8Ar
   await finishInSlices(refuseNotRouterShape(parts, request), slicer);
   const pieces = await finishInSlices(decodePieces(parts), slicer);
   const list = await finishInSlices(listInSlices(pieces), slicer);
-  return list ?? parseText(pieces.join(''), request);
+  if (Array.isArray(list)) return list;
+  const error = list === undefined ? undefined : await finishInSlices(listFailureError(pieces, list, request), slicer);
+  if (error !== undefined) throw error;
+  return parseText(pieces.join(''), request);
 }
 
 function totalLength(parts: readonly Uint8Array[]): number {
@@ -272,11 +307,27 @@ function totalLength(parts: readonly Uint8Array[]): number {
   return length;
 }
 
-/** Refuses a reply of a shape RouterOS never writes (notRouterShape), unparsed. */
+/**
+ * Refuses a reply of a shape RouterOS never writes (notRouterShape), unparsed; and from SLICED_FROM_BYTES, a reply
+ * that is not a list: RouterOS answers that much only as a list of records (a singleton menu's object is a few
+ * hundred bytes), and anything else would be parsed whole, holding the event loop (a 32 MB object, string or
+ * even a page of text that fails at its first character: 0.1–0.6 s).
+ */
 function* refuseNotRouterShape(parts: readonly Uint8Array[], request: string): Steps<void> {
   const length = totalLength(parts);
+  if (length < VALUE_CHECK_FROM) return;
+  const first = firstSignificantByte(parts);
+  if (length >= SLICED_FROM_BYTES && first !== 0x5b) {
+    const hint =
+      first === 0x3c
+        ? HTML_HINT
+        : first === undefined
+          ? EMPTY_HINT
+          : `the router's reply of ${length} bytes is not a list, and RouterOS answers that much only as a list of records; it was not parsed: check that nothing (a proxy) alters replies on the way`;
+    throw new RouterOsError('ROS_ERR_PARSE', `${request}: ${hint}`, { request });
+  }
   // Only a container can hold many values; anything else (an HTML page) fails the parse at once, with its hint.
-  if (length < VALUE_CHECK_FROM || !startsContainer(parts)) return;
+  if (first !== 0x5b && first !== 0x7b) return;
   const shape = yield* notRouterShape(parts, length);
   if (shape === undefined) return;
   const what =
@@ -284,7 +335,11 @@ function* refuseNotRouterShape(parts: readonly Uint8Array[], request: string): S
       ? `holds more JSON values than RouterOS writes (more than one per ${MIN_BYTES_PER_VALUE} of its ${length} bytes)`
       : shape === 'depth'
         ? `nests deeper than RouterOS writes (more than ${MAX_DEPTH} levels)`
-        : `holds an object or an inner list of more than ${MAX_MEMBERS} members (RouterOS writes records of tens of fields)`;
+        : shape === 'members'
+          ? `holds an object or an inner list of more than ${MAX_MEMBERS} members (RouterOS writes records of tens of fields)`
+          : shape === 'records'
+            ? `lists more than ${MAX_RECORDS} records (no menu this exporter reads holds that many)`
+            : `holds a record of more than ${MAX_RECORD_BYTES} bytes (RouterOS writes records of kilobytes at most)`;
   throw new RouterOsError('ROS_ERR_PARSE', `${request}: the router's reply ${what} and was not parsed; check that nothing (a proxy) alters replies on the way`, { request });
 }
 
@@ -308,14 +363,29 @@ function textBetween(pieces: readonly string[], from: Mark, to: Mark): string {
 }
 
 /**
+ * Where a list's text stops being a valid list, found without parsing the whole text: the part that failed (from
+ * one mark to another), what stands before it in the whole text (the list opened, `[`; an element and its comma,
+ * `[0,`; the whole list, `[0]`; nothing) and after it (the comma or bracket that ended a slice).
+ */
+interface ListFailure {
+  readonly from: Mark;
+  readonly to: Mark;
+  readonly before: '' | '[' | '[0,' | '[0]';
+  readonly after: '' | ',' | ']';
+  /** Raw control characters in strings before `from`, each repaired into six characters. */
+  readonly controlsBefore: number;
+}
+
+/**
  * A JSON list parsed a slice of its elements at a time: the text (in pieces, never joined) is cut at commas between
  * its elements (outside strings, one level deep) and each slice is parsed as a list of its own. A list is valid
  * JSON exactly when every slice is a valid, non-empty list, and its value is then the slices' elements in order:
  * JSON.parse's own result. Raw control characters in strings (real routers send them) are repaired in the slice
  * that holds them, as the whole text's repair would (slices start outside strings), within the same bound.
- * Undefined as soon as the text is not such a list (the caller parses it whole, for its error).
+ * As soon as the text is not such a list, where it failed (`ListFailure`), for wording the error as the whole
+ * text's parse would; undefined for text without a list (the caller parses it whole).
  */
-function* listInSlices(pieces: readonly string[]): Steps<unknown[] | undefined> {
+function* listInSlices(pieces: readonly string[]): Steps<unknown[] | ListFailure | undefined> {
   const values: unknown[] = [];
   const repairs = { controls: 0 };
   let opened = false;
@@ -324,8 +394,17 @@ function* listInSlices(pieces: readonly string[]): Steps<unknown[] | undefined> 
   let inString = false;
   let escaped = false;
   let from: Mark = { piece: 0, at: 0 };
+  // What stands before the current slice in the whole text: the list's opening, or an element and its comma.
+  let before: ListFailure['before'] = '[';
   // Characters since the slice's start.
   let length = 0;
+  const failure = (to: Mark, after: ListFailure['after'], context: ListFailure['before'] = before): ListFailure => ({
+    from,
+    to,
+    before: context,
+    after,
+    controlsBefore: repairs.controls,
+  });
   for (let piece = 0; piece < pieces.length; piece++) {
     const text = pieces[piece] as string;
     const end = text.length;
@@ -344,7 +423,9 @@ function* listInSlices(pieces: readonly string[]): Steps<unknown[] | undefined> 
           from = { piece, at: at + 1 };
           length = 0;
         } else if (!isWhitespace(code)) {
-          return undefined;
+          // From the start of the text, or from the end of the list.
+          if (!closed) from = { piece: 0, at: 0 };
+          return failure({ piece, at: at + 1 }, '', closed ? '[0]' : '');
         }
       } else if (code === 0x22) {
         inString = true;
@@ -352,17 +433,94 @@ function* listInSlices(pieces: readonly string[]): Steps<unknown[] | undefined> 
         depth++;
       } else if (code === 0x5d || code === 0x7d) {
         if (--depth > 0) continue;
-        if (code !== 0x5d || !appendSlice(values, textBetween(pieces, from, { piece, at }), repairs)) return undefined;
+        if (code !== 0x5d) return failure({ piece, at: at + 1 }, '');
+        if (!appendSlice(values, textBetween(pieces, from, { piece, at }), repairs)) return failure({ piece, at }, ']');
         closed = true;
-      } else if (code === 0x2c && depth === 1 && length >= SLICE_CHARS) {
-        if (!appendSlice(values, textBetween(pieces, from, { piece, at }), repairs)) return undefined;
         from = { piece, at: at + 1 };
+      } else if (code === 0x2c && depth === 1 && length >= SLICE_CHARS) {
+        if (!appendSlice(values, textBetween(pieces, from, { piece, at }), repairs)) return failure({ piece, at }, ',');
+        from = { piece, at: at + 1 };
+        before = '[0,';
         length = 0;
         yield;
       }
     }
   }
-  return closed ? values : undefined;
+  if (closed) return values;
+  // Cut off: the text from the slice's start to its end.
+  const last = pieces.length - 1;
+  return opened ? failure({ piece: Math.max(0, last), at: (pieces[last] ?? '').length }, '') : undefined;
+}
+
+/** Raw control characters inside strings, counted as the whole text's repair counts them, from `from` (outside a string) to the end; stops past `limit`. */
+function* controlsFrom(pieces: readonly string[], from: Mark, limit: number): Steps<number> {
+  let controls = 0;
+  let inString = false;
+  let escaped = false;
+  for (let piece = from.piece; piece < pieces.length; piece++) {
+    yield;
+    const text = pieces[piece] as string;
+    for (let at = piece === from.piece ? from.at : 0; at < text.length; at++) {
+      const code = text.charCodeAt(at);
+      if (inString) {
+        if (escaped) escaped = false;
+        else if (code === 0x5c) escaped = true;
+        else if (code === 0x22) inString = false;
+        else if (code < 0x20 && ++controls > limit) return controls;
+      } else if (code === 0x22) {
+        inString = true;
+      }
+    }
+  }
+  return controls;
+}
+
+/** Characters before a mark in the whole text. */
+function offsetOf(pieces: readonly string[], mark: Mark): number {
+  let offset = mark.at;
+  for (let piece = 0; piece < mark.piece; piece++) offset += (pieces[piece] as string).length;
+  return offset;
+}
+
+/**
+ * The error the whole text's parse gives (parseText), worded from the part where the list failed: that part is
+ * parsed after what stands before it (`[0,` for an element before it), and where JSON.parse stops there is where
+ * it stops in the whole text, which it would reach only after parsing everything before: 32 MB cut off at its end
+ * held the event loop 0.4 s for that error's wording. Positions count the whole text as repaired (six characters
+ * for each raw control character in a string), as the whole parse's do. Undefined where the part alone cannot
+ * tell (the caller parses the text whole).
+ */
+function* listFailureError(pieces: readonly string[], failure: ListFailure, request: string): Steps<RouterOsError | undefined> {
+  const controls = failure.controlsBefore + (yield* controlsFrom(pieces, failure.from, MAX_RAW_CONTROLS - failure.controlsBefore));
+  if (controls > MAX_RAW_CONTROLS) return invalidJson(request, undefined);
+  const part = escapeControls(textBetween(pieces, failure.from, failure.to), Number.POSITIVE_INFINITY)?.text ?? '';
+  const probe = failure.before + part + failure.after;
+  const parsed = parsedOrError(probe);
+  if (!(parsed instanceof Error)) return undefined;
+  const total = totalChars(pieces) + 5 * controls;
+  const atEnd = failure.after === '' && failure.to.piece === pieces.length - 1 && failure.to.at === (pieces[failure.to.piece] as string).length;
+  const position = positionIn(parsed);
+  if (/end of (JSON|data)/i.test(parsed.message) || (position !== undefined && position >= probe.length)) {
+    return atEnd ? invalidJson(request, 'it ends before its JSON does') : undefined;
+  }
+  if (position === undefined) return invalidJson(request, 'a character JSON does not allow there');
+  const shift = offsetOf(pieces, failure.from) + 5 * failure.controlsBefore - failure.before.length;
+  const where = position + shift;
+  return invalidJson(request, where >= total ? 'it ends before its JSON does' : `at offset ${where} of ${total} characters`);
+}
+
+function totalChars(pieces: readonly string[]): number {
+  let length = 0;
+  for (const piece of pieces) length += piece.length;
+  return length;
+}
+
+function parsedOrError(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (error) {
+    return error instanceof Error ? error : new Error(String(error));
+  }
 }
 
 const NOT_JSON = Symbol('not JSON');
@@ -393,6 +551,9 @@ function appendSlice(values: unknown[], slice: string, repairs: { controls: numb
   return true;
 }
 
+const HTML_HINT = 'the router answered HTML, not JSON (is the URL the router itself, without a path?)';
+const EMPTY_HINT = 'the router answered an empty body';
+
 /** The reply's text as JSON, repaired once if it has raw control characters in strings; else a `parse` error. */
 function parseText(text: string, request: string): unknown {
   let failure: unknown;
@@ -410,14 +571,18 @@ function parseText(text: string, request: string): unknown {
     }
   }
   const trimmed = text.trimStart();
-  const hint = trimmed.startsWith('<')
-    ? 'the router answered HTML, not JSON (is the URL the router itself, without a path?)'
-    : trimmed.length === 0
-      ? 'the router answered an empty body'
-      : repaired === undefined
-        ? `the router's reply has more than ${MAX_RAW_CONTROLS} raw control characters in its strings, which no router sends; check that nothing (a proxy) alters replies on the way`
-        : `the router's reply is not valid JSON (${whereInvalid(failure, repaired)}); check that nothing (a proxy) alters replies on the way, and report the RouterOS version if it persists`;
-  throw new RouterOsError('ROS_ERR_PARSE', `${request}: ${hint}`, { request });
+  if (trimmed.startsWith('<')) throw new RouterOsError('ROS_ERR_PARSE', `${request}: ${HTML_HINT}`, { request });
+  if (trimmed.length === 0) throw new RouterOsError('ROS_ERR_PARSE', `${request}: ${EMPTY_HINT}`, { request });
+  throw invalidJson(request, repaired === undefined ? undefined : whereInvalid(failure, repaired));
+}
+
+/** A reply that is not JSON: `where` it fails, or (undefined) one of too many raw control characters. */
+function invalidJson(request: string, where: string | undefined): RouterOsError {
+  const hint =
+    where === undefined
+      ? `the router's reply has more than ${MAX_RAW_CONTROLS} raw control characters in its strings, which no router sends; check that nothing (a proxy) alters replies on the way`
+      : `the router's reply is not valid JSON (${where}); check that nothing (a proxy) alters replies on the way, and report the RouterOS version if it persists`;
+  return new RouterOsError('ROS_ERR_PARSE', `${request}: ${hint}`, { request });
 }
 
 /**
@@ -427,10 +592,15 @@ function parseText(text: string, request: string): unknown {
  */
 function whereInvalid(failure: unknown, text: string): string {
   const message = failure instanceof Error ? failure.message : '';
-  const found = /position (\d+)/.exec(message)?.[1];
-  const position = found === undefined ? undefined : Number(found);
+  const position = positionIn(failure);
   if (/end of (JSON|data)/i.test(message) || (position !== undefined && position >= text.length)) return 'it ends before its JSON does';
   return position === undefined ? 'a character JSON does not allow there' : `at offset ${position} of ${text.length} characters`;
+}
+
+/** The position a JSON.parse error names, if it names one. */
+function positionIn(failure: unknown): number | undefined {
+  const found = /position (\d+)/.exec(failure instanceof Error ? failure.message : '')?.[1];
+  return found === undefined ? undefined : Number(found);
 }
 
 /** Media types of JSON: `application/json`, and `+json` suffixes (RFC 6839). */

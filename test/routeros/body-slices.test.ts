@@ -2,9 +2,9 @@
  * Large replies are parsed in slices that give the event loop back (a router's 30 MB answer held every scrape and
  * every other run for seconds). Sliced or whole, a reply must come out the same: the same value, or the same error.
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import fc from 'fast-check';
-import { parseJsonBody, parseJsonBodyInSlices, SLICED_FROM_BYTES } from '../../src/routeros/body.js';
+import { MAX_RECORD_BYTES, parseJsonBody, parseJsonBodyInSlices, SLICE_CHARS, SLICED_FROM_BYTES } from '../../src/routeros/body.js';
 import { Slicer } from '../../src/util/slices.js';
 
 /** What either parse gave: the value, or the error's message. */
@@ -34,13 +34,15 @@ type Mutation =
   | { kind: 'none' }
   /** An element left empty: `[a,]`, `[a, ]`, `[a,,b]` — JSON has no empty element, whichever slice it falls in. */
   | { kind: 'empty'; at: number; space: string }
-  | { kind: 'insert' | 'replace'; at: number; char: string } | { kind: 'delete'; at: number } | { kind: 'wrap'; before: string; after: string };
+  | { kind: 'insert' | 'replace'; at: number; char: string } | { kind: 'delete'; at: number } | { kind: 'cut'; at: number } | { kind: 'wrap'; before: string; after: string };
 
 const mutation: fc.Arbitrary<Mutation> = fc.oneof(
   { weight: 3, arbitrary: fc.constant<Mutation>({ kind: 'none' }) },
   fc.record({ kind: fc.constantFrom<'insert' | 'replace'>('insert', 'replace'), at: fc.double({ min: 0, max: 1, noNaN: true }), char: fc.constantFrom(',', ']', '[', '{', '}', '"', '\\', ' ', '\n', '\u0001', 'x', ':') }),
   fc.record({ kind: fc.constant<'empty'>('empty'), at: fc.double({ min: 0, max: 1, noNaN: true }), space: fc.constantFrom('', ' ', '\n') }),
   fc.record({ kind: fc.constant<'delete'>('delete'), at: fc.double({ min: 0, max: 1, noNaN: true }) }),
+  /** Cut off, as a connection that drops mid-reply leaves it (parts are never shorter than the size sliced). */
+  fc.record({ kind: fc.constant<'cut'>('cut'), at: fc.double({ min: 0, max: 1, noNaN: true }) }),
   fc.record({ kind: fc.constant<'wrap'>('wrap'), before: fc.constantFrom('', ' \n\t', '{"a":', '\ufeff', 'x'), after: fc.constantFrom('', ' \r\n', '}', ',', ']', 'x') }),
 ) as fc.Arbitrary<Mutation>;
 
@@ -54,14 +56,18 @@ function mutate(body: string, change: Mutation): string {
   }
   const at = Math.min(body.length - 1, Math.floor(change.at * body.length));
   if (change.kind === 'delete') return body.slice(0, at) + body.slice(at + 1);
+  if (change.kind === 'cut') return body.slice(0, body.length - 1 - Math.floor(change.at * 64));
   return body.slice(0, at) + change.char + body.slice(change.kind === 'insert' ? at : at + 1);
 }
+
+/** Larger than a slice and the largest record together: a parse of more than those is a parse of the whole. */
+const LARGE = SLICE_CHARS + MAX_RECORD_BYTES + 64;
 
 describe('parseJsonBodyInSlices', () => {
   it('gives every large reply, valid or not, the value or the error the whole parse gives', async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(record, { minLength: 1, maxLength: 6 }), mutation, fc.integer({ min: 1, max: 8 }), fc.option(fc.double({ min: 0, max: 1, noNaN: true }), { nil: undefined, freq: 4 }), async (records, change, parts, latin1) => {
-        const body = Buffer.from(mutate(reply(records, SLICED_FROM_BYTES + 1), change), 'utf8');
+        const body = Buffer.from(mutate(reply(records, LARGE), change), 'utf8');
         // One byte that is not UTF-8 makes the whole reply windows-1252, as Winbox types it.
         if (latin1 !== undefined) body[Math.floor(latin1 * (body.length - 1))] = 0xe9;
         expect(body.length).toBeGreaterThanOrEqual(SLICED_FROM_BYTES);
@@ -69,10 +75,15 @@ describe('parseJsonBodyInSlices', () => {
         const size = Math.ceil(body.length / parts);
         const pieces = Array.from({ length: parts }, (_, i) => body.subarray(i * size, (i + 1) * size)).filter((piece) => piece.length > 0);
         const whole = await outcome(() => parseJsonBody(body, 'GET /rest/x'));
+        const parse = vi.spyOn(JSON, 'parse');
         const sliced = await outcome(() => parseJsonBodyInSlices(pieces, 'GET /rest/x', new Slicer({ budgetMs: 0 })));
+        // Valid or not, the text is never parsed whole: each parse is of a slice and the record that ends it.
+        const longest = Math.max(0, ...parse.mock.calls.map(([parsed]) => parsed.length));
+        parse.mockRestore();
+        expect(longest).toBeLessThan(SLICE_CHARS + MAX_RECORD_BYTES);
         expect(sliced).toEqual(whole);
       }),
-      { numRuns: 60 },
+      { numRuns: Number(process.env['SLICES_RUNS'] ?? 60) },
     );
   });
 

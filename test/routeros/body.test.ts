@@ -2,7 +2,20 @@
 import { Readable } from 'node:stream';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import fc from 'fast-check';
-import { MAX_DEPTH, MAX_MEMBERS, MAX_RAW_CONTROLS, MIN_BYTES_PER_VALUE, SLICED_FROM_BYTES, VALUE_CHECK_FROM, decodeText, parseJsonBody, parseJsonBodyInSlices, readCapped } from '../../src/routeros/body.js';
+import {
+  MAX_DEPTH,
+  MAX_MEMBERS,
+  MAX_RAW_CONTROLS,
+  MAX_RECORD_BYTES,
+  MAX_RECORDS,
+  MIN_BYTES_PER_VALUE,
+  SLICED_FROM_BYTES,
+  VALUE_CHECK_FROM,
+  decodeText,
+  parseJsonBody,
+  parseJsonBodyInSlices,
+  readCapped,
+} from '../../src/routeros/body.js';
 import { SYSTEM_PROPLIST } from '../../src/collectors/system.js';
 import { INTERFACE_PROPLIST, PEER_PROPLIST } from '../../src/collectors/wireguard.js';
 import { INTERFACE_PROPLIST as LINK_PROPLIST } from '../../src/collectors/interface.js';
@@ -384,7 +397,9 @@ describe('parseJsonBody against hostile bodies', () => {
     ] as const;
     for (const [body, why] of refused) {
       expect(() => parseJsonBody(Buffer.from(body), 'GET /x')).toThrow(`GET /x: the router's reply ${why} and was not parsed`);
-      await expect(parseJsonBodyInSlices(Buffer.from(body.padEnd(SLICED_FROM_BYTES, ' ')), 'GET /x')).rejects.toThrow(`the router's reply ${why}`);
+      // From the size parsed in slices, an object is refused before its shape is looked at: no reply that large is one.
+      const large = body.startsWith('{') ? `of ${SLICED_FROM_BYTES} bytes is not a list` : why;
+      await expect(parseJsonBodyInSlices(Buffer.from(body.padEnd(SLICED_FROM_BYTES, ' ')), 'GET /x')).rejects.toThrow(`the router's reply ${large}`);
     }
     expect(parse).not.toHaveBeenCalled();
     // Just inside every line: parsed.
@@ -395,10 +410,57 @@ describe('parseJsonBody against hostile bodies', () => {
     expect(parseJsonBody(Buffer.from(records), 'GET /x')).toHaveLength(30_000);
   });
 
+  it(`refuses unparsed a list of more than ${MAX_RECORDS} records or a record of more than ${MAX_RECORD_BYTES} bytes, cut off or not (each is one array or one parse in one go: 11 million empty strings grew one array for 0.4 s at a time)`, async () => {
+    const outcomes = async (body: string): Promise<string[]> =>
+      Promise.all(
+        [() => parseJsonBody(Buffer.from(body), 'GET /x'), () => parseJsonBodyInSlices(Buffer.from(body), 'GET /x')].map(async (parse) => {
+          try {
+            const value = (await parse()) as unknown[];
+            return `parsed ${value.length}`;
+          } catch (error) {
+            return (error as Error).message;
+          }
+        }),
+      );
+    const records = (count: number): string => `[${'"a",'.repeat(count - 1)}"a"]`;
+    const record = (bytes: number): string => `{"comment":"${'x'.repeat(bytes - 14)}"}`;
+    const parse = vi.spyOn(JSON, 'parse');
+    const tooMany = `GET /x: the router's reply lists more than ${MAX_RECORDS} records (no menu this exporter reads holds that many) and was not parsed`;
+    const tooLarge = `GET /x: the router's reply holds a record of more than ${MAX_RECORD_BYTES} bytes (RouterOS writes records of kilobytes at most) and was not parsed`;
+    for (const body of [records(MAX_RECORDS + 1), `[${record(MAX_RECORD_BYTES + 1)}]`, `[{"a":"b"},${record(MAX_RECORD_BYTES + 1)},{"a":"b"}]`, `[{"a":"b"},${record(MAX_RECORD_BYTES + 8)}`]) {
+      for (const outcome of await outcomes(body)) expect(outcome).toContain(body.startsWith('["a"') ? tooMany : tooLarge);
+    }
+    expect(parse).not.toHaveBeenCalled();
+    // Just inside both lines: data.
+    expect(await outcomes(records(MAX_RECORDS))).toEqual([`parsed ${MAX_RECORDS}`, `parsed ${MAX_RECORDS}`]);
+    expect(await outcomes(`[{"a":"b"},${record(MAX_RECORD_BYTES)}]`)).toEqual(['parsed 2', 'parsed 2']);
+  });
+
+  it(`refuses unparsed, from ${SLICED_FROM_BYTES} bytes, a reply that is not a list (an object, a string or a page of text was parsed whole: 0.1–0.6 s for 32 MB)`, async () => {
+    const parse = vi.spyOn(JSON, 'parse');
+    const pad = (text: string): Buffer => Buffer.from(text.padEnd(SLICED_FROM_BYTES, ' '));
+    const cases = [
+      [`{"comment":"${'x'.repeat(SLICED_FROM_BYTES)}"}`, `is not a list, and RouterOS answers that much only as a list of records`],
+      [`"${'x'.repeat(SLICED_FROM_BYTES)}"`, `is not a list, and RouterOS answers that much only as a list of records`],
+      [`x${'y'.repeat(SLICED_FROM_BYTES)}`, `is not a list, and RouterOS answers that much only as a list of records`],
+      [`  <html>${'a, '.repeat(SLICED_FROM_BYTES / 3)}</html>`, 'the router answered HTML, not JSON'],
+      ['\n', 'the router answered an empty body'],
+    ] as const;
+    for (const [text, why] of cases) {
+      expect(() => parseJsonBody(pad(text), 'GET /x')).toThrow(why);
+      await expect(parseJsonBodyInSlices(pad(text), 'GET /x')).rejects.toThrow(why);
+    }
+    expect(parse).not.toHaveBeenCalled();
+    // Below that size a record object is parsed as before: a singleton menu answers one.
+    expect(parseJsonBody(Buffer.from(`{"comment":"${'x'.repeat(VALUE_CHECK_FROM)}"}`), 'GET /x')).toHaveProperty('comment');
+  });
+
   it('refuses a flood of empty records or of nesting without parsing it (30 MB of them took 5 s and ~600 MB of heap)', () => {
     const parse = vi.spyOn(JSON, 'parse');
-    expect(() => parseJsonBody([Buffer.from(`[${'{},'.repeat(2_000_000)}{}]`)], 'GET /x')).toThrow(/holds more JSON values than RouterOS writes/);
-    expect(() => parseJsonBody([Buffer.from(`{${'"a":[],'.repeat(1_000_000)}"b":0}`)], 'GET /x')).toThrow(/holds more JSON values than RouterOS writes|more than 10000 members/);
+    // Two values per record and a million records: the value budget and the count of records run out together.
+    expect(() => parseJsonBody([Buffer.from(`[${'{},'.repeat(2_000_000)}{}]`)], 'GET /x')).toThrow(/holds more JSON values than RouterOS writes|lists more than 1000000 records/);
+    expect(() => parseJsonBody([Buffer.from(`[${'[{},{},{}],'.repeat(500_000)}{}]`)], 'GET /x')).toThrow(/holds more JSON values than RouterOS writes/);
+    expect(() => parseJsonBody([Buffer.from(`{${'"a":[],'.repeat(1_000_000)}"b":0}`)], 'GET /x')).toThrow(/is not a list, and RouterOS answers that much only as a list of records/);
     // Nesting is refused by its depth before the values run out.
     expect(() => parseJsonBody([Buffer.from('['.repeat(6_000_000) + ']'.repeat(6_000_000))], 'GET /x')).toThrow(
       `GET /x: the router's reply nests deeper than RouterOS writes (more than ${MAX_DEPTH} levels) and was not parsed`,
