@@ -8,6 +8,7 @@
  */
 import type { RouterRecord } from '../routeros/records.js';
 import { RouterOsError } from '../routeros/errors.js';
+import { finish, type Steps } from '../util/slices.js';
 import {
   inRange,
   readRouterBool,
@@ -64,6 +65,9 @@ export const FIELD_KINDS = {
 } as const satisfies Record<string, FieldKind>;
 
 export type FieldKindName = keyof typeof FIELD_KINDS;
+
+/** Records checked for their key fields between two possible pauses. */
+const KEYED_PER_STEP = 4096;
 
 /** Problems kept word for word per run: a reply full of odd values must not turn into an unbounded log line. */
 const KEPT_PROBLEMS = 20;
@@ -148,8 +152,18 @@ export class FieldReader {
    * `{"status":"ok"}` from something in between): a shape error, never "no peers".
    */
   keyed(records: readonly RouterRecord[], keys: readonly string[]): RouterRecord[] {
-    const kept = records.filter((record) => keys.every((key) => given(record, key)));
-    if (kept.length === records.length) return kept as RouterRecord[];
+    return finish(this.keyedSteps(records, keys));
+  }
+
+  /** keyed as steps: a reply may list up to a million records (MAX_RECORDS), a pause possible every 4,096. */
+  *keyedSteps(records: readonly RouterRecord[], keys: readonly string[]): Steps<RouterRecord[]> {
+    const kept: RouterRecord[] = [];
+    for (let index = 0; index < records.length; index++) {
+      if (index % KEYED_PER_STEP === KEYED_PER_STEP - 1) yield;
+      const record = records[index] as RouterRecord;
+      if (keys.every((key) => given(record, key))) kept.push(record);
+    }
+    if (kept.length === records.length) return kept;
     if (kept.length === 0) {
       throw new RouterOsError('ROS_ERR_SHAPE', `${this.#where}: none of the ${records.length} records holds ${keys.join(' and ')}; the reply is not this menu's data`);
     }

@@ -93,7 +93,7 @@ export function* mapInterfacesSteps(records: readonly RouterRecord[], routerLabe
   const ethernetUp = new Map<string, string>();
   let exported = 0;
   let count = 0;
-  for (const record of read.keyed(records, ['name'])) {
+  for (const record of yield* read.keyedSteps(records, ['name'])) {
     if (++count % INTERFACES_PER_STEP === 0) yield;
     const name = record['name'] as string;
     const type = record['type'] ?? '';

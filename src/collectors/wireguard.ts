@@ -204,7 +204,7 @@ export function* mapWireguardSteps(
   const seenInterfaces = new Set<string>();
   // By the name as written out, which is how peers find their interface's state below.
   const unclearInterfaces = new Set<string>();
-  const keyedInterfaces = read.keyed(interfaces, INTERFACE_KEYS);
+  const keyedInterfaces = yield* read.keyedSteps(interfaces, INTERFACE_KEYS);
   const twinInterfaces = yield* twins(keyedInterfaces.map((record) => escapeLabelValue(record['name'] as string)));
 
   for (const [index, record] of keyedInterfaces.entries()) {
@@ -246,7 +246,7 @@ export function* mapWireguardSteps(
   const peerRead = new FieldReader('interface/wireguard/peers');
   const seenPeers = new Set<string>();
   const nowSeconds = now / 1000;
-  const keyedPeers = peerRead.keyed(peers, PEER_KEYS);
+  const keyedPeers = yield* peerRead.keyedSteps(peers, PEER_KEYS);
   // Identity is (interface, public key) as written out; a repeated one would make duplicate series, which
   // Prometheus rejects. RouterOS keeps keys unique per interface, so twins are a reply that cannot be judged.
   const identities: string[] = [];

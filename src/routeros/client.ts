@@ -11,8 +11,8 @@ import type { Secret } from '../util/secret.js';
 import { basicEncoding, registerCredentials } from '../util/redact.js';
 import { RouterOsError } from './errors.js';
 import { isJsonContentType, notDataError, parseJsonBodyInSlices, readCapped, type ReplyBytes } from './body.js';
-import { Slicer } from '../util/slices.js';
-import { asRecordList, asSingleRecord, type RouterRecord } from './records.js';
+import { finishInSlicesLater, Slicer } from '../util/slices.js';
+import { asRecordList, asSingleRecord, recordListSteps, type RouterRecord } from './records.js';
 import { closedUnderneath, mapNetworkError, mapRedirect, mapStatusError, parseErrorBody, TIMEOUT_HINT, timedOutFailure } from './transport-errors.js';
 import { encodeMenuPath, queryString } from './paths.js';
 import { resumingConnector, type ResumingConnector } from './connector.js';
@@ -21,6 +21,9 @@ import { KEEP_WARM_PATH, KeepWarm, keepAliveHintMs } from './keep-warm.js';
 import { unwatchAbort, watchAbort } from '../util/abort-watch.js';
 
 export const DEFAULT_MAX_RESPONSE_BYTES = 32 * 1024 * 1024;
+
+/** Records of a list checked in the turn its reply was parsed; a longer list is checked in slices. */
+const RECORDS_AT_ONCE = 4096;
 
 export interface RouterOsTls {
   /** PEM certificates to trust instead of the system's roots. */
@@ -205,7 +208,10 @@ export class RouterOsClient {
     if (options.objectAsList === true && value !== null && typeof value === 'object' && !Array.isArray(value)) {
       return [asSingleRecord(value, request)];
     }
-    return asRecordList(value, request);
+    // A long list is checked in slices from the next turn on, sharing it with the other work resumed there.
+    return Array.isArray(value) && value.length > RECORDS_AT_ONCE
+      ? finishInSlicesLater(recordListSteps(value, request), options.signal === undefined ? {} : { signal: options.signal })
+      : asRecordList(value, request);
   }
 
   /** GET /<menu> of a singleton menu such as system/resource. */

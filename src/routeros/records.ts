@@ -4,6 +4,7 @@
  */
 import { RouterOsError } from './errors.js';
 import { safeText } from '../util/text.js';
+import { finish, type Steps } from '../util/slices.js';
 
 /** One RouterOS record: every value a string (spec §2.1); absent keys mean unset. */
 export type RouterRecord = Readonly<Record<string, string>>;
@@ -42,10 +43,27 @@ function normalised(object: Record<string, unknown>, request: string): RouterRec
 }
 
 export function asRecordList(value: unknown, request: string): RouterRecord[] {
+  return finish(recordListSteps(value, request));
+}
+
+/** Records checked between two possible pauses of recordListSteps. */
+const RECORDS_PER_STEP = 4096;
+
+/**
+ * asRecordList as steps, a pause possible every 4,096 records: a reply may list up to a million (MAX_RECORDS).
+ * The records are checked, and where needed normalised, in place: the list is the one the reply's parse made,
+ * which nothing else holds, and a second list of a million records is one more allocation in one go.
+ */
+export function* recordListSteps(value: unknown, request: string): Steps<RouterRecord[]> {
   if (!Array.isArray(value)) {
     throw new RouterOsError('ROS_ERR_SHAPE', `${request}: expected a list of records, got ${describeJson(value)}; ${SHAPE_HINT}`, { request });
   }
-  return value.map((item) => toRecord(item, request));
+  const list = value as unknown[];
+  for (let index = 0; index < list.length; index++) {
+    if (index % RECORDS_PER_STEP === RECORDS_PER_STEP - 1) yield;
+    list[index] = toRecord(list[index], request);
+  }
+  return list as RouterRecord[];
 }
 
 /** Singleton menus answer a bare object on 7.x, a one-element list in older manual examples: accept both. */

@@ -4,7 +4,9 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { asRecordList } from '../../src/routeros/records.js';
+import { asRecordList, recordListSteps } from '../../src/routeros/records.js';
+import { FieldReader } from '../../src/analysis/decoding.js';
+import { finish } from '../../src/util/slices.js';
 
 /** Names every object inherits, `__proto__` among them: the keys an assignment treats specially. */
 const INHERITED_NAMES = ['__proto__', 'constructor', 'toString', 'hasOwnProperty', 'valueOf', 'name'];
@@ -35,5 +37,42 @@ describe('router records', () => {
       }),
       { numRuns: 500 },
     );
+  });
+});
+
+describe('router records in steps', () => {
+  it('are checked in slices, in place, as asRecordList checks them at once (a million records took 0.14 s in one go)', () => {
+    const reply = (): unknown[] => Array.from({ length: 20_000 }, (_, i) => (i % 3 === 0 ? { name: `ether${i}`, mtu: i } : { name: `ether${i}`, mtu: String(i) }));
+    const at = reply();
+    const steps = recordListSteps(at, 'GET /rest/interface');
+    let pauses = 0;
+    let step = steps.next();
+    for (; step.done !== true; step = steps.next()) pauses++;
+    // A pause possible every 4,096 records; the list checked is the list given, its copied records in place.
+    expect(pauses).toBe(Math.floor(20_000 / 4096));
+    expect(step.value).toBe(at);
+    expect(step.value).toEqual(asRecordList(reply(), 'GET /rest/interface'));
+    expect(step.value[3]).toEqual({ name: 'ether3', mtu: '3' });
+  });
+
+  it('fail at the first record that is no record, however long the list', () => {
+    const list: unknown[] = Array.from({ length: 10_000 }, () => ({ name: 'a' }));
+    list[9_000] = 'not a record';
+    expect(() => finish(recordListSteps(list, 'GET /rest/x'))).toThrow('GET /rest/x: expected a record object, got a string');
+    expect(() => finish(recordListSteps({ name: 'a' }, 'GET /rest/x'))).toThrow('GET /rest/x: expected a list of records, got an object');
+  });
+
+  it('with their key fields are kept in steps, a pause possible every 4,096 records, as keyed keeps them at once', () => {
+    const records = Array.from({ length: 10_000 }, (_, i) => (i % 7 === 0 ? { mtu: '1500' } : { name: `ether${i}` }));
+    const read = new FieldReader('interface');
+    const steps = read.keyedSteps(records, ['name']);
+    let pauses = 0;
+    let step = steps.next();
+    for (; step.done !== true; step = steps.next()) pauses++;
+    expect(pauses).toBe(Math.floor(10_000 / 4096));
+    const atOnce = new FieldReader('interface');
+    expect(step.value).toEqual(atOnce.keyed(records, ['name']));
+    expect(read.errors).toBe(atOnce.errors);
+    expect(read.problems).toEqual(['interface 1429 of 10000 records lack name and were left out']);
   });
 });
