@@ -63,7 +63,7 @@ describe('router records in steps', () => {
   });
 
   it('with their key fields are kept in steps, a pause possible every 4,096 records, as keyed keeps them at once', () => {
-    const records = Array.from({ length: 10_000 }, (_, i) => (i % 7 === 0 ? { mtu: '1500' } : { name: `ether${i}` }));
+    const records = Array.from({ length: 10_000 }, (_, i): Record<string, string> => (i % 7 === 0 ? { mtu: '1500' } : { name: `ether${i}` }));
     const read = new FieldReader('interface');
     const steps = read.keyedSteps(records, ['name']);
     let pauses = 0;
