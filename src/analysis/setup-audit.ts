@@ -15,12 +15,12 @@ import type { RouterRecord } from '../routeros/records.js';
 import { RouterOsError } from '../routeros/errors.js';
 import { parseRouterList } from '../routeros/decode.js';
 import { FieldReader } from './decoding.js';
-import { groupBy } from '../util/group.js';
+import { groupBySteps } from '../util/group.js';
 import { evaluateChain, FilterRules, isEnabled, type ChainVerdict } from './firewall.js';
 import { peerLabel } from './peer.js';
 import { formatPrefix, parseIpv4Prefix } from './ipv4.js';
 import { cliValue, describeRule, forwardFix, inputFix, placeBefore } from './setup-fixes.js';
-import { RouteTable, routeProblems, usable, type Address, type Subnet } from './setup-routes.js';
+import { RouteTable, routeProblemsSteps, usable, type Address, type Subnet } from './setup-routes.js';
 import { finish, type Steps } from '../util/slices.js';
 import { quoteRouterText } from '../util/text.js';
 
@@ -64,16 +64,21 @@ export function auditSetup(records: SetupRecords, read: FieldReader = new FieldR
 
 /** auditSetup as steps (util/slices.ts): an interface at a time, the rule set built in pieces. */
 export function* auditSetupSteps(records: SetupRecords, read: FieldReader = new FieldReader('interface/wireguard')): Steps<InterfaceSetup[]> {
-  const addresses = records.addresses.filter(usable).flatMap((record): Address[] => {
+  const addresses: Address[] = [];
+  for (const [index, record] of records.addresses.entries()) {
+    if (index % ENTRIES_PER_STEP === ENTRIES_PER_STEP - 1) yield;
+    if (!usable(record)) continue;
     const prefix = parseIpv4Prefix(record['address'] ?? '');
     const iface = record['interface'] ?? record['actual-interface'];
-    return prefix === undefined || iface === undefined ? [] : [{ interface: iface, prefix }];
-  });
+    if (prefix !== undefined && iface !== undefined) addresses.push({ interface: iface, prefix });
+  }
   // Every menu is read once into the shape the checks ask of it: per-interface passes over whole menus made the
-  // audit quadratic (a hub with thousands of interfaces or branch subnets blocked the loop for seconds).
-  const peersOf = groupBy(records.peers.filter(isEnabled), (peer) => peer['interface']);
-  const addressesOf = groupBy(addresses, (address) => address.interface);
-  const table = new RouteTable(records.routes, addresses);
+  // audit quadratic (a hub with thousands of interfaces or branch subnets blocked the loop for seconds). Each is
+  // read in steps: a router may list hundreds of thousands of routes or peers (250,000 routes took one task of
+  // 2.6 s, 300,000 peers 0.26 s).
+  const peersOf = yield* groupBySteps(records.peers, (peer) => (isEnabled(peer) ? peer['interface'] : undefined));
+  const addressesOf = yield* groupBySteps(addresses, (address) => address.interface);
+  const table = yield* RouteTable.steps(records.routes, addresses);
   yield;
   const filter = yield* FilterRules.steps(records.filter);
   const out: InterfaceSetup[] = [];
@@ -87,18 +92,12 @@ export function* auditSetupSteps(records: SetupRecords, read: FieldReader = new 
     const listenPort = read.port(record, 'listen-port') ?? DEFAULT_LISTEN_PORT;
     const peers = peersOf.get(name) ?? [];
     const onInterface = addressesOf.get(name) ?? [];
-    const subnets = routedSubnets(name, peers);
-    out.push({
-      interface: name,
-      listenPort,
-      routedSubnets: subnets.map((subnet) => subnet.text),
-      checks: [
-        addressCheck(name, onInterface, peers),
-        failures('route', ...routeProblems(name, subnets, onInterface, table)),
-        inputCheck(name, listenPort, filter),
-        forwardCheck(name, subnets, filter),
-      ],
-    });
+    const subnets = yield* routedSubnets(name, peers);
+    const address = yield* addressCheck(name, onInterface, peers);
+    const route = failures('route', ...(yield* routeProblemsSteps(name, subnets, onInterface, table)));
+    const input = inputCheck(name, listenPort, filter);
+    const forward = yield* forwardCheck(name, subnets, filter);
+    out.push({ interface: name, listenPort, routedSubnets: subnets.map((subnet) => subnet.text), checks: [address, route, input, forward] });
   }
   return out;
 }
@@ -109,20 +108,31 @@ function peerName(peer: RouterRecord): string {
   return label !== '' ? label : `${(peer['public-key'] ?? '').slice(0, 8)}…`;
 }
 
-/** The interface's enabled peers' routed subnets. */
 /**
  * Subnets routed through one interface's tunnels that the audit judges at most: each costs a route lookup and
- * two walks of the forward chain (~16 µs), all in one step, and a hub interface routes hundreds to thousands.
- * 200,000 in one peer's allowed-address held the event loop for 3.3 s (a hostile-router review); past the bound
- * the set-up is not audited, as past the rule checks' (firewall.ts).
+ * two walks of the forward chain (~16 µs), and a hub interface routes hundreds to thousands. 200,000 in one
+ * peer's allowed-address held the event loop for 3.3 s (a hostile-router review; the audit now pauses between
+ * subnets, but its cost stays linear in them); past the bound the set-up is not audited, as past the rule
+ * checks' (firewall.ts).
  */
 export const MAX_AUDITED_SUBNETS = 10_000;
 
-function routedSubnets(iface: string, peers: readonly RouterRecord[]): Subnet[] {
+/** allowed-address entries read between two places where the audit may give the event loop back. */
+const ENTRIES_PER_STEP = 4096;
+
+/**
+ * The interface's enabled peers' routed subnets, in steps: single hosts, which are not counted against
+ * MAX_AUDITED_SUBNETS, and entries that are no address are read to the end of every list (30 MB of them took one
+ * task of 1.5–2.8 s).
+ */
+function* routedSubnets(iface: string, peers: readonly RouterRecord[]): Steps<Subnet[]> {
   let count = 0;
+  let entries = 0;
   const byText = new Map<string, Subnet>();
   for (const peer of peers) {
+    yield;
     for (const entry of parseRouterList(peer['allowed-address'] ?? '')) {
+      if (++entries % ENTRIES_PER_STEP === 0) yield;
       const prefix = parseIpv4Prefix(entry);
       if (prefix === undefined || prefix.length === 0 || prefix.length === 32) continue;
       const text = formatPrefix(prefix);
@@ -144,11 +154,14 @@ function routedSubnets(iface: string, peers: readonly RouterRecord[]): Subnet[] 
 }
 
 /** `onInterface`: the interface's usable addresses; `peers`: its enabled peers. */
-function addressCheck(iface: string, onInterface: readonly Address[], peers: readonly RouterRecord[]): SetupCheckResult {
+function* addressCheck(iface: string, onInterface: readonly Address[], peers: readonly RouterRecord[]): Steps<SetupCheckResult> {
   if (onInterface.length > 0) return { check: 'address', ok: true };
   const hosts: string[] = [];
+  let entries = 0;
   for (const peer of peers) {
+    yield;
     for (const entry of parseRouterList(peer['allowed-address'] ?? '')) {
+      if (++entries % ENTRIES_PER_STEP === 0) yield;
       if (parseIpv4Prefix(entry)?.length === 32) hosts.push(entry);
       if (hosts.length === 3) break;
     }
@@ -175,10 +188,12 @@ function inputCheck(iface: string, listenPort: number, filter: FilterRules): Set
   };
 }
 
-function forwardCheck(iface: string, subnets: readonly Subnet[], filter: FilterRules): SetupCheckResult {
+/** The forward chain judged for each routed subnet, both ways; a pause possible after each subnet (two chain walks). */
+function* forwardCheck(iface: string, subnets: readonly Subnet[], filter: FilterRules): Steps<SetupCheckResult> {
   const details: string[] = [];
   const fixes: string[] = [];
   for (const subnet of subnets) {
+    yield;
     // The local side of a pair is unknown, but it is not the remote subnet nor the tunnel itself.
     const remote = subnet.prefix.range;
     const directions: [ChainVerdict, 'from' | 'to'][] = [
