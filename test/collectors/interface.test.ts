@@ -3,7 +3,7 @@
  * 7.x list), range rules, the cardinality filter (`interfaces:` config) and the job's requests.
  */
 import { describe, expect, it } from 'vitest';
-import { INTERFACE_PROPLIST, interfaceCollector, linkRateBits, mapInterfaces, mapLinkRates } from '../../src/collectors/interface.js';
+import { INTERFACE_PROPLIST, interfaceCollector, linkRateBits, mapInterfaces, mapLinkRates, mapLinkRatesSteps, MAX_MONITORED_PORTS } from '../../src/collectors/interface.js';
 import { keepsInterface } from '../../src/collectors/interface-filter.js';
 import type { JobContext } from '../../src/collectors/types.js';
 import type { RouterRecord } from '../../src/routeros/records.js';
@@ -266,6 +266,46 @@ describe('interface job', () => {
     };
     const result = await job?.run({ router, client, routerLabel: ROUTER, now: () => 0, signal: new AbortController().signal, memory: new Map() });
     expect(sampleText(result?.samples ?? new SampleSet())).toContain('interface="bridge-lan"');
+  });
+});
+
+describe('interface job against a router listing more ports than any has', () => {
+  it(`asks the link rate of the first ${MAX_MONITORED_PORTS} running ethernet ports only, and says so (300,000 held the event loop 1.3 s)`, async () => {
+    const router = testRouter();
+    const [job] = interfaceCollector.jobs(router);
+    const count = MAX_MONITORED_PORTS + 76;
+    const records = Array.from({ length: count }, (_, i) => ({ '.id': `*${i}`, name: `ether${i}`, type: 'ether', running: 'true', disabled: 'false' }));
+    let asked: string[] = [];
+    const client: JobContext['client'] = {
+      list: async () => records,
+      getSingleton: async () => {
+        throw new Error('not expected');
+      },
+      run: async (_command, parameters) => {
+        asked = String(parameters?.['numbers']).split(',');
+        // The router answers for every port it has, asked or not.
+        return records.map((record) => ({ name: record.name, status: 'link-ok', rate: '1Gbps' }));
+      },
+    };
+    const result = await job?.run({ router, client, routerLabel: ROUTER, now: () => 0, signal: new AbortController().signal, memory: new Map() });
+    expect(asked).toEqual(records.slice(0, MAX_MONITORED_PORTS).map((record) => record['.id']));
+    expect(result?.problems).toEqual([`interface ${count} running ethernet ports: the link rate is asked for the first ${MAX_MONITORED_PORTS} only`]);
+    expect(result?.decodeErrors).toBe(1);
+    const out = sampleText(result?.samples ?? new SampleSet());
+    expect(out.match(/^routeros_interface_link_speed_bytes_per_second/gm)).toHaveLength(MAX_MONITORED_PORTS);
+    expect(out).toContain(`routeros_interface_running{router="hq",interface="ether${count - 1}",type="ether"} 1\n`);
+  });
+
+  it('maps a monitor reply of any length in steps, a pause possible every 1,024 rows', () => {
+    const rows = Array.from({ length: 10_000 }, (_, i) => ({ name: `ether${i}`, status: 'link-ok', rate: '1Gbps' }));
+    const samples = new SampleSet();
+    const steps = mapLinkRatesSteps(rows, new Set(['ether1', 'ether9999']), ROUTER, samples);
+    let pauses = 0;
+    let step = steps.next();
+    for (; step.done !== true; step = steps.next()) pauses++;
+    expect(pauses).toBe(Math.floor(10_000 / 1024));
+    expect(step.value.errors).toBe(0);
+    expect(sampleText(samples).match(/^routeros_interface_link_speed_bytes_per_second/gm)).toHaveLength(2);
   });
 });
 
