@@ -151,10 +151,15 @@ export const VALUE_CHECK_FROM = 64 * 1024;
  */
 export const MIN_BYTES_PER_VALUE = 3;
 
-/** The reply's first byte after any whitespace (and a byte order mark); undefined when there is none. */
-function firstSignificantByte(parts: readonly Uint8Array[]): number | undefined {
+/**
+ * The reply's first byte after any whitespace (and a byte order mark); undefined when there is none. A part at a
+ * time: 31 MB of leading spaces took one task of 0.13–0.32 s.
+ */
+function* firstSignificantByte(parts: readonly Uint8Array[]): Steps<number | undefined> {
   for (const part of parts) {
-    for (const byte of part) {
+    yield;
+    for (let i = 0; i < part.length; i++) {
+      const byte = part[i] as number;
       if (byte !== 0x20 && byte !== 0x09 && byte !== 0x0a && byte !== 0x0d && byte !== 0xef && byte !== 0xbb && byte !== 0xbf) return byte;
     }
   }
@@ -186,14 +191,21 @@ export const MAX_RECORDS = 1_000_000;
  */
 export const MAX_RECORD_BYTES = 1024 * 1024;
 
+/**
+ * A record of more JSON values than this (counted as MIN_BYTES_PER_VALUE counts them), and it is not RouterOS's:
+ * a record is tens of named strings. A record is parsed in one piece, and its bytes alone do not bound that: one
+ * record of 1 MB of `[{},{},…]` lists held the event loop for 0.17–0.19 s.
+ */
+export const MAX_RECORD_VALUES = 10_000;
+
 /** Why a reply's shape is not one RouterOS writes. */
-type NotRouterShape = 'values' | 'depth' | 'members' | 'records' | 'record';
+type NotRouterShape = 'values' | 'depth' | 'members' | 'records' | 'record' | 'record values';
 
 /**
  * Whether the reply holds more values than MIN_BYTES_PER_VALUE allows, counting outside strings the bytes that
  * start one: `{`, `[`, `,` and `:` (a container, an element after the first, a member); or nests deeper than
  * MAX_DEPTH; or holds an object or an inner list of more than MAX_MEMBERS members; or, for a list (every menu's
- * reply), lists more than MAX_RECORDS records or one of more than MAX_RECORD_BYTES. Counted on the bytes as
+ * reply), lists more than MAX_RECORDS records or one of more than MAX_RECORD_BYTES or MAX_RECORD_VALUES. Counted on the bytes as
  * read, before decoding: those, `"` and `\` are ASCII, which neither UTF-8's sequences nor windows-1252 use
  * for anything else. Stops as soon as one is found, so a flood costs a fraction of a pass; a real reply
  * costs one pass (~1 ns a byte), a part at a time.
@@ -212,6 +224,8 @@ function* notRouterShape(parts: readonly Uint8Array[], length: number): Steps<No
   // parts before this one. A record's size leaves out the comma or bracket that ends it.
   let recordStart = 0;
   let before = 0;
+  // Values in the list's current record.
+  let recordValues = 0;
   for (const part of parts) {
     yield;
     const end = part.length;
@@ -238,6 +252,8 @@ function* notRouterShape(parts: readonly Uint8Array[], length: number): Steps<No
         if (depth === 1) {
           list = byte === 0x5b;
           recordStart = before + i;
+        } else if (list && ++recordValues > MAX_RECORD_VALUES) {
+          return 'record values';
         }
         commas[depth] = 0;
       } else if (byte === 0x5d || byte === 0x7d) {
@@ -248,12 +264,16 @@ function* notRouterShape(parts: readonly Uint8Array[], length: number): Steps<No
         if (depth === 1 && list) {
           if (before + i - 1 - recordStart > MAX_RECORD_BYTES) return 'record';
           recordStart = before + i;
+          recordValues = 0;
           if (++(commas[1] as number) >= MAX_RECORDS) return 'records';
         } else if (depth > 0 && ++(commas[depth] as number) >= MAX_MEMBERS) {
           return 'members';
+        } else if (list && ++recordValues > MAX_RECORD_VALUES) {
+          return 'record values';
         }
-      } else if (byte === 0x3a && --budget < 0) {
-        return 'values';
+      } else if (byte === 0x3a) {
+        if (--budget < 0) return 'values';
+        if (list && ++recordValues > MAX_RECORD_VALUES) return 'record values';
       }
     }
     skip = i - end;
@@ -316,7 +336,7 @@ function totalLength(parts: readonly Uint8Array[]): number {
 function* refuseNotRouterShape(parts: readonly Uint8Array[], request: string): Steps<void> {
   const length = totalLength(parts);
   if (length < VALUE_CHECK_FROM) return;
-  const first = firstSignificantByte(parts);
+  const first = yield* firstSignificantByte(parts);
   if (length >= SLICED_FROM_BYTES && first !== 0x5b) {
     const hint =
       first === 0x3c
@@ -339,7 +359,9 @@ function* refuseNotRouterShape(parts: readonly Uint8Array[], request: string): S
           ? `holds an object or an inner list of more than ${MAX_MEMBERS} members (RouterOS writes records of tens of fields)`
           : shape === 'records'
             ? `lists more than ${MAX_RECORDS} records (no menu this exporter reads holds that many)`
-            : `holds a record of more than ${MAX_RECORD_BYTES} bytes (RouterOS writes records of kilobytes at most)`;
+            : shape === 'record'
+              ? `holds a record of more than ${MAX_RECORD_BYTES} bytes (RouterOS writes records of kilobytes at most)`
+              : `holds a record of more than ${MAX_RECORD_VALUES} JSON values (RouterOS writes records of tens of fields)`;
   throw new RouterOsError('ROS_ERR_PARSE', `${request}: the router's reply ${what} and was not parsed; check that nothing (a proxy) alters replies on the way`, { request });
 }
 
@@ -396,8 +418,11 @@ function* listInSlices(pieces: readonly string[]): Steps<unknown[] | ListFailure
   let from: Mark = { piece: 0, at: 0 };
   // What stands before the current slice in the whole text: the list's opening, or an element and its comma.
   let before: ListFailure['before'] = '[';
-  // Characters since the slice's start.
+  // Characters since the slice's start, and since the last pause.
   let length = 0;
+  let scanned = 0;
+  // Whether the slice holds nothing but whitespace so far: `[ ]` is the empty list, `[a, ]` is not JSON.
+  let blank = true;
   const failure = (to: Mark, after: ListFailure['after'], context: ListFailure['before'] = before): ListFailure => ({
     from,
     to,
@@ -409,6 +434,12 @@ function* listInSlices(pieces: readonly string[]): Steps<unknown[] | ListFailure
     const text = pieces[piece] as string;
     const end = text.length;
     for (let at = 0; at < end; at++) {
+      // A pause possible every slice's worth of characters, whatever they are (31 MB of whitespace around the
+      // list took one task of 0.1–0.2 s).
+      if (++scanned >= SLICE_CHARS) {
+        scanned = 0;
+        yield;
+      }
       const code = text.charCodeAt(at);
       length++;
       if (inString) {
@@ -423,18 +454,24 @@ function* listInSlices(pieces: readonly string[]): Steps<unknown[] | ListFailure
           from = { piece, at: at + 1 };
           length = 0;
         } else if (!isWhitespace(code)) {
-          // From the start of the text, or from the end of the list.
-          if (!closed) from = { piece: 0, at: 0 };
+          // JSON.parse stops at this character whatever whitespace stands before it: the part is the character
+          // alone, after nothing (no list yet) or after a whole list.
+          from = { piece, at };
           return failure({ piece, at: at + 1 }, '', closed ? '[0]' : '');
         }
       } else if (code === 0x22) {
         inString = true;
+        blank = false;
       } else if (code === 0x5b || code === 0x7b) {
         depth++;
+        blank = false;
       } else if (code === 0x5d || code === 0x7d) {
+        // `[ ]`, however much whitespace: the empty list (its slice parses to no element, which a slice must not).
+        const empty = before === '[' && blank;
+        blank = false;
         if (--depth > 0) continue;
         if (code !== 0x5d) return failure({ piece, at: at + 1 }, '');
-        if (!appendSlice(values, textBetween(pieces, from, { piece, at }), repairs)) return failure({ piece, at }, ']');
+        if (!empty && !appendSlice(values, textBetween(pieces, from, { piece, at }), repairs)) return failure({ piece, at }, ']');
         closed = true;
         from = { piece, at: at + 1 };
       } else if (code === 0x2c && depth === 1 && length >= SLICE_CHARS) {
@@ -442,7 +479,9 @@ function* listInSlices(pieces: readonly string[]): Steps<unknown[] | ListFailure
         from = { piece, at: at + 1 };
         before = '[0,';
         length = 0;
-        yield;
+        blank = true;
+      } else if (!isWhitespace(code)) {
+        blank = false;
       }
     }
   }
@@ -500,7 +539,7 @@ function* listFailureError(pieces: readonly string[], failure: ListFailure, requ
   const total = totalChars(pieces) + 5 * controls;
   const atEnd = failure.after === '' && failure.to.piece === pieces.length - 1 && failure.to.at === (pieces[failure.to.piece] as string).length;
   const position = positionIn(parsed);
-  if (/end of (JSON|data)/i.test(parsed.message) || (position !== undefined && position >= probe.length)) {
+  if (/end of (JSON|data)(?: input)?$/i.test(parsed.message) || (position !== undefined && position >= probe.length)) {
     return atEnd ? invalidJson(request, 'it ends before its JSON does') : undefined;
   }
   if (position === undefined) return invalidJson(request, 'a character JSON does not allow there');
@@ -540,13 +579,16 @@ function parsedOrNot(text: string): unknown {
  */
 function appendSlice(values: unknown[], slice: string, repairs: { controls: number }): boolean {
   let parsed = parsedOrNot(`[${slice}]`);
+  let controls = 0;
   if (parsed === NOT_JSON) {
     const repaired = escapeControls(slice, MAX_RAW_CONTROLS - repairs.controls);
     if (repaired === undefined || repaired.controls === 0) return false;
-    repairs.controls += repaired.controls;
+    controls = repaired.controls;
     parsed = parsedOrNot(`[${repaired.text}]`);
   }
   if (!Array.isArray(parsed) || parsed.length === 0) return false;
+  // Counted once the slice is data: a slice that fails is counted again where its failure is worded.
+  repairs.controls += controls;
   for (const value of parsed) values.push(value);
   return true;
 }
@@ -593,13 +635,17 @@ function invalidJson(request: string, where: string | undefined): RouterOsError 
 function whereInvalid(failure: unknown, text: string): string {
   const message = failure instanceof Error ? failure.message : '';
   const position = positionIn(failure);
-  if (/end of (JSON|data)/i.test(message) || (position !== undefined && position >= text.length)) return 'it ends before its JSON does';
+  if (/end of (JSON|data)(?: input)?$/i.test(message) || (position !== undefined && position >= text.length)) return 'it ends before its JSON does';
   return position === undefined ? 'a character JSON does not allow there' : `at offset ${position} of ${text.length} characters`;
 }
 
-/** The position a JSON.parse error names, if it names one. */
+/**
+ * The position a JSON.parse error names, if it names one: only from V8's own phrase at the end of its message
+ * (`… at position 7`, `… at position 7 (line 1 column 8)`). A message that quotes the text around the fault
+ * ends with `is not valid JSON`, and the quote is the router's: `position 1` in a reply is no position.
+ */
 function positionIn(failure: unknown): number | undefined {
-  const found = /position (\d+)/.exec(failure instanceof Error ? failure.message : '')?.[1];
+  const found = / at position (\d+)(?: \(line \d+ column \d+\))?$/.exec(failure instanceof Error ? failure.message : '')?.[1];
   return found === undefined ? undefined : Number(found);
 }
 

@@ -80,7 +80,8 @@ describe('parseJsonBodyInSlices', () => {
         // Valid or not, the text is never parsed whole: each parse is of a slice and the record that ends it.
         const longest = Math.max(0, ...parse.mock.calls.map(([parsed]) => parsed.length));
         parse.mockRestore();
-        expect(longest).toBeLessThan(SLICE_CHARS + MAX_RECORD_BYTES);
+        // (A slice of the last record's comma at its edge, and the brackets around it.)
+        expect(longest).toBeLessThanOrEqual(SLICE_CHARS + MAX_RECORD_BYTES + 2);
         expect(sliced).toEqual(whole);
       }),
       { numRuns: Number(process.env['SLICES_RUNS'] ?? 60) },
@@ -142,5 +143,54 @@ describe('parseJsonBodyInSlices', () => {
     expect(value).toEqual(parseJsonBody(Buffer.from(body), 'GET /rest/x'));
     expect(value[0]?.name).toBe('tab\there');
     expect(pauses).toBeGreaterThan(2);
+  });
+
+  /** Both parses of the body, and the longest text the sliced one gave JSON.parse. */
+  async function both(body: string | Buffer): Promise<{ whole: unknown; sliced: unknown; longest: number }> {
+    const bytes = typeof body === 'string' ? Buffer.from(body) : body;
+    const whole = await outcome(() => parseJsonBody(bytes, 'GET /rest/x'));
+    const parse = vi.spyOn(JSON, 'parse');
+    const sliced = await outcome(() => parseJsonBodyInSlices(bytes, 'GET /rest/x', new Slicer({ budgetMs: 0 })));
+    const longest = Math.max(0, ...parse.mock.calls.map(([parsed]) => parsed.length));
+    parse.mockRestore();
+    return { whole, sliced, longest };
+  }
+
+  const peers = (bytes: number): string => reply([{ '.id': '*1', name: 'peer', 'public-key': 'x'.repeat(44), comment: 'hello' }], bytes);
+
+  it('words a slice that fails with raw control characters in it as the whole parse does: counted once, at their place', async () => {
+    const body = peers(LARGE);
+    // A raw tab in a comment (repaired, six characters), then a missing comma, in the same slice past the middle.
+    const at = body.indexOf('"hello"', body.length >> 1);
+    const broken = `${body.slice(0, at)}"hel\tlo"${body.slice(at + 7).replace('},{', '}{')}`;
+    const { whole, sliced, longest } = await both(broken);
+    expect(whole).toHaveProperty('error', expect.stringMatching(/at offset \d+ of \d+ characters/));
+    expect(sliced).toEqual(whole);
+    expect(longest).toBeLessThanOrEqual(SLICE_CHARS + MAX_RECORD_BYTES + 2);
+  });
+
+  it('takes a position only from JSON.parse’s own words, not from the reply it quotes (`position 1` in a reply)', async () => {
+    const body = peers(LARGE);
+    const middle = body.indexOf('},{', body.length >> 1);
+    const broken = `${body.slice(0, middle + 1)},position 1,${body.slice(middle + 1)}`;
+    const { whole, sliced } = await both(broken);
+    expect(whole).toEqual({ error: expect.stringContaining('(a character JSON does not allow there)') });
+    expect(sliced).toEqual(whole);
+  });
+
+  it('gives the loop back in whitespace around the list too, and parses none of it whole: `[ ]` is the empty list, a character after the list fails where it stands', async () => {
+    const spaces = ' '.repeat(LARGE);
+    // (A list of that much whitespace inside is a record of more than MAX_RECORD_BYTES, refused by both.)
+    for (const body of [`[${spaces}]`, `[ ]${spaces}`, `${spaces}[\n]${spaces}`, `${peers(SLICE_CHARS * 2)}${spaces}`, `${spaces}${peers(SLICE_CHARS * 2)}`, `${peers(SLICE_CHARS * 2)}${spaces}x`, `[]${spaces}}`]) {
+      const { whole, sliced, longest } = await both(body);
+      expect(sliced).toEqual(whole);
+      expect(longest).toBeLessThanOrEqual(SLICE_CHARS * 3);
+    }
+    expect((await both(`[ ]${spaces}`)).sliced).toEqual({ value: [] });
+    expect((await both(`${spaces}[\n]${spaces}`)).sliced).toEqual({ value: [] });
+    let pauses = 0;
+    await parseJsonBodyInSlices(Buffer.from(`[]${spaces}`), 'GET /rest/x', new Slicer({ budgetMs: 0, onPause: () => pauses++ }));
+    // Every slice's worth of whitespace, beside the pauses of the parts' checks and decoding.
+    expect(pauses).toBeGreaterThanOrEqual(Math.floor(LARGE / SLICE_CHARS));
   });
 });

@@ -7,6 +7,7 @@ import {
   MAX_MEMBERS,
   MAX_RAW_CONTROLS,
   MAX_RECORD_BYTES,
+  MAX_RECORD_VALUES,
   MAX_RECORDS,
   MIN_BYTES_PER_VALUE,
   SLICED_FROM_BYTES,
@@ -391,8 +392,10 @@ describe('parseJsonBody against hostile bodies', () => {
     const nested = (depth: number): string => `${'{"a":'.repeat(depth - 1)}{"b":"${'x'.repeat(VALUE_CHECK_FROM)}"}${'}'.repeat(depth - 1)}`;
     const refused = [
       [`{${keys(MAX_MEMBERS + 1)}}`, `holds an object or an inner list of more than ${MAX_MEMBERS} members (RouterOS writes records of tens of fields)`],
-      [`[{${keys(MAX_MEMBERS + 1)}}]`, `holds an object or an inner list of more than ${MAX_MEMBERS} members (RouterOS writes records of tens of fields)`],
+      // In the reply's list, a record that large is refused by its values first.
+      [`[{${keys(MAX_MEMBERS + 1)}}]`, `holds a record of more than ${MAX_RECORD_VALUES} JSON values (RouterOS writes records of tens of fields)`],
       [`[[${Array.from({ length: MAX_MEMBERS + 1 }, (_, i) => `"value${i}"`).join(',')}]]`, `holds an object or an inner list of more than ${MAX_MEMBERS} members (RouterOS writes records of tens of fields)`],
+      [`{"a":[${Array.from({ length: MAX_MEMBERS + 1 }, (_, i) => `"value${i}"`).join(',')}]}`, `holds an object or an inner list of more than ${MAX_MEMBERS} members (RouterOS writes records of tens of fields)`],
       [nested(MAX_DEPTH + 1), `nests deeper than RouterOS writes (more than ${MAX_DEPTH} levels)`],
     ] as const;
     for (const [body, why] of refused) {
@@ -410,7 +413,7 @@ describe('parseJsonBody against hostile bodies', () => {
     expect(parseJsonBody(Buffer.from(records), 'GET /x')).toHaveLength(30_000);
   });
 
-  it(`refuses unparsed a list of more than ${MAX_RECORDS} records or a record of more than ${MAX_RECORD_BYTES} bytes, cut off or not (each is one array or one parse in one go: 11 million empty strings grew one array for 0.4 s at a time)`, async () => {
+  it(`refuses unparsed a list of more than ${MAX_RECORDS} records or a record of more than ${MAX_RECORD_BYTES} bytes or ${MAX_RECORD_VALUES} values, cut off or not (each is one array or one parse in one go: 11 million empty strings grew one array for 0.4 s at a time)`, async () => {
     const outcomes = async (body: string): Promise<string[]> =>
       Promise.all(
         [() => parseJsonBody(Buffer.from(body), 'GET /x'), () => parseJsonBodyInSlices(Buffer.from(body), 'GET /x')].map(async (parse) => {
@@ -431,6 +434,13 @@ describe('parseJsonBody against hostile bodies', () => {
       for (const outcome of await outcomes(body)) expect(outcome).toContain(body.startsWith('["a"') ? tooMany : tooLarge);
     }
     expect(parse).not.toHaveBeenCalled();
+    // A record of many values is refused by its values, whatever its bytes: `{` and each key's `:` and `,` count.
+    const fields = (count: number): string => `{${Array.from({ length: count }, (_, i) => `"k${i}":""`).join(',')}}`;
+    const filler = `{"comment":"${'x'.repeat(SLICED_FROM_BYTES)}"}`;
+    for (const outcome of await outcomes(`[${filler},${fields(MAX_RECORD_VALUES / 2 + 1)}]`)) {
+      expect(outcome).toContain(`GET /x: the router's reply holds a record of more than ${MAX_RECORD_VALUES} JSON values (RouterOS writes records of tens of fields) and was not parsed`);
+    }
+    expect(await outcomes(`[${filler},${fields(MAX_RECORD_VALUES / 2)}]`)).toEqual(['parsed 2', 'parsed 2']);
     // Just inside both lines: data.
     expect(await outcomes(records(MAX_RECORDS))).toEqual([`parsed ${MAX_RECORDS}`, `parsed ${MAX_RECORDS}`]);
     expect(await outcomes(`[{"a":"b"},${record(MAX_RECORD_BYTES)}]`)).toEqual(['parsed 2', 'parsed 2']);
