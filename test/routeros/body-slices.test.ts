@@ -193,4 +193,38 @@ describe('parseJsonBodyInSlices', () => {
     // Every slice's worth of whitespace, beside the pauses of the parts' checks and decoding.
     expect(pauses).toBeGreaterThanOrEqual(Math.floor(LARGE / SLICE_CHARS));
   });
+
+  it('parses no large reply whole, whatever its shape: records plain, long, dense or nested, raw control characters, whitespace, empty or doubled commas, garbage, cut off anywhere (generator)', async () => {
+    const control = fc.constantFrom('\u0001', '\t', '\n', '\u001f');
+    const element = fc.oneof(
+      fc.record({ name: fc.string({ maxLength: 8 }), comment: fc.string({ maxLength: 20 }) }).map((record) => JSON.stringify(record)),
+      fc.integer({ min: 1, max: 400_000 }).map((length) => `{"comment":"${'x'.repeat(length)}"}`),
+      fc.integer({ min: 1, max: 6_000 }).map((keys) => `{${Array.from({ length: keys }, (_, i) => `"k${i}":""`).join(',')}}`),
+      fc.integer({ min: 1, max: 3_000 }).map((count) => `{"a":[${'{},'.repeat(count)}{}]}`),
+      fc.tuple(fc.string({ maxLength: 6 }), control, fc.string({ maxLength: 6 })).map(([a, c, b]) => `{"comment":${JSON.stringify(a).slice(0, -1)}${c}${JSON.stringify(b).slice(1)}}`),
+      fc.constantFrom('', ' ', '[]', '{}', '"a"', '1', 'x', '}', ']', '{"a":', '[[[', '"\\'),
+    );
+    const whitespace = fc.oneof(fc.constant(''), fc.integer({ min: 1, max: 300_000 }).map((n) => ' '.repeat(n)), fc.constantFrom('\n', ' \t\r\n'));
+    await fc.assert(
+      fc.asyncProperty(
+        whitespace,
+        fc.array(element, { minLength: 1, maxLength: 12 }),
+        fc.constantFrom(',', ',', ',', ', ', ',,', ' '),
+        fc.constantFrom(']', ']', ' ]', '', ']x', '] }', '],'),
+        whitespace,
+        fc.option(fc.double({ min: 0, max: 1, noNaN: true }), { nil: undefined, freq: 3 }),
+        async (leading, elements, comma, closing, trailing, cut) => {
+          // Filled with plain records up to a size a whole parse would show in JSON.parse's calls.
+          const filler = peers(LARGE).slice(1, -1);
+          let body = `${leading}[${filler}${comma}${elements.join(comma)}${closing}${trailing}`;
+          if (cut !== undefined) body = body.slice(0, Math.max(LARGE, Math.floor(cut * body.length)));
+          const { whole, sliced, longest } = await both(body);
+          const controls = body.split('').filter((char) => char < ' ' && char !== ' ').length;
+          expect(sliced).toEqual(whole);
+          expect(longest).toBeLessThanOrEqual(SLICE_CHARS + MAX_RECORD_BYTES + 2 + 5 * controls);
+        },
+      ),
+      { numRuns: Number(process.env['SLICES_RUNS'] ?? 25) },
+    );
+  });
 });
