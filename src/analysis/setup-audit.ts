@@ -20,9 +20,9 @@ import { evaluateChain, FilterRules, isEnabled, type ChainVerdict } from './fire
 import { peerLabel } from './peer.js';
 import { formatPrefix, parseIpv4Prefix } from './ipv4.js';
 import { cliValue, describeRule, forwardFix, inputFix, placeBefore } from './setup-fixes.js';
-import { RouteTable, routeProblemsSteps, usable, type Address, type Subnet } from './setup-routes.js';
+import { OWNERS_NAMED, RouteTable, routeProblemsSteps, usable, type Address, type Subnet } from './setup-routes.js';
 import { finish, type Steps } from '../util/slices.js';
-import { quoteRouterText } from '../util/text.js';
+import { quoteRouterText, safeText } from '../util/text.js';
 
 export const SETUP_CHECKS = ['address', 'route', 'firewall_input', 'firewall_forward'] as const;
 export type SetupCheckName = (typeof SETUP_CHECKS)[number];
@@ -103,10 +103,14 @@ export function* auditSetupSteps(records: SetupRecords, read: FieldReader = new 
 }
 
 
+/** A peer as findings name it: its label (a name or comment, which may be long free text) cut short, or its key's start. */
 function peerName(peer: RouterRecord): string {
   const label = peerLabel(peer['name'], peer['comment']);
-  return label !== '' ? label : `${(peer['public-key'] ?? '').slice(0, 8)}…`;
+  return label !== '' ? safeText(label, PEER_NAME_CHARS) : `${(peer['public-key'] ?? '').slice(0, 8)}…`;
 }
+
+/** How much of a peer's label a finding quotes. */
+const PEER_NAME_CHARS = 60;
 
 /**
  * Subnets routed through one interface's tunnels that the audit judges at most: each costs a route lookup and
@@ -147,7 +151,8 @@ function* routedSubnets(iface: string, peers: readonly RouterRecord[]): Steps<Su
         subnet = { prefix, text, peers: [] };
         byText.set(text, subnet);
       }
-      subnet.peers.push(peerName(peer));
+      if (subnet.peers.length < OWNERS_NAMED) subnet.peers.push(peerName(peer));
+      else subnet.otherPeers = (subnet.otherPeers ?? 0) + 1;
     }
   }
   return [...byText.values()];

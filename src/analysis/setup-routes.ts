@@ -5,7 +5,7 @@
  * (or immediate-gw) is the interface, `address%interface`, or an address inside a network on the interface.
  */
 import type { RouterRecord } from '../routeros/records.js';
-import { parseRouterList } from '../routeros/decode.js';
+import { routerListHead } from '../routeros/decode.js';
 import { isEnabled } from './firewall.js';
 import { formatPrefix, parseIpv4, parseIpv4Prefix, type Ipv4Prefix } from './ipv4.js';
 import { cliValue } from './setup-fixes.js';
@@ -15,8 +15,16 @@ import { finish, type Steps } from '../util/slices.js';
 export interface Subnet {
   prefix: Ipv4Prefix;
   text: string;
+  /** The first OWNERS_NAMED peers that route it, by name; `otherPeers` counts the rest. */
   peers: string[];
+  otherPeers?: number;
 }
+
+/**
+ * Peers a finding names for one subnet. Every peer of an interface can route the same subnets: 30 peers with names
+ * of 1 MiB, each owner named in each of 5,000 findings, filled the heap until the process died (a hostile hunt).
+ */
+export const OWNERS_NAMED = 3;
 
 export interface Address {
   interface: string;
@@ -63,15 +71,22 @@ export class RouteTable {
   }
 
   *#fill(routes: readonly RouterRecord[], addresses: readonly Address[]): Steps<void> {
+    // Weighed by their gateway lists too: a route may list thousands (31 of 1 MiB took 2.7 s in 256 routes' step).
+    let gatewayChars = 0;
     for (const [index, route] of routes.entries()) {
-      if (index % ENTRIES_PER_STEP === ENTRIES_PER_STEP - 1) yield;
+      gatewayChars += (route['gateway']?.length ?? 0) + (route['immediate-gw']?.length ?? 0);
+      if (index % ENTRIES_PER_STEP === ENTRIES_PER_STEP - 1 || gatewayChars >= GATEWAY_CHARS_PER_STEP) {
+        gatewayChars = 0;
+        yield;
+      }
       const table = route['routing-table'];
       // An inactive route (its next hop unreachable: the captured 7.x table shows `"inactive":"true"` and an empty
       // immediate-gw) carries no traffic, so it routes no subnet through the tunnel, whatever its gateway says.
       if (!usable(route) || route['inactive'] === 'true' || (table !== undefined && table !== '' && table !== 'main')) continue;
       const dst = parseIpv4Prefix(route['dst-address'] ?? '0.0.0.0/0');
       if (dst === undefined) continue;
-      const gateways = new Gateways([...parseRouterList(route['gateway'] ?? ''), ...parseRouterList(route['immediate-gw'] ?? '')]);
+      // ECMP routes list a few gateways; past MAX_GATEWAYS (a route of a million, within a record's size) the rest are not read.
+      const gateways = new Gateways([...routerListHead(route['gateway'] ?? '', MAX_GATEWAYS).items, ...routerListHead(route['immediate-gw'] ?? '', MAX_GATEWAYS).items]);
       this.#add(dst, {
         length: dst.length,
         distance: Number(route['distance'] ?? '1') || 1,
@@ -117,6 +132,12 @@ export class RouteTable {
 
 /** Routes, networks or subnets handled between two places where the audit may give the event loop back. */
 const ENTRIES_PER_STEP = 256;
+
+/** Gateways of one route read at most, of `gateway` and of `immediate-gw` each. */
+export const MAX_GATEWAYS = 4096;
+
+/** Characters of gateway lists read between two such places. */
+const GATEWAY_CHARS_PER_STEP = 64 * 1024;
 
 /** How much of a route's gateway list a finding quotes (a route may list thousands). */
 const GATEWAY_TEXT = 100;
@@ -219,7 +240,8 @@ export function* routeProblemsSteps(
     const best = table.best(subnet.prefix);
     if (best !== undefined && !through.has(best)) through.set(best, best.through(iface, networks));
     if (best !== undefined && through.get(best) === true) continue;
-    const owners = `peer ${subnet.peers.join(', ')}`;
+    const others = subnet.otherPeers ?? 0;
+    const owners = `peer ${subnet.peers.join(', ')}${others > 0 ? ` and ${others} more` : ''}`;
     details.push(
       best === undefined
         ? `no route sends ${subnet.text} (${owners}) anywhere`

@@ -5,7 +5,8 @@
  */
 import type { BandwidthTestConfig } from '../config/types.js';
 import type { RouterRecord } from '../routeros/records.js';
-import { asRecordList } from '../routeros/records.js';
+import { recordListSteps } from '../routeros/records.js';
+import { finishInSlices } from '../util/slices.js';
 import { SampleSet } from '../metrics/samples.js';
 import { seriesLabels, type RouterLabel } from '../metrics/family.js';
 import { BANDWIDTH_TEST, BANDWIDTH_TEST_FAMILIES as F } from './bandwidth-test.contract.js';
@@ -113,7 +114,7 @@ export const bandwidthTestCollector: Collector<BandwidthTestData, 'bandwidth_tes
           signal: context.signal,
           timeoutMs: (test.durationSeconds + router.timeoutSeconds) * 1000,
         });
-        return mapBandwidthTest(asRecordList(reply, 'POST /rest/tool/bandwidth-test'), test, context.routerLabel, context.now());
+        return mapBandwidthTest(await finishInSlices(recordListSteps(reply, 'POST /rest/tool/bandwidth-test'), { signal: context.signal }), test, context.routerLabel, context.now());
       },
     })),
 };

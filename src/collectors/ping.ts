@@ -4,7 +4,8 @@
  */
 import type { PingTargetConfig } from '../config/types.js';
 import type { RouterRecord } from '../routeros/records.js';
-import { asRecordList } from '../routeros/records.js';
+import { recordListSteps } from '../routeros/records.js';
+import { finishInSlices } from '../util/slices.js';
 import { SampleSet } from '../metrics/samples.js';
 import { seriesLabels, type RouterLabel } from '../metrics/family.js';
 import { PING, PING_FAMILIES as F } from './ping.contract.js';
@@ -159,7 +160,7 @@ export const pingCollector: Collector<PingData, 'ping'> = {
           signal: context.signal,
           timeoutMs: pingSeconds(target, router.timeoutSeconds) * 1000,
         });
-        return mapPing(asRecordList(reply, 'POST /rest/ping'), target, context.routerLabel, context.memory);
+        return mapPing(await finishInSlices(recordListSteps(reply, 'POST /rest/ping'), { signal: context.signal }), target, context.routerLabel, context.memory);
       },
     })),
 };

@@ -76,7 +76,9 @@ export function mapSystemHealth(records: readonly RouterRecord[], routerLabel: R
   const read = new FieldReader('system/health');
   const samples = new SampleSet();
   const seen = new Set<string>();
-  const isRows = records.some((record) => record['name'] !== undefined);
+  // The form by the first rows only: a list of a million objects without a name was looked through to its end.
+  let isRows = false;
+  for (let index = 0; index < Math.min(records.length, MAX_ROWS) && !isRows; index++) isRows = records[index]?.['name'] !== undefined;
   const sensors: [name: string, kind: Kind, value: string][] = [];
   if (isRows) {
     // A router has tens of sensors. Rows are read up to a bound, not to the end: unreadable rows never count
@@ -100,7 +102,13 @@ export function mapSystemHealth(records: readonly RouterRecord[], routerLabel: R
       if (kind !== undefined) sensors.push([name, kind, value]);
     }
   } else {
+    // One object on 7.x (a list of them only from something that is not a router): read up to the same bound, so
+    // that a list of a million objects of one sensor each is not read to its end (1 s, a hostile-router hunt).
     for (const record of records) {
+      if (sensors.length >= MAX_ROWS) {
+        read.problem(`more than ${MAX_ROWS} sensor values; the rest are left out`);
+        break;
+      }
       if (!Object.keys(record).some((key) => kindOfKey(key) !== undefined || HEALTH_SETTING.test(key))) {
         throw new RouterOsError(
           'ROS_ERR_SHAPE',

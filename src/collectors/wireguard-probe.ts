@@ -14,6 +14,7 @@ import { routerListHead } from '../routeros/decode.js';
 import { expectOf, peerLabel, probeSettingOf } from '../analysis/peer.js';
 import type { ProbeOutcome } from '../analysis/liveness.js';
 import { readProbeReply, type ProbeResult } from './wireguard-probe-reply.js';
+import { finish, type Steps } from '../util/slices.js';
 
 export { readProbeReply, type ProbeResult } from './wireguard-probe-reply.js';
 
@@ -114,12 +115,22 @@ function remembered(memory: ProbeMemory | undefined, key: string): ProbeResult |
 
 /** Keeps this run's results for the next runs, and forgets peers no longer probed. */
 export function rememberProbes(memory: ProbeMemory, fresh: ReadonlyMap<string, ProbeResult>, keep: ReadonlySet<string>): void {
+  finish(rememberProbesSteps(memory, fresh, keep));
+}
+
+/** Peers (or memory entries) handled between two places where a probe run's bookkeeping may pause. */
+const PEERS_PER_STEP = 256;
+
+/** rememberProbes as steps: the job's memory holds entries for every peer (a hub lists tens of thousands). */
+export function* rememberProbesSteps(memory: ProbeMemory, fresh: ReadonlyMap<string, ProbeResult>, keep: ReadonlySet<string>): Steps<void> {
   for (const [key, result] of fresh) {
     memory.memory.set(AT + key, memory.now);
     memory.memory.set(LOSS + key, result.outcome === 'error' ? NaN : result.lossRatio ?? NaN);
     memory.memory.set(RTT + key, result.rttSeconds ?? NaN);
   }
+  let index = 0;
   for (const name of memory.memory.keys()) {
+    if (++index % PEERS_PER_STEP === 0) yield;
     if (name.startsWith(PROBE_MEMORY_PREFIX) && !keep.has(name.slice(AT.length))) memory.memory.delete(name);
   }
 }
@@ -136,10 +147,28 @@ export function planProbes(
   addresses: readonly RouterRecord[],
   health: HealthConfig,
   memory?: ProbeMemory,
-): { targets: ProbeTarget[]; skipped: Map<string, ProbeResult>; selected: Set<string> } {
+): ProbePlan {
+  return finish(planProbesSteps(interfaces, peers, addresses, health, memory));
+}
+
+export interface ProbePlan {
+  targets: ProbeTarget[];
+  skipped: Map<string, ProbeResult>;
+  selected: Set<string>;
+}
+
+/** planProbes as steps, a pause possible every 256 peers or addresses (600,000 peers were planned in one task of 2.1 s). */
+export function* planProbesSteps(
+  interfaces: readonly RouterRecord[],
+  peers: readonly RouterRecord[],
+  addresses: readonly RouterRecord[],
+  health: HealthConfig,
+  memory?: ProbeMemory,
+): Steps<ProbePlan> {
   const enabled = live(interfaces);
   const sources = new Map<string, string>();
-  for (const row of addresses) {
+  for (const [index, row] of addresses.entries()) {
+    if (index % PEERS_PER_STEP === PEERS_PER_STEP - 1) yield;
     const iface = row['interface'] ?? '';
     const ip = (row['address'] ?? '').split('/')[0] ?? '';
     if (row['disabled'] !== 'true' && /^\d{1,3}(\.\d{1,3}){3}$/.test(ip) && !sources.has(iface)) sources.set(iface, ip);
@@ -148,7 +177,8 @@ export function planProbes(
   const skipped = new Map<string, ProbeResult>();
   const selected = new Set<string>();
   const seen = new Set<string>();
-  for (const peer of peers) {
+  for (const [index, peer] of peers.entries()) {
+    if (index % PEERS_PER_STEP === PEERS_PER_STEP - 1) yield;
     const iface = peer['interface'] ?? '';
     const key = probeKey(iface, peer['public-key'] ?? '');
     if (peer['disabled'] === 'true' || !enabled.has(iface) || seen.has(key)) continue;

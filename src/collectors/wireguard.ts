@@ -20,10 +20,10 @@ import {
   PROBE_INTERVAL_MS,
   PROBES_PER_RUN,
   mayProbe,
-  planProbes,
+  planProbesSteps,
   probeKey,
   probeKeyInterface,
-  rememberProbes,
+  rememberProbesSteps,
   runProbes,
   wantsProbes,
   type ProbeMemory,
@@ -132,11 +132,13 @@ const OFF: ProbeResult = { outcome: 'off' };
  * routeros_wireguard_probe_skipped_peers: per interface where the settings select some peer, how many selected
  * peers went unprobed, by reason (0 included, so a fixed address clears it); nothing elsewhere.
  */
-function addSkipped(samples: SampleSet, routerLabel: RouterLabel, probes: ReadonlyMap<string, ProbeResult>): void {
+function* addSkipped(samples: SampleSet, routerLabel: RouterLabel, probes: ReadonlyMap<string, ProbeResult>): Steps<void> {
   // By the name as written out (its first spelling kept for the label): two names that differ only in
   // characters the format cannot carry (`wg\r`, `wg\t`) are one label value, so one series, as their peers are.
   const byInterface = new Map<string, { iface: string; counts: Map<ProbeOutcome, number> }>();
+  let index = 0;
   for (const [key, { outcome }] of probes) {
+    if (++index % RECORDS_PER_STEP === 0) yield;
     if (outcome === 'off') continue;
     const iface = probeKeyInterface(key);
     const identity = escapeLabelValue(iface);
@@ -350,7 +352,7 @@ export function* mapWireguardSteps(
       probeLossRatio: probed?.lossRatio,
     });
   }
-  if (probes !== undefined) addSkipped(samples, routerLabel, probes);
+  if (probes !== undefined) yield* addSkipped(samples, routerLabel, probes);
   counters.finish();
   return { samples, data, ...problemsOf(read, peerRead) };
 }
@@ -393,14 +395,16 @@ export const wireguardCollector: Collector<WireguardData, 'wireguard'> = {
         // Settings that select no peer cost nothing: no address list, no ping (a fleet's default).
         if (mayProbe(health) && wantsProbes(interfaces, peers, health)) {
           const addresses = await context.client.list('ip/address', { ...options, proplist: ADDRESS_PROPLIST });
-          const plan = planProbes(interfaces, peers, addresses, health, memory);
+          const plan = await finishInSlices(planProbesSteps(interfaces, peers, addresses, health, memory), options);
           selected = plan.selected;
           const run = (command: string, parameters: Readonly<Record<string, unknown>>, o: { signal: AbortSignal; timeoutMs?: number }): Promise<unknown> => context.client.run(command, parameters, o);
           const fresh = await runProbes(run, plan.targets, { count: health.probeCount ?? 1, timeoutMs: context.router.timeoutSeconds * 1000, read: probeRead }, context.signal);
-          for (const [key, result] of [...plan.skipped, ...fresh]) probes.set(key, result);
-          rememberProbes(memory, fresh, selected);
+          // The plan's results, then the probes': two maps of up to every peer, not spread into one list first.
+          for (const [key, result] of plan.skipped) probes.set(key, result);
+          for (const [key, result] of fresh) probes.set(key, result);
+          await finishInSlices(rememberProbesSteps(memory, fresh, selected), options);
         } else {
-          rememberProbes(memory, probes, selected);
+          await finishInSlices(rememberProbesSteps(memory, probes, selected), options);
         }
         const result = await finishInSlices(mapWireguardSteps(interfaces, peers, context.routerLabel, health, readAt, context.memory, probes), { signal: context.signal });
         const probeProblems = problemsOf(probeRead);

@@ -12,6 +12,31 @@ export type RouterRecord = Readonly<Record<string, string>>;
 /** What the operator can do about a reply of an unexpected shape. */
 const SHAPE_HINT = 'the router answered in a shape this exporter does not know: report it with the RouterOS version';
 
+/**
+ * Fields that name something (an interface, a peer's key, a chain, a table): the exporter keys maps and sets by
+ * them. RouterOS names are tens of characters; V8 hashes a string of more than 16,383 characters by its length
+ * alone, so names that long which differ only near their end all collide, and a map of 2,000 of them took 3.4 s
+ * to build (a hostile-router hunt). Free text and lists (`comment`, `allowed-address`, port lists) are not keys.
+ */
+const NAME_FIELDS = new Set([
+  '.id',
+  'name',
+  'interface',
+  'actual-interface',
+  'public-key',
+  'chain',
+  'jump-target',
+  'in-interface',
+  'out-interface',
+  'in-interface-list',
+  'out-interface-list',
+  'routing-table',
+  'type',
+]);
+
+/** The longest name a record may carry in NAME_FIELDS: far above RouterOS's, far below V8's hashing limit. */
+export const MAX_NAME_CHARS = 1024;
+
 function toRecord(value: unknown, request: string): RouterRecord {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     throw new RouterOsError('ROS_ERR_SHAPE', `${request}: expected a record object, got ${describeJson(value)}; ${SHAPE_HINT}`, { request });
@@ -19,10 +44,21 @@ function toRecord(value: unknown, request: string): RouterRecord {
   const object = value as Record<string, unknown>;
   // Real replies hold strings only: checked in place and passed on as they are. Copying every record (100,000
   // per cycle at scale) was a tenth of collection CPU and most of its short-lived garbage.
+  let copy = false;
   for (const key in object) {
-    if (typeof object[key] !== 'string') return normalised(object, request);
+    const field = object[key];
+    if (typeof field !== 'string') copy = true;
+    else if (field.length > MAX_NAME_CHARS && NAME_FIELDS.has(key)) throw longName(key, request);
   }
-  return object as RouterRecord;
+  return copy ? normalised(object, request) : (object as RouterRecord);
+}
+
+function longName(key: string, request: string): RouterOsError {
+  return new RouterOsError(
+    'ROS_ERR_SHAPE',
+    `${request}: field "${safeText(key, 100)}" is a name of more than ${MAX_NAME_CHARS} characters, which RouterOS does not write; check that nothing (a proxy) alters replies on the way`,
+    { request },
+  );
 }
 
 /** A copy with numbers and booleans as strings and nulls left out; anything else is a shape error. */

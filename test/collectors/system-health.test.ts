@@ -144,6 +144,19 @@ describe('system/health bounds', () => {
     // The form check looks at rows until one has a name; the loop stops at the bound.
     expect(looked).toBeLessThanOrEqual(MAX_ROWS + 2);
   });
+
+  it(`reads at most ${MAX_ROWS} sensor values of the object form too, however many objects a reply lists (a million of one sensor each took 1 s)`, () => {
+    let looked = 0;
+    const objects = new Proxy(
+      Array.from({ length: 100_000 }, () => ({ temperature: '40' })),
+      { get: (target, key, receiver) => (typeof key === 'string' && /^\d+$/.test(key) ? (looked++, Reflect.get(target, key, receiver)) : Reflect.get(target, key, receiver)) },
+    );
+    const result = mapSystemHealth(objects, ROUTER);
+    expect(result.problems).toContain(`system/health more than ${MAX_ROWS} sensor values; the rest are left out`);
+    expect(result.data.sensors).toBe(1);
+    // The form check looks at the first rows for a name, then the object loop reads up to the bound.
+    expect(looked).toBeLessThanOrEqual(2 * MAX_ROWS + 2);
+  });
 });
 
 describe('the health collector against the emulator over HTTPS', () => {

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { planProbes, probeKey, probeKeyInterface, PROBES_PER_RUN, readProbeReply, wantsProbes } from '../../src/collectors/wireguard-probe.js';
+import { planProbes, planProbesSteps, probeKey, probeKeyInterface, PROBES_PER_RUN, readProbeReply, rememberProbesSteps, wantsProbes } from '../../src/collectors/wireguard-probe.js';
 import { FieldReader } from '../../src/analysis/decoding.js';
 import type { RouterRecord } from '../../src/routeros/records.js';
 import { testRouter } from '../helpers/config.js';
@@ -132,5 +132,26 @@ describe('readProbeReply', () => {
   it('an unreadable or out-of-range rtt is left out and counted; the outcome stands', () => {
     expect(read([{ sent: '1', received: '1', 'avg-rtt': 'soon' }])).toEqual({ result: { outcome: 'ok', lossRatio: 0 }, errors: 1 });
     expect(read([{ sent: '1', received: '1', 'avg-rtt': '2h' }])).toEqual({ result: { outcome: 'ok', lossRatio: 0 }, errors: 1 });
+  });
+});
+
+describe('planning probes for a hub', () => {
+  it('plans and remembers in steps, a pause possible every 256 peers, to what it plans at once (600,000 peers took one task of 2.1 s)', () => {
+    const peers = Array.from({ length: 5_000 }, (_, i) => peer(`site-${i}`, 'wg-sites', `10.9.${i >> 8}.${i & 255}/32`, { 'persistent-keepalive': '25s' }));
+    const settings = testRouter({}, { health: { probe_tunnels: true } }).health;
+    const steps = planProbesSteps(INTERFACES, peers, ADDRESSES, settings);
+    let pauses = 0;
+    let step = steps.next();
+    for (; step.done !== true; step = steps.next()) pauses++;
+    expect(pauses).toBeGreaterThanOrEqual(Math.floor(5_000 / 256));
+    expect(step.value).toEqual(planProbes(INTERFACES, peers, ADDRESSES, settings));
+    expect(step.value.targets).toHaveLength(PROBES_PER_RUN);
+    // The job's memory: a probe's three entries per peer, and others (the counters') it leaves alone.
+    const memory = new Map<string, number>(Array.from({ length: 3_000 }, (_, i) => [`other ${i}`, i]));
+    const remember = rememberProbesSteps({ memory, now: 1, minGapMs: 1 }, new Map(step.value.targets.map((target) => [target.key, { outcome: 'ok' as const, lossRatio: 0 }])), step.value.selected);
+    pauses = 0;
+    for (let next = remember.next(); next.done !== true; next = remember.next()) pauses++;
+    expect(pauses).toBeGreaterThanOrEqual(Math.floor(3_000 / 256));
+    expect(memory.size).toBe(3_000 + 3 * PROBES_PER_RUN);
   });
 });

@@ -8,6 +8,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { JobSnapshot } from '../../src/metrics/store.js';
 import { auditSetup, auditSetupSteps, MAX_AUDITED_SUBNETS } from '../../src/analysis/setup-audit.js';
+import { MAX_GATEWAYS, OWNERS_NAMED } from '../../src/analysis/setup-routes.js';
 import { finishInSlices } from '../../src/util/slices.js';
 import { DEFAULT_RULE_CHECKS } from '../../src/analysis/firewall.js';
 import { mapWireguardSetup } from '../../src/collectors/wireguard-setup.js';
@@ -135,6 +136,27 @@ describe('work in proportion to the router', () => {
     const entries = 8 * 20_000 + 10_000;
     const atLeast = Math.floor(20_000 / 256) + Math.floor(records.peers.length / 4096) + Math.floor(entries / 4096);
     expect(pauses).toBeGreaterThanOrEqual(atLeast);
+  });
+
+  it(`names at most ${OWNERS_NAMED} peers per finding, each cut short (30 peers of 1 MiB names routing the same subnets filled the heap until the process died)`, () => {
+    const records = hub(1, { routeMissingFor: -1 });
+    const subnets = Array.from({ length: 50 }, (_, i) => subnet(1_000 + i)).join(',');
+    records.peers = Array.from({ length: 10 }, (_, i) => ({ '.id': `*${i}`, interface: 'wg0', comment: `${i}${'c'.repeat(100_000)}`, 'allowed-address': subnets, disabled: 'false' }));
+    const route = auditSetup(records)[0]?.checks.find((check) => check.check === 'route');
+    expect(route?.ok).toBe(false);
+    const cut = (i: number) => `${i}${'c'.repeat(59)}… (99941 more characters)`;
+    expect(route?.detail?.startsWith(`no route sends 100.3.232.0/24 (peer ${cut(0)}, ${cut(1)}, ${cut(2)} and 7 more) anywhere; `)).toBe(true);
+    expect(route?.detail?.length).toBeLessThan(4_000);
+  });
+
+  it(`reads at most ${MAX_GATEWAYS} gateways of a route (a route of a million within a record's size was read to its end)`, () => {
+    const records = hub(1, { routeMissingFor: 0 });
+    records.peers = [{ '.id': '*1', interface: 'wg0', name: 'site', 'allowed-address': subnet(0), disabled: 'false' }];
+    const gateways = (onWg0At: number) => Array.from({ length: MAX_GATEWAYS + 1 }, (_, i) => (i === onWg0At ? 'wg0' : `198.18.${octets(i)}`)).join(',');
+    records.routes = [{ '.id': '*D', 'dst-address': '0.0.0.0/0', gateway: gateways(MAX_GATEWAYS - 1), disabled: 'false' }];
+    expect(auditSetup(records)[0]?.checks.find((check) => check.check === 'route')?.ok).toBe(true);
+    records.routes = [{ '.id': '*D', 'dst-address': '0.0.0.0/0', gateway: gateways(MAX_GATEWAYS), disabled: 'false' }];
+    expect(auditSetup(records)[0]?.checks.find((check) => check.check === 'route')?.ok).toBe(false);
   });
 
   it('audits a default route of 3,000 gateways for 3,000 subnets on an interface with 3,000 addresses', { timeout: 20_000 }, () => {
