@@ -390,7 +390,7 @@ export const wireguardCollector: Collector<WireguardData, 'wireguard'> = {
         const health = context.router.health;
         const memory: ProbeMemory = { memory: context.memory, now: readAt, minGapMs: cronIntervalSeconds(context.router.schedules.wireguard) * 500 };
         const probeRead = new FieldReader('ping (tunnel probe)');
-        const probes = new Map<string, ProbeResult>();
+        let probes = new Map<string, ProbeResult>();
         let selected = new Set<string>();
         // Settings that select no peer cost nothing: no address list, no ping (a fleet's default).
         if (mayProbe(health) && wantsProbes(interfaces, peers, health)) {
@@ -399,8 +399,8 @@ export const wireguardCollector: Collector<WireguardData, 'wireguard'> = {
           selected = plan.selected;
           const run = (command: string, parameters: Readonly<Record<string, unknown>>, o: { signal: AbortSignal; timeoutMs?: number }): Promise<unknown> => context.client.run(command, parameters, o);
           const fresh = await runProbes(run, plan.targets, { count: health.probeCount ?? 1, timeoutMs: context.router.timeoutSeconds * 1000, read: probeRead }, context.signal);
-          // The plan's results, then the probes': two maps of up to every peer, not spread into one list first.
-          for (const [key, result] of plan.skipped) probes.set(key, result);
+          // The plan's results (up to every peer), then the probes' (a few) added to them: not copied into a new map.
+          probes = plan.skipped;
           for (const [key, result] of fresh) probes.set(key, result);
           await finishInSlices(rememberProbesSteps(memory, fresh, selected), options);
         } else {
