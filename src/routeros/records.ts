@@ -16,7 +16,8 @@ const SHAPE_HINT = 'the router answered in a shape this exporter does not know: 
  * Fields that name something (an interface, a peer's key, a chain, a table): the exporter keys maps and sets by
  * them. RouterOS names are tens of characters; V8 hashes a string of more than 16,383 characters by its length
  * alone, so names that long which differ only near their end all collide, and a map of 2,000 of them took 3.4 s
- * to build (a hostile-router hunt). Free text and lists (`comment`, `allowed-address`, port lists) are not keys.
+ * to build (a hostile-router hunt); a rule's `protocol`, looked up as a property name, is interned the same way.
+ * Free text and lists (`comment`, `allowed-address`, port lists) are not keys.
  */
 const NAME_FIELDS = new Set([
   '.id',
@@ -32,6 +33,10 @@ const NAME_FIELDS = new Set([
   'out-interface-list',
   'routing-table',
   'type',
+  // Looked up as property names or split whole by the firewall audit.
+  'protocol',
+  'action',
+  'connection-state',
 ]);
 
 /** The longest name a record may carry in NAME_FIELDS: far above RouterOS's, far below V8's hashing limit. */

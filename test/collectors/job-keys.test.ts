@@ -7,6 +7,8 @@ import { describe, expect, it } from 'vitest';
 import { bandwidthTestCollector } from '../../src/collectors/bandwidth-test.js';
 import { pingCollector } from '../../src/collectors/ping.js';
 import type { RouterConfig } from '../../src/config/types.js';
+import type { JobContext } from '../../src/collectors/types.js';
+import { routerLabel } from '../../src/metrics/family.js';
 
 /** Only what jobs() reads: the per-target settings and the router's timeout. */
 function router(pairs: [name: string, target: string][]): RouterConfig {
@@ -51,5 +53,31 @@ describe('job keys', () => {
   it('keeps the reviewer’s two ping targets apart', () => {
     const keys = pingCollector.jobs(router([['a:1', '2::3'], ['a', '1:2::3']])).map((job) => job.job);
     expect(new Set(keys).size).toBe(2);
+  });
+});
+
+describe('command replies of any length', () => {
+  // Rows of many fields: checking them takes well over a slice's 10 ms, so a job that checks in slices pauses.
+  const rows = (status?: string) =>
+    Array.from({ length: 5_000 }, (_, i) => ({
+      ...Object.fromEntries(Array.from({ length: 200 }, (_, k) => [`f${k}`, String(k)])),
+      sent: String(i + 1),
+      received: String(i + 1),
+      ...(status === undefined ? {} : { status }),
+    }));
+
+  it.each([
+    [pingCollector, rows()],
+    [bandwidthTestCollector, rows('running')],
+  ] as const)('$name: the reply is checked in slices that give the event loop back (~1 million rows or 5,000 fields each took 0.7–2.4 s in one go)', async (collector, reply) => {
+    const config = router([['a', '10.0.0.1']]);
+    const [job] = collector.jobs(config);
+    let turned = false;
+    setImmediate(() => {
+      turned = true;
+    });
+    const client = { list: async () => [], getSingleton: async () => ({}), run: async () => reply };
+    await job?.run({ router: config, client, routerLabel: routerLabel('hq'), now: () => 0, signal: new AbortController().signal, memory: new Map() } as unknown as JobContext);
+    expect(turned).toBe(true);
   });
 });

@@ -80,7 +80,7 @@ describe('router records in steps', () => {
 describe('router records that name something', () => {
   it(`refuse a name of more than ${MAX_NAME_CHARS} characters (V8 hashes names of more than 16,383 by their length: 2,000 of them in a map took 3.4 s), and keep long free text`, () => {
     const long = 'x'.repeat(16_400);
-    for (const key of ['name', 'interface', 'public-key', 'chain', 'jump-target']) {
+    for (const key of ['name', 'interface', 'public-key', 'chain', 'jump-target', 'protocol', 'action', 'connection-state']) {
       expect(() => asRecordList([{ [key]: `${long}1` }], 'GET /rest/interface')).toThrow(
         `GET /rest/interface: field "${key}" is a name of more than ${MAX_NAME_CHARS} characters, which RouterOS does not write`,
       );
