@@ -193,7 +193,7 @@ function* evaluateInterfaces(wireguard: WireguardData | undefined, setup: Wiregu
     out.push({ name: labelText(iface.name), running: iface.running ?? null, disabled: iface.disabled, status: down ? 'critical' : iface.unclear ? 'degraded' : 'ok' });
     if (stepEnds(index)) yield;
   }
-  const byName = firstByName(out);
+  const byName = yield* firstByName(out);
   for (const [index, audit] of (setup?.interfaces ?? []).entries()) {
     if (stepEnds(index)) yield;
     let entry = byName.get(labelText(audit.interface));
@@ -224,9 +224,12 @@ function* evaluateInterfaces(wireguard: WireguardData | undefined, setup: Wiregu
  * Interfaces by name, the first of each name winning (as a search in order would). A lookup per peer must not
  * scan the list: 20,000 peers on 20,000 interfaces took 1.2 s of blocked loop after every wireguard run.
  */
-function firstByName<T extends { name: string }>(entries: readonly T[]): Map<string, T> {
+function* firstByName<T extends { name: string }>(entries: readonly T[]): Steps<Map<string, T>> {
   const byName = new Map<string, T>();
-  for (const entry of entries) if (!byName.has(entry.name)) byName.set(entry.name, entry);
+  for (const [index, entry] of entries.entries()) {
+    if (stepEnds(index)) yield;
+    if (!byName.has(entry.name)) byName.set(entry.name, entry);
+  }
   return byName;
 }
 
@@ -239,7 +242,7 @@ function* judgePeers(
   add: AddProblem,
 ): Steps<PeerJudgement[]> {
   const unjudged: Unjudged = { handshake: [], facts: [] };
-  const interfaceNamed = firstByName(interfaces);
+  const interfaceNamed = yield* firstByName(interfaces);
   const peers: PeerJudgement[] = [];
   for (const [index, peer] of (wireguard?.peers ?? []).entries()) {
     if (stepEnds(index)) yield;
