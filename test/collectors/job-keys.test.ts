@@ -57,16 +57,22 @@ describe('job keys', () => {
 });
 
 describe('command replies of any length', () => {
-  // Rows of many numeric fields, which the check copies into strings: far more than a slice's 10 ms of work on any
-  // machine (0.1–0.2 s here), so a check in slices pauses and one in one go cannot. (Stubbing the clock instead would
-  // move the slices' shared turn ahead of real time for the tests after this one.)
+  /**
+   * Rows whose checking takes at least 50 ms on any machine: each has a field whose read waits 0.05 ms. A check in
+   * slices of 10 ms must then pause; one in one go cannot. (Real replies have no getters; this one stands for a long
+   * reply without depending on how fast the machine checks strings.)
+   */
   const rows = (status?: string) =>
-    Array.from({ length: 2_000 }, (_, i) => ({
-      ...Object.fromEntries(Array.from({ length: 100 }, (_, k) => [`f${k}`, k])),
-      sent: String(i + 1),
-      received: String(i + 1),
-      ...(status === undefined ? {} : { status }),
-    }));
+    Array.from({ length: 1_000 }, (_, i) =>
+      Object.defineProperty({ sent: String(i + 1), received: String(i + 1), ...(status === undefined ? {} : { status }) }, 'slow', {
+        enumerable: true,
+        get: () => {
+          const until = performance.now() + 0.05;
+          while (performance.now() < until);
+          return 'x';
+        },
+      }),
+    );
 
   it.each([
     [pingCollector, () => rows()],
