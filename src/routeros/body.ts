@@ -321,7 +321,8 @@ export async function parseJsonBodyInSlices(bytes: Uint8Array | readonly Uint8Ar
   return parseText(pieces.join(''), request);
 }
 
-function totalLength(parts: readonly Uint8Array[]): number {
+/** Bytes of a reply's parts, or characters of its decoded pieces. */
+function totalLength(parts: readonly { readonly length: number }[]): number {
   let length = 0;
   for (const part of parts) length += part.length;
   return length;
@@ -536,7 +537,7 @@ function* listFailureError(pieces: readonly string[], failure: ListFailure, requ
   const probe = failure.before + part + failure.after;
   const parsed = parsedOrError(probe);
   if (!(parsed instanceof Error)) return undefined;
-  const total = totalChars(pieces) + 5 * controls;
+  const total = totalLength(pieces) + 5 * controls;
   const atEnd = failure.after === '' && failure.to.piece === pieces.length - 1 && failure.to.at === (pieces[failure.to.piece] as string).length;
   const position = positionIn(parsed);
   if (/end of (JSON|data)(?: input)?$/i.test(parsed.message) || (position !== undefined && position >= probe.length)) {
@@ -548,27 +549,12 @@ function* listFailureError(pieces: readonly string[], failure: ListFailure, requ
   return invalidJson(request, where >= total ? 'it ends before its JSON does' : `at offset ${where} of ${total} characters`);
 }
 
-function totalChars(pieces: readonly string[]): number {
-  let length = 0;
-  for (const piece of pieces) length += piece.length;
-  return length;
-}
-
+/** The text as JSON, or the Error JSON.parse threw (JSON.parse itself never makes an Error). */
 function parsedOrError(text: string): unknown {
   try {
     return JSON.parse(text) as unknown;
   } catch (error) {
     return error instanceof Error ? error : new Error(String(error));
-  }
-}
-
-const NOT_JSON = Symbol('not JSON');
-
-function parsedOrNot(text: string): unknown {
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return NOT_JSON;
   }
 }
 
@@ -578,13 +564,13 @@ function parsedOrNot(text: string): unknown {
  * when it is not a non-empty list's elements.
  */
 function appendSlice(values: unknown[], slice: string, repairs: { controls: number }): boolean {
-  let parsed = parsedOrNot(`[${slice}]`);
+  let parsed = parsedOrError(`[${slice}]`);
   let controls = 0;
-  if (parsed === NOT_JSON) {
+  if (parsed instanceof Error) {
     const repaired = escapeControls(slice, MAX_RAW_CONTROLS - repairs.controls);
     if (repaired === undefined || repaired.controls === 0) return false;
     controls = repaired.controls;
-    parsed = parsedOrNot(`[${repaired.text}]`);
+    parsed = parsedOrError(`[${repaired.text}]`);
   }
   if (!Array.isArray(parsed) || parsed.length === 0) return false;
   // Counted once the slice is data: a slice that fails is counted again where its failure is worded.
