@@ -23,8 +23,8 @@ import type { RouterRecord } from '../routeros/records.js';
 import { parseRouterBool } from '../routeros/decode.js';
 import { RouterOsError } from '../routeros/errors.js';
 import { contains, overlaps, parseIpv4Match, type Ipv4Range } from './ipv4.js';
-import { groupBy } from '../util/group.js';
-import { finish, type Steps } from '../util/slices.js';
+import { groupBy, groupBySteps } from '../util/group.js';
+import { finish, WeighedPace, type Steps } from '../util/slices.js';
 
 export const FILTER_PROPLIST = [
   '.id',
@@ -106,21 +106,33 @@ interface CompiledRule {
  */
 export const DEFAULT_RULE_CHECKS = 2_000_000;
 
+function chainOf(rule: CompiledRule): string | undefined {
+  return rule.record['chain'];
+}
+
 /** A filter rule set read once: enabled rules by chain, in order, with their matchers parsed. Build it once per audit. */
 export class FilterRules {
   readonly #byChain: Map<string, CompiledRule[]>;
   readonly #enabled: number;
   #left = DEFAULT_RULE_CHECKS;
 
-  /** `compiled`: the enabled rules, compiled (compileEnabled); compiled here when not given. */
-  constructor(rules: readonly RouterRecord[], compiled: readonly CompiledRule[] = finish(compileEnabled(rules))) {
+  /**
+   * `compiled`: the enabled rules, compiled (compileEnabled), and `byChain` the same by chain; made here when not
+   * given.
+   */
+  constructor(
+    rules: readonly RouterRecord[],
+    compiled: readonly CompiledRule[] = finish(compileEnabled(rules)),
+    byChain: Map<string, CompiledRule[]> = groupBy(compiled, chainOf),
+  ) {
     this.#enabled = compiled.length;
-    this.#byChain = groupBy(compiled, (rule) => rule.record['chain']);
+    this.#byChain = byChain;
   }
 
   /** The rule set built in steps (util/slices.ts): a router may list thousands of rules of long port lists. */
   static *steps(rules: readonly RouterRecord[]): Steps<FilterRules> {
-    return new FilterRules(rules, yield* compileEnabled(rules));
+    const compiled = yield* compileEnabled(rules);
+    return new FilterRules(rules, compiled, yield* groupBySteps(compiled, chainOf));
   }
 
   chain(name: string): readonly CompiledRule[] {
@@ -210,13 +222,9 @@ const PORT_CHARS_PER_STEP = 64 * 1024;
 /** The enabled rules with a chain, compiled, in order; a pause possible every 64 rules or 64 K characters of port lists. */
 function* compileEnabled(rules: readonly RouterRecord[]): Steps<CompiledRule[]> {
   const compiled: CompiledRule[] = [];
-  let portChars = 0;
-  for (const [index, record] of rules.entries()) {
-    portChars += (record['dst-port']?.length ?? 0) + (record['src-port']?.length ?? 0);
-    if (index % RULES_PER_STEP === RULES_PER_STEP - 1 || portChars >= PORT_CHARS_PER_STEP) {
-      portChars = 0;
-      yield;
-    }
+  const pace = new WeighedPace(RULES_PER_STEP, PORT_CHARS_PER_STEP);
+  for (const record of rules) {
+    if (pace.due((record['dst-port']?.length ?? 0) + (record['src-port']?.length ?? 0))) yield;
     if (record['chain'] !== undefined && isEnabled(record)) compiled.push(compile(record));
   }
   return compiled;

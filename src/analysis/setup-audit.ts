@@ -121,7 +121,7 @@ const PEER_NAME_CHARS = 60;
  */
 export const MAX_AUDITED_SUBNETS = 10_000;
 
-/** allowed-address entries read between two places where the audit may give the event loop back. */
+/** Addresses or allowed-address entries read between two places where the audit may give the event loop back. */
 const ENTRIES_PER_STEP = 4096;
 
 /**

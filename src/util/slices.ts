@@ -99,3 +99,29 @@ export async function finishInSlicesLater<T>(steps: Steps<T>, options: SliceOpti
   await clock.pause();
   return finishInSlices(steps, clock);
 }
+
+/**
+ * When a loop over items of uneven cost may pause: every `items` items, or sooner once their weight (the characters
+ * of their long fields: a rule's port lists, a route's gateways) has reached `weight` since the last pause. By
+ * count alone, 31 rules of 1 MiB of ports fell between two pauses (4.1 s).
+ */
+export class WeighedPace {
+  readonly #items: number;
+  readonly #weight: number;
+  #count = 0;
+  #carried = 0;
+
+  constructor(items: number, weight: number) {
+    this.#items = items;
+    this.#weight = weight;
+  }
+
+  /** Counts one more item of `weight`; true when the loop should pause (yield) before it. */
+  due(weight: number): boolean {
+    this.#carried += weight;
+    if (++this.#count % this.#items !== 0 && this.#carried < this.#weight) return false;
+    this.#carried = 0;
+    return true;
+  }
+}
+

@@ -3,7 +3,7 @@
  * other work (a timer, a socket) runs in between.
  */
 import { describe, expect, it } from 'vitest';
-import { finish, finishInSlices, finishInSlicesLater, Slicer, type Steps } from '../../src/util/slices.js';
+import { finish, finishInSlices, finishInSlicesLater, Slicer, type Steps, WeighedPace } from '../../src/util/slices.js';
 
 function* counting(steps: number, seen: number[]): Steps<number> {
   for (let step = 0; step < steps; step++) {
@@ -113,5 +113,14 @@ describe('work in slices', () => {
     await finishInSlices(counting(3, []), slicer);
     await finishInSlices(counting(4, []), slicer);
     expect(pauses).toBe(7);
+  });
+});
+
+describe('WeighedPace', () => {
+  it('says to pause every `items` items, or sooner once the weight since the last pause reaches its bound', () => {
+    const light = new WeighedPace(4, 100);
+    expect(Array.from({ length: 9 }, () => light.due(1))).toEqual([false, false, false, true, false, false, false, true, false]);
+    const heavy = new WeighedPace(64, 100);
+    expect([60, 30, 10, 99, 1, 250, 0].map((weight) => heavy.due(weight))).toEqual([false, false, true, false, true, true, false]);
   });
 });
