@@ -51,7 +51,8 @@ export function startServer(app: { readonly handle: RequestHandler }, listen: st
   if (web === undefined || tls === undefined) {
     server = createServer(common, handler);
   } else {
-    const https = createHttpsServer({ ...common, ...tlsServerOptions(tls), handshakeTimeout: limits.handshakeTimeoutMs }, handler);
+    // allowHalfOpen: the TLS layer's own socket would otherwise end at the client's FIN, whatever HTTP says (below).
+    const https = createHttpsServer({ ...common, ...tlsServerOptions(tls), handshakeTimeout: limits.handshakeTimeoutMs, allowHalfOpen: true }, handler);
     web.onChange((config) => {
       if (config?.tls !== undefined) https.setSecureContext(tlsServerOptions(config.tls));
     });
@@ -60,6 +61,13 @@ export function startServer(app: { readonly handle: RequestHandler }, listen: st
     https.prependListener('connection', () => web.current());
     server = https;
   }
+  // A client may half-close its side once its request is sent (`nc -N`, scripts that shut their socket's write
+  // side): that neither ends the request nor says the answer is unwanted (RFC 9112 §9.6). Node's default ends the
+  // connection at that FIN, so every answer not written in the same task as the request was lost: all of them
+  // behind Basic authentication (its check runs on a worker), /health judged in slices, gzip on the thread pool.
+  // With this, the answer in progress is the connection's last, and it ends once that is written; a client that
+  // closed altogether is noticed at the first write, as any reader that has gone.
+  (server as Server & { httpAllowHalfOpen: boolean }).httpAllowHalfOpen = true;
   server.maxHeadersCount = 100;
   server.maxConnections = limits.maxConnections;
   admitConnections(server, limits);

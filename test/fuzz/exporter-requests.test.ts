@@ -1,9 +1,10 @@
 /**
  * Request fuzzing against the exporter's real server (createApp + startServer), plain and behind Basic
  * authentication: thousands of random targets, methods, headers and bodies over raw sockets, a few seconds
- * each. The process must survive (no uncaught exception or unhandled rejection), every request must get a
- * well-formed status line (never a 500: nothing may throw), at most one log line each, and /metrics must still
- * answer afterwards.
+ * each, half of them from a client that half-closes once its request is sent (it still wants the answer). The
+ * process must survive (no uncaught exception or unhandled rejection), every request must get a well-formed
+ * status line (never a 500: nothing may throw), at most one log line each, and /metrics must still answer
+ * afterwards.
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -38,11 +39,11 @@ describe.each([
     const statuses = new Map<number, number>();
     try {
       await fc.assert(
-        fc.asyncProperty(fc.array(fc.tuple(request, credentials), { minLength: BATCH, maxLength: BATCH }), async (batch) => {
-          const answers = await Promise.all(batch.map(([req, extra]) => rawRequest(wire(req, extra), { port: exporter.port, timeoutMs: 3000 })));
+        fc.asyncProperty(fc.array(fc.tuple(request, credentials, fc.boolean()), { minLength: BATCH, maxLength: BATCH }), async (batch) => {
+          const answers = await Promise.all(batch.map(([req, extra, halfClose]) => rawRequest(wire(req, extra), { port: exporter.port, timeoutMs: 3000, halfClose })));
           tried += batch.length;
           for (const [index, answer] of answers.entries()) {
-            const sent = JSON.stringify(wire(batch[index]?.[0] as never).toString('latin1'));
+            const sent = `${JSON.stringify(wire(batch[index]?.[0] as never).toString('latin1'))}${batch[index]?.[2] === true ? ', half-closed' : ''}`;
             expect(answer.status, `no status line for ${sent}: ${JSON.stringify(answer.statusLine)}`).toBeTypeOf('number');
             expect(answer.status, `500 for ${sent}`).not.toBe(500);
             statuses.set(answer.status ?? 0, (statuses.get(answer.status ?? 0) ?? 0) + 1);

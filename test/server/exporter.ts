@@ -11,6 +11,7 @@ import { WebConfigSource } from '../../src/server/web-source.js';
 import { testConfig } from '../helpers/config.js';
 import { tempFile } from '../helpers/emulator-config.js';
 import { captureLogs } from '../helpers/log-capture.js';
+import { makeCert } from '../security/tls-helpers.js';
 
 export const WEB_USER = 'prometheus';
 export const WEB_PASSWORD = 'fuzz-web-password';
@@ -32,23 +33,18 @@ export interface ExporterOptions {
   limits?: Partial<ServerLimits>;
   /** Configured routers (never polled); default 1. */
   routers?: number;
+  /** Serve HTTPS with a self-signed certificate (the web config's tls_server_config). */
+  tls?: boolean;
 }
 
 export async function startExporter(options: ExporterOptions = {}): Promise<Exporter> {
   const logs = captureLogs();
-  const web =
-    options.basicAuth === true
-      ? new WebConfigSource(
-          tempFile(
-            'web.yml',
-            `basic_auth_users: { ${WEB_USER}: "${bcrypt.hashSync(WEB_PASSWORD, 4)}" }\n` +
-              (options.headers === true ? 'http_server_config: { headers: { X-Content-Type-Options: nosniff } }\n' : ''),
-          ),
-          {
-            logger: logs.logger,
-          },
-        )
-      : undefined;
+  const cert = options.tls === true ? await makeCert() : undefined;
+  const webText =
+    (options.basicAuth === true ? `basic_auth_users: { ${WEB_USER}: "${bcrypt.hashSync(WEB_PASSWORD, 4)}" }\n` : '') +
+    (options.basicAuth === true && options.headers === true ? 'http_server_config: { headers: { X-Content-Type-Options: nosniff } }\n' : '') +
+    (cert === undefined ? '' : `tls_server_config: { cert_file: "${tempFile('cert.pem', cert.cert)}", key_file: "${tempFile('key.pem', cert.key)}" }\n`);
+  const web = webText === '' ? undefined : new WebConfigSource(tempFile('web.yml', webText), { logger: logs.logger });
   const config = testConfig({
     listen: '127.0.0.1:0',
     defaults: { username: 'monitor', password: 'not-a-real-password' },

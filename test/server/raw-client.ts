@@ -22,6 +22,8 @@ export interface RawOptions {
   localAddress?: string;
   /** Give up waiting after this (the answer is then what came so far). */
   timeoutMs?: number;
+  /** Half-close the socket once the request is written (`nc -N`): the answer is still wanted. */
+  halfClose?: boolean;
 }
 
 const STATUS_LINE = /^HTTP\/1\.[01] (\d{3}) [^\r\n]*$/;
@@ -81,6 +83,7 @@ export async function rawRequest(request: string | Buffer, options: RawOptions):
       if (finalHead(text) !== undefined) finish();
     });
     socket.once('close', finish);
-    socket.write(request);
+    if (options.halfClose === true) socket.end(request);
+    else socket.write(request);
   });
 }

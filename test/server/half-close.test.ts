@@ -1,0 +1,75 @@
+/**
+ * A client that half-closes its side once its request is sent (`nc -N`, a script that shuts its socket's write
+ * side) still wants the answer (RFC 9112 §9.6: a half-closed connection does not delimit a request, nor say the
+ * answer is unwanted). Node's default ended the connection at that FIN, so every answer not written in the same
+ * task as the request was lost: all of them behind Basic authentication (bcrypt runs on a worker), gzip on the
+ * thread pool, /health judged in slices. Every route, plain and over TLS, with and without Basic authentication.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ROUTE_RULES } from '../../src/server/routes.js';
+import { startExporter, WEB_AUTH, type Exporter } from './exporter.js';
+import { openSocket, rawRequest } from './raw-client.js';
+
+/** Sends the request, half-closes, and resolves with everything read once the server has closed. */
+async function halfClosed(request: string, port: number, tls: boolean): Promise<Buffer> {
+  const socket = await openSocket({ port, tls });
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    const timer = setTimeout(() => socket.destroy(), 5000);
+    socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+    socket.on('error', () => undefined);
+    socket.once('close', () => {
+      clearTimeout(timer);
+      resolve(Buffer.concat(chunks));
+    });
+    socket.end(request);
+  });
+}
+
+/** The status and whether the body is whole by its framing (Content-Length, or chunked to its last chunk). */
+function framing(answer: Buffer): { status: number | undefined; whole: boolean } {
+  const headEnd = answer.indexOf('\r\n\r\n');
+  if (headEnd < 0) return { status: undefined, whole: false };
+  const head = answer.subarray(0, headEnd).toString('latin1');
+  const status = Number(/^HTTP\/1\.1 (\d{3}) /.exec(head)?.[1] ?? Number.NaN);
+  const body = answer.subarray(headEnd + 4);
+  const length = /\r\ncontent-length: *(\d+)/i.exec(head);
+  if (length !== null) return { status, whole: body.length === Number(length[1]) };
+  if (/\r\ntransfer-encoding: *chunked/i.test(head)) return { status, whole: body.toString('latin1').endsWith('0\r\n\r\n') };
+  return { status, whole: true };
+}
+
+/** Each route with a method it takes, and a query where it needs one to do its work. */
+const TARGETS = Object.entries(ROUTE_RULES).map(([path, rule]) => ({
+  method: rule.methods[0] ?? 'GET',
+  target: path === '/probe' ? '/probe?target=hq' : path === '/sd' ? '/sd' : path,
+}));
+
+for (const tls of [false, true]) {
+  for (const basicAuth of [false, true]) {
+    describe(`a client that half-closes after its request (${tls ? 'HTTPS' : 'HTTP'}, ${basicAuth ? 'Basic authentication' : 'open'})`, () => {
+      let exporter: Exporter;
+      beforeAll(async () => {
+        // 400 routers make /health's JSON large enough to be gzipped on the thread pool.
+        exporter = await startExporter({ basicAuth, tls, enableLifecycle: true, routers: 400 });
+      });
+      afterAll(async () => exporter.close());
+      const auth = basicAuth ? `Authorization: ${WEB_AUTH}\r\n` : '';
+
+      it.each(TARGETS)('gets the whole answer of $method $target, then the connection ends', async ({ method, target }) => {
+        const request = `${method} ${target} HTTP/1.1\r\nHost: x\r\n${auth}Content-Length: 0\r\n\r\n`;
+        const expected = (await rawRequest(request, { port: exporter.port, tls })).status;
+        expect(expected).toBeGreaterThanOrEqual(200);
+        const answer = framing(await halfClosed(request, exporter.port, tls));
+        expect(answer).toEqual({ status: expected, whole: true });
+      });
+
+      it('gets /health gzip-compressed on the thread pool', async () => {
+        const request = `GET /health HTTP/1.1\r\nHost: x\r\n${auth}Accept-Encoding: gzip\r\n\r\n`;
+        const answer = await halfClosed(request, exporter.port, tls);
+        expect(answer.toString('latin1')).toMatch(/\r\ncontent-encoding: gzip\r\n/i);
+        expect(framing(answer)).toEqual({ status: 503, whole: true });
+      });
+    });
+  }
+}
