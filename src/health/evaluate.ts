@@ -113,9 +113,10 @@ export function* evaluateRouterSteps(
   } else {
     const wireguard = parts.wireguard ? jobData(router, byJob, 'wireguard', add, 'tunnel and peer state unknown') : undefined;
     const setup = parts.setup ? jobData(router, byJob, 'wireguard_setup', add, 'tunnel set-up not audited') : undefined;
-    if (parts.wireguard || parts.setup) health.interfaces = yield* evaluateInterfaces(wireguard, setup, add);
+    const judged = parts.wireguard || parts.setup ? yield* evaluateInterfaces(wireguard, setup, add) : undefined;
+    if (judged !== undefined) health.interfaces = judged.interfaces;
     if (parts.wireguard) {
-      judgements = yield* judgePeers(router, wireguard, health.interfaces, now, add);
+      judgements = yield* judgePeers(router, wireguard, judged?.byName ?? new Map(), now, add);
       if (peerHealth) {
         const peers: PeerHealth[] = [];
         for (const [index, judgement] of judgements.entries()) {
@@ -180,7 +181,13 @@ function jobData<Name extends 'wireguard' | 'wireguard_setup'>(
   return dataOf(snapshot, job);
 }
 
-function* evaluateInterfaces(wireguard: WireguardData | undefined, setup: WireguardSetupData | undefined, add: AddProblem): Steps<InterfaceHealth[]> {
+/** The interfaces judged, and the same by name (the first of each name) for the peers' lookups. */
+interface JudgedInterfaces {
+  interfaces: InterfaceHealth[];
+  byName: ReadonlyMap<string, InterfaceHealth>;
+}
+
+function* evaluateInterfaces(wireguard: WireguardData | undefined, setup: WireguardSetupData | undefined, add: AddProblem): Steps<JudgedInterfaces> {
   const out: InterfaceHealth[] = [];
   for (const [index, iface] of (wireguard?.interfaces ?? []).entries()) {
     const down = !iface.disabled && iface.running === false;
@@ -217,7 +224,8 @@ function* evaluateInterfaces(wireguard: WireguardData | undefined, setup: Wiregu
       add({ kind: 'setup-failed', status: 'degraded', subject: audit.interface, text: `set-up check ${check.check} fails: ${check.detail ?? ''}.${fix}`, brief: check.check });
     }
   }
-  return out;
+  // An interface known from the audit only was added to both, so the map is still the first of each name in `out`.
+  return { interfaces: out, byName };
 }
 
 /**
@@ -237,12 +245,11 @@ function* firstByName<T extends { name: string }>(entries: readonly T[]): Steps<
 function* judgePeers(
   router: RouterConfig,
   wireguard: WireguardData | undefined,
-  interfaces: readonly InterfaceHealth[],
+  interfaceNamed: ReadonlyMap<string, InterfaceHealth>,
   now: number,
   add: AddProblem,
 ): Steps<PeerJudgement[]> {
   const unjudged: Unjudged = { handshake: [], facts: [] };
-  const interfaceNamed = yield* firstByName(interfaces);
   const peers: PeerJudgement[] = [];
   for (const [index, peer] of (wireguard?.peers ?? []).entries()) {
     if (stepEnds(index)) yield;
