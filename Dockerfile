@@ -54,8 +54,15 @@ LABEL org.opencontainers.image.title="routeros-exporter" \
 # at 2,000 small routers 364-380 MB against 386-429 MB with 16 MiB semi-spaces; at 100 routers x 1,000 peers
 # 250-252 MB as Prometheus scrapes against 279 MB; for 0-0.5 s more collection CPU per 30 s cycle (young
 # collections come more often). Override NODE_OPTIONS to change it.
+# glibc's malloc maps every block of 64 KiB and more on its own: each kept TLS connection holds a 64 KiB read
+# buffer of which a small router's replies touch a few KB, and from the main heap that buffer sat on pages other
+# blocks had dirtied. Median RSS at 2,000 small routers with kept connections 356-361 MB against 405-413 MB; at
+# 100 routers x 1,000 peers 250-252 MB against 285 MB; for up to 0.3 s more collection CPU per 30 s cycle
+# (docs/performance.md, fifteenth round). To undo it, override it with 131072 (glibc's own starting point); an
+# empty value would map every block.
 ENV NODE_ENV=production \
     NODE_OPTIONS=--max-semi-space-size=4 \
+    MALLOC_MMAP_THRESHOLD_=65536 \
     ROUTEROS_EXPORTER_CONFIG=/etc/routeros-exporter/config.yml
 WORKDIR /app
 COPY --from=deps /app/node_modules ./node_modules

@@ -54,12 +54,24 @@ export function exporterConfig(plan: ExporterPlan): string {
 
 /**
  * How the exporter runs, for the BENCH line: the Node.js version (the bench's own, which the exporter is started
- * with) and the Node.js options it gets (NODE_OPTIONS and BENCH_EXPORTER_NODE_ARGS; the Docker image sets
- * NODE_OPTIONS too, see its Dockerfile, and V8's heap differs by major).
+ * with), the Node.js options it gets (NODE_OPTIONS and BENCH_EXPORTER_NODE_ARGS; the Docker image sets
+ * NODE_OPTIONS too, see its Dockerfile, and V8's heap differs by major) and what BENCH_EXPORTER_ENV adds to its
+ * environment alone (the image's allocator setting, without the bench's own client and the emulator taking it too).
  */
-export function exporterRuntime(): { node: string; node_options: string } {
+export function exporterRuntime(): { node: string; node_options: string; exporter_env: string } {
   const options = [process.env.NODE_OPTIONS ?? '', process.env.BENCH_EXPORTER_NODE_ARGS ?? ''].join(' ').trim();
-  return { node: process.version, node_options: options };
+  return { node: process.version, node_options: options, exporter_env: (process.env.BENCH_EXPORTER_ENV ?? '').trim() };
+}
+
+/** BENCH_EXPORTER_ENV="NAME=value NAME=value": variables for the exporter's process only. */
+export function exporterEnv(text = process.env.BENCH_EXPORTER_ENV ?? ''): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const pair of text.split(' ').filter((part) => part !== '')) {
+    const at = pair.indexOf('=');
+    if (at <= 0) throw new Error(`BENCH_EXPORTER_ENV: "${pair}" is not NAME=value`);
+    env[pair.slice(0, at)] = pair.slice(at + 1);
+  }
+  return env;
 }
 
 export function startExporter(dir: string, plan: ExporterPlan, main = MAIN): ChildProcess {
@@ -68,7 +80,7 @@ export function startExporter(dir: string, plan: ExporterPlan, main = MAIN): Chi
   writeFileSync(file, exporterConfig(plan));
   // BENCH_EXPORTER_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/p" profiles the exporter alone (not the emulator).
   const nodeArgs = (process.env.BENCH_EXPORTER_NODE_ARGS ?? '').split(' ').filter((arg) => arg !== '');
-  return spawn(process.execPath, [...nodeArgs, main, '--config', file], { stdio: ['ignore', 'ignore', 'inherit'] });
+  return spawn(process.execPath, [...nodeArgs, main, '--config', file], { stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, ...exporterEnv() } });
 }
 
 /** Polls /-/ready (every planned job tried once); resolves with the seconds it took. */

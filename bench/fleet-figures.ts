@@ -48,6 +48,8 @@ export interface FleetLine {
   /** The Node.js the exporter ran on and the options it got (recorded since 2026-11-24's sixth round). */
   node?: string;
   node_options?: string;
+  /** Variables set for the exporter's process alone (BENCH_EXPORTER_ENV), e.g. the image's allocator setting. */
+  exporter_env?: string;
 }
 
 export interface FleetRun {
@@ -109,6 +111,12 @@ export function routersPerCore(line: FleetLine): number {
   return Math.floor((line.schedule_s * 1000 * 0.5) / cpuMsPerRouter / 100) * 100;
 }
 
+/** A run's Node.js options and the exporter's own environment, as the table shows them after its version. */
+function runtimeNotes(line: FleetLine): string {
+  const notes = [line.node_options, line.exporter_env].filter((note): note is string => note !== undefined && note !== '').map((note) => `\`${note}\``);
+  return notes.length === 0 ? '' : ` (${notes.join('; ')})`;
+}
+
 export function fleetFigures(name: string, file: FleetFile): string {
   const notes = file.runs.filter((run) => run.note !== undefined).map((run) => `${run.label}: ${run.note}`);
   const cells = (render: (line: FleetLine) => string): string => ` | ${file.runs.map((run) => render(run.bench)).join(' | ')} |`;
@@ -118,7 +126,7 @@ export function fleetFigures(name: string, file: FleetFile): string {
     '',
     `| | ${file.runs.map((run) => run.label).join(' | ')} |`,
     `|---|${file.runs.map(() => '---:').join('|')}|`,
-    `| exporter's Node.js (options)${cells((l) => (l.node === undefined ? 'not recorded' : `${l.node}${l.node_options ? ` (\`${l.node_options}\`)` : ''}`))}`,
+    `| exporter's Node.js (options; environment)${cells((l) => (l.node === undefined ? 'not recorded' : `${l.node}${runtimeNotes(l)}`))}`,
     `| routers × peers, schedule | ${file.runs.map((r) => `${thousands(r.bench.routers)} × ${r.bench.peers}, ${r.bench.schedule_s} s`).join(' | ')} |`,
     `| routers' keep-alive, resumption | ${file.runs.map((r) => `${r.bench.router_keep_alive_s} s, ${r.bench.router_resumption}`).join(' | ')} |`,
     `| exporter's \`idle_connection\`${cells((l) => l.idle_connection ?? 'keep')}`,

@@ -48,13 +48,16 @@ describe('docs/performance.md fleet figures', () => {
     expect(table).toContain('| first plain scrape after a collection (static buffer after as long an idle) | 35 ms (19 ms) | 52 ms (not measured) | 21 ms (15 ms), median of 3 cycles |');
   });
 
-  it('names the Node.js the exporter ran on and its options, where a run recorded them', () => {
+  it('names the Node.js the exporter ran on, its options and its own environment, where a run recorded them', () => {
     const { latest, run } = newestRun();
-    const image = { ...run, label: 'image', bench: { ...run.bench, node: 'v24.21.0', node_options: '--max-semi-space-size=16' } };
-    const bare = { ...run, label: 'bare', bench: { ...run.bench, node: 'v20.20.2', node_options: '' } };
+    const image = { ...run, label: 'image', bench: { ...run.bench, node: 'v24.21.0', node_options: '--max-semi-space-size=16', exporter_env: 'MALLOC_MMAP_THRESHOLD_=65536' } };
+    const options = { ...run, label: 'options', bench: { ...run.bench, node: 'v24.21.0', node_options: '--max-semi-space-size=4', exporter_env: '' } };
+    const bare = { ...run, label: 'bare', bench: { ...run.bench, node: 'v20.20.2', node_options: '', exporter_env: undefined } };
     const old = { ...run, label: 'old', bench: { ...run.bench, node: undefined, node_options: undefined } };
-    const table = fleetFigures('fleet-test.json', { ...latest.file, runs: [image, bare, old] });
-    expect(table).toContain("| exporter's Node.js (options) | v24.21.0 (`--max-semi-space-size=16`) | v20.20.2 | not recorded |");
+    const table = fleetFigures('fleet-test.json', { ...latest.file, runs: [image, options, bare, old] });
+    expect(table).toContain(
+      "| exporter's Node.js (options; environment) | v24.21.0 (`--max-semi-space-size=16`; `MALLOC_MMAP_THRESHOLD_=65536`) | v24.21.0 (`--max-semi-space-size=4`) | v20.20.2 | not recorded |",
+    );
   });
 
   it('derives routers per core from CPU per router, leaving half the core', () => {

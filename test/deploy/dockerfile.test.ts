@@ -98,6 +98,31 @@ it("caps V8's young generation at 4 MiB semi-spaces through NODE_OPTIONS, which 
   expect(uncapped).toBeGreaterThan(capped);
 });
 
+it("has glibc map blocks of 64 KiB and more on their own through MALLOC_MMAP_THRESHOLD_, which glibc applies", () => {
+  const threshold = keyValues(one('ENV')).get('MALLOC_MMAP_THRESHOLD_');
+  expect(threshold).toBe('65536');
+  // 256 blocks of 64 KiB (a kept TLS connection's read buffer is one): how much the main heap ([heap], brk) grew.
+  const heapGrowth = (value: string | undefined) => {
+    const env = { ...process.env };
+    if (value === undefined) delete env.MALLOC_MMAP_THRESHOLD_;
+    else env.MALLOC_MMAP_THRESHOLD_ = value;
+    const script = [
+      "const heap = () => { const line = require('node:fs').readFileSync('/proc/self/maps', 'utf8').split('\\n').find((l) => l.endsWith('[heap]'));",
+      "  if (line === undefined) return 0; const [from, to] = line.split(' ')[0].split('-').map((hex) => parseInt(hex, 16)); return to - from; };",
+      'const before = heap(); const kept = []; for (let i = 0; i < 256; i++) kept.push(Buffer.allocUnsafeSlow(65536));',
+      'console.log(heap() - before);',
+    ].join('\n');
+    const run = spawnSync(process.execPath, ['-e', script], { env, encoding: 'utf8', timeout: 30_000 });
+    expect(run.stderr).toBe('');
+    expect(run.status).toBe(0);
+    return Number(run.stdout.trim());
+  };
+  const mib = 1024 * 1024;
+  // Without it this glibc puts them in the main heap (16 MiB); with it, none of them.
+  expect(heapGrowth(undefined)).toBeGreaterThanOrEqual(8 * mib);
+  expect(heapGrowth(threshold)).toBeLessThan(1 * mib);
+});
+
 it('checks liveness in exec form with Node’s fetch, no curl or wget', () => {
   const healthcheck = one('HEALTHCHECK');
   const exec = /\bCMD (\[.*\])$/.exec(healthcheck)?.[1];

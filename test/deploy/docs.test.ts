@@ -48,3 +48,10 @@ it("gives the systemd unit the image's NODE_OPTIONS (V8's young generation at 4 
   expect(image).toBe('--max-semi-space-size=4');
   expect(doc).toContain(`Environment=NODE_OPTIONS=${image ?? ''}\n`);
 });
+
+it("gives the systemd unit the image's glibc mmap threshold (64 KiB: a kept connection's read buffer mapped on its own)", () => {
+  const env = dockerInstructions(read('Dockerfile')).filter((instruction) => instruction.keyword === 'ENV');
+  const image = keyValues(env.map((instruction) => instruction.args).join(' ')).get('MALLOC_MMAP_THRESHOLD_');
+  expect(image).toBe('65536');
+  expect(doc).toContain(`Environment=MALLOC_MMAP_THRESHOLD_=${image ?? ''}\n`);
+});
