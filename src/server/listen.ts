@@ -51,8 +51,13 @@ export function startServer(app: { readonly handle: RequestHandler }, listen: st
   if (web === undefined || tls === undefined) {
     server = createServer(common, handler);
   } else {
-    // allowHalfOpen: the TLS layer's own socket would otherwise end at the client's FIN, whatever HTTP says (below).
-    const https = createHttpsServer({ ...common, ...tlsServerOptions(tls), handshakeTimeout: limits.handshakeTimeoutMs, allowHalfOpen: true }, handler);
+    const https = createHttpsServer({ ...common, ...tlsServerOptions(tls), handshakeTimeout: limits.handshakeTimeoutMs }, handler);
+    // The TLS layer's own socket would end at the client's FIN whatever HTTP says (below), so it is left half open
+    // too, but only once the handshake is done: a client that leaves during it is let go at once, not held until
+    // the handshake timeout.
+    https.prependListener('secureConnection', (socket: Duplex) => {
+      socket.allowHalfOpen = true;
+    });
     web.onChange((config) => {
       if (config?.tls !== undefined) https.setSecureContext(tlsServerOptions(config.tls));
     });

@@ -4,7 +4,9 @@
  * answer is unwanted). Node's default ended the connection at that FIN, so every answer not written in the same
  * task as the request was lost: all of them behind Basic authentication (bcrypt runs on a worker), gzip on the
  * thread pool, /health judged in slices. Every route, plain and over TLS, with and without Basic authentication.
+ * Over TLS only once the handshake is done: a client that half-closes before is let go at once.
  */
+import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROUTE_RULES } from '../../src/server/routes.js';
 import { startExporter, WEB_AUTH, type Exporter } from './exporter.js';
@@ -73,3 +75,25 @@ for (const tls of [false, true]) {
     });
   }
 }
+
+describe('a client that half-closes before its TLS handshake is done', () => {
+  it('is let go at once, not held until the handshake timeout (found by review of the half-open change)', async () => {
+    const handshakeTimeoutMs = 5000;
+    const exporter = await startExporter({ tls: true, limits: { handshakeTimeoutMs } });
+    try {
+      // Nothing at all, then the first bytes of a ClientHello record.
+      for (const first of ['', '\x16\x03\x01\x00\x05\x01']) {
+        const started = performance.now();
+        await new Promise<void>((resolve) => {
+          const socket = connect(exporter.port, '127.0.0.1', () => socket.end(first, 'latin1'));
+          socket.on('error', () => undefined);
+          socket.resume();
+          socket.once('close', () => resolve());
+        });
+        expect(performance.now() - started).toBeLessThan(handshakeTimeoutMs / 2);
+      }
+    } finally {
+      await exporter.close();
+    }
+  });
+});
