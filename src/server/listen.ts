@@ -70,8 +70,9 @@ export function startServer(app: { readonly handle: RequestHandler }, listen: st
   // side): that neither ends the request nor says the answer is unwanted (RFC 9112 §9.6). Node's default ends the
   // connection at that FIN, so every answer not written in the same task as the request was lost: all of them
   // behind Basic authentication (its check runs on a worker), /health judged in slices, gzip on the thread pool.
-  // With this, the answer in progress is the connection's last, and it ends once that is written; a client that
-  // closed altogether is noticed at the first write, as any reader that has gone.
+  // With this, the answer in progress is the connection's last, and it ends once that is written. The price: a
+  // client that closed altogether sends the same FIN, so its answer is made to the end (within the scrape slots
+  // and response limits) and the connection ends at its first write; a reset still stops it at once.
   (server as Server & { httpAllowHalfOpen: boolean }).httpAllowHalfOpen = true;
   server.maxHeadersCount = 100;
   server.maxConnections = limits.maxConnections;

@@ -8,7 +8,10 @@
  */
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { closeServer, startServer } from '../../src/server/listen.js';
+import { whileConnected } from '../../src/server/respond.js';
 import { ROUTE_RULES } from '../../src/server/routes.js';
+import type { Steps } from '../../src/util/slices.js';
 import { startExporter, WEB_AUTH, type Exporter } from './exporter.js';
 import { openSocket, rawRequest } from './raw-client.js';
 
@@ -94,6 +97,40 @@ describe('a client that half-closes before its TLS handshake is done', () => {
       }
     } finally {
       await exporter.close();
+    }
+  });
+});
+
+describe('work in slices for a client on the real server (whileConnected)', () => {
+  function* endless(): Steps<string> {
+    for (;;) yield;
+  }
+
+  it('stops at its next pause once the connection is reset, and sends nothing', async () => {
+    let settled: (value: string | undefined) => void = () => undefined;
+    const outcome = new Promise<string | undefined>((resolve) => (settled = resolve));
+    let started: () => void = () => undefined;
+    const working = new Promise<void>((resolve) => (started = resolve));
+    const server = await startServer(
+      {
+        handle: (_req, res) => {
+          started();
+          void whileConnected(res, endless()).then(settled);
+        },
+      },
+      '127.0.0.1:0',
+    );
+    try {
+      const port = (server.address() as { port: number }).port;
+      const socket = await openSocket({ port });
+      socket.on('error', () => undefined);
+      socket.write('GET /health HTTP/1.1\r\nHost: x\r\n\r\n');
+      await working;
+      socket.resetAndDestroy();
+      // Endless work ends only when the connection's close stops it.
+      expect(await outcome).toBeUndefined();
+    } finally {
+      await closeServer(server, 500);
     }
   });
 });
