@@ -113,15 +113,13 @@ function remembered(memory: ProbeMemory | undefined, key: string): ProbeResult |
   return { outcome, lossRatio: loss, ...(Number.isNaN(rtt) ? {} : { rttSeconds: rtt }) };
 }
 
-/** Keeps this run's results for the next runs, and forgets peers no longer probed. */
-export function rememberProbes(memory: ProbeMemory, fresh: ReadonlyMap<string, ProbeResult>, keep: ReadonlySet<string>): void {
-  finish(rememberProbesSteps(memory, fresh, keep));
-}
-
 /** Peers (or memory entries) handled between two places where a probe run's bookkeeping may pause. */
 const PEERS_PER_STEP = 256;
 
-/** rememberProbes as steps: the job's memory holds entries for every peer (a hub lists tens of thousands). */
+/**
+ * Keeps this run's results for the next runs, and forgets peers no longer probed; in steps, since the job's
+ * memory holds entries for every peer (a hub lists tens of thousands).
+ */
 export function* rememberProbesSteps(memory: ProbeMemory, fresh: ReadonlyMap<string, ProbeResult>, keep: ReadonlySet<string>): Steps<void> {
   for (const [key, result] of fresh) {
     memory.memory.set(AT + key, memory.now);

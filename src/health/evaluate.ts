@@ -113,18 +113,18 @@ export function* evaluateRouterSteps(
   } else {
     const wireguard = parts.wireguard ? jobData(router, byJob, 'wireguard', add, 'tunnel and peer state unknown') : undefined;
     const setup = parts.setup ? jobData(router, byJob, 'wireguard_setup', add, 'tunnel set-up not audited') : undefined;
-    const judged = parts.wireguard || parts.setup ? yield* evaluateInterfaces(wireguard, setup, add) : undefined;
-    if (judged !== undefined) health.interfaces = judged.interfaces;
-    if (parts.wireguard) {
-      judgements = yield* judgePeers(router, wireguard, judged?.byName ?? new Map(), now, add);
-      if (peerHealth) {
-        const peers: PeerHealth[] = [];
-        for (const [index, judgement] of judgements.entries()) {
-          peers.push(peerHealthOf(judgement));
-          if (stepEnds(index)) yield;
-        }
-        health.peers = peers;
+    if (parts.wireguard || parts.setup) {
+      const judged = yield* evaluateInterfaces(wireguard, setup, add);
+      health.interfaces = judged.interfaces;
+      if (parts.wireguard) judgements = yield* judgePeers(router, wireguard, judged.byName, now, add);
+    }
+    if (parts.wireguard && peerHealth) {
+      const peers: PeerHealth[] = [];
+      for (const [index, judgement] of judgements.entries()) {
+        peers.push(peerHealthOf(judgement));
+        if (stepEnds(index)) yield;
       }
+      health.peers = peers;
     }
     if (parts.pings) health.pings = evaluatePings(router, byJob, add);
     seen.wireguard = wireguard !== undefined;

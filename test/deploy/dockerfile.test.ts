@@ -70,19 +70,22 @@ it('runs the package binary as the node user, exec form, on port 9731 with the c
   expect(usage).toContain('ROUTEROS_EXPORTER_CONFIG=FILE');
 });
 
+/** What a node of this machine prints (a number) with one variable of its environment set to `value`, or unset. */
+function nodeNumber(args: string[], variable: string, value: string | undefined): number {
+  const env = { ...process.env };
+  if (value === undefined) delete env[variable];
+  else env[variable] = value;
+  const run = spawnSync(process.execPath, args, { env, encoding: 'utf8', timeout: 30_000 });
+  expect(run.stderr).toBe('');
+  expect(run.status).toBe(0);
+  return Number(run.stdout.trim());
+}
+
 it("caps V8's young generation at 4 MiB semi-spaces through NODE_OPTIONS, which Node accepts and applies", () => {
   const options = keyValues(one('ENV')).get('NODE_OPTIONS');
   expect(options).toBe('--max-semi-space-size=4');
   const semiSpaceMiB = Number(/^--max-semi-space-size=(\d+)$/.exec(options ?? '')?.[1]);
-  const heapLimit = (nodeOptions: string | undefined) => {
-    const env = { ...process.env };
-    if (nodeOptions === undefined) delete env.NODE_OPTIONS;
-    else env.NODE_OPTIONS = nodeOptions;
-    const run = spawnSync(process.execPath, ['-p', "require('node:v8').getHeapStatistics().heap_size_limit"], { env, encoding: 'utf8', timeout: 30_000 });
-    expect(run.stderr).toBe('');
-    expect(run.status).toBe(0);
-    return Number(run.stdout.trim());
-  };
+  const heapLimit = (nodeOptions: string | undefined) => nodeNumber(['-p', "require('node:v8').getHeapStatistics().heap_size_limit"], 'NODE_OPTIONS', nodeOptions);
   // V8 reserves the young generation inside its heap limit as a whole number of semi-spaces (three on Node 20 and
   // 24), so the limit tells exactly what semi-space the option set, with no garbage collection to wait for. How
   // far a burst grows the young generation depends on V8's survival heuristics and the machine, so it is not asked.
@@ -102,21 +105,13 @@ it("has glibc map blocks of 64 KiB and more on their own through MALLOC_MMAP_THR
   const threshold = keyValues(one('ENV')).get('MALLOC_MMAP_THRESHOLD_');
   expect(threshold).toBe('65536');
   // 256 blocks of 64 KiB (a kept TLS connection's read buffer is one): how much the main heap ([heap], brk) grew.
-  const heapGrowth = (value: string | undefined) => {
-    const env = { ...process.env };
-    if (value === undefined) delete env.MALLOC_MMAP_THRESHOLD_;
-    else env.MALLOC_MMAP_THRESHOLD_ = value;
-    const script = [
-      "const heap = () => { const line = require('node:fs').readFileSync('/proc/self/maps', 'utf8').split('\\n').find((l) => l.endsWith('[heap]'));",
-      "  if (line === undefined) return 0; const [from, to] = line.split(' ')[0].split('-').map((hex) => parseInt(hex, 16)); return to - from; };",
-      'const before = heap(); const kept = []; for (let i = 0; i < 256; i++) kept.push(Buffer.allocUnsafeSlow(65536));',
-      'console.log(heap() - before);',
-    ].join('\n');
-    const run = spawnSync(process.execPath, ['-e', script], { env, encoding: 'utf8', timeout: 30_000 });
-    expect(run.stderr).toBe('');
-    expect(run.status).toBe(0);
-    return Number(run.stdout.trim());
-  };
+  const script = [
+    "const heap = () => { const line = require('node:fs').readFileSync('/proc/self/maps', 'utf8').split('\\n').find((l) => l.endsWith('[heap]'));",
+    "  if (line === undefined) return 0; const [from, to] = line.split(' ')[0].split('-').map((hex) => parseInt(hex, 16)); return to - from; };",
+    'const before = heap(); const kept = []; for (let i = 0; i < 256; i++) kept.push(Buffer.allocUnsafeSlow(65536));',
+    'console.log(heap() - before);',
+  ].join('\n');
+  const heapGrowth = (value: string | undefined) => nodeNumber(['-e', script], 'MALLOC_MMAP_THRESHOLD_', value);
   const mib = 1024 * 1024;
   // Without it this glibc puts them in the main heap (16 MiB); with it, none of them.
   expect(heapGrowth(undefined)).toBeGreaterThanOrEqual(8 * mib);

@@ -47,7 +47,7 @@ function framing(answer: Buffer): { status: number | undefined; whole: boolean }
 /** Each route with a method it takes, and a query where it needs one to do its work. */
 const TARGETS = Object.entries(ROUTE_RULES).map(([path, rule]) => ({
   method: rule.methods[0] ?? 'GET',
-  target: path === '/probe' ? '/probe?target=hq' : path === '/sd' ? '/sd' : path,
+  target: path === '/probe' ? '/probe?target=hq' : path,
 }));
 
 for (const tls of [false, true]) {
