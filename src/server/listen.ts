@@ -87,8 +87,9 @@ export function startServer(app: { readonly handle: RequestHandler }, listen: st
     socket.end(`HTTP/1.1 405 Method Not Allowed\r\nAllow: GET, HEAD, POST\r\n${extra}Content-Length: 0\r\nConnection: close\r\n\r\n`);
   });
   // `Expect: 100-continue`: Node would send 100 Continue, inviting the body, before the guard has checked the
-  // credentials. No route reads a request body, so the request goes to the guard at once and gets its final
-  // answer (RFC 9110 §10.1.1 lets a server answer without the 100).
+  // credentials. The request goes to the guard at once instead; every route but POST /-/reload answers without
+  // reading a body (RFC 9110 §10.1.1 lets a server answer without the 100), and that one sends the 100 itself
+  // once the guard has let it through (request-arrival.ts).
   server.on('checkContinue', handler);
   // Any other expectation: 417, through the guard's answer path so it carries the configured headers.
   server.on('checkExpectation', guarded.expectationFailed);

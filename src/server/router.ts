@@ -14,6 +14,7 @@ import { serveProbe } from './probe-route.js';
 import { serveSd } from './sd-route.js';
 import { landingPage } from './landing.js';
 import { answerFailure, sendJson, sendText } from './respond.js';
+import { MAX_IGNORED_BODY_BYTES, requestArrival } from './request-arrival.js';
 import { ruleOf } from './routes.js';
 import { targetOf } from './target.js';
 
@@ -37,6 +38,14 @@ export function createRouter(app: Endpoints, logger: Logger): RequestHandler {
       // Like Prometheus' --web.enable-lifecycle; users in the web config mean only they get this far.
       if (!app.lifecycleEnabled() && !isAuthenticated(req)) {
         sendText(res, 403, LIFECYCLE_DISABLED);
+        return;
+      }
+      const arrival = await requestArrival(req, res);
+      // Cut: the connection is gone, or Node answers its 400 for the broken body. Either way nothing is reloaded.
+      if (arrival === 'cut') return;
+      if (arrival === 'too-large') {
+        res.setHeader('connection', 'close');
+        sendText(res, 413, `Content too large: a reload takes no body (at most ${MAX_IGNORED_BODY_BYTES} bytes are read and ignored).\n`);
         return;
       }
       const result = await app.reload();

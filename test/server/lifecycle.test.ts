@@ -5,7 +5,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseCli } from '../../src/cli/args.js';
 import { applyOverrides } from '../../src/cli/overrides.js';
-import { rawRequest } from './raw-client.js';
+import { openSocket, rawRequest } from './raw-client.js';
+import { MAX_IGNORED_BODY_BYTES } from '../../src/server/request-arrival.js';
 import { startExporter, WEB_AUTH, type Exporter, type ExporterOptions } from './exporter.js';
 import { testConfig } from '../helpers/config.js';
 
@@ -60,6 +61,65 @@ describe('POST /-/reload', () => {
       const answer = await rawRequest(`POST ${target} HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n`, { port: exporter.port });
       expect(answer.status, target).toBe(403);
     }
+  });
+});
+
+describe('POST /-/reload acts only on a request that arrived whole', () => {
+  /** Sends `request` as it is and counts the reloads it made. */
+  async function send(request: string, halfClose = false): Promise<{ status: number | undefined; text: string; reloads: number }> {
+    exporter ??= await startExporter({ enableLifecycle: true });
+    const reloads = (): number => exporter?.logs.lines().filter((line) => line.msg === 'configuration reloaded').length ?? 0;
+    const before = reloads();
+    const answer = await rawRequest(request, { port: exporter.port, halfClose });
+    return { status: answer.status, text: answer.text, reloads: reloads() - before };
+  }
+  const head = (headers: string): string => `POST /-/reload HTTP/1.1\r\nHost: x\r\n${headers}\r\n`;
+
+  it('a body cut by the client closing reloads nothing (before, the reload ran on the head and 200 came before the 400)', async () => {
+    const answer = await send(`${head('Content-Length: 10\r\n')}abcde`, true);
+    expect(answer.reloads).toBe(0);
+    expect(answer.text).not.toContain(' 200 ');
+    expect(answer.status).toBe(400);
+  });
+
+  it('a body cut by a reset reloads nothing', async () => {
+    exporter ??= await startExporter({ enableLifecycle: true });
+    const socket = await openSocket({ port: exporter.port });
+    const closed = new Promise((resolve) => socket.once('close', resolve));
+    socket.on('error', () => undefined);
+    socket.write(`${head('Content-Length: 10\r\n')}abcde`);
+    socket.resetAndDestroy();
+    await closed;
+    // A reload that did run logs before it answers; a later request on its own connection is answered after it.
+    expect((await send(head('Content-Length: 0\r\n'))).reloads).toBe(1);
+    expect(exporter.logs.lines().filter((line) => line.msg === 'configuration reloaded')).toHaveLength(1);
+  });
+
+  it.each([
+    ['a body by Content-Length', `${head('Content-Length: 5\r\n')}hello`],
+    ['a chunked body', `${head('Transfer-Encoding: chunked\r\n')}5\r\nhello\r\n0\r\n\r\n`],
+    ['no body', head('')],
+  ])('%s is read (and ignored) and the reload runs', async (_name, request) => {
+    const answer = await send(request);
+    expect(answer.status).toBe(200);
+    expect(answer.reloads).toBe(1);
+  });
+
+  it('a client that expects 100-continue is invited to send its body, then reloaded', async () => {
+    const answer = await send(`${head('Expect: 100-continue\r\nContent-Length: 5\r\n')}hello`);
+    expect(answer.text).toMatch(/^HTTP\/1\.1 100 Continue\r\n/);
+    expect(answer.status).toBe(200);
+    expect(answer.reloads).toBe(1);
+  });
+
+  it.each([
+    ['declared', head(`Content-Length: ${MAX_IGNORED_BODY_BYTES + 1}\r\n`)],
+    ['chunked', `${head('Transfer-Encoding: chunked\r\n')}${(MAX_IGNORED_BODY_BYTES + 1).toString(16)}\r\n${'x'.repeat(MAX_IGNORED_BODY_BYTES + 1)}\r\n`],
+  ])('a body over the limit (%s) is refused with 413 and reloads nothing', async (_name, request) => {
+    const answer = await send(request);
+    expect(answer.status).toBe(413);
+    expect(answer.text.toLowerCase()).toContain('connection: close');
+    expect(answer.reloads).toBe(0);
   });
 });
 
