@@ -7,7 +7,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RenderedBody } from '../metrics/exposition.js';
 import { acceptsGzip, CONTENT_TYPES, negotiateFormat, type ExpositionFormat } from '../metrics/negotiate.js';
 import type { Endpoints } from './endpoints.js';
-import { sendParts, sendText } from './respond.js';
+import { sendParts, sendText, writeHead } from './respond.js';
 
 export type Render = (format: ExpositionFormat, gzip: boolean, headOnly: boolean) => Promise<RenderedBody> | undefined;
 
@@ -29,7 +29,7 @@ export async function sendExposition(req: IncomingMessage, res: ServerResponse, 
   };
   if (gzip) headers['content-encoding'] = 'gzip';
   if (req.method === 'HEAD') {
-    res.writeHead(200, headers);
+    writeHead(res, 200, headers);
     res.end();
     return true;
   }

@@ -25,9 +25,19 @@ const LARGEST_BATCH = 1024 * 1024;
 /** Smaller bodies are not worth compressing. */
 const GZIP_MIN_BYTES = 1024;
 
+/**
+ * Writes the answer's head. An answer to a client that has half-closed is the connection's last (listen.ts): its
+ * head says `Connection: close`, not the keep-alive Node would announce from the request's head alone. A FIN that
+ * comes after the head was written changes nothing: the head was true when it was sent.
+ */
+export function writeHead(res: ServerResponse, status: number, headers: Record<string, string | number>): void {
+  if (res.socket?.readableEnded === true) res.setHeader('connection', 'close');
+  res.writeHead(status, headers);
+}
+
 export function sendText(res: ServerResponse, status: number, body: string, contentType = 'text/plain; charset=utf-8'): void {
   const bytes = Buffer.from(body, 'utf8');
-  res.writeHead(status, { 'content-type': contentType, 'content-length': bytes.length, 'cache-control': 'no-store' });
+  writeHead(res, status, { 'content-type': contentType, 'content-length': bytes.length, 'cache-control': 'no-store' });
   res.end(bytes);
 }
 
@@ -140,7 +150,7 @@ function drained(res: ServerResponse): Promise<void> {
 export async function sendParts(res: ServerResponse, status: number, headers: Record<string, string | number>, parts: readonly Buffer[]): Promise<void> {
   let length = 0;
   for (const part of parts) length += part.length;
-  res.writeHead(status, { 'content-length': length, ...headers });
+  writeHead(res, status, { 'content-length': length, ...headers });
   let batch = SLICE;
   let batched = 0;
   res.cork();

@@ -6,10 +6,11 @@
  * thread pool, /health judged in slices. Every route, plain and over TLS, with and without Basic authentication.
  * Over TLS only once the handshake is done: a client that half-closes before is let go at once.
  */
+import type { ServerResponse } from 'node:http';
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closeServer, startServer } from '../../src/server/listen.js';
-import { whileConnected } from '../../src/server/respond.js';
+import { sendParts, sendText, whileConnected } from '../../src/server/respond.js';
 import { ROUTE_RULES } from '../../src/server/routes.js';
 import type { Steps } from '../../src/util/slices.js';
 import { startExporter, WEB_AUTH, type Exporter } from './exporter.js';
@@ -132,5 +133,39 @@ describe('work in slices for a client on the real server (whileConnected)', () =
     } finally {
       await closeServer(server, 500);
     }
+  });
+});
+
+describe('the head of an answer written after the client half-closed', () => {
+  /** The head of the answer of a server that answers once the client's FIN came, or at once without one. */
+  async function headOf(answer: (res: ServerResponse) => void, halfClose: boolean): Promise<string> {
+    const server = await startServer(
+      {
+        handle: (req, res) => {
+          if (halfClose) req.socket.once('end', () => answer(res));
+          else answer(res);
+        },
+      },
+      '127.0.0.1:0',
+    );
+    try {
+      const port = (server.address() as { port: number }).port;
+      const request = 'GET /x HTTP/1.1\r\nHost: x\r\n\r\n';
+      const text = halfClose ? (await halfClosed(request, port, false)).toString('latin1') : (await rawRequest(request, { port })).text;
+      return text.slice(0, text.indexOf('\r\n\r\n') + 2).toLowerCase();
+    } finally {
+      await closeServer(server, 500);
+    }
+  }
+
+  const answers: [string, (res: ServerResponse) => void][] = [
+    ['sendText', (res) => sendText(res, 200, 'ok\n')],
+    ['sendParts', (res) => void sendParts(res, 200, { 'content-type': 'text/plain' }, [Buffer.from('ok\n')])],
+  ];
+
+  it.each(answers)('%s says Connection: close, the connection being about to end (before: keep-alive)', async (_name, answer) => {
+    expect(await headOf(answer, true)).toContain('\r\nconnection: close\r\n');
+    // Without the FIN, the connection is kept as before.
+    expect(await headOf(answer, false)).toContain('\r\nconnection: keep-alive\r\n');
   });
 });
