@@ -1,6 +1,6 @@
 /**
- * Request fuzzing against the exporter's real server (createApp + startServer), plain and behind Basic
- * authentication: thousands of random targets, methods, headers and bodies over raw sockets, a few seconds
+ * Request fuzzing against the exporter's real server (createApp + startServer), plain, behind Basic
+ * authentication, and over HTTPS: thousands of random targets, methods, headers and bodies over raw sockets, a few seconds
  * each, half of them from a client that half-closes once its request is sent (it still wants the answer). The
  * process must survive (no uncaught exception or unhandled rejection), every request must get a well-formed
  * status line (never a 500: nothing may throw), at most one log line each, and /metrics must still answer
@@ -30,17 +30,19 @@ afterAll(() => {
 const credentials = fc.constantFrom<[string, string][]>([], [], [['Authorization', WEB_AUTH]], [['Authorization', `Basic ${Buffer.from(`${WEB_USER}:x${WEB_PASSWORD}`).toString('base64')}`]]);
 
 describe.each([
-  ['plain', false],
-  ['behind Basic authentication', true],
-])('request fuzzing: the exporter, %s', (name, basicAuth) => {
+  ['plain', false, false],
+  ['behind Basic authentication', true, false],
+  // Over TLS an answer's writes complete on later turns, and the TLS layer has its own end of stream.
+  ['over HTTPS, behind Basic authentication', true, true],
+])('request fuzzing: the exporter, %s', (name, basicAuth, tls) => {
   it('answers every request and survives', async () => {
-    const exporter = await startExporter({ basicAuth, enableLifecycle: true });
+    const exporter = await startExporter({ basicAuth, tls, enableLifecycle: true });
     let tried = 0;
     const statuses = new Map<number, number>();
     try {
       await fc.assert(
         fc.asyncProperty(fc.array(fc.tuple(request, credentials, fc.boolean()), { minLength: BATCH, maxLength: BATCH }), async (batch) => {
-          const answers = await Promise.all(batch.map(([req, extra, halfClose]) => rawRequest(wire(req, extra), { port: exporter.port, timeoutMs: 3000, halfClose })));
+          const answers = await Promise.all(batch.map(([req, extra, halfClose]) => rawRequest(wire(req, extra), { port: exporter.port, tls, timeoutMs: 3000, halfClose })));
           tried += batch.length;
           for (const [index, answer] of answers.entries()) {
             const sent = `${JSON.stringify(wire(batch[index]?.[0] as never).toString('latin1'))}${batch[index]?.[2] === true ? ', half-closed' : ''}`;
@@ -52,7 +54,7 @@ describe.each([
         }),
         { numRuns: 1_000_000, interruptAfterTimeLimit: BUDGET_MS, markInterruptAsFailure: false },
       );
-      const metrics = await rawRequest(`GET /metrics HTTP/1.1\r\nHost: x\r\nAuthorization: ${WEB_AUTH}\r\n\r\n`, { port: exporter.port });
+      const metrics = await rawRequest(`GET /metrics HTTP/1.1\r\nHost: x\r\nAuthorization: ${WEB_AUTH}\r\n\r\n`, { port: exporter.port, tls });
       expect(metrics.status).toBe(200);
       expect(exporter.logs.lines().length).toBeLessThanOrEqual(tried);
       expect(escaped).toEqual([]);
