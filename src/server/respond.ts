@@ -26,12 +26,15 @@ const LARGEST_BATCH = 1024 * 1024;
 const GZIP_MIN_BYTES = 1024;
 
 /**
- * Writes the answer's head. An answer to a client that has half-closed is the connection's last (listen.ts): its
- * head says `Connection: close`, not the keep-alive Node would announce from the request's head alone. A FIN that
- * comes after the head was written changes nothing: the head was true when it was sent.
+ * Writes the answer's head. Once a client has half-closed, its connection ends after the answer to its last
+ * request (listen.ts): that answer's head says `Connection: close`, not the keep-alive Node would announce from
+ * the request's head alone. Node marks that answer itself when the FIN comes (`_last`, the answer last in the
+ * connection's queue); answers to requests pipelined before it keep the connection, or the requests after them
+ * would go unanswered (a test holds both). A FIN that comes after the head was written changes nothing: the
+ * head was true when it was sent.
  */
 export function writeHead(res: ServerResponse, status: number, headers: Record<string, string | number>): void {
-  if (res.socket?.readableEnded === true) res.setHeader('connection', 'close');
+  if ((res as ServerResponse & { _last?: boolean })._last === true) res.shouldKeepAlive = false;
   res.writeHead(status, headers);
 }
 

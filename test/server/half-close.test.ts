@@ -163,6 +163,23 @@ describe('the head of an answer written after the client half-closed', () => {
     ['sendParts', (res) => void sendParts(res, 200, { 'content-type': 'text/plain' }, [Buffer.from('ok\n')])],
   ];
 
+  it('pipelined requests then a FIN: every one answered, only the last answer says Connection: close (found by review)', async () => {
+    // Behind Basic authentication the answers wait for bcrypt's worker, so the FIN has come before their heads.
+    const exporter = await startExporter({ basicAuth: true });
+    try {
+      const one = (path: string): string => `GET ${path} HTTP/1.1\r\nHost: x\r\nAuthorization: ${WEB_AUTH}\r\n\r\n`;
+      const text = (await halfClosed(one('/-/healthy') + one('/-/ready') + one('/-/healthy'), exporter.port, false)).toString('latin1');
+      expect(text.match(/^HTTP\/1\.1 \d{3} /gm)).toHaveLength(3);
+      expect(text.match(/^connection: [a-z-]+/gim)?.map((line) => line.toLowerCase())).toEqual([
+        'connection: keep-alive',
+        'connection: keep-alive',
+        'connection: close',
+      ]);
+    } finally {
+      await exporter.close();
+    }
+  });
+
   it.each(answers)('%s says Connection: close, the connection being about to end (before: keep-alive)', async (_name, answer) => {
     expect(await headOf(answer, true)).toContain('\r\nconnection: close\r\n');
     // Without the FIN, the connection is kept as before.
