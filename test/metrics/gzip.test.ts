@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { crc32, gunzipSync } from 'node:zlib';
+import { constants, crc32, gunzipSync, inflateRawSync } from 'node:zlib';
 import { randomBytes } from 'node:crypto';
 import { copyPlain, crc32Combine, deflateChunk, deflateKeepingPlain, fixedChunk, gzipParts, INFLATE_OFF_LOOP_BYTES, inflateLargeOffLoop, plainOf, storedChunks, storesExactly, type Chunk } from '../../src/metrics/gzip.js';
 import { ownsItsMemory } from '../../src/util/kept-bytes.js';
@@ -58,6 +58,16 @@ describe('gzip from pre-deflated chunks', () => {
 
   it('an empty body is still valid gzip', () => {
     expect(gunzipSync(Buffer.concat(gzipParts([]).parts)).length).toBe(0);
+  });
+
+  it('deflates with a 16 KiB window: no match reaches further back (the engine stays under glibc mmap threshold)', () => {
+    // A random block, 20 KiB of other random bytes, the block again: a 32 KiB window would copy it from 20 KiB back.
+    const block = randomBytes(2000);
+    const bytes = Buffer.concat([block, randomBytes(20 * 1024), block]);
+    const chunk = deflateChunk(bytes);
+    expect(inflateRawSync(chunk.deflated, { windowBits: 14, finishFlush: constants.Z_SYNC_FLUSH })).toEqual(bytes);
+    // Random bytes do not compress: with the block copied, the output would be ~2,000 bytes shorter.
+    expect(chunk.deflated.length).toBeGreaterThan(bytes.length);
   });
 });
 
