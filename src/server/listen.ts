@@ -2,7 +2,7 @@
  * Starts the HTTP server for an app on a `host:port` address: HTTPS and Basic authentication when the web
  * config asks for them, with limits against slow or greedy clients (guard.ts, connections.ts).
  */
-import { createServer, type Server, type ServerOptions as HttpServerOptions } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerOptions as HttpServerOptions, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer, Server as HttpsServer } from 'node:https';
 import type { Duplex } from 'node:stream';
 import pino, { type Logger } from 'pino';
@@ -10,6 +10,7 @@ import { checkListen, type ListenAddress } from '../config/net.js';
 import type { RequestHandler } from './endpoints.js';
 import { admitConnections } from './connections.js';
 import { DEFAULT_LIMITS, guard, type ServerLimits } from './guard.js';
+import { expectsContinue } from './request-arrival.js';
 import { tlsServerOptions } from './web-config.js';
 import type { WebConfigSource } from './web-source.js';
 
@@ -90,7 +91,10 @@ export function startServer(app: { readonly handle: RequestHandler }, listen: st
   // credentials. The request goes to the guard at once instead; every route but POST /-/reload answers without
   // reading a body (RFC 9110 §10.1.1 lets a server answer without the 100), and that one sends the 100 itself
   // once the guard has let it through (request-arrival.ts).
-  server.on('checkContinue', handler);
+  server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {
+    expectsContinue(req);
+    handler(req, res);
+  });
   // Any other expectation: 417, through the guard's answer path so it carries the configured headers.
   server.on('checkExpectation', guarded.expectationFailed);
   server.once('close', () => void guarded.close());

@@ -9,21 +9,51 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 /** A reload takes no body; one larger than this is refused (413) rather than read to its end. */
 export const MAX_IGNORED_BODY_BYTES = 64 * 1024;
 
-/** 'whole': the request ended; 'cut': it never will (the connection closed or failed first); 'too-large': see above. */
-export type Arrival = 'whole' | 'cut' | 'too-large';
+/**
+ * How long a body may take to arrive. Below the guard's response deadline (30 s, guard.ts), which would destroy
+ * the connection without a word, so a client that dribbles its body hears 408 (found by review).
+ */
+export const BODY_WAIT_MS = 10_000;
 
 /**
- * Reads and drops the request's body, if any, and tells how the request ended. The request's time is bounded by
- * the server's request timeout (guard.ts), as every request's is. A client that sent `Expect: 100-continue` is
- * invited to send its body now: it got this far, so the guard let it through (listen.ts answers without 100
- * for every route that does not read the body).
+ * 'whole': the request ended; 'cut': it never will (the connection closed or failed first); 'too-large': see
+ * above; 'slow': its body did not arrive within the wait.
  */
-export function requestArrival(req: IncomingMessage, res: ServerResponse, limit = MAX_IGNORED_BODY_BYTES): Promise<Arrival> {
+export type Arrival = 'whole' | 'cut' | 'too-large' | 'slow';
+
+/** Requests that Node handed over as expecting `100 Continue` (listen.ts): HTTP/1.1, its own reading of Expect. */
+const continueExpected = new WeakSet<IncomingMessage>();
+
+/** Marks a request that Node's `checkContinue` event handed over: only such a request is sent `100 Continue`. */
+export function expectsContinue(req: IncomingMessage): void {
+  continueExpected.add(req);
+}
+
+export interface ArrivalOptions {
+  limit?: number;
+  waitMs?: number;
+}
+
+/**
+ * Reads and drops the request's body, if any, and tells how the request ended. A request marked by
+ * expectsContinue is invited to send its body now: it got this far, so the guard let it through (listen.ts
+ * answers without 100 for every route that does not read the body). Never an HTTP/1.0 request (RFC 9110
+ * §10.1.1: the expectation is ignored there), nor one whose Expect Node did not read as 100-continue.
+ */
+export function requestArrival(req: IncomingMessage, res: ServerResponse, options: ArrivalOptions = {}): Promise<Arrival> {
+  const limit = options.limit ?? MAX_IGNORED_BODY_BYTES;
   if (req.complete) return Promise.resolve('whole');
+  // Gone already: no event would come.
+  if (req.destroyed) return Promise.resolve('cut');
   if (Number(req.headers['content-length'] ?? 0) > limit) return Promise.resolve('too-large');
   return new Promise((resolve) => {
     let bytes = 0;
+    const timer = setTimeout(() => {
+      req.pause();
+      settle('slow');
+    }, options.waitMs ?? BODY_WAIT_MS);
     const settle = (arrival: Arrival): void => {
+      clearTimeout(timer);
       req.off('data', counted);
       req.off('end', ended);
       req.off('close', ended);
@@ -43,6 +73,6 @@ export function requestArrival(req: IncomingMessage, res: ServerResponse, limit 
     req.on('data', counted);
     req.once('end', ended);
     req.once('close', ended);
-    if (/^\s*100-continue\s*$/i.test(req.headers.expect ?? '')) res.writeContinue();
+    if (continueExpected.has(req)) res.writeContinue();
   });
 }

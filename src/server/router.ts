@@ -14,7 +14,7 @@ import { serveProbe } from './probe-route.js';
 import { serveSd } from './sd-route.js';
 import { landingPage } from './landing.js';
 import { answerFailure, sendJson, sendText } from './respond.js';
-import { MAX_IGNORED_BODY_BYTES, requestArrival } from './request-arrival.js';
+import { BODY_WAIT_MS, MAX_IGNORED_BODY_BYTES, requestArrival } from './request-arrival.js';
 import { ruleOf } from './routes.js';
 import { targetOf } from './target.js';
 
@@ -46,6 +46,11 @@ export function createRouter(app: Endpoints, logger: Logger): RequestHandler {
       if (arrival === 'too-large') {
         res.setHeader('connection', 'close');
         sendText(res, 413, `Content too large: a reload takes no body (at most ${MAX_IGNORED_BODY_BYTES} bytes are read and ignored).\n`);
+        return;
+      }
+      if (arrival === 'slow') {
+        res.setHeader('connection', 'close');
+        sendText(res, 408, `Request timeout: the body did not arrive within ${BODY_WAIT_MS / 1000} s; nothing was reloaded.\n`);
         return;
       }
       const result = await app.reload();

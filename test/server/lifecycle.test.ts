@@ -112,6 +112,18 @@ describe('POST /-/reload acts only on a request that arrived whole', () => {
     expect(answer.reloads).toBe(1);
   });
 
+  it('sends 100 Continue exactly when Node reads the request as expecting it (found by review)', async () => {
+    // A list with 100-continue in it: Node hands it over as expecting 100, so it is invited.
+    const listed = await send(`${head('Expect: 100-continue, x-other\r\nContent-Length: 5\r\n')}hello`);
+    expect(listed.text).toMatch(/^HTTP\/1\.1 100 Continue\r\n/);
+    expect(listed.status).toBe(200);
+    // HTTP/1.0: the expectation is ignored (RFC 9110 §10.1.1), no 1xx that a 1.0 client could take for the answer.
+    const old = await send(`POST /-/reload HTTP/1.0\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: 5\r\n\r\nhello`);
+    expect(old.text).not.toContain(' 100 ');
+    expect(old.status).toBe(200);
+    expect(listed.reloads + old.reloads).toBe(2);
+  });
+
   it.each([
     ['declared', head(`Content-Length: ${MAX_IGNORED_BODY_BYTES + 1}\r\n`)],
     ['chunked', `${head('Transfer-Encoding: chunked\r\n')}${(MAX_IGNORED_BODY_BYTES + 1).toString(16)}\r\n${'x'.repeat(MAX_IGNORED_BODY_BYTES + 1)}\r\n`],
