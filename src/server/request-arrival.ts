@@ -30,7 +30,7 @@ export function expectsContinue(req: IncomingMessage): void {
 }
 
 export interface ArrivalOptions {
-  limit?: number;
+  /** How long the body may take (BODY_WAIT_MS unless a test sets it shorter). */
   waitMs?: number;
 }
 
@@ -41,11 +41,10 @@ export interface ArrivalOptions {
  * §10.1.1: the expectation is ignored there), nor one whose Expect Node did not read as 100-continue.
  */
 export function requestArrival(req: IncomingMessage, res: ServerResponse, options: ArrivalOptions = {}): Promise<Arrival> {
-  const limit = options.limit ?? MAX_IGNORED_BODY_BYTES;
   if (req.complete) return Promise.resolve('whole');
   // Gone already: no event would come.
   if (req.destroyed) return Promise.resolve('cut');
-  if (Number(req.headers['content-length'] ?? 0) > limit) return Promise.resolve('too-large');
+  if (Number(req.headers['content-length'] ?? 0) > MAX_IGNORED_BODY_BYTES) return Promise.resolve('too-large');
   return new Promise((resolve) => {
     let bytes = 0;
     const timer = setTimeout(() => {
@@ -61,7 +60,7 @@ export function requestArrival(req: IncomingMessage, res: ServerResponse, option
     };
     const counted = (chunk: Buffer): void => {
       bytes += chunk.length;
-      if (bytes > limit) {
+      if (bytes > MAX_IGNORED_BODY_BYTES) {
         req.pause();
         settle('too-large');
       }

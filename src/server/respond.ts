@@ -30,8 +30,8 @@ const GZIP_MIN_BYTES = 1024;
  * request (listen.ts): that answer's head says `Connection: close`, not the keep-alive Node would announce from
  * the request's head alone. Node marks that answer itself when the FIN comes (`_last`, the answer last in the
  * connection's queue; the same in Node 20 and 24, and a test fails should it change); answers to requests
- * pipelined before it keep the connection, or the requests after them would go unanswered (a test holds both). A FIN that comes after the head was written changes nothing: the
- * head was true when it was sent.
+ * pipelined before it keep the connection, or the requests after them would go unanswered (a test holds both).
+ * A FIN that comes after the head was written changes nothing: the head was true when it was sent.
  */
 export function writeHead(res: ServerResponse, status: number, headers: Record<string, string | number>): void {
   if ((res as ServerResponse & { _last?: boolean })._last === true) res.shouldKeepAlive = false;

@@ -16,14 +16,21 @@ afterEach(async () => {
   exporter = undefined;
 });
 
-async function reload(options: ExporterOptions, method = 'POST', auth = false): Promise<{ status: number | undefined; text: string; reloads: number }> {
+/** Reloads the exporter has logged so far (it logs before it answers). */
+function reloadsLogged(running: Exporter): number {
+  return running.logs.lines().filter((line) => line.msg === 'configuration reloaded').length;
+}
+
+/** Sends `request` as it is to the exporter (started with `options` if none runs) and counts the reloads it made. */
+async function send(request: string, options: ExporterOptions, halfClose = false): Promise<{ status: number | undefined; text: string; reloads: number }> {
   exporter ??= await startExporter(options);
-  const before = exporter.logs.lines().filter((line) => line.msg === 'configuration reloaded').length;
-  const answer = await rawRequest(`${method} /-/reload HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n${auth ? `Authorization: ${WEB_AUTH}\r\n` : ''}\r\n`, {
-    port: exporter.port,
-  });
-  const after = exporter.logs.lines().filter((line) => line.msg === 'configuration reloaded').length;
-  return { status: answer.status, text: answer.text, reloads: after - before };
+  const before = reloadsLogged(exporter);
+  const answer = await rawRequest(request, { port: exporter.port, halfClose });
+  return { status: answer.status, text: answer.text, reloads: reloadsLogged(exporter) - before };
+}
+
+function reload(options: ExporterOptions, method = 'POST', auth = false): Promise<{ status: number | undefined; text: string; reloads: number }> {
+  return send(`${method} /-/reload HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n${auth ? `Authorization: ${WEB_AUTH}\r\n` : ''}\r\n`, options);
 }
 
 describe('POST /-/reload', () => {
@@ -65,25 +72,18 @@ describe('POST /-/reload', () => {
 });
 
 describe('POST /-/reload acts only on a request that arrived whole', () => {
-  /** Sends `request` as it is and counts the reloads it made. */
-  async function send(request: string, halfClose = false): Promise<{ status: number | undefined; text: string; reloads: number }> {
-    exporter ??= await startExporter({ enableLifecycle: true });
-    const reloads = (): number => exporter?.logs.lines().filter((line) => line.msg === 'configuration reloaded').length ?? 0;
-    const before = reloads();
-    const answer = await rawRequest(request, { port: exporter.port, halfClose });
-    return { status: answer.status, text: answer.text, reloads: reloads() - before };
-  }
+  const enabled: ExporterOptions = { enableLifecycle: true };
   const head = (headers: string): string => `POST /-/reload HTTP/1.1\r\nHost: x\r\n${headers}\r\n`;
 
   it('a body cut by the client closing reloads nothing (before, the reload ran on the head and 200 came before the 400)', async () => {
-    const answer = await send(`${head('Content-Length: 10\r\n')}abcde`, true);
+    const answer = await send(`${head('Content-Length: 10\r\n')}abcde`, enabled, true);
     expect(answer.reloads).toBe(0);
     expect(answer.text).not.toContain(' 200 ');
     expect(answer.status).toBe(400);
   });
 
   it('a body cut by a reset reloads nothing', async () => {
-    exporter ??= await startExporter({ enableLifecycle: true });
+    exporter ??= await startExporter(enabled);
     const socket = await openSocket({ port: exporter.port });
     const closed = new Promise((resolve) => socket.once('close', resolve));
     socket.on('error', () => undefined);
@@ -91,8 +91,8 @@ describe('POST /-/reload acts only on a request that arrived whole', () => {
     socket.resetAndDestroy();
     await closed;
     // A reload that did run logs before it answers; a later request on its own connection is answered after it.
-    expect((await send(head('Content-Length: 0\r\n'))).reloads).toBe(1);
-    expect(exporter.logs.lines().filter((line) => line.msg === 'configuration reloaded')).toHaveLength(1);
+    expect((await send(head('Content-Length: 0\r\n'), enabled)).reloads).toBe(1);
+    expect(reloadsLogged(exporter)).toBe(1);
   });
 
   it.each([
@@ -100,13 +100,13 @@ describe('POST /-/reload acts only on a request that arrived whole', () => {
     ['a chunked body', `${head('Transfer-Encoding: chunked\r\n')}5\r\nhello\r\n0\r\n\r\n`],
     ['no body', head('')],
   ])('%s is read (and ignored) and the reload runs', async (_name, request) => {
-    const answer = await send(request);
+    const answer = await send(request, enabled);
     expect(answer.status).toBe(200);
     expect(answer.reloads).toBe(1);
   });
 
   it('a client that expects 100-continue is invited to send its body, then reloaded', async () => {
-    const answer = await send(`${head('Expect: 100-continue\r\nContent-Length: 5\r\n')}hello`);
+    const answer = await send(`${head('Expect: 100-continue\r\nContent-Length: 5\r\n')}hello`, enabled);
     expect(answer.text).toMatch(/^HTTP\/1\.1 100 Continue\r\n/);
     expect(answer.status).toBe(200);
     expect(answer.reloads).toBe(1);
@@ -114,11 +114,11 @@ describe('POST /-/reload acts only on a request that arrived whole', () => {
 
   it('sends 100 Continue exactly when Node reads the request as expecting it (found by review)', async () => {
     // A list with 100-continue in it: Node hands it over as expecting 100, so it is invited.
-    const listed = await send(`${head('Expect: 100-continue, x-other\r\nContent-Length: 5\r\n')}hello`);
+    const listed = await send(`${head('Expect: 100-continue, x-other\r\nContent-Length: 5\r\n')}hello`, enabled);
     expect(listed.text).toMatch(/^HTTP\/1\.1 100 Continue\r\n/);
     expect(listed.status).toBe(200);
     // HTTP/1.0: the expectation is ignored (RFC 9110 §10.1.1), no 1xx that a 1.0 client could take for the answer.
-    const old = await send(`POST /-/reload HTTP/1.0\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: 5\r\n\r\nhello`);
+    const old = await send(`POST /-/reload HTTP/1.0\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: 5\r\n\r\nhello`, enabled);
     expect(old.text).not.toContain(' 100 ');
     expect(old.status).toBe(200);
     expect(listed.reloads + old.reloads).toBe(2);
@@ -128,7 +128,7 @@ describe('POST /-/reload acts only on a request that arrived whole', () => {
     ['declared', head(`Content-Length: ${MAX_IGNORED_BODY_BYTES + 1}\r\n`)],
     ['chunked', `${head('Transfer-Encoding: chunked\r\n')}${(MAX_IGNORED_BODY_BYTES + 1).toString(16)}\r\n${'x'.repeat(MAX_IGNORED_BODY_BYTES + 1)}\r\n`],
   ])('a body over the limit (%s) is refused with 413 and reloads nothing', async (_name, request) => {
-    const answer = await send(request);
+    const answer = await send(request, enabled);
     expect(answer.status).toBe(413);
     expect(answer.text.toLowerCase()).toContain('connection: close');
     expect(answer.reloads).toBe(0);
