@@ -4,7 +4,6 @@
  * control characters inside JSON strings (real-formats §7.6), so a strict `JSON.parse` of the body is not enough.
  */
 import { isUtf8 } from 'node:buffer';
-import type { Readable } from 'node:stream';
 import { RouterOsError } from './errors.js';
 import { decodeCp1252 } from '../util/cp1252.js';
 import { safeText } from '../util/text.js';
@@ -660,51 +659,4 @@ export function notDataError(request: string, status: number, contentType: strin
     `${request}: ${what}; the reply is not data and nothing was believed: check that nothing (a proxy, a captive portal) answers in the router's place`,
     { request, status },
   );
-}
-
-/** A reply's bytes in the parts they arrived in, and their total length. */
-export interface ReplyBytes {
-  readonly parts: readonly Buffer[];
-  readonly length: number;
-}
-
-/**
- * Reads a reply body in parts (decodeText and parseJsonBody take them as they are), stopping it once it holds
- * more than `maxBytes` (`tooLarge` makes that error). Read with listeners, not `for await`: an async iterator per
- * reply (its generator, promises and end-of-stream watch) was ~15 MB of garbage per cycle at 2,000 routers. An
- * aborted or broken body ends in 'error' (undici destroys it with the reason), and one that closes before its end
- * is a failure too; an error is made only when the read fails: every body closes after its end, and an Error
- * made there (its stack captured) for the settled promise to ignore was ~3 % of the exporter's CPU at fleet shape.
- */
-export function readCapped(body: Readable, maxBytes: number, tooLarge: () => Error): Promise<ReplyBytes> {
-  return new Promise((resolve, reject) => {
-    const parts: Buffer[] = [];
-    let length = 0;
-    let settled = false;
-    const fail = (error: Error): void => {
-      if (settled) return;
-      settled = true;
-      reject(error);
-    };
-    const onData = (chunk: Buffer): void => {
-      length += chunk.length;
-      if (length > maxBytes) {
-        body.off('data', onData);
-        body.destroy();
-        fail(tooLarge());
-        return;
-      }
-      parts.push(chunk);
-    };
-    body.on('data', onData);
-    body.once('end', () => {
-      if (settled) return;
-      settled = true;
-      resolve({ parts, length });
-    });
-    body.once('error', fail);
-    body.once('close', () => {
-      if (!settled) fail(Object.assign(new Error('Premature close'), { code: 'ERR_STREAM_PREMATURE_CLOSE' }));
-    });
-  });
 }

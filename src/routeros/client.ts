@@ -10,7 +10,8 @@ import { Client, Pool, type buildConnector, type Dispatcher } from 'undici';
 import type { Secret } from '../util/secret.js';
 import { basicEncoding, registerCredentials } from '../util/redact.js';
 import { RouterOsError } from './errors.js';
-import { isJsonContentType, notDataError, parseJsonBodyInSlices, readCapped, type ReplyBytes } from './body.js';
+import { isJsonContentType, notDataError, parseJsonBodyInSlices } from './body.js';
+import { ReplyReader, type WholeReply } from './exchange.js';
 import { finishInSlices, Slicer } from '../util/slices.js';
 import { asSingleRecord, recordListSteps, type RouterRecord } from './records.js';
 import { closedUnderneath, mapNetworkError, mapRedirect, mapStatusError, parseErrorBody, TIMEOUT_HINT, timedOutFailure } from './transport-errors.js';
@@ -131,8 +132,6 @@ export class RouterOsClient {
   #commands: Pool | undefined;
   readonly #readOptions: Client.Options;
   readonly #commandOptions: Pool.Options;
-  /** The signal the reads share while none of them is stopped (see `request`). */
-  #readController: AbortController | undefined;
   /** A read in flight; the reads after it wait in `#readQueue`, in order (see `#readTurn`). */
   #readBusy = false;
   readonly #readQueue: (() => void)[] = [];
@@ -319,8 +318,7 @@ export class RouterOsClient {
     else if (external !== undefined) watchAbort(external, onAbort);
     try {
       if (stop.stopped) throw this.#failure(stop.reason, request, 'connect', stop.timedOut, external);
-      let response: Dispatcher.ResponseData;
-      let bytes: ReplyBytes;
+      let reply: WholeReply;
       if (method === 'GET') {
         const real = (options as KeepWarmOptions)[KEEP_WARM] !== true;
         // The reply's Keep-Alive header; null while no reply came or the reply closes its connection.
@@ -333,55 +331,50 @@ export class RouterOsClient {
         // Now that it has the connection: a read that waited its turn behind another ends no idle period.
         if (real) this.#keepWarm.readStarted();
         try {
-          // A router's reads take turns, so they share one controller until one of them is stopped, instead of
-          // making one per request.
-          let controller = this.#readController;
-          if (controller === undefined || controller.signal.aborted) controller = this.#readController = new AbortController();
-          ({ response, bytes } = await this.#exchange(method, path, body, request, controller, stop, external));
+          reply = await this.#exchange(method, path, body, request, stop, external);
           // A reply that closes its connection (`Connection: close`) leaves nothing to keep warm: undici closes it
           // whatever the Keep-Alive hint says, and a keep-warm read would only open a connection of its own.
-          keepAlive = closesConnection(response.headers['connection']) ? null : response.headers['keep-alive'];
+          keepAlive = closesConnection(reply.headers['connection']) ? null : reply.headers['keep-alive'];
         } finally {
           stop.notify = undefined;
           this.#readFinished();
           if (real) this.#keepWarm.readEnded(this.#closeIdle || this.#readBusy || keepAlive === null ? undefined : this.#idleExpiryMs(keepAlive));
         }
       } else {
-        ({ response, bytes } = await this.#exchange(method, path, body, request, new AbortController(), stop, external));
+        reply = await this.#exchange(method, path, body, request, stop, external);
       }
-      return await this.#answer(method, response, bytes, request, external);
+      return await this.#answer(method, reply, request, external);
     } finally {
       clearTimeout(timer);
       if (external !== undefined) unwatchAbort(external, onAbort);
     }
   }
 
-  /** Sends the request and reads the whole reply; `controller` aborts it when `stop` is halted meanwhile. */
+  /** Sends the request and reads the whole reply; halting `stop` meanwhile fails it at once and aborts it. */
   async #exchange(
     method: Method,
     path: string,
     body: unknown,
     request: string,
-    controller: AbortController,
     stop: Stop,
     external: AbortSignal | undefined,
     retried = false,
-  ): Promise<{ response: Dispatcher.ResponseData; bytes: ReplyBytes }> {
+  ): Promise<WholeReply> {
     if (stop.stopped) throw this.#failure(stop.reason, request, 'connect', stop.timedOut, external);
-    const signal = controller.signal;
     const dispatcher = this.#dispatcherFor(method);
     const connectsBefore = this.#readConnects;
-    let response: Dispatcher.ResponseData;
+    const reader = new ReplyReader(this.#maxResponseBytes, () => this.#tooLarge(request));
+    stop.notify = (reason): void => reader.stop(reason);
     try {
-      const sent = dispatcher.request({
-        method,
-        path: `/rest${path}`,
-        headers: body === undefined ? this.#readHeaders : this.#bodyHeaders,
-        signal,
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-      });
-      response = await untilStopped(sent, stop, controller);
+      dispatcher.dispatch(
+        body === undefined
+          ? { method, path: `/rest${path}`, headers: this.#readHeaders }
+          : { method, path: `/rest${path}`, headers: this.#bodyHeaders, body: JSON.stringify(body) },
+        reader,
+      );
+      return await reader.reply;
     } catch (error) {
+      if (reader.answered) throw this.#failure(error, request, 'body', stop.timedOut, external);
       if (dispatcher === this.#reads && !this.#closed) {
         // No reply came: whatever the connection's state, the next read starts on a fresh Client.
         this.#reads = undefined;
@@ -393,15 +386,10 @@ export class RouterOsClient {
         // fails as before, at once.
         if (!retried && !stop.stopped && this.#readConnects === connectsBefore && closedUnderneath(error)) {
           resent++;
-          return this.#exchange(method, path, body, request, controller, stop, external, true);
+          return this.#exchange(method, path, body, request, stop, external, true);
         }
       }
       throw this.#failure(error, request, 'connect', stop.timedOut, external);
-    }
-    try {
-      return { response, bytes: await this.#readCapped(response, request) };
-    } catch (error) {
-      throw this.#failure(error, request, 'body', stop.timedOut, external);
     }
   }
 
@@ -409,16 +397,11 @@ export class RouterOsClient {
    * A complete reply as data, or the error it stands for. A large reply is parsed in slices that give the event
    * loop back between them (body.ts), so a router's 30 MB answer does not hold every scrape and every other run.
    */
-  async #answer(
-    method: Method,
-    response: Dispatcher.ResponseData,
-    { parts, length }: ReplyBytes,
-    request: string,
-    external: AbortSignal | undefined,
-  ): Promise<Answer> {
+  async #answer(method: Method, reply: WholeReply, request: string, external: AbortSignal | undefined): Promise<Answer> {
+    const { parts, length, headers } = reply;
     // A parse in slices stops at its next pause once the run is stopped (shutdown, reload, its deadline).
     const slicer = new Slicer({ signal: external });
-    const status = response.statusCode;
+    const status = reply.statusCode;
     if (status >= 400) {
       let parsed: unknown;
       try {
@@ -430,28 +413,18 @@ export class RouterOsClient {
     }
     // Only a 2xx is an answer. A 3xx is never followed (undici follows none unless told to) nor believed,
     // whatever its body: an empty list from a captive portal's redirect is not "no peers".
-    if (status >= 300) throw mapRedirect(status, headerText(response.headers['location']), request);
-    if (status < 200) throw notDataError(request, status, headerText(response.headers['content-type']), length === 0);
+    if (status >= 300) throw mapRedirect(status, headerText(headers['location']), request);
+    if (status < 200) throw notDataError(request, status, headerText(headers['content-type']), length === 0);
     // DELETE answers nothing (spec §4); every other request is asked for data, and an empty reply is not data.
     if (method === 'DELETE' && length === 0) return { value: undefined, request, slicer };
-    if (length === 0 || !isJsonContentType(response.headers['content-type'])) {
-      throw notDataError(request, status, headerText(response.headers['content-type']), length === 0);
+    if (length === 0 || !isJsonContentType(headers['content-type'])) {
+      throw notDataError(request, status, headerText(headers['content-type']), length === 0);
     }
     try {
       return { value: await parseJsonBodyInSlices(parts, request, slicer), request, slicer };
     } catch (error) {
       throw this.#failure(error, request, 'body', false, external);
     }
-  }
-
-  /** The reply's bytes as read, in parts, refused early when its declared length is already above the cap. */
-  #readCapped(response: Dispatcher.ResponseData, request: string): Promise<ReplyBytes> {
-    const declared = Number(response.headers['content-length']);
-    if (Number.isFinite(declared) && declared > this.#maxResponseBytes) {
-      response.body.destroy();
-      return Promise.reject(this.#tooLarge(request));
-    }
-    return readCapped(response.body, this.#maxResponseBytes, () => this.#tooLarge(request));
   }
 
   #tooLarge(request: string): RouterOsError {
@@ -501,22 +474,6 @@ function closesConnection(header: string | string[] | undefined): boolean {
   if (header === undefined) return false;
   const text = Array.isArray(header) ? header.join(',') : header;
   return text.split(',').some((option) => option.trim().toLowerCase() === 'close');
-}
-
-/**
- * The reply's head, or the stop's reason at once when the request is stopped first; from then on a stop aborts
- * the reply's body. undici fails a request stopped before its connection is made only when the connect ends:
- * a router that accepts TCP and never completes TLS (or drops the connect) held the request for the connect's
- * own timeout, past the request's, and with it the router's one read connection.
- */
-function untilStopped(sent: Promise<Dispatcher.ResponseData>, stop: Stop, controller: AbortController): Promise<Dispatcher.ResponseData> {
-  return new Promise((resolve, reject) => {
-    stop.notify = (reason): void => {
-      controller.abort(reason);
-      reject(reason);
-    };
-    sent.then(resolve, reject);
-  });
 }
 
 /** A request's stop: its timeout or the caller's abort, and whom to tell (its wait in the queue, or undici). */

@@ -1,5 +1,4 @@
 /** Reply bytes that are not UTF-8 are windows-1252 (Winbox on Western Windows), the same on every Node major. */
-import { Readable } from 'node:stream';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import fc from 'fast-check';
 import {
@@ -15,7 +14,6 @@ import {
   decodeText,
   parseJsonBody,
   parseJsonBodyInSlices,
-  readCapped,
 } from '../../src/routeros/body.js';
 import { SYSTEM_PROPLIST } from '../../src/collectors/system.js';
 import { INTERFACE_PROPLIST, PEER_PROPLIST } from '../../src/collectors/wireguard.js';
@@ -128,106 +126,6 @@ describe('decodeText', () => {
         expect(decodeText(whole)).toBe(oracle(whole));
       }),
       { numRuns: 5000 },
-    );
-  });
-});
-
-describe('readCapped', () => {
-  afterEach(() => {
-    vi.unstubAllGlobals();
-  });
-
-  /** Counts the Errors made while `global.Error` is stubbed: `new Error(…)` in src/ looks the global up. */
-  function countErrors(): { made: () => number } {
-    let made = 0;
-    const Real = Error;
-    vi.stubGlobal(
-      'Error',
-      new Proxy(Real, {
-        construct(target, args: unknown[], newTarget: new (...rest: unknown[]) => object): object {
-          made++;
-          return Reflect.construct(target, args, newTarget) as object;
-        },
-      }),
-    );
-    return { made: () => made };
-  }
-
-  it('resolves with the parts as they came, and makes no Error for the close that follows every end (a stack per reply)', async () => {
-    const parts = [Buffer.from('[{"a":'), Buffer.from('1}]')];
-    const body = Readable.from(parts, { objectMode: false });
-    const closed = new Promise((resolve) => body.once('close', resolve));
-    const errors = countErrors();
-    const read = await readCapped(body, 1024, () => new RangeError('too large'));
-    await closed;
-    expect(read.length).toBe(9);
-    expect(Buffer.concat(read.parts).toString()).toBe('[{"a":1}]');
-    expect(errors.made()).toBe(0);
-  });
-
-  it('fails a body that closes before its end, as a premature close', async () => {
-    const body = new Readable({ read() {} });
-    const reading = readCapped(body, 1024, () => new RangeError('too large'));
-    body.push(Buffer.from('[{"a":'));
-    body.destroy();
-    await expect(reading).rejects.toMatchObject({ code: 'ERR_STREAM_PREMATURE_CLOSE' });
-  });
-
-  it("fails with the broken body's own error, not a premature close after it", async () => {
-    const body = new Readable({ read() {} });
-    const reading = readCapped(body, 1024, () => new RangeError('too large'));
-    body.destroy(Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' }));
-    await expect(reading).rejects.toMatchObject({ code: 'ECONNRESET' });
-  });
-
-  it("stops a body past the cap: destroyed, failed once with the caller's error", async () => {
-    const body = new Readable({ read() {} });
-    const tooLarge = vi.fn(() => new RangeError('too large'));
-    const reading = readCapped(body, 8, tooLarge);
-    body.push(Buffer.from('12345'));
-    body.push(Buffer.from('67890'));
-    await expect(reading).rejects.toThrow('too large');
-    expect(body.destroyed).toBe(true);
-    await new Promise((resolve) => setImmediate(resolve));
-    expect(tooLarge).toHaveBeenCalledTimes(1);
-  });
-
-  it('settles once, as the body ended: any parts, any cap, ended, broken or cut short', async () => {
-    const ending = fc.constantFrom('end', 'error', 'destroy');
-    await fc.assert(
-      fc.asyncProperty(fc.array(fc.integer({ min: 0, max: 64 }), { maxLength: 8 }), fc.integer({ min: 0, max: 256 }), ending, async (sizes, cap, how) => {
-        const body = new Readable({ read() {} });
-        const tooLarge = vi.fn(() => new RangeError('too large'));
-        const reading = readCapped(body, cap, tooLarge);
-        const outcome = reading.then(
-          (read) => ({ ok: true as const, read }),
-          (error: unknown) => ({ ok: false as const, error }),
-        );
-        let total = 0;
-        for (const size of sizes) {
-          total += size;
-          if (!body.destroyed) body.push(Buffer.alloc(size, 0x61));
-        }
-        if (!body.destroyed) {
-          if (how === 'end') body.push(null);
-          else if (how === 'error') body.destroy(Object.assign(new Error('reset'), { code: 'ECONNRESET' }));
-          else body.destroy();
-        }
-        const result = await outcome;
-        const closed = body.closed ? undefined : new Promise((resolve) => body.once('close', resolve));
-        if (how === 'end') body.resume();
-        await closed;
-        if (total > cap) {
-          expect(result).toMatchObject({ ok: false, error: { message: 'too large' } });
-        } else if (how === 'end') {
-          expect(result.ok).toBe(true);
-          if (result.ok) expect(result.read.length).toBe(total);
-        } else {
-          expect(result).toMatchObject({ ok: false, error: { code: how === 'error' ? 'ECONNRESET' : 'ERR_STREAM_PREMATURE_CLOSE' } });
-        }
-        expect(tooLarge.mock.calls.length).toBe(total > cap ? 1 : 0);
-      }),
-      { numRuns: 200 },
     );
   });
 });

@@ -23,12 +23,13 @@ afterEach(() => {
 async function headersOf(names: string[]): Promise<{ read: object; command: object }[]> {
   const sent: { dispatcher: string; headers: object }[] = [];
   const capture = (dispatcher: string) =>
-    function (this: unknown, options: Dispatcher.RequestOptions): Promise<never> {
+    function (this: unknown, options: Dispatcher.DispatchOptions, handler: Dispatcher.DispatchHandler): boolean {
       sent.push({ dispatcher, headers: options.headers as object });
-      return Promise.reject(new Error('no connection in this test'));
+      handler.onResponseError?.(undefined as never, new Error('no connection in this test'));
+      return false;
     };
-  vi.spyOn(Client.prototype, 'request').mockImplementation(capture('read') as never);
-  vi.spyOn(Pool.prototype, 'request').mockImplementation(capture('command') as never);
+  vi.spyOn(Client.prototype, 'dispatch').mockImplementation(capture('read') as never);
+  vi.spyOn(Pool.prototype, 'dispatch').mockImplementation(capture('command') as never);
   const result: { read: object; command: object }[] = [];
   for (const [index, name] of names.entries()) {
     const client = new RouterOsClient({ url: `https://192.0.2.${index + 1}`, username: name, password: new Secret(`secret-${name}`), timeoutMs: 1_000 });
