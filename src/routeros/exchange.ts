@@ -15,7 +15,7 @@ export interface WholeReply {
   readonly length: number;
 }
 
-/** Given to undici when an exchange is stopped: the exchange's own failure is the reason its caller gave. */
+/** Given to undici when an exchange is stopped for a reason that is not an Error (undici's abort takes one). */
 const STOPPED = new Error('exchange stopped');
 
 /**
@@ -29,12 +29,12 @@ export class ReplyReader implements Dispatcher.DispatchHandler {
   #reject!: (error: unknown) => void;
   #settled = false;
   #controller: Dispatcher.DispatchController | undefined;
-  /** Stopped before undici started the request: it is aborted as it starts. */
-  #stoppedEarly = false;
+  /** What undici is told when the exchange is aborted (an exchange settled before it started is aborted as it starts). */
+  #abortReason: Error = STOPPED;
   #answered = false;
   #statusCode = 0;
   #headers: IncomingHttpHeaders = {};
-  readonly #parts: Buffer[] = [];
+  #parts: Buffer[] = [];
   #length = 0;
   readonly #maxBytes: number;
   readonly #tooLarge: () => Error;
@@ -53,19 +53,26 @@ export class ReplyReader implements Dispatcher.DispatchHandler {
     return this.#answered;
   }
 
+  /** Bytes of the reply held so far: a failed exchange holds none. */
+  get heldBytes(): number {
+    let bytes = 0;
+    for (const part of this.#parts) bytes += part.length;
+    return bytes;
+  }
+
   /** Fails the exchange with `reason` now, and aborts it in undici; nothing once it has settled. */
   stop(reason: unknown): void {
     // A finished exchange's connection is the next one's: an abort now could only break that.
     if (this.#settled) return;
     this.#fail(reason);
-    if (this.#controller === undefined) this.#stoppedEarly = true;
-    else this.#controller.abort(STOPPED);
+    this.#abortReason = reason instanceof Error ? reason : STOPPED;
+    this.#controller?.abort(this.#abortReason);
   }
 
   onRequestStart(controller: Dispatcher.DispatchController): void {
     // Undici may start a request more than once (a pipeline's head that failed): the latest controller is the one.
     this.#controller = controller;
-    if (this.#stoppedEarly || this.#settled) controller.abort(STOPPED);
+    if (this.#settled) controller.abort(this.#abortReason);
   }
 
   onResponseStart(controller: Dispatcher.DispatchController, statusCode: number, headers: IncomingHttpHeaders): void {
@@ -97,14 +104,19 @@ export class ReplyReader implements Dispatcher.DispatchHandler {
 
   /** A body longer than the cap: the exchange fails with the caller's error and undici drops the connection. */
   #refuse(controller: Dispatcher.DispatchController): void {
-    this.#fail(this.#tooLarge());
-    this.#parts.length = 0;
-    controller.abort(STOPPED);
+    const error = this.#tooLarge();
+    this.#fail(error);
+    this.#abortReason = error;
+    controller.abort(error);
   }
 
   #fail(error: unknown): void {
     if (this.#settled) return;
     this.#settled = true;
+    // Undici keeps an aborted request, and so this handler, queued until a new connection is made to drop it
+    // (as long as the router takes to accept one): the part of a body read so far must not wait with it.
+    this.#parts = [];
+    this.#headers = {};
     this.#reject(error);
   }
 }

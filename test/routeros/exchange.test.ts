@@ -3,22 +3,24 @@
  * failure (undici's, the cap's, or the caller's stop), and aborts undici's request only while it is under way.
  * As a property over the handler's events, and over a real connection to a server that writes raw HTTP.
  */
-import { createServer, type Server, type Socket } from 'node:net';
+import { createServer, Socket, type Server } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import fc from 'fast-check';
 import { Client, type Dispatcher } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ReplyReader } from '../../src/routeros/exchange.js';
 
-/** A controller that counts its aborts. */
-function controller(): Dispatcher.DispatchController & { aborts: number } {
+/** A controller that records the reasons it was aborted with. */
+function controller(): Dispatcher.DispatchController & { aborts: number; reasons: Error[] } {
   return {
     aborts: 0,
+    reasons: [],
     aborted: false,
     paused: false,
     reason: null,
-    abort() {
+    abort(reason: Error) {
       this.aborts++;
+      this.reasons.push(reason);
     },
     pause() {},
     resume() {},
@@ -54,6 +56,7 @@ describe('ReplyReader, event by event', () => {
         });
         const outcome = outcomeOf(reader);
         const control = controller();
+        const stopReason = new Error('stopped');
         // The model: what the first settling event makes of the exchange, and how often undici is told to abort.
         let expected: Outcome | undefined;
         let expectedAborts = 0;
@@ -62,7 +65,7 @@ describe('ReplyReader, event by event', () => {
         let text = '';
         if (stoppedBeforeStart) {
           // Stopped while undici still connects: failed at once, aborted as undici starts it.
-          reader.stop('stopped');
+          reader.stop(stopReason);
           expected = { ok: false, error: 'stopped' };
           expectedAborts++;
         }
@@ -74,7 +77,7 @@ describe('ReplyReader, event by event', () => {
               expected = { ok: false, error: 'stopped' };
               expectedAborts++;
             }
-            reader.stop('stopped');
+            reader.stop(stopReason);
           } else if (step.kind === 'info') {
             reader.onResponseStart(control, step.status, {});
           } else if (step.kind === 'head') {
@@ -105,7 +108,7 @@ describe('ReplyReader, event by event', () => {
           }
         }
         if (expected === undefined) {
-          reader.stop('stopped');
+          reader.stop(stopReason);
           expected = { ok: false, error: 'stopped' };
           expectedAborts++;
         }
@@ -119,7 +122,11 @@ describe('ReplyReader, event by event', () => {
         }
         expect(tooLargeMade).toBe(!expected.ok && expected.error === 'too large' ? 1 : 0);
         expect(control.aborts).toBe(expectedAborts);
+        // Undici is told why: the stop's own reason, or the cap's error.
+        for (const reason of control.reasons) expect(reason === stopReason || reason.message === 'too large').toBe(true);
         expect(reader.answered).toBe(head !== undefined);
+        // A failed exchange lets go of the part of the body it had read.
+        expect(reader.heldBytes).toBe(expected.ok ? expected.length : 0);
       }),
       { numRuns: 2000 },
     );
@@ -140,10 +147,13 @@ describe('ReplyReader over a real connection', () => {
     '/chunked-large': (socket) => socket.write(`HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n40\r\n${'x'.repeat(64)}\r\n40\r\n${'x'.repeat(64)}\r\n`),
     '/drip': (socket) => socket.write('HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n0123'),
     '/silent': () => undefined,
+    '/until-close': (socket) => socket.end('HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n\r\n[1,2]'),
   };
+  let connections = 0;
 
   beforeAll(async () => {
     server = createServer((socket) => {
+      connections++;
       let path = '';
       socket.on('data', (bytes) => {
         path = /^GET (\S+)/.exec(bytes.toString('latin1'))?.[1] ?? '';
@@ -216,8 +226,53 @@ describe('ReplyReader over a real connection', () => {
       reader.stop('stopped by the caller');
       await expect(outcome).resolves.toEqual({ ok: false, error: 'stopped by the caller' });
       expect(reader.answered).toBe(answered);
+      // Undici keeps an aborted request queued until it reconnects: what the body brought must not wait with it.
+      expect(reader.heldBytes).toBe(0);
       await closedBy(path);
       await client.destroy();
     }
+  });
+
+  it('reads a body that ends as the server closes the connection', async () => {
+    const { client, outcome } = exchange('/until-close');
+    await expect(outcome).resolves.toEqual({ ok: true, statusCode: 200, length: 5, text: '[1,2]' });
+    await client.destroy();
+  });
+
+  it('leaves the connection of an exchange stopped after it settled to the next exchange', async () => {
+    const client = new Client(origin);
+    const before = connections;
+    for (let round = 0; round < 2; round++) {
+      const reader = new ReplyReader(100, () => new RangeError('too large'));
+      client.dispatch({ method: 'GET', path: '/early' }, reader);
+      await expect(outcomeOf(reader)).resolves.toMatchObject({ ok: true, statusCode: 200 });
+      reader.stop(new Error('a timeout that fired as the reply came'));
+    }
+    expect(connections - before).toBe(1);
+    await client.close();
+  });
+
+  it('fails at once when stopped while the connection is still being made, and aborts the request once it starts', async () => {
+    let finishConnect: (() => void) | undefined;
+    const client = new Client(origin, {
+      connect: (options, callback) => {
+        // The connect hangs until the test lets it through (a router that accepts TCP and stalls TLS).
+        finishConnect = () => {
+          const socket = new Socket();
+          socket.connect(Number(new URL(origin).port), '127.0.0.1', () => callback(null, socket));
+        };
+      },
+    });
+    const reader = new ReplyReader(100, () => new RangeError('too large'));
+    const before = requested.length;
+    client.dispatch({ method: 'GET', path: '/early' }, reader);
+    await until(() => finishConnect !== undefined);
+    reader.stop('stopped by the caller');
+    await expect(outcomeOf(reader)).resolves.toEqual({ ok: false, error: 'stopped by the caller' });
+    expect(reader.answered).toBe(false);
+    finishConnect?.();
+    // Once connected, undici starts the request and the reader aborts it: nothing is sent.
+    await client.close();
+    expect(requested.length).toBe(before);
   });
 });
