@@ -50,6 +50,8 @@ export interface FleetLine {
   node_options?: string;
   /** Variables set for the exporter's process alone (BENCH_EXPORTER_ENV), e.g. the image's allocator setting. */
   exporter_env?: string;
+  /** The machine's speed: CPU of bench/reference.ts's fixed workload, the median of its rounds (since 2026-11-29's seventeenth round). */
+  reference_cpu_ms?: number;
 }
 
 export interface FleetRun {
@@ -131,6 +133,7 @@ export function fleetFigures(name: string, file: FleetFile): string {
     `| routers' keep-alive, resumption | ${file.runs.map((r) => `${r.bench.router_keep_alive_s} s, ${r.bench.router_resumption}`).join(' | ')} |`,
     `| exporter's \`idle_connection\`${cells((l) => l.idle_connection ?? 'keep')}`,
     `| **collection CPU per cycle**${cells((l) => `**${seconds(l.cycle_cpu_ms)} s = ${l.cpu_pct_of_core} % of a core**`)}`,
+    `| the machine's speed: a fixed reference workload's CPU (collection CPU per cycle in reference workloads)${cells((l) => (l.reference_cpu_ms === undefined ? 'not measured' : `${Math.round(l.reference_cpu_ms)} ms (${(l.cycle_cpu_ms / l.reference_cpu_ms).toFixed(1)})`))}`,
     `| new TLS connections per cycle: full handshakes / resumed${cells((l) => `${thousands(Math.round(l.tls_full_handshakes_per_cycle))} / ${thousands(Math.round(l.tls_resumed_per_cycle))}`)}`,
     `| requests per cycle (of them keep-warm reads)${cells((l) => `${thousands(Math.round(l.requests_per_cycle))} (${l.keep_warm_requests_per_cycle === undefined ? 'not counted' : thousands(Math.round(l.keep_warm_requests_per_cycle))})`)}`,
     `| **every router collected after the tick**${cells((l) => `**${span(l.collected_all_after_tick_ms)} s**`)}`,

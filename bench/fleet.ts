@@ -18,6 +18,7 @@ import { KEEP_WARM_PATH, type ChildReply } from './ipc.js';
 import type { BenchOptions } from './options.js';
 import { sampleProcess } from './proc.js';
 import { fetchBody, percentile, scrape, target } from './scrape.js';
+import { referenceCpuMs } from './reference.js';
 
 const MB = 1024 * 1024;
 type Stats = Extract<ChildReply, { type: 'stats' }>;
@@ -59,6 +60,10 @@ export async function runFleet(options: BenchOptions): Promise<void> {
           ? `, ${options.outage} of them stopping to answer as the measured cycles begin`
           : '';
     const routerSide = `keep-alive ${options.keepAliveSeconds ?? 30} s, resumption ${options.resumption ?? 'tickets'}${hung}`;
+    // The machine's speed, before anything else of the bench runs (reference.ts).
+    const reference = referenceCpuMs();
+    const referenceMs = percentile(reference, 50);
+    step(`reference workload: ${referenceMs.toFixed(0)} ms of CPU (median of ${reference.map((ms) => ms.toFixed(0)).join(', ')})`);
     step(`emulator: ${shape} (${routerSide})`);
     const args = [options.routers, options.interfaces, options.peers, options.keepAliveSeconds ?? '', options.resumption ?? '', interval, options.hung];
     const { emulator, routers, caFile } = await startEmulatorChild(args, dir, children);
@@ -202,6 +207,8 @@ export async function runFleet(options: BenchOptions): Promise<void> {
       static_p50_ms: round(percentile(times.static, 50)),
       static_factor: round(percentile(times.plain, 50) / percentile(times.static, 50)),
       ready_s: round(readySeconds, 1),
+      reference_cpu_ms: round(referenceMs, 1),
+      reference_cpu_samples_ms: reference.map((ms) => round(ms, 1)),
       ...exporterRuntime(),
     };
     console.log(
@@ -209,6 +216,7 @@ export async function runFleet(options: BenchOptions): Promise<void> {
         '',
         `fleet      ${shape}, system + wireguard every ${interval} s; routers: ${routerSide}`,
         `collection CPU ${json.cycle_cpu_ms} ms per cycle = ${json.cpu_pct_of_core} % of one core; ${json.requests_per_cycle} requests per cycle (${json.keep_warm_requests_per_cycle} of them keep-warm reads)`,
+        `machine    reference workload ${json.reference_cpu_ms} ms of CPU: collection CPU per cycle = ${round(json.cycle_cpu_ms / json.reference_cpu_ms, 1)} reference workloads`,
         `TLS        per cycle: ${json.tls_connections_per_cycle} new connections, ${json.tls_full_handshakes_per_cycle} full handshakes, ${json.tls_resumed_per_cycle} resumed`,
         `tick       every router collected ${json.collected_all_after_tick_ms.map((ms) => (ms / 1000).toFixed(1)).join(', ')} s after the tick`,
         `           routers collected per cycle: ${collectedRouters.join(', ')} of the ${options.routers - options.hung - options.outage} that answer`,

@@ -48,6 +48,14 @@ describe('docs/performance.md fleet figures', () => {
     expect(table).toContain('| first plain scrape after a collection (static buffer after as long an idle) | 35 ms (19 ms) | 52 ms (not measured) | 21 ms (15 ms), median of 3 cycles |');
   });
 
+  it("shows the machine's speed and the collection CPU in reference workloads, where a run measured it", () => {
+    const { latest, run } = newestRun();
+    const measured = { ...run, label: 'measured', bench: { ...run.bench, cycle_cpu_ms: 3_600, reference_cpu_ms: 412.6 } };
+    const unmeasured = { ...run, label: 'unmeasured', bench: { ...run.bench, reference_cpu_ms: undefined } };
+    const table = fleetFigures('fleet-test.json', { ...latest.file, runs: [measured, unmeasured] });
+    expect(table).toContain("| the machine's speed: a fixed reference workload's CPU (collection CPU per cycle in reference workloads) | 413 ms (8.7) | not measured |");
+  });
+
   it('names the Node.js the exporter ran on, its options and its own environment, where a run recorded them', () => {
     const { latest, run } = newestRun();
     const image = { ...run, label: 'image', bench: { ...run.bench, node: 'v24.21.0', node_options: '--max-semi-space-size=16', exporter_env: 'MALLOC_MMAP_THRESHOLD_=65536' } };
