@@ -476,7 +476,7 @@ function closesConnection(header: string | string[] | undefined): boolean {
   return text.split(',').some((option) => option.trim().toLowerCase() === 'close');
 }
 
-/** A request's stop: its timeout or the caller's abort, and whom to tell (its wait in the queue, or undici). */
+/** A request's stop: its timeout or the caller's abort, and whom to tell (its wait in the queue, or its exchange). */
 interface Stop {
   stopped: boolean;
   timedOut: boolean;

@@ -29,7 +29,7 @@ export class ReplyReader implements Dispatcher.DispatchHandler {
   #reject!: (error: unknown) => void;
   #settled = false;
   #controller: Dispatcher.DispatchController | undefined;
-  /** What undici is told when the exchange is aborted (an exchange settled before it started is aborted as it starts). */
+  /** What undici is told when an exchange stopped before it started is aborted, as it starts. */
   #abortReason: Error = STOPPED;
   #answered = false;
   #statusCode = 0;
@@ -106,7 +106,6 @@ export class ReplyReader implements Dispatcher.DispatchHandler {
   #refuse(controller: Dispatcher.DispatchController): void {
     const error = this.#tooLarge();
     this.#fail(error);
-    this.#abortReason = error;
     controller.abort(error);
   }
 
