@@ -107,30 +107,41 @@ function escapeControlsInStrings(text: string): string | undefined {
   return escapeControls(text, MAX_RAW_CONTROLS)?.text;
 }
 
+/**
+ * Where a scan of JSON text stands with respect to strings: inside one, and just after a backslash there. Both the
+ * repair (escapeControls) and the count for an error's offsets (controlsFrom) read the text through it, so they
+ * can never disagree on which characters a repair escapes.
+ */
+interface StringScan {
+  inString: boolean;
+  escaped: boolean;
+}
+
+/** Moves `scan` past the character `code`; true when it is a raw control character inside a string. */
+function isRawControl(scan: StringScan, code: number): boolean {
+  if (!scan.inString) {
+    if (code === 0x22) scan.inString = true;
+    return false;
+  }
+  if (scan.escaped) scan.escaped = false;
+  else if (code === 0x5c) scan.escaped = true;
+  else if (code === 0x22) scan.inString = false;
+  else return code < 0x20;
+  return false;
+}
+
 /** escapeControlsInStrings with a budget: the text and how many it escaped, undefined beyond `budget`. */
 function escapeControls(text: string, budget: number): { text: string; controls: number } | undefined {
+  const scan: StringScan = { inString: false, escaped: false };
   let out = '';
-  let inString = false;
-  let escaped = false;
   let last = 0;
   let controls = 0;
   for (let i = 0; i < text.length; i++) {
     const code = text.charCodeAt(i);
-    if (inString) {
-      if (escaped) {
-        escaped = false;
-      } else if (code === 0x5c) {
-        escaped = true;
-      } else if (code === 0x22) {
-        inString = false;
-      } else if (code < 0x20) {
-        if (++controls > budget) return undefined;
-        out += text.slice(last, i) + '\\u' + code.toString(16).padStart(4, '0');
-        last = i + 1;
-      }
-    } else if (code === 0x22) {
-      inString = true;
-    }
+    if (!isRawControl(scan, code)) continue;
+    if (++controls > budget) return undefined;
+    out += text.slice(last, i) + '\\u' + code.toString(16).padStart(4, '0');
+    last = i + 1;
   }
   return { text: controls === 0 ? text : out + text.slice(last), controls };
 }
@@ -493,22 +504,13 @@ function* listInSlices(pieces: readonly string[]): Steps<unknown[] | ListFailure
 
 /** Raw control characters inside strings, counted as the whole text's repair counts them, from `from` (outside a string) to the end; stops past `limit`. */
 function* controlsFrom(pieces: readonly string[], from: Mark, limit: number): Steps<number> {
+  const scan: StringScan = { inString: false, escaped: false };
   let controls = 0;
-  let inString = false;
-  let escaped = false;
   for (let piece = from.piece; piece < pieces.length; piece++) {
     yield;
     const text = pieces[piece] as string;
     for (let at = piece === from.piece ? from.at : 0; at < text.length; at++) {
-      const code = text.charCodeAt(at);
-      if (inString) {
-        if (escaped) escaped = false;
-        else if (code === 0x5c) escaped = true;
-        else if (code === 0x22) inString = false;
-        else if (code < 0x20 && ++controls > limit) return controls;
-      } else if (code === 0x22) {
-        inString = true;
-      }
+      if (isRawControl(scan, text.charCodeAt(at)) && ++controls > limit) return controls;
     }
   }
   return controls;
