@@ -162,9 +162,14 @@ export function createApp(initial: Config, deps: AppDeps): App {
   // One log line per verdict change (peer stale since T, recovered, interface down, router down).
   const verdictWatch = watchVerdicts({ store, config: () => polled, logger: deps.logger, now });
 
+  /** Set by stop(): no reload applies after it. */
+  let stopped = false;
   const attemptReload = async (): Promise<ReloadResult> => {
     try {
       const next = deps.loadConfig === undefined ? config : await deps.loadConfig();
+      // Stopped while the files were read (SIGTERM during a reload): applying now would plan routers, make clients
+      // and install a web config after the stop closed them, and answer ok for a configuration that never runs.
+      if (stopped) return STOPPED_RELOAD;
       const install = deps.prepareReload?.(next);
       const previous = config;
       apply(next);
@@ -184,8 +189,6 @@ export function createApp(initial: Config, deps: AppDeps): App {
       return { ok: false, problems };
     }
   };
-  /** Set by stop(): no reload applies after it. */
-  let stopped = false;
   /** The attempt running, and the one to run after it for requests that came meanwhile. */
   let reloading: Promise<ReloadResult> | undefined;
   let queued: Promise<ReloadResult> | undefined;

@@ -180,6 +180,27 @@ describe('a reload asked for while another runs', () => {
     expect(await app.reload()).toMatchObject({ ok: false });
     expect(reads()).toBe(1);
   });
+
+  it('applies nothing when the app stops while its file is being read (SIGTERM during SIGHUP; found by review)', async () => {
+    let routers = ['r'];
+    const { app, reads, release } = heldFirstRead(() =>
+      testConfig({
+        listen: '127.0.0.1:0',
+        defaults: { username: 'monitor', password: PASSWORD, timeout: '2s', tls: { ca_file: ca } },
+        routers: routers.map((name) => ({ name, url: emulator.router('r').url })),
+      }),
+    );
+    routers = ['r', 'added-after-stop'];
+    const pending = app.reload();
+    await expect.poll(reads).toBe(1);
+    await app.stop();
+    release();
+    expect(await pending).toMatchObject({ ok: false });
+    // Neither planned nor installed: the store and the config are the ones the stop left.
+    expect(app.store.routerNames()).toEqual(['r']);
+    expect(app.config().routers.map((router) => router.name)).toEqual(['r']);
+    expect(await app.self.render('text')).toMatch(/^routeros_exporter_config_last_reload_successful 1$/m);
+  });
 });
 
 describe('top-level settings on reload', () => {
