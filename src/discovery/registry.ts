@@ -85,6 +85,8 @@ export class DiscoveryRegistry {
   readonly #endpoints = new Map<string, Entry>();
   readonly #counts = new Map<string, number>();
   #pending = false;
+  /** Closed at shutdown: no target is taken in after it (its scheduler and clients are being closed). */
+  #closed = false;
   /** performance.now() before which the next scheduler load waits (see #changed). */
   #nextLoadAt = 0;
   #loadTimer: NodeJS.Timeout | undefined;
@@ -167,6 +169,9 @@ export class DiscoveryRegistry {
 
   /** `/probe?target=…&profile=…`; see src/server/discover-result.ts for what each answer means. */
   async discover(target: string, profileName: string, timeoutMs: number): Promise<DiscoverResult> {
+    // The server still answers while the exporter shuts down; a target taken in now would be planned on a stopped
+    // scheduler and wait out the whole probe for a collection that never comes.
+    if (this.#closed) return { kind: 'closed' };
     const profile = this.#profiles.get(profileName);
     if (profile === undefined) {
       this.#deps.metrics.refused('', 'unknown_profile');
@@ -220,6 +225,7 @@ export class DiscoveryRegistry {
 
   /** Stops listening to the store and releases every waiter (shutdown). */
   close(): void {
+    this.#closed = true;
     clearTimeout(this.#loadTimer);
     this.#pending = false;
     for (const resolve of this.#loaded.splice(0)) resolve();
@@ -302,7 +308,7 @@ export class DiscoveryRegistry {
    * a burst of first probes takes at most about 1 / (1 + LOAD_GAP_FACTOR) of the CPU, however many arrive.
    */
   #changed(): void {
-    if (this.#pending) return;
+    if (this.#pending || this.#closed) return;
     this.#pending = true;
     const run = (): void => {
       this.#loadTimer = undefined;

@@ -7,4 +7,5 @@ export type DiscoverResult =
   | { kind: 'unknown_profile' } // 404
   | { kind: 'refused'; reason: string } // 403: outside the profile's allow list (no connection made)
   | { kind: 'full'; reason: string } // 429: the profile's cap of discovered targets is reached
-  | { kind: 'timeout'; router: string }; // first collection still running at the deadline: serve what exists, 200
+  | { kind: 'timeout'; router: string } // first collection still running at the deadline: serve what exists, 200
+  | { kind: 'closed' }; // 503: the exporter is shutting down and takes no new target in

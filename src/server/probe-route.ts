@@ -24,6 +24,8 @@ function bounded(reason: string): string {
 
 export const NO_SUCH_ROUTER = 'No such router: target names a router of the configuration (listed by /sd); one from an inventory needs profile=NAME.\n';
 
+export const SHUTTING_DOWN = 'Shutting down: the exporter takes no new target in.\n';
+
 export const NOT_PLANNED_YET = 'Not ready: the target is accepted but has nothing to serve yet; retry shortly.\n';
 
 export async function serveProbe(
@@ -62,6 +64,9 @@ export async function serveProbe(
       case 'full':
         res.setHeader('retry-after', '60');
         sendText(res, 429, `Too many targets: ${bounded(result.reason)}.\n`);
+        return;
+      case 'closed':
+        sendText(res, 503, SHUTTING_DOWN);
         return;
       case 'ready':
       case 'timeout':

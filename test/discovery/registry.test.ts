@@ -113,6 +113,19 @@ describe('discover', () => {
     expect(app.discovery.size).toBe(1);
   });
 
+  it('takes no target in once the app stopped: the probe is answered closed at once, nothing is planned (found by review)', async () => {
+    const { app } = startApp(config({ lab: { targets: ['127.0.0.1/32'] } }));
+    await app.stop();
+    const name = target('r3');
+    const before = emulator.router('r3').stats.requests;
+    const started = performance.now();
+    expect(await app.discovery.discover(name, 'lab', 5_000)).toEqual({ kind: 'closed' });
+    expect(performance.now() - started).toBeLessThan(1_000);
+    expect(app.discovery.size).toBe(0);
+    expect(app.store.routerNames()).toEqual([]);
+    expect(emulator.router('r3').stats.requests).toBe(before);
+  });
+
   it('serves a configured router as itself, whatever the allow list, and creates nothing', async () => {
     const { app } = startApp(config({ lab: { targets: ['10.0.0.0/8'] } }, [{ name: 'hq', url: emulator.router('hq').url }]));
     expect(await app.discovery.discover('hq', 'lab', 1_000)).toEqual({ kind: 'ready', router: 'hq' });

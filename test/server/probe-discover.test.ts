@@ -67,13 +67,15 @@ describe('/probe?target=HOST&profile=NAME', () => {
     // reload forgot it meanwhile): retry, not "no such router … needs profile=" (which it had).
     ['ready, but not planned (yet, or any more)', { kind: 'ready', router: 'not-planned' }, 503, /^Not ready: the target is accepted/],
     ['timeout, not planned yet', { kind: 'timeout', router: 'not-planned' }, 503, /^Not ready: the target is accepted/],
+    // Shutting down: nothing this process could serve later, so no Retry-After.
+    ['closed', { kind: 'closed' }, 503, /^Shutting down: the exporter takes no new target in\.\n$/],
   ])('maps %s', async (_name, result, status, body) => {
     answer = result;
     const got = await probe('target=192.0.2.7&profile=edge');
     expect(got.status).toBe(status);
     expect(got.body).toMatch(body);
     if (status === 429) expect(got.retryAfter).toBe('60');
-    if (status === 503) expect(got.retryAfter).toBe('1');
+    if (status === 503) expect(got.retryAfter).toBe(result.kind === 'closed' ? null : '1');
   });
 
   it('answers 404 "no such profile" when the app has no discovery at all (Endpoints.discover absent)', async () => {
