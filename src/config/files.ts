@@ -2,7 +2,8 @@ import { closeSync, constants, fstatSync, openSync, readFileSync, type Stats } f
 import { open } from 'node:fs/promises';
 import { resolve } from 'node:path';
 
-export type ReadResult = { path: string; text: string } | { path: string; error: string };
+/** A file's text, or why it could not be read: `error` names the file, `reason` alone does not (password_file). */
+export type ReadResult = { path: string; text: string } | { path: string; error: string; reason: string };
 
 const WORDS: Record<string, string> = {
   ENOENT: 'no such file',
@@ -111,7 +112,8 @@ export function makeFileReader(baseDir: string, readFile: (path: string) => stri
       try {
         result = { path, text: readFile(path) };
       } catch (error) {
-        result = { path, error: `cannot read ${JSON.stringify(path)}: ${readFailure(error)}` };
+        const reason = readFailure(error);
+        result = { path, error: `cannot read ${JSON.stringify(path)}: ${reason}`, reason };
       }
       cache.set(path, result);
     }

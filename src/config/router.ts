@@ -58,8 +58,10 @@ function resolvePassword(source: PasswordSource, path: string, ctx: RouterContex
     case 'password_file': {
       const read = ctx.readText(source.file);
       // A file written by `echo` or a secrets manager ends in a newline that is not part of the password.
-      if ('text' in read) return checked(read.text.replace(/[\r\n]+$/, ''), `the text of ${JSON.stringify(read.path)}`);
-      ctx.problems.add(path, read.error);
+      if ('text' in read) return checked(read.text.replace(/[\r\n]+$/, ''), 'the text of the file it names');
+      // The path is not quoted either, as password_env's name is not: it may be a password pasted where the path
+      // belongs, or come from a `${VAR:-default}` whose default is one.
+      ctx.problems.add(path, `cannot read the file it names: ${read.reason}`);
       return undefined;
     }
   }

@@ -243,7 +243,16 @@ describe('top-level keys', () => {
       routers: [{ name: 'a', url: 'https://192.0.2.1' }, { name: 'b', url: 'https://192.0.2.2' }],
     });
     expect(problems).toEqual([
-      { path: 'defaults.password_file', message: 'cannot read "/etc/routeros-exporter/missing.pw": no such file (ENOENT)' },
+      { path: 'defaults.password_file', message: 'cannot read the file it names: no such file (ENOENT)' },
     ]);
+  });
+
+  it('never quotes a password_file path, as it never names password_env\'s variable: it may be a password pasted there (found by review)', () => {
+    const problems = problemsOf({
+      defaults: { username: 'monitor' },
+      routers: [{ name: 'a', url: 'https://192.0.2.1', password_file: 'Tr0ub4dor&3xyz' }],
+    });
+    expect(problems).toEqual([{ path: 'routers[0].password_file', message: 'cannot read the file it names: no such file (ENOENT)' }]);
+    expect(JSON.stringify(problems)).not.toContain('Tr0ub4dor');
   });
 });

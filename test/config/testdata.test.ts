@@ -46,7 +46,7 @@ const INVALID: Record<string, [path: string, message: string]> = {
   'password-missing': ['routers[0]', 'needs a password source'],
   'password-two-sources': ['routers[0]', 'set only one of password, password_file and password_env'],
   'password-not-string': ['routers[0].password', 'must be a string (quote it in YAML)'],
-  'password-file-missing': ['defaults.password_file', 'no-such-password.txt": no such file (ENOENT)'],
+  'password-file-missing': ['defaults.password_file', 'cannot read the file it names: no such file (ENOENT)'],
   'password-env-unset': ['defaults.password_env', 'the environment variable it names is not set'],
   'env-unset': ['routers[0].url', 'environment variable ROUTEROS_TEST_UNSET_HOST is not set'],
   'password-interpolation-unset': ['defaults.password', 'the environment variable named by the ${…} at character 1 is not set'],
