@@ -7,7 +7,7 @@
  * Families are declared beside their collector (src/collectors/*.contract.ts); metrics/families.ts orders them.
  */
 import { openMetricsFamilyName, unitOf, type Unit } from './metadata.js';
-import { labelPair } from './text.js';
+import { escapeGivenLabelValue, labelPair } from './text.js';
 
 /** `info`: a gauge of 1 whose labels carry text (OpenMetrics' info type; a gauge in text 0.0.4). */
 export type FamilyType = 'gauge' | 'counter' | 'info';
@@ -58,7 +58,8 @@ export type LabelValues<Labels extends readonly string[]> = { readonly [Index in
  * same place without any collector knowing about them.
  */
 export function routerLabel(name: string, labels: Readonly<Record<string, string>> = {}): RouterLabel {
-  let text = labelPair('router', name);
+  // The name as given (the config's, or a /probe target's as its client typed it), never scrubbed: text.ts says why.
+  let text = `router="${escapeGivenLabelValue(name)}"`;
   for (const key of Object.keys(labels).sort()) text += `,${labelPair(key, labels[key] as string)}`;
   return text as RouterLabel;
 }

@@ -41,6 +41,17 @@ export function labelText(value: string): string {
 }
 
 /**
+ * A value the exporter was given, not read from a router, as a label carries it: bounded as labelText bounds, but
+ * not scrubbed of secrets. A router's name is the config's or, for a discovered target, what a /probe client typed;
+ * scrubbing typed text answers "is this one of the passwords?" for every guess in it (a target named
+ * `admin-summer2024-x.branch…` came back `admin-[REDACTED:…]-x.branch…`, in its own probe and in /metrics) while
+ * hiding nothing from the one who typed it. What a router sends (names, comments, error texts) stays scrubbed.
+ */
+export function givenLabelText(value: string): string {
+  return value.length <= MAX_LABEL_VALUE_CHARS ? value : shortened(value, wholePairs(value.slice(0, MAX_LABEL_VALUE_CHARS)));
+}
+
+/**
  * Escapes a label value per the exposition format (backslash, double quote, line feed).
  * Other control characters have no escape in the format and could confuse strict parsers,
  * so they become U+FFFD, as do lone surrogates (they have no UTF-8 form, and the bytes would say U+FFFD
@@ -48,7 +59,15 @@ export function labelText(value: string): string {
  * the output stays parseable.
  */
 export function escapeLabelValue(raw: string): string {
-  const value = labelText(raw);
+  return escapeLabelText(labelText(raw));
+}
+
+/** escapeLabelValue for a value the exporter was given (givenLabelText): a router's name. */
+export function escapeGivenLabelValue(raw: string): string {
+  return escapeLabelText(givenLabelText(raw));
+}
+
+function escapeLabelText(value: string): string {
   // Fast path: most values (names, keys, addresses) need nothing. Control characters are what we look for,
   // and surrogates (the loop below tells a lone one from a pair).
   // eslint-disable-next-line no-control-regex

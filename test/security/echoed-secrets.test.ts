@@ -50,6 +50,22 @@ describe('secrets echoed into router data', () => {
     expect(out).toMatch(/comment="Basic bW9uaXRv\[REDACTED:[0-9a-f]{8}\]"/);
   });
 
+  it('a router name is written as given, never scrubbed: a /probe target typed with guesses must not say which are passwords (found by review)', () => {
+    // A discovered target's name is what its /probe client typed; scrubbing it answered, per guess, whether it
+    // was one of the process's passwords. The router's own text in the same series is still scrubbed.
+    const typed = `admin-${OTHER}-office1.branch.example.net`;
+    const label = routerLabel(typed);
+    expect(label).toBe(`router="${typed}"`);
+    const result = mapInterfaces([{ name: `wan-${OTHER}`, type: 'ether', running: 'true' }], label, testRouter().interfaces);
+    const running = sampleText(result.samples)
+      .split('\n')
+      .filter((line) => line.startsWith('routeros_interface_running{'));
+    expect(running).toEqual([expect.stringMatching(new RegExp(`^routeros_interface_running\\{router="${typed}",interface="wan-\\[REDACTED:[0-9a-f]{8}\\]"`))]);
+    // Still bounded and escaped as every label value.
+    expect(routerLabel('q"\\\n')).toBe('router="q\\"\\\\\\n"');
+    expect(routerLabel('x'.repeat(5_000)).length).toBeLessThan(1_100);
+  });
+
   it('are redacted in the system info a proxy rewrote', () => {
     const result = mapSystem({ 'board-name': PASSWORD, architecture: BASIC, version: `7.16 (${PASSWORD})`, uptime: '1h', 'cpu-load': '1' }, routerLabel('hq'), T0);
     expectNoSecret(sampleText(result.samples));
