@@ -15,8 +15,10 @@ import { decodeCp1252 } from './cp1252.js';
 export const REDACTED = '[REDACTED]';
 
 /**
- * Shorter values are not registered: redacting every "abc" of every log line would make logs unreadable, and a
- * password that short is no secret. Their Basic encoding (always 4+ characters with a user name) still is.
+ * Shorter values are not registered: redacting every "abc" of every log line would make logs unreadable, and
+ * redacting them only where they stand alone would tell them (an address `10.0.0.42` shown as `10.0.0.[REDACTED]`
+ * names a password `42`). Their Basic encoding (always 4+ characters with a user name) still is, and the config
+ * loader warns about such a password (config/password-warnings.ts).
  */
 export const MIN_SECRET_LENGTH = 4;
 
@@ -24,12 +26,67 @@ export const MIN_SECRET_LENGTH = 4;
  * At most this many values are kept, the least recently registered going first: a password file rotated on every
  * reload for months must not grow the registry, and what it evicts are passwords no longer in use (a password
  * still in use is registered again at every config load and client build, which makes it recent again). A
- * password has about a dozen forms (a few dozen when it is not ASCII), so this holds thousands of routers' passwords.
+ * password has about a dozen forms (~40 when it is not ASCII), so one config load of 10,000 routers with distinct
+ * passwords evicts none of its own: at 100,000, a load of 3,700 non-ASCII passwords evicted the first routers' as
+ * it read the last ones (found by review).
  */
-export const MAX_SECRETS = 100_000;
+export const MAX_SECRETS = 500_000;
 
-/** Least recently registered first (for eviction). */
-const registered = new Set<string>();
+/** Each registered value, with the stamp of its latest registration. */
+const registered = new Map<string, number>();
+/**
+ * Registrations in order, least recent first, for eviction: an entry whose stamp is no longer its value's latest
+ * was registered again since, and is passed over. A Set kept in that order (deleted and added again to move a
+ * value to the end) made eviction quadratic: each `values().next()` skipped the holes earlier deletions left at
+ * the front, and 500,000 registrations at the cap took 94 s instead of a second.
+ */
+let orderValues: string[] = [];
+let orderStamps: number[] = [];
+let orderHead = 0;
+let lastStamp = 0;
+
+function stamp(value: string): void {
+  const next = ++lastStamp;
+  registered.set(value, next);
+  orderValues.push(value);
+  orderStamps.push(next);
+  compactWhenSparse();
+}
+
+/**
+ * Entries passed over or evicted are dropped once they are most of the list, so it stays within about twice the
+ * values held, however often they are registered again (each config load registers them all) or evicted.
+ */
+function compactWhenSparse(): void {
+  if (orderValues.length > 2 * registered.size + 1024) compactOrder();
+}
+
+function compactOrder(): void {
+  const values: string[] = [];
+  const stamps: number[] = [];
+  for (let at = orderHead; at < orderValues.length; at++) {
+    const value = orderValues[at] as string;
+    const stampAt = orderStamps[at] as number;
+    if (registered.get(value) === stampAt) {
+      values.push(value);
+      stamps.push(stampAt);
+    }
+  }
+  orderValues = values;
+  orderStamps = stamps;
+  orderHead = 0;
+}
+
+/** The least recently registered value, taken off the order (undefined when none is held). */
+function takeOldest(): string | undefined {
+  while (orderHead < orderValues.length) {
+    const value = orderValues[orderHead] as string;
+    const stampAt = orderStamps[orderHead] as number;
+    orderHead++;
+    if (registered.get(value) === stampAt) return value;
+  }
+  return undefined;
+}
 /**
  * The index a scrub looks values up in: a tree keyed by 4-character chunks of a value's beginning. A value is
  * filed in the deepest node its beginning reaches; a node holding more than SPLIT values that are longer files
@@ -136,18 +193,19 @@ function longestAt(text: string, at: number): string | undefined {
 function addOne(value: string): void {
   if (value.length < MIN_SECRET_LENGTH) return;
   if (registered.has(value)) {
-    // Registered again: in use, so recent again (a Set keeps insertion order).
-    registered.delete(value);
-    registered.add(value);
+    // Registered again: in use, so recent again.
+    stamp(value);
     return;
   }
-  registered.add(value);
+  stamp(value);
   index(value);
   countHead(value, 1);
   longestValue = Math.max(longestValue, value.length);
   while (registered.size > MAX_SECRETS) {
-    const oldest = registered.values().next().value as string;
+    const oldest = takeOldest();
+    if (oldest === undefined) break;
     registered.delete(oldest);
+    compactWhenSparse();
     unindex(oldest);
     countHead(oldest, -1);
   }
@@ -181,12 +239,20 @@ function formsOf(value: string): Set<string> {
     const bytes = Buffer.from(value, 'utf8');
     texts.add(bytes.toString('latin1'));
     texts.add(decodeCp1252(bytes));
+    // The other Unicode spelling (`ä` as one character, or as `a` and a combining mark): a system that normalises
+    // the text it echoes writes the one the password is not in.
+    texts.add(value.normalize('NFC'));
+    texts.add(value.normalize('NFD'));
   }
   const forms = new Set<string>();
   for (const text of texts) {
     // A form field (application/x-www-form-urlencoded) encodes more than a URI component, and a space as `+`.
     const formField = new URLSearchParams({ x: text }).toString().slice(2);
-    for (const form of [text, encodedOrNothing(percentEncodedPath, text), encodedOrNothing(encodeURIComponent, text), formField]) {
+    // RFC 3986's strict encoding, which encodeURIComponent is not (it leaves `!'()*`): Python's quote(safe=''),
+    // Go's escaping, and with a space as `+` Go's QueryEscape (a portal written in either echoed `*` as `%2A`).
+    const strict = encodedOrNothing(strictlyEncoded, text);
+    const encodings = [text, encodedOrNothing(percentEncodedPath, text), encodedOrNothing(encodeURIComponent, text), formField, strict, strict.replace(/%20/g, '+')];
+    for (const form of encodings) {
       // Percent-encoding's hex digits may come in lower case (RFC 3986 allows either; some proxies write them so).
       for (const cased of [form, form.replace(/%[0-9A-F]{2}/g, (escape) => escape.toLowerCase())]) {
         forms.add(cased);
@@ -195,6 +261,11 @@ function formsOf(value: string): Set<string> {
     }
   }
   return forms;
+}
+
+/** encodeURIComponent and the characters it leaves that RFC 3986 reserves: only `A-Z a-z 0-9 - . _ ~` stay. */
+function strictlyEncoded(text: string): string {
+  return encodeURIComponent(text).replace(/[!'()*]/g, (char) => `%${char.charCodeAt(0).toString(16).toUpperCase()}`);
 }
 
 /**
@@ -253,6 +324,9 @@ export function registerCredentials(username: string, password: string): void {
  */
 export function forgetAllSecrets(): void {
   registered.clear();
+  orderValues = [];
+  orderStamps = [];
+  orderHead = 0;
   root.clear();
   headCounts = undefined;
   longestValue = 0;

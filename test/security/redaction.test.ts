@@ -71,6 +71,33 @@ describe('redaction', () => {
     }
   });
 
+  it('a password echoed as strict RFC 3986 encoders write it: `!\'()*` encoded too, a space as %20 or + (found by review)', () => {
+    const password = "Pa*ss(w)rd! it's";
+    registerCredentials('monitor', password);
+    const strict = encodeURIComponent(password).replace(/[!'()*]/g, (char) => `%${char.charCodeAt(0).toString(16).toUpperCase()}`);
+    // Python's quote(safe=''), Go's escaping; Go's QueryEscape writes the space as +; either hex case.
+    for (const form of [strict, strict.replace(/%20/g, '+'), strict.replace(/%[0-9A-F]{2}/g, (escape) => escape.toLowerCase())]) {
+      expect(redactSecrets(`302 to https://portal.invalid/auth/${form}/next`)).toBe('302 to https://portal.invalid/auth/[REDACTED]/next');
+    }
+  });
+
+  it('a password that is not ASCII, echoed in the other Unicode spelling (composed or decomposed; found by review)', () => {
+    const composed = 'Pässwörd-Ünï-9'.normalize('NFC');
+    const decomposed = 'Geheimnis-Äöü-4'.normalize('NFD');
+    registerCredentials('monitor', composed);
+    registerCredentials('monitor', decomposed);
+    for (const echoed of [composed.normalize('NFD'), decomposed.normalize('NFC'), encodeURIComponent(composed.normalize('NFD'))]) {
+      expect(redactSecrets(`said ${echoed} end`)).toBe('said [REDACTED] end');
+    }
+  });
+
+  it('one config load of 10,000 routers with distinct non-ASCII passwords evicts none of its own (found by review)', () => {
+    const passwords = Array.from({ length: 10_000 }, (_, i) => `Ünïcødé "pw" ${i} & ~more~/"€"`);
+    for (const password of passwords) registerCredentials('monitor', password);
+    expect(registeredSecretCount()).toBeLessThanOrEqual(MAX_SECRETS);
+    for (const i of [0, 1, 1_200, 5_000, 9_999]) expect(redactSecrets(`detail: ${passwords[i]}`)).toBe('detail: [REDACTED]');
+  });
+
   it('a password under 4 characters is not registered, but its Basic encoding is', () => {
     registerCredentials('ab', 'xyz');
     expect(redactSecrets('xyz stays')).toBe('xyz stays');
