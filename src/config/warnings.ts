@@ -4,10 +4,29 @@
  */
 import { joinPath } from './problems.js';
 import type { Config, ConfigProblem, ProfileConfig, RouterConfig } from './types.js';
+import { MIN_SECRET_LENGTH } from '../util/redact.js';
 
 /** The daemon's wording (src/app.ts logs the same sentences for each router). */
 export const PLAIN_HTTP_WARNING = 'plain HTTP: the password crosses the network unencrypted; use https';
 export const SKIP_VERIFY_WARNING = 'TLS certificate verification is OFF for this router (tls.insecure_skip_verify)';
+export const SHORT_PASSWORD_WARNING = `the password is shorter than ${MIN_SECRET_LENGTH} characters: too short to tell from ordinary text, it is not redacted from logs, errors and labels (its Basic encoding is); use a longer one`;
+export const NAME_PASSWORD_WARNING =
+  'the password is also a name (the user name, or one RouterOS gives its own objects): it is redacted wherever that name shows in logs and labels, which tells it; use one that is no name';
+
+/**
+ * Names every router's data and logs hold: the user name, and what RouterOS calls its own objects by default. A
+ * password equal to one is redacted from every place the name shows (`[REDACTED:…]-lan` for a bridge called
+ * `bridge-lan`), and the redaction itself tells the password to whoever reads them (found by review).
+ */
+const ROUTEROS_NAMES = /^(?:admin|default|bridge|local|lan|wan|(?:ether|sfp|sfp-sfpplus|qsfpplus|wlan|wifi|wg|vlan|bond|lte|pppoe-out)\d*)$/i;
+
+function passwordWarnings(router: RouterConfig, path: string): ConfigProblem[] {
+  const password = router.password.reveal();
+  if (password === '') return [];
+  if (password.length < MIN_SECRET_LENGTH) return [{ path, message: SHORT_PASSWORD_WARNING }];
+  if (password.toLowerCase() === router.username.toLowerCase() || ROUTEROS_NAMES.test(password)) return [{ path, message: NAME_PASSWORD_WARNING }];
+  return [];
+}
 
 export function routerWarnings(router: RouterConfig, path: string): ConfigProblem[] {
   const warnings: ConfigProblem[] = [];
@@ -16,6 +35,7 @@ export function routerWarnings(router: RouterConfig, path: string): ConfigProble
   if (router.tls.insecureSkipVerify && router.url.startsWith('https:')) {
     warnings.push({ path, message: SKIP_VERIFY_WARNING });
   }
+  warnings.push(...passwordWarnings(router, path));
   return warnings;
 }
 

@@ -1,7 +1,7 @@
 /** check-config prints the warnings the daemon logs: the same sentences, for the same routers. */
 import { describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app.js';
-import { configWarnings } from '../../src/config/warnings.js';
+import { NAME_PASSWORD_WARNING, SHORT_PASSWORD_WARNING, configWarnings } from '../../src/config/warnings.js';
 import { captureLogs } from '../helpers/log-capture.js';
 import { resolve } from './helpers.js';
 
@@ -31,5 +31,32 @@ describe('configWarnings', () => {
     const names = config.routers.map((router) => router.name);
     const said = configWarnings(config).map((w) => `${names[Number(/^routers\[(\d+)\]/.exec(w.path)?.[1])] ?? '?'}: ${w.message}`);
     expect(said.sort()).toEqual(logged.sort());
+  });
+});
+
+describe('password warnings (found by review: a short or name-like password is told by its own redaction)', () => {
+  const warned = (password: string, username = 'monitor'): string[] =>
+    configWarnings(resolve({ defaults: { username, password }, routers: [{ name: 'r', url: 'https://192.0.2.9' }] })).map((w) => w.message);
+
+  it.each(['a', 'k9', 'abc'])('warns that %j is too short to be redacted', (password) => {
+    expect(warned(password)).toEqual([SHORT_PASSWORD_WARNING]);
+  });
+
+  it.each([
+    ['bridge', 'monitor'],
+    ['Ether1', 'monitor'],
+    ['sfp-sfpplus2', 'monitor'],
+    ['admin', 'monitor'],
+    ['Monitor', 'monitor'],
+  ])('warns that %j (user %j) is a name its redaction would tell', (password, username) => {
+    expect(warned(password, username)).toEqual([NAME_PASSWORD_WARNING]);
+  });
+
+  it.each(['abcd', 'bridge-7f!Q', 'ether1x2', 'default-Secret-1'])('says nothing of %j', (password) => {
+    expect(warned(password)).toEqual([]);
+  });
+
+  it('never quotes the password it warns about', () => {
+    for (const message of [SHORT_PASSWORD_WARNING, NAME_PASSWORD_WARNING]) expect(message).not.toMatch(/k9|bridge|admin/);
   });
 });
