@@ -92,14 +92,20 @@ export class SnapshotStore {
    * (routerLabel: `router` and its configured labels; `router` alone when not given). Routers and jobs no
    * longer planned lose their series now; kept ones keep their snapshots, so a reload does not blank the
    * metrics. A router whose labels changed starts afresh: its series are other series now, and keeping old
-   * snapshots would serve data series under the old labels beside meta series under the new ones.
+   * snapshots would serve data series under the old labels beside meta series under the new ones. So does a router
+   * in `restarted` (the scheduler gave it another client: its URL, credentials or TLS changed): until its jobs run
+   * again, which they do at once, it has no series rather than the old endpoint's as its own.
    */
-  plan(routers: ReadonlyMap<string, readonly JobPlan[]>, labels: ReadonlyMap<string, RouterLabel> = new Map()): void {
+  plan(
+    routers: ReadonlyMap<string, readonly JobPlan[]>,
+    labels: ReadonlyMap<string, RouterLabel> = new Map(),
+    restarted: ReadonlySet<string> = new Set(),
+  ): void {
     const next = new Map<string, RouterEntry>();
     for (const [name, jobs] of routers) {
       const label = labels.get(name) ?? routerLabel(name);
       const kept = this.#routers.get(name);
-      const entry = (kept?.label === label ? kept : undefined) ?? {
+      const entry = (kept?.label === label && !restarted.has(name) ? kept : undefined) ?? {
         name,
         label,
         jobs: new Map<string, JobSlot>(),

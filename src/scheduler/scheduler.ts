@@ -82,6 +82,8 @@ export class Scheduler {
    * reads would take turns on its one connection anyway; and its router's standing.
    */
   #shares = new Map<JobContext['client'], ClientShare>();
+  /** Each router's client as of the last load: a router given another one (its URL, credentials or TLS changed) starts afresh. */
+  #clients = new Map<string, JobContext['client']>();
   /**
    * Routers readiness has counted as tried (ready()): kept, so that a router found silent and then answering
    * before its other jobs ran does not take readiness back. A reload that adds or replaces a router's job that
@@ -115,9 +117,16 @@ export class Scheduler {
     const plans = new Map<string, JobPlan[]>();
     const labels = new Map<string, RouterLabel>();
     const shares = new Map<JobContext['client'], ClientShare>();
+    const clients = new Map<string, JobContext['client']>();
+    const restarted = new Set<string>();
     for (const router of config.routers) {
       const label = routerLabel(router.name, router.labels);
       const client = this.#deps.clientFor(router);
+      clients.set(router.name, client);
+      // Another client is another device, or the same one reached with other credentials: what the old one collected
+      // (routeros_up 1 of the router the name used to point at, a backoff after a refused password) is not this one's.
+      const previous = this.#clients.get(router.name);
+      if (previous !== undefined && previous !== client) restarted.add(router.name);
       let share = shares.get(client) ?? this.#shares.get(client);
       if (share === undefined) share = { readTurn: new ReadTurn(), standing: new RouterStanding() };
       shares.set(client, share);
@@ -169,9 +178,10 @@ export class Scheduler {
     }
     this.#jobs = next;
     this.#shares = shares;
+    this.#clients = clients;
     // Routers gone (discovered targets come and go) are forgotten, so the set stays the config's size.
     for (const router of this.#counted) if (!plans.has(router)) this.#counted.delete(router);
-    this.#deps.store.plan(plans, labels);
+    this.#deps.store.plan(plans, labels, restarted);
     if (this.#started) {
       for (const scheduled of fresh) {
         this.#schedule(scheduled);

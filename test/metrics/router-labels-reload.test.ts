@@ -64,3 +64,45 @@ describe('router labels through the scheduler', () => {
     await scheduler.stop();
   });
 });
+
+describe('a router given another client by a reload (found by review)', () => {
+  function configAt(url: string, schedule = '*/30 * * * * *') {
+    const collectors = Object.fromEntries(COLLECTOR_NAMES.map((name) => [name, name === 'system']));
+    return testConfig({
+      defaults: { username: 'u', password: 'p', collectors },
+      routers: [{ name: 'hq', url, schedules: { system: schedule } }],
+    });
+  }
+
+  it('serves nothing of the old endpoint as its own: no routeros_up until its first run at the new URL records', async () => {
+    const store = new SnapshotStore();
+    const triggers = new ManualTriggers();
+    const clients = new Map<string, FakeClient>();
+    const clientFor = (router: { url: string }): FakeClient => {
+      let client = clients.get(router.url);
+      if (client === undefined) clients.set(router.url, (client = new FakeClient()));
+      return client;
+    };
+    const scheduler = new Scheduler({ store, logger: pino({ level: 'silent' }), clientFor, triggerFactory: triggers.factory, jitter: false });
+    const exposition = new Exposition(store, new SelfMetrics({ version: 'test' }));
+    scheduler.load(configAt('https://192.0.2.1'));
+    scheduler.start(false);
+    const first = nextRecord(store, 'system');
+    triggers.fire('hq/system');
+    await first;
+    expect(exposition.routerText('text')).toContain('routeros_up{router="hq"} 1\n');
+
+    // A change that keeps the client (the schedule) keeps what was collected.
+    scheduler.load(configAt('https://192.0.2.1', '*/15 * * * * *'));
+    expect(exposition.routerText('text')).toContain('routeros_up{router="hq"} 1\n');
+
+    // Another URL under the same name and labels: the old device's figures are not this one's.
+    const again = nextRecord(store, 'system');
+    scheduler.load(configAt('https://192.0.2.99', '*/15 * * * * *'));
+    expect(exposition.routerText('text')).not.toContain('routeros_up{router="hq"}');
+    expect(store.snapshots('hq')).toEqual([]);
+    await again;
+    expect(exposition.routerText('text')).toContain('routeros_up{router="hq"} 1\n');
+    await scheduler.stop();
+  });
+});
