@@ -3,7 +3,7 @@
  * or URL: the same settings keys, merged over `defaults` the same way, with the same password sources and checks,
  * plus what makes probing a target Prometheus names safe: the `targets:` allow list, a cap and an expiry.
  */
-import { readDuration, readEnum, readInteger, readMap, REPORTED, type RawMap } from './fields.js';
+import { readDuration, readEnum, readInteger, readList, readMap, REPORTED, type RawMap } from './fields.js';
 import { readAllowList } from './allow-list.js';
 import { mergeLayers, type SettingsLayer } from './layer.js';
 import { joinPath } from './problems.js';
@@ -12,7 +12,7 @@ import { readSettings, SETTINGS_KEYS } from './settings.js';
 import type { ProfileConfig } from './types.js';
 import { quoteValue } from './value-error.js';
 
-export const PROFILE_KEYS = ['targets', 'max_targets', 'forget_after', 'scheme', ...SETTINGS_KEYS] as const;
+export const PROFILE_KEYS = ['targets', 'ports', 'max_targets', 'forget_after', 'scheme', ...SETTINGS_KEYS] as const;
 /** Profile names are `profile=` values and metric label values: plain, like router names. */
 const SAFE_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$/;
 export const DEFAULT_MAX_TARGETS = 1_000;
@@ -42,6 +42,7 @@ function readProfile(name: string, raw: unknown, defaults: SettingsLayer, ctx: R
     ? readDuration(map.forget_after, joinPath(path, 'forget_after'), problems, { atLeast: MIN_FORGET_AFTER_SECONDS })
     : undefined;
   const scheme = Object.hasOwn(map, 'scheme') ? readEnum(map.scheme, joinPath(path, 'scheme'), problems, SCHEMES) : 'https';
+  const ports = Object.hasOwn(map, 'ports') ? readPorts(map.ports, joinPath(path, 'ports'), problems) : undefined;
   const merged = mergeLayers(defaults, readSettings(map, path, problems));
   const router = resolveRouter({ name: '', url: '', path }, merged, ctx);
   if (router === undefined || targets === undefined || maxTargets === undefined || scheme === undefined) return undefined;
@@ -49,7 +50,26 @@ function readProfile(name: string, raw: unknown, defaults: SettingsLayer, ctx: R
   const { name: _name, url: _url, ...settings } = router;
   const profile: ProfileConfig = { name, scheme, settings, targets, maxTargets };
   if (forgetAfter !== undefined) profile.forgetAfterSeconds = forgetAfter;
+  if (ports !== undefined) profile.ports = ports;
   return profile;
+}
+
+/** `ports:` a non-empty list of port numbers (1–65535), each once. */
+function readPorts(value: unknown, path: string, problems: RouterContext['problems']): number[] | undefined {
+  const list = readList(value, path, problems);
+  if (list === undefined) return undefined;
+  if (list.length === 0) {
+    problems.add(path, 'must list at least one port (leave ports out to allow any)');
+    return undefined;
+  }
+  const ports: number[] = [];
+  list.forEach((item, index) => {
+    const port = readInteger(item, joinPath(path, index), problems, { min: 1, max: 65_535 });
+    if (port === undefined) return;
+    if (ports.includes(port)) problems.add(joinPath(path, index), `lists port ${port} twice`);
+    else ports.push(port);
+  });
+  return ports.length === list.length ? ports : undefined;
 }
 
 /** The `profiles:` mapping, profile by profile in file order; every problem is reported at its path. */

@@ -137,6 +137,12 @@ export interface ProfileConfig {
   settings: Omit<RouterConfig, 'name' | 'url'>;
   /** The allow list: a target outside it is refused before any connection. Never empty. */
   targets: AllowEntry[];
+  /**
+   * `ports`: the only ports a target may name (its scheme's default when it names none); absent → any. The allow
+   * list trusts a host, not every service on it: a router's REST port, not its neighbour's web server, gets the
+   * profile's credentials.
+   */
+  ports?: number[];
   /** At most this many discovered targets at once; a new one past it is refused as full. */
   maxTargets: number;
   /** `forget_after`: absent → 10 × the longest schedule of the jobs a target runs (src/discovery). */

@@ -29,6 +29,9 @@ function hostMatches(entry: HostEntry, labels: readonly string[]): boolean {
 }
 
 export class AllowList {
+  /** The ports a target may name (absent: any), and the one a target that names none goes to. */
+  readonly #ports: ReadonlySet<number> | undefined;
+  readonly #defaultPort: number;
   // One list per family: a BlockList holding IPv6 networks also matches an IPv4 address whose mapped form
   // (::ffff:a.b.c.d) they contain, so `::/0` or `::/16` in one list with IPv4 entries would allow every IPv4
   // address. IPv6 entries match IPv6 targets only (a mapped entry is parsed as its IPv4 network).
@@ -36,7 +39,9 @@ export class AllowList {
   readonly #ipv6 = new BlockList();
   readonly #hosts: HostEntry[] = [];
 
-  constructor(entries: readonly AllowEntry[]) {
+  constructor(entries: readonly AllowEntry[], ports?: readonly number[], defaultPort = 443) {
+    this.#ports = ports === undefined ? undefined : new Set(ports);
+    this.#defaultPort = defaultPort;
     for (const entry of entries) {
       if (entry.kind === 'network') (entry.family === 'ipv4' ? this.#ipv4 : this.#ipv6).addSubnet(entry.address, entry.prefix, entry.family);
       else this.#hosts.push(entry);
@@ -44,6 +49,7 @@ export class AllowList {
   }
 
   allows(target: ParsedTarget): boolean {
+    if (this.#ports !== undefined && !this.#ports.has(target.port ?? this.#defaultPort)) return false;
     if (target.family === 'ipv4') return this.#ipv4.check(target.host, 'ipv4');
     if (target.family === 'ipv6') return this.#ipv6.check(target.host, 'ipv6');
     const labels = target.host.split('.');

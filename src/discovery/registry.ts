@@ -11,7 +11,7 @@ import type { SnapshotStore } from '../metrics/store.js';
 import type { DiscoverResult } from '../server/discover-result.js';
 import { AllowList } from './allow.js';
 import { forgetAfterMsOf } from './expiry.js';
-import { parseTarget, targetEndpoint, targetName, urlEndpoint, type ParsedTarget, type Scheme } from './target.js';
+import { DEFAULT_PORT, parseTarget, targetEndpoint, targetName, urlEndpoint, type ParsedTarget, type Scheme } from './target.js';
 
 /** Why a probe was refused; a closed set, so the refused counter's series stay few whatever targets arrive. */
 export type RefuseReason = 'unknown_profile' | 'invalid_target' | 'outside_allow_list' | 'other_profile' | 'full';
@@ -112,7 +112,7 @@ export class DiscoveryRegistry {
     this.#profiles = new Map(
       (config.profiles ?? []).map((profile) => [
         profile.name,
-        { config: profile, allow: new AllowList(profile.targets), forgetAfterMs: forgetAfterMsOf(profile) },
+        { config: profile, allow: new AllowList(profile.targets, profile.ports, DEFAULT_PORT[profile.scheme]), forgetAfterMs: forgetAfterMsOf(profile) },
       ]),
     );
     this.#configured = new Set(config.routers.map((router) => router.name));

@@ -62,6 +62,8 @@ describe('profiles', () => {
     expect(profile.targets.map((entry) => entry.kind)).toEqual(['network', 'network', 'host']);
     expect(profile.targets[1]).toMatchObject({ address: '192.0.2.7', prefix: 32 });
     expect(profile.targets[2]).toMatchObject({ labels: ['lab', 'example'], anyDepth: true });
+    expect(profile.ports).toBeUndefined();
+    expect(firstProfile(withProfiles({ lab: { targets: ['10.0.0.0/8'], ports: [443, '8443'] } })).ports).toEqual([443, 8443]);
   });
 
   it('let a config have no routers at all when it has a profile', () => {
@@ -95,6 +97,11 @@ describe('profiles', () => {
     [{ b: { targets: ['10.0.0.0/8'], max_targets: 'many' } }, 'profiles.b.max_targets', 'must be a whole number'],
     [{ b: { targets: ['10.0.0.0/8'], forget_after: '30s' } }, 'profiles.b.forget_after', '30s is too short: the minimum is 60s'],
     [{ b: { targets: ['10.0.0.0/8'], scheme: 'ftp' } }, 'profiles.b.scheme', 'must be one of https, http, not "ftp"'],
+    [{ b: { targets: ['10.0.0.0/8'], ports: [] } }, 'profiles.b.ports', 'must list at least one port (leave ports out to allow any)'],
+    [{ b: { targets: ['10.0.0.0/8'], ports: 443 } }, 'profiles.b.ports', 'must be a list'],
+    [{ b: { targets: ['10.0.0.0/8'], ports: [443, 0] } }, 'profiles.b.ports[1]', 'must be between 1 and 65535, not 0'],
+    [{ b: { targets: ['10.0.0.0/8'], ports: ['https'] } }, 'profiles.b.ports[0]', 'must be a whole number'],
+    [{ b: { targets: ['10.0.0.0/8'], ports: [443, 443] } }, 'profiles.b.ports[1]', 'lists port 443 twice'],
     [{ b: { targets: ['10.0.0.0/8'], url: 'https://10.0.0.1' } }, 'profiles.b.url', 'url comes from the probed target; a profile cannot set it'],
     [{ b: { targets: ['10.0.0.0/8'], name: 'x' } }, 'profiles.b.name', 'name comes from the probed target'],
     [{ b: { targets: ['10.0.0.0/8'], tagets: [] } }, 'profiles.b.tagets', 'unknown key (did you mean "targets"?)'],

@@ -240,6 +240,21 @@ describe('reload', () => {
     expect(self).not.toContain('routeros_exporter_discovered_targets{profile="b"}');
   });
 
+  it('ports: refuses a target on a port the profile does not list, and forgets one a reload no longer lists', async () => {
+    const port = (name: string): number => Number(new URL(emulator.router(name).url).port);
+    const first = config({ a: { targets: ['127.0.0.1/32'], ports: [port('r1')] } });
+    let next = first;
+    const { app } = startApp(first, () => Promise.resolve(next));
+    const before = emulator.router('r2').stats.requests;
+    expect(await app.discovery.discover(target('r2'), 'a', 5_000)).toMatchObject({ kind: 'refused' });
+    expect(emulator.router('r2').stats.requests).toBe(before);
+    expect((await app.discovery.discover(target('r1'), 'a', 5_000)).kind).toBe('ready');
+    next = config({ a: { targets: ['127.0.0.1/32'], ports: [port('r2')] } });
+    expect(await app.reload()).toEqual({ ok: true });
+    expect(app.discovery.size).toBe(0);
+    expect(await selfText(app)).toContain('routeros_exporter_discovered_targets_expired_total{profile="a",reason="outside_allow_list"} 1');
+  });
+
   it('leaves a discovered target running untouched when a reload changes nothing of its profile', async () => {
     const initial = config({ a: { targets: ['127.0.0.1/32'] } });
     const { app, triggers } = startApp(initial, () => Promise.resolve(config({ a: { targets: ['127.0.0.1/32'] } })));

@@ -21,6 +21,32 @@ function allows(list: AllowList, target: string): boolean {
   return parsed !== undefined && list.allows(parsed);
 }
 
+describe('ports: the allow list trusts a host, not every service on it (found by review)', () => {
+  const entries = [parseAllowEntry('10.0.0.0/8'), parseAllowEntry('*.branch.example')] as AllowEntry[];
+
+  it.each([
+    ['10.0.0.1', true],
+    ['10.0.0.1:443', true],
+    ['10.0.0.1:8443', true],
+    ['10.0.0.1:22', false],
+    ['10.0.0.1:80', false],
+    ['r1.branch.example:8443', true],
+    ['r1.branch.example:8080', false],
+    ['192.0.2.1:443', false],
+  ])('ports [443, 8443] under https: %s → %s', (target, allowed) => {
+    expect(allows(new AllowList(entries, [443, 8443], 443), target)).toBe(allowed);
+  });
+
+  it('a target naming no port goes to its scheme default, which must be listed', () => {
+    expect(allows(new AllowList(entries, [8443], 443), '10.0.0.1')).toBe(false);
+    expect(allows(new AllowList(entries, [80], 80), '10.0.0.1')).toBe(true);
+  });
+
+  it('without ports, any port of an allowed host', () => {
+    expect(allows(new AllowList(entries), '10.0.0.1:22')).toBe(true);
+  });
+});
+
 describe('parseTarget', () => {
   it.each([
     ['10.0.0.1', { host: '10.0.0.1', family: 'ipv4', port: undefined, authority: '10.0.0.1' }],
