@@ -6,7 +6,7 @@ export const USAGE = `Usage:
   routeros-exporter demo [--listen HOST:PORT] [--log-level LEVEL]
   routeros-exporter check-config FILE [--shard I/N]
   routeros-exporter once --config FILE
-  routeros-exporter check --config FILE [--router NAME] [--timeout SECONDS]
+  routeros-exporter check --config FILE [--router NAME]... [--timeout SECONDS]
   routeros-exporter --help | --version
 
 The config file may also be given as ROUTEROS_EXPORTER_CONFIG=FILE.
@@ -21,7 +21,8 @@ export interface CliOptions {
   listen?: string;
   logLevel?: string;
   shard?: string;
-  router?: string;
+  /** `--router`, as often as given: check those routers only. */
+  router?: string[];
   /** check: the overall deadline, as given (`30`, `30s`, `1m`). */
   timeout?: string;
   /** --web.enable-lifecycle: POST /-/reload answers without basic auth users. */
@@ -38,7 +39,9 @@ export const CLI_OPTIONS = {
   listen: { type: 'string' },
   'log-level': { type: 'string' },
   shard: { type: 'string' },
-  router: { type: 'string' },
+  // Repeatable, as /health's ?router= is: kept to the last one, `--router A --router B` checked B alone and could
+  // answer OK while A was critical (found by review).
+  router: { type: 'string', multiple: true },
   timeout: { type: 'string', short: 't' },
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean' },

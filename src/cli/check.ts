@@ -84,7 +84,7 @@ export function parseCheckTimeout(text: string): number {
 }
 
 /** The check itself, without printing: tests drive this in-process. */
-export async function check(configPath: string, routerName?: string, options: CheckOptions = {}): Promise<CheckOutput> {
+export async function check(configPath: string, routerNames?: string | readonly string[], options: CheckOptions = {}): Promise<CheckOutput> {
   let config: Config;
   try {
     config = await loadConfigFile(configPath, options.env ?? process.env);
@@ -95,9 +95,12 @@ export async function check(configPath: string, routerName?: string, options: Ch
     }
     return output('UNKNOWN', terminalText(`cannot load ${configPath}: ${error instanceof Error ? error.message : String(error)}`));
   }
-  const routers = routerName === undefined ? config.routers : config.routers.filter((router) => router.name === routerName);
-  if (routers.length === 0 && routerName !== undefined) {
-    return output('UNKNOWN', `no router named ${JSON.stringify(routerName)} in ${configPath}`, [
+  const named = routerNames === undefined ? undefined : new Set(typeof routerNames === 'string' ? [routerNames] : routerNames);
+  const routers = named === undefined ? config.routers : config.routers.filter((router) => named.has(router.name));
+  // Every router asked for, or UNKNOWN: checking the others alone could answer OK for one nobody looked at.
+  const unknown = named === undefined ? [] : [...named].filter((name) => !config.routers.some((router) => router.name === name));
+  if (unknown.length > 0) {
+    return output('UNKNOWN', `no router named ${unknown.map((name) => JSON.stringify(name)).join(', ')} in ${configPath}`, [
       `configured routers: ${config.routers.map((router) => router.name).join(', ') || 'none'}`,
     ]);
   }
@@ -170,11 +173,11 @@ async function print(result: CheckOutput): Promise<number> {
   return result.code;
 }
 
-export async function runCheck(configPath: string, router?: string, timeout?: string): Promise<number> {
+export async function runCheck(configPath: string, routers?: readonly string[], timeout?: string): Promise<number> {
   let result: CheckOutput;
   try {
     const timeoutSeconds = timeout === undefined ? undefined : parseCheckTimeout(timeout);
-    result = await check(configPath, router, timeoutSeconds === undefined ? {} : { timeoutSeconds });
+    result = await check(configPath, routers, timeoutSeconds === undefined ? {} : { timeoutSeconds });
   } catch (error) {
     // A plugin that crashes must still say UNKNOWN on stdout, or the monitoring system shows nothing useful.
     result = output('UNKNOWN', terminalText(`check failed: ${error instanceof Error ? error.message : String(error)}`));

@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
 import { check, parseCheckTimeout, runCheck } from '../../src/cli/check.js';
+import { parseCli } from '../../src/cli/args.js';
 import { tempFile, writeCa } from '../helpers/emulator-config.js';
 import { startSilentRouter } from '../helpers/silent-router.js';
 
@@ -142,6 +143,18 @@ describe('check', () => {
     expect(out.text.split('\n')[0]).toBe('ROUTEROS OK - 1 router up, 1 interface running, 1 peer healthy');
   });
 
+  it('--router as often as given checks every router named: CRITICAL for hq beside a calm one (the last alone was checked; found by review)', async () => {
+    expect(parseCli(['check', '--config', configPath, '--router', 'hq', '--router', 'calm'], {}).router).toEqual(['hq', 'calm']);
+    const out = await check(configPath, ['hq', 'calm']);
+    expect(out.code).toBe(2);
+    expect(out.text.split('\n')[0]).toMatch(/^ROUTEROS CRITICAL - 1 stale peer: hq\/wg-branch\/branch-2 /);
+    expect(out.text).toMatch(/^\[OK\] calm: up/m);
+    // One name not configured among them: UNKNOWN, not a check of the others alone.
+    const partly = await check(configPath, ['calm', 'nope', 'gone-too']);
+    expect(partly.code).toBe(3);
+    expect(partly.text.split('\n')[0]).toBe(`ROUTEROS UNKNOWN - no router named "nope", "gone-too" in ${configPath}`);
+  });
+
   it('UNKNOWN (3) for an unknown router name', async () => {
     const out = await check(configPath, 'nope');
     expect(out.code).toBe(3);
@@ -173,10 +186,10 @@ describe('check', () => {
       return true;
     }) as typeof process.stdout.write);
     try {
-      expect(await runCheck(configPath, 'calm')).toBe(0);
+      expect(await runCheck(configPath, ['calm'])).toBe(0);
       // --timeout as given on the command line; a bad one is UNKNOWN with the reason, not a crash.
       expect(await runCheck(stuckPath, undefined, '1')).toBe(3);
-      expect(await runCheck(configPath, 'calm', 'soon')).toBe(3);
+      expect(await runCheck(configPath, ['calm'], 'soon')).toBe(3);
     } finally {
       spy.mockRestore();
     }
