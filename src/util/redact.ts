@@ -18,7 +18,7 @@ export const REDACTED = '[REDACTED]';
  * Shorter values are not registered: redacting every "abc" of every log line would make logs unreadable, and
  * redacting them only where they stand alone would tell them (an address `10.0.0.42` shown as `10.0.0.[REDACTED]`
  * names a password `42`). Their Basic encoding (always 4+ characters with a user name) still is, and the config
- * loader warns about such a password (config/password-warnings.ts).
+ * loader warns about such a password (config/warnings.ts).
  */
 export const MIN_SECRET_LENGTH = 4;
 
@@ -26,11 +26,12 @@ export const MIN_SECRET_LENGTH = 4;
  * At most this many values are kept, the least recently registered going first: a password file rotated on every
  * reload for months must not grow the registry, and what it evicts are passwords no longer in use (a password
  * still in use is registered again at every config load and client build, which makes it recent again). A
- * password has about a dozen forms (~40 when it is not ASCII), so one config load of 10,000 routers with distinct
- * passwords evicts none of its own: at 100,000, a load of 3,700 non-ASCII passwords evicted the first routers' as
- * it read the last ones (found by review).
+ * password has about a dozen forms (40–60 when it is not ASCII). What the current config load registered is never
+ * evicted (beginSecretGeneration), so a config whose own passwords have more forms than this keeps them all: with
+ * eviction by recency alone, one load of 3,700 non-ASCII passwords evicted the first routers' as it read the last
+ * ones, and every reload did the same again (found by review).
  */
-export const MAX_SECRETS = 500_000;
+export const MAX_SECRETS = 100_000;
 
 /** Each registered value, with the stamp of its latest registration. */
 const registered = new Map<string, number>();
@@ -44,6 +45,16 @@ let orderValues: string[] = [];
 let orderStamps: number[] = [];
 let orderHead = 0;
 let lastStamp = 0;
+/** The last stamp before the current config load began: values stamped after it are its own, never evicted. */
+let generationStart = 0;
+
+/**
+ * A config load begins (config/resolve.ts): what it registers from now on is kept until a later load begins,
+ * whatever the cap; what earlier loads registered and this one does not is what the cap evicts.
+ */
+export function beginSecretGeneration(): void {
+  generationStart = lastStamp;
+}
 
 function stamp(value: string): void {
   const next = ++lastStamp;
@@ -77,13 +88,21 @@ function compactOrder(): void {
   orderHead = 0;
 }
 
-/** The least recently registered value, taken off the order (undefined when none is held). */
+/**
+ * The least recently registered value, taken off the order; undefined when none is held or the oldest was
+ * registered by the current config load (then so were all after it).
+ */
 function takeOldest(): string | undefined {
   while (orderHead < orderValues.length) {
     const value = orderValues[orderHead] as string;
     const stampAt = orderStamps[orderHead] as number;
+    if (registered.get(value) !== stampAt) {
+      orderHead++;
+      continue;
+    }
+    if (stampAt > generationStart) return undefined;
     orderHead++;
-    if (registered.get(value) === stampAt) return value;
+    return value;
   }
   return undefined;
 }
@@ -327,6 +346,8 @@ export function forgetAllSecrets(): void {
   orderValues = [];
   orderStamps = [];
   orderHead = 0;
+  lastStamp = 0;
+  generationStart = 0;
   root.clear();
   headCounts = undefined;
   longestValue = 0;
