@@ -3,8 +3,11 @@ import { joinPath, type Problems } from './problems.js';
 
 const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
-/** Keys whose value is a secret, or names where one is: a problem there never quotes the value's text. */
-const SECRET_KEYS: ReadonlySet<string> = new Set(['password', 'password_env']);
+/**
+ * Keys whose value is a secret, or names where one is: a problem there never quotes the value's text. A
+ * password_file path is one too: config problems never quote it (config/router.ts), interpolated or not.
+ */
+const SECRET_KEYS: ReadonlySet<string> = new Set(['password', 'password_env', 'password_file']);
 
 /**
  * Expand `${NAME}` and `${NAME:-default}` in one string; `$$` is a literal `$`, and a `$` not followed by

@@ -142,6 +142,16 @@ describe('problems about references in secret fields', () => {
     );
   });
 
+  it('never quote a password_file path pasted as ${…}, as password_env is not (found by review)', () => {
+    fc.assert(
+      fc.property(SECRET, ({ text, ends }) => {
+        const shown = messagesOf({ ...BASE, defaults: { username: 'monitor', password_file: `\${${text.replace(/[^A-Za-z0-9_]/g, '_')}}` } });
+        for (const end of ends) expect(shown).not.toContain(end.replace(/[^A-Za-z0-9_]/g, '_'));
+      }),
+      { numRuns: 200 },
+    );
+  });
+
   it('say where, not what: the reviewer’s password', () => {
     expect(problemsOf({ ...BASE, defaults: { ...BASE.defaults, password: 'Tr0ub4dor${&3 horse battery staple}' } })).toEqual([
       {
