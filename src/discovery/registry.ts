@@ -169,9 +169,6 @@ export class DiscoveryRegistry {
 
   /** `/probe?target=…&profile=…`; see src/server/discover-result.ts for what each answer means. */
   async discover(target: string, profileName: string, timeoutMs: number): Promise<DiscoverResult> {
-    // The server still answers while the exporter shuts down; a target taken in now would be planned on a stopped
-    // scheduler and wait out the whole probe for a collection that never comes.
-    if (this.#closed) return { kind: 'closed' };
     const profile = this.#profiles.get(profileName);
     if (profile === undefined) {
       this.#deps.metrics.refused('', 'unknown_profile');
@@ -198,6 +195,9 @@ export class DiscoveryRegistry {
       this.#deps.metrics.refused(profileName, 'full');
       return { kind: 'full', reason: `profile ${profileName} already polls its max_targets (${profile.config.maxTargets}) discovered targets` };
     }
+    // The server still answers while the exporter shuts down, from what was collected; a new target taken in now
+    // would be planned on a stopped scheduler and wait out the whole probe for a collection that never comes.
+    if (this.#closed) return { kind: 'closed' };
     const entry = this.#create(name, parsed, profile);
     return this.#wait(entry, timeoutMs);
   }

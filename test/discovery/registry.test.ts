@@ -113,16 +113,20 @@ describe('discover', () => {
     expect(app.discovery.size).toBe(1);
   });
 
-  it('takes no target in once the app stopped: the probe is answered closed at once, nothing is planned (found by review)', async () => {
+  it('takes no new target in once the app stopped: the probe is answered closed at once, nothing is planned (found by review)', async () => {
     const { app } = startApp(config({ lab: { targets: ['127.0.0.1/32'] } }));
+    const polled = target('r1');
+    expect((await app.discovery.discover(polled, 'lab', 5_000)).kind).toBe('ready');
     await app.stop();
+    // One already polled is still served from what was collected.
+    expect(await app.discovery.discover(polled, 'lab', 5_000)).toEqual({ kind: 'ready', router: polled });
     const name = target('r3');
     const before = emulator.router('r3').stats.requests;
     const started = performance.now();
     expect(await app.discovery.discover(name, 'lab', 5_000)).toEqual({ kind: 'closed' });
     expect(performance.now() - started).toBeLessThan(1_000);
-    expect(app.discovery.size).toBe(0);
-    expect(app.store.routerNames()).toEqual([]);
+    expect(app.discovery.size).toBe(1);
+    expect(app.store.routerNames()).toEqual([polled]);
     expect(emulator.router('r3').stats.requests).toBe(before);
   });
 
