@@ -93,8 +93,8 @@ export class SnapshotStore {
    * longer planned lose their series now; kept ones keep their snapshots, so a reload does not blank the
    * metrics. A router whose labels changed starts afresh: its series are other series now, and keeping old
    * snapshots would serve data series under the old labels beside meta series under the new ones. So does a router
-   * in `restarted` (the scheduler gave it another client: its URL, credentials or TLS changed): until its jobs run
-   * again, which they do at once, it has no series rather than the old endpoint's as its own.
+   * in `restarted` (a reload pointed it at another URL, maybe another device): until its jobs run again, which they
+   * do at once, it has no series rather than the old endpoint's as its own.
    */
   plan(
     routers: ReadonlyMap<string, readonly JobPlan[]>,

@@ -82,8 +82,8 @@ export class Scheduler {
    * reads would take turns on its one connection anyway; and its router's standing.
    */
   #shares = new Map<JobContext['client'], ClientShare>();
-  /** Each router's client as of the last load: a router given another one (its URL, credentials or TLS changed) starts afresh. */
-  #clients = new Map<string, JobContext['client']>();
+  /** Each router's URL as of the last load: a router pointed at another one starts afresh in the store. */
+  #urls = new Map<string, string>();
   /**
    * Routers readiness has counted as tried (ready()): kept, so that a router found silent and then answering
    * before its other jobs ran does not take readiness back. A reload that adds or replaces a router's job that
@@ -117,16 +117,18 @@ export class Scheduler {
     const plans = new Map<string, JobPlan[]>();
     const labels = new Map<string, RouterLabel>();
     const shares = new Map<JobContext['client'], ClientShare>();
-    const clients = new Map<string, JobContext['client']>();
+    const urls = new Map<string, string>();
     const restarted = new Set<string>();
+    /** Jobs whose backoff a new client ended: their gauge goes to 0 now, not when their next run records. */
+    const backoffEnded: [string, string][] = [];
     for (const router of config.routers) {
-      const label = routerLabel(router.name, router.labels);
+      const label = routerLabel(router.name, router.labels, low.has(router.name));
       const client = this.#deps.clientFor(router);
-      clients.set(router.name, client);
-      // Another client is another device, or the same one reached with other credentials: what the old one collected
-      // (routeros_up 1 of the router the name used to point at, a backoff after a refused password) is not this one's.
-      const previous = this.#clients.get(router.name);
-      if (previous !== undefined && previous !== client) restarted.add(router.name);
+      urls.set(router.name, router.url);
+      // Another URL may be another device: what the old one collected (routeros_up 1 of the router the name used
+      // to point at) is not this one's. Other connection settings (a timeout, a rotated password) keep it.
+      const previousUrl = this.#urls.get(router.name);
+      if (previousUrl !== undefined && previousUrl !== router.url) restarted.add(router.name);
       let share = shares.get(client) ?? this.#shares.get(client);
       if (share === undefined) share = { readTurn: new ReadTurn(), standing: new RouterStanding() };
       shares.set(client, share);
@@ -162,6 +164,7 @@ export class Scheduler {
           runner.memory = old.runner.memory;
           // A backoff is about the old settings: after a fixed password (a new client) try again at once.
           if (old.runner.deps.client === client) runner.backoff = old.runner.backoff;
+          else backoffEnded.push([router.name, definition.job]);
         }
         const scheduled: Scheduled = { runner, fingerprint, gatesReadiness: gatesReadiness(definition), trigger: undefined, timers: new Set() };
         if (scheduled.gatesReadiness) this.#counted.delete(router.name);
@@ -178,10 +181,11 @@ export class Scheduler {
     }
     this.#jobs = next;
     this.#shares = shares;
-    this.#clients = clients;
+    this.#urls = urls;
     // Routers gone (discovered targets come and go) are forgotten, so the set stays the config's size.
     for (const router of this.#counted) if (!plans.has(router)) this.#counted.delete(router);
     this.#deps.store.plan(plans, labels, restarted);
+    for (const [router, job] of backoffEnded) this.#deps.store.setBackoff(router, job, 0);
     if (this.#started) {
       for (const scheduled of fresh) {
         this.#schedule(scheduled);

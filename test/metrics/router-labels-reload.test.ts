@@ -13,6 +13,7 @@ import { Scheduler } from '../../src/scheduler/scheduler.js';
 import { testConfig } from '../helpers/config.js';
 import { FakeClient } from '../helpers/fake-client.js';
 import { ManualTriggers } from '../helpers/manual-trigger.js';
+import { RouterOsError } from '../../src/routeros/errors.js';
 
 /** Only `system` runs: one job is enough to follow the labels. */
 function configWith(labels: Record<string, string>) {
@@ -65,26 +66,33 @@ describe('router labels through the scheduler', () => {
   });
 });
 
-describe('a router given another client by a reload (found by review)', () => {
-  function configAt(url: string, schedule = '*/30 * * * * *') {
+describe('a router a reload points elsewhere or reaches otherwise (found by review)', () => {
+  function configAt(url: string, settings: { schedule?: string; timeout?: string; password?: string } = {}) {
     const collectors = Object.fromEntries(COLLECTOR_NAMES.map((name) => [name, name === 'system']));
     return testConfig({
-      defaults: { username: 'u', password: 'p', collectors },
-      routers: [{ name: 'hq', url, schedules: { system: schedule } }],
+      defaults: { username: 'u', password: settings.password ?? 'p', collectors, timeout: settings.timeout ?? '5s' },
+      routers: [{ name: 'hq', url, schedules: { system: settings.schedule ?? '*/30 * * * * *' } }],
     });
   }
 
-  it('serves nothing of the old endpoint as its own: no routeros_up until its first run at the new URL records', async () => {
+  /** As the real pool keys clients: by every connection setting, so a timeout or a password makes another one. */
+  function scripted() {
     const store = new SnapshotStore();
     const triggers = new ManualTriggers();
     const clients = new Map<string, FakeClient>();
-    const clientFor = (router: { url: string }): FakeClient => {
-      let client = clients.get(router.url);
-      if (client === undefined) clients.set(router.url, (client = new FakeClient()));
+    const clientFor = (router: { url: string; timeoutSeconds: number; password: { reveal(): string } }): FakeClient => {
+      const key = `${router.url}|${router.timeoutSeconds}|${router.password.reveal()}`;
+      let client = clients.get(key);
+      if (client === undefined) clients.set(key, (client = new FakeClient()));
       return client;
     };
     const scheduler = new Scheduler({ store, logger: pino({ level: 'silent' }), clientFor, triggerFactory: triggers.factory, jitter: false });
     const exposition = new Exposition(store, new SelfMetrics({ version: 'test' }));
+    return { store, triggers, clients, scheduler, exposition };
+  }
+
+  it('another URL: nothing of the old endpoint is served as its own, no routeros_up until its first run there records', async () => {
+    const { store, triggers, scheduler, exposition } = scripted();
     scheduler.load(configAt('https://192.0.2.1'));
     scheduler.start(false);
     const first = nextRecord(store, 'system');
@@ -92,17 +100,36 @@ describe('a router given another client by a reload (found by review)', () => {
     await first;
     expect(exposition.routerText('text')).toContain('routeros_up{router="hq"} 1\n');
 
-    // A change that keeps the client (the schedule) keeps what was collected.
-    scheduler.load(configAt('https://192.0.2.1', '*/15 * * * * *'));
+    // Changes that keep the device keep what was collected: the schedule, the timeout (a new client), a password.
+    scheduler.load(configAt('https://192.0.2.1', { schedule: '*/15 * * * * *' }));
+    scheduler.load(configAt('https://192.0.2.1', { schedule: '*/15 * * * * *', timeout: '3s', password: 'rotated' }));
     expect(exposition.routerText('text')).toContain('routeros_up{router="hq"} 1\n');
+    expect(store.tried('hq')).toBe(true);
 
     // Another URL under the same name and labels: the old device's figures are not this one's.
     const again = nextRecord(store, 'system');
-    scheduler.load(configAt('https://192.0.2.99', '*/15 * * * * *'));
+    scheduler.load(configAt('https://192.0.2.99', { schedule: '*/15 * * * * *', timeout: '3s', password: 'rotated' }));
     expect(exposition.routerText('text')).not.toContain('routeros_up{router="hq"}');
     expect(store.snapshots('hq')).toEqual([]);
     await again;
     expect(exposition.routerText('text')).toContain('routeros_up{router="hq"} 1\n');
+    await scheduler.stop();
+  });
+
+  it('a fixed password ends the backoff at once, and its gauge with it, not when the next run records', async () => {
+    const { store, triggers, clients, scheduler, exposition } = scripted();
+    scheduler.load(configAt('https://192.0.2.1', { password: 'wrong' }));
+    scheduler.start(false);
+    for (const client of clients.values()) client.behaviour = new RouterOsError('ROS_ERR_AUTH', 'GET /rest/system/resource: HTTP 401');
+    const failed = nextRecord(store, 'system');
+    triggers.fire('hq/system');
+    await failed;
+    expect(exposition.routerText('text')).toMatch(/^routeros_collector_backoff_seconds\{router="hq",collector="system"\} [1-9]/m);
+    // The fixed password's run starts at once; until it records, the gauge already says no backoff.
+    for (const client of clients.values()) client.behaviour = 'hang';
+    scheduler.load(configAt('https://192.0.2.1', { password: 'fixed' }));
+    expect(exposition.routerText('text')).toContain('routeros_collector_backoff_seconds{router="hq",collector="system"} 0\n');
+    for (const client of clients.values()) client.releaseAll();
     await scheduler.stop();
   });
 });
