@@ -11,20 +11,22 @@ export const PLAIN_HTTP_WARNING = 'plain HTTP: the password crosses the network 
 export const SKIP_VERIFY_WARNING = 'TLS certificate verification is OFF for this router (tls.insecure_skip_verify)';
 export const SHORT_PASSWORD_WARNING = `the password is shorter than ${MIN_SECRET_LENGTH} characters: too short to tell from ordinary text, it is not redacted from logs, errors and labels (its Basic encoding is); use a longer one`;
 export const NAME_PASSWORD_WARNING =
-  'the password is also a name (the user name, or one RouterOS gives its own objects): it is redacted wherever that name shows in logs and labels, which tells it; use one that is no name';
+  'the password is also a name (the router\'s or the user\'s, or one RouterOS gives its own objects): it is redacted wherever that name shows in logs and labels, which tells it; use one that is no name';
 
 /**
- * Names every router's data and logs hold: the user name, and what RouterOS calls its own objects by default. A
- * password equal to one is redacted from every place the name shows (`[REDACTED:…]-lan` for a bridge called
- * `bridge-lan`), and the redaction itself tells the password to whoever reads them (found by review).
+ * Names every router's data and logs hold: the router's and the user's, and what RouterOS calls its own objects by
+ * default (its identity, its default configuration's comments, its interfaces). A password equal to one is
+ * redacted from every place the name shows (`[REDACTED:…]-lan` for a bridge called `bridge-lan`), and the
+ * redaction itself tells the password to whoever reads them (found by review). Exact, as redaction is: `Ether1`
+ * redacts no `ether1`.
  */
-const ROUTEROS_NAMES = /^(?:admin|default|bridge|local|lan|wan|(?:ether|sfp|sfp-sfpplus|qsfpplus|wlan|wifi|wg|vlan|bond|lte|pppoe-out)\d*)$/i;
+const ROUTEROS_NAMES = /^(?:admin|default|defconf|MikroTik|local|lan|wan|(?:bridge|ether|sfp|sfp-sfpplus|qsfpplus|wlan|wifi|wireguard|wg|vlan|bond|lte|pppoe-out)\d*)$/;
 
 function passwordWarnings(router: RouterConfig, path: string): ConfigProblem[] {
   const password = router.password.reveal();
   if (password === '') return [];
   if (password.length < MIN_SECRET_LENGTH) return [{ path, message: SHORT_PASSWORD_WARNING }];
-  if (password.toLowerCase() === router.username.toLowerCase() || ROUTEROS_NAMES.test(password)) return [{ path, message: NAME_PASSWORD_WARNING }];
+  if (password === router.username || password === router.name || ROUTEROS_NAMES.test(password)) return [{ path, message: NAME_PASSWORD_WARNING }];
   return [];
 }
 

@@ -57,9 +57,10 @@ export type LabelValues<Labels extends readonly string[]> = { readonly [Index in
  * one identity whatever order the config lists them in, and every family of the router carries them in the
  * same place without any collector knowing about them.
  */
-export function routerLabel(name: string, labels: Readonly<Record<string, string>> = {}): RouterLabel {
-  // The name as given (the config's, or a /probe target's as its client typed it), never scrubbed: text.ts says why.
-  let text = `router="${escapeGivenLabelValue(name)}"`;
+export function routerLabel(name: string, labels: Readonly<Record<string, string>> = {}, typed = false): RouterLabel {
+  // A discovered target's name (`typed`: what its /probe client typed) is written as given, never scrubbed (text.ts
+  // says why); a configured one is scrubbed as every other value, in case a password was pasted where it belongs.
+  let text = typed ? `router="${escapeGivenLabelValue(name)}"` : labelPair('router', name);
   for (const key of Object.keys(labels).sort()) text += `,${labelPair(key, labels[key] as string)}`;
   return text as RouterLabel;
 }

@@ -41,11 +41,11 @@ export function labelText(value: string): string {
 }
 
 /**
- * A value the exporter was given, not read from a router, as a label carries it: bounded as labelText bounds, but
- * not scrubbed of secrets. A router's name is the config's or, for a discovered target, what a /probe client typed;
- * scrubbing typed text answers "is this one of the passwords?" for every guess in it (a target named
- * `admin-summer2024-x.branch…` came back `admin-[REDACTED:…]-x.branch…`, in its own probe and in /metrics) while
- * hiding nothing from the one who typed it. What a router sends (names, comments, error texts) stays scrubbed.
+ * A value a client typed, as a label carries it: bounded as labelText bounds, but not scrubbed of secrets. A
+ * discovered target's name is what its /probe client typed; scrubbing typed text answers "is this one of the
+ * passwords?" for every guess in it (a target named `admin-summer2024-x.branch…` came back
+ * `admin-[REDACTED:…]-x.branch…`, in its own probe and in /metrics) while hiding nothing from the one who typed it.
+ * What a router sends (names, comments, error texts) and what the config names stay scrubbed.
  */
 export function givenLabelText(value: string): string {
   return value.length <= MAX_LABEL_VALUE_CHARS ? value : shortened(value, wholePairs(value.slice(0, MAX_LABEL_VALUE_CHARS)));
@@ -62,7 +62,7 @@ export function escapeLabelValue(raw: string): string {
   return escapeLabelText(labelText(raw));
 }
 
-/** escapeLabelValue for a value the exporter was given (givenLabelText): a router's name. */
+/** escapeLabelValue for a value a client typed (givenLabelText): a discovered target's name. */
 export function escapeGivenLabelValue(raw: string): string {
   return escapeLabelText(givenLabelText(raw));
 }

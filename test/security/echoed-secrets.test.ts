@@ -14,7 +14,15 @@ import { evaluateRouter } from '../../src/health/evaluate.js';
 import { formatCheck } from '../../src/health/nagios.js';
 import { basicEncoding, registerCredentials } from '../../src/util/redact.js';
 import { sampleText } from '../collectors/sample-text.js';
-import { testRouter } from '../helpers/config.js';
+import pino from 'pino';
+import { COLLECTOR_NAMES } from '../../src/config/types.js';
+import { Exposition } from '../../src/metrics/exposition.js';
+import { SelfMetrics } from '../../src/metrics/self.js';
+import { SnapshotStore } from '../../src/metrics/store.js';
+import { Scheduler } from '../../src/scheduler/scheduler.js';
+import { FakeClient } from '../helpers/fake-client.js';
+import { ManualTriggers } from '../helpers/manual-trigger.js';
+import { testConfig, testRouter } from '../helpers/config.js';
 import { peerRecord, setup, systemOk, T0, wireguard, WG_UP, SITE_LINKS } from '../health/snapshots.js';
 
 const PASSWORD = 'Hunter2 S3cr@t/Pa&ss<x>"q';
@@ -50,20 +58,38 @@ describe('secrets echoed into router data', () => {
     expect(out).toMatch(/comment="Basic bW9uaXRv\[REDACTED:[0-9a-f]{8}\]"/);
   });
 
-  it('a router name is written as given, never scrubbed: a /probe target typed with guesses must not say which are passwords (found by review)', () => {
+  it('a discovered target\'s name is written as typed, never scrubbed: a /probe target typed with guesses must not say which are passwords (found by review)', () => {
     // A discovered target's name is what its /probe client typed; scrubbing it answered, per guess, whether it
-    // was one of the process's passwords. The router's own text in the same series is still scrubbed.
+    // was one of the process's passwords. The router's own text in the same series is still scrubbed, and so is
+    // a configured router's name (a password pasted where the name belongs).
     const typed = `admin-${OTHER}-office1.branch.example.net`;
-    const label = routerLabel(typed);
+    const label = routerLabel(typed, {}, true);
     expect(label).toBe(`router="${typed}"`);
+    expect(routerLabel(typed)).toMatch(/^router="admin-\[REDACTED:[0-9a-f]{8}\]-office1\.branch\.example\.net"$/);
     const result = mapInterfaces([{ name: `wan-${OTHER}`, type: 'ether', running: 'true' }], label, testRouter().interfaces);
     const running = sampleText(result.samples)
       .split('\n')
       .filter((line) => line.startsWith('routeros_interface_running{'));
     expect(running).toEqual([expect.stringMatching(new RegExp(`^routeros_interface_running\\{router="${typed}",interface="wan-\\[REDACTED:[0-9a-f]{8}\\]"`))]);
     // Still bounded and escaped as every label value.
-    expect(routerLabel('q"\\\n')).toBe('router="q\\"\\\\\\n"');
-    expect(routerLabel('x'.repeat(5_000)).length).toBeLessThan(1_100);
+    expect(routerLabel('q"\\\n', {}, true)).toBe('router="q\\"\\\\\\n"');
+    expect(routerLabel('x'.repeat(5_000), {}, true).length).toBeLessThan(1_100);
+  });
+
+  it('the scheduler writes a discovered target\'s name as typed and a configured router\'s scrubbed', async () => {
+    const name = `x-${OTHER}`;
+    const collectors = Object.fromEntries(COLLECTOR_NAMES.map((collector) => [collector, collector === 'system']));
+    const config = testConfig({ defaults: { username: 'u', password: 'p', collectors }, routers: [{ name, url: 'https://192.0.2.1' }] });
+    for (const [discovered, expected] of [
+      [true, `routeros_collector_backoff_seconds{router="${name}",collector="system"} 0`],
+      [false, 'routeros_collector_backoff_seconds{router="x-[REDACTED:'],
+    ] as const) {
+      const store = new SnapshotStore();
+      const scheduler = new Scheduler({ store, logger: pino({ level: 'silent' }), clientFor: () => new FakeClient(), triggerFactory: new ManualTriggers().factory, jitter: false });
+      scheduler.load(config, discovered ? new Set([name]) : new Set());
+      expect(new Exposition(store, new SelfMetrics({ version: 'test' })).routerText('text')).toContain(expected);
+      await scheduler.stop();
+    }
   });
 
   it('are redacted in the system info a proxy rewrote', () => {
