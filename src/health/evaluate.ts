@@ -24,6 +24,10 @@ import { namedLine, ROUTER_TEXT_LIMIT } from '../util/text.js';
 import { evaluatePings } from './pings.js';
 import { finish, type Steps } from '../util/slices.js';
 import { worst, type InterfaceHealth, type PeerHealth, type PeerJudgement, type Problem, type RouterEvaluation, type RouterHealth, type Status } from './types.js';
+import type { ErrorReason } from '../routeros/errors.js';
+
+/** The failures where nothing answered: the connection was refused or dropped, or the reply did not come in time. */
+const NO_ANSWER: ReadonlySet<ErrorReason> = new Set<ErrorReason>(['timeout', 'connect']);
 
 /** A problem's text: a failing set-up check words up to ten findings and their fixes. */
 const PROBLEM_TEXT_LIMIT = 16_000;
@@ -107,8 +111,10 @@ export function* evaluateRouterSteps(
   } else if (up === false) {
     const failed = system ?? snapshots.find((s) => !s.ok);
     const since = lastSuccessMs === undefined ? 'since the exporter started' : `since ${isoOrNull(lastSuccessMs) ?? 'an unknown time'}`;
-    // A refusal is an answer: say what the router refused rather than "no answer".
-    const what = failed?.summary ?? `no answer ${since}`;
+    // A refusal is an answer: say what the router refused rather than "no answer"; so is an error status, a reply
+    // that is not data or a TLS handshake that failed (found by review: a router answering 500 read "no answer").
+    const answered = failed?.reason !== undefined && !NO_ANSWER.has(failed.reason);
+    const what = failed?.summary ?? `${answered ? 'answering with errors' : 'no answer'} ${since}`;
     add({ kind: 'router-down', status: 'critical', text: `down: ${what} (${failed?.reason ?? 'error'})`, brief: failed?.reason ?? 'down' });
   } else {
     const wireguard = parts.wireguard ? jobData(router, byJob, 'wireguard', add, 'tunnel and peer state unknown') : undefined;

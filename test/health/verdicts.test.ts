@@ -89,6 +89,15 @@ describe('interface, router and collector verdicts', () => {
     expect(health.reasons).toEqual([`hq: down: no answer since ${new Date(T0 - 60_000).toISOString()} (connect)`]);
   });
 
+  it('a router that answers with errors is down but not "no answer" (found by review: 500s read "no answer")', () => {
+    for (const reason of ['http_5xx', 'http_4xx', 'tls', 'parse', 'redirect', 'unsupported'] as const) {
+      const { health } = evaluateRouter(plain, [failed('system', 'system', reason, T0, T0 - 60_000)], T0);
+      expect(health.reasons).toEqual([`hq: down: answering with errors since ${new Date(T0 - 60_000).toISOString()} (${reason})`]);
+    }
+    const { health } = evaluateRouter(plain, [failed('system', 'system', 'timeout', T0)], T0);
+    expect(health.reasons).toEqual(['hq: down: no answer since the exporter started (timeout)']);
+  });
+
   it('a router never collected is not ok, and its up state unknown', () => {
     const { health } = evaluateRouter(plain, [], T0);
     expect(health).toMatchObject({ status: 'degraded', up: null, lastSuccess: null, reasons: ['hq: not collected yet'] });
