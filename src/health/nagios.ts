@@ -32,9 +32,47 @@ export function plain(text: string): string {
   return stripControls(text).replaceAll('|', '/');
 }
 
+/**
+ * What Nagios Core keeps of a plugin's output (MAX_PLUGIN_OUTPUT_LENGTH, 8 KiB, first line, details and perfdata
+ * together): what comes after is cut, wherever it falls. A router of 3,000 peers wrote 270 KB of perfdata, cut
+ * inside an entry, so a grapher read a broken last entry and lost every peer after it (found by review). The output
+ * stays within it: details take what the first line leaves, up to DETAILS_BYTES, cut at a whole line and saying
+ * so; perfdata takes the rest, whole entries only, the worst first (perfdata()).
+ */
+export const MAX_OUTPUT_BYTES = 8_192;
+const DETAILS_BYTES = 4_096;
+
+function byteLength(text: string): number {
+  return Buffer.byteLength(text, 'utf8');
+}
+
 export function output(state: NagiosState, summary: string, details: readonly string[] = [], perfdata: readonly string[] = []): CheckOutput {
-  const lines = [`ROUTEROS ${state} - ${plain(summary)}`, ...details.map(plain)];
-  if (perfdata.length > 0) lines.push(`| ${perfdata.join(' ')}`);
+  const first = `ROUTEROS ${state} - ${plain(summary)}`;
+  const lines = [first];
+  let used = byteLength(first) + 1;
+  const shown = details.map(plain);
+  for (const [index, line] of shown.entries()) {
+    const rest = shown.length - index;
+    // Room kept for the line that says how many were left out.
+    if (used + byteLength(line) + 1 > DETAILS_BYTES - (rest > 1 ? 64 : 0)) {
+      const cut = `… and ${counted(rest, 'more line')}, cut to fit the 8 KiB of plugin output Nagios keeps`;
+      lines.push(cut);
+      used += byteLength(cut) + 1;
+      break;
+    }
+    lines.push(line);
+    used += byteLength(line) + 1;
+  }
+  // `| ` and the newline; each entry then a space before it but the first.
+  let room = MAX_OUTPUT_BYTES - used - 3;
+  const entries: string[] = [];
+  for (const entry of perfdata) {
+    const cost = byteLength(entry) + (entries.length > 0 ? 1 : 0);
+    if (cost > room) break;
+    entries.push(entry);
+    room -= cost;
+  }
+  if (entries.length > 0) lines.push(`| ${entries.join(' ')}`);
   return { state, code: EXIT_CODES[state], text: lines.map((line) => `${line}\n`).join('') };
 }
 
@@ -126,11 +164,29 @@ function uniqueLabels(entries: readonly Entry[]): string[] {
   });
 }
 
+/**
+ * A ratio as a perfdata percentage: to a thousandth of a percent, never written as 0 when it is not (a
+ * ping_loss_critical of 0.0004 rounded to `@0:` made 0 % loss critical in every grapher), never in exponent form.
+ */
+export function percentOf(ratio: number): string {
+  const percent = ratio * 100;
+  const fixed = Number(percent.toFixed(3));
+  return String(fixed === 0 && percent > 0 ? 0.001 : fixed);
+}
+
+/** The peers of a check whose perfdata goes first when it cannot all go: the nearest to (or past) their bound. */
+function urgency(age: number | null, bound: number | null): number {
+  if (age === null) return bound === null ? 0 : Number.POSITIVE_INFINITY;
+  return bound === null || bound <= 0 ? 0 : age / bound;
+}
+
 function perfdata(evaluations: readonly RouterEvaluation[], routers: readonly RouterConfig[]): string[] {
   const entries: Entry[] = [];
+  /** Per entry, how much it matters when not all fit: pings first (few, and what they measure is the point), then peers by urgency. */
+  const rank: number[] = [];
   for (const { health } of evaluations) {
     const router = routers.find((candidate) => candidate.name === health.name);
-    const lossCritical = router === undefined ? '' : Number((router.health.pingLossCritical * 100).toFixed(1));
+    const lossCritical = router === undefined ? '' : percentOf(router.health.pingLossCritical);
     for (const peer of health.peers) {
       if (!peer.judged) continue;
       const name = peer.name !== '' ? peer.name : peer.publicKey.slice(0, 8);
@@ -139,19 +195,30 @@ function perfdata(evaluations: readonly RouterEvaluation[], routers: readonly Ro
       // The critical threshold is the peer's own bound (keepalive or handshake_stale_after), which an age above
       // it crosses (a plain range: outside 0…bound); none for idle peers.
       entries.push({ parts: [health.name, peer.interface, name], distinct: peer.publicKey.slice(0, 8), measure: 'handshake_age', data: `${value};;${peer.handshakeBoundSeconds ?? ''};0` });
+      rank.push(urgency(peer.handshakeAgeSeconds, peer.handshakeBoundSeconds));
     }
     for (const ping of health.pings) {
       if (ping.lossRatio !== null) {
         // Loss at or above the critical ratio is critical: the range `@50:` (inside 50…∞), where a plain `50`
         // would alert only above 50; any loss warns (outside 0…0).
         const critical = lossCritical === '' ? '' : `@${lossCritical}:`;
-        entries.push({ parts: [health.name, ping.name], distinct: ping.target, measure: 'loss', data: `${Number((ping.lossRatio * 100).toFixed(1))}%;0;${critical};0;100` });
+        entries.push({ parts: [health.name, ping.name], distinct: ping.target, measure: 'loss', data: `${percentOf(ping.lossRatio)}%;0;${critical};0;100` });
+        rank.push(Number.MAX_VALUE);
       }
       if (ping.rttSeconds.avg !== null) {
         entries.push({ parts: [health.name, ping.name], distinct: ping.target, measure: 'rtt', data: `${Number((ping.rttSeconds.avg * 1000).toFixed(3))}ms;;;0` });
+        rank.push(Number.MAX_VALUE);
       }
     }
   }
+  // Labels from every entry, whichever fit: a peer's label does not change with how many others there are.
   const labels = uniqueLabels(entries);
-  return entries.map((entry, i) => `${labels[i] as string}=${entry.data}`);
+  const written = entries.map((entry, i) => `${labels[i] as string}=${entry.data}`);
+  // In their order when all fit (stable, as before); the most urgent first otherwise (output() keeps a prefix).
+  const total = written.reduce((sum, entry) => sum + byteLength(entry) + 1, 0);
+  if (total <= MAX_OUTPUT_BYTES - DETAILS_BYTES) return written;
+  return written
+    .map((entry, i) => ({ entry, rank: rank[i] as number, i }))
+    .sort((a, b) => b.rank - a.rank || a.i - b.i)
+    .map(({ entry }) => entry);
 }

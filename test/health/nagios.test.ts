@@ -176,3 +176,69 @@ describe('check output in the Nagios plugin convention', () => {
     );
   });
 });
+
+describe('check output within what Nagios keeps (found by review: 3,000 peers wrote 270 KB, cut inside an entry)', () => {
+  const PERF_ENTRY = /^'[^']+'=(?:U|-?\d+(?:\.\d+)?(?:s|ms|%)?)(?:;[^;\s]*){0,4}$/;
+  /** The entries of a perfdata line, labels quoted (they may hold spaces): the line is exactly them, space-separated. */
+  function entriesOf(perf: string): string[] {
+    const entries = perf.slice(2).match(/'[^']*'=[^ ]*/g) ?? [];
+    expect(entries.join(' ')).toBe(perf.slice(2));
+    return entries;
+  }
+
+  function many(count: number, staleEvery: number) {
+    const routers = [hq, branch];
+    const peers = Array.from({ length: count }, (_, i) => peerRecord(`site-${String(i).padStart(4, '0')}-with-a-long-name`, i % staleEvery === 0 ? '20m' : '30s'));
+    return check(routers, {
+      hq: [systemOk(), wireguard(hq, [WG_UP], peers), ping(hq, 0, 10)],
+      branch: [systemOk(), wireguard(branch, [WG_UP], peers.slice(0, 50))],
+    });
+  }
+
+  it('stays within 8 KiB, whole perfdata entries only, the stale peers and pings first', () => {
+    const out = many(3_000, 500);
+    expect(Buffer.byteLength(out.text)).toBeLessThanOrEqual(8_192);
+    expect(out.code).toBe(2);
+    const perf = out.text.split('\n').find((line) => line.startsWith('| ')) ?? '';
+    const entries = entriesOf(perf);
+    for (const entry of entries) expect(entry).toMatch(PERF_ENTRY);
+    expect(entries.length).toBeGreaterThan(20);
+    // The pings and the six stale peers are kept, ahead of healthy ones.
+    expect(entries.slice(0, 2).map((entry) => entry.split('=')[0])).toEqual(["'hq_branch-tunnel_loss'", "'hq_branch-tunnel_rtt'"]);
+    for (const i of [0, 500, 1_000, 1_500, 2_000, 2_500]) expect(perf).toContain(`'hq_wg-branch_site-${String(i).padStart(4, '0')}-with-a-long-name_handshake_age'=1200s`);
+  });
+
+  it('cuts details at a whole line and says how many were left out', () => {
+    const out = many(3_000, 2);
+    expect(Buffer.byteLength(out.text)).toBeLessThanOrEqual(8_192);
+    const lines = out.text.split('\n');
+    const cut = lines.findIndex((line) => /^… and \d+ more lines?, cut to fit the 8 KiB of plugin output Nagios keeps$/.test(line));
+    expect(cut).toBeGreaterThan(0);
+    // Every line before it whole (a problem line, as formatted), the perfdata right after it.
+    for (const line of lines.slice(1, cut)) expect(line).toMatch(/^\[(?:OK|WARNING|CRITICAL)\] \S.*[^ ]$/);
+    expect(lines[cut + 1]).toMatch(/^\| '/);
+    const said = Number(/and (\d+) more/.exec(lines[cut] ?? '')?.[1]);
+    // What was left out plus what was shown is every detail line the evaluation made (20 + 1 + 1 per router).
+    expect(said + cut - 1).toBe(2 * 22);
+  });
+
+  it('property: any number of peers and routers, any names: within 8 KiB, every perfdata entry whole', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 600 }), fc.integer({ min: 1, max: 7 }), fc.string({ maxLength: 120 }), (count, staleEvery, name) => {
+        const peers = Array.from({ length: count }, (_, i) => peerRecord(`${name}${i}`, i % staleEvery === 0 ? '20m' : '30s'));
+        const routers = Array.from({ length: 12 }, (_, r) => testRouter({ name: `r${r}-${'x'.repeat(50)}` }, SITE_LINKS));
+        const out = check(routers, Object.fromEntries(routers.map((router) => [router.name, [systemOk(), wireguard(router, [WG_UP], peers)]])));
+        expect(Buffer.byteLength(out.text)).toBeLessThanOrEqual(8_192);
+        const perf = out.text.split('\n').find((line) => line.startsWith('| '));
+        for (const entry of perf === undefined ? [] : entriesOf(perf)) expect(entry).toMatch(PERF_ENTRY);
+      }),
+      { numRuns: 40 },
+    );
+  });
+
+  it('a loss threshold under 0.05 % is not written as 0 (which would make 0 % loss critical)', () => {
+    const strict = testRouter({ ping: [{ target: '10.10.0.2', name: 'branch-tunnel' }], health: { ping_loss_critical: 0.0004 } }, SITE_LINKS);
+    const out = check([strict], { hq: [systemOk(), wireguard(strict, [WG_UP], [peerRecord('branch-1', '30s')]), ping(strict, 0, 0)] });
+    expect(out.text).toContain("'hq_branch-tunnel_loss'=0%;0;@0.04:;0;100");
+  });
+});
