@@ -92,17 +92,6 @@ function expectation(input: LivenessInput): { because: ExpectedBecause; boundSec
   return { because: 'not_expected', boundSeconds: undefined };
 }
 
-/**
- * Whether this peer's verdict hangs on traffic moving, which one look cannot see: a peer that can initiate (an
- * endpoint) without keepalive and without a session now (no rx moving, no handshake within SENDING_BOUND) is
- * expected up only while this side is sending to it (`sending`), and `idle` otherwise. The daemon compares each
- * run with the one before; `check`, which looks once, looks a second time for such peers.
- */
-export function hangsOnTraffic(peer: { disabled: boolean; hasEndpoint: boolean; keepaliveSeconds: number; rxMoved: boolean; handshakeAgeSeconds: number | undefined }): boolean {
-  if (peer.disabled || !peer.hasEndpoint || peer.keepaliveSeconds > 0 || peer.rxMoved) return false;
-  return peer.handshakeAgeSeconds === undefined || peer.handshakeAgeSeconds > SENDING_BOUND_SECONDS;
-}
-
 export function judgeLiveness(input: LivenessInput): Liveness {
   const none = { expected: false, because: 'not_expected' as const, boundSeconds: undefined };
   if (input.disabled || input.interfaceDisabled) return { state: 'disabled', ...none };

@@ -11,8 +11,7 @@ import { ConfigError, type Config, type RouterConfig } from '../config/types.js'
 import { formatProblems, loadConfigFile } from '../config/index.js';
 import { formatDuration, parseDuration } from '../config/duration.js';
 import { createApp, type App } from '../app.js';
-import { hangsOnTraffic } from '../analysis/liveness.js';
-import { expectOf } from '../analysis/peer.js';
+import { judgePeer } from '../analysis/peer.js';
 import type { WireguardData } from '../collectors/wireguard.js';
 import { evaluateRouters } from '../health/report.js';
 import { evaluateRouter } from '../health/evaluate.js';
@@ -42,24 +41,48 @@ function sleep(ms: number): Promise<void> {
   return wait(ms, undefined, { ref: false });
 }
 
+/** Whether the peer's verdict differs with the traffic one look cannot see: rx or tx moving between two reads. */
+export function verdictHangsOnTraffic(peer: WireguardData['peers'][number], health: RouterConfig['health'], nowMs: number): boolean {
+  const input = {
+    name: peer.name,
+    comment: peer.comment,
+    interface: peer.interface,
+    disabled: peer.disabled,
+    handshakeAgeSeconds: peer.latestHandshake === undefined ? undefined : Math.max(0, nowMs / 1000 - peer.latestHandshake),
+    handshakeUnreadable: peer.handshakeUnreadable,
+    factsUnreadable: peer.factsUnreadable,
+    keepaliveSeconds: peer.keepaliveSeconds,
+    hasEndpoint: peer.hasEndpoint,
+  };
+  const verdicts = new Set<string>();
+  for (const [rxMoved, txMoved] of TRAFFIC) {
+    const verdict = judgePeer({ ...input, rxMoved, txMoved }, health);
+    verdicts.add(`${verdict.state} ${verdict.healthy}`);
+  }
+  return verdicts.size > 1;
+}
+
+const TRAFFIC: readonly (readonly [boolean, boolean])[] = [
+  [false, false],
+  [true, false],
+  [false, true],
+  [true, true],
+];
+
 /**
- * The routers with a peer whose verdict hangs on traffic (hangsOnTraffic): one look calls such a peer idle, though
- * this side may be sending to a far end that is gone — the daemon paged for a dead site link that check called OK.
+ * The routers with a peer whose verdict hangs on traffic between two reads, which one look cannot see: a peer
+ * under `auto` with an endpoint and no keepalive is idle unless this side is sending (the daemon paged for a dead
+ * site link that check called OK), and any peer whose handshake is past its bound but within a session's life is
+ * up if data came in (an `always` peer without keepalive, 150 s after a rekey, with handshake_stale_after 2m: check
+ * said CRITICAL where the daemon said up; found by review). A disabled or stopped interface's peers are not judged.
  */
 function routersHangingOnTraffic(routers: readonly RouterConfig[], store: App['store'], nowMs: number): Set<string> {
   const names = new Set<string>();
   for (const router of routers) {
     const run = store.snapshots(router.name).find((snapshot) => snapshot.job === 'wireguard' && snapshot.ok);
     const data = run?.data as WireguardData | undefined;
-    // Only where `auto` decides by traffic: `always` and `on_demand` do not ask, and a disabled or stopped
-    // interface's peers are not judged.
     const judged = new Set(data?.interfaces.filter((iface) => !iface.disabled && iface.running === true).map((iface) => iface.name));
-    const hangs = data?.peers.some(
-      (peer) =>
-        judged.has(peer.interface) &&
-        expectOf(peer, router.health) === 'auto' &&
-        hangsOnTraffic({ ...peer, handshakeAgeSeconds: peer.latestHandshake === undefined ? undefined : nowMs / 1000 - peer.latestHandshake }),
-    );
+    const hangs = data?.peers.some((peer) => judged.has(peer.interface) && verdictHangsOnTraffic(peer, router.health, nowMs));
     if (hangs === true) names.add(router.name);
   }
   return names;

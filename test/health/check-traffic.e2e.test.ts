@@ -5,7 +5,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
-import { check, TRAFFIC_LOOK_GAP_MS } from '../../src/cli/check.js';
+import { check, TRAFFIC_LOOK_GAP_MS, verdictHangsOnTraffic } from '../../src/cli/check.js';
+import type { WireguardPeer } from '../../src/collectors/wireguard.js';
+import { testRouter } from '../helpers/config.js';
 import { tempFile, writeCa } from '../helpers/emulator-config.js';
 
 const PASSWORD = 'check-traffic-secret';
@@ -75,5 +77,43 @@ describe('check and peers whose verdict hangs on traffic', () => {
     const out = await check(configFile('hub'), undefined, { now: () => clock, pause: step, timeoutSeconds: 8 });
     expect(pauses).toEqual([]);
     expect(out.code).toBe(0);
+  });
+});
+
+describe('which peers get the second look: those whose verdict differs with traffic one look cannot see', () => {
+  const NOW = 1_800_000_000_000;
+  const peer = (over: Partial<WireguardPeer>): WireguardPeer => ({
+    interface: 'wg-sites',
+    publicKey: 'k'.repeat(43) + '=',
+    name: 'site',
+    comment: undefined,
+    disabled: false,
+    latestHandshake: NOW / 1000 - 150,
+    handshakeUnreadable: false,
+    factsUnreadable: false,
+    keepaliveSeconds: 0,
+    hasEndpoint: true,
+    rxMoved: false,
+    txMoved: false,
+    probe: undefined,
+    probeRttSeconds: undefined,
+    probeLossRatio: undefined,
+    ...over,
+  });
+  const health = (expect: Record<string, string> | undefined, staleAfter = '2m') =>
+    testRouter({ health: { handshake_stale_after: staleAfter, ...(expect === undefined ? {} : { expect }) } }).health;
+
+  it.each([
+    // found by review: check said CRITICAL where the daemon, seeing rx move, said up
+    ['always, no keepalive, 150 s after a rekey, stale after 2m', peer({}), health({ 'wg-sites': 'always' }), true],
+    ['always, within its bound', peer({ latestHandshake: NOW / 1000 - 100 }), health({ 'wg-sites': 'always' }), false],
+    ['always, past a session\'s life', peer({ latestHandshake: NOW / 1000 - 600 }), health({ 'wg-sites': 'always' }), false],
+    ['always, stale after 5m (above a session\'s life)', peer({}), health({ 'wg-sites': 'always' }, '5m'), false],
+    ['auto, an endpoint, no keepalive, no session (the dead site link)', peer({ latestHandshake: NOW / 1000 - 3_600 }), health(undefined), true],
+    ['auto, no endpoint (a road warrior asleep)', peer({ latestHandshake: NOW / 1000 - 3_600, hasEndpoint: false }), health(undefined), false],
+    ['keepalive 25 s, 150 s old (its bound is 210 s)', peer({ keepaliveSeconds: 25 }), health({ 'wg-sites': 'always' }), false],
+    ['disabled', peer({ disabled: true }), health({ 'wg-sites': 'always' }), false],
+  ] as const)('%s → %s', (_name, wgPeer, routerHealth, expected) => {
+    expect(verdictHangsOnTraffic(wgPeer, routerHealth, NOW)).toBe(expected);
   });
 });
