@@ -20,7 +20,7 @@ describe('check usage errors', () => {
     expect(result.code).toBe(3);
     const lines = result.stdout.split('\n');
     expect(lines[0]?.startsWith(`ROUTEROS UNKNOWN - usage error: ${reason}`)).toBe(true);
-    expect(result.stdout).toContain('routeros-exporter check --config FILE [--router NAME] [--timeout SECONDS]');
+    expect(result.stdout).toContain('routeros-exporter check --config FILE [--router NAME]... [--timeout SECONDS]');
   });
 
   it('other commands keep exit 2 for usage errors, even when "check" is an option value', async () => {
