@@ -143,16 +143,19 @@ function heldFirstRead(file: () => Config): { app: App; reads: () => number; rel
   return { app, reads: () => reads, release: () => release() };
 }
 
+/** A config of these routers, all reached at the emulated router `r`. */
+function configNaming(routers: readonly string[]): Config {
+  return testConfig({
+    listen: '127.0.0.1:0',
+    defaults: { username: 'monitor', password: PASSWORD, timeout: '2s', tls: { ca_file: ca } },
+    routers: routers.map((name) => ({ name, url: emulator.router('r').url })),
+  });
+}
+
 describe('a reload asked for while another runs', () => {
   it('runs once more after it, so a file edited after the first read it is not lost', async () => {
     let routers = ['r'];
-    const { app, reads, release } = heldFirstRead(() =>
-      testConfig({
-        listen: '127.0.0.1:0',
-        defaults: { username: 'monitor', password: PASSWORD, timeout: '2s', tls: { ca_file: ca } },
-        routers: routers.map((name) => ({ name, url: emulator.router('r').url })),
-      }),
-    );
+    const { app, reads, release } = heldFirstRead(() => configNaming(routers));
     try {
       const first = app.reload();
       await expect.poll(reads).toBe(1);
@@ -183,13 +186,7 @@ describe('a reload asked for while another runs', () => {
 
   it('applies nothing when the app stops while its file is being read (SIGTERM during SIGHUP; found by review)', async () => {
     let routers = ['r'];
-    const { app, reads, release } = heldFirstRead(() =>
-      testConfig({
-        listen: '127.0.0.1:0',
-        defaults: { username: 'monitor', password: PASSWORD, timeout: '2s', tls: { ca_file: ca } },
-        routers: routers.map((name) => ({ name, url: emulator.router('r').url })),
-      }),
-    );
+    const { app, reads, release } = heldFirstRead(() => configNaming(routers));
     routers = ['r', 'added-after-stop'];
     const pending = app.reload();
     await expect.poll(reads).toBe(1);
