@@ -11,10 +11,10 @@ export type { Family, FamilyType } from './family.js';
 /** The exporter's own per-router families. */
 export const F = {
   up: defineFamily('routeros_up', 'gauge', [], '1 if the last collection of system/resource from the router succeeded (without the system collector: if no job\'s last run went unanswered or was refused).'),
-  collectorSuccess: defineFamily('routeros_collector_success', 'gauge', ['collector'], "1 if the collector's last run succeeded (for ping and bandwidth_test: every target's last run)."),
+  collectorSuccess: defineFamily('routeros_collector_success', 'gauge', ['collector'], "1 if the collector's last run succeeded (for ping and bandwidth_test: every target's last run, of the targets run so far)."),
   collectorDuration: defineFamily('routeros_collector_duration_seconds', 'gauge', ['collector'], "How long the collector's last run took."),
-  collectorLastSuccess: defineFamily('routeros_collector_last_success_timestamp_seconds', 'gauge', ['collector'], 'Unix time of the last successful run of the collector (for several targets: the oldest of their last successes).'),
-  collectorErrors: defineFamily('routeros_collector_errors_total', 'counter', ['collector', 'reason'], 'Failed collector runs by reason, since the exporter started; a reason has a series from its first failure on (no zeros).'),
+  collectorLastSuccess: defineFamily('routeros_collector_last_success_timestamp_seconds', 'gauge', ['collector'], 'Unix time of the last successful run of the collector (for several targets: the oldest of their last successes, of the targets run so far).'),
+  collectorErrors: defineFamily('routeros_collector_errors_total', 'counter', ['collector', 'reason'], 'Failed collector runs by reason, since the exporter started or the collector was last turned on for the router or the router\'s url changed; a reason has a series from its first failure on (no zeros).'),
   collectorDecodeErrors: defineFamily('routeros_collector_decode_errors_total', 'counter', ['collector'], 'Values from the router that did not decode or were out of range for their field (a negative counter, a load over 100 %, a handshake before 2015, a ping reply without sent/received), summed across runs; their series were left out.'),
   collectorBackoff: defineFamily('routeros_collector_backoff_seconds', 'gauge', ['collector'], 'How long the collector waits before its next attempt after repeated failures (0 when not backing off).'),
 } as const;

@@ -282,10 +282,13 @@ export class SnapshotStore {
       const labels = seriesLabels(F.collectorSuccess, entry.label, [collector]);
       const runs = slots.map((slot) => slot.snapshot).filter((s): s is JobSnapshot => s !== undefined);
       if (runs.length > 0) {
-        samples.add(F.collectorSuccess, labels, runs.length === slots.length && runs.every((run) => run.ok) ? 1 : 0);
+        // The jobs that have run: a target not run yet (a ping or bandwidth test added by a reload, or still waiting
+        // at start) is no failure, and read as 0 it made a collector that had failed nothing look failing for as
+        // long as a bandwidth test takes to come round (found by review).
+        samples.add(F.collectorSuccess, labels, runs.every((run) => run.ok) ? 1 : 0);
         samples.add(F.collectorDuration, labels, Math.max(...runs.map((run) => run.durationSeconds)));
         const successes = runs.map((run) => run.lastSuccessAt);
-        if (successes.length === slots.length && successes.every((at): at is number => at !== undefined)) {
+        if (successes.every((at): at is number => at !== undefined)) {
           samples.add(F.collectorLastSuccess, labels, Math.min(...successes) / 1000);
         }
       }

@@ -38,6 +38,19 @@ const run = (collector: 'system' | 'wireguard', ok: boolean, finishedAt: number)
   ({ router: 'hq', collector, job: collector, ok, finishedAt, durationSeconds: 0.25, ...(ok ? {} : { reason: 'timeout' as const }) }) as const;
 
 describe('SnapshotStore meta series', () => {
+  it('a collector of several targets, some not run yet, is as successful as the ones that ran (found by review)', () => {
+    const store = new SnapshotStore();
+    store.plan(new Map([['hq', [{ collector: 'ping', job: 'ping:a' }, { collector: 'ping', job: 'ping:b' }]]]));
+    expect(text(store)).not.toContain('routeros_collector_success{');
+    store.record({ router: 'hq', collector: 'ping', job: 'ping:a', ok: true, finishedAt: 1_000_000, durationSeconds: 1 });
+    expect(text(store)).toContain('routeros_collector_success{router="hq",collector="ping"} 1\n');
+    expect(text(store)).toContain('routeros_collector_last_success_timestamp_seconds{router="hq",collector="ping"} 1000\n');
+    store.record({ router: 'hq', collector: 'ping', job: 'ping:b', ok: false, reason: 'timeout', finishedAt: 1_002_000, durationSeconds: 1 });
+    expect(text(store)).toContain('routeros_collector_success{router="hq",collector="ping"} 0\n');
+    // The oldest success of the jobs that ran: one never succeeded, so none.
+    expect(text(store)).not.toContain('routeros_collector_last_success_timestamp_seconds{');
+  });
+
   it("renders a router's meta once for all the changes between two reads (a cycle's runs land milliseconds apart)", () => {
     const store = planned();
     text(store);
