@@ -6,6 +6,7 @@ import { createHash } from 'node:crypto';
 import type { CollectorName, RouterConfig } from '../config/types.js';
 import { cronIntervalSeconds } from '../config/cron.js';
 import { DEFAULT_KEEP_ALIVE_MS, RouterOsClient } from './client.js';
+import { registerCredentials } from '../util/redact.js';
 
 /** Room past the shortest schedule: run times and jitter move a cycle's first request by a few seconds. */
 const KEEP_ALIVE_MARGIN_MS = 10_000;
@@ -60,7 +61,13 @@ export class ClientPool {
   clientFor(router: RouterConfig): RouterOsClient {
     const key = connectionKey(router);
     const existing = this.#clients.get(router.name);
-    if (existing !== undefined && existing.key === key) return existing.client;
+    if (existing !== undefined && existing.key === key) {
+      // Registered again with this load, as the client's construction registered them with its own: the redaction
+      // registry keeps what the current load registered, and a kept client's Basic forms were dropped first once it
+      // outgrew its cap (found by review: a router kept across a reload had its Basic token printed).
+      registerCredentials(router.username, router.password.reveal());
+      return existing.client;
+    }
     if (existing !== undefined) void existing.client.close();
     const client = new RouterOsClient({
       url: router.url,

@@ -45,15 +45,23 @@ let orderValues: string[] = [];
 let orderStamps: number[] = [];
 let orderHead = 0;
 let lastStamp = 0;
-/** The last stamp before the current config load began: values stamped after it are its own, never evicted. */
+/**
+ * The last stamp before the running config's load began: values stamped after it (that load's, and anything
+ * registered since, a failed reload's included) are never evicted.
+ */
 let generationStart = 0;
 
 /**
- * A config load begins (config/resolve.ts): what it registers from now on is kept until a later load begins,
- * whatever the cap; what earlier loads registered and this one does not is what the cap evicts.
+ * A config load begins (config/resolve.ts); call what it returns once the load succeeded. From then on what it
+ * registered is kept until a later load succeeds, whatever the cap; what earlier loads registered and this one
+ * does not is what the cap evicts. A load that fails changes nothing: the running config's values stay kept
+ * while it runs (found by review: a reload with one typo made them evictable, and its own values evicted them).
  */
-export function beginSecretGeneration(): void {
-  generationStart = lastStamp;
+export function beginSecretGeneration(): () => void {
+  const start = lastStamp;
+  return () => {
+    generationStart = Math.max(generationStart, start);
+  };
 }
 
 function stamp(value: string): void {

@@ -6,6 +6,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { decodeText } from '../../src/routeros/body.js';
+import { ClientPool } from '../../src/routeros/pool.js';
+import { testRouter } from '../helpers/config.js';
 import { MAX_SECRETS, basicEncoding, beginSecretGeneration, forgetAllSecrets, longestSecretLength, redactSecrets, registerCredentials, registerSecret, registeredSecretCount } from '../../src/util/redact.js';
 import { safeText, terminalText } from '../../src/util/text.js';
 
@@ -95,18 +97,44 @@ describe('redaction', () => {
     // 58 forms each (non-ASCII, quotes, brackets, a star, spaces): 3,000 of them are over 100,000 values.
     const passwords = (load: number): string[] => Array.from({ length: 3_000 }, (_, i) => `Ä"(é)* ü€\\ñ ${load}-${i}!`);
     registerSecret('From-an-earlier-load-0005');
-    beginSecretGeneration();
+    beginSecretGeneration()();
     for (const password of passwords(1)) registerCredentials('monitor', password);
     expect(registeredSecretCount()).toBeGreaterThan(MAX_SECRETS);
     for (const i of [0, 1, 1_500, 2_999]) expect(redactSecrets(`detail: ${passwords(1)[i]}`)).toBe('detail: [REDACTED]');
     // What no longer is in use goes, oldest first: the earlier load's value, then (once the next load registers
     // its own) the previous load's.
     expect(redactSecrets('From-an-earlier-load-0005')).toBe('From-an-earlier-load-0005');
-    beginSecretGeneration();
+    beginSecretGeneration()();
     for (const password of passwords(2)) registerCredentials('monitor', password);
     expect(registeredSecretCount()).toBeGreaterThan(MAX_SECRETS);
     for (const i of [0, 2_999]) expect(redactSecrets(`detail: ${passwords(2)[i]}`)).toBe('detail: [REDACTED]');
     expect(redactSecrets(`detail: ${passwords(1)[0]}`)).not.toBe('detail: [REDACTED]');
+  });
+
+  it('a reload that fails leaves the running config\'s values kept, however much it registered (found by review)', () => {
+    const running = beginSecretGeneration();
+    registerCredentials('monitor', 'Running-Pw-0042!');
+    running();
+    // The next load registers more than the cap, then fails on a typo: it is never committed.
+    beginSecretGeneration();
+    for (let i = 0; i < MAX_SECRETS + 10; i++) registerSecret(`failed-load-secret-${i}`);
+    expect(redactSecrets(`login failed for Running-Pw-0042! (${basicEncoding('monitor', 'Running-Pw-0042!')})`)).toBe('login failed for [REDACTED] (bW9uaXRv[REDACTED])');
+  });
+
+  it('a client kept across a reload registers its credentials again, so its Basic token stays kept (found by review)', () => {
+    const router = testRouter({ name: 'kept', url: 'https://192.0.2.8', password: 'Kept-Client-Pw-77' });
+    const pool = new ClientPool();
+    const first = beginSecretGeneration();
+    pool.clientFor(router);
+    first();
+    // The next load: its Secrets register the password again (as resolve does), the pool keeps the client.
+    const second = beginSecretGeneration();
+    registerSecret('Kept-Client-Pw-77');
+    expect(pool.clientFor(router)).toBe(pool.clientFor(router));
+    second();
+    for (let i = 0; i < MAX_SECRETS + 10; i++) registerSecret(`later-load-secret-${i}`);
+    expect(redactSecrets(`echoed ${basicEncoding('monitor', 'Kept-Client-Pw-77')}`)).toBe('echoed bW9uaXRv[REDACTED]');
+    void pool.closeAll();
   });
 
   it('a password under 4 characters is not registered, but its Basic encoding is', () => {
@@ -205,7 +233,7 @@ describe('redaction', () => {
     registerSecret('Still-in-use-0002');
     for (let i = 0; i < MAX_SECRETS; i++) {
       // One rotated password per config load, for months.
-      if (i % 100 === 0) beginSecretGeneration();
+      if (i % 100 === 0) beginSecretGeneration()();
       registerSecret(`filler-secret-${i}`);
       // A password in use is registered again at each config load: it must never be the one evicted.
       if (i % 10_000 === 0) registerSecret('Still-in-use-0002');
