@@ -15,7 +15,7 @@ import { judgePeer } from '../analysis/peer.js';
 import type { WireguardData } from '../collectors/wireguard.js';
 import { evaluateRouters } from '../health/report.js';
 import { evaluateRouter } from '../health/evaluate.js';
-import { formatCheck, output, plain, type CheckOutput } from '../health/nagios.js';
+import { formatCheck, output, type CheckOutput } from '../health/nagios.js';
 import { createLogger } from './logger.js';
 import { terminalText } from '../util/text.js';
 import { USAGE } from './args.js';
@@ -163,12 +163,11 @@ export async function check(configPath: string, routerNames?: string | readonly 
       const waiting = checked.routers.filter((router) => !known(router)).map((router) => router.name);
       const late = `check timed out after ${formatDuration(timeoutSeconds)}, still waiting for ${waiting.join(', ')}`;
       const judged = checked.routers.filter(known);
-      const verdict = judged.length === 0 ? undefined : formatCheck(evaluateRouters(judged, app.store, now()), judged, { partial: waiting.length > 0 });
+      const unheard = waiting.length > 0 ? { partial: true, late } : {};
+      const verdict = judged.length === 0 ? undefined : formatCheck(evaluateRouters(judged, app.store, now()), judged, unheard);
       if (waiting.length === 0 && verdict !== undefined) return verdict;
-      if (verdict?.state === 'CRITICAL') {
-        const [first = '', ...rest] = verdict.text.split('\n');
-        return { ...verdict, text: [`${first}; ${plain(late)}`, ...rest].join('\n') };
-      }
+      // Routers found down page now (formatCheck says who is still unheard on the first line, within its bound).
+      if (verdict?.state === 'CRITICAL') return verdict;
       return output('UNKNOWN', late, ['Raise --timeout (and the monitoring system\'s own check timeout above it), or lower the routers\' timeout and ping counts.']);
     }
     return formatCheck(evaluateRouters(checked.routers, app.store, now()), checked.routers);

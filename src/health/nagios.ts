@@ -41,16 +41,45 @@ export function plain(text: string): string {
  */
 export const MAX_OUTPUT_BYTES = 8_192;
 const DETAILS_BYTES = 4_096;
+/** The first line (a site-wide outage named every router in it: 11 KB for 400) and each detail line. */
+const FIRST_LINE_BYTES = 1_024;
+const DETAIL_LINE_BYTES = 1_000;
 
 function byteLength(text: string): number {
   return Buffer.byteLength(text, 'utf8');
 }
 
-export function output(state: NagiosState, summary: string, details: readonly string[] = [], perfdata: readonly string[] = []): CheckOutput {
-  const first = `ROUTEROS ${state} - ${plain(summary)}`;
+/** The text within `max` UTF-8 bytes, cut at a whole character with ` …` when it was longer. */
+function clipBytes(text: string, max: number): string {
+  if (byteLength(text) <= max) return text;
+  let out = '';
+  let bytes = 0;
+  for (const char of text) {
+    const size = byteLength(char);
+    if (bytes + size > max - 4) break;
+    out += char;
+    bytes += size;
+  }
+  return `${out} …`;
+}
+
+/**
+ * The plugin output. `ranks`, when given, says per perfdata entry how much it matters: when not all entries fit,
+ * the highest go first (stable otherwise), so what is wrong is graphed; when all fit they keep their order.
+ */
+export function output(
+  state: NagiosState,
+  summary: string,
+  details: readonly string[] = [],
+  perfdata: readonly string[] = [],
+  ranks?: readonly number[],
+): CheckOutput {
+  const first = clipBytes(`ROUTEROS ${state} - ${plain(summary)}`, FIRST_LINE_BYTES);
   const lines = [first];
   let used = byteLength(first) + 1;
-  const shown = details.map(plain);
+  // Each line bounded on its own: one long finding (a set-up check's ten fixes) would otherwise leave no room for
+  // any other line, the routers' status lines included.
+  const shown = details.map((line) => clipBytes(plain(line), DETAIL_LINE_BYTES));
   for (const [index, line] of shown.entries()) {
     const rest = shown.length - index;
     // Room kept for the line that says how many were left out.
@@ -65,8 +94,16 @@ export function output(state: NagiosState, summary: string, details: readonly st
   }
   // `| ` and the newline; each entry then a space before it but the first.
   let room = MAX_OUTPUT_BYTES - used - 3;
+  const total = perfdata.reduce((sum, entry) => sum + byteLength(entry) + 1, 0);
+  const ordered =
+    ranks === undefined || total <= room
+      ? perfdata
+      : perfdata
+          .map((entry, i) => ({ entry, rank: ranks[i] ?? 0, i }))
+          .sort((a, b) => b.rank - a.rank || a.i - b.i)
+          .map(({ entry }) => entry);
   const entries: string[] = [];
-  for (const entry of perfdata) {
+  for (const entry of ordered) {
     const cost = byteLength(entry) + (entries.length > 0 ? 1 : 0);
     if (cost > room) break;
     entries.push(entry);
@@ -80,7 +117,11 @@ export function output(state: NagiosState, summary: string, details: readonly st
  * The plugin output for the evaluated routers. `partial`: other routers are still being waited for, so "no router
  * could be reached" would not be true of the check; the routers found down are then said as such.
  */
-export function formatCheck({ report, evaluations }: Evaluated, routers: readonly RouterConfig[], { partial = false }: { partial?: boolean } = {}): CheckOutput {
+export function formatCheck(
+  { report, evaluations }: Evaluated,
+  routers: readonly RouterConfig[],
+  { partial = false, late }: { partial?: boolean; late?: string } = {},
+): CheckOutput {
   if (evaluations.length === 0) return output('UNKNOWN', 'no routers configured');
   const details = evaluations.flatMap(detailLines);
   if (!partial && evaluations.every((evaluation) => evaluation.health.up !== true)) {
@@ -88,7 +129,11 @@ export function formatCheck({ report, evaluations }: Evaluated, routers: readonl
     const tried = evaluations.some((evaluation) => evaluation.health.up === false);
     return output(tried ? 'CRITICAL' : 'UNKNOWN', `no router could be reached: ${names.join(', ')}`, details);
   }
-  return output(STATE_OF[report.status], report.summary, details, perfdata(evaluations, routers));
+  const state = STATE_OF[report.status];
+  // A check past its deadline with routers still unheard: said on the first line of a CRITICAL (within its bound).
+  const summary = late !== undefined && state === 'CRITICAL' ? `${report.summary}; ${late}` : report.summary;
+  const { entries, ranks } = perfdata(evaluations, routers);
+  return output(state, summary, details, entries, ranks);
 }
 
 /** Problem lines per router, worst first; the rest are counted (a hub with 100,000 stale peers made 14 MB). */
@@ -174,13 +219,16 @@ export function percentOf(ratio: number): string {
   return String(fixed === 0 && percent > 0 ? 0.001 : fixed);
 }
 
-/** The peers of a check whose perfdata goes first when it cannot all go: the nearest to (or past) their bound. */
+/**
+ * The peers of a check whose perfdata goes first when it cannot all go: the nearest to (or past) their bound, one
+ * that never shook hands but was expected to first; the ping targets go before all (Infinity).
+ */
 function urgency(age: number | null, bound: number | null): number {
-  if (age === null) return bound === null ? 0 : Number.POSITIVE_INFINITY;
+  if (age === null) return bound === null ? 0 : Number.MAX_VALUE;
   return bound === null || bound <= 0 ? 0 : age / bound;
 }
 
-function perfdata(evaluations: readonly RouterEvaluation[], routers: readonly RouterConfig[]): string[] {
+function perfdata(evaluations: readonly RouterEvaluation[], routers: readonly RouterConfig[]): { entries: string[]; ranks: number[] } {
   const entries: Entry[] = [];
   /** Per entry, how much it matters when not all fit: pings first (few, and what they measure is the point), then peers by urgency. */
   const rank: number[] = [];
@@ -203,22 +251,15 @@ function perfdata(evaluations: readonly RouterEvaluation[], routers: readonly Ro
         // would alert only above 50; any loss warns (outside 0…0).
         const critical = lossCritical === '' ? '' : `@${lossCritical}:`;
         entries.push({ parts: [health.name, ping.name], distinct: ping.target, measure: 'loss', data: `${percentOf(ping.lossRatio)}%;0;${critical};0;100` });
-        rank.push(Number.MAX_VALUE);
+        rank.push(Number.POSITIVE_INFINITY);
       }
       if (ping.rttSeconds.avg !== null) {
         entries.push({ parts: [health.name, ping.name], distinct: ping.target, measure: 'rtt', data: `${Number((ping.rttSeconds.avg * 1000).toFixed(3))}ms;;;0` });
-        rank.push(Number.MAX_VALUE);
+        rank.push(Number.POSITIVE_INFINITY);
       }
     }
   }
   // Labels from every entry, whichever fit: a peer's label does not change with how many others there are.
   const labels = uniqueLabels(entries);
-  const written = entries.map((entry, i) => `${labels[i] as string}=${entry.data}`);
-  // In their order when all fit (stable, as before); the most urgent first otherwise (output() keeps a prefix).
-  const total = written.reduce((sum, entry) => sum + byteLength(entry) + 1, 0);
-  if (total <= MAX_OUTPUT_BYTES - DETAILS_BYTES) return written;
-  return written
-    .map((entry, i) => ({ entry, rank: rank[i] as number, i }))
-    .sort((a, b) => b.rank - a.rank || a.i - b.i)
-    .map(({ entry }) => entry);
+  return { entries: entries.map((entry, i) => `${labels[i] as string}=${entry.data}`), ranks: rank };
 }

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { evaluateRouters } from '../../src/health/report.js';
-import { formatCheck } from '../../src/health/nagios.js';
+import { formatCheck, output } from '../../src/health/nagios.js';
 import type { JobSnapshot } from '../../src/metrics/store.js';
 import type { RouterConfig } from '../../src/config/types.js';
 import { testRouter } from '../helpers/config.js';
@@ -234,6 +234,28 @@ describe('check output within what Nagios keeps (found by review: 3,000 peers wr
       }),
       { numRuns: 40 },
     );
+  });
+
+  it('a site-wide outage of 400 routers, a summary of any length, one finding of 16,000 characters: still within 8 KiB, every line whole (review of the change)', () => {
+    const routers = Array.from({ length: 400 }, (_, r) => testRouter({ name: `router-${String(r).padStart(3, '0')}-${'x'.repeat(50)}` }, SITE_LINKS));
+    const down = check(routers, Object.fromEntries(routers.map((router) => [router.name, [failed('system', 'system', 'connect')]])));
+    expect(down.code).toBe(2);
+    expect(Buffer.byteLength(down.text)).toBeLessThanOrEqual(8_192);
+    const first = down.text.split('\n')[0] ?? '';
+    expect(Buffer.byteLength(first)).toBeLessThanOrEqual(1_024);
+    expect(first).toMatch(/^ROUTEROS CRITICAL - no router could be reached: router-000-x+ \(connect\), .* …$/);
+    expect(Buffer.byteLength(output('CRITICAL', 'é'.repeat(9_000)).text)).toBeLessThanOrEqual(8_192);
+    // One very long line is cut on its own; the lines after it still show.
+    const long = output('WARNING', 'one long finding', ['x'.repeat(16_000), '[OK] hq: up', '[OK] branch: up']);
+    expect(long.text.split('\n').slice(1, 4)).toEqual([expect.stringMatching(/^x+ …$/), '[OK] hq: up', '[OK] branch: up']);
+  });
+
+  it('when perfdata must be cut, the ping targets go first, then peers expected up that never connected (review of the change)', () => {
+    const peers = Array.from({ length: 400 }, (_, i) => peerRecord(`road-${i}-with-a-long-name`, undefined));
+    const out = check([hq], { hq: [systemOk(), wireguard(hq, [WG_UP], peers), ping(hq, 0, 10)] });
+    expect(Buffer.byteLength(out.text)).toBeLessThanOrEqual(8_192);
+    const perf = out.text.split('\n').find((line) => line.startsWith('| ')) ?? '';
+    expect(perf).toMatch(/^\| 'hq_branch-tunnel_loss'=10%;0;@50:;0;100 'hq_branch-tunnel_rtt'=[\d.]+ms;;;0 'hq_wg-branch_road-0-with-a-long-name_handshake_age'=U;;300;0 /);
   });
 
   it('a loss threshold under 0.05 % is not written as 0 (which would make 0 % loss critical)', () => {
