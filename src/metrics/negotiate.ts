@@ -8,6 +8,7 @@ export const CONTENT_TYPES: Record<ExpositionFormat, string> = {
   text: 'text/plain; version=0.0.4; charset=utf-8',
   openmetrics: 'application/openmetrics-text; version=1.0.0; charset=utf-8',
 };
+const OPENMETRICS_0_0_1 = 'application/openmetrics-text; version=0.0.1; charset=utf-8';
 
 /** One member of an Accept or Accept-Encoding list: the media range or coding, its `version` if any, its weight. */
 interface Member {
@@ -24,11 +25,36 @@ export const MAX_LIST_MEMBERS = 64;
 
 const QVALUE = /^(?:0(?:\.\d*)?|1(?:\.0*)?)$/;
 
+/**
+ * The text split at `separator` where it stands outside a quoted string (RFC 9110 §5.6.4: a quoted parameter value
+ * may hold `,` and `;`, and `\\` escapes a character in it), at most `max` pieces: the scan stops there, and the
+ * ignored rest is never cut into strings. A `,` inside quotes split a member in two, and `foo="a,b";q=0.1` then
+ * lost its q (found by review).
+ */
+function splitOutsideQuotes(text: string, separator: ',' | ';', max: number): string[] {
+  const pieces: string[] = [];
+  let start = 0;
+  let quoted = false;
+  for (let i = 0; i < text.length && pieces.length < max; i++) {
+    const char = text[i];
+    if (quoted) {
+      if (char === '\\') i++;
+      else if (char === '"') quoted = false;
+    } else if (char === '"') {
+      quoted = true;
+    } else if (char === separator) {
+      pieces.push(text.slice(start, i));
+      start = i + 1;
+    }
+  }
+  if (pieces.length < max) pieces.push(text.slice(start));
+  return pieces;
+}
+
 function parseList(header: string): Member[] {
   const members: Member[] = [];
-  // split's limit stops the scan at the cap: the ignored rest is never cut into strings.
-  for (const item of header.split(',', MAX_LIST_MEMBERS)) {
-    const [rawName, ...rawParams] = item.split(';');
+  for (const item of splitOutsideQuotes(header, ',', MAX_LIST_MEMBERS)) {
+    const [rawName, ...rawParams] = splitOutsideQuotes(item, ';', MAX_LIST_MEMBERS);
     const name = (rawName ?? '').trim().toLowerCase();
     if (name === '') continue;
     let version: string | undefined;
@@ -112,6 +138,19 @@ function quality(ranges: readonly Member[], representation: (typeof REPRESENTATI
  * types) we still send text rather than 406: RFC 9110 §12.1 lets a server disregard the header, and a scrape
  * that gets a body it can report on is more useful than one that gets an error, as other exporters do.
  */
+/**
+ * The Content-Type of `format` as the client asked for it: OpenMetrics in the version it rates higher, 1.0.0 on a
+ * tie, as Prometheus' own libraries answer (a client that accepts only 0.0.1 was answered 1.0.0; found by review).
+ * The body is the same for both versions.
+ */
+export function contentTypeFor(accept: string | undefined, format: ExpositionFormat): string {
+  if (format !== 'openmetrics' || accept === undefined) return CONTENT_TYPES[format];
+  const ranges = parseList(accept);
+  const [current, older] = REPRESENTATIONS.filter((representation) => representation.format === 'openmetrics');
+  if (current === undefined || older === undefined) return CONTENT_TYPES[format];
+  return quality(ranges, older) > quality(ranges, current) ? OPENMETRICS_0_0_1 : CONTENT_TYPES.openmetrics;
+}
+
 export function negotiateFormat(accept: string | undefined): ExpositionFormat {
   if (accept === undefined || accept.trim() === '') return 'text';
   const ranges = parseList(accept);

@@ -5,7 +5,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RenderedBody } from '../metrics/exposition.js';
-import { acceptsGzip, CONTENT_TYPES, negotiateFormat, type ExpositionFormat } from '../metrics/negotiate.js';
+import { acceptsGzip, contentTypeFor, negotiateFormat, type ExpositionFormat } from '../metrics/negotiate.js';
 import type { Endpoints } from './endpoints.js';
 import { sendParts, sendText, writeHead } from './respond.js';
 
@@ -22,7 +22,7 @@ export async function sendExposition(req: IncomingMessage, res: ServerResponse, 
   if (rendering === undefined) return false;
   const body = await rendering;
   const headers: Record<string, string | number> = {
-    'content-type': CONTENT_TYPES[format],
+    'content-type': contentTypeFor(req.headers.accept, format),
     'content-length': body.length,
     'cache-control': 'no-store',
     vary: 'Accept, Accept-Encoding',

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { acceptsGzip, MAX_LIST_MEMBERS, negotiateFormat } from '../../src/metrics/negotiate.js';
+import { acceptsGzip, CONTENT_TYPES, contentTypeFor, MAX_LIST_MEMBERS, negotiateFormat } from '../../src/metrics/negotiate.js';
 import { escapeLabelValue, formatValue, MAX_LABEL_VALUE_CHARS } from '../../src/metrics/text.js';
 
 describe('content negotiation', () => {
@@ -76,6 +76,25 @@ describe('content negotiation', () => {
     ['gzip;q=0.0005', true],
   ] as const)('Accept-Encoding %j → gzip %s', (header, expected) => {
     expect(acceptsGzip(header)).toBe(expected);
+  });
+});
+
+describe('found by review', () => {
+  it('answers OpenMetrics in the version the client rates higher: 0.0.1 to a client that accepts only it, 1.0.0 on a tie', () => {
+    const OM_0_0_1 = 'application/openmetrics-text; version=0.0.1; charset=utf-8';
+    expect(contentTypeFor('application/openmetrics-text;version=0.0.1', 'openmetrics')).toBe(OM_0_0_1);
+    expect(contentTypeFor('application/openmetrics-text;version=1.0.0;q=0, application/openmetrics-text;version=0.0.1', 'openmetrics')).toBe(OM_0_0_1);
+    // Prometheus' own Accept rates 1.0.0 higher; an unversioned range takes both alike.
+    expect(contentTypeFor('application/openmetrics-text;version=1.0.0;q=0.6,application/openmetrics-text;version=0.0.1;q=0.5,text/plain;version=0.0.4;q=0.4,*/*;q=0.1', 'openmetrics')).toBe(CONTENT_TYPES.openmetrics);
+    expect(contentTypeFor('application/openmetrics-text', 'openmetrics')).toBe(CONTENT_TYPES.openmetrics);
+    expect(contentTypeFor('application/openmetrics-text;version=0.0.1', 'text')).toBe(CONTENT_TYPES.text);
+  });
+
+  it('a quoted parameter may hold commas and semicolons: they split nothing', () => {
+    expect(negotiateFormat('application/openmetrics-text;foo="a,b";q=0.1, text/plain;q=0.5')).toBe('text');
+    expect(negotiateFormat('text/plain;foo="x;q=1,y";q=0.1, application/openmetrics-text;q=0.5')).toBe('openmetrics');
+    expect(negotiateFormat('text/plain;foo="a\\"b,c";q=0.1, application/openmetrics-text;q=0.5')).toBe('openmetrics');
+    expect(acceptsGzip('gzip;foo="a,*";q=0')).toBe(false);
   });
 });
 
