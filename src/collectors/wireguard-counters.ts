@@ -1,5 +1,6 @@
 /**
- * Each wireguard job's rx/tx of the previous run, so the verdict knows whether traffic moved (rxMoved, txMoved).
+ * Each wireguard job's rx/tx of the previous run, so the verdict knows whether traffic moved (rxMoved, txMoved),
+ * and the handshake time it wrote, so one handshake is written as one time (stableHandshake).
  *
  * Kept as columns, not as string-keyed entries: at 100 routers × 1,000 peers, two Map entries per peer keyed by
  * `rx interface="…",public_key="…"` held ~33 MB of heap (200,000 key strings, their hash tables and boxed
@@ -16,7 +17,17 @@ interface Columns {
   readonly keys: string[];
   readonly rx: number[];
   readonly tx: number[];
+  /** The latest-handshake time written for the peer (Unix seconds; NaN when none). */
+  readonly handshakes: number[];
 }
+
+/**
+ * RouterOS gives a handshake's age in whole seconds, so now − age lands anywhere in the second after the handshake:
+ * one handshake read in three runs came out as …000, …001, …001 (found by review), and every change looked like a
+ * new handshake to changes() and to the expected-by time made from it. A time within this of the one written for
+ * the peer last run is that same handshake; a new one is at least 5 s later (WireGuard's retry), 2 min in a session.
+ */
+const SAME_HANDSHAKE_SECONDS = 1;
 
 const previousRuns = new WeakMap<object, Columns>();
 
@@ -24,7 +35,9 @@ const previousRuns = new WeakMap<object, Columns>();
 export class CounterMemory {
   readonly #owner: object | undefined;
   readonly #before: Columns | undefined;
-  readonly #now: Columns = { interfaces: [], keys: [], rx: [], tx: [] };
+  readonly #now: Columns = { interfaces: [], keys: [], rx: [], tx: [], handshakes: [] };
+  /** Where the peer `moved` was last called for stood in the previous run (undefined: new, or no previous run). */
+  #at: number | undefined;
   #index: Map<string, number> | undefined;
 
   /** `owner`: the job's memory map; without one (a single mapping in a test) nothing moved. */
@@ -44,11 +57,25 @@ export class CounterMemory {
     now.keys.push(publicKey);
     now.rx.push(rx ?? Number.NaN);
     now.tx.push(tx ?? Number.NaN);
+    now.handshakes.push(Number.NaN);
     const at = this.#find(position, iface, publicKey);
+    this.#at = at;
     if (at === undefined) return { rxMoved: false, txMoved: false };
     const before = this.#before as Columns;
     // NaN compares false: an unreadable value before or now never counts as movement.
     return { rxMoved: (rx ?? Number.NaN) > (before.rx[at] as number), txMoved: (tx ?? Number.NaN) > (before.tx[at] as number) };
+  }
+
+  /**
+   * The latest-handshake time to write for the peer `moved` was last called for (Unix seconds, whole): the one
+   * written last run when `seconds` is the same handshake read a second later or earlier, else `seconds`.
+   */
+  stableHandshake(seconds: number | undefined): number | undefined {
+    const now = this.#now;
+    const previous = this.#at === undefined ? Number.NaN : ((this.#before as Columns).handshakes[this.#at] as number);
+    const written = seconds !== undefined && Math.abs(seconds - previous) <= SAME_HANDSHAKE_SECONDS ? previous : seconds;
+    now.handshakes[now.handshakes.length - 1] = written ?? Number.NaN;
+    return written;
   }
 
   /** Keeps this run's values for the next run (peers gone are dropped with the old columns). */

@@ -291,7 +291,8 @@ export function* mapWireguardSteps(
     const allowed = routerListHead(record['allowed-address'] ?? '', ALLOWED_ADDRESSES_READ);
     if (allowed.more) peerRead.problem(() => `peer ${quoteRouterText(publicKey, 12)}: allowed-address lists more than ${ALLOWED_ADDRESSES_READ} entries; its label holds the first ${ALLOWED_ADDRESSES_READ}`);
     const allowedAddress = allowed.items;
-    const latestHandshake = age === undefined ? undefined : Math.round(nowSeconds - age);
+    const { rxMoved, txMoved } = counters.moved(iface, publicKey, rx, tx);
+    const latestHandshake = counters.stableHandshake(age === undefined ? undefined : Math.round(nowSeconds - age));
     const readKeepalive = peerRead.value('keepalive', record, 'persistent-keepalive');
     const keepaliveSeconds = readKeepalive ?? 0;
     // What the verdict rests on must have been read, not defaulted: "25 s" taken as no keepalive makes a down
@@ -302,7 +303,6 @@ export function* mapWireguardSteps(
       (readKeepalive === undefined && given(record, 'persistent-keepalive')) ||
       (unclearInterfaces.size > 0 && unclearInterfaces.has(escapeLabelValue(iface)));
     const hasEndpoint = (record['endpoint-address'] ?? '') !== '';
-    const { rxMoved, txMoved } = counters.moved(iface, publicKey, rx, tx);
     // With probes given, an enabled peer they do not name was not selected: `off`.
     // (No key is built when nothing was probed: a fleet's default costs no string per peer.)
     const probed = probes === undefined || disabled || disabledInterfaces.has(iface) ? undefined : probes.size === 0 ? OFF : probes.get(probeKey(iface, publicKey)) ?? OFF;

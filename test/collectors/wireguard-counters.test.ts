@@ -9,6 +9,7 @@ import { mapWireguard } from '../../src/collectors/wireguard.js';
 import { routerLabel } from '../../src/metrics/family.js';
 import { testRouter } from '../helpers/config.js';
 import type { RouterRecord } from '../../src/routeros/records.js';
+import { sampleText } from './sample-text.js';
 
 type Peer = [iface: string, key: string, rx: number | undefined, tx: number | undefined];
 
@@ -72,5 +73,28 @@ describe('mapWireguard job memory', () => {
     expect(second.data.peers.some((p) => p.txMoved)).toBe(false);
     // Before: 2,000 entries (`rx interface="wg0",public_key="…"` and its tx twin).
     expect(memory.size).toBe(0);
+  });
+});
+
+describe('one handshake, one written time (found by review: RouterOS gives ages in whole seconds)', () => {
+  const health = testRouter().health;
+  const interfaces: RouterRecord[] = [{ name: 'wg-sites', running: 'true', disabled: 'false', 'listen-port': '13231' }];
+  const peer = (lastHandshake: string): RouterRecord[] => [
+    { interface: 'wg-sites', 'public-key': 'K'.repeat(43) + '=', name: 'site', 'last-handshake': lastHandshake, rx: '10', tx: '10', 'persistent-keepalive': '25s' },
+  ];
+  const handshakeOf = (text: string): number => Number(/routeros_wireguard_peer_latest_handshake_timestamp_seconds\{[^}]*\} (\d+)/.exec(text)?.[1]);
+
+  it('writes the same time for one handshake read in runs whose now - age lands either side of a second', () => {
+    const memory = new Map<string, number>();
+    // A handshake at 1800000000.2, collected at .4 / .6 / .5 past the second: now - age gives …000, …001, …001.
+    const times = [
+      [1_800_000_065_400, '1m5s'],
+      [1_800_000_080_600, '1m20s'],
+      [1_800_000_095_500, '1m35s'],
+    ] as const;
+    const written = times.map(([now, age]) => handshakeOf(sampleText(mapWireguard(interfaces, peer(age), routerLabel('hq'), health, now, memory).samples)));
+    expect(written).toEqual([1_800_000_000, 1_800_000_000, 1_800_000_000]);
+    // A new handshake (a rekey two minutes on) is written as itself.
+    expect(handshakeOf(sampleText(mapWireguard(interfaces, peer('5s'), routerLabel('hq'), health, 1_800_000_125_500, memory).samples))).toBe(1_800_000_121);
   });
 });
