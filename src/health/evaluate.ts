@@ -82,7 +82,7 @@ export function* evaluateRouterSteps(
   const system = router.collectors.system ? byJob.get('system') : undefined;
   // The jobs the router runs, as the store plans them, so that routeros_up and /health agree (analysis/up.ts).
   const planned = router.collectors.system ? [{ collector: 'system', job: 'system' }] : jobsFor(router);
-  const up = routerUp(planned.map(({ collector, job }) => ({ collector, ok: byJob.get(job)?.ok, reason: byJob.get(job)?.reason }))) ?? null;
+  const up = routerUp(planned.map(({ collector, job }) => ({ collector, ok: byJob.get(job)?.ok }))) ?? null;
   const lastSuccessMs = router.collectors.system ? system?.lastSuccessAt : latest(snapshots.map((s) => s.lastSuccessAt));
   const health: RouterHealth = {
     name: router.name,

@@ -276,7 +276,7 @@ export class SnapshotStore {
       if (list === undefined) byCollector.set(slot.collector, [slot]);
       else list.push(slot);
     }
-    const up = routerUp([...entry.jobs.values()].map((slot) => ({ collector: slot.collector, ok: slot.snapshot?.ok, reason: slot.snapshot?.reason })));
+    const up = routerUp([...entry.jobs.values()].map((slot) => ({ collector: slot.collector, ok: slot.snapshot?.ok })));
     if (up !== undefined) samples.add(F.up, entry.label, up ? 1 : 0);
     for (const [collector, slots] of byCollector) {
       const labels = seriesLabels(F.collectorSuccess, entry.label, [collector]);
