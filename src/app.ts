@@ -7,6 +7,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import type { Config } from './config/types.js';
 import { ConfigError } from './config/types.js';
+import { beginSecretGeneration, registerCredentials } from './util/redact.js';
+import { registerSecretsIn } from './util/secret.js';
 import { profileWarnings, routerWarnings } from './config/warnings.js';
 import { SnapshotStore } from './metrics/store.js';
 import { Exposition } from './metrics/exposition.js';
@@ -183,6 +185,7 @@ export function createApp(initial: Config, deps: AppDeps): App {
       return { ok: true };
     } catch (error) {
       self.reloaded(false, now());
+      keepRunningSecrets(config);
       const problems =
         error instanceof ConfigError ? error.problems : [{ path: '', message: error instanceof Error ? error.message : String(error) }];
       deps.logger.error({ problems }, 'configuration reload failed; the previous configuration keeps running');
@@ -263,4 +266,18 @@ export function createApp(initial: Config, deps: AppDeps): App {
     deps.logger,
   );
   return app;
+}
+
+/**
+ * A reload failed or was refused: the running config stays, so its passwords (and its routers' Basic forms) are
+ * registered again as the kept generation, and what the refused load registered may go at the cap. Without this a
+ * refused reload left them behind its own values, and repeated ones grew the registry without bound (util/redact.ts).
+ */
+function keepRunningSecrets(running: Config): void {
+  const done = beginSecretGeneration();
+  registerSecretsIn(running);
+  for (const settings of [...running.routers, ...(running.profiles ?? []).map((profile) => profile.settings)]) {
+    registerCredentials(settings.username, settings.password.reveal());
+  }
+  done();
 }

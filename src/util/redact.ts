@@ -61,7 +61,15 @@ export function beginSecretGeneration(): () => void {
   const start = lastStamp;
   return () => {
     generationStart = Math.max(generationStart, start);
+    committedGenerations++;
   };
+}
+
+/** How many loads have committed: a client kept across one registers its credentials again once (routeros/pool.ts). */
+let committedGenerations = 0;
+
+export function secretGeneration(): number {
+  return committedGenerations;
 }
 
 function stamp(value: string): void {
@@ -356,6 +364,7 @@ export function forgetAllSecrets(): void {
   orderHead = 0;
   lastStamp = 0;
   generationStart = 0;
+  committedGenerations = 0;
   root.clear();
   headCounts = undefined;
   longestValue = 0;

@@ -33,3 +33,21 @@ export class Secret {
     return REDACTED;
   }
 }
+
+/**
+ * Registers again every Secret in a config tree (objects and arrays, walked once each): a reload that failed or was
+ * refused leaves the running config in force, and its values must be kept again, not left to the cap behind what
+ * the refused load registered (util/redact.ts; found by review).
+ */
+export function registerSecretsIn(tree: unknown): void {
+  const seen = new Set<object>();
+  const stack: unknown[] = [tree];
+  while (stack.length > 0) {
+    const value = stack.pop();
+    if (value === null || typeof value !== 'object' || seen.has(value)) continue;
+    seen.add(value);
+    if (value instanceof Secret) registerSecret(value.reveal());
+    else if (Array.isArray(value)) stack.push(...value);
+    else if (!(value instanceof RegExp)) stack.push(...Object.values(value));
+  }
+}

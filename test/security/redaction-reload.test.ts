@@ -1,0 +1,44 @@
+/**
+ * The redaction registry across reloads through the app (found by review): a reload that fails or is refused leaves
+ * the running config's passwords kept, and repeated ones do not grow the registry without bound.
+ */
+import { expect, it } from 'vitest';
+import { createApp } from '../../src/app.js';
+import { ConfigError, type Config } from '../../src/config/types.js';
+import { MAX_SECRETS, basicEncoding, redactSecrets, registeredSecretCount, registerSecret } from '../../src/util/redact.js';
+import { testConfig } from '../helpers/config.js';
+import { captureLogs } from '../helpers/log-capture.js';
+import { ManualTriggers } from '../helpers/manual-trigger.js';
+
+const RUNNING = 'Running-Router-Pw-4711!';
+
+function configWith(password: string): Config {
+  return testConfig({ defaults: { username: 'monitor', password, timeout: '2s' }, routers: [{ name: 'hq', url: 'https://192.0.2.1' }] });
+}
+
+it('a refused reload keeps the running passwords, and refused reloads that register much keep the registry bounded', async () => {
+  let round = 0;
+  const app = createApp(configWith(RUNNING), {
+    logger: captureLogs().logger,
+    triggerFactory: new ManualTriggers().factory,
+    jitter: false,
+    // Each reload parses (its passwords registered, as a rotated password file's would be) and is then refused, as
+    // a web config that does not load refuses it.
+    loadConfig: () => {
+      round++;
+      for (let i = 0; i < 60_000; i++) registerSecret(`refused-load-${round}-secret-${i}`);
+      return Promise.resolve(configWith(`Rotated-${round}-Pw!`));
+    },
+    prepareReload: () => {
+      throw new ConfigError('web.yml', [{ path: 'tls_server_config.cert_file', message: 'cannot read the file it names: no such file (ENOENT)' }]);
+    },
+  });
+  try {
+    for (let reload = 0; reload < 4; reload++) expect(await app.reload()).toMatchObject({ ok: false });
+    expect(redactSecrets(`bad password ${RUNNING} (${basicEncoding('monitor', RUNNING)})`)).toBe('bad password [REDACTED] (bW9uaXRv[REDACTED])');
+    // 240,000 refused values, the running ones kept: bounded by the cap, not by the number of refused reloads.
+    expect(registeredSecretCount()).toBeLessThanOrEqual(MAX_SECRETS + 100);
+  } finally {
+    await app.stop();
+  }
+});
