@@ -35,6 +35,7 @@ function splitOutsideQuotes(text: string, separator: ',' | ';', max: number): st
   const pieces: string[] = [];
   let start = 0;
   let quoted = false;
+  let opened = 0;
   for (let i = 0; i < text.length && pieces.length < max; i++) {
     const char = text[i];
     if (quoted) {
@@ -42,10 +43,19 @@ function splitOutsideQuotes(text: string, separator: ',' | ';', max: number): st
       else if (char === '"') quoted = false;
     } else if (char === '"') {
       quoted = true;
+      opened = pieces.length;
     } else if (char === separator) {
       pieces.push(text.slice(start, i));
       start = i + 1;
     }
+  }
+  if (quoted) {
+    // A quote never closed quotes nothing: the text from its piece on is split as if it were a plain character, as
+    // before quotes were read (it swallowed every later member and could flip the format; review of the change).
+    const before = pieces.slice(0, opened);
+    const rest = text.slice(before.reduce((at, piece) => at + piece.length + 1, 0));
+    // (split's limit is a 32-bit count: Infinity would read as 0, and give nothing.)
+    return [...before, ...(Number.isFinite(max) ? rest.split(separator, max - opened) : rest.split(separator))];
   }
   if (pieces.length < max) pieces.push(text.slice(start));
   return pieces;
@@ -54,7 +64,8 @@ function splitOutsideQuotes(text: string, separator: ',' | ';', max: number): st
 function parseList(header: string): Member[] {
   const members: Member[] = [];
   for (const item of splitOutsideQuotes(header, ',', MAX_LIST_MEMBERS)) {
-    const [rawName, ...rawParams] = splitOutsideQuotes(item, ';', MAX_LIST_MEMBERS);
+    // Parameters uncapped, as before: a member is already bounded by the header, and a q after many is still read.
+    const [rawName, ...rawParams] = splitOutsideQuotes(item, ';', Number.POSITIVE_INFINITY);
     const name = (rawName ?? '').trim().toLowerCase();
     if (name === '') continue;
     let version: string | undefined;

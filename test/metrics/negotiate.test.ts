@@ -96,6 +96,15 @@ describe('found by review', () => {
     expect(negotiateFormat('text/plain;foo="a\\"b,c";q=0.1, application/openmetrics-text;q=0.5')).toBe('openmetrics');
     expect(acceptsGzip('gzip;foo="a,*";q=0')).toBe(false);
   });
+
+  it('a quote never closed quotes nothing, and a q after many parameters still counts (review of the change)', () => {
+    expect(negotiateFormat('application/openmetrics-text;version=1.0.0;q=0.5;x="unterminated, text/plain;q=0.9')).toBe('text');
+    expect(acceptsGzip('br;x="a, gzip')).toBe(true);
+    expect(negotiateFormat('text/plain;x="a;q=0, application/openmetrics-text;q=0.5')).toBe('openmetrics');
+    expect(negotiateFormat('application/openmetrics-text;q=0.5;x="a;b')).toBe('openmetrics');
+    const many = Array.from({ length: 70 }, (_, i) => `p${i}=1`).join(';');
+    expect(negotiateFormat(`text/plain;${many};q=0, application/openmetrics-text;q=0.5`)).toBe('openmetrics');
+  });
 });
 
 describe('hostile headers', () => {
