@@ -177,6 +177,7 @@ export function createApp(initial: Config, deps: AppDeps): App {
       apply(next);
       install?.();
       const restart = applySettings(previous, next);
+      keepSecretsInUse(next);
       self.reloaded(true, now());
       deps.logger.info(
         { routers: next.routers.length, source: next.source, ...(restart.length > 0 ? { restart_required: restart } : {}) },
@@ -185,7 +186,7 @@ export function createApp(initial: Config, deps: AppDeps): App {
       return { ok: true };
     } catch (error) {
       self.reloaded(false, now());
-      keepRunningSecrets(config);
+      keepSecretsInUse(config);
       const problems =
         error instanceof ConfigError ? error.problems : [{ path: '', message: error instanceof Error ? error.message : String(error) }];
       deps.logger.error({ problems }, 'configuration reload failed; the previous configuration keeps running');
@@ -269,15 +270,23 @@ export function createApp(initial: Config, deps: AppDeps): App {
 }
 
 /**
- * A reload failed or was refused: the running config stays, so its passwords (and its routers' Basic forms) are
- * registered again as the kept generation, and what the refused load registered may go at the cap. Without this a
- * refused reload left them behind its own values, and repeated ones grew the registry without bound (util/redact.ts).
+ * After every reload attempt, the config in force (the new one applied, or the running one a failed or refused
+ * reload left) has its passwords and its routers' Basic forms registered again as the redaction registry's kept
+ * generation (util/redact.ts): what it no longer uses may go at the cap, nothing it uses. The one place this is
+ * done: a kept client's Basic forms, registered only when it was built, were dropped first once the registry
+ * passed its cap; a refused reload left the running values behind its own (both found by review). A fleet that
+ * shares credentials registers each pair once.
  */
-function keepRunningSecrets(running: Config): void {
+function keepSecretsInUse(inForce: Config): void {
   const done = beginSecretGeneration();
-  registerSecretsIn(running);
-  for (const settings of [...running.routers, ...(running.profiles ?? []).map((profile) => profile.settings)]) {
-    registerCredentials(settings.username, settings.password.reveal());
+  registerSecretsIn(inForce);
+  const pairs = new Set<string>();
+  for (const settings of [...inForce.routers, ...(inForce.profiles ?? []).map((profile) => profile.settings)]) {
+    const password = settings.password.reveal();
+    const pair = `${settings.username}\u0000${password}`;
+    if (pairs.has(pair)) continue;
+    pairs.add(pair);
+    registerCredentials(settings.username, password);
   }
   done();
 }

@@ -12,7 +12,6 @@ import { readProfiles } from './profiles.js';
 import { checkShard } from './shard.js';
 import { ConfigError, type Config, type ConfigProblem, type RouterConfig, type ShardConfig } from './types.js';
 import { ConfigValueError, quoteValue } from './value-error.js';
-import { beginSecretGeneration } from '../util/redact.js';
 
 export interface ResolveOptions {
   /** Where the config came from (a path, or "<demo>"), for messages. */
@@ -121,15 +120,6 @@ function unique(problems: ConfigProblem[]): ConfigProblem[] {
  * each router, password_file / ca_file read. Throws ConfigError listing every problem.
  */
 export function resolveConfig(raw: unknown, options: ResolveOptions): Config {
-  // The passwords this load registers (each Secret as it is made, each client as it is built or kept) are its own:
-  // the registry's cap evicts older loads' first, never these (util/redact.ts); a load that fails changes nothing.
-  const succeeded = beginSecretGeneration();
-  const config = resolveValidConfig(raw, options);
-  succeeded();
-  return config;
-}
-
-function resolveValidConfig(raw: unknown, options: ResolveOptions): Config {
   const problems = new Problems();
   const env = options.env ?? process.env;
   const readText = makeFileReader(options.baseDir, options.readFile);

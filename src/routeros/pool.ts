@@ -6,7 +6,6 @@ import { createHash } from 'node:crypto';
 import type { CollectorName, RouterConfig } from '../config/types.js';
 import { cronIntervalSeconds } from '../config/cron.js';
 import { DEFAULT_KEEP_ALIVE_MS, RouterOsClient } from './client.js';
-import { registerCredentials, secretGeneration } from '../util/redact.js';
 
 /** Room past the shortest schedule: run times and jitter move a cycle's first request by a few seconds. */
 const KEEP_ALIVE_MARGIN_MS = 10_000;
@@ -56,22 +55,12 @@ function connectionKey(router: RouterConfig): string {
 }
 
 export class ClientPool {
-  #clients = new Map<string, { key: string; client: RouterOsClient; generation: number }>();
+  #clients = new Map<string, { key: string; client: RouterOsClient }>();
 
   clientFor(router: RouterConfig): RouterOsClient {
     const key = connectionKey(router);
     const existing = this.#clients.get(router.name);
-    if (existing !== undefined && existing.key === key) {
-      // Registered again once per config load, as the client's construction registered them with its own: the
-      // redaction registry keeps what the current load registered, and a kept client's Basic forms were dropped
-      // first once it outgrew its cap (found by review: a router kept across a reload had its Basic token printed).
-      // Not at every scheduler load: discovered targets load it often, and 2,000 routers' forms cost ~0.1 s.
-      if (existing.generation !== secretGeneration()) {
-        registerCredentials(router.username, router.password.reveal());
-        existing.generation = secretGeneration();
-      }
-      return existing.client;
-    }
+    if (existing !== undefined && existing.key === key) return existing.client;
     if (existing !== undefined) void existing.client.close();
     const client = new RouterOsClient({
       url: router.url,
@@ -87,7 +76,7 @@ export class ClientPool {
         insecureSkipVerify: router.tls.insecureSkipVerify,
       },
     });
-    this.#clients.set(router.name, { key, client, generation: secretGeneration() });
+    this.#clients.set(router.name, { key, client });
     return client;
   }
 

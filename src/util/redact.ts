@@ -46,30 +46,24 @@ let orderStamps: number[] = [];
 let orderHead = 0;
 let lastStamp = 0;
 /**
- * The last stamp before the running config's load began: values stamped after it (that load's, and anything
- * registered since, a failed reload's included) are never evicted.
+ * The last stamp before the secrets in use were last registered again: values stamped after it (those, and
+ * anything registered since, a reload's as it is read included) are never evicted.
  */
 let generationStart = 0;
 
 /**
- * A config load begins (config/resolve.ts); call what it returns once the load succeeded. From then on what it
- * registered is kept until a later load succeeds, whatever the cap; what earlier loads registered and this one
- * does not is what the cap evicts. A load that fails changes nothing: the running config's values stay kept
- * while it runs (found by review: a reload with one typo made them evictable, and its own values evicted them).
+ * The secrets in use are about to be registered again (app.ts, after every reload attempt, once it is applied or
+ * refused); call what this returns once they are. From then on they are the kept generation: what was registered
+ * before and not again is what the cap evicts, while everything registered since (the next load's, as it is read)
+ * is kept too, however much. So one load of 3,700 non-ASCII passwords no longer evicts its own first routers'
+ * (found by review), a refused reload leaves the running values kept, and reloads that keep failing cannot grow
+ * the registry. A process that never reloads never evicts: nothing else registers new values.
  */
 export function beginSecretGeneration(): () => void {
   const start = lastStamp;
   return () => {
     generationStart = Math.max(generationStart, start);
-    committedGenerations++;
   };
-}
-
-/** How many loads have committed: a client kept across one registers its credentials again once (routeros/pool.ts). */
-let committedGenerations = 0;
-
-export function secretGeneration(): number {
-  return committedGenerations;
 }
 
 function stamp(value: string): void {
@@ -364,7 +358,6 @@ export function forgetAllSecrets(): void {
   orderHead = 0;
   lastStamp = 0;
   generationStart = 0;
-  committedGenerations = 0;
   root.clear();
   headCounts = undefined;
   longestValue = 0;

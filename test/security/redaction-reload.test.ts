@@ -42,3 +42,31 @@ it('a refused reload keeps the running passwords, and refused reloads that regis
     await app.stop();
   }
 });
+
+it('a client kept across a reload keeps its Basic token redacted, however much later reloads register (found by review)', async () => {
+  const kept = 'Kept-Client-Pw-77';
+  let refuse = false;
+  const app = createApp(configWith(kept), {
+    logger: captureLogs().logger,
+    triggerFactory: new ManualTriggers().factory,
+    jitter: false,
+    loadConfig: () => {
+      // The refused reload reads more than the cap of new values, as rotated password files would give it.
+      if (refuse) for (let i = 0; i < MAX_SECRETS + 10; i++) registerSecret(`later-load-secret-${i}`);
+      return Promise.resolve(configWith(kept));
+    },
+    prepareReload: () => {
+      if (refuse) throw new ConfigError('web.yml', [{ path: 'tls_server_config.cert_file', message: 'cannot read the file it names: no such file (ENOENT)' }]);
+      return () => undefined;
+    },
+  });
+  try {
+    // The same config again: the client is kept, and its Basic forms were registered only when it was built.
+    expect(await app.reload()).toEqual({ ok: true });
+    refuse = true;
+    expect(await app.reload()).toMatchObject({ ok: false });
+    expect(redactSecrets(`echoed ${basicEncoding('monitor', kept)}`)).toBe('echoed bW9uaXRv[REDACTED]');
+  } finally {
+    await app.stop();
+  }
+});

@@ -6,8 +6,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { decodeText } from '../../src/routeros/body.js';
-import { ClientPool } from '../../src/routeros/pool.js';
-import { testRouter } from '../helpers/config.js';
 import { MAX_SECRETS, basicEncoding, beginSecretGeneration, forgetAllSecrets, longestSecretLength, redactSecrets, registerCredentials, registerSecret, registeredSecretCount } from '../../src/util/redact.js';
 import { safeText, terminalText } from '../../src/util/text.js';
 
@@ -119,22 +117,6 @@ describe('redaction', () => {
     beginSecretGeneration();
     for (let i = 0; i < MAX_SECRETS + 10; i++) registerSecret(`failed-load-secret-${i}`);
     expect(redactSecrets(`login failed for Running-Pw-0042! (${basicEncoding('monitor', 'Running-Pw-0042!')})`)).toBe('login failed for [REDACTED] (bW9uaXRv[REDACTED])');
-  });
-
-  it('a client kept across a reload registers its credentials again, so its Basic token stays kept (found by review)', () => {
-    const router = testRouter({ name: 'kept', url: 'https://192.0.2.8', password: 'Kept-Client-Pw-77' });
-    const pool = new ClientPool();
-    const first = beginSecretGeneration();
-    pool.clientFor(router);
-    first();
-    // The next load: its Secrets register the password again (as resolve does), the pool keeps the client.
-    const second = beginSecretGeneration();
-    registerSecret('Kept-Client-Pw-77');
-    expect(pool.clientFor(router)).toBe(pool.clientFor(router));
-    second();
-    for (let i = 0; i < MAX_SECRETS + 10; i++) registerSecret(`later-load-secret-${i}`);
-    expect(redactSecrets(`echoed ${basicEncoding('monitor', 'Kept-Client-Pw-77')}`)).toBe('echoed bW9uaXRv[REDACTED]');
-    void pool.closeAll();
   });
 
   it('a password under 4 characters is not registered, but its Basic encoding is', () => {
