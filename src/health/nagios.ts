@@ -63,17 +63,22 @@ function clipBytes(text: string, max: number): string {
   return `${out} …`;
 }
 
+/** One perfdata entry as written, and how much it matters when not all entries fit (output()). */
+export interface PerfEntry {
+  readonly text: string;
+  readonly rank: number;
+}
+
+/** The line that says how many detail lines were left out. */
+function cutLine(left: number): string {
+  return `… and ${counted(left, 'more line')}, cut to fit the 8 KiB of plugin output Nagios keeps`;
+}
+
 /**
- * The plugin output. `ranks`, when given, says per perfdata entry how much it matters: when not all entries fit,
- * the highest go first (stable otherwise), so what is wrong is graphed; when all fit they keep their order.
+ * The plugin output. When not all perfdata entries fit, the highest ranked go first (stable otherwise), so what
+ * is wrong is graphed; when all fit they keep their order.
  */
-export function output(
-  state: NagiosState,
-  summary: string,
-  details: readonly string[] = [],
-  perfdata: readonly string[] = [],
-  ranks?: readonly number[],
-): CheckOutput {
+export function output(state: NagiosState, summary: string, details: readonly string[] = [], perfdata: readonly PerfEntry[] = []): CheckOutput {
   const first = clipBytes(`ROUTEROS ${state} - ${plain(summary)}`, FIRST_LINE_BYTES);
   const lines = [first];
   let used = byteLength(first) + 1;
@@ -82,9 +87,9 @@ export function output(
   const shown = details.map((line) => clipBytes(plain(line), DETAIL_LINE_BYTES));
   for (const [index, line] of shown.entries()) {
     const rest = shown.length - index;
-    // Room kept for the line that says how many were left out.
-    if (used + byteLength(line) + 1 > DETAILS_BYTES - (rest > 1 ? 64 : 0)) {
-      const cut = `… and ${counted(rest, 'more line')}, cut to fit the 8 KiB of plugin output Nagios keeps`;
+    // Room kept for the line that says how many were left out, should this be the last that fits.
+    if (used + byteLength(line) + 1 > DETAILS_BYTES - (rest > 1 ? byteLength(cutLine(rest - 1)) + 1 : 0)) {
+      const cut = cutLine(rest);
       lines.push(cut);
       used += byteLength(cut) + 1;
       break;
@@ -94,19 +99,15 @@ export function output(
   }
   // `| ` and the newline; each entry then a space before it but the first.
   let room = MAX_OUTPUT_BYTES - used - 3;
-  const total = perfdata.reduce((sum, entry) => sum + byteLength(entry) + 1, 0);
-  const ordered =
-    ranks === undefined || total <= room
-      ? perfdata
-      : perfdata
-          .map((entry, i) => ({ entry, rank: ranks[i] ?? 0, i }))
-          .sort((a, b) => b.rank - a.rank || a.i - b.i)
-          .map(({ entry }) => entry);
+  // The entries and the spaces between them.
+  const total = perfdata.reduce((sum, entry) => sum + byteLength(entry.text), Math.max(0, perfdata.length - 1));
+  // Array.prototype.sort is stable: equal ranks keep their order.
+  const ordered = total <= room ? perfdata : [...perfdata].sort((a, b) => b.rank - a.rank);
   const entries: string[] = [];
-  for (const entry of ordered) {
-    const cost = byteLength(entry) + (entries.length > 0 ? 1 : 0);
+  for (const { text } of ordered) {
+    const cost = byteLength(text) + (entries.length > 0 ? 1 : 0);
     if (cost > room) break;
-    entries.push(entry);
+    entries.push(text);
     room -= cost;
   }
   if (entries.length > 0) lines.push(`| ${entries.join(' ')}`);
@@ -132,8 +133,7 @@ export function formatCheck(
   const state = STATE_OF[report.status];
   // A check past its deadline with routers still unheard: said on the first line of a CRITICAL (within its bound).
   const summary = late !== undefined && state === 'CRITICAL' ? `${report.summary}; ${late}` : report.summary;
-  const { entries, ranks } = perfdata(evaluations, routers);
-  return output(state, summary, details, entries, ranks);
+  return output(state, summary, details, perfdata(evaluations, routers));
 }
 
 /** Problem lines per router, worst first; the rest are counted (a hub with 100,000 stale peers made 14 MB). */
@@ -175,6 +175,8 @@ interface Entry {
   distinct: string;
   measure: string;
   data: string;
+  /** How much it matters when not all fit: pings first (few, and what they measure is the point), then peers by urgency. */
+  rank: number;
 }
 
 /**
@@ -228,10 +230,8 @@ function urgency(age: number | null, bound: number | null): number {
   return bound === null || bound <= 0 ? 0 : age / bound;
 }
 
-function perfdata(evaluations: readonly RouterEvaluation[], routers: readonly RouterConfig[]): { entries: string[]; ranks: number[] } {
+function perfdata(evaluations: readonly RouterEvaluation[], routers: readonly RouterConfig[]): PerfEntry[] {
   const entries: Entry[] = [];
-  /** Per entry, how much it matters when not all fit: pings first (few, and what they measure is the point), then peers by urgency. */
-  const rank: number[] = [];
   for (const { health } of evaluations) {
     const router = routers.find((candidate) => candidate.name === health.name);
     const lossCritical = router === undefined ? '' : percentOf(router.health.pingLossCritical);
@@ -242,24 +242,27 @@ function perfdata(evaluations: readonly RouterEvaluation[], routers: readonly Ro
       const value = peer.handshakeAgeSeconds === null ? 'U' : `${peer.handshakeAgeSeconds}s`;
       // The critical threshold is the peer's own bound (keepalive or handshake_stale_after), which an age above
       // it crosses (a plain range: outside 0…bound); none for idle peers.
-      entries.push({ parts: [health.name, peer.interface, name], distinct: peer.publicKey.slice(0, 8), measure: 'handshake_age', data: `${value};;${peer.handshakeBoundSeconds ?? ''};0` });
-      rank.push(urgency(peer.handshakeAgeSeconds, peer.handshakeBoundSeconds));
+      entries.push({
+        parts: [health.name, peer.interface, name],
+        distinct: peer.publicKey.slice(0, 8),
+        measure: 'handshake_age',
+        data: `${value};;${peer.handshakeBoundSeconds ?? ''};0`,
+        rank: urgency(peer.handshakeAgeSeconds, peer.handshakeBoundSeconds),
+      });
     }
     for (const ping of health.pings) {
       if (ping.lossRatio !== null) {
         // Loss at or above the critical ratio is critical: the range `@50:` (inside 50…∞), where a plain `50`
         // would alert only above 50; any loss warns (outside 0…0).
         const critical = lossCritical === '' ? '' : `@${lossCritical}:`;
-        entries.push({ parts: [health.name, ping.name], distinct: ping.target, measure: 'loss', data: `${percentOf(ping.lossRatio)}%;0;${critical};0;100` });
-        rank.push(Number.POSITIVE_INFINITY);
+        entries.push({ parts: [health.name, ping.name], distinct: ping.target, measure: 'loss', data: `${percentOf(ping.lossRatio)}%;0;${critical};0;100`, rank: Number.POSITIVE_INFINITY });
       }
       if (ping.rttSeconds.avg !== null) {
-        entries.push({ parts: [health.name, ping.name], distinct: ping.target, measure: 'rtt', data: `${Number((ping.rttSeconds.avg * 1000).toFixed(3))}ms;;;0` });
-        rank.push(Number.POSITIVE_INFINITY);
+        entries.push({ parts: [health.name, ping.name], distinct: ping.target, measure: 'rtt', data: `${Number((ping.rttSeconds.avg * 1000).toFixed(3))}ms;;;0`, rank: Number.POSITIVE_INFINITY });
       }
     }
   }
   // Labels from every entry, whichever fit: a peer's label does not change with how many others there are.
   const labels = uniqueLabels(entries);
-  return { entries: entries.map((entry, i) => `${labels[i] as string}=${entry.data}`), ranks: rank };
+  return entries.map((entry, i) => ({ text: `${labels[i] as string}=${entry.data}`, rank: entry.rank }));
 }
