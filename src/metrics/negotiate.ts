@@ -35,6 +35,8 @@ function splitOutsideQuotes(text: string, separator: ',' | ';', max: number): st
   const pieces: string[] = [];
   let start = 0;
   let quoted = false;
+  /** Where the piece holding the last quote opened starts, and how many pieces came before it. */
+  let openedAt = 0;
   let opened = 0;
   for (let i = 0; i < text.length && pieces.length < max; i++) {
     const char = text[i];
@@ -43,6 +45,7 @@ function splitOutsideQuotes(text: string, separator: ',' | ';', max: number): st
       else if (char === '"') quoted = false;
     } else if (char === '"') {
       quoted = true;
+      openedAt = start;
       opened = pieces.length;
     } else if (char === separator) {
       pieces.push(text.slice(start, i));
@@ -52,10 +55,9 @@ function splitOutsideQuotes(text: string, separator: ',' | ';', max: number): st
   if (quoted) {
     // A quote never closed quotes nothing: the text from its piece on is split as if it were a plain character, as
     // before quotes were read (it swallowed every later member and could flip the format; review of the change).
-    const before = pieces.slice(0, opened);
-    const rest = text.slice(before.reduce((at, piece) => at + piece.length + 1, 0));
+    const rest = text.slice(openedAt);
     // (split's limit is a 32-bit count: Infinity would read as 0, and give nothing.)
-    return [...before, ...(Number.isFinite(max) ? rest.split(separator, max - opened) : rest.split(separator))];
+    return [...pieces.slice(0, opened), ...(Number.isFinite(max) ? rest.split(separator, max - opened) : rest.split(separator))];
   }
   if (pieces.length < max) pieces.push(text.slice(start));
   return pieces;
