@@ -48,6 +48,9 @@ describe('redaction', () => {
       'query component': (pw) => `?pw=${encodeURIComponent(pw)}`,
       'form field': (pw) => new URLSearchParams({ pw }).toString(),
       'JSON in a log line': (pw) => JSON.stringify({ pw }),
+      // Found by review: Python's quote(safe=''), Go's QueryEscape, and a system that normalises what it echoes.
+      'strict RFC 3986 query': (pw) => `?pw=${encodeURIComponent(pw).replace(/[!'()*]/g, (char) => `%${char.charCodeAt(0).toString(16).toUpperCase()}`).replace(/%20/g, '+')}`,
+      'the other Unicode spelling': (pw) => `said ${pw.normalize(pw.normalize('NFC') === pw ? 'NFD' : 'NFC')} end`,
     };
     fc.assert(
       fc.property(password, fc.constantFrom(...Object.keys(ways)), (pw, way) => {
