@@ -154,8 +154,8 @@ export async function check(configPath: string, routerNames?: string | readonly 
       timer = setTimeout(() => resolve('late'), timeoutSeconds * 1000);
     });
     if ((await Promise.race([collect(), deadline])) === 'late') {
-      // A router found down (its system run failed, or without the system collector any run: one that does not
-      // answer fails at its timeout, long before its other collectors have each waited out theirs) is judged now:
+      // A router found down (its system run failed, or without the system collector a run that found it silent: one
+      // that does not answer fails at its timeout, long before its other collectors have each waited out theirs) is judged now:
       // down is down, whatever they would say — by the one `up` verdict /health and routeros_up use. One that
       // answered is judged only once every collector has run, or its tunnels would pass unseen.
       const known = (router: Config['routers'][number]): boolean =>

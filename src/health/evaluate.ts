@@ -17,7 +17,7 @@ import type { JobSnapshot } from '../metrics/store.js';
 import { labelText } from '../metrics/text.js';
 import { redactSecretsDistinct } from '../util/redact.js';
 import { dataOf, jobsFor, type CollectorData } from '../collectors/catalog.js';
-import { routerUp } from '../analysis/up.js';
+import { runStateOf, upVerdict } from '../analysis/up.js';
 import { isUnreadable, judgePeer, type PeerVerdict } from '../analysis/peer.js';
 import { counted, formatAge, inEra, isoOrNull, peerDisplayName } from './format.js';
 import { namedLine, ROUTER_TEXT_LIMIT } from '../util/text.js';
@@ -82,7 +82,8 @@ export function* evaluateRouterSteps(
   const system = router.collectors.system ? byJob.get('system') : undefined;
   // The jobs the router runs, as the store plans them, so that routeros_up and /health agree (analysis/up.ts).
   const planned = router.collectors.system ? [{ collector: 'system', job: 'system' }] : jobsFor(router);
-  const up = routerUp(planned.map(({ collector, job }) => ({ collector, ok: byJob.get(job)?.ok }))) ?? null;
+  const verdict = upVerdict(planned.map(({ collector, job }) => ({ ...runStateOf(collector, byJob.get(job)), snapshot: byJob.get(job) })));
+  const up = verdict.up ?? null;
   const lastSuccessMs = router.collectors.system ? system?.lastSuccessAt : latest(snapshots.map((s) => s.lastSuccessAt));
   const health: RouterHealth = {
     name: router.name,
@@ -109,7 +110,8 @@ export function* evaluateRouterSteps(
   if (snapshots.length === 0) {
     add({ kind: 'not-collected', status: 'degraded', text: 'not collected yet', brief: '' });
   } else if (up === false) {
-    const failed = system ?? snapshots.find((s) => !s.ok);
+    // The run that settled it: system's, or without it the failure that says the router does not answer.
+    const failed = verdict.failed?.snapshot;
     const since = lastSuccessMs === undefined ? 'since the exporter started' : `since ${isoOrNull(lastSuccessMs) ?? 'an unknown time'}`;
     // A refusal is an answer: say what the router refused rather than "no answer"; so is an error status, a reply
     // that is not data or a TLS handshake that failed (found by review: a router answering 500 read "no answer").

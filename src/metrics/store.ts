@@ -9,7 +9,7 @@ import { F, FAMILIES } from './families.js';
 import type { Chunk } from './gzip.js';
 import { SampleSet } from './samples.js';
 import { routerLabel, seriesLabels, type RouterLabel } from './family.js';
-import { routerUp } from '../analysis/up.js';
+import { routerUp, runStateOf } from '../analysis/up.js';
 
 export interface JobOutcome<Data = unknown> {
   router: string;
@@ -40,6 +40,8 @@ export interface JobSnapshot {
   readonly finishedAt: number;
   readonly durationSeconds: number;
   readonly lastSuccessAt: number | undefined;
+  /** When the current streak of failed runs began (the first failure since the last success); undefined when ok. */
+  readonly failingSince?: number | undefined;
   readonly chunks: readonly (Chunk | undefined)[];
   readonly data: unknown;
 }
@@ -150,6 +152,7 @@ export class SnapshotStore {
       finishedAt: outcome.finishedAt,
       durationSeconds: outcome.durationSeconds,
       lastSuccessAt: outcome.ok ? outcome.finishedAt : previous?.lastSuccessAt,
+      failingSince: outcome.ok ? undefined : previous !== undefined && !previous.ok ? previous.failingSince ?? previous.finishedAt : outcome.finishedAt,
       // A failed run drops its data series rather than freezing them. Families whose bytes did not change
       // are not deflated again.
       chunks: outcome.ok && outcome.samples !== undefined ? outcome.samples.toChunks(previous?.chunks) : [],
@@ -276,7 +279,7 @@ export class SnapshotStore {
       if (list === undefined) byCollector.set(slot.collector, [slot]);
       else list.push(slot);
     }
-    const up = routerUp([...entry.jobs.values()].map((slot) => ({ collector: slot.collector, ok: slot.snapshot?.ok })));
+    const up = routerUp([...entry.jobs.values()].map((slot) => runStateOf(slot.collector, slot.snapshot)));
     if (up !== undefined) samples.add(F.up, entry.label, up ? 1 : 0);
     for (const [collector, slots] of byCollector) {
       const labels = seriesLabels(F.collectorSuccess, entry.label, [collector]);
