@@ -152,9 +152,9 @@ export class Scheduler {
           silentSemaphore: this.#silentSemaphore,
           readTurn: definition.connection === 'reads' ? share.readTurn : undefined,
           lane: () => (this.#low.has(router.name) ? 'low' : 'high'),
-          // A child of the root, not of a router's child: a logger with children becomes their prototype, and V8
-          // gives every prototype a map of its own (2,000 routers: 2,000 more loggers, each with its own map).
-          logger: this.#deps.logger.child({ router: router.name, collector: definition.collector }),
+          // The root: the runner makes its child of it when it first logs. A child of the root, not of a router's
+          // child: a logger with children becomes their prototype, and V8 gives every prototype a map of its own.
+          logger: this.#deps.logger,
           now,
           // Always present, never spread in: 4,000 runners keep one hidden class (Node 20 gives spreads their own).
           elapsed: this.#deps.elapsed ?? monotonicNow,
