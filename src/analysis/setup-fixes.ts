@@ -7,10 +7,23 @@ import type { RouterRecord } from '../routeros/records.js';
 import type { ChainVerdict } from './firewall.js';
 import { safeText } from '../util/text.js';
 
-/** A console argument value, quoted when it is not a plain word (names and comments may hold anything). */
+/**
+ * A console argument value, quoted when it is not a plain word (names and comments may hold anything). Inside
+ * the quotes every character the console would act on is escaped: `\\`, `"`, `$` (a variable), `?` (help at the
+ * prompt), and every control character as RouterOS's `\\HH` (capital hex): a line feed must not end the command
+ * and start another of the router's choosing.
+ */
 export function cliValue(value: string): string {
   if (/^[A-Za-z0-9._:/*-]+$/.test(value)) return value;
-  return `"${value.replace(/[\\"$]/g, (char) => `\\${char}`).replace(/\n/g, '\\n').replace(/\r/g, '\\r')}"`;
+  return `"${value.replace(/[\\"$?]/g, (char) => `\\${char}`).replace(/[\u0000-\u001f\u007f]/g, (char) => `\\${char.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`)}"`;
+}
+
+/**
+ * Whether the router's `.id` of an entry can stand in a command as it is: `*` and hex digits, as RouterOS writes
+ * them. Anything else (a proxy's text, `*5 gateway=x ; /user add …`) must never reach a command the user pastes.
+ */
+export function isConsoleId(id: string | undefined): id is string {
+  return id !== undefined && /^\*[0-9A-Fa-f]{1,16}$/.test(id);
 }
 
 const RULE_TEXT = 300;
@@ -32,7 +45,7 @@ export function describeRule(rule: RouterRecord): string {
 /** `place-before=*5`, or the top of the list when the blocking rule has no id. */
 export function placeBefore(verdict: ChainVerdict): string {
   const id = verdict.passes ? undefined : verdict.blockedBy['.id'];
-  return `place-before=${id !== undefined && /^\*[0-9A-Fa-f]+$/.test(id) ? id : '0'}`;
+  return `place-before=${isConsoleId(id) ? id : '0'}`;
 }
 
 export function inputFix(iface: string, port: number, position: string): string {

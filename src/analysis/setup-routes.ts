@@ -8,7 +8,7 @@ import type { RouterRecord } from '../routeros/records.js';
 import { routerListHead } from '../routeros/decode.js';
 import { isEnabled } from './firewall.js';
 import { formatPrefix, parseIpv4, parseIpv4Prefix, type Ipv4Prefix } from './ipv4.js';
-import { cliValue } from './setup-fixes.js';
+import { cliValue, isConsoleId } from './setup-fixes.js';
 import { safeText } from '../util/text.js';
 import { finish, WeighedPace, type Steps } from '../util/slices.js';
 
@@ -260,9 +260,9 @@ function routeFix(iface: string, subnet: Subnet, best: Candidate | undefined): s
     return `/ip route add dst-address=${subnet.text} gateway=${cliValue(iface)} comment=${cliValue(`WireGuard ${iface}`)}`;
   }
   if (best.connectedOn !== undefined) {
-    return `# ${subnet.text} is also the connected network of ${best.connectedOn}: renumber one of them (no route can win over it)`;
+    return `# ${subnet.text} is also the connected network of ${cliValue(best.connectedOn)}: renumber one of them (no route can win over it)`;
   }
-  return best.id === undefined
+  return !isConsoleId(best.id)
     ? `/ip route set [find dst-address=${subnet.text}] gateway=${cliValue(iface)}`
     : `/ip route set ${best.id} gateway=${cliValue(iface)}`;
 }

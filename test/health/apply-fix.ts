@@ -7,7 +7,7 @@ import type { SetupRecords } from '../../src/analysis/setup-audit.js';
 
 type Mutable = { -readonly [K in keyof SetupRecords]: RouterRecord[] };
 
-/** `key=value` words; values may be "quoted" with backslash escapes. */
+/** `key=value` words; values may be "quoted" with backslash escapes (`\\"`, `\\$`, and `\\HH` as RouterOS reads it). */
 export function parseWords(command: string): { path: string; verb: string; target?: string; args: Map<string, string> } {
   const words: string[] = [];
   let i = 0;
@@ -21,7 +21,16 @@ export function parseWords(command: string): { path: string; verb: string; targe
       if (command[i] === '"') {
         i++;
         while (i < command.length && command[i] !== '"') {
-          if (command[i] === '\\') i++;
+          if (command[i] === '\\') {
+            i++;
+            // RouterOS's `\HH`: a character by its code in capital hex; any other escaped character stands for itself.
+            const hex = command.slice(i, i + 2);
+            if (/^[0-9A-F]{2}$/.test(hex)) {
+              word += String.fromCharCode(parseInt(hex, 16));
+              i += 2;
+              continue;
+            }
+          }
           word += command[i] ?? '';
           i++;
         }

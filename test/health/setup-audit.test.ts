@@ -122,6 +122,48 @@ describe('fix commands', () => {
     expect(cliValue('WireGuard wg "x" $y\\z')).toBe('"WireGuard wg \\"x\\" \\$y\\\\z"');
     expect(parseWords(`/ip route add gateway=${cliValue('wg "x" $y')}`).args.get('gateway')).toBe('wg "x" $y');
   });
+
+  it('write any name as one value of one command: line breaks, controls, `?` and `$` escaped, read back as it was', () => {
+    expect(cliValue('wg0\n/user add name=x group=full')).toBe('"wg0\\0A/user add name=x group=full"');
+    expect(cliValue('a?b')).toBe('"a\\?b"');
+    fc.assert(
+      fc.property(fc.string({ unit: fc.oneof(fc.constantFrom('\n', '\r', '\u0000', '\u001b', '\u007f', '"', '\\', '$', '?', ';', ' ', '[', ']'), fc.string({ minLength: 1, maxLength: 1, unit: 'binary' })) }), (name) => {
+        const command = `/ip route add gateway=${cliValue(name)} comment=x`;
+        // One line, no raw control character, and nothing the console would expand left unescaped.
+        expect(command).not.toMatch(/[\u0000-\u001f\u007f]/);
+        expect(command.replace(/\\./g, '')).not.toMatch(/[$?]/);
+        const words = parseWords(command);
+        expect(words.args.get('gateway')).toBe(name);
+        expect(words.args.get('comment')).toBe('x');
+      }),
+    );
+  });
+
+  it('never write a route\'s `.id` that is not one into a command (a proxy\'s text in place of `*5`)', () => {
+    const hostile = '*5 gateway=ether1 ; /user add name=support group=full password=Passw0rd ; /ip route set *5';
+    const setup = records({
+      peers: [peer('10.99.0.2/32,192.168.20.0/24')],
+      routes: [{ '.id': hostile, 'dst-address': '192.168.20.0/24', gateway: 'ether1', distance: '1', 'routing-table': 'main', disabled: 'false' }],
+    });
+    const fix = auditSetup(setup)[0]?.checks.find((check) => check.check === 'route')?.fix ?? '';
+    expect(fix).toBe('/ip route set [find dst-address=192.168.20.0/24] gateway=wg0');
+    // A real id is used as it is.
+    const plain = records({
+      peers: [peer('10.99.0.2/32,192.168.20.0/24')],
+      routes: [{ '.id': '*5', 'dst-address': '192.168.20.0/24', gateway: 'ether1', distance: '1', 'routing-table': 'main', disabled: 'false' }],
+    });
+    expect(auditSetup(plain)[0]?.checks.find((check) => check.check === 'route')?.fix).toBe('/ip route set *5 gateway=wg0');
+  });
+
+  it('write the connected network\'s interface name in its comment line as a value: a line break does not start a command', () => {
+    const setup = records({
+      peers: [peer('10.99.0.2/32,192.168.20.0/24')],
+      addresses: [ADDRESS, { '.id': '*7', address: '192.168.20.1/24', interface: 'lan\n/user add name=x group=full', disabled: 'false', invalid: 'false' }],
+    });
+    const fix = auditSetup(setup)[0]?.checks.find((check) => check.check === 'route')?.fix ?? '';
+    expect(fix.split('\n')).toHaveLength(1);
+    expect(fix).toContain('"lan\\0A/user add name=x group=full"');
+  });
 });
 
 // Random firewalls and routes built from the kinds of rules found on real routers: whatever the audit finds,
