@@ -15,6 +15,7 @@ import { safeText } from '../util/text.js';
  */
 export function cliValue(value: string): string {
   if (/^[A-Za-z0-9._:/*-]+$/.test(value)) return value;
+  // eslint-disable-next-line no-control-regex
   return `"${value.replace(/[\\"$?]/g, (char) => `\\${char}`).replace(/[\u0000-\u001f\u007f]/g, (char) => `\\${char.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`)}"`;
 }
 
