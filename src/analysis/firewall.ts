@@ -26,6 +26,52 @@ import { contains, overlaps, parseIpv4Match, type Ipv4Range } from './ipv4.js';
 import { groupBy, groupBySteps } from '../util/group.js';
 import { finish, WeighedPace, type Steps } from '../util/slices.js';
 
+/**
+ * The filter matchers of RouterOS 7 the audit does not read for what they say: each narrows the traffic a rule
+ * applies to in a way the audit cannot judge for a flow, so it counts as `some` (an accept with one does not cover
+ * the flow; a block with one may hit part of it). They are fetched so that a rule is never mistaken for one
+ * without conditions: a router honours `.proplist`, and `accept ipsec-policy=in,ipsec` (defconf's first forward
+ * rule) arrived as a bare `accept`, which covered every tunnel and hid every drop after it (found by review).
+ * Names a version does not have are left out of its reply, without an error.
+ */
+const OTHER_MATCHERS = [
+  'connection-bytes',
+  'connection-limit',
+  'connection-mark',
+  'connection-rate',
+  'connection-type',
+  'content',
+  'dscp',
+  'dst-address-type',
+  'dst-limit',
+  'fragment',
+  'hotspot',
+  'icmp-options',
+  'in-bridge-port',
+  'in-bridge-port-list',
+  'ingress-priority',
+  'ipv4-options',
+  'layer7-protocol',
+  'limit',
+  'nth',
+  'out-bridge-port',
+  'out-bridge-port-list',
+  'packet-mark',
+  'packet-size',
+  'per-connection-classifier',
+  'priority',
+  'psd',
+  'random',
+  'routing-mark',
+  'src-address-type',
+  'src-mac-address',
+  'tcp-flags',
+  'tcp-mss',
+  'time',
+  'tls-host',
+  'ttl',
+] as const;
+
 export const FILTER_PROPLIST = [
   '.id',
   'chain',
@@ -46,6 +92,9 @@ export const FILTER_PROPLIST = [
   'jump-target',
   'disabled',
   'comment',
+  'port',
+  'ipsec-policy',
+  ...OTHER_MATCHERS,
 ] as const;
 
 /** What is known of one side of a flow: exactly this, or anything but this. Absent: unknown. */
@@ -224,7 +273,7 @@ function* compileEnabled(rules: readonly RouterRecord[]): Steps<CompiledRule[]> 
   const compiled: CompiledRule[] = [];
   const pace = new WeighedPace(RULES_PER_STEP, PORT_CHARS_PER_STEP);
   for (const record of rules) {
-    if (pace.due((record['dst-port']?.length ?? 0) + (record['src-port']?.length ?? 0))) yield;
+    if (pace.due((record['dst-port']?.length ?? 0) + (record['src-port']?.length ?? 0) + (record['port']?.length ?? 0))) yield;
     if (record['chain'] !== undefined && isEnabled(record)) compiled.push(compile(record));
   }
   return compiled;
@@ -265,7 +314,17 @@ function compile(record: RouterRecord): CompiledRule {
   });
   add('in-interface', (value) => (flow) => interfaceMatch(value, flow.inInterface));
   add('out-interface', (value) => (flow) => interfaceMatch(value, flow.outInterface));
-  for (const key of ['in-interface-list', 'out-interface-list', 'connection-nat-state']) add(key, () => always('unknown'));
+  // `port` matches either port: the flow's destination port in the list covers it; otherwise its source port,
+  // whatever the peer's NAT picked, may still be.
+  add('port', (value) => {
+    const ports = parsePortList(value);
+    return (flow) => {
+      const match = portMatch(ports, flow.dstPort);
+      return match === 'none' ? 'some' : match;
+    };
+  });
+  for (const key of ['in-interface-list', 'out-interface-list', 'connection-nat-state', 'ipsec-policy']) add(key, () => always('unknown'));
+  for (const key of OTHER_MATCHERS) add(key, () => always('some'));
   // A positive address list on a block is taken as a deny list the tunnel is not on; a list's `!` is part of
   // that reading, not a negation of the judgement.
   for (const key of ['src-address-list', 'dst-address-list']) {

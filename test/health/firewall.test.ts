@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import fc from 'fast-check';
-import { evaluateChain, FilterRules, MAX_PORT_ITEMS, portListIncludes, type Flow } from '../../src/analysis/firewall.js';
+import { evaluateChain, FILTER_PROPLIST, FilterRules, MAX_PORT_ITEMS, portListIncludes, type Flow } from '../../src/analysis/firewall.js';
 import { parseIpv4Match, parseIpv4Prefix, formatPrefix } from '../../src/analysis/ipv4.js';
 import type { RouterRecord } from '../../src/routeros/records.js';
 
@@ -132,6 +132,50 @@ describe('forward chain verdicts (new connections from a routed subnet)', () => 
     ['a drop of WAN new connections may hit it (the list is unknown)', [{ ...DROP, 'connection-state': 'new', 'in-interface-list': 'WAN' }], false],
   ])('%s', (_name, rules, expected) => {
     expect(passes(rules, FROM_BRANCH, 'forward')).toBe(expected);
+  });
+});
+
+describe('matchers the audit does not judge narrow a rule; they never make it a rule without conditions', () => {
+  // RouterOS's defconf forward chain: its first rules accept only IPsec traffic. Fetched without `ipsec-policy`
+  // they were bare accepts, which covered every tunnel and hid the drop after them (found by review).
+  const DEFCONF_FORWARD = [
+    { chain: 'forward', action: 'accept', 'ipsec-policy': 'in,ipsec', comment: 'defconf: accept in ipsec policy' },
+    { chain: 'forward', action: 'accept', 'ipsec-policy': 'out,ipsec', comment: 'defconf: accept out ipsec policy' },
+    { chain: 'forward', action: 'fasttrack-connection', 'connection-state': 'established,related' },
+    { chain: 'forward', action: 'accept', 'connection-state': 'established,related,untracked' },
+    { chain: 'forward', action: 'drop', 'connection-state': 'invalid' },
+    { chain: 'forward', action: 'drop', 'connection-state': 'new', 'connection-nat-state': '!dstnat', 'in-interface-list': 'WAN' },
+    { chain: 'forward', action: 'drop', comment: 'drop everything else' },
+  ];
+
+  it('defconf\'s IPsec accepts do not let the tunnel\'s traffic through', () => {
+    const verdict = evaluateChain(DEFCONF_FORWARD.map(rule), 'forward', FROM_BRANCH);
+    expect(verdict.passes).toBe(false);
+    expect(!verdict.passes && verdict.blockedBy['action']).toBe('drop');
+  });
+
+  it.each<[string, Record<string, string>, boolean]>([
+    ['port=53 (either port) does not cover UDP to 13231', { port: '53' }, false],
+    ['port=13231 covers it (the destination is in the list)', { port: '13231' }, true],
+    ['!port=13231 excludes it', { port: '!13231' }, false],
+    ['a rate limit covers part', { limit: '50,5:packet' }, false],
+    ['a time window covers part', { time: '8h-17h,mon,tue,wed,thu,fri' }, false],
+    ['a connection mark covers part', { 'connection-mark': 'wg' }, false],
+  ])('an accept of UDP with %s', (_name, extra, expected) => {
+    expect(passes([{ chain: 'input', action: 'accept', protocol: 'udp', ...extra }, DROP_ALL])).toBe(expected);
+  });
+
+  it('a drop narrowed by a matcher the audit does not judge may still hit the tunnel', () => {
+    expect(passes([{ chain: 'input', action: 'drop', protocol: 'udp', 'dst-limit': '10,20,dst-address/1m' }, ACCEPT_WG])).toBe(false);
+    // `port` is either port, and a peer's source port is whatever its NAT picked: as with src-port, it may be 53.
+    expect(passes([{ chain: 'input', action: 'drop', protocol: 'udp', port: '53' }])).toBe(false);
+    expect(passes([{ chain: 'input', action: 'drop', protocol: 'udp', 'dst-port': '53' }])).toBe(true);
+  });
+
+  it('are all fetched: the collector asks for every matcher the audit reads', () => {
+    for (const key of ['port', 'ipsec-policy', 'limit', 'time', 'connection-mark', 'tls-host', 'src-mac-address']) {
+      expect(FILTER_PROPLIST).toContain(key);
+    }
   });
 });
 
