@@ -138,7 +138,7 @@ describe('forward chain verdicts (new connections from a routed subnet)', () => 
 describe('matchers the audit does not judge narrow a rule; they never make it a rule without conditions', () => {
   // RouterOS's defconf forward chain: its first rules accept only IPsec traffic. Fetched without `ipsec-policy`
   // they were bare accepts, which covered every tunnel and hid the drop after them (found by review).
-  const DEFCONF_FORWARD = [
+  const DEFCONF_FORWARD: Record<string, string>[] = [
     { chain: 'forward', action: 'accept', 'ipsec-policy': 'in,ipsec', comment: 'defconf: accept in ipsec policy' },
     { chain: 'forward', action: 'accept', 'ipsec-policy': 'out,ipsec', comment: 'defconf: accept out ipsec policy' },
     { chain: 'forward', action: 'fasttrack-connection', 'connection-state': 'established,related' },
