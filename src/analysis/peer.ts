@@ -83,7 +83,12 @@ export function peerLabel(name: string | undefined, comment: string | undefined)
 }
 
 function namesOf(peer: Pick<JudgedPeerInput, 'name' | 'comment'>): string[] {
-  return [peer.name, peer.comment].filter((value): value is string => value !== undefined && value !== '');
+  const { name, comment } = peer;
+  const names: string[] = [];
+  if (name !== undefined && name !== '') names.push(name);
+  // An unnamed peer's name is its comment (peerLabel): looked up once, not twice.
+  if (comment !== undefined && comment !== '' && comment !== name) names.push(comment);
+  return names;
 }
 
 export function isExcluded(peer: Pick<JudgedPeerInput, 'name' | 'comment'>, health: HealthConfig): boolean {

@@ -3,7 +3,8 @@
  * of JavaScript regular expressions described in pattern-parse.ts) is compiled into a Thompson automaton
  * and run over the text once, tracking the set of live states instead of backtracking. RegExp backtracks:
  * `(a+)+b` against 29 "a"s blocked the event loop for 8 s. Here a step costs at most the program's size
- * (bounded by MAX_PROGRAM), so a peer name of n characters costs O(n × program) and nothing more.
+ * (bounded by MAX_PROGRAM), so a peer name of n characters costs O(n × program) and nothing more, and n is at
+ * most MAX_MATCHED_TEXT.
  */
 import { parsePattern, PatternError, type PatternNode, type Ranges } from './pattern-parse.js';
 
@@ -24,6 +25,15 @@ export interface PeerPattern {
  * this much. `{m,n}` copies its body, so it is where the bound bites.
  */
 export const MAX_PROGRAM = 1_000;
+
+/**
+ * The longest text a pattern is matched against; a longer one never matches. Names are capped at this length
+ * where a router's reply is read (routeros/records.ts), but a peer's comment is free text of up to a record's
+ * size, and an unnamed peer is matched by its comment: 30 peers with comments of 1 MiB made one task of 2.6 s of
+ * every wireguard collection and every /health request (found by review). Linear is not enough when the text is
+ * a megabyte.
+ */
+export const MAX_MATCHED_TEXT = 1_024;
 
 type Instruction =
   | { op: 'set'; ranges: Ranges }
@@ -120,6 +130,7 @@ class CompiledPattern implements PeerPattern {
   }
 
   test(text: string): boolean {
+    if (text.length > MAX_MATCHED_TEXT) return false;
     const program = this.#program;
     // seen[pc] === position + 1 when pc is already in the list for that position: each state once per step.
     const seen = new Int32Array(program.length);
