@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import fc from 'fast-check';
 import {
   MAX_DEPTH,
+  MAX_KEY_BYTES,
   MAX_MEMBERS,
   MAX_RAW_CONTROLS,
   MAX_RECORD_BYTES,
@@ -342,6 +343,24 @@ describe('parseJsonBody against hostile bodies', () => {
     // Just inside both lines: data.
     expect(await outcomes(records(MAX_RECORDS))).toEqual([`parsed ${MAX_RECORDS}`, `parsed ${MAX_RECORDS}`]);
     expect(await outcomes(`[{"a":"b"},${record(MAX_RECORD_BYTES)}]`)).toEqual(['parsed 2', 'parsed 2']);
+  });
+
+  it(`refuses unparsed, from ${VALUE_CHECK_FROM} bytes, a property name of more than ${MAX_KEY_BYTES} bytes, wherever the reply is cut into parts (names of 16,390 characters alike but for their end took 3.2 s to parse)`, async () => {
+    const parse = vi.spyOn(JSON, 'parse');
+    const name = (bytes: number, i: number): string => `${'k'.repeat(bytes - 6)}${String(i).padStart(6, '0')}`;
+    const reply = (bytes: number): string =>
+      `[${Array.from({ length: 8 }, (_, r) => `{${Array.from({ length: 8 }, (_, i) => `"${name(bytes, r * 8 + i)}":"v"`).join(',')},"comment":"${'x'.repeat(VALUE_CHECK_FROM / 8)}"}`).join(',')}]`;
+    const refused = `GET /x: the router's reply names a property with more than ${MAX_KEY_BYTES} bytes (RouterOS's property names are words) and was not parsed`;
+    const body = Buffer.from(reply(MAX_KEY_BYTES + 1));
+    for (const cut of [1, 7, MAX_KEY_BYTES, 4096]) {
+      const parts: Buffer[] = [];
+      for (let at = 0; at < body.length; at += cut) parts.push(body.subarray(at, at + cut));
+      expect(() => parseJsonBody(parts, 'GET /x')).toThrow(refused);
+    }
+    await expect(parseJsonBodyInSlices(Buffer.from(reply(MAX_KEY_BYTES + 1).padEnd(SLICED_FROM_BYTES, ' ')), 'GET /x')).rejects.toThrow(refused);
+    expect(parse).not.toHaveBeenCalled();
+    // A name of that many bytes, and a value of any length: data.
+    expect(parseJsonBody(Buffer.from(reply(MAX_KEY_BYTES)), 'GET /x')).toHaveLength(8);
   });
 
   it(`refuses unparsed, from ${SLICED_FROM_BYTES} bytes, a reply that is not a list (an object, a string or a page of text was parsed whole: 0.1–0.6 s for 32 MB)`, async () => {
