@@ -20,7 +20,7 @@ import { FieldReader, given, problemsOf } from '../analysis/decoding.js';
 import { compareRouterOsVersions, parseRouterOsVersion } from './firmware-version.js';
 import { quoteRouterText } from '../util/text.js';
 
-export const ROUTERBOARD_PROPLIST = ['model', 'firmware-type', 'current-firmware', 'upgrade-firmware'] as const;
+export const ROUTERBOARD_PROPLIST = ['routerboard', 'model', 'firmware-type', 'current-firmware', 'upgrade-firmware'] as const;
 export const PACKAGE_UPDATE_PROPLIST = ['installed-version', 'latest-version', 'channel', 'status'] as const;
 
 export interface FirmwareData {
@@ -83,14 +83,30 @@ export function mapFirmware(routerboard: RouterRecord | undefined, update: Route
   };
 }
 
-/** system/routerboard, or undefined on a board that has none (HTTP 400 "no such command or directory"). */
+/**
+ * system/routerboard, or undefined on a board that has none: HTTP 400 "no such command or directory" (CHR), or
+ * a reply of `routerboard: false` (a board that has the menu but is no RouterBOARD).
+ */
 async function readRouterboard(context: JobContext): Promise<RouterRecord | undefined> {
+  let record: RouterRecord;
   try {
-    return await context.client.getSingleton('system/routerboard', { proplist: ROUTERBOARD_PROPLIST, signal: context.signal });
+    record = await context.client.getSingleton('system/routerboard', { proplist: ROUTERBOARD_PROPLIST, signal: context.signal });
   } catch (error) {
     if (isRouterOsError(error) && error.code === 'ROS_ERR_UNSUPPORTED' && error.status === 400) return undefined;
     throw error;
   }
+  return routerboardOf(record);
+}
+
+/**
+ * A board's reply says whether it is a RouterBOARD, and a RouterBOARD's names its model and firmware. One that says
+ * neither (`{}`, an `{"status":"ok"}` from something in between) is not the router's: a shape error, as for
+ * system/package/update, never an info series of empty names (found by review).
+ */
+export function routerboardOf(record: RouterRecord): RouterRecord | undefined {
+  if (record['routerboard'] === 'false') return undefined;
+  if (given(record, 'model') || given(record, 'current-firmware')) return record;
+  throw new RouterOsError('ROS_ERR_SHAPE', "GET /rest/system/routerboard: the reply names no model and no firmware; it is not the router's system/routerboard");
 }
 
 /**

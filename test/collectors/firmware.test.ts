@@ -169,6 +169,29 @@ describe('the firmware collector against the emulator over HTTPS', () => {
     });
   });
 
+  it.each([
+    ['{}', {}, 'ROS_ERR_SHAPE'],
+    ['{"status":"ok"}', { status: 'ok' }, 'ROS_ERR_SHAPE'],
+    ['routerboard false (the menu on a board that is none)', { routerboard: 'false' }, undefined],
+  ])('a system/routerboard of %s is no board\'s data: a shape error, or no RouterBOARD', async (_name, board, code) => {
+    const router = testRouter({ name: 'hap', url: emulator.router('hap').url });
+    const [job] = firmwareCollector.jobs(router);
+    const client: JobContext['client'] = {
+      list: () => Promise.reject(new Error('not expected')),
+      getSingleton: (menu: string) => Promise.resolve(menu === 'system/routerboard' ? board : recordedRecord('system-package-update-never-checked.json')),
+      run: () => Promise.reject(new Error('not expected')),
+    };
+    const run = job?.run({ router, client, routerLabel: ROUTER, now: () => 0, signal: new AbortController().signal, memory: new Map() });
+    if (code !== undefined) {
+      await expect(run).rejects.toMatchObject({ code, reason: 'parse' });
+      return;
+    }
+    const result = (await run) as JobResult<FirmwareData>;
+    expect(result.data).toMatchObject({ routerboard: false });
+    expect(sampleText(result.samples)).not.toContain('routeros_firmware_info');
+    expect(sampleText(result.samples)).toContain('routeros_package_update_info');
+  });
+
   it('another failure of system/routerboard is a failure, not an absent menu', async () => {
     const router = testRouter({ name: 'hap', url: emulator.router('hap').url });
     const [job] = firmwareCollector.jobs(router);
