@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 /** Entry point: argv, exit codes and signals. Everything else lives behind the app factory. */
 import { meansCheck, parseCli, USAGE, UsageError, type CliOptions } from './cli/args.js';
+import { holdReloadsWhileStarting } from './cli/starting-signals.js';
 import type { Config } from './config/index.js';
 import { VERSION } from './version.js';
 
@@ -49,6 +50,8 @@ async function main(argv: readonly string[]): Promise<number> {
       return (await import('./cli/check.js')).runCheck(options.config as string, options.router, options.timeout);
     case 'once':
     case 'run': {
+      // Before anything slow: a SIGHUP while the daemon starts must not end it (daemon.ts holdReloadsWhileStarting).
+      const starting = options.command === 'run' ? holdReloadsWhileStarting() : undefined;
       const { emptyShardProblem, loadOrReport, onceCommand } = await import('./cli/commands.js');
       const { applyOverrides } = await import('./cli/overrides.js');
       const { createLogger } = await import('./cli/logger.js');
@@ -83,7 +86,7 @@ async function main(argv: readonly string[]): Promise<number> {
         }
         throw error;
       }
-      await handleSignals(daemon, logger);
+      await handleSignals(daemon, logger, starting);
       return 0;
     }
   }

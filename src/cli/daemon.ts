@@ -11,6 +11,7 @@ import { WebConfigSource } from '../server/web-source.js';
 import { limitBufferPool } from '../util/buffer-pool.js';
 import { limitHeapGrowth } from '../util/heap-growth.js';
 import { VERSION } from '../version.js';
+import type { StartingSignals } from './starting-signals.js';
 
 export const SHUTDOWN_DEADLINE_MS = 10_000;
 
@@ -73,8 +74,8 @@ export async function startDaemon(
   return { app, server, url, shutdown };
 }
 
-/** Wires process signals to a daemon; resolves when it has stopped. */
-export function handleSignals(daemon: Daemon, logger: Logger): Promise<void> {
+/** Wires process signals to a daemon; resolves when it has stopped. A SIGHUP held while it started reloads now. */
+export function handleSignals(daemon: Daemon, logger: Logger, starting?: StartingSignals): Promise<void> {
   return new Promise((resolve) => {
     let stopping = false;
     const reload = (): void => {
@@ -94,5 +95,11 @@ export function handleSignals(daemon: Daemon, logger: Logger): Promise<void> {
     process.on('SIGTERM', () => stop('SIGTERM'));
     process.on('SIGINT', () => stop('SIGINT'));
     process.on('SIGHUP', reload);
+    // After its own listener is on, so that no SIGHUP finds none.
+    starting?.release();
+    if (starting?.reloadWanted === true) {
+      logger.info('SIGHUP while starting: reloading configuration');
+      void daemon.app.reload();
+    }
   });
 }
