@@ -152,6 +152,58 @@ describe('docker compose', () => {
     expect(names.length).toBeGreaterThan(0);
     for (const name of names) expect(alerts, name).toContain(`alert: ${name}`);
   });
+
+  it('lets a critical alert hide only warnings about its own object, over every alert the rules\' tests raise', () => {
+    // Alertmanager's inhibition: the source and target match their matchers, and every `equal` label is the same
+    // on both, a label absent on both counting as the same. The alerts are those promtool's tests expect, with the
+    // labels they expect: the label sets the rules really give.
+    interface Inhibit {
+      source_matchers: string[];
+      target_matchers: string[];
+      equal: string[];
+    }
+    interface RuleTests {
+      tests: { alert_rule_test?: { alertname: string; exp_alerts?: { exp_labels: Record<string, string> }[] }[] }[];
+    }
+    const { inhibit_rules: rules } = readYaml<{ inhibit_rules: Inhibit[] }>('deploy/alertmanager/alertmanager.yml');
+    const alerts = readdirSync(join(repoRoot, 'prometheus/tests')).flatMap((file) =>
+      readYaml<RuleTests>(`prometheus/tests/${file}`).tests.flatMap((test) =>
+        (test.alert_rule_test ?? []).flatMap((case_) => (case_.exp_alerts ?? []).map((alert) => ({ alertname: case_.alertname, ...alert.exp_labels }))),
+      ),
+    );
+    const matches = (labels: Record<string, string>, matcher: string): boolean => {
+      const [, name = '', op = '', value = ''] = /^(\w+)(=~|!=|=)"(.*)"$/.exec(matcher) ?? [];
+      const actual = labels[name] ?? '';
+      return op === '=' ? actual === value : op === '!=' ? actual !== value : new RegExp(`^(?:${value})$`).test(actual);
+    };
+    const inhibits = (rule: Inhibit, source: Record<string, string>, target: Record<string, string>): boolean =>
+      rule.source_matchers.every((m) => matches(source, m)) &&
+      rule.target_matchers.every((m) => matches(target, m)) &&
+      rule.equal.every((label) => (source[label] ?? '') === (target[label] ?? ''));
+    const OBJECT_LABELS = ['interface', 'target', 'name', 'sensor'];
+    const critical = alerts.filter((alert) => alert.severity === 'critical' && alert.alertname !== 'RouterOSDown');
+    const warnings = alerts.filter((alert) => alert.severity === 'warning');
+    expect(critical.map((alert) => alert.alertname)).toContain('RouterOSPowerSupplyFailed');
+    for (const source of critical) {
+      for (const target of warnings) {
+        if (!rules.some((rule) => inhibits(rule, source, target))) continue;
+        // The exporter's own critical alert (no router) hides only the exporter's own warnings.
+        if (source.router === undefined) {
+          expect(target.router, `${source.alertname} hides ${target.alertname}`).toBeUndefined();
+          continue;
+        }
+        // A router's: hidden only by an alert about an object (not the router as a whole), and the same object.
+        const objects = OBJECT_LABELS.filter((label) => source[label] !== undefined);
+        expect(objects.length, `${source.alertname} hides ${target.alertname}`).toBeGreaterThan(0);
+        for (const label of objects) expect(target[label], `${source.alertname} hides ${target.alertname}`).toBe(source[label]);
+      }
+    }
+    // A failed power supply hides neither the router's load nor another sensor's alert (it hid both).
+    const psu = critical.find((alert) => alert.alertname === 'RouterOSPowerSupplyFailed') ?? {};
+    for (const target of warnings.filter((alert) => alert.router === psu.router)) {
+      expect(rules.some((rule) => inhibits(rule, { ...psu }, target)), target.alertname).toBe(false);
+    }
+  });
 });
 
 describe('Grafana provisioning', () => {
