@@ -168,7 +168,7 @@ describe('docker compose', () => {
     const { inhibit_rules: rules } = readYaml<{ inhibit_rules: Inhibit[] }>('deploy/alertmanager/alertmanager.yml');
     const alerts = readdirSync(join(repoRoot, 'prometheus/tests')).flatMap((file) =>
       readYaml<RuleTests>(`prometheus/tests/${file}`).tests.flatMap((test) =>
-        (test.alert_rule_test ?? []).flatMap((case_) => (case_.exp_alerts ?? []).map((alert) => ({ alertname: case_.alertname, ...alert.exp_labels }))),
+        (test.alert_rule_test ?? []).flatMap((case_) => (case_.exp_alerts ?? []).map((alert): Record<string, string> => ({ alertname: case_.alertname, ...alert.exp_labels }))),
       ),
     );
     const matches = (labels: Record<string, string>, matcher: string): boolean => {
@@ -199,7 +199,7 @@ describe('docker compose', () => {
       }
     }
     // A failed power supply hides neither the router's load nor another sensor's alert (it hid both).
-    const psu = critical.find((alert) => alert.alertname === 'RouterOSPowerSupplyFailed') ?? {};
+    const psu: Record<string, string> = critical.find((alert) => alert.alertname === 'RouterOSPowerSupplyFailed') ?? {};
     for (const target of warnings.filter((alert) => alert.router === psu.router)) {
       expect(rules.some((rule) => inhibits(rule, { ...psu }, target)), target.alertname).toBe(false);
     }
