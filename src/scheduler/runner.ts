@@ -120,7 +120,8 @@ export class JobRunner {
   /** Starts a run unless one is in flight (no overlap) or the job is backing off. */
   trigger(): Promise<RunResult> {
     if (this.#running !== undefined) {
-      this.#log.debug({ job: this.deps.definition.job }, 'previous run still in flight; skipping this tick');
+      // Asked of the parent first: a line the level drops must not make the child it would have been written by.
+      if (this.deps.logger.isLevelEnabled('debug')) this.#log.debug({ job: this.deps.definition.job }, 'previous run still in flight; skipping this tick');
       return Promise.resolve('skipped');
     }
     // Backoff is a duration: on the monotonic clock, so a wall clock set back an hour does not stretch 30 s to 61 min.

@@ -180,7 +180,7 @@ describe('docker compose', () => {
       rule.source_matchers.every((m) => matches(source, m)) &&
       rule.target_matchers.every((m) => matches(target, m)) &&
       rule.equal.every((label) => (source[label] ?? '') === (target[label] ?? ''));
-    const OBJECT_LABELS = ['interface', 'target', 'name', 'sensor'];
+    const OBJECT_LABELS = ['interface', 'public_key', 'target', 'name', 'sensor', 'check'];
     const critical = alerts.filter((alert) => alert.severity === 'critical' && alert.alertname !== 'RouterOSDown');
     const warnings = alerts.filter((alert) => alert.severity === 'warning');
     expect(critical.map((alert) => alert.alertname)).toContain('RouterOSPowerSupplyFailed');
