@@ -1,32 +1,47 @@
 /**
  * The one routeros_up verdict, used by the store for /metrics and by /health: it follows the system collector
- * when that runs. A router without it is up once a job has succeeded, unless a failure that says the router does
- * not answer (ROUTER_SILENT) began after the newest success of any of its jobs; down when that is so, or when every
- * job's last run failed. Unknown (undefined) until one of those is known: a job that has not run yet leaves it
- * open rather than counting as up.
+ * when that runs. A router without it is up once one of its jobs has succeeded, unless a job's failures that say
+ * the router does not answer (saysSilent) began after the newest success of any of its jobs; down when that is
+ * so, or when every job's last run failed. Unknown (undefined) until one of those is known: a job that has not run
+ * yet leaves it open rather than counting as up. Runs are ordered by when the store recorded them, never by the
+ * wall clock, which may step back.
  */
-import type { ErrorReason } from '../routeros/errors.js';
+import type { ErrorReason, RouterOsErrorCode } from '../routeros/errors.js';
 
 export interface RunState {
   readonly collector: string;
   /** The last run's outcome; undefined when the job has not run yet. */
   readonly ok: boolean | undefined;
-  /** Why the last run failed. */
-  readonly reason?: ErrorReason | undefined;
-  /** When the last run finished (ms since the epoch). */
-  readonly finishedAt?: number | undefined;
-  /** When the job's current streak of failures began: its first failed run since its last success. */
-  readonly failingSince?: number | undefined;
+  /** The last run's place in the order runs finished. */
+  readonly seq?: number | undefined;
+  /** For a last run that failed saying the router does not answer: `seq` of the first such failure in a row. */
+  readonly silentSince?: number | undefined;
 }
 
 /**
- * Failures that say the router does not answer, whatever the job asked: no connection, no TLS, no reply in time,
- * an error status for the request as a whole, or a redirect away from its REST API. A refusal (`auth`: a missing
- * policy looks like a wrong password), a bad request (a ping target refused with 400), a path this version lacks
- * or a reply that is not data are one job's: the router answered, and RouterOSCollectorFailing says which job.
- * A failure of those kinds on every job still makes the router down (a wrong password, a proxy's page).
+ * Failures that say the router does not answer us, whatever the job asked: no connection, no TLS, no reply in
+ * time, a redirect away from its REST API, an error status for the request as a whole, or a refusal of the
+ * credentials themselves (401: every request of the router fails alike). A refusal for a missing policy, a bad
+ * request (a ping target refused with 400), a path this version lacks or a reply that is not data are one job's:
+ * the router answered, and RouterOSCollectorFailing says which job. Without a code (a failure not of the
+ * transport), the reason decides, `auth` then counting as one job's: it covers a missing policy too.
  */
-const ROUTER_SILENT: ReadonlySet<ErrorReason> = new Set<ErrorReason>(['timeout', 'connect', 'tls', 'http_5xx', 'redirect']);
+const SILENT_CODES: ReadonlySet<RouterOsErrorCode> = new Set<RouterOsErrorCode>([
+  'ROS_ERR_TIMEOUT',
+  'ROS_ERR_ABORTED',
+  'ROS_ERR_CONNECT',
+  'ROS_ERR_DNS',
+  'ROS_ERR_TLS',
+  'ROS_ERR_AUTH',
+  'ROS_ERR_REDIRECT',
+  'ROS_ERR_HTTP_5XX',
+]);
+const SILENT_REASONS: ReadonlySet<ErrorReason> = new Set<ErrorReason>(['timeout', 'connect', 'tls', 'http_5xx', 'redirect']);
+
+/** Whether a failed run says the router does not answer (SILENT_CODES). */
+export function saysSilent(code: RouterOsErrorCode | undefined, reason: ErrorReason): boolean {
+  return code !== undefined ? SILENT_CODES.has(code) : SILENT_REASONS.has(reason);
+}
 
 export interface UpVerdict<R extends RunState> {
   readonly up: boolean | undefined;
@@ -37,27 +52,26 @@ export interface UpVerdict<R extends RunState> {
 export function upVerdict<R extends RunState>(runs: readonly R[]): UpVerdict<R> {
   const system = runs.find((run) => run.collector === 'system');
   if (system !== undefined) return { up: system.ok, failed: system.ok === false ? system : undefined };
-  let newestSuccess: number | undefined;
+  let newestSuccess = -Infinity;
+  let succeeded = false;
   for (const run of runs) {
-    if (run.ok === true && run.finishedAt !== undefined && (newestSuccess === undefined || run.finishedAt > newestSuccess)) {
-      newestSuccess = run.finishedAt;
-    }
+    if (run.ok !== true) continue;
+    succeeded = true;
+    newestSuccess = Math.max(newestSuccess, run.seq ?? -Infinity);
   }
-  // A silent router's failure counts once no job has succeeded since its streak began: a job that times out
-  // cycle after cycle while the others succeed in between (a reply too large for its timeout) leaves the router
-  // up, steadily, and a router that goes silent is down at its first such failure, however long ago its rarest
-  // job last succeeded. (Without the streak, comparing with the failure's own time, the two jobs of one tick
-  // turned it down and up again every cycle.)
+  // A job's silent failures count once no job has succeeded since they began: a job that times out cycle after
+  // cycle while the others succeed in between (a reply too large for its timeout) leaves the router up, steadily,
+  // and a router that goes silent is down at its first such failure, however long ago its rarest job last
+  // succeeded. (Compared with each failure's own place instead, the two jobs of one tick turned it down and up
+  // again every cycle.) Until another job succeeds after such a failure, nothing tells a job too slow from a
+  // router gone silent: down.
   let silent: R | undefined;
   for (const run of runs) {
-    if (run.ok !== false || run.reason === undefined || !ROUTER_SILENT.has(run.reason)) continue;
-    const since = run.failingSince ?? run.finishedAt;
-    if (newestSuccess === undefined || (since !== undefined && since > newestSuccess)) {
-      if (silent === undefined || (run.finishedAt ?? 0) > (silent.finishedAt ?? 0)) silent = run;
-    }
+    if (run.ok !== false || run.silentSince === undefined || run.silentSince <= newestSuccess) continue;
+    if (silent === undefined || (run.seq ?? 0) > (silent.seq ?? 0)) silent = run;
   }
   if (silent !== undefined) return { up: false, failed: silent };
-  if (newestSuccess !== undefined || runs.some((run) => run.ok === true)) return { up: true };
+  if (succeeded) return { up: true };
   if (runs.length > 0 && runs.every((run) => run.ok === false)) return { up: false, failed: runs[0] };
   return { up: undefined };
 }
@@ -69,8 +83,8 @@ export function routerUp(runs: readonly RunState[]): boolean | undefined {
 /** The run state of a job from its last stored outcome (a JobSnapshot), or of a job that has not run yet. */
 export function runStateOf(
   collector: string,
-  last: { readonly ok: boolean; readonly reason?: ErrorReason | undefined; readonly finishedAt: number; readonly failingSince?: number | undefined } | undefined,
+  last: { readonly ok: boolean; readonly seq?: number | undefined; readonly silentSince?: number | undefined } | undefined,
 ): RunState {
   if (last === undefined) return { collector, ok: undefined };
-  return { collector, ok: last.ok, reason: last.reason, finishedAt: last.finishedAt, failingSince: last.failingSince };
+  return { collector, ok: last.ok, seq: last.seq, silentSince: last.silentSince };
 }

@@ -4,12 +4,12 @@
  * collector meta series. Scrapes read prepared chunks; they never wait on a router.
  */
 import type { CollectorName } from '../config/types.js';
-import { ERROR_REASONS, type ErrorReason } from '../routeros/errors.js';
+import { ERROR_REASONS, type ErrorReason, type RouterOsErrorCode } from '../routeros/errors.js';
 import { F, FAMILIES } from './families.js';
 import type { Chunk } from './gzip.js';
 import { SampleSet } from './samples.js';
 import { routerLabel, seriesLabels, type RouterLabel } from './family.js';
-import { routerUp, runStateOf } from '../analysis/up.js';
+import { routerUp, runStateOf, saysSilent } from '../analysis/up.js';
 
 export interface JobOutcome<Data = unknown> {
   router: string;
@@ -20,6 +20,8 @@ export interface JobOutcome<Data = unknown> {
   reason?: ErrorReason;
   /** A failed run's operator phrase ("refused: the user's group lacks the api policy"); holds no router text. */
   summary?: string;
+  /** A failed run's error code, when it was the transport's (routeros_up tells a silent router by it). */
+  code?: RouterOsErrorCode | undefined;
   /** Unix ms the run finished. */
   finishedAt: number;
   durationSeconds: number;
@@ -40,8 +42,13 @@ export interface JobSnapshot {
   readonly finishedAt: number;
   readonly durationSeconds: number;
   readonly lastSuccessAt: number | undefined;
-  /** When the current streak of failed runs began (the first failure since the last success); undefined when ok. */
-  readonly failingSince?: number | undefined;
+  /** The run's place among the runs the store recorded, in the order they finished (not a clock: never steps back). */
+  readonly seq?: number | undefined;
+  /**
+   * For a run that failed in a way that says the router does not answer (analysis/up.ts saysSilent): `seq` of the
+   * first of the job's unbroken streak of such failures; undefined for any other run.
+   */
+  readonly silentSince?: number | undefined;
   readonly chunks: readonly (Chunk | undefined)[];
   readonly data: unknown;
 }
@@ -73,6 +80,8 @@ export type RecordListener = (router: string, collector: CollectorName) => void;
 
 export class SnapshotStore {
   #routers = new Map<string, RouterEntry>();
+  /** Runs recorded so far: each run's `seq`. */
+  #recorded = 0;
   #listeners = new Set<RecordListener>();
   #version = 0;
 
@@ -143,6 +152,7 @@ export class SnapshotStore {
     const slot = entry?.jobs.get(outcome.job);
     if (entry === undefined || slot === undefined || slot.collector !== outcome.collector) return;
     const previous = slot.snapshot;
+    const seq = ++this.#recorded;
     slot.snapshot = {
       collector: outcome.collector,
       job: outcome.job,
@@ -152,7 +162,8 @@ export class SnapshotStore {
       finishedAt: outcome.finishedAt,
       durationSeconds: outcome.durationSeconds,
       lastSuccessAt: outcome.ok ? outcome.finishedAt : previous?.lastSuccessAt,
-      failingSince: outcome.ok ? undefined : previous !== undefined && !previous.ok ? previous.failingSince ?? previous.finishedAt : outcome.finishedAt,
+      seq,
+      silentSince: outcome.ok || !saysSilent(outcome.code, outcome.reason ?? 'parse') ? undefined : previous?.silentSince ?? seq,
       // A failed run drops its data series rather than freezing them. Families whose bytes did not change
       // are not deflated again.
       chunks: outcome.ok && outcome.samples !== undefined ? outcome.samples.toChunks(previous?.chunks) : [],

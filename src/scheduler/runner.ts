@@ -222,6 +222,7 @@ export class JobRunner {
         ok: false,
         reason,
         summary: summaryOf(error),
+        code: error instanceof RouterOsError ? error.code : undefined,
         finishedAt: now(),
         durationSeconds: (performance.now() - started) / 1000,
       });

@@ -1,8 +1,8 @@
 /** routeros_up and /health's `up` come from one function (analysis/up.ts) over the same planned jobs. */
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { routerUp, type RunState } from '../../src/analysis/up.js';
-import { ERROR_REASONS, type ErrorReason } from '../../src/routeros/errors.js';
+import { routerUp, runStateOf, saysSilent, type RunState } from '../../src/analysis/up.js';
+import type { ErrorReason, RouterOsErrorCode } from '../../src/routeros/errors.js';
 import { SnapshotStore } from '../../src/metrics/store.js';
 import { Exposition } from '../../src/metrics/exposition.js';
 import { SelfMetrics } from '../../src/metrics/self.js';
@@ -15,62 +15,73 @@ import { COLLECTOR_NAMES } from '../../src/collectors/descriptors.js';
 
 describe('routeros_up', () => {
   const T = Date.UTC(2026, 10, 21, 12);
-  const ok = (collector: string, at: number): RunState => ({ collector, ok: true, finishedAt: at });
-  const failed = (collector: string, reason: ErrorReason, at: number, since = at): RunState => ({ collector, ok: false, reason, finishedAt: at, failingSince: since });
+  // Runs by their place in the order they finished (the store's `seq`); a silent failure carries the start of its streak.
+  const ok = (collector: string, seq: number): RunState => ({ collector, ok: true, seq });
+  const failed = (collector: string, seq: number): RunState => ({ collector, ok: false, seq });
+  const silent = (collector: string, seq: number, since = seq): RunState => ({ collector, ok: false, seq, silentSince: since });
 
   it('follows system when it runs', () => {
-    expect(routerUp([{ collector: 'system', ok: false }, ok('wireguard', T)])).toBe(false);
-    expect(routerUp([{ collector: 'system', ok: undefined }, ok('wireguard', T)])).toBeUndefined();
-    expect(routerUp([{ collector: 'system', ok: true }, failed('wireguard', 'timeout', T + 1)])).toBe(true);
+    expect(routerUp([{ collector: 'system', ok: false }, ok('wireguard', 1)])).toBe(false);
+    expect(routerUp([{ collector: 'system', ok: undefined }, ok('wireguard', 1)])).toBeUndefined();
+    expect(routerUp([{ collector: 'system', ok: true }, silent('wireguard', 2)])).toBe(true);
     expect(routerUp([])).toBeUndefined();
   });
 
+  it('tells a silent router by its error: no connection, TLS or reply, a 5xx, a redirect, or its credentials refused', () => {
+    for (const code of ['ROS_ERR_TIMEOUT', 'ROS_ERR_CONNECT', 'ROS_ERR_DNS', 'ROS_ERR_TLS', 'ROS_ERR_AUTH', 'ROS_ERR_HTTP_5XX', 'ROS_ERR_REDIRECT'] as const) {
+      expect(saysSilent(code, 'timeout'), code).toBe(true);
+    }
+    // A missing policy is one job's, though its reason is `auth` as a wrong password's is.
+    for (const code of ['ROS_ERR_PERMISSION', 'ROS_ERR_HTTP_4XX', 'ROS_ERR_NOT_FOUND', 'ROS_ERR_UNSUPPORTED', 'ROS_ERR_PARSE', 'ROS_ERR_SHAPE'] as const) {
+      expect(saysSilent(code, 'auth'), code).toBe(false);
+    }
+    expect(saysSilent(undefined, 'auth')).toBe(false);
+    expect(saysSilent(undefined, 'connect')).toBe(true);
+  });
+
   it('without system: up once a job succeeded, unless the router went silent after it', () => {
-    expect(routerUp([ok('wireguard', T)])).toBe(true);
-    expect(routerUp([ok('wireguard', T), { collector: 'ping', ok: undefined }])).toBe(true);
+    expect(routerUp([ok('wireguard', 1)])).toBe(true);
+    expect(routerUp([ok('wireguard', 1), { collector: 'ping', ok: undefined }])).toBe(true);
     // One job refused (a ping target the router answers 400 to, a ping refused for its policy) is that job's
     // failure: the router answered. It made the router down, firing RouterOSDown and silencing RouterOSCollectorFailing.
-    expect(routerUp([ok('wireguard', T), failed('ping', 'http_4xx', T + 5)])).toBe(true);
-    expect(routerUp([ok('wireguard', T), failed('ping', 'auth', T + 5)])).toBe(true);
-    expect(routerUp([ok('wireguard', T), failed('ping', 'unsupported', T + 5)])).toBe(true);
-    // A failure that says the router does not answer, begun after the newest success: down.
-    for (const reason of ['timeout', 'connect', 'tls', 'http_5xx', 'redirect'] as const) {
-      expect(routerUp([ok('bandwidth_test', T - 3_600_000), failed('wireguard', reason, T)])).toBe(false);
-    }
+    expect(routerUp([ok('wireguard', 1), failed('ping', 2)])).toBe(true);
+    // Silent failures begun after the newest success: down, however long ago the rarest job last succeeded.
+    expect(routerUp([ok('bandwidth_test', 1), silent('wireguard', 2)])).toBe(false);
     // ... begun before a success of another job: that job's alone (a reply too large for its timeout).
-    expect(routerUp([failed('wireguard', 'timeout', T + 60_000, T - 60_000), ok('ping', T)])).toBe(true);
+    expect(routerUp([silent('wireguard', 9, 3), ok('ping', 4)])).toBe(true);
   });
 
   it('without system: unknown while only a job\'s own failures are known; down when every job failed', () => {
-    expect(routerUp([failed('ping', 'http_4xx', T), { collector: 'wireguard', ok: undefined }])).toBeUndefined();
-    expect(routerUp([failed('ping', 'http_4xx', T), failed('wireguard', 'auth', T + 1)])).toBe(false);
+    expect(routerUp([failed('ping', 1), { collector: 'wireguard', ok: undefined }])).toBeUndefined();
+    expect(routerUp([failed('ping', 1), failed('wireguard', 2)])).toBe(false);
     // A silent router is down at its first failure, whatever has not run yet (check finds it down early).
-    expect(routerUp([failed('wireguard', 'connect', T), { collector: 'ping', ok: undefined }])).toBe(false);
+    expect(routerUp([silent('wireguard', 1), { collector: 'ping', ok: undefined }])).toBe(false);
   });
 
-  it('does not flap: a job that times out every cycle beside one that succeeds leaves the router up at every step', () => {
+  it('does not flap: a job that fails silently every cycle beside one that succeeds leaves the router up at every step', () => {
     // Any order of the two jobs' runs within each cycle, any number of cycles: once the succeeding job has
     // succeeded after the failing one's streak began, every verdict after is up.
     fc.assert(
-      fc.property(fc.array(fc.tuple(fc.boolean(), fc.integer({ min: 1, max: 29_000 })), { minLength: 2, maxLength: 30 }), fc.constantFrom(...ERROR_REASONS), (cycles, reason) => {
+      fc.property(fc.array(fc.boolean(), { minLength: 2, maxLength: 30 }), (cycles) => {
+        let seq = 0;
         let failing: RunState | undefined;
         let succeeding: RunState | undefined;
         let settled = false;
-        for (const [index, [failFirst, gap]] of cycles.entries()) {
-          const start = T + index * 30_000;
-          const fail = (at: number): void => {
-            failing = failed('wireguard', reason, at, failing?.failingSince ?? at);
+        const verdict = (): boolean | undefined => routerUp([failing ?? { collector: 'wireguard', ok: undefined }, succeeding ?? { collector: 'ping', ok: undefined }]);
+        for (const failFirst of cycles) {
+          const fail = (): void => {
+            seq++;
+            failing = silent('wireguard', seq, failing?.silentSince ?? seq);
           };
-          const succeed = (at: number): void => {
-            succeeding = ok('ping', at);
+          const succeed = (): void => {
+            seq++;
+            succeeding = ok('ping', seq);
           };
-          const steps = failFirst ? [fail, succeed] : [succeed, fail];
-          steps[0]?.(start);
-          if (settled) expect(routerUp([failing ?? { collector: 'wireguard', ok: undefined }, succeeding ?? { collector: 'ping', ok: undefined }])).toBe(true);
-          steps[1]?.(start + gap);
-          const up = routerUp([failing ?? { collector: 'wireguard', ok: undefined }, succeeding ?? { collector: 'ping', ok: undefined }]);
-          if (settled) expect(up).toBe(true);
-          if (succeeding !== undefined && failing?.failingSince !== undefined && (succeeding.finishedAt ?? 0) > failing.failingSince) settled = true;
+          for (const step of failFirst ? [fail, succeed] : [succeed, fail]) {
+            step();
+            if (settled) expect(verdict()).toBe(true);
+            if (succeeding?.seq !== undefined && failing?.silentSince !== undefined && succeeding.seq > failing.silentSince) settled = true;
+          }
         }
       }),
     );
@@ -87,8 +98,9 @@ describe('routeros_up', () => {
     const text = (): string => new Exposition(store, new SelfMetrics({ version: 't' })).routerText('text');
     const health = (at: number) => evaluateRouter(router, store.snapshots('hq'), at).health;
     const ping = jobs[1]?.job ?? '';
-    const wireguard = (at: number, ok: boolean): void =>
-      store.record({ router: 'hq', collector: 'wireguard', job: 'wireguard', ok, ...(ok ? {} : { reason: 'timeout' as const }), finishedAt: at, durationSeconds: 0.1, samples: new SampleSet(), data: { collectedAt: at, interfaces: [], peers: [] } });
+    const wireguard = (at: number, ok: boolean, failure: { reason: ErrorReason; code: RouterOsErrorCode } = { reason: 'timeout', code: 'ROS_ERR_TIMEOUT' }): void =>
+      store.record({ router: 'hq', collector: 'wireguard', job: 'wireguard', ok, ...(ok ? {} : failure), finishedAt: at, durationSeconds: 0.1, samples: new SampleSet(), data: { collectedAt: at, interfaces: [], peers: [] } });
+    const silentSince = (): number | undefined => store.snapshots('hq').find((s) => s.job === 'wireguard')?.silentSince;
 
     // Nothing has run: unknown in both.
     expect(text()).not.toContain('routeros_up{');
@@ -112,15 +124,38 @@ describe('routeros_up', () => {
     expect(down.up).toBe(false);
     expect(down.reasons.join(' ')).toContain('(timeout)');
 
-    // Still silent a cycle later: the streak began at the first failure, not at this one.
-    wireguard(T + 61_000, false);
-    expect(store.snapshots('hq').find((s) => s.job === 'wireguard')?.failingSince).toBe(T + 31_000);
+    // Still silent a cycle later, with the wall clock stepped back an hour: the streak began at the first failure,
+    // and runs are ordered as they were recorded, not by a clock that steps.
+    const first = silentSince();
+    wireguard(T - 3_600_000, false);
+    expect(silentSince()).toBe(first);
     expect(text()).toContain('routeros_up{router="hq"} 0');
 
     // Back: up again at its first success.
     wireguard(T + 91_000, true);
-    expect(store.snapshots('hq').find((s) => s.job === 'wireguard')?.failingSince).toBeUndefined();
+    expect(silentSince()).toBeUndefined();
     expect(text()).toContain('routeros_up{router="hq"} 1');
     expect(health(T + 91_000).up).toBe(true);
+
+    // The password rotated on the router: a 401 refuses every request alike, so the router is down at once,
+    // while a policy refused (reason auth as well) is that job's, with the ping job answering.
+    store.record({ router: 'hq', collector: 'ping', job: ping, ok: true, finishedAt: T + 100_000, durationSeconds: 0.05, samples: new SampleSet(), data: undefined });
+    wireguard(T + 121_000, false, { reason: 'auth', code: 'ROS_ERR_PERMISSION' });
+    expect(text()).toContain('routeros_up{router="hq"} 1');
+    wireguard(T + 151_000, false, { reason: 'auth', code: 'ROS_ERR_AUTH' });
+    expect(text()).toContain('routeros_up{router="hq"} 0');
+    expect(health(T + 151_000).reasons.join(' ')).toContain('(auth)');
+  });
+
+  it('starts a job\'s silent streak at its first silent failure, not at a failure of another kind before it', () => {
+    const store = new SnapshotStore();
+    store.plan(new Map([['hq', [{ collector: 'wireguard' as const, job: 'wireguard' }, { collector: 'firmware' as const, job: 'firmware' }]]]));
+    const record = (job: 'wireguard' | 'firmware', ok: boolean, failure?: { reason: ErrorReason; code: RouterOsErrorCode }): void =>
+      store.record({ router: 'hq', collector: job, job, ok, ...(failure ?? {}), finishedAt: T, durationSeconds: 0.1 });
+    record('wireguard', false, { reason: 'http_4xx', code: 'ROS_ERR_HTTP_4XX' });
+    record('firmware', true);
+    // The router goes silent after firmware's (hourly) success: wireguard's first silent failure starts the streak.
+    record('wireguard', false, { reason: 'timeout', code: 'ROS_ERR_TIMEOUT' });
+    expect(routerUp(store.snapshots('hq').map((snapshot) => runStateOf(snapshot.collector, snapshot)))).toBe(false);
   });
 });
