@@ -39,10 +39,8 @@ const OTHER_MATCHERS = [
   'connection-limit',
   'connection-mark',
   'connection-rate',
-  'connection-type',
   'content',
   'dscp',
-  'dst-address-type',
   'dst-limit',
   'fragment',
   'hotspot',
@@ -63,7 +61,6 @@ const OTHER_MATCHERS = [
   'psd',
   'random',
   'routing-mark',
-  'src-address-type',
   'src-mac-address',
   'tcp-flags',
   'tcp-mss',
@@ -94,6 +91,9 @@ export const FILTER_PROPLIST = [
   'comment',
   'port',
   'ipsec-policy',
+  'connection-type',
+  'dst-address-type',
+  'src-address-type',
   ...OTHER_MATCHERS,
 ] as const;
 
@@ -110,6 +110,13 @@ export interface Flow {
   dst?: Side<Ipv4Range>;
   inInterface?: Side<string>;
   outInterface?: Side<string>;
+  /**
+   * Set for the forward flows, between the tunnel and the networks behind the router: their side that is not the
+   * tunnel is the LAN, not the internet the tunnel's own packets come from.
+   */
+  lanSide?: boolean;
+  /** Whether the flow goes to the router itself (`dst-address-type=local`): the input flow. */
+  toRouter?: boolean;
 }
 
 type Match = 'all' | 'some' | 'none' | 'unknown';
@@ -323,7 +330,24 @@ function compile(record: RouterRecord): CompiledRule {
       return match === 'none' ? 'some' : match;
     };
   });
-  for (const key of ['in-interface-list', 'out-interface-list', 'connection-nat-state', 'ipsec-policy']) add(key, () => always('unknown'));
+  for (const key of ['connection-nat-state', 'ipsec-policy']) add(key, () => always('unknown'));
+  // Interface lists are unknown to the audit. A positive one on a block is taken as a list the flow is not on
+  // where that can be told: the tunnel itself, and the LAN side of a forward flow (defconf's `drop
+  // connection-nat-state=!dstnat in-interface-list=WAN` drops new connections from the WAN, not the LAN's or
+  // the tunnel's). The input flow comes from the internet, which such a list may well hold.
+  for (const [key, side] of [['in-interface-list', 'inInterface'], ['out-interface-list', 'outInterface']] as const) {
+    const raw = record[key]?.trim();
+    if (raw === undefined || raw === '') continue;
+    const denyList = blocking && !raw.startsWith('!');
+    judges.push((flow) => {
+      const known = flow[side];
+      return denyList && known !== undefined && ('is' in known || flow.lanSide === true) ? 'none' : 'unknown';
+    });
+  }
+  // A new WireGuard flow has no connection helper (ftp, sip, …).
+  add('connection-type', () => always('none'));
+  add('dst-address-type', (value) => (flow) => addressTypeMatch(value, flow.toRouter === true));
+  add('src-address-type', (value) => () => addressTypeMatch(value, false));
   for (const key of OTHER_MATCHERS) add(key, () => always('some'));
   // A positive address list on a block is taken as a deny list the tunnel is not on; a list's `!` is part of
   // that reading, not a negation of the judgement.
@@ -334,6 +358,16 @@ function compile(record: RouterRecord): CompiledRule {
   const states = record['connection-state']?.trim();
   if (states !== undefined && states !== '') judges.push(always(newConnectionMatch(states)));
   return { record, action, blocking, judges };
+}
+
+/**
+ * `dst-address-type` / `src-address-type` for a flow of unicast packets, to (`local`) or not to the router: the
+ * tunnel's packets and the subnets' traffic are unicast; broadcast, multicast and the route types are not them.
+ */
+function addressTypeMatch(value: string, local: boolean): Match {
+  if (value === 'unicast') return 'all';
+  if (value === 'local') return local ? 'all' : 'none';
+  return 'none';
 }
 
 function negate(match: Match): Match {

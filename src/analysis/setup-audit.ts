@@ -183,7 +183,7 @@ function* addressCheck(iface: string, onInterface: readonly Address[], peers: re
 
 function inputCheck(iface: string, listenPort: number, filter: FilterRules): SetupCheckResult {
   // Handshakes arrive on some other interface (the WAN) for one of the router's own, non-loopback addresses.
-  const verdict = evaluateChain(filter, 'input', { protocol: 'udp', dstPort: listenPort, dst: { not: LOOPBACK }, inInterface: { not: iface } });
+  const verdict = evaluateChain(filter, 'input', { protocol: 'udp', dstPort: listenPort, dst: { not: LOOPBACK }, inInterface: { not: iface }, toRouter: true });
   if (verdict.passes) return { check: 'firewall_input', ok: true };
   return {
     check: 'firewall_input',
@@ -202,8 +202,8 @@ function* forwardCheck(iface: string, subnets: readonly Subnet[], filter: Filter
     // The local side of a pair is unknown, but it is not the remote subnet nor the tunnel itself.
     const remote = subnet.prefix.range;
     const directions: [ChainVerdict, 'from' | 'to'][] = [
-      [evaluateChain(filter, 'forward', { src: { is: remote }, dst: { not: remote }, inInterface: { is: iface }, outInterface: { not: iface } }), 'from'],
-      [evaluateChain(filter, 'forward', { dst: { is: remote }, src: { not: remote }, outInterface: { is: iface }, inInterface: { not: iface } }), 'to'],
+      [evaluateChain(filter, 'forward', { src: { is: remote }, dst: { not: remote }, inInterface: { is: iface }, outInterface: { not: iface }, lanSide: true }), 'from'],
+      [evaluateChain(filter, 'forward', { dst: { is: remote }, src: { not: remote }, outInterface: { is: iface }, inInterface: { not: iface }, lanSide: true }), 'to'],
     ];
     for (const [verdict, direction] of directions) {
       if (verdict.passes) continue;

@@ -41,7 +41,7 @@ describe('wireguard_setup mapping of recorded replies', () => {
         'routeros_wireguard_interface_setup_ok{router="hq",interface="wg-branch",check="address"} 1',
         'routeros_wireguard_interface_setup_ok{router="hq",interface="wg-branch",check="route"} 1',
         'routeros_wireguard_interface_setup_ok{router="hq",interface="wg-branch",check="firewall_input"} 1',
-        'routeros_wireguard_interface_setup_ok{router="hq",interface="wg-branch",check="firewall_forward"} 0',
+        'routeros_wireguard_interface_setup_ok{router="hq",interface="wg-branch",check="firewall_forward"} 1',
         'routeros_wireguard_interface_setup_ok{router="hq",interface="wg-road",check="address"} 0',
         'routeros_wireguard_interface_setup_ok{router="hq",interface="wg-road",check="route"} 1',
         'routeros_wireguard_interface_setup_ok{router="hq",interface="wg-road",check="firewall_input"} 0',
@@ -67,14 +67,22 @@ describe('wireguard_setup mapping of recorded replies', () => {
     );
   });
 
-  it('firewall_forward: an accept for one subnet does not cover another; the drop of new WAN connections blocks it', () => {
-    const failed = audit('wg-branch', 'firewall_forward');
+  it('firewall_forward: defconf\'s drop of new connections from the WAN is not the tunnel\'s traffic (it failed every defconf router that routes subnets)', () => {
+    expect(audit('wg-branch', 'firewall_forward')?.ok).toBe(true);
+  });
+
+  it('firewall_forward: an accept for one subnet does not cover another, and the fix goes before the drop that hits it', () => {
+    const hardened = recorded();
+    const filter = [...hardened.filter, { '.id': '*E', action: 'drop', chain: 'forward', comment: 'drop everything else', disabled: 'false' }];
+    const failed = mapWireguardSetup({ ...hardened, filter }, ROUTER, NOW)
+      .data.interfaces.find((setup) => setup.interface === 'wg-branch')
+      ?.checks.find((c) => c.check === 'firewall_forward');
     expect(failed?.detail).toContain('from 192.168.30.0/24');
     expect(failed?.detail).not.toContain('192.168.20.0/24');
     // `out-interface=wg-branch` (*D) accepts traffic to both subnets.
     expect(failed?.detail).not.toContain('to 192.168.30.0/24');
     expect(failed?.fix).toBe(
-      '/ip firewall filter add chain=forward action=accept src-address=192.168.30.0/24 in-interface=wg-branch place-before=*9 comment="WireGuard wg-branch from 192.168.30.0/24"',
+      '/ip firewall filter add chain=forward action=accept src-address=192.168.30.0/24 in-interface=wg-branch place-before=*E comment="WireGuard wg-branch from 192.168.30.0/24"',
     );
   });
 

@@ -4,13 +4,14 @@ import { evaluateChain, FILTER_PROPLIST, FilterRules, MAX_PORT_ITEMS, portListIn
 import { parseIpv4Match, parseIpv4Prefix, formatPrefix } from '../../src/analysis/ipv4.js';
 import type { RouterRecord } from '../../src/routeros/records.js';
 
-const WG_INPUT: Flow = { protocol: 'udp', dstPort: 13231, inInterface: { not: 'wg0' } };
+const WG_INPUT: Flow = { protocol: 'udp', dstPort: 13231, inInterface: { not: 'wg0' }, toRouter: true };
 const range = (text: string) => {
   const parsed = parseIpv4Match(text);
   if (parsed === undefined) throw new Error(text);
   return parsed;
 };
-const FROM_BRANCH: Flow = { src: { is: range('192.168.20.0/24') }, dst: { not: range('192.168.20.0/24') }, inInterface: { is: 'wg0' }, outInterface: { not: 'wg0' } };
+const FROM_BRANCH: Flow = { src: { is: range('192.168.20.0/24') }, dst: { not: range('192.168.20.0/24') }, inInterface: { is: 'wg0' }, outInterface: { not: 'wg0' }, lanSide: true };
+const TO_BRANCH: Flow = { dst: { is: range('192.168.20.0/24') }, src: { not: range('192.168.20.0/24') }, outInterface: { is: 'wg0' }, inInterface: { not: 'wg0' }, lanSide: true };
 
 let next = 1;
 function rule(fields: Record<string, string>): RouterRecord {
@@ -129,7 +130,8 @@ describe('forward chain verdicts (new connections from a routed subnet)', () => 
     ['one protocol only', [{ chain: 'forward', action: 'accept', 'in-interface': 'wg0', protocol: 'tcp' }, DROP], false],
     ['a drop on another input interface does not hit it', [{ ...DROP, 'in-interface': 'ether1' }], true],
     ['a drop of a host inside the subnet hits part of it', [{ ...DROP, 'src-address': '192.168.20.9' }], false],
-    ['a drop of WAN new connections may hit it (the list is unknown)', [{ ...DROP, 'connection-state': 'new', 'in-interface-list': 'WAN' }], false],
+    ['a drop of new connections from a positive interface list (WAN) is taken as not holding the tunnel', [{ ...DROP, 'connection-state': 'new', 'in-interface-list': 'WAN' }], true],
+    ['a drop of everything not from a list (!LAN) may hit it (the list is unknown)', [{ ...DROP, 'in-interface-list': '!LAN' }], false],
   ])('%s', (_name, rules, expected) => {
     expect(passes(rules, FROM_BRANCH, 'forward')).toBe(expected);
   });
@@ -148,10 +150,34 @@ describe('matchers the audit does not judge narrow a rule; they never make it a 
     { chain: 'forward', action: 'drop', comment: 'drop everything else' },
   ];
 
-  it('defconf\'s IPsec accepts do not let the tunnel\'s traffic through', () => {
+  it('RouterOS\'s own defconf forward chain lets both directions of a routed subnet through: its IPsec accepts are not for them, nor is its WAN drop', () => {
+    const defconf = DEFCONF_FORWARD.slice(0, -1).map(rule);
+    for (const flow of [FROM_BRANCH, TO_BRANCH]) expect(evaluateChain(defconf, 'forward', flow)).toEqual({ passes: true, acceptedBy: undefined });
+  });
+
+  it('defconf\'s IPsec accepts do not let the tunnel\'s traffic past a drop of everything after them', () => {
     const verdict = evaluateChain(DEFCONF_FORWARD.map(rule), 'forward', FROM_BRANCH);
     expect(verdict.passes).toBe(false);
-    expect(!verdict.passes && verdict.blockedBy['action']).toBe('drop');
+    expect(!verdict.passes && verdict.blockedBy['comment']).toBe('drop everything else');
+  });
+
+  it('a positive interface list on a drop may hold the internet the input flow comes from', () => {
+    expect(passes([{ chain: 'input', action: 'drop', 'in-interface-list': 'WAN' }, ACCEPT_WG])).toBe(false);
+  });
+
+  it.each<[string, Record<string, string>, boolean]>([
+    ['dst-address-type=local covers traffic to the router', { 'dst-address-type': 'local' }, true],
+    ['dst-address-type=unicast covers it', { 'dst-address-type': 'unicast' }, true],
+    ['dst-address-type=broadcast excludes it', { 'dst-address-type': 'broadcast' }, false],
+    ['connection-type=!ftp covers it (a new WireGuard flow has no helper)', { 'connection-type': '!ftp' }, true],
+    ['connection-type=sip excludes it', { 'connection-type': 'sip' }, false],
+  ])('an input accept of the listen port with %s', (_name, extra, expected) => {
+    expect(passes([{ ...ACCEPT_WG, ...extra }, DROP_ALL])).toBe(expected);
+  });
+
+  it('a drop for a connection helper or for broadcast does not hit the tunnel', () => {
+    expect(passes([{ chain: 'input', action: 'drop', 'connection-type': 'sip' }])).toBe(true);
+    expect(passes([{ chain: 'input', action: 'drop', 'dst-address-type': 'broadcast' }])).toBe(true);
   });
 
   it.each<[string, Record<string, string>, boolean]>([

@@ -40,7 +40,9 @@ describe('the audit of the recorded router', () => {
   it('passes every check once its own fixes are applied', () => {
     const before = recorded();
     const fixes = failedFixes(before);
-    expect(fixes.length).toBe(3);
+    // wg-road's address and its input rule. (defconf's "drop all from WAN not DSTNATed" is no finding: the
+    // tunnel's traffic does not come from the WAN list.)
+    expect(fixes.length).toBe(2);
     const after = applyFixes(before, fixes);
     expect(Object.values(verdicts(after)).every(Boolean)).toBe(true);
   });
