@@ -127,7 +127,11 @@ const PROTOCOL_NUMBERS: Readonly<Record<string, string>> = { '17': 'udp', '6': '
 export type ChainVerdict =
   /** `acceptedBy` is undefined when no rule decided (the default policy accepts). */
   | { passes: true; acceptedBy: RouterRecord | undefined }
-  | { passes: false; blockedBy: RouterRecord };
+  /**
+   * `via`: the rule of the chain asked about that leads to the block, when the block is in a chain it jumps to (a
+   * fix must go before the jump: an input rule placed before a rule of another chain lands after it).
+   */
+  | { passes: false; blockedBy: RouterRecord; via?: RouterRecord };
 
 export function isEnabled(record: RouterRecord): boolean {
   const raw = record['disabled'];
@@ -151,7 +155,16 @@ interface CompiledRule {
   action: string;
   /** drop, reject or tarpit. */
   blocking: boolean;
-  judges: ((flow: Flow) => Match)[];
+  judges: Judge[];
+}
+
+/**
+ * One matcher of a rule. `identifies`: whether its `all` says the rule is about this flow (a port, an address, the
+ * tunnel interface), as opposed to one every new connection meets (`protocol=udp`, `connection-state=new`).
+ */
+interface Judge {
+  match: (flow: Flow) => Match;
+  identifies: boolean;
 }
 
 /**
@@ -239,7 +252,8 @@ function walkChain(filter: FilterRules, chain: string, flow: Flow, jump: (target
       const verdict = target === '' ? undefined : jump(target);
       // A block in the target hits the part of the flow that jumped; an accept there counts for the whole flow
       // only if the whole flow jumped.
-      if (verdict !== undefined && (!verdict.passes || reach === 'covers')) return verdict;
+      if (verdict !== undefined && !verdict.passes) return { ...verdict, via: rule.record };
+      if (verdict !== undefined && reach === 'covers') return verdict;
       continue;
     }
     if (action !== 'accept' && !rule.blocking) continue;
@@ -254,19 +268,24 @@ function walkChain(filter: FilterRules, chain: string, flow: Flow, jump: (target
 type Reach = 'none' | 'covers' | 'part';
 
 /**
- * An accept counts when no matcher is `none` or `some` and either there are none or one is `all` (a rule with
- * only unknown matchers is not about this flow); a block hits unless a matcher is `none`.
+ * An accept counts when no matcher is `none` or `some` and either none is unknown or one that identifies the flow
+ * is `all`: `protocol=udp dst-port=13231 in-interface-list=WAN` is taken in good faith, while a rule whose only
+ * `all` is one every new connection meets (`connection-state=new in-interface-list=LAN`, `protocol=udp
+ * in-interface-list=LAN`) is not about this flow (found by review: both read as covering the tunnel). A block
+ * hits unless a matcher is `none`.
  */
 function judge(rule: CompiledRule, flow: Flow): Reach {
   let partial = false;
-  let all = false;
-  for (const judgeOne of rule.judges) {
-    const match = judgeOne(flow);
+  let unknown = false;
+  let identified = false;
+  for (const { match: matchOf, identifies } of rule.judges) {
+    const match = matchOf(flow);
     if (match === 'none') return 'none';
     if (match === 'some') partial = true;
-    else if (match === 'all') all = true;
+    else if (match === 'unknown') unknown = true;
+    else if (identifies) identified = true;
   }
-  return !partial && (rule.judges.length === 0 || all) ? 'covers' : 'part';
+  return !partial && (!unknown || identified) ? 'covers' : 'part';
 }
 
 /** Rules compiled between two places where building a rule set may give the event loop back. */
@@ -290,19 +309,22 @@ function* compileEnabled(rules: readonly RouterRecord[]): Steps<CompiledRule[]> 
 function compile(record: RouterRecord): CompiledRule {
   const action = record['action'] ?? 'accept';
   const blocking = BLOCKING.has(action);
-  const judges: ((flow: Flow) => Match)[] = [];
-  const add = (key: string, read: (value: string) => (flow: Flow) => Match): void => {
+  const judges: Judge[] = [];
+  const push = (match: (flow: Flow) => Match, identifies = false): void => {
+    judges.push({ match, identifies });
+  };
+  const add = (key: string, read: (value: string) => (flow: Flow) => Match, identifies = true): void => {
     const raw = record[key]?.trim();
     if (raw === undefined || raw === '') return;
     if (!raw.startsWith('!')) {
-      judges.push(read(raw));
+      push(read(raw), identifies);
       return;
     }
     const inner = read(raw.slice(1));
-    judges.push((flow) => negate(inner(flow)));
+    push((flow) => negate(inner(flow)), identifies);
   };
   const always = (match: Match) => (): Match => match;
-  add('protocol', (value) => (flow) => protocolMatch(value, flow.protocol));
+  add('protocol', (value) => (flow) => protocolMatch(value, flow.protocol), false);
   add('dst-port', (value) => {
     // Parsed once per rule: a list of 10,000 ports split and matched with a regex at every check took ~1 ms a
     // check, 6.5–8 s for 600 such rules and 10 interfaces (a hostile-router review).
@@ -319,8 +341,11 @@ function compile(record: RouterRecord): CompiledRule {
     const range = parseIpv4Match(value);
     return (flow) => addressMatch(range, flow.dst);
   });
-  add('in-interface', (value) => (flow) => interfaceMatch(value, flow.inInterface));
-  add('out-interface', (value) => (flow) => interfaceMatch(value, flow.outInterface));
+  // A named interface on a block is judged as lists are (below): on a forward flow's LAN side, a positive one
+  // (`drop connection-nat-state=!dstnat in-interface=ether1`, the older defconf's wording) is taken as not the LAN.
+  const lanDeny = blocking;
+  add('in-interface', (value) => (flow) => interfaceMatch(value, flow.inInterface, lanDeny && flow.lanSide === true));
+  add('out-interface', (value) => (flow) => interfaceMatch(value, flow.outInterface, lanDeny && flow.lanSide === true));
   // `port` matches either port: the flow's destination port in the list covers it; otherwise its source port,
   // whatever the peer's NAT picked, may still be.
   add('port', (value) => {
@@ -339,24 +364,24 @@ function compile(record: RouterRecord): CompiledRule {
     const raw = record[key]?.trim();
     if (raw === undefined || raw === '') continue;
     const denyList = blocking && !raw.startsWith('!');
-    judges.push((flow) => {
+    push((flow) => {
       const known = flow[side];
       return denyList && known !== undefined && ('is' in known || flow.lanSide === true) ? 'none' : 'unknown';
     });
   }
   // A new WireGuard flow has no connection helper (ftp, sip, …).
-  add('connection-type', () => always('none'));
-  add('dst-address-type', (value) => (flow) => addressTypeMatch(value, flow.toRouter === true));
-  add('src-address-type', (value) => () => addressTypeMatch(value, false));
-  for (const key of OTHER_MATCHERS) add(key, () => always('some'));
+  add('connection-type', () => always('none'), false);
+  add('dst-address-type', (value) => (flow) => addressTypeMatch(value, flow.toRouter === true), false);
+  add('src-address-type', (value) => () => addressTypeMatch(value, false), false);
+  for (const key of OTHER_MATCHERS) add(key, () => always('some'), false);
   // A positive address list on a block is taken as a deny list the tunnel is not on; a list's `!` is part of
   // that reading, not a negation of the judgement.
   for (const key of ['src-address-list', 'dst-address-list']) {
     const raw = record[key]?.trim();
-    if (raw !== undefined && raw !== '') judges.push(always(blocking && !raw.startsWith('!') ? 'none' : 'unknown'));
+    if (raw !== undefined && raw !== '') push(always(blocking && !raw.startsWith('!') ? 'none' : 'unknown'));
   }
   const states = record['connection-state']?.trim();
-  if (states !== undefined && states !== '') judges.push(always(newConnectionMatch(states)));
+  if (states !== undefined && states !== '') push(always(newConnectionMatch(states)));
   return { record, action, blocking, judges };
 }
 
@@ -442,17 +467,20 @@ function addressMatch(range: Ipv4Range | undefined, side: Side<Ipv4Range> | unde
   return overlaps(range, side.is) ? 'some' : 'none';
 }
 
-function interfaceMatch(value: string, side: Side<string> | undefined): Match {
+/** `lanDeny`: the side not known is a forward flow's LAN, and the rule a block (see compile). */
+function interfaceMatch(value: string, side: Side<string> | undefined, lanDeny = false): Match {
   if (side === undefined) return 'unknown';
-  if ('not' in side) return value === side.not ? 'none' : 'unknown';
+  if ('not' in side) return value === side.not || lanDeny ? 'none' : 'unknown';
   return value === side.is ? 'all' : 'none';
 }
 
-/** The audit asks about new connections: a tunnel that cannot start is broken whatever happens after. */
+/**
+ * The audit asks about new connections: a tunnel that cannot start is broken whatever happens after. RouterOS's
+ * `!` negates the whole list: `!established,related` is every state but those two, new among them (it was read
+ * as "established or related", and a drop of new connections from the WAN so written passed; found by review).
+ */
 function newConnectionMatch(value: string): Match {
-  const states = value.split(',').map((state) => state.trim());
-  if (states.includes('!new')) return 'none';
-  const positive = states.filter((state) => !state.startsWith('!'));
-  if (positive.length === 0) return 'all';
-  return positive.includes('new') ? 'all' : 'none';
+  const negated = value.startsWith('!');
+  const states = (negated ? value.slice(1) : value).split(',').map((state) => state.trim());
+  return states.includes('new') !== negated ? 'all' : 'none';
 }

@@ -45,7 +45,8 @@ export function describeRule(rule: RouterRecord): string {
 
 /** `place-before=*5`, or the top of the list when the blocking rule has no id. */
 export function placeBefore(verdict: ChainVerdict): string {
-  const id = verdict.passes ? undefined : verdict.blockedBy['.id'];
+  // Before the rule of the chain the fix is added to: the jump that reaches the block, or the block itself.
+  const id = verdict.passes ? undefined : (verdict.via ?? verdict.blockedBy)['.id'];
   return `place-before=${isConsoleId(id) ? id : '0'}`;
 }
 

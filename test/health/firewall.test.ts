@@ -3,6 +3,7 @@ import fc from 'fast-check';
 import { evaluateChain, FILTER_PROPLIST, FilterRules, MAX_PORT_ITEMS, portListIncludes, type Flow } from '../../src/analysis/firewall.js';
 import { parseIpv4Match, parseIpv4Prefix, formatPrefix } from '../../src/analysis/ipv4.js';
 import type { RouterRecord } from '../../src/routeros/records.js';
+import { placeBefore } from '../../src/analysis/setup-fixes.js';
 
 const WG_INPUT: Flow = { protocol: 'udp', dstPort: 13231, inInterface: { not: 'wg0' }, toRouter: true };
 const range = (text: string) => {
@@ -272,3 +273,52 @@ describe('port lists no rule holds', () => {
     expect(pauses).toBeGreaterThanOrEqual(Math.floor(40 / Math.ceil((64 * 1024) / ports.length)));
   });
 });
+
+describe('real rule sets a second review brought', () => {
+  it('an accept whose only sure match is one every new connection meets does not cover the tunnel', () => {
+    // `accept connection-state=new in-interface-list=LAN`: new connections from the LAN, not the WAN the tunnel's
+    // packets come from. It read as covering (connection-state=new is `all`).
+    expect(passes([{ chain: 'input', action: 'accept', 'connection-state': 'new', 'in-interface-list': 'LAN' }, DROP_ALL])).toBe(false);
+    expect(passes([{ chain: 'input', action: 'accept', protocol: 'udp', 'in-interface-list': 'LAN' }, DROP_ALL])).toBe(false);
+    // With the port named, the operator's narrowing is taken in good faith.
+    expect(passes([{ ...ACCEPT_WG, 'in-interface-list': 'WAN' }, DROP_ALL])).toBe(true);
+    // Without anything unknown, a rule every new connection meets does cover it.
+    expect(passes([{ chain: 'input', action: 'accept', 'connection-state': 'new' }, DROP_ALL])).toBe(true);
+  });
+
+  it.each<[string, string, boolean]>([
+    ['!established,related: every state but those, new among them', '!established,related', false],
+    ['!new', '!new', true],
+    ['new', 'new', false],
+    ['established,related', 'established,related', true],
+    ['invalid', 'invalid', true],
+  ])('a drop of connection-state=%s', (_name, states, expected) => {
+    expect(passes([{ chain: 'input', action: 'drop', 'connection-state': states, 'in-interface-list': '!LAN' }, ACCEPT_WG])).toBe(expected);
+  });
+
+  it('a drop of new connections from a named WAN port (the older defconf\'s wording) does not block a forward flow\'s LAN side', () => {
+    const rules = [{ chain: 'forward', action: 'drop', 'connection-state': 'new', 'connection-nat-state': '!dstnat', 'in-interface': 'ether1' }];
+    expect(passes(rules, TO_BRANCH, 'forward')).toBe(true);
+    expect(passes(rules, FROM_BRANCH, 'forward')).toBe(true);
+    // The input flow comes from the internet, through such a port.
+    expect(passes([{ chain: 'input', action: 'drop', 'in-interface': 'ether1' }])).toBe(false);
+  });
+
+  it('names the jump that leads to a block in another chain, for the fix to go before it', () => {
+    const rules = [
+      rule({ chain: 'input', action: 'jump', 'jump-target': 'knock' }),
+      rule({ chain: 'input', action: 'drop', 'in-interface-list': '!LAN' }),
+      rule({ chain: 'knock', action: 'accept', 'src-address-list': 'knocked' }),
+      rule({ chain: 'knock', action: 'drop', 'in-interface-list': 'WAN' }),
+    ];
+    const verdict = evaluateChain(rules, 'input', WG_INPUT);
+    expect(verdict.passes).toBe(false);
+    expect(!verdict.passes && verdict.blockedBy).toBe(rules[3]);
+    expect(!verdict.passes && verdict.via).toBe(rules[0]);
+    expect(placeBefore(verdict)).toBe(`place-before=${rules[0]?.['.id'] ?? ''}`);
+    // A block in the chain asked about is its own place.
+    const direct = evaluateChain([rules[1] as RouterRecord], 'input', WG_INPUT);
+    expect(!direct.passes && direct.via).toBeUndefined();
+  });
+});
+
