@@ -2,9 +2,8 @@
  * The one routeros_up verdict, used by the store for /metrics and by /health: it follows the system collector
  * when that runs. A router without it is up once one of its jobs has succeeded, unless a job's failures that say
  * the router does not answer (saysSilent) began after the newest success of any of its jobs; down when that is
- * so, or when every job's last run failed. Unknown (undefined) until one of those is known: a job that has not run
- * yet leaves it open rather than counting as up. Runs are ordered by when the store recorded them, never by the
- * wall clock, which may step back.
+ * so, or when no job has succeeded and one has failed. Unknown (undefined) until a job has run. Runs are ordered
+ * by when the store recorded them, never by the wall clock, which may step back.
  */
 import type { ErrorReason, RouterOsErrorCode } from '../routeros/errors.js';
 
@@ -14,7 +13,10 @@ export interface RunState {
   readonly ok: boolean | undefined;
   /** The last run's place in the order runs finished. */
   readonly seq?: number | undefined;
-  /** For a last run that failed saying the router does not answer: `seq` of the first such failure in a row. */
+  /**
+   * For a last run that failed saying the router does not answer: where the first such failure in a row started,
+   * in `seq` terms (the `seq` of the last run recorded before it started).
+   */
   readonly silentSince?: number | undefined;
 }
 
@@ -59,21 +61,23 @@ export function upVerdict<R extends RunState>(runs: readonly R[]): UpVerdict<R> 
     succeeded = true;
     newestSuccess = Math.max(newestSuccess, run.seq ?? -Infinity);
   }
-  // A job's silent failures count once no job has succeeded since they began: a job that times out cycle after
-  // cycle while the others succeed in between (a reply too large for its timeout) leaves the router up, steadily,
-  // and a router that goes silent is down at its first such failure, however long ago its rarest job last
-  // succeeded. (Compared with each failure's own place instead, the two jobs of one tick turned it down and up
-  // again every cycle.) Until another job succeeds after such a failure, nothing tells a job too slow from a
-  // router gone silent: down.
+  // A job's silent failures count once no job has succeeded since the first of them started: a job that times out
+  // cycle after cycle while the others succeed in between or beside it (a reply too large for its timeout) leaves
+  // the router up, steadily, even in one look (check), and a router that goes silent is down at the first such
+  // failure of a run started after its last success, however long ago its rarest job last succeeded. (Compared
+  // with each failure's own place instead, the jobs of one tick turned it down and up again every cycle, and a
+  // slow job beside answering ones read down in `check`; found by review.)
   let silent: R | undefined;
   for (const run of runs) {
-    if (run.ok !== false || run.silentSince === undefined || run.silentSince <= newestSuccess) continue;
+    if (run.ok !== false || run.silentSince === undefined || newestSuccess > run.silentSince) continue;
     if (silent === undefined || (run.seq ?? 0) > (silent.seq ?? 0)) silent = run;
   }
   if (silent !== undefined) return { up: false, failed: silent };
   if (succeeded) return { up: true };
-  if (runs.length > 0 && runs.every((run) => run.ok === false)) return { up: false, failed: runs[0] };
-  return { up: undefined };
+  // Nothing succeeded, and what ran failed: down, whatever has not run yet (a daily bandwidth test must not hold a
+  // router whose every job is refused at unknown; found by review).
+  const failed = runs.find((run) => run.ok === false);
+  return failed !== undefined ? { up: false, failed } : { up: undefined };
 }
 
 export function routerUp(runs: readonly RunState[]): boolean | undefined {

@@ -10,7 +10,7 @@ export type { Family, FamilyType } from './family.js';
 
 /** The exporter's own per-router families. */
 export const F = {
-  up: defineFamily('routeros_up', 'gauge', [], '1 if the last collection of system/resource from the router succeeded (without the system collector: 1 once a job has succeeded, 0 while a job\'s unbroken run of failures that say the router does not answer — timeout, connect, tls, 5xx, redirect, credentials refused — began after every job\'s last success, or when every job\'s last run failed).'),
+  up: defineFamily('routeros_up', 'gauge', [], '1 if the last collection of system/resource from the router succeeded (without the system collector: 1 once a job has succeeded, 0 while a job\'s unbroken run of failures that say the router does not answer — timeout, connect, tls, 5xx, redirect, credentials refused — started after every job\'s last success, or while none has succeeded and one has failed).'),
   collectorSuccess: defineFamily('routeros_collector_success', 'gauge', ['collector'], "1 if the collector's last run succeeded (for ping and bandwidth_test: every target's last run, of the targets run so far)."),
   collectorDuration: defineFamily('routeros_collector_duration_seconds', 'gauge', ['collector'], "How long the collector's last run took."),
   collectorLastSuccess: defineFamily('routeros_collector_last_success_timestamp_seconds', 'gauge', ['collector'], 'Unix time of the last successful run of the collector (for several targets: the oldest of their last successes, of the targets run so far).'),

@@ -22,6 +22,8 @@ export interface JobOutcome<Data = unknown> {
   summary?: string;
   /** A failed run's error code, when it was the transport's (routeros_up tells a silent router by it). */
   code?: RouterOsErrorCode | undefined;
+  /** `recorded` when the run started (its trigger, before it waited for its turn): what it may be ordered after. */
+  startedAfter?: number | undefined;
   /** Unix ms the run finished. */
   finishedAt: number;
   durationSeconds: number;
@@ -45,8 +47,9 @@ export interface JobSnapshot {
   /** The run's place among the runs the store recorded, in the order they finished (not a clock: never steps back). */
   readonly seq?: number | undefined;
   /**
-   * For a run that failed in a way that says the router does not answer (analysis/up.ts saysSilent): `seq` of the
-   * first of the job's unbroken streak of such failures; undefined for any other run.
+   * For a run that failed in a way that says the router does not answer (analysis/up.ts saysSilent): where the
+   * first of the job's unbroken streak of such failures started, as `recorded` then (so a run recorded after that
+   * start, such as another job's success of the same tick, is after it); undefined for any other run.
    */
   readonly silentSince?: number | undefined;
   readonly chunks: readonly (Chunk | undefined)[];
@@ -82,6 +85,11 @@ export class SnapshotStore {
   #routers = new Map<string, RouterEntry>();
   /** Runs recorded so far: each run's `seq`. */
   #recorded = 0;
+
+  /** How many runs the store has recorded: a run's `seq` is this count once it is recorded. */
+  get recorded(): number {
+    return this.#recorded;
+  }
   #listeners = new Set<RecordListener>();
   #version = 0;
 
@@ -163,7 +171,7 @@ export class SnapshotStore {
       durationSeconds: outcome.durationSeconds,
       lastSuccessAt: outcome.ok ? outcome.finishedAt : previous?.lastSuccessAt,
       seq,
-      silentSince: outcome.ok || !saysSilent(outcome.code, outcome.reason ?? 'parse') ? undefined : previous?.silentSince ?? seq,
+      silentSince: outcome.ok || !saysSilent(outcome.code, outcome.reason ?? 'parse') ? undefined : previous?.silentSince ?? outcome.startedAfter ?? seq - 1,
       // A failed run drops its data series rather than freezing them. Families whose bytes did not change
       // are not deflated again.
       chunks: outcome.ok && outcome.samples !== undefined ? outcome.samples.toChunks(previous?.chunks) : [],

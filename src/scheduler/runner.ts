@@ -147,6 +147,9 @@ export class JobRunner {
   async #run(): Promise<RunResult> {
     const { definition, router, store, now, readTurn, standing } = this.deps;
     if (this.#stopped !== undefined) return 'skipped';
+    // Where the run starts among the runs recorded: another job's success recorded after this says the router
+    // answered while this run was under way (routeros_up).
+    const startedAfter = store.recorded;
     const controller = this.#controllerForRun();
     // The cap whose permit the run holds: handed over with the turn by the router's run before it, or taken.
     let cap: Semaphore | undefined;
@@ -223,6 +226,7 @@ export class JobRunner {
         reason,
         summary: summaryOf(error),
         code: error instanceof RouterOsError ? error.code : undefined,
+        startedAfter,
         finishedAt: now(),
         durationSeconds: (performance.now() - started) / 1000,
       });

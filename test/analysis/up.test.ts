@@ -51,8 +51,10 @@ describe('routeros_up', () => {
     expect(routerUp([silent('wireguard', 9, 3), ok('ping', 4)])).toBe(true);
   });
 
-  it('without system: unknown while only a job\'s own failures are known; down when every job failed', () => {
-    expect(routerUp([failed('ping', 1), { collector: 'wireguard', ok: undefined }])).toBeUndefined();
+  it('without system: unknown until a job has run; down while nothing has succeeded and a job has failed', () => {
+    expect(routerUp([{ collector: 'ping', ok: undefined }, { collector: 'wireguard', ok: undefined }])).toBeUndefined();
+    // A job not run yet (a daily bandwidth test) does not hold a router whose every answer was a refusal at unknown.
+    expect(routerUp([failed('ping', 1), { collector: 'bandwidth_test', ok: undefined }])).toBe(false);
     expect(routerUp([failed('ping', 1), failed('wireguard', 2)])).toBe(false);
     // A silent router is down at its first failure, whatever has not run yet (check finds it down early).
     expect(routerUp([silent('wireguard', 1), { collector: 'ping', ok: undefined }])).toBe(false);
@@ -106,10 +108,10 @@ describe('routeros_up', () => {
     expect(text()).not.toContain('routeros_up{');
     expect(health(T).up).toBeNull();
 
-    // The ping target refused (400) before wireguard ran: the router answered, but nothing says it serves data yet.
+    // The ping target refused (400) before wireguard ran: nothing the router answered was data yet.
     store.record({ router: 'hq', collector: 'ping', job: ping, ok: false, reason: 'http_4xx', finishedAt: T, durationSeconds: 0.05 });
-    expect(text()).not.toContain('routeros_up{');
-    expect(health(T).up).toBeNull();
+    expect(text()).toContain('routeros_up{router="hq"} 0');
+    expect(health(T).up).toBe(false);
 
     // Wireguard answers: up, with the ping collector failing on its own (RouterOSCollectorFailing's case).
     wireguard(T + 1_000, true);
@@ -157,5 +159,22 @@ describe('routeros_up', () => {
     // The router goes silent after firmware's (hourly) success: wireguard's first silent failure starts the streak.
     record('wireguard', false, { reason: 'timeout', code: 'ROS_ERR_TIMEOUT' });
     expect(routerUp(store.snapshots('hq').map((snapshot) => runStateOf(snapshot.collector, snapshot)))).toBe(false);
+  });
+
+  it('a slow job beside answering ones in the same look is that job\'s failure, not the router\'s (check looks once)', () => {
+    const store = new SnapshotStore();
+    const jobs = ['interface', 'wireguard', 'wireguard_setup'] as const;
+    store.plan(new Map([['hq', jobs.map((job) => ({ collector: job, job }))]]));
+    const up = (): boolean | undefined => routerUp(store.snapshots('hq').map((snapshot) => runStateOf(snapshot.collector, snapshot)));
+    // One tick: all three start before any is recorded; the set-up audit's runs after the others on the router's
+    // connection and times out.
+    const start = store.recorded;
+    for (const job of ['interface', 'wireguard'] as const) store.record({ router: 'hq', collector: job, job, ok: true, finishedAt: T, durationSeconds: 0.3, startedAfter: start });
+    store.record({ router: 'hq', collector: 'wireguard_setup', job: 'wireguard_setup', ok: false, reason: 'timeout', code: 'ROS_ERR_TIMEOUT', finishedAt: T + 10_000, durationSeconds: 10, startedAfter: start });
+    expect(up()).toBe(true);
+    // The router goes silent: the next tick's runs start after those successes and time out. Down at the first.
+    const next = store.recorded;
+    store.record({ router: 'hq', collector: 'interface', job: 'interface', ok: false, reason: 'timeout', code: 'ROS_ERR_TIMEOUT', finishedAt: T + 40_000, durationSeconds: 10, startedAfter: next });
+    expect(up()).toBe(false);
   });
 });

@@ -231,4 +231,19 @@ describe('scheduler', () => {
     expect(failed.length).toBe(2);
     for (const line of failed) expect(line).toMatchObject({ router: 'b', collector: expect.stringMatching(/^(system|wireguard)$/), job: line.collector });
   });
+
+  it('records where each run started among the runs recorded: the runs of one tick all start before any is recorded', async () => {
+    const store = new SnapshotStore();
+    const client = new FakeClient();
+    client.behaviour = new RouterOsError('ROS_ERR_TIMEOUT', 'no answer');
+    const scheduler = new Scheduler({ store, logger: pino({ level: 'silent' }), clientFor: () => client, jitter: false });
+    const collectors = Object.fromEntries(COLLECTOR_NAMES.map((name) => [name, name === 'interface' || name === 'wireguard']));
+    scheduler.load(testConfig({ defaults: { username: 'u', password: 'p', collectors }, routers: [{ name: 'a', url: 'https://192.0.2.1' }] }));
+    await scheduler.runAllOnce();
+    const snapshots = store.snapshots('a');
+    expect(snapshots.map((snapshot) => snapshot.seq).sort()).toEqual([1, 2]);
+    // Both started with nothing recorded: a silent streak starts where its run started, not where it was recorded.
+    expect(snapshots.map((snapshot) => snapshot.silentSince)).toEqual([0, 0]);
+  });
 });
+
