@@ -252,20 +252,23 @@ function walkChain(filter: FilterRules, chain: string, flow: Flow, jump: (target
       const verdict = target === '' ? undefined : jump(target);
       // A block in the target hits the part of the flow that jumped; an accept there counts for the whole flow
       // only if the whole flow jumped.
-      if (verdict !== undefined && !verdict.passes) return { ...verdict, via: rule.record };
-      if (verdict !== undefined && reach === 'covers') return verdict;
+      if (verdict !== undefined && !verdict.passes && breaks(reach, flow)) return { ...verdict, via: rule.record };
+      if (verdict !== undefined && verdict.passes && reach === 'covers') return verdict;
       continue;
     }
     if (action !== 'accept' && !rule.blocking) continue;
     const reach = judge(rule, flow);
     if (!rule.blocking && reach === 'covers') return { passes: true, acceptedBy: rule.record };
-    if (rule.blocking && reach !== 'none') return { passes: false, blockedBy: rule.record };
+    if (rule.blocking && breaks(reach, flow)) return { passes: false, blockedBy: rule.record };
   }
   return undefined;
 }
 
-/** How much of a flow a rule meets: none of it (a matcher is `none`), all of it for sure, or anything between. */
-type Reach = 'none' | 'covers' | 'part';
+/**
+ * How much of a flow a rule meets: none of it (a matcher is `none`), all of it for sure, a known part of it
+ * (`narrowed`: a matcher is `some`, such as a protocol or some ports), or a part the audit cannot tell.
+ */
+type Reach = 'none' | 'covers' | 'narrowed' | 'part';
 
 /**
  * An accept counts when no matcher is `none` or `some` and either none is unknown or one that identifies the flow
@@ -285,7 +288,18 @@ function judge(rule: CompiledRule, flow: Flow): Reach {
     else if (match === 'unknown') unknown = true;
     else if (identifies) identified = true;
   }
-  return !partial && (!unknown || identified) ? 'covers' : 'part';
+  if (partial) return 'narrowed';
+  return !unknown || identified ? 'covers' : 'part';
+}
+
+/**
+ * Whether a block that meets the flow breaks it. The tunnel's own packets (input) are one port: any part dropped
+ * breaks it. A forward flow is a subnet's traffic: a drop of a known part of it (SMB's ports, one host) is the
+ * operator's policy, not a broken link, and a fix that accepted all of it before that drop undid the policy
+ * (found by review).
+ */
+function breaks(reach: Reach, flow: Flow): boolean {
+  return reach !== 'none' && !(reach === 'narrowed' && flow.lanSide === true);
 }
 
 /** Rules compiled between two places where building a rule set may give the event loop back. */

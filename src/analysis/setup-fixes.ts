@@ -50,11 +50,26 @@ export function placeBefore(verdict: ChainVerdict): string {
   return `place-before=${isConsoleId(id) ? id : '0'}`;
 }
 
+/** ` in-interface-list=LAN` for a rule of `in-interface-list=!LAN` (or the same of `in-interface`); else ''. */
+function sparedSide(rule: RouterRecord): string {
+  for (const key of ['in-interface-list', 'in-interface']) {
+    const value = rule[key]?.trim();
+    if (value !== undefined && value.startsWith('!') && value.length > 1) return ` ${key}=${cliValue(value.slice(1))}`;
+  }
+  return '';
+}
+
 export function inputFix(iface: string, port: number, position: string): string {
   return `/ip firewall filter add chain=input action=accept protocol=udp dst-port=${port} ${position} comment=${cliValue(`WireGuard ${iface}`)}`;
 }
 
-export function forwardFix(iface: string, subnet: string, direction: 'from' | 'to', position: string): string {
-  const match = direction === 'from' ? `src-address=${subnet} in-interface=${cliValue(iface)}` : `dst-address=${subnet} out-interface=${cliValue(iface)}`;
+/**
+ * The accept for one direction of a routed subnet. Connections to it come from the LAN side, which the audit does
+ * not know: where the rule that blocks them drops all but one interface or list (`in-interface-list=!LAN`), the
+ * accept takes only that one, so that pasted before the drop it does not let the WAN into the subnet too.
+ */
+export function forwardFix(iface: string, subnet: string, direction: 'from' | 'to', position: string, blockedBy?: RouterRecord): string {
+  const spared = direction === 'to' && blockedBy !== undefined ? sparedSide(blockedBy) : '';
+  const match = direction === 'from' ? `src-address=${subnet} in-interface=${cliValue(iface)}` : `dst-address=${subnet} out-interface=${cliValue(iface)}${spared}`;
   return `/ip firewall filter add chain=forward action=accept ${match} ${position} comment=${cliValue(`WireGuard ${iface} ${direction} ${subnet}`)}`;
 }

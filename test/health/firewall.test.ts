@@ -130,7 +130,9 @@ describe('forward chain verdicts (new connections from a routed subnet)', () => 
     ['an address range', [{ chain: 'forward', action: 'accept', 'src-address': '192.168.20.0-192.168.20.255' }, DROP], true],
     ['one protocol only', [{ chain: 'forward', action: 'accept', 'in-interface': 'wg0', protocol: 'tcp' }, DROP], false],
     ['a drop on another input interface does not hit it', [{ ...DROP, 'in-interface': 'ether1' }], true],
-    ['a drop of a host inside the subnet hits part of it', [{ ...DROP, 'src-address': '192.168.20.9' }], false],
+    ['a drop of one host inside the subnet is policy, not a broken link', [{ ...DROP, 'src-address': '192.168.20.9' }], true],
+    ['a drop of some ports (SMB) is policy, not a broken link', [{ ...DROP, protocol: 'tcp', 'dst-port': '135-139,445' }], true],
+    ['a drop of some ports reached through a jump is policy too', [{ chain: 'forward', action: 'jump', 'jump-target': 'smb' }, { chain: 'smb', action: 'drop', protocol: 'tcp', 'dst-port': '445' }], true],
     ['a drop of new connections from a positive interface list (WAN) is taken as not holding the tunnel', [{ ...DROP, 'connection-state': 'new', 'in-interface-list': 'WAN' }], true],
     ['a drop of everything not from a list (!LAN) may hit it (the list is unknown)', [{ ...DROP, 'in-interface-list': '!LAN' }], false],
   ])('%s', (_name, rules, expected) => {
@@ -319,6 +321,10 @@ describe('real rule sets a second review brought', () => {
     // A block in the chain asked about is its own place.
     const direct = evaluateChain([rules[1] as RouterRecord], 'input', WG_INPUT);
     expect(!direct.passes && direct.via).toBeUndefined();
+  });
+
+  it('a drop of part of the input flow still breaks it: the tunnel\'s packets are one port', () => {
+    expect(passes([{ chain: 'input', action: 'drop', protocol: 'udp', 'dst-port': '13000-14000' }, ACCEPT_WG])).toBe(false);
   });
 });
 

@@ -225,3 +225,20 @@ describe('property: the fixes fix', () => {
     );
   });
 });
+
+describe('forward fixes', () => {
+  it('take only the side a drop of all but one list spares, so the accept does not let the WAN into the subnet', () => {
+    const setup = records({
+      peers: [peer('10.99.0.2/32,192.168.20.0/24')],
+      routes: [{ '.id': '*5', 'dst-address': '192.168.20.0/24', gateway: 'wg0', disabled: 'false' }],
+      filter: [
+        { '.id': '*1', chain: 'forward', action: 'accept', 'in-interface': 'wg0', disabled: 'false' },
+        { '.id': '*2', chain: 'forward', action: 'drop', 'in-interface-list': '!LAN', disabled: 'false' },
+      ],
+    });
+    const fix = auditSetup(setup)[0]?.checks.find((check) => check.check === 'firewall_forward')?.fix;
+    expect(fix).toBe('/ip firewall filter add chain=forward action=accept dst-address=192.168.20.0/24 out-interface=wg0 in-interface-list=LAN place-before=*2 comment="WireGuard wg0 to 192.168.20.0/24"');
+    expect(Object.values(verdicts(applyFixes(setup, fix?.split('\n') ?? []))).every(Boolean)).toBe(true);
+  });
+});
+
