@@ -165,6 +165,11 @@ interface CompiledRule {
 interface Judge {
   match: (flow: Flow) => Match;
   identifies: boolean;
+  /**
+   * Whether a part it leaves out is a known part of a forward flow's traffic (some ports, some hosts): on a block,
+   * the operator's policy rather than a broken link (see breaks).
+   */
+  policy: boolean;
 }
 
 /**
@@ -243,9 +248,9 @@ function walkChain(filter: FilterRules, chain: string, flow: Flow, jump: (target
     const { action } = rule;
     if (action === 'jump' || action === 'return') {
       const reach = judge(rule, flow);
-      if (reach === 'none') continue;
+      if (reach.meets === 'none') continue;
       if (action === 'return') {
-        if (reach === 'covers') return undefined;
+        if (reach.meets === 'covers') return undefined;
         continue;
       }
       const target = rule.record['jump-target'] ?? '';
@@ -253,22 +258,26 @@ function walkChain(filter: FilterRules, chain: string, flow: Flow, jump: (target
       // A block in the target hits the part of the flow that jumped; an accept there counts for the whole flow
       // only if the whole flow jumped.
       if (verdict !== undefined && !verdict.passes && breaks(reach, flow)) return { ...verdict, via: rule.record };
-      if (verdict !== undefined && verdict.passes && reach === 'covers') return verdict;
+      if (verdict !== undefined && verdict.passes && reach.meets === 'covers') return verdict;
       continue;
     }
     if (action !== 'accept' && !rule.blocking) continue;
     const reach = judge(rule, flow);
-    if (!rule.blocking && reach === 'covers') return { passes: true, acceptedBy: rule.record };
+    if (!rule.blocking && reach.meets === 'covers') return { passes: true, acceptedBy: rule.record };
     if (rule.blocking && breaks(reach, flow)) return { passes: false, blockedBy: rule.record };
   }
   return undefined;
 }
 
 /**
- * How much of a flow a rule meets: none of it (a matcher is `none`), all of it for sure, a known part of it
- * (`narrowed`: a matcher is `some`, such as a protocol or some ports), or a part the audit cannot tell.
+ * How much of a flow a rule meets: none of it (a matcher is `none`), all of it for sure, or a part (a matcher is
+ * `some`, or unknown); `policy` when a port or address matcher leaves part of it out.
  */
-type Reach = 'none' | 'covers' | 'narrowed' | 'part';
+interface Reach {
+  readonly meets: 'none' | 'covers' | 'part';
+  readonly policy: boolean;
+}
+const NO_REACH: Reach = { meets: 'none', policy: false };
 
 /**
  * An accept counts when no matcher is `none` or `some` and either none is unknown or one that identifies the flow
@@ -281,15 +290,16 @@ function judge(rule: CompiledRule, flow: Flow): Reach {
   let partial = false;
   let unknown = false;
   let identified = false;
-  for (const { match: matchOf, identifies } of rule.judges) {
+  let policy = false;
+  for (const { match: matchOf, identifies, policy: narrowsByPolicy } of rule.judges) {
     const match = matchOf(flow);
-    if (match === 'none') return 'none';
+    if (match === 'none') return NO_REACH;
     if (match === 'some') partial = true;
     else if (match === 'unknown') unknown = true;
     else if (identifies) identified = true;
+    if (match !== 'all' && narrowsByPolicy) policy = true;
   }
-  if (partial) return 'narrowed';
-  return !unknown || identified ? 'covers' : 'part';
+  return { meets: !partial && (!unknown || identified) ? 'covers' : 'part', policy };
 }
 
 /**
@@ -299,7 +309,7 @@ function judge(rule: CompiledRule, flow: Flow): Reach {
  * (found by review).
  */
 function breaks(reach: Reach, flow: Flow): boolean {
-  return reach !== 'none' && !(reach === 'narrowed' && flow.lanSide === true);
+  return reach.meets !== 'none' && !(reach.policy && flow.lanSide === true);
 }
 
 /** Rules compiled between two places where building a rule set may give the event loop back. */
@@ -324,70 +334,79 @@ function compile(record: RouterRecord): CompiledRule {
   const action = record['action'] ?? 'accept';
   const blocking = BLOCKING.has(action);
   const judges: Judge[] = [];
-  const push = (match: (flow: Flow) => Match, identifies = false): void => {
-    judges.push({ match, identifies });
+  const push = (match: (flow: Flow) => Match, identifies = false, policy = false): void => {
+    judges.push({ match, identifies, policy });
   };
-  const add = (key: string, read: (value: string) => (flow: Flow) => Match, identifies = true): void => {
+  // A negated matcher is `all` for every flow it does not name (`in-interface=!wg0` for the WAN's packets): that
+  // says nothing of this flow, so it never identifies it (found by review).
+  const add = (key: string, read: (value: string) => (flow: Flow) => Match, identifies = true, policy = false): void => {
     const raw = record[key]?.trim();
     if (raw === undefined || raw === '') return;
     if (!raw.startsWith('!')) {
-      push(read(raw), identifies);
+      push(read(raw), identifies, policy);
       return;
     }
     const inner = read(raw.slice(1));
-    push((flow) => negate(inner(flow)), identifies);
+    push((flow) => negate(inner(flow)), false, policy);
   };
   const always = (match: Match) => (): Match => match;
   add('protocol', (value) => (flow) => protocolMatch(value, flow.protocol), false);
-  add('dst-port', (value) => {
-    // Parsed once per rule: a list of 10,000 ports split and matched with a regex at every check took ~1 ms a
-    // check, 6.5–8 s for 600 such rules and 10 interfaces (a hostile-router review).
-    const ports = parsePortList(value);
-    return (flow) => portMatch(ports, flow.dstPort);
-  });
+  add(
+    'dst-port',
+    (value) => {
+      // Parsed once per rule: a list of 10,000 ports split and matched with a regex at every check took ~1 ms a
+      // check, 6.5–8 s for 600 such rules and 10 interfaces (a hostile-router review).
+      const ports = parsePortList(value);
+      return (flow) => portMatch(ports, flow.dstPort);
+    },
+    true,
+    true,
+  );
   // A peer's source port is whatever its NAT picked.
-  add('src-port', () => always('some'));
-  add('src-address', (value) => {
-    const range = parseIpv4Match(value);
-    return (flow) => addressMatch(range, flow.src);
-  });
-  add('dst-address', (value) => {
-    const range = parseIpv4Match(value);
-    return (flow) => addressMatch(range, flow.dst);
-  });
-  // A named interface on a block is judged as lists are (below): on a forward flow's LAN side, a positive one
-  // (`drop connection-nat-state=!dstnat in-interface=ether1`, the older defconf's wording) is taken as not the LAN.
-  const lanDeny = blocking;
-  add('in-interface', (value) => (flow) => interfaceMatch(value, flow.inInterface, lanDeny && flow.lanSide === true));
-  add('out-interface', (value) => (flow) => interfaceMatch(value, flow.outInterface, lanDeny && flow.lanSide === true));
+  add('src-port', () => always('some'), true, true);
+  add(
+    'src-address',
+    (value) => {
+      const range = parseIpv4Match(value);
+      return (flow) => addressMatch(range, flow.src);
+    },
+    true,
+    true,
+  );
+  add(
+    'dst-address',
+    (value) => {
+      const range = parseIpv4Match(value);
+      return (flow) => addressMatch(range, flow.dst);
+    },
+    true,
+    true,
+  );
+  add('in-interface', (value) => (flow) => interfaceMatch(value, flow.inInterface));
+  add('out-interface', (value) => (flow) => interfaceMatch(value, flow.outInterface));
   // `port` matches either port: the flow's destination port in the list covers it; otherwise its source port,
   // whatever the peer's NAT picked, may still be.
-  add('port', (value) => {
-    const ports = parsePortList(value);
-    return (flow) => {
-      const match = portMatch(ports, flow.dstPort);
-      return match === 'none' ? 'some' : match;
-    };
-  });
+  add(
+    'port',
+    (value) => {
+      const ports = parsePortList(value);
+      return (flow) => {
+        const match = portMatch(ports, flow.dstPort);
+        return match === 'none' ? 'some' : match;
+      };
+    },
+    true,
+    true,
+  );
   for (const key of ['connection-nat-state', 'ipsec-policy']) add(key, () => always('unknown'));
-  // Interface lists are unknown to the audit. A positive one on a block is taken as a list the flow is not on
-  // where that can be told: the tunnel itself, and the LAN side of a forward flow (defconf's `drop
-  // connection-nat-state=!dstnat in-interface-list=WAN` drops new connections from the WAN, not the LAN's or
-  // the tunnel's). The input flow comes from the internet, which such a list may well hold.
-  for (const [key, side] of [['in-interface-list', 'inInterface'], ['out-interface-list', 'outInterface']] as const) {
-    const raw = record[key]?.trim();
-    if (raw === undefined || raw === '') continue;
-    const denyList = blocking && !raw.startsWith('!');
-    push((flow) => {
-      const known = flow[side];
-      return denyList && known !== undefined && ('is' in known || flow.lanSide === true) ? 'none' : 'unknown';
-    });
-  }
+  add('in-interface-list', (value) => (flow) => interfaceListMatch(value, flow.inInterface, flow, blocking), false);
+  add('out-interface-list', (value) => (flow) => interfaceListMatch(value, flow.outInterface, flow, blocking), false);
   // A new WireGuard flow has no connection helper (ftp, sip, …).
   add('connection-type', () => always('none'), false);
   add('dst-address-type', (value) => (flow) => addressTypeMatch(value, flow.toRouter === true), false);
   add('src-address-type', (value) => () => addressTypeMatch(value, false), false);
-  for (const key of OTHER_MATCHERS) add(key, () => always('some'), false);
+  // Unjudged: an accept with one covers only part of the flow; a block with one may hit all of it (not policy).
+  for (const key of OTHER_MATCHERS) add(key, () => always(blocking ? 'unknown' : 'some'), false);
   // A positive address list on a block is taken as a deny list the tunnel is not on; a list's `!` is part of
   // that reading, not a negation of the judgement.
   for (const key of ['src-address-list', 'dst-address-list']) {
@@ -481,11 +500,29 @@ function addressMatch(range: Ipv4Range | undefined, side: Side<Ipv4Range> | unde
   return overlaps(range, side.is) ? 'some' : 'none';
 }
 
-/** `lanDeny`: the side not known is a forward flow's LAN, and the rule a block (see compile). */
-function interfaceMatch(value: string, side: Side<string> | undefined, lanDeny = false): Match {
+function interfaceMatch(value: string, side: Side<string> | undefined): Match {
   if (side === undefined) return 'unknown';
-  if ('not' in side) return value === side.not || lanDeny ? 'none' : 'unknown';
+  if ('not' in side) return value === side.not ? 'none' : 'unknown';
   return value === side.is ? 'all' : 'none';
+}
+
+/**
+ * An interface list, whose members the audit does not read. Two readings stand in for them:
+ * - the tunnel's own side: a positive list on a block is taken as one the tunnel is not on (as positive address
+ *   lists are: a deny list of other ports), anything else unknown;
+ * - the other side, by defconf's names (`WAN`, `LAN`): the input flow comes from the internet, in through `WAN`
+ *   and not `LAN`; a forward flow's other side is the LAN, `LAN` and not `WAN`. So defconf's `drop
+ *   connection-state=new connection-nat-state=!dstnat in-interface-list=WAN` is not about a routed subnet, and
+ *   `drop in-interface-list=!LAN` in input is about the tunnel. Other names are unknown.
+ */
+function interfaceListMatch(list: string, side: Side<string> | undefined, flow: Flow, blocking: boolean): Match {
+  if (side === undefined) return 'unknown';
+  if ('is' in side) return blocking ? 'none' : 'unknown';
+  const name = list.toUpperCase();
+  if (name !== 'WAN' && name !== 'LAN') return 'unknown';
+  const otherSide = flow.lanSide === true ? 'LAN' : flow.toRouter === true ? 'WAN' : undefined;
+  if (otherSide === undefined) return 'unknown';
+  return name === otherSide ? 'all' : 'none';
 }
 
 /**

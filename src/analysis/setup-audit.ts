@@ -208,7 +208,7 @@ function* forwardCheck(iface: string, subnets: readonly Subnet[], filter: Filter
     for (const [verdict, direction] of directions) {
       if (verdict.passes) continue;
       details.push(`${describeRule(verdict.blockedBy)} drops new connections ${direction} ${subnet.text} through ${iface} before any forward rule accepts them`);
-      fixes.push(forwardFix(iface, subnet.text, direction, placeBefore(verdict), verdict.blockedBy));
+      fixes.push(forwardFix(iface, subnet.text, direction, placeBefore(verdict), verdict));
     }
   }
   return failures('firewall_forward', details, fixes);

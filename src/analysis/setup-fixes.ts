@@ -68,8 +68,10 @@ export function inputFix(iface: string, port: number, position: string): string 
  * not know: where the rule that blocks them drops all but one interface or list (`in-interface-list=!LAN`), the
  * accept takes only that one, so that pasted before the drop it does not let the WAN into the subnet too.
  */
-export function forwardFix(iface: string, subnet: string, direction: 'from' | 'to', position: string, blockedBy?: RouterRecord): string {
-  const spared = direction === 'to' && blockedBy !== undefined ? sparedSide(blockedBy) : '';
+export function forwardFix(iface: string, subnet: string, direction: 'from' | 'to', position: string, verdict?: ChainVerdict): string {
+  // The jump that leads to the drop spares a side as the drop does (`jump in-interface-list=!LAN` to a chain that drops).
+  const deciding = verdict === undefined || verdict.passes ? [] : [verdict.via, verdict.blockedBy];
+  const spared = direction === 'to' ? deciding.map((rule) => (rule === undefined ? '' : sparedSide(rule))).find((side) => side !== '') ?? '' : '';
   const match = direction === 'from' ? `src-address=${subnet} in-interface=${cliValue(iface)}` : `dst-address=${subnet} out-interface=${cliValue(iface)}${spared}`;
   return `/ip firewall filter add chain=forward action=accept ${match} ${position} comment=${cliValue(`WireGuard ${iface} ${direction} ${subnet}`)}`;
 }

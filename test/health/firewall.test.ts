@@ -298,9 +298,9 @@ describe('real rule sets a second review brought', () => {
     expect(passes([{ chain: 'input', action: 'drop', 'connection-state': states, 'in-interface-list': '!LAN' }, ACCEPT_WG])).toBe(expected);
   });
 
-  it('a drop of new connections from a named WAN port (the older defconf\'s wording) does not block a forward flow\'s LAN side', () => {
+  it('a drop of new connections from a named port is not the tunnel\'s, and may be the LAN side\'s: the audit cannot tell ether1 is the WAN', () => {
     const rules = [{ chain: 'forward', action: 'drop', 'connection-state': 'new', 'connection-nat-state': '!dstnat', 'in-interface': 'ether1' }];
-    expect(passes(rules, TO_BRANCH, 'forward')).toBe(true);
+    expect(passes(rules, TO_BRANCH, 'forward')).toBe(false);
     expect(passes(rules, FROM_BRANCH, 'forward')).toBe(true);
     // The input flow comes from the internet, through such a port.
     expect(passes([{ chain: 'input', action: 'drop', 'in-interface': 'ether1' }])).toBe(false);
@@ -325,6 +325,29 @@ describe('real rule sets a second review brought', () => {
 
   it('a drop of part of the input flow still breaks it: the tunnel\'s packets are one port', () => {
     expect(passes([{ chain: 'input', action: 'drop', protocol: 'udp', 'dst-port': '13000-14000' }, ACCEPT_WG])).toBe(false);
+  });
+
+  it.each<[string, Record<string, string>[], Flow, boolean]>([
+    // defconf's list names read as what they say: the LAN side of a forward flow is LAN, not WAN.
+    ['nothing new into the LAN unless from it: branch → LAN is dropped', [{ chain: 'forward', action: 'drop', 'connection-state': 'new', 'in-interface-list': '!LAN', 'out-interface-list': 'LAN' }], FROM_BRANCH, false],
+    ['the LAN may only reach the internet: LAN → branch is dropped', [{ chain: 'forward', action: 'drop', 'in-interface-list': 'LAN', 'out-interface-list': '!WAN' }], TO_BRANCH, false],
+    ['a drop of all not from the LAN spares LAN → branch', [{ chain: 'forward', action: 'drop', 'in-interface-list': '!LAN' }], TO_BRANCH, true],
+    ['a drop into a named LAN port from elsewhere may be branch → LAN', [{ chain: 'forward', action: 'drop', 'in-interface': '!bridge', 'out-interface': 'bridge' }], FROM_BRANCH, false],
+  ])('forward: %s', (_name, rules, flow, expected) => {
+    expect(passes(rules, flow, 'forward')).toBe(expected);
+  });
+
+  it.each<[string, Record<string, string>, boolean]>([
+    ['an unjudged matcher (connection-mark) on a drop may hit all of it: not policy', { 'connection-state': 'new', 'connection-mark': '!allowed' }, false],
+    ['a drop of one LAN host to the branch is policy', { 'src-address': '192.168.88.50', 'dst-address': '192.168.20.0/24' }, true],
+    ['a drop of one protocol is not policy: it breaks what the subnet runs on it', { protocol: 'udp' }, false],
+  ])('forward: %s', (_name, drop, expected) => {
+    expect(passes([{ chain: 'forward', action: 'drop', ...drop }], TO_BRANCH, 'forward')).toBe(expected);
+  });
+
+  it('a negated interface or address says nothing of the flow: an accept with one covers only what it knows', () => {
+    expect(passes([{ chain: 'input', action: 'accept', 'in-interface-list': 'TRUSTED', 'in-interface': '!wg0' }, DROP_ALL])).toBe(false);
+    expect(passes([{ chain: 'input', action: 'accept', 'in-interface-list': 'TRUSTED', 'dst-address': '!127.0.0.1' }, DROP_ALL])).toBe(false);
   });
 });
 

@@ -233,12 +233,26 @@ describe('forward fixes', () => {
       routes: [{ '.id': '*5', 'dst-address': '192.168.20.0/24', gateway: 'wg0', disabled: 'false' }],
       filter: [
         { '.id': '*1', chain: 'forward', action: 'accept', 'in-interface': 'wg0', disabled: 'false' },
-        { '.id': '*2', chain: 'forward', action: 'drop', 'in-interface-list': '!LAN', disabled: 'false' },
+        { '.id': '*2', chain: 'forward', action: 'drop', 'in-interface-list': '!TRUSTED', disabled: 'false' },
       ],
     });
     const fix = auditSetup(setup)[0]?.checks.find((check) => check.check === 'firewall_forward')?.fix;
-    expect(fix).toBe('/ip firewall filter add chain=forward action=accept dst-address=192.168.20.0/24 out-interface=wg0 in-interface-list=LAN place-before=*2 comment="WireGuard wg0 to 192.168.20.0/24"');
+    expect(fix).toBe('/ip firewall filter add chain=forward action=accept dst-address=192.168.20.0/24 out-interface=wg0 in-interface-list=TRUSTED place-before=*2 comment="WireGuard wg0 to 192.168.20.0/24"');
     expect(Object.values(verdicts(applyFixes(setup, fix?.split('\n') ?? []))).every(Boolean)).toBe(true);
+  });
+
+  it('take the spared side from the jump that leads to the drop as well', () => {
+    const setup = records({
+      peers: [peer('10.99.0.2/32,192.168.20.0/24')],
+      routes: [{ '.id': '*5', 'dst-address': '192.168.20.0/24', gateway: 'wg0', disabled: 'false' }],
+      filter: [
+        { '.id': '*1', chain: 'forward', action: 'accept', 'in-interface': 'wg0', disabled: 'false' },
+        { '.id': '*2', chain: 'forward', action: 'jump', 'jump-target': 'guard', 'in-interface-list': '!TRUSTED', disabled: 'false' },
+        { '.id': '*3', chain: 'guard', action: 'drop', disabled: 'false' },
+      ],
+    });
+    const fix = auditSetup(setup)[0]?.checks.find((check) => check.check === 'firewall_forward')?.fix;
+    expect(fix).toBe('/ip firewall filter add chain=forward action=accept dst-address=192.168.20.0/24 out-interface=wg0 in-interface-list=TRUSTED place-before=*2 comment="WireGuard wg0 to 192.168.20.0/24"');
   });
 });
 
