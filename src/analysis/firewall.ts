@@ -297,7 +297,7 @@ function judge(rule: CompiledRule, flow: Flow): Reach {
     if (match === 'some') partial = true;
     else if (match === 'unknown') unknown = true;
     else if (identifies) identified = true;
-    if (match !== 'all' && narrowsByPolicy) policy = true;
+    if (match === 'some' && narrowsByPolicy) policy = true;
   }
   return { meets: !partial && (!unknown || identified) ? 'covers' : 'part', policy };
 }
@@ -493,9 +493,15 @@ function portMatch(ports: PortRanges | undefined, port: number | undefined): Mat
   return includesPort(ports, port) ? 'all' : 'none';
 }
 
+/**
+ * Addresses on the side the audit knows only as "not the subnet" (a forward flow's LAN side): a handful of hosts is
+ * a known part of it (policy on hosts); a network may be all of it (the router's LAN), so it is unknown.
+ */
+const FEW_HOSTS = 16;
+
 function addressMatch(range: Ipv4Range | undefined, side: Side<Ipv4Range> | undefined): Match {
   if (side === undefined || range === undefined) return 'unknown';
-  if ('not' in side) return contains(side.not, range) ? 'none' : 'unknown';
+  if ('not' in side) return contains(side.not, range) ? 'none' : range.hi - range.lo < FEW_HOSTS ? 'some' : 'unknown';
   if (contains(range, side.is)) return 'all';
   return overlaps(range, side.is) ? 'some' : 'none';
 }

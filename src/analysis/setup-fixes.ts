@@ -50,11 +50,21 @@ export function placeBefore(verdict: ChainVerdict): string {
   return `place-before=${isConsoleId(id) ? id : '0'}`;
 }
 
-/** ` in-interface-list=LAN` for a rule of `in-interface-list=!LAN` (or the same of `in-interface`); else ''. */
+/**
+ * The side of the traffic a fix before `rule` (the drop, or the jump to it) may accept, by the rule's incoming
+ * interface or list: never the side the rule names, which may be the WAN (a drop of `in-interface=ether1` spares
+ * `!ether1`, of `in-interface-list=!TRUSTED` spares `TRUSTED`), except defconf's `LAN`, which is the side a routed
+ * subnet talks to (a jump of `in-interface-list=LAN` to a chain that drops: the fix takes `LAN`). '' when the rule
+ * names none. A fix that takes more would let the WAN into the subnet (found by review).
+ */
 function sparedSide(rule: RouterRecord): string {
   for (const key of ['in-interface-list', 'in-interface']) {
     const value = rule[key]?.trim();
-    if (value !== undefined && value.startsWith('!') && value.length > 1) return ` ${key}=${cliValue(value.slice(1))}`;
+    if (value === undefined || value === '' || value === '!') continue;
+    const negated = value.startsWith('!');
+    const name = negated ? value.slice(1) : value;
+    if (key === 'in-interface-list' && name.toUpperCase() === 'LAN') return ` ${key}=${cliValue(name)}`;
+    return ` ${key}=${negated ? '' : '!'}${cliValue(name)}`;
   }
   return '';
 }

@@ -340,6 +340,7 @@ describe('real rule sets a second review brought', () => {
   it.each<[string, Record<string, string>, boolean]>([
     ['an unjudged matcher (connection-mark) on a drop may hit all of it: not policy', { 'connection-state': 'new', 'connection-mark': '!allowed' }, false],
     ['a drop of one LAN host to the branch is policy', { 'src-address': '192.168.88.50', 'dst-address': '192.168.20.0/24' }, true],
+    ['a drop of the whole LAN network to the branch is not: it may be all of the LAN side', { 'src-address': '192.168.88.0/24', 'dst-address': '192.168.20.0/24' }, false],
     ['a drop of one protocol is not policy: it breaks what the subnet runs on it', { protocol: 'udp' }, false],
   ])('forward: %s', (_name, drop, expected) => {
     expect(passes([{ chain: 'forward', action: 'drop', ...drop }], TO_BRANCH, 'forward')).toBe(expected);

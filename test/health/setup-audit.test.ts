@@ -254,5 +254,28 @@ describe('forward fixes', () => {
     const fix = auditSetup(setup)[0]?.checks.find((check) => check.check === 'firewall_forward')?.fix;
     expect(fix).toBe('/ip firewall filter add chain=forward action=accept dst-address=192.168.20.0/24 out-interface=wg0 in-interface-list=TRUSTED place-before=*2 comment="WireGuard wg0 to 192.168.20.0/24"');
   });
+
+  it.each<[string, Record<string, string>[], string]>([
+    ['a drop from a named port spares the other ports', [{ '.id': '*2', chain: 'forward', action: 'drop', 'connection-state': 'new', 'in-interface': 'ether1' }], ' in-interface=!ether1'],
+    ['a guest VLAN kept to the internet stays kept', [{ '.id': '*2', chain: 'forward', action: 'drop', 'in-interface': 'vlan-guest', 'out-interface-list': '!WAN' }], ' in-interface=!vlan-guest'],
+    [
+      'a jump of the LAN to a chain that drops: the fix takes the LAN',
+      [
+        { '.id': '*2', chain: 'forward', action: 'jump', 'jump-target': 'from-lan', 'in-interface-list': 'LAN' },
+        { '.id': '*3', chain: 'forward', action: 'jump', 'jump-target': 'from-wan', 'in-interface-list': 'WAN' },
+        { '.id': '*4', chain: 'from-lan', action: 'drop' },
+        { '.id': '*5', chain: 'from-wan', action: 'drop' },
+      ],
+      ' in-interface-list=LAN',
+    ],
+  ])('never take the side the blocking rule names, which may be the WAN: %s', (_name, rules, side) => {
+    const setup = records({
+      peers: [peer('10.99.0.2/32,192.168.20.0/24')],
+      routes: [{ '.id': '*5', 'dst-address': '192.168.20.0/24', gateway: 'wg0', disabled: 'false' }],
+      filter: [{ '.id': '*1', chain: 'forward', action: 'accept', 'in-interface': 'wg0', disabled: 'false' }, ...rules.map((rule) => ({ disabled: 'false', ...rule }))],
+    });
+    const fix = auditSetup(setup)[0]?.checks.find((check) => check.check === 'firewall_forward')?.fix ?? '';
+    expect(fix).toContain(`out-interface=wg0${side} place-before=*2 `);
+  });
 });
 
