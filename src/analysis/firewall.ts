@@ -28,11 +28,11 @@ import { finish, WeighedPace, type Steps } from '../util/slices.js';
 
 /**
  * The filter matchers of RouterOS 7 the audit does not read for what they say: each narrows the traffic a rule
- * applies to in a way the audit cannot judge for a flow, so it counts as `some` (an accept with one does not cover
- * the flow; a block with one may hit part of it). They are fetched so that a rule is never mistaken for one
- * without conditions: a router honours `.proplist`, and `accept ipsec-policy=in,ipsec` (defconf's first forward
- * rule) arrived as a bare `accept`, which covered every tunnel and hid every drop after it (found by review).
- * Names a version does not have are left out of its reply, without an error.
+ * applies to in a way the audit cannot judge for a flow, so an accept with one does not cover the flow (`some`)
+ * and a block with one may hit all of it (`unknown`, not policy). They are fetched so that a rule is never mistaken
+ * for one without conditions: a router honours `.proplist`, and `accept ipsec-policy=in,ipsec` (defconf's first
+ * forward rule) arrived as a bare `accept`, which covered every tunnel and hid every drop after it (found by
+ * review). Names a version does not have are left out of its reply, without an error.
  */
 const OTHER_MATCHERS = [
   'connection-bytes',
@@ -133,6 +133,9 @@ export type ChainVerdict =
    */
   | { passes: false; blockedBy: RouterRecord; via?: RouterRecord };
 
+/** A verdict that blocks: what a fix is written for. */
+export type BlockedVerdict = Extract<ChainVerdict, { passes: false }>;
+
 export function isEnabled(record: RouterRecord): boolean {
   const raw = record['disabled'];
   if (raw === undefined || raw === '') return true;
@@ -158,18 +161,29 @@ interface CompiledRule {
   judges: Judge[];
 }
 
-/**
- * One matcher of a rule. `identifies`: whether its `all` says the rule is about this flow (a port, an address, the
- * tunnel interface), as opposed to one every new connection meets (`protocol=udp`, `connection-state=new`).
- */
-interface Judge {
-  match: (flow: Flow) => Match;
-  identifies: boolean;
+/** What a matcher's answer says of a flow (see judge and breaks). */
+interface MatcherKind {
+  /**
+   * Whether its `all` says the rule is about this flow (a port, an address, the tunnel interface), as opposed to
+   * one every new connection meets (`protocol=udp`, `connection-state=new`).
+   */
+  readonly identifies: boolean;
   /**
    * Whether a part it leaves out is a known part of a forward flow's traffic (some ports, some hosts): on a block,
-   * the operator's policy rather than a broken link (see breaks).
+   * the operator's policy rather than a broken link.
    */
-  policy: boolean;
+  readonly policy: boolean;
+}
+/** A port or an address: names the flow, and a part it leaves out is policy. */
+const NARROWS: MatcherKind = { identifies: true, policy: true };
+/** The tunnel interface: names the flow. */
+const NAMES: MatcherKind = { identifies: true, policy: false };
+/** A protocol, a connection state, a list, an unjudged matcher: says nothing of this flow in particular. */
+const GENERAL: MatcherKind = { identifies: false, policy: false };
+
+/** One matcher of a rule. */
+interface Judge extends MatcherKind {
+  match: (flow: Flow) => Match;
 }
 
 /**
@@ -334,23 +348,23 @@ function compile(record: RouterRecord): CompiledRule {
   const action = record['action'] ?? 'accept';
   const blocking = BLOCKING.has(action);
   const judges: Judge[] = [];
-  const push = (match: (flow: Flow) => Match, identifies = false, policy = false): void => {
-    judges.push({ match, identifies, policy });
+  const push = (match: (flow: Flow) => Match, kind: MatcherKind = GENERAL): void => {
+    judges.push({ match, ...kind });
   };
   // A negated matcher is `all` for every flow it does not name (`in-interface=!wg0` for the WAN's packets): that
   // says nothing of this flow, so it never identifies it (found by review).
-  const add = (key: string, read: (value: string) => (flow: Flow) => Match, identifies = true, policy = false): void => {
+  const add = (key: string, read: (value: string) => (flow: Flow) => Match, kind: MatcherKind = NAMES): void => {
     const raw = record[key]?.trim();
     if (raw === undefined || raw === '') return;
     if (!raw.startsWith('!')) {
-      push(read(raw), identifies, policy);
+      push(read(raw), kind);
       return;
     }
     const inner = read(raw.slice(1));
-    push((flow) => negate(inner(flow)), false, policy);
+    push((flow) => negate(inner(flow)), { ...kind, identifies: false });
   };
   const always = (match: Match) => (): Match => match;
-  add('protocol', (value) => (flow) => protocolMatch(value, flow.protocol), false);
+  add('protocol', (value) => (flow) => protocolMatch(value, flow.protocol), GENERAL);
   add(
     'dst-port',
     (value) => {
@@ -359,19 +373,17 @@ function compile(record: RouterRecord): CompiledRule {
       const ports = parsePortList(value);
       return (flow) => portMatch(ports, flow.dstPort);
     },
-    true,
-    true,
+    NARROWS,
   );
   // A peer's source port is whatever its NAT picked.
-  add('src-port', () => always('some'), true, true);
+  add('src-port', () => always('some'), NARROWS);
   add(
     'src-address',
     (value) => {
       const range = parseIpv4Match(value);
       return (flow) => addressMatch(range, flow.src);
     },
-    true,
-    true,
+    NARROWS,
   );
   add(
     'dst-address',
@@ -379,8 +391,7 @@ function compile(record: RouterRecord): CompiledRule {
       const range = parseIpv4Match(value);
       return (flow) => addressMatch(range, flow.dst);
     },
-    true,
-    true,
+    NARROWS,
   );
   add('in-interface', (value) => (flow) => interfaceMatch(value, flow.inInterface));
   add('out-interface', (value) => (flow) => interfaceMatch(value, flow.outInterface));
@@ -395,18 +406,17 @@ function compile(record: RouterRecord): CompiledRule {
         return match === 'none' ? 'some' : match;
       };
     },
-    true,
-    true,
+    NARROWS,
   );
-  for (const key of ['connection-nat-state', 'ipsec-policy']) add(key, () => always('unknown'));
-  add('in-interface-list', (value) => (flow) => interfaceListMatch(value, flow.inInterface, flow, blocking), false);
-  add('out-interface-list', (value) => (flow) => interfaceListMatch(value, flow.outInterface, flow, blocking), false);
+  for (const key of ['connection-nat-state', 'ipsec-policy']) add(key, () => always('unknown'), GENERAL);
+  add('in-interface-list', (value) => (flow) => interfaceListMatch(value, flow.inInterface, flow, blocking), GENERAL);
+  add('out-interface-list', (value) => (flow) => interfaceListMatch(value, flow.outInterface, flow, blocking), GENERAL);
   // A new WireGuard flow has no connection helper (ftp, sip, …).
-  add('connection-type', () => always('none'), false);
-  add('dst-address-type', (value) => (flow) => addressTypeMatch(value, flow.toRouter === true), false);
-  add('src-address-type', (value) => () => addressTypeMatch(value, false), false);
+  add('connection-type', () => always('none'), GENERAL);
+  add('dst-address-type', (value) => (flow) => addressTypeMatch(value, flow.toRouter === true), GENERAL);
+  add('src-address-type', (value) => () => addressTypeMatch(value, false), GENERAL);
   // Unjudged: an accept with one covers only part of the flow; a block with one may hit all of it (not policy).
-  for (const key of OTHER_MATCHERS) add(key, () => always(blocking ? 'unknown' : 'some'), false);
+  for (const key of OTHER_MATCHERS) add(key, () => always(blocking ? 'unknown' : 'some'), GENERAL);
   // A positive address list on a block is taken as a deny list the tunnel is not on; a list's `!` is part of
   // that reading, not a negation of the judgement.
   for (const key of ['src-address-list', 'dst-address-list']) {

@@ -19,7 +19,7 @@ import { groupBySteps } from '../util/group.js';
 import { evaluateChain, FilterRules, isEnabled, type ChainVerdict } from './firewall.js';
 import { peerLabel } from './peer.js';
 import { formatPrefix, parseIpv4Prefix } from './ipv4.js';
-import { cliValue, describeRule, forwardFix, inputFix, placeBefore } from './setup-fixes.js';
+import { cliValue, describeRule, forwardFix, inputFix } from './setup-fixes.js';
 import { OWNERS_NAMED, RouteTable, routeProblemsSteps, usable, type Address, type Subnet } from './setup-routes.js';
 import { finish, type Steps } from '../util/slices.js';
 import { quoteRouterText, safeText } from '../util/text.js';
@@ -189,7 +189,7 @@ function inputCheck(iface: string, listenPort: number, filter: FilterRules): Set
     check: 'firewall_input',
     ok: false,
     detail: `${describeRule(verdict.blockedBy)} drops UDP to port ${listenPort} (${iface}'s listen port) before any input rule accepts it`,
-    fix: inputFix(iface, listenPort, placeBefore(verdict)),
+    fix: inputFix(iface, listenPort, verdict),
   };
 }
 
@@ -208,7 +208,7 @@ function* forwardCheck(iface: string, subnets: readonly Subnet[], filter: Filter
     for (const [verdict, direction] of directions) {
       if (verdict.passes) continue;
       details.push(`${describeRule(verdict.blockedBy)} drops new connections ${direction} ${subnet.text} through ${iface} before any forward rule accepts them`);
-      fixes.push(forwardFix(iface, subnet.text, direction, placeBefore(verdict), verdict));
+      fixes.push(forwardFix(iface, subnet.text, direction, verdict));
     }
   }
   return failures('firewall_forward', details, fixes);

@@ -4,7 +4,7 @@
  * so they also precede every later drop.
  */
 import type { RouterRecord } from '../routeros/records.js';
-import type { ChainVerdict } from './firewall.js';
+import type { BlockedVerdict as Blocked, ChainVerdict } from './firewall.js';
 import { safeText } from '../util/text.js';
 
 /**
@@ -57,7 +57,8 @@ export function placeBefore(verdict: ChainVerdict): string {
  * subnet talks to (a jump of `in-interface-list=LAN` to a chain that drops: the fix takes `LAN`). '' when the rule
  * names none. A fix that takes more would let the WAN into the subnet (found by review).
  */
-function sparedSide(rule: RouterRecord): string {
+function sparedSide(rule: RouterRecord | undefined): string {
+  if (rule === undefined) return '';
   for (const key of ['in-interface-list', 'in-interface']) {
     const value = rule[key]?.trim();
     if (value === undefined || value === '' || value === '!') continue;
@@ -69,19 +70,18 @@ function sparedSide(rule: RouterRecord): string {
   return '';
 }
 
-export function inputFix(iface: string, port: number, position: string): string {
-  return `/ip firewall filter add chain=input action=accept protocol=udp dst-port=${port} ${position} comment=${cliValue(`WireGuard ${iface}`)}`;
+/** The accept for the tunnel's own packets, before the rule (or the jump to it) that drops them. */
+export function inputFix(iface: string, port: number, blocked: Blocked): string {
+  return `/ip firewall filter add chain=input action=accept protocol=udp dst-port=${port} ${placeBefore(blocked)} comment=${cliValue(`WireGuard ${iface}`)}`;
 }
 
 /**
- * The accept for one direction of a routed subnet. Connections to it come from the LAN side, which the audit does
- * not know: where the rule that blocks them drops all but one interface or list (`in-interface-list=!LAN`), the
- * accept takes only that one, so that pasted before the drop it does not let the WAN into the subnet too.
+ * The accept for one direction of a routed subnet, before the rule (or the jump to it) that drops it. Connections
+ * to the subnet come from the LAN side, which the audit does not know: the accept takes only the side the jump or
+ * the drop spares (sparedSide), so that pasted before them it does not let the WAN into the subnet too.
  */
-export function forwardFix(iface: string, subnet: string, direction: 'from' | 'to', position: string, verdict?: ChainVerdict): string {
-  // The jump that leads to the drop spares a side as the drop does (`jump in-interface-list=!LAN` to a chain that drops).
-  const deciding = verdict === undefined || verdict.passes ? [] : [verdict.via, verdict.blockedBy];
-  const spared = direction === 'to' ? deciding.map((rule) => (rule === undefined ? '' : sparedSide(rule))).find((side) => side !== '') ?? '' : '';
+export function forwardFix(iface: string, subnet: string, direction: 'from' | 'to', blocked: Blocked): string {
+  const spared = direction === 'to' ? sparedSide(blocked.via) || sparedSide(blocked.blockedBy) : '';
   const match = direction === 'from' ? `src-address=${subnet} in-interface=${cliValue(iface)}` : `dst-address=${subnet} out-interface=${cliValue(iface)}${spared}`;
-  return `/ip firewall filter add chain=forward action=accept ${match} ${position} comment=${cliValue(`WireGuard ${iface} ${direction} ${subnet}`)}`;
+  return `/ip firewall filter add chain=forward action=accept ${match} ${placeBefore(blocked)} comment=${cliValue(`WireGuard ${iface} ${direction} ${subnet}`)}`;
 }

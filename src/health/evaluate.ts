@@ -82,7 +82,12 @@ export function* evaluateRouterSteps(
   const system = router.collectors.system ? byJob.get('system') : undefined;
   // The jobs the router runs, as the store plans them, so that routeros_up and /health agree (analysis/up.ts).
   const planned = router.collectors.system ? [{ collector: 'system', job: 'system' }] : jobsFor(router);
-  const verdict = upVerdict(planned.map(({ collector, job }) => ({ ...runStateOf(collector, byJob.get(job)), snapshot: byJob.get(job) })));
+  const verdict = upVerdict(
+    planned.map(({ collector, job }) => {
+      const snapshot = byJob.get(job);
+      return { ...runStateOf(collector, snapshot), snapshot };
+    }),
+  );
   const up = verdict.up ?? null;
   const lastSuccessMs = router.collectors.system ? system?.lastSuccessAt : latest(snapshots.map((s) => s.lastSuccessAt));
   const health: RouterHealth = {
