@@ -227,31 +227,29 @@ describe('property: the fixes fix', () => {
 });
 
 describe('forward fixes', () => {
-  it('take only the side a drop of all but one list spares, so the accept does not let the WAN into the subnet', () => {
-    const setup = records({
+  // A subnet routed through wg0, everything from it accepted (*1), and then `rules` (their ids from *2 on).
+  const routedWith = (rules: Record<string, string>[]): SetupRecords =>
+    records({
       peers: [peer('10.99.0.2/32,192.168.20.0/24')],
       routes: [{ '.id': '*5', 'dst-address': '192.168.20.0/24', gateway: 'wg0', disabled: 'false' }],
-      filter: [
-        { '.id': '*1', chain: 'forward', action: 'accept', 'in-interface': 'wg0', disabled: 'false' },
-        { '.id': '*2', chain: 'forward', action: 'drop', 'in-interface-list': '!TRUSTED', disabled: 'false' },
-      ],
+      filter: [{ '.id': '*1', chain: 'forward', action: 'accept', 'in-interface': 'wg0', disabled: 'false' }, ...rules.map((rule) => ({ disabled: 'false', ...rule }))],
     });
-    const fix = auditSetup(setup)[0]?.checks.find((check) => check.check === 'firewall_forward')?.fix;
+  const forwardFixOf = (setup: SetupRecords): string | undefined => auditSetup(setup)[0]?.checks.find((check) => check.check === 'firewall_forward')?.fix;
+
+  it('take only the side a drop of all but one list spares, so the accept does not let the WAN into the subnet', () => {
+    const setup = routedWith([{ '.id': '*2', chain: 'forward', action: 'drop', 'in-interface-list': '!TRUSTED' }]);
+    const fix = forwardFixOf(setup);
     expect(fix).toBe('/ip firewall filter add chain=forward action=accept dst-address=192.168.20.0/24 out-interface=wg0 in-interface-list=TRUSTED place-before=*2 comment="WireGuard wg0 to 192.168.20.0/24"');
     expect(Object.values(verdicts(applyFixes(setup, fix?.split('\n') ?? []))).every(Boolean)).toBe(true);
   });
 
   it('take the spared side from the jump that leads to the drop as well', () => {
-    const setup = records({
-      peers: [peer('10.99.0.2/32,192.168.20.0/24')],
-      routes: [{ '.id': '*5', 'dst-address': '192.168.20.0/24', gateway: 'wg0', disabled: 'false' }],
-      filter: [
-        { '.id': '*1', chain: 'forward', action: 'accept', 'in-interface': 'wg0', disabled: 'false' },
-        { '.id': '*2', chain: 'forward', action: 'jump', 'jump-target': 'guard', 'in-interface-list': '!TRUSTED', disabled: 'false' },
-        { '.id': '*3', chain: 'guard', action: 'drop', disabled: 'false' },
-      ],
-    });
-    const fix = auditSetup(setup)[0]?.checks.find((check) => check.check === 'firewall_forward')?.fix;
+    const fix = forwardFixOf(
+      routedWith([
+        { '.id': '*2', chain: 'forward', action: 'jump', 'jump-target': 'guard', 'in-interface-list': '!TRUSTED' },
+        { '.id': '*3', chain: 'guard', action: 'drop' },
+      ]),
+    );
     expect(fix).toBe('/ip firewall filter add chain=forward action=accept dst-address=192.168.20.0/24 out-interface=wg0 in-interface-list=TRUSTED place-before=*2 comment="WireGuard wg0 to 192.168.20.0/24"');
   });
 
@@ -269,12 +267,7 @@ describe('forward fixes', () => {
       ' in-interface-list=LAN',
     ],
   ])('never take the side the blocking rule names, which may be the WAN: %s', (_name, rules, side) => {
-    const setup = records({
-      peers: [peer('10.99.0.2/32,192.168.20.0/24')],
-      routes: [{ '.id': '*5', 'dst-address': '192.168.20.0/24', gateway: 'wg0', disabled: 'false' }],
-      filter: [{ '.id': '*1', chain: 'forward', action: 'accept', 'in-interface': 'wg0', disabled: 'false' }, ...rules.map((rule) => ({ disabled: 'false', ...rule }))],
-    });
-    const fix = auditSetup(setup)[0]?.checks.find((check) => check.check === 'firewall_forward')?.fix ?? '';
+    const fix = forwardFixOf(routedWith(rules)) ?? '';
     expect(fix).toContain(`out-interface=wg0${side} place-before=*2 `);
   });
 });
