@@ -6,6 +6,7 @@
  */
 import { jobsFor } from '../collectors/catalog.js';
 import { cronIntervalSeconds } from '../config/cron.js';
+import { MIN_FORGET_AFTER_SECONDS } from '../config/profiles.js';
 import type { ProfileConfig } from '../config/types.js';
 
 export const FORGET_FACTOR = 10;
@@ -26,6 +27,11 @@ export function longestScheduleSeconds(profile: ProfileConfig): number {
   return longest > 0 ? longest : FALLBACK_SCHEDULE_SECONDS;
 }
 
+/**
+ * The default is held to the floor an explicit `forget_after` has (MIN_FORGET_AFTER_SECONDS): ten runs of a 5 s
+ * job are 50 s, and Prometheus' default scrape interval is a minute, so a target probed at every scrape was
+ * forgotten and made again between each two of them, its series gone in between.
+ */
 export function forgetAfterMsOf(profile: ProfileConfig): number {
-  return (profile.forgetAfterSeconds ?? FORGET_FACTOR * longestScheduleSeconds(profile)) * 1000;
+  return (profile.forgetAfterSeconds ?? Math.max(MIN_FORGET_AFTER_SECONDS, FORGET_FACTOR * longestScheduleSeconds(profile))) * 1000;
 }
