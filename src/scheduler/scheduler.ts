@@ -230,14 +230,16 @@ export class Scheduler {
    * silent (standing.ts): their state is known, and their other jobs would only wait out their timeouts too (at
    * 2,000 routers with 500 hanging, readiness waited 165 s for them). A router once counted stays counted
    * (`#counted`): readiness does not go back to false without a reload, which would take the exporter out of
-   * service in Kubernetes while it serves what it has.
+   * service in Kubernetes while it serves what it has. Discovered targets (`low`) never count: whoever can reach
+   * /probe names them, so 1,000 allowed addresses that never answer held readiness for 160 s, and with it every
+   * other target's scrape through the Service; a probe already waits for its own target's first run.
    */
   ready(): boolean {
     // Per router not yet counted: whether each of its gating jobs has finished so far (or the router is silent).
     const pending = new Map<string, boolean>();
     for (const { runner, gatesReadiness: gates } of this.#jobs.values()) {
       const router = runner.deps.router.name;
-      if (!gates || this.#counted.has(router)) continue;
+      if (!gates || this.#counted.has(router) || this.#low.has(router)) continue;
       if (pending.get(router) === false) continue;
       const tried = runner.deps.standing?.silent === true || this.#deps.store.snapshots(router).some((snapshot) => snapshot.job === runner.deps.definition.job);
       pending.set(router, tried);

@@ -113,6 +113,14 @@ describe('discover', () => {
     expect(app.discovery.size).toBe(1);
   });
 
+  it('a target whose first run hangs never takes /-/ready away: a probe client cannot take the exporter out of service (found by review)', async () => {
+    const { app } = startApp(config({ lab: { targets: ['127.0.0.1/32'] } }));
+    expect(app.ready()).toBe(true);
+    expect((await app.discovery.discover(target('hang'), 'lab', 300)).kind).toBe('timeout');
+    expect(app.discovery.size).toBe(1);
+    expect(app.ready()).toBe(true);
+  });
+
   it('takes no new target in once the app stopped: the probe is answered closed at once, nothing is planned (found by review)', async () => {
     const { app } = startApp(config({ lab: { targets: ['127.0.0.1/32'] } }));
     const polled = target('r1');
