@@ -50,7 +50,7 @@ function harness(configNow: () => typeof config = () => config) {
     };
     store.record(outcome);
   };
-  return { lines, record, stop: () => watch.stop(), settled: () => watch.settled(), messages: () => lines.map((line) => `${line.level} ${line.msg}`) };
+  return { lines, record, store, stop: () => watch.stop(), settled: () => watch.settled(), messages: () => lines.map((line) => `${line.level} ${line.msg}`) };
 }
 
 const peers = (age: string | undefined) => [peerRecord('branch-1', '30s'), peerRecord('branch-2', age)];
@@ -292,6 +292,40 @@ describe('verdict log and reloads', () => {
     });
     h.record(wireguard(router, [WG_UP], peers('10m'), T0 + 60_000), T0 + 60_000);
     expect(h.messages()).toHaveLength(1);
+    h.stop();
+  });
+});
+
+describe('routers that leave the config', () => {
+  it('a router no longer planned loses its states at the next reload seen, though no run of its own lands again: back later, it is news again (found by review)', () => {
+    const withBranch = testConfig({
+      defaults: { username: 'monitor', password: 'x' },
+      routers: [
+        { name: 'hq', url: 'https://192.0.2.1' },
+        { name: 'branch', url: 'https://192.0.2.2' },
+      ],
+    });
+    let current = withBranch;
+    const h = harness(() => current);
+    const jobs = (config: typeof withBranch, name: string) =>
+      jobsFor(config.routers.find((each) => each.name === name) as RouterConfig).map((job) => ({ collector: job.collector, job: job.job }));
+    const plan = (config: typeof withBranch): void => h.store.plan(new Map(config.routers.map((each) => [each.name, jobs(config, each.name)])));
+    const land = (name: string, snapshot: JobSnapshot, at: number): void => {
+      h.store.record({ router: name, collector: snapshot.collector, job: snapshot.job, ok: snapshot.ok, finishedAt: at, durationSeconds: 0.1, data: snapshot.data, ...(snapshot.reason === undefined ? {} : { reason: snapshot.reason }) });
+    };
+    plan(current);
+    land('branch', failed('system', 'system', 'connect', T0), T0);
+    const down = (): string[] => h.messages().filter((message) => message.startsWith('warn router branch down: '));
+    expect(down()).toHaveLength(1);
+    // Forgotten (a discovered target) or removed by a reload: the store plans it no more, so nothing of it lands.
+    current = { ...withBranch, routers: withBranch.routers.filter((each) => each.name !== 'branch') };
+    plan(current);
+    land('hq', systemOk(T0 + 30_000), T0 + 30_000);
+    // Back, still down: a new router, whose state is news.
+    current = withBranch;
+    plan(current);
+    land('branch', failed('system', 'system', 'connect', T0 + 60_000), T0 + 60_000);
+    expect(down()).toHaveLength(2);
     h.stop();
   });
 });
