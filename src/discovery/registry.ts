@@ -30,7 +30,7 @@ export interface DiscoveryMetrics {
 export interface RegistryDeps {
   /** A monotonic clock in ms (forget periods are durations: a stepped wall clock must not forget or keep targets). */
   now: () => number;
-  store: Pick<SnapshotStore, 'subscribe' | 'tried'>;
+  store: Pick<SnapshotStore, 'subscribe' | 'tried' | 'snapshots' | 'recorded'>;
   /** The set of discovered routers changed (at most once per microtask): the app loads the scheduler again. */
   changed: () => void;
   metrics: DiscoveryMetrics;
@@ -56,6 +56,11 @@ interface Entry {
   lastProbeAt: number;
   /** Every job has finished once (store.tried), or the entry was forgotten: waiters stop waiting. */
   settled: boolean;
+  /**
+   * The store's run count at creation when what it still held under this name was collected under another
+   * profile (an entry forgotten, not yet unloaded): only runs recorded after that count as this entry's.
+   */
+  readonly freshAfter: number | undefined;
   /**
    * Probes waiting for the first collection, each removed when its wait ends: a wait raced against one promise
    * that never settled (a profile with every collector off has no job to record) left a reaction on it per probe.
@@ -91,6 +96,8 @@ export class DiscoveryRegistry {
   #nextLoadAt = 0;
   #loadTimer: NodeJS.Timeout | undefined;
   #loaded: (() => void)[] = [];
+  /** The profile of each entry forgotten since the last scheduler load: the store may still hold its runs. */
+  readonly #unloaded = new Map<string, string>();
   readonly #unsubscribe: () => void;
 
   constructor(deps: RegistryDeps) {
@@ -244,6 +251,10 @@ export class DiscoveryRegistry {
   }
 
   #create(name: string, target: ParsedTarget, profile: Profile): Entry {
+    // Forgotten under another profile and probed under this one before the load that drops the old runs: those
+    // runs are another profile's (its labels, its credentials), not this target's first collection.
+    const before = this.#unloaded.get(name);
+    const freshAfter = before !== undefined && before !== profile.config.name ? this.#deps.store.recorded : undefined;
     const entry: Entry = {
       name,
       endpoint: targetEndpoint(target, profile.config.scheme),
@@ -254,6 +265,7 @@ export class DiscoveryRegistry {
       forgetAfterMs: profile.forgetAfterMs,
       lastProbeAt: this.#deps.now(),
       settled: false,
+      freshAfter,
       waiters: new Set(),
     };
     this.#entries.set(name, entry);
@@ -273,17 +285,21 @@ export class DiscoveryRegistry {
     if (!this.#profiles.has(entry.profile)) this.#counts.delete(entry.profile);
     this.#deps.metrics.forgotten(entry.profile, reason);
     this.#deps.logger.info({ router: entry.name, profile: entry.profile, reason }, 'discovered target forgotten');
+    this.#unloaded.set(entry.name, entry.profile);
     settle(entry);
   }
 
   /** Settles an entry whose every job has finished once: the one test of "collected" for all three callers. */
   #settleIfTried(entry: Entry): void {
-    if (!entry.settled && this.#deps.store.tried(entry.name)) settle(entry);
+    if (entry.settled || !this.#deps.store.tried(entry.name)) return;
+    const { freshAfter } = entry;
+    if (freshAfter !== undefined && this.#deps.store.snapshots(entry.name).some((snapshot) => (snapshot.seq ?? 0) <= freshAfter)) return;
+    settle(entry);
   }
 
   async #wait(entry: Entry, timeoutMs: number): Promise<DiscoverResult> {
-    // Already collected under this name (a target probed again right after it was forgotten, before the load
-    // that would drop it; a profile with no job at all once loaded): nothing to wait for.
+    // Already collected under this name (a target probed again under its profile right after it was forgotten,
+    // before the load that would drop it; a profile with no job at all once loaded): nothing to wait for.
     this.#settleIfTried(entry);
     if (!entry.settled && timeoutMs > 0) {
       await new Promise<void>((resolve) => {
@@ -315,6 +331,8 @@ export class DiscoveryRegistry {
       if (!this.#pending) return;
       this.#pending = false;
       const started = performance.now();
+      // The load drops what the store held for the targets forgotten so far (or keeps it for one made again).
+      this.#unloaded.clear();
       try {
         this.#deps.changed();
       } catch (error) {

@@ -1,0 +1,59 @@
+/**
+ * A target forgotten under one profile and probed under another before the scheduler load that drops its runs:
+ * the store still holds the old profile's runs (its labels, its credentials), and they are not the new entry's
+ * first collection. Registry over a real store, on an injected clock; the scheduler load is held back.
+ */
+import { describe, expect, it } from 'vitest';
+import pino from 'pino';
+import { DiscoveryRegistry } from '../../src/discovery/registry.js';
+import { SnapshotStore } from '../../src/metrics/store.js';
+import { testConfig } from '../helpers/config.js';
+
+function setup() {
+  let clock = 0;
+  const store = new SnapshotStore();
+  const registry = new DiscoveryRegistry({
+    now: () => clock,
+    store,
+    // The load that would replan the store never runs here: the old runs stay, as they do until a paced load.
+    changed: () => undefined,
+    logger: pino({ level: 'silent' }),
+    metrics: { targets: () => undefined, created: () => undefined, forgotten: () => undefined, refused: () => undefined },
+  });
+  registry.configure(
+    testConfig({
+      defaults: { username: 'm', password: 'p' },
+      routers: [],
+      profiles: { a: { targets: ['10.20.0.0/16'], forget_after: '1m', labels: { tier: 'a' } }, b: { targets: ['10.20.0.0/16'], labels: { tier: 'b' } } },
+    }),
+  );
+  const run = (router: string): void => {
+    store.record({ router, collector: 'system', job: 'system', ok: true, finishedAt: clock, durationSeconds: 0.1, data: undefined });
+  };
+  store.plan(new Map([['10.20.0.1', [{ collector: 'system', job: 'system' }]]]));
+  return { registry, run, advance: (ms: number) => (clock += ms) };
+}
+
+describe('a target forgotten under one profile and probed under another', () => {
+  it('waits for a run recorded after it was made again (found by review)', async () => {
+    const { registry, run, advance } = setup();
+    expect((await registry.discover('10.20.0.1', 'a', 0)).kind).toBe('timeout');
+    run('10.20.0.1');
+    expect(await registry.discover('10.20.0.1', 'a', 0)).toEqual({ kind: 'ready', router: '10.20.0.1' });
+    advance(61_000);
+    expect(registry.sweep()).toBe(1);
+    // Under b, before the load: a's run is not b's first collection.
+    expect(await registry.discover('10.20.0.1', 'b', 0)).toEqual({ kind: 'timeout', router: '10.20.0.1' });
+    run('10.20.0.1');
+    expect(await registry.discover('10.20.0.1', 'b', 0)).toEqual({ kind: 'ready', router: '10.20.0.1' });
+  });
+
+  it('under the same profile again, the runs the store still holds are served at once', async () => {
+    const { registry, run, advance } = setup();
+    await registry.discover('10.20.0.1', 'a', 0);
+    run('10.20.0.1');
+    advance(61_000);
+    expect(registry.sweep()).toBe(1);
+    expect(await registry.discover('10.20.0.1', 'a', 0)).toEqual({ kind: 'ready', router: '10.20.0.1' });
+  });
+});
