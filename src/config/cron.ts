@@ -76,13 +76,31 @@ function boundsProblem(expression: string): string | undefined {
   return undefined;
 }
 
-/** Why a node-cron expression is invalid, or undefined when node-cron accepts it (5 or 6 fields). */
+/**
+ * node-cron accepts a day no month it runs in has (`30W` or `L-30` in February, `31W` in April) and then finds
+ * no next run: its matcher throws, and the scheduler could never arm the job. At start that left the daemon
+ * half-started and unready for good, at a reload half the new schedules in force. Asked of node-cron itself, in
+ * UTC; a few ms, and ~30 for one that never runs.
+ */
+function neverRunsProblem(expression: string): string | undefined {
+  const task = createTask(expression, () => undefined, { timezone: 'UTC' });
+  try {
+    return task.getNextRuns(1).length === 0 ? 'it never runs' : undefined;
+  } catch {
+    return 'it never runs: no month it allows has the day it names (such as 30W or L-30 in February)';
+  } finally {
+    // createTask registers the task globally; a destroyed task leaves the registry.
+    void task.destroy();
+  }
+}
+
+/** Why a node-cron expression is invalid, or undefined when node-cron accepts it (5 or 6 fields) and it runs. */
 export function cronProblem(expression: string): string | undefined {
   const bounds = boundsProblem(expression);
   if (bounds !== undefined) return `${quoteValue(expression)} is not a valid cron expression: ${bounds}`;
   const result = validateDetailed(expression);
   const reasons = result.valid
-    ? stepProblem(expression)
+    ? (stepProblem(expression) ?? neverRunsProblem(expression))
     : result.errors.map((error) => error.message.replace(' a invalid ', ' an invalid ')).join('; ');
   return reasons === undefined ? undefined : `${quoteValue(expression)} is not a valid cron expression: ${reasons}`;
 }

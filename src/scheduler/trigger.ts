@@ -90,9 +90,21 @@ class CronClock {
 
   #arm(): void {
     const now = Date.now();
-    const [next] = this.#matcher.getNextRuns(1);
+    const [next] = this.#nextRuns();
     this.#next = next === undefined ? now + LONGEST_WAIT_MS : this.#acrossOffsetChange(now, next.getTime());
     this.#sleep();
+  }
+
+  /**
+   * node-cron's next run, or none when its matcher finds none and throws (the loader refuses such schedules,
+   * config/cron.ts; a throw here, in a load or a timer, would stop every job after this one or end the process).
+   */
+  #nextRuns(): Date[] {
+    try {
+      return this.#matcher.getNextRuns(1);
+    } catch {
+      return [];
+    }
   }
 
   /**

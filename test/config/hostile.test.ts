@@ -9,6 +9,7 @@ import { mkdtempSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { createTask } from 'node-cron';
 import { ConfigError, type ConfigProblem } from '../../src/config/index.js';
 import { configFromText } from '../../src/config/load.js';
 import { cronProblem, MAX_CRON_LENGTH } from '../../src/config/cron.js';
@@ -69,6 +70,42 @@ describe('cron expressions with values far outside their fields', () => {
         expect(value === undefined || value.includes('is not a valid cron expression')).toBe(true);
       }),
       { numRuns: 400 },
+    );
+  });
+});
+
+describe('schedules node-cron accepts and then never runs', () => {
+  it.each(['0 0 0 30W 2 *', '0 0 0 31W 4 *', '0 0 0 L-30 2 *', '0 0 0 L-29 2 *'])('%s is refused at its path (the scheduler threw on it at start and at reloads)', (schedule) => {
+    expect(problemsOf(`routers:\n  - ${ROUTER}, password: p, schedules: { system: "${schedule}" } }\n`)).toEqual([
+      { path: 'routers[0].schedules.system', message: expect.stringContaining('it never runs') as string },
+    ]);
+  });
+
+  it.each(['0 0 0 29 2 *', '0 0 0 L 2 *', '0 0 0 L-28 2 *', '0 0 0 29 2 1', '0 0 0 1W * *', '0 0 0 * * 1#5'])('%s, rare as it is, runs and is taken', (schedule) => {
+    expect(cronProblem(schedule)).toBeUndefined();
+  });
+
+  it('property: any day-of-month, month and weekday node-cron takes has a next run, or is refused', () => {
+    const day = fc.oneof(
+      fc.integer({ min: 1, max: 31 }).map(String),
+      fc.integer({ min: 1, max: 31 }).map((n) => `${n}W`),
+      fc.integer({ min: 0, max: 30 }).map((n) => (n === 0 ? 'L' : `L-${n}`)),
+      fc.constantFrom('*', 'LW', '?'),
+    );
+    const month = fc.oneof(fc.integer({ min: 1, max: 12 }).map(String), fc.constantFrom('*', '2', '2,4', '4,6,9,11', 'feb'));
+    const weekday = fc.oneof(fc.constantFrom('*', '?', '1-5'), fc.integer({ min: 0, max: 7 }).map(String), fc.tuple(fc.integer({ min: 0, max: 6 }), fc.integer({ min: 1, max: 5 })).map(([d, k]) => `${d}#${k}`));
+    fc.assert(
+      fc.property(day, month, weekday, (d, m, w) => {
+        const expression = `0 0 0 ${d} ${m} ${w}`;
+        if (cronProblem(expression) !== undefined) return;
+        const task = createTask(expression, () => undefined, { timezone: 'UTC' });
+        try {
+          expect(task.getNextRuns(1)).toHaveLength(1);
+        } finally {
+          void task.destroy();
+        }
+      }),
+      { numRuns: 300 },
     );
   });
 });

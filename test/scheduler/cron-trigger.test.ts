@@ -21,6 +21,15 @@ describe('cron trigger', () => {
   });
 });
 
+describe('a schedule node-cron finds no next run for', () => {
+  it('arms without throwing (the loader refuses it; a throw in a load stopped every job after it) and never ticks', () => {
+    let ticks = 0;
+    const trigger = cronTrigger('0 0 0 30W 2 *', () => ticks++, 'test/never');
+    trigger.stop();
+    expect(ticks).toBe(0);
+  });
+});
+
 describe('shared cron triggers', () => {
   it('holds one node-cron task per expression, ticks every subscriber, and ends the task with the last one', async () => {
     // An expression no other test uses, so the count is this test's own.
