@@ -4,6 +4,18 @@ import { joinPath, type Problems } from './problems.js';
 const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 /**
+ * The value of the environment variable `name`, if set: an own string property only. process.env (and a plain
+ * object in its place) inherits Object.prototype, so `env.constructor` or `env.hasOwnProperty` is a function:
+ * `${constructor}` loaded as "function Object() { [native code] }", and `password_env: hasOwnProperty` crashed
+ * the loader with no path.
+ */
+export function envValue(env: NodeJS.ProcessEnv, name: string): string | undefined {
+  if (!Object.hasOwn(env, name)) return undefined;
+  const value = env[name];
+  return typeof value === 'string' ? value : undefined;
+}
+
+/**
  * Keys whose value is a secret, or names where one is: a problem there never quotes the value's text. A
  * password_file path is one too: config problems never quote it (config/router.ts), interpolated or not.
  */
@@ -51,7 +63,7 @@ export function interpolateString(
     const split = inner.indexOf(':-');
     const name = split === -1 ? inner : inner.slice(0, split);
     const fallback = split === -1 ? undefined : inner.slice(split + 2);
-    const value = env[name];
+    const value = envValue(env, name);
     const at = `the \${…} at character ${dollar + 1}`;
     if (!NAME.test(name)) {
       problems.add(path, `${at} does not hold a valid environment variable name (letters, digits and _, not starting with a digit; write $$ for a literal $)`);

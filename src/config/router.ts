@@ -10,6 +10,7 @@ import {
 } from './defaults.js';
 import type { ReadResult } from './files.js';
 import { secretProblem } from './fields.js';
+import { envValue } from './interpolate.js';
 import type { BandwidthItem, PasswordSource, PingItem, SettingsLayer, Slot } from './layer.js';
 import { joinPath, type Problems } from './problems.js';
 import { checkSchedules, type ScheduleUse } from './schedule-check.js';
@@ -49,7 +50,7 @@ function resolvePassword(source: PasswordSource, path: string, ctx: RouterContex
     case 'password':
       return checked(source.value, 'the password');
     case 'password_env': {
-      const text = ctx.env[source.name];
+      const text = envValue(ctx.env, source.name);
       if (text !== undefined) return checked(text, 'the value of the environment variable it names');
       // The name is not quoted: it may be a password pasted where the variable's name belongs.
       ctx.problems.add(path, 'the environment variable it names is not set');

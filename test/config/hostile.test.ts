@@ -228,6 +228,25 @@ describe('an unset ${VAR} in a map of names', () => {
   });
 });
 
+describe('environment variables named like what every object inherits', () => {
+  const inherited = Object.getOwnPropertyNames(Object.prototype).filter((name) => /^[A-Za-z_][A-Za-z0-9_]*$/.test(name));
+
+  it.each(inherited)('${%s} is unset, its default used, and password_env naming it is not set', (name) => {
+    expect(problemsOf(`routers:\n  - ${ROUTER}, password: p, labels: { site: "\${${name}}" } }\n`)).toEqual([
+      { path: 'routers[0].labels.site', message: `environment variable ${name} is not set (set it, or give a default: \${${name}:-value})` },
+    ]);
+    const loaded = configFromText(`routers:\n  - ${ROUTER}, password: p, labels: { site: "\${${name}:-r12}" } }\n`, { source: 'hostile.yml', baseDir: dir, env: {} });
+    expect(loaded.routers[0]?.labels).toEqual({ site: 'r12' });
+    expect(problemsOf(`routers:\n  - ${ROUTER}, password_env: ${name} }\n`)).toEqual([{ path: 'routers[0].password_env', message: 'the environment variable it names is not set' }]);
+  });
+
+  it('one that is set is read as itself', () => {
+    const loaded = configFromText(`routers:\n  - ${ROUTER}, password_env: toString, labels: { site: "\${constructor}" } }\n`, { source: 'hostile.yml', baseDir: dir, env: { toString: 'pw', constructor: 'r7' } });
+    expect(loaded.routers[0]?.labels).toEqual({ site: 'r7' });
+    expect(loaded.routers[0]?.password.reveal()).toBe('pw');
+  });
+});
+
 describe('many ping targets on one router', () => {
   it('are checked for duplicates in one pass (60,000 took 15 s)', () => {
     const pings = Array.from({ length: 60_000 }, (_, i) => `{ target: 10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}, name: p${i} }`);
