@@ -13,10 +13,19 @@ export class Problems {
   }
 }
 
-/** `routers` + 2 → `routers[2]`, `routers[2]` + `ping` → `routers[2].ping`; odd keys are quoted. */
+/** Keys longer than any the config knows are cut to this in paths: a path is printed with every problem under it. */
+const LONGEST_KEY_SHOWN = 64;
+/** Where a cut key ends (or an odd one: it may be a secret's rest, see fields.ts). */
+const KEY_CUT_AT = 40;
+
+/**
+ * `routers` + 2 → `routers[2]`, `routers[2]` + `ping` → `routers[2].ping`; odd keys are quoted and cut, and so
+ * are long ones (a key of a million letters was printed whole, in a path, with every problem under it).
+ */
 export function joinPath(base: string, key: string | number): string {
   if (typeof key === 'number') return `${base}[${key}]`;
-  if (!/^[A-Za-z0-9_-]+$/.test(key)) return `${base}[${JSON.stringify(key.slice(0, 40))}]`;
+  if (!/^[A-Za-z0-9_-]+$/.test(key)) return `${base}[${JSON.stringify(key.slice(0, KEY_CUT_AT))}]`;
+  if (key.length > LONGEST_KEY_SHOWN) return `${base}[${JSON.stringify(`${key.slice(0, KEY_CUT_AT)}…`)}]`;
   return base === '' ? key : `${base}.${key}`;
 }
 

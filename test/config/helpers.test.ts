@@ -61,6 +61,47 @@ describe('suggest', () => {
   ])('%s → %s', (word, expected) => {
     expect(suggest(word, ['password', 'password_file', 'password_env', 'timeout', 'schedules', 'tls'])).toBe(expected);
   });
+
+  /** The whole table, as the function kept it before: what its three rows and its length bound must agree with. */
+  function fullTable(word: string, known: readonly string[]): string | undefined {
+    const a = word.toLowerCase().replaceAll('-', '_');
+    let best: string | undefined;
+    let bestDistance = Number.POSITIVE_INFINITY;
+    for (const b of known) {
+      const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
+      for (let i = 1; i <= a.length; i++) {
+        for (let j = 1; j <= b.length; j++) {
+          const row = d[i] as number[];
+          const above = d[i - 1] as number[];
+          row[j] = Math.min((above[j] as number) + 1, (row[j - 1] as number) + 1, (above[j - 1] as number) + (a[i - 1] === b[j - 1] ? 0 : 1));
+          if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) row[j] = Math.min(row[j] as number, ((d[i - 2] as number[])[j - 2] as number) + 1);
+        }
+      }
+      const distance = (d[a.length] as number[])[b.length] as number;
+      if (distance < bestDistance) {
+        best = b;
+        bestDistance = distance;
+      }
+    }
+    return bestDistance <= Math.max(1, Math.floor(word.length / 3)) ? best : undefined;
+  }
+
+  it('property: suggests what the whole edit-distance table does, for any word up to 64 characters', () => {
+    const letters = fc.string({ unit: fc.constantFrom('a', 'e', 'i', 'm', 'o', 'p', 's', 't', 'w', 'r', 'd', '_', '-'), maxLength: 20 });
+    fc.assert(
+      fc.property(fc.oneof(letters, fc.constantFrom('pasword', 'timout', 'tsl', 'schedule')), fc.array(fc.oneof(letters, fc.constantFrom('password', 'timeout', 'tls')), { minLength: 1, maxLength: 6 }), (word, known) => {
+        expect(suggest(word, known)).toBe(fullTable(word, known));
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('suggests nothing for a word longer than any key, at once (a key of a million letters took 3.7 s and 855 MB)', () => {
+    const started = performance.now();
+    expect(suggest('a'.repeat(1_000_000), ['password', 'timeout'])).toBeUndefined();
+    expect(suggest(`passwor${'d'.repeat(60)}`, ['password'])).toBeUndefined();
+    expect(performance.now() - started).toBeLessThan(100);
+  });
 });
 
 describe('listenProblem', () => {

@@ -13,6 +13,7 @@ import { createTask } from 'node-cron';
 import { ConfigError, type ConfigProblem } from '../../src/config/index.js';
 import { configFromText } from '../../src/config/load.js';
 import { cronProblem, MAX_CRON_LENGTH } from '../../src/config/cron.js';
+import { joinPath } from '../../src/config/problems.js';
 import { MAX_SECRET_CHARS } from '../../src/config/fields.js';
 import { MAX_FILE_BYTES } from '../../src/config/files.js';
 import { redactSecrets, registerSecret } from '../../src/util/redact.js';
@@ -244,6 +245,25 @@ describe('environment variables named like what every object inherits', () => {
     const loaded = configFromText(`routers:\n  - ${ROUTER}, password_env: toString, labels: { site: "\${constructor}" } }\n`, { source: 'hostile.yml', baseDir: dir, env: { toString: 'pw', constructor: 'r7' } });
     expect(loaded.routers[0]?.labels).toEqual({ site: 'r7' });
     expect(loaded.routers[0]?.password.reveal()).toBe('pw');
+  });
+});
+
+describe('a key of a million letters', () => {
+  it('is refused at once, its path cut (it was printed whole, after 3.7 s and 855 MB for its "did you mean")', () => {
+    const key = 'a'.repeat(1_000_000);
+    const { value: problems, ms } = timed(() => problemsOf(`routers:\n  - ${ROUTER}, password: p }\n? ${key}\n: 1\n`));
+    expect(ms).toBeLessThan(2_000);
+    expect(problems).toEqual([{ path: `[${JSON.stringify(`${'a'.repeat(40)}…`)}]`, message: 'unknown key' }]);
+  });
+
+  it('property: a problem path is bounded whatever the keys it is made of (40 characters of each, escaped)', () => {
+    expect(joinPath('routers[0]', 'a'.repeat(1000))).toBe(`routers[0][${JSON.stringify(`${'a'.repeat(40)}…`)}]`);
+    fc.assert(
+      fc.property(fc.array(fc.oneof(fc.string({ maxLength: 200 }), fc.stringMatching(/^[a-z_]{65,1000}$/)), { minLength: 1, maxLength: 4 }), (keys) => {
+        const path = keys.reduce((base, key) => joinPath(base, key), '');
+        expect(path.length).toBeLessThanOrEqual(keys.length * (40 * 6 + 8));
+      }),
+    );
   });
 });
 
