@@ -14,6 +14,7 @@ import { ConfigError, type ConfigProblem } from '../../src/config/index.js';
 import { configFromText } from '../../src/config/load.js';
 import { cronProblem, MAX_CRON_LENGTH } from '../../src/config/cron.js';
 import { joinPath } from '../../src/config/problems.js';
+import { MAX_NESTING, nestingDepth } from '../../src/config/yaml.js';
 import { MAX_SECRET_CHARS } from '../../src/config/fields.js';
 import { MAX_FILE_BYTES } from '../../src/config/files.js';
 import { redactSecrets, registerSecret } from '../../src/util/redact.js';
@@ -262,6 +263,40 @@ describe('a key of a million letters', () => {
       fc.property(fc.array(fc.oneof(fc.string({ maxLength: 200 }), fc.stringMatching(/^[a-z_]{65,1000}$/)), { minLength: 1, maxLength: 4 }), (keys) => {
         const path = keys.reduce((base, key) => joinPath(base, key), '');
         expect(path.length).toBeLessThanOrEqual(keys.length * (40 * 6 + 8));
+      }),
+    );
+  });
+});
+
+describe('files the YAML parser reads and the loader walked into the ground', () => {
+  it('a mapping of 40,000 keys is read in linear time: duplicates found by one set, not each key against every other (11 s)', () => {
+    const labels = Array.from({ length: 40_000 }, (_, i) => `k${i}: v`).join(', ');
+    const { value: problems, ms } = timed(() => problemsOf(`routers:\n  - ${ROUTER}, password: p, labels: { ${labels}, k7: again } }\n`));
+    expect(ms).toBeLessThan(5_000);
+    expect(problems).toEqual([{ path: 'routers[0].labels', message: expect.stringContaining('map keys must be unique') as string, line: 2, column: expect.any(Number) as number }]);
+  });
+
+  it('a list of 150,000 items is walked without overflowing the stack (130,000 crashed the loader without a path)', () => {
+    const peers = Array.from({ length: 150_000 }, (_, i) => `p${i}`).join(', ');
+    const problems = problemsOf(`routers:\n  - ${ROUTER}, password: p, health: { exclude_peers: [${peers}] } }\n`);
+    expect(problems.every((problem) => !/stack/i.test(problem.message))).toBe(true);
+  });
+
+  it(`values nested deeper than ${MAX_NESTING} levels by aliases inside aliases are refused, not walked until the stack overflows`, () => {
+    // Five anchors each 700 levels deep around the one before: 3,500 levels from 7 KB (the stack overflowed).
+    const anchors = Array.from({ length: 5 }, (_, i) => `a${i}: &a${i} ${'['.repeat(700)}${i === 0 ? '1' : `*a${i - 1}`}${']'.repeat(700)}`);
+    const { value: problems, ms } = timed(() => problemsOf(`x-anchors:\n${anchors.map((line) => `  ${line}`).join('\n')}\nrouters:\n  - ${ROUTER}, password: p }\n`));
+    expect(ms).toBeLessThan(2_000);
+    expect(problems).toEqual([{ path: '', message: expect.stringContaining(`nested more than ${MAX_NESTING} levels deep once its aliases are expanded`) as string }]);
+  });
+
+  it('property: the depth measured is the depth of the value, aliases shared or not', () => {
+    const tree = fc.letrec((tie) => ({ node: fc.oneof({ depthSize: 'small' }, fc.constant(1), fc.array(tie('node'), { maxLength: 3 }), fc.dictionary(fc.string({ maxLength: 3 }), tie('node'), { maxKeys: 3 })) })).node;
+    const naive = (value: unknown): number => (value !== null && typeof value === 'object' ? 1 + Math.max(0, ...Object.values(value).map(naive)) : 0);
+    fc.assert(
+      fc.property(tree, (value) => {
+        expect(nestingDepth(value)).toBe(naive(value));
+        expect(nestingDepth([value, value, [value]])).toBe(naive([value, value, [value]]));
       }),
     );
   });

@@ -13,7 +13,7 @@ const env = { ROUTER_PASSWORD: 'env-Secret-5', BRANCH_PASSWORD: 'branch-Secret-6
 
 const INVALID: Record<string, [path: string, message: string]> = {
   'yaml-syntax': ['', 'line 8, column 3: wrong indentation'],
-  'yaml-duplicate-key': ['', 'map keys must be unique'],
+  'yaml-duplicate-key': ['routers[0]', 'line 8, column 5: map keys must be unique'],
   'yaml-indent': ['', 'line 8, column 6: this line is indented deeper than the key above it, so YAML reads both lines as one key'],
   'yaml-indent-less': ['', 'line 6, column 2: wrong indentation: the items of one list or mapping start at the same column'],
   empty: ['', 'the config is empty'],
