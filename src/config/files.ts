@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import { closeSync, constants, fstatSync, openSync, readFileSync, type Stats } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { resolve } from 'node:path';
@@ -62,17 +63,40 @@ export class FileTooLargeError extends Error {
   }
 }
 
+/**
+ * A config-named file that is not UTF-8 text. Decoded anyway, each bad byte became U+FFFD: a password file
+ * saved as Latin-1 (`p\xe4ssword`) loaded, and the exporter sent another password than the file's. Code
+ * `ENOTUTF8`.
+ */
+export class NotUtf8Error extends Error {
+  readonly code = 'ENOTUTF8';
+  readonly reason = 'it is not UTF-8 text (save it as UTF-8; a PEM certificate is ASCII)';
+
+  constructor(path: string) {
+    super(`${JSON.stringify(path)}: it is not UTF-8 text`);
+  }
+}
+
+/** The bytes as text, refusing what is not UTF-8 (NotUtf8Error). */
+function utf8Text(path: string, bytes: Buffer): string {
+  if (!isUtf8(bytes)) throw new NotUtf8Error(path);
+  return bytes.toString('utf8');
+}
+
 // O_NONBLOCK: opening a FIFO for reading otherwise waits for a writer before fstat can look at it.
 const OPEN_FLAGS = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0);
 
-/** Reads a regular file as UTF-8; refuses FIFOs, devices, sockets and directories without blocking on them. */
+/**
+ * Reads a regular file as UTF-8; refuses FIFOs, devices, sockets and directories without blocking on them, and
+ * bytes that are not UTF-8.
+ */
 export function readRegularFileSync(path: string): string {
   const fd = openSync(path, OPEN_FLAGS);
   try {
     const stats = fstatSync(fd);
     if (!stats.isFile()) throw new NotRegularFileError(path, stats);
     if (stats.size > MAX_FILE_BYTES) throw new FileTooLargeError(path, stats.size);
-    return readFileSync(fd, 'utf8');
+    return utf8Text(path, readFileSync(fd));
   } finally {
     closeSync(fd);
   }
@@ -85,7 +109,7 @@ export async function readRegularFile(path: string): Promise<string> {
     const stats = await handle.stat();
     if (!stats.isFile()) throw new NotRegularFileError(path, stats);
     if (stats.size > MAX_FILE_BYTES) throw new FileTooLargeError(path, stats.size);
-    return await handle.readFile('utf8');
+    return utf8Text(path, await handle.readFile());
   } finally {
     await handle.close();
   }
@@ -93,7 +117,7 @@ export async function readRegularFile(path: string): Promise<string> {
 
 /** A short reason for a failed read: words and the errno code, never the file's contents. */
 export function readFailure(error: unknown): string {
-  if (error instanceof NotRegularFileError || error instanceof FileTooLargeError) return error.reason;
+  if (error instanceof NotRegularFileError || error instanceof FileTooLargeError || error instanceof NotUtf8Error) return error.reason;
   const code = (error as NodeJS.ErrnoException | undefined)?.code;
   return code === undefined ? 'unreadable' : `${WORDS[code] ?? 'unreadable'} (${code})`;
 }

@@ -1,5 +1,5 @@
 import { dirname, resolve } from 'node:path';
-import { FileTooLargeError, NotRegularFileError, readRegularFile } from './files.js';
+import { FileTooLargeError, NotRegularFileError, NotUtf8Error, readRegularFile } from './files.js';
 import { resolveConfig, type ResolveOptions } from './resolve.js';
 import { ConfigError, type Config, type ConfigProblem } from './types.js';
 import { parseYaml } from './yaml.js';
@@ -14,7 +14,7 @@ export async function loadConfigFile(path: string, env: NodeJS.ProcessEnv = proc
     // A FIFO or device named as the config would hang the start, every reload and so the shutdown.
     text = await readRegularFile(path);
   } catch (error) {
-    const reason = error instanceof NotRegularFileError || error instanceof FileTooLargeError ? `: ${error.reason}` : ` (${(error as NodeJS.ErrnoException | undefined)?.code ?? 'unreadable'})`;
+    const reason = error instanceof NotRegularFileError || error instanceof FileTooLargeError || error instanceof NotUtf8Error ? `: ${error.reason}` : ` (${(error as NodeJS.ErrnoException | undefined)?.code ?? 'unreadable'})`;
     throw new ConfigError(path, [{ path: '', message: `cannot read the config file${reason}` }]);
   }
   return configFromText(text, { source: path, baseDir: dirname(resolve(path)), env });

@@ -62,3 +62,30 @@ describe('files that are not regular files', () => {
     );
   });
 });
+
+describe('files that are not UTF-8 text', () => {
+  const NOT_UTF8 = 'it is not UTF-8 text (save it as UTF-8; a PEM certificate is ASCII)';
+
+  it('a password_file saved as Latin-1 is refused at its path, never decoded into another password (found by review)', async () => {
+    writeFileSync(join(dir, 'latin1-pw'), Buffer.from('p\xe4ssword\n', 'latin1'));
+    writeFileSync(join(dir, 'latin1.pem'), Buffer.concat([Buffer.from(PEM), Buffer.from([0xff])]));
+    expect(await checkConfigFile(config(['  password_file: latin1-pw', '  tls: { ca_file: latin1.pem }']), {})).toEqual([
+      { path: 'defaults.password_file', message: `cannot read the file it names: ${NOT_UTF8}` },
+      { path: 'defaults.tls.ca_file', message: `cannot read ${JSON.stringify(join(dir, 'latin1.pem'))}: ${NOT_UTF8}` },
+    ]);
+  });
+
+  it('the config file itself, too', async () => {
+    const file = join(dir, 'latin1.yml');
+    writeFileSync(file, Buffer.from('routers:\n  - name: caf\xe9\n', 'latin1'));
+    expect(await checkConfigFile(file, {})).toEqual([{ path: '', message: `cannot read the config file: ${NOT_UTF8}` }]);
+  });
+
+  it('UTF-8 text reads as itself, a byte-order mark and all', async () => {
+    writeFileSync(join(dir, 'utf8-pw'), 'pässwörd ✓\n');
+    expect(readRegularFileSync(join(dir, 'utf8-pw'))).toBe('pässwörd ✓\n');
+    await expect(readRegularFile(join(dir, 'utf8-pw'))).resolves.toBe('pässwörd ✓\n');
+    writeFileSync(join(dir, 'bom.yml'), '\ufeffrouters: []\n');
+    expect(readRegularFileSync(join(dir, 'bom.yml'))).toBe('\ufeffrouters: []\n');
+  });
+});
