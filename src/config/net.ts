@@ -97,6 +97,8 @@ export function checkRouterUrl(text: string): UrlCheck {
     return { problem: 'must not contain credentials: set username and password (or password_file) instead' };
   }
   if (url.hostname === '') return { problem: `${shown} has no host` };
+  // Port 0 is no port a router listens on: every connection would fail as refused, for a mistyped number.
+  if (url.port === '0') return { problem: `${shown} has port 0, which nothing listens on (leave the port out for the scheme's own)` };
   if (url.pathname !== '/' && url.pathname !== '') {
     return { problem: `${shown} must not have a path: the exporter appends /rest itself` };
   }

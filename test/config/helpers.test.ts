@@ -167,6 +167,8 @@ describe('checkRouterUrl', () => {
     ['https://192.0.2.1/?a=1', 'must not have a query'],
     ['https://192.0.2.1/#top', 'must not have a query or fragment'],
     ['https://192.0.2.1?', 'must not have a query'],
+    ['https://127.0.0.1:0', 'has port 0'],
+    ['http://[::1]:00', 'has port 0'],
   ])('rejects %s', (text, message) => {
     const result = checkRouterUrl(text);
     expect('problem' in result ? result.problem : '').toContain(message);
