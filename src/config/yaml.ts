@@ -174,6 +174,20 @@ function writtenKey(key: unknown): string | undefined {
 }
 
 /**
+ * Whether a merge key's value is what YAML merges: a mapping, an alias of one, or a list of those. An alias to no
+ * anchor counts as one here: it is reported on its own.
+ */
+function mergesMappings(value: unknown, anchors: ReadonlyMap<string, unknown>): boolean {
+  const mapping = (node: unknown): boolean => {
+    if (!isAlias(node)) return isMap(node);
+    const target = anchors.get(node.source);
+    return target === undefined || isMap(target);
+  };
+  const resolved = isAlias(value) ? anchors.get(value.source) : value;
+  return mapping(value) || (isSeq(resolved) && resolved.items.every(mapping));
+}
+
+/**
  * Aliases that refer to no anchor, or to an anchor they sit inside (a cycle: the value would contain itself).
  * A cycle always closes at such an alias: an alias refers only to an anchor set before it, so following
  * aliases from an anchor that does not contain them only ever reaches earlier, finished values. The anchor
@@ -224,6 +238,11 @@ function checkAliases(doc: Document, lines: LineCounter): ConfigProblem[] {
             report(item.key as { range?: [number, number, number] }, path, 'map keys must be unique: this key is already set in the same mapping (a number and a quoted text spelt alike are one key)');
           }
           written.add(asWritten);
+        }
+        // A merge key takes mappings: toJS threw for `<<: 5`, `<<: [1, 2]` or `<<: ~`, and the file got one
+        // message without a path or a line.
+        if (isScalar(item.key) && typeof item.key.value === 'symbol' && !mergesMappings(item.value, anchors)) {
+          report(item.key as { range?: [number, number, number] }, path, 'a merge key (<<) takes a mapping, an alias of one (*name), or a list of them');
         }
         // toJS would turn a list or mapping key into text and warn with that text; no config key is one.
         const key = isAlias(item.key) ? anchors.get(item.key.source) : item.key;

@@ -302,6 +302,21 @@ describe('files the YAML parser reads and the loader walked into the ground', ()
   });
 });
 
+describe('merge keys given what is not a mapping', () => {
+  const file = (value: string): string =>
+    `defaults: &block { username: admin, health: { exclude_peers: &list [a] } }\nrouters:\n  - <<: ${value}\n    name: r1\n    url: https://192.0.2.1\n    password: p\n`;
+
+  it.each(['5', '[1, 2]', '~', '*list', '[*block, 3]'])('<<: %s is refused at its mapping, with line and column (it was one message without either)', (value) => {
+    expect(problemsOf(file(value))).toEqual([
+      { path: 'routers[0]', message: 'line 3, column 5: a merge key (<<) takes a mapping, an alias of one (*name), or a list of them', line: 3, column: 5 },
+    ]);
+  });
+
+  it.each(['*block', '[*block]', '{ username: admin }'])('<<: %s merges as before', (value) => {
+    expect(problemsOf(file(value))).toEqual([]);
+  });
+});
+
 describe('many ping targets on one router', () => {
   it('are checked for duplicates in one pass (60,000 took 15 s)', () => {
     const pings = Array.from({ length: 60_000 }, (_, i) => `{ target: 10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}, name: p${i} }`);
