@@ -49,9 +49,14 @@ export function connectionSettings(router: RouterConfig): unknown[] {
   ];
 }
 
+/**
+ * The connection settings and the keep-alive the schedules call for: a reload that moved the shortest schedule past
+ * the kept keep-alive (every 15 s to every 2 min) kept the client with its 30 s, so every cycle reconnected (a
+ * login line in the router's log) where a restart would not have. A new client for that is one reconnect.
+ */
 function connectionKey(router: RouterConfig): string {
   // A digest, so the key never holds the password itself.
-  return createHash('sha256').update(JSON.stringify(connectionSettings(router))).digest('hex');
+  return createHash('sha256').update(JSON.stringify([...connectionSettings(router), keepAliveMsFor(router)])).digest('hex');
 }
 
 export class ClientPool {
@@ -67,7 +72,7 @@ export class ClientPool {
       username: router.username,
       password: router.password,
       timeoutMs: router.timeoutSeconds * 1000,
-      // Set when the client is made: a reload that only changes schedules keeps the client and its connections.
+      // Part of the key: a reload that changes schedules and not this keeps the client and its connections.
       keepAliveMs: keepAliveMsFor(router),
       closeIdle: router.idleConnection === 'close',
       tls: {

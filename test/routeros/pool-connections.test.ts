@@ -167,4 +167,20 @@ describe('keep-alive policy', () => {
     expect(keepAliveMsFor(testRouter({ timeout: '1s', collectors: SYSTEM_AND_WIREGUARD, schedules: { system: '*/5 * * * * *' } }))).toBe(30_000);
     expect(keepAliveMsFor(only('0 0 * * * *'))).toBe(300_000);
   });
+
+  it('a reload that changes the keep-alive the schedules call for makes a new client; one that keeps it keeps the client (found by review)', async () => {
+    const pool = new ClientPool();
+    const at = (system: string) => testRouter({ collectors: SYSTEM_AND_WIREGUARD, schedules: { system, wireguard: '0 */5 * * * *' } });
+    try {
+      const first = pool.clientFor(at('*/15 * * * * *'));
+      // Every 20 s: still the 30 s floor, the same client and its connections.
+      expect(pool.clientFor(at('*/20 * * * * *'))).toBe(first);
+      // Every 2 min: a keep-alive of 130 s, which the old client would never have used.
+      const second = pool.clientFor(at('0 */2 * * * *'));
+      expect(second).not.toBe(first);
+      expect(pool.clientFor(at('0 */2 * * * *'))).toBe(second);
+    } finally {
+      await pool.closeAll();
+    }
+  });
 });
