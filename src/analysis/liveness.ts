@@ -61,6 +61,12 @@ export interface LivenessInput {
   expect: ExpectMode;
   /** This collection's data-plane probe, when one ran. */
   probe?: ProbeOutcome;
+  /**
+   * Seconds since the probe ran: 0 (or absent) when judged at collection, more when /health judges later. An
+   * answered probe proves a path then, and a session lives at most SENDING_BOUND_SECONDS past it unless a new
+   * handshake follows, which only the next collection can show.
+   */
+  probeAgeSeconds?: number;
   /** The bound for `expect: always` peers without keepalive (health.handshake_stale_after). */
   staleAfterSeconds: number;
 }
@@ -72,6 +78,15 @@ export interface Liveness {
   because: ExpectedBecause;
   /** Seconds after the latest handshake by which the next one is due; undefined when none is expected. */
   boundSeconds: number | undefined;
+}
+
+/**
+ * A handshake's age in whole seconds at `nowMs`, never negative: the one reckoning of the collector's verdict and of
+ * /health's, which judge the same written handshake time (the collector writes the time it read, held to last run's
+ * within a second), so that at one instant the two cannot fall on either side of a bound.
+ */
+export function handshakeAgeAt(nowMs: number, latestHandshake: number): number {
+  return Math.max(0, Math.round(nowMs / 1000 - latestHandshake));
 }
 
 /** The bound for a keepalive peer: REJECT_AFTER_TIME + K + REKEY_TIMEOUT (210 s for K = 25 s). */
@@ -101,7 +116,10 @@ export function judgeLiveness(input: LivenessInput): Liveness {
   // A probe answered through the tunnel means a working path, whatever the handshake's age (the probe may just
   // have woken the peer; the handshake was read before it). Some pings lost is still a path: `partial` is up,
   // and noted in /health.
-  if (input.probe === 'ok' || input.probe === 'partial') return { state: 'up', expected, because, boundSeconds };
+  // Not past the life of the session it found: a peer answered once and dead since stayed up in /health for good,
+  // its handshake however old, and went stale by the clock alone never.
+  const probeCurrent = (input.probeAgeSeconds ?? 0) <= SENDING_BOUND_SECONDS;
+  if (probeCurrent && (input.probe === 'ok' || input.probe === 'partial')) return { state: 'up', expected, because, boundSeconds };
   const age = input.handshakeAgeSeconds;
   if (age === undefined) return { state: 'never', expected, because, boundSeconds };
   if (input.probe === 'failed') {

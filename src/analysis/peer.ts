@@ -72,6 +72,8 @@ export interface JudgedPeerInput {
   txMoved?: boolean;
   /** This collection's data-plane probe, when probes are on. */
   probe?: ProbeOutcome;
+  /** Seconds since that probe ran (liveness.ts): 0 at collection. */
+  probeAgeSeconds?: number;
 }
 
 /**
@@ -159,6 +161,7 @@ export function judgePeer(peer: JudgedPeerInput, health: HealthConfig): PeerVerd
     txMoved: peer.txMoved === true,
     expect: expectOf(peer, health),
     probe: peer.probe,
+    probeAgeSeconds: peer.probeAgeSeconds ?? 0,
     staleAfterSeconds: health.handshakeStaleAfterSeconds,
   });
   let judged = false;

@@ -11,7 +11,7 @@ import { escapeLabelValue, labelPair } from '../metrics/text.js';
 import { WIREGUARD, WIREGUARD_FAMILIES as F } from './wireguard.contract.js';
 import { judgePeer, peerLabel } from '../analysis/peer.js';
 import { FieldReader, given, problemsOf } from '../analysis/decoding.js';
-import { PROBE_SKIP_REASONS, type ProbeOutcome } from '../analysis/liveness.js';
+import { handshakeAgeAt, PROBE_SKIP_REASONS, type ProbeOutcome } from '../analysis/liveness.js';
 import { cronIntervalSeconds } from '../config/cron.js';
 import {
   ADDRESS_PROPLIST,
@@ -314,7 +314,8 @@ export function* mapWireguardSteps(
         comment,
         interface: iface,
         disabled,
-        handshakeAgeSeconds: age,
+        // The written time's age, as /health reckons it (one instant, one verdict), not the age read.
+        handshakeAgeSeconds: latestHandshake === undefined ? age : handshakeAgeAt(now, latestHandshake),
         handshakeUnreadable: hasBadHandshake,
         factsUnreadable,
         interfaceDisabled: disabledInterfaces.has(iface),

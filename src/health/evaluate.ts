@@ -19,6 +19,7 @@ import { redactSecretsDistinct } from '../util/redact.js';
 import { dataOf, jobsFor, type CollectorData } from '../collectors/catalog.js';
 import { runStateOf, upVerdict } from '../analysis/up.js';
 import { isUnreadable, judgePeer, type PeerVerdict } from '../analysis/peer.js';
+import { handshakeAgeAt } from '../analysis/liveness.js';
 import { counted, formatAge, inEra, isoOrNull, peerDisplayName } from './format.js';
 import { namedLine, ROUTER_TEXT_LIMIT } from '../util/text.js';
 import { evaluatePings } from './pings.js';
@@ -264,13 +265,15 @@ function* judgePeers(
 ): Steps<PeerJudgement[]> {
   const unjudged: Unjudged = { handshake: [], facts: [] };
   const peers: PeerJudgement[] = [];
+  // The probes ran with the collection: what they proved then ages with it.
+  const probeAge = wireguard === undefined ? 0 : Math.max(0, (now - wireguard.collectedAt) / 1000);
   for (const [index, peer] of (wireguard?.peers ?? []).entries()) {
     if (stepEnds(index)) yield;
     // A stored time outside the era (kept from before range rules, or from a clock far ahead) cannot be judged.
     const outOfEra = peer.latestHandshake !== undefined && !inEra(peer.latestHandshake * 1000, now);
     const latestHandshake = outOfEra ? undefined : peer.latestHandshake;
     const unreadable = peer.handshakeUnreadable || outOfEra;
-    const age = latestHandshake === undefined ? undefined : Math.max(0, Math.round(now / 1000 - latestHandshake));
+    const age = latestHandshake === undefined ? undefined : handshakeAgeAt(now, latestHandshake);
     const iface = interfaceNamed.get(labelText(peer.interface));
     const verdict = judgePeer(
       {
@@ -287,7 +290,7 @@ function* judgePeers(
         hasEndpoint: peer.hasEndpoint,
         rxMoved: peer.rxMoved,
         txMoved: peer.txMoved,
-        ...(peer.probe === undefined ? {} : { probe: peer.probe }),
+        ...(peer.probe === undefined ? {} : { probe: peer.probe, probeAgeSeconds: probeAge }),
       },
       router.health,
     );

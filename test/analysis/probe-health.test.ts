@@ -14,7 +14,7 @@ import { T0, WG_UP, peerRecord, systemOk } from '../health/snapshots.js';
 
 const router = testRouter({}, { health: { expect: { 'wg-branch': 'always' }, probe: { 'wg-branch': 'on', road: 'on' } } });
 
-function evaluate(probes: Record<string, ProbeResult>): ReturnType<typeof evaluateRouter> {
+function evaluate(probes: Record<string, ProbeResult>, at = T0 + 1_000): ReturnType<typeof evaluateRouter> {
   const peers = [peerRecord('site', '10s'), peerRecord('road', '10s'), peerRecord('subnet', '10s', { 'allowed-address': '192.168.4.0/24' })];
   // road is on another interface nobody expects anything of.
   peers[1] = { ...peers[1], interface: 'wg-road' };
@@ -22,7 +22,7 @@ function evaluate(probes: Record<string, ProbeResult>): ReturnType<typeof evalua
   const map = new Map(Object.entries(probes).map(([name, result]) => [probeKey(name === 'road' ? 'wg-road' : 'wg-branch', `${name}-key-0000000000000000000000000000000=`), result]));
   const data = mapWireguard(interfaces, peers, routerLabel('hq'), router.health, T0, new Map(), map).data;
   const snapshot: JobSnapshot = { collector: 'wireguard', job: 'wireguard', ok: true, reason: undefined, finishedAt: T0, durationSeconds: 0.01, lastSuccessAt: T0, chunks: [], data };
-  return evaluateRouter(router, [systemOk(), snapshot], T0 + 1_000, { wireguard: true, setup: false, pings: false });
+  return evaluateRouter(router, [systemOk(), snapshot], at, { wireguard: true, setup: false, pings: false });
 }
 
 describe('/health and the tunnel probe', () => {
@@ -50,5 +50,15 @@ describe('/health and the tunnel probe', () => {
     expect(health.peers.find((peer) => peer.name === 'road')).toMatchObject({ state: 'blocked', healthy: true, status: 'ok', expected: false });
     expect(health.status).toBe('critical');
     expect(health.reasons).toEqual(['hq/wg-branch/site: handshake fresh but a ping through the tunnel got no reply: check allowed-address and routes']);
+  });
+
+  it('an answered probe counts for the life of the session it found, not for good: later the handshake\'s age decides (found by review)', () => {
+    const ok = { site: { outcome: 'ok', lossRatio: 0, rttSeconds: 0.01 } } as const;
+    // Within 185 s of the probe: up, however old the handshake read before it.
+    expect(evaluate(ok, T0 + 185_000).health.peers.find((peer) => peer.name === 'site')).toMatchObject({ state: 'up', healthy: true });
+    // A day later, with no collection since: the handshake read then is a day old, and nothing has answered since.
+    const later = evaluate(ok, T0 + 86_400_000).health;
+    expect(later.peers.find((peer) => peer.name === 'site')).toMatchObject({ state: 'down', healthy: false, status: 'critical' });
+    expect(later.status).toBe('critical');
   });
 });
