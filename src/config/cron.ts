@@ -80,22 +80,38 @@ function boundsProblem(expression: string): string | undefined {
  * node-cron accepts a day no month it runs in has (`30W` or `L-30` in February, `31W` in April) and then finds
  * no next run: its matcher throws, and the scheduler could never arm the job. At start that left the daemon
  * half-started and unready for good, at a reload half the new schedules in force. Asked of node-cron itself, in
- * UTC; a few ms, and ~30 for one that never runs.
+ * the process's local time, which the scheduler runs in (a time only in the hour summer time skips, such as
+ * `0 30 2 * 3 0L` in Europe/Berlin, never comes there), and in UTC; a few ms, and ~30 for one that never runs.
  */
 function neverRunsProblem(expression: string): string | undefined {
-  const task = createTask(expression, () => undefined, { timezone: 'UTC' });
-  try {
-    return task.getNextRuns(1).length === 0 ? 'it never runs' : undefined;
-  } catch {
-    return 'it never runs: no month it allows has the day it names (such as 30W or L-30 in February)';
-  } finally {
-    // createTask registers the task globally; a destroyed task leaves the registry.
-    void task.destroy();
+  for (const options of [{}, { timezone: 'UTC' }]) {
+    const task = createTask(expression, () => undefined, options);
+    try {
+      if (task.getNextRuns(1).length === 0) return 'it never runs';
+    } catch {
+      return 'it never runs: no month it allows has the day it names (such as 30W or L-30 in February), or the only time it names is one the local clock skips';
+    } finally {
+      // createTask registers the task globally; a destroyed task leaves the registry.
+      void task.destroy();
+    }
   }
+  return undefined;
 }
+
+/** Problems per expression: a config names the same few schedules for every router (2,000 routers × 5). */
+const judged = new Map<string, string | undefined>();
 
 /** Why a node-cron expression is invalid, or undefined when node-cron accepts it (5 or 6 fields) and it runs. */
 export function cronProblem(expression: string): string | undefined {
+  if (judged.has(expression)) return judged.get(expression);
+  const problem = judge(expression);
+  // Bounded as cronIntervalSeconds' results are: only a caller feeding endless new expressions reaches it.
+  if (judged.size >= 1000) judged.clear();
+  judged.set(expression, problem);
+  return problem;
+}
+
+function judge(expression: string): string | undefined {
   const bounds = boundsProblem(expression);
   if (bounds !== undefined) return `${quoteValue(expression)} is not a valid cron expression: ${bounds}`;
   const result = validateDetailed(expression);

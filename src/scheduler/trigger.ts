@@ -91,7 +91,9 @@ class CronClock {
   #arm(): void {
     const now = Date.now();
     const [next] = this.#nextRuns();
-    this.#next = next === undefined ? now + LONGEST_WAIT_MS : this.#acrossOffsetChange(now, next.getTime());
+    // No next run (the loader refuses such schedules; the local time zone may still skip the one hour a schedule
+    // names): no slot, and a look again in an hour, which ticks nothing (#wake) until a slot is found.
+    this.#next = next === undefined ? Number.POSITIVE_INFINITY : this.#acrossOffsetChange(now, next.getTime());
     this.#sleep();
   }
 
@@ -128,6 +130,10 @@ class CronClock {
 
   #wake(): void {
     const now = Date.now();
+    if (this.#next === Number.POSITIVE_INFINITY) {
+      this.#arm();
+      return;
+    }
     // Early (the wait was cut to LONGEST_WAIT_MS, or timers ran a little ahead of the wall clock): the rest.
     if (now < this.#next) {
       this.#sleep();

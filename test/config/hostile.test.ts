@@ -5,7 +5,9 @@
  * with a problem at the value's path, at once, and never with a thrown error of another kind.
  */
 import fc from 'fast-check';
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, truncateSync, writeFileSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -85,6 +87,26 @@ describe('schedules node-cron accepts and then never runs', () => {
 
   it.each(['0 0 0 29 2 *', '0 0 0 L 2 *', '0 0 0 L-28 2 *', '0 0 0 29 2 1', '0 0 0 1W * *', '0 0 0 * * 1#5'])('%s, rare as it is, runs and is taken', (schedule) => {
     expect(cronProblem(schedule)).toBeUndefined();
+  });
+
+  it('a time only in the hour the local clock skips is refused where the exporter runs in that zone (found by review)', () => {
+    // In a process of its own: the time zone is read once per process, as the daemon reads it.
+    const cron = pathToFileURL(join(import.meta.dirname, '../../src/config/cron.ts')).href;
+    const code = `const { cronProblem } = await import(${JSON.stringify(cron)}); console.log(JSON.stringify([cronProblem('0 30 2 * 3 0L'), cronProblem('0 30 3 * 3 0L') ?? null]));`;
+    const out = execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code], { env: { ...process.env, TZ: 'Europe/Berlin' }, encoding: 'utf8' });
+    // The last Sunday of March at 02:30: Berlin's clock goes from 02:00 to 03:00 that night, every year.
+    const [skipped, after] = JSON.parse(out) as [string | undefined, string | null];
+    expect(skipped).toContain('it never runs');
+    expect(after).toBeNull();
+  });
+
+  it('is judged once per expression: 2,000 routers naming the same schedules cost one judgement each (loading took 2.5 × as long)', () => {
+    const expression = '0 0 0 30W 2 *';
+    cronProblem(expression);
+    const { ms } = timed(() => {
+      for (let i = 0; i < 10_000; i++) cronProblem(expression);
+    });
+    expect(ms).toBeLessThan(200);
   });
 
   it('property: any day-of-month, month and weekday node-cron takes has a next run, or is refused', () => {
