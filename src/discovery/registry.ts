@@ -9,6 +9,8 @@ import type { Logger } from 'pino';
 import type { Config, ProfileConfig, RouterConfig } from '../config/types.js';
 import type { SnapshotStore } from '../metrics/store.js';
 import type { DiscoverResult } from '../server/discover-result.js';
+import { jobsFor } from '../collectors/catalog.js';
+import { jobFingerprint } from '../scheduler/definition.js';
 import { AllowList } from './allow.js';
 import { forgetAfterMsOf } from './expiry.js';
 import { DEFAULT_PORT, parseTarget, targetEndpoint, targetName, urlEndpoint, type ParsedTarget, type Scheme } from './target.js';
@@ -96,8 +98,8 @@ export class DiscoveryRegistry {
   #nextLoadAt = 0;
   #loadTimer: NodeJS.Timeout | undefined;
   #loaded: (() => void)[] = [];
-  /** The profile of each entry forgotten since the last scheduler load: the store may still hold its runs. */
-  readonly #unloaded = new Map<string, string>();
+  /** The router of each entry forgotten since the last scheduler load: the store may still hold its runs. */
+  readonly #unloaded = new Map<string, RouterConfig>();
   readonly #unsubscribe: () => void;
 
   constructor(deps: RegistryDeps) {
@@ -149,6 +151,8 @@ export class DiscoveryRegistry {
     for (const entry of this.#entries.values()) this.#counts.set(entry.profile, (this.#counts.get(entry.profile) ?? 0) + 1);
     this.#trimToMaxTargets();
     this.#deps.metrics.targets(this.#counts);
+    // The caller's load, right after, drops what the store held for every target forgotten so far.
+    this.#unloaded.clear();
   }
 
   /**
@@ -252,16 +256,19 @@ export class DiscoveryRegistry {
 
   #create(name: string, target: ParsedTarget, profile: Profile): Entry {
     // Forgotten under another profile and probed under this one before the load that drops the old runs: those
-    // runs are another profile's (its labels, its credentials), not this target's first collection.
+    // runs are another profile's (its labels, its credentials), not this target's first collection, unless the
+    // two profiles make the same jobs. Then the load keeps the runners and their runs (the scheduler's own test),
+    // and waiting for runs of their own would wait out their schedules: an hour for firmware.
+    const router = routerOf(profile.config, name, target);
     const before = this.#unloaded.get(name);
-    const freshAfter = before !== undefined && before !== profile.config.name ? this.#deps.store.recorded : undefined;
+    const freshAfter = before !== undefined && jobsFingerprint(before) !== jobsFingerprint(router) ? this.#deps.store.recorded : undefined;
     const entry: Entry = {
       name,
       endpoint: targetEndpoint(target, profile.config.scheme),
       target,
       profile: profile.config.name,
       scheme: profile.config.scheme,
-      router: routerOf(profile.config, name, target),
+      router,
       forgetAfterMs: profile.forgetAfterMs,
       lastProbeAt: this.#deps.now(),
       settled: false,
@@ -285,7 +292,7 @@ export class DiscoveryRegistry {
     if (!this.#profiles.has(entry.profile)) this.#counts.delete(entry.profile);
     this.#deps.metrics.forgotten(entry.profile, reason);
     this.#deps.logger.info({ router: entry.name, profile: entry.profile, reason }, 'discovered target forgotten');
-    this.#unloaded.set(entry.name, entry.profile);
+    this.#unloaded.set(entry.name, entry.router);
     settle(entry);
   }
 
@@ -356,6 +363,13 @@ export class DiscoveryRegistry {
 function settle(entry: Entry): void {
   entry.settled = true;
   for (const done of [...entry.waiters]) done();
+}
+
+/** What the scheduler keeps a router's runners by: every job's fingerprint (scheduler/definition.ts). */
+function jobsFingerprint(router: RouterConfig): string {
+  return jobsFor(router)
+    .map((definition) => jobFingerprint(router, definition))
+    .join(',');
 }
 
 /** The router a target becomes: the profile's settings, the target's canonical name, its URL from scheme and canonical target. */

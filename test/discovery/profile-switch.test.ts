@@ -24,7 +24,12 @@ function setup() {
     testConfig({
       defaults: { username: 'm', password: 'p' },
       routers: [],
-      profiles: { a: { targets: ['10.20.0.0/16'], forget_after: '1m', labels: { tier: 'a' } }, b: { targets: ['10.20.0.0/16'], labels: { tier: 'b' } } },
+      profiles: {
+        a: { targets: ['10.20.0.0/16'], forget_after: '1m', labels: { tier: 'a' } },
+        b: { targets: ['10.20.0.0/16'], labels: { tier: 'b' } },
+        // The same jobs as a: only its allow list and forget period differ.
+        c: { targets: ['10.20.0.0/24'], forget_after: '2m', labels: { tier: 'a' } },
+      },
     }),
   );
   const run = (router: string): void => {
@@ -55,5 +60,14 @@ describe('a target forgotten under one profile and probed under another', () => 
     advance(61_000);
     expect(registry.sweep()).toBe(1);
     expect(await registry.discover('10.20.0.1', 'a', 0)).toEqual({ kind: 'ready', router: '10.20.0.1' });
+  });
+
+  it('under a profile that makes the same jobs, the runs held are its own: served at once, not after the jobs\' schedules (found by review)', async () => {
+    const { registry, run, advance } = setup();
+    await registry.discover('10.20.0.1', 'a', 0);
+    run('10.20.0.1');
+    advance(61_000);
+    expect(registry.sweep()).toBe(1);
+    expect(await registry.discover('10.20.0.1', 'c', 0)).toEqual({ kind: 'ready', router: '10.20.0.1' });
   });
 });
