@@ -13,15 +13,30 @@ const KEEP_ALIVE_MARGIN_MS = 10_000;
 const KEEP_ALIVE_MAX_MS = 300_000;
 
 /**
+ * The schedules the router's runs keep: each collector switched on, pings and bandwidth tests by their targets'
+ * own schedules (switched on with no target, they run nothing: a reload changing schedules.ping on such a router
+ * made it a new client, and every job of it ran again at once).
+ */
+function runSchedules(router: RouterConfig): string[] {
+  const schedules: string[] = [];
+  for (const [name, on] of Object.entries(router.collectors) as [CollectorName, boolean][]) {
+    if (!on) continue;
+    if (name === 'ping') schedules.push(...router.ping.map((target) => target.schedule));
+    else if (name === 'bandwidth_test') schedules.push(...router.bandwidthTest.map((test) => test.schedule));
+    else schedules.push(router.schedules[name]);
+  }
+  return schedules;
+}
+
+/**
  * How long to keep an idle connection: just past the router's shortest schedule, so every cycle finds the one
  * it left (a router that announces a shorter keep-alive still closes it first; the reconnect then resumes).
  */
 export function keepAliveMsFor(router: RouterConfig): number {
   let shortest: number | undefined;
-  for (const [name, on] of Object.entries(router.collectors) as [CollectorName, boolean][]) {
-    if (!on) continue;
+  for (const schedule of runSchedules(router)) {
     try {
-      const seconds = cronIntervalSeconds(router.schedules[name]);
+      const seconds = cronIntervalSeconds(schedule);
       if (shortest === undefined || seconds < shortest) shortest = seconds;
     } catch {
       // Schedules are validated at load; an unreadable one sets no policy.
@@ -49,31 +64,32 @@ export function connectionSettings(router: RouterConfig): unknown[] {
   ];
 }
 
-/**
- * The connection settings and the keep-alive the schedules call for: a reload that moved the shortest schedule past
- * the kept keep-alive (every 15 s to every 2 min) kept the client with its 30 s, so every cycle reconnected (a
- * login line in the router's log) where a restart would not have. A new client for that is one reconnect.
- */
 function connectionKey(router: RouterConfig): string {
   // A digest, so the key never holds the password itself.
-  return createHash('sha256').update(JSON.stringify([...connectionSettings(router), keepAliveMsFor(router)])).digest('hex');
+  return createHash('sha256').update(JSON.stringify(connectionSettings(router))).digest('hex');
 }
 
 export class ClientPool {
-  #clients = new Map<string, { key: string; client: RouterOsClient }>();
+  #clients = new Map<string, { key: string; keepAliveMs: number; client: RouterOsClient }>();
 
+  /**
+   * The router's client, kept while its connection settings stay and its keep-alive is long enough for its
+   * schedules: a reload that moved the shortest schedule past it (every 15 s to every 2 min) kept the client with
+   * its 30 s, and every cycle found its connection closed (a reconnect, a login line in the router's log), where a
+   * restart would not have. A new client for that is one reconnect; a keep-alive longer than needed is kept.
+   */
   clientFor(router: RouterConfig): RouterOsClient {
     const key = connectionKey(router);
+    const keepAliveMs = keepAliveMsFor(router);
     const existing = this.#clients.get(router.name);
-    if (existing !== undefined && existing.key === key) return existing.client;
+    if (existing !== undefined && existing.key === key && existing.keepAliveMs >= keepAliveMs) return existing.client;
     if (existing !== undefined) void existing.client.close();
     const client = new RouterOsClient({
       url: router.url,
       username: router.username,
       password: router.password,
       timeoutMs: router.timeoutSeconds * 1000,
-      // Part of the key: a reload that changes schedules and not this keeps the client and its connections.
-      keepAliveMs: keepAliveMsFor(router),
+      keepAliveMs,
       closeIdle: router.idleConnection === 'close',
       tls: {
         ...(router.tls.ca === undefined ? {} : { ca: router.tls.ca }),
@@ -81,7 +97,7 @@ export class ClientPool {
         insecureSkipVerify: router.tls.insecureSkipVerify,
       },
     });
-    this.#clients.set(router.name, { key, client });
+    this.#clients.set(router.name, { key, keepAliveMs, client });
     return client;
   }
 

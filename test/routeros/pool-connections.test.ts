@@ -179,8 +179,18 @@ describe('keep-alive policy', () => {
       const second = pool.clientFor(at('0 */2 * * * *'));
       expect(second).not.toBe(first);
       expect(pool.clientFor(at('0 */2 * * * *'))).toBe(second);
+      // Back to every 15 s: the 130 s it keeps is longer than needed, which costs nothing a new client would save.
+      expect(pool.clientFor(at('*/15 * * * * *'))).toBe(second);
     } finally {
       await pool.closeAll();
     }
+  });
+
+  it('counts the runs a router has: ping and bandwidth tests switched on without a target run nothing (found by review)', () => {
+    const router = (pingSchedule: string) => testRouter({ collectors: { ...SYSTEM_AND_WIREGUARD, ping: true, bandwidth_test: true }, schedules: { system: '0 * * * * *', wireguard: '0 * * * * *', ping: pingSchedule } });
+    expect(keepAliveMsFor(router('*/5 * * * * *'))).toBe(70_000);
+    expect(keepAliveMsFor(router('*/20 * * * * *'))).toBe(70_000);
+    const withTarget = testRouter({ collectors: { ...SYSTEM_AND_WIREGUARD, ping: true }, schedules: { system: '0 * * * * *', wireguard: '0 * * * * *' }, ping: [{ target: '10.0.0.1', schedule: '*/30 * * * * *' }] });
+    expect(keepAliveMsFor(withTarget)).toBe(40_000);
   });
 });
