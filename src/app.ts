@@ -22,7 +22,7 @@ import { createRouter } from './server/router.js';
 import type { ReloadResult } from './server/endpoints.js';
 import { parseListen } from './server/listen.js';
 import { sdGroupsOf } from './server/sd-groups.js';
-import { watchVerdicts } from './health/watch.js';
+import { watchVerdicts, type VerdictWatch } from './health/watch.js';
 import { DiscoveryRegistry } from './discovery/registry.js';
 
 export interface AppDeps {
@@ -105,9 +105,12 @@ export function createApp(initial: Config, deps: AppDeps): App {
     // Discovered runs yield the cap on runs in flight to configured ones (src/scheduler/semaphore.ts).
     scheduler.load(polled, new Set(discovered.map((router) => router.name)));
     clients.retain(new Set(polled.routers.map((router) => router.name)));
+    verdictWatch?.reconfigured();
   };
   /** The config with the discovered routers beside the configured ones: what /health and the verdict log judge. */
   let polled = initial;
+  /** Made once the first config is applied (below); told of every load after. */
+  let verdictWatch: VerdictWatch | undefined = undefined;
   let sweeping: NodeJS.Timeout | undefined;
 
   /** Same address, however written (`:9731` is `0.0.0.0:9731`). */
@@ -162,7 +165,7 @@ export function createApp(initial: Config, deps: AppDeps): App {
   apply(initial);
   self.reloaded(true, now());
   // One log line per verdict change (peer stale since T, recovered, interface down, router down).
-  const verdictWatch = watchVerdicts({ store, config: () => polled, logger: deps.logger, now });
+  verdictWatch = watchVerdicts({ store, config: () => polled, logger: deps.logger, now });
 
   /** Set by stop(): no reload applies after it. */
   let stopped = false;

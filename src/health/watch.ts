@@ -46,6 +46,12 @@ interface Landed {
 }
 
 export interface VerdictWatch {
+  /**
+   * The config was replaced (a reload, a discovered target made or forgotten): the states of routers it no longer
+   * has are dropped now, not when another run happens to land (with none landing in between, a router removed
+   * and added back came back with its old states).
+   */
+  reconfigured(): void;
   /** Stops watching; a run still being judged logs nothing. */
   stop(): void;
   /** Resolves once every run recorded so far is judged and its changes logged. */
@@ -202,6 +208,8 @@ export function watchVerdicts(deps: WatchDeps): VerdictWatch {
   });
 
   return {
+    // Looking a name up indexes the new config and drops the routers it no longer has.
+    reconfigured: () => void routerNamed(''),
     stop: () => {
       stopped.abort();
       unsubscribe();
