@@ -71,15 +71,45 @@ export class FileTooLargeError extends Error {
 export class NotUtf8Error extends Error {
   readonly code = 'ENOTUTF8';
   readonly reason = 'it is not UTF-8 text (save it as UTF-8; a PEM certificate is ASCII)';
+  /** Where the first byte that is not UTF-8 is: 1-based line, and column in bytes (for the config file itself). */
+  readonly line: number;
+  readonly column: number;
 
-  constructor(path: string) {
+  constructor(path: string, bytes: Uint8Array) {
     super(`${JSON.stringify(path)}: it is not UTF-8 text`);
+    const at = firstNonUtf8(bytes);
+    const lineStart = bytes.lastIndexOf(0x0a, at - 1) + 1;
+    let line = 1;
+    for (let i = 0; i < lineStart; i++) if (bytes[i] === 0x0a) line++;
+    this.line = line;
+    this.column = at - lineStart + 1;
   }
+}
+
+/**
+ * The offset of the first byte where `bytes` stops being UTF-8 (RFC 3629: no overlong forms, no surrogates,
+ * nothing past U+10FFFF, no sequence cut short), or -1 when all of it is.
+ */
+export function firstNonUtf8(bytes: Uint8Array): number {
+  for (let i = 0; i < bytes.length; ) {
+    const lead = bytes[i] as number;
+    if (lead < 0x80) {
+      i++;
+      continue;
+    }
+    const follow = lead >= 0xc2 && lead <= 0xdf ? 1 : lead >= 0xe0 && lead <= 0xef ? 2 : lead >= 0xf0 && lead <= 0xf4 ? 3 : 0;
+    if (follow === 0 || i + follow >= bytes.length) return i;
+    for (let k = 1; k <= follow; k++) if (((bytes[i + k] as number) & 0xc0) !== 0x80) return i;
+    const second = bytes[i + 1] as number;
+    if ((lead === 0xe0 && second < 0xa0) || (lead === 0xed && second > 0x9f) || (lead === 0xf0 && second < 0x90) || (lead === 0xf4 && second > 0x8f)) return i;
+    i += follow + 1;
+  }
+  return -1;
 }
 
 /** The bytes as text, refusing what is not UTF-8 (NotUtf8Error). */
 function utf8Text(path: string, bytes: Buffer): string {
-  if (!isUtf8(bytes)) throw new NotUtf8Error(path);
+  if (!isUtf8(bytes)) throw new NotUtf8Error(path, bytes);
   return bytes.toString('utf8');
 }
 

@@ -14,7 +14,12 @@ export async function loadConfigFile(path: string, env: NodeJS.ProcessEnv = proc
     // A FIFO or device named as the config would hang the start, every reload and so the shutdown.
     text = await readRegularFile(path);
   } catch (error) {
-    const reason = error instanceof NotRegularFileError || error instanceof FileTooLargeError || error instanceof NotUtf8Error ? `: ${error.reason}` : ` (${(error as NodeJS.ErrnoException | undefined)?.code ?? 'unreadable'})`;
+    if (error instanceof NotUtf8Error) {
+      // Where, so an editor can go there: a stray Latin-1 byte in a comment is the usual case.
+      const message = `line ${error.line}, column ${error.column}: the config file is not UTF-8 text from here on (save it as UTF-8)`;
+      throw new ConfigError(path, [{ path: '', message, line: error.line, column: error.column }]);
+    }
+    const reason = error instanceof NotRegularFileError || error instanceof FileTooLargeError ? `: ${error.reason}` : ` (${(error as NodeJS.ErrnoException | undefined)?.code ?? 'unreadable'})`;
     throw new ConfigError(path, [{ path: '', message: `cannot read the config file${reason}` }]);
   }
   return configFromText(text, { source: path, baseDir: dirname(resolve(path)), env });

@@ -8,7 +8,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { checkConfigFile } from '../../src/config/index.js';
-import { readRegularFile, readRegularFileSync } from '../../src/config/files.js';
+import { firstNonUtf8, readRegularFile, readRegularFileSync } from '../../src/config/files.js';
+import { isUtf8 } from 'node:buffer';
+import fc from 'fast-check';
 import { loadWebConfig } from '../../src/server/web-config.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'routeros-special-'));
@@ -75,10 +77,34 @@ describe('files that are not UTF-8 text', () => {
     ]);
   });
 
-  it('the config file itself, too', async () => {
+  it('the config file itself, too, with the line and column of the first byte that is not (found by review)', async () => {
     const file = join(dir, 'latin1.yml');
+    writeFileSync(file, Buffer.from('# Z\xfcrich office\nrouters:\n  - name: caf\xe9\n', 'latin1'));
+    expect(await checkConfigFile(file, {})).toEqual([
+      { path: '', message: 'line 1, column 4: the config file is not UTF-8 text from here on (save it as UTF-8)', line: 1, column: 4 },
+    ]);
     writeFileSync(file, Buffer.from('routers:\n  - name: caf\xe9\n', 'latin1'));
-    expect(await checkConfigFile(file, {})).toEqual([{ path: '', message: `cannot read the config file: ${NOT_UTF8}` }]);
+    expect(await checkConfigFile(file, {})).toMatchObject([{ line: 2, column: 14 }]);
+  });
+
+  it('property: the first byte that is not UTF-8 is where a strict decoder stops, and none is found in UTF-8', () => {
+    const bytes = fc.oneof(
+      fc.uint8Array({ maxLength: 40 }),
+      fc.string({ unit: 'grapheme', maxLength: 20 }).map((text) => new Uint8Array(Buffer.from(text))),
+      fc.tuple(fc.string({ unit: 'grapheme', maxLength: 10 }), fc.uint8Array({ minLength: 1, maxLength: 4 })).map(([text, tail]) => new Uint8Array([...Buffer.from(text), ...tail])),
+    );
+    fc.assert(
+      fc.property(bytes, (input) => {
+        const at = firstNonUtf8(input);
+        expect(at === -1).toBe(isUtf8(input));
+        if (at >= 0) {
+          expect(isUtf8(input.subarray(0, at))).toBe(true);
+          // No longer prefix is UTF-8 up to a character's end: the byte at `at` starts no complete character.
+          for (let end = at + 1; end <= Math.min(input.length, at + 4); end++) expect(isUtf8(input.subarray(0, end))).toBe(false);
+        }
+      }),
+      { numRuns: 2_000 },
+    );
   });
 
   it('UTF-8 text reads as itself, a byte-order mark and all', async () => {
