@@ -1,4 +1,4 @@
-import { isAlias, isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, type Document, type ErrorCode } from 'yaml';
+import { isAlias, isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, type Document, type ErrorCode, type Pair } from 'yaml';
 import { joinPath } from './problems.js';
 import type { ConfigProblem } from './types.js';
 
@@ -200,17 +200,52 @@ function checkAliases(doc: Document, lines: LineCounter): ConfigProblem[] {
   const anchors = new Map<string, unknown>();
   // Collections being walked: the ancestors of the current node.
   const open = new Set<unknown>();
-  const stack: { node: unknown; path: string; leave?: true }[] = [{ node: doc.contents, path: '' }];
+  // A pair is checked between its key and its value, in document order: an anchor set on an earlier key or value
+  // of the same mapping is known by then (`{&k a: 1, *k : 2}` is `a` twice; checked all at once, before any of
+  // them was walked, it loaded as `{a: 2}`).
+  type Frame =
+    | { kind: 'node'; node: unknown; path: string }
+    | { kind: 'leave'; node: unknown }
+    | { kind: 'pair'; pair: Pair; path: string; at: string; written: Map<string, string> };
+  const stack: Frame[] = [{ kind: 'node', node: doc.contents, path: '' }];
   const report = (node: { range?: [number, number, number] | null }, path: string, reason: string): void => {
     const { line, col } = lines.linePos(node.range?.[0] ?? 0);
     problems.push({ path, message: `line ${line}, column ${col}: ${reason}`, line, column: col });
   };
+  const checkPair = ({ pair, path, at, written }: Extract<Frame, { kind: 'pair' }>): void => {
+    const keyNode = pair.key as { range?: [number, number, number] };
+    const key = isAlias(pair.key) ? anchors.get(pair.key.source) : pair.key;
+    // Keys as toJS will write them: `1` and `"1"` are two keys to YAML and one to the config, where the second
+    // replaced the first without a word.
+    const asWritten = writtenKey(key);
+    if (asWritten !== undefined) {
+      const spelt = spelling(key);
+      const first = written.get(asWritten);
+      if (first !== undefined) {
+        const alike = first === spelt ? '' : ' (keys written differently that read alike, such as 1 and "1" or ~ and "", are one key)';
+        report(keyNode, path, `map keys must be unique: this key is already set in the same mapping${alike}`);
+      } else {
+        written.set(asWritten, spelt);
+      }
+    }
+    // A merge key takes mappings: toJS threw for `<<: 5`, `<<: [1, 2]` or `<<: ~`, and the file got one message
+    // without a path or a line.
+    if (isScalar(pair.key) && typeof pair.key.value === 'symbol' && !mergesMappings(pair.value, anchors)) {
+      report(keyNode, path, 'a merge key (<<) takes a mapping, an alias of one (*name), or a list of them');
+    }
+    // toJS would turn a list or mapping key into text and warn with that text; no config key is one.
+    if (isMap(key) || isSeq(key)) report(keyNode, at, 'a key must be plain text, not a list or mapping');
+  };
   for (let frame = stack.pop(); frame !== undefined; frame = stack.pop()) {
-    const { node, path } = frame;
-    if (frame.leave === true) {
-      open.delete(node);
+    if (frame.kind === 'leave') {
+      open.delete(frame.node);
       continue;
     }
+    if (frame.kind === 'pair') {
+      checkPair(frame);
+      continue;
+    }
+    const { node, path } = frame;
     if (isAlias(node)) {
       const target = anchors.get(node.source);
       if (target === undefined) {
@@ -225,36 +260,24 @@ function checkAliases(doc: Document, lines: LineCounter): ConfigProblem[] {
     }
     if (!isMap(node) && !isSeq(node)) continue;
     open.add(node);
-    const children: { node: unknown; path: string }[] = [];
-    // Keys as toJS will write them: `1` and `"1"` are two keys to YAML (uniqueKeys compares typed values) and one
-    // to the config, where the second replaced the first without a word.
-    const written = new Set<string>();
-    node.items.forEach((item: unknown, i: number) => {
+    stack.push({ kind: 'leave', node });
+    const written = new Map<string, string>();
+    // In reverse, one by one (spread into push(), a list of 130,000 items overflowed the call stack): the stack
+    // hands them back in document order.
+    for (let i = node.items.length - 1; i >= 0; i--) {
+      const item: unknown = node.items[i];
       if (isPair(item)) {
         const at = joinPath(path, keyName(item.key));
-        const asWritten = writtenKey(isAlias(item.key) ? anchors.get(item.key.source) : item.key);
-        if (asWritten !== undefined) {
-          if (written.has(asWritten)) {
-            report(item.key as { range?: [number, number, number] }, path, 'map keys must be unique: this key is already set in the same mapping (a number and a quoted text spelt alike are one key)');
-          }
-          written.add(asWritten);
-        }
-        // A merge key takes mappings: toJS threw for `<<: 5`, `<<: [1, 2]` or `<<: ~`, and the file got one
-        // message without a path or a line.
-        if (isScalar(item.key) && typeof item.key.value === 'symbol' && !mergesMappings(item.value, anchors)) {
-          report(item.key as { range?: [number, number, number] }, path, 'a merge key (<<) takes a mapping, an alias of one (*name), or a list of them');
-        }
-        // toJS would turn a list or mapping key into text and warn with that text; no config key is one.
-        const key = isAlias(item.key) ? anchors.get(item.key.source) : item.key;
-        if (isMap(key) || isSeq(key)) report(item.key as { range?: [number, number, number] }, at, 'a key must be plain text, not a list or mapping');
-        children.push({ node: item.key, path: at }, { node: item.value, path: at });
+        stack.push({ kind: 'node', node: item.value, path: at }, { kind: 'pair', pair: item, path, at, written }, { kind: 'node', node: item.key, path: at });
       } else {
-        children.push({ node: item, path: joinPath(path, i) });
+        stack.push({ kind: 'node', node: item, path: joinPath(path, i) });
       }
-    });
-    // One by one: spread into push(), a list of 130,000 items overflowed the call stack.
-    stack.push({ node, path, leave: true });
-    for (let i = children.length - 1; i >= 0; i--) stack.push(children[i] as { node: unknown; path: string });
+    }
   }
   return problems;
+}
+
+/** How a scalar key was given, to tell `1` and `"1"` apart in a message: its type and its text. */
+function spelling(key: unknown): string {
+  return isScalar(key) ? `${typeof key.value}:${String(key.value)}` : '';
 }

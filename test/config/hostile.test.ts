@@ -324,6 +324,30 @@ describe('files the YAML parser reads and the loader walked into the ground', ()
   });
 });
 
+describe('anchors set earlier in the same mapping', () => {
+  it.each([
+    ['an alias key naming an earlier key', '{ &k site: a, *k : b }'],
+    ['an alias key naming a key re-anchored since', '{ &k rack: a, &k site: b, *k : c }'],
+  ])('%s is a duplicate, refused (it loaded, the later value silently winning: found by review)', (_, labels) => {
+    expect(problemsOf(`routers:\n  - ${ROUTER}, password: p, labels: ${labels} }\n`)).toEqual([
+      { path: 'routers[0].labels', message: expect.stringContaining('map keys must be unique') as string, line: 2, column: expect.any(Number) as number },
+    ]);
+  });
+
+  it('a merge key given an alias of an earlier scalar value in its own mapping is refused at its path', () => {
+    expect(problemsOf(`routers:\n  - { name: r1, url: &x "https://192.0.2.1", <<: *x, username: admin, password: p }\n`)).toEqual([
+      { path: 'routers[0]', message: expect.stringContaining('a merge key (<<) takes a mapping') as string, line: 2, column: expect.any(Number) as number },
+    ]);
+  });
+
+  it('a duplicate spelt the same way is said plainly; one spelt otherwise says why it is one', () => {
+    const [plain] = problemsOf(`routers:\n  - ${ROUTER}, password: p, labels: { site: a, site: b } }\n`);
+    expect(plain?.message).toMatch(/map keys must be unique: this key is already set in the same mapping$/);
+    const [alike] = problemsOf(`routers:\n  - ${ROUTER}, password: p, labels: { 1: a, "1": b } }\n`);
+    expect(alike?.message).toContain('such as 1 and "1"');
+  });
+});
+
 describe('merge keys given what is not a mapping', () => {
   const file = (value: string): string =>
     `defaults: &block { username: admin, health: { exclude_peers: &list [a] } }\nrouters:\n  - <<: ${value}\n    name: r1\n    url: https://192.0.2.1\n    password: p\n`;
