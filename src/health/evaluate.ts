@@ -225,13 +225,11 @@ function* evaluateInterfaces(wireguard: WireguardData | undefined, setup: Wiregu
       byName.set(entry.name, entry);
     }
     if (entry.disabled) continue;
-    // Details and fixes name the router's interfaces and addresses: redacted as names are (a fix keeps its lines).
-    entry.setup = audit.checks.map((check) => ({
-      ...check,
-      ...(check.detail === undefined ? {} : { detail: redactSecretsDistinct(check.detail) }),
-      ...(check.fix === undefined ? {} : { fix: redactSecretsDistinct(check.fix) }),
-    }));
-    for (const check of audit.checks) {
+    // Details and fixes name the router's interfaces and addresses: redacted as names are (a fix keeps its lines),
+    // and bounded (an interface named with a million characters made 3 MB of /health per interface).
+    const checks = audit.checks.map(boundedCheck);
+    entry.setup = checks;
+    for (const check of checks) {
       if (check.ok) continue;
       if (entry.status === 'ok') entry.status = 'degraded';
       const fix = check.fix === undefined ? '' : ` Fix: ${check.fix.replaceAll('\n', ' ; ')}`;
@@ -253,6 +251,21 @@ function* firstByName<T extends { name: string }>(entries: readonly T[]): Steps<
     if (!byName.has(entry.name)) byName.set(entry.name, entry);
   }
   return byName;
+}
+
+/** A set-up check's detail, at most this many characters (one line). */
+const SETUP_DETAIL_LIMIT = 1_024;
+/** A fix longer than this is left out rather than cut: a command cut short must not be pasted into a console. */
+const SETUP_FIX_LIMIT = 4_096;
+
+/** A set-up check as /health shows it: detail and fix redacted as names are, and bounded. */
+function boundedCheck<T extends { detail?: string | undefined; fix?: string | undefined }>(check: T): T {
+  const detail = check.detail === undefined ? undefined : namedLine(check.detail, SETUP_DETAIL_LIMIT);
+  const fix = check.fix === undefined ? undefined : redactSecretsDistinct(check.fix);
+  if (fix !== undefined && fix.length > SETUP_FIX_LIMIT) {
+    return { ...check, detail: `${detail ?? ''} (the fix is left out: it would be ${fix.length} characters long)`, fix: undefined };
+  }
+  return { ...check, ...(detail === undefined ? {} : { detail }), ...(fix === undefined ? {} : { fix }) };
 }
 
 /** Every stored peer judged at `now` (the one verdict, analysis/peer.ts), with a problem for each that is one. */
