@@ -124,9 +124,14 @@ export function* evaluateRouterSteps(
     const answered = failed?.reason !== undefined && !NO_ANSWER.has(failed.reason);
     const what = failed?.summary ?? `${answered ? 'answering with errors' : 'no answer'} ${since}`;
     add({ kind: 'router-down', status: 'critical', text: `down: ${what} (${failed?.reason ?? 'error'})`, brief: failed?.reason ?? 'down' });
-  } else {
-    const wireguard = parts.wireguard ? jobData(router, byJob, 'wireguard', add, 'tunnel and peer state unknown') : undefined;
-    const setup = parts.setup ? jobData(router, byJob, 'wireguard_setup', add, 'tunnel set-up not audited') : undefined;
+  }
+  if (snapshots.length > 0) {
+    // Down, a job whose last run succeeded still has its data in /metrics, and its alerts go by it (the system run
+    // failing while the wireguard read answered): judged here too. Its other jobs' failures say nothing the
+    // router's being down does not, and are not listed (a review found /health empty of peers /metrics paged on).
+    const jobAdd: AddProblem = up === false ? () => undefined : add;
+    const wireguard = parts.wireguard ? jobData(router, byJob, 'wireguard', jobAdd, 'tunnel and peer state unknown') : undefined;
+    const setup = parts.setup ? jobData(router, byJob, 'wireguard_setup', jobAdd, 'tunnel set-up not audited') : undefined;
     if (parts.wireguard || parts.setup) {
       const judged = yield* evaluateInterfaces(wireguard, setup, add);
       health.interfaces = judged.interfaces;
@@ -140,7 +145,7 @@ export function* evaluateRouterSteps(
       }
       health.peers = peers;
     }
-    if (parts.pings) health.pings = evaluatePings(router, byJob, add);
+    if (parts.pings) health.pings = evaluatePings(router, byJob, add, up !== false);
     seen.wireguard = wireguard !== undefined;
     seen.setup = setup !== undefined;
     seen.pings = parts.pings;
