@@ -284,14 +284,17 @@ function* judgePeers(
   const unjudged: Unjudged = { handshake: [], facts: [] };
   const peers: PeerJudgement[] = [];
   // The probes ran with the collection: what they proved then ages with it.
-  const probeAge = wireguard === undefined ? 0 : Math.max(0, (now - wireguard.collectedAt) / 1000);
+  const collectedAt = wireguard?.collectedAt ?? now;
+  const probeAge = Math.max(0, (now - collectedAt) / 1000);
   for (const [index, peer] of (wireguard?.peers ?? []).entries()) {
     if (stepEnds(index)) yield;
     // A stored time outside the era (kept from before range rules, or from a clock far ahead) cannot be judged.
     const outOfEra = peer.latestHandshake !== undefined && !inEra(peer.latestHandshake * 1000, now);
     const latestHandshake = outOfEra ? undefined : peer.latestHandshake;
     const unreadable = peer.handshakeUnreadable || outOfEra;
-    const age = latestHandshake === undefined ? undefined : handshakeAgeAt(now, latestHandshake);
+    // Never younger than at collection: a wall clock stepped back an hour made every down peer up, age 0, and
+    // check say OK until the next collection. (Stepped forward, ages grow too soon: a false alarm, not a false OK.)
+    const age = latestHandshake === undefined ? undefined : Math.max(handshakeAgeAt(now, latestHandshake), handshakeAgeAt(collectedAt, latestHandshake));
     const iface = interfaceNamed.get(labelText(peer.interface));
     const verdict = judgePeer(
       {

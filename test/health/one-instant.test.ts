@@ -55,4 +55,16 @@ describe('the collector and /health at the moment of a collection', () => {
       { numRuns: 500 },
     );
   });
+
+  it('a wall clock stepped back after the collection never makes a peer younger than it was read: down stays down (found by review)', () => {
+    const router = testRouter({});
+    const result = mapWireguard([WG_UP], [peerRecord('site', '10m', { 'persistent-keepalive': '25s' })], routerLabel('hq'), router.health, T0);
+    expect(stateSeries(sampleText(result.samples))).toBe('down');
+    const snapshot: JobSnapshot = { collector: 'wireguard', job: 'wireguard', ok: true, reason: undefined, finishedAt: T0, durationSeconds: 0.01, lastSuccessAt: T0, chunks: [], data: result.data };
+    for (const now of [T0 - 3_600_000, T0 - 1_000, T0 + 1_000]) {
+      const health = evaluateRouter(router, [systemOk(T0), snapshot], now, { wireguard: true, setup: false, pings: false }).health;
+      expect(health.peers[0]).toMatchObject({ state: 'down', healthy: false });
+      expect(health.peers[0]?.handshakeAgeSeconds).toBeGreaterThanOrEqual(600);
+    }
+  });
 });
