@@ -3,6 +3,7 @@
  * `check-config` prints them, with the path, so a user learns of them before deploying.
  */
 import { joinPath } from './problems.js';
+import { runSchedules } from './runs.js';
 import type { Config, ConfigProblem, ProfileConfig, RouterConfig } from './types.js';
 import { MIN_SECRET_LENGTH } from '../util/redact.js';
 
@@ -12,6 +13,9 @@ export const SKIP_VERIFY_WARNING = 'TLS certificate verification is OFF for this
 export const SHORT_PASSWORD_WARNING = `the password is shorter than ${MIN_SECRET_LENGTH} characters: too short to tell from ordinary text, it is not redacted from logs, errors and labels (its Basic encoding is); use a longer one`;
 export const NAME_PASSWORD_WARNING =
   'the password is also a name (the router\'s or the user\'s, or one RouterOS gives its own objects): it is redacted wherever that name shows in logs and labels, which tells it; use one that is no name';
+
+export const NO_RUNS_WARNING =
+  'no collector runs for this router (every one off, or ping and bandwidth_test on without a target): it is never collected, and /health and check say "not collected yet" for good';
 
 /**
  * Names every router's data and logs hold: the router's and the user's, and what RouterOS calls its own objects by
@@ -38,6 +42,7 @@ export function routerWarnings(router: RouterConfig, path: string): ConfigProble
     warnings.push({ path, message: SKIP_VERIFY_WARNING });
   }
   warnings.push(...passwordWarnings(router, path));
+  if (runSchedules(router).length === 0) warnings.push({ path: joinPath(path, 'collectors'), message: NO_RUNS_WARNING });
   return warnings;
 }
 

@@ -146,7 +146,8 @@ function detailLines({ health, problems }: RouterEvaluation): string[] {
     const status = worst(hidden.map((problem) => problem.status));
     lines.push(`[${STATE_OF[status]}] ${health.name}: and ${counted(hidden.length, 'more problem')} (/health?router= lists them all)`);
   }
-  const state = health.up === false ? 'down' : 'up';
+  // Not known before any run has said (null): never 'up' for a router nothing was collected from.
+  const state = health.up === false ? 'down' : health.up === true ? 'up' : 'not known yet';
   const enabled = health.interfaces.filter((iface) => !iface.disabled).length;
   const judged = health.peers.filter((peer) => peer.judged).length;
   lines.push(

@@ -3,30 +3,15 @@
  * so keep-alive connections survive a reload (each new connection is a login line in the router's log).
  */
 import { createHash } from 'node:crypto';
-import type { CollectorName, RouterConfig } from '../config/types.js';
+import type { RouterConfig } from '../config/types.js';
 import { cronIntervalSeconds } from '../config/cron.js';
+import { runSchedules } from '../config/runs.js';
 import { DEFAULT_KEEP_ALIVE_MS, RouterOsClient } from './client.js';
 
 /** Room past the shortest schedule: run times and jitter move a cycle's first request by a few seconds. */
 const KEEP_ALIVE_MARGIN_MS = 10_000;
 /** Past this an idle connection costs the router more than the rare reconnect (which resumes) costs us. */
 const KEEP_ALIVE_MAX_MS = 300_000;
-
-/**
- * The schedules the router's runs keep: each collector switched on, pings and bandwidth tests by their targets'
- * own schedules (switched on with no target, they run nothing: a reload changing schedules.ping on such a router
- * made it a new client, and every job of it ran again at once).
- */
-function runSchedules(router: RouterConfig): string[] {
-  const schedules: string[] = [];
-  for (const [name, on] of Object.entries(router.collectors) as [CollectorName, boolean][]) {
-    if (!on) continue;
-    if (name === 'ping') schedules.push(...router.ping.map((target) => target.schedule));
-    else if (name === 'bandwidth_test') schedules.push(...router.bandwidthTest.map((test) => test.schedule));
-    else schedules.push(router.schedules[name]);
-  }
-  return schedules;
-}
 
 /**
  * How long to keep an idle connection: just past the router's shortest schedule, so every cycle finds the one

@@ -1,7 +1,7 @@
 /** check-config prints the warnings the daemon logs: the same sentences, for the same routers. */
 import { describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app.js';
-import { NAME_PASSWORD_WARNING, SHORT_PASSWORD_WARNING, configWarnings } from '../../src/config/warnings.js';
+import { NAME_PASSWORD_WARNING, NO_RUNS_WARNING, SHORT_PASSWORD_WARNING, configWarnings } from '../../src/config/warnings.js';
 import { captureLogs } from '../helpers/log-capture.js';
 import { resolve } from './helpers.js';
 import type { ConfigProblem } from '../../src/config/types.js';
@@ -13,12 +13,15 @@ const config = resolve({
     { name: 'unchecked', url: 'https://192.0.2.2', tls: { insecure_skip_verify: true } },
     { name: 'plain-unchecked', url: 'http://192.0.2.3', tls: { insecure_skip_verify: true } },
     { name: 'fine', url: 'https://192.0.2.4' },
+    // Ping on without a target, everything else off: nothing runs (found by review: "not collected yet" for good).
+    { name: 'idle', url: 'https://192.0.2.5', collectors: { system: false, wireguard: false, interface: false, health: false, firmware: false, ping: true } },
   ],
 });
 
 describe('configWarnings', () => {
   it('names each router by its path, once per problem', () => {
-    expect(configWarnings(config).map((w) => w.path)).toEqual(['routers[0].url', 'routers[1]', 'routers[2].url']);
+    expect(configWarnings(config).map((w) => w.path)).toEqual(['routers[0].url', 'routers[1]', 'routers[2].url', 'routers[4].collectors']);
+    expect(configWarnings(config).at(-1)?.message).toBe(NO_RUNS_WARNING);
   });
 
   it('says exactly what the daemon logs at start', async () => {

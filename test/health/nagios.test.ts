@@ -54,6 +54,12 @@ describe('check output in the Nagios plugin convention', () => {
     expect(out.text).toContain("'plain_wg-branch_laptop_handshake_age'=10800s;;;0");
   });
 
+  it('a router nothing was collected from yet is "not known yet", never "up" (found by review)', () => {
+    const out = check([branch], { branch: [] });
+    expect(out.text).toContain('branch: not known yet, last success never');
+    expect(out.text).not.toContain('branch: up,');
+  });
+
   it('OK exits 0 and says what it looked at', () => {
     const out = check([hq], { hq: [systemOk(), wireguard(hq, [WG_UP], [peerRecord('branch-1', '1m')]), ping(hq, 0, 0)] });
     expect(out.code).toBe(0);
