@@ -351,7 +351,7 @@ function problemOf(peer: PeerJudgement['peer'], verdict: PeerVerdict, age: numbe
         : `down, ${ago} (due within ${bound}, ${why})`;
     add({ kind: 'peer-stale', status: 'critical', subject, text, brief: ago });
   } else if (verdict.reason === 'probe_failed' && !verdict.healthy) {
-    add({ kind: 'peer-stale', status: 'critical', subject, text: 'handshake fresh but a ping through the tunnel got no reply: check allowed-address and routes', brief: 'probe failing' });
+    add({ kind: 'peer-blocked', status: 'critical', subject, text: 'handshake fresh but a ping through the tunnel got no reply: check allowed-address and routes', brief: 'probe failing' });
   } else if (verdict.reason === 'probe_partial') {
     const lost = `probe lost ${Math.round((peer.probeLossRatio ?? 0) * 100)} % through the tunnel`;
     add({ kind: 'peer-probe-loss', status: 'degraded', subject, text: `up, but ${lost}`, brief: lost });

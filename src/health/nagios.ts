@@ -11,7 +11,7 @@ import type { RouterConfig } from '../config/types.js';
 import { stripControls, wholePairs } from '../util/text.js';
 import { counted } from './format.js';
 import type { Evaluated } from './report.js';
-import { worst, type RouterEvaluation, type Status } from './types.js';
+import { worst, type PeerHealth, type RouterEvaluation, type Status } from './types.js';
 
 export type NagiosState = 'OK' | 'WARNING' | 'CRITICAL' | 'UNKNOWN';
 export const EXIT_CODES: Readonly<Record<NagiosState, number>> = { OK: 0, WARNING: 1, CRITICAL: 2, UNKNOWN: 3 };
@@ -231,6 +231,17 @@ function urgency(age: number | null, bound: number | null): number {
   return bound === null || bound <= 0 ? 0 : age / bound;
 }
 
+/**
+ * Whether the tunnel probe, not the handshake's age against its bound, decided the peer's state: blocked (every
+ * ping lost with a fresh handshake), up with some pings lost, or up on an answered probe past its bound. Its age
+ * is still graphed, but the bound is no threshold of it: a blocked peer sat inside its thresholds while CRITICAL,
+ * and an answered one far past them while OK (found by review).
+ */
+function decidedByProbe(peer: PeerHealth): boolean {
+  if (peer.reason === 'probe_failed' || peer.reason === 'probe_partial') return true;
+  return peer.probe === 'ok' && peer.state === 'up' && peer.handshakeAgeSeconds !== null && peer.handshakeBoundSeconds !== null && peer.handshakeAgeSeconds > peer.handshakeBoundSeconds;
+}
+
 function perfdata(evaluations: readonly RouterEvaluation[], routers: readonly RouterConfig[]): PerfEntry[] {
   const entries: Entry[] = [];
   for (const { health } of evaluations) {
@@ -247,8 +258,9 @@ function perfdata(evaluations: readonly RouterEvaluation[], routers: readonly Ro
         parts: [health.name, peer.interface, name],
         distinct: peer.publicKey.slice(0, 8),
         measure: 'handshake_age',
-        data: `${value};;${peer.handshakeBoundSeconds ?? ''};0`,
-        rank: urgency(peer.handshakeAgeSeconds, peer.handshakeBoundSeconds),
+        data: `${value};;${decidedByProbe(peer) ? '' : (peer.handshakeBoundSeconds ?? '')};0`,
+        // What is wrong goes first when not all can go: an unhealthy peer before any healthy one.
+        rank: peer.healthy ? urgency(peer.handshakeAgeSeconds, peer.handshakeBoundSeconds) : Number.MAX_VALUE,
       });
     }
     for (const ping of health.pings) {

@@ -8,6 +8,7 @@ const GROUPS: readonly { kind: ProblemKind; singular: string; plural: string }[]
   { kind: 'interface-down', singular: 'interface not running', plural: 'interfaces not running' },
   { kind: 'peer-stale', singular: 'stale peer', plural: 'stale peers' },
   { kind: 'peer-never', singular: 'peer never connected', plural: 'peers never connected' },
+  { kind: 'peer-blocked', singular: 'tunnel passing no traffic', plural: 'tunnels passing no traffic' },
   { kind: 'ping-loss', singular: 'ping target losing packets', plural: 'ping targets losing packets' },
   { kind: 'peer-probe-loss', singular: 'tunnel losing probe pings', plural: 'tunnels losing probe pings' },
   { kind: 'ping-failed', singular: 'ping not answering', plural: 'pings not answering' },

@@ -106,6 +106,8 @@ export type ProblemKind =
   | 'interface-unjudged'
   | 'peer-stale'
   | 'peer-never'
+  /** A peer with a fresh handshake whose tunnel probe got no reply: keys match, traffic does not pass. */
+  | 'peer-blocked'
   /** Peers whose handshake could not be read: not judged, so the router is degraded. */
   | 'peer-unjudged'
   /** A peer up whose tunnel probe lost some of its pings: noted (degraded), not a page. */

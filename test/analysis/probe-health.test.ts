@@ -5,6 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { evaluateRouter } from '../../src/health/evaluate.js';
+import { evaluateRouters } from '../../src/health/report.js';
+import { formatCheck } from '../../src/health/nagios.js';
 import { mapWireguard } from '../../src/collectors/wireguard.js';
 import { probeKey, type ProbeResult } from '../../src/collectors/wireguard-probe.js';
 import { routerLabel } from '../../src/metrics/family.js';
@@ -60,5 +62,21 @@ describe('/health and the tunnel probe', () => {
     const later = evaluate(ok, T0 + 86_400_000).health;
     expect(later.peers.find((peer) => peer.name === 'site')).toMatchObject({ state: 'down', healthy: false, status: 'critical' });
     expect(later.status).toBe('critical');
+  });
+
+  it("check: a blocked tunnel is said as one, not as a stale peer, and a probe-decided peer's bound is no threshold of its age (found by review)", () => {
+    const peers = [peerRecord('site', '30s'), peerRecord('woken', '20m')];
+    const probes = new Map([
+      [probeKey('wg-branch', 'site-key-0000000000000000000000000000000='), { outcome: 'failed', lossRatio: 1 } as ProbeResult],
+      [probeKey('wg-branch', 'woken-key-0000000000000000000000000000000='), { outcome: 'ok', lossRatio: 0, rttSeconds: 0.01 } as ProbeResult],
+    ]);
+    const data = mapWireguard([WG_UP], peers, routerLabel('hq'), router.health, T0, new Map(), probes).data;
+    const snapshot: JobSnapshot = { collector: 'wireguard', job: 'wireguard', ok: true, reason: undefined, finishedAt: T0, durationSeconds: 0.01, lastSuccessAt: T0, chunks: [], data };
+    const out = formatCheck(evaluateRouters([router], { snapshots: () => [systemOk(), snapshot] }, T0 + 1_000), [router]);
+    const [first] = out.text.split('\n');
+    expect(first).toMatch(/^ROUTEROS CRITICAL - 1 tunnel passing no traffic: .*site \(probe failing\)/);
+    expect(first).not.toContain('stale');
+    expect(out.text).toMatch(/'[^']*site_handshake_age'=31s;;;0/);
+    expect(out.text).toMatch(/'[^']*woken_handshake_age'=1201s;;;0/);
   });
 });
