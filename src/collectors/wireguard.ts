@@ -55,6 +55,9 @@ export const PEER_PROPLIST = [
   'last-handshake',
   'persistent-keepalive',
   'disabled',
+  // Whether this side only answers (7.17+; `is-responder` on 7.15–7.16): a keepalive then keeps nothing alive.
+  'responder',
+  'is-responder',
 ] as const;
 
 export interface WireguardInterface {
@@ -91,6 +94,8 @@ export interface WireguardPeer {
   keepaliveSeconds: number;
   /** endpoint-address configured: this side can initiate. */
   hasEndpoint: boolean;
+  /** `responder` (7.17+, `is-responder` 7.15–7.16): this side never initiates a handshake. */
+  responder: boolean;
   /** rx / tx grew since the previous collection (false on the first). */
   rxMoved: boolean;
   txMoved: boolean;
@@ -295,19 +300,23 @@ export function* mapWireguardSteps(
     const latestHandshake = counters.stableHandshake(age === undefined ? undefined : Math.round(nowSeconds - age));
     const readKeepalive = peerRead.value('keepalive', record, 'persistent-keepalive');
     const keepaliveSeconds = readKeepalive ?? 0;
+    const responderField = given(record, 'responder') ? 'responder' : 'is-responder';
+    const readResponder = peerRead.bool(record, responderField);
+    const responder = readResponder ?? false;
     // What the verdict rests on must have been read, not defaulted: "25 s" taken as no keepalive makes a down
     // peer idle. (Absent fields are RouterOS's defaults: enabled, no keepalive.)
     const factsUnreadable =
       twin ||
       (readDisabled === undefined && given(record, 'disabled')) ||
       (readKeepalive === undefined && given(record, 'persistent-keepalive')) ||
+      (readResponder === undefined && given(record, responderField) && keepaliveSeconds > 0) ||
       (unclearInterfaces.size > 0 && unclearInterfaces.has(escapeLabelValue(iface)));
     const hasEndpoint = (record['endpoint-address'] ?? '') !== '';
     // With probes given, an enabled peer they do not name was not selected: `off`.
     // (No key is built when nothing was probed: a fleet's default costs no string per peer.)
     const probed = probes === undefined || disabled || disabledInterfaces.has(iface) ? undefined : probes.size === 0 ? OFF : probes.get(probeKey(iface, publicKey)) ?? OFF;
     const probe = probed?.outcome;
-    const facts = { keepaliveSeconds, hasEndpoint, rxMoved, txMoved, ...(probe === undefined ? {} : { probe }) };
+    const facts = { keepaliveSeconds, hasEndpoint, responder, rxMoved, txMoved, ...(probe === undefined ? {} : { probe }) };
     const verdict = judgePeer(
       {
         name,
@@ -357,6 +366,7 @@ export function* mapWireguardSteps(
       factsUnreadable,
       keepaliveSeconds,
       hasEndpoint,
+      responder,
       rxMoved,
       txMoved,
       probe,

@@ -309,6 +309,7 @@ function* judgePeers(
         interfaceNotRunning: iface !== undefined && !iface.disabled && iface.running === false,
         keepaliveSeconds: peer.keepaliveSeconds,
         hasEndpoint: peer.hasEndpoint,
+        responder: peer.responder,
         rxMoved: peer.rxMoved,
         txMoved: peer.txMoved,
         ...(peer.probe === undefined ? {} : { probe: peer.probe, probeAgeSeconds: probeAge }),
