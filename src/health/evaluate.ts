@@ -2,7 +2,8 @@
  * Health verdicts, pure functions of a router's config, its latest job snapshots and the time of asking.
  * Handshake ages are computed from the stored latest-handshake timestamps at `now`, so a peer keeps ageing
  * between collections and goes stale on time. The rules (docs/health.md):
- * - a router that is down is critical (nothing else is judged: its data series are gone);
+ * - a router that is down is critical; of its other jobs, those whose last run answered are judged as that run
+ *   found them (their series are still in /metrics), the others and its pings are not;
  * - a router never collected yet, or one whose wireguard, wireguard_setup or ping job failed while the router
  *   answers, is degraded: "we cannot see" is not "fine", but is not an outage either;
  * - an enabled interface that is not running is critical; a failed set-up check is degraded;
@@ -135,7 +136,11 @@ export function* evaluateRouterSteps(
     if (parts.wireguard || parts.setup) {
       const judged = yield* evaluateInterfaces(wireguard, setup, add);
       health.interfaces = judged.interfaces;
-      if (parts.wireguard) judgements = yield* judgePeers(router, wireguard, judged.byName, now, add);
+      // A router that does not answer now is judged as its last read found it, as /metrics has it: by the clock
+      // alone its peers would go stale one by one while nothing can be known of them (a review found every peer
+      // of a router timing out logged and checked down, their healthy series still 1).
+      const judgedAt = up === false ? (wireguard?.collectedAt ?? now) : now;
+      if (parts.wireguard) judgements = yield* judgePeers(router, wireguard, judged.byName, judgedAt, add);
     }
     if (parts.wireguard && peerHealth) {
       const peers: PeerHealth[] = [];
@@ -145,10 +150,12 @@ export function* evaluateRouterSteps(
       }
       health.peers = peers;
     }
-    if (parts.pings) health.pings = evaluatePings(router, byJob, add, up !== false);
+    // Pings of a router that is down are not judged (as before): each its own job, their last states are kept
+    // for the verdict log until the router answers again.
+    if (parts.pings && up !== false) health.pings = evaluatePings(router, byJob, add);
     seen.wireguard = wireguard !== undefined;
     seen.setup = setup !== undefined;
-    seen.pings = parts.pings;
+    seen.pings = parts.pings && up !== false;
   }
 
   health.status = worst(problems.map((problem) => problem.status));

@@ -7,17 +7,12 @@ import type { PingHealth, Problem, Status } from './types.js';
 
 type AddProblem = (problem: Omit<Problem, 'subject'> & { subject?: string }) => void;
 
-/**
- * With `failuresSaid` false (the router is down, which says it), a ping that has not run or whose run failed is
- * left out; what a run that answered found is still shown and judged.
- */
-export function evaluatePings(router: RouterConfig, byJob: ReadonlyMap<string, JobSnapshot>, add: AddProblem, failuresSaid = true): PingHealth[] {
+export function evaluatePings(router: RouterConfig, byJob: ReadonlyMap<string, JobSnapshot>, add: AddProblem): PingHealth[] {
   if (!router.collectors.ping) return [];
   // The collector's own job definitions from the catalog, in config order, so job names never drift from what it records.
   const jobs = jobsOf('ping', router);
-  return router.ping.flatMap((target, i) => {
+  return router.ping.map((target, i) => {
     const snapshot = byJob.get(jobs[i]?.job ?? '');
-    if (!failuresSaid && snapshot?.ok !== true) return [];
     const subject = target.name === target.target ? `ping ${target.name}` : `ping ${target.name} to ${target.target}`;
     const health: PingHealth = {
       target: target.target,
