@@ -67,9 +67,9 @@ export interface LivenessInput {
   /** This collection's data-plane probe, when one ran. */
   probe?: ProbeOutcome;
   /**
-   * Seconds since the probe ran: 0 (or absent) when judged at collection, more when /health judges later. An
-   * answered probe proves a path then, and a session lives at most SENDING_BOUND_SECONDS past it unless a new
-   * handshake follows, which only the next collection can show.
+   * Seconds since the probe ran: 0 (or absent) for this collection's own, more for a result a run reused or when
+   * /health judges later. An answered probe is a session at its time, as good as a handshake then (it may have
+   * made one, after the handshake was read): the peer is judged by the younger of the two.
    */
   probeAgeSeconds?: number;
   /** The bound for `expect: always` peers without keepalive (health.handshake_stale_after). */
@@ -92,6 +92,17 @@ export interface Liveness {
  */
 export function handshakeAgeAt(nowMs: number, latestHandshake: number): number {
   return Math.max(0, Math.round(nowMs / 1000 - latestHandshake));
+}
+
+/**
+ * When the peer last had a session to our knowledge (Unix seconds): its latest handshake, or the time an answered
+ * probe ran if later. What a bound is counted from: expected-by in /metrics and /health, and when the verdict log
+ * looks again.
+ */
+export function sessionSeenAt(latestHandshake: number | undefined, probe: ProbeOutcome | undefined, probedAtMs: number | undefined): number | undefined {
+  if ((probe !== 'ok' && probe !== 'partial') || probedAtMs === undefined) return latestHandshake;
+  const probed = Math.floor(probedAtMs / 1000);
+  return latestHandshake === undefined ? probed : Math.max(latestHandshake, probed);
 }
 
 /** The bound for a keepalive peer: REJECT_AFTER_TIME + K + REKEY_TIMEOUT (210 s for K = 25 s). */
@@ -123,10 +134,14 @@ export function judgeLiveness(input: LivenessInput): Liveness {
   // A probe answered through the tunnel means a working path, whatever the handshake's age (the probe may just
   // have woken the peer; the handshake was read before it). Some pings lost is still a path: `partial` is up,
   // and noted in /health.
-  // Not past the life of the session it found: a peer answered once and dead since stayed up in /health for good,
-  // its handshake however old, and went stale by the clock alone never.
-  const probeCurrent = (input.probeAgeSeconds ?? 0) <= SENDING_BOUND_SECONDS;
-  if (probeCurrent && (input.probe === 'ok' || input.probe === 'partial')) return { state: 'up', expected, because, boundSeconds };
+  // An answered probe is a session at its time: judged from then by the same bounds as a handshake, so a peer that
+  // answered once and died since goes stale on time (it stayed up in /health for good), while one a probe keeps
+  // answering stays up through a collection interval longer than 185 s (a flat expiry made it flap every cycle).
+  if (input.probe === 'ok' || input.probe === 'partial') {
+    const seen = Math.min(input.handshakeAgeSeconds ?? Number.POSITIVE_INFINITY, input.probeAgeSeconds ?? 0);
+    if (boundSeconds !== undefined) return { state: seen > boundSeconds ? 'down' : 'up', expected, because, boundSeconds };
+    return { state: seen > SENDING_BOUND_SECONDS ? 'idle' : 'up', expected, because, boundSeconds };
+  }
   const age = input.handshakeAgeSeconds;
   if (age === undefined) return { state: 'never', expected, because, boundSeconds };
   if (input.probe === 'failed') {

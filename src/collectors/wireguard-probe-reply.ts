@@ -12,6 +12,8 @@ export interface ProbeResult {
   rttSeconds?: number;
   /** Lost pings over sent ones, 0..1; only when the probe ran and its reply told both counts. */
   lossRatio?: number;
+  /** Unix ms the probe ran, for a result a later run reuses (wireguard-probe.ts); absent: this run's own. */
+  at?: number;
 }
 
 /** `ok` all answered, `partial` some, `failed` none; a reply without readable totals is `error` (not judged). */

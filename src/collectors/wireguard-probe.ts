@@ -108,9 +108,10 @@ function remembered(memory: ProbeMemory | undefined, key: string): ProbeResult |
   if (memory === undefined || at === undefined || memory.now - at >= memory.minGapMs || memory.now < at) return undefined;
   const loss = memory.memory.get(LOSS + key) ?? NaN;
   const rtt = memory.memory.get(RTT + key) ?? NaN;
-  if (Number.isNaN(loss)) return { outcome: 'error' };
+  if (Number.isNaN(loss)) return { outcome: 'error', at };
   const outcome: ProbeOutcome = loss >= 1 ? 'failed' : loss > 0 ? 'partial' : 'ok';
-  return { outcome, lossRatio: loss, ...(Number.isNaN(rtt) ? {} : { rttSeconds: rtt }) };
+  // When it ran, not this run: what it proved ages from then (liveness.ts).
+  return { outcome, lossRatio: loss, ...(Number.isNaN(rtt) ? {} : { rttSeconds: rtt }), at };
 }
 
 /** Peers (or memory entries) handled between two places where a probe run's bookkeeping may pause. */

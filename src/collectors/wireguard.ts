@@ -11,7 +11,7 @@ import { escapeLabelValue, labelPair } from '../metrics/text.js';
 import { WIREGUARD, WIREGUARD_FAMILIES as F } from './wireguard.contract.js';
 import { judgePeer, peerLabel } from '../analysis/peer.js';
 import { FieldReader, given, problemsOf } from '../analysis/decoding.js';
-import { handshakeAgeAt, PROBE_SKIP_REASONS, type ProbeOutcome } from '../analysis/liveness.js';
+import { handshakeAgeAt, PROBE_SKIP_REASONS, sessionSeenAt, type ProbeOutcome } from '../analysis/liveness.js';
 import { cronIntervalSeconds } from '../config/cron.js';
 import {
   ADDRESS_PROPLIST,
@@ -104,6 +104,8 @@ export interface WireguardPeer {
    * undefined for disabled peers and when no probe settings apply.
    */
   probe: ProbeOutcome | undefined;
+  /** Unix ms the probe ran (this run, or the run whose result it reused); undefined when not probed. */
+  probedAt: number | undefined;
   /** The probe's average round trip (s) and loss (0..1), for probed peers only. */
   probeRttSeconds: number | undefined;
   probeLossRatio: number | undefined;
@@ -316,7 +318,10 @@ export function* mapWireguardSteps(
     // (No key is built when nothing was probed: a fleet's default costs no string per peer.)
     const probed = probes === undefined || disabled || disabledInterfaces.has(iface) ? undefined : probes.size === 0 ? OFF : probes.get(probeKey(iface, publicKey)) ?? OFF;
     const probe = probed?.outcome;
-    const facts = { keepaliveSeconds, hasEndpoint, responder, rxMoved, txMoved, ...(probe === undefined ? {} : { probe }) };
+    // When the probe ran: this run, or a run before whose result this one reused (wireguard-probe.ts).
+    const probedAt = probe === 'ok' || probe === 'partial' || probe === 'failed' ? (probed?.at ?? now) : undefined;
+    const probeAgeSeconds = probedAt === undefined ? 0 : Math.max(0, (now - probedAt) / 1000);
+    const facts = { keepaliveSeconds, hasEndpoint, responder, rxMoved, txMoved, ...(probe === undefined ? {} : { probe, probeAgeSeconds }) };
     const verdict = judgePeer(
       {
         name,
@@ -349,9 +354,8 @@ export function* mapWireguardSteps(
     }
     if (verdict.judged) samples.add(F.wgPeerHealthy, labels, verdict.healthy ? 1 : 0);
     samples.addExtended(F.wgPeerState, labels, [verdict.state], 1);
-    if (verdict.boundSeconds !== undefined && latestHandshake !== undefined) {
-      samples.add(F.wgPeerExpectedBy, labels, latestHandshake + verdict.boundSeconds);
-    }
+    const seenAt = sessionSeenAt(latestHandshake, probe, probedAt);
+    if (verdict.boundSeconds !== undefined && seenAt !== undefined) samples.add(F.wgPeerExpectedBy, labels, seenAt + verdict.boundSeconds);
     // Kept for every peer until the next run: one literal of fixed shape with every field, probe ones included
     // (undefined when not probed). Spreads, or a field added afterwards (`probe: 'off'` on most peers), put
     // fields in a second, out-of-object array per peer (~3–4 MB at 100 × 1,000).
@@ -370,6 +374,7 @@ export function* mapWireguardSteps(
       rxMoved,
       txMoved,
       probe,
+      probedAt,
       probeRttSeconds: probed?.rttSeconds,
       probeLossRatio: probed?.lossRatio,
     });

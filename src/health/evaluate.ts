@@ -20,7 +20,7 @@ import { redactSecretsDistinct } from '../util/redact.js';
 import { dataOf, jobsFor, type CollectorData } from '../collectors/catalog.js';
 import { runStateOf, upVerdict } from '../analysis/up.js';
 import { isUnreadable, judgePeer, type PeerVerdict } from '../analysis/peer.js';
-import { handshakeAgeAt } from '../analysis/liveness.js';
+import { handshakeAgeAt, sessionSeenAt } from '../analysis/liveness.js';
 import { counted, formatAge, inEra, isoOrNull, peerDisplayName } from './format.js';
 import { namedLine, ROUTER_TEXT_LIMIT } from '../util/text.js';
 import { evaluatePings } from './pings.js';
@@ -290,9 +290,7 @@ function* judgePeers(
 ): Steps<PeerJudgement[]> {
   const unjudged: Unjudged = { handshake: [], facts: [] };
   const peers: PeerJudgement[] = [];
-  // The probes ran with the collection: what they proved then ages with it.
   const collectedAt = wireguard?.collectedAt ?? now;
-  const probeAge = Math.max(0, (now - collectedAt) / 1000);
   for (const [index, peer] of (wireguard?.peers ?? []).entries()) {
     if (stepEnds(index)) yield;
     // A stored time outside the era (kept from before range rules, or from a clock far ahead) cannot be judged.
@@ -319,7 +317,8 @@ function* judgePeers(
         responder: peer.responder,
         rxMoved: peer.rxMoved,
         txMoved: peer.txMoved,
-        ...(peer.probe === undefined ? {} : { probe: peer.probe, probeAgeSeconds: probeAge }),
+        // What a probe proved ages from when it ran (this collection, or the one whose result it reused).
+        ...(peer.probe === undefined ? {} : { probe: peer.probe, probeAgeSeconds: Math.max(0, (now - (peer.probedAt ?? collectedAt)) / 1000) }),
       },
       router.health,
     );
@@ -385,7 +384,7 @@ function peerHealthOf({ peer, verdict, latestHandshake, ageSeconds }: PeerJudgem
     reason: verdict.reason,
     state: verdict.state,
     expected: verdict.expected,
-    handshakeExpectedBy: isoOrNull(handshakeExpectedByMs({ verdict, latestHandshake })),
+    handshakeExpectedBy: isoOrNull(handshakeExpectedByMs({ verdict, latestHandshake, peer })),
     handshakeBoundSeconds: verdict.boundSeconds ?? null,
     ...(peer.probe === undefined ? {} : { probe: peer.probe }),
     ...(peer.probeRttSeconds === undefined ? {} : { probeRttSeconds: peer.probeRttSeconds }),
@@ -401,6 +400,8 @@ export function peerStatus(verdict: PeerVerdict): Status {
 }
 
 /** Unix ms by which the peer's next handshake is due; undefined when none is expected or it never shook hands. */
-export function handshakeExpectedByMs({ verdict, latestHandshake }: Pick<PeerJudgement, 'verdict' | 'latestHandshake'>): number | undefined {
-  return verdict.boundSeconds === undefined || latestHandshake === undefined ? undefined : (latestHandshake + verdict.boundSeconds) * 1000;
+export function handshakeExpectedByMs({ verdict, latestHandshake, peer }: Pick<PeerJudgement, 'verdict' | 'latestHandshake' | 'peer'>): number | undefined {
+  // Counted from the last session seen: the handshake, or an answered probe after it (liveness.ts).
+  const seenAt = sessionSeenAt(latestHandshake, peer.probe, peer.probedAt);
+  return verdict.boundSeconds === undefined || seenAt === undefined ? undefined : (seenAt + verdict.boundSeconds) * 1000;
 }

@@ -239,7 +239,12 @@ function urgency(age: number | null, bound: number | null): number {
  */
 function decidedByProbe(peer: PeerHealth): boolean {
   if (peer.reason === 'probe_failed' || peer.reason === 'probe_partial') return true;
-  return peer.probe === 'ok' && peer.state === 'up' && peer.handshakeAgeSeconds !== null && peer.handshakeBoundSeconds !== null && peer.handshakeAgeSeconds > peer.handshakeBoundSeconds;
+  const age = peer.handshakeAgeSeconds;
+  const bound = peer.handshakeBoundSeconds;
+  if (age === null || bound === null) return false;
+  // Up on an answered probe past the bound; or down on an unanswered one inside it (no session, and the probe's
+  // pings started no handshake that answered).
+  return (peer.probe === 'ok' && peer.state === 'up' && age > bound) || (peer.probe === 'failed' && peer.state === 'down' && age <= bound);
 }
 
 function perfdata(evaluations: readonly RouterEvaluation[], routers: readonly RouterConfig[]): PerfEntry[] {

@@ -227,7 +227,8 @@ export function watchVerdicts(deps: WatchDeps): VerdictWatch {
 function firstDue(judgements: readonly PeerJudgement[], at: number): number {
   let due = Number.POSITIVE_INFINITY;
   for (const judgement of judgements) {
-    if (judgement.verdict.reason !== 'ok') continue;
+    // Healthy peers a bound can turn down by the clock: up on a handshake, or on an answered probe (partial too).
+    if (judgement.verdict.reason !== 'ok' && judgement.verdict.reason !== 'probe_partial') continue;
     const by = handshakeExpectedByMs(judgement);
     // Down means older than the bound: one second past it.
     if (by !== undefined && Number.isFinite(by)) due = Math.min(due, Math.max(at, by + 1000));

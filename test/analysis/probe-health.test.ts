@@ -79,4 +79,13 @@ describe('/health and the tunnel probe', () => {
     expect(out.text).toMatch(/'[^']*site_handshake_age'=31s;;;0/);
     expect(out.text).toMatch(/'[^']*woken_handshake_age'=1201s;;;0/);
   });
+
+  it('check: a peer down on an unanswered probe inside its bound has no threshold it sits inside (found by review)', () => {
+    const probes = new Map([[probeKey('wg-branch', 'site-key-0000000000000000000000000000000='), { outcome: 'failed', lossRatio: 1 } as ProbeResult]]);
+    const data = mapWireguard([WG_UP], [peerRecord('site', '3m16s')], routerLabel('hq'), router.health, T0, new Map(), probes).data;
+    const snapshot: JobSnapshot = { collector: 'wireguard', job: 'wireguard', ok: true, reason: undefined, finishedAt: T0, durationSeconds: 0.01, lastSuccessAt: T0, chunks: [], data };
+    const evaluated = evaluateRouters([router], { snapshots: () => [systemOk(), snapshot] }, T0 + 1_000);
+    expect(evaluated.evaluations[0]?.health.peers[0]).toMatchObject({ state: 'down', reason: 'stale', probe: 'failed' });
+    expect(formatCheck(evaluated, [router]).text).toMatch(/'[^']*site_handshake_age'=197s;;;0/);
+  });
 });

@@ -97,6 +97,7 @@ describe('which peers get the second look: those whose verdict differs with traf
     rxMoved: false,
     txMoved: false,
     probe: undefined,
+    probedAt: undefined,
     probeRttSeconds: undefined,
     probeLossRatio: undefined,
     ...over,
