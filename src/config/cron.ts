@@ -79,23 +79,64 @@ function boundsProblem(expression: string): string | undefined {
 /**
  * node-cron accepts a day no month it runs in has (`30W` or `L-30` in February, `31W` in April) and then finds
  * no next run: its matcher throws, and the scheduler could never arm the job. At start that left the daemon
- * half-started and unready for good, at a reload half the new schedules in force. Asked of node-cron itself, in
- * the process's local time, which the scheduler runs in (a time only in the hour summer time skips, such as
- * `0 30 2 * 3 0L` in Europe/Berlin, never comes there), and in UTC; a few ms, and ~30 for one that never runs.
+ * half-started and unready for good, at a reload half the new schedules in force. Asked of node-cron in UTC
+ * (~30 ms for one that never runs), then of the local clock by localTimesSkipped: node-cron's own search in
+ * local time walks second by second and took 11–21 s for `* * 2 * 3 0L` in Europe/Berlin.
  */
-function neverRunsProblem(expression: string): string | undefined {
-  for (const options of [{}, { timezone: 'UTC' }]) {
-    const task = createTask(expression, () => undefined, options);
-    try {
-      if (task.getNextRuns(1).length === 0) return 'it never runs';
-    } catch {
-      return 'it never runs: no month it allows has the day it names (such as 30W or L-30 in February), or the only time it names is one the local clock skips';
-    } finally {
-      // createTask registers the task globally; a destroyed task leaves the registry.
-      void task.destroy();
-    }
+function neverRunsProblem(expression: string, fields: CronFields): string | undefined {
+  const task = createTask(expression, () => undefined, { timezone: 'UTC' });
+  try {
+    if (task.getNextRuns(1).length === 0) return 'it never runs';
+  } catch {
+    return 'it never runs: no month it allows has the day it names (such as 30W or L-30 in February)';
+  } finally {
+    // createTask registers the task globally; a destroyed task leaves the registry.
+    void task.destroy();
+  }
+  if (localTimesSkipped(expression, fields)) {
+    return `it never runs in this machine's time zone (${Intl.DateTimeFormat().resolvedOptions().timeZone}): every time it names falls in the hour the clock skips for summer time`;
   }
   return undefined;
+}
+
+interface CronFields {
+  second: number[];
+  minute: number[];
+  hour: number[];
+}
+
+/**
+ * Whether every time the expression names falls where the local clock skips (the hour summer time jumps over):
+ * `0 30 2 * 3 0L` in Europe/Berlin. The days it runs on are matched at local noon, which every day has, over four
+ * years and one; on each, the first of its times that exists ends the search. A day with a skipped hour costs at
+ * most its hours × minutes (1,440) clock readings, and only such days ever cost more than one.
+ */
+function localTimesSkipped(expression: string, fields: CronFields): boolean {
+  const parts = expression.trim().split(/\s+/);
+  const days = parts.slice(parts.length === 6 ? 3 : 2).join(' ');
+  const dayTask = createTask(`0 0 12 ${days}`, () => undefined);
+  try {
+    const today = new Date();
+    const second = Math.min(...fields.second);
+    let daysSeen = 0;
+    for (let offset = 0; offset < DAYS_SCANNED + 366; offset++) {
+      const noon = new Date(today.getFullYear(), today.getMonth(), today.getDate() + offset, 12, 0, 0);
+      if (!dayTask.match(noon)) continue;
+      daysSeen++;
+      for (const hour of fields.hour) {
+        for (const minute of fields.minute) {
+          const at = new Date(noon.getFullYear(), noon.getMonth(), noon.getDate(), hour, minute, second);
+          // A time the clock skips comes out shifted past the gap.
+          if (at.getHours() === hour && at.getMinutes() === minute) return false;
+        }
+      }
+    }
+    // Days it runs on came, and none had a time that exists. With none in the window (a leap day that is a Monday,
+    // every 28 years), nothing is known against node-cron's own finding that it runs.
+    return daysSeen > 0;
+  } finally {
+    void dayTask.destroy();
+  }
 }
 
 /** Problems per expression: a config names the same few schedules for every router (2,000 routers × 5). */
@@ -116,7 +157,7 @@ function judge(expression: string): string | undefined {
   if (bounds !== undefined) return `${quoteValue(expression)} is not a valid cron expression: ${bounds}`;
   const result = validateDetailed(expression);
   const reasons = result.valid
-    ? (stepProblem(expression) ?? neverRunsProblem(expression))
+    ? (stepProblem(expression) ?? (result.fields === undefined ? undefined : neverRunsProblem(expression, result.fields)))
     : result.errors.map((error) => error.message.replace(' a invalid ', ' an invalid ')).join('; ');
   return reasons === undefined ? undefined : `${quoteValue(expression)} is not a valid cron expression: ${reasons}`;
 }
