@@ -206,7 +206,8 @@ function checkAliases(doc: Document, lines: LineCounter): ConfigProblem[] {
   type Frame =
     | { kind: 'node'; node: unknown; path: string }
     | { kind: 'leave'; node: unknown }
-    | { kind: 'pair'; pair: Pair; path: string; at: string; written: Map<string, string> };
+    | { kind: 'pair'; pair: Pair; path: string; at: string; written: Map<string, string> }
+    | { kind: 'merge'; pair: Pair; path: string };
   const stack: Frame[] = [{ kind: 'node', node: doc.contents, path: '' }];
   const report = (node: { range?: [number, number, number] | null }, path: string, reason: string): void => {
     const { line, col } = lines.linePos(node.range?.[0] ?? 0);
@@ -228,11 +229,6 @@ function checkAliases(doc: Document, lines: LineCounter): ConfigProblem[] {
         written.set(asWritten, spelt);
       }
     }
-    // A merge key takes mappings: toJS threw for `<<: 5`, `<<: [1, 2]` or `<<: ~`, and the file got one message
-    // without a path or a line.
-    if (isScalar(pair.key) && typeof pair.key.value === 'symbol' && !mergesMappings(pair.value, anchors)) {
-      report(keyNode, path, 'a merge key (<<) takes a mapping, an alias of one (*name), or a list of them');
-    }
     // toJS would turn a list or mapping key into text and warn with that text; no config key is one.
     if (isMap(key) || isSeq(key)) report(keyNode, at, 'a key must be plain text, not a list or mapping');
   };
@@ -243,6 +239,15 @@ function checkAliases(doc: Document, lines: LineCounter): ConfigProblem[] {
     }
     if (frame.kind === 'pair') {
       checkPair(frame);
+      continue;
+    }
+    if (frame.kind === 'merge') {
+      // After its value was walked, so the anchors its aliases name are the ones set before them, inside it too.
+      // A merge key takes mappings: toJS threw for `<<: 5`, `<<: [1, 2]` or `<<: ~`, and the file got one
+      // message without a path or a line.
+      if (!mergesMappings(frame.pair.value, anchors)) {
+        report(frame.pair.key as { range?: [number, number, number] }, frame.path, 'a merge key (<<) takes a mapping, an alias of one (*name), or a list of them');
+      }
       continue;
     }
     const { node, path } = frame;
@@ -268,6 +273,7 @@ function checkAliases(doc: Document, lines: LineCounter): ConfigProblem[] {
       const item: unknown = node.items[i];
       if (isPair(item)) {
         const at = joinPath(path, keyName(item.key));
+        if (isScalar(item.key) && typeof item.key.value === 'symbol') stack.push({ kind: 'merge', pair: item, path });
         stack.push({ kind: 'node', node: item.value, path: at }, { kind: 'pair', pair: item, path, at, written }, { kind: 'node', node: item.key, path: at });
       } else {
         stack.push({ kind: 'node', node: item, path: joinPath(path, i) });

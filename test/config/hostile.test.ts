@@ -337,6 +337,10 @@ describe('anchors set earlier in the same mapping', () => {
     ]);
   });
 
+  it('a merge whose list sets again an anchor it then names merges as YAML says (it was refused: found by review)', () => {
+    expect(problemsOf(`x: &m 5\nrouters:\n  - <<: [&m { username: admin }, *m]\n    name: r1\n    url: https://192.0.2.1\n    password: p\n`).map((problem) => problem.message)).toEqual(['unknown key']);
+  });
+
   it('a merge key given an alias of an earlier scalar value in its own mapping is refused at its path', () => {
     expect(problemsOf(`routers:\n  - { name: r1, url: &x "https://192.0.2.1", <<: *x, username: admin, password: p }\n`)).toEqual([
       { path: 'routers[0]', message: expect.stringContaining('a merge key (<<) takes a mapping') as string, line: 2, column: expect.any(Number) as number },
