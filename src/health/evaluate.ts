@@ -275,7 +275,10 @@ function boundedCheck<T extends { detail?: string | undefined; fix?: string | un
   const detail = check.detail === undefined ? undefined : namedLine(check.detail, SETUP_DETAIL_LIMIT);
   const fix = check.fix === undefined ? undefined : redactSecretsDistinct(check.fix);
   if (fix !== undefined && fix.length > SETUP_FIX_LIMIT) {
-    return { ...check, detail: `${detail ?? ''} (the fix is left out: it would be ${fix.length} characters long)`, fix: undefined };
+    const note = ` (the fix is left out: it would be ${fix.length} characters long)`;
+    // Within the bound, note included.
+    const room = check.detail === undefined ? '' : namedLine(check.detail, SETUP_DETAIL_LIMIT - note.length);
+    return { ...check, detail: `${room}${note}`, fix: undefined };
   }
   return { ...check, ...(detail === undefined ? {} : { detail }), ...(fix === undefined ? {} : { fix }) };
 }
