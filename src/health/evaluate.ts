@@ -267,17 +267,19 @@ function* firstByName<T extends { name: string }>(entries: readonly T[]): Steps<
 
 /** A set-up check's detail, at most this many characters (one line). */
 const SETUP_DETAIL_LIMIT = 1_024;
+/** What a cut adds after the characters kept: "… (N more characters)". */
+const CUT_MARK_ROOM = 32;
 /** A fix longer than this is left out rather than cut: a command cut short must not be pasted into a console. */
 const SETUP_FIX_LIMIT = 4_096;
 
 /** A set-up check as /health shows it: detail and fix redacted as names are, and bounded. */
 function boundedCheck<T extends { detail?: string | undefined; fix?: string | undefined }>(check: T): T {
-  const detail = check.detail === undefined ? undefined : namedLine(check.detail, SETUP_DETAIL_LIMIT);
+  const detail = check.detail === undefined ? undefined : namedLine(check.detail, SETUP_DETAIL_LIMIT - CUT_MARK_ROOM);
   const fix = check.fix === undefined ? undefined : redactSecretsDistinct(check.fix);
   if (fix !== undefined && fix.length > SETUP_FIX_LIMIT) {
     const note = ` (the fix is left out: it would be ${fix.length} characters long)`;
     // Within the bound, note included.
-    const room = check.detail === undefined ? '' : namedLine(check.detail, SETUP_DETAIL_LIMIT - note.length);
+    const room = check.detail === undefined ? '' : namedLine(check.detail, SETUP_DETAIL_LIMIT - CUT_MARK_ROOM - note.length);
     return { ...check, detail: `${room}${note}`, fix: undefined };
   }
   return { ...check, ...(detail === undefined ? {} : { detail }), ...(fix === undefined ? {} : { fix }) };
