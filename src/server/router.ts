@@ -17,6 +17,7 @@ import { answerFailure, sendJson, sendText } from './respond.js';
 import { BODY_WAIT_MS, MAX_IGNORED_BODY_BYTES, requestArrival } from './request-arrival.js';
 import { ruleOf } from './routes.js';
 import { targetOf } from './target.js';
+import { redactSecrets } from '../util/redact.js';
 
 export type { RequestHandler } from './endpoints.js';
 
@@ -40,6 +41,13 @@ export function createRouter(app: Endpoints, logger: Logger): RequestHandler {
         sendText(res, 403, LIFECYCLE_DISABLED);
         return;
       }
+      // A browser's form or fetch from another site carries its Origin (and Sec-Fetch-Site), and the Basic
+      // credentials it has cached: a page anywhere could reload the exporter (found by review). Tools that reload
+      // (curl, a config manager) send neither.
+      if (crossSite(req)) {
+        sendText(res, 403, 'Forbidden: a reload asked for by a page of another site is refused.\n');
+        return;
+      }
       const arrival = await requestArrival(req, res);
       // Cut: the connection is gone, or Node answers its 400 for the broken body. Either way nothing is reloaded.
       if (arrival === 'cut') return;
@@ -55,7 +63,8 @@ export function createRouter(app: Endpoints, logger: Logger): RequestHandler {
       }
       const result = await app.reload();
       if (result.ok) sendText(res, 200, 'Configuration reloaded.\n');
-      else sendJson(res, 400, { status: 'error', problems: result.problems });
+      // Redacted as the log line of the same event is: a value in the wrong place may be the running password.
+      else sendJson(res, 400, { status: 'error', problems: result.problems.map((problem) => ({ ...problem, path: redactSecrets(problem.path), message: redactSecrets(problem.message) })) });
     },
     '/': (_req, res) => sendText(res, 200, landingPage(VERSION, app.routerNames()), 'text/html; charset=utf-8'),
   };
@@ -88,4 +97,20 @@ export function createRouter(app: Endpoints, logger: Logger): RequestHandler {
       failed(error);
     }
   };
+}
+
+/**
+ * Whether a request comes from a page of another site: Sec-Fetch-Site says so, or an Origin names another host
+ * than the one asked (`null` included, a sandboxed page's).
+ */
+export function crossSite(req: IncomingMessage): boolean {
+  const site = req.headers['sec-fetch-site'];
+  if (site === 'cross-site' || site === 'same-site') return true;
+  const origin = req.headers.origin;
+  if (origin === undefined) return false;
+  try {
+    return new URL(origin).host !== (req.headers.host ?? '').toLowerCase();
+  } catch {
+    return true;
+  }
 }

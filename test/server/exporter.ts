@@ -9,6 +9,7 @@ import type { ServerLimits } from '../../src/server/guard.js';
 import { closeServer, startServer } from '../../src/server/listen.js';
 import { WebConfigSource } from '../../src/server/web-source.js';
 import { testConfig } from '../helpers/config.js';
+import type { Config } from '../../src/config/types.js';
 import { tempFile } from '../helpers/emulator-config.js';
 import { captureLogs } from '../helpers/log-capture.js';
 import { makeCert } from '../security/tls-helpers.js';
@@ -35,6 +36,8 @@ export interface ExporterOptions {
   routers?: number;
   /** Serve HTTPS with a self-signed certificate (the web config's tls_server_config). */
   tls?: boolean;
+  /** What a reload reads (the app's loadConfig); absent: the running config again. */
+  loadConfig?: () => Promise<Config>;
 }
 
 export async function startExporter(options: ExporterOptions = {}): Promise<Exporter> {
@@ -51,7 +54,11 @@ export async function startExporter(options: ExporterOptions = {}): Promise<Expo
     // Never polled: the app is not started, so no connection is ever tried.
     routers: Array.from({ length: options.routers ?? 1 }, (_, i) => ({ name: i === 0 ? 'hq' : `branch-${i}`, url: 'https://127.0.0.1:9' })),
   });
-  const app = createApp(options.enableLifecycle === true ? { ...config, enableLifecycle: true } : config, { logger: logs.logger, jitter: false });
+  const app = createApp(options.enableLifecycle === true ? { ...config, enableLifecycle: true } : config, {
+    logger: logs.logger,
+    jitter: false,
+    ...(options.loadConfig === undefined ? {} : { loadConfig: options.loadConfig }),
+  });
   const server = await startServer(app, '127.0.0.1:0', { logger: logs.logger, ...(web === undefined ? {} : { web }), limits: options.limits ?? {} });
   const address = server.address();
   const port = typeof address === 'object' && address !== null ? address.port : 0;

@@ -9,6 +9,7 @@ import { openSocket, rawRequest } from './raw-client.js';
 import { MAX_IGNORED_BODY_BYTES } from '../../src/server/request-arrival.js';
 import { startExporter, WEB_AUTH, type Exporter, type ExporterOptions } from './exporter.js';
 import { testConfig } from '../helpers/config.js';
+import { ConfigError, type Config } from '../../src/config/types.js';
 
 let exporter: Exporter | undefined;
 afterEach(async () => {
@@ -53,6 +54,29 @@ describe('POST /-/reload', () => {
     expect(answer.status).toBe(200);
     expect(answer.reloads).toBe(1);
     expect((await reload({ basicAuth: true }, 'POST', false)).status).toBe(401);
+  });
+
+  it.each([
+    ['Origin: http://evil.example\r\n', 403, 0],
+    ['Origin: null\r\n', 403, 0],
+    ['Sec-Fetch-Site: cross-site\r\n', 403, 0],
+    ['Sec-Fetch-Site: same-site\r\n', 403, 0],
+    ['Origin: http://x\r\nSec-Fetch-Site: same-origin\r\n', 200, 1],
+    ['', 200, 1],
+  ])('a page of another site cannot reload, even enabled or with cached credentials (%j): %i (found by review)', async (headers, status, reloads) => {
+    const answer = await send(`POST /-/reload HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n${headers}\r\n`, { enableLifecycle: true });
+    expect(answer.status).toBe(status);
+    expect(answer.reloads).toBe(reloads);
+    if (status === 403) expect(answer.text).toContain('another site');
+  });
+
+  it('answers a refused config\'s problems with secrets redacted, as its log line has them (found by review)', async () => {
+    // The running password, typed where a duration belongs: the problem quotes the value.
+    const loadConfig = (): Promise<Config> => Promise.reject(new ConfigError('config.yml', [{ path: 'routers[0].timeout', message: '"not-a-real-password" is not a duration' }]));
+    const answer = await send('POST /-/reload HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n', { enableLifecycle: true, loadConfig });
+    expect(answer.status).toBe(400);
+    expect(answer.text).toContain('is not a duration');
+    expect(answer.text).not.toContain('not-a-real-password');
   });
 
   it.each(['PUT', 'GET', 'DELETE'])('%s answers 405 with Allow: POST, even when enabled', async (method) => {
