@@ -1,8 +1,8 @@
 /**
  * HTTP Basic authentication against the web config's bcrypt hashes. A bcrypt check costs ~100 ms of CPU,
  * so a credential that checked out once is remembered (by a digest, never in clear) and scrapes stay cheap;
- * wrong guesses are never remembered, are limited in number at a time, and cost the same whether or not the
- * username exists, so timing does not reveal usernames.
+ * wrong guesses are remembered as wrong for a minute (by digest too), are limited in number at a time, and per
+ * client address, and cost the same whether or not the username exists, so timing does not reveal usernames.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -40,6 +40,18 @@ export function dummyFor(users: ReadonlyMap<string, string>): string {
 const CACHE_LIMIT = 64;
 /** bcrypt checks waiting or running; more are turned away (429) instead of queued. */
 const MAX_CHECKS = 4;
+/**
+ * Of those, at most this many for one client address: one client guessing from a few connections held all four,
+ * and every scraper whose credentials were not remembered yet (after a restart, a rotation, a new replica) got 429
+ * for as long as it went on (found by review).
+ */
+const CHECKS_PER_CLIENT = 1;
+/**
+ * Wrong credentials are remembered (by digest) this long: the same wrong guess again costs no bcrypt check. Bounded
+ * like the good ones; a guesser that varies its guesses still gets one check at a time per address.
+ */
+const BAD_REMEMBERED_MS = 60_000;
+const BAD_LIMIT = 1_024;
 /** At most one log line per this interval about rejected credentials, with the count since the last. */
 const LOG_EVERY_MS = 60_000;
 
@@ -70,6 +82,12 @@ export function parseBasic(header: string | undefined): Credentials | undefined 
 export class BasicAuth {
   readonly #logger: Logger;
   readonly #good = new Set<string>();
+  /** Wrong credentials by digest, with when they stop being remembered (monotonic ms). */
+  readonly #bad = new Map<string, number>();
+  /** bcrypt checks waiting or running, by client address. */
+  readonly #perClient = new Map<string, number>();
+  /** Checks under way by credentials' digest: requests with the same credentials meanwhile share the answer. */
+  readonly #pending = new Map<string, Promise<boolean>>();
   readonly #bcrypt = new BcryptWorker(MAX_CHECKS);
   #rejected = 0;
   #loggedAt = Number.NEGATIVE_INFINITY;
@@ -82,7 +100,7 @@ export class BasicAuth {
    * True when the credentials match a user, undefined when that needs a bcrypt check and too many wait already.
    * Every configured username is compared, in constant time, and unknown ones cost a check all the same.
    */
-  async check(users: ReadonlyMap<string, string>, credentials: Credentials): Promise<boolean | undefined> {
+  async check(users: ReadonlyMap<string, string>, credentials: Credentials, client = ''): Promise<boolean | undefined> {
     const wanted = digest(credentials.username);
     let hash: string | undefined;
     for (const [name, candidate] of users) {
@@ -91,9 +109,33 @@ export class BasicAuth {
     const checked = hash ?? dummyFor(users);
     const key = digest(credentials.username, checked, credentials.password).toString('base64');
     if (hash !== undefined && this.#good.has(key)) return true;
-    if (!this.#bcrypt.available) return undefined;
-    const ok = await this.#bcrypt.compare(credentials.password, checked);
-    if (!ok || hash === undefined) return false;
+    const now = performance.now();
+    const badUntil = this.#bad.get(key);
+    if (badUntil !== undefined && now < badUntil) return false;
+    // Pipelined or parallel requests with the same credentials (a scraper's first scrapes after a restart) wait
+    // for the one check rather than each taking a slot of their own.
+    const pending = this.#pending.get(key);
+    if (pending !== undefined) return (await pending) && hash !== undefined;
+    const running = this.#perClient.get(client) ?? 0;
+    if (!this.#bcrypt.available || running >= CHECKS_PER_CLIENT) return undefined;
+    this.#perClient.set(client, running + 1);
+    const compared = this.#bcrypt.compare(credentials.password, checked);
+    this.#pending.set(key, compared);
+    let ok: boolean;
+    try {
+      ok = await compared;
+    } finally {
+      this.#pending.delete(key);
+      const left = (this.#perClient.get(client) ?? 1) - 1;
+      if (left <= 0) this.#perClient.delete(client);
+      else this.#perClient.set(client, left);
+    }
+    if (!ok || hash === undefined) {
+      if (this.#bad.size >= BAD_LIMIT) this.#bad.clear();
+      this.#bad.set(key, performance.now() + BAD_REMEMBERED_MS);
+      return false;
+    }
+    this.#bad.delete(key);
     if (this.#good.size >= CACHE_LIMIT) this.#good.clear();
     this.#good.add(key);
     return true;
@@ -103,7 +145,7 @@ export class BasicAuth {
   async admit(users: ReadonlyMap<string, string>, req: IncomingMessage, res: ServerResponse): Promise<boolean> {
     if (users.size === 0) return true;
     const credentials = parseBasic(req.headers.authorization);
-    const ok = credentials === undefined ? false : await this.check(users, credentials);
+    const ok = credentials === undefined ? false : await this.check(users, credentials, req.socket.remoteAddress ?? '');
     if (ok === true) {
       authenticated.add(req);
       return true;

@@ -45,8 +45,10 @@ describe('the check for an unknown username', () => {
     const users = new Map([['prometheus', bcrypt.hashSync('right', 6)]]);
     // Warm the worker first: its first check pays for starting it.
     await auth.check(users, { username: 'prometheus', password: 'warm-up' });
-    const known = await medianMs(() => auth.check(users, { username: 'prometheus', password: 'wrong' }));
-    const unknown = await medianMs(() => auth.check(users, { username: 'nobody', password: 'wrong' }));
+    // A new wrong password each time: the same one again is remembered as wrong and costs no check.
+    let guess = 0;
+    const known = await medianMs(() => auth.check(users, { username: 'prometheus', password: `wrong-${guess++}` }));
+    const unknown = await medianMs(() => auth.check(users, { username: 'nobody', password: `wrong-${guess++}` }));
     // Same cost: the same few milliseconds, give or take a busy machine; a cost-10 dummy took 16 times longer.
     expect(unknown).toBeLessThan(known * 4 + 5);
     expect(known).toBeLessThan(unknown * 4 + 5);
@@ -69,5 +71,52 @@ describe('a web config whose hashes have different costs', () => {
     const path = join(dir, 'same.yml');
     writeFileSync(path, `basic_auth_users:\n  alice: "${bcrypt.hashSync('a', 4)}"\n  bob: "${bcrypt.hashSync('b', 4)}"\n`, { mode: 0o600 });
     expect(loadWebConfig(path).warnings.join('\n')).not.toContain('bcrypt costs');
+  });
+});
+
+describe('wrong guesses from one client (found by review: eight connections locked every new scraper out)', () => {
+  it('take one bcrypt check at a time per client address: another client still gets its check', async () => {
+    const own = new BasicAuth(pino({ level: 'silent' }));
+    try {
+      const users = new Map([['prometheus', bcrypt.hashSync('right', 8)]]);
+      const guesses = Array.from({ length: 8 }, (_, i) => own.check(users, { username: 'prometheus', password: `guess-${i}` }, '192.0.2.66'));
+      const scraper = own.check(users, { username: 'prometheus', password: 'right' }, '192.0.2.10');
+      const answers = await Promise.all(guesses);
+      // One of the guesser's eight was checked; the others were turned away (429), not queued.
+      expect(answers.filter((answer) => answer === false)).toHaveLength(1);
+      expect(answers.filter((answer) => answer === undefined)).toHaveLength(7);
+      expect(await scraper).toBe(true);
+    } finally {
+      await own.close();
+    }
+  });
+
+  it('requests with the same credentials at once share one check: a scraper\'s parallel first scrapes are not turned away', async () => {
+    const own = new BasicAuth(pino({ level: 'silent' }));
+    try {
+      const users = new Map([['prometheus', bcrypt.hashSync('right', 8)]]);
+      const answers = await Promise.all(Array.from({ length: 5 }, () => own.check(users, { username: 'prometheus', password: 'right' }, '192.0.2.10')));
+      expect(answers).toEqual([true, true, true, true, true]);
+    } finally {
+      await own.close();
+    }
+  });
+
+  it('the same wrong credentials again are refused without a check', async () => {
+    const own = new BasicAuth(pino({ level: 'silent' }));
+    try {
+      const users = new Map([['prometheus', bcrypt.hashSync('right', 10)]]);
+      const credentials = { username: 'prometheus', password: 'wrong' };
+      expect(await own.check(users, credentials, 'a')).toBe(false);
+      const started = performance.now();
+      // From another connection of the same client, and at once: no check runs, so none is turned away either.
+      const again = await Promise.all([own.check(users, credentials, 'a'), own.check(users, credentials, 'a')]);
+      expect(again).toEqual([false, false]);
+      expect(performance.now() - started).toBeLessThan(20);
+      // The right password still checks out.
+      expect(await own.check(users, { username: 'prometheus', password: 'right' }, 'a')).toBe(true);
+    } finally {
+      await own.close();
+    }
   });
 });
