@@ -87,6 +87,13 @@ export class WebConfigSource {
     try {
       const next = WebConfigSource.#load(config.path);
       this.#checkFits(next);
+      // Not from a file change alone: a file caught half-written (its users not yet there) validates, and it
+      // turned authentication off until the next write (found by review). A reload, asked for, may.
+      if (config.users.size > 0 && next.users.size === 0) {
+        throw new ConfigError(config.path, [
+          { path: 'basic_auth_users', message: 'the file now has no users, which would turn authentication off: a file change alone does not do that; reload (SIGHUP or POST /-/reload) to apply it' },
+        ]);
+      }
       // The stamp taken before the read: a write racing the read shows up as a change at the next check.
       this.#install(next, stamp);
       this.#logger.info({ web_config_file: config.path }, 'web config re-read after a file change');

@@ -73,6 +73,20 @@ describe('re-reading the web config', () => {
     expect(web.current()?.users.get('a')).toBe(HASH_B);
   });
 
+  it('a file change that leaves no users (a file caught half-written) keeps authentication on; a reload may turn it off (found by review)', () => {
+    const web = source(put('web.yml', `basic_auth_users: { a: "${HASH_A}" }`));
+    for (const half of ['', 'basic_auth_users: {}', 'http_server_config: { headers: { X-Content-Type-Options: nosniff } }']) {
+      put('web.yml', half);
+      clock += 1000;
+      expect(web.current()?.users.get('a')).toBe(HASH_A);
+    }
+    expect(messages().filter((message) => message.startsWith('web config changed but is invalid')).length).toBeGreaterThan(0);
+    expect(logs.text()).toContain('would turn authentication off');
+    // Asked for: a reload installs it.
+    web.prepare(put('web.yml', 'basic_auth_users: {}'))();
+    expect(web.current()?.users.size).toBe(0);
+  });
+
   it('calls its listeners with each installed config', () => {
     const web = source(put('web.yml', ''));
     const seen: number[] = [];
