@@ -55,11 +55,6 @@ export interface LivenessInput {
   keepaliveSeconds: number;
   /** A configured endpoint-address: without one this side cannot initiate (responder only). */
   hasEndpoint: boolean;
-  /**
-   * `responder`: this side never initiates a handshake, so a keepalive it sends only lasts as long as the session
-   * the other side made (a road warrior's hub with keepalive set paged for every sleeping laptop). Absent: false.
-   */
-  responder?: boolean;
   /** rx / tx grew since the previous collection; false when there was none to compare with. */
   rxMoved: boolean;
   txMoved: boolean;
@@ -115,9 +110,7 @@ export const SENDING_BOUND_SECONDS = REJECT_AFTER_TIME_SECONDS + REKEY_TIMEOUT_S
 
 function expectation(input: LivenessInput): { because: ExpectedBecause; boundSeconds: number | undefined } {
   if (input.expect === 'on_demand') return { because: 'not_expected', boundSeconds: undefined };
-  if (input.keepaliveSeconds > 0 && (input.expect === 'always' || input.responder !== true)) {
-    return { because: input.expect === 'always' ? 'configured' : 'keepalive', boundSeconds: keepaliveBoundSeconds(input.keepaliveSeconds) };
-  }
+  if (input.keepaliveSeconds > 0) return { because: input.expect === 'always' ? 'configured' : 'keepalive', boundSeconds: keepaliveBoundSeconds(input.keepaliveSeconds) };
   if (input.expect === 'always') return { because: 'configured', boundSeconds: input.staleAfterSeconds };
   // auto without keepalive: only when this side is sending to an endpoint it can reach on its own. A
   // responder-only peer (no endpoint) cannot initiate, and its tx may tick for a laptop that sleeps.

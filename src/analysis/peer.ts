@@ -67,8 +67,6 @@ export interface JudgedPeerInput {
   keepaliveSeconds?: number;
   /** endpoint-address is configured: this side can initiate. */
   hasEndpoint?: boolean;
-  /** This side only answers (`responder`): its keepalive cannot bring a session back. */
-  responder?: boolean;
   /** rx / tx grew since the previous collection. */
   rxMoved?: boolean;
   txMoved?: boolean;
@@ -159,7 +157,6 @@ export function judgePeer(peer: JudgedPeerInput, health: HealthConfig): PeerVerd
     handshakeAgeSeconds: peer.handshakeAgeSeconds,
     keepaliveSeconds: peer.keepaliveSeconds ?? 0,
     hasEndpoint: peer.hasEndpoint === true,
-    responder: peer.responder === true,
     rxMoved: peer.rxMoved === true,
     txMoved: peer.txMoved === true,
     expect: expectOf(peer, health),

@@ -55,9 +55,6 @@ export const PEER_PROPLIST = [
   'last-handshake',
   'persistent-keepalive',
   'disabled',
-  // Whether this side only answers (7.17+; `is-responder` on 7.15–7.16): a keepalive then keeps nothing alive.
-  'responder',
-  'is-responder',
 ] as const;
 
 export interface WireguardInterface {
@@ -94,8 +91,6 @@ export interface WireguardPeer {
   keepaliveSeconds: number;
   /** endpoint-address configured: this side can initiate. */
   hasEndpoint: boolean;
-  /** `responder` (7.17+, `is-responder` 7.15–7.16): this side never initiates a handshake. */
-  responder: boolean;
   /** rx / tx grew since the previous collection (false on the first). */
   rxMoved: boolean;
   txMoved: boolean;
@@ -302,16 +297,12 @@ export function* mapWireguardSteps(
     const latestHandshake = counters.stableHandshake(age === undefined ? undefined : Math.round(nowSeconds - age));
     const readKeepalive = peerRead.value('keepalive', record, 'persistent-keepalive');
     const keepaliveSeconds = readKeepalive ?? 0;
-    const responderField = given(record, 'responder') ? 'responder' : 'is-responder';
-    const readResponder = peerRead.bool(record, responderField);
-    const responder = readResponder ?? false;
     // What the verdict rests on must have been read, not defaulted: "25 s" taken as no keepalive makes a down
     // peer idle. (Absent fields are RouterOS's defaults: enabled, no keepalive.)
     const factsUnreadable =
       twin ||
       (readDisabled === undefined && given(record, 'disabled')) ||
       (readKeepalive === undefined && given(record, 'persistent-keepalive')) ||
-      (readResponder === undefined && given(record, responderField) && keepaliveSeconds > 0) ||
       (unclearInterfaces.size > 0 && unclearInterfaces.has(escapeLabelValue(iface)));
     const hasEndpoint = (record['endpoint-address'] ?? '') !== '';
     // With probes given, an enabled peer they do not name was not selected: `off`.
@@ -321,7 +312,7 @@ export function* mapWireguardSteps(
     // When the probe ran: this run, or a run before whose result this one reused (wireguard-probe.ts).
     const probedAt = probe === 'ok' || probe === 'partial' || probe === 'failed' ? (probed?.at ?? now) : undefined;
     const probeAgeSeconds = probedAt === undefined ? 0 : Math.max(0, (now - probedAt) / 1000);
-    const facts = { keepaliveSeconds, hasEndpoint, responder, rxMoved, txMoved, ...(probe === undefined ? {} : { probe, probeAgeSeconds }) };
+    const facts = { keepaliveSeconds, hasEndpoint, rxMoved, txMoved, ...(probe === undefined ? {} : { probe, probeAgeSeconds }) };
     const verdict = judgePeer(
       {
         name,
@@ -370,7 +361,6 @@ export function* mapWireguardSteps(
       factsUnreadable,
       keepaliveSeconds,
       hasEndpoint,
-      responder,
       rxMoved,
       txMoved,
       probe,

@@ -319,7 +319,6 @@ function* judgePeers(
         interfaceNotRunning: iface !== undefined && !iface.disabled && iface.running === false,
         keepaliveSeconds: peer.keepaliveSeconds,
         hasEndpoint: peer.hasEndpoint,
-        responder: peer.responder,
         rxMoved: peer.rxMoved,
         txMoved: peer.txMoved,
         // What a probe proved ages from when it ran (this collection, or the one whose result it reused).

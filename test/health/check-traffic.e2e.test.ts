@@ -93,7 +93,6 @@ describe('which peers get the second look: those whose verdict differs with traf
     factsUnreadable: false,
     keepaliveSeconds: 0,
     hasEndpoint: true,
-    responder: false,
     rxMoved: false,
     txMoved: false,
     probe: undefined,
