@@ -1,4 +1,4 @@
-import { isAlias, isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, type Document, type ErrorCode, type Pair } from 'yaml';
+import { isAlias, isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, type Document, type ErrorCode, type Pair, type Alias } from 'yaml';
 import { joinPath } from './problems.js';
 import type { ConfigProblem } from './types.js';
 
@@ -177,13 +177,13 @@ function writtenKey(key: unknown): string | undefined {
  * Whether a merge key's value is what YAML merges: a mapping, an alias of one, or a list of those. An alias to no
  * anchor counts as one here: it is reported on its own.
  */
-function mergesMappings(value: unknown, anchors: ReadonlyMap<string, unknown>): boolean {
+function mergesMappings(value: unknown, targetOf: (alias: Alias) => unknown): boolean {
   const mapping = (node: unknown): boolean => {
     if (!isAlias(node)) return isMap(node);
-    const target = anchors.get(node.source);
+    const target = targetOf(node);
     return target === undefined || isMap(target);
   };
-  const resolved = isAlias(value) ? anchors.get(value.source) : value;
+  const resolved = isAlias(value) ? targetOf(value) : value;
   return mapping(value) || (isSeq(resolved) && resolved.items.every(mapping));
 }
 
@@ -200,6 +200,8 @@ function checkAliases(doc: Document, lines: LineCounter): ConfigProblem[] {
   const anchors = new Map<string, unknown>();
   // Collections being walked: the ancestors of the current node.
   const open = new Set<unknown>();
+  // What each alias named where it stands (an anchor may be set again later): what toJS resolves it to.
+  const targets = new Map<Alias, unknown>();
   // A pair is checked between its key and its value, in document order: an anchor set on an earlier key or value
   // of the same mapping is known by then (`{&k a: 1, *k : 2}` is `a` twice; checked all at once, before any of
   // them was walked, it loaded as `{a: 2}`).
@@ -245,7 +247,7 @@ function checkAliases(doc: Document, lines: LineCounter): ConfigProblem[] {
       // After its value was walked, so the anchors its aliases name are the ones set before them, inside it too.
       // A merge key takes mappings: toJS threw for `<<: 5`, `<<: [1, 2]` or `<<: ~`, and the file got one
       // message without a path or a line.
-      if (!mergesMappings(frame.pair.value, anchors)) {
+      if (!mergesMappings(frame.pair.value, (alias) => (targets.has(alias) ? targets.get(alias) : anchors.get(alias.source)))) {
         report(frame.pair.key as { range?: [number, number, number] }, frame.path, 'a merge key (<<) takes a mapping, an alias of one (*name), or a list of them');
       }
       continue;
@@ -253,6 +255,7 @@ function checkAliases(doc: Document, lines: LineCounter): ConfigProblem[] {
     const { node, path } = frame;
     if (isAlias(node)) {
       const target = anchors.get(node.source);
+      targets.set(node, target);
       if (target === undefined) {
         report(node, path, 'an alias (*name) refers to no anchor (&name) set before it (quote a value that starts with *)');
       } else if (open.has(target)) {

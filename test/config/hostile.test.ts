@@ -341,6 +341,17 @@ describe('anchors set earlier in the same mapping', () => {
     expect(problemsOf(`x: &m 5\nrouters:\n  - <<: [&m { username: admin }, *m]\n    name: r1\n    url: https://192.0.2.1\n    password: p\n`).map((problem) => problem.message)).toEqual(['unknown key']);
   });
 
+  it('each alias in a merge names the anchor set before it, not one set again after (found by review)', () => {
+    // *m is a scalar where it stands, though &m names a mapping later in the same list: refused at its path.
+    expect(problemsOf(`x: &m 5\nrouters:\n  - <<: [*m, &m { username: admin }]\n    name: r1\n    url: https://192.0.2.1\n    password: p\n`)).toEqual([
+      { path: 'routers[0]', message: 'line 3, column 5: a merge key (<<) takes a mapping, an alias of one (*name), or a list of them', line: 3, column: 5 },
+    ]);
+    // A list of aliases to a mapping, merged after &m was set again to a scalar: the list still holds the mapping.
+    expect(problemsOf(`defaults: &m { username: admin }\nrouters:\n  - name: &l [*m]\n    url: https://192.0.2.1\n    password: &m p\n  - <<: *l\n    name: r2\n    url: https://192.0.2.2\n    password: p\n`).map((problem) => problem.message)).not.toContainEqual(
+      expect.stringContaining('a merge key'),
+    );
+  });
+
   it('a merge key given an alias of an earlier scalar value in its own mapping is refused at its path', () => {
     expect(problemsOf(`routers:\n  - { name: r1, url: &x "https://192.0.2.1", <<: *x, username: admin, password: p }\n`)).toEqual([
       { path: 'routers[0]', message: expect.stringContaining('a merge key (<<) takes a mapping') as string, line: 2, column: expect.any(Number) as number },
