@@ -41,11 +41,12 @@ const CACHE_LIMIT = 64;
 /** bcrypt checks waiting or running; more are turned away (429) instead of queued. */
 const MAX_CHECKS = 4;
 /**
- * Of those, at most this many for one client address: one client guessing from a few connections held all four,
- * and every scraper whose credentials were not remembered yet (after a restart, a rotation, a new replica) got 429
- * for as long as it went on (found by review).
+ * The last free check is kept for a client address with none running: one client guessing from a few connections
+ * held all four, and every scraper whose credentials were not remembered yet (after a restart, a rotation, a new
+ * replica) got 429 for as long as it went on (found by review). Not one check per address: behind a reverse proxy
+ * every client has the proxy's address, and two guessing connections would then have turned every other away.
  */
-const CHECKS_PER_CLIENT = 1;
+const RESERVED_FOR_NEW_CLIENTS = 1;
 /**
  * Wrong credentials are remembered (by digest) this long: the same wrong guess again costs no bcrypt check. Bounded
  * like the good ones; a guesser that varies its guesses still gets one check at a time per address.
@@ -84,8 +85,9 @@ export class BasicAuth {
   readonly #good = new Set<string>();
   /** Wrong credentials by digest, with when they stop being remembered (monotonic ms). */
   readonly #bad = new Map<string, number>();
-  /** bcrypt checks waiting or running, by client address. */
+  /** bcrypt checks waiting or running, by client address, and in all. */
   readonly #perClient = new Map<string, number>();
+  #running = 0;
   /** Checks under way by credentials' digest: requests with the same credentials meanwhile share the answer. */
   readonly #pending = new Map<string, Promise<boolean>>();
   readonly #bcrypt = new BcryptWorker(MAX_CHECKS);
@@ -117,14 +119,16 @@ export class BasicAuth {
     const pending = this.#pending.get(key);
     if (pending !== undefined) return (await pending) && hash !== undefined;
     const running = this.#perClient.get(client) ?? 0;
-    if (!this.#bcrypt.available || running >= CHECKS_PER_CLIENT) return undefined;
+    if (!this.#bcrypt.available || (running > 0 && this.#running >= MAX_CHECKS - RESERVED_FOR_NEW_CLIENTS)) return undefined;
     this.#perClient.set(client, running + 1);
+    this.#running++;
     const compared = this.#bcrypt.compare(credentials.password, checked);
     this.#pending.set(key, compared);
     let ok: boolean;
     try {
       ok = await compared;
     } finally {
+      this.#running--;
       this.#pending.delete(key);
       const left = (this.#perClient.get(client) ?? 1) - 1;
       if (left <= 0) this.#perClient.delete(client);

@@ -75,16 +75,29 @@ describe('a web config whose hashes have different costs', () => {
 });
 
 describe('wrong guesses from one client (found by review: eight connections locked every new scraper out)', () => {
-  it('take one bcrypt check at a time per client address: another client still gets its check', async () => {
+  it('never take the last free check from a client address with none running: another client still gets its check', async () => {
     const own = new BasicAuth(pino({ level: 'silent' }));
     try {
       const users = new Map([['prometheus', bcrypt.hashSync('right', 8)]]);
       const guesses = Array.from({ length: 8 }, (_, i) => own.check(users, { username: 'prometheus', password: `guess-${i}` }, '192.0.2.66'));
       const scraper = own.check(users, { username: 'prometheus', password: 'right' }, '192.0.2.10');
       const answers = await Promise.all(guesses);
-      // One of the guesser's eight was checked; the others were turned away (429), not queued.
-      expect(answers.filter((answer) => answer === false)).toHaveLength(1);
-      expect(answers.filter((answer) => answer === undefined)).toHaveLength(7);
+      // Three of the guesser's eight were checked; the others were turned away (429), not queued.
+      expect(answers.filter((answer) => answer === false)).toHaveLength(3);
+      expect(answers.filter((answer) => answer === undefined)).toHaveLength(5);
+      expect(await scraper).toBe(true);
+    } finally {
+      await own.close();
+    }
+  });
+
+  it('behind one address (a reverse proxy), two guessing connections leave room for a scraper\'s check', async () => {
+    const own = new BasicAuth(pino({ level: 'silent' }));
+    try {
+      const users = new Map([['prometheus', bcrypt.hashSync('right', 8)]]);
+      const guesses = [0, 1].map((i) => own.check(users, { username: 'prometheus', password: `guess-${i}` }, '10.0.0.1'));
+      const scraper = own.check(users, { username: 'prometheus', password: 'right' }, '10.0.0.1');
+      expect(await Promise.all(guesses)).toEqual([false, false]);
       expect(await scraper).toBe(true);
     } finally {
       await own.close();
