@@ -100,17 +100,30 @@ export function createRouter(app: Endpoints, logger: Logger): RequestHandler {
 }
 
 /**
- * Whether a request comes from a page of another site: Sec-Fetch-Site says so, or an Origin names another host
- * than the one asked (`null` included, a sandboxed page's).
+ * Whether a request comes from a page of another site: Sec-Fetch-Site says so, or an Origin names another host or
+ * port than the request's Host (`null` included, a sandboxed page's). Host names compare without case or a
+ * trailing dot, addresses in their canonical form, and an absent port as the scheme's own (a proxy passing
+ * `Host: exporter.example:443` for `Origin: https://exporter.example`).
  */
 export function crossSite(req: IncomingMessage): boolean {
   const site = req.headers['sec-fetch-site'];
   if (site === 'cross-site' || site === 'same-site') return true;
   const origin = req.headers.origin;
   if (origin === undefined) return false;
+  const secure = (req.socket as { encrypted?: boolean }).encrypted === true;
+  const from = endpointOf(origin);
+  const to = endpointOf(`${secure ? 'https' : 'http'}://${req.headers.host ?? ''}`);
+  return from === undefined || to === undefined || from !== to;
+}
+
+/** `host:port` of a URL, the host without a trailing dot and the port the scheme's own when absent. */
+function endpointOf(text: string): string | undefined {
   try {
-    return new URL(origin).host !== (req.headers.host ?? '').toLowerCase();
+    const url = new URL(text);
+    if (url.hostname === '') return undefined;
+    const port = url.port !== '' ? url.port : url.protocol === 'https:' ? '443' : url.protocol === 'http:' ? '80' : '';
+    return `${url.hostname.replace(/\.$/, '')}:${port}`;
   } catch {
-    return true;
+    return undefined;
   }
 }

@@ -3,6 +3,8 @@
  * it; other methods answer 405 with Allow: POST. The flag is parsed and carried into the config.
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import type { IncomingMessage } from 'node:http';
+import { crossSite } from '../../src/server/router.js';
 import { parseCli } from '../../src/cli/args.js';
 import { applyOverrides } from '../../src/cli/overrides.js';
 import { openSocket, rawRequest } from './raw-client.js';
@@ -62,6 +64,11 @@ describe('POST /-/reload', () => {
     ['Sec-Fetch-Site: cross-site\r\n', 403, 0],
     ['Sec-Fetch-Site: same-site\r\n', 403, 0],
     ['Origin: http://x\r\nSec-Fetch-Site: same-origin\r\n', 200, 1],
+    // The same origin written otherwise: the scheme's port given or not, a trailing dot, another case.
+    ['Origin: http://x:80\r\n', 200, 1],
+    ['Origin: http://X.\r\n', 200, 1],
+    ['Origin: http://x:8080\r\n', 403, 0],
+    ['Origin: https://x\r\n', 403, 0],
     ['', 200, 1],
   ])('a page of another site cannot reload, even enabled or with cached credentials (%j): %i (found by review)', async (headers, status, reloads) => {
     const answer = await send(`POST /-/reload HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n${headers}\r\n`, { enableLifecycle: true });
@@ -167,5 +174,20 @@ describe('--web.enable-lifecycle', () => {
     const options = parseCli(['--config', 'x.yml', '--web.enable-lifecycle'], {});
     expect(options.enableLifecycle).toBe(true);
     expect(applyOverrides(config, options).enableLifecycle).toBe(true);
+  });
+});
+
+describe('crossSite', () => {
+  const request = (host: string, origin: string, encrypted = false): IncomingMessage => ({ headers: { host, origin }, socket: { encrypted } }) as unknown as IncomingMessage;
+
+  it.each([
+    ['exp.example:443', 'https://exp.example', true, false],
+    ['exp.example:80', 'http://exp.example', false, false],
+    ['exp.example.:9436', 'http://exp.example:9436', false, false],
+    ['[0:0:0:0:0:0:0:1]:9436', 'http://[::1]:9436', false, false],
+    ['exp.example:9436', 'http://other.example:9436', false, true],
+    ['exp.example', 'http://exp.example', true, true],
+  ])('Host %s, Origin %s (TLS %s): cross-site %s (found by review: the first four were refused)', (host, origin, encrypted, cross) => {
+    expect(crossSite(request(host, origin, encrypted))).toBe(cross);
   });
 });
