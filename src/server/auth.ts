@@ -122,10 +122,11 @@ export class BasicAuth {
     if (!this.#bcrypt.available || (running > 0 && this.#running >= MAX_CHECKS - RESERVED_FOR_NEW_CLIENTS)) return undefined;
     this.#perClient.set(client, running + 1);
     this.#running++;
-    const compared = this.#bcrypt.compare(credentials.password, checked);
-    this.#pending.set(key, compared);
     let ok: boolean;
     try {
+      // Inside the try: starting the worker may throw at once (no thread to be had), and the counts must come back.
+      const compared = this.#bcrypt.compare(credentials.password, checked);
+      this.#pending.set(key, compared);
       ok = await compared;
     } finally {
       this.#running--;

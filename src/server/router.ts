@@ -100,30 +100,28 @@ export function createRouter(app: Endpoints, logger: Logger): RequestHandler {
 }
 
 /**
- * Whether a request comes from a page of another site: Sec-Fetch-Site says so, or an Origin names another host or
- * port than the request's Host (`null` included, a sandboxed page's). Host names compare without case or a
- * trailing dot, addresses in their canonical form, and an absent port as the scheme's own (a proxy passing
- * `Host: exporter.example:443` for `Origin: https://exporter.example`).
+ * Whether a request comes from a page of another site: Sec-Fetch-Site says so, or an Origin names another host than
+ * the request's Host (`null` included, a sandboxed page's), or another port where Host gives one. Host names compare
+ * without case or a trailing dot, addresses in their canonical form. A Host without a port is compared by name
+ * alone: a proxy that ends TLS passes `Host: exporter.example` for `Origin: https://exporter.example`, and the
+ * exporter's own socket (plain HTTP) says nothing of the port the browser used.
  */
 export function crossSite(req: IncomingMessage): boolean {
   const site = req.headers['sec-fetch-site'];
   if (site === 'cross-site' || site === 'same-site') return true;
   const origin = req.headers.origin;
   if (origin === undefined) return false;
-  const secure = (req.socket as { encrypted?: boolean }).encrypted === true;
-  const from = endpointOf(origin);
-  const to = endpointOf(`${secure ? 'https' : 'http'}://${req.headers.host ?? ''}`);
-  return from === undefined || to === undefined || from !== to;
-}
-
-/** `host:port` of a URL, the host without a trailing dot and the port the scheme's own when absent. */
-function endpointOf(text: string): string | undefined {
   try {
-    const url = new URL(text);
-    if (url.hostname === '') return undefined;
-    const port = url.port !== '' ? url.port : url.protocol === 'https:' ? '443' : url.protocol === 'http:' ? '80' : '';
-    return `${url.hostname.replace(/\.$/, '')}:${port}`;
+    const from = new URL(origin);
+    if (from.hostname === '') return true;
+    const host = req.headers.host ?? '';
+    // Names as a browser has them; the port as written (a non-special scheme keeps a default port).
+    const name = new URL(`http://${host}`).hostname.replace(/\.$/, '');
+    const port = new URL(`x-host://${host}`).port;
+    if (from.hostname.replace(/\.$/, '') !== name) return true;
+    const fromPort = from.port !== '' ? from.port : from.protocol === 'https:' ? '443' : '80';
+    return port !== '' && port !== fromPort;
   } catch {
-    return undefined;
+    return true;
   }
 }
