@@ -5,14 +5,12 @@
  * answered probe went stale by the clock without the verdict log saying so.
  */
 import { describe, expect, it } from 'vitest';
-import pino from 'pino';
 import { mapWireguard } from '../../src/collectors/wireguard.js';
 import { evaluateRouter } from '../../src/health/evaluate.js';
 import { probeKey, type ProbeResult } from '../../src/collectors/wireguard-probe.js';
 import { routerLabel } from '../../src/metrics/family.js';
-import { SnapshotStore, type JobSnapshot } from '../../src/metrics/store.js';
-import { watchVerdicts } from '../../src/health/watch.js';
-import { jobsFor } from '../../src/collectors/catalog.js';
+import type { JobSnapshot } from '../../src/metrics/store.js';
+import { verdictLog } from '../health/verdict-log.js';
 import { testConfig } from '../helpers/config.js';
 import { T0, WG_UP, peerRecord, systemOk } from '../health/snapshots.js';
 
@@ -49,22 +47,14 @@ describe('an answered probe ages from when it ran, by the peer\'s own bound', ()
   });
 
   it('a peer up on a partly answered probe that goes stale by the clock is logged so, once', async () => {
-    const lines: string[] = [];
-    const logger = pino({ level: 'info' }, { write: (line: string) => lines.push((JSON.parse(line) as { msg: string }).msg) });
-    const store = new SnapshotStore();
-    store.plan(new Map([['hq', jobsFor(router).map((job) => ({ collector: job.collector, job: job.job }))]]));
-    let now = T0;
-    const watch = watchVerdicts({ store, config: () => config, logger, now: () => now });
-    const land = (snapshot: JobSnapshot, at: number): void => {
-      now = at;
-      store.record({ router: 'hq', collector: snapshot.collector, job: snapshot.job, ok: true, finishedAt: at, durationSeconds: 0.1, data: snapshot.data });
-    };
+    const log = verdictLog(config);
+    const land = log.record;
     land(systemOk(T0), T0);
     land(read('10m', { outcome: 'partial', lossRatio: 1 / 3, rttSeconds: 0.01 }), T0);
     // Runs of the system collector every 15 s judge the peers again once one is due.
     for (let at = T0 + 15_000; at <= T0 + 330_000; at += 15_000) land(systemOk(at), at);
-    await watch.settled();
-    watch.stop();
-    expect(lines.filter((line) => line.startsWith('peer site') && line.includes('stale')).length).toBe(1);
+    await log.settled();
+    log.stop();
+    expect(log.messages.filter((line) => line.startsWith('peer site') && line.includes('stale')).length).toBe(1);
   });
 });

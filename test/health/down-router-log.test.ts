@@ -5,11 +5,8 @@
  * kept across the outage (a ping critical before it was never said recovered, or warned of twice).
  */
 import { describe, expect, it } from 'vitest';
-import pino from 'pino';
-import { SnapshotStore, type JobOutcome, type JobSnapshot } from '../../src/metrics/store.js';
-import { watchVerdicts } from '../../src/health/watch.js';
 import { evaluateRouter } from '../../src/health/evaluate.js';
-import { jobsFor } from '../../src/collectors/catalog.js';
+import { verdictLog } from './verdict-log.js';
 import { testConfig } from '../helpers/config.js';
 import { failed, peerRecord, ping, pingJob, systemOk, T0, WG_UP, wireguard } from './snapshots.js';
 
@@ -19,34 +16,19 @@ const config = testConfig({
 });
 const router = config.routers[0] as (typeof config.routers)[number];
 
-function harness() {
-  const lines: string[] = [];
-  const logger = pino({ level: 'info' }, { write: (line: string) => lines.push((JSON.parse(line) as { msg: string }).msg) });
-  const store = new SnapshotStore();
-  store.plan(new Map([['hq', jobsFor(router).map((job) => ({ collector: job.collector, job: job.job }))]]));
-  let now = T0;
-  const watch = watchVerdicts({ store, config: () => config, logger, now: () => now });
-  const record = (snapshot: JobSnapshot, at: number): void => {
-    now = at;
-    const outcome: JobOutcome = { router: 'hq', collector: snapshot.collector, job: snapshot.job, ok: snapshot.ok, finishedAt: at, durationSeconds: 0.1, data: snapshot.data, ...(snapshot.reason === undefined ? {} : { reason: snapshot.reason }) };
-    store.record(outcome);
-  };
-  return { lines, record, stop: () => watch.stop() };
-}
-
 describe('a router that stops answering', () => {
   it.each([
     [0, 1],
     [100, 1],
   ])('a ping losing all before the outage and %i in 100 after: warned once (%i), said recovered only if it did', (after, warnings) => {
-    const h = harness();
+    const h = verdictLog(config);
     h.record(systemOk(T0), T0);
     h.record(ping(router, 0, 100, T0), T0);
     h.record(failed('system', 'system', 'timeout', T0 + 30_000, T0), T0 + 30_000);
     h.record(failed('ping', pingJob(router, 0), 'timeout', T0 + 30_000), T0 + 30_000);
     h.record(systemOk(T0 + 60_000), T0 + 60_000);
     h.record(ping(router, 0, after, T0 + 60_000), T0 + 60_000);
-    const pingLines = h.lines.filter((line) => line.includes('branch-tunnel'));
+    const pingLines = h.messages.filter((line) => line.includes('branch-tunnel'));
     expect(pingLines.filter((line) => line.includes('100')).length).toBe(warnings);
     expect(pingLines.some((line) => line.includes('recovered'))).toBe(after === 0);
     h.stop();

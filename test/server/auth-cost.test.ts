@@ -74,62 +74,60 @@ describe('a web config whose hashes have different costs', () => {
   });
 });
 
+/** A BasicAuth of its own for one test, closed after it. */
+async function withAuth(use: (own: BasicAuth) => Promise<void>): Promise<void> {
+  const own = new BasicAuth(pino({ level: 'silent' }));
+  try {
+    await use(own);
+  } finally {
+    await own.close();
+  }
+}
+
 describe('wrong guesses from one client (found by review: eight connections locked every new scraper out)', () => {
   it('never take the last free check from a client address with none running: another client still gets its check', async () => {
-    const own = new BasicAuth(pino({ level: 'silent' }));
-    try {
-      const users = new Map([['prometheus', bcrypt.hashSync('right', 8)]]);
-      const guesses = Array.from({ length: 8 }, (_, i) => own.check(users, { username: 'prometheus', password: `guess-${i}` }, '192.0.2.66'));
-      const scraper = own.check(users, { username: 'prometheus', password: 'right' }, '192.0.2.10');
-      const answers = await Promise.all(guesses);
-      // Three of the guesser's eight were checked; the others were turned away (429), not queued.
-      expect(answers.filter((answer) => answer === false)).toHaveLength(3);
-      expect(answers.filter((answer) => answer === undefined)).toHaveLength(5);
-      expect(await scraper).toBe(true);
-    } finally {
-      await own.close();
-    }
+    await withAuth(async (own) => {
+        const users = new Map([['prometheus', bcrypt.hashSync('right', 8)]]);
+        const guesses = Array.from({ length: 8 }, (_, i) => own.check(users, { username: 'prometheus', password: `guess-${i}` }, '192.0.2.66'));
+        const scraper = own.check(users, { username: 'prometheus', password: 'right' }, '192.0.2.10');
+        const answers = await Promise.all(guesses);
+        // Three of the guesser's eight were checked; the others were turned away (429), not queued.
+        expect(answers.filter((answer) => answer === false)).toHaveLength(3);
+        expect(answers.filter((answer) => answer === undefined)).toHaveLength(5);
+        expect(await scraper).toBe(true);
+    });
   });
 
   it('behind one address (a reverse proxy), two guessing connections leave room for a scraper\'s check', async () => {
-    const own = new BasicAuth(pino({ level: 'silent' }));
-    try {
-      const users = new Map([['prometheus', bcrypt.hashSync('right', 8)]]);
-      const guesses = [0, 1].map((i) => own.check(users, { username: 'prometheus', password: `guess-${i}` }, '10.0.0.1'));
-      const scraper = own.check(users, { username: 'prometheus', password: 'right' }, '10.0.0.1');
-      expect(await Promise.all(guesses)).toEqual([false, false]);
-      expect(await scraper).toBe(true);
-    } finally {
-      await own.close();
-    }
+    await withAuth(async (own) => {
+        const users = new Map([['prometheus', bcrypt.hashSync('right', 8)]]);
+        const guesses = [0, 1].map((i) => own.check(users, { username: 'prometheus', password: `guess-${i}` }, '10.0.0.1'));
+        const scraper = own.check(users, { username: 'prometheus', password: 'right' }, '10.0.0.1');
+        expect(await Promise.all(guesses)).toEqual([false, false]);
+        expect(await scraper).toBe(true);
+    });
   });
 
   it('requests with the same credentials at once share one check: a scraper\'s parallel first scrapes are not turned away', async () => {
-    const own = new BasicAuth(pino({ level: 'silent' }));
-    try {
-      const users = new Map([['prometheus', bcrypt.hashSync('right', 8)]]);
-      const answers = await Promise.all(Array.from({ length: 5 }, () => own.check(users, { username: 'prometheus', password: 'right' }, '192.0.2.10')));
-      expect(answers).toEqual([true, true, true, true, true]);
-    } finally {
-      await own.close();
-    }
+    await withAuth(async (own) => {
+        const users = new Map([['prometheus', bcrypt.hashSync('right', 8)]]);
+        const answers = await Promise.all(Array.from({ length: 5 }, () => own.check(users, { username: 'prometheus', password: 'right' }, '192.0.2.10')));
+        expect(answers).toEqual([true, true, true, true, true]);
+    });
   });
 
   it('the same wrong credentials again are refused without a check', async () => {
-    const own = new BasicAuth(pino({ level: 'silent' }));
-    try {
-      const users = new Map([['prometheus', bcrypt.hashSync('right', 10)]]);
-      const credentials = { username: 'prometheus', password: 'wrong' };
-      expect(await own.check(users, credentials, 'a')).toBe(false);
-      const started = performance.now();
-      // From another connection of the same client, and at once: no check runs, so none is turned away either.
-      const again = await Promise.all([own.check(users, credentials, 'a'), own.check(users, credentials, 'a')]);
-      expect(again).toEqual([false, false]);
-      expect(performance.now() - started).toBeLessThan(20);
-      // The right password still checks out.
-      expect(await own.check(users, { username: 'prometheus', password: 'right' }, 'a')).toBe(true);
-    } finally {
-      await own.close();
-    }
+    await withAuth(async (own) => {
+        const users = new Map([['prometheus', bcrypt.hashSync('right', 10)]]);
+        const credentials = { username: 'prometheus', password: 'wrong' };
+        expect(await own.check(users, credentials, 'a')).toBe(false);
+        const started = performance.now();
+        // From another connection of the same client, and at once: no check runs, so none is turned away either.
+        const again = await Promise.all([own.check(users, credentials, 'a'), own.check(users, credentials, 'a')]);
+        expect(again).toEqual([false, false]);
+        expect(performance.now() - started).toBeLessThan(20);
+        // The right password still checks out.
+        expect(await own.check(users, { username: 'prometheus', password: 'right' }, 'a')).toBe(true);
+    });
   });
 });
