@@ -9,8 +9,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import bcrypt from 'bcryptjs';
 import pino from 'pino';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { BasicAuth, dummyFor } from '../../src/server/auth.js';
+import { BcryptWorker } from '../../src/server/bcrypt-worker.js';
 import { bcryptCost, loadWebConfig } from '../../src/server/web-config.js';
 
 const auth = new BasicAuth(pino({ level: 'silent' }));
@@ -113,6 +114,22 @@ describe('wrong guesses from one client (found by review: eight connections lock
         const users = new Map([['prometheus', bcrypt.hashSync('right', 8)]]);
         const answers = await Promise.all(Array.from({ length: 5 }, () => own.check(users, { username: 'prometheus', password: 'right' }, '192.0.2.10')));
         expect(answers).toEqual([true, true, true, true, true]);
+    });
+  });
+
+  it('a check that cannot start (no thread for the worker) gives its slot back: the client is not locked out after (found by review)', async () => {
+    await withAuth(async (own) => {
+      const users = new Map([['prometheus', bcrypt.hashSync('right', 4)]]);
+      const failing = vi.spyOn(BcryptWorker.prototype, 'compare').mockImplementation(() => {
+        throw new Error('ERR_WORKER_INIT_FAILED');
+      });
+      try {
+        for (let i = 0; i < 4; i++) await expect(own.check(users, { username: 'prometheus', password: `p${i}` }, '192.0.2.9')).rejects.toThrow('ERR_WORKER_INIT_FAILED');
+      } finally {
+        failing.mockRestore();
+      }
+      // The worker starts again: the same address gets its check, and a second one beside it.
+      expect(await Promise.all([own.check(users, { username: 'prometheus', password: 'right' }, '192.0.2.9'), own.check(users, { username: 'prometheus', password: 'other' }, '192.0.2.9')])).toEqual([true, false]);
     });
   });
 
