@@ -104,13 +104,16 @@ export function watchVerdicts(deps: WatchDeps): VerdictWatch {
   // routers, and a search of the list for each was quadratic in the fleet.
   let indexed: Config | undefined;
   let byName = new Map<string, RouterConfig>();
-  const routerNamed = (name: string): RouterConfig | undefined => {
+  /** Indexes the config in force if it is not the one indexed, and drops the routers it no longer has. */
+  const indexConfig = (): void => {
     const config = deps.config();
-    if (config !== indexed) {
-      indexed = config;
-      byName = new Map(config.routers.map((router) => [router.name, router]));
-      forgetGone();
-    }
+    if (config === indexed) return;
+    indexed = config;
+    byName = new Map(config.routers.map((router) => [router.name, router]));
+    forgetGone();
+  };
+  const routerNamed = (name: string): RouterConfig | undefined => {
+    indexConfig();
     return byName.get(name);
   };
   /**
@@ -208,8 +211,7 @@ export function watchVerdicts(deps: WatchDeps): VerdictWatch {
   });
 
   return {
-    // Looking a name up indexes the new config and drops the routers it no longer has.
-    reconfigured: () => void routerNamed(''),
+    reconfigured: indexConfig,
     stop: () => {
       stopped.abort();
       unsubscribe();
