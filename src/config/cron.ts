@@ -139,17 +139,24 @@ function localTimesSkipped(expression: string, fields: CronFields): boolean {
   }
 }
 
-/** Problems per expression: a config names the same few schedules for every router (2,000 routers × 5). */
+/**
+ * A result per expression, worked out once: a config names the same few schedules for every router (2,000 routers
+ * × 5), and the scheduler asks again at every (re)load. Configs hold a handful of expressions; the bound only
+ * guards against a caller feeding endless new ones.
+ */
+function remembered<T>(cache: Map<string, T>, expression: string, work: (expression: string) => T): T {
+  if (cache.has(expression)) return cache.get(expression) as T;
+  const result = work(expression);
+  if (cache.size >= 1000) cache.clear();
+  cache.set(expression, result);
+  return result;
+}
+
 const judged = new Map<string, string | undefined>();
 
 /** Why a node-cron expression is invalid, or undefined when node-cron accepts it (5 or 6 fields) and it runs. */
 export function cronProblem(expression: string): string | undefined {
-  if (judged.has(expression)) return judged.get(expression);
-  const problem = judge(expression);
-  // Bounded as cronIntervalSeconds' results are: only a caller feeding endless new expressions reaches it.
-  if (judged.size >= 1000) judged.clear();
-  judged.set(expression, problem);
-  return problem;
+  return remembered(judged, expression, judge);
 }
 
 function judge(expression: string): string | undefined {
@@ -213,7 +220,6 @@ function dayGap(expression: string, firstTime: { hour: number; minute: number; s
   }
 }
 
-/** Results per expression: the scheduler asks for every job at every (re)load. */
 const computed = new Map<string, number>();
 
 /**
@@ -222,13 +228,7 @@ const computed = new Map<string, number>();
  * A schedule that runs on fewer than two days in four years reports about four years.
  */
 export function cronIntervalSeconds(expression: string): number {
-  const known = computed.get(expression);
-  if (known !== undefined) return known;
-  const seconds = computeInterval(expression);
-  // Configs hold a handful of expressions; the bound only guards against a caller feeding endless new ones.
-  if (computed.size >= 1000) computed.clear();
-  computed.set(expression, seconds);
-  return seconds;
+  return remembered(computed, expression, computeInterval);
 }
 
 function computeInterval(expression: string): number {
