@@ -1,7 +1,7 @@
 /**
  * In-process micro-benchmark of the exporter's own hot path, without sockets: RouterOS replies (from the
- * emulator's scale scenario) → JSON parse → mapWireguard → SnapshotStore.record (renders, deflates what changed)
- * → /metrics plain (inflates) and gzip.
+ * emulator's scale scenario) → JSON parse (in slices from 512 KB, as the client parses) → mapWireguard →
+ * SnapshotStore.record (renders, deflates what changed) → /metrics plain (inflates) and gzip.
  * For before/after figures of changes in src/metrics and src/collectors:
  *   node --expose-gc --import tsx bench/micro.ts [--routers 100] [--peers 1000] [--cycles 4] [--no-gzip]
  * (without --expose-gc the memory columns include garbage not yet collected).
@@ -16,7 +16,7 @@ import { Exposition } from '../src/metrics/exposition.js';
 import { SelfMetrics } from '../src/metrics/self.js';
 import { SnapshotStore } from '../src/metrics/store.js';
 import { routerLabel } from '../src/metrics/family.js';
-import { parseJsonBody } from '../src/routeros/body.js';
+import { parseJsonBodyInSlices } from '../src/routeros/body.js';
 import { asRecordList, asSingleRecord } from '../src/routeros/records.js';
 
 const { values } = parseArgs({ options: { routers: { type: 'string' }, peers: { type: 'string' }, cycles: { type: 'string' }, 'no-gzip': { type: 'boolean' } } });
@@ -34,9 +34,10 @@ const health = resolveConfig(
 ).routers[0]?.health;
 if (health === undefined) throw new Error('no health config');
 
-/** A reply body as the router sends it for `.proplist`. */
-function reply(rows: readonly Row[], proplist: readonly string[]): Buffer {
-  return Buffer.from(JSON.stringify(rows.map((row) => Object.fromEntries(proplist.filter((k) => k in row).map((k) => [k, row[k]])))));
+/** A reply body as the router sends it for `.proplist`, in the parts of 64 KiB it is read in. */
+function reply(rows: readonly Row[], proplist: readonly string[]): Buffer[] {
+  const body = Buffer.from(JSON.stringify(rows.map((row) => Object.fromEntries(proplist.filter((k) => k in row).map((k) => [k, row[k]])))));
+  return Array.from({ length: Math.max(1, Math.ceil(body.length / 65_536)) }, (_, i) => body.subarray(i * 65_536, (i + 1) * 65_536));
 }
 
 const store = new SnapshotStore();
@@ -61,9 +62,10 @@ for (let cycle = 0; cycle < cycles; cycle++) {
   for (const r of replies) {
     const label = routerLabel(r.name);
     let t = performance.now();
-    const system = asSingleRecord(parseJsonBody(r.system, 'GET'), 'GET');
-    const interfaces = asRecordList(parseJsonBody(r.interfaces, 'GET'), 'GET');
-    const list = asRecordList(parseJsonBody(r.peers, 'GET'), 'GET');
+    // As the client parses them: replies of 512 KB and more in slices, read in parts of 64 KiB.
+    const system = asSingleRecord(await parseJsonBodyInSlices(r.system, 'GET'), 'GET');
+    const interfaces = asRecordList(await parseJsonBodyInSlices(r.interfaces, 'GET'), 'GET');
+    const list = asRecordList(await parseJsonBodyInSlices(r.peers, 'GET'), 'GET');
     parse += performance.now() - t;
     t = performance.now();
     const sys = mapSystem(system, label);

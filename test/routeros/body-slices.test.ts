@@ -158,6 +158,43 @@ describe('parseJsonBodyInSlices', () => {
 
   const peers = (bytes: number): string => reply([{ '.id': '*1', name: 'peer', 'public-key': 'x'.repeat(44), comment: 'hello' }], bytes);
 
+  it('cuts a RouterOS reply where its records end without reading it a character at a time (the scan cost more than the parse)', async () => {
+    const body = Buffer.from(peers(4 * SLICED_FROM_BYTES));
+    const parts = Array.from({ length: Math.ceil(body.length / 65_536) }, (_, i) => body.subarray(i * 65_536, (i + 1) * 65_536));
+    const read = vi.spyOn(String.prototype, 'charCodeAt');
+    let value: unknown;
+    let reads: number;
+    try {
+      value = await parseJsonBodyInSlices(parts, 'GET /rest/x', new Slicer({ budgetMs: 0 }));
+    } finally {
+      reads = read.mock.calls.length;
+      read.mockRestore();
+    }
+    expect(value).toEqual(JSON.parse(body.toString()));
+    // A scan reads every character (2 million); cutting at `},{` reads a few, around the list's end.
+    expect(reads).toBeLessThan(100);
+  });
+
+  it('takes a `},{` in a string, or between records nested deeper, for no place to cut, wherever it stands around a slice’s end', async () => {
+    const filler = peers(SLICE_CHARS - 2_000).slice(1, -1);
+    // Past what a slice may parse: a wrong cut that left its failure to a parse of the whole text would show.
+    const rest = peers(LARGE).slice(1, -1);
+    const oddities = ['{"comment":"a},{b"}', '{"comment":"},{\\"x\\":\\"},{"}', '{"a":[{},{},{"b":[{},{}]}]}', '{"comment":"tab\there },{ "}'];
+    for (const odd of oddities) {
+      for (let shift = 0; shift < 2_400; shift += 151) {
+        // The oddity repeated from ~2,000 characters before a slice's size (give or take `shift`) to past it, then
+        // more plain records.
+        const pad = JSON.stringify({ name: 'p'.repeat(shift) });
+        const body = `[${filler},${pad},${Array.from({ length: 80 }, () => odd).join(',')},${rest}]`;
+        const { whole, sliced, longest } = await both(body);
+        expect(whole).toHaveProperty('value');
+        expect(sliced).toEqual(whole);
+        // Still in slices: a wrong cut would have left the failure to a parse of the whole text.
+        expect(longest).toBeLessThanOrEqual(SLICE_CHARS + MAX_RECORD_BYTES + 2 + 5);
+      }
+    }
+  });
+
   it('words a slice that fails with raw control characters in it as the whole parse does: counted once, at their place', async () => {
     const body = peers(LARGE);
     // A raw tab in a comment (repaired, six characters), then a missing comma, in the same slice past the middle.
