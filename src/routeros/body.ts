@@ -432,6 +432,9 @@ interface ListFailure {
  */
 const BOUNDARY_WINDOW = 64 * 1024;
 
+/** Guesses of a slice (wholeSlice) that may fail to parse in one reply before the rest is only scanned. */
+export const MAX_WRONG_GUESSES = 4;
+
 /** The mark `count` characters past `from`, over the pieces; undefined when the text ends before. */
 function markAfter(pieces: readonly string[], from: Mark, count: number): Mark | undefined {
   let rest = count;
@@ -483,10 +486,12 @@ function wholeSlice(pieces: readonly string[], from: Mark): { to: Mark; end: boo
  * As soon as the text is not such a list, where it failed (`ListFailure`), for wording the error as the whole
  * text's parse would; undefined for text without a list (the caller parses it whole).
  *
- * A slice is first cut where a record ends (wholeSlice) and parsed as it is: RouterOS writes `},{` between
- * records, and a slice that parses as a list was cut between elements, whatever stood in its strings. Only a
- * slice that does not (a raw control character, a `},{` in a comment, not JSON) is scanned character by
- * character, as every slice once was: the scan cost more CPU than the parse (~40 % of a large reply's).
+ * A slice is first cut where a record ends (wholeSlice) and parsed as it is, or repaired (appendSlice): RouterOS
+ * writes `},{` between records, and a slice that parses as a list was cut between elements, whatever stood in its
+ * strings (a cut inside a string leaves the slice ending in one, repaired or not). Only a slice that does not (a
+ * `},{` in a comment, records nested deeper, not JSON) is scanned character by character, as every slice once
+ * was: the scan cost more CPU than the parse (~40 % of a large reply's). After MAX_WRONG_GUESSES such slices the
+ * rest of the reply is only scanned.
  */
 function* listInSlices(pieces: readonly string[]): Steps<unknown[] | ListFailure | undefined> {
   const values: unknown[] = [];
@@ -506,6 +511,8 @@ function* listInSlices(pieces: readonly string[]): Steps<unknown[] | ListFailure
   let blank = true;
   // Whether a slice starts here, to be tried whole before it is scanned.
   let sliceStart = false;
+  let guessing = true;
+  let wrongGuesses = 0;
   const failure = (to: Mark, after: ListFailure['after'], context: ListFailure['before'] = before): ListFailure => ({
     from,
     to,
@@ -524,14 +531,12 @@ function* listInSlices(pieces: readonly string[]): Steps<unknown[] | ListFailure
     }
     if (sliceStart) {
       sliceStart = false;
-      const guess = wholeSlice(pieces, from);
+      const guess = guessing ? wholeSlice(pieces, from) : undefined;
       if (guess !== undefined) {
         // As long as a slice's parse: a pause before it.
         scanned = 0;
         yield;
-        const parsed = parsedOrError(`[${textBetween(pieces, from, guess.to)}]`);
-        if (Array.isArray(parsed) && parsed.length > 0) {
-          for (const value of parsed) values.push(value);
+        if (appendSlice(values, textBetween(pieces, from, guess.to), repairs)) {
           from = { piece: guess.to.piece, at: guess.to.at + 1 };
           piece = from.piece;
           at = from.at;
@@ -546,6 +551,9 @@ function* listInSlices(pieces: readonly string[]): Steps<unknown[] | ListFailure
           }
           continue;
         }
+        // A guess that does not parse costs a slice's parse: a reply shaped so that none does (`},{` in every
+        // comment) is scanned without them after a few.
+        if (++wrongGuesses >= MAX_WRONG_GUESSES) guessing = false;
       }
     }
     // A pause possible every slice's worth of characters, whatever they are (31 MB of whitespace around the
@@ -665,6 +673,9 @@ function parsedOrError(text: string): unknown {
   }
 }
 
+// eslint-disable-next-line no-control-regex -- control characters are what it looks for
+const CONTROL_CHARACTER = /[\u0000-\u001f]/;
+
 /**
  * Parses a slice as the elements of a list and appends them, repairing raw control characters in its strings
  * when it does not parse as it is (counted in `repairs` against MAX_RAW_CONTROLS over the whole reply); false
@@ -673,7 +684,8 @@ function parsedOrError(text: string): unknown {
 function appendSlice(values: unknown[], slice: string, repairs: { controls: number }): boolean {
   let parsed = parsedOrError(`[${slice}]`);
   let controls = 0;
-  if (parsed instanceof Error) {
+  // Repaired only if it holds a control character at all (found natively): the repair reads every character.
+  if (parsed instanceof Error && CONTROL_CHARACTER.test(slice)) {
     const repaired = escapeControls(slice, MAX_RAW_CONTROLS - repairs.controls);
     if (repaired === undefined || repaired.controls === 0) return false;
     controls = repaired.controls;

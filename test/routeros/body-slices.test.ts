@@ -4,7 +4,7 @@
  */
 import { describe, expect, it, vi } from 'vitest';
 import fc from 'fast-check';
-import { MAX_RECORD_BYTES, parseJsonBody, parseJsonBodyInSlices, SLICE_CHARS, SLICED_FROM_BYTES } from '../../src/routeros/body.js';
+import { MAX_RECORD_BYTES, MAX_WRONG_GUESSES, parseJsonBody, parseJsonBodyInSlices, SLICE_CHARS, SLICED_FROM_BYTES } from '../../src/routeros/body.js';
 import { Slicer } from '../../src/util/slices.js';
 
 /** What either parse gave: the value, or the error's message. */
@@ -173,6 +173,50 @@ describe('parseJsonBodyInSlices', () => {
     expect(value).toEqual(JSON.parse(body.toString()));
     // A scan reads every character (2 million); cutting at `},{` reads a few, around the list's end.
     expect(reads).toBeLessThan(100);
+  });
+
+  it('cuts where records end in a reply with raw control characters in some comments too (real routers send them), repaired in the slice', async () => {
+    // One record in a hundred with a tab typed into its comment: nearly every slice holds one.
+    const records = Array.from({ length: 12_000 }, (_, i) => JSON.stringify({ '.id': `*${i}`, 'public-key': 'k'.repeat(44), comment: i % 100 === 7 ? 'a\\tb' : 'plain' }).replace('\\\\t', '\t'));
+    const body = Buffer.from(`[${records.join(',')}]`);
+    expect(body.length).toBeGreaterThan(SLICED_FROM_BYTES);
+    expect(body.includes('\t')).toBe(true);
+    const parse = vi.spyOn(JSON, 'parse');
+    const read = vi.spyOn(String.prototype, 'charCodeAt');
+    let value: unknown;
+    let reads: number;
+    let parses: number;
+    try {
+      value = await parseJsonBodyInSlices(body, 'GET /rest/x', new Slicer({ budgetMs: 0 }));
+    } finally {
+      reads = read.mock.calls.length;
+      parses = parse.mock.calls.length;
+      read.mockRestore();
+      parse.mockRestore();
+    }
+    expect(value).toEqual(await parseJsonBody(body, 'GET /rest/x'));
+    // Each slice parsed raw, then repaired: two parses a slice, and its characters read once (by the repair), not twice.
+    const slices = Math.ceil(body.length / SLICE_CHARS);
+    expect(parses).toBeLessThanOrEqual(2 * slices + 1);
+    expect(reads).toBeLessThan(body.length * 1.2);
+  });
+
+  it('stops guessing where to cut after a few guesses that do not parse (a `},{` in every comment)', async () => {
+    const body = Buffer.from(`[${Array.from({ length: 60_000 }, (_, i) => JSON.stringify({ '.id': `*${i}`, comment: 'x},{y'.repeat(3) })).join(',')}]`);
+    const parse = vi.spyOn(JSON, 'parse');
+    let parses: number;
+    let value: unknown;
+    try {
+      value = await parseJsonBodyInSlices(body, 'GET /rest/x', new Slicer({ budgetMs: 0 }));
+    } finally {
+      parses = parse.mock.calls.length;
+      parse.mockRestore();
+    }
+    expect(value).toEqual(JSON.parse(body.toString()));
+    // One parse a slice, and the guesses that failed.
+    const slices = Math.ceil(body.length / SLICE_CHARS);
+    expect(slices).toBeGreaterThan(3 * MAX_WRONG_GUESSES);
+    expect(parses).toBeLessThanOrEqual(slices + MAX_WRONG_GUESSES + 1);
   });
 
   it('takes a `},{` in a string, or between records nested deeper, for no place to cut, wherever it stands around a slice’s end', async () => {
