@@ -118,5 +118,7 @@ main(process.argv.slice(2)).then(
   (error: unknown) => {
     console.error(`routeros-exporter: ${error instanceof Error ? error.message : String(error)}`);
     process.exitCode = 1;
+    // Whatever the failure left open (a timer, a socket) must not keep a process that failed alive.
+    exitWhenWritten(1);
   },
 );

@@ -46,7 +46,15 @@ export async function startDaemon(
     await app.stop();
     throw error;
   }
-  app.start();
+  try {
+    app.start();
+  } catch (error) {
+    // A daemon that started half-way (some schedules on, the listener open) would answer unready for good and never
+    // exit: it is stopped and closed, and the error ends the start.
+    await app.stop();
+    await closeServer(server, SHUTDOWN_DEADLINE_MS / 2);
+    throw error;
+  }
   const url = serverUrl(server);
   logger.info(
     { listen: config.listen, url, routers: config.routers.length, version: VERSION, tls: web.https, basic_auth: (web.current()?.users.size ?? 0) > 0 },
