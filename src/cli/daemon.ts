@@ -50,9 +50,20 @@ export async function startDaemon(
     app.start();
   } catch (error) {
     // A daemon that started half-way (some schedules on, the listener open) would answer unready for good and never
-    // exit: it is stopped and closed, and the error ends the start.
-    await app.stop();
-    await closeServer(server, SHUTDOWN_DEADLINE_MS / 2);
+    // exit: it is stopped and closed, within the shutdown's deadline, and the start's error ends the start.
+    const deadline = setTimeout(() => {
+      logger.error('stopping after a failed start took past the shutdown deadline; exiting');
+      process.exit(1);
+    }, SHUTDOWN_DEADLINE_MS);
+    deadline.unref();
+    try {
+      await app.stop();
+    } catch (stopError) {
+      logger.error({ err: stopError }, 'stopping after a failed start failed too');
+    } finally {
+      await closeServer(server, SHUTDOWN_DEADLINE_MS / 2);
+      clearTimeout(deadline);
+    }
     throw error;
   }
   const url = serverUrl(server);
