@@ -158,18 +158,23 @@ describe('parseJsonBodyInSlices', () => {
 
   const peers = (bytes: number): string => reply([{ '.id': '*1', name: 'peer', 'public-key': 'x'.repeat(44), comment: 'hello' }], bytes);
 
+  /** A sliced parse's value, and how often it called JSON.parse and read a character (String#charCodeAt). */
+  async function counted(body: Buffer | Buffer[]): Promise<{ value: unknown; parses: number; reads: number }> {
+    const parse = vi.spyOn(JSON, 'parse');
+    const read = vi.spyOn(String.prototype, 'charCodeAt');
+    try {
+      const value = await parseJsonBodyInSlices(body, 'GET /rest/x', new Slicer({ budgetMs: 0 }));
+      return { value, parses: parse.mock.calls.length, reads: read.mock.calls.length };
+    } finally {
+      read.mockRestore();
+      parse.mockRestore();
+    }
+  }
+
   it('cuts a RouterOS reply where its records end without reading it a character at a time (the scan cost more than the parse)', async () => {
     const body = Buffer.from(peers(4 * SLICED_FROM_BYTES));
     const parts = Array.from({ length: Math.ceil(body.length / 65_536) }, (_, i) => body.subarray(i * 65_536, (i + 1) * 65_536));
-    const read = vi.spyOn(String.prototype, 'charCodeAt');
-    let value: unknown;
-    let reads: number;
-    try {
-      value = await parseJsonBodyInSlices(parts, 'GET /rest/x', new Slicer({ budgetMs: 0 }));
-    } finally {
-      reads = read.mock.calls.length;
-      read.mockRestore();
-    }
+    const { value, reads } = await counted(parts);
     expect(value).toEqual(JSON.parse(body.toString()));
     // A scan reads every character (2 million); cutting at `},{` reads a few, around the list's end.
     expect(reads).toBeLessThan(100);
@@ -181,19 +186,7 @@ describe('parseJsonBodyInSlices', () => {
     const body = Buffer.from(`[${records.join(',')}]`);
     expect(body.length).toBeGreaterThan(SLICED_FROM_BYTES);
     expect(body.includes('\t')).toBe(true);
-    const parse = vi.spyOn(JSON, 'parse');
-    const read = vi.spyOn(String.prototype, 'charCodeAt');
-    let value: unknown;
-    let reads: number;
-    let parses: number;
-    try {
-      value = await parseJsonBodyInSlices(body, 'GET /rest/x', new Slicer({ budgetMs: 0 }));
-    } finally {
-      reads = read.mock.calls.length;
-      parses = parse.mock.calls.length;
-      read.mockRestore();
-      parse.mockRestore();
-    }
+    const { value, parses, reads } = await counted(body);
     expect(value).toEqual(await parseJsonBody(body, 'GET /rest/x'));
     // Each slice parsed raw, then repaired: two parses a slice, and its characters read once (by the repair), not twice.
     const slices = Math.ceil(body.length / SLICE_CHARS);
@@ -203,15 +196,7 @@ describe('parseJsonBodyInSlices', () => {
 
   it('stops guessing where to cut after a few guesses that do not parse (a `},{` in every comment)', async () => {
     const body = Buffer.from(`[${Array.from({ length: 60_000 }, (_, i) => JSON.stringify({ '.id': `*${i}`, comment: 'x},{y'.repeat(3) })).join(',')}]`);
-    const parse = vi.spyOn(JSON, 'parse');
-    let parses: number;
-    let value: unknown;
-    try {
-      value = await parseJsonBodyInSlices(body, 'GET /rest/x', new Slicer({ budgetMs: 0 }));
-    } finally {
-      parses = parse.mock.calls.length;
-      parse.mockRestore();
-    }
+    const { value, parses } = await counted(body);
     expect(value).toEqual(JSON.parse(body.toString()));
     // One parse a slice, and the guesses that failed.
     const slices = Math.ceil(body.length / SLICE_CHARS);
