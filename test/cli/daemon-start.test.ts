@@ -5,17 +5,10 @@
  */
 import net from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createApp, type App } from '../../src/app.js';
+import { startDaemon } from '../../src/cli/daemon.js';
+import { Scheduler } from '../../src/scheduler/scheduler.js';
 import { testConfig } from '../helpers/config.js';
 import { captureLogs } from '../helpers/log-capture.js';
-
-vi.mock('../../src/app.js', async (importOriginal) => {
-  const original = await importOriginal<typeof import('../../src/app.js')>();
-  return { ...original, createApp: vi.fn(original.createApp) };
-});
-
-const { startDaemon } = await import('../../src/cli/daemon.js');
-const realCreateApp = (await vi.importActual<typeof import('../../src/app.js')>('../../src/app.js')).createApp;
 
 /** Whether something accepts connections on the port. */
 function listening(port: number): Promise<boolean> {
@@ -37,26 +30,29 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-/** An app whose start starts for real and then throws, as a schedule failing after others started would. */
-function failingStart(stop: (app: App) => Promise<void>): { app: () => App | undefined } {
-  let made: App | undefined;
-  vi.mocked(createApp).mockImplementation((config, deps) => {
-    const app = realCreateApp(config, deps);
-    made = app;
-    return {
-      ...app,
-      start: () => {
-        app.start();
-        throw new Error('a schedule could not be started');
-      },
-      stop: () => stop(app),
-    };
+const realStart = Scheduler.prototype.start;
+const realStop = Scheduler.prototype.stop;
+
+/**
+ * The scheduler starts for real and then throws, as a schedule failing after others had started would; its stops
+ * are counted, and with `stopFails` a stop rejects after stopping.
+ */
+function failingStart(stopFails = false): { stops: () => number } {
+  let stops = 0;
+  vi.spyOn(Scheduler.prototype, 'start').mockImplementation(function (this: Scheduler, runNow?: boolean) {
+    realStart.call(this, runNow);
+    throw new Error('a schedule could not be started');
   });
-  return { app: () => made };
+  vi.spyOn(Scheduler.prototype, 'stop').mockImplementation(async function (this: Scheduler) {
+    stops++;
+    await realStop.call(this);
+    if (stopFails) throw new Error('stopping failed');
+  });
+  return { stops: () => stops };
 }
 
 afterEach(() => {
-  vi.mocked(createApp).mockReset();
+  vi.restoreAllMocks();
 });
 
 describe('startDaemon', () => {
@@ -69,24 +65,15 @@ describe('startDaemon', () => {
     });
 
   it('stops the half-started app and closes its listener, and rejects with the start’s error', async () => {
-    let stops = 0;
-    const made = failingStart(async (app) => {
-      stops++;
-      await app.stop();
-    });
+    const scheduler = failingStart();
     const port = await freePort();
     await expect(startDaemon(configOn(port), captureLogs().logger, undefined)).rejects.toThrow('a schedule could not be started');
-    expect(stops).toBe(1);
+    expect(scheduler.stops()).toBe(1);
     expect(await listening(port)).toBe(false);
-    // Stopped for real: a second stop finds nothing running and settles at once.
-    await made.app()?.stop();
   });
 
   it('reports the start’s error and closes its listener when stopping fails too', async () => {
-    failingStart(async (app) => {
-      await app.stop();
-      throw new Error('stopping failed');
-    });
+    failingStart(true);
     const port = await freePort();
     const logs = captureLogs();
     await expect(startDaemon(configOn(port), logs.logger, undefined)).rejects.toThrow('a schedule could not be started');
