@@ -201,6 +201,18 @@ describe('a reload asked for while another runs', () => {
 });
 
 describe('top-level settings on reload', () => {
+  it('gives the event loop back between reading the config and applying it (each ~0.1–0.2 s at 2,000 routers)', async () => {
+    const { app } = appWith(() => configOf({ log_level: 'debug' }));
+    const before = app.config();
+    const reloaded = app.reload();
+    // Queued before the reload's own turn: it runs between the read and the apply, and finds the old config.
+    const seen = await new Promise<Config>((resolve) => setImmediate(() => resolve(app.config())));
+    expect(seen).toBe(before);
+    expect(await reloaded).toEqual({ ok: true });
+    expect(app.config()).not.toBe(before);
+    await app.stop();
+  });
+
   it('log_level applies at once, to child loggers made before the reload too', async () => {
     let level = 'info';
     const { app, logs } = appWith(() => configOf({ log_level: level }));
