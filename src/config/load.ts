@@ -7,9 +7,10 @@ import { parseYaml } from './yaml.js';
 
 /**
  * Reads, parses and validates a config file; relative paths inside it are resolved against its folder.
- * Throws ConfigError with every problem found.
+ * Throws ConfigError with every problem found. `between` runs between parsing and validating (a turn of the
+ * event loop; tests see it there).
  */
-export async function loadConfigFile(path: string, env: NodeJS.ProcessEnv = process.env): Promise<Config> {
+export async function loadConfigFile(path: string, env: NodeJS.ProcessEnv = process.env, between: () => Promise<unknown> = nextTurn): Promise<Config> {
   let text: string;
   try {
     // A FIFO or device named as the config would hang the start, every reload and so the shutdown.
@@ -24,19 +25,23 @@ export async function loadConfigFile(path: string, env: NodeJS.ProcessEnv = proc
     throw new ConfigError(path, [{ path: '', message: `cannot read the config file${reason}` }]);
   }
   const options = { source: path, baseDir: dirname(resolve(path)), env };
-  const parsed = parseYaml(text);
-  if (parsed.problems.length > 0) throw new ConfigError(options.source, parsed.problems);
+  const value = yamlOf(text, options.source);
   // The event loop between parsing and checking: each takes ~0.1 s for 2,000 routers, and a reload runs beside
   // scrapes and collections.
-  await nextTurn();
-  return resolveConfig(parsed.value, options);
+  await between();
+  return resolveConfig(value, options);
 }
 
 /** Parses and validates config text; throws ConfigError with every problem found (and nothing else). */
 export function configFromText(text: string, options: ResolveOptions): Config {
+  return resolveConfig(yamlOf(text, options.source), options);
+}
+
+/** The config text's YAML as values; throws ConfigError with its syntax problems. */
+function yamlOf(text: string, source: string): unknown {
   const parsed = parseYaml(text);
-  if (parsed.problems.length > 0) throw new ConfigError(options.source, parsed.problems);
-  return resolveConfig(parsed.value, options);
+  if (parsed.problems.length > 0) throw new ConfigError(source, parsed.problems);
+  return parsed.value;
 }
 
 /** What `check-config` needs: every problem of a config file, or [] when it is valid. */
