@@ -90,6 +90,14 @@ export function handshakeAgeAt(nowMs: number, latestHandshake: number): number {
 }
 
 /**
+ * An answered probe's age in seconds at `nowMs`, never negative: the one reckoning of the collector's verdict and
+ * of /health's, as handshakeAgeAt is for handshakes.
+ */
+export function probeAgeAt(nowMs: number, probedAtMs: number): number {
+  return Math.max(0, (nowMs - probedAtMs) / 1000);
+}
+
+/**
  * When the peer last had a session to our knowledge (Unix seconds): its latest handshake, or the time an answered
  * probe ran if later. What a bound is counted from: expected-by in /metrics and /health, and when the verdict log
  * looks again.

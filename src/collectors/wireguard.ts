@@ -11,7 +11,7 @@ import { escapeLabelValue, labelPair } from '../metrics/text.js';
 import { WIREGUARD, WIREGUARD_FAMILIES as F } from './wireguard.contract.js';
 import { judgePeer, peerLabel } from '../analysis/peer.js';
 import { FieldReader, given, problemsOf } from '../analysis/decoding.js';
-import { handshakeAgeAt, PROBE_SKIP_REASONS, sessionSeenAt, type ProbeOutcome } from '../analysis/liveness.js';
+import { handshakeAgeAt, PROBE_SKIP_REASONS, probeAgeAt, sessionSeenAt, type ProbeOutcome } from '../analysis/liveness.js';
 import { cronIntervalSeconds } from '../config/cron.js';
 import {
   ADDRESS_PROPLIST,
@@ -310,8 +310,9 @@ export function* mapWireguardSteps(
     const probed = probes === undefined || disabled || disabledInterfaces.has(iface) ? undefined : probes.size === 0 ? OFF : probes.get(probeKey(iface, publicKey)) ?? OFF;
     const probe = probed?.outcome;
     // When the probe ran: this run, or a run before whose result this one reused (wireguard-probe.ts).
-    const probedAt = probe === 'ok' || probe === 'partial' || probe === 'failed' ? (probed?.at ?? now) : undefined;
-    const probeAgeSeconds = probedAt === undefined ? 0 : Math.max(0, (now - probedAt) / 1000);
+    const probeRan = probe === 'ok' || probe === 'partial' || probe === 'failed';
+    const probedAt = probeRan ? (probed?.at ?? now) : undefined;
+    const probeAgeSeconds = probedAt === undefined ? 0 : probeAgeAt(now, probedAt);
     const facts = { keepaliveSeconds, hasEndpoint, rxMoved, txMoved, ...(probe === undefined ? {} : { probe, probeAgeSeconds }) };
     const verdict = judgePeer(
       {
@@ -338,7 +339,7 @@ export function* mapWireguardSteps(
     if (readDisabled !== undefined || !given(record, 'disabled')) samples.add(F.wgPeerDisabled, labels, disabled ? 1 : 0);
     // Off (0) for most road warriors: no series then, rather than a zero per peer (issue 14).
     if (keepaliveSeconds > 0) samples.add(F.wgPeerKeepalive, labels, keepaliveSeconds);
-    if (probe === 'ok' || probe === 'partial' || probe === 'failed') {
+    if (probeRan) {
       samples.add(F.wgPeerProbe, labels, probe === 'failed' ? 0 : 1);
       if (probed?.lossRatio !== undefined) samples.add(F.wgPeerProbeLoss, labels, probed.lossRatio);
       if (probed?.rttSeconds !== undefined) samples.add(F.wgPeerProbeRtt, labels, probed.rttSeconds);

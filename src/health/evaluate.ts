@@ -20,7 +20,7 @@ import { redactSecretsDistinct } from '../util/redact.js';
 import { dataOf, jobsFor, type CollectorData } from '../collectors/catalog.js';
 import { runStateOf, upVerdict } from '../analysis/up.js';
 import { isUnreadable, judgePeer, type PeerVerdict } from '../analysis/peer.js';
-import { handshakeAgeAt, sessionSeenAt } from '../analysis/liveness.js';
+import { handshakeAgeAt, probeAgeAt, sessionSeenAt } from '../analysis/liveness.js';
 import { counted, formatAge, inEra, isoOrNull, peerDisplayName } from './format.js';
 import { namedLine, ROUTER_TEXT_LIMIT } from '../util/text.js';
 import { evaluatePings } from './pings.js';
@@ -322,7 +322,7 @@ function* judgePeers(
         rxMoved: peer.rxMoved,
         txMoved: peer.txMoved,
         // What a probe proved ages from when it ran (this collection, or the one whose result it reused).
-        ...(peer.probe === undefined ? {} : { probe: peer.probe, probeAgeSeconds: Math.max(0, (now - (peer.probedAt ?? collectedAt)) / 1000) }),
+        ...(peer.probe === undefined ? {} : { probe: peer.probe, probeAgeSeconds: probeAgeAt(now, peer.probedAt ?? collectedAt) }),
       },
       router.health,
     );
