@@ -105,12 +105,13 @@ export function steps(base: string, ...more: [number, string][]): ThresholdStep[
   return [{ color: base, value: null }, ...more.map(([value, color]) => ({ color, value }))];
 }
 
-/** 1 → `up` text in green, 0 → `down` text in red. */
-export function boolMapping(up: string, down: string): ValueMapping[] {
+/** 1 → `one`, 0 → `zero`, the good one green and the other red (1 is the good one unless `oneIsBad`: a flag like disabled). */
+export function boolMapping(one: string, zero: string, oneIsBad = false): ValueMapping[] {
+  const [oneColor, zeroColor] = oneIsBad ? ['red', 'green'] : ['green', 'red'];
   return [
     {
       type: 'value',
-      options: { '0': { text: down, color: 'red', index: 0 }, '1': { text: up, color: 'green', index: 1 } },
+      options: { '0': { text: zero, color: zeroColor, index: 0 }, '1': { text: one, color: oneColor, index: 1 } },
     },
   ];
 }

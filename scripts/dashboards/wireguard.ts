@@ -121,7 +121,7 @@ const interfaces = [
       }),
       overrides: [
         override('Running', { mappings: boolMapping('yes', 'no') }),
-        override('Disabled', { mappings: boolMapping('yes', 'no') }),
+        override('Disabled', { mappings: boolMapping('yes', 'no', true) }),
         override('MTU', { unit: 'bytes' }),
       ],
     }),

@@ -129,6 +129,21 @@ describe.each(dashboards.map((d) => [d.dashboard.uid, d] as const))('%s', (_uid,
     }
   });
 
+  it('never colours a disabled flag green when set, nor red when clear', () => {
+    for (const panel of panels) {
+      for (const o of panel.fieldConfig.overrides) {
+        const field = String(o.matcher.options);
+        if (!/disabled/i.test(field)) continue;
+        for (const p of o.properties.filter((p) => p.id === 'mappings')) {
+          for (const mapping of p.value as { options?: Record<string, { color?: string }> }[]) {
+            expect(mapping.options?.['1']?.color, `${panel.title}: ${field}`).not.toBe('green');
+            expect(mapping.options?.['0']?.color, `${panel.title}: ${field}`).not.toBe('red');
+          }
+        }
+      }
+    }
+  });
+
   it('runs latest-value panels as instant queries and graphs as range queries, with unique refIds', () => {
     for (const panel of panels) {
       const refIds = panel.targets.map((t) => t.refId);
