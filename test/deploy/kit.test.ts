@@ -198,6 +198,13 @@ describe('docker compose', () => {
         for (const label of objects) expect(target[label], `${source.alertname} hides ${target.alertname}`).toBe(source[label]);
       }
     }
+    // One exporter's outage hides another's failed reload neither in one job nor across jobs (found by review).
+    const exporterDown = { alertname: 'RouterOSExporterDown', severity: 'critical', job: 'routeros-exporter', instance: 'a:9731' };
+    for (const other of [{ job: 'routeros-exporter', instance: 'b:9731' }, { job: 'routeros-exporter-2', instance: 'a:9731' }]) {
+      const reload = { alertname: 'RouterOSExporterConfigReloadFailed', severity: 'warning', ...other };
+      expect(rules.some((rule) => inhibits(rule, exporterDown, reload)), JSON.stringify(other)).toBe(false);
+    }
+    expect(rules.some((rule) => inhibits(rule, exporterDown, { ...exporterDown, alertname: 'RouterOSExporterConfigReloadFailed', severity: 'warning' }))).toBe(true);
     // A failed power supply hides neither the router's load nor another sensor's alert (it hid both).
     const psu: Record<string, string> = critical.find((alert) => alert.alertname === 'RouterOSPowerSupplyFailed') ?? {};
     for (const target of warnings.filter((alert) => alert.router === psu.router)) {

@@ -10,6 +10,11 @@ import { durationSeconds, isAlertRule } from './rule-files.js';
 const EDITS: [string, string, string][] = [
   ['RouterOSExporterDown', 'up == 0', 'up == 1'],
   ['RouterOSExporterDown', '[1d]', '[1m]'],
+  ['RouterOSExporterDown', 'and on (job)\n', 'and on (job, instance)\n'],
+  ['RouterOSProbeFailing', 'up == 0', 'up == 1'],
+  ['RouterOSProbeFailing', 'routeros_up[1d]', 'routeros_up[1m]'],
+  ['RouterOSProbeFailing', 'unless on (job)', 'and on (job)'],
+  ['RouterOSProbeFailing', 'and on (job, instance)', 'unless on (job, instance)'],
   ['RouterOSExporterConfigReloadFailed', '== 0', '== 1'],
   ['RouterOSCollectorFailing', 'routeros_collector_success == 0', 'routeros_collector_success == 1'],
   ['RouterOSCollectorFailing', 'routeros_up == 0', 'routeros_up == 2'],

@@ -21,6 +21,11 @@ import { ALERTS_FILE, TESTS_DIR, alertRules, durationSeconds, loadRuleFile, load
 import { expandValues, withoutFinalStale } from './series.js';
 
 const EXPORTER_DOWN = 'RouterOSExporterDown';
+/**
+ * Alerts on Prometheus' own `up`, not on what the exporter served: when the exporter's own target fails, the first
+ * fires and the second (a router's /probe target) must not.
+ */
+const PROBE_FAILING = 'RouterOSProbeFailing';
 /** Prometheus' default lookback delta, in minutes (steps of the fixture). */
 const LOOKBACK = 5;
 
@@ -30,7 +35,7 @@ const [group] = staleFile.content.tests;
 if (group === undefined || staleFile.content.tests.length !== 1) throw new Error('stale.yml must hold one test group');
 const inputs = group.input_series ?? [];
 const alerts = alertRules(loadRuleFile(ALERTS_FILE));
-const routerAlerts = alerts.filter((a) => a.alert !== EXPORTER_DOWN);
+const routerAlerts = alerts.filter((a) => a.alert !== EXPORTER_DOWN && a.alert !== PROBE_FAILING);
 
 const up = inputs.find((s) => s.series.startsWith('up{'));
 const served = inputs.filter((s) => s !== up);
@@ -62,6 +67,8 @@ const exporterDownFires = {
   eval_time: minutes(end),
   exp_samples: [{ labels: `{alertname="${EXPORTER_DOWN}"}`, value: 1 }],
 };
+/** The exporter's own target is not a router's probe target: RouterOSProbeFailing holds at no minute after the stop. */
+const probeFailingSilent = { expr: `max_over_time(${eachAlert(PROBE_FAILING)}[${end - stopStep}m])`, eval_time: minutes(end), exp_samples: [] };
 
 const runs = {
   /** Right before the stop, the condition of every router alert holds somewhere in the fleet. */
@@ -83,6 +90,7 @@ const runs = {
         { expr: `max_over_time(${eachAlert(a.alert)}[${end - stopStep}m])`, eval_time: minutes(end), exp_samples: [] },
       ]),
       exporterDownFires,
+      probeFailingSilent,
     ],
   }, false),
   ended: testFile('conditions.yml', {
@@ -106,6 +114,7 @@ const runs = {
         },
       ]),
       exporterDownFires,
+      probeFailingSilent,
     ],
   }, true),
   /** The shipped rules and stale.yml's own expectations from the end of the lookback on. */
