@@ -9,7 +9,9 @@ import { finishInSlices } from '../util/slices.js';
 import { SampleSet } from '../metrics/samples.js';
 import { seriesLabels, type RouterLabel } from '../metrics/family.js';
 import { PING, PING_FAMILIES as F } from './ping.contract.js';
-import { FieldReader, problemsOf } from '../analysis/decoding.js';
+import { FieldReader, given, problemsOf } from '../analysis/decoding.js';
+import { RouterOsError } from '../routeros/errors.js';
+import { answeredPings, roundTripsOfRows } from './ping-rows.js';
 import { compositeJobKey, type Collector, type JobContext, type JobResult } from './types.js';
 
 export interface PingData {
@@ -47,27 +49,39 @@ export function mapPing(
   totals: Map<string, number>,
 ): JobResult<PingData> {
   const read = new FieldReader(`ping ${target.target}`);
+  // Every row RouterOS sends for a ping, reply or timeout, has its seq and the counts so far: a reply with none of
+  // them in any row (`[]`, `[{}]`, a proxy's object) is not a ping that failed but no answer from the ping at all
+  // (found by review: it was a run that succeeded, with a decode error). A ping's row without its totals is the
+  // loss left unread, below.
+  if (!rows.some((row) => given(row, 'sent') || given(row, 'received') || given(row, 'seq'))) {
+    throw new RouterOsError('ROS_ERR_SHAPE', `ping ${target.target}: none of the ${rows.length} rows has a seq or a count; the reply is not a ping's`);
+  }
   const samples = new SampleSet();
   const last = rows.at(-1) ?? {};
   const sent = withinCount(read.counter(last, 'sent'), target.count, read);
   const reported = read.counter(last, 'received');
   // Without both totals, loss and success are unknown: a missing "received" is not "none received".
-  if (last['sent'] === undefined || last['received'] === undefined) {
-    read.problem(rows.length === 0 ? 'reply has no rows' : 'last row has no sent/received totals');
+  if (last['sent'] === undefined || last['received'] === undefined) read.problem('last row has no sent/received totals');
+  // RouterOS counts duplicate replies (multicast targets) in received: past sent (packet-loss below 0), or hiding
+  // pings lost. The pings answered are what the rows tell (ping-rows.ts), and the received counter never outgrows
+  // the sent one.
+  const bothRead = sent !== undefined && reported !== undefined;
+  const received = bothRead ? answeredPings(rows, sent, reported) : reported;
+  const duplicates = bothRead && received !== reported;
+  if (bothRead && received === undefined) {
+    read.problem(`received ${reported} is more than sent ${sent} (duplicate replies) and the rows do not tell which pings were answered; loss left out`);
   }
-  // RouterOS counts duplicate replies (multicast targets): received above sent, packet-loss below 0. A probe
-  // is answered once, so there is no loss to report and the received counter never outgrows the sent one.
-  const duplicates = sent !== undefined && reported !== undefined && reported > sent;
-  const received = duplicates ? sent : reported;
-  const lossRatio = duplicates && sent !== 0 ? 0 : lossOf(last, sent, received, read);
+  // With duplicates packet-loss counts them (below 0, or too low): no percent to check the counts against.
+  const lossRatio = !duplicates ? lossOf(last, sent, received, read) : received === undefined || sent === 0 ? undefined : (sent - received) / sent;
   const labels = seriesLabels(F.pingSuccess, routerLabel, [target.target, target.name]);
   // A run counts only with both totals: one alone would move one counter and not the other (received past sent:
   // a loss rate below 0, or a made-up 100 % loss), and says nothing of success.
   const counted = sent !== undefined && received !== undefined;
-  const success = counted ? received > 0 : undefined;
+  // Duplicates are replies: some ping was answered even when the rows do not tell which.
+  const success = counted ? received > 0 : duplicates ? true : undefined;
 
   if (success !== undefined) samples.add(F.pingSuccess, labels, success ? 1 : 0);
-  const rtt: PingData['rttSeconds'] = success === true ? roundTrips(last, read) : {};
+  const rtt: PingData['rttSeconds'] = success === true ? roundTrips(rows, last, read) : {};
   for (const stat of ['min', 'avg', 'max'] as const) {
     const seconds = rtt[stat];
     if (seconds !== undefined) samples.addExtended(F.pingRtt, labels, [stat], seconds);
@@ -126,7 +140,9 @@ function lossOf(last: RouterRecord, sent: number | undefined, received: number |
  * The answered pings' round trips. min ≤ avg ≤ max holds for any real reply; one that breaks it (within the
  * microsecond RouterOS prints) leaves all three out and counts a problem, as an impossible part-and-whole does.
  */
-function roundTrips(last: RouterRecord, read: FieldReader): PingData['rttSeconds'] {
+function roundTrips(rows: readonly RouterRecord[], last: RouterRecord, read: FieldReader): PingData['rttSeconds'] {
+  // None of the three: the rows' own times (a one-ping run on a router that prints them from the second reply on).
+  if (!given(last, 'min-rtt') && !given(last, 'avg-rtt') && !given(last, 'max-rtt')) return roundTripsOfRows(rows, read);
   const min = read.rtt(last, 'min-rtt');
   const avg = read.rtt(last, 'avg-rtt');
   const max = read.rtt(last, 'max-rtt');

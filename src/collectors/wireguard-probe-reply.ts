@@ -5,6 +5,7 @@
  */
 import type { ProbeOutcome } from '../analysis/liveness.js';
 import type { FieldReader } from '../analysis/decoding.js';
+import { answeredPings, roundTripsOfRows } from './ping-rows.js';
 
 export interface ProbeResult {
   outcome: ProbeOutcome;
@@ -32,10 +33,16 @@ export function readProbeReply(reply: unknown, read: FieldReader): ProbeResult {
     read.problem(rows.length === 0 ? 'reply has no rows' : 'last row has no sent/received totals');
     return { outcome: 'error' };
   }
-  // Duplicate replies (a multicast target) make received exceed sent: each ping is answered once.
-  const answered = Math.min(received, sent);
+  // Duplicate replies (a multicast target) make received exceed sent: the pings answered are what the rows tell.
+  const answered = answeredPings(rows, sent, received);
+  if (answered === undefined) {
+    read.problem(`received ${received} is more than sent ${sent} (duplicate replies) and the rows do not tell which pings were answered`);
+    return { outcome: 'error' };
+  }
   const lossRatio = (sent - answered) / sent;
   if (answered === 0) return { outcome: 'failed', lossRatio };
-  const rttSeconds = read.rtt(record, 'avg-rtt');
+  // Without avg-rtt on the last row (a one-ping probe on a router that prints it from the second reply on), the
+  // rows' own times.
+  const rttSeconds = record['avg-rtt'] === undefined ? roundTripsOfRows(rows, read).avg : read.rtt(record, 'avg-rtt');
   return { outcome: answered === sent ? 'ok' : 'partial', lossRatio, ...(rttSeconds === undefined ? {} : { rttSeconds }) };
 }

@@ -140,7 +140,8 @@ describe('ping mapping', () => {
 
   it('property: whatever totals the last row lacks or garbles, received never outgrows sent, neither goes back, and success needs both', () => {
     const total = fc.oneof(fc.constant(undefined), fc.nat(20).map(String), fc.constantFrom('', 'x', '-3', '1.5'));
-    const row = fc.record({ sent: total, received: total, 'packet-loss': fc.oneof(fc.constant(undefined), fc.constantFrom('0', '33', '100')) });
+    // Every ping row has its seq (real-formats §4): a reply without seq or counts is no ping's (ROS_ERR_SHAPE).
+    const row = fc.record({ seq: fc.nat(20).map(String), sent: total, received: total, 'packet-loss': fc.oneof(fc.constant(undefined), fc.constantFrom('0', '33', '100')) });
     fc.assert(
       fc.property(fc.array(row, { minLength: 1, maxLength: 8 }), (rows) => {
         const totals = new Map<string, number>();
@@ -166,14 +167,15 @@ describe('ping mapping', () => {
   it('property: loss comes from the counts whatever packet-loss says, and round trips come out in order or not at all', () => {
     const count = fc.nat(10).map(String);
     const rtt = fc.oneof(fc.constant(undefined), fc.constantFrom('0ms', '1ms', '2ms500us', '4ms', '900us', '12ms', 'x'));
-    const row = fc.record({ sent: count, received: count, 'packet-loss': fc.oneof(fc.constant(undefined), fc.constantFrom('0', '33', '50', '100', '-5')), 'min-rtt': rtt, 'avg-rtt': rtt, 'max-rtt': rtt });
+    const row = fc.record({ seq: fc.constant('0'), sent: count, received: count, 'packet-loss': fc.oneof(fc.constant(undefined), fc.constantFrom('0', '33', '50', '100', '-5')), 'min-rtt': rtt, 'avg-rtt': rtt, 'max-rtt': rtt });
     fc.assert(
       fc.property(row, (raw) => {
         const record = Object.fromEntries(Object.entries(raw).filter(([, value]) => value !== undefined)) as Record<string, string>;
         const result = mapPing([record], { ...target, count: 10 }, ROUTER, new Map());
         const sent = Number(record['sent']);
         const received = Math.min(Number(record['received']), sent);
-        expect(result.data.lossRatio).toBe(sent === 0 ? undefined : Number(record['received']) > sent ? 0 : (sent - received) / sent);
+        // Duplicates (received above sent): the one reply row answered one ping.
+        expect(result.data.lossRatio).toBe(sent === 0 ? undefined : Number(record['received']) > sent ? (sent - 1) / sent : (sent - received) / sent);
         const { min, avg, max } = result.data.rttSeconds;
         if (min !== undefined && max !== undefined) expect(min).toBeLessThanOrEqual(max + 1e-6);
         if (avg !== undefined && min !== undefined) expect(min).toBeLessThanOrEqual(avg + 1e-6);

@@ -213,12 +213,47 @@ describe('range rules in the collectors', () => {
     expect(text(negative.samples)).toContain('routeros_ping_packets_received_total{router="hq",target="10.0.0.1",name="t"} 0\n');
   });
 
-  it('duplicate replies (received > sent, packet-loss below 0, as RouterOS reports for multicast) count a probe once', () => {
+  it('duplicate replies (received > sent, packet-loss below 0, as RouterOS reports for multicast) count each answered ping once', () => {
     const target = { target: 'ff02::1', name: 'm', count: 3, intervalSeconds: 1, schedule: '* * * * *' };
-    const result = mapPing([{ sent: '3', received: '12', 'packet-loss': '-300', 'avg-rtt': '1ms' }], target, ROUTER, new Map());
+    // Three pings, each answered by four hosts: a reply row per answer, totals cumulative.
+    const rows = [0, 1, 2].flatMap((seq) => [1, 2, 3, 4].map((host) => ({ host: `fe80::${host}`, seq: String(seq), time: '1ms', sent: String(seq + 1), received: String(seq * 4 + host), 'packet-loss': String(Math.round(100 - ((seq * 4 + host) * 100) / (seq + 1))), 'avg-rtt': '1ms' })));
+    const result = mapPing(rows, target, ROUTER, new Map());
     const out = text(result.samples);
     expect(out).toContain('routeros_ping_packets_received_total{router="hq",target="ff02::1",name="m"} 3\n');
     expect(result.data.lossRatio).toBe(0);
+  });
+
+  it('duplicate replies mixed with lost pings are loss, not none (found by review: two of three lost read as 0)', () => {
+    const target = { target: 'ff02::1', name: 'm', count: 3, intervalSeconds: 1, schedule: '* * * * *' };
+    const rows = [
+      { host: 'ff02::1', seq: '0', status: 'timeout', sent: '1', received: '0', 'packet-loss': '100' },
+      { host: 'ff02::1', seq: '1', status: 'timeout', sent: '2', received: '0', 'packet-loss': '100' },
+      ...[1, 2, 3, 4, 5].map((host) => ({ host: `fe80::${host}`, seq: '2', time: '1ms', sent: '3', received: String(host), 'packet-loss': String(Math.round(100 - (host * 100) / 3)), 'avg-rtt': '1ms', 'min-rtt': '1ms', 'max-rtt': '1ms' })),
+    ];
+    const result = mapPing(rows, target, ROUTER, new Map());
+    expect(result.data.lossRatio).toBeCloseTo(2 / 3, 12);
+    expect(result.data.success).toBe(true);
+    expect(text(result.samples)).toContain('routeros_ping_packets_received_total{router="hq",target="ff02::1",name="m"} 1\n');
+    // Rows that cannot tell which pings were answered leave the loss out, counted, rather than guess.
+    const untold = mapPing([{ sent: '3', received: '5', 'packet-loss': '-66' }], target, ROUTER, new Map());
+    expect(untold.data.lossRatio).toBeUndefined();
+    expect(untold.data.success).toBe(true);
+    expect(untold.problems.join()).toMatch(/duplicate replies/);
+  });
+
+  it('a reply that is no ping\'s ([] , [{}], a status alone) fails the run rather than reading as an unreadable ping (found by review)', () => {
+    const target = { target: '10.0.0.1', name: 't', count: 3, intervalSeconds: 1, schedule: '* * * * *' };
+    for (const rows of [[], [{}], [{ status: 'ok' }]]) {
+      expect(() => mapPing(rows, target, ROUTER, new Map()), JSON.stringify(rows)).toThrow(expect.objectContaining({ code: 'ROS_ERR_SHAPE' }));
+    }
+  });
+
+  it('a one-ping run whose row has no rtt statistics takes them from the row\'s time (found by review)', () => {
+    const target = { target: '8.8.8.8', name: 'g', count: 1, intervalSeconds: 1, schedule: '* * * * *' };
+    // Row 0 of the captured `ping__two_replies.json`.
+    const result = mapPing([{ host: '8.8.8.8', sent: '1', received: '1', seq: '0', time: '56ms639us', ttl: '112' }], target, ROUTER, new Map());
+    expect(result.data.rttSeconds).toEqual({ min: 0.056639, avg: 0.056639, max: 0.056639 });
+    expect(result.decodeErrors).toBe(0);
   });
 
   it('a ping rtt below zero cannot be sent, one over an hour is left out', () => {

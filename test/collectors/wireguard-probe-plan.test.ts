@@ -117,8 +117,17 @@ describe('readProbeReply', () => {
     expect(read([{ sent: '3', received: '0', 'packet-loss': '100', status: 'timeout' }]).result).toEqual({ outcome: 'failed', lossRatio: 1 });
   });
 
-  it('duplicate replies (received above sent) are no loss, never a negative one', () => {
-    expect(read([{ sent: '2', received: '5', 'avg-rtt': '1ms' }]).result).toEqual({ outcome: 'ok', lossRatio: 0, rttSeconds: 0.001 });
+  it('duplicate replies (received above sent) count each answered ping once, never a negative loss', () => {
+    const answers = (seq: string, sent: string, received: string) => ({ seq, time: '1ms', sent, received, 'avg-rtt': '1ms' });
+    expect(read([answers('0', '1', '1'), answers('0', '1', '2'), answers('1', '2', '3'), answers('1', '2', '5')]).result).toEqual({ outcome: 'ok', lossRatio: 0, rttSeconds: 0.001 });
+    // One of two lost, the other answered twice: partial, not ok (found by review).
+    expect(read([{ seq: '0', status: 'timeout', sent: '1', received: '0' }, answers('1', '2', '1'), answers('1', '2', '2')]).result).toEqual({ outcome: 'partial', lossRatio: 0.5, rttSeconds: 0.001 });
+    // Rows that cannot tell which pings were answered: not judged.
+    expect(read([{ sent: '2', received: '5', 'avg-rtt': '1ms' }])).toEqual({ result: { outcome: 'error' }, errors: 1 });
+  });
+
+  it('a one-ping probe whose row has no avg-rtt takes the row\'s time (found by review)', () => {
+    expect(read([{ host: '10.9.0.2', sent: '1', received: '1', seq: '0', time: '56ms639us', ttl: '64' }]).result).toEqual({ outcome: 'ok', lossRatio: 0, rttSeconds: 0.056639 });
   });
 
   it('a reply without readable totals is error, counted as a decode problem, never a loss', () => {

@@ -1,0 +1,48 @@
+/**
+ * What the rows of a `POST /ping` reply say beyond their last row's totals: which pings were answered, and their
+ * round trips. Shared by the ping collector and the tunnel probe, which read the same replies.
+ */
+import type { FieldReader } from '../analysis/decoding.js';
+
+/** A row for a reply from the target: timeouts and unreachables carry a `status`, replies none (real-formats §4). */
+function isReply(row: unknown): row is Record<string, unknown> {
+  return row !== null && typeof row === 'object' && !Array.isArray(row) && (row as Record<string, unknown>)['status'] === undefined;
+}
+
+/**
+ * How many of the `sent` pings were answered. RouterOS counts every reply in `received`, duplicates too (a
+ * multicast target answers one ping from several hosts), so duplicates can hide loss even where `received` does
+ * not pass `sent` (two of three pings lost, the third answered by three hosts: 3 of 3). Where the reply rows show
+ * duplicates (more rows than seqs) or `received` passes `sent`, the answered pings are the distinct `seq` of the
+ * reply rows; otherwise `received`. Undefined when duplicates leave the rows unable to tell (a reply row without
+ * a seq, none at all, or more seqs than were sent): the loss is then unknown, not 0.
+ */
+export function answeredPings(rows: readonly unknown[], sent: number, received: number): number | undefined {
+  const seqs = new Set<string>();
+  let replies = 0;
+  for (const row of rows) {
+    if (!isReply(row)) continue;
+    const seq = row['seq'];
+    if (typeof seq !== 'string') return received <= sent ? received : undefined;
+    seqs.add(seq);
+    replies++;
+  }
+  if (replies === seqs.size && received <= sent) return received;
+  return seqs.size > 0 && seqs.size <= sent ? seqs.size : undefined;
+}
+
+/**
+ * Round trips of the reply rows' own `time`, for a last row without min/avg/max-rtt: a router that prints the
+ * statistics only from the second reply on leaves them out of a one-ping run (captured: `ping__two_replies`).
+ */
+export function roundTripsOfRows(rows: readonly unknown[], read: FieldReader): { min?: number; avg?: number; max?: number } {
+  const times: number[] = [];
+  for (const row of rows) {
+    if (!isReply(row) || typeof row['time'] !== 'string') continue;
+    const seconds = read.rtt({ time: row['time'] }, 'time');
+    if (seconds !== undefined) times.push(seconds);
+  }
+  if (times.length === 0) return {};
+  const sum = times.reduce((total, time) => total + time, 0);
+  return { min: Math.min(...times), avg: sum / times.length, max: Math.max(...times) };
+}
