@@ -89,6 +89,25 @@ describe('system/health mapping', () => {
     expect(result.samples.size).toBe(1);
     expect(result.decodeErrors).toBe(0);
   });
+
+  it('rows without a type take the unit from the name, as the object form does; a name that tells none is counted (found by review)', () => {
+    const result = mapSystemHealth(
+      [
+        { name: 'cpu-temperature', value: '53' },
+        { name: 'psu1-voltage', value: '24.1' },
+        { name: 'fan1-speed', value: '4200' },
+        { name: 'humidity', value: '40' },
+      ],
+      ROUTER,
+    );
+    const text = sampleText(result.samples);
+    expect(text).toContain('routeros_health_temperature_celsius{router="hq",sensor="cpu-temperature"} 53\n');
+    expect(text).toContain('routeros_health_voltage_volts{router="hq",sensor="psu1-voltage"} 24.1\n');
+    expect(text).toContain('routeros_health_fan_speed_rpm{router="hq",sensor="fan1-speed"} 4200\n');
+    expect(result.samples.size).toBe(3);
+    expect(result.decodeErrors).toBe(1);
+    expect(result.problems.join()).toMatch(/humidity.*no type/);
+  });
 });
 
 describe('system/health range rules', () => {
