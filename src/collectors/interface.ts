@@ -12,6 +12,7 @@
  * rise of link-downs says when, in Prometheus' own time), the fast-path `fp-*` counters (a subset of the ones
  * exported) and `mtu` (`auto` on bridges; the wireguard collector has the tunnels').
  */
+import { RouterOsError } from '../routeros/errors.js';
 import { describeJson, type RouterRecord } from '../routeros/records.js';
 import { SampleSet } from '../metrics/samples.js';
 import { seriesLabels, type Family, type RouterLabel } from '../metrics/family.js';
@@ -94,6 +95,10 @@ const INTERFACES_PER_STEP = 256;
 
 /** mapInterfaces as steps (util/slices.ts): a router with thousands of VLANs and tunnels lists them all. */
 export function* mapInterfacesSteps(records: readonly RouterRecord[], routerLabel: RouterLabel, filter: InterfaceFilter): Steps<InterfaceMapping> {
+  // The whole menu, unfiltered (the filter applies below): every router lists some interface (a port, `lo`), so an
+  // empty list is not this menu's data but an answer from something else, a failure rather than "no interfaces"
+  // (found by review: the run succeeded with no series and no problem).
+  if (records.length === 0) throw new RouterOsError('ROS_ERR_SHAPE', 'interface: the list is empty; every router lists its interfaces, so the reply is not this menu\'s data');
   const read = new FieldReader('interface');
   const samples = new SampleSet();
   const seen = new Set<string>();

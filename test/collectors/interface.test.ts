@@ -92,6 +92,13 @@ describe('interface mapping of recorded replies', () => {
     expect(result.problems).toEqual([]);
   });
 
+  it('an empty list is no interface menu of a router: the run fails (parse), never "no interfaces" (found by review)', () => {
+    expect(() => mapInterfaces([], ROUTER, DEFAULT_FILTER)).toThrow(expect.objectContaining({ code: 'ROS_ERR_SHAPE' }));
+    // A filter that keeps none of a real list is no failure.
+    const none = mapInterfaces(recordedList('interface-7.x-reduced.json'), ROUTER, { ...DEFAULT_FILTER, includeTypes: ['no-such-type'] });
+    expect(none.data.exported).toBe(0);
+  });
+
   it('only asks for the proplist it maps, and never for a key the router would have to compute for nothing', () => {
     expect(INTERFACE_PROPLIST).toContain('link-downs');
     expect(INTERFACE_PROPLIST).not.toContain('mac-address');
