@@ -20,7 +20,7 @@
  * broken.
  */
 import type { RouterRecord } from '../routeros/records.js';
-import { parseRouterBool } from '../routeros/decode.js';
+import { saysTrue } from '../routeros/decode.js';
 import { RouterOsError } from '../routeros/errors.js';
 import { contains, overlaps, parseIpv4Match, type Ipv4Range } from './ipv4.js';
 import { groupBy, groupBySteps } from '../util/group.js';
@@ -136,14 +136,9 @@ export type ChainVerdict =
 /** A verdict that blocks: what a fix is written for. */
 export type BlockedVerdict = Extract<ChainVerdict, { passes: false }>;
 
+/** A record is enabled unless its `disabled` says true (absent, empty or unreadable: enabled, as RouterOS defaults). */
 export function isEnabled(record: RouterRecord): boolean {
-  const raw = record['disabled'];
-  if (raw === undefined || raw === '') return true;
-  try {
-    return !parseRouterBool(raw);
-  } catch {
-    return true;
-  }
+  return !saysTrue(record['disabled']);
 }
 
 /**

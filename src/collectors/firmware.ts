@@ -12,6 +12,7 @@
  */
 import type { Collector, JobContext, JobResult } from './types.js';
 import type { RouterRecord } from '../routeros/records.js';
+import { saysFalse } from '../routeros/decode.js';
 import { isRouterOsError, RouterOsError } from '../routeros/errors.js';
 import { SampleSet } from '../metrics/samples.js';
 import { seriesLabels, type RouterLabel } from '../metrics/family.js';
@@ -104,7 +105,7 @@ async function readRouterboard(context: JobContext): Promise<RouterRecord | unde
  * system/package/update, never an info series of empty names (found by review).
  */
 export function routerboardOf(record: RouterRecord): RouterRecord | undefined {
-  if (record['routerboard'] === 'false') return undefined;
+  if (saysFalse(record['routerboard'])) return undefined;
   if (given(record, 'model') || given(record, 'current-firmware')) return record;
   throw new RouterOsError('ROS_ERR_SHAPE', "GET /rest/system/routerboard: the reply names no model and no firmware; it is not the router's system/routerboard");
 }

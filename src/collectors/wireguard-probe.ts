@@ -10,7 +10,7 @@
  */
 import type { HealthConfig } from '../config/types.js';
 import type { RouterRecord } from '../routeros/records.js';
-import { routerListHead } from '../routeros/decode.js';
+import { routerListHead, saysTrue } from '../routeros/decode.js';
 import { expectOf, peerLabel, probeSettingOf } from '../analysis/peer.js';
 import type { ProbeOutcome } from '../analysis/liveness.js';
 import { readProbeReply, type ProbeResult } from './wireguard-probe-reply.js';
@@ -80,13 +80,13 @@ export function mayProbe(health: HealthConfig): boolean {
 }
 
 const live = (interfaces: readonly RouterRecord[]): Set<string> =>
-  new Set(interfaces.filter((i) => i['disabled'] !== 'true').map((i) => i['name'] ?? ''));
+  new Set(interfaces.filter((i) => !saysTrue(i['disabled'])).map((i) => i['name'] ?? ''));
 
 /** Peers the settings select, enabled and on an enabled interface: the job reads /ip/address only when there are any. */
 export function wantsProbes(interfaces: readonly RouterRecord[], peers: readonly RouterRecord[], health: HealthConfig): boolean {
   if (!mayProbe(health)) return false;
   const enabled = live(interfaces);
-  return peers.some((peer) => peer['disabled'] !== 'true' && enabled.has(peer['interface'] ?? '') && probeSelected(peer, health));
+  return peers.some((peer) => !saysTrue(peer['disabled']) && enabled.has(peer['interface'] ?? '') && probeSelected(peer, health));
 }
 
 /** Job memory keys of a probed peer: when it was probed, and its last rtt and loss (NaN: none). */
@@ -170,7 +170,7 @@ export function* planProbesSteps(
     if (index % PEERS_PER_STEP === PEERS_PER_STEP - 1) yield;
     const iface = row['interface'] ?? '';
     const ip = (row['address'] ?? '').split('/')[0] ?? '';
-    if (row['disabled'] !== 'true' && /^\d{1,3}(\.\d{1,3}){3}$/.test(ip) && !sources.has(iface)) sources.set(iface, ip);
+    if (!saysTrue(row['disabled']) && /^\d{1,3}(\.\d{1,3}){3}$/.test(ip) && !sources.has(iface)) sources.set(iface, ip);
   }
   const targets: ProbeTarget[] = [];
   const skipped = new Map<string, ProbeResult>();
@@ -180,7 +180,7 @@ export function* planProbesSteps(
     if (index % PEERS_PER_STEP === PEERS_PER_STEP - 1) yield;
     const iface = peer['interface'] ?? '';
     const key = probeKey(iface, peer['public-key'] ?? '');
-    if (peer['disabled'] === 'true' || !enabled.has(iface) || seen.has(key)) continue;
+    if (saysTrue(peer['disabled']) || !enabled.has(iface) || seen.has(key)) continue;
     seen.add(key);
     if (!probeSelected(peer, health)) {
       skipped.set(key, { outcome: 'off' });

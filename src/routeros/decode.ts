@@ -105,6 +105,16 @@ export function readRouterBool(value: string): Read<boolean> {
   return new Unreadable('boolean', value, 'expected true, false, yes or no');
 }
 
+/** Whether a field says true (`true` or `yes`), as readRouterBool reads it; absent or unreadable is not. */
+export function saysTrue(value: string | undefined): boolean {
+  return value !== undefined && readRouterBool(value) === true;
+}
+
+/** Whether a field says false (`false` or `no`); absent or unreadable is not. */
+export function saysFalse(value: string | undefined): boolean {
+  return value !== undefined && readRouterBool(value) === false;
+}
+
 export function parseRouterBool(value: string): boolean {
   return orThrow(readRouterBool(value));
 }
