@@ -117,6 +117,24 @@ describe('peers over time', () => {
     expect(age('live')).toBeLessThan(15);
     expect(BigInt(peer('live')['rx'] ?? '0')).toBeGreaterThan(BigInt(frozen['rx'] ?? '0'));
   });
+
+  it('disabling the interface stops its peers as disabling each would; enabling it restarts only the enabled ones (found by review)', async () => {
+    clock.advance(60_000);
+    expect(peer('live')).toHaveProperty('last-handshake');
+    await client.call(R, 'PATCH', '/rest/interface/wireguard/wg0', { disabled: 'yes' });
+    const frozen = peer('live');
+    expect(frozen).not.toHaveProperty('last-handshake');
+    clock.advance(600_000);
+    expect(peer('live')['rx']).toBe(frozen['rx']);
+    expect(peer('live')['tx']).toBe(frozen['tx']);
+    expect(peer('live')['disabled']).toBe('false');
+    await client.call(R, 'PATCH', '/rest/interface/wireguard/wg0', { disabled: 'no' });
+    clock.advance(15);
+    expect(age('live')).toBeLessThan(15);
+    // A peer disabled itself stays stopped when its interface comes back.
+    expect(peer('off')).not.toHaveProperty('last-handshake');
+    expect(peer('off')['rx']).toBe('18446744073709551000');
+  });
 });
 
 describe('system resource over time', () => {

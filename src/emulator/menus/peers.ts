@@ -97,7 +97,7 @@ export class PeersMenu extends RecordMenu<PeerEntry> {
     let sim = this.#pendingSim;
     if (sim === undefined) {
       sim = silentSim(this.router.now(), this.router.bootAt(), values['endpoint-address'] !== '');
-      if (values['disabled'] === 'true') sim.disable(this.router.now());
+      if (this.#stopped(values)) sim.disable(this.router.now());
     }
     return {
       id,
@@ -112,10 +112,18 @@ export class PeersMenu extends RecordMenu<PeerEntry> {
     this.#keys.delete(`${entry.values['interface']}|${entry.values['public-key']}`);
     this.#keys.add(`${values['interface']}|${values['public-key']}`);
     entry.values = values;
-    if (changed.has('disabled')) {
-      if (values['disabled'] === 'true') entry.sim.disable(this.router.now());
-      else entry.sim.enable(this.router.now());
-    }
+    if (changed.has('disabled') || changed.has('interface')) this.follow(entry);
+  }
+
+  /** A peer passes no packet while it or its interface is disabled. */
+  #stopped(values: Readonly<Record<string, string>>): boolean {
+    return values['disabled'] === 'true' || this.router.wgInterfaceDisabled(values['interface'] ?? '');
+  }
+
+  /** Stops or restarts a peer's simulation as it and its interface are now. */
+  follow(entry: PeerEntry): void {
+    if (this.#stopped(entry.values)) entry.sim.disable(this.router.now());
+    else entry.sim.enable(this.router.now());
   }
 
   override remove(id: number): void {

@@ -51,4 +51,8 @@ export interface RouterContext {
   renameInterface(from: string, to: string): void;
   /** A removed interface: references keep its old id (`*7`), its peers stop (docs/emulator.md, inferred). */
   interfaceRemoved(name: string, id: string): void;
+  /** A WireGuard interface disabled or enabled: its peers stop or go on (a down interface passes no packet). */
+  wgInterfaceSwitched(name: string): void;
+  /** Whether the WireGuard interface of this name is disabled (false for any other name). */
+  wgInterfaceDisabled(name: string): boolean;
 }

@@ -79,6 +79,7 @@ export class WireguardMenu extends RecordMenu<WgInterfaceEntry> {
     if (changed.has('private-key')) entry.publicKey = undefined;
     const after = values['name'] ?? '';
     if (after !== before) this.router.renameInterface(before, after);
+    if (changed.has('disabled')) this.router.wgInterfaceSwitched(after);
   }
 
   override remove(id: number): void {

@@ -165,6 +165,14 @@ export class RouterState implements RouterContext {
     this.renameInterface(name, id);
   }
 
+  wgInterfaceSwitched(name: string): void {
+    for (const peer of this.peers.entries()) if (peer.values['interface'] === name) this.peers.follow(peer);
+  }
+
+  wgInterfaceDisabled(name: string): boolean {
+    return this.wireguard.byName(name)?.values['disabled'] === 'true';
+  }
+
   /** Uptime restarts, counters fall to 0, handshakes reset. */
   reboot(): void {
     const t = this.now();
