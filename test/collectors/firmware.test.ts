@@ -13,14 +13,14 @@ import { routerLabel } from '../../src/metrics/family.js';
 import { RouterOsError } from '../../src/routeros/errors.js';
 import { testRouter } from '../helpers/config.js';
 import { EmulatorJobs } from '../helpers/emulator-jobs.js';
-import { recordedRecord } from '../helpers/fixtures.js';
+import { fixtureRecord } from '../helpers/fixtures.js';
 import { sampleText } from './sample-text.js';
 
 const ROUTER = routerLabel('hq');
 
 describe('firmware mapping', () => {
   it('the Telegraf hAP: RouterOS updated to 7.16, RouterBOOT still 7.15.3 → upgrade pending', () => {
-    const result = mapFirmware(recordedRecord('system-routerboard-7.16-hap.json'), recordedRecord('system-package-update-never-checked.json'), ROUTER);
+    const result = mapFirmware(fixtureRecord('system-routerboard-7.16-hap.json'), fixtureRecord('system-package-update-never-checked.json'), ROUTER);
     const out = sampleText(result.samples);
     expect(out).toContain('routeros_firmware_info{router="hq",model="RBD52G-5HacD2HnD",firmware_type="ipq4000L",current="7.15.3",upgrade="7.16"} 1\n');
     expect(out).toContain('routeros_firmware_upgrade_pending{router="hq"} 1\n');
@@ -33,7 +33,7 @@ describe('firmware mapping', () => {
   });
 
   it('the dumbmonit CHR: no routerboard series; 7.24.4 known and newer than 7.23.7 → update available', () => {
-    const result = mapFirmware(undefined, recordedRecord('system-package-update-7.23-chr.json'), ROUTER);
+    const result = mapFirmware(undefined, fixtureRecord('system-package-update-7.23-chr.json'), ROUTER);
     expect(sampleText(result.samples)).toBe(
       'routeros_package_update_info{router="hq",installed_version="7.23.7",latest_version="7.24.4",channel="stable"} 1\n' +
         'routeros_package_update_available{router="hq"} 1\n',
@@ -49,7 +49,7 @@ describe('firmware mapping', () => {
   });
 
   it('firmware matching RouterOS is not pending; the same version is not an update', () => {
-    const board = { ...recordedRecord('system-routerboard-7.16-hap.json'), 'current-firmware': '7.16' };
+    const board = { ...fixtureRecord('system-routerboard-7.16-hap.json'), 'current-firmware': '7.16' };
     const out = sampleText(mapFirmware(board, { 'installed-version': '7.16', 'latest-version': '7.16', channel: 'stable' }, ROUTER).samples);
     expect(out).toContain('routeros_firmware_upgrade_pending{router="hq"} 0\n');
     expect(out).toContain('routeros_package_update_available{router="hq"} 0\n');
@@ -178,7 +178,7 @@ describe('the firmware collector against the emulator over HTTPS', () => {
     const [job] = firmwareCollector.jobs(router);
     const client: JobContext['client'] = {
       list: () => Promise.reject(new Error('not expected')),
-      getSingleton: (menu: string) => Promise.resolve(menu === 'system/routerboard' ? board : recordedRecord('system-package-update-never-checked.json')),
+      getSingleton: (menu: string) => Promise.resolve(menu === 'system/routerboard' ? board : fixtureRecord('system-package-update-never-checked.json')),
       run: () => Promise.reject(new Error('not expected')),
     };
     const run = job?.run({ router, client, routerLabel: ROUTER, now: () => 0, signal: new AbortController().signal, memory: new Map() });

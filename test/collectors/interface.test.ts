@@ -9,7 +9,7 @@ import type { JobContext } from '../../src/collectors/types.js';
 import type { RouterRecord } from '../../src/routeros/records.js';
 import { SampleSet } from '../../src/metrics/samples.js';
 import { routerLabel } from '../../src/metrics/family.js';
-import { recordedList } from '../helpers/fixtures.js';
+import { fixtureList } from '../helpers/fixtures.js';
 import { testRouter } from '../helpers/config.js';
 import { BASE, problemsOf } from '../config/helpers.js';
 import { sampleText } from './sample-text.js';
@@ -37,7 +37,7 @@ describe('an interface name of megabytes', () => {
 
 describe('interface mapping of recorded replies', () => {
   it('7.16 hAP ac²: 64-bit counters, slave port, and a repeated name exported once', () => {
-    const records = recordedList('interface-7.16-hap.json');
+    const records = fixtureList('interface-7.16-hap.json');
     const result = mapInterfaces([...records, ...records], ROUTER, DEFAULT_FILTER);
     const out = sampleText(result.samples);
     expect(out).toContain('routeros_interface_receive_bytes_total{router="hq",interface="ether1",type="ether"} 194632346152\n');
@@ -55,7 +55,7 @@ describe('interface mapping of recorded replies', () => {
   });
 
   it('7.23.7 CHR: bridge with mtu auto, loopback, disabled vlan; every property of the menu', () => {
-    const result = mapInterfaces(recordedList('interface-7.23-chr.json'), ROUTER, DEFAULT_FILTER);
+    const result = mapInterfaces(fixtureList('interface-7.23-chr.json'), ROUTER, DEFAULT_FILTER);
     const out = sampleText(result.samples);
     expect(out).toContain('routeros_interface_transmit_bytes_total{router="hq",interface="bridge-lan",type="bridge"} 2627\n');
     expect(out).toContain('routeros_interface_running{router="hq",interface="lo",type="loopback"} 1\n');
@@ -83,7 +83,7 @@ describe('interface mapping of recorded replies', () => {
   });
 
   it('a field-reduced list: what is there is exported, what is not is left out (not 0)', () => {
-    const result = mapInterfaces(recordedList('interface-7.x-reduced.json'), ROUTER, DEFAULT_FILTER);
+    const result = mapInterfaces(fixtureList('interface-7.x-reduced.json'), ROUTER, DEFAULT_FILTER);
     const out = sampleText(result.samples);
     expect(out).toContain('routeros_interface_receive_bytes_total{router="hq",interface="WAN2",type="ether"} 760847150783\n');
     expect(out).not.toContain('packets_total');
@@ -95,7 +95,7 @@ describe('interface mapping of recorded replies', () => {
   it('an empty list is no interface menu of a router: the run fails (parse), never "no interfaces" (found by review)', () => {
     expect(() => mapInterfaces([], ROUTER, DEFAULT_FILTER)).toThrow(expect.objectContaining({ code: 'ROS_ERR_SHAPE' }));
     // A filter that keeps none of a real list is no failure.
-    const none = mapInterfaces(recordedList('interface-7.x-reduced.json'), ROUTER, { ...DEFAULT_FILTER, includeTypes: ['no-such-type'] });
+    const none = mapInterfaces(fixtureList('interface-7.x-reduced.json'), ROUTER, { ...DEFAULT_FILTER, includeTypes: ['no-such-type'] });
     expect(none.data.exported).toBe(0);
   });
 
@@ -235,7 +235,7 @@ describe('interface job', () => {
     const client: JobContext['client'] = {
       list: async (menu, options) => {
         calls.push({ what: menu, detail: options?.proplist });
-        return recordedList('interface-7.23-chr.json');
+        return fixtureList('interface-7.23-chr.json');
       },
       getSingleton: async () => {
         throw new Error('not expected');
@@ -263,7 +263,7 @@ describe('interface job', () => {
     const router = testRouter({ interfaces: { exclude_types: ['ether'] } });
     const [job] = interfaceCollector.jobs(router);
     const client: JobContext['client'] = {
-      list: async () => recordedList('interface-7.23-chr.json'),
+      list: async () => fixtureList('interface-7.23-chr.json'),
       getSingleton: async () => {
         throw new Error('not expected');
       },

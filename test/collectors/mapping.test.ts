@@ -5,7 +5,7 @@ import { mapWireguard } from '../../src/collectors/wireguard.js';
 import { mapPing, pingParameters } from '../../src/collectors/ping.js';
 import { bandwidthTestParameters, mapBandwidthTest } from '../../src/collectors/bandwidth-test.js';
 import { SampleSet } from '../../src/metrics/samples.js';
-import { recordedList, recordedRecord } from '../helpers/fixtures.js';
+import { fixtureList, fixtureRecord } from '../helpers/fixtures.js';
 import { testRouter } from '../helpers/config.js';
 import { plainOf } from '../../src/metrics/gzip.js';
 import { routerLabel } from '../../src/metrics/family.js';
@@ -23,7 +23,7 @@ function text(samples: SampleSet): string {
 
 describe('system/resource mapping', () => {
   it('decodes units: load ratio, MHz to Hz, uptime with weeks', () => {
-    const result = mapSystem(recordedRecord('system-resource-7.19.json'), ROUTER);
+    const result = mapSystem(fixtureRecord('system-resource-7.19-week-uptime.json'), ROUTER);
     const out = text(result.samples);
     expect(out).toContain('routeros_system_cpu_load_ratio{router="hq"} 0.03\n');
     expect(out).toContain('routeros_system_cpu_frequency_hertz{router="hq"} 2099000000\n');
@@ -46,7 +46,7 @@ describe('system/resource mapping', () => {
 describe('wireguard mapping', () => {
   // wg-branch's peers are always-on site links (no keepalive in the capture): judged against handshake_stale_after.
   const health = testRouter({}, { health: { expect: { 'wg-branch': 'always' } } }).health;
-  const result = mapWireguard(recordedList('wireguard-interfaces.json'), recordedList('wireguard-peers.json'), ROUTER, health, NOW);
+  const result = mapWireguard(fixtureList('wireguard-interfaces.json'), fixtureList('wireguard-peers.json'), ROUTER, health, NOW);
   const out = text(result.samples);
 
   it('names a peer by name, else by comment, and escapes label values', () => {
@@ -98,12 +98,12 @@ describe('wireguard mapping', () => {
 
   it('excluded peers are reported but not judged', () => {
     const excluded = testRouter({ health: { exclude_peer_pattern: 'never.*' } }).health;
-    const mapped = mapWireguard([], recordedList('wireguard-peers.json'), ROUTER, excluded, NOW);
+    const mapped = mapWireguard([], fixtureList('wireguard-peers.json'), ROUTER, excluded, NOW);
     expect(text(mapped.samples)).not.toMatch(/peer_healthy\{[^}]*name="never-seen"/);
   });
 
   it('drops a repeated peer identity instead of emitting duplicate series', () => {
-    const peers = recordedList('wireguard-peers.json');
+    const peers = fixtureList('wireguard-peers.json');
     const mapped = mapWireguard([], [...peers, ...peers], ROUTER, health, NOW);
     expect(mapped.data.peers).toHaveLength(4);
   });
@@ -128,8 +128,8 @@ describe('ping mapping', () => {
 
   it('takes the totals from the last row and sums packets across runs', () => {
     const totals = new Map<string, number>();
-    mapPing(recordedList('ping-lossy.json'), target, ROUTER, totals);
-    const second = text(mapPing(recordedList('ping-lossy.json'), target, ROUTER, totals).samples);
+    mapPing(fixtureList('ping-lossy.json'), target, ROUTER, totals);
+    const second = text(mapPing(fixtureList('ping-lossy.json'), target, ROUTER, totals).samples);
     expect(second).toContain('routeros_ping_success{router="hq",target="10.10.0.2",name="branch"} 1\n');
     // From the counts (2 of 3), not the rounded packet-loss of 33.
     expect(second).toContain(`routeros_ping_loss_ratio{router="hq",target="10.10.0.2",name="branch"} ${1 / 3}\n`);
@@ -212,7 +212,7 @@ describe('ping mapping', () => {
   });
 
   it('a run without replies is success 0, loss 1 and has no RTT', () => {
-    const out = text(mapPing(recordedList('ping-timeout.json'), target, ROUTER, new Map()).samples);
+    const out = text(mapPing(fixtureList('ping-timeout.json'), target, ROUTER, new Map()).samples);
     expect(out).toContain('routeros_ping_success{router="hq",target="10.10.0.2",name="branch"} 0\n');
     expect(out).toContain('routeros_ping_loss_ratio{router="hq",target="10.10.0.2",name="branch"} 1\n');
     expect(out).not.toContain('rtt');
@@ -229,7 +229,7 @@ describe('bandwidth-test mapping', () => {
   });
 
   it('uses the final section for the rates, every section for lost packets', () => {
-    const out = text(mapBandwidthTest(recordedList('bandwidth-test.json'), test, ROUTER, NOW).samples);
+    const out = text(mapBandwidthTest(fixtureList('bandwidth-test.json'), test, ROUTER, NOW).samples);
     expect(out).toContain('routeros_bandwidth_test_success{router="hq",target="10.10.0.2",name="10.10.0.2"} 1\n');
     expect(out).toContain('routeros_bandwidth_test_receive_bytes_per_second{router="hq",target="10.10.0.2",name="10.10.0.2"} 111497376\n');
     expect(out).toContain('routeros_bandwidth_test_transmit_bytes_per_second{router="hq",target="10.10.0.2",name="10.10.0.2"} 52000000\n');

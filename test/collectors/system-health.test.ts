@@ -9,14 +9,14 @@ import { startEmulator, type Emulator } from '../../src/emulator/index.js';
 import { routerLabel } from '../../src/metrics/family.js';
 import { testRouter } from '../helpers/config.js';
 import { EmulatorJobs } from '../helpers/emulator-jobs.js';
-import { recordedList, recordedRecord } from '../helpers/fixtures.js';
+import { fixtureList, fixtureRecord } from '../helpers/fixtures.js';
 import { sampleText } from './sample-text.js';
 
 const ROUTER = routerLabel('hq');
 
 describe('system/health mapping', () => {
   it('maps RouterOS 7 sensor rows by their type to base units, labelled by sensor name', () => {
-    const result = mapSystemHealth(recordedList('system-health-rows-7.x-ccr.json'), ROUTER);
+    const result = mapSystemHealth(fixtureList('system-health-rows-7.x-ccr.json'), ROUTER);
     expect(sampleText(result.samples)).toBe(
       [
         'routeros_health_temperature_celsius{router="hq",sensor="temperature"} 41',
@@ -36,7 +36,7 @@ describe('system/health mapping', () => {
   });
 
   it('CHR answers an object of monitor settings: success, no series, no problem', () => {
-    const result = mapSystemHealth([recordedRecord('system-health-7.23-chr.json')], ROUTER);
+    const result = mapSystemHealth([fixtureRecord('system-health-7.23-chr.json')], ROUTER);
     expect(result.samples.size).toBe(0);
     expect(result.decodeErrors).toBe(0);
     expect(result.data).toEqual({ form: 'object', sensors: 0 });
@@ -53,7 +53,7 @@ describe('system/health mapping', () => {
   });
 
   it('older firmware: one object of sensor values, the unit read from the key', () => {
-    const result = mapSystemHealth([recordedRecord('system-health-legacy-object.json')], ROUTER);
+    const result = mapSystemHealth([fixtureRecord('system-health-legacy-object.json')], ROUTER);
     const out = sampleText(result.samples);
     expect(out).toContain('routeros_health_temperature_celsius{router="hq",sensor="cpu-temperature"} 46\n');
     expect(out).toContain('routeros_health_temperature_celsius{router="hq",sensor="temperature"} 38\n');
@@ -78,7 +78,7 @@ describe('system/health mapping', () => {
   });
 
   it('a board without sensors answers []: success, no series, no problem', () => {
-    const result = mapSystemHealth(recordedList('system-health-none.json'), ROUTER);
+    const result = mapSystemHealth(fixtureList('system-health-none.json'), ROUTER);
     expect(result.samples.size).toBe(0);
     expect(result.decodeErrors).toBe(0);
     expect(result.data).toEqual({ form: 'none', sensors: 0 });

@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { mapSystem, SYSTEM_PROPLIST } from '../../src/collectors/system.js';
 import { routerLabel } from '../../src/metrics/family.js';
-import { recordedRecord } from '../helpers/fixtures.js';
+import { fixtureRecord } from '../helpers/fixtures.js';
 import { sampleText } from './sample-text.js';
 
 const ROUTER = routerLabel('hq');
@@ -23,7 +23,7 @@ describe('system/resource flash wear and identity fields', () => {
   });
 
   it('hAP ax² 7.20 (NAND): bad blocks as a ratio, sectors written as counters, build time and factory software in the info', () => {
-    const result = mapSystem(recordedRecord('system-resource-7.20-hap-ax2.json'), ROUTER, NOW);
+    const result = mapSystem(fixtureRecord('system-resource-7.20-hap-ax2.json'), ROUTER, NOW);
     const out = sampleText(result.samples);
     expect(out).toContain('routeros_system_bad_blocks_ratio{router="hq"} 0\n');
     expect(out).toContain('routeros_system_write_sectors_total{router="hq"} 91274\n');
@@ -35,7 +35,7 @@ describe('system/resource flash wear and identity fields', () => {
   });
 
   it('hAP ac² 7.16 (16 MiB NOR flash): no bad-blocks, so no series rather than a made-up 0', () => {
-    const out = sampleText(mapSystem(recordedRecord('system-resource-7.16-hap.json'), ROUTER, NOW).samples);
+    const out = sampleText(mapSystem(fixtureRecord('system-resource-7.16-hap.json'), ROUTER, NOW).samples);
     expect(out).not.toContain('bad_blocks');
     expect(out).toContain('routeros_system_write_sectors_total{router="hq"} 45359\n');
     expect(out).toContain('routeros_system_write_sectors_since_reboot_total{router="hq"} 17390\n');

@@ -3,7 +3,7 @@ import { mapWireguardSetup, wireguardSetupCollector, SETUP_PROPLISTS } from '../
 import type { JobContext } from '../../src/collectors/types.js';
 import type { RouterRecord } from '../../src/routeros/records.js';
 import type { SetupRecords } from '../../src/analysis/setup-audit.js';
-import { recordedList } from '../helpers/fixtures.js';
+import { fixtureList } from '../helpers/fixtures.js';
 import { testRouter } from '../helpers/config.js';
 import { plainOf } from '../../src/metrics/gzip.js';
 import { routerLabel } from '../../src/metrics/family.js';
@@ -13,11 +13,11 @@ const NOW = Date.UTC(2026, 10, 21, 12, 0, 0);
 
 function recorded(): SetupRecords {
   return {
-    interfaces: recordedList('setup-interfaces.json'),
-    peers: recordedList('setup-peers.json'),
-    addresses: recordedList('setup-addresses.json'),
-    routes: recordedList('setup-routes.json'),
-    filter: recordedList('setup-filter.json'),
+    interfaces: fixtureList('setup-interfaces.json'),
+    peers: fixtureList('setup-peers.json'),
+    addresses: fixtureList('setup-addresses.json'),
+    routes: fixtureList('setup-routes.json'),
+    filter: fixtureList('setup-filter.json'),
   };
 }
 
@@ -105,11 +105,11 @@ describe('wireguard_setup job', () => {
     const [job] = wireguardSetupCollector.jobs(router);
     const asked: { menu: string; proplist: readonly string[] | undefined }[] = [];
     const replies: Record<string, RouterRecord[]> = {
-      'interface/wireguard': recordedList('setup-interfaces.json'),
-      'interface/wireguard/peers': recordedList('setup-peers.json'),
-      'ip/address': recordedList('setup-addresses.json'),
-      'ip/route': recordedList('setup-routes.json'),
-      'ip/firewall/filter': recordedList('setup-filter.json'),
+      'interface/wireguard': fixtureList('setup-interfaces.json'),
+      'interface/wireguard/peers': fixtureList('setup-peers.json'),
+      'ip/address': fixtureList('setup-addresses.json'),
+      'ip/route': fixtureList('setup-routes.json'),
+      'ip/firewall/filter': fixtureList('setup-filter.json'),
     };
     const client: JobContext['client'] = {
       list: async (menu, options) => {

@@ -3,16 +3,16 @@ import fc from 'fast-check';
 import { auditSetup, type SetupRecords } from '../../src/analysis/setup-audit.js';
 import { cliValue } from '../../src/analysis/setup-fixes.js';
 import type { RouterRecord } from '../../src/routeros/records.js';
-import { recordedList } from '../helpers/fixtures.js';
+import { fixtureList } from '../helpers/fixtures.js';
 import { applyFixes, parseWords } from './apply-fix.js';
 
 function recorded(): SetupRecords {
   return {
-    interfaces: recordedList('setup-interfaces.json'),
-    peers: recordedList('setup-peers.json'),
-    addresses: recordedList('setup-addresses.json'),
-    routes: recordedList('setup-routes.json'),
-    filter: recordedList('setup-filter.json'),
+    interfaces: fixtureList('setup-interfaces.json'),
+    peers: fixtureList('setup-peers.json'),
+    addresses: fixtureList('setup-addresses.json'),
+    routes: fixtureList('setup-routes.json'),
+    filter: fixtureList('setup-filter.json'),
   };
 }
 

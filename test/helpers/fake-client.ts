@@ -5,13 +5,10 @@
 import type { JobContext } from '../../src/collectors/types.js';
 import type { RouterRecord } from '../../src/routeros/records.js';
 import { RouterOsError } from '../../src/routeros/errors.js';
-import { readFileSync } from 'node:fs';
+import { loadFixture } from './fixtures.js';
 
 type Client = JobContext['client'];
 export type Behaviour = 'ok' | 'hang' | RouterOsError;
-
-const fixtures = new URL('../fixtures/recorded/', import.meta.url);
-const load = (name: string): unknown => JSON.parse(readFileSync(new URL(name, fixtures), 'utf8'));
 
 export class FakeClient implements Client {
   behaviour: Behaviour = 'ok';
@@ -46,14 +43,14 @@ export class FakeClient implements Client {
 
   list(menu: string, options?: { signal?: AbortSignal }): Promise<RouterRecord[]> {
     const name = menu === 'interface/wireguard' ? 'wireguard-interfaces.json' : 'wireguard-peers.json';
-    return this.#answer(load(name) as RouterRecord[], options?.signal);
+    return this.#answer(loadFixture(name) as RouterRecord[], options?.signal);
   }
 
   getSingleton(_menu: string, options?: { signal?: AbortSignal }): Promise<RouterRecord> {
-    return this.#answer(load('system-resource-7.19.json') as RouterRecord, options?.signal);
+    return this.#answer(loadFixture('system-resource-7.19-week-uptime.json') as RouterRecord, options?.signal);
   }
 
   run(command: string, _parameters?: unknown, options?: { signal?: AbortSignal }): Promise<unknown> {
-    return this.#answer(load(command === 'ping' ? 'ping-lossy.json' : 'bandwidth-test.json'), options?.signal);
+    return this.#answer(loadFixture(command === 'ping' ? 'ping-lossy.json' : 'bandwidth-test.json'), options?.signal);
   }
 }

@@ -10,7 +10,7 @@ import { Exposition } from '../../src/metrics/exposition.js';
 import { routerLabel, seriesLabels } from '../../src/metrics/family.js';
 import { SelfMetrics } from '../../src/metrics/self.js';
 import { SnapshotStore } from '../../src/metrics/store.js';
-import { recordedList, recordedRecord } from '../helpers/fixtures.js';
+import { fixtureList, fixtureRecord } from '../helpers/fixtures.js';
 import { testRouter } from '../helpers/config.js';
 import { promtoolCheckMetrics } from '../helpers/promtool.js';
 import { parseOpenMetrics } from './openmetrics-parser.js';
@@ -36,9 +36,9 @@ function storeWith(labels: Record<string, string>): { store: SnapshotStore; expo
 
 function record(store: SnapshotStore, label: ReturnType<typeof routerLabel>): void {
   const base = { router: 'hq', ok: true, finishedAt: NOW, durationSeconds: 0.2 } as const;
-  const system = mapSystem(recordedRecord('system-resource-7.20-hap-ax2.json'), label, NOW);
+  const system = mapSystem(fixtureRecord('system-resource-7.20-hap-ax2.json'), label, NOW);
   store.record({ ...base, collector: 'system', job: 'system', samples: system.samples, data: system.data });
-  const wg = mapWireguard(recordedList('wireguard-interfaces.json'), recordedList('wireguard-peers.json'), label, testRouter().health, NOW);
+  const wg = mapWireguard(fixtureList('wireguard-interfaces.json'), fixtureList('wireguard-peers.json'), label, testRouter().health, NOW);
   store.record({ ...base, collector: 'wireguard', job: 'wireguard', samples: wg.samples, data: wg.data });
 }
 
