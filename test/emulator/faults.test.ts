@@ -5,6 +5,8 @@ import { startEmulator } from '../../src/emulator/index.js';
 import type { Emulator, EmulatedRouter } from '../../src/emulator/index.js';
 import { asRec, asRows, Client } from './helpers.js';
 import { seedRouter } from './fixtures.js';
+import { UNKNOWN_FORMS } from '../../src/emulator/http/faults.js';
+import { readdirSync, readFileSync } from 'node:fs';
 
 let emu: Emulator;
 let client: Client;
@@ -264,6 +266,20 @@ describe('router lifecycle', () => {
       expect(router.stats.connections - before.connections).toBe(2);
     } finally {
       agent.destroy();
+    }
+  });
+});
+
+describe('unknownFormats', () => {
+  it('uses no value a real router sends for that field (found by review: mtu "auto" is a real bridge\'s)', () => {
+    const dir = new URL('../fixtures/recorded/', import.meta.url);
+    for (const file of readdirSync(dir).filter((name) => name.endsWith('.json'))) {
+      const reply: unknown = JSON.parse(readFileSync(new URL(file, dir), 'utf8'));
+      for (const row of Array.isArray(reply) ? reply : [reply]) {
+        for (const [key, value] of Object.entries(row as Record<string, unknown>)) {
+          expect(UNKNOWN_FORMS[key], `${file}: ${key}`).not.toBe(value);
+        }
+      }
     }
   });
 });

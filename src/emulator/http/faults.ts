@@ -81,7 +81,7 @@ export function reasonPhrase(code: number): string {
 }
 
 /** Value forms no decoder should accept: humanised CLI units, words instead of durations. */
-const UNKNOWN_FORMS: Record<string, string> = {
+export const UNKNOWN_FORMS: Readonly<Record<string, string>> = {
   'last-handshake': 'soon',
   rx: '5.3KiB',
   tx: '1.2MiB',
@@ -90,7 +90,7 @@ const UNKNOWN_FORMS: Record<string, string> = {
   'free-memory': '94.2MiB',
   'cpu-frequency': '864MHz',
   'listen-port': 'default',
-  mtu: 'auto',
+  mtu: '1.5k',
   running: 'maybe',
   'avg-rtt': '0.4 ms',
   'min-rtt': '0.3 ms',
