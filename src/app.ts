@@ -162,6 +162,7 @@ export function createApp(initial: Config, deps: AppDeps): App {
     discovery.configure(next);
     loadRouters(next);
     config = next;
+    self.shard(next.shard);
   };
   apply(initial);
   self.reloaded(true, now());

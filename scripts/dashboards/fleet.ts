@@ -317,16 +317,18 @@ const exporter = [
     table({
       title: 'Exporter build',
       description:
-        'Version and Node.js runtime of each routeros-exporter instance, and whether its loaded configuration ' +
-        'changes a setting only a restart applies (listen).',
+        'Version and Node.js runtime of each routeros-exporter instance, its shard (index of count; 0 of 1 when ' +
+        'not sharded), and whether its loaded configuration changes a setting only a restart applies (listen).',
       unit: 'none',
       width: 8,
       height: 6,
       queries: [
         tableQuery(`routeros_exporter_build_info{${J}}`),
         tableQuery(`routeros_exporter_config_restart_required{${J}}`),
+        tableQuery(`routeros_exporter_shard_index{${J}}`),
+        tableQuery(`routeros_exporter_shard_count{${J}}`),
       ],
-      transformations: joinColumns(['Time', '__name__', 'Value #A'], { 'Value #B': 'Restart needed' }),
+      transformations: joinColumns(['Time', '__name__', 'Value #A'], { 'Value #B': 'Restart needed', 'Value #C': 'Shard', 'Value #D': 'Of' }),
       overrides: [override('Restart needed', { mappings: RESTART_TEXT, 'custom.cellOptions': { type: 'color-text' } })],
     }),
     stateTimeline({

@@ -60,6 +60,7 @@ export class SelfMetrics {
   readonly #reloadOk: Gauge;
   readonly #reloadAt: Gauge;
   readonly #restartRequired: Gauge;
+  readonly #shard: { index: Gauge; count: Gauge };
   /** The scheduler's caps as of a scrape (app.ts gives the reader once the scheduler exists). */
   #runs: (() => RunCaps) | undefined;
   /** Routers from inventory (src/discovery): labelled by profile and a closed set of reasons, never by target. */
@@ -102,6 +103,19 @@ export class SelfMetrics {
       registers,
     });
     this.#restartRequired.set(0);
+    this.#shard = {
+      index: new Gauge({
+        name: 'routeros_exporter_shard_index',
+        help: 'The shard of the routers this exporter polls (shard.index, --shard I/N); 0 when not sharded.',
+        registers,
+      }),
+      count: new Gauge({
+        name: 'routeros_exporter_shard_count',
+        help: 'How many shards the routers are split into (shard.count); 1 when not sharded.',
+        registers,
+      }),
+    };
+    this.shard(undefined);
     this.#discovery = {
       targets: new Gauge({
         name: 'routeros_exporter_discovered_targets',
@@ -171,6 +185,12 @@ export class SelfMetrics {
   reloaded(ok: boolean, at: number = Date.now()): void {
     this.#reloadOk.set(ok ? 1 : 0);
     if (ok) this.#reloadAt.set(at / 1000);
+  }
+
+  /** The shard of the configuration in force: a rule can then tell a shard that is missing (fewer than the count). */
+  shard(shard: { index: number; count: number } | undefined): void {
+    this.#shard.index.set(shard?.index ?? 0);
+    this.#shard.count.set(shard?.count ?? 1);
   }
 
   /** Whether the configuration in force asks for something the running process cannot apply without a restart. */

@@ -16,6 +16,8 @@ const EDITS: [string, string, string][] = [
   ['RouterOSProbeFailing', 'unless on (job)', 'and on (job)'],
   ['RouterOSProbeFailing', 'and on (job, instance)', 'unless on (job, instance)'],
   ['RouterOSExporterConfigReloadFailed', '== 0', '== 1'],
+  ['RouterOSExporterShardMissing', '< max by (job)', '<= max by (job)'],
+  ['RouterOSExporterShardMissing', 'count by (job) (count_values', 'sum by (job) (count_values'],
   ['RouterOSCollectorFailing', 'routeros_collector_success == 0', 'routeros_collector_success == 1'],
   ['RouterOSCollectorFailing', 'routeros_up == 0', 'routeros_up == 2'],
   ['RouterOSCollectorFailing', 'description:[15m]) > 0)', '[15m]) < 0)'],

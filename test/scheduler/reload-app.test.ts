@@ -250,4 +250,18 @@ describe('top-level settings on reload', () => {
     expect(await gauge()).toBe('0');
     await app.stop();
   });
+
+  it('the shard in force is served, 0 of 1 when not sharded, and follows a reload (for RouterOSExporterShardMissing)', async () => {
+    let shard: Record<string, unknown> = {};
+    const { app } = appWith(() => configOf(shard));
+    const served = async (): Promise<[string | undefined, string | undefined]> => {
+      const text = await app.self.render('text');
+      return [/^routeros_exporter_shard_index (\d+)$/m.exec(text)?.[1], /^routeros_exporter_shard_count (\d+)$/m.exec(text)?.[1]];
+    };
+    expect(await served()).toEqual(['0', '1']);
+    shard = { shard: { index: 2, count: 3 } };
+    expect(await app.reload()).toEqual({ ok: true });
+    expect(await served()).toEqual(['2', '3']);
+    await app.stop();
+  });
 });
