@@ -109,7 +109,11 @@ describe('demo ping targets and bandwidth server', () => {
     const ping = async (target: string): Promise<Rec[]> => (await c.post('hq', '/rest/ping', { address: target, count: 4, interval: '10ms' })).json as Rec[];
     expect((await ping(DEMO_FACTS.ping.answers.target)).at(-1)?.['packet-loss']).toBe('0');
     expect((await ping(DEMO_FACTS.ping.timeout.target)).at(-1)?.['packet-loss']).toBe('100');
-    expect((await ping(DEMO_FACTS.ping.hostUnreachable.target)).at(-1)?.['status']).toBe('host unreachable');
+    // The gateway says host unreachable to the first ping, the rest time out (as captured).
+    const unreachable = await ping(DEMO_FACTS.ping.hostUnreachable.target);
+    expect(unreachable.map((row) => row['status'])).toEqual(['host unreachable', 'timeout', 'timeout', 'timeout']);
+    expect(unreachable.map((row) => row['host'])).toEqual(['198.51.100.254', ...Array<string>(3).fill(DEMO_FACTS.ping.hostUnreachable.target)]);
+    expect(unreachable.at(-1)?.['packet-loss']).toBe('100');
     const lossy = await c.post('hq', '/rest/ping', { address: DEMO_FACTS.ping.lossy.target, count: 10, interval: '10ms' });
     expect((lossy.json as Rec[]).at(-1)?.['packet-loss']).toBe('30');
     const bt = await c.post('hq', '/rest/tool/bandwidth-test', { address: DEMO_FACTS.bandwidthServer.target, duration: '500ms' });

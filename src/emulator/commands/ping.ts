@@ -116,12 +116,14 @@ export function probeRows(state: RouterState, address: string, count: number, si
   let n = state.runCounters.get(address) ?? 0;
   for (let seq = 0; seq < count; seq++, n++) {
     s.sent++;
-    if (how.kind === 'host-unreachable') {
+    // The gateway answers the first ping of a run with host unreachable, the rest time out (as captured:
+    // `ping__unreachable_then_timeouts`, the gateway's ICMP rate limit).
+    if (how.kind === 'host-unreachable' && seq === 0) {
       const time = formatMicros(600_000 + Math.floor(unit(state.name, address, n) * 30_000));
       rows.push({ ...statsRow(s), host: how.from, seq: String(seq), status: 'host unreachable', time, ttl: '64' });
       continue;
     }
-    if (how.kind === 'timeout' || (how.kind === 'lossy' && lost(n, how.loss))) {
+    if (how.kind === 'timeout' || how.kind === 'host-unreachable' || (how.kind === 'lossy' && lost(n, how.loss))) {
       rows.push({ ...statsRow(s), host: address, seq: String(seq), status: 'timeout' });
       continue;
     }
