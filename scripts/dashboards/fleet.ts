@@ -326,7 +326,7 @@ const exporter = [
         tableQuery(`routeros_exporter_build_info{${J}}`),
         tableQuery(`routeros_exporter_config_restart_required{${J}}`),
         tableQuery(`routeros_exporter_shard_index{${J}}`),
-        tableQuery(`routeros_exporter_shard_count{${J}}`),
+        tableQuery(`routeros_exporter_shards{${J}}`),
       ],
       transformations: joinColumns(['Time', '__name__', 'Value #A'], { 'Value #B': 'Restart needed', 'Value #C': 'Shard', 'Value #D': 'Of' }),
       overrides: [override('Restart needed', { mappings: RESTART_TEXT, 'custom.cellOptions': { type: 'color-text' } })],

@@ -9,7 +9,7 @@ export const SELF_METRICS = [
   { name: 'routeros_exporter_config_last_reload_success_timestamp_seconds', type: 'gauge', labels: [], help: 'Unix time of the last successful configuration (re)load.' },
   { name: 'routeros_exporter_config_restart_required', type: 'gauge', labels: [], help: '1 while the loaded configuration changes a setting only a restart applies (listen); the log names it.' },
   { name: 'routeros_exporter_shard_index', type: 'gauge', labels: [], help: 'The shard of the routers this exporter polls (shard.index, --shard I/N); 0 when not sharded.' },
-  { name: 'routeros_exporter_shard_count', type: 'gauge', labels: [], help: 'How many shards the routers are split into (shard.count); 1 when not sharded.' },
+  { name: 'routeros_exporter_shards', type: 'gauge', labels: [], help: 'How many shards the routers are split into (shard.count); 1 when not sharded.' },
   { name: 'routeros_exporter_discovered_targets', type: 'gauge', labels: ['profile'], help: 'Targets polled because Prometheus probed them under a profile (/probe?target=&profile=), per profile.' },
   { name: 'routeros_exporter_discovered_targets_created_total', type: 'counter', labels: ['profile'], help: 'Targets that started being polled on their first probe under a profile.' },
   {

@@ -110,7 +110,7 @@ export class SelfMetrics {
         registers,
       }),
       count: new Gauge({
-        name: 'routeros_exporter_shard_count',
+        name: 'routeros_exporter_shards',
         help: 'How many shards the routers are split into (shard.count); 1 when not sharded.',
         registers,
       }),

@@ -256,7 +256,7 @@ describe('top-level settings on reload', () => {
     const { app } = appWith(() => configOf(shard));
     const served = async (): Promise<[string | undefined, string | undefined]> => {
       const text = await app.self.render('text');
-      return [/^routeros_exporter_shard_index (\d+)$/m.exec(text)?.[1], /^routeros_exporter_shard_count (\d+)$/m.exec(text)?.[1]];
+      return [/^routeros_exporter_shard_index (\d+)$/m.exec(text)?.[1], /^routeros_exporter_shards (\d+)$/m.exec(text)?.[1]];
     };
     expect(await served()).toEqual(['0', '1']);
     shard = { shard: { index: 2, count: 3 } };
