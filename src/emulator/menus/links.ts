@@ -140,7 +140,8 @@ export class Links {
     const lastUp = disabled ? undefined : e.sim.lastUpAt(view.now);
     if (lastUp !== undefined) row['last-link-up-time'] = formatRouterDate(lastUp, v);
     row['link-downs'] = String(e.sim.linkDowns(view.now));
-    if (!isDynamic(e.type)) row['mac-address'] = e.mac;
+    // A disabled vlan has no address yet (captured: dumbmonit 7.23.7's disabled vlan20-guest); other kinds keep theirs.
+    if (!isDynamic(e.type)) row['mac-address'] = disabled && e.type === 'vlan' ? '00:00:00:00:00:00' : e.mac;
     if (fast) row['max-l2mtu'] = '9214';
     row['mtu'] = mtu;
     row['name'] = e.values['name'] ?? '';
