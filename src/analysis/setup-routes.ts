@@ -5,7 +5,7 @@
  * (or immediate-gw) is the interface, `address%interface`, or an address inside a network on the interface.
  */
 import type { RouterRecord } from '../routeros/records.js';
-import { routerListHead, saysTrue } from '../routeros/decode.js';
+import { routerListHead, saysFalse, saysTrue } from '../routeros/decode.js';
 import { isEnabled } from './firewall.js';
 import { formatPrefix, parseIpv4, parseIpv4Prefix, type Ipv4Prefix } from './ipv4.js';
 import { cliValue, isConsoleId } from './setup-fixes.js';
@@ -78,7 +78,9 @@ export class RouteTable {
       const table = route['routing-table'];
       // An inactive route (its next hop unreachable: the captured 7.x table shows `"inactive":"true"` and an empty
       // immediate-gw) carries no traffic, so it routes no subnet through the tunnel, whatever its gateway says.
-      if (!usable(route) || saysTrue(route['inactive']) || (table !== undefined && table !== '' && table !== 'main')) continue;
+      // The same table prints `active` too: one that says false without an `inactive` is not in use either.
+      const inUse = !saysTrue(route['inactive']) && !saysFalse(route['active']);
+      if (!usable(route) || !inUse || (table !== undefined && table !== '' && table !== 'main')) continue;
       const dst = parseIpv4Prefix(route['dst-address'] ?? '0.0.0.0/0');
       if (dst === undefined) continue;
       // ECMP routes list a few gateways; past MAX_GATEWAYS (a route of a million, within a record's size) the rest are not read.

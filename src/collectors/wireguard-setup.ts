@@ -18,7 +18,7 @@ export const SETUP_PROPLISTS = {
   interfaces: ['.id', 'name', 'listen-port', 'disabled'],
   peers: ['.id', 'interface', 'name', 'comment', 'public-key', 'allowed-address', 'disabled'],
   addresses: ['.id', 'address', 'interface', 'actual-interface', 'disabled', 'invalid'],
-  routes: ['.id', 'dst-address', 'gateway', 'immediate-gw', 'distance', 'routing-table', 'disabled', 'inactive'],
+  routes: ['.id', 'dst-address', 'gateway', 'immediate-gw', 'distance', 'routing-table', 'disabled', 'inactive', 'active'],
   filter: FILTER_PROPLIST,
 } as const;
 

@@ -72,6 +72,13 @@ describe('route check', () => {
     ['another routing table does not count', [{ 'dst-address': '192.168.20.0/24', gateway: 'wg0', 'routing-table': 'vpn' }], false],
     // As the captured 7.x route table shows a route whose next hop is unreachable (no `active`, empty immediate-gw).
     ['an inactive route does not count', [{ 'dst-address': '192.168.20.0/24', gateway: '10.99.0.2', 'immediate-gw': '', inactive: 'true' }], false],
+    // A route that says active: false without an inactive flag is not in use either (found by review).
+    ['a route not active does not count', [{ 'dst-address': '192.168.20.0/24', gateway: '10.99.0.2', active: 'false' }], false],
+    [
+      'a route not active through another way leaves the tunnel in charge',
+      [{ 'dst-address': '192.168.20.0/24', gateway: 'ether2', distance: '1', active: 'false' }, { 'dst-address': '192.168.20.0/24', gateway: 'wg0', distance: '5', active: 'true' }],
+      true,
+    ],
     [
       'an inactive route through it leaves a wider active one elsewhere in charge',
       [{ 'dst-address': '192.168.20.0/24', gateway: 'wg0', inactive: 'true' }, { 'dst-address': '192.168.0.0/16', gateway: 'ether2' }],
