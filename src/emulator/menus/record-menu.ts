@@ -194,8 +194,9 @@ export abstract class RecordMenu<E extends Entry> implements ListMenu {
       }
       const value = entry.values[key];
       if (value === undefined) continue;
-      if (def !== undefined && (value === def.hideIf || (def.sensitive === true && !sensitive))) continue;
-      template[key] = value;
+      if (def !== undefined && value === def.hideIf) continue;
+      // Masked for a user without the sensitive policy, as a captured ≥ 7.21 reply shows (`"private-key":"*****"`).
+      template[key] = def?.sensitive === true && !sensitive ? '*****' : value;
     }
     cache.byMask.set(mask, template);
     return template;
