@@ -4,9 +4,14 @@
  */
 import type { FieldReader } from '../analysis/decoding.js';
 
-/** A row for a reply from the target: timeouts and unreachables carry a `status`, replies none (real-formats §4). */
+/**
+ * A row for a reply from the target. Timeouts, unreachables and TTL exceeded carry a `status`; an IPv4 reply none,
+ * an IPv6 reply `echo reply` (MikroTik's ping manual, its `ff02::1` example: every duplicate row says so).
+ */
 function isReply(row: unknown): row is Record<string, unknown> {
-  return row !== null && typeof row === 'object' && !Array.isArray(row) && (row as Record<string, unknown>)['status'] === undefined;
+  if (row === null || typeof row !== 'object' || Array.isArray(row)) return false;
+  const status = (row as Record<string, unknown>)['status'];
+  return status === undefined || status === '' || status === 'echo reply';
 }
 
 /**

@@ -9,9 +9,13 @@ import { mapPing } from '../../src/collectors/ping.js';
 import { readProbeReply } from '../../src/collectors/wireguard-probe-reply.js';
 import { FieldReader } from '../../src/analysis/decoding.js';
 import { routerLabel } from '../../src/metrics/family.js';
+import { fixtureList } from '../helpers/fixtures.js';
 
-/** The rows of `answers.length` pings, ping i answered by answers[i] hosts (0: a timeout row). */
-function pingRows(answers: readonly number[]): Record<string, string>[] {
+/**
+ * The rows of `answers.length` pings, ping i answered by answers[i] hosts (0: a timeout row). `replyStatus`: what
+ * a reply row says, none for IPv4, `echo reply` for IPv6 (MikroTik's ping manual).
+ */
+function pingRows(answers: readonly number[], replyStatus?: string): Record<string, string>[] {
   const rows: Record<string, string>[] = [];
   let received = 0;
   answers.forEach((hosts, seq) => {
@@ -22,20 +26,22 @@ function pingRows(answers: readonly number[]): Record<string, string>[] {
     }
     for (let host = 1; host <= hosts; host++) {
       received++;
-      rows.push({ host: `fe80::${host}`, seq: String(seq), time: `${host}ms`, ttl: '64', sent, received: String(received), 'packet-loss': String(Math.round(100 - (received * 100) / (seq + 1))), 'min-rtt': '1ms', 'avg-rtt': '1ms', 'max-rtt': `${Math.max(1, hosts)}ms` });
+      rows.push({ host: `fe80::${host}`, ...(replyStatus === undefined ? {} : { status: replyStatus }), seq: String(seq), time: `${host}ms`, ttl: '64', sent, received: String(received), 'packet-loss': String(Math.round(100 - (received * 100) / (seq + 1))), 'min-rtt': '1ms', 'avg-rtt': '1ms', 'max-rtt': `${Math.max(1, hosts)}ms` });
     }
   });
   return rows;
 }
 
 const answersArb = fc.array(fc.nat(4), { minLength: 1, maxLength: 10 });
+/** IPv4 replies carry no status, IPv6 ones `echo reply` (found by review: those were taken for no reply). */
+const replyStatusArb = fc.constantFrom(undefined, 'echo reply');
 
 describe('ping replies with duplicates', () => {
   it('the ping collector reads the loss as the pings no host answered, and counts each answered ping once', () => {
     fc.assert(
-      fc.property(answersArb, (answers) => {
+      fc.property(answersArb, replyStatusArb, (answers, replyStatus) => {
         const target = { target: 'ff02::1', name: 'm', count: answers.length, intervalSeconds: 1, schedule: '* * * * *' };
-        const result = mapPing(pingRows(answers), target, routerLabel('hq'), new Map());
+        const result = mapPing(pingRows(answers, replyStatus), target, routerLabel('hq'), new Map());
         const answered = answers.filter((hosts) => hosts > 0).length;
         expect(result.data.lossRatio).toBeCloseTo((answers.length - answered) / answers.length, 12);
         expect(result.data.received).toBe(answered);
@@ -47,13 +53,53 @@ describe('ping replies with duplicates', () => {
 
   it('the tunnel probe judges by the pings answered, whatever duplicates came', () => {
     fc.assert(
-      fc.property(answersArb, (answers) => {
-        const result = readProbeReply(pingRows(answers), new FieldReader('ping (tunnel probe)'));
+      fc.property(answersArb, replyStatusArb, (answers, replyStatus) => {
+        const result = readProbeReply(pingRows(answers, replyStatus), new FieldReader('ping (tunnel probe)'));
         const answered = answers.filter((hosts) => hosts > 0).length;
         expect(result.outcome).toBe(answered === 0 ? 'failed' : answered === answers.length ? 'ok' : 'partial');
         expect(result.lossRatio).toBeCloseTo((answers.length - answered) / answers.length, 12);
       }),
       { numRuns: 1000 },
     );
+  });
+});
+
+describe('real ping replies', () => {
+  const target = (count: number) => ({ target: '10.155.101.1', name: 'r', count, intervalSeconds: 1, schedule: '* * * * *' });
+
+  it('the manual\'s four answered pings: no loss, its round trips', () => {
+    const result = mapPing(fixtureList('ping-4-answered-7.1.json'), target(4), routerLabel('hq'), new Map());
+    expect(result.data).toMatchObject({ sent: 4, received: 4, lossRatio: 0, success: true, rttSeconds: { min: 0.000359 } });
+    expect(result.decodeErrors).toBe(0);
+  });
+
+  it('a gateway\'s host unreachable and timeouts: all lost, and the unreachable row\'s time is no round trip', () => {
+    const result = mapPing(fixtureList('ping-unreachable-then-timeouts-7.x.json'), target(3), routerLabel('hq'), new Map());
+    expect(result.data).toMatchObject({ sent: 3, received: 0, lossRatio: 1, success: false, rttSeconds: {} });
+    expect(result.decodeErrors).toBe(0);
+  });
+
+  it('two replies, the first row without statistics, whole or cut to its first row', () => {
+    const rows = fixtureList('ping-two-replies-7.x.json');
+    expect(mapPing(rows, target(2), routerLabel('hq'), new Map()).data).toMatchObject({ lossRatio: 0, rttSeconds: { min: 0.056639, avg: 0.057051, max: 0.057464 } });
+    expect(mapPing(rows.slice(0, 1), target(1), routerLabel('hq'), new Map()).data).toMatchObject({ lossRatio: 0, rttSeconds: { avg: 0.056639 } });
+  });
+
+  it('round trips from the rows\' times are those of replies only: an unreachable row\'s time is the gateway\'s', () => {
+    const rows = [
+      { host: '10.0.0.254', seq: '0', status: 'host unreachable', time: '614ms933us', ttl: '64', sent: '1', received: '0', 'packet-loss': '100' },
+      { host: '10.0.0.1', seq: '1', time: '2ms', ttl: '64', sent: '2', received: '1' },
+    ];
+    expect(mapPing(rows, { ...target(2), target: '10.0.0.1' }, routerLabel('hq'), new Map()).data.rttSeconds).toEqual({ min: 0.002, avg: 0.002, max: 0.002 });
+  });
+
+  it('the manual\'s IPv6 multicast example (every reply row `echo reply`): one ping answered twice is no loss', () => {
+    const rows = [
+      { host: 'fe80::1', status: 'echo reply', seq: '0', time: '1ms', ttl: '64', sent: '1', received: '1', 'packet-loss': '0' },
+      { host: 'fe80::2', status: 'echo reply', seq: '0', time: '2ms', ttl: '64', sent: '1', received: '2', 'packet-loss': '-100' },
+    ];
+    const result = mapPing(rows, { ...target(1), target: 'ff02::1' }, routerLabel('hq'), new Map());
+    expect(result.data).toMatchObject({ sent: 1, received: 1, lossRatio: 0, success: true });
+    expect(result.decodeErrors).toBe(0);
   });
 });
