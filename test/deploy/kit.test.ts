@@ -205,6 +205,8 @@ describe('docker compose', () => {
       expect(rules.some((rule) => inhibits(rule, exporterDown, reload)), JSON.stringify(other)).toBe(false);
     }
     expect(rules.some((rule) => inhibits(rule, exporterDown, { ...exporterDown, alertname: 'RouterOSExporterConfigReloadFailed', severity: 'warning' }))).toBe(true);
+    // An exporter down hides its routers' failing probe targets (which carry the router, not the exporter): one page.
+    expect(rules.some((rule) => inhibits(rule, exporterDown, { alertname: 'RouterOSProbeFailing', severity: 'warning', job: 'routeros', instance: 'hq', router: 'hq' }))).toBe(true);
     // A failed power supply hides neither the router's load nor another sensor's alert (it hid both).
     const psu: Record<string, string> = critical.find((alert) => alert.alertname === 'RouterOSPowerSupplyFailed') ?? {};
     for (const target of warnings.filter((alert) => alert.router === psu.router)) {
