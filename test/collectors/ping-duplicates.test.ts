@@ -86,7 +86,7 @@ describe('real ping replies', () => {
   });
 
   it('round trips from the rows\' times are those of replies only: an unreachable row\'s time is the gateway\'s', () => {
-    const rows = [
+    const rows: Record<string, string>[] = [
       { host: '10.0.0.254', seq: '0', status: 'host unreachable', time: '614ms933us', ttl: '64', sent: '1', received: '0', 'packet-loss': '100' },
       { host: '10.0.0.1', seq: '1', time: '2ms', ttl: '64', sent: '2', received: '1' },
     ];
