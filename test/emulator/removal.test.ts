@@ -57,6 +57,13 @@ describe('removing interfaces', () => {
     expect(asRows((await client.get(R, '/rest/ip/address')).json)[0]).toMatchObject({ interface: id, invalid: 'true' });
     // The other interface and its peer are untouched.
     expect(asRec((await client.get(R, '/rest/interface/wireguard/peers/keep')).json)['interface']).toBe('wg0');
+    // Disabled and enabled again, the orphan stays stopped: its interface is gone (found by review).
+    await client.call(R, 'PATCH', '/rest/interface/wireguard/peers/orphan', { disabled: 'yes' });
+    await client.call(R, 'PATCH', '/rest/interface/wireguard/peers/orphan', { disabled: 'no' });
+    clock.advance(600);
+    const revived = asRec((await client.get(R, '/rest/interface/wireguard/peers/orphan')).json);
+    expect(revived['last-handshake']).toBeUndefined();
+    expect(revived['rx']).toBe(orphan['rx']);
     // Ids are never reused: a new interface gets a fresh one.
     const put = asRec((await client.call(R, 'PUT', '/rest/interface/wireguard', { name: 'wg1' })).json);
     expect(put['.id']).not.toBe(id);

@@ -19,7 +19,7 @@ beforeAll(async () => {
       {
         name: R,
         uptimeSeconds: 86_400,
-        interfaces: [{ name: 'wg0' }],
+        interfaces: [{ name: 'wg0' }, { name: 'wg-off', disabled: true }],
         peers: [
           { interface: 'wg0', name: 'live', rxRate: 1000, txRate: 500, endpointAddress: '198.51.100.2', endpointPort: 13231 },
           { interface: 'wg0', name: 'dead', life: 'stale', staleForSeconds: 600 },
@@ -27,6 +27,8 @@ beforeAll(async () => {
           { interface: 'wg0', name: 'going', life: 'going-stale' },
           { interface: 'wg0', name: 'quick', life: 'going-stale', staleAfterSeconds: 5 },
           { interface: 'wg0', name: 'off', disabled: true, rx: '18446744073709551000', tx: 5 },
+          // On an interface seeded disabled: stopped as on one disabled later (found by review).
+          { interface: 'wg-off', name: 'behind', rxRate: 1000, txRate: 500, endpointAddress: '198.51.100.3', endpointPort: 13231 },
         ],
       },
     ],
@@ -134,6 +136,24 @@ describe('peers over time', () => {
     // A peer disabled itself stays stopped when its interface comes back.
     expect(peer('off')).not.toHaveProperty('last-handshake');
     expect(peer('off')['rx']).toBe('18446744073709551000');
+  });
+
+  it('a peer seeded on a disabled interface, or moved onto one, is stopped; moved off, it starts (found by review)', async () => {
+    const behind = peer('behind');
+    expect(behind).not.toHaveProperty('last-handshake');
+    clock.advance(600_000);
+    expect(peer('behind')['rx']).toBe(behind['rx']);
+    await client.call(R, 'PATCH', '/rest/interface/wireguard/peers/behind', { interface: 'wg0' });
+    clock.advance(15);
+    expect(age('behind')).toBeLessThan(15);
+    await client.call(R, 'PATCH', '/rest/interface/wireguard/peers/behind', { interface: 'wg-off' });
+    expect(peer('behind')).not.toHaveProperty('last-handshake');
+    // Added to a disabled interface over REST: stopped from the start, sending nothing (one with an endpoint on an
+    // interface that runs sends its handshake initiations).
+    await client.call(R, 'PUT', '/rest/interface/wireguard/peers', { interface: 'wg-off', name: 'added', 'public-key': 'AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=', 'endpoint-address': '198.51.100.4', 'endpoint-port': '13231' });
+    clock.advance(600_000);
+    expect(peer('added')).not.toHaveProperty('last-handshake');
+    expect(peer('added')['tx']).toBe('0');
   });
 });
 

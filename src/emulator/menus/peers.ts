@@ -115,9 +115,9 @@ export class PeersMenu extends RecordMenu<PeerEntry> {
     if (changed.has('disabled') || changed.has('interface')) this.follow(entry);
   }
 
-  /** A peer passes no packet while it or its interface is disabled. */
+  /** A peer passes no packet while it is disabled, or its interface is disabled or gone. */
   #stopped(values: Readonly<Record<string, string>>): boolean {
-    return values['disabled'] === 'true' || this.router.wgInterfaceDisabled(values['interface'] ?? '');
+    return values['disabled'] === 'true' || this.router.wgInterfaceDown(values['interface'] ?? '');
   }
 
   /** Stops or restarts a peer's simulation as it and its interface are now. */

@@ -53,6 +53,6 @@ export interface RouterContext {
   interfaceRemoved(name: string, id: string): void;
   /** A WireGuard interface disabled or enabled: its peers stop or go on (a down interface passes no packet). */
   wgInterfaceSwitched(name: string): void;
-  /** Whether the WireGuard interface of this name is disabled (false for any other name). */
-  wgInterfaceDisabled(name: string): boolean;
+  /** Whether no WireGuard interface of this name passes packets: it is disabled, or gone (a removed one's `*7`). */
+  wgInterfaceDown(name: string): boolean;
 }

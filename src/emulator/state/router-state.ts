@@ -169,8 +169,9 @@ export class RouterState implements RouterContext {
     for (const peer of this.peers.entries()) if (peer.values['interface'] === name) this.peers.follow(peer);
   }
 
-  wgInterfaceDisabled(name: string): boolean {
-    return this.wireguard.byName(name)?.values['disabled'] === 'true';
+  wgInterfaceDown(name: string): boolean {
+    const iface = this.wireguard.byName(name);
+    return iface === undefined || iface.values['disabled'] === 'true';
   }
 
   /** Uptime restarts, counters fall to 0, handshakes reset. */

@@ -86,6 +86,8 @@ export function applySeed(state: RouterState, seed: RouterSeed, start: number, s
       peerSim(state, p, key, start, staleAfterMs),
     );
   }
+  // Seeded peers come with their simulation made: those of a disabled interface stop as any would.
+  for (const i of seed.interfaces ?? []) if (i.disabled === true) state.wgInterfaceSwitched(i.name);
   for (const a of seed.addresses ?? []) {
     state.addresses.add(params({ address: a.address, interface: a.interface, comment: a.comment, disabled: a.disabled }));
   }
