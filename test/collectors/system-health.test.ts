@@ -84,8 +84,8 @@ describe('system/health mapping', () => {
     expect(result.data).toEqual({ form: 'none', sensors: 0 });
   });
 
-  it('a type this exporter does not know is skipped quietly (a future unit is not a broken reply)', () => {
-    const result = mapSystemHealth([{ name: 'humidity', type: '%', value: '40' }, { name: 'temperature', type: 'C', value: '40' }], ROUTER);
+  it('a type this exporter does not know is skipped quietly (a future unit is not a broken reply), whatever its name says', () => {
+    const result = mapSystemHealth([{ name: 'humidity', type: '%', value: '40' }, { name: 'board-temperature', type: 'F', value: '104' }, { name: 'temperature', type: 'C', value: '40' }], ROUTER);
     expect(result.samples.size).toBe(1);
     expect(result.decodeErrors).toBe(0);
   });

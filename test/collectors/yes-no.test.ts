@@ -5,7 +5,7 @@
  * as usable).
  */
 import { describe, expect, it } from 'vitest';
-import { planProbes } from '../../src/collectors/wireguard-probe.js';
+import { planProbes, wantsProbes } from '../../src/collectors/wireguard-probe.js';
 import { routerboardOf } from '../../src/collectors/firmware.js';
 import { usable } from '../../src/analysis/setup-routes.js';
 import { saysFalse, saysTrue } from '../../src/routeros/decode.js';
@@ -31,6 +31,14 @@ describe.each(SPELLINGS)('flags written %s / %s', (yes, no) => {
     expect(planProbes([{ name: 'wg0', disabled: no }], [{ ...peer, disabled: no }], addresses, health).targets).toHaveLength(1);
     // A disabled address is no source.
     expect(planProbes([{ name: 'wg0', disabled: no }], [{ ...peer, disabled: no }], [{ ...addresses[0], disabled: yes }], health).targets).toEqual([]);
+  });
+
+  it('no address list is asked for when every selected peer or its interface is disabled', () => {
+    const health = testRouter({ health: { probe_tunnels: true } }).health;
+    const peer = { interface: 'wg0', 'public-key': 'k', 'allowed-address': '10.0.0.2/32', 'persistent-keepalive': '25s' };
+    expect(wantsProbes([{ name: 'wg0', disabled: no }], [{ ...peer, disabled: yes }], health)).toBe(false);
+    expect(wantsProbes([{ name: 'wg0', disabled: yes }], [{ ...peer, disabled: no }], health)).toBe(false);
+    expect(wantsProbes([{ name: 'wg0', disabled: no }], [{ ...peer, disabled: no }], health)).toBe(true);
   });
 
   it('a board that says it is no RouterBOARD has no firmware to read', () => {

@@ -72,6 +72,7 @@ describe('route check', () => {
     ['another routing table does not count', [{ 'dst-address': '192.168.20.0/24', gateway: 'wg0', 'routing-table': 'vpn' }], false],
     // As the captured 7.x route table shows a route whose next hop is unreachable (no `active`, empty immediate-gw).
     ['an inactive route does not count', [{ 'dst-address': '192.168.20.0/24', gateway: '10.99.0.2', 'immediate-gw': '', inactive: 'true' }], false],
+    ['an inactive route written yes does not count either', [{ 'dst-address': '192.168.20.0/24', gateway: '10.99.0.2', inactive: 'yes' }], false],
     // A route that says active: false without an inactive flag is not in use either (found by review).
     ['a route not active does not count', [{ 'dst-address': '192.168.20.0/24', gateway: '10.99.0.2', active: 'false' }], false],
     [
