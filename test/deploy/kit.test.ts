@@ -205,8 +205,15 @@ describe('docker compose', () => {
       expect(rules.some((rule) => inhibits(rule, exporterDown, reload)), JSON.stringify(other)).toBe(false);
     }
     expect(rules.some((rule) => inhibits(rule, exporterDown, { ...exporterDown, alertname: 'RouterOSExporterConfigReloadFailed', severity: 'warning' }))).toBe(true);
-    // An exporter down hides its routers' failing probe targets (which carry the router, not the exporter): one page.
-    expect(rules.some((rule) => inhibits(rule, exporterDown, { alertname: 'RouterOSProbeFailing', severity: 'warning', job: 'routeros', instance: 'hq', router: 'hq' }))).toBe(true);
+    // An exporter down hides its job's missing shard (one page), and no router's failing probe target anywhere: an
+    // inhibition with no label in common hid every job's (found by review).
+    expect(rules.some((rule) => inhibits(rule, exporterDown, { alertname: 'RouterOSExporterShardMissing', severity: 'critical', job: 'routeros-exporter' }))).toBe(true);
+    expect(rules.some((rule) => inhibits(rule, exporterDown, { alertname: 'RouterOSExporterShardMissing', severity: 'critical', job: 'other' }))).toBe(false);
+    expect(rules.some((rule) => inhibits(rule, exporterDown, { alertname: 'RouterOSProbeFailing', severity: 'warning', job: 'routeros', instance: 'hq', router: 'hq' }))).toBe(false);
+    // Failing probe targets are one notification per job, not per router.
+    const { route } = readYaml<{ route: { routes: { matchers: string[]; group_by?: string[] }[] } }>('deploy/alertmanager/alertmanager.yml');
+    const probeRoute = route.routes.find((r) => r.matchers.includes('alertname="RouterOSProbeFailing"'));
+    expect(probeRoute?.group_by).toEqual(['alertname', 'job']);
     // A failed power supply hides neither the router's load nor another sensor's alert (it hid both).
     const psu: Record<string, string> = critical.find((alert) => alert.alertname === 'RouterOSPowerSupplyFailed') ?? {};
     for (const target of warnings.filter((alert) => alert.router === psu.router)) {

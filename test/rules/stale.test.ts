@@ -26,6 +26,8 @@ const EXPORTER_DOWN = 'RouterOSExporterDown';
  * fires and the second (a router's /probe target) must not.
  */
 const PROBE_FAILING = 'RouterOSProbeFailing';
+/** About the exporters of a job as a whole (its shards, or none discovered): silent when the exporter's target fails. */
+const SHARD_MISSING = 'RouterOSExporterShardMissing';
 /** Prometheus' default lookback delta, in minutes (steps of the fixture). */
 const LOOKBACK = 5;
 
@@ -35,7 +37,7 @@ const [group] = staleFile.content.tests;
 if (group === undefined || staleFile.content.tests.length !== 1) throw new Error('stale.yml must hold one test group');
 const inputs = group.input_series ?? [];
 const alerts = alertRules(loadRuleFile(ALERTS_FILE));
-const routerAlerts = alerts.filter((a) => a.alert !== EXPORTER_DOWN && a.alert !== PROBE_FAILING);
+const routerAlerts = alerts.filter((a) => a.alert !== EXPORTER_DOWN && a.alert !== PROBE_FAILING && a.alert !== SHARD_MISSING);
 
 const up = inputs.find((s) => s.series.startsWith('up{'));
 const served = inputs.filter((s) => s !== up);
@@ -67,8 +69,11 @@ const exporterDownFires = {
   eval_time: minutes(end),
   exp_samples: [{ labels: `{alertname="${EXPORTER_DOWN}"}`, value: 1 }],
 };
-/** The exporter's own target is not a router's probe target: RouterOSProbeFailing holds at no minute after the stop. */
-const probeFailingSilent = { expr: `max_over_time(${eachAlert(PROBE_FAILING)}[${end - stopStep}m])`, eval_time: minutes(end), exp_samples: [] };
+/**
+ * The exporter's own target is not a router's probe target, and a failing one is no missing shard: neither
+ * RouterOSProbeFailing nor RouterOSExporterShardMissing holds at any minute after the stop.
+ */
+const exporterAlertsSilent = [PROBE_FAILING, SHARD_MISSING].map((name) => ({ expr: `max_over_time(${eachAlert(name)}[${end - stopStep}m])`, eval_time: minutes(end), exp_samples: [] }));
 
 const runs = {
   /** Right before the stop, the condition of every router alert holds somewhere in the fleet. */
@@ -90,7 +95,7 @@ const runs = {
         { expr: `max_over_time(${eachAlert(a.alert)}[${end - stopStep}m])`, eval_time: minutes(end), exp_samples: [] },
       ]),
       exporterDownFires,
-      probeFailingSilent,
+      ...exporterAlertsSilent,
     ],
   }, false),
   ended: testFile('conditions.yml', {
@@ -114,7 +119,7 @@ const runs = {
         },
       ]),
       exporterDownFires,
-      probeFailingSilent,
+      ...exporterAlertsSilent,
     ],
   }, true),
   /** The shipped rules and stale.yml's own expectations from the end of the lookback on. */
