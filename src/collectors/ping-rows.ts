@@ -36,6 +36,11 @@ export function answeredPings(rows: readonly unknown[], sent: number, received: 
   return seqs.size > 0 && seqs.size <= sent ? seqs.size : undefined;
 }
 
+/** The problem when answeredPings cannot tell, worded once for the ping collector and the tunnel probe. */
+export function untoldAnswers(sent: number, received: number): string {
+  return `received ${received} of ${sent} pings sent counts duplicate replies, and the rows do not tell which pings were answered`;
+}
+
 /**
  * Round trips of the reply rows' own `time`, for a last row without min/avg/max-rtt: a router that prints the
  * statistics only from the second reply on leaves them out of a one-ping run (captured: `ping__two_replies`).

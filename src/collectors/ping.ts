@@ -11,7 +11,7 @@ import { seriesLabels, type RouterLabel } from '../metrics/family.js';
 import { PING, PING_FAMILIES as F } from './ping.contract.js';
 import { FieldReader, given, problemsOf } from '../analysis/decoding.js';
 import { RouterOsError } from '../routeros/errors.js';
-import { answeredPings, roundTripsOfRows } from './ping-rows.js';
+import { answeredPings, roundTripsOfRows, untoldAnswers } from './ping-rows.js';
 import { compositeJobKey, type Collector, type JobContext, type JobResult } from './types.js';
 
 export interface PingData {
@@ -69,7 +69,7 @@ export function mapPing(
   const received = bothRead ? answeredPings(rows, sent, reported) : reported;
   const duplicates = bothRead && received !== reported;
   if (bothRead && received === undefined) {
-    read.problem(`received ${reported} is more than sent ${sent} (duplicate replies) and the rows do not tell which pings were answered; loss left out`);
+    read.problem(`${untoldAnswers(sent, reported)}; loss left out`);
   }
   // With duplicates packet-loss counts them (below 0, or too low): no percent to check the counts against.
   const lossRatio = !duplicates ? lossOf(last, sent, received, read) : received === undefined || sent === 0 ? undefined : (sent - received) / sent;

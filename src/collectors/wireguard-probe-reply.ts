@@ -5,7 +5,7 @@
  */
 import type { ProbeOutcome } from '../analysis/liveness.js';
 import type { FieldReader } from '../analysis/decoding.js';
-import { answeredPings, roundTripsOfRows } from './ping-rows.js';
+import { answeredPings, roundTripsOfRows, untoldAnswers } from './ping-rows.js';
 
 export interface ProbeResult {
   outcome: ProbeOutcome;
@@ -36,7 +36,7 @@ export function readProbeReply(reply: unknown, read: FieldReader): ProbeResult {
   // Duplicate replies (a multicast target) make received exceed sent: the pings answered are what the rows tell.
   const answered = answeredPings(rows, sent, received);
   if (answered === undefined) {
-    read.problem(`received ${received} is more than sent ${sent} (duplicate replies) and the rows do not tell which pings were answered`);
+    read.problem(untoldAnswers(sent, received));
     return { outcome: 'error' };
   }
   const lossRatio = (sent - answered) / sent;
