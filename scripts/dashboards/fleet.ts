@@ -3,6 +3,7 @@
  * has a power supply or fan failed, which firmware upgrades wait, how many tunnels are in trouble, and is the
  * exporter itself healthy.
  */
+import { ERROR_REASONS } from '../../src/routeros/errors.js';
 import { COMMON_TAGS, FLEET, linksFrom } from './catalog.js';
 import { dashboard } from './layout.js';
 import {
@@ -68,7 +69,7 @@ const summary = [
   }),
   stat({
     title: 'Stale peers',
-    description: 'WireGuard peers judged unhealthy (handshake too old or never). Excluded and disabled peers are not judged.',
+    description: 'WireGuard peers judged unhealthy: handshake too old, never connected, or blocked (a fresh handshake, every probe ping lost). Excluded and disabled peers are not judged.',
     unit: 'none',
     queries: [instant(`sum(1 - routeros_wireguard_peer_healthy{${R}}) or vector(0)`)],
     thresholds: ALERT,
@@ -141,7 +142,8 @@ const collectors = [
     timeseries({
       title: 'Collector errors by reason',
       description:
-        'Failed collector runs per second by reason: timeout, connect, tls, auth, http_4xx, http_5xx, parse, unsupported.',
+        // From the reasons themselves: a new one is never missing here (`redirect` was).
+        `Failed collector runs per second by reason: ${ERROR_REASONS.join(', ')}.`,
       unit: 'short',
       queries: [
         q(

@@ -85,7 +85,7 @@ const summary = [
   stat({
     title: 'Peers down',
     description:
-      'Judged peers expected up (keepalive, traffic waiting, or expect: always) that are down or never connected: what pages.',
+      'Judged peers expected up (keepalive, traffic waiting, or expect: always) that are down, never connected, or blocked (a fresh handshake, every probe ping lost): what pages.',
     unit: 'none',
     queries: [instant(`sum(1 - routeros_wireguard_peer_healthy{${RIP}}) or vector(0)`)],
     thresholds: steps('green', [1, 'red']),

@@ -1,9 +1,10 @@
 /** docs/configuration.md is what users read: its example must be the tested file, and every key documented. */
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { COLLECTOR_NAMES, loadConfigFile } from '../../src/config/index.js';
+import { PROFILE_KEYS } from '../../src/config/profiles.js';
 import { TOP_KEYS } from '../../src/config/resolve.js';
 import { HEALTH_KEYS, SETTINGS_KEYS, TLS_KEYS } from '../../src/config/settings.js';
 import { BANDWIDTH_KEYS, PING_KEYS } from '../../src/config/targets.js';
@@ -81,5 +82,21 @@ describe('valid-full.yml', () => {
     expect(branch?.labels).toEqual({ site: 'lon', role: 'branch' });
     expect(branch?.tls.ca).toContain('-----BEGIN CERTIFICATE-----');
     expect(branch?.password.reveal()).toBe('branch-Secret');
+  });
+});
+
+describe('the docs name only keys a profile has', () => {
+  // The runbook told operators to fix a refused probe in "the profile's `allow`", a key that does not exist.
+  const files = ['README.md', ...readdirSync(join(here, '..', '..', 'docs')).map((file) => join('docs', file))].filter((file) => file.endsWith('.md'));
+  const named = files.flatMap((file) =>
+    [...readFileSync(join(here, '..', '..', file), 'utf8').matchAll(/profile's `([a-z_]+):?`/g)].map((match) => [file, match[1] ?? ''] as const),
+  );
+
+  it('finds such mentions', () => {
+    expect(named.length).toBeGreaterThan(2);
+  });
+
+  it.each(named)('%s: `%s`', (_file, key) => {
+    expect(PROFILE_KEYS as readonly string[]).toContain(key);
   });
 });

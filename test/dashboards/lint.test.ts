@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { callArguments, isBalanced, rangeSelectors } from '../../scripts/dashboards/promql.js';
 import type { GridPos, QueryVariable } from '../../scripts/dashboards/types.js';
+import { ERROR_REASONS } from '../../src/routeros/errors.js';
 import { dataPanels, shippedDashboards } from './shipped.js';
 
 const EXPECTED_UIDS = ['routeros-capacity', 'routeros-fleet', 'routeros-wireguard'];
@@ -170,4 +171,10 @@ describe.each(dashboards.map((d) => [d.dashboard.uid, d] as const))('%s', (_uid,
     expect(dashboard.links.map((l) => l.url).sort()).toEqual(others.map((uid) => `/d/${uid}`));
     for (const link of dashboard.links) expect(link).toMatchObject({ includeVars: true, keepTime: true });
   });
+});
+
+it('names every collector error reason where a panel lists them (redirect was missing)', () => {
+  const listing = dashboards.flatMap(({ dashboard }) => dataPanels(dashboard)).filter((panel) => /collector runs per second by reason: /.test(panel.description ?? ''));
+  expect(listing.length).toBeGreaterThan(0);
+  for (const panel of listing) for (const reason of ERROR_REASONS) expect(panel.description, panel.title).toMatch(new RegExp(`\\b${reason}\\b`));
 });
