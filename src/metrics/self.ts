@@ -44,7 +44,7 @@ function openMetricsCounter(name: string, counter: Metric): Metric {
 }
 
 /** Runs holding a permit and runs waiting for one, per cap of the scheduler (src/scheduler/scheduler.ts). */
-export type RunCaps = Record<'quick' | 'waiting', { inFlight: number; queued: number }>;
+export type RunCaps = Record<'quick' | 'waiting' | 'timed', { inFlight: number; queued: number }>;
 
 /** The HELP of a self-metric, as docs/metrics.md lists it (doc.ts). */
 function helpOf(name: (typeof SELF_METRICS)[number]['name']): string {
@@ -158,6 +158,7 @@ export class SelfMetrics {
           if (caps === undefined) return;
           this.set({ cap: 'quick' }, caps.quick[field]);
           this.set({ cap: 'waiting' }, caps.waiting[field]);
+          this.set({ cap: 'timed' }, caps.timed[field]);
         },
       });
     }

@@ -29,6 +29,8 @@ export interface RunnerDeps {
    */
   standing?: RouterStanding | undefined;
   silentSemaphore?: Semaphore | undefined;
+  /** The cap of the runs that last seconds by design (`runsForSeconds`: pings, bandwidth tests); `semaphore` without it. */
+  timedSemaphore?: Semaphore | undefined;
   /**
    * The router's read connection, one run at a time (shared by the jobs of its client whose `connection` is
    * `reads`); absent for jobs on their own connections. Taken before the global permit and the deadline: a run
@@ -54,8 +56,6 @@ interface Holding {
 }
 
 const NO_MOVE = { cancel: (): void => undefined };
-/** Why a run's wait for the silent routers' cap is given up: the run ended first. One for all, made once. */
-const RUN_ENDED = new Error('the run ended');
 
 /**
  * How long a run holds one of the answering routers' permits before it moves to the silent routers' cap. A run
@@ -260,50 +260,40 @@ export class JobRunner {
   }
 
   /**
-   * A run that has held one of the answering routers' permits for its patience (PATIENCE_SECONDS past the time a
-   * healthy run of its job lasts by design, `runsForSeconds`: a ping's count × interval) is most likely waiting out
-   * a router that has just stopped answering (its standing says so only once the run ends): it queues for a permit
-   * of the silent routers' cap and, once it has one, gives the answering routers theirs back. So the onset of an
-   * outage holds their permits for seconds rather than timeouts while that cap has room, and for no longer than
-   * the runs queued before it there when it has none. A run that is only slow moves too: the answering routers'
-   * cap bounds the quick runs in flight, the silent routers' the ones that wait.
+   * A run that has held one of the answering routers' permits for its patience (PATIENCE_SECONDS) is most likely
+   * waiting out a router that has just stopped answering (its standing says so only once the run ends): it moves
+   * to the silent routers' cap at once, past that cap's capacity if it is full (Semaphore.force), and gives the
+   * answering routers their permit back. It once queued there for a permit first, and in a mass outage (2,500 of
+   * 3,000 routers silent at once) the silent cap's queue never let it through, so every run of a newly silent router
+   * kept its quick permit for its whole timeout and the 500 routers still answering were collected a few dozen per
+   * cycle (found by review). The runs moved past the capacity are bounded by the rate the quick cap lets runs start:
+   * its size per patience, over the timeout (~160 at 32 permits, 2 s and 10 s). A run that is only slow moves too:
+   * the answering routers' cap bounds the quick runs in flight, the silent routers' the ones that wait.
    */
   #moveWhenSlow(holding: Holding): { cancel(): void } {
-    const { semaphore, silentSemaphore, definition } = this.deps;
+    const { semaphore, silentSemaphore } = this.deps;
     if (holding.cap !== semaphore || silentSemaphore === undefined) return NO_MOVE;
-    // Its own controller: the run's is the job's, kept from run to run. The run's end (finally) cancels it. Made
-    // only once the patience has passed, which few runs reach: one per run, aborted at every run's end, made an
-    // AbortController and a DOMException (the default reason, with its stack) per run, ~0.1 s of CPU per cycle at
-    // 2,000 routers.
-    let queued: AbortController | undefined;
     const timer = setTimeout(() => {
-      queued = new AbortController();
-      silentSemaphore.acquire(queued.signal, this.deps.lane?.() ?? 'high').then(
-        () => {
-          // Granted as the run ended (the grant's continuation came after its finally): not needed.
-          if (holding.ended) {
-            silentSemaphore.release();
-            return;
-          }
-          semaphore.release();
-          holding.cap = silentSemaphore;
-        },
-        () => undefined,
-      );
-    }, (PATIENCE_SECONDS + (definition.runsForSeconds ?? 0)) * 1000);
+      if (holding.ended) return;
+      silentSemaphore.force();
+      semaphore.release();
+      holding.cap = silentSemaphore;
+    }, PATIENCE_SECONDS * 1000);
     timer.unref();
-    return {
-      cancel: () => {
-        clearTimeout(timer);
-        queued?.abort(RUN_ENDED);
-      },
-    };
+    return { cancel: () => clearTimeout(timer) };
   }
 
-  /** The cap this run takes its permit under: the silent routers' own while the router does not answer. */
+  /**
+   * The cap this run takes its permit under: the silent routers' own while the router does not answer; else the
+   * timed runs' for a run that lasts seconds by design (a ping's count × interval, a bandwidth test), which held
+   * the quick cap for that long and, at 600 routers with one default ping each, left their reads one run a minute
+   * on 30 s schedules (found by review); else the quick cap.
+   */
   #capForRun(): Semaphore {
-    const { standing, silentSemaphore, semaphore } = this.deps;
-    return standing?.silent === true && silentSemaphore !== undefined ? silentSemaphore : semaphore;
+    const { standing, silentSemaphore, semaphore, timedSemaphore, definition } = this.deps;
+    if (standing?.silent === true && silentSemaphore !== undefined) return silentSemaphore;
+    if ((definition.runsForSeconds ?? 0) > 0 && timedSemaphore !== undefined) return timedSemaphore;
+    return semaphore;
   }
 
   #transition(state: 'ok' | ErrorReason, error: unknown, backoffSeconds = 0): void {

@@ -28,10 +28,15 @@ const monotonicNow = (): number => performance.now();
  * PATIENCE_SECONDS), as a multiple of the quick runs' cap. Runs that wait on a router hold a socket each and do no
  * work, so more of them may wait at once: with the same 32, 100 hanging routers of 2,000, two jobs each timing out
  * after 10 s, needed 2,000 permit-seconds a 30 s cycle from 960, and the exporter was ready only after 121 s as
- * their runs queued. Still bounded: runs in flight are at most 5 × maxInFlight, even if every router is slow and
- * all answer at once.
+ * their runs queued. Still bounded: runs moved here past its size are bounded by the rate the quick cap lets runs
+ * start (runner.ts #moveWhenSlow), so runs in flight stay within a small multiple of maxInFlight.
  */
 const SILENT_PERMITS_FACTOR = 4;
+/**
+ * The timed runs' cap (pings, bandwidth tests: runs that last seconds by design and do little work meanwhile), as a
+ * multiple of the quick runs' cap: 128 runs at once, ~1,280 default pings (3 × 1 s) per 30 s.
+ */
+const TIMED_PERMITS_FACTOR = 4;
 
 export interface SchedulerDeps {
   store: SnapshotStore;
@@ -76,6 +81,8 @@ export class Scheduler {
    * that did not answer their last run, which wait out timeouts here, and runs moved off the quick cap.
    */
   readonly #silentSemaphore: Semaphore;
+  /** The timed runs' cap (`timed`): runs that last seconds by design, pings and bandwidth tests (runner.ts #capForRun). */
+  readonly #timedSemaphore: Semaphore;
   #jobs = new Map<string, Scheduled>();
   /**
    * Each client's read turn (runner.ts `readTurn`): its router's `reads` jobs run one after the other, as their
@@ -100,6 +107,7 @@ export class Scheduler {
     const maxInFlight = deps.maxInFlight ?? 32;
     this.#semaphore = new Semaphore(maxInFlight);
     this.#silentSemaphore = new Semaphore(maxInFlight * SILENT_PERMITS_FACTOR);
+    this.#timedSemaphore = new Semaphore(maxInFlight * TIMED_PERMITS_FACTOR);
   }
 
   /**
@@ -150,6 +158,7 @@ export class Scheduler {
           semaphore: this.#semaphore,
           standing: share.standing,
           silentSemaphore: this.#silentSemaphore,
+          timedSemaphore: this.#timedSemaphore,
           readTurn: definition.connection === 'reads' ? share.readTurn : undefined,
           lane: () => (this.#low.has(router.name) ? 'low' : 'high'),
           // The root: the runner makes its child of it when it first logs. A child of the root, not of a router's
@@ -253,14 +262,15 @@ export class Scheduler {
   }
 
   /**
-   * Runs holding a permit, and runs waiting for one, of each cap: `quick` (the answering routers' first seconds)
-   * and `waiting` (silent routers' runs and runs moved off the quick cap). Read at scrape time for
+   * Runs holding a permit, and runs waiting for one, of each cap: `quick` (the answering routers' first seconds),
+   * `waiting` (silent routers' runs and runs moved off the quick cap) and `timed` (pings and bandwidth tests). Read at scrape time for
    * routeros_exporter_runs_in_flight and routeros_exporter_runs_queued.
    */
   occupancy(): RunCaps {
     return {
       quick: { inFlight: this.#semaphore.inUse, queued: this.#semaphore.waiting },
       waiting: { inFlight: this.#silentSemaphore.inUse, queued: this.#silentSemaphore.waiting },
+      timed: { inFlight: this.#timedSemaphore.inUse, queued: this.#timedSemaphore.waiting },
     };
   }
 

@@ -18,7 +18,7 @@ export class Semaphore {
     this.#available = permits;
   }
 
-  /** Permits held now. */
+  /** Permits held now: more than the capacity while runs moved onto it by force() hold theirs. */
   get inUse(): number {
     return this.capacity - this.#available;
   }
@@ -39,7 +39,22 @@ export class Semaphore {
     return true;
   }
 
+  /**
+   * Takes a permit now, past the capacity if none is free: for a run already under way that moves here from another
+   * cap (runner.ts #moveWhenSlow), which must give that cap's permit back now rather than after the runs queued
+   * here. The permits taken past the capacity are paid back first as permits are released, so waiters are granted
+   * only once fewer than `capacity` are held.
+   */
+  force(): void {
+    this.#available--;
+  }
+
   release(): void {
+    // Held past the capacity (force): this release pays that back, and grants no waiter.
+    if (this.#available < 0) {
+      this.#available++;
+      return;
+    }
     const next = this.#waiters.high.shift() ?? this.#waiters.low.shift();
     if (next !== undefined) next();
     else this.#available++;
@@ -57,6 +72,11 @@ export class Semaphore {
  */
 export function waitInQueue<T>(queue: ((granted: T) => void)[], signal: AbortSignal | undefined): Promise<T> {
   return new Promise((resolve, reject) => {
+    // An aborted signal fires no more 'abort': queued, the waiter would stay in the queue, counted, for good.
+    if (signal?.aborted === true) {
+      reject(signal.reason instanceof Error ? signal.reason : new Error('aborted'));
+      return;
+    }
     const grant = (granted: T): void => {
       signal?.removeEventListener('abort', onAbort);
       resolve(granted);

@@ -56,13 +56,15 @@ describe("the exporter's own metrics", () => {
     // Before the scheduler is watched: the families, no samples.
     expect(await self.render('text')).not.toMatch(/^routeros_exporter_runs_in_flight\{/m);
     let quick = 3;
-    self.watchRuns(() => ({ quick: { inFlight: quick, queued: 40 }, waiting: { inFlight: 7, queued: 0 } }));
+    self.watchRuns(() => ({ quick: { inFlight: quick, queued: 40 }, waiting: { inFlight: 7, queued: 0 }, timed: { inFlight: 5, queued: 2 } }));
     for (const format of ['text', 'openmetrics'] as const) {
       const body = await self.render(format);
       expect(body).toContain('routeros_exporter_runs_in_flight{cap="quick"} 3\n');
       expect(body).toContain('routeros_exporter_runs_in_flight{cap="waiting"} 7\n');
       expect(body).toContain('routeros_exporter_runs_queued{cap="quick"} 40\n');
       expect(body).toContain('routeros_exporter_runs_queued{cap="waiting"} 0\n');
+      expect(body).toContain('routeros_exporter_runs_in_flight{cap="timed"} 5\n');
+      expect(body).toContain('routeros_exporter_runs_queued{cap="timed"} 2\n');
     }
     quick = 0;
     expect(await self.render('text')).toContain('routeros_exporter_runs_in_flight{cap="quick"} 0\n');

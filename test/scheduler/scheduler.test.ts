@@ -119,7 +119,7 @@ describe('scheduler', () => {
     await expect.poll(() => live.calls, { timeout: 500 }).toBe(2);
     expect(dead.inFlight).toBe(1);
     // As routeros_exporter_runs_in_flight and _queued show it.
-    expect(scheduler.occupancy()).toEqual({ quick: { inFlight: 0, queued: 0 }, waiting: { inFlight: 1, queued: 0 } });
+    expect(scheduler.occupancy()).toEqual({ quick: { inFlight: 0, queued: 0 }, waiting: { inFlight: 1, queued: 0 }, timed: { inFlight: 0, queued: 0 } });
     dead.releaseAll();
     expect(await second).toEqual(['failed', 'ok']);
     dead.behaviour = 'ok';

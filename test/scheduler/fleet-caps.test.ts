@@ -1,0 +1,124 @@
+/**
+ * The caps at fleet size, as a review of the scheduler found them (each test failed on the code before):
+ * - a mass outage (2,500 of 3,000 routers silent at once) left the 500 still answering collected a few dozen per
+ *   cycle for as long as it lasted: a run of a newly silent router queued for a waiting permit behind the silent
+ *   routers' runs and kept its quick permit for its whole timeout;
+ * - 600 routers with one default ping each (3 × 1 s) held the quick cap with their pings, and their 30 s reads ran
+ *   once a minute.
+ * Fake clocks: routers that answer do so in 20 ms, silent ones time out after 10 s.
+ */
+import { afterEach, expect, it, vi } from 'vitest';
+import pino from 'pino';
+import { Scheduler } from '../../src/scheduler/scheduler.js';
+import { SnapshotStore } from '../../src/metrics/store.js';
+import { COLLECTOR_NAMES } from '../../src/collectors/descriptors.js';
+import type { JobContext } from '../../src/collectors/types.js';
+import type { RouterRecord } from '../../src/routeros/records.js';
+import { RouterOsError } from '../../src/routeros/errors.js';
+import { testConfig } from '../helpers/config.js';
+import { ManualTriggers } from '../helpers/manual-trigger.js';
+
+const logger = pino({ level: 'silent' });
+const only = (...names: string[]): Record<string, boolean> => Object.fromEntries(COLLECTOR_NAMES.map((name) => [name, names.includes(name)]));
+const RESOURCE: RouterRecord = { uptime: '1d', version: '7.19 (stable)', 'cpu-load': '3' };
+const FAKED = ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date', 'performance'] as const;
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+/** A router that answers reads in 20 ms (or, while `silent()` says so, times out after 10 s) and pings in 3 s. */
+function client(silent: () => boolean): JobContext['client'] {
+  const later = <T>(ms: number, settle: () => T | Error, signal?: AbortSignal): Promise<T> =>
+    new Promise<T>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        const value = settle();
+        if (value instanceof Error) reject(value);
+        else resolve(value);
+      }, ms);
+      signal?.addEventListener('abort', () => (clearTimeout(timer), reject(new RouterOsError('ROS_ERR_ABORTED', 'aborted'))), { once: true });
+    });
+  const fake = {
+    list: () => Promise.resolve([]),
+    getSingleton: (_menu: string, options?: { signal?: AbortSignal }) =>
+      silent()
+        ? later(10_000, () => new RouterOsError('ROS_ERR_TIMEOUT', 'GET /rest/system/resource: no complete answer within the timeout'), options?.signal)
+        : later(20, () => RESOURCE, options?.signal),
+    run: (_command: string, _parameters?: unknown, options?: { signal?: AbortSignal }) =>
+      later(3_000, () => [{ host: '10.0.0.1', sent: '3', received: '3', 'packet-loss': '0', 'avg-rtt': '1ms' }], options?.signal),
+  };
+  return fake as unknown as JobContext['client'];
+}
+
+/** A scheduler of `count` routers on manual triggers; returns it with a function that fires every job once. */
+function fleet(count: number, collectors: Record<string, boolean>, silent: (name: string) => boolean, ping = false) {
+  const triggers = new ManualTriggers();
+  const store = new SnapshotStore();
+  const scheduler = new Scheduler({ store, logger, clientFor: (router) => client(() => silent(router.name)), triggerFactory: triggers.factory, jitter: false });
+  scheduler.load(
+    testConfig({
+      defaults: { username: 'u', password: 'p', collectors },
+      routers: Array.from({ length: count }, (_, i) => ({
+        name: `r${i}`,
+        url: `https://10.${i >> 16}.${(i >> 8) & 255}.${i & 255}`,
+        ...(ping ? { ping: [{ target: '10.0.0.1' }] } : {}),
+      })),
+    }),
+  );
+  scheduler.start(false);
+  const tick = (): void => {
+    for (const name of triggers.ticks.keys()) triggers.fire(name);
+  };
+  return { scheduler, store, tick };
+}
+
+it('collects the routers still answering in a mass outage: 2,500 of 3,000 silent at once cost them a few cycles, not the outage', async () => {
+  vi.useFakeTimers({ toFake: [...FAKED] });
+  const answering = (name: string): boolean => Number(name.slice(1)) % 6 === 0;
+  let outage = false;
+  const { scheduler, store, tick } = fleet(3_000, only('system'), (name) => outage && !answering(name));
+  let collected = 0;
+  store.subscribe((router) => {
+    if (answering(router) && store.snapshots(router).some((snapshot) => snapshot.ok)) collected++;
+  });
+  const perCycle: number[] = [];
+  for (let cycle = 0; cycle < 16; cycle++) {
+    if (cycle === 2) outage = true;
+    collected = 0;
+    tick();
+    await vi.advanceTimersByTimeAsync(30_000);
+    perCycle.push(collected);
+  }
+  // Before the outage, and from a few cycles into it (the onset: each newly silent router's first run holds a
+  // quick permit for 2 s, 2,500 × 2 s / 32 permits), all 500 every cycle. Before the fix: 96, 32, 19, 32, 20, …
+  expect(perCycle.slice(0, 2), perCycle.join(' ')).toEqual([500, 500]);
+  expect(perCycle.slice(8), perCycle.join(' ')).toEqual(Array(8).fill(500));
+  const stopped = scheduler.stop();
+  await vi.advanceTimersByTimeAsync(20_000);
+  await stopped;
+}, 120_000);
+
+it("collects every router's 30 s reads every cycle beside one default ping per router (600 routers)", async () => {
+  vi.useFakeTimers({ toFake: [...FAKED] });
+  const { scheduler, store, tick } = fleet(600, only('system', 'ping'), () => false, true);
+  let reads = 0;
+  let pings = 0;
+  store.subscribe((_router, collector) => {
+    if (collector === 'system') reads++;
+    else pings++;
+  });
+  const perCycle: string[] = [];
+  for (let cycle = 0; cycle < 4; cycle++) {
+    reads = 0;
+    pings = 0;
+    tick();
+    await vi.advanceTimersByTimeAsync(30_000);
+    perCycle.push(`${reads}/${pings}`);
+  }
+  // Before the fix: 600 reads one cycle and 0 the next (the pings held the quick cap 3 s each).
+  expect(perCycle).toEqual(Array(4).fill('600/600'));
+  expect(scheduler.occupancy().quick).toEqual({ inFlight: 0, queued: 0 });
+  const stopped = scheduler.stop();
+  await vi.advanceTimersByTimeAsync(10_000);
+  await stopped;
+}, 60_000);
