@@ -92,3 +92,17 @@ describe('the scheduler puts discovered targets in the low lane', () => {
     await scheduler.stop();
   });
 });
+
+describe('a waiter whose signal is already aborted', () => {
+  it('is refused at once and never queued: it would be counted and granted a permit nobody releases (found by review)', async () => {
+    const semaphore = new Semaphore(1);
+    expect(semaphore.tryAcquire()).toBe(true);
+    const controller = new AbortController();
+    controller.abort(new Error('the run was replaced'));
+    await expect(semaphore.acquire(controller.signal)).rejects.toThrow('the run was replaced');
+    expect(semaphore.waiting).toBe(0);
+    // The permit goes back to the cap, not to the dead waiter.
+    semaphore.release();
+    expect(semaphore.tryAcquire()).toBe(true);
+  });
+});
