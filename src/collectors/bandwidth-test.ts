@@ -107,6 +107,7 @@ export const bandwidthTestCollector: Collector<BandwidthTestData, 'bandwidth_tes
       deadlineSeconds: test.durationSeconds + router.timeoutSeconds,
       connection: 'commands',
       runsForSeconds: test.durationSeconds,
+      waitsForSchedule: true,
       // The btest password counts (revealed only into the fingerprint's digest).
       settings: { ...test, password: test.password?.reveal() ?? null },
       async run(context: JobContext) {

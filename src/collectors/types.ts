@@ -50,11 +50,17 @@ export interface JobDefinition<Data = unknown> {
   readonly connection: 'reads' | 'commands';
   /**
    * How long a healthy run lasts by design, apart from waiting for the router's answers: a ping's count ×
-   * interval, a bandwidth test's duration; absent for reads, which take as long as the router's answer. The
-   * scheduler moves a run that holds one of the answering routers' permits to the waiting runs' cap only this long
-   * plus its patience after it started (runner.ts), so a healthy ping is not counted as a router that hangs.
+   * interval, a bandwidth test's duration; absent for reads, which take as long as the router's answer. Such runs
+   * take their permits from the timed runs' cap, not the quick runs' (runner.ts #capForRun).
    */
   readonly runsForSeconds?: number;
+  /**
+   * Runs only at its scheduled times: not at start, nor at once when a reload adds or changes it. A bandwidth test
+   * loads the link it measures; every restart (a rollout, a crash loop) tested every router's link at once, and a
+   * fleet of daily tests kept the exporter unready for minutes (found by review). Such a job does not gate
+   * readiness either.
+   */
+  readonly waitsForSchedule?: boolean;
   /**
    * What the run reads from the config besides the schedule and the connection (a ping target, the interface
    * filter, the verdict settings), as plain JSON-able data; `null` for none. A reload that changes it replaces

@@ -20,7 +20,9 @@ export interface BackoffPolicy {
 export const DEFAULT_BACKOFF: BackoffPolicy = { authThreshold: 1, otherThreshold: 3, initialSeconds: 30, maxSeconds: 600, otherMaxSeconds: 120 };
 
 export class Backoff {
+  /** Consecutive failures of one class (authentication, or any other): a streak of the other class ends it. */
   #failures = 0;
+  #auth = false;
   #until = 0;
   readonly #policy: BackoffPolicy;
 
@@ -43,10 +45,18 @@ export class Backoff {
     this.#until = 0;
   }
 
-  /** Records a failure; returns the backoff in seconds now in force (0 for none). */
+  /**
+   * Records a failure; returns the backoff in seconds now in force (0 for none). The streak counts failures of one
+   * class: eight timeouts and then a refused login started the login's backoff at 10 minutes instead of 30 s (found
+   * by review); a router answering again, if only to refuse, begins a streak of its own.
+   */
   failed(reason: ErrorReason, now: number): number {
-    this.#failures++;
     const auth = reason === 'auth';
+    if (auth !== this.#auth) {
+      this.#auth = auth;
+      this.#failures = 0;
+    }
+    this.#failures++;
     const threshold = auth ? this.#policy.authThreshold : this.#policy.otherThreshold;
     if (this.#failures < threshold) return 0;
     const exponent = this.#failures - threshold;

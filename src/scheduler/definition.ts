@@ -44,7 +44,7 @@ function sortedKeys(_key: string, value: unknown): unknown {
  * tests (costly, often hourly or daily) and anything scheduled less often than every 10 minutes do not.
  */
 export function gatesReadiness(definition: JobDefinition): boolean {
-  if (definition.collector === 'bandwidth_test') return false;
+  if (definition.waitsForSchedule === true) return false;
   try {
     return cronIntervalSeconds(definition.schedule) <= READINESS_MAX_INTERVAL_SECONDS;
   } catch {

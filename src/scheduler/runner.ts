@@ -86,6 +86,11 @@ export class JobRunner {
    * V8's old space at 2,000 routers of two jobs each.
    */
   #logger: Logger | undefined;
+  /**
+   * Sets routeros_collector_backoff_seconds back to 0 when a backoff ends. Without it the figure stood until the
+   * job's next run recorded: an hourly job showed a 30 s backoff for an hour after it had ended (found by review).
+   */
+  #backoffEnds: NodeJS.Timeout | undefined;
 
   constructor(deps: RunnerDeps) {
     this.deps = deps;
@@ -117,15 +122,19 @@ export class JobRunner {
     return `${this.deps.router.name}\u0000${this.deps.definition.job}`;
   }
 
-  /** Starts a run unless one is in flight (no overlap) or the job is backing off. */
-  trigger(): Promise<RunResult> {
+  /**
+   * Starts a run unless one is in flight (no overlap) or the job is backing off. `despiteBackoff`: the run a reload
+   * starts at once for a job it replaced or added (scheduler.ts), which a backoff kept from the job before does not
+   * hold off: the reload said to run it now (a backoff's streak still goes on from where it was).
+   */
+  trigger(options?: { despiteBackoff?: boolean }): Promise<RunResult> {
     if (this.#running !== undefined) {
       // Asked of the parent first: a line the level drops must not make the child it would have been written by.
       if (this.deps.logger.isLevelEnabled('debug')) this.#log.debug({ job: this.deps.definition.job }, 'previous run still in flight; skipping this tick');
       return Promise.resolve('skipped');
     }
     // Backoff is a duration: on the monotonic clock, so a wall clock set back an hour does not stretch 30 s to 61 min.
-    if (this.backoff.active(this.#elapsed())) return Promise.resolve('skipped');
+    if (options?.despiteBackoff !== true && this.backoff.active(this.#elapsed())) return Promise.resolve('skipped');
     this.#running = this.#run().finally(() => {
       this.#running = undefined;
     });
@@ -140,6 +149,7 @@ export class JobRunner {
   /** Aborts the in-flight request (shutdown, or the job was removed by a reload). */
   abort(): void {
     if (this.#stopped !== undefined) return;
+    clearTimeout(this.#backoffEnds);
     this.#stopped = new Error('job stopped');
     this.#runController?.abort(this.#stopped);
   }
@@ -211,6 +221,7 @@ export class JobRunner {
       });
       this.backoff.succeeded();
       standing?.ran('ok');
+      clearTimeout(this.#backoffEnds);
       store.setBackoff(router.name, definition.job, 0);
       this.#transition('ok', undefined);
       this.#reportProblems(result.problems, result.decodeErrors);
@@ -233,6 +244,11 @@ export class JobRunner {
       standing?.ran(reason);
       const backoffSeconds = this.backoff.failed(reason, this.#elapsed());
       store.setBackoff(router.name, definition.job, backoffSeconds);
+      clearTimeout(this.#backoffEnds);
+      if (backoffSeconds > 0) {
+        this.#backoffEnds = setTimeout(() => store.setBackoff(router.name, definition.job, 0), backoffSeconds * 1000);
+        this.#backoffEnds.unref();
+      }
       this.#transition(reason, error, backoffSeconds);
       return 'failed';
     } finally {

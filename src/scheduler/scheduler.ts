@@ -176,7 +176,10 @@ export class Scheduler {
           else backoffEnded.push([router.name, definition.job]);
         }
         const scheduled: Scheduled = { runner, fingerprint, gatesReadiness: gatesReadiness(definition), trigger: undefined, timers: new Set() };
-        if (scheduled.gatesReadiness) this.#counted.delete(router.name);
+        // Readiness counts a router again only when it is another device to the exporter: new, or at another URL.
+        // A job replaced for its labels, a timeout or a password kept the exporter unready until it ran, up to a
+        // backoff's 10 minutes (found by review); a job added to a router already tried does not either.
+        if (scheduled.gatesReadiness && (previousUrl === undefined || restarted.has(router.name))) this.#counted.delete(router.name);
         next.set(key, scheduled);
         fresh.push(scheduled);
       }
@@ -198,18 +201,20 @@ export class Scheduler {
     if (this.#started) {
       for (const scheduled of fresh) {
         this.#schedule(scheduled);
-        // Not at the next cron tick, which for a daily job is a day away.
-        this.#tickLater(scheduled, 0);
+        // Not at the next cron tick, which for a daily job is a day away; and not held off by a backoff kept from
+        // the job it replaces (the router's labels changed: until it runs, the router has no series, and alerts on
+        // its routeros_up 0 resolved). The backoff's streak goes on if it fails again.
+        if (scheduled.runner.deps.definition.waitsForSchedule !== true) void scheduled.runner.trigger({ despiteBackoff: true });
       }
     }
   }
 
-  /** Starts the schedules; with `runNow`, every job also runs once right away. */
+  /** Starts the schedules; with `runNow`, every job also runs once right away, but those that wait for their schedule (bandwidth tests). */
   start(runNow = true): void {
     this.#started = true;
     for (const scheduled of this.#jobs.values()) {
       this.#schedule(scheduled);
-      if (runNow) this.#tickLater(scheduled, 0);
+      if (runNow && scheduled.runner.deps.definition.waitsForSchedule !== true) this.#tickLater(scheduled, 0);
     }
   }
 

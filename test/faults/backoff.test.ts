@@ -32,6 +32,17 @@ describe('backoff policy', () => {
     }
   });
 
+  it('counts a streak per class: a refused login after an outage starts at 30 s, timeouts after refusals wait for three', () => {
+    const backoff = new Backoff();
+    const failed = (reason: ErrorReason): number => backoff.failed(reason, 0);
+    expect(Array.from({ length: 8 }, () => failed('timeout'))).toEqual([0, 0, 30, 60, 120, 120, 120, 120]);
+    // It was 600: the eight timeouts counted into the login's streak (found by review).
+    expect([failed('auth'), failed('auth')]).toEqual([30, 60]);
+    expect([failed('connect'), failed('timeout'), failed('timeout')]).toEqual([0, 0, 30]);
+    // Reasons of one class share a streak.
+    expect(failed('tls')).toBe(60);
+  });
+
   it('skips runs until the backoff is over; a success starts again from nothing', () => {
     const backoff = new Backoff();
     expect(backoff.failed('auth', 1_000)).toBe(30);

@@ -170,6 +170,44 @@ describe('scheduler', () => {
     expect(text()).toMatch(/routeros_collector_backoff_seconds\{router="a",collector="system"\} 30\n/);
   });
 
+  it('shows the backoff as 0 once it has ended, not only at the next run (an hourly job showed 30 s for an hour)', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+    try {
+      const { clients, scheduler, text } = setup(['a']);
+      (clients.get('a') as FakeClient).behaviour = new RouterOsError('ROS_ERR_AUTH', 'HTTP 401', { status: 401 });
+      expect(await scheduler.runAllOnce()).toEqual(['failed']);
+      expect(text()).toMatch(/routeros_collector_backoff_seconds\{router="a",collector="system"\} 30\n/);
+      await vi.advanceTimersByTimeAsync(29_000);
+      expect(text()).toMatch(/routeros_collector_backoff_seconds\{router="a",collector="system"\} 30\n/);
+      await vi.advanceTimersByTimeAsync(1_000);
+      expect(text()).toMatch(/routeros_collector_backoff_seconds\{router="a",collector="system"\} 0\n/);
+      await scheduler.stop();
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('a reload that changes a backing-off job (its router\'s labels) runs it at once: the router keeps its routeros_up 0', async () => {
+    const { clients, scheduler, text, triggers } = setup(['a']);
+    const client = clients.get('a') as FakeClient;
+    client.behaviour = new RouterOsError('ROS_ERR_AUTH', 'HTTP 401', { status: 401 });
+    scheduler.start(false);
+    expect(await scheduler.runAllOnce()).toEqual(['failed']);
+    expect(text()).toContain('routeros_up{router="a"} 0');
+    scheduler.load(
+      testConfig({ defaults: { username: 'u', password: 'p', collectors: SYSTEM_ONLY }, routers: [{ name: 'a', url: 'https://192.0.2.1', labels: { site: 'ams' } }] }),
+    );
+    // The router's series start again under its new labels; the replaced job ran at once in spite of its backoff
+    // (before: skipped until the backoff ended, up to 10 minutes without routeros_up, its alerts resolved).
+    await expect.poll(() => client.calls).toBe(2);
+    await expect.poll(() => text()).toContain('routeros_up{router="a",site="ams"} 0');
+    // Its streak goes on: the next failure backs off for 60 s, and the next tick is skipped.
+    expect(text()).toMatch(/routeros_collector_backoff_seconds\{router="a",site="ams",collector="system"\} 60\n/);
+    triggers.fire('a/system');
+    expect(client.calls).toBe(2);
+    await scheduler.stop();
+  });
+
   it('a reload that changes the connection settings ends the backoff at once', async () => {
     const store = new SnapshotStore();
     const clients = new Map<string, FakeClient>();

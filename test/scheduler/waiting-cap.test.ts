@@ -197,10 +197,10 @@ describe('readiness', () => {
     await scheduler.stop();
   });
 
-  it('counts a router again after a reload adds a job that gates readiness', async () => {
+  it('stays ready when a reload adds or changes a job of a router already tried, and counts a router at another URL again', async () => {
     const client = new SplitClient();
-    const config = (ping: boolean) =>
-      testConfig({ defaults: { username: 'u', password: 'p', collectors: only('system', 'ping') }, routers: [{ name: 'r', url: 'https://192.0.2.1', ...(ping ? { ping: [{ target: '10.0.0.1' }] } : {}) }] });
+    const config = (ping: boolean, labels: Record<string, string> = {}, url = 'https://192.0.2.1') =>
+      testConfig({ defaults: { username: 'u', password: 'p', collectors: only('system', 'ping') }, routers: [{ name: 'r', url, labels, ...(ping ? { ping: [{ target: '10.0.0.1' }] } : {}) }] });
     const triggers = new ManualTriggers();
     const scheduler = new Scheduler({ store: new SnapshotStore(), logger, clientFor: () => client as unknown as JobContext['client'], triggerFactory: triggers.factory, jitter: false });
     scheduler.load(config(false));
@@ -208,10 +208,21 @@ describe('readiness', () => {
     triggers.fire('r/system');
     await expect.poll(() => scheduler.ready()).toBe(true);
     client.commandDelayMs = 'hang';
+    client.reads = 'hang';
+    // A ping added, then the router's labels changed (every job replaced): the new runs are under way, and the
+    // exporter stays ready (it went unready until they ran, for up to a backoff's 10 minutes: found by review).
     scheduler.load(config(true));
-    // The added ping runs at once and has not finished.
     await expect.poll(() => client.hanging('commands')).toBe(1);
+    expect(scheduler.ready()).toBe(true);
+    scheduler.load(config(true, { site: 'ams' }));
+    await expect.poll(() => client.hanging('reads')).toBe(1);
+    expect(scheduler.ready()).toBe(true);
+    // Another URL may be another device: it is tried again before the exporter says ready.
+    scheduler.load(config(true, { site: 'ams' }, 'https://192.0.2.9'));
+    await expect.poll(() => client.hanging('reads')).toBe(1);
     expect(scheduler.ready()).toBe(false);
+    client.reads = 'ok';
+    client.commandDelayMs = 0;
     client.timeOut();
     await expect.poll(() => scheduler.ready()).toBe(true);
     await scheduler.stop();
