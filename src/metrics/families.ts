@@ -15,7 +15,7 @@ export const F = {
   collectorDuration: defineFamily('routeros_collector_duration_seconds', 'gauge', ['collector'], "How long the collector's last run took."),
   collectorLastSuccess: defineFamily('routeros_collector_last_success_timestamp_seconds', 'gauge', ['collector'], 'Unix time of the last successful run of the collector (for several targets: the oldest of their last successes, of the targets run so far).'),
   collectorErrors: defineFamily('routeros_collector_errors_total', 'counter', ['collector', 'reason'], 'Failed collector runs by reason, since the exporter started or the collector was last turned on for the router or the router\'s url changed; a reason has a series from its first failure on (no zeros).'),
-  collectorDecodeErrors: defineFamily('routeros_collector_decode_errors_total', 'counter', ['collector'], 'Values from the router that did not decode or were out of range for their field (a negative counter, a load over 100 %, a handshake before 2015, a ping reply without sent/received), summed across runs; their series were left out.'),
+  collectorDecodeErrors: defineFamily('routeros_collector_decode_errors_total', 'counter', ['collector'], 'Values from the router that did not decode or were out of range for their field (a negative counter, a load over 100 %, a handshake before 2015, a ping reply without sent/received), summed across runs since the exporter started or the collector was last turned on for the router or the router\'s url changed; their series were left out.'),
   collectorBackoff: defineFamily('routeros_collector_backoff_seconds', 'gauge', ['collector'], 'How long the collector waits before its next attempt after repeated failures (0 when not backing off).'),
 } as const;
 

@@ -84,6 +84,24 @@ function escapeLabelText(value: string): string {
   return out;
 }
 
+/**
+ * A label value as a scrape reads it back from the exposition: labelText's form, with what the format cannot carry
+ * (control characters other than line feed, lone surrogates) as U+FFFD, as escapeLabelValue writes them. What `/sd`
+ * publishes as target labels, so they equal the series' own: it published the raw values, a password in a label
+ * in clear where the series carry `[REDACTED:…]`, a 1,100-character value where they carry 1,024 (found by review).
+ */
+export function labelValueReadBack(raw: string): string {
+  const value = labelText(raw);
+  // eslint-disable-next-line no-control-regex
+  if (!/[\x00-\x09\x0b-\x1f\x7f\uD800-\uDFFF]/.test(value)) return value;
+  let out = '';
+  for (const char of value) {
+    const code = char.charCodeAt(0);
+    out += (code < 0x20 && char !== '\n') || code === 0x7f || (char.length === 1 && code >= 0xd800 && code <= 0xdfff) ? '\uFFFD' : char;
+  }
+  return out;
+}
+
 /** `name="value"` with the value escaped. */
 export function labelPair(name: string, value: string): string {
   return `${name}="${escapeLabelValue(value)}"`;

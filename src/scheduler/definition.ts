@@ -9,6 +9,7 @@ import type { RouterConfig } from '../config/types.js';
 import type { JobDefinition } from '../collectors/types.js';
 import { cronIntervalSeconds } from '../config/cron.js';
 import { connectionSettings } from '../routeros/pool.js';
+import { routerLabel } from '../metrics/family.js';
 
 /** Jobs that run less often than this do not hold `/-/ready` back (a daily job would hold it for a day). */
 export const READINESS_MAX_INTERVAL_SECONDS = 600;
@@ -25,6 +26,11 @@ export function jobFingerprint(router: RouterConfig, definition: JobDefinition):
     definition.settings,
     // Every job writes the router's labels into its series: new labels mean new series, so a new runner.
     Object.entries(router.labels).sort(),
+    // And as it writes them: redacted against the secrets the process knows, which a reload can change with the
+    // labels untouched (a new password found inside one, even a refused file's). The store then started the router
+    // afresh under the new text while its kept runners wrote the old one: routeros_up under one label set, the data
+    // under another, still showing the value now a secret (found by review).
+    routerLabel(router.name, router.labels),
   ];
   return createHash('sha256').update(JSON.stringify(parts, sortedKeys)).digest('hex');
 }

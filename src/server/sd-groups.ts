@@ -3,8 +3,9 @@
  * target per router and scrapes it at /probe?target=NAME (docs/deployment.md, "Single target vs multi-target").
  *
  * One group per router, `targets: [NAME]`. Target labels: `router` and the router's `labels:`, the same values
- * its series carry (so the example scrape configs set `honor_labels: true`: without it Prometheus would rename
- * the series' own copies to `exported_*`). Meta labels (`__meta_routeros_*`, dropped after relabelling unless
+ * its series carry, as a scrape reads them back (redacted and bounded: labelValueReadBack), so the example scrape
+ * configs set `honor_labels: true`: without it Prometheus would rename the series' own copies to `exported_*`.
+ * The target itself is the name as configured: it is what /probe looks the router up by. Meta labels (`__meta_routeros_*`, dropped after relabelling unless
  * kept) say where the router is and which shard polls it. The URL's host and port only: a URL never carries
  * credentials here, and passwords never leave the config.
  *
@@ -14,6 +15,7 @@
  */
 import type { RouterConfig, ShardConfig } from '../config/types.js';
 import { inShard } from '../scheduler/shard.js';
+import { labelValueReadBack } from '../metrics/text.js';
 
 export interface SdGroup {
   targets: string[];
@@ -38,8 +40,8 @@ export function sdGroupsOf(routers: readonly RouterConfig[], shard: ShardConfig 
   for (const router of routers) {
     if (!inShard(router.name, shard)) continue;
     const labels: Record<string, string> = {};
-    for (const key of Object.keys(router.labels).sort()) labels[key] = router.labels[key] as string;
-    labels['router'] = router.name;
+    for (const key of Object.keys(router.labels).sort()) labels[key] = labelValueReadBack(router.labels[key] as string);
+    labels['router'] = labelValueReadBack(router.name);
     labels['__meta_routeros_router'] = router.name;
     const place = where(router.url);
     if (place !== undefined) {
@@ -47,7 +49,7 @@ export function sdGroupsOf(routers: readonly RouterConfig[], shard: ShardConfig 
       labels['__meta_routeros_port'] = place.port;
       labels['__meta_routeros_scheme'] = place.scheme;
     }
-    for (const key of Object.keys(router.labels).sort()) labels[`__meta_routeros_label_${key}`] = router.labels[key] as string;
+    for (const key of Object.keys(router.labels).sort()) labels[`__meta_routeros_label_${key}`] = labelValueReadBack(router.labels[key] as string);
     if (shard !== undefined) {
       labels['__meta_routeros_shard_index'] = String(shard.index);
       labels['__meta_routeros_shard_count'] = String(shard.count);

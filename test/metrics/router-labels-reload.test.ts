@@ -133,3 +133,42 @@ describe('a router a reload points elsewhere or reaches otherwise (found by revi
     await scheduler.stop();
   });
 });
+
+describe('label text that redaction changes with the labels untouched', () => {
+  it('keeps one label set per router when a reload makes a value in its labels a secret (another router\'s new password)', async () => {
+    const collectors = Object.fromEntries(COLLECTOR_NAMES.map((name) => [name, name === 'system']));
+    const config = (passwordOfA: string) =>
+      testConfig({
+        defaults: { username: 'u', collectors },
+        routers: [
+          { name: 'a', url: 'https://192.0.2.1', password: passwordOfA },
+          { name: 'b', url: 'https://192.0.2.2', password: 'b-password-unchanged', labels: { role: 'corp-backbone' } },
+        ],
+      });
+    const store = new SnapshotStore();
+    const triggers = new ManualTriggers();
+    // One client per router for good, as the app's pool keeps b's while b's connection settings stay.
+    const clients = new Map<string, FakeClient>();
+    const clientFor = (router: { name: string }): FakeClient => clients.get(router.name) ?? clients.set(router.name, new FakeClient()).get(router.name)!;
+    const scheduler = new Scheduler({ store, logger: pino({ level: 'silent' }), clientFor, triggerFactory: triggers.factory, jitter: false });
+    const exposition = new Exposition(store, new SelfMetrics({ version: 'test' }));
+    scheduler.load(config('a-password-old'));
+    scheduler.start(false);
+    let recorded = nextRecord(store, 'system');
+    triggers.fire('b/system');
+    await recorded;
+    expect(exposition.routerText('text')).toContain('routeros_up{router="b",role="corp-backbone"} 1');
+    // a's password becomes `backbone`: b's settings are untouched, its label text is now redacted. Its job is
+    // replaced and runs at once, so all its series move to the new text together (before: routeros_up under the
+    // new text, the data under the old one, with the secret in clear).
+    recorded = nextRecord(store, 'system');
+    scheduler.load(config('backbone'));
+    await recorded;
+    await expect.poll(() => exposition.routerText('text')).toMatch(/^routeros_system_uptime_seconds\{router="b",role="corp-\[REDACTED:[0-9a-f]+\]"\}/m);
+    const text = exposition.routerText('text');
+    const sets = new Set(text.split('\n').filter((line) => /^routeros_\w+\{router="b"/.test(line)).map((line) => /role="([^"]*)"/.exec(line)?.[1]));
+    expect([...sets]).toHaveLength(1);
+    expect(text).not.toContain('backbone');
+    await scheduler.stop();
+  });
+});

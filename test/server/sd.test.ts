@@ -8,12 +8,14 @@ import { spawnSync } from 'node:child_process';
 import type { Server } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import fc from 'fast-check';
 import { createApp, type App } from '../../src/app.js';
 import { applyOverrides } from '../../src/cli/overrides.js';
 import type { Config } from '../../src/config/types.js';
 import { inShard } from '../../src/scheduler/shard.js';
 import { closeServer, serverUrl, startServer } from '../../src/server/listen.js';
 import { sdGroupsOf, type SdGroup } from '../../src/server/sd-groups.js';
+import { routerLabel } from '../../src/metrics/family.js';
 import { testConfig } from '../helpers/config.js';
 import { captureLogs } from '../helpers/log-capture.js';
 import { promtool, repoRoot } from '../dashboards/shipped.js';
@@ -81,6 +83,29 @@ describe('sdGroupsOf', () => {
         labels: { router: 'plain', __meta_routeros_router: 'plain', __meta_routeros_address: '192.0.2.9', __meta_routeros_port: '80', __meta_routeros_scheme: 'http' },
       },
     ]);
+  });
+
+  it('gives target labels exactly as a scrape reads them back from the series: secrets redacted, values bounded (a generator)', () => {
+    // /sd published the raw values: a password in a label in clear where the series carry [REDACTED:…], a value over
+    // 1,024 characters whole where the series carry its start and a digest (found by review).
+    const fragments = ['a', 'ams-', PASSWORD, '"', '\\', '\n', '\u0001', '\u007f', '\ud800', '\ud83d\ude00', 'x'.repeat(700)];
+    const readBack = (pair: string): string => {
+      const quoted = /^[a-z_]+="(.*)"$/s.exec(pair)?.[1] ?? '';
+      return quoted.replace(/\\(["\\n])/g, (_, escaped: string) => (escaped === 'n' ? '\n' : escaped));
+    };
+    fc.assert(
+      fc.property(fc.array(fc.constantFrom(...fragments), { minLength: 1, maxLength: 6 }), (parts) => {
+        const value = parts.join('');
+        const config = testConfig({ defaults: { username: 'monitor', password: PASSWORD }, routers: [{ name: 'hq', url: 'https://192.0.2.1', labels: { note: value } }] });
+        const [group] = sdGroupsOf(config.routers, undefined);
+        const series = routerLabel('hq', { note: value });
+        const note = series.slice(series.indexOf(',') + 1);
+        expect(group?.labels['note']).toBe(readBack(note));
+        expect(group?.labels['__meta_routeros_label_note']).toBe(readBack(note));
+        expect(JSON.stringify(group)).not.toContain(PASSWORD);
+      }),
+      { numRuns: 200 },
+    );
   });
 
   it('lists only the routers of its shard, and says which shard that is', () => {
