@@ -53,6 +53,8 @@ export type RunResult = 'ok' | 'failed' | 'skipped';
 interface Holding {
   cap: Semaphore;
   ended: boolean;
+  /** Moved off the quick cap and carried on `cap` past its capacity (Semaphore.force): it holds no permit. */
+  carried: boolean;
 }
 
 const NO_MOVE = { cancel: (): void => undefined };
@@ -187,7 +189,7 @@ export class JobRunner {
       }
     }
     // The cap as the run goes on: a run that holds the answering routers' for long moves (#moveWhenSlow).
-    const holding: Holding = { cap, ended: false };
+    const holding: Holding = { cap, ended: false, carried: false };
     const move = this.#moveWhenSlow(holding);
     const started = performance.now();
     const deadline = startDeadline(definition.deadlineSeconds, controller);
@@ -255,8 +257,12 @@ export class JobRunner {
       deadline.clear();
       holding.ended = true;
       move.cancel();
-      // The permit goes on with the turn when another of the router's runs waits for it (read-turn.ts).
-      if (readTurn?.release(holding.cap) !== true) holding.cap.release();
+      // The permit goes on with the turn when another of the router's runs waits for it (read-turn.ts). A carried run
+      // holds none to hand on: the router's next run takes its own.
+      if (holding.carried) {
+        holding.cap.dropCarried();
+        readTurn?.release(undefined);
+      } else if (readTurn?.release(holding.cap) !== true) holding.cap.release();
     }
   }
 
@@ -277,14 +283,14 @@ export class JobRunner {
 
   /**
    * A run that has held one of the answering routers' permits for its patience (PATIENCE_SECONDS) is most likely
-   * waiting out a router that has just stopped answering (its standing says so only once the run ends): it moves
-   * to the silent routers' cap at once, past that cap's capacity if it is full (Semaphore.force), and gives the
-   * answering routers their permit back. It once queued there for a permit first, and in a mass outage (2,500 of
-   * 3,000 routers silent at once) the silent cap's queue never let it through, so every run of a newly silent router
-   * kept its quick permit for its whole timeout and the 500 routers still answering were collected a few dozen per
-   * cycle (found by review). The runs moved past the capacity are bounded by the rate the quick cap lets runs start:
-   * its size per patience, over the timeout (~160 at 32 permits, 2 s and 10 s). A run that is only slow moves too:
-   * the answering routers' cap bounds the quick runs in flight, the silent routers' the ones that wait.
+   * waiting out a router that has just stopped answering (its standing says so only once the run ends): it gives
+   * the answering routers their permit back and goes on carried by the silent routers' cap, counted there but
+   * holding none of its permits (Semaphore.force). It once queued there for a permit first, and in a mass outage
+   * (2,500 of 3,000 routers silent at once) the silent cap's queue never let it through, so every run of a newly
+   * silent router kept its quick permit for its whole timeout and the 500 routers still answering were collected a
+   * few dozen per cycle (found by review). Carried runs are bounded by the rate the quick cap lets runs reach their
+   * patience, its size per PATIENCE_SECONDS, times how long they then last, at most the routers' timeout: ~160 at
+   * 32 permits and a 10 s timeout, ~940 at the longest, 59 s. A run that is only slow moves too.
    */
   #moveWhenSlow(holding: Holding): { cancel(): void } {
     const { semaphore, silentSemaphore } = this.deps;
@@ -294,6 +300,7 @@ export class JobRunner {
       silentSemaphore.force();
       semaphore.release();
       holding.cap = silentSemaphore;
+      holding.carried = true;
     }, PATIENCE_SECONDS * 1000);
     timer.unref();
     return { cancel: () => clearTimeout(timer) };

@@ -11,6 +11,8 @@ export type Lane = 'high' | 'low';
 export class Semaphore {
   readonly capacity: number;
   #available: number;
+  /** Runs carried on this cap past its capacity (force): counted, never granted, never granting. */
+  #over = 0;
   readonly #waiters: Record<Lane, ((granted: void) => void)[]> = { high: [], low: [] };
 
   constructor(permits: number) {
@@ -18,9 +20,9 @@ export class Semaphore {
     this.#available = permits;
   }
 
-  /** Permits held now: more than the capacity while runs moved onto it by force() hold theirs. */
+  /** Permits held now, with the runs carried past the capacity (force). */
   get inUse(): number {
-    return this.capacity - this.#available;
+    return this.capacity - this.#available + this.#over;
   }
 
   /** Resolves when a permit is held; rejects if the signal aborts first. */
@@ -40,21 +42,22 @@ export class Semaphore {
   }
 
   /**
-   * Takes a permit now, past the capacity if none is free: for a run already under way that moves here from another
-   * cap (runner.ts #moveWhenSlow), which must give that cap's permit back now rather than after the runs queued
-   * here. The permits taken past the capacity are paid back first as permits are released, so waiters are granted
-   * only once fewer than `capacity` are held.
+   * Carries a run already under way on this cap, past its capacity: a run that moves here from another cap
+   * (runner.ts #moveWhenSlow), which must give that cap's permit back now rather than after the runs queued here.
+   * Carried runs are counted (inUse) but hold none of the capacity's permits, so the runs queued here are granted as
+   * before: when carried runs took permits to pay back first, a steady stream of them (slow routers moving 16 a
+   * second) kept a silent router's run queued for good (found by review). End one with dropCarried().
    */
   force(): void {
-    this.#available--;
+    this.#over++;
+  }
+
+  /** A carried run (force) has ended. */
+  dropCarried(): void {
+    if (this.#over > 0) this.#over--;
   }
 
   release(): void {
-    // Held past the capacity (force): this release pays that back, and grants no waiter.
-    if (this.#available < 0) {
-      this.#available++;
-      return;
-    }
     const next = this.#waiters.high.shift() ?? this.#waiters.low.shift();
     if (next !== undefined) next();
     else this.#available++;
