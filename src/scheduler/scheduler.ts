@@ -142,7 +142,7 @@ export class Scheduler {
       shares.set(client, share);
       const jobPlans: JobPlan[] = [];
       for (const definition of jobsFor(router)) {
-        jobPlans.push({ collector: definition.collector, job: definition.job });
+        jobPlans.push({ collector: definition.collector, job: definition.job, waitsForSchedule: definition.waitsForSchedule === true });
         const key = `${router.name}\u0000${definition.job}`;
         const fingerprint = jobFingerprint(router, definition);
         const old = this.#jobs.get(key);
