@@ -20,10 +20,17 @@ export interface BackoffPolicy {
 export const DEFAULT_BACKOFF: BackoffPolicy = { authThreshold: 1, otherThreshold: 3, initialSeconds: 30, maxSeconds: 600, otherMaxSeconds: 120 };
 
 export class Backoff {
-  /** Consecutive failures of one class (authentication, or any other): a streak of the other class ends it. */
-  #failures = 0;
-  #auth = false;
+  /**
+   * Failures since the last success, per class (authentication, anything else): one class's failures neither end
+   * nor feed the other's streak. Fed by both, eight timeouts put a refused login's first backoff at 10 minutes;
+   * ended by the other, a router that drops the exporter for a minute after each refused login kept the login's
+   * backoff at 30 s, 60 logins an hour (both found by review).
+   */
+  #authFailures = 0;
+  #otherFailures = 0;
   #until = 0;
+  /** Whether this backoff has let a run through already (letThrough). */
+  #letThrough = false;
   readonly #policy: BackoffPolicy;
 
   constructor(policy: BackoffPolicy = DEFAULT_BACKOFF) {
@@ -41,28 +48,47 @@ export class Backoff {
   }
 
   succeeded(): void {
-    this.#failures = 0;
+    this.#authFailures = 0;
+    this.#otherFailures = 0;
     this.#until = 0;
+    this.#letThrough = false;
   }
 
   /**
-   * Records a failure; returns the backoff in seconds now in force (0 for none). The streak counts failures of one
-   * class: eight timeouts and then a refused login started the login's backoff at 10 minutes instead of 30 s (found
-   * by review); a router answering again, if only to refuse, begins a streak of its own.
+   * Lets one run through a backoff in force (a reload's run of a job it replaced), once per backoff, which that run's
+   * failure extends: reloads that change a failing router's job every few seconds made a login each (found by
+   * review). True when not backing off.
+   */
+  letThrough(now: number): boolean {
+    if (!this.active(now)) return true;
+    if (this.#letThrough) return false;
+    this.#letThrough = true;
+    return true;
+  }
+
+  /**
+   * Records a failure; returns the seconds until the next attempt (0 when not backing off). A backoff in force is
+   * never shortened by a failure of the other class below its threshold: the figure said 0 while runs were skipped.
    */
   failed(reason: ErrorReason, now: number): number {
+    // A failure of the run let through a backoff continues that backoff: it lets no other through (it did, so
+    // each reload's run let the next one through). One after the backoff ended starts a new one that may.
+    const during = this.active(now);
     const auth = reason === 'auth';
-    if (auth !== this.#auth) {
-      this.#auth = auth;
-      this.#failures = 0;
-    }
-    this.#failures++;
+    const failures = auth ? ++this.#authFailures : ++this.#otherFailures;
     const threshold = auth ? this.#policy.authThreshold : this.#policy.otherThreshold;
-    if (this.#failures < threshold) return 0;
-    const exponent = this.#failures - threshold;
-    const cap = auth ? this.#policy.maxSeconds : this.#policy.otherMaxSeconds;
-    const seconds = Math.min(cap, this.#policy.initialSeconds * 2 ** Math.min(exponent, 20));
-    this.#until = now + seconds * 1000;
-    return seconds;
+    if (failures >= threshold) {
+      const exponent = failures - threshold;
+      const cap = auth ? this.#policy.maxSeconds : this.#policy.otherMaxSeconds;
+      const seconds = Math.min(cap, this.#policy.initialSeconds * 2 ** Math.min(exponent, 20));
+      const until = now + seconds * 1000;
+      if (until >= this.#until) {
+        this.#until = until;
+        if (!during) this.#letThrough = false;
+        // Said as computed: (until - now) / 1000 may come back a hair over, and rounded up to one more second.
+        return seconds;
+      }
+    }
+    return this.remainingSeconds(now);
   }
 }

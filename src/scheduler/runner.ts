@@ -136,11 +136,32 @@ export class JobRunner {
       return Promise.resolve('skipped');
     }
     // Backoff is a duration: on the monotonic clock, so a wall clock set back an hour does not stretch 30 s to 61 min.
-    if (options?.despiteBackoff !== true && this.backoff.active(this.#elapsed())) return Promise.resolve('skipped');
+    const now = this.#elapsed();
+    if (options?.despiteBackoff === true ? !this.backoff.letThrough(now) : this.backoff.active(now)) return Promise.resolve('skipped');
     this.#running = this.#run().finally(() => {
       this.#running = undefined;
     });
     return this.#running;
+  }
+
+  /**
+   * Shows a backoff this job took over from the job a reload replaced with it: its gauge, and its end. The store may
+   * have started the router afresh (new labels) with the gauge at 0, and a job that does not run at once (a
+   * bandwidth test) would have shown that until its next scheduled run (found by review).
+   */
+  showInheritedBackoff(): void {
+    this.#showBackoff(this.backoff.remainingSeconds(this.#elapsed()));
+  }
+
+  /** The backoff's gauge now, and back to 0 when it ends. */
+  #showBackoff(seconds: number): void {
+    const { store, router, definition } = this.deps;
+    store.setBackoff(router.name, definition.job, seconds);
+    clearTimeout(this.#backoffEnds);
+    if (seconds > 0) {
+      this.#backoffEnds = setTimeout(() => store.setBackoff(router.name, definition.job, 0), seconds * 1000);
+      this.#backoffEnds.unref();
+    }
   }
 
   /** Resolves when the in-flight run (if any) has finished. */
@@ -245,12 +266,7 @@ export class JobRunner {
       });
       standing?.ran(reason);
       const backoffSeconds = this.backoff.failed(reason, this.#elapsed());
-      store.setBackoff(router.name, definition.job, backoffSeconds);
-      clearTimeout(this.#backoffEnds);
-      if (backoffSeconds > 0) {
-        this.#backoffEnds = setTimeout(() => store.setBackoff(router.name, definition.job, 0), backoffSeconds * 1000);
-        this.#backoffEnds.unref();
-      }
+      this.#showBackoff(backoffSeconds);
       this.#transition(reason, error, backoffSeconds);
       return 'failed';
     } finally {

@@ -129,6 +129,8 @@ export class Scheduler {
     const restarted = new Set<string>();
     /** Jobs whose backoff a new client ended: their gauge goes to 0 now, not when their next run records. */
     const backoffEnded: [string, string][] = [];
+    /** Jobs that took over a backoff: their gauge is shown once the store has their router's entry. */
+    const backoffKept: JobRunner[] = [];
     for (const router of config.routers) {
       const label = routerLabel(router.name, router.labels, low.has(router.name));
       const client = this.#deps.clientFor(router);
@@ -172,8 +174,10 @@ export class Scheduler {
         if (old !== undefined) {
           runner.memory = old.runner.memory;
           // A backoff is about the old settings: after a fixed password (a new client) try again at once.
-          if (old.runner.deps.client === client) runner.backoff = old.runner.backoff;
-          else backoffEnded.push([router.name, definition.job]);
+          if (old.runner.deps.client === client) {
+            runner.backoff = old.runner.backoff;
+            backoffKept.push(runner);
+          } else backoffEnded.push([router.name, definition.job]);
         }
         const scheduled: Scheduled = { runner, fingerprint, gatesReadiness: gatesReadiness(definition), trigger: undefined, timers: new Set() };
         // Readiness counts a router again only when it is another device to the exporter: new, or at another URL.
@@ -198,6 +202,7 @@ export class Scheduler {
     for (const router of this.#counted) if (!plans.has(router)) this.#counted.delete(router);
     this.#deps.store.plan(plans, labels, restarted);
     for (const [router, job] of backoffEnded) this.#deps.store.setBackoff(router, job, 0);
+    for (const runner of backoffKept) runner.showInheritedBackoff();
     if (this.#started) {
       for (const scheduled of fresh) {
         this.#schedule(scheduled);

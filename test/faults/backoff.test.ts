@@ -32,15 +32,47 @@ describe('backoff policy', () => {
     }
   });
 
-  it('counts a streak per class: a refused login after an outage starts at 30 s, timeouts after refusals wait for three', () => {
+  it('counts a streak per class, each ended only by a success: outages and refused logins do not shorten or lengthen each other', () => {
     const backoff = new Backoff();
-    const failed = (reason: ErrorReason): number => backoff.failed(reason, 0);
+    // Each failure comes after the backoff before it has ended, as runs are skipped until then.
+    let now = 0;
+    const failed = (reason: ErrorReason): number => backoff.failed(reason, (now += 1_000_000));
     expect(Array.from({ length: 8 }, () => failed('timeout'))).toEqual([0, 0, 30, 60, 120, 120, 120, 120]);
     // It was 600: the eight timeouts counted into the login's streak (found by review).
     expect([failed('auth'), failed('auth')]).toEqual([30, 60]);
-    expect([failed('connect'), failed('timeout'), failed('timeout')]).toEqual([0, 0, 30]);
-    // Reasons of one class share a streak.
-    expect(failed('tls')).toBe(60);
+    // A router that drops the exporter for a while after each refused login: the login's backoff still doubles
+    // (a first fix reset it at every timeout: 60 logins an hour, found by review of that fix).
+    expect([failed('timeout'), failed('auth'), failed('timeout'), failed('auth'), failed('auth')]).toEqual([120, 120, 120, 240, 480]);
+    backoff.succeeded();
+    expect([failed('auth'), failed('connect')]).toEqual([30, 0]);
+  });
+
+  it('a failure of the other class below its threshold does not end a backoff in force, and its figure says so', () => {
+    const backoff = new Backoff();
+    expect(backoff.failed('auth', 0)).toBe(30);
+    expect(backoff.failed('auth', 30_000)).toBe(60);
+    // A run let through the backoff (a reload's) times out 10 s later: the login's backoff stands, 80 s more.
+    expect(backoff.letThrough(40_000)).toBe(true);
+    expect(backoff.failed('timeout', 40_000)).toBe(50);
+    expect(backoff.active(89_999)).toBe(true);
+    expect(backoff.active(90_000)).toBe(false);
+  });
+
+  it('lets one run through a backoff in force, not one per reload', () => {
+    const backoff = new Backoff();
+    expect(backoff.letThrough(0)).toBe(true);
+    backoff.failed('auth', 0);
+    expect(backoff.letThrough(1_000)).toBe(true);
+    expect(backoff.letThrough(2_000)).toBe(false);
+    expect(backoff.letThrough(29_000)).toBe(false);
+    // The run let through fails: that extends the backoff, and lets no other through.
+    expect(backoff.failed('auth', 3_000)).toBe(60);
+    expect(backoff.letThrough(4_000)).toBe(false);
+    // Over, and a scheduled run fails again: a new backoff, which lets one through.
+    expect(backoff.letThrough(63_000)).toBe(true);
+    expect(backoff.failed('auth', 63_000)).toBe(120);
+    expect(backoff.letThrough(64_000)).toBe(true);
+    expect(backoff.letThrough(65_000)).toBe(false);
   });
 
   it('skips runs until the backoff is over; a success starts again from nothing', () => {

@@ -644,3 +644,19 @@ describe("a router's read turn", () => {
     );
   });
 });
+
+describe('a run a reload starts despite a backoff', () => {
+  it('is let through once per backoff, however often reloads ask (a login each before: found by review)', async () => {
+    let calls = 0;
+    const { job } = runner(async () => {
+      calls++;
+      throw new RouterOsError('ROS_ERR_AUTH', 'GET /rest/x: HTTP 401');
+    }, 10);
+    expect(await job.trigger()).toBe('failed');
+    expect(await job.trigger()).toBe('skipped');
+    expect(await job.trigger({ despiteBackoff: true })).toBe('failed');
+    for (let reload = 0; reload < 5; reload++) expect(await job.trigger({ despiteBackoff: true })).toBe('skipped');
+    expect(calls).toBe(2);
+    job.abort();
+  });
+});

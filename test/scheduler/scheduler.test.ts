@@ -208,6 +208,28 @@ describe('scheduler', () => {
     await scheduler.stop();
   });
 
+  it("shows a backoff a replaced job took over though it does not run at once (a bandwidth test's)", async () => {
+    const store = new SnapshotStore();
+    const client = new FakeClient();
+    const triggers = new ManualTriggers();
+    const scheduler = new Scheduler({ store, logger, clientFor: () => client, triggerFactory: triggers.factory, jitter: false });
+    const configWith = (labels: Record<string, string>) =>
+      testConfig({
+        defaults: { username: 'u', password: 'p', collectors: Object.fromEntries(COLLECTOR_NAMES.map((name) => [name, name === 'bandwidth_test'])) },
+        routers: [{ name: 'a', url: 'https://192.0.2.1', labels, bandwidth_test: [{ target: '10.0.0.2', duration: '1s', schedule: '0 3 * * *' }] }],
+      });
+    const text = (): string => new Exposition(store, new SelfMetrics({ version: 't' })).routerText('text');
+    scheduler.load(configWith({}));
+    scheduler.start(false);
+    client.behaviour = new RouterOsError('ROS_ERR_AUTH', 'HTTP 401', { status: 401 });
+    expect(await scheduler.runAllOnce()).toEqual(['failed']);
+    scheduler.load(configWith({ site: 'ams' }));
+    // The router's entry started afresh under its new labels; the test waits for 03:00, its backoff is shown.
+    expect(text()).toMatch(/routeros_collector_backoff_seconds\{router="a",site="ams",collector="bandwidth_test"\} (29|30)\n/);
+    expect(client.calls).toBe(1);
+    await scheduler.stop();
+  });
+
   it('a reload that changes the connection settings ends the backoff at once', async () => {
     const store = new SnapshotStore();
     const clients = new Map<string, FakeClient>();
