@@ -208,7 +208,10 @@ const LOCATION_LIMIT = 200;
  * resolves the path, and a password a router or proxy echoed there would no longer be the value the redaction
  * knows (a review found `Location: https://Hunter2….portal.example/` printed as `hunter2…`). Redacted before it
  * is cut: a password holding `?`, `#` or `/` in the userinfo would otherwise be cut inside, and the half left
- * printed (a review found `https://monitor:Rt5Sec` of `Rt5Sec?ret#Pw99`).
+ * printed (a review found `https://monitor:Rt5Sec` of `Rt5Sec?ret#Pw99`). Only the scheme and host: a captive
+ * portal that echoes the credentials does so in forms no redaction knows (upper-cased, base64url of the Basic
+ * value, hex, percent-encoded), and its path printed them in the run's log line (found by review), as the 401
+ * answer's body would (mapStatusError prints none of it).
  */
 function describeLocation(location: string): string {
   const reach = longestSecretLength();
@@ -221,5 +224,9 @@ function describeLocation(location: string): string {
   where = where.replace(/^([a-z][a-z\d+.-]*:)?([/\\]*)[^/\\]*@/i, '$1$2');
   // A window cut may have ended inside a secret: what may hold its start goes too, as in cleanText.
   if (location.length > window) where = where.slice(0, Math.max(0, where.length - reach));
-  return where === '' ? 'an empty location' : safeText(where, LOCATION_LIMIT);
+  if (where === '') return 'an empty location';
+  // The authority: `scheme://host`, `//host` (scheme-relative), or none (a path on the same host).
+  const [, scheme = '', slashes = '', host = ''] = /^([a-z][a-z\d+.-]*:)?([/\\]{2})?([^/\\]*)/i.exec(where) ?? [];
+  if (slashes === '' && scheme === '') return 'a path on the router itself (not shown)';
+  return `${safeText(`${scheme}//${host}`, LOCATION_LIMIT)} (its path not shown)`;
 }
