@@ -763,8 +763,31 @@ const JSON_TYPE = /^application\/([\w.-]+\+)?json$/i;
  */
 export function isJsonContentType(header: string | string[] | undefined): boolean {
   if (header === undefined) return true;
-  const value = Array.isArray(header) ? (header[0] ?? '') : header;
-  return JSON_TYPE.test(value.split(';')[0]?.trim() ?? '');
+  // Given more than once, every one must say JSON: a reply that also calls itself text/html is not believed (the
+  // first alone was read, found by review).
+  const values = Array.isArray(header) ? header : [header];
+  return values.length > 0 && values.every((value) => JSON_TYPE.test(value.split(';')[0]?.trim() ?? ''));
+}
+
+/**
+ * Whether a reply's Content-Encoding leaves its body as sent: none, or `identity`. The exporter asks for no coding
+ * (no Accept-Encoding), so a `gzip` or `br` body comes from something that does not speak for the router, and its
+ * bytes are not the JSON they would decode to: not data (a `[]` under `gzip` was read as "no peers", found by
+ * review).
+ */
+export function isIdentityEncoding(header: string | string[] | undefined): boolean {
+  if (header === undefined) return true;
+  const values = Array.isArray(header) ? header : [header];
+  return values.every((value) => value.split(',').every((coding) => /^\s*(identity)?\s*$/i.test(coding)));
+}
+
+/** A reply in a content coding the exporter did not ask for, as a `parse` error. */
+export function encodedReplyError(request: string, status: number, coding: string): RouterOsError {
+  return new RouterOsError(
+    'ROS_ERR_PARSE',
+    `${request}: HTTP ${status} with Content-Encoding ${safeText(coding, 60)}, which the exporter did not ask for; the reply is not data and nothing was believed: check that nothing (a proxy, a captive portal) answers in the router's place`,
+    { request, status },
+  );
 }
 
 /** A reply that is not data (an empty body, a non-JSON type), as a `parse` error. */

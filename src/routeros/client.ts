@@ -10,7 +10,7 @@ import { Client, Pool, type buildConnector, type Dispatcher } from 'undici';
 import type { Secret } from '../util/secret.js';
 import { basicEncoding, registerCredentials } from '../util/redact.js';
 import { RouterOsError } from './errors.js';
-import { isJsonContentType, notDataError, parseJsonBodyInSlices } from './body.js';
+import { encodedReplyError, isIdentityEncoding, isJsonContentType, notDataError, parseJsonBodyInSlices } from './body.js';
 import { ReplyReader, type WholeReply } from './exchange.js';
 import { finishInSlices, Slicer } from '../util/slices.js';
 import { asSingleRecord, recordListSteps, type RouterRecord } from './records.js';
@@ -417,6 +417,9 @@ export class RouterOsClient {
     if (status < 200) throw notDataError(request, status, headerText(headers['content-type']), length === 0);
     // DELETE answers nothing (spec §4); every other request is asked for data, and an empty reply is not data.
     if (method === 'DELETE' && length === 0) return { value: undefined, request, slicer };
+    if (!isIdentityEncoding(headers['content-encoding'])) {
+      throw encodedReplyError(request, status, [headers['content-encoding'] ?? ''].flat().join(', '));
+    }
     if (length === 0 || !isJsonContentType(headers['content-type'])) {
       throw notDataError(request, status, headerText(headers['content-type']), length === 0);
     }

@@ -1,0 +1,86 @@
+/**
+ * A reply whose head says it is not plain JSON is not believed, over a real TLS connection: a Content-Encoding the
+ * exporter did not ask for (gzip, br: a `[]` under it was read as "no peers"), or Content-Type given twice with one
+ * of them not JSON (the first alone was read). Both found by review. The same `[]` with a plain head is data.
+ */
+import { createServer, type Server, type TLSSocket } from 'node:tls';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { selfSignedTls } from '../../src/emulator/tls.js';
+import { RouterOsClient } from '../../src/routeros/client.js';
+import { RouterOsError } from '../../src/routeros/errors.js';
+import { isIdentityEncoding, isJsonContentType } from '../../src/routeros/body.js';
+import { Secret } from '../../src/util/secret.js';
+
+let server: Server;
+let ca: string;
+/** The head lines (after the status line) the next reply is sent with. */
+let head: string[] = [];
+
+beforeAll(async () => {
+  const tls = await selfSignedTls();
+  ca = tls.cert;
+  server = createServer({ cert: tls.cert, key: tls.key }, (socket: TLSSocket) => {
+    socket.on('error', () => undefined);
+    socket.on('data', () => {
+      socket.write(['HTTP/1.1 200 OK', ...head, 'Content-Length: 2', '', '[]'].join('\r\n'));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+});
+
+afterAll(() => {
+  server.close();
+});
+
+async function read(lines: string[]): Promise<unknown> {
+  head = lines;
+  const client = new RouterOsClient({
+    url: `https://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    username: 'u',
+    password: new Secret('p4ssword'),
+    timeoutMs: 5_000,
+    tls: { ca },
+  });
+  try {
+    return await client.list('interface/wireguard/peers');
+  } catch (error) {
+    return error;
+  } finally {
+    await client.close();
+  }
+}
+
+describe('a reply whose head says it is not plain JSON', () => {
+  it.each([
+    ['gzip', ['Content-Type: application/json', 'Content-Encoding: gzip']],
+    ['br', ['Content-Type: application/json', 'Content-Encoding: br']],
+    ['gzip, identity', ['Content-Type: application/json', 'Content-Encoding: gzip, identity']],
+    ['JSON and HTML', ['Content-Type: application/json', 'Content-Type: text/html']],
+    ['HTML and JSON', ['Content-Type: text/html', 'Content-Type: application/json']],
+  ])('%s: fails as parse, never "no peers"', async (_name, lines) => {
+    const outcome = await read(lines);
+    expect(outcome).toBeInstanceOf(RouterOsError);
+    expect((outcome as RouterOsError).reason).toBe('parse');
+    expect((outcome as RouterOsError).message).toMatch(/not data and nothing was believed/);
+  });
+
+  it.each([
+    ['plain', ['Content-Type: application/json']],
+    ['identity', ['Content-Type: application/json', 'Content-Encoding: identity']],
+    ['JSON twice', ['Content-Type: application/json', 'Content-Type: application/json; charset=utf-8']],
+  ])('%s: is data', async (_name, lines) => {
+    expect(await read(lines)).toEqual([]);
+  });
+});
+
+describe('the head checks', () => {
+  it('read every value given', () => {
+    expect(isJsonContentType(['application/json', 'text/html'])).toBe(false);
+    expect(isJsonContentType([])).toBe(false);
+    expect(isJsonContentType(undefined)).toBe(true);
+    expect(isIdentityEncoding(undefined)).toBe(true);
+    expect(isIdentityEncoding(['identity', 'GZIP'])).toBe(false);
+    expect(isIdentityEncoding(' Identity ')).toBe(true);
+  });
+});
