@@ -70,10 +70,35 @@ function tlsHint(code: string): string {
   return 'check that url uses https, the www-ssl service has a certificate, and tls.ca_file / tls.server_name match it';
 }
 
+/** undici's refusals of a head it read: what answered sent bytes, but no HTTP reply undici could take. */
+const NOT_HTTP_CODES = new Set(['UND_ERR_HEADERS_OVERFLOW', 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH']);
+
+/** Whether undici's HTTP parser refused what came back (its error has no code, only its class's name). */
+function parserRefused(error: unknown): boolean {
+  let current: unknown = error;
+  for (let depth = 0; depth < 5 && current !== null && typeof current === 'object'; depth++) {
+    if ((current as { name?: unknown }).name === 'HTTPParserError') return true;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return false;
+}
+
 /** A failure before any response headers arrived. `phase` tells whether the body was being read. */
 export function mapNetworkError(error: unknown, request: string, phase: 'connect' | 'body'): RouterOsError {
   if (error instanceof RouterOsError) return error;
   const codes = codeChain(error);
+  // Something answered, with bytes that are no HTTP reply (a head over undici's 16 KiB, two Content-Lengths, a
+  // control byte in a header, another protocol on the port): the router, or what stands in its place, answered.
+  // It was `connect` ("is www-ssl enabled and reachable?"), and the router counted as silent (found by review). No
+  // cause kept: the parser's error holds the raw bytes it refused, unredacted.
+  const notHttp = codes.find((code) => NOT_HTTP_CODES.has(code)) ?? (parserRefused(error) ? 'malformed head' : undefined);
+  if (notHttp !== undefined) {
+    return new RouterOsError(
+      'ROS_ERR_PARSE',
+      `${request}: the answer was not a valid HTTP reply (${notHttp}); something other than the router's www-ssl service answers on that port, or a proxy in between mangles the reply: check url's port and the path to the router`,
+      { request },
+    );
+  }
   const detail = codes[0] ?? (error instanceof Error ? error.message : 'unknown error');
   const tls = codes.find((code) => TLS_CODE.test(code));
   if (tls !== undefined) {

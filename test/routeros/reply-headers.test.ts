@@ -11,11 +11,13 @@ import { RouterOsClient } from '../../src/routeros/client.js';
 import { RouterOsError } from '../../src/routeros/errors.js';
 import { isIdentityEncoding, isJsonContentType } from '../../src/routeros/body.js';
 import { Secret } from '../../src/util/secret.js';
+import { unanswered } from '../../src/scheduler/standing.js';
 
 let server: Server;
 let ca: string;
-/** The head lines (after the status line) the next reply is sent with. */
+/** The head lines (after the status line) the next reply is sent with, or the whole raw reply. */
 let head: string[] = [];
+let raw: string | undefined;
 
 beforeAll(async () => {
   const tls = await selfSignedTls();
@@ -23,7 +25,7 @@ beforeAll(async () => {
   server = createServer({ cert: tls.cert, key: tls.key }, (socket: TLSSocket) => {
     socket.on('error', () => undefined);
     socket.on('data', () => {
-      socket.write(['HTTP/1.1 200 OK', ...head, 'Content-Length: 2', '', '[]'].join('\r\n'));
+      socket.write(raw ?? ['HTTP/1.1 200 OK', ...head, 'Content-Length: 2', '', '[]'].join('\r\n'), 'latin1');
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -33,8 +35,9 @@ afterAll(() => {
   server.close();
 });
 
-async function read(lines: string[]): Promise<unknown> {
+async function read(lines: string[], rawReply?: string): Promise<unknown> {
   head = lines;
+  raw = rawReply;
   const client = new RouterOsClient({
     url: `https://127.0.0.1:${(server.address() as AddressInfo).port}`,
     username: 'u',
@@ -71,6 +74,25 @@ describe('a reply whose head says it is not plain JSON', () => {
     ['JSON twice', ['Content-Type: application/json', 'Content-Type: application/json; charset=utf-8']],
   ])('%s: is data', async (_name, lines) => {
     expect(await read(lines)).toEqual([]);
+  });
+});
+
+describe('an answer that is no HTTP reply', () => {
+  // The router, or what answers in its place, sent bytes: `parse`, not `connect` ("is www-ssl enabled and
+  // reachable?"), which also counted the router as silent (found by review).
+  it.each([
+    ['a head over 16 KiB (a proxy cookie)', `HTTP/1.1 200 OK\r\nSet-Cookie: ${'a'.repeat(20_000)}\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n[]`],
+    ['two Content-Lengths', 'HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n[]'],
+    ['a control byte in a header', 'HTTP/1.1 200 OK\r\nX-A: b\x01\r\nContent-Length: 2\r\n\r\n[]'],
+    ['another protocol on the port', 'SSH-2.0-OpenSSH_9.0\r\n'],
+  ])('%s: fails as parse, and the router answered', async (_name, reply) => {
+    const outcome = await read([], reply);
+    expect(outcome).toBeInstanceOf(RouterOsError);
+    expect((outcome as RouterOsError).reason).toBe('parse');
+    expect((outcome as RouterOsError).message).toMatch(/not a valid HTTP reply/);
+    expect(unanswered((outcome as RouterOsError).reason)).toBe(false);
+    // The parser's refusal, which holds the raw bytes, is not kept.
+    expect((outcome as RouterOsError).cause).toBeUndefined();
   });
 });
 
