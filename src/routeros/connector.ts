@@ -106,8 +106,10 @@ export function resumingConnector(settings: ConnectorOptions): ResumingConnector
       if (error !== null) {
         // A connection that failed — a certificate that did not verify among others — may already have handed
         // over a session (a TLS 1.3 ticket can come before the name check fails). It must never be offered
-        // again: forget it.
-        session = undefined;
+        // again: forget it. Unless the failure is the network's, before or beside TLS (refused, reset, timed
+        // out, unreachable, not resolved, stopped): that says nothing of the session, and forgetting it made the
+        // next connect a full handshake where the router would have resumed (found by review).
+        if (!networkFailure(error)) session = undefined;
       } else if (!attached && made !== null) {
         made.on('session', keep);
       }
@@ -146,6 +148,31 @@ export function resumingConnector(settings: ConnectorOptions): ResumingConnector
  * buffer is already made.
  */
 export const MAX_SEND_FRAGMENT_BYTES = 2048;
+
+/**
+ * Failures of the network, not of TLS: the router's session stays usable after them. Anything else (a certificate
+ * that did not verify, a handshake the router refused, an error not known here) forgets it.
+ */
+const NETWORK_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EHOSTDOWN',
+  'ENETDOWN',
+  'EPIPE',
+  'EADDRNOTAVAIL',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'UND_ERR_SOCKET',
+]);
+
+function networkFailure(error: Error): boolean {
+  const code = (error as { code?: unknown }).code;
+  return typeof code === 'string' && NETWORK_CODES.has(code);
+}
 
 /** Tells `watch` while a socket for a host name waits for its lookup; an address is never looked up. */
 function watchLookup(socket: Socket, hostname: string, watch: NonNullable<ConnectorOptions['lookupWatch']>): void {

@@ -6,6 +6,7 @@
  */
 import { createRequire } from 'node:module';
 import type * as Tls from 'node:tls';
+import { createServer as tcpServer, connect as tcpConnect, type AddressInfo, type Server as TcpServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
 import { RouterOsClient } from '../../src/routeros/client.js';
@@ -26,7 +27,7 @@ const clients: RouterOsClient[] = [];
 beforeAll(async () => {
   // Keep-alive 1 s: undici closes a connection 1 s before the router's announced timeout, so here after every
   // reply, and each request reconnects.
-  emulator = await startEmulator({ routers: [{ name: 'a' }, { name: 'b' }], keepAliveSeconds: 1, tlsSessionResumption: 'tickets' });
+  emulator = await startEmulator({ routers: [{ name: 'a' }, { name: 'b' }, { name: 'c' }], keepAliveSeconds: 1, tlsSessionResumption: 'tickets' });
   tls.connect = ((...args: Parameters<typeof realConnect>) => {
     if (typeof args[0] === 'object' && args[0] !== null) seen.push({ ...(args[0] as Tls.ConnectionOptions) });
     const socket = realConnect(...args);
@@ -78,6 +79,48 @@ describe('reconnects', () => {
       // Verification stays on; the session is set on the socket itself, not passed to tls.connect.
       expect(options.rejectUnauthorized).toBe(true);
       expect(options.session ?? null).toBeNull();
+    }
+  });
+});
+
+describe('a connect the network fails', () => {
+  it('keeps the session: the next connect resumes (a TCP reset made it a full handshake)', async () => {
+    // A middlebox before router c that resets one connection as it is accepted, before any TLS.
+    const target = new URL(emulator.router('c').url);
+    let resetNext = false;
+    const proxy: TcpServer = tcpServer((inbound) => {
+      inbound.on('error', () => undefined);
+      if (resetNext) {
+        resetNext = false;
+        inbound.resetAndDestroy();
+        return;
+      }
+      const outbound = tcpConnect(Number(target.port), target.hostname);
+      outbound.on('error', () => inbound.destroy());
+      inbound.on('close', () => outbound.destroy());
+      inbound.pipe(outbound).pipe(inbound);
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    const c = new RouterOsClient({
+      url: `https://127.0.0.1:${(proxy.address() as AddressInfo).port}`,
+      username: 'admin',
+      password: new Secret(''),
+      timeoutMs: 5_000,
+      tls: { ca: emulator.ca, serverName: target.hostname },
+    });
+    clients.push(c);
+    try {
+      const stats = emulator.router('c').stats;
+      await c.getSingleton('system/resource');
+      await c.getSingleton('system/resource');
+      expect([stats.connections, stats.resumed]).toEqual([2, 1]);
+      resetNext = true;
+      await expect(c.getSingleton('system/resource')).rejects.toMatchObject({ reason: 'connect' });
+      await c.getSingleton('system/resource');
+      // The connect after the reset resumed the session the router had handed over.
+      expect([stats.connections, stats.resumed]).toEqual([3, 2]);
+    } finally {
+      proxy.close();
     }
   });
 });
