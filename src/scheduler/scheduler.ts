@@ -33,10 +33,12 @@ const monotonicNow = (): number => performance.now();
  */
 const SILENT_PERMITS_FACTOR = 4;
 /**
- * The timed runs' cap (pings, bandwidth tests: runs that last seconds by design and do little work meanwhile), as a
- * multiple of the quick runs' cap: 128 runs at once, ~1,280 default pings (3 × 1 s) per 30 s.
+ * The timed runs' cap (pings, bandwidth tests: runs that last seconds by design and do little work meanwhile: each
+ * waits on its router's own command connection), as a multiple of the quick runs' cap: 512 runs at once, ~5,000
+ * default pings (3 × 1 s) per 30 s. At 128, 3,000 routers with one ping each could not all ping every cycle
+ * (found by review).
  */
-const TIMED_PERMITS_FACTOR = 4;
+const TIMED_PERMITS_FACTOR = 16;
 
 export interface SchedulerDeps {
   store: SnapshotStore;

@@ -159,3 +159,21 @@ it('collects a router that answers again while slow routers keep moving their ru
   await vi.advanceTimersByTimeAsync(60_000);
   await stopped;
 }, 120_000);
+
+it('pings every router every cycle at 3,000 routers with one default ping each (the timed cap held ~1,280 a cycle)', async () => {
+  vi.useFakeTimers({ toFake: [...FAKED] });
+  const { scheduler, store, tick } = fleet(3_000, only('ping'), () => 'ok', { ping: true });
+  let pings = 0;
+  store.subscribe(() => pings++);
+  const perCycle: number[] = [];
+  for (let cycle = 0; cycle < 3; cycle++) {
+    pings = 0;
+    tick();
+    await vi.advanceTimersByTimeAsync(30_000);
+    perCycle.push(pings);
+  }
+  expect(perCycle).toEqual([3_000, 3_000, 3_000]);
+  const stopped = scheduler.stop();
+  await vi.advanceTimersByTimeAsync(10_000);
+  await stopped;
+}, 120_000);
