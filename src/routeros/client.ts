@@ -11,7 +11,7 @@ import type { Secret } from '../util/secret.js';
 import { basicEncoding, registerCredentials } from '../util/redact.js';
 import { RouterOsError } from './errors.js';
 import { encodedReplyError, isIdentityEncoding, isJsonContentType, notDataError, parseJsonBodyInSlices } from './body.js';
-import { ReplyReader, type WholeReply } from './exchange.js';
+import { MAX_REPLY_PIECES, ReplyReader, type WholeReply } from './exchange.js';
 import { finishInSlices, Slicer } from '../util/slices.js';
 import { asSingleRecord, recordListSteps, type RouterRecord } from './records.js';
 import { closedUnderneath, mapNetworkError, mapRedirect, mapStatusError, parseErrorBody, TIMEOUT_HINT, timedOutFailure } from './transport-errors.js';
@@ -363,7 +363,16 @@ export class RouterOsClient {
     if (stop.stopped) throw this.#failure(stop.reason, request, 'connect', stop.timedOut, external);
     const dispatcher = this.#dispatcherFor(method);
     const connectsBefore = this.#readConnects;
-    const reader = new ReplyReader(this.#maxResponseBytes, () => this.#tooLarge(request));
+    const reader = new ReplyReader(
+      this.#maxResponseBytes,
+      () => this.#tooLarge(request),
+      () =>
+        new RouterOsError(
+          'ROS_ERR_PARSE',
+          `${request}: the reply came in more than ${MAX_REPLY_PIECES} pieces (chunks of a few bytes); the read was stopped: check that nothing (a proxy) answers in the router's place`,
+          { request },
+        ),
+    );
     stop.notify = (reason): void => reader.stop(reason);
     try {
       dispatcher.dispatch(
