@@ -422,7 +422,7 @@ export class RouterOsClient {
     }
     // Only a 2xx is an answer. A 3xx is never followed (undici follows none unless told to) nor believed,
     // whatever its body: an empty list from a captive portal's redirect is not "no peers".
-    if (status >= 300) throw mapRedirect(status, headerText(headers['location']), request);
+    if (status >= 300) throw mapRedirect(status, headerText(headers['location']), request, this.#origin);
     if (status < 200) throw notDataError(request, status, headerText(headers['content-type']), length === 0);
     // DELETE answers nothing (spec §4); every other request is asked for data, and an empty reply is not data.
     if (method === 'DELETE' && length === 0) return { value: undefined, request, slicer };

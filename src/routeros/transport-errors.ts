@@ -208,7 +208,7 @@ export function mapStatusError(status: number, body: RouterErrorBody | undefined
  * A 3xx. Never followed: the request carries the router's credentials, and a redirect may point anywhere (a
  * captive portal, a proxy's login page, another host). `location` is the router's Location header, if any.
  */
-export function mapRedirect(status: number, location: string | undefined, request: string): RouterOsError {
+export function mapRedirect(status: number, location: string | undefined, request: string, origin?: string): RouterOsError {
   const options = { status, request };
   if (status === 304) {
     return new RouterOsError(
@@ -219,9 +219,24 @@ export function mapRedirect(status: number, location: string | undefined, reques
   }
   return new RouterOsError(
     'ROS_ERR_REDIRECT',
-    `${request}: HTTP ${status} redirect${location === undefined ? '' : ` to ${describeLocation(location)}`}, not followed (it would carry the credentials elsewhere): set url to the router's own https:// address, and check that no proxy or captive portal stands in between`,
+    `${request}: HTTP ${status} redirect${location === undefined ? '' : ` to ${describeLocation(location, origin)}`}, not followed (it would carry the credentials elsewhere): set url to the router's own https:// address, and check that no proxy or captive portal stands in between`,
     options,
   );
+}
+
+/** Whether a redirect's host (and port) is the router's own: its origin's, default ports spelled or not. */
+function sameAuthority(host: string, scheme: string, origin: string | undefined): boolean {
+  if (origin === undefined) return false;
+  let own: URL;
+  try {
+    own = new URL(origin);
+  } catch {
+    return false;
+  }
+  const protocol = scheme === '' ? own.protocol : scheme.toLowerCase();
+  const defaultPort = protocol === 'https:' ? ':443' : protocol === 'http:' ? ':80' : '';
+  const given = host.toLowerCase().endsWith(defaultPort) && defaultPort !== '' ? host.toLowerCase().slice(0, -defaultPort.length) : host.toLowerCase();
+  return given === own.host.toLowerCase() || (protocol !== own.protocol && given === own.hostname.toLowerCase());
 }
 
 /** The most characters of a redirect's target printed. */
@@ -233,12 +248,13 @@ const LOCATION_LIMIT = 200;
  * resolves the path, and a password a router or proxy echoed there would no longer be the value the redaction
  * knows (a review found `Location: https://Hunter2….portal.example/` printed as `hunter2…`). Redacted before it
  * is cut: a password holding `?`, `#` or `/` in the userinfo would otherwise be cut inside, and the half left
- * printed (a review found `https://monitor:Rt5Sec` of `Rt5Sec?ret#Pw99`). Only the scheme and host: a captive
- * portal that echoes the credentials does so in forms no redaction knows (upper-cased, base64url of the Basic
- * value, hex, percent-encoded), and its path printed them in the run's log line (found by review), as the 401
- * answer's body would (mapStatusError prints none of it).
+ * printed (a review found `https://monitor:Rt5Sec` of `Rt5Sec?ret#Pw99`). Only whether it points at the router's
+ * own address or another host, and its scheme when http or https: a captive portal that echoes the credentials
+ * does so in forms no redaction knows (upper-cased, base64url of the Basic value, hex, percent-encoded), in its
+ * path and in its host name alike, and both reached the run's log line (found by review, the host by the review of
+ * a fix that printed it), as the 401 answer's body would (mapStatusError prints none of it).
  */
-function describeLocation(location: string): string {
+function describeLocation(location: string, origin: string | undefined): string {
   const reach = longestSecretLength();
   const window = 2 * LOCATION_LIMIT + 2 * reach;
   let where = redactSecrets(location.length > window ? location.slice(0, window) : location).trim();
@@ -253,5 +269,6 @@ function describeLocation(location: string): string {
   // The authority: `scheme://host`, `//host` (scheme-relative), or none (a path on the same host).
   const [, scheme = '', slashes = '', host = ''] = /^([a-z][a-z\d+.-]*:)?([/\\]{2})?([^/\\]*)/i.exec(where) ?? [];
   if (slashes === '' && scheme === '') return 'a path on the router itself (not shown)';
-  return `${safeText(`${scheme}//${host}`, LOCATION_LIMIT)} (its path not shown)`;
+  const over = /^https?:$/i.test(scheme) ? ` over ${scheme.slice(0, -1).toLowerCase()}` : scheme === '' ? '' : ' over another scheme';
+  return sameAuthority(host, scheme, origin) ? `the router's own address${over} (its path not shown)` : `another host${over} (not shown)`;
 }

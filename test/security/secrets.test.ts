@@ -195,7 +195,7 @@ describe('the in-process daemon', () => {
     expect(failed('echo').length).toBeGreaterThan(0);
     for (const msg of failed('echo')) expect(msg).toContain('Authorization: Basic [REDACTED]');
     expect(failed('echopw').some((msg) => msg.includes('not valid JSON'))).toBe(true);
-    expect(failed('echopw').some((msg) => msg.includes('redirect to https://[REDACTED].portal.example (its path not shown)'))).toBe(true);
+    expect(failed('echopw').some((msg) => msg.includes('redirect to another host over https (not shown)'))).toBe(true);
     expect(failed('noisy').length).toBeGreaterThan(0);
     for (const msg of failed('noisy')) {
       expect(msg).toMatch(/evil.*more characters\)/);
