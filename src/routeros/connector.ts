@@ -94,8 +94,12 @@ export function resumingConnector(settings: ConnectorOptions): ResumingConnector
   // for a connect under way, so a client closed while its router does not answer held the shutdown (and `check`)
   // for the router's whole timeout: closing ends them.
   const connecting = new Set<Socket>();
+  /** Connects in a row the network failed while the session was offered (see the callback). */
+  let failedOffers = 0;
+  /** Until when no session is offered: the router (or what stands before it) refused two offers in a row. */
+  let noOffersUntil = 0;
   const connector = (connectOptions: buildConnector.Options, callback: buildConnector.Callback): void => {
-    const offered = session;
+    const offered = performance.now() < noOffersUntil ? undefined : session;
     // Where Node lacks the setter, the session goes through tls.connect as documented (parsed twice).
     const connect = offered === undefined || SET_SESSION ? fresh : (buildConnector({ ...options, session: offered }) as Connect);
     let attached = false;
@@ -107,11 +111,22 @@ export function resumingConnector(settings: ConnectorOptions): ResumingConnector
         // A connection that failed — a certificate that did not verify among others — may already have handed
         // over a session (a TLS 1.3 ticket can come before the name check fails). It must never be offered
         // again: forget it. Unless the failure is the network's, before or beside TLS (refused, reset, timed
-        // out, unreachable, not resolved, stopped): that says nothing of the session, and forgetting it made the
-        // next connect a full handshake where the router would have resumed (found by review).
-        if (!networkFailure(error)) session = undefined;
-      } else if (!attached && made !== null) {
-        made.on('session', keep);
+        // out, unreachable, not resolved): once, that says nothing of the session, and forgetting it made the next
+        // connect a full handshake where the router would have resumed (found by review). Twice in a row with the
+        // session offered, it may be the session: an endpoint that drops a ClientHello offering one (by reset or
+        // by close, which Node reports alike) failed every connect for good (found by review of that fix).
+        if (!networkFailure(error)) {
+          session = undefined;
+          failedOffers = 0;
+        } else if (offered !== undefined && ++failedOffers >= 2) {
+          // Each full handshake then brings a new session that would be refused in turn: offer none for a while.
+          session = undefined;
+          failedOffers = 0;
+          noOffersUntil = performance.now() + NO_OFFERS_MS;
+        }
+      } else {
+        failedOffers = 0;
+        if (!attached && made !== null) made.on('session', keep);
       }
       callback(...args);
     });
@@ -173,6 +188,9 @@ function networkFailure(error: Error): boolean {
   const code = (error as { code?: unknown }).code;
   return typeof code === 'string' && NETWORK_CODES.has(code);
 }
+
+/** How long a router that refused two session offers in a row is offered none. */
+const NO_OFFERS_MS = 10 * 60_000;
 
 /** Tells `watch` while a socket for a host name waits for its lookup; an address is never looked up. */
 function watchLookup(socket: Socket, hostname: string, watch: NonNullable<ConnectorOptions['lookupWatch']>): void {
