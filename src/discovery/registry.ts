@@ -299,8 +299,10 @@ export class DiscoveryRegistry {
   /** Settles an entry whose every job has finished once: the one test of "collected" for all three callers. */
   #settleIfTried(entry: Entry): void {
     if (entry.settled || !this.#deps.store.tried(entry.name)) return;
+    // Fresh: every job has run since the definition changed, but those that wait for their schedule (a daily
+    // bandwidth test's old snapshot kept probes waiting until it ran again, found by review).
     const { freshAfter } = entry;
-    if (freshAfter !== undefined && this.#deps.store.snapshots(entry.name).some((snapshot) => (snapshot.seq ?? 0) <= freshAfter)) return;
+    if (freshAfter !== undefined && !this.#deps.store.tried(entry.name, freshAfter)) return;
     settle(entry);
   }
 
@@ -368,7 +370,7 @@ function settle(entry: Entry): void {
 /** What the scheduler keeps a router's runners by: every job's fingerprint (scheduler/definition.ts). */
 function jobsFingerprint(router: RouterConfig): string {
   return jobsFor(router)
-    .map((definition) => jobFingerprint(router, definition))
+    .map((definition) => jobFingerprint(router, definition, true))
     .join(',');
 }
 

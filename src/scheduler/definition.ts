@@ -14,8 +14,11 @@ import { routerLabel } from '../metrics/family.js';
 /** Jobs that run less often than this do not hold `/-/ready` back (a daily job would hold it for a day). */
 export const READINESS_MAX_INTERVAL_SECONDS = 600;
 
-/** A digest of the job's definition (a digest, so it never holds a password itself). */
-export function jobFingerprint(router: RouterConfig, definition: JobDefinition): string {
+/**
+ * A digest of the job's definition (a digest, so it never holds a password itself). `typed`: the router is a
+ * discovered target, whose name its series carry as typed, never scrubbed (metrics/family.ts routerLabel).
+ */
+export function jobFingerprint(router: RouterConfig, definition: JobDefinition, typed = false): string {
   const parts = [
     connectionSettings(router),
     definition.collector,
@@ -29,8 +32,10 @@ export function jobFingerprint(router: RouterConfig, definition: JobDefinition):
     // And as it writes them: redacted against the secrets the process knows, which a reload can change with the
     // labels untouched (a new password found inside one, even a refused file's). The store then started the router
     // afresh under the new text while its kept runners wrote the old one: routeros_up under one label set, the data
-    // under another, still showing the value now a secret (found by review).
-    routerLabel(router.name, router.labels),
+    // under another, still showing the value now a secret (found by review). As the series write it: a discovered
+    // target's typed name is not scrubbed there, nor here (its jobs replaced when a password turned up in it would
+    // tell which typed names hold one, found by review of that fix).
+    routerLabel(router.name, router.labels, typed),
   ];
   return createHash('sha256').update(JSON.stringify(parts, sortedKeys)).digest('hex');
 }

@@ -148,7 +148,7 @@ export class Scheduler {
       for (const definition of jobsFor(router)) {
         jobPlans.push({ collector: definition.collector, job: definition.job, waitsForSchedule: definition.waitsForSchedule === true });
         const key = `${router.name}\u0000${definition.job}`;
-        const fingerprint = jobFingerprint(router, definition);
+        const fingerprint = jobFingerprint(router, definition, low.has(router.name));
         const old = this.#jobs.get(key);
         if (old !== undefined && old.fingerprint === fingerprint && old.runner.deps.client === client) {
           next.set(key, old);

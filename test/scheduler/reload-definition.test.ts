@@ -5,6 +5,7 @@ import { jobsFor } from '../../src/collectors/catalog.js';
 import { gatesReadiness, jobFingerprint } from '../../src/scheduler/definition.js';
 import type { RouterConfig } from '../../src/config/types.js';
 import { testConfig } from '../helpers/config.js';
+import { registerSecret } from '../../src/util/redact.js';
 
 const base = {
   url: 'https://192.0.2.1',
@@ -124,5 +125,22 @@ describe('readiness gating', () => {
       // hourly
       firmware: false,
     });
+  });
+});
+
+describe('the label text in a job\'s definition', () => {
+  it('changes when redaction changes a configured router\'s labels, never for a discovered target\'s typed name', () => {
+    const base = testConfig({ defaults: { username: 'u', password: 'pw-1234' }, routers: [{ name: 'placeholder', url: 'https://192.0.2.7', labels: { role: 'corp-winter2031' } }] });
+    const typed = { ...base.routers[0]!, name: 'winter2031-guess.branch.example:443', labels: {} };
+    const configured = base.routers[0]!;
+    const [job] = jobsFor(configured);
+    const before = { typed: jobFingerprint(typed, job!, true), configured: jobFingerprint(configured, job!) };
+    // Another router's new password, read by a reload.
+    registerSecret('winter2031');
+    // The configured router's series now carry `corp-[REDACTED:…]`: its jobs must be replaced with them.
+    expect(jobFingerprint(configured, job!)).not.toBe(before.configured);
+    // A discovered target's series carry its name as typed: its jobs stay (being replaced would tell that a password
+    // is in the name, found by review).
+    expect(jobFingerprint(typed, job!, true)).toBe(before.typed);
   });
 });
