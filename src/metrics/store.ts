@@ -230,10 +230,17 @@ export class SnapshotStore {
     return out;
   }
 
-  /** True when every planned job of the router has finished at least once (false for an unknown router). */
-  tried(router: string): boolean {
+  /**
+   * True when every planned job of the router has finished at least once (false for an unknown router); with
+   * `after`, finished since that run's sequence number (`recorded`).
+   */
+  tried(router: string, after?: number): boolean {
     const entry = this.#routers.get(router);
     if (entry === undefined) return false;
+    if (after !== undefined) {
+      for (const slot of entry.jobs.values()) if (!slot.waitsForSchedule && (slot.snapshot?.seq ?? 0) <= after) return false;
+      return true;
+    }
     // A job that waits for its schedule (a bandwidth test, daily) is not waited for: a discovered target whose
     // profile had one answered every probe after the scrape's timeout until 03:00 (found by review).
     for (const slot of entry.jobs.values()) if (slot.snapshot === undefined && !slot.waitsForSchedule) return false;
