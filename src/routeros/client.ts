@@ -430,7 +430,9 @@ export class RouterOsClient {
       throw encodedReplyError(request, status, [headers['content-encoding'] ?? ''].flat().join(', '));
     }
     if (length === 0 || !isJsonContentType(headers['content-type'])) {
-      throw notDataError(request, status, headerText(headers['content-type']), length === 0);
+      // Every Content-Type given, as one: the first alone said JSON where a second said HTML (found by review).
+      const types = headers['content-type'] === undefined ? undefined : [headers['content-type']].flat().join(', ');
+      throw notDataError(request, status, types, length === 0);
     }
     try {
       return { value: await parseJsonBodyInSlices(parts, request, slicer), request, slicer };

@@ -90,9 +90,11 @@ export function mapNetworkError(error: unknown, request: string, phase: 'connect
   // Something answered, with bytes that are no HTTP reply (a head over undici's 16 KiB, two Content-Lengths, a
   // control byte in a header, another protocol on the port): the router, or what stands in its place, answered.
   // It was `connect` ("is www-ssl enabled and reachable?"), and the router counted as silent (found by review). No
-  // cause kept: the parser's error holds the raw bytes it refused, unredacted.
-  const notHttp = codes.find((code) => NOT_HTTP_CODES.has(code)) ?? (parserRefused(error) ? 'malformed head' : undefined);
-  if (notHttp !== undefined) {
+  // cause kept: the parser's error holds the raw bytes it refused, unredacted. Before the head only: the same
+  // errors once the head has come are a body cut off as the connection closed (below; found by review).
+  const refused = parserRefused(error);
+  const notHttp = codes.find((code) => NOT_HTTP_CODES.has(code)) ?? (refused ? 'malformed head' : undefined);
+  if (notHttp !== undefined && phase === 'connect') {
     return new RouterOsError(
       'ROS_ERR_PARSE',
       `${request}: the answer was not a valid HTTP reply (${notHttp}); something other than the router's www-ssl service answers on that port, or a proxy in between mangles the reply: check url's port and the path to the router`,
@@ -108,10 +110,11 @@ export function mapNetworkError(error: unknown, request: string, phase: 'connect
     return new RouterOsError('ROS_ERR_TIMEOUT', `${request}: the router did not answer in time; ${TIMEOUT_HINT}`, { request, cause: error });
   }
   if (phase === 'body') {
-    return new RouterOsError('ROS_ERR_PARSE', `${request}: the reply was cut off while reading its body (${detail}); the connection dropped mid-reply: check the network path and the router's load`, {
-      request,
-      cause: error,
-    });
+    return new RouterOsError(
+      'ROS_ERR_PARSE',
+      `${request}: the reply was cut off while reading its body (${refused ? 'malformed body' : detail}); the connection dropped mid-reply: check the network path and the router's load`,
+      refused ? { request } : { request, cause: error },
+    );
   }
   if (codes.some((code) => DNS_CODES.has(code))) {
     return new RouterOsError('ROS_ERR_DNS', `${request}: cannot resolve the router's host name (${detail}); check the host in url and this machine's DNS resolver`, { request, cause: error });
