@@ -153,3 +153,22 @@ describe('the piece cap', () => {
     await expect(reader.reply).rejects.toThrow('too many pieces');
   });
 });
+
+describe('large pieces in reads much larger than themselves', () => {
+  const controller = { aborted: false, paused: false, reason: null, abort() {}, pause() {}, resume() {} };
+  it('are copied out: a view kept each whole socket read alive (chunk extensions padding a reply, found by review)', async () => {
+    const reader = new ReplyReader(32 * 1024 * 1024, () => new Error('too large'));
+    reader.onResponseStart(controller, 200, {});
+    let length = 0;
+    for (let i = 0; i < 200; i++) {
+      // 4 KiB of body in a 64 KiB read, the rest of it chunk extensions.
+      const read = Buffer.alloc(64 * 1024, 0x20);
+      reader.onResponseData(controller, read.subarray(1000, 1000 + 4096));
+      length += 4096;
+    }
+    reader.onResponseEnd();
+    const reply = await reader.reply;
+    const retained = [...new Set(reply.parts.map((part) => part.buffer))].reduce((sum, buffer) => sum + buffer.byteLength, 0);
+    expect(retained / length).toBeLessThan(1.1);
+  });
+});
