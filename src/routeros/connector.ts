@@ -94,39 +94,34 @@ export function resumingConnector(settings: ConnectorOptions): ResumingConnector
   // for a connect under way, so a client closed while its router does not answer held the shutdown (and `check`)
   // for the router's whole timeout: closing ends them.
   const connecting = new Set<Socket>();
-  /** Connects in a row the network failed while the session was offered (see the callback). */
-  let failedOffers = 0;
-  /** Until when no session is offered: the router (or what stands before it) refused two offers in a row. */
-  let noOffersUntil = 0;
-  const connector = (connectOptions: buildConnector.Options, callback: buildConnector.Callback): void => {
-    const offered = performance.now() < noOffersUntil ? undefined : session;
+  /** One connect, offering `offered`; its handshake dropped while offering it, once more without it. */
+  const attempt = (connectOptions: buildConnector.Options, callback: buildConnector.Callback, offered: Buffer | undefined): void => {
     // Where Node lacks the setter, the session goes through tls.connect as documented (parsed twice).
     const connect = offered === undefined || SET_SESSION ? fresh : (buildConnector({ ...options, session: offered }) as Connect);
     let attached = false;
     let pending: Socket | undefined;
+    let reached = false;
     const socket = connect(connectOptions, (...args) => {
       if (pending !== undefined) connecting.delete(pending);
       const [error, made] = args;
       if (error !== null) {
-        // A connection that failed — a certificate that did not verify among others — may already have handed
-        // over a session (a TLS 1.3 ticket can come before the name check fails). It must never be offered
-        // again: forget it. Unless the failure is the network's, before or beside TLS (refused, reset, timed
-        // out, unreachable, not resolved): once, that says nothing of the session, and forgetting it made the next
-        // connect a full handshake where the router would have resumed (found by review). Twice in a row with the
-        // session offered, it may be the session: an endpoint that drops a ClientHello offering one (by reset or
-        // by close, which Node reports alike) failed every connect for good (found by review of that fix).
         if (!networkFailure(error)) {
+          // A connection that failed — a certificate that did not verify among others — may already have handed
+          // over a session (a TLS 1.3 ticket can come before the name check fails). It must never be offered
+          // again: forget it.
           session = undefined;
-          failedOffers = 0;
-        } else if (offered !== undefined && ++failedOffers >= 2) {
-          // Each full handshake then brings a new session that would be refused in turn: offer none for a while.
-          session = undefined;
-          failedOffers = 0;
-          noOffersUntil = performance.now() + NO_OFFERS_MS;
+        } else if (offered !== undefined && reached && !TIMEOUT_CODES.has(String((error as { code?: unknown }).code))) {
+          // The router took the TCP connection and dropped the handshake offering the session (a reset, or a close,
+          // which Node reports alike): it may be the session (an endpoint that refuses resumption that way), or a
+          // blip. Once more at once without it: either way the connect succeeds if it can. A network failure
+          // says nothing of the session otherwise: kept, so the next connect resumes (forgetting it made that a
+          // full handshake; keeping it across every failure failed every connect to such an endpoint for good;
+          // forgetting it after two left it offered again, and refused, every ten minutes: found by reviews).
+          attempt(connectOptions, callback, undefined);
+          return;
         }
-      } else {
-        failedOffers = 0;
-        if (!attached && made !== null) made.on('session', keep);
+      } else if (!attached && made !== null) {
+        made.on('session', keep);
       }
       callback(...args);
     });
@@ -134,6 +129,7 @@ export function resumingConnector(settings: ConnectorOptions): ResumingConnector
       pending = socket;
       connecting.add(socket);
       socket.once('close', () => connecting.delete(socket));
+      socket.once('connect', () => (reached = true));
     }
     if (socket !== undefined && settings.lookupWatch !== undefined) watchLookup(socket, connectOptions.hostname, settings.lookupWatch);
     if (socket !== undefined) {
@@ -145,6 +141,9 @@ export function resumingConnector(settings: ConnectorOptions): ResumingConnector
       socket.on('session', keep);
       attached = true;
     }
+  };
+  const connector = (connectOptions: buildConnector.Options, callback: buildConnector.Callback): void => {
+    attempt(connectOptions, callback, session);
   };
   return Object.assign(connector, {
     abortConnecting: (): void => {
@@ -189,8 +188,8 @@ function networkFailure(error: Error): boolean {
   return typeof code === 'string' && NETWORK_CODES.has(code);
 }
 
-/** How long a router that refused two session offers in a row is offered none. */
-const NO_OFFERS_MS = 10 * 60_000;
+/** Connect timeouts: a retry of a connect that timed out would wait as long again. */
+const TIMEOUT_CODES = new Set(['ETIMEDOUT', 'UND_ERR_CONNECT_TIMEOUT']);
 
 /** Tells `watch` while a socket for a host name waits for its lookup; an address is never looked up. */
 function watchLookup(socket: Socket, hostname: string, watch: NonNullable<ConnectorOptions['lookupWatch']>): void {

@@ -114,6 +114,7 @@ describe('a connect the network fails', () => {
       await c.getSingleton('system/resource');
       await c.getSingleton('system/resource');
       expect([stats.connections, stats.resumed]).toEqual([2, 1]);
+      // A reset as the connection is taken, before any TLS: the read fails, and the session is kept for it.
       resetNext = true;
       await expect(c.getSingleton('system/resource')).rejects.toMatchObject({ reason: 'connect' });
       await c.getSingleton('system/resource');
