@@ -8,7 +8,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import type { Config } from './config/types.js';
 import { ConfigError } from './config/types.js';
-import { beginSecretGeneration, registerCredentials, registeredSecretCount } from './util/redact.js';
+import { beginSecretGeneration, registerCredentials, secretsAdded } from './util/redact.js';
 import { registerSecretsIn } from './util/secret.js';
 import { profileWarnings, routerWarnings } from './config/warnings.js';
 import { SnapshotStore } from './metrics/store.js';
@@ -172,7 +172,7 @@ export function createApp(initial: Config, deps: AppDeps): App {
   /** Set by stop(): no reload applies after it. */
   let stopped = false;
   const attemptReload = async (): Promise<ReloadResult> => {
-    const secretsBefore = registeredSecretCount();
+    const secretsBefore = secretsAdded();
     try {
       const next = deps.loadConfig === undefined ? config : await deps.loadConfig();
       // The event loop between loading and applying, each ~0.1–0.2 s for 2,000 routers (scrapes wait meanwhile).
@@ -198,7 +198,7 @@ export function createApp(initial: Config, deps: AppDeps): App {
       // A refused file's passwords stay known to the redaction (they may be the routers' new ones): a router's label
       // text may be redacted now, and /sd says so at once. Its jobs are planned again with the running config, so
       // the series follow: they kept the value in clear under their old text while /sd redacted it (found by review).
-      if (!stopped && registeredSecretCount() !== secretsBefore) loadRouters(config);
+      if (!stopped && secretsAdded() !== secretsBefore) loadRouters(config);
       const problems =
         error instanceof ConfigError ? error.problems : [{ path: '', message: error instanceof Error ? error.message : String(error) }];
       deps.logger.error({ problems }, 'configuration reload failed; the previous configuration keeps running');

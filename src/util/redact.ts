@@ -66,7 +66,20 @@ export function beginSecretGeneration(): () => void {
   };
 }
 
+/** Values registered that were not registered at the time, ever: changes whenever the set of secrets gains one. */
+let added = 0;
+
+/**
+ * A count that changes whenever a value not registered before is: what tells a caller the redaction may now
+ * write some text otherwise (app.ts, after a refused reload). Not the registry's size, which at its cap stays the
+ * same as each new value evicts an old one (found by review).
+ */
+export function secretsAdded(): number {
+  return added;
+}
+
 function stamp(value: string): void {
+  if (!registered.has(value)) added++;
   const next = ++lastStamp;
   registered.set(value, next);
   orderValues.push(value);
