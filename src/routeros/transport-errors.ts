@@ -269,6 +269,9 @@ function describeLocation(location: string, origin: string | undefined): string 
   // A window cut may have ended inside a secret: what may hold its start goes too, as in cleanText.
   if (location.length > window) where = where.slice(0, Math.max(0, where.length - reach));
   if (where === '') return 'an empty location';
+  // As a client's URL parser reads it: tabs and line breaks anywhere are dropped (`ht\ttps://portal/` read as a path
+  // on the router itself, found by review).
+  where = where.replace(/[\t\n\r]/g, '');
   // The authority: `scheme://host`, `//host` (scheme-relative), or none (a path on the same host).
   const [, scheme = '', slashes = '', host = ''] = /^([a-z][a-z\d+.-]*:)?([/\\]{2})?([^/\\]*)/i.exec(where) ?? [];
   if (slashes === '' && scheme === '') return 'a path on the router itself (not shown)';

@@ -196,6 +196,9 @@ describe('a reply that is not data is a failure, never an empty list', () => {
     expect(to('https://portal.example/login')).toBe('another host over https (not shown)');
     expect(to('ftp://192.0.2.9/')).toBe('another host over another scheme (not shown)');
     expect(to('/rest/x?again=1')).toBe('a path on the router itself (not shown)');
+    // Tabs and line breaks are dropped, as a URL parser drops them.
+    expect(to('ht\ttps://portal.example/')).toBe('another host over https (not shown)');
+    expect(to('/\t/portal.example/')).toBe('another host (not shown)');
   });
 
   it('a 401 prints none of its reply: an echo of the credentials may be in forms redaction cannot know', () => {
