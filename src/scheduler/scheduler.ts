@@ -85,6 +85,11 @@ export class Scheduler {
   readonly #silentSemaphore: Semaphore;
   /** The timed runs' cap (`timed`): runs that last seconds by design, pings and bandwidth tests (runner.ts #capForRun). */
   readonly #timedSemaphore: Semaphore;
+  /**
+   * The bandwidth tests' own share of the timed runs (maxInFlight): a test loads the link it measures, and often one
+   * btest server; daily tests fire together at 03:00, and the timed cap's 512 would start that many at once.
+   */
+  readonly #bandwidthSemaphore: Semaphore;
   #jobs = new Map<string, Scheduled>();
   /**
    * Each client's read turn (runner.ts `readTurn`): its router's `reads` jobs run one after the other, as their
@@ -110,6 +115,7 @@ export class Scheduler {
     this.#semaphore = new Semaphore(maxInFlight);
     this.#silentSemaphore = new Semaphore(maxInFlight * SILENT_PERMITS_FACTOR);
     this.#timedSemaphore = new Semaphore(maxInFlight * TIMED_PERMITS_FACTOR);
+    this.#bandwidthSemaphore = new Semaphore(maxInFlight);
   }
 
   /**
@@ -162,7 +168,7 @@ export class Scheduler {
           semaphore: this.#semaphore,
           standing: share.standing,
           silentSemaphore: this.#silentSemaphore,
-          timedSemaphore: this.#timedSemaphore,
+          timedSemaphore: definition.waitsForSchedule === true ? this.#bandwidthSemaphore : this.#timedSemaphore,
           readTurn: definition.connection === 'reads' ? share.readTurn : undefined,
           lane: () => (this.#low.has(router.name) ? 'low' : 'high'),
           // The root: the runner makes its child of it when it first logs. A child of the root, not of a router's
@@ -282,7 +288,10 @@ export class Scheduler {
     return {
       quick: { inFlight: this.#semaphore.inUse, queued: this.#semaphore.waiting },
       waiting: { inFlight: this.#silentSemaphore.inUse, queued: this.#silentSemaphore.waiting },
-      timed: { inFlight: this.#timedSemaphore.inUse, queued: this.#timedSemaphore.waiting },
+      timed: {
+        inFlight: this.#timedSemaphore.inUse + this.#bandwidthSemaphore.inUse,
+        queued: this.#timedSemaphore.waiting + this.#bandwidthSemaphore.waiting,
+      },
     };
   }
 

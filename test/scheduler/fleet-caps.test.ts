@@ -177,3 +177,42 @@ it('pings every router every cycle at 3,000 routers with one default ping each (
   await vi.advanceTimersByTimeAsync(10_000);
   await stopped;
 }, 120_000);
+
+it('runs at most 32 bandwidth tests at once when a fleet\'s daily tests fire together (the timed cap would start 512)', async () => {
+  vi.useFakeTimers({ toFake: [...FAKED] });
+  const triggers = new ManualTriggers();
+  const store = new SnapshotStore();
+  let running = 0;
+  let most = 0;
+  const tester = {
+    list: () => Promise.resolve([]),
+    getSingleton: () => Promise.resolve(RESOURCE),
+    run: () => {
+      running++;
+      most = Math.max(most, running);
+      return new Promise((resolve) =>
+        setTimeout(() => {
+          running--;
+          resolve([{ status: 'done testing', duration: '10s', 'rx-total-average': '8000000', 'tx-total-average': '4000000', direction: 'both' }]);
+        }, 10_000),
+      );
+    },
+  } as unknown as JobContext['client'];
+  const scheduler = new Scheduler({ store, logger, clientFor: () => tester, triggerFactory: triggers.factory, jitter: false });
+  scheduler.load(
+    testConfig({
+      defaults: { username: 'u', password: 'p', collectors: only('bandwidth_test') },
+      routers: Array.from({ length: 200 }, (_, i) => ({ name: `r${i}`, url: `https://10.9.0.${i}`, bandwidth_test: [{ target: '10.0.0.2', duration: '10s' }] })),
+    }),
+  );
+  scheduler.start(false);
+  for (const name of triggers.ticks.keys()) triggers.fire(name);
+  await vi.advanceTimersByTimeAsync(1_000);
+  expect(scheduler.occupancy().timed).toEqual({ inFlight: 32, queued: 168 });
+  await vi.advanceTimersByTimeAsync(120_000);
+  expect(most).toBe(32);
+  expect(store.routerNames().filter((name) => store.snapshots(name).length > 0)).toHaveLength(200);
+  const stopped = scheduler.stop();
+  await vi.advanceTimersByTimeAsync(30_000);
+  await stopped;
+}, 60_000);
