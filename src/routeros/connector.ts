@@ -94,6 +94,8 @@ export function resumingConnector(settings: ConnectorOptions): ResumingConnector
   // for a connect under way, so a client closed while its router does not answer held the shutdown (and `check`)
   // for the router's whole timeout: closing ends them.
   const connecting = new Set<Socket>();
+  /** Set by abortConnecting: no connect is made again after it (a retry would outlive the close, found by review). */
+  let closed = false;
   /** One connect, offering `offered`; its handshake dropped while offering it, once more without it. */
   const attempt = (connectOptions: buildConnector.Options, callback: buildConnector.Callback, offered: Buffer | undefined): void => {
     // Where Node lacks the setter, the session goes through tls.connect as documented (parsed twice).
@@ -101,6 +103,7 @@ export function resumingConnector(settings: ConnectorOptions): ResumingConnector
     let attached = false;
     let pending: Socket | undefined;
     let reached = false;
+    const started = performance.now();
     const socket = connect(connectOptions, (...args) => {
       if (pending !== undefined) connecting.delete(pending);
       const [error, made] = args;
@@ -110,7 +113,15 @@ export function resumingConnector(settings: ConnectorOptions): ResumingConnector
           // over a session (a TLS 1.3 ticket can come before the name check fails). It must never be offered
           // again: forget it.
           session = undefined;
-        } else if (offered !== undefined && reached && !TIMEOUT_CODES.has(String((error as { code?: unknown }).code))) {
+        } else if (
+          offered !== undefined &&
+          reached &&
+          !closed &&
+          !TIMEOUT_CODES.has(String((error as { code?: unknown }).code)) &&
+          // Within the first half of the connect's time: a retry has a whole timeout of its own, and a router that
+          // held the handshake most of it before the reset cost two (found by review).
+          performance.now() - started < (settings.timeoutMs ?? UNDICI_CONNECT_TIMEOUT_MS) / 2
+        ) {
           // The router took the TCP connection and dropped the handshake offering the session (a reset, or a close,
           // which Node reports alike): it may be the session (an endpoint that refuses resumption that way), or a
           // blip. Once more at once without it: either way the connect succeeds if it can. A network failure
@@ -147,6 +158,7 @@ export function resumingConnector(settings: ConnectorOptions): ResumingConnector
   };
   return Object.assign(connector, {
     abortConnecting: (): void => {
+      closed = true;
       for (const socket of [...connecting]) socket.destroy(new Error('the client was closed while connecting'));
       connecting.clear();
     },

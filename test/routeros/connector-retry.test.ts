@@ -1,0 +1,117 @@
+/**
+ * The connector's one retry without the session (a handshake dropped after the TCP connect while the session was
+ * offered), at its edges, found by review: it starts no connect once the client closed, and none after a router
+ * held the handshake for most of the timeout (a retry has a whole timeout of its own: two timeouts in all).
+ */
+import { once } from 'node:events';
+import { createRequire } from 'node:module';
+import { connect as tcpConnect, createServer as tcpServer, type AddressInfo, type Server, type Socket } from 'node:net';
+import type * as Tls from 'node:tls';
+import { createServer as tlsServer } from 'node:tls';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { selfSignedTls, type TlsMaterial } from '../../src/emulator/tls.js';
+import { resumingConnector } from '../../src/routeros/connector.js';
+
+// undici's connector reaches tls.connect through require('node:tls'): the same module object this wraps.
+const tls = createRequire(import.meta.url)('node:tls') as typeof Tls;
+const realConnect = tls.connect;
+let material: TlsMaterial;
+/** A TLS server that hands out sessions. */
+let router: Server;
+/** A TCP front of it that passes connections through, drops them at the ClientHello, or holds them then resets. */
+let front: Server;
+let mode: 'pass' | 'drop' | 'hold-then-reset' = 'pass';
+/** How long the front holds a handshake before it resets it (the router's behaviour under test). */
+const HOLD_MS = 600;
+let tcpConnects = 0;
+
+beforeAll(async () => {
+  material = await selfSignedTls();
+  router = tlsServer({ cert: material.cert, key: material.key }, (socket) => {
+    socket.on('error', () => undefined);
+  });
+  await new Promise<void>((resolve) => router.listen(0, '127.0.0.1', resolve));
+  const routerPort = (router.address() as AddressInfo).port;
+  front = tcpServer((inbound: Socket) => {
+    tcpConnects++;
+    inbound.on('error', () => undefined);
+    inbound.once('data', (hello: Buffer) => {
+      if (mode === 'drop') return void inbound.resetAndDestroy();
+      if (mode === 'hold-then-reset') return void setTimeout(() => inbound.resetAndDestroy(), HOLD_MS);
+      const outbound = tcpConnect(routerPort, '127.0.0.1');
+      outbound.on('error', () => inbound.destroy());
+      inbound.on('close', () => outbound.destroy());
+      outbound.write(hello);
+      inbound.pipe(outbound).pipe(inbound);
+    });
+  });
+  await new Promise<void>((resolve) => front.listen(0, '127.0.0.1', resolve));
+});
+
+afterAll(() => {
+  tls.connect = realConnect;
+  router.close();
+  front.close();
+});
+
+function connectOnce(connector: ReturnType<typeof resumingConnector>): Promise<{ error: Error | null; socket: Socket | null; ms: number }> {
+  return new Promise((resolve) => {
+    const started = performance.now();
+    connector(
+      { hostname: '127.0.0.1', host: '127.0.0.1', protocol: 'https:', port: String((front.address() as AddressInfo).port), servername: '' } as never,
+      (error, socket) => resolve({ error, socket: socket as Socket | null, ms: performance.now() - started }),
+    );
+  });
+}
+
+/** A connector holding the router's session: one connect through, and its session handed over. */
+async function withSession(timeoutMs: number): Promise<ReturnType<typeof resumingConnector>> {
+  mode = 'pass';
+  const connector = resumingConnector({ ca: material.cert, rejectUnauthorized: true, timeoutMs });
+  const first = await connectOnce(connector);
+  expect(first.error).toBeNull();
+  await once(first.socket!, 'session');
+  first.socket!.destroy();
+  return connector;
+}
+
+describe('the retry without the session', () => {
+  it('is not made once the client closed (abortConnecting) before the dropped handshake was reported', async () => {
+    const connector = await withSession(5_000);
+    mode = 'drop';
+    const sockets: Tls.TLSSocket[] = [];
+    tls.connect = ((...args: Parameters<typeof realConnect>) => {
+      const socket = realConnect(...args);
+      sockets.push(socket);
+      if (sockets.length === 1) {
+        // The client closes as the reset arrives: after Node destroyed the socket for it, before it reports it (a
+        // tick later), when closing can destroy nothing any more.
+        const destroy = socket.destroy.bind(socket);
+        socket.destroy = ((error?: Error) => {
+          const result = destroy(error);
+          if ((error as { code?: string } | undefined)?.code === 'ECONNRESET') connector.abortConnecting();
+          return result;
+        }) as typeof socket.destroy;
+      }
+      return socket;
+    }) as typeof realConnect;
+    try {
+      const result = await connectOnce(connector);
+      expect(result.error).not.toBeNull();
+      expect(sockets).toHaveLength(1);
+    } finally {
+      tls.connect = realConnect;
+    }
+  });
+
+  it('is not made after a router held the handshake for most of the timeout: one connect, one timeout', async () => {
+    const connector = await withSession(1_000);
+    mode = 'hold-then-reset';
+    const before = tcpConnects;
+    // Reset after more than half of the connect's 1 s: a retry would have had a whole second of its own.
+    const { error, ms } = await connectOnce(connector);
+    expect(error).not.toBeNull();
+    expect(tcpConnects - before).toBe(1);
+    expect(ms).toBeLessThan(1_000);
+  });
+});
