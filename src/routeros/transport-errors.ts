@@ -260,7 +260,11 @@ const LOCATION_LIMIT = 200;
 function describeLocation(location: string, origin: string | undefined): string {
   const reach = longestSecretLength();
   const window = 2 * LOCATION_LIMIT + 2 * reach;
-  let where = redactSecrets(location.length > window ? location.slice(0, window) : location).trim();
+  // As a client's URL parser reads it: tabs and line breaks anywhere are dropped, first (`ht\ttps://portal/` read as a
+  // path on the router itself, and its userinfo as part of the host: found by reviews).
+  let where = redactSecrets(location.length > window ? location.slice(0, window) : location)
+    .replace(/[\t\n\r]/g, '')
+    .trim();
   const end = where.search(/[?#]/);
   if (end >= 0) where = where.slice(0, end);
   // `scheme://user:password@host/…` (a parser also takes `https:user@host`, and \ for /): the userinfo runs to
@@ -269,9 +273,6 @@ function describeLocation(location: string, origin: string | undefined): string 
   // A window cut may have ended inside a secret: what may hold its start goes too, as in cleanText.
   if (location.length > window) where = where.slice(0, Math.max(0, where.length - reach));
   if (where === '') return 'an empty location';
-  // As a client's URL parser reads it: tabs and line breaks anywhere are dropped (`ht\ttps://portal/` read as a path
-  // on the router itself, found by review).
-  where = where.replace(/[\t\n\r]/g, '');
   // The authority: `scheme://host`, `//host` (scheme-relative), or none (a path on the same host).
   const [, scheme = '', slashes = '', host = ''] = /^([a-z][a-z\d+.-]*:)?([/\\]{2})?([^/\\]*)/i.exec(where) ?? [];
   if (slashes === '' && scheme === '') return 'a path on the router itself (not shown)';

@@ -199,6 +199,8 @@ describe('a reply that is not data is a failure, never an empty list', () => {
     // Tabs and line breaks are dropped, as a URL parser drops them.
     expect(to('ht\ttps://portal.example/')).toBe('another host over https (not shown)');
     expect(to('/\t/portal.example/')).toBe('another host (not shown)');
+    // Before the userinfo is cut: with the tab still in, the userinfo was read as part of the host.
+    expect(to('ht\ttps://admin@192.0.2.1/x')).toBe("the router's own address over https (its path not shown)");
   });
 
   it('a 401 prints none of its reply: an echo of the credentials may be in forms redaction cannot know', () => {
