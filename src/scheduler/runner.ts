@@ -330,6 +330,9 @@ export class JobRunner {
    */
   #capForRun(): Semaphore {
     const { standing, silentSemaphore, semaphore, timedSemaphore, definition } = this.deps;
+    // A bandwidth test keeps to its own share whatever its router's standing: the share bounds the links loaded at
+    // once, and a silent router's test on the silent cap escaped it (found by review).
+    if (definition.waitsForSchedule === true && timedSemaphore !== undefined) return timedSemaphore;
     if (standing?.silent === true && silentSemaphore !== undefined) return silentSemaphore;
     if ((definition.runsForSeconds ?? 0) > 0 && timedSemaphore !== undefined) return timedSemaphore;
     return semaphore;

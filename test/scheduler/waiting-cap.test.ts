@@ -174,6 +174,35 @@ describe('a run that moves off the quick cap', () => {
   });
 });
 
+describe('a bandwidth test', () => {
+  it("keeps to the bandwidth tests' share of the timed cap when its router did not answer its last run", async () => {
+    // On the silent routers' cap, a fleet of silent routers' tests escaped the share of 32 (found by review).
+    vi.useFakeTimers();
+    const client = new SplitClient();
+    const triggers = new ManualTriggers();
+    const scheduler = new Scheduler({ store: new SnapshotStore(), logger, clientFor: () => client as unknown as JobContext['client'], triggerFactory: triggers.factory, jitter: false });
+    scheduler.load(
+      testConfig({
+        defaults: { username: 'u', password: 'p', collectors: only('system', 'bandwidth_test') },
+        routers: [{ name: 'a', url: 'https://192.0.2.1', bandwidth_test: [{ target: '10.0.0.2', duration: '5s' }] }],
+      }),
+    );
+    client.reads = 'hang';
+    client.commandDelayMs = 'hang';
+    scheduler.start(false);
+    triggers.fire('a/system');
+    await vi.advanceTimersByTimeAsync(0);
+    client.timeOut('reads');
+    await vi.advanceTimersByTimeAsync(0);
+    for (const name of triggers.ticks.keys()) if (name.includes('bandwidth')) triggers.fire(name);
+    await vi.advanceTimersByTimeAsync(0);
+    expect(scheduler.occupancy()).toEqual({ quick: { inFlight: 0, queued: 0 }, waiting: { inFlight: 0, queued: 0 }, timed: { inFlight: 1, queued: 0 } });
+    client.timeOut();
+    await vi.advanceTimersByTimeAsync(0);
+    await scheduler.stop();
+  });
+});
+
 describe('readiness', () => {
   it('stays true once a router was counted, when a silent router answers again before its other jobs ran', async () => {
     const r = new SplitClient();
