@@ -102,8 +102,8 @@ export function resumingConnector(settings: ConnectorOptions): ResumingConnector
     const connect = offered === undefined || SET_SESSION ? fresh : (buildConnector({ ...options, session: offered }) as Connect);
     let attached = false;
     let pending: Socket | undefined;
-    let reached = false;
-    const started = performance.now();
+    /** When the TCP connect completed (the router took the connection); undefined until it has. */
+    let reachedAt: number | undefined;
     const socket = connect(connectOptions, (...args) => {
       if (pending !== undefined) connecting.delete(pending);
       const [error, made] = args;
@@ -115,12 +115,14 @@ export function resumingConnector(settings: ConnectorOptions): ResumingConnector
           session = undefined;
         } else if (
           offered !== undefined &&
-          reached &&
+          reachedAt !== undefined &&
           !closed &&
           !TIMEOUT_CODES.has(String((error as { code?: unknown }).code)) &&
-          // Within the first half of the connect's time: a retry has a whole timeout of its own, and a router that
-          // held the handshake most of it before the reset cost two (found by review).
-          performance.now() - started < (settings.timeoutMs ?? UNDICI_CONNECT_TIMEOUT_MS) / 2
+          // Dropped within the first half of the connect's time after the router took the connection: a retry has a
+          // whole timeout of its own, and a router that held the handshake most of it before the reset cost two (found
+          // by review). Counted from the TCP connect, not the attempt's start: a slow lookup used the half up and
+          // lost the retry to an endpoint that refuses resumption (found by review of that fix).
+          performance.now() - reachedAt < (settings.timeoutMs ?? UNDICI_CONNECT_TIMEOUT_MS) / 2
         ) {
           // The router took the TCP connection and dropped the handshake offering the session (a reset, or a close,
           // which Node reports alike): it may be the session (an endpoint that refuses resumption that way), or a
@@ -140,7 +142,7 @@ export function resumingConnector(settings: ConnectorOptions): ResumingConnector
       pending = socket;
       connecting.add(socket);
       socket.once('close', () => connecting.delete(socket));
-      socket.once('connect', () => (reached = true));
+      socket.once('connect', () => (reachedAt = performance.now()));
     }
     if (socket !== undefined && settings.lookupWatch !== undefined) watchLookup(socket, connectOptions.hostname, settings.lookupWatch);
     if (socket !== undefined) {

@@ -11,6 +11,7 @@ import { createServer as tlsServer } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { selfSignedTls, type TlsMaterial } from '../../src/emulator/tls.js';
 import { resumingConnector } from '../../src/routeros/connector.js';
+import { HostLookups } from '../../src/routeros/lookup.js';
 
 // undici's connector reaches tls.connect through require('node:tls'): the same module object this wraps.
 const tls = createRequire(import.meta.url)('node:tls') as typeof Tls;
@@ -20,7 +21,27 @@ let material: TlsMaterial;
 let router: Server;
 /** A TCP front of it that passes connections through, drops them at the ClientHello, or holds them then resets. */
 let front: Server;
-let mode: 'pass' | 'drop' | 'hold-then-reset' = 'pass';
+let mode: 'pass' | 'drop' | 'drop-offers' | 'hold-then-reset' = 'pass';
+
+/** Whether a TLS ClientHello carries the pre_shared_key extension (41): it offers a session. */
+function offersSession(hello: Buffer): boolean {
+  try {
+    if (hello[0] !== 0x16 || hello[5] !== 0x01) return false;
+    let at = 5 + 4 + 2 + 32;
+    at += 1 + (hello[at] ?? 0);
+    at += 2 + hello.readUInt16BE(at);
+    at += 1 + (hello[at] ?? 0);
+    const end = at + 2 + hello.readUInt16BE(at);
+    at += 2;
+    while (at + 4 <= end) {
+      if (hello.readUInt16BE(at) === 41) return true;
+      at += 4 + hello.readUInt16BE(at + 2);
+    }
+  } catch {
+    return false;
+  }
+  return false;
+}
 /** How long the front holds a handshake before it resets it (the router's behaviour under test). */
 const HOLD_MS = 600;
 let tcpConnects = 0;
@@ -36,7 +57,7 @@ beforeAll(async () => {
     tcpConnects++;
     inbound.on('error', () => undefined);
     inbound.once('data', (hello: Buffer) => {
-      if (mode === 'drop') return void inbound.resetAndDestroy();
+      if (mode === 'drop' || (mode === 'drop-offers' && offersSession(hello))) return void inbound.resetAndDestroy();
       if (mode === 'hold-then-reset') return void setTimeout(() => inbound.resetAndDestroy(), HOLD_MS);
       const outbound = tcpConnect(routerPort, '127.0.0.1');
       outbound.on('error', () => inbound.destroy());
@@ -54,11 +75,11 @@ afterAll(() => {
   front.close();
 });
 
-function connectOnce(connector: ReturnType<typeof resumingConnector>): Promise<{ error: Error | null; socket: Socket | null; ms: number }> {
+function connectOnce(connector: ReturnType<typeof resumingConnector>, hostname = '127.0.0.1'): Promise<{ error: Error | null; socket: Socket | null; ms: number }> {
   return new Promise((resolve) => {
     const started = performance.now();
     connector(
-      { hostname: '127.0.0.1', host: '127.0.0.1', protocol: 'https:', port: String((front.address() as AddressInfo).port), servername: '' } as never,
+      { hostname, host: hostname, protocol: 'https:', port: String((front.address() as AddressInfo).port), servername: '' } as never,
       (error, socket) => resolve({ error, socket: socket as Socket | null, ms: performance.now() - started }),
     );
   });
@@ -113,5 +134,25 @@ describe('the retry without the session', () => {
     expect(error).not.toBeNull();
     expect(tcpConnects - before).toBe(1);
     expect(ms).toBeLessThan(1_000);
+  });
+
+  it('is made when a slow lookup used much of the connect\'s time: its half counts from the TCP connect', async () => {
+    // A resolver answering in 600 ms of a 1 s connect: counted from the attempt's start, the half was gone before
+    // the router took the connection, and an endpoint refusing resumption failed every connect (found by review).
+    const slow = new HostLookups({
+      resolve: ((_host: string, options: { all?: boolean }, callback: (...args: unknown[]) => void) => {
+        setTimeout(() => (options.all === true ? callback(null, [{ address: '127.0.0.1', family: 4 }]) : callback(null, '127.0.0.1', 4)), 600);
+      }) as never,
+    });
+    mode = 'pass';
+    const connector = resumingConnector({ ca: material.cert, rejectUnauthorized: true, timeoutMs: 1_000, servername: '127.0.0.1', lookups: slow });
+    const first = await connectOnce(connector, 'router.test');
+    expect(first.error).toBeNull();
+    await once(first.socket!, 'session');
+    first.socket!.destroy();
+    mode = 'drop-offers';
+    const second = await connectOnce(connector, 'router.test');
+    expect(second.error).toBeNull();
+    second.socket?.destroy();
   });
 });
