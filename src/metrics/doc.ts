@@ -28,7 +28,7 @@ export const SELF_METRICS = [
     name: 'routeros_exporter_runs_in_flight',
     type: 'gauge',
     labels: ['cap'],
-    help: "Collector runs holding a permit, by cap: quick (32, answering routers' runs for their first 2 s), waiting (128, runs of routers that did not answer their last run, and runs moved there after 2 s, carried past the 128), timed (512 pings and 32 bandwidth tests, which last seconds by design).",
+    help: "Collector runs holding a permit, by cap: quick (32, answering routers' runs for their first 2 s), waiting (128, runs of routers that did not answer their last run but bandwidth tests, and runs moved there after 2 s, carried past the 128), timed (512 pings and 32 bandwidth tests, which last seconds by design).",
   },
   { name: 'routeros_exporter_runs_queued', type: 'gauge', labels: ['cap'], help: 'Collector runs waiting for a permit, by cap (see routeros_exporter_runs_in_flight).' },
   {
