@@ -115,9 +115,10 @@ it("has glibc map blocks of 64 KiB and more on their own through MALLOC_MMAP_THR
   ].join('\n');
   const heapGrowth = (value: string | undefined) => nodeNumber(['-e', script], 'MALLOC_MMAP_THRESHOLD_', value);
   const mib = 1024 * 1024;
-  // Without it this glibc puts them in the main heap (64 MiB); with it, none of them.
+  // Without it this glibc puts them in the main heap (64 MiB); with it, none of them: what grows then is the small
+  // bookkeeping of 1,024 Buffers (~2.7 MiB on Node 24).
   expect(heapGrowth(undefined)).toBeGreaterThanOrEqual(32 * mib);
-  expect(heapGrowth(threshold)).toBeLessThan(1 * mib);
+  expect(heapGrowth(threshold)).toBeLessThan(8 * mib);
 });
 
 it('checks liveness in exec form with Node’s fetch, no curl or wget', () => {
