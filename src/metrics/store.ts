@@ -237,13 +237,12 @@ export class SnapshotStore {
   tried(router: string, after?: number): boolean {
     const entry = this.#routers.get(router);
     if (entry === undefined) return false;
-    if (after !== undefined) {
-      for (const slot of entry.jobs.values()) if (!slot.waitsForSchedule && (slot.snapshot?.seq ?? 0) <= after) return false;
-      return true;
-    }
     // A job that waits for its schedule (a bandwidth test, daily) is not waited for: a discovered target whose
     // profile had one answered every probe after the scrape's timeout until 03:00 (found by review).
-    for (const slot of entry.jobs.values()) if (slot.snapshot === undefined && !slot.waitsForSchedule) return false;
+    for (const slot of entry.jobs.values()) {
+      if (slot.waitsForSchedule) continue;
+      if (slot.snapshot === undefined || (after !== undefined && (slot.snapshot.seq ?? 0) <= after)) return false;
+    }
     return true;
   }
 

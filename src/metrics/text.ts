@@ -74,11 +74,10 @@ function escapeLabelText(value: string): string {
   if (!/[\\"\x00-\x1f\x7f\uD800-\uDFFF]/.test(value)) return value;
   let out = '';
   for (const char of value) {
-    const code = char.charCodeAt(0);
     if (char === '\\') out += '\\\\';
     else if (char === '"') out += '\\"';
     else if (char === '\n') out += '\\n';
-    else if (code < 0x20 || code === 0x7f || (char.length === 1 && code >= 0xd800 && code <= 0xdfff)) out += '\uFFFD';
+    else if (unwritable(char)) out += '\uFFFD';
     else out += char;
   }
   return out;
@@ -95,11 +94,14 @@ export function labelValueReadBack(raw: string): string {
   // eslint-disable-next-line no-control-regex
   if (!/[\x00-\x09\x0b-\x1f\x7f\uD800-\uDFFF]/.test(value)) return value;
   let out = '';
-  for (const char of value) {
-    const code = char.charCodeAt(0);
-    out += (code < 0x20 && char !== '\n') || code === 0x7f || (char.length === 1 && code >= 0xd800 && code <= 0xdfff) ? '\uFFFD' : char;
-  }
+  for (const char of value) out += char !== '\n' && unwritable(char) ? '\uFFFD' : char;
   return out;
+}
+
+/** A character a label value cannot carry (escapeLabelText writes U+FFFD): a control character, a lone surrogate. */
+function unwritable(char: string): boolean {
+  const code = char.charCodeAt(0);
+  return code < 0x20 || code === 0x7f || (char.length === 1 && code >= 0xd800 && code <= 0xdfff);
 }
 
 /** `name="value"` with the value escaped. */

@@ -427,12 +427,11 @@ export class RouterOsClient {
     // DELETE answers nothing (spec §4); every other request is asked for data, and an empty reply is not data.
     if (method === 'DELETE' && length === 0) return { value: undefined, request, slicer };
     if (!isIdentityEncoding(headers['content-encoding'])) {
-      throw encodedReplyError(request, status, [headers['content-encoding'] ?? ''].flat().join(', '));
+      throw encodedReplyError(request, status, headerValues(headers['content-encoding']) ?? '');
     }
     if (length === 0 || !isJsonContentType(headers['content-type'])) {
       // Every Content-Type given, as one: the first alone said JSON where a second said HTML (found by review).
-      const types = headers['content-type'] === undefined ? undefined : [headers['content-type']].flat().join(', ');
-      throw notDataError(request, status, types, length === 0);
+      throw notDataError(request, status, headerValues(headers['content-type']), length === 0);
     }
     try {
       return { value: await parseJsonBodyInSlices(parts, request, slicer), request, slicer };
@@ -508,4 +507,9 @@ export function readsResent(): number {
 
 function headerText(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value;
+}
+
+/** Every value of a header given more than once, as one text. */
+function headerValues(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value.join(', ') : value;
 }

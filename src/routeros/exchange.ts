@@ -6,6 +6,7 @@
  */
 import type { Dispatcher } from 'undici';
 import type { IncomingHttpHeaders } from 'node:http';
+import { keptBytes } from '../util/kept-bytes.js';
 
 /** A reply read whole: its status, its head, and its body in the parts it came in. */
 export interface WholeReply {
@@ -131,7 +132,7 @@ export class ReplyReader implements Dispatcher.DispatchHandler {
       // A piece is a view of the whole socket read it came in. A large one in a read much larger than itself (a
       // chunked reply padded with chunk extensions, which are no body and count against nothing) kept 4 times the
       // reply alive over TLS and 16 times over plain http (found by review): it is copied out at its size.
-      this.#parts.push(chunk.length >= SMALL_PIECE_BYTES && chunk.buffer.byteLength > 2 * chunk.length ? exactCopy(chunk) : chunk);
+      this.#parts.push(chunk.length >= SMALL_PIECE_BYTES && chunk.buffer.byteLength > 2 * chunk.length ? keptBytes(chunk) : chunk);
       return;
     }
     if (this.#gather !== undefined && this.#gathered + chunk.length > this.#gather.length) this.#flushGathered();
@@ -154,7 +155,7 @@ export class ReplyReader implements Dispatcher.DispatchHandler {
       this.#parts.push(gather.subarray(0, this.#gathered));
       this.#gather = undefined;
     } else {
-      this.#parts.push(exactCopy(gather.subarray(0, this.#gathered)));
+      this.#parts.push(keptBytes(gather.subarray(0, this.#gathered)));
     }
     this.#gathered = 0;
   }
@@ -188,11 +189,4 @@ export class ReplyReader implements Dispatcher.DispatchHandler {
     this.#headers = {};
     this.#reject(error);
   }
-}
-
-/** A copy of `bytes` in memory of its own, exactly its size (not a view of Node's shared allocation pool). */
-function exactCopy(bytes: Buffer): Buffer {
-  const copy = Buffer.allocUnsafeSlow(bytes.length);
-  bytes.copy(copy);
-  return copy;
 }

@@ -33,15 +33,19 @@ export function closedUnderneath(error: unknown): boolean {
   return typeof code === 'string' && CLOSED_UNDERNEATH.has(code);
 }
 
-function codeChain(error: unknown): string[] {
-  const codes: string[] = [];
+/** An error and its causes, five deep at most: where the codes and classes of a transport failure are read. */
+function causeChain(error: unknown): { code?: unknown; name?: unknown }[] {
+  const chain: { code?: unknown; name?: unknown }[] = [];
   let current: unknown = error;
   for (let depth = 0; depth < 5 && current !== null && typeof current === 'object'; depth++) {
-    const code = (current as { code?: unknown }).code;
-    if (typeof code === 'string') codes.push(code);
+    chain.push(current as { code?: unknown; name?: unknown });
     current = (current as { cause?: unknown }).cause;
   }
-  return codes;
+  return chain;
+}
+
+function codeChain(error: unknown): string[] {
+  return causeChain(error).flatMap(({ code }) => (typeof code === 'string' ? [code] : []));
 }
 
 /**
@@ -75,12 +79,7 @@ const NOT_HTTP_CODES = new Set(['UND_ERR_HEADERS_OVERFLOW', 'UND_ERR_RES_CONTENT
 
 /** Whether undici's HTTP parser refused what came back (its error has no code, only its class's name). */
 function parserRefused(error: unknown): boolean {
-  let current: unknown = error;
-  for (let depth = 0; depth < 5 && current !== null && typeof current === 'object'; depth++) {
-    if ((current as { name?: unknown }).name === 'HTTPParserError') return true;
-    current = (current as { cause?: unknown }).cause;
-  }
-  return false;
+  return causeChain(error).some(({ name }) => name === 'HTTPParserError');
 }
 
 /** A failure before any response headers arrived. `phase` tells whether the body was being read. */
@@ -238,7 +237,8 @@ function sameAuthority(host: string, scheme: string, origin: string | undefined)
   }
   const protocol = scheme === '' ? own.protocol : scheme.toLowerCase();
   const defaultPort = protocol === 'https:' ? ':443' : protocol === 'http:' ? ':80' : '';
-  const given = host.toLowerCase().endsWith(defaultPort) && defaultPort !== '' ? host.toLowerCase().slice(0, -defaultPort.length) : host.toLowerCase();
+  const lower = host.toLowerCase();
+  const given = defaultPort !== '' && lower.endsWith(defaultPort) ? lower.slice(0, -defaultPort.length) : lower;
   return given === own.host.toLowerCase() || (protocol !== own.protocol && given === own.hostname.toLowerCase());
 }
 

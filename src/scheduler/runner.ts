@@ -244,8 +244,7 @@ export class JobRunner {
       });
       this.backoff.succeeded();
       standing?.ran('ok');
-      clearTimeout(this.#backoffEnds);
-      store.setBackoff(router.name, definition.job, 0);
+      this.#showBackoff(0);
       this.#transition('ok', undefined);
       this.#reportProblems(result.problems, result.decodeErrors);
       return 'ok';
