@@ -11,13 +11,14 @@ import type { Secret } from '../util/secret.js';
 import { basicEncoding, registerCredentials } from '../util/redact.js';
 import { RouterOsError } from './errors.js';
 import { encodedReplyError, isIdentityEncoding, isJsonContentType, notDataError, parseJsonBodyInSlices } from './body.js';
-import { MAX_REPLY_PIECES, ReplyReader, type WholeReply } from './exchange.js';
+import { MAX_INFORMATIONAL_ANSWERS, MAX_REPLY_PIECES, ReplyReader, type WholeReply } from './exchange.js';
 import { finishInSlices, Slicer } from '../util/slices.js';
 import { asSingleRecord, recordListSteps, type RouterRecord } from './records.js';
 import { closedUnderneath, mapNetworkError, mapRedirect, mapStatusError, parseErrorBody, TIMEOUT_HINT, timedOutFailure } from './transport-errors.js';
 import { encodeMenuPath, queryString } from './paths.js';
 import { resumingConnector, type ResumingConnector } from './connector.js';
 import type { HostLookups } from './lookup.js';
+import { wireLimitFor } from './wire-meter.js';
 import { KEEP_WARM_PATH, KeepWarm, keepAliveHintMs } from './keep-warm.js';
 import { unwatchAbort, watchAbort } from '../util/abort-watch.js';
 
@@ -173,6 +174,7 @@ export class RouterOsClient {
       timeoutMs: options.timeoutMs,
       ...(options.lookups === undefined ? {} : { lookups: options.lookups }),
       lookupWatch: { started: () => this.#lookingUp++, ended: () => this.#lookingUp-- },
+      maxReplyWireBytes: wireLimitFor(this.#maxResponseBytes),
     }));
     const countedConnect: buildConnector.connector = (connectOptions, callback) => {
       this.#readConnects++;
@@ -370,6 +372,12 @@ export class RouterOsClient {
         new RouterOsError(
           'ROS_ERR_PARSE',
           `${request}: the reply came in more than ${MAX_REPLY_PIECES} pieces of a few bytes each; the read was stopped: check that nothing (a proxy) answers in the router's place`,
+          { request },
+        ),
+      () =>
+        new RouterOsError(
+          'ROS_ERR_PARSE',
+          `${request}: more than ${MAX_INFORMATIONAL_ANSWERS} informational answers (1xx) came before any reply; the read was stopped: check that nothing (a proxy) answers in the router's place`,
           { request },
         ),
     );

@@ -7,6 +7,7 @@ import { createSecureContext, TLSSocket, type SecureContext } from 'node:tls';
 import { buildConnector } from 'undici';
 import { keptBytes } from '../util/kept-bytes.js';
 import { hostLookups, type HostLookups } from './lookup.js';
+import { meterReplies } from './wire-meter.js';
 
 export interface ConnectorOptions {
   /** PEM certificates to trust instead of the system's roots. */
@@ -26,6 +27,8 @@ export interface ConnectorOptions {
    * failed on the name, not on the router.
    */
   lookupWatch?: { started(): void; ended(): void };
+  /** The most bytes one reply may take on the wire (wire-meter.ts); unbounded when not given. */
+  maxReplyWireBytes?: number;
 }
 
 /** undici's connect timeout when none is given: how long a connect waits for its lookup then. */
@@ -133,8 +136,9 @@ export function resumingConnector(settings: ConnectorOptions): ResumingConnector
           attempt(connectOptions, callback, undefined);
           return;
         }
-      } else if (!attached && made !== null) {
-        made.on('session', keep);
+      } else if (made !== null) {
+        if (!attached) made.on('session', keep);
+        if (settings.maxReplyWireBytes !== undefined) meterReplies(made, settings.maxReplyWireBytes);
       }
       callback(...args);
     });

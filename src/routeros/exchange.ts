@@ -39,6 +39,12 @@ const SMALL_PIECE_BYTES = 4096;
 export const MAX_REPLY_PIECES = 65_536;
 const MIN_PIECE_BYTES = 64;
 const KEPT_PIECES = 32;
+/**
+ * The most informational answers (1xx) taken before a reply. Each is a head undici parses and hands over: endless
+ * `102 Processing` lines kept an exchange reading at full speed until its timeout, 1.5 s of CPU even with the
+ * wire's bound (wire-meter.ts) ending it after 68 MB (found by review). RouterOS sends none; a server sends a few.
+ */
+export const MAX_INFORMATIONAL_ANSWERS = 64;
 const FIRST_GATHER_BYTES = 4096;
 const GATHER_BYTES = 64 * 1024;
 
@@ -65,14 +71,17 @@ export class ReplyReader implements Dispatcher.DispatchHandler {
   #gathered = 0;
   #gatherSize = FIRST_GATHER_BYTES;
   #pieces = 0;
+  #informational = 0;
   readonly #maxBytes: number;
   readonly #tooLarge: () => Error;
   readonly #tooManyPieces: () => Error;
+  readonly #tooManyInformational: () => Error;
 
-  constructor(maxBytes: number, tooLarge: () => Error, tooManyPieces: () => Error = tooLarge) {
+  constructor(maxBytes: number, tooLarge: () => Error, tooManyPieces: () => Error = tooLarge, tooManyInformational: () => Error = tooManyPieces) {
     this.#maxBytes = maxBytes;
     this.#tooLarge = tooLarge;
     this.#tooManyPieces = tooManyPieces;
+    this.#tooManyInformational = tooManyInformational;
     this.reply = new Promise((resolve, reject) => {
       this.#resolve = resolve;
       this.#reject = reject;
@@ -107,8 +116,12 @@ export class ReplyReader implements Dispatcher.DispatchHandler {
   }
 
   onResponseStart(controller: Dispatcher.DispatchController, statusCode: number, headers: IncomingHttpHeaders): void {
+    if (this.#settled) return;
     // An informational answer (102, 103) comes before the reply itself, as undici's `request` treats it.
-    if (statusCode < 200 || this.#settled) return;
+    if (statusCode < 200) {
+      if (++this.#informational > MAX_INFORMATIONAL_ANSWERS) this.#refuse(controller, this.#tooManyInformational());
+      return;
+    }
     this.#answered = true;
     this.#statusCode = statusCode;
     this.#headers = headers;

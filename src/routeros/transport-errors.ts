@@ -5,6 +5,7 @@
 import { RouterOsError, type RouterErrorBody } from './errors.js';
 import { safeText } from '../util/text.js';
 import { longestSecretLength, redactSecrets } from '../util/redact.js';
+import { WIRE_OVERRUN_CODE, WireOverrunError } from './wire-meter.js';
 
 const TLS_CODE = /CERT|SSL|TLS|EPROTO|UNABLE_TO_|HOSTNAME|ALTNAME|ERR_OSSL/;
 const DNS_CODES = new Set(['ENOTFOUND', 'EAI_AGAIN', 'EAI_FAIL', 'EAI_NONAME', 'EAI_NODATA']);
@@ -86,6 +87,16 @@ function parserRefused(error: unknown): boolean {
 export function mapNetworkError(error: unknown, request: string, phase: 'connect' | 'body'): RouterOsError {
   if (error instanceof RouterOsError) return error;
   const codes = codeChain(error);
+  if (codes.includes(WIRE_OVERRUN_CODE)) {
+    // Before the head (informational answers without end) or after it (a body padded with framing): either way
+    // the router, or what answers in its place, sent bytes without end, not a reply.
+    const limit = causeChain(error).find((link): link is WireOverrunError => link instanceof WireOverrunError)?.limitBytes;
+    return new RouterOsError(
+      'ROS_ERR_PARSE',
+      `${request}: the reply ran on past ${limit ?? 'the bound of'} bytes on the wire, far more than its body (endless chunk extensions, padding or informational answers); the read was stopped: check that nothing (a proxy) answers in the router's place`,
+      { request },
+    );
+  }
   // Something answered, with bytes that are no HTTP reply (a head over undici's 16 KiB, two Content-Lengths, a
   // control byte in a header, another protocol on the port): the router, or what stands in its place, answered.
   // It was `connect` ("is www-ssl enabled and reachable?"), and the router counted as silent (found by review). No
