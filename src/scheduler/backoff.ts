@@ -47,6 +47,11 @@ export class Backoff {
     return Math.max(0, Math.ceil((this.#until - now) / 1000));
   }
 
+  /** Milliseconds until the next attempt, exactly (0 when not backing off): when the gauge is to show 0 again. */
+  remainingMs(now: number): number {
+    return Math.max(0, this.#until - now);
+  }
+
   succeeded(): void {
     this.#authFailures = 0;
     this.#otherFailures = 0;

@@ -159,7 +159,9 @@ export class JobRunner {
     store.setBackoff(router.name, definition.job, seconds);
     clearTimeout(this.#backoffEnds);
     if (seconds > 0) {
-      this.#backoffEnds = setTimeout(() => store.setBackoff(router.name, definition.job, 0), seconds * 1000);
+      // At the backoff's end exactly: the gauge is whole seconds rounded up, and a timer of that many showed a
+      // backoff for up to a second after runs were let through again (found by a model generator).
+      this.#backoffEnds = setTimeout(() => store.setBackoff(router.name, definition.job, 0), this.backoff.remainingMs(this.#elapsed()));
       this.#backoffEnds.unref();
     }
   }
