@@ -35,11 +35,11 @@ export function closedUnderneath(error: unknown): boolean {
 }
 
 /** An error and its causes, five deep at most: where the codes and classes of a transport failure are read. */
-function causeChain(error: unknown): { code?: unknown; name?: unknown }[] {
-  const chain: { code?: unknown; name?: unknown }[] = [];
+function causeChain(error: unknown): { code?: unknown; name?: unknown; message?: unknown }[] {
+  const chain: { code?: unknown; name?: unknown; message?: unknown }[] = [];
   let current: unknown = error;
   for (let depth = 0; depth < 5 && current !== null && typeof current === 'object'; depth++) {
-    chain.push(current as { code?: unknown; name?: unknown });
+    chain.push(current as { code?: unknown; name?: unknown; message?: unknown });
     current = (current as { cause?: unknown }).cause;
   }
   return chain;
@@ -83,6 +83,14 @@ function parserRefused(error: unknown): boolean {
   return causeChain(error).some(({ name }) => name === 'HTTPParserError');
 }
 
+/**
+ * Whether the parser's refusal was of a body the connection's close ended early (llhttp's "Invalid EOF state",
+ * given only in the message): a cut, not bytes that were no HTTP.
+ */
+function parserCutOff(error: unknown): boolean {
+  return causeChain(error).some(({ name, message }) => name === 'HTTPParserError' && typeof message === 'string' && /invalid eof state/i.test(message));
+}
+
 /** A failure before any response headers arrived. `phase` tells whether the body was being read. */
 export function mapNetworkError(error: unknown, request: string, phase: 'connect' | 'body'): RouterOsError {
   if (error instanceof RouterOsError) return error;
@@ -118,6 +126,15 @@ export function mapNetworkError(error: unknown, request: string, phase: 'connect
   }
   if (codes.some((code) => code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT')) {
     return new RouterOsError('ROS_ERR_TIMEOUT', `${request}: the router did not answer in time; ${TIMEOUT_HINT}`, { request, cause: error });
+  }
+  if (phase === 'body' && (codes.includes('UND_ERR_HEADERS_OVERFLOW') || (refused && !parserCutOff(error)))) {
+    // Bytes that came but are no HTTP body (a chunk size that is no number, trailers past undici's bound): the reply
+    // was mangled, not cut; "check the network path" sent operators the wrong way.
+    return new RouterOsError(
+      'ROS_ERR_PARSE',
+      `${request}: the reply's body was not valid HTTP (${refused ? 'malformed body' : 'trailers too large'}); something other than the router answers, or a proxy in between mangles the reply: check url and the path to the router`,
+      { request },
+    );
   }
   if (phase === 'body') {
     return new RouterOsError(

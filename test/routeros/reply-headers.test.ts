@@ -119,6 +119,24 @@ describe('a reply cut off mid-body by a close', () => {
   });
 });
 
+describe('a reply whose body is no valid HTTP framing', () => {
+  // Bytes that came whole but are no HTTP body (a chunk size that is no number, trailers over 16 KiB): something
+  // mangles the reply, not a connection that dropped; "check the network path" sent operators the wrong way.
+  const HEAD = 'HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n';
+  it.each([
+    ['a chunk size that is no number', `${HEAD}2\r\n[]\r\nzz\r\n`],
+    ['a chunk without its line end', `${HEAD}2\r\n[]xx0\r\n\r\n`],
+    ['trailers past undici\'s bound', `${HEAD}2\r\n[]\r\n0\r\n${'X-A: b\r\n'.repeat(20_000)}\r\n`],
+  ])('%s: parse, not valid HTTP, not cut off', async (_name, reply) => {
+    const outcome = await read([], reply);
+    expect(outcome).toBeInstanceOf(RouterOsError);
+    expect((outcome as RouterOsError).reason).toBe('parse');
+    expect((outcome as RouterOsError).message).toMatch(/body was not valid HTTP/);
+    expect((outcome as RouterOsError).message).not.toMatch(/cut off|network path/);
+    expect((outcome as RouterOsError).cause).toBeUndefined();
+  });
+});
+
 describe('the head checks', () => {
   it('read every value given', () => {
     expect(isJsonContentType(['application/json', 'text/html'])).toBe(false);
