@@ -31,7 +31,22 @@ const CLOSED_UNDERNEATH = new Set(['UND_ERR_SOCKET', 'ECONNRESET', 'EPIPE']);
 /** Whether a request failed because its connection was closed under it (the error's own code, not its causes'). */
 export function closedUnderneath(error: unknown): boolean {
   const code = error !== null && typeof error === 'object' ? (error as { code?: unknown }).code : undefined;
-  return typeof code === 'string' && CLOSED_UNDERNEATH.has(code);
+  return typeof code === 'string' && CLOSED_UNDERNEATH.has(code) && unexpectedAnswer(error) === undefined;
+}
+
+/**
+ * undici's own closes of a connection whose answer it would not take, told apart from a close by the other side
+ * only by their message: a `100 Continue` to a request that sent no `Expect` ("bad response"), a `101` switch of
+ * protocols nobody asked for ("bad upgrade"). Something answered: they were `connect`, the router counted as
+ * silent, and the read was sent again as if its kept connection had been closed under it.
+ */
+function unexpectedAnswer(error: unknown): string | undefined {
+  for (const { code, message } of causeChain(error)) {
+    if (code !== 'UND_ERR_SOCKET') continue;
+    if (message === 'bad response') return 'a 100 Continue nobody asked for';
+    if (message === 'bad upgrade') return 'a switch of protocols (101) nobody asked for';
+  }
+  return undefined;
 }
 
 /** An error and its causes, five deep at most: where the codes and classes of a transport failure are read. */
@@ -111,7 +126,7 @@ export function mapNetworkError(error: unknown, request: string, phase: 'connect
   // cause kept: the parser's error holds the raw bytes it refused, unredacted. Before the head only: the same
   // errors once the head has come are a body cut off as the connection closed (below; found by review).
   const refused = parserRefused(error);
-  const notHttp = codes.find((code) => NOT_HTTP_CODES.has(code)) ?? (refused ? 'malformed head' : undefined);
+  const notHttp = codes.find((code) => NOT_HTTP_CODES.has(code)) ?? (refused ? 'malformed head' : unexpectedAnswer(error));
   if (notHttp !== undefined && phase === 'connect') {
     return new RouterOsError(
       'ROS_ERR_PARSE',

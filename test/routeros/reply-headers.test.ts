@@ -7,7 +7,7 @@ import { createServer, type Server, type TLSSocket } from 'node:tls';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { selfSignedTls } from '../../src/emulator/tls.js';
-import { RouterOsClient } from '../../src/routeros/client.js';
+import { readsResent, RouterOsClient } from '../../src/routeros/client.js';
 import { RouterOsError } from '../../src/routeros/errors.js';
 import { isIdentityEncoding, isJsonContentType } from '../../src/routeros/body.js';
 import { Secret } from '../../src/util/secret.js';
@@ -92,6 +92,9 @@ describe('an answer that is no HTTP reply', () => {
     ['two Content-Lengths', 'HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n[]'],
     ['a control byte in a header', 'HTTP/1.1 200 OK\r\nX-A: b\x01\r\nContent-Length: 2\r\n\r\n[]'],
     ['another protocol on the port', 'SSH-2.0-OpenSSH_9.0\r\n'],
+    // undici closes these itself: they read as a kept connection closed underneath, sent again, then `connect`.
+    ['a 100 Continue nobody asked for', 'HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n[]'],
+    ['a 101 switch of protocols', 'HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n'],
   ])('%s: fails as parse, and the router answered', async (_name, reply) => {
     const outcome = await read([], reply);
     expect(outcome).toBeInstanceOf(RouterOsError);
@@ -100,6 +103,32 @@ describe('an answer that is no HTTP reply', () => {
     expect(unanswered((outcome as RouterOsError).reason)).toBe(false);
     // The parser's refusal, which holds the raw bytes, is not kept.
     expect((outcome as RouterOsError).cause).toBeUndefined();
+  });
+});
+
+describe("undici's own closes of an answer it would not take", () => {
+  it('are not read as a kept connection closed underneath: not sent again', async () => {
+    const client = new RouterOsClient({
+      url: `https://127.0.0.1:${(server.address() as AddressInfo).port}`,
+      username: 'u',
+      password: new Secret('p4ssword'),
+      timeoutMs: 5_000,
+      tls: { ca },
+    });
+    try {
+      head = ['Content-Type: application/json'];
+      raw = undefined;
+      closeAfter = false;
+      expect(await client.list('interface/wireguard/peers')).toEqual([]);
+      // On the kept connection now: a close under a read sent on it is what the one resend is for.
+      raw = 'HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n[]';
+      const resentBefore = readsResent();
+      const outcome = await client.list('interface/wireguard/peers').catch((error: unknown) => error);
+      expect((outcome as RouterOsError).reason).toBe('parse');
+      expect(readsResent()).toBe(resentBefore);
+    } finally {
+      await client.close();
+    }
   });
 });
 
