@@ -32,7 +32,7 @@ export interface DiscoveryMetrics {
 export interface RegistryDeps {
   /** A monotonic clock in ms (forget periods are durations: a stepped wall clock must not forget or keep targets). */
   now: () => number;
-  store: Pick<SnapshotStore, 'subscribe' | 'tried' | 'snapshots' | 'recorded'>;
+  store: Pick<SnapshotStore, 'subscribe' | 'tried' | 'triedJobs' | 'snapshots' | 'recorded'>;
   /** The set of discovered routers changed (at most once per microtask): the app loads the scheduler again. */
   changed: () => void;
   metrics: DiscoveryMetrics;
@@ -59,10 +59,12 @@ interface Entry {
   /** Every job has finished once (store.tried), or the entry was forgotten: waiters stop waiting. */
   settled: boolean;
   /**
-   * The store's run count at creation when what it still held under this name was collected under another
-   * profile (an entry forgotten, not yet unloaded): only runs recorded after that count as this entry's.
+   * When what the store still held under this name was collected under another profile (an entry forgotten, not yet
+   * unloaded) whose jobs differ: each job this entry waits for, with the store's run count at creation for a job
+   * that profile did not make alike (only runs recorded after it are this entry's), undefined for one it made alike
+   * (its runner is kept, and its runs are this entry's own). Undefined when the store held nothing else.
    */
-  readonly freshAfter: number | undefined;
+  readonly fresh: ReadonlyMap<string, number | undefined> | undefined;
   /**
    * Probes waiting for the first collection, each removed when its wait ends: a wait raced against one promise
    * that never settled (a profile with every collector off has no job to record) left a reaction on it per probe.
@@ -261,7 +263,7 @@ export class DiscoveryRegistry {
     // and waiting for runs of their own would wait out their schedules: an hour for firmware.
     const router = routerOf(profile.config, name, target);
     const before = this.#unloaded.get(name);
-    const freshAfter = before !== undefined && jobsFingerprint(before) !== jobsFingerprint(router) ? this.#deps.store.recorded : undefined;
+    const fresh = before === undefined ? undefined : freshJobs(before, router, this.#deps.store.recorded);
     const entry: Entry = {
       name,
       endpoint: targetEndpoint(target, profile.config.scheme),
@@ -272,7 +274,7 @@ export class DiscoveryRegistry {
       forgetAfterMs: profile.forgetAfterMs,
       lastProbeAt: this.#deps.now(),
       settled: false,
-      freshAfter,
+      fresh,
       waiters: new Set(),
     };
     this.#entries.set(name, entry);
@@ -301,8 +303,7 @@ export class DiscoveryRegistry {
     if (entry.settled || !this.#deps.store.tried(entry.name)) return;
     // Fresh: every job has run since the definition changed, but those that wait for their schedule (a daily
     // bandwidth test's old snapshot kept probes waiting until it ran again, found by review).
-    const { freshAfter } = entry;
-    if (freshAfter !== undefined && !this.#deps.store.tried(entry.name, freshAfter)) return;
+    if (entry.fresh !== undefined && !this.#deps.store.triedJobs(entry.name, entry.fresh)) return;
     settle(entry);
   }
 
@@ -367,11 +368,23 @@ function settle(entry: Entry): void {
   for (const done of [...entry.waiters]) done();
 }
 
-/** What the scheduler keeps a router's runners by: every job's fingerprint (scheduler/definition.ts). */
-function jobsFingerprint(router: RouterConfig): string {
-  return jobsFor(router)
-    .map((definition) => jobFingerprint(router, definition, true))
-    .join(',');
+/**
+ * The jobs a target made again under `after` waits for, when `before` (the profile it was forgotten under) made
+ * other jobs: each with `recorded` when `before` made no job alike, undefined when it did (the scheduler keeps
+ * runners by their fingerprint, scheduler/definition.ts). Waiting for runs of their own after `recorded` would wait
+ * out their schedules, an hour for firmware, when the two profiles share some jobs but not all (found by review).
+ * Jobs that wait for their schedule (a daily bandwidth test) are not waited for. Undefined when every job is alike.
+ */
+function freshJobs(before: RouterConfig, after: RouterConfig, recorded: number): ReadonlyMap<string, number | undefined> | undefined {
+  const kept = new Set(jobsFor(before).map((definition) => jobFingerprint(before, definition, true)));
+  const jobs = new Map<string, number | undefined>();
+  let changed = false;
+  for (const definition of jobsFor(after)) {
+    const alike = kept.has(jobFingerprint(after, definition, true));
+    if (!alike) changed = true;
+    if (definition.waitsForSchedule !== true) jobs.set(definition.job, alike ? undefined : recorded);
+  }
+  return changed ? jobs : undefined;
 }
 
 /** The router a target becomes: the profile's settings, the target's canonical name, its URL from scheme and canonical target. */

@@ -230,18 +230,30 @@ export class SnapshotStore {
     return out;
   }
 
-  /**
-   * True when every planned job of the router has finished at least once (false for an unknown router); with
-   * `after`, finished since that run's sequence number (`recorded`).
-   */
-  tried(router: string, after?: number): boolean {
+  /** True when every planned job of the router has finished at least once (false for an unknown router). */
+  tried(router: string): boolean {
     const entry = this.#routers.get(router);
     if (entry === undefined) return false;
     // A job that waits for its schedule (a bandwidth test, daily) is not waited for: a discovered target whose
     // profile had one answered every probe after the scrape's timeout until 03:00 (found by review).
     for (const slot of entry.jobs.values()) {
       if (slot.waitsForSchedule) continue;
-      if (slot.snapshot === undefined || (after !== undefined && (slot.snapshot.seq ?? 0) <= after)) return false;
+      if (slot.snapshot === undefined) return false;
+    }
+    return true;
+  }
+
+  /**
+   * True when each of `jobs` is planned for the router and has finished: since that run's sequence number where one
+   * is given, at least once where undefined (a discovered target made again under another profile, whose jobs
+   * alike keep their runs: discovery/registry.ts).
+   */
+  triedJobs(router: string, jobs: ReadonlyMap<string, number | undefined>): boolean {
+    const entry = this.#routers.get(router);
+    if (entry === undefined) return false;
+    for (const [job, after] of jobs) {
+      const snapshot = entry.jobs.get(job)?.snapshot;
+      if (snapshot === undefined || (after !== undefined && (snapshot.seq ?? 0) <= after)) return false;
     }
     return true;
   }

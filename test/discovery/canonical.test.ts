@@ -112,7 +112,7 @@ describe('the registry under many spellings', () => {
   function registry(): DiscoveryRegistry {
     return new DiscoveryRegistry({
       now: () => 0,
-      store: { subscribe: () => () => undefined, tried: () => false, snapshots: () => [], recorded: 0 },
+      store: { subscribe: () => () => undefined, tried: () => false, triedJobs: () => false, snapshots: () => [], recorded: 0 },
       changed: () => undefined,
       logger: pino({ level: 'silent' }),
       metrics: { targets: () => undefined, created: () => undefined, forgotten: (profile, reason) => forgotten.push([profile, reason]), refused: () => undefined },

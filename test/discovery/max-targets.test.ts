@@ -15,7 +15,7 @@ function setup(): { registry: DiscoveryRegistry; forgotten: [string, ForgetReaso
   const counts = new Map<string, number>();
   const registry = new DiscoveryRegistry({
     now: () => clock,
-    store: { subscribe: () => () => undefined, tried: () => false, snapshots: () => [], recorded: 0 },
+    store: { subscribe: () => () => undefined, tried: () => false, triedJobs: () => false, snapshots: () => [], recorded: 0 },
     changed: () => undefined,
     logger: pino({ level: 'silent' }),
     metrics: {

@@ -9,6 +9,8 @@ import { DiscoveryRegistry } from '../../src/discovery/registry.js';
 import { SnapshotStore } from '../../src/metrics/store.js';
 import { testConfig } from '../helpers/config.js';
 
+const ONLY_SYSTEM = { wireguard: false, interface: false, health: false, firmware: false, ping: false, bandwidth_test: false };
+
 function setup() {
   let clock = 0;
   const store = new SnapshotStore();
@@ -22,7 +24,8 @@ function setup() {
   });
   registry.configure(
     testConfig({
-      defaults: { username: 'm', password: 'p' },
+      // The jobs the store is planned with below: system alone.
+      defaults: { username: 'm', password: 'p', collectors: ONLY_SYSTEM },
       routers: [],
       profiles: {
         a: { targets: ['10.20.0.0/16'], forget_after: '1m', labels: { tier: 'a' } },
@@ -71,5 +74,44 @@ describe('a target forgotten under one profile and probed under another', () => 
   it('under a profile that makes the same jobs, the runs held are its own: served at once, not after the jobs\' schedules (found by review)', async () => {
     const registry = await forgottenUnderA();
     expect(await registry.discover('10.20.0.1', 'c', 0)).toEqual({ kind: 'ready', router: '10.20.0.1' });
+  });
+
+  it("under a profile sharing some jobs, waits for the new jobs' runs only, not for the shared jobs' schedules (found by review)", async () => {
+    // a and d make the same `system` job (the same labels, schedule and settings); d adds `firmware`, hourly.
+    let clock = 0;
+    const store = new SnapshotStore();
+    const registry = new DiscoveryRegistry({
+      now: () => clock,
+      store,
+      changed: () => undefined,
+      logger: pino({ level: 'silent' }),
+      metrics: { targets: () => undefined, created: () => undefined, forgotten: () => undefined, refused: () => undefined },
+    });
+    registry.configure(
+      testConfig({
+        defaults: { username: 'm', password: 'p', collectors: ONLY_SYSTEM },
+        routers: [],
+        profiles: {
+          a: { targets: ['10.20.0.0/16'], forget_after: '1m', labels: { tier: 'a' } },
+          d: { targets: ['10.20.0.0/16'], labels: { tier: 'a' }, collectors: { firmware: true } },
+        },
+      }),
+    );
+    const name = '10.20.0.1';
+    const run = (job: 'system' | 'firmware'): void => {
+      store.record({ router: name, collector: job, job, ok: true, finishedAt: clock, durationSeconds: 0.1, data: undefined });
+    };
+    store.plan(new Map([[name, [{ collector: 'system', job: 'system' }]]]));
+    await registry.discover(name, 'a', 0);
+    run('system');
+    clock += 61_000;
+    expect(registry.sweep()).toBe(1);
+    // Probed under d; the load that plans d's jobs (system kept with its run, firmware new) comes next.
+    expect((await registry.discover(name, 'd', 0)).kind).toBe('timeout');
+    store.plan(new Map([[name, [{ collector: 'system', job: 'system' }, { collector: 'firmware', job: 'firmware' }]]]));
+    expect((await registry.discover(name, 'd', 0)).kind).toBe('timeout');
+    // firmware's first run: ready. The shared system job's next run, which waited for every job, is not needed.
+    run('firmware');
+    expect(await registry.discover(name, 'd', 0)).toEqual({ kind: 'ready', router: name });
   });
 });
