@@ -22,7 +22,7 @@ import { formatPrefix, parseIpv4Prefix } from './ipv4.js';
 import { cliValue, describeRule, forwardFix, inputFix } from './setup-fixes.js';
 import { OWNERS_NAMED, RouteTable, routeProblemsSteps, usable, type Address, type Subnet } from './setup-routes.js';
 import { finish, type Steps } from '../util/slices.js';
-import { quoteRouterText, safeText } from '../util/text.js';
+import { keyStart, quoteRouterText, safeText } from '../util/text.js';
 
 export const SETUP_CHECKS = ['address', 'route', 'firewall_input', 'firewall_forward'] as const;
 export type SetupCheckName = (typeof SETUP_CHECKS)[number];
@@ -106,7 +106,7 @@ export function* auditSetupSteps(records: SetupRecords, read: FieldReader = new 
 /** A peer as findings name it: its label (a name or comment, which may be long free text) cut short, or its key's start. */
 function peerName(peer: RouterRecord): string {
   const label = peerLabel(peer['name'], peer['comment']);
-  return label !== '' ? safeText(label, PEER_NAME_CHARS) : `${(peer['public-key'] ?? '').slice(0, 8)}…`;
+  return label !== '' ? safeText(label, PEER_NAME_CHARS) : keyStart(peer['public-key'] ?? '');
 }
 
 /** How much of a peer's label a finding quotes. */

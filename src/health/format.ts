@@ -1,5 +1,6 @@
 /** Human wording shared by /health reasons, `check` and the verdict log. */
 import { ERA_START_SECONDS } from '../analysis/decoding.js';
+import { keyStart } from '../util/text.js';
 
 const UNITS: readonly [string, number][] = [
   ['d', 86_400],
@@ -49,7 +50,7 @@ export function isoOrNull(unixMs: number | undefined): string | null {
 
 /** A peer as people name it: its name (or comment), else the start of its public key. */
 export function peerDisplayName(name: string, publicKey: string): string {
-  return name !== '' ? name : `${publicKey.slice(0, 8)}…`;
+  return name !== '' ? name : keyStart(publicKey);
 }
 
 /** "1 stale peer", "2 stale peers". */

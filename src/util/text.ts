@@ -108,3 +108,11 @@ export function safeText(text: string, max = ROUTER_TEXT_LIMIT): string {
 export function terminalText(text: string): string {
   return redactSecrets(stripControls(redactSecrets(text), false).replace(/\r/g, ''));
 }
+
+/**
+ * The start of a public key, where it stands for a peer without a name: redacted whole before it is cut. Cut first,
+ * a key that held a password showed its first 8 characters, which no redaction knows as a secret (found by review).
+ */
+export function keyStart(key: string): string {
+  return `${wholePairs(namedLine(key, ROUTER_TEXT_LIMIT).slice(0, 8))}…`;
+}
