@@ -82,7 +82,7 @@ const FAILING: FailingRow[] = [
     router: 'no-read-policy', fault: '500 (user without the read policy)', reason: 'auth', faults: { status: { '/': { code: 500, detail: 'not enough permissions (9)' } } },
     hint: new RegExp(`refused: the user's group lacks the read policy \\(HTTP 500: Internal Server Error \\(not enough permissions \\(9\\)\\)\\); ${POLICY_HINT.source}`),
   },
-  { router: 'http-503', fault: '503', reason: 'http_5xx', faults: { status: { '/': 503 } }, hint: /HTTP 503: Service Unavailable; the router failed to answer \(see its log\)/ },
+  { router: 'http-503', fault: '503', reason: 'http_5xx', faults: { status: { '/': 503 } }, hint: /HTTP 503, a status RouterOS does not answer with: something between the exporter and the router answered \(what it said is not shown\)/ },
   { router: 'broken-json', fault: 'broken JSON', reason: 'parse', faults: { brokenJson: true }, hint: /not valid JSON .*check that nothing \(a proxy\) alters replies/ },
   { router: 'truncated', fault: 'truncated body', reason: 'parse', faults: { truncated: true }, hint: /cut off while reading its body .*check the network path and the router's load/ },
   { router: 'oversized', fault: 'oversized body', reason: 'parse', faults: { oversizedBytes: 33 * 1024 * 1024 }, hint: /larger than 33554432 bytes; the read was stopped: check the router for runaway entries/ },

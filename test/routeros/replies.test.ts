@@ -213,6 +213,18 @@ describe('a reply that is not data is a failure, never an empty list', () => {
     }
   });
 
+  it('a status RouterOS does not answer with prints none of its reply either (a proxy\'s 407, a gateway\'s 502): every status from 400 to 599', () => {
+    const echo = PASSWORD.toUpperCase();
+    const printed: number[] = [];
+    for (let status = 400; status <= 599; status++) {
+      const error = mapStatusError(status, { error: status, message: `m-${echo}`, detail: `d-${echo}` }, 'GET /rest/x');
+      if (error.message.includes(`m-${echo}`)) printed.push(status);
+      else expect(error.message, `HTTP ${status}`).not.toContain(echo);
+    }
+    // What RouterOS itself answers with (routeros-real-formats §6) is printed: its detail says what is wrong.
+    expect(printed).toEqual([400, 403, 404, 406, 500, 501]);
+  });
+
   it('still accepts JSON with a +json type or parameters, and an empty DELETE', async () => {
     const list = await withFaults({ reply: { status: 200, body: 'data', contentType: 'application/vnd.mikrotik+json; charset=utf-8' } }, () => peers());
     expect(list).toHaveLength(1);
