@@ -111,14 +111,9 @@ export function mapNetworkError(error: unknown, request: string, phase: 'connect
   if (error instanceof RouterOsError) return error;
   const codes = codeChain(error);
   if (codes.includes(WIRE_OVERRUN_CODE)) {
-    // Before the head (informational answers without end) or after it (a body padded with framing): either way
-    // the router, or what answers in its place, sent bytes without end, not a reply.
-    const limit = causeChain(error).find((link): link is WireOverrunError => link instanceof WireOverrunError)?.limitBytes;
-    return new RouterOsError(
-      'ROS_ERR_PARSE',
-      `${request}: the reply ran on past ${limit ?? 'the bound of'} bytes on the wire, far more than its body (endless chunk extensions, padding or informational answers); the read was stopped: check that nothing (a proxy) answers in the router's place`,
-      { request },
-    );
+    // Before the head or after it: the router, or what answers in its place, sent without end, not a reply.
+    const overrun = causeChain(error).find((link): link is WireOverrunError => link instanceof WireOverrunError);
+    return new RouterOsError('ROS_ERR_PARSE', `${request}: ${overrunText(overrun)}; the read was stopped: check that nothing (a proxy) answers in the router's place`, { request });
   }
   // Something answered, with bytes that are no HTTP reply (a head over undici's 16 KiB, two Content-Lengths, a
   // control byte in a header, another protocol on the port): the router, or what stands in its place, answered.
@@ -334,4 +329,11 @@ function describeLocation(location: string, origin: string | undefined): string 
   if (slashes === '' && scheme === '') return 'a path on the router itself (not shown)';
   const over = /^https?:$/i.test(scheme) ? ` over ${scheme.slice(0, -1).toLowerCase()}` : scheme === '' ? '' : ' over another scheme';
   return sameAuthority(host, scheme, origin) ? `the router's own address${over} (its path not shown)` : `another host${over} (not shown)`;
+}
+
+/** What a connection's meter stopped, in words (wire-meter.ts). */
+function overrunText(overrun: WireOverrunError | undefined): string {
+  if (overrun?.overrun === 'reads') return `the reply came in more than ${overrun.limit} reads (TLS records) of a few bytes each`;
+  if (overrun?.overrun === 'tickets') return `the router handed over more than ${overrun.limit} TLS session tickets on one connection`;
+  return `the reply ran on past ${overrun?.limit ?? 'the bound of'} bytes, far more than its body (endless chunk extensions, padding or a status line without end)`;
 }

@@ -13,7 +13,9 @@ import { selfSignedTls } from '../../src/emulator/tls.js';
 import { RouterOsClient } from '../../src/routeros/client.js';
 import { RouterOsError } from '../../src/routeros/errors.js';
 import { MAX_INFORMATIONAL_ANSWERS } from '../../src/routeros/exchange.js';
-import { wireLimitFor } from '../../src/routeros/wire-meter.js';
+import { EventEmitter } from 'node:events';
+import { MAX_SESSION_TICKETS, MAX_SMALL_READS, meterReplies, meterSessionTickets, WireOverrunError, wireLimitFor } from '../../src/routeros/wire-meter.js';
+import { sharedSecureContext } from '../../src/routeros/connector.js';
 import { Secret } from '../../src/util/secret.js';
 import { Rng } from '../../src/emulator/util/rng.js';
 
@@ -97,7 +99,7 @@ describe('a reply whose bytes on the wire run on without end', () => {
         expect(outcome, context).toBeInstanceOf(RouterOsError);
         // `timeout` before: the exchange read at full speed for the whole 30 s.
         expect((outcome as RouterOsError).reason, context).toBe('parse');
-        expect((outcome as RouterOsError).message, context).toContain(`past ${wireLimitFor(CAP)} bytes on the wire`);
+        expect((outcome as RouterOsError).message, context).toContain(`past ${wireLimitFor(CAP)} bytes, far more than its body`);
       } finally {
         await target.close();
       }
@@ -171,4 +173,102 @@ describe('replies within the cap, framed with room to spare', () => {
       await target.close();
     }
   }, 30_000);
+});
+
+/** A socket as the meter sees it: reads pushed in, requests written out, and how it was closed. */
+function fakeSocket() {
+  const pushed: number[] = [];
+  const socket = Object.assign(new EventEmitter(), {
+    bytesWritten: 0,
+    destroyed: false,
+    closedWith: undefined as Error | undefined,
+    push(chunk: Buffer | null): boolean {
+      if (chunk !== null) pushed.push(chunk.length);
+      return true;
+    },
+    destroy(error?: Error): void {
+      socket.destroyed = true;
+      socket.closedWith = error;
+    },
+  });
+  return { socket, pushed };
+}
+
+describe('the meter, read by read', () => {
+  it('stops a reply past 65,536 reads of a few bytes each (TLS records of one byte), and takes any number averaging 64 or more', () => {
+    // Counting bytes alone let 1.9 million one-byte records through in a 5 s timeout: 4.6 s of CPU (found by review).
+    const rng = new Rng(0x7e5d);
+    for (let round = 0; round < 20; round++) {
+      const { socket, pushed } = fakeSocket();
+      meterReplies(socket as never, 1 << 30);
+      socket.bytesWritten = 100;
+      const small = round % 2 === 0;
+      let total = 0;
+      for (let read = 1; read <= MAX_SMALL_READS + 5_000 && !socket.destroyed; read++) {
+        // Averaging under 64 bytes, or at 64 and more: sizes drawn around the mean.
+        const size = small ? 1 + Math.floor(rng.next() * 100) : 64 + Math.floor(rng.next() * 64);
+        total += size;
+        socket.push(Buffer.alloc(size));
+      }
+      if (small) {
+        expect(socket.closedWith, `round ${round}`).toBeInstanceOf(WireOverrunError);
+        expect((socket.closedWith as WireOverrunError).overrun).toBe('reads');
+        // Stopped at its bound, the read that passed it not handed on.
+        expect(pushed.length).toBe(MAX_SMALL_READS);
+      } else {
+        expect(socket.closedWith, `round ${round}`).toBeUndefined();
+        expect(pushed.reduce((sum, size) => sum + size, 0)).toBe(total);
+      }
+    }
+  });
+
+  it('counts each reply from its request: a kept connection carries any number of replies of most of the bound each', () => {
+    const { socket } = fakeSocket();
+    meterReplies(socket as never, 10_000);
+    for (let reply = 0; reply < 50; reply++) {
+      socket.bytesWritten += 120;
+      for (let read = 0; read < 9; read++) socket.push(Buffer.alloc(1_000));
+    }
+    expect(socket.closedWith).toBeUndefined();
+    socket.bytesWritten += 120;
+    for (let read = 0; read < 11; read++) socket.push(Buffer.alloc(1_000));
+    expect((socket.closedWith as WireOverrunError).overrun).toBe('bytes');
+  });
+
+  it('hands over 16 session tickets a connection and closes it at the 17th (a flood cost 2.1 s of CPU in a 5 s read)', () => {
+    const { socket } = fakeSocket();
+    const kept: Buffer[] = [];
+    meterSessionTickets(socket as never, (session) => kept.push(session));
+    for (let ticket = 0; ticket < MAX_SESSION_TICKETS; ticket++) socket.emit('session', Buffer.from([ticket]));
+    expect(kept).toHaveLength(MAX_SESSION_TICKETS);
+    expect(socket.destroyed).toBe(false);
+    socket.emit('session', Buffer.from([99]));
+    expect(kept).toHaveLength(MAX_SESSION_TICKETS);
+    expect((socket.closedWith as WireOverrunError).overrun).toBe('tickets');
+  });
+});
+
+describe('a router that asks for renegotiation', () => {
+  it('is refused: a server asking again and again made the exporter do a handshake each time (1.8 s of CPU per 5 s idle)', async () => {
+    const cert = await selfSignedTls();
+    let answered!: (outcome: string) => void;
+    const outcome = new Promise<string>((resolve) => (answered = resolve));
+    const server = createTlsServer({ cert: cert.cert, key: cert.key, maxVersion: 'TLSv1.2' }, (socket: TLSSocket) => {
+      socket.on('error', (error: NodeJS.ErrnoException) => answered(`refused (${error.code ?? error.message})`));
+      socket.once('data', () => socket.renegotiate({}, (error) => answered(error === null ? 'renegotiated' : `refused (${error.message})`)));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { connect } = await import('node:tls');
+    const client = connect({ port: (server.address() as AddressInfo).port, host: '127.0.0.1', secureContext: sharedSecureContext(cert.cert), servername: 'localhost', rejectUnauthorized: false });
+    try {
+      client.on('error', () => undefined);
+      await new Promise<void>((resolve) => client.once('secureConnect', resolve));
+      client.write('GET / HTTP/1.1\r\n\r\n');
+      client.resume();
+      expect(await outcome).toMatch(/^refused/);
+    } finally {
+      client.destroy();
+      server.close();
+    }
+  });
 });
