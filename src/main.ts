@@ -54,7 +54,8 @@ async function main(argv: readonly string[]): Promise<number> {
       const starting = options.command === 'run' ? holdReloadsWhileStarting() : undefined;
       const { emptyShardProblem, loadOrReport, onceCommand } = await import('./cli/commands.js');
       const { applyOverrides } = await import('./cli/overrides.js');
-      const { createLogger } = await import('./cli/logger.js');
+      const { createLogger, releaseLogs } = await import('./cli/logger.js');
+      beforeExit = releaseLogs;
       const { handleSignals, startDaemon } = await import('./cli/daemon.js');
       const { ConfigError, formatProblems, loadConfigFile } = await import('./config/index.js');
       const path = options.config as string;
@@ -103,10 +104,16 @@ const EXIT_GRACE_MS = 2_000;
  * Exits after the grace period, once what was printed has gone out: a write to a pipe beyond its buffer is queued,
  * and an exit would drop the rest (check-config's problems of a 2,000-router config through `| less`).
  */
+/** Lets go of what must not hold the exit (the daemon's log lines a stalled reader does not take: logger.ts). */
+let beforeExit = (): void => undefined;
+
 function exitWhenWritten(code: number): void {
   setTimeout(() => {
     if (process.stdout.writableLength + process.stderr.writableLength > 0) exitWhenWritten(code);
-    else process.exit(code);
+    else {
+      beforeExit();
+      process.exit(code);
+    }
   }, EXIT_GRACE_MS).unref();
 }
 

@@ -4,6 +4,7 @@
  */
 import type { Server } from 'node:http';
 import type { Logger } from 'pino';
+import { releaseLogs } from './logger.js';
 import { createApp, type App, type AppDeps } from '../app.js';
 import type { Config } from '../config/types.js';
 import { closeServer, serverUrl, startServer } from '../server/listen.js';
@@ -53,6 +54,7 @@ export async function startDaemon(
     // exit: it is stopped and closed, within the shutdown's deadline, and the start's error ends the start.
     const deadline = setTimeout(() => {
       logger.error('stopping after a failed start took past the shutdown deadline; exiting');
+      releaseLogs();
       process.exit(1);
     }, SHUTDOWN_DEADLINE_MS);
     deadline.unref();
@@ -78,6 +80,7 @@ export async function startDaemon(
       logger.info({ signal }, 'shutting down');
       const deadline = setTimeout(() => {
         logger.error('shutdown deadline passed; exiting anyway');
+        releaseLogs();
         process.exit(0);
       }, SHUTDOWN_DEADLINE_MS);
       deadline.unref();
