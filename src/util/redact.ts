@@ -161,17 +161,40 @@ let headCounts: Uint8Array | undefined;
 
 function headHash(text: string, at: number): number {
   const h =
-    Math.imul(text.charCodeAt(at), 0x9e3779b1) ^
-    Math.imul(text.charCodeAt(at + 1), 0x85ebca77) ^
-    Math.imul(text.charCodeAt(at + 2), 0xc2b2ae3d) ^
-    Math.imul(text.charCodeAt(at + 3), 0x27d4eb2f);
+    Math.imul(foldedAt(text, at), 0x9e3779b1) ^
+    Math.imul(foldedAt(text, at + 1), 0x85ebca77) ^
+    Math.imul(foldedAt(text, at + 2), 0xc2b2ae3d) ^
+    Math.imul(foldedAt(text, at + 3), 0x27d4eb2f);
   return Math.imul(h ^ (h >>> 15), 0x2c1b3c6d) >>> (32 - FILTER_BITS);
 }
 /** The longest value registered since start (a bound on how far a secret reaches; never decreases). */
 let longestValue = 0;
 
 function chunkOf(text: string, depth: number, at = 0): string {
-  return text.slice(at + depth * CHUNK, at + (depth + 1) * CHUNK);
+  return fold(text.slice(at + depth * CHUNK, at + (depth + 1) * CHUNK));
+}
+
+/**
+ * Values are registered, and text is matched, with ASCII letters folded to lower case: a proxy or portal that
+ * upper-cases what it echoes (the password, its Basic encoding, its hex) printed it in a form no registered value
+ * matched (found by review). Folding only A–Z keeps every position where it was, so a match is replaced in the text
+ * as it came; registering each case as a value of its own would have tripled the registry, a fleet's thousands of
+ * passwords with it.
+ */
+function fold(text: string): string {
+  return /[A-Z]/.test(text) ? text.replace(/[A-Z]+/g, (letters) => letters.toLowerCase()) : text;
+}
+
+function foldedAt(text: string, at: number): number {
+  const code = text.charCodeAt(at);
+  return code >= 65 && code <= 90 ? code | 0x20 : code;
+}
+
+/** Whether `text` holds the (folded) `value` at `at`, letters compared folded. */
+function holdsAt(text: string, value: string, at: number): boolean {
+  if (at + value.length > text.length) return false;
+  for (let index = 0; index < value.length; index++) if (foldedAt(text, at + index) !== value.charCodeAt(index)) return false;
+  return true;
 }
 
 /** The node a value is filed in, made as needed, its depth (chunks below the root), and where it hangs. */
@@ -220,11 +243,11 @@ function unindex(value: string): void {
 
 /** The longest registered value that starts at `at`, if any. */
 function longestAt(text: string, at: number): string | undefined {
-  let node = root.get(text.slice(at, at + CHUNK));
+  let node = root.get(chunkOf(text, 0, at));
   let best: string | undefined;
   for (let depth = 1; node !== undefined; depth++) {
     for (const secret of node.values) {
-      if ((best === undefined || secret.length > best.length) && text.startsWith(secret, at)) best = secret;
+      if ((best === undefined || secret.length > best.length) && holdsAt(text, secret, at)) best = secret;
     }
     if (node.children === undefined || at + (depth + 1) * CHUNK > text.length) break;
     node = node.children.get(chunkOf(text, depth, at));
@@ -232,8 +255,9 @@ function longestAt(text: string, at: number): string | undefined {
   return best;
 }
 
-function addOne(value: string): void {
-  if (value.length < MIN_SECRET_LENGTH) return;
+function addOne(form: string): void {
+  if (form.length < MIN_SECRET_LENGTH) return;
+  const value = fold(form);
   if (registered.has(value)) {
     // Registered again: in use, so recent again.
     stamp(value);
@@ -275,7 +299,9 @@ function percentEncodedPath(value: string): string {
  * header misread as Latin-1, then encoded by the URL parser). Each of those JSON-escaped (a log line).
  */
 function formsOf(value: string): Set<string> {
-  const texts = new Set<string>([value]);
+  // Without the controls text.ts strips from router text (a tab or line break echoed as a space, or gone), and in
+  // either case where that is more than ASCII's (matching folds A–Z): found by review.
+  const texts = new Set<string>([value, ...withoutControls(value)]);
   // eslint-disable-next-line no-control-regex
   if (/[^\u0000-\u007f]/.test(value)) {
     const bytes = Buffer.from(value, 'utf8');
@@ -283,8 +309,11 @@ function formsOf(value: string): Set<string> {
     texts.add(decodeCp1252(bytes));
     // The other Unicode spelling (`ä` as one character, or as `a` and a combining mark): a system that normalises
     // the text it echoes writes the one the password is not in.
-    texts.add(value.normalize('NFC'));
-    texts.add(value.normalize('NFD'));
+    for (const form of [value, value.normalize('NFC'), value.normalize('NFD')]) {
+      texts.add(form);
+      texts.add(form.toUpperCase());
+      texts.add(form.toLowerCase());
+    }
   }
   const forms = new Set<string>();
   for (const text of texts) {
@@ -303,6 +332,16 @@ function formsOf(value: string): Set<string> {
     }
   }
   return forms;
+}
+
+/** Controls as text.ts's stripControls leaves them on one line (tabs and line breaks as one space) and removed. */
+// eslint-disable-next-line no-control-regex
+const STRIPPED = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u2028\u2029\p{Default_Ignorable_Code_Point}]/gu;
+const LINE_BREAKS = /[\t\n\r]+/g;
+
+function withoutControls(value: string): string[] {
+  const stripped = value.replace(STRIPPED, '');
+  return [stripped.replace(LINE_BREAKS, ' '), stripped.replace(LINE_BREAKS, '')];
 }
 
 /** encodeURIComponent and the characters it leaves that RFC 3986 reserves: only `A-Z a-z 0-9 - . _ ~` stay. */
@@ -351,7 +390,12 @@ export function registerCredentials(username: string, password: string): void {
   // A password too short to register alone still shows as `user:abc` (a URL's userinfo): that form goes in.
   if (password.length < MIN_SECRET_LENGTH) add(`${username}:${password}`);
   const passwordStart = Buffer.byteLength(`${username}:`, 'utf8');
-  addOne(basicEncoding(username, password).slice(Math.floor(passwordStart / 3) * 4));
+  const basic = basicEncoding(username, password).slice(Math.floor(passwordStart / 3) * 4);
+  addOne(basic);
+  // Without its padding, and in base64url (an echo that drops `=`, or writes the URL alphabet): found by review.
+  const unpadded = basic.replace(/=+$/, '');
+  addOne(unpadded);
+  addOne(unpadded.replace(/\+/g, '-').replace(/\//g, '_'));
   // The password alone in base64 (a proxy's error page that "decodes" the header for its reader echoes it so),
   // without its padding, which a reader may drop.
   const alone = Buffer.from(password, 'utf8');
@@ -396,22 +440,32 @@ const SCHEME_VALUE = /(Basic|basic|BASIC|Bearer|bearer|BEARER|Digest|digest|Nego
 /** An `Authorization` header or field echoed with its value: `authorization: x`, `"Authorization":"x"`, `authorization=x`. */
 const HEADER_VALUE = /((?:proxy-)?authorization\\?["']?[ \t]*[:=][ \t]*\\?["']?)(?!\[REDACTED\])(?!(?:Basic|Bearer|Digest|Negotiate|NTLM)[ \t]+\[REDACTED\])[^\s"'\\,;}]+(?:[ \t]+(?!\[REDACTED\])[^\s"'\\,;}]+)?/gi;
 
-/** Leftmost, then longest, registered value at each position, replaced; the text itself when none occurs. */
+/**
+ * Every registered value in the text replaced: where values overlap (one starting inside another, as
+ * `Branch7-Secret` and `Secret-2024xyz` do in `Branch7-Secret-2024xyz`), the whole stretch they cover, once.
+ * Skipping past each match left the second's end in clear (found by review). The text itself when none occurs.
+ */
 function redactRegistered(text: string, replacement: (secret: string) => string): string {
   const counts = headCounts;
   if (counts === undefined) return text;
   let out = '';
   let last = 0;
-  let i = 0;
-  while (i + MIN_SECRET_LENGTH <= text.length) {
-    const hit = counts[headHash(text, i)] === 0 ? undefined : longestAt(text, i);
-    if (hit === undefined) {
-      i++;
-      continue;
+  let start = -1;
+  let end = -1;
+  for (let i = 0; i + MIN_SECRET_LENGTH <= text.length; i++) {
+    if (start >= 0 && i >= end) {
+      out += text.slice(last, start) + replacement(text.slice(start, end));
+      last = end;
+      start = -1;
     }
-    out += text.slice(last, i) + replacement(hit);
-    i += hit.length;
-    last = i;
+    const hit = counts[headHash(text, i)] === 0 ? undefined : longestAt(text, i);
+    if (hit === undefined) continue;
+    if (start < 0) start = i;
+    end = Math.max(end, i + hit.length);
+  }
+  if (start >= 0) {
+    out += text.slice(last, start) + replacement(text.slice(start, end));
+    last = end;
   }
   return last === 0 ? text : out + text.slice(last);
 }
