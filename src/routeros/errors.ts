@@ -91,7 +91,7 @@ export class RouterOsError extends Error {
   readonly policy: string | undefined;
 
   constructor(code: RouterOsErrorCode, message: string, options: RouterOsErrorOptions = {}) {
-    super(safeMessage(message), options.cause === undefined ? undefined : { cause: options.cause });
+    super(safeMessage(message), options.cause === undefined ? undefined : { cause: causeSummary(options.cause) });
     this.code = code;
     this.reason = REASON_BY_CODE[code];
     this.status = options.status;
@@ -110,6 +110,32 @@ export class RouterOsError extends Error {
     return undefined;
   }
 }
+
+/** What an error keeps of the failure beneath it (`cause`). */
+export interface CauseSummary {
+  readonly name: string;
+  readonly code: string | undefined;
+}
+
+/**
+ * A cause as its class and code alone: undici's and Node's errors carry what the router sent (a certificate's
+ * names and the certificate itself, the bytes a parser refused) in their messages and properties, which a log line
+ * that serialised the error with its causes would print unbounded and unredacted (found by review). The code is the
+ * first in the cause's own chain, which is what tells failures apart.
+ */
+function causeSummary(cause: unknown): CauseSummary {
+  let code: string | undefined;
+  let current: unknown = cause;
+  for (let depth = 0; depth < 5 && code === undefined && current !== null && typeof current === 'object'; depth++) {
+    const candidate = (current as { code?: unknown }).code;
+    if (typeof candidate === 'string') code = safeText(candidate, CAUSE_TEXT_LIMIT);
+    current = (current as { cause?: unknown }).cause;
+  }
+  const name = cause instanceof Error ? cause.name : typeof cause;
+  return { name: safeText(name, CAUSE_TEXT_LIMIT), code };
+}
+
+const CAUSE_TEXT_LIMIT = 60;
 
 /** A whole message: our words around router text already cut to size; the last line against anything that slipped. */
 function safeMessage(message: string): string {

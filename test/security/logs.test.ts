@@ -10,6 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { LOG_HOOKS, REDACT_PATHS } from '../../src/cli/logger.js';
 import { basicEncoding, registerCredentials } from '../../src/util/redact.js';
 import { Secret } from '../../src/util/secret.js';
+import { RouterOsError } from '../../src/routeros/errors.js';
 
 const PASSWORD = 'Log-pw-"q\\uote"-8d1f';
 const BASIC = basicEncoding('monitor', PASSWORD);
@@ -82,6 +83,23 @@ describe('the log hooks', () => {
     expect(parsed.err.type).toBe('Error');
     expect(parsed.err.stack).toContain('boom [REDACTED]');
     expect(parsed.count).toBe(3);
+  });
+
+  it('a RouterOsError keeps of its cause the class and code alone: logged with its causes, none of what the router sent (found by review)', () => {
+    // A certificate that names the wrong host: undici's error holds the names and the certificate itself.
+    const refused = Object.assign(new Error('Hostname/IP does not match certificate\'s altnames: DNS:portal-7f3a.example'), {
+      code: 'ERR_TLS_CERT_ALTNAME_INVALID',
+      cert: { subject: { CN: 'portal-7f3a.example' }, raw: Buffer.alloc(900, 1) },
+    });
+    const wrapped = new Error('connect failed', { cause: refused });
+    const error = new RouterOsError('ROS_ERR_TLS', 'GET /rest/x: TLS handshake failed (ERR_TLS_CERT_ALTNAME_INVALID)', { cause: wrapped });
+    expect(error.cause).toEqual({ name: 'Error', code: 'ERR_TLS_CERT_ALTNAME_INVALID' });
+    const { log, lines } = logger();
+    log.warn({ err: error }, 'failed');
+    const [line = ''] = lines();
+    expect(line).toContain('ERR_TLS_CERT_ALTNAME_INVALID');
+    expect(line).not.toContain('portal-7f3a');
+    expect(line.length).toBeLessThan(4_000);
   });
 
   it('property: random text around the secrets never lets one through, and lines stay JSON', () => {
