@@ -201,8 +201,10 @@ export function createApp(initial: Config, deps: AppDeps): App {
       if (!stopped && secretsAdded() !== secretsBefore) loadRouters(config);
       const problems =
         error instanceof ConfigError ? error.problems : [{ path: '', message: error instanceof Error ? error.message : String(error) }];
-      deps.logger.error({ problems }, 'configuration reload failed; the previous configuration keeps running');
-      return { ok: false, problems };
+      // Which file: the config, or a file it names (a web config, a password file); at start the same problem names it.
+      const source = error instanceof ConfigError ? error.source : undefined;
+      deps.logger.error({ ...(source === undefined ? {} : { source }), problems }, 'configuration reload failed; the previous configuration keeps running');
+      return source === undefined ? { ok: false, problems } : { ok: false, problems, source };
     }
   };
   /** The attempt running, and the one to run after it for requests that came meanwhile. */

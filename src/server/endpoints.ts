@@ -15,7 +15,8 @@ export type { SdGroup } from './sd-groups.js';
 
 export type RequestHandler = (req: IncomingMessage, res: ServerResponse) => void;
 
-export type ReloadResult = { ok: true } | { ok: false; problems: ConfigProblem[] };
+/** A reload's outcome; a refused one with its problems and, when one file was at fault, that file (`source`). */
+export type ReloadResult = { ok: true } | { ok: false; problems: ConfigProblem[]; source?: string };
 
 export interface Endpoints {
   /** /metrics: the prepared exposition. */

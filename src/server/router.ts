@@ -64,7 +64,13 @@ export function createRouter(app: Endpoints, logger: Logger): RequestHandler {
       const result = await app.reload();
       if (result.ok) sendText(res, 200, 'Configuration reloaded.\n');
       // Redacted as the log line of the same event is: a value in the wrong place may be the running password.
-      else sendJson(res, 400, { status: 'error', problems: result.problems.map((problem) => ({ ...problem, path: redactSecrets(problem.path), message: redactSecrets(problem.message) })) });
+      else {
+        sendJson(res, 400, {
+          status: 'error',
+          ...(result.source === undefined ? {} : { source: redactSecrets(result.source) }),
+          problems: result.problems.map((problem) => ({ ...problem, path: redactSecrets(problem.path), message: redactSecrets(problem.message) })),
+        });
+      }
     },
     '/': (_req, res) => sendText(res, 200, landingPage(VERSION, app.routerNames()), 'text/html; charset=utf-8'),
   };

@@ -125,15 +125,18 @@ describe('routeros-exporter CLI', () => {
     writeFileSync(path, 'nonsense: true\n');
     const refused = await fetch(`${base}/-/reload`, { method: 'POST' });
     expect(refused.status).toBe(400);
-    expect(JSON.stringify(await refused.json())).toContain('nonsense');
+    const body = (await refused.json()) as { source?: string };
+    expect(JSON.stringify(body)).toContain('nonsense');
+    // Which file was refused: the config itself here (a web config or a password file it names otherwise).
+    expect(body.source).toBe(path);
 
     const started = Date.now();
     child.kill('SIGTERM');
     const result = await done;
     expect(result.code).toBe(0);
     expect(Date.now() - started).toBeLessThan(10_000);
-    const logLines = result.stdout.trim().split('\n').map((line) => JSON.parse(line) as { msg: string });
-    expect(logLines.some((line) => line.msg.includes('reload failed'))).toBe(true);
+    const logLines = result.stdout.trim().split('\n').map((line) => JSON.parse(line) as { msg: string; source?: string });
+    expect(logLines.some((line) => line.msg.includes('reload failed') && line.source === path)).toBe(true);
     expect(logLines.at(-1)?.msg).toBe('stopped');
     } finally {
       child.kill('SIGKILL');
