@@ -371,7 +371,7 @@ export class RouterOsClient {
       () =>
         new RouterOsError(
           'ROS_ERR_PARSE',
-          `${request}: the reply came in more than ${MAX_REPLY_PIECES} pieces of a few bytes each; the read was stopped: check that nothing (a proxy) answers in the router's place`,
+          `${request}: the reply came in more than ${MAX_REPLY_PIECES} pieces of under 64 bytes; the read was stopped: check that nothing (a proxy) answers in the router's place`,
           { request },
         ),
       () =>

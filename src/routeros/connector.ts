@@ -8,7 +8,7 @@ import { constants } from 'node:crypto';
 import { buildConnector } from 'undici';
 import { keptBytes } from '../util/kept-bytes.js';
 import { hostLookups, type HostLookups } from './lookup.js';
-import { meterReplies, meterSessionTickets } from './wire-meter.js';
+import { meterReplies } from './wire-meter.js';
 
 export interface ConnectorOptions {
   /** PEM certificates to trust instead of the system's roots. */
@@ -103,6 +103,11 @@ export function resumingConnector(settings: ConnectorOptions): ResumingConnector
   const connecting = new Set<Socket>();
   /** Set by abortConnecting: no connect is made again after it (a retry would outlive the close, found by review). */
   let closed = false;
+  /** What a socket's sessions and replies are heard by: the newest session kept, what comes in metered (wire-meter.ts). */
+  const listenTo = (socket: Socket): void => {
+    if (settings.maxReplyWireBytes === undefined) socket.on('session', keep);
+    else meterReplies(socket, settings.maxReplyWireBytes, keep);
+  };
   /** One connect, offering `offered`; its handshake dropped while offering it, once more without it. */
   const attempt = (connectOptions: buildConnector.Options, callback: buildConnector.Callback, offered: Buffer | undefined): void => {
     // Where Node lacks the setter, the session goes through tls.connect as documented (parsed twice).
@@ -141,7 +146,7 @@ export function resumingConnector(settings: ConnectorOptions): ResumingConnector
           return;
         }
       } else if (!attached && made !== null) {
-        meterSessionTickets(made, keep);
+        listenTo(made);
       }
       callback(...args);
     });
@@ -158,8 +163,7 @@ export function resumingConnector(settings: ConnectorOptions): ResumingConnector
       // What tls.connect itself does with its session option, once instead of twice; the TCP connect has not
       // completed yet, so the handshake has not started.
       if (offered !== undefined && SET_SESSION) (socket as SessionSettable).setSession(offered);
-      meterSessionTickets(socket, keep);
-      if (settings.maxReplyWireBytes !== undefined) meterReplies(socket, settings.maxReplyWireBytes);
+      listenTo(socket);
       attached = true;
     }
   };

@@ -333,7 +333,8 @@ function describeLocation(location: string, origin: string | undefined): string 
 
 /** What a connection's meter stopped, in words (wire-meter.ts). */
 function overrunText(overrun: WireOverrunError | undefined): string {
-  if (overrun?.overrun === 'reads') return `the reply came in more than ${overrun.limit} reads (TLS records) of a few bytes each`;
-  if (overrun?.overrun === 'tickets') return `the router handed over more than ${overrun.limit} TLS session tickets on one connection`;
+  if (overrun?.overrun === 'reads') return `the reply came in more than ${overrun.limit} reads (TLS records) of under 64 bytes`;
+  if (overrun?.overrun === 'tickets') return `the router handed over more than ${overrun.limit} TLS session tickets for one request`;
+  if (overrun?.overrun === 'tls') return `the router sent more than ${overrun.limit} bytes of TLS messages that carry no data (key updates) for one request`;
   return `the reply ran on past ${overrun?.limit ?? 'the bound of'} bytes, far more than its body (endless chunk extensions, padding or a status line without end)`;
 }

@@ -12,8 +12,11 @@ import type { Socket } from 'node:net';
 /** The code of the error a connection is closed with when what came in runs past a bound. */
 export const WIRE_OVERRUN_CODE = 'ROS_WIRE_OVERRUN';
 
-/** What ran past its bound: the bytes of one reply, its reads (TLS records, TCP reads), or the TLS session tickets. */
-export type Overrun = 'bytes' | 'reads' | 'tickets';
+/**
+ * What ran past its bound: the bytes of one reply, its small reads (TLS records, TCP reads), the TLS session
+ * tickets, or TLS's own messages beyond the data (key updates).
+ */
+export type Overrun = 'bytes' | 'reads' | 'tickets' | 'tls';
 
 /** What came in on a connection ran past what any reply within the cap takes. */
 export class WireOverrunError extends Error {
@@ -38,66 +41,156 @@ export function wireLimitFor(maxBodyBytes: number): number {
 }
 
 /**
- * The most reads one reply may come in while they average under MIN_READ_BYTES: a read is a TLS record (or a TCP
- * read over plain http) and costs its handling whatever it holds. The same rule as the reply reader's pieces: a
- * real reply comes in records of up to 16 KiB, and reads of 64 bytes or more on average are never refused.
+ * The most reads under MIN_READ_BYTES one reply may come in: a read is a TLS record (or a TCP read over plain http)
+ * and costs its handling whatever it holds. Counted apart from the large ones, not as an average: one 16 KiB record
+ * after every 250 one-byte ones kept the average over 64 bytes while 538,000 records cost 1.5 s of CPU (found by
+ * review). A real reply comes in records of up to 16 KiB; a few small ones (a head, a last chunk) are all it has.
  */
 export const MAX_SMALL_READS = 65_536;
 const MIN_READ_BYTES = 64;
 
 /**
- * The most TLS session tickets one connection may hand over: each costs ~12 µs (Node serialises the session), and a
- * flood of them on a kept connection, counted by nothing else, cost 2.1 s of CPU in a 5 s read (found by review).
- * A server sends one or two after a handshake.
+ * The most TLS session tickets one exchange (or an idle connection, between two) may hand over: each costs ~12 µs
+ * (Node serialises the session), and a flood of them, counted by nothing else, cost 2.1 s of CPU in a 5 s read
+ * (found by review). A server sends one or two after a handshake, some one with each reply: counted per exchange,
+ * as a count over the connection's life failed one read in fifteen with such a server (found by review of that).
  */
 export const MAX_SESSION_TICKETS = 16;
 
+/**
+ * The most bytes a TLS connection may take in beyond the data they carry, since its last request: TLS's own messages
+ * (a key update, a ticket) carry none, and OpenSSL handles key updates without limit, ~10 µs each: a flood of them
+ * cost 4.7 s of CPU in a 5 s read, and as much on an idle kept connection, which no request's timeout bounds (found
+ * by review). Records' own framing is ~22 bytes each, a session ticket a few hundred, a handshake's certificates a few
+ * KB: far under this, and more is allowed with the data's own size.
+ */
+const TLS_OVERHEAD_BYTES = 256 * 1024;
+/**
+ * How often TLS connections are looked at for TLS messages that came while no data did: a flood runs at most this
+ * long plus TLS_OVERHEAD_BYTES' worth (~0.1 s of CPU) before its connection is closed. 2,000 connections cost ~0.4 ms
+ * a look.
+ */
+const SWEEP_MS = 250;
+
 type Push = Socket['push'];
 
+/** What one connection took in since its last request (bytesWritten changing is a request going out). */
+class Meter {
+  written = -1;
+  bytes = 0;
+  smallReads = 0;
+  tickets = 0;
+  /** The TLS connection's bytes read from the network (rawBytesRead) when this exchange began. */
+  rawAtStart = 0;
+
+  constructor(
+    readonly socket: Socket,
+    readonly limitBytes: number,
+  ) {}
+
+  /** Starts the count afresh when a request went out since it was last looked at. */
+  sync(): void {
+    const sent = this.socket.bytesWritten;
+    if (sent === this.written) return;
+    this.written = sent;
+    this.bytes = 0;
+    this.smallReads = 0;
+    this.tickets = 0;
+    this.rawAtStart = rawBytesRead(this.socket) ?? 0;
+  }
+
+  /** The bound what came in has run past, if any. */
+  overrun(): WireOverrunError | undefined {
+    if (this.bytes > this.limitBytes) return new WireOverrunError('bytes', this.limitBytes);
+    if (this.smallReads > MAX_SMALL_READS) return new WireOverrunError('reads', MAX_SMALL_READS);
+    if (this.tickets > MAX_SESSION_TICKETS) return new WireOverrunError('tickets', MAX_SESSION_TICKETS);
+    const raw = rawBytesRead(this.socket);
+    if (raw !== undefined && raw - this.rawAtStart - this.bytes > TLS_OVERHEAD_BYTES + this.bytes) return new WireOverrunError('tls', TLS_OVERHEAD_BYTES);
+    return undefined;
+  }
+
+  /** Closes the connection when a bound was run past; true when it did. */
+  enforce(): boolean {
+    const error = this.overrun();
+    if (error === undefined) return false;
+    this.socket.destroy(error);
+    return true;
+  }
+}
+
 /**
- * Closes `socket` with a WireOverrunError once what came in since the last request went out on it runs past
- * `limitBytes`, or past MAX_SMALL_READS reads averaging under MIN_READ_BYTES: a connection carries one exchange at a
- * time (the exporter does not pipeline), and a reply never comes before its request, so what came in since the
- * socket last wrote is the current reply. Counted where each read enters the socket (`push`: once per TLS record or
- * TCP read, before any parse), so a byte read again after the HTTP client put it back is not counted twice.
+ * The bytes a TLS connection read from the network, its TLS messages and records' framing included: Node's TCP
+ * handle under the TLS one (`_handle._parent`, present from Node 12 to 24; a test holds it). Undefined for a plain
+ * TCP socket, whose reads are its data, and where Node has no such handle.
  */
-export function meterReplies(socket: Socket, limitBytes: number): void {
+export function rawBytesRead(socket: Socket): number | undefined {
+  const parent = (socket as unknown as { _handle?: { _parent?: { bytesRead?: unknown } } | null })._handle?._parent;
+  const raw = parent?.bytesRead;
+  return typeof raw === 'number' ? raw : undefined;
+}
+
+/** TLS connections metered, looked at every SWEEP_MS while any is open. */
+const meters = new Set<Meter>();
+let sweeper: ReturnType<typeof setInterval> | undefined;
+
+function sweep(): void {
+  for (const meter of meters) {
+    if (meter.socket.destroyed) continue;
+    meter.sync();
+    meter.enforce();
+  }
+}
+
+function watch(meter: Meter): void {
+  meters.add(meter);
+  meter.socket.once('close', () => {
+    meters.delete(meter);
+    if (meters.size === 0 && sweeper !== undefined) {
+      clearInterval(sweeper);
+      sweeper = undefined;
+    }
+  });
+  if (sweeper === undefined) {
+    sweeper = setInterval(sweep, SWEEP_MS);
+    sweeper.unref();
+  }
+}
+
+/** How many connections are metered (tests). */
+export function meteredConnections(): number {
+  return meters.size;
+}
+
+/**
+ * Meters what comes in on `socket` from each request on: closes it with a WireOverrunError once that runs past
+ * `limitBytes`, past MAX_SMALL_READS reads under MIN_READ_BYTES, past MAX_SESSION_TICKETS tickets, or, over TLS,
+ * past TLS_OVERHEAD_BYTES of TLS's own messages beyond the data. A connection carries one exchange at a time (the
+ * exporter does not pipeline), and a reply never comes before its request, so what came in since the socket last
+ * wrote is the current reply. Data is counted where each read enters the socket (`push`: once per TLS record or TCP
+ * read, before any parse; a byte read again after the HTTP client put it back is not counted twice); a TLS
+ * connection's own messages, which push nothing, are looked at every SWEEP_MS as well. `keep` is handed each TLS
+ * session ticket within the bound.
+ */
+export function meterReplies(socket: Socket, limitBytes: number, keep?: (session: Buffer) => void): void {
+  const meter = new Meter(socket, limitBytes);
   const push: Push = socket.push;
-  let written = -1;
-  let bytes = 0;
-  let reads = 0;
   const metered: Push = function (this: Socket, chunk, encoding) {
     if (chunk !== null && chunk !== undefined && !socket.destroyed) {
-      const sent = socket.bytesWritten;
-      if (sent !== written) {
-        written = sent;
-        bytes = 0;
-        reads = 0;
-      }
-      bytes += (chunk as { length: number }).length;
-      reads++;
-      if (bytes > limitBytes) {
-        socket.destroy(new WireOverrunError('bytes', limitBytes));
-        return false;
-      }
-      if (reads > MAX_SMALL_READS && reads * MIN_READ_BYTES > bytes) {
-        socket.destroy(new WireOverrunError('reads', MAX_SMALL_READS));
-        return false;
-      }
+      meter.sync();
+      const length = (chunk as { length: number }).length;
+      meter.bytes += length;
+      if (length < MIN_READ_BYTES) meter.smallReads++;
+      if (meter.enforce()) return false;
     }
     return push.call(this, chunk, encoding);
   };
   socket.push = metered;
-}
-
-/**
- * Hands each TLS session ticket the socket receives to `keep`, up to MAX_SESSION_TICKETS on the connection; past
- * them it closes the socket with a WireOverrunError.
- */
-export function meterSessionTickets(socket: Socket, keep: (session: Buffer) => void): void {
-  let tickets = 0;
-  socket.on('session', (session: Buffer) => {
-    if (++tickets > MAX_SESSION_TICKETS) socket.destroy(new WireOverrunError('tickets', MAX_SESSION_TICKETS));
-    else keep(session);
-  });
+  if (keep !== undefined) {
+    socket.on('session', (session: Buffer) => {
+      meter.sync();
+      meter.tickets++;
+      if (!meter.enforce()) keep(session);
+    });
+  }
+  if (rawBytesRead(socket) !== undefined || socket.constructor.name === 'TLSSocket') watch(meter);
 }

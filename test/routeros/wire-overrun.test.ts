@@ -8,13 +8,13 @@
  */
 import { createServer as createTlsServer, type TLSSocket } from 'node:tls';
 import { createServer as createTcpServer, type AddressInfo, type Socket } from 'node:net';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { selfSignedTls } from '../../src/emulator/tls.js';
 import { RouterOsClient } from '../../src/routeros/client.js';
 import { RouterOsError } from '../../src/routeros/errors.js';
 import { MAX_INFORMATIONAL_ANSWERS } from '../../src/routeros/exchange.js';
 import { EventEmitter } from 'node:events';
-import { MAX_SESSION_TICKETS, MAX_SMALL_READS, meterReplies, meterSessionTickets, WireOverrunError, wireLimitFor } from '../../src/routeros/wire-meter.js';
+import { MAX_SESSION_TICKETS, MAX_SMALL_READS, meterReplies, rawBytesRead, WireOverrunError, wireLimitFor } from '../../src/routeros/wire-meter.js';
 import { sharedSecureContext } from '../../src/routeros/connector.js';
 import { Secret } from '../../src/util/secret.js';
 import { Rng } from '../../src/emulator/util/rng.js';
@@ -175,13 +175,14 @@ describe('replies within the cap, framed with room to spare', () => {
   }, 30_000);
 });
 
-/** A socket as the meter sees it: reads pushed in, requests written out, and how it was closed. */
-function fakeSocket() {
+/** A socket as the meter sees it: reads pushed in, requests written out, TLS bytes read beneath, how it was closed. */
+function fakeSocket(tls = false) {
   const pushed: number[] = [];
   const socket = Object.assign(new EventEmitter(), {
     bytesWritten: 0,
     destroyed: false,
     closedWith: undefined as Error | undefined,
+    _handle: tls ? { _parent: { bytesRead: 0 } } : null,
     push(chunk: Buffer | null): boolean {
       if (chunk !== null) pushed.push(chunk.length);
       return true;
@@ -189,35 +190,44 @@ function fakeSocket() {
     destroy(error?: Error): void {
       socket.destroyed = true;
       socket.closedWith = error;
+      socket.emit('close');
     },
   });
   return { socket, pushed };
 }
 
 describe('the meter, read by read', () => {
-  it('stops a reply past 65,536 reads of a few bytes each (TLS records of one byte), and takes any number averaging 64 or more', () => {
-    // Counting bytes alone let 1.9 million one-byte records through in a 5 s timeout: 4.6 s of CPU (found by review).
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('stops a reply past 65,536 reads under 64 bytes, whatever large ones come between, and takes any number of 64 or more', () => {
+    // Counting bytes alone let 1.9 million one-byte records through in a 5 s timeout: 4.6 s of CPU; an average let
+    // one 16 KiB record after every 250 one-byte ones through: 1.5 s (both found by review).
     const rng = new Rng(0x7e5d);
-    for (let round = 0; round < 20; round++) {
+    for (let round = 0; round < 21; round++) {
       const { socket, pushed } = fakeSocket();
       meterReplies(socket as never, 1 << 30);
       socket.bytesWritten = 100;
-      const small = round % 2 === 0;
+      const shape = (['small', 'mixed', 'large'] as const)[round % 3];
       let total = 0;
-      for (let read = 1; read <= MAX_SMALL_READS + 5_000 && !socket.destroyed; read++) {
-        // Averaging under 64 bytes, or at 64 and more: sizes drawn around the mean.
-        const size = small ? 1 + Math.floor(rng.next() * 100) : 64 + Math.floor(rng.next() * 64);
+      let small = 0;
+      for (let read = 1; read <= 3 * MAX_SMALL_READS && !socket.destroyed; read++) {
+        const size =
+          shape === 'small' ? 1 + Math.floor(rng.next() * 63) : shape === 'mixed' ? (read % 251 === 0 ? 16_384 : 1) : 64 + Math.floor(rng.next() * 64);
+        if (size < 64) small++;
         total += size;
         socket.push(Buffer.alloc(size));
       }
-      if (small) {
-        expect(socket.closedWith, `round ${round}`).toBeInstanceOf(WireOverrunError);
-        expect((socket.closedWith as WireOverrunError).overrun).toBe('reads');
-        // Stopped at its bound, the read that passed it not handed on.
-        expect(pushed.length).toBe(MAX_SMALL_READS);
-      } else {
+      if (shape === 'large') {
         expect(socket.closedWith, `round ${round}`).toBeUndefined();
         expect(pushed.reduce((sum, size) => sum + size, 0)).toBe(total);
+      } else {
+        expect(socket.closedWith, `round ${round}, ${shape}`).toBeInstanceOf(WireOverrunError);
+        expect((socket.closedWith as WireOverrunError).overrun).toBe('reads');
+        // Stopped at its bound, the read that passed it not handed on.
+        expect(small).toBe(MAX_SMALL_READS + 1);
+        expect(pushed.length).toBe(shape === 'small' ? MAX_SMALL_READS : MAX_SMALL_READS + Math.floor(pushed.length / 251));
       }
     }
   });
@@ -235,16 +245,71 @@ describe('the meter, read by read', () => {
     expect((socket.closedWith as WireOverrunError).overrun).toBe('bytes');
   });
 
-  it('hands over 16 session tickets a connection and closes it at the 17th (a flood cost 2.1 s of CPU in a 5 s read)', () => {
+  it('hands over 16 session tickets a request and closes the connection at the 17th (a flood cost 2.1 s of CPU in a 5 s read)', () => {
     const { socket } = fakeSocket();
     const kept: Buffer[] = [];
-    meterSessionTickets(socket as never, (session) => kept.push(session));
+    meterReplies(socket as never, 1 << 20, (session) => kept.push(session));
+    // A server that sends a ticket with every reply: a count over the connection's life failed one read in fifteen.
+    for (let request = 0; request < 40; request++) {
+      socket.bytesWritten += 100;
+      socket.emit('session', Buffer.from([request]));
+    }
+    expect(kept).toHaveLength(40);
+    socket.bytesWritten += 100;
     for (let ticket = 0; ticket < MAX_SESSION_TICKETS; ticket++) socket.emit('session', Buffer.from([ticket]));
-    expect(kept).toHaveLength(MAX_SESSION_TICKETS);
     expect(socket.destroyed).toBe(false);
     socket.emit('session', Buffer.from([99]));
-    expect(kept).toHaveLength(MAX_SESSION_TICKETS);
+    expect(kept).toHaveLength(40 + MAX_SESSION_TICKETS);
     expect((socket.closedWith as WireOverrunError).overrun).toBe('tickets');
+  });
+
+  it('closes a TLS connection whose TLS messages without data (key updates) run past their bound, idle or during a read (found by review)', () => {
+    vi.useFakeTimers();
+    // Idle after its reply: key updates alone, no data; the connection is looked at every 250 ms.
+    const idle = fakeSocket(true).socket;
+    meterReplies(idle as never, 1 << 20);
+    idle.bytesWritten = 100;
+    idle._handle!._parent.bytesRead = 4_000;
+    idle.push(Buffer.alloc(2_000));
+    vi.advanceTimersByTime(250);
+    expect(idle.destroyed).toBe(false);
+    idle._handle!._parent.bytesRead += 200 * 1024;
+    vi.advanceTimersByTime(250);
+    expect(idle.destroyed).toBe(false);
+    idle._handle!._parent.bytesRead += 100 * 1024;
+    vi.advanceTimersByTime(250);
+    expect((idle.closedWith as WireOverrunError | undefined)?.overrun).toBe('tls');
+    // During a read: a record's framing and its data are allowed; key updates between records are not.
+    const reading = fakeSocket(true).socket;
+    meterReplies(reading as never, 1 << 30);
+    reading.bytesWritten = 100;
+    for (let record = 0; record < 2_000; record++) {
+      reading._handle!._parent.bytesRead += 16_384 + 22;
+      reading.push(Buffer.alloc(16_384));
+    }
+    expect(reading.destroyed).toBe(false);
+    reading._handle!._parent.bytesRead += 300 * 1024 + 2 * 16_384 * 2_000;
+    reading.push(Buffer.alloc(100));
+    expect((reading.closedWith as WireOverrunError | undefined)?.overrun).toBe('tls');
+  });
+
+  it("reads a real TLS connection's bytes beneath its data, on this Node.js (the private handle the TLS bound relies on)", async () => {
+    const cert = await selfSignedTls();
+    const server = createTlsServer({ cert: cert.cert, key: cert.key }, (socket: TLSSocket) => socket.end(Buffer.alloc(100_000, 1)));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { connect } = await import('node:tls');
+    const client = connect({ port: (server.address() as AddressInfo).port, host: '127.0.0.1', rejectUnauthorized: false });
+    try {
+      let data = 0;
+      client.on('data', (chunk: Buffer) => (data += chunk.length));
+      await new Promise<void>((resolve) => client.once('end', resolve));
+      expect(data).toBe(100_000);
+      // Records' framing and the handshake come on top of the data.
+      expect(rawBytesRead(client)).toBeGreaterThan(100_000 + 1_000);
+    } finally {
+      client.destroy();
+      server.close();
+    }
   });
 });
 
