@@ -242,12 +242,12 @@ function unindex(value: string): void {
 }
 
 /** The longest registered value that starts at `at`, if any. */
-function longestAt(text: string, at: number): string | undefined {
+function longestAt(text: string, at: number, exact: boolean): string | undefined {
   let node = root.get(chunkOf(text, 0, at));
   let best: string | undefined;
   for (let depth = 1; node !== undefined; depth++) {
     for (const secret of node.values) {
-      if ((best === undefined || secret.length > best.length) && holdsAt(text, secret, at)) best = secret;
+      if ((best === undefined || secret.length > best.length) && holdsAt(text, secret, at) && (!exact || spelledAt(text, secret, at))) best = secret;
     }
     if (node.children === undefined || at + (depth + 1) * CHUNK > text.length) break;
     node = node.children.get(chunkOf(text, depth, at));
@@ -255,9 +255,37 @@ function longestAt(text: string, at: number): string | undefined {
   return best;
 }
 
+/**
+ * The spellings a folded value was registered in, where one is not the folded value itself (it has a capital): what
+ * text that names something must hold to be redacted (redactSecretsDistinct). Folded there too, a password such as
+ * `mikrotik` turned RouterOS's own `MikroTik` in every router's info series into a redaction tag (found by review).
+ * No entry: the value was registered as it is folded.
+ */
+const spellings = new Map<string, string[]>();
+
+function spell(value: string, form: string): void {
+  const known = spellings.get(value);
+  if (known === undefined) {
+    if (form === value) return;
+    // Registered before only folded (no entry), the folded spelling is one of its spellings too.
+    spellings.set(value, registered.has(value) ? [value, form] : [form]);
+  } else if (!known.includes(form)) {
+    known.push(form);
+  }
+}
+
+/** Whether the text holds the folded value `secret` at `at` in one of the spellings it was registered in. */
+function spelledAt(text: string, secret: string, at: number): boolean {
+  const known = spellings.get(secret);
+  if (known === undefined) return text.startsWith(secret, at);
+  for (const form of known) if (text.startsWith(form, at)) return true;
+  return false;
+}
+
 function addOne(form: string): void {
   if (form.length < MIN_SECRET_LENGTH) return;
   const value = fold(form);
+  spell(value, form);
   if (registered.has(value)) {
     // Registered again: in use, so recent again.
     stamp(value);
@@ -271,6 +299,7 @@ function addOne(form: string): void {
     const oldest = takeOldest();
     if (oldest === undefined) break;
     registered.delete(oldest);
+    spellings.delete(oldest);
     compactWhenSparse();
     unindex(oldest);
     countHead(oldest, -1);
@@ -416,6 +445,7 @@ export function forgetAllSecrets(): void {
   lastStamp = 0;
   generationStart = 0;
   root.clear();
+  spellings.clear();
   headCounts = undefined;
   longestValue = 0;
   tags.clear();
@@ -445,7 +475,7 @@ const HEADER_VALUE = /((?:proxy-)?authorization\\?["']?[ \t]*[:=][ \t]*\\?["']?)
  * `Branch7-Secret` and `Secret-2024xyz` do in `Branch7-Secret-2024xyz`), the whole stretch they cover, once.
  * Skipping past each match left the second's end in clear (found by review). The text itself when none occurs.
  */
-function redactRegistered(text: string, replacement: (secret: string) => string): string {
+function redactRegistered(text: string, replacement: (secret: string) => string, exact: boolean): string {
   const counts = headCounts;
   if (counts === undefined) return text;
   let out = '';
@@ -458,7 +488,7 @@ function redactRegistered(text: string, replacement: (secret: string) => string)
       last = end;
       start = -1;
     }
-    const hit = counts[headHash(text, i)] === 0 ? undefined : longestAt(text, i);
+    const hit = counts[headHash(text, i)] === 0 ? undefined : longestAt(text, i, exact);
     if (hit === undefined) continue;
     if (start < 0) start = i;
     end = Math.max(end, i + hit.length);
@@ -476,7 +506,7 @@ const redacted = (): string => REDACTED;
 
 /** The text with every registered secret and every Authorization-like value replaced by `[REDACTED]`. */
 export function redactSecrets(text: string): string {
-  let out = registered.size === 0 ? text : redactRegistered(text, redacted);
+  let out = registered.size === 0 ? text : redactRegistered(text, redacted, false);
   if (MENTIONS_AUTH.test(out)) {
     out = out.replace(SCHEME_VALUE, `$1 ${REDACTED}`).replace(HEADER_VALUE, `$1${REDACTED}`);
   }
@@ -519,16 +549,18 @@ const NOT_ASCII = /[^\u0000-\u007f]/;
  * replaces: for text that names something (a label value, a peer in /health), where two names that differ only in
  * what is redacted must stay two names, the same from collection to collection. Unlike redactSecrets, what merely
  * looks like credentials stays: a peer named "Basic Office" is a name, and the exporter's own Basic credentials
- * are registered.
+ * are registered. And a secret is matched in the spellings it was registered in, its case not folded: a name is what
+ * the router's own configuration holds, not what a proxy echoed, and folded, the password `mikrotik` made RouterOS's
+ * `MikroTik` a tag in every router's series.
  */
 export function redactSecretsDistinct(text: string): string {
   if (registered.size === 0) return text;
-  const out = redactRegistered(text, tagged);
+  const out = redactRegistered(text, tagged, true);
   // A secret split by a soft hyphen or a zero-width character: redacted as the text shows (and without what does
   // not show), or it would stand in a label whole to the eye. Names without such a secret stay as they are.
   if (!NOT_ASCII.test(out)) return out;
   const shown = out.replace(SHOWS_NOTHING, '');
   if (shown === out) return out;
-  const again = redactRegistered(shown, tagged);
+  const again = redactRegistered(shown, tagged, true);
   return again === shown ? out : again;
 }

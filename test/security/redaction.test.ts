@@ -6,7 +6,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { decodeText } from '../../src/routeros/body.js';
-import { MAX_SECRETS, basicEncoding, beginSecretGeneration, forgetAllSecrets, longestSecretLength, redactSecrets, registerCredentials, registerSecret, registeredSecretCount } from '../../src/util/redact.js';
+import { MAX_SECRETS, basicEncoding, beginSecretGeneration, forgetAllSecrets, longestSecretLength, redactSecrets, redactSecretsDistinct, registerCredentials, registerSecret, registeredSecretCount } from '../../src/util/redact.js';
 import { safeText, terminalText } from '../../src/util/text.js';
 
 describe('redaction', () => {
@@ -109,6 +109,16 @@ describe('redaction', () => {
       }),
       { numRuns: 400 },
     );
+  });
+
+  it('a name is redacted only in the case the password was registered in: the password `mikrotik` leaves RouterOS\'s `MikroTik` a name (found by review)', () => {
+    registerCredentials('admin', 'mikrotik');
+    registerCredentials('monitor', 'Rtr-Case-Pw-1');
+    expect(redactSecretsDistinct('platform=MikroTik board=RB5009')).toBe('platform=MikroTik board=RB5009');
+    expect(redactSecretsDistinct('uplink mikrotik')).toMatch(/^uplink \[REDACTED:[0-9a-f]{8}\]$/);
+    expect(redactSecretsDistinct('RTR-CASE-PW-1 and Rtr-Case-Pw-1')).toMatch(/^RTR-CASE-PW-1 and \[REDACTED:[0-9a-f]{8}\]$/);
+    // Logs and errors fold: what a proxy echoed upper-cased is redacted there.
+    expect(redactSecrets('said MIKROTIK and rtr-case-pw-1')).toBe('said [REDACTED] and [REDACTED]');
   });
 
   it('two secrets that overlap in the text are both redacted, the whole stretch they cover (found by review)', () => {
