@@ -62,6 +62,23 @@ export interface App {
 }
 
 /** What a reload asked for after the app stopped answers: nothing was applied. */
+/**
+ * How long after a reload the next may start, as a multiple of the last one's duration (at most MAX_RELOAD_GAP_MS):
+ * reloads asked for back to back take at most 1 / (1 + RELOAD_GAP_FACTOR) of the CPU; one asked for after a quiet
+ * while starts at once.
+ */
+const RELOAD_GAP_FACTOR = 4;
+const MAX_RELOAD_GAP_MS = 5_000;
+/** Reloads shorter than this are not paced: a small config's reload costs next to nothing. */
+const PACED_FROM_MS = 20;
+
+/** Resolves once `clock` reads `at` or later (at once when it does already). */
+function waitUntil(at: number, clock: () => number): Promise<void> {
+  const wait = at - clock();
+  // Unref'd: a reload waiting for its turn must not hold a stopping process (it answers 'shutting down' then).
+  return wait <= 0 ? Promise.resolve() : new Promise((resolve) => setTimeout(resolve, wait).unref());
+}
+
 const STOPPED_RELOAD: ReloadResult = { ok: false, problems: [{ path: '', message: 'the exporter is shutting down; nothing was reloaded' }] };
 
 /** How often idle discovered targets are looked for: far below any forget period (at least 1 min). */
@@ -210,8 +227,16 @@ export function createApp(initial: Config, deps: AppDeps): App {
   /** The attempt running, and the one to run after it for requests that came meanwhile. */
   let reloading: Promise<ReloadResult> | undefined;
   let queued: Promise<ReloadResult> | undefined;
+  const elapsed = deps.elapsed ?? ((): number => performance.now());
+  /** When the next reload may start (elapsed's ms): RELOAD_GAP_FACTOR × the last one's duration after it ended. */
+  let nextReloadAt = Number.NEGATIVE_INFINITY;
   const startReload = (): Promise<ReloadResult> => {
-    const attempt = attemptReload();
+    const started = elapsed();
+    const attempt = attemptReload().finally(() => {
+      const ended = elapsed();
+      const took = ended - started;
+      nextReloadAt = took < PACED_FROM_MS ? ended : ended + Math.min(MAX_RELOAD_GAP_MS, took * RELOAD_GAP_FACTOR);
+    });
     // Stored before it is cleared: an attempt with nothing to wait for (no loadConfig: the demo) settles at once,
     // and a `finally` inside it cleared nothing, so every later reload got the first one's result.
     reloading = attempt;
@@ -222,14 +247,18 @@ export function createApp(initial: Config, deps: AppDeps): App {
   };
   const reload = (): Promise<ReloadResult> => {
     if (stopped) return Promise.resolve(STOPPED_RELOAD);
-    if (reloading === undefined) return startReload();
+    if (reloading === undefined && queued === undefined && elapsed() >= nextReloadAt) return startReload();
     // One asked for while another runs may come from a file edited after that one read it: it runs once more
-    // after it (sharing it would drop the edit while answering ok). Every request meanwhile shares that one.
-    queued ??= reloading.then(() => {
-      queued = undefined;
-      // Stopped meanwhile: applying would start what the stop closed (clients, discovery).
-      return stopped ? STOPPED_RELOAD : startReload();
-    });
+    // after it (sharing it would drop the edit while answering ok), and not before the gap after the last one.
+    // Every request meanwhile shares that one: clients posting reloads in a loop made one after another, 0.34 s of
+    // CPU each at 2,000 routers, and scrapes 4 × slower (found by review).
+    queued ??= (reloading ?? Promise.resolve())
+      .then(() => waitUntil(nextReloadAt, elapsed))
+      .then(() => {
+        queued = undefined;
+        // Stopped meanwhile: applying would start what the stop closed (clients, discovery).
+        return stopped ? STOPPED_RELOAD : startReload();
+      });
     return queued;
   };
 
