@@ -3,6 +3,7 @@
  * signals (SIGTERM exits 0 within 10 s; SIGHUP with a broken config keeps the old one running).
  */
 import { writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
 import { spawn } from 'node:child_process';
@@ -83,6 +84,23 @@ describe('routeros-exporter CLI', () => {
     const daemon = await runCli(['--config', path]);
     expect(daemon.code).toBe(2);
     expect(daemon.stderr).toContain('tls_server_config.cert_fil');
+  });
+
+  it('a listen address it cannot take exits 1 with one line naming it: in use, or a host name that does not resolve', async () => {
+    const holder = createServer();
+    await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
+    try {
+      const taken = `127.0.0.1:${(holder.address() as AddressInfo).port}`;
+      for (const listen of [taken, 'nosuchhost.invalid:9436']) {
+        const result = await runCli(['--config', tempFile('listen.yml', config(listen))]);
+        expect(result.code).toBe(1);
+        // Which address, and the failure (it read `getaddrinfo ENOTFOUND nosuchhost.invalid`, without saying what that was).
+        expect(result.stderr).toContain(`cannot listen on ${listen} (listen, --listen): `);
+        expect(result.stderr.trim().split('\n')).toHaveLength(1);
+      }
+    } finally {
+      holder.close();
+    }
   });
 
   it('once prints the exposition and exits 0 when every router answered, 1 when one did not', async () => {
