@@ -40,7 +40,9 @@ function asConfigProblem(path: string, error: unknown): ConfigError {
   const inner = error instanceof ConfigError ? error.problems : [{ path: '', message: String(error) }];
   return new ConfigError(
     path,
-    inner.map((problem) => ({ path: 'web_config_file', message: `${path}: ${problem.path === '' ? '' : `${problem.path}: `}${problem.message}` })),
+    // The file is the error's source, which every report of it names first: not in the message again (the line read
+    // `web.yml: web_config_file: web.yml: …`, found by review).
+    inner.map((problem) => ({ path: 'web_config_file', message: `${problem.path === '' ? '' : `${problem.path}: `}${problem.message}` })),
   );
 }
 
