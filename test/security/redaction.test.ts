@@ -121,6 +121,28 @@ describe('redaction', () => {
     expect(redactSecrets('said MIKROTIK and rtr-case-pw-1')).toBe('said [REDACTED] and [REDACTED]');
   });
 
+  it('a long password that repeats a pattern, in a text of it: redacted whole, at a cost near a text without it (quadratic once, found by review)', () => {
+    registerSecret('ab'.repeat(2048));
+    const median = (text: string): number => {
+      const times: number[] = [];
+      for (let round = 0; round < 5; round++) {
+        const started = performance.now();
+        redactSecrets(text);
+        times.push(performance.now() - started);
+      }
+      return times.sort((a, b) => a - b)[2] ?? 0;
+    };
+    const secret = 'ab'.repeat(64 * 1024);
+    // Every whole occurrence is gone; what is left between redactions is shorter than the password.
+    expect(redactSecrets(secret)).not.toContain('ab'.repeat(2048));
+    expect(redactSecrets(secret)).toMatch(/^\[REDACTED\]/);
+    const repeating = median(secret);
+    const plain = median('ac'.repeat(64 * 1024));
+    console.log(`128 KB of 'abab' with a 4 KB 'abab' password: ${repeating.toFixed(1)} ms; of 'acac': ${plain.toFixed(1)} ms`);
+    // Looking for overlaps at every position inside a stretch took ~1,000 × as long.
+    expect(repeating).toBeLessThan(plain * 40 + 20);
+  });
+
   it('two secrets that overlap in the text are both redacted, the whole stretch they cover (found by review)', () => {
     registerSecret('Branch7-Secret');
     registerSecret('Secret-2024xyz');
