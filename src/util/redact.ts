@@ -342,6 +342,8 @@ function formsOf(value: string): Set<string> {
       texts.add(form);
       texts.add(form.toUpperCase());
       texts.add(form.toLowerCase());
+      // `ß` upper-cases to `SS`, but a capital sharp s (`ẞ`) exists too (found by review).
+      if (form.includes('ß')) texts.add(form.replace(/ß/g, 'ẞ').toUpperCase());
     }
   }
   const forms = new Set<string>();

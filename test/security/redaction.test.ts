@@ -158,6 +158,11 @@ describe('redaction', () => {
     }
   });
 
+  it('a password with ß, echoed upper-cased with SS or with the capital ẞ (found by review)', () => {
+    registerCredentials('monitor', 'Straße-99x');
+    for (const echoed of ['STRASSE-99X', 'STRAẞE-99X', 'straße-99x']) expect(redactSecrets(`said ${echoed} end`)).toBe('said [REDACTED] end');
+  });
+
   it('a password that is not ASCII, echoed in the other Unicode spelling (composed or decomposed; found by review)', () => {
     const composed = 'Pässwörd-Ünï-9'.normalize('NFC');
     const decomposed = 'Geheimnis-Äöü-4'.normalize('NFD');
