@@ -32,14 +32,16 @@ function setup() {
         b: { targets: ['10.20.0.0/16'], labels: { tier: 'b' } },
         // The same jobs as a: only its allow list and forget period differ.
         c: { targets: ['10.20.0.0/24'], forget_after: '2m', labels: { tier: 'a' } },
+        // a's `system` job (the same labels, schedule and settings) and `firmware`, hourly.
+        d: { targets: ['10.20.0.0/16'], labels: { tier: 'a' }, collectors: { firmware: true } },
       },
     }),
   );
-  const run = (router: string): void => {
-    store.record({ router, collector: 'system', job: 'system', ok: true, finishedAt: clock, durationSeconds: 0.1, data: undefined });
+  const run = (router: string, job: 'system' | 'firmware' = 'system'): void => {
+    store.record({ router, collector: job, job, ok: true, finishedAt: clock, durationSeconds: 0.1, data: undefined });
   };
   store.plan(new Map([['10.20.0.1', [{ collector: 'system', job: 'system' }]]]));
-  return { registry, run, advance: (ms: number) => (clock += ms) };
+  return { registry, store, run, advance: (ms: number) => (clock += ms) };
 }
 
 describe('a target forgotten under one profile and probed under another', () => {
@@ -77,41 +79,18 @@ describe('a target forgotten under one profile and probed under another', () => 
   });
 
   it("under a profile sharing some jobs, waits for the new jobs' runs only, not for the shared jobs' schedules (found by review)", async () => {
-    // a and d make the same `system` job (the same labels, schedule and settings); d adds `firmware`, hourly.
-    let clock = 0;
-    const store = new SnapshotStore();
-    const registry = new DiscoveryRegistry({
-      now: () => clock,
-      store,
-      changed: () => undefined,
-      logger: pino({ level: 'silent' }),
-      metrics: { targets: () => undefined, created: () => undefined, forgotten: () => undefined, refused: () => undefined },
-    });
-    registry.configure(
-      testConfig({
-        defaults: { username: 'm', password: 'p', collectors: ONLY_SYSTEM },
-        routers: [],
-        profiles: {
-          a: { targets: ['10.20.0.0/16'], forget_after: '1m', labels: { tier: 'a' } },
-          d: { targets: ['10.20.0.0/16'], labels: { tier: 'a' }, collectors: { firmware: true } },
-        },
-      }),
-    );
+    const { registry, store, run, advance } = setup();
     const name = '10.20.0.1';
-    const run = (job: 'system' | 'firmware'): void => {
-      store.record({ router: name, collector: job, job, ok: true, finishedAt: clock, durationSeconds: 0.1, data: undefined });
-    };
-    store.plan(new Map([[name, [{ collector: 'system', job: 'system' }]]]));
     await registry.discover(name, 'a', 0);
-    run('system');
-    clock += 61_000;
+    run(name);
+    advance(61_000);
     expect(registry.sweep()).toBe(1);
     // Probed under d; the load that plans d's jobs (system kept with its run, firmware new) comes next.
     expect((await registry.discover(name, 'd', 0)).kind).toBe('timeout');
     store.plan(new Map([[name, [{ collector: 'system', job: 'system' }, { collector: 'firmware', job: 'firmware' }]]]));
     expect((await registry.discover(name, 'd', 0)).kind).toBe('timeout');
     // firmware's first run: ready. The shared system job's next run, which waited for every job, is not needed.
-    run('firmware');
+    run(name, 'firmware');
     expect(await registry.discover(name, 'd', 0)).toEqual({ kind: 'ready', router: name });
   });
 });

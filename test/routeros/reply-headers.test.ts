@@ -39,17 +39,22 @@ afterAll(() => {
   server.close();
 });
 
-async function read(lines: string[], rawReply?: string, close = false): Promise<unknown> {
-  head = lines;
-  raw = rawReply;
-  closeAfter = close;
-  const client = new RouterOsClient({
+/** A client of the test's router. */
+function clientOfServer(): RouterOsClient {
+  return new RouterOsClient({
     url: `https://127.0.0.1:${(server.address() as AddressInfo).port}`,
     username: 'u',
     password: new Secret('p4ssword'),
     timeoutMs: 5_000,
     tls: { ca },
   });
+}
+
+async function read(lines: string[], rawReply?: string, close = false): Promise<unknown> {
+  head = lines;
+  raw = rawReply;
+  closeAfter = close;
+  const client = clientOfServer();
   try {
     return await client.list('interface/wireguard/peers');
   } catch (error) {
@@ -108,13 +113,7 @@ describe('an answer that is no HTTP reply', () => {
 
 describe("undici's own closes of an answer it would not take", () => {
   it('are not read as a kept connection closed underneath: not sent again', async () => {
-    const client = new RouterOsClient({
-      url: `https://127.0.0.1:${(server.address() as AddressInfo).port}`,
-      username: 'u',
-      password: new Secret('p4ssword'),
-      timeoutMs: 5_000,
-      tls: { ca },
-    });
+    const client = clientOfServer();
     try {
       head = ['Content-Type: application/json'];
       raw = undefined;
