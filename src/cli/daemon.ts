@@ -37,7 +37,7 @@ export async function startDaemon(
   const web = new WebConfigSource(config.webConfigFile, { logger });
   const app = createApp(config, {
     logger,
-    prepareReload: (next) => web.prepare(next.webConfigFile),
+    prepareReload: (next) => web.prepare(next.webConfigFile, next.source),
     ...(loadConfig === undefined ? {} : { loadConfig }),
   });
   let server: Server;

@@ -120,16 +120,17 @@ export class WebConfigSource {
    * For a config reload: validates the (possibly new, possibly absent) web config file and returns the
    * function that installs it once the reload goes through. Throws ConfigError to refuse the reload.
    */
-  prepare(path: string | undefined): () => void {
+  prepare(path: string | undefined, configSource = '<none>'): () => void {
     const config = path === undefined ? undefined : WebConfigSource.#load(path);
-    this.#checkFits(config);
+    this.#checkFits(config, configSource);
     return () => this.#install(config);
   }
 
   /** Throws when the running server cannot take this web config without a restart. */
-  #checkFits(config: WebConfig | undefined): void {
+  #checkFits(config: WebConfig | undefined, configSource = '<none>'): void {
+    // Without a web config now, the file at fault is the exporter config that dropped it.
     const refuse = (message: string): never => {
-      throw new ConfigError(config?.path ?? '<none>', [{ path: 'web_config_file', message }]);
+      throw new ConfigError(config?.path ?? configSource, [{ path: 'web_config_file', message }]);
     };
     if ((config?.tls !== undefined) !== this.https) {
       refuse(

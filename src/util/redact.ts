@@ -193,9 +193,18 @@ function foldedAt(text: string, at: number): number {
 /** Whether `text` holds the (folded) `value` at `at`, letters compared folded. */
 function holdsAt(text: string, value: string, at: number): boolean {
   if (at + value.length > text.length) return false;
-  for (let index = 0; index < value.length; index++) if (foldedAt(text, at + index) !== value.charCodeAt(index)) return false;
+  for (let index = 0; index < value.length; index++) {
+    if (foldedAt(text, at + index) !== value.charCodeAt(index)) {
+      compared += index + 1;
+      return false;
+    }
+  }
+  compared += value.length;
   return true;
 }
+
+/** Characters holdsAt compared so far: the work a scrub's search for overlaps is charged (redactRegistered). */
+let compared = 0;
 
 /** The node a value is filed in, made as needed, its depth (chunks below the root), and where it hangs. */
 function fileOf(value: string): { node: IndexNode; depth: number; parent: Map<string, IndexNode>; key: string } {
@@ -485,21 +494,19 @@ function redactRegistered(text: string, replacement: (secret: string) => string,
   let start = -1;
   let end = -1;
   // Looking for overlaps inside a stretch costs up to the longest value a position: a long password that repeats a
-  // pattern (`abab…`, 4 KB) in a text of it made that quadratic, 7.7 s for 1 MiB (found by review). Past this much
-  // work the rest of a stretch is passed over, as before overlaps were looked for.
-  let overlapBudget = 64 * text.length + 65_536;
+  // pattern (`abab…`, 4 KB) in a text of it made that quadratic, 7.7 s for 1 MiB (found by review). Past this many
+  // characters compared the rest of a stretch is passed over, as before overlaps were looked for. Charged by the work
+  // done, not by the longest value: one long password registered turned the search off in every short text.
+  const overlapUntil = compared + 64 * text.length + 65_536;
   for (let i = 0; i + MIN_SECRET_LENGTH <= text.length; i++) {
     if (start >= 0 && i >= end) {
       out += text.slice(last, start) + replacement(text.slice(start, end));
       last = end;
       start = -1;
     }
-    if (start >= 0) {
-      overlapBudget -= longestValue;
-      if (overlapBudget < 0) {
-        i = end - 1;
-        continue;
-      }
+    if (start >= 0 && compared > overlapUntil) {
+      i = end - 1;
+      continue;
     }
     const hit = counts[headHash(text, i)] === 0 ? undefined : longestAt(text, i, exact);
     if (hit === undefined) continue;

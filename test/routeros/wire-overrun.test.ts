@@ -187,6 +187,10 @@ function fakeSocket(tls = false) {
       if (chunk !== null) pushed.push(chunk.length);
       return true;
     },
+    write(data: string): boolean {
+      socket.bytesWritten += data.length;
+      return true;
+    },
     destroy(error?: Error): void {
       socket.destroyed = true;
       socket.closedWith = error;
@@ -288,9 +292,30 @@ describe('the meter, read by read', () => {
       reading.push(Buffer.alloc(16_384));
     }
     expect(reading.destroyed).toBe(false);
-    reading._handle!._parent.bytesRead += 300 * 1024 + 2 * 16_384 * 2_000;
+    // Past 256 KiB beyond the framing the records are allowed (128 bytes each).
+    reading._handle!._parent.bytesRead += 300 * 1024 + 128 * 2_000;
     reading.push(Buffer.alloc(100));
     expect((reading.closedWith as WireOverrunError | undefined)?.overrun).toBe('tls');
+    // Key updates riding along with data, 600 (16 KB) per 16 KiB record: an allowance of a byte per byte of data let
+    // them through, 4.3 s of CPU in a 10 s read (found by review). Allowed per record, they are stopped within 20.
+    const riding = fakeSocket(true).socket;
+    meterReplies(riding as never, 1 << 30);
+    riding.write('GET /rest/x HTTP/1.1\r\n\r\n');
+    let records = 0;
+    while (!riding.destroyed && records < 1_000) {
+      riding._handle!._parent.bytesRead += 16_384 + 22 + 600 * 27;
+      riding.push(Buffer.alloc(16_384));
+      records++;
+    }
+    expect((riding.closedWith as WireOverrunError | undefined)?.overrun).toBe('tls');
+    expect(records).toBeLessThan(20);
+    // A flood before any data is counted from the request's going out, not from the first read after it.
+    const early = fakeSocket(true).socket;
+    meterReplies(early as never, 1 << 30);
+    early.write('GET /rest/x HTTP/1.1\r\n\r\n');
+    early._handle!._parent.bytesRead += 300 * 1024;
+    early.push(Buffer.alloc(100));
+    expect((early.closedWith as WireOverrunError | undefined)?.overrun).toBe('tls');
   });
 
   it("reads a real TLS connection's bytes beneath its data, on this Node.js (the private handle the TLS bound relies on)", async () => {

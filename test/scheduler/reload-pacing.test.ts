@@ -52,3 +52,26 @@ it('runs back-to-back reloads one gap of 4 × the last duration apart, sharing t
     await app.stop();
   }
 });
+
+it('a stop answers the reload waiting for its turn at once: its request held the server\'s close for the whole gap (found by review)', async () => {
+  vi.useFakeTimers();
+  let clock = 0;
+  const config = (): ReturnType<typeof testConfig> => testConfig({ listen: '127.0.0.1:0', defaults: { username: 'monitor', password: 'pw-pacing-1' }, routers: [{ name: 'r', url: 'https://192.0.2.1' }] });
+  const app = createApp(config(), {
+    logger: captureLogs().logger,
+    triggerFactory: new ManualTriggers().factory,
+    jitter: false,
+    elapsed: () => clock,
+    loadConfig: () => {
+      clock += 1_000;
+      return Promise.resolve(config());
+    },
+  });
+  expect(await app.reload()).toEqual({ ok: true });
+  // A 4 s gap now; the next waits for it.
+  const waiting = app.reload();
+  await vi.advanceTimersByTimeAsync(0);
+  await app.stop();
+  // Answered without the gap's timer having run.
+  expect(await waiting).toMatchObject({ ok: false, problems: [{ message: expect.stringContaining('shutting down') as unknown }] });
+});

@@ -148,6 +148,9 @@ describe('redaction', () => {
     registerSecret('Secret-2024xyz');
     expect(redactSecrets('a Branch7-Secret-2024xyz b')).toBe('a [REDACTED] b');
     expect(redactSecrets('Branch7-Secret Secret-2024xyz')).toBe('[REDACTED] [REDACTED]');
+    // One long password registered (4,800 characters in a form) must not turn the search off in short texts.
+    registerSecret('ä'.repeat(400));
+    expect(redactSecrets('a Branch7-Secret-2024xyz b '.repeat(3))).toBe('a [REDACTED] b '.repeat(3));
   });
 
   it('a password holding a tab or a line break, echoed with it as a space or without it (found by review)', () => {

@@ -137,6 +137,8 @@ describe('reloads', () => {
     expect(web.https).toBe(true);
     const mtls = put('mtls.yml', 'tls_server_config: { cert_file: s.crt, key_file: s.key, client_auth_type: RequireAndVerifyClientCert, client_ca_file: s.crt }');
     expect(() => web.prepare(mtls)).toThrow(expect.objectContaining({ problems: [{ path: 'web_config_file', message: 'changing client_auth_type needs a restart' }] }));
+    // Without a web config now, the file at fault is the exporter config that dropped it (it said `<none>`).
+    expect(() => web.prepare(undefined, 'exporter.yml')).toThrow(expect.objectContaining({ source: 'exporter.yml' }));
   });
 
   it('refuses to switch a plain HTTP server to HTTPS', async () => {
