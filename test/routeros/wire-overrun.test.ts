@@ -309,6 +309,28 @@ describe('the meter, read by read', () => {
     }
     expect((riding.closedWith as WireOverrunError | undefined)?.overrun).toBe('tls');
     expect(records).toBeLessThan(20);
+    // Three key updates with each 64-byte record: a flat 128 bytes a record let them through, 6.1 s of CPU in a 10 s
+    // read (found by review). A small record brings a small allowance: stopped within 5,000 records.
+    const small = fakeSocket(true).socket;
+    meterReplies(small as never, 1 << 30);
+    small.write('GET /rest/x HTTP/1.1\r\n\r\n');
+    let smallRecords = 0;
+    while (!small.destroyed && smallRecords < 100_000) {
+      small._handle!._parent.bytesRead += 64 + 22 + 3 * 27;
+      small.push(Buffer.alloc(64));
+      smallRecords++;
+    }
+    expect((small.closedWith as WireOverrunError | undefined)?.overrun).toBe('tls');
+    expect(smallRecords).toBeLessThan(5_000);
+    // A valid reply in 40,000 records of 66 bytes, TLS 1.3 framing and nothing else: read whole.
+    const valid = fakeSocket(true).socket;
+    meterReplies(valid as never, 1 << 30);
+    valid.write('GET /rest/x HTTP/1.1\r\n\r\n');
+    for (let record = 0; record < 40_000; record++) {
+      valid._handle!._parent.bytesRead += 66 + 22;
+      valid.push(Buffer.alloc(66));
+    }
+    expect(valid.destroyed).toBe(false);
     // A flood before any data is counted from the request's going out, not from the first read after it.
     const early = fakeSocket(true).socket;
     meterReplies(early as never, 1 << 30);

@@ -75,3 +75,34 @@ it('a stop answers the reload waiting for its turn at once: its request held the
   // Answered without the gap's timer having run.
   expect(await waiting).toMatchObject({ ok: false, problems: [{ message: expect.stringContaining('shutting down') as unknown }] });
 });
+
+it('a stop while a reload runs answers the one queued behind it without its gap (found by review)', async () => {
+  vi.useFakeTimers();
+  let clock = 0;
+  let release = (): void => undefined;
+  let first = true;
+  const config = (): ReturnType<typeof testConfig> => testConfig({ listen: '127.0.0.1:0', defaults: { username: 'monitor', password: 'pw-pacing-1' }, routers: [{ name: 'r', url: 'https://192.0.2.1' }] });
+  const app = createApp(config(), {
+    logger: captureLogs().logger,
+    triggerFactory: new ManualTriggers().factory,
+    jitter: false,
+    elapsed: () => clock,
+    loadConfig: async () => {
+      if (first) {
+        first = false;
+        await new Promise<void>((resolve) => (release = resolve));
+      }
+      clock += 1_000;
+      return config();
+    },
+  });
+  const running = app.reload();
+  const waiting = app.reload();
+  const stopping = app.stop();
+  release();
+  await running;
+  await vi.advanceTimersByTimeAsync(0);
+  // Answered without the 4 s gap's timer having run.
+  expect(await waiting).toMatchObject({ ok: false, problems: [{ message: expect.stringContaining('shutting down') as unknown }] });
+  await stopping;
+});
