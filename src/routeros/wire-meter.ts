@@ -66,17 +66,25 @@ export const MAX_SESSION_TICKETS = 16;
  */
 const TLS_OVERHEAD_BYTES = 256 * 1024;
 /**
- * What a record's framing may add to its data: ~22 bytes in TLS 1.3, up to ~85 with a TLS 1.2 CBC suite. Allowed per
- * record, growing with the record's size up to FRAMING_PER_READ: an allowance of a byte per byte of data let key
- * updates ride along with it, 600 per 16 KiB record, 4.3 s of CPU in a 10 s read, and a large reply bought ~11 s of
- * idle flood (found by review); a flat 128 a record let 3 ride along with each 64-byte record, 6.1 s (found by review
- * of that). A 64-byte record now brings 40, room for its framing and no key update; a small CBC record's extra
- * framing comes out of TLS_OVERHEAD_BYTES (some 5,000 of them a reply).
+ * What a record's framing may add to its data, by TLS version. Only TLS 1.3 has key updates, and its framing is the
+ * same 22 bytes for every record (header, tag, content type), so a TLS 1.3 record is allowed that and 1/64 of its
+ * data (for a server that pads its records): key updates can ride along with data only that far, ~0.3 s of CPU a
+ * request at most. An allowance of a byte per byte of data let 600 ride with each 16 KiB record (4.3 s of CPU in a
+ * 10 s read), a flat 128 a record 3 with each 64-byte record (6.1 s), and 32 + 1/8 of the data refused real TLS 1.2
+ * replies whose small records a CBC suite frames with up to ~85 bytes (all found by review). TLS 1.2 has no key
+ * updates (and the exporter refuses renegotiation), so its records are allowed what any suite may add.
  */
-const FRAMING_PER_READ = 128;
+const TLS13_FRAMING_BYTES = 22;
+const TLS12_FRAMING_BYTES = 128;
 
-function framingAllowed(length: number): number {
-  return Math.min(FRAMING_PER_READ, 32 + (length >>> 3));
+function framingAllowed(length: number, tls13: boolean): number {
+  return tls13 ? TLS13_FRAMING_BYTES + (length >>> 6) : TLS12_FRAMING_BYTES;
+}
+
+/** Whether the socket speaks TLS 1.3 (undefined until its handshake has ended). */
+function speaksTls13(socket: Socket): boolean | undefined {
+  const protocol = (socket as { getProtocol?: () => string | null }).getProtocol?.();
+  return protocol === null || protocol === undefined ? undefined : protocol === 'TLSv1.3';
 }
 /**
  * How often TLS connections are looked at for TLS messages that came while no data did: a flood runs at most this
@@ -93,6 +101,8 @@ class Meter {
   bytes = 0;
   /** The framing this exchange's reads are allowed (framingAllowed, summed). */
   framing = 0;
+  /** Whether the connection speaks TLS 1.3, once its handshake has said. */
+  tls13: boolean | undefined = undefined;
   smallReads = 0;
   tickets = 0;
   /** The TLS connection's bytes read from the network (rawBytesRead) when this exchange began. */
@@ -197,7 +207,8 @@ export function meterReplies(socket: Socket, limitBytes: number, keep?: (session
       meter.sync();
       const length = (chunk as { length: number }).length;
       meter.bytes += length;
-      meter.framing += framingAllowed(length);
+      meter.tls13 ??= speaksTls13(socket);
+      meter.framing += framingAllowed(length, meter.tls13 === true);
       if (length < MIN_READ_BYTES) meter.smallReads++;
       if (meter.enforce()) return false;
     }

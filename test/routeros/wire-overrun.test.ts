@@ -176,13 +176,14 @@ describe('replies within the cap, framed with room to spare', () => {
 });
 
 /** A socket as the meter sees it: reads pushed in, requests written out, TLS bytes read beneath, how it was closed. */
-function fakeSocket(tls = false) {
+function fakeSocket(tls: false | 'TLSv1.3' | 'TLSv1.2' = false) {
   const pushed: number[] = [];
   const socket = Object.assign(new EventEmitter(), {
     bytesWritten: 0,
     destroyed: false,
     closedWith: undefined as Error | undefined,
-    _handle: tls ? { _parent: { bytesRead: 0 } } : null,
+    _handle: tls === false ? null : { _parent: { bytesRead: 0 } },
+    getProtocol: (): string | null => (tls === false ? null : tls),
     push(chunk: Buffer | null): boolean {
       if (chunk !== null) pushed.push(chunk.length);
       return true;
@@ -270,7 +271,7 @@ describe('the meter, read by read', () => {
   it('closes a TLS connection whose TLS messages without data (key updates) run past their bound, idle or during a read (found by review)', () => {
     vi.useFakeTimers();
     // Idle after its reply: key updates alone, no data; the connection is looked at every 250 ms.
-    const idle = fakeSocket(true).socket;
+    const idle = fakeSocket('TLSv1.3').socket;
     meterReplies(idle as never, 1 << 20);
     idle.bytesWritten = 100;
     idle._handle!._parent.bytesRead = 4_000;
@@ -284,7 +285,7 @@ describe('the meter, read by read', () => {
     vi.advanceTimersByTime(250);
     expect((idle.closedWith as WireOverrunError | undefined)?.overrun).toBe('tls');
     // During a read: a record's framing and its data are allowed; key updates between records are not.
-    const reading = fakeSocket(true).socket;
+    const reading = fakeSocket('TLSv1.3').socket;
     meterReplies(reading as never, 1 << 30);
     reading.bytesWritten = 100;
     for (let record = 0; record < 2_000; record++) {
@@ -292,13 +293,13 @@ describe('the meter, read by read', () => {
       reading.push(Buffer.alloc(16_384));
     }
     expect(reading.destroyed).toBe(false);
-    // Past 256 KiB beyond the framing the records are allowed (128 bytes each).
-    reading._handle!._parent.bytesRead += 300 * 1024 + 128 * 2_000;
+    // Past 256 KiB beyond the framing the records are allowed (22 bytes and 1/64 of their data each).
+    reading._handle!._parent.bytesRead += 300 * 1024 + 300 * 2_000;
     reading.push(Buffer.alloc(100));
     expect((reading.closedWith as WireOverrunError | undefined)?.overrun).toBe('tls');
     // Key updates riding along with data, 600 (16 KB) per 16 KiB record: an allowance of a byte per byte of data let
     // them through, 4.3 s of CPU in a 10 s read (found by review). Allowed per record, they are stopped within 20.
-    const riding = fakeSocket(true).socket;
+    const riding = fakeSocket('TLSv1.3').socket;
     meterReplies(riding as never, 1 << 30);
     riding.write('GET /rest/x HTTP/1.1\r\n\r\n');
     let records = 0;
@@ -311,7 +312,7 @@ describe('the meter, read by read', () => {
     expect(records).toBeLessThan(20);
     // Three key updates with each 64-byte record: a flat 128 bytes a record let them through, 6.1 s of CPU in a 10 s
     // read (found by review). A small record brings a small allowance: stopped within 5,000 records.
-    const small = fakeSocket(true).socket;
+    const small = fakeSocket('TLSv1.3').socket;
     meterReplies(small as never, 1 << 30);
     small.write('GET /rest/x HTTP/1.1\r\n\r\n');
     let smallRecords = 0;
@@ -323,7 +324,7 @@ describe('the meter, read by read', () => {
     expect((small.closedWith as WireOverrunError | undefined)?.overrun).toBe('tls');
     expect(smallRecords).toBeLessThan(5_000);
     // A valid reply in 40,000 records of 66 bytes, TLS 1.3 framing and nothing else: read whole.
-    const valid = fakeSocket(true).socket;
+    const valid = fakeSocket('TLSv1.3').socket;
     meterReplies(valid as never, 1 << 30);
     valid.write('GET /rest/x HTTP/1.1\r\n\r\n');
     for (let record = 0; record < 40_000; record++) {
@@ -331,8 +332,18 @@ describe('the meter, read by read', () => {
       valid.push(Buffer.alloc(66));
     }
     expect(valid.destroyed).toBe(false);
+    // TLS 1.2 has no key updates: a CBC suite's framing of small records (81 bytes on a 100-byte record with SHA-384)
+    // is allowed whatever their number; 32 + 1/8 of the data refused 7,000 of them (found by review).
+    const cbc = fakeSocket('TLSv1.2').socket;
+    meterReplies(cbc as never, 1 << 30);
+    cbc.write('GET /rest/x HTTP/1.1\r\n\r\n');
+    for (let record = 0; record < 28_000; record++) {
+      cbc._handle!._parent.bytesRead += 100 + 81;
+      cbc.push(Buffer.alloc(100));
+    }
+    expect(cbc.destroyed).toBe(false);
     // A flood before any data is counted from the request's going out, not from the first read after it.
-    const early = fakeSocket(true).socket;
+    const early = fakeSocket('TLSv1.3').socket;
     meterReplies(early as never, 1 << 30);
     early.write('GET /rest/x HTTP/1.1\r\n\r\n');
     early._handle!._parent.bytesRead += 300 * 1024;
