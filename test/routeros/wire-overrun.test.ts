@@ -270,19 +270,19 @@ describe('the meter, read by read', () => {
 
   it('closes a TLS connection whose TLS messages without data (key updates) run past their bound, idle or during a read (found by review)', () => {
     vi.useFakeTimers();
-    // Idle after its reply: key updates alone, no data; the connection is looked at every 500 ms.
+    // Idle after its reply: key updates alone, no data; the connection is looked at every 250 ms.
     const idle = fakeSocket('TLSv1.3').socket;
     meterReplies(idle as never, 1 << 20);
     idle.bytesWritten = 100;
     idle._handle!._parent.bytesRead = 4_000;
     idle.push(Buffer.alloc(2_000));
-    vi.advanceTimersByTime(500);
+    vi.advanceTimersByTime(250);
     expect(idle.destroyed).toBe(false);
     idle._handle!._parent.bytesRead += 200 * 1024;
-    vi.advanceTimersByTime(500);
+    vi.advanceTimersByTime(250);
     expect(idle.destroyed).toBe(false);
     idle._handle!._parent.bytesRead += 100 * 1024;
-    vi.advanceTimersByTime(500);
+    vi.advanceTimersByTime(250);
     expect((idle.closedWith as WireOverrunError | undefined)?.overrun).toBe('tls');
     // During a read: a record's framing and its data are allowed; key updates between records are not.
     const reading = fakeSocket('TLSv1.3').socket;
