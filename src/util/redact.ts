@@ -11,6 +11,7 @@
 
 import { createHmac, randomBytes } from 'node:crypto';
 import { decodeCp1252 } from './cp1252.js';
+import { stripControls } from './controls.js';
 
 export const REDACTED = '[REDACTED]';
 
@@ -374,14 +375,9 @@ function formsOf(value: string): Set<string> {
   return forms;
 }
 
-/** Controls as text.ts's stripControls leaves them on one line (tabs and line breaks as one space) and removed. */
-// eslint-disable-next-line no-control-regex
-const STRIPPED = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u2028\u2029\p{Default_Ignorable_Code_Point}]/gu;
-const LINE_BREAKS = /[\t\n\r]+/g;
-
+/** The value as text.ts's stripControls leaves it on one line (tabs and line breaks as one space), and without them. */
 function withoutControls(value: string): string[] {
-  const stripped = value.replace(STRIPPED, '');
-  return [stripped.replace(LINE_BREAKS, ' '), stripped.replace(LINE_BREAKS, '')];
+  return [stripControls(value), stripControls(value, false).replace(/[\t\n\r]+/g, '')];
 }
 
 /** encodeURIComponent and the characters it leaves that RFC 3986 reserves: only `A-Z a-z 0-9 - . _ ~` stay. */

@@ -4,29 +4,14 @@
  * one hostile or broken reply can neither rewrite an operator's terminal nor fill a log.
  */
 import { longestSecretLength, redactSecrets, redactSecretsDistinct } from './redact.js';
+import { stripControls } from './controls.js';
 
 /** The most characters of one piece of router text kept in an error message or a log field. */
 export const ROUTER_TEXT_LIMIT = 300;
 /** The most characters of a whole error message (our words around up to a few pieces of router text). */
 export const MESSAGE_LIMIT = 1_000;
 
-/**
- * Removed: C0 controls but tab, line feed and carriage return, DEL, C1 controls (U+0080–U+009F: 0x9B is a
- * one-byte CSI), line and paragraph separators, and every character Unicode calls default-ignorable: the
- * invisible ones that reorder or hide text (bidi embeddings, overrides and isolates, marks, zero-width characters,
- * the byte-order mark) and those that show nothing at all (a soft hyphen, the combining grapheme joiner,
- * variation selectors, Hangul fillers, tags), any of which can split an echoed secret so that it reads whole on a
- * screen and no longer matches as one.
- */
-// eslint-disable-next-line no-control-regex
-const UNSAFE = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u2028\u2029\p{Default_Ignorable_Code_Point}]/gu;
-const LINE_BREAKS = /[\t\n\r]+/g;
-
-/** Without terminal controls and bidi tricks; with `singleLine`, tabs and line breaks become one space. */
-export function stripControls(text: string, singleLine = true): string {
-  const stripped = text.replace(UNSAFE, '');
-  return singleLine ? stripped.replace(LINE_BREAKS, ' ') : stripped;
-}
+export { stripControls } from './controls.js';
 
 /**
  * At most `max` characters (never half a surrogate pair), saying how much was left out: what is cut here, plus
