@@ -201,6 +201,23 @@ function fakeSocket(tls: false | 'TLSv1.3' | 'TLSv1.2' = false) {
   return { socket, pushed };
 }
 
+/**
+ * A metered TLS socket given a request and then up to `most` records of `data` bytes, each with `beneath` more bytes
+ * read under it (framing, key updates): the socket and how many records it took before it was closed, if it was.
+ */
+function streamRecords(protocol: 'TLSv1.3' | 'TLSv1.2', most: number, data: number, beneath: number) {
+  const { socket } = fakeSocket(protocol);
+  meterReplies(socket as never, 1 << 30);
+  socket.write('GET /rest/x HTTP/1.1\r\n\r\n');
+  let records = 0;
+  while (!socket.destroyed && records < most) {
+    socket._handle!._parent.bytesRead += data + beneath;
+    socket.push(Buffer.alloc(data));
+    records++;
+  }
+  return { socket, records };
+}
+
 describe('the meter, read by read', () => {
   afterEach(() => {
     vi.useRealTimers();
@@ -299,49 +316,19 @@ describe('the meter, read by read', () => {
     expect((reading.closedWith as WireOverrunError | undefined)?.overrun).toBe('tls');
     // Key updates riding along with data, 600 (16 KB) per 16 KiB record: an allowance of a byte per byte of data let
     // them through, 4.3 s of CPU in a 10 s read (found by review). Allowed per record, they are stopped within 20.
-    const riding = fakeSocket('TLSv1.3').socket;
-    meterReplies(riding as never, 1 << 30);
-    riding.write('GET /rest/x HTTP/1.1\r\n\r\n');
-    let records = 0;
-    while (!riding.destroyed && records < 1_000) {
-      riding._handle!._parent.bytesRead += 16_384 + 22 + 600 * 27;
-      riding.push(Buffer.alloc(16_384));
-      records++;
-    }
-    expect((riding.closedWith as WireOverrunError | undefined)?.overrun).toBe('tls');
-    expect(records).toBeLessThan(20);
+    const riding = streamRecords('TLSv1.3', 1_000, 16_384, 22 + 600 * 27);
+    expect((riding.socket.closedWith as WireOverrunError | undefined)?.overrun).toBe('tls');
+    expect(riding.records).toBeLessThan(20);
     // Three key updates with each 64-byte record: a flat 128 bytes a record let them through, 6.1 s of CPU in a 10 s
     // read (found by review). A small record brings a small allowance: stopped within 5,000 records.
-    const small = fakeSocket('TLSv1.3').socket;
-    meterReplies(small as never, 1 << 30);
-    small.write('GET /rest/x HTTP/1.1\r\n\r\n');
-    let smallRecords = 0;
-    while (!small.destroyed && smallRecords < 100_000) {
-      small._handle!._parent.bytesRead += 64 + 22 + 3 * 27;
-      small.push(Buffer.alloc(64));
-      smallRecords++;
-    }
-    expect((small.closedWith as WireOverrunError | undefined)?.overrun).toBe('tls');
-    expect(smallRecords).toBeLessThan(5_000);
+    const small = streamRecords('TLSv1.3', 100_000, 64, 22 + 3 * 27);
+    expect((small.socket.closedWith as WireOverrunError | undefined)?.overrun).toBe('tls');
+    expect(small.records).toBeLessThan(5_000);
     // A valid reply in 40,000 records of 66 bytes, TLS 1.3 framing and nothing else: read whole.
-    const valid = fakeSocket('TLSv1.3').socket;
-    meterReplies(valid as never, 1 << 30);
-    valid.write('GET /rest/x HTTP/1.1\r\n\r\n');
-    for (let record = 0; record < 40_000; record++) {
-      valid._handle!._parent.bytesRead += 66 + 22;
-      valid.push(Buffer.alloc(66));
-    }
-    expect(valid.destroyed).toBe(false);
+    expect(streamRecords('TLSv1.3', 40_000, 66, 22).socket.destroyed).toBe(false);
     // TLS 1.2 has no key updates: a CBC suite's framing of small records (81 bytes on a 100-byte record with SHA-384)
     // is allowed whatever their number; 32 + 1/8 of the data refused 7,000 of them (found by review).
-    const cbc = fakeSocket('TLSv1.2').socket;
-    meterReplies(cbc as never, 1 << 30);
-    cbc.write('GET /rest/x HTTP/1.1\r\n\r\n');
-    for (let record = 0; record < 28_000; record++) {
-      cbc._handle!._parent.bytesRead += 100 + 81;
-      cbc.push(Buffer.alloc(100));
-    }
-    expect(cbc.destroyed).toBe(false);
+    expect(streamRecords('TLSv1.2', 28_000, 100, 81).socket.destroyed).toBe(false);
     // A flood before any data is counted from the request's going out, not from the first read after it.
     const early = fakeSocket('TLSv1.3').socket;
     meterReplies(early as never, 1 << 30);

@@ -15,58 +15,58 @@ afterEach(() => {
   vi.useRealTimers();
 });
 
-it('runs back-to-back reloads one gap of 4 × the last duration apart, sharing the one that waits', async () => {
+const config = (): ReturnType<typeof testConfig> =>
+  testConfig({ listen: '127.0.0.1:0', defaults: { username: 'monitor', password: 'pw-pacing-1' }, routers: [{ name: 'r', url: 'https://192.0.2.1' }] });
+
+/**
+ * An app on fake timers whose elapsed clock moves only as the test moves it (`advance`) and as each reload's read
+ * does: `took` ms of the process's time, after `before` (a wait the test may hold).
+ */
+function pacedApp(took: number, before: () => Promise<void> = () => Promise.resolve()) {
   vi.useFakeTimers();
   let clock = 0;
   let loads = 0;
-  const config = (): ReturnType<typeof testConfig> => testConfig({ listen: '127.0.0.1:0', defaults: { username: 'monitor', password: 'pw-pacing-1' }, routers: [{ name: 'r', url: 'https://192.0.2.1' }] });
   const app = createApp(config(), {
     logger: captureLogs().logger,
     triggerFactory: new ManualTriggers().factory,
     jitter: false,
     elapsed: () => clock,
-    loadConfig: () => {
+    loadConfig: async () => {
+      await before();
       loads++;
-      // A reload that takes 100 ms of the process's time.
-      clock += 100;
-      return Promise.resolve(config());
+      clock += took;
+      return config();
     },
   });
+  return { app, loads: () => loads, advance: (ms: number) => (clock += ms) };
+}
+
+it('runs back-to-back reloads one gap of 4 × the last duration apart, sharing the one that waits', async () => {
+  // A reload that takes 100 ms of the process's time.
+  const { app, loads, advance } = pacedApp(100);
   try {
     const first = app.reload();
     const waiting = [app.reload(), app.reload(), app.reload()];
     expect(await first).toEqual({ ok: true });
-    expect(loads).toBe(1);
+    expect(loads()).toBe(1);
     // The gap: 4 × 100 ms after the first ended.
     await vi.advanceTimersByTimeAsync(399);
-    expect(loads).toBe(1);
-    clock += 400;
+    expect(loads()).toBe(1);
+    advance(400);
     await vi.advanceTimersByTimeAsync(1);
     expect(await Promise.all(waiting)).toEqual([{ ok: true }, { ok: true }, { ok: true }]);
-    expect(loads).toBe(2);
+    expect(loads()).toBe(2);
     // After a quiet while, at once.
-    clock += 10_000;
+    advance(10_000);
     expect(await app.reload()).toEqual({ ok: true });
-    expect(loads).toBe(3);
+    expect(loads()).toBe(3);
   } finally {
     await app.stop();
   }
 });
 
 it('a stop answers the reload waiting for its turn at once: its request held the server\'s close for the whole gap (found by review)', async () => {
-  vi.useFakeTimers();
-  let clock = 0;
-  const config = (): ReturnType<typeof testConfig> => testConfig({ listen: '127.0.0.1:0', defaults: { username: 'monitor', password: 'pw-pacing-1' }, routers: [{ name: 'r', url: 'https://192.0.2.1' }] });
-  const app = createApp(config(), {
-    logger: captureLogs().logger,
-    triggerFactory: new ManualTriggers().factory,
-    jitter: false,
-    elapsed: () => clock,
-    loadConfig: () => {
-      clock += 1_000;
-      return Promise.resolve(config());
-    },
-  });
+  const { app } = pacedApp(1_000);
   expect(await app.reload()).toEqual({ ok: true });
   // A 4 s gap now; the next waits for it.
   const waiting = app.reload();
@@ -77,24 +77,13 @@ it('a stop answers the reload waiting for its turn at once: its request held the
 });
 
 it('a stop while a reload runs answers the one queued behind it without its gap (found by review)', async () => {
-  vi.useFakeTimers();
-  let clock = 0;
   let release = (): void => undefined;
   let first = true;
-  const config = (): ReturnType<typeof testConfig> => testConfig({ listen: '127.0.0.1:0', defaults: { username: 'monitor', password: 'pw-pacing-1' }, routers: [{ name: 'r', url: 'https://192.0.2.1' }] });
-  const app = createApp(config(), {
-    logger: captureLogs().logger,
-    triggerFactory: new ManualTriggers().factory,
-    jitter: false,
-    elapsed: () => clock,
-    loadConfig: async () => {
-      if (first) {
-        first = false;
-        await new Promise<void>((resolve) => (release = resolve));
-      }
-      clock += 1_000;
-      return config();
-    },
+  const { app } = pacedApp(1_000, async () => {
+    if (first) {
+      first = false;
+      await new Promise<void>((resolve) => (release = resolve));
+    }
   });
   const running = app.reload();
   const waiting = app.reload();
