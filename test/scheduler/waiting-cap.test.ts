@@ -157,15 +157,7 @@ describe('a run that moves off the quick cap', () => {
     vi.useFakeTimers();
     const client = new SplitClient();
     const { scheduler, triggers } = schedulerFor(['a'], () => client, { collectors: only('system', 'ping'), ping: true });
-    client.reads = 'hang';
-    client.commandDelayMs = 'hang';
-    scheduler.start(false);
-    triggers.fire('a/system');
-    await vi.advanceTimersByTimeAsync(0);
-    client.timeOut('reads');
-    await vi.advanceTimersByTimeAsync(0);
-    for (const name of triggers.ticks.keys()) if (name.includes('/ping')) triggers.fire(name);
-    await vi.advanceTimersByTimeAsync(0);
+    await timedRunAfterSilentRead(client, scheduler, triggers, '/ping');
     expect(scheduler.occupancy()).toEqual({ quick: { inFlight: 0, queued: 0 }, waiting: { inFlight: 1, queued: 0 }, timed: { inFlight: 0, queued: 0 } });
     client.timeOut();
     await vi.advanceTimersByTimeAsync(0);
@@ -173,6 +165,22 @@ describe('a run that moves off the quick cap', () => {
     await scheduler.stop();
   });
 });
+
+/**
+ * Router `a` leaves its system read unanswered (timed out), and then its timed jobs whose trigger names hold `match`
+ * fire, their commands hanging: where they wait says which cap a silent router's timed run takes.
+ */
+async function timedRunAfterSilentRead(client: SplitClient, scheduler: Scheduler, triggers: ManualTriggers, match: string): Promise<void> {
+  client.reads = 'hang';
+  client.commandDelayMs = 'hang';
+  scheduler.start(false);
+  triggers.fire('a/system');
+  await vi.advanceTimersByTimeAsync(0);
+  client.timeOut('reads');
+  await vi.advanceTimersByTimeAsync(0);
+  for (const name of triggers.ticks.keys()) if (name.includes(match)) triggers.fire(name);
+  await vi.advanceTimersByTimeAsync(0);
+}
 
 describe('a bandwidth test', () => {
   it("keeps to the bandwidth tests' share of the timed cap when its router did not answer its last run", async () => {
@@ -187,15 +195,7 @@ describe('a bandwidth test', () => {
         routers: [{ name: 'a', url: 'https://192.0.2.1', bandwidth_test: [{ target: '10.0.0.2', duration: '5s' }] }],
       }),
     );
-    client.reads = 'hang';
-    client.commandDelayMs = 'hang';
-    scheduler.start(false);
-    triggers.fire('a/system');
-    await vi.advanceTimersByTimeAsync(0);
-    client.timeOut('reads');
-    await vi.advanceTimersByTimeAsync(0);
-    for (const name of triggers.ticks.keys()) if (name.includes('bandwidth')) triggers.fire(name);
-    await vi.advanceTimersByTimeAsync(0);
+    await timedRunAfterSilentRead(client, scheduler, triggers, 'bandwidth');
     expect(scheduler.occupancy()).toEqual({ quick: { inFlight: 0, queued: 0 }, waiting: { inFlight: 0, queued: 0 }, timed: { inFlight: 1, queued: 0 } });
     client.timeOut();
     await vi.advanceTimersByTimeAsync(0);
