@@ -8,6 +8,7 @@
  * in 5 s, 4.6 s of CPU (found by review of the first version, which counted bytes).
  */
 import type { Socket } from 'node:net';
+import { TLSSocket } from 'node:tls';
 
 /** The code of the error a connection is closed with when what came in runs past a bound. */
 export const WIRE_OVERRUN_CODE = 'ROS_WIRE_OVERRUN';
@@ -239,5 +240,6 @@ export function meterReplies(socket: Socket, limitBytes: number, keep?: (session
       if (!meter.enforce()) keep(session);
     });
   }
-  if (rawBytesRead(socket) !== undefined || socket.constructor.name === 'TLSSocket') watch(meter);
+  // Over TLS only: a plain TCP socket's reads are its data, which push counts.
+  if (rawBytesRead(socket) !== undefined || socket instanceof TLSSocket) watch(meter);
 }
