@@ -96,6 +96,20 @@ function waitUntil(at: number, clock: () => number): Wait {
 }
 
 const STOPPED_RELOAD: ReloadResult = { ok: false, problems: [{ path: '', message: 'the exporter is shutting down; nothing was reloaded' }] };
+const UNREPORTED_RELOAD: ReloadResult = {
+  ok: false,
+  problems: [{ path: '', message: 'the reload failed, and so did its report; the previous configuration keeps running' }],
+};
+
+/** A failed read's message: whatever it rejected with, even what String() cannot convert (no prototype). */
+function messageOf(error: unknown): string {
+  if (error instanceof Error) return error.message;
+  try {
+    return String(error);
+  } catch {
+    return 'the reload failed with an error that could not be described';
+  }
+}
 
 /** How often idle discovered targets are looked for: far below any forget period (at least 1 min). */
 const DISCOVERY_SWEEP_MS = 10_000;
@@ -226,19 +240,31 @@ export function createApp(initial: Config, deps: AppDeps): App {
       );
       return { ok: true };
     } catch (error) {
-      self.reloaded(false, now());
-      keepSecretsInUse(config);
-      // A refused file's passwords stay known to the redaction (they may be the routers' new ones): a router's label
-      // text may be redacted now, and /sd says so at once. Its jobs are planned again with the running config, so
-      // the series follow: they kept the value in clear under their old text while /sd redacted it (found by review).
-      if (!stopped && secretsAdded() !== secretsBefore) loadRouters(config);
-      const problems =
-        error instanceof ConfigError ? error.problems : [{ path: '', message: error instanceof Error ? error.message : String(error) }];
-      // Which file: the config, or a file it names (a web config, a password file); at start the same problem names it.
-      const source = error instanceof ConfigError ? error.source : undefined;
-      deps.logger.error({ ...(source === undefined ? {} : { source }), problems }, 'configuration reload failed; the previous configuration keeps running');
-      return source === undefined ? { ok: false, problems } : { ok: false, problems, source };
+      // Stopped while the files were read, and the read then failed: the stop is the answer, not a failed reload.
+      if (stopped) return STOPPED_RELOAD;
+      try {
+        return refuse(error, secretsBefore);
+      } catch {
+        // Reporting the failure failed too (its log line, its planning): still a failed reload, and still an answer.
+        // A rejection here ended the process under SIGHUP's `void reload()` (found by review).
+        self.reloaded(false, now());
+        return UNREPORTED_RELOAD;
+      }
     }
+  };
+  /** A refused reload's report: the gauges, the redaction's secrets, one log line, and the answer with its problems. */
+  const refuse = (error: unknown, secretsBefore: number): ReloadResult => {
+    self.reloaded(false, now());
+    keepSecretsInUse(config);
+    // A refused file's passwords stay known to the redaction (they may be the routers' new ones): a router's label
+    // text may be redacted now, and /sd says so at once. Its jobs are planned again with the running config, so
+    // the series follow: they kept the value in clear under their old text while /sd redacted it (found by review).
+    if (secretsAdded() !== secretsBefore) loadRouters(config);
+    const problems = error instanceof ConfigError ? error.problems : [{ path: '', message: messageOf(error) }];
+    // Which file: the config, or a file it names (a web config, a password file); at start the same problem names it.
+    const source = error instanceof ConfigError ? error.source : undefined;
+    deps.logger.error({ ...(source === undefined ? {} : { source }), problems }, 'configuration reload failed; the previous configuration keeps running');
+    return source === undefined ? { ok: false, problems } : { ok: false, problems, source };
   };
   /** The attempt running, and the one to run after it for requests that came meanwhile. */
   let reloading: Promise<ReloadResult> | undefined;
@@ -271,6 +297,8 @@ export function createApp(initial: Config, deps: AppDeps): App {
     // Every request meanwhile shares that one: clients posting reloads in a loop made one after another, 0.34 s of
     // CPU each at 2,000 routers, and scrapes 4 × slower (found by review).
     queued ??= (reloading ?? Promise.resolve())
+      // The attempt ahead's outcome is its own callers': were it to reject, this one must still run.
+      .catch(() => undefined)
       .then(() => {
         // Stopped while the reload ahead ran: no gap to wait out (a stop found none to end then, found by review).
         if (stopped) return undefined;

@@ -124,9 +124,10 @@ describe('reloads without a config file (the demo)', () => {
 
 /**
  * An app whose first reload holds its read of the file until `release()`, so reloads asked for meanwhile queue
- * behind it; each read takes the file as `file()` gives it at that moment.
+ * behind it; each read takes the file as `file()` gives it at that moment, and the first then fails with
+ * `firstFails` when one is given.
  */
-function heldFirstRead(file: () => Config): { app: App; reads: () => number; release: () => void } {
+function heldFirstRead(file: () => Config, firstFails?: unknown): { app: App; reads: () => number; release: () => void } {
   let release = (): void => undefined;
   let reads = 0;
   const app = createApp(configOf({}), {
@@ -136,7 +137,10 @@ function heldFirstRead(file: () => Config): { app: App; reads: () => number; rel
     loadConfig: async () => {
       reads++;
       const next = file();
-      if (reads === 1) await new Promise<void>((resolve) => (release = resolve));
+      if (reads === 1) {
+        await new Promise<void>((resolve) => (release = resolve));
+        if (firstFails !== undefined) throw firstFails;
+      }
       return next;
     },
   });
@@ -196,6 +200,58 @@ describe('a reload asked for while another runs', () => {
     // Neither planned nor installed: the store and the config are the ones the stop left.
     expect(app.store.routerNames()).toEqual(['r']);
     expect(app.config().routers.map((router) => router.name)).toEqual(['r']);
+    expect(await app.self.render('text')).toMatch(/^routeros_exporter_config_last_reload_successful 1$/m);
+  });
+
+  it('a read failing with what no message can be made of answers a failure, and the reloads after it run (found by review)', async () => {
+    // String() of an object without a prototype throws: the failure's own report threw, the attempt rejected, the
+    // reload queued behind it kept that rejection for good, and SIGHUP's `void reload()` ended the process.
+    const { app, reads, release } = heldFirstRead(() => configOf({}), Object.create(null));
+    try {
+      const first = app.reload();
+      await expect.poll(reads).toBe(1);
+      const queued = app.reload();
+      release();
+      expect(await first).toMatchObject({ ok: false, problems: [{ path: '', message: expect.stringMatching(/could not be described/) }] });
+      expect(await queued).toEqual({ ok: true });
+      expect(await app.reload()).toEqual({ ok: true });
+      expect(reads()).toBe(3);
+    } finally {
+      await app.stop();
+    }
+  });
+
+  it('a failed reload whose report throws (its log line) still answers a failure, and the next reload runs', async () => {
+    const logs = captureLogs();
+    let fail = true;
+    const app = createApp(configOf({}), {
+      logger: logs.logger,
+      triggerFactory: new ManualTriggers().factory,
+      jitter: false,
+      loadConfig: () => (fail ? Promise.reject(new Error('unreadable')) : Promise.resolve(configOf({}))),
+    });
+    const error = logs.logger.error.bind(logs.logger);
+    logs.logger.error = ((...args: Parameters<typeof error>) => {
+      if (fail) throw new Error('the log stream broke');
+      error(...args);
+    }) as typeof logs.logger.error;
+    try {
+      expect(await app.reload()).toMatchObject({ ok: false, problems: [{ message: expect.stringMatching(/so did its report/) }] });
+      expect(await app.self.render('text')).toMatch(/^routeros_exporter_config_last_reload_successful 0$/m);
+      fail = false;
+      expect(await app.reload()).toEqual({ ok: true });
+    } finally {
+      await app.stop();
+    }
+  });
+
+  it('a read failing after the stop answers "shutting down" and records no failed reload (found by review)', async () => {
+    const { app, reads, release } = heldFirstRead(() => configOf({}), new Error('the file vanished'));
+    const pending = app.reload();
+    await expect.poll(reads).toBe(1);
+    await app.stop();
+    release();
+    expect(await pending).toMatchObject({ ok: false, problems: [{ message: expect.stringMatching(/shutting down/) }] });
     expect(await app.self.render('text')).toMatch(/^routeros_exporter_config_last_reload_successful 1$/m);
   });
 });
