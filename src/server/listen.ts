@@ -11,6 +11,7 @@ import type { RequestHandler } from './endpoints.js';
 import { admitConnections } from './connections.js';
 import { DEFAULT_LIMITS, guard, type ServerLimits } from './guard.js';
 import { expectsContinue } from './request-arrival.js';
+import { TlsRefusals } from './tls-refusals.js';
 import { tlsServerOptions } from './web-config.js';
 import type { WebConfigSource } from './web-source.js';
 
@@ -37,7 +38,8 @@ export function startServer(app: { readonly handle: RequestHandler }, listen: st
   const { host, port } = parseListen(listen);
   const limits = { ...DEFAULT_LIMITS, ...options.limits };
   const web = options.web;
-  const guarded = guard(app.handle, { web, limits, logger: options.logger ?? pino({ level: 'silent' }) });
+  const logger = options.logger ?? pino({ level: 'silent' });
+  const guarded = guard(app.handle, { web, limits, logger });
   const handler = guarded.handle;
   const common: HttpServerOptions = {
     maxHeaderSize: limits.maxHeaderBytes,
@@ -65,6 +67,8 @@ export function startServer(app: { readonly handle: RequestHandler }, listen: st
     // Before Node's own listener builds the TLS socket from the current context, so a rotated certificate is
     // served from the very next connection.
     https.prependListener('connection', () => web.current());
+    const refusals = new TlsRefusals(logger);
+    https.on('tlsClientError', (error, socket) => refusals.note(error, socket.remoteAddress));
     server = https;
   }
   // A client may half-close its side once its request is sent (`nc -N`, scripts that shut their socket's write

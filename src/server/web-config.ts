@@ -12,6 +12,7 @@ import { joinPath, Problems } from '../config/problems.js';
 import { suggest } from '../config/suggest.js';
 import { ConfigError } from '../config/types.js';
 import { parseYaml } from '../config/yaml.js';
+import { checkClientCa } from './client-ca.js';
 
 export type TlsVersion = 'TLSv1.2' | 'TLSv1.3';
 
@@ -144,7 +145,7 @@ export function loadWebConfig(path: string): WebConfig {
       return result;
     };
     if (top['tls_server_config'] !== undefined) {
-      const tls = readTls(mapping(top['tls_server_config'], 'tls_server_config', problems), problems, readFile);
+      const tls = readTls(mapping(top['tls_server_config'], 'tls_server_config', problems), problems, readFile, config.warnings);
       if (tls !== undefined) config.tls = tls;
     }
     config.users = readUsers(mapping(top['basic_auth_users'], 'basic_auth_users', problems), problems);
@@ -170,7 +171,7 @@ export function loadWebConfig(path: string): WebConfig {
 
 type ReadFile = (file: string, at: string) => { path: string; text: string } | undefined;
 
-function readTls(tree: Tree | undefined, problems: Problems, readFile: ReadFile): WebTls | undefined {
+function readTls(tree: Tree | undefined, problems: Problems, readFile: ReadFile, warnings: string[]): WebTls | undefined {
   if (tree === undefined) return undefined;
   const section = 'tls_server_config';
   checkKeys(tree, section, problems);
@@ -197,9 +198,17 @@ function readTls(tree: Tree | undefined, problems: Problems, readFile: ReadFile)
   let clientCa: string | undefined;
   if (clientAuth === 'RequireAndVerifyClientCert') {
     if (caFile === undefined) problems.add(`${section}.client_ca_file`, 'is required with RequireAndVerifyClientCert');
-    else clientCa = readFile(caFile, `${section}.client_ca_file`)?.text;
+    else {
+      clientCa = readFile(caFile, `${section}.client_ca_file`)?.text;
+      const checked = clientCa === undefined ? undefined : checkClientCa(clientCa);
+      if (checked?.problem !== undefined) problems.add(`${section}.client_ca_file`, checked.problem);
+      warnings.push(...(checked?.warnings ?? []));
+    }
   } else if (clientAuth !== 'NoClientCert') {
-    problems.add(`${section}.client_auth_type`, 'must be NoClientCert or RequireAndVerifyClientCert (the other types accept unverified certificates)');
+    problems.add(
+      `${section}.client_auth_type`,
+      'must be NoClientCert or RequireAndVerifyClientCert (the other types let a client in without a certificate, or with one nobody verified)',
+    );
   } else if (caFile !== undefined) {
     problems.add(`${section}.client_ca_file`, 'has no effect unless client_auth_type is RequireAndVerifyClientCert');
   }

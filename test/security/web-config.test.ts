@@ -55,7 +55,7 @@ describe('invalid web configs: every problem with its path', () => {
     ['TLS 1.0', `${tls}, min_version: TLS10 }`, 'tls_server_config.min_version', /TLS 1.0 and 1.1 are not offered/],
     ['an unknown TLS version', `${tls}, max_version: SSL3 }`, 'tls_server_config.max_version', /must be TLS12 or TLS13/],
     ['min above max', `${tls}, min_version: TLS13, max_version: TLS12 }`, 'tls_server_config.min_version', /above max_version/],
-    ['a client auth type that skips verification', `${tls}, client_auth_type: RequireAnyClientCert }`, 'tls_server_config.client_auth_type', /unverified/],
+    ['a client auth type that skips verification', `${tls}, client_auth_type: RequireAnyClientCert }`, 'tls_server_config.client_auth_type', /without a certificate, or with one nobody verified/],
     ['client certificates without a CA', `${tls}, client_auth_type: RequireAndVerifyClientCert }`, 'tls_server_config.client_ca_file', /is required/],
     ['a client CA that would do nothing', `${tls}, client_ca_file: ca.crt }`, 'tls_server_config.client_ca_file', /has no effect/],
     ['a password where its hash belongs', 'basic_auth_users: { prometheus: hunter2-plain }', 'basic_auth_users.prometheus', /must be a bcrypt hash/],
@@ -167,6 +167,62 @@ describe('valid web configs', () => {
     chmodSync(key, 0o644);
     const config = loadWebConfig(write('open.yml', 'tls_server_config: { cert_file: server.crt, key_file: open.key }'));
     expect(config.warnings).toEqual([expect.stringMatching(/open\.key is readable by every user/)]);
+  });
+});
+
+describe('the client CA file (client_ca_file)', () => {
+  const mtls = (file: string): string =>
+    `tls_server_config: { cert_file: server.crt, key_file: server.key, client_auth_type: RequireAndVerifyClientCert, client_ca_file: ${file} }`;
+  let root: Pem;
+  let intermediate: Pem;
+  let unrelated: Pem;
+  beforeAll(async () => {
+    root = await makeCert({ commonName: 'client root', isCa: true });
+    intermediate = await makeCert({ commonName: 'client intermediate', isCa: true, ca: root });
+    unrelated = await makeCert({ commonName: 'unrelated intermediate', isCa: true, ca: await makeCert({ commonName: 'elsewhere', isCa: true }) });
+  });
+
+  // Node reads an empty `ca` as none given and trusts its default store: every public CA's clients got in (found by review).
+  it.each([
+    ['empty', ''],
+    ['a line break', '\n'],
+    ['text that is not PEM', 'not a certificate\n'],
+    ['a private key only', 'KEY'],
+  ])('refuses a file holding no certificate (%s)', (_name, text) => {
+    write('client-ca.pem', text === 'KEY' ? server.key : text);
+    expect(problemsOf(mtls('client-ca.pem'))).toContainEqual({ path: 'tls_server_config.client_ca_file', message: expect.stringMatching(/^holds no certificate/) });
+  });
+
+  it('refuses a certificate block that cannot be read', () => {
+    const broken = root.cert.replace(/\n[A-Za-z0-9+/]{20}/, '\n!!!!!!!!!!!!!!!!!!!!');
+    write('client-ca.pem', `${root.cert}\n${broken}`);
+    expect(problemsOf(mtls('client-ca.pem'))).toContainEqual({ path: 'tls_server_config.client_ca_file', message: 'its certificate 2 of 2 cannot be read' });
+  });
+
+  it('refuses an intermediate CA alone, naming its missing issuer: OpenSSL would admit nobody', () => {
+    write('client-ca.pem', intermediate.cert);
+    expect(problemsOf(mtls('client-ca.pem'))).toContainEqual({
+      path: 'tls_server_config.client_ca_file',
+      message: expect.stringMatching(/^holds no root certificate .*CN=client intermediate is not a root and its issuer \(CN=client root\) is not in the file; add the root$/),
+    });
+  });
+
+  it('takes an intermediate with its root, and warns about one whose root is missing', () => {
+    write('client-ca.pem', `${intermediate.cert}\n${root.cert}\n`);
+    expect(loadWebConfig(write('web.yml', mtls('client-ca.pem'))).warnings).toEqual([]);
+    write('client-ca.pem', `${root.cert}\n${unrelated.cert}\n`);
+    const config = loadWebConfig(write('web.yml', mtls('client-ca.pem')));
+    expect(config.tls?.clientCa).toContain(root.cert.trim());
+    expect(config.warnings).toEqual([
+      'client_ca_file: CN=unrelated intermediate is not a root and its issuer (CN=elsewhere) is not in the file: clients it issued are refused; add its root',
+    ]);
+  });
+
+  it('walks a long chain given leaf-CA first in one pass', async () => {
+    const chain = [root];
+    for (let step = 0; step < 6; step++) chain.push(await makeCert({ commonName: `step ${String(step)}`, isCa: true, ca: chain.at(-1) }));
+    write('client-ca.pem', chain.map((pem) => pem.cert).reverse().join('\n'));
+    expect(loadWebConfig(write('web.yml', mtls('client-ca.pem'))).warnings).toEqual([]);
   });
 });
 

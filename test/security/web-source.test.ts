@@ -87,6 +87,21 @@ describe('re-reading the web config', () => {
     expect(web.current()?.users.size).toBe(0);
   });
 
+  it('a client CA file emptied or cut while running (a rewrite caught half-way) keeps the previous CA (found by review)', async () => {
+    const [server, root] = await Promise.all([makeCert(), makeCert({ commonName: 'client root', isCa: true })]);
+    put('s.crt', server.cert);
+    put('s.key', server.key);
+    put('ca.pem', root.cert);
+    const web = source(put('web.yml', 'tls_server_config: { cert_file: s.crt, key_file: s.key, client_auth_type: RequireAndVerifyClientCert, client_ca_file: ca.pem }'));
+    // Empty, Node would have trusted its whole default store: every public CA's clients.
+    for (const cut of ['', root.cert.slice(0, 40)]) {
+      put('ca.pem', cut);
+      clock += 1000;
+      expect(web.current()?.tls?.clientCa).toBe(root.cert);
+    }
+    expect(logs.text()).toContain('holds no certificate');
+  });
+
   it('calls its listeners with each installed config', () => {
     const web = source(put('web.yml', ''));
     const seen: number[] = [];

@@ -1,0 +1,44 @@
+/**
+ * TLS handshakes the HTTPS server refused, logged at a bounded rate. Node drops them without a word unless someone
+ * listens (`tlsClientError`), so a Prometheus whose client certificate the `client_ca_file` does not verify saw its
+ * scrapes fail while the exporter's log said nothing (found by review). A port scan or a plain-HTTP client on the
+ * TLS port fails the same way, so the line is a count by reason, once a minute at most, not a line per handshake.
+ */
+import type { Logger } from 'pino';
+
+/** At most one line per this interval, with what was refused since the last. */
+const LOG_EVERY_MS = 60_000;
+/** Reasons counted apart; others count as `other`, so a flood of odd codes cannot grow the line. */
+const MAX_REASONS = 8;
+const CODE = /^[A-Z0-9_]{1,64}$/;
+
+export class TlsRefusals {
+  readonly #logger: Logger;
+  readonly #now: () => number;
+  readonly #byReason = new Map<string, number>();
+  #refused = 0;
+  #loggedAt = Number.NEGATIVE_INFINITY;
+
+  constructor(logger: Logger, now: () => number = () => performance.now()) {
+    this.#logger = logger;
+    this.#now = now;
+  }
+
+  note(error: unknown, remote: string | undefined): void {
+    const code = (error as { code?: unknown } | null)?.code;
+    // Node's codes (ERR_SSL_…, ECONNRESET) only: never the message, which may quote what the client sent.
+    let reason = typeof code === 'string' && CODE.test(code) ? code : 'other';
+    if (!this.#byReason.has(reason) && this.#byReason.size >= MAX_REASONS) reason = 'other';
+    this.#byReason.set(reason, (this.#byReason.get(reason) ?? 0) + 1);
+    this.#refused++;
+    const now = this.#now();
+    if (now - this.#loggedAt < LOG_EVERY_MS) return;
+    this.#logger.warn(
+      { remote, refused: this.#refused, reasons: Object.fromEntries(this.#byReason) },
+      'TLS handshakes refused (a client certificate client_ca_file does not verify, a TLS version or cipher not offered, a client that is not TLS or left)',
+    );
+    this.#loggedAt = now;
+    this.#refused = 0;
+    this.#byReason.clear();
+  }
+}
