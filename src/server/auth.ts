@@ -1,7 +1,7 @@
 /**
  * HTTP Basic authentication against the web config's bcrypt hashes. A bcrypt check costs ~100 ms of CPU,
  * so a credential that checked out once is remembered (by a digest, never in clear) and scrapes stay cheap;
- * wrong guesses are remembered as wrong for a minute (by digest too), are limited in number at a time, and per
+ * wrong guesses are remembered as wrong for a minute (by digest too), run a few at a time with turns dealt by
  * client address, and cost the same whether or not the username exists, so timing does not reveal usernames.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
@@ -38,8 +38,16 @@ export function dummyFor(users: ReadonlyMap<string, string>): string {
 }
 /** Remembered good credentials; bounded so a long run with rotating passwords cannot grow it without end. */
 const CACHE_LIMIT = 64;
-/** bcrypt checks waiting or running; more are turned away (429) instead of queued. */
+/** bcrypt checks handed to the worker at once; more wait their turn (below). */
 const MAX_CHECKS = 4;
+/**
+ * Requests that need a check when none is free wait, their turns dealt round-robin by client address, so guesses
+ * from a few addresses cannot keep every other scraper on 429: four addresses each holding one check did that, for
+ * as long as they went on (found by review). A wait is bounded in time, per address and in all; past that, 429.
+ */
+const WAIT_MS = 2_000;
+const MAX_WAITING_PER_CLIENT = 4;
+const MAX_WAITING = 32;
 /**
  * The last free check is kept for a client address with none running: one client guessing from a few connections
  * held all four, and every scraper whose credentials were not remembered yet (after a restart, a rotation, a new
@@ -63,6 +71,11 @@ const authenticated = new WeakSet<IncomingMessage>();
 
 export function isAuthenticated(req: IncomingMessage): boolean {
   return authenticated.has(req);
+}
+
+/** A request waiting for a bcrypt check: settled true when one is dealt to it, false when it is turned away. */
+interface Waiter {
+  settle(dealt: boolean): void;
 }
 
 export interface Credentials {
@@ -91,6 +104,9 @@ export class BasicAuth {
   /** Checks under way by credentials' digest: requests with the same credentials meanwhile share the answer. */
   readonly #pending = new Map<string, Promise<boolean>>();
   readonly #bcrypt = new BcryptWorker(MAX_CHECKS);
+  /** Requests waiting for a check, by client address; the Map's order is the order of turns. */
+  readonly #waiting = new Map<string, Waiter[]>();
+  #waiters = 0;
   #rejected = 0;
   #loggedAt = Number.NEGATIVE_INFINITY;
 
@@ -119,9 +135,18 @@ export class BasicAuth {
     const pending = this.#pending.get(key);
     if (pending !== undefined) return (await pending) && hash !== undefined;
     const running = this.#perClient.get(client) ?? 0;
-    if (!this.#bcrypt.available || (running > 0 && this.#running >= MAX_CHECKS - RESERVED_FOR_NEW_CLIENTS)) return undefined;
-    this.#perClient.set(client, running + 1);
-    this.#running++;
+    if (this.#bcrypt.available && this.#running < MAX_CHECKS && (running === 0 || this.#running < MAX_CHECKS - RESERVED_FOR_NEW_CLIENTS)) {
+      this.#take(client);
+    } else {
+      // Dealt a check already taken for it (#take), or turned away.
+      if (!(await this.#wait(client))) return undefined;
+      // The same credentials may have been checked while this one waited.
+      const settled = this.#settled(key, hash);
+      if (settled !== undefined) {
+        this.#give(client);
+        return settled;
+      }
+    }
     let ok: boolean;
     try {
       // Inside the try: starting the worker may throw at once (no thread to be had), and the counts must come back.
@@ -129,11 +154,8 @@ export class BasicAuth {
       this.#pending.set(key, compared);
       ok = await compared;
     } finally {
-      this.#running--;
       this.#pending.delete(key);
-      const left = (this.#perClient.get(client) ?? 1) - 1;
-      if (left <= 0) this.#perClient.delete(client);
-      else this.#perClient.set(client, left);
+      this.#give(client);
     }
     if (!ok || hash === undefined) {
       if (this.#bad.size >= BAD_LIMIT) this.#bad.clear();
@@ -166,9 +188,90 @@ export class BasicAuth {
     return false;
   }
 
-  /** Ends the bcrypt worker (the server closed). */
+  /** Ends the bcrypt worker (the server closed); whoever waits for a check is answered 429. */
   close(): Promise<void> {
+    const waiting = [...this.#waiting.values()].flat();
+    this.#waiting.clear();
+    this.#waiters = 0;
+    for (const waiter of waiting) waiter.settle(false);
     return this.#bcrypt.close();
+  }
+
+  /** What is known of these credentials without a check: remembered as good or bad; undefined when a check is due. */
+  #settled(key: string, hash: string | undefined): boolean | undefined {
+    if (hash !== undefined && this.#good.has(key)) return true;
+    const badUntil = this.#bad.get(key);
+    return badUntil !== undefined && performance.now() < badUntil ? false : undefined;
+  }
+
+  #take(client: string): void {
+    this.#running++;
+    this.#perClient.set(client, (this.#perClient.get(client) ?? 0) + 1);
+  }
+
+  /** A check is over: its slot goes to the next address in turn, if one waits. */
+  #give(client: string): void {
+    this.#running--;
+    const left = (this.#perClient.get(client) ?? 1) - 1;
+    if (left <= 0) this.#perClient.delete(client);
+    else this.#perClient.set(client, left);
+    while (this.#running < MAX_CHECKS && this.#waiting.size > 0) {
+      const [next, waiters] = this.#waiting.entries().next().value as [string, Waiter[]];
+      const waiter = waiters.shift() as Waiter;
+      // The address goes to the back of the line, with what it has left.
+      this.#waiting.delete(next);
+      if (waiters.length > 0) this.#waiting.set(next, waiters);
+      this.#waiters--;
+      this.#take(next);
+      waiter.settle(true);
+    }
+  }
+
+  /** Waits for a check dealt to this address (true), or is turned away (false): too many wait, or the wait is over. */
+  #wait(client: string): Promise<boolean> {
+    const mine = this.#waiting.get(client) ?? [];
+    if (mine.length >= MAX_WAITING_PER_CLIENT) return Promise.resolve(false);
+    if (this.#waiters >= MAX_WAITING && !this.#evictFor(client)) return Promise.resolve(false);
+    return new Promise((resolve) => {
+      const waiter: Waiter = {
+        settle: (dealt) => {
+          clearTimeout(timer);
+          resolve(dealt);
+        },
+      };
+      const timer = setTimeout(() => {
+        const waiters = this.#waiting.get(client);
+        const at = waiters?.indexOf(waiter) ?? -1;
+        if (waiters === undefined || at < 0) return;
+        waiters.splice(at, 1);
+        if (waiters.length === 0) this.#waiting.delete(client);
+        this.#waiters--;
+        resolve(false);
+      }, WAIT_MS);
+      timer.unref();
+      mine.push(waiter);
+      this.#waiting.set(client, mine);
+      this.#waiters++;
+    });
+  }
+
+  /**
+   * Makes room for an address that waits for nothing yet, when all the room is taken: the newest waiter of the address
+   * with the most goes (429). True when room was made; an address already waiting keeps its place, and no more.
+   */
+  #evictFor(client: string): boolean {
+    if (this.#waiting.has(client)) return false;
+    let most: Waiter[] | undefined;
+    let mostOf = '';
+    for (const [other, waiters] of this.#waiting) {
+      if (most === undefined || waiters.length > most.length) [most, mostOf] = [waiters, other];
+    }
+    if (most === undefined || most.length < 2) return false;
+    const evicted = most.pop() as Waiter;
+    this.#waiters--;
+    if (most.length === 0) this.#waiting.delete(mostOf);
+    evicted.settle(false);
+    return true;
   }
 
   /** Wrong credentials, logged without the username (people type passwords into it) and at a bounded rate. */

@@ -92,9 +92,9 @@ describe('wrong guesses from one client (found by review: eight connections lock
         const guesses = Array.from({ length: 8 }, (_, i) => own.check(users, { username: 'prometheus', password: `guess-${i}` }, '192.0.2.66'));
         const scraper = own.check(users, { username: 'prometheus', password: 'right' }, '192.0.2.10');
         const answers = await Promise.all(guesses);
-        // Three of the guesser's eight were checked; the others were turned away (429), not queued.
-        expect(answers.filter((answer) => answer === false)).toHaveLength(3);
-        expect(answers.filter((answer) => answer === undefined)).toHaveLength(5);
+        // Three of the guesser's eight were checked at once and four waited their turn; the eighth was turned away (429).
+        expect(answers.filter((answer) => answer === false)).toHaveLength(7);
+        expect(answers.filter((answer) => answer === undefined)).toHaveLength(1);
         expect(await scraper).toBe(true);
     });
   });
@@ -146,5 +146,112 @@ describe('wrong guesses from one client (found by review: eight connections lock
         // The right password still checks out.
         expect(await own.check(users, { username: 'prometheus', password: 'right' }, 'a')).toBe(true);
     });
+  });
+});
+
+/**
+ * The worker's checks held by the test: each compare waits until the test finishes it, so who holds a check and who
+ * waits is decided by the code under test, not by how fast bcrypt runs here.
+ */
+function heldChecks(): {
+  started: () => number;
+  finish: (index: number, ok?: boolean) => void;
+  drain: (total: number) => Promise<void>;
+  restore: () => void;
+} {
+  const held: ((ok: boolean) => void)[] = [];
+  const spy = vi.spyOn(BcryptWorker.prototype, 'compare').mockImplementation(() => new Promise<boolean>((resolve) => held.push(resolve)));
+  const finish = (index: number, ok = false): void => held[index]?.(ok);
+  return {
+    started: () => held.length,
+    finish,
+    // Ends checks as they are dealt until `total` have started, and ends those too.
+    drain: async (total) => {
+      for (let next = 0; next < total; next++) {
+        await vi.waitFor(() => expect(held.length).toBeGreaterThan(next));
+        finish(next);
+      }
+    },
+    restore: () => spy.mockRestore(),
+  };
+}
+
+describe('waiting for a check (found by review: four guessing addresses kept every new scraper on 429)', () => {
+  const users = new Map([['prometheus', bcrypt.hashSync('right', 4)]]);
+  const guess = (own: BasicAuth, client: string, n: number): Promise<boolean | undefined> =>
+    own.check(users, { username: 'prometheus', password: `guess-${client}-${n}` }, client);
+
+  it('deals checks round-robin by address: a scraper behind four busy guessers is dealt one within four', async () => {
+    const checks = heldChecks();
+    try {
+      await withAuth(async (own) => {
+        // .1's three all start (an address may hold three; the fourth is kept for another), .2's first takes that.
+        // The rest wait, their turns by address in the order they came: .2, .3, .4, then the scraper.
+        const guesses = ['192.0.2.1', '192.0.2.2', '192.0.2.3', '192.0.2.4'].flatMap((client) => [0, 1, 2].map((n) => guess(own, client, n)));
+        const scraper = own.check(users, { username: 'prometheus', password: 'right' }, '198.51.100.7');
+        expect(checks.started()).toBe(4);
+        for (let i = 0; i < 4; i++) checks.finish(i);
+        // Before, the scraper was answered 429 at once, and again each time it came back while the guessing went on.
+        await vi.waitFor(() => expect(checks.started()).toBe(8));
+        checks.finish(7, true);
+        expect(await scraper).toBe(true);
+        await checks.drain(13);
+        expect((await Promise.all(guesses)).every((answer) => answer === false)).toBe(true);
+      });
+    } finally {
+      checks.restore();
+    }
+  });
+
+  it('turns away a fifth waiter of one address, and past 32 waiting makes room for a new address from the one with the most', async () => {
+    const checks = heldChecks();
+    try {
+      await withAuth(async (own) => {
+        // Three of one address start and four wait; its eighth is refused. Another address takes the fourth check.
+        const first = [0, 1, 2, 3, 4, 5, 6, 7].map((n) => guess(own, '192.0.2.1', n));
+        expect(checks.started()).toBe(3);
+        const other = guess(own, '192.0.2.99', 0);
+        expect(checks.started()).toBe(4);
+        expect(await first[7]).toBeUndefined();
+        // 28 more waiting from 7 addresses, 4 each: 32 in all.
+        const crowd = Array.from({ length: 7 }, (_, a) => [0, 1, 2, 3].map((n) => guess(own, `203.0.113.${String(a)}`, n))).flat();
+        // The line is full: a new address takes the place of the newest waiter of the first address with the most.
+        const newcomer = guess(own, '198.51.100.7', 0);
+        expect(await first[6]).toBeUndefined();
+        // An address already waiting gets no room that way.
+        expect(await guess(own, '203.0.113.0', 9)).toBeUndefined();
+        await checks.drain(4 + 3 + 28 + 1);
+        expect(await newcomer).toBe(false);
+        expect(await other).toBe(false);
+        expect((await Promise.all(crowd)).every((answer) => answer === false)).toBe(true);
+        expect(checks.started()).toBe(36);
+      });
+    } finally {
+      checks.restore();
+    }
+  });
+  it('turns a waiter away after 2 s, and a closed server answers every waiter at once', async () => {
+    const checks = heldChecks();
+    vi.useFakeTimers();
+    try {
+      const own = new BasicAuth(pino({ level: 'silent' }));
+      [0, 1, 2, 3].map((n) => guess(own, `192.0.2.${n}`, 0));
+      const late = guess(own, '198.51.100.7', 0);
+      await vi.advanceTimersByTimeAsync(1_999);
+      let answered = false;
+      void late.then(() => (answered = true));
+      await Promise.resolve();
+      expect(answered).toBe(false);
+      await vi.advanceTimersByTimeAsync(1);
+      expect(await late).toBeUndefined();
+      const closing = guess(own, '198.51.100.8', 0);
+      await own.close();
+      expect(await closing).toBeUndefined();
+      // The checks it holds are the worker's, ended with it; nothing waits.
+      expect(checks.started()).toBe(4);
+    } finally {
+      vi.useRealTimers();
+      checks.restore();
+    }
   });
 });
