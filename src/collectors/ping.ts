@@ -11,7 +11,7 @@ import { seriesLabels, type RouterLabel } from '../metrics/family.js';
 import { PING, PING_FAMILIES as F } from './ping.contract.js';
 import { FieldReader, given, problemsOf } from '../analysis/decoding.js';
 import { RouterOsError } from '../routeros/errors.js';
-import { answeredPings, roundTripsOfRows, untoldAnswers } from './ping-rows.js';
+import { answeredPings, roundTripsOfRows, sentPastCount, untoldAnswers } from './ping-rows.js';
 import { compositeJobKey, type Collector, type JobContext, type JobResult } from './types.js';
 
 export interface PingData {
@@ -116,7 +116,7 @@ export function mapPing(
  */
 function withinCount(sent: number | undefined, count: number, read: FieldReader): number | undefined {
   if (sent === undefined || sent <= count) return sent;
-  read.problem(() => `sent ${sent} is more than the ${count} pings asked for; the run is not counted`);
+  read.problem(() => `${sentPastCount(sent, count)}; the run is not counted`);
   return undefined;
 }
 

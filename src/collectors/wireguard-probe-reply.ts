@@ -5,7 +5,7 @@
  */
 import type { ProbeOutcome } from '../analysis/liveness.js';
 import type { FieldReader } from '../analysis/decoding.js';
-import { answeredPings, roundTripsOfRows, untoldAnswers } from './ping-rows.js';
+import { answeredPings, roundTripsOfRows, sentPastCount, untoldAnswers } from './ping-rows.js';
 
 export interface ProbeResult {
   outcome: ProbeOutcome;
@@ -17,8 +17,11 @@ export interface ProbeResult {
   at?: number;
 }
 
-/** `ok` all answered, `partial` some, `failed` none; a reply without readable totals is `error` (not judged). */
-export function readProbeReply(reply: unknown, read: FieldReader): ProbeResult {
+/**
+ * `ok` all answered, `partial` some, `failed` none; a reply without readable totals, or with more sent than the
+ * `count` pings asked for, is `error` (not judged).
+ */
+export function readProbeReply(reply: unknown, read: FieldReader, count: number): ProbeResult {
   const rows = Array.isArray(reply) ? (reply as unknown[]) : [];
   const raw = rows.at(-1);
   const last = raw !== null && typeof raw === 'object' && !Array.isArray(raw) ? (raw as Record<string, unknown>) : {};
@@ -31,6 +34,12 @@ export function readProbeReply(reply: unknown, read: FieldReader): ProbeResult {
   const received = read.counter(record, 'received');
   if (sent === undefined || received === undefined || sent === 0) {
     read.problem(rows.length === 0 ? 'reply has no rows' : 'last row has no sent/received totals');
+    return { outcome: 'error' };
+  }
+  // The ping collector refuses the same reply: a 1-ping probe answered "sent 5, received 1" is no 80 % loss (found
+  // by review).
+  if (sent > count) {
+    read.problem(sentPastCount(sent, count));
     return { outcome: 'error' };
   }
   // Duplicate replies (a multicast target) make received exceed sent: the pings answered are what the rows tell.

@@ -222,7 +222,7 @@ export function probeParameters(target: ProbeTarget, count: number): Record<stri
 async function probeOne(run: Run, target: ProbeTarget, options: ProbeOptions, signal: AbortSignal): Promise<ProbeResult> {
   try {
     const timeoutMs = options.timeoutMs + options.count * PROBE_INTERVAL_MS;
-    return readProbeReply(await run('ping', probeParameters(target, options.count), { signal, timeoutMs }), options.read);
+    return readProbeReply(await run('ping', probeParameters(target, options.count), { signal, timeoutMs }), options.read, options.count);
   } catch (error) {
     // A run aborted (deadline, shutdown) ends the run; any other failure leaves this peer unjudged by probe.
     if (signal.aborted) throw error;

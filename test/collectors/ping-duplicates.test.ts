@@ -54,7 +54,7 @@ describe('ping replies with duplicates', () => {
   it('the tunnel probe judges by the pings answered, whatever duplicates came', () => {
     fc.assert(
       fc.property(answersArb, replyStatusArb, (answers, replyStatus) => {
-        const result = readProbeReply(pingRows(answers, replyStatus), new FieldReader('ping (tunnel probe)'));
+        const result = readProbeReply(pingRows(answers, replyStatus), new FieldReader('ping (tunnel probe)'), answers.length);
         const answered = answers.filter((hosts) => hosts > 0).length;
         expect(result.outcome).toBe(answered === 0 ? 'failed' : answered === answers.length ? 'ok' : 'partial');
         expect(result.lossRatio).toBeCloseTo((answers.length - answered) / answers.length, 12);

@@ -100,10 +100,23 @@ describe('planProbes', () => {
 });
 
 describe('readProbeReply', () => {
-  const read = (reply: unknown): { result: ReturnType<typeof readProbeReply>; errors: number } => {
+  const read = (reply: unknown, count = 3): { result: ReturnType<typeof readProbeReply>; errors: number } => {
     const reader = new FieldReader('ping (tunnel probe)');
-    return { result: readProbeReply(reply, reader), errors: reader.errors };
+    return { result: readProbeReply(reply, reader, count), errors: reader.errors };
   };
+
+  it('more sent than the probe asked for: error, not a loss (the ping collector refuses the same reply; found by review)', () => {
+    const reader = new FieldReader('ping (tunnel probe)');
+    expect(readProbeReply([{ sent: '5', received: '1', 'avg-rtt': '1ms' }], reader, 1)).toEqual({ outcome: 'error' });
+    expect(reader.problems).toEqual(['ping (tunnel probe) sent 5 is more than the 1 pings asked for']);
+    expect(read([{ sent: '1', received: '1', 'avg-rtt': '1ms' }], 1).result.outcome).toBe('ok');
+  });
+
+  it('round trips from the rows of a long reply fold without the stack (Math.min of every row overflowed it; found by review)', () => {
+    const rows = Array.from({ length: 200_000 }, (_, seq) => ({ seq: String(seq), time: `${String(1 + (seq % 7))}ms` }));
+    const last = { seq: '199999', time: '2ms', sent: '200000', received: '200000' };
+    expect(read([...rows.slice(0, -1), last], 200_000).result).toEqual({ outcome: 'ok', lossRatio: 0, rttSeconds: expect.closeTo(0.004, 3) });
+  });
 
   it('every ping answered: ok, loss 0, rtt the avg-rtt in seconds', () => {
     expect(read([{ sent: '1', received: '1', 'avg-rtt': '8ms123us' }])).toEqual({ result: { outcome: 'ok', lossRatio: 0, rttSeconds: 0.008123 }, errors: 0 });
