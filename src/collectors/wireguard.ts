@@ -25,7 +25,7 @@ import {
   probeKeyInterface,
   rememberProbesSteps,
   runProbes,
-  wantsProbes,
+  wantsProbesSteps,
   type ProbeMemory,
   type ProbeResult,
 } from './wireguard-probe.js';
@@ -411,7 +411,7 @@ export const wireguardCollector: Collector<WireguardData, 'wireguard'> = {
         let probes = new Map<string, ProbeResult>();
         let selected = new Set<string>();
         // Settings that select no peer cost nothing: no address list, no ping (a fleet's default).
-        if (mayProbe(health) && wantsProbes(interfaces, peers, health)) {
+        if (mayProbe(health) && (await finishInSlices(wantsProbesSteps(interfaces, peers, health), options))) {
           const addresses = await context.client.list('ip/address', { ...options, proplist: ADDRESS_PROPLIST });
           const plan = await finishInSlices(planProbesSteps(interfaces, peers, addresses, health, memory), options);
           selected = plan.selected;

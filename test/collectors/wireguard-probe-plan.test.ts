@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { planProbes, planProbesSteps, probeKey, probeKeyInterface, PROBES_PER_RUN, readProbeReply, rememberProbesSteps, wantsProbes } from '../../src/collectors/wireguard-probe.js';
+import { planProbes, planProbesSteps, probeKey, probeKeyInterface, PROBES_PER_RUN, readProbeReply, rememberProbesSteps, wantsProbes, wantsProbesSteps } from '../../src/collectors/wireguard-probe.js';
 import { FieldReader } from '../../src/analysis/decoding.js';
 import type { RouterRecord } from '../../src/routeros/records.js';
 import { testRouter } from '../helpers/config.js';
@@ -175,5 +175,19 @@ describe('planning probes for a hub', () => {
     for (let next = remember.next(); next.done !== true; next = remember.next()) pauses++;
     expect(pauses).toBeGreaterThanOrEqual(Math.floor(3_000 / 256));
     expect(memory.size).toBe(3_000 + 3 * PROBES_PER_RUN);
+  });
+
+  it('tells whether any peer is selected in steps too, over the interfaces and the peers (1.5 s in one task; found by review)', () => {
+    const interfaces = Array.from({ length: 5_000 }, (_, i) => ({ name: `wg-${i}`, disabled: 'false' }));
+    // Only the last peer, on the last interface, is selected: every interface and peer is looked at.
+    const peers = Array.from({ length: 5_000 }, (_, i) => peer(`site-${i}`, `wg-${i}`, `10.9.${i >> 8}.${i & 255}/32`));
+    const settings = testRouter({}, { health: { expect: { 'site-4999': 'always' } } }).health;
+    const steps = wantsProbesSteps(interfaces, peers, settings);
+    let pauses = 0;
+    let step = steps.next();
+    for (; step.done !== true; step = steps.next()) pauses++;
+    expect(step.value).toBe(true);
+    expect(pauses).toBeGreaterThanOrEqual(2 * Math.floor(5_000 / 256));
+    expect(wantsProbes(interfaces, peers.slice(0, -1), settings)).toBe(false);
   });
 });
