@@ -16,7 +16,7 @@ import { RouterOsError } from '../routeros/errors.js';
 import { parseRouterList } from '../routeros/decode.js';
 import { FieldReader } from './decoding.js';
 import { groupBySteps } from '../util/group.js';
-import { evaluateChain, FilterRules, isEnabled, type ChainVerdict } from './firewall.js';
+import { evaluateChainSteps, FilterRules, isEnabled, type ChainVerdict } from './firewall.js';
 import { peerLabel } from './peer.js';
 import { formatPrefix, parseIpv4Prefix } from './ipv4.js';
 import { cliValue, describeRule, forwardFix, inputFix } from './setup-fixes.js';
@@ -95,7 +95,7 @@ export function* auditSetupSteps(records: SetupRecords, read: FieldReader = new 
     const subnets = yield* routedSubnets(name, peers);
     const address = yield* addressCheck(name, onInterface, peers);
     const route = failures('route', ...(yield* routeProblemsSteps(name, subnets, onInterface, table)));
-    const input = inputCheck(name, listenPort, filter);
+    const input = yield* inputCheck(name, listenPort, filter);
     const forward = yield* forwardCheck(name, subnets, filter);
     out.push({ interface: name, listenPort, routedSubnets: subnets.map((subnet) => subnet.text), checks: [address, route, input, forward] });
   }
@@ -181,9 +181,9 @@ function* addressCheck(iface: string, onInterface: readonly Address[], peers: re
   };
 }
 
-function inputCheck(iface: string, listenPort: number, filter: FilterRules): SetupCheckResult {
+function* inputCheck(iface: string, listenPort: number, filter: FilterRules): Steps<SetupCheckResult> {
   // Handshakes arrive on some other interface (the WAN) for one of the router's own, non-loopback addresses.
-  const verdict = evaluateChain(filter, 'input', { protocol: 'udp', dstPort: listenPort, dst: { not: LOOPBACK }, inInterface: { not: iface }, toRouter: true });
+  const verdict = yield* evaluateChainSteps(filter, 'input', { protocol: 'udp', dstPort: listenPort, dst: { not: LOOPBACK }, inInterface: { not: iface }, toRouter: true });
   if (verdict.passes) return { check: 'firewall_input', ok: true };
   return {
     check: 'firewall_input',
@@ -202,8 +202,8 @@ function* forwardCheck(iface: string, subnets: readonly Subnet[], filter: Filter
     // The local side of a pair is unknown, but it is not the remote subnet nor the tunnel itself.
     const remote = subnet.prefix.range;
     const directions: [ChainVerdict, 'from' | 'to'][] = [
-      [evaluateChain(filter, 'forward', { src: { is: remote }, dst: { not: remote }, inInterface: { is: iface }, outInterface: { not: iface }, lanSide: true }), 'from'],
-      [evaluateChain(filter, 'forward', { dst: { is: remote }, src: { not: remote }, outInterface: { is: iface }, inInterface: { not: iface }, lanSide: true }), 'to'],
+      [yield* evaluateChainSteps(filter, 'forward', { src: { is: remote }, dst: { not: remote }, inInterface: { is: iface }, outInterface: { not: iface }, lanSide: true }), 'from'],
+      [yield* evaluateChainSteps(filter, 'forward', { dst: { is: remote }, src: { not: remote }, outInterface: { is: iface }, inInterface: { not: iface }, lanSide: true }), 'to'],
     ];
     for (const [verdict, direction] of directions) {
       if (verdict.passes) continue;

@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import fc from 'fast-check';
-import { evaluateChain, FILTER_PROPLIST, FilterRules, MAX_PORT_ITEMS, portListIncludes, type Flow } from '../../src/analysis/firewall.js';
+import { evaluateChain, evaluateChainSteps, FILTER_PROPLIST, FilterRules, MAX_PORT_ITEMS, portListIncludes, type Flow } from '../../src/analysis/firewall.js';
 import { parseIpv4Match, parseIpv4Prefix, formatPrefix } from '../../src/analysis/ipv4.js';
 import type { RouterRecord } from '../../src/routeros/records.js';
 import { placeBefore } from '../../src/analysis/setup-fixes.js';
@@ -246,6 +246,20 @@ describe('jump graphs a router reply may hold', () => {
     ];
     expect(passes(line(15))).toBe(false);
     expect(passes(line(16))).toBe(true);
+  });
+
+  it('a walk gives pauses every 256 rule checks, to the verdict it reaches at once (one walk held the loop 0.5-0.7 s; found by review)', () => {
+    // A chain of rules that each jump back into it and decide nothing, as the review's 124,990 did: every one is
+    // checked at each of 15 depths.
+    const loop = Array.from({ length: 2_000 }, (_, i) => ({ chain: 'a', action: 'jump', 'jump-target': 'a', 'src-port': String(1000 + i) }));
+    const rules = [{ chain: 'input', action: 'jump', 'jump-target': 'a' }, ...loop, DROP_ALL].map(rule);
+    const flow = WG_INPUT;
+    const steps = evaluateChainSteps(rules, 'input', flow);
+    let pauses = 0;
+    let step = steps.next();
+    for (; step.done !== true; step = steps.next()) pauses++;
+    expect(step.value).toEqual(evaluateChain(rules, 'input', flow));
+    expect(pauses).toBeGreaterThanOrEqual(Math.floor((15 * 2_000) / 256));
   });
 
   it('a jump loop ends and the rules after it still count', () => {
