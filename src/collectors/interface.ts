@@ -106,8 +106,11 @@ export function* mapInterfacesSteps(records: readonly RouterRecord[], routerLabe
   let ethernetMore = 0;
   let exported = 0;
   let count = 0;
-  for (const record of yield* read.keyedSteps(records, ['name'])) {
+  const named = yield* read.keyedSteps(records, ['name']);
+  const chosen = yield* chosenRowsSteps(named, read);
+  for (const record of named) {
     if (++count % INTERFACES_PER_STEP === 0) yield;
+    if (chosen !== undefined && !chosen.has(record)) continue;
     const name = record['name'] as string;
     const type = record['type'] ?? '';
     // Absent `dynamic` is false: RouterOS prints it only on some rows (docs/emulator.md, the 7.23.7 capture).
@@ -141,6 +144,38 @@ export function* mapInterfacesSteps(records: readonly RouterRecord[], routerLabe
     data: { listed: records.length, exported },
     ethernetUp,
   };
+}
+
+/** A `.id` as a number (`*1A` is 26), for ordering rows; Infinity when it is not one RouterOS writes. */
+function idOrder(record: RouterRecord): number {
+  const match = /^\*([0-9A-Fa-f]{1,12})$/.exec(record['.id'] ?? '');
+  return match === null ? Number.POSITIVE_INFINITY : Number.parseInt(match[1] as string, 16);
+}
+
+/**
+ * The row each name and type is exported from when a reply lists one twice (the 7.16 capture has two `ether2`
+ * rows): the one with the lowest `.id`, whatever the reply's order. The first listed was taken before, so a pair
+ * listed the other way round in the next run made each counter step back to the other row's, a reset Prometheus
+ * took for a reboot (found by review). Undefined when no row repeats (every row is exported); the repeats are
+ * counted as a problem.
+ */
+function* chosenRowsSteps(records: readonly RouterRecord[], read: FieldReader): Steps<Set<RouterRecord> | undefined> {
+  const byKey = new Map<string, RouterRecord>();
+  let repeats = 0;
+  for (const [index, record] of records.entries()) {
+    if (index % INTERFACES_PER_STEP === INTERFACES_PER_STEP - 1) yield;
+    const key = `${record['name'] ?? ''}\u0000${record['type'] ?? ''}`;
+    const other = byKey.get(key);
+    if (other === undefined) {
+      byKey.set(key, record);
+      continue;
+    }
+    repeats++;
+    if (idOrder(record) < idOrder(other)) byKey.set(key, record);
+  }
+  if (repeats === 0) return undefined;
+  read.problem(`${repeats} rows repeat the name and type of another; each is exported from its row with the lowest .id`);
+  return new Set(byKey.values());
 }
 
 const RATE_FORM = /^(\d+(?:\.\d+)?)(k|M|G|T)bps$/;

@@ -49,9 +49,21 @@ describe('interface mapping of recorded replies', () => {
     expect(out).toContain('routeros_interface_info{router="hq",interface="ether1",type="ether",comment=""} 1\n');
     expect(lines(out).filter((line) => line.startsWith('routeros_interface_info'))).toHaveLength(2);
     expect(result.data).toEqual({ listed: 4, exported: 2 });
-    expect(result.problems).toEqual([]);
+    expect(result.problems).toEqual(['interface 2 rows repeat the name and type of another; each is exported from its row with the lowest .id']);
     // Only running ethernet ports are asked for their link rate.
     expect([...result.ethernetUp]).toEqual([['ether1', '*1']]);
+  });
+
+  it('a repeated name is exported from its row with the lowest .id, in whatever order the rows come (found by review)', () => {
+    const row = (id: string, rx: string) => ({ '.id': id, name: 'ether2', type: 'ether', running: 'true', disabled: 'false', 'rx-byte': rx });
+    // Both rows' counters grew between the runs; the reply listed them the other way round the second time.
+    const first = sampleText(mapInterfaces([row('*2', '100000'), row('*A', '900000')], ROUTER, DEFAULT_FILTER).samples);
+    const second = sampleText(mapInterfaces([row('*A', '900500'), row('*2', '100500')], ROUTER, DEFAULT_FILTER).samples);
+    const rx = (out: string) => lines(out).find((line) => line.startsWith('routeros_interface_receive_bytes_total'));
+    expect([rx(first), rx(second)]).toEqual([
+      'routeros_interface_receive_bytes_total{router="hq",interface="ether2",type="ether"} 100000',
+      'routeros_interface_receive_bytes_total{router="hq",interface="ether2",type="ether"} 100500',
+    ]);
   });
 
   it('7.23.7 CHR: bridge with mtu auto, loopback, disabled vlan; every property of the menu', () => {
