@@ -5,7 +5,8 @@
  */
 import type { ProbeOutcome } from '../analysis/liveness.js';
 import type { FieldReader } from '../analysis/decoding.js';
-import { answeredPings, roundTripsOfRows, sentPastCount, untoldAnswers } from './ping-rows.js';
+import { finish, type Steps } from '../util/slices.js';
+import { answeredPingsSteps, roundTripsOfRowsSteps, sentPastCount, untoldAnswers } from './ping-rows.js';
 
 export interface ProbeResult {
   outcome: ProbeOutcome;
@@ -22,6 +23,11 @@ export interface ProbeResult {
  * `count` pings asked for, is `error` (not judged).
  */
 export function readProbeReply(reply: unknown, read: FieldReader, count: number): ProbeResult {
+  return finish(readProbeReplySteps(reply, read, count));
+}
+
+/** readProbeReply as steps, a pause possible every 1,024 rows (ping-rows.ts). */
+export function* readProbeReplySteps(reply: unknown, read: FieldReader, count: number): Steps<ProbeResult> {
   const rows = Array.isArray(reply) ? (reply as unknown[]) : [];
   const raw = rows.at(-1);
   const last = raw !== null && typeof raw === 'object' && !Array.isArray(raw) ? (raw as Record<string, unknown>) : {};
@@ -43,7 +49,7 @@ export function readProbeReply(reply: unknown, read: FieldReader, count: number)
     return { outcome: 'error' };
   }
   // Duplicate replies (a multicast target) make received exceed sent: the pings answered are what the rows tell.
-  const answered = answeredPings(rows, sent, received);
+  const answered = yield* answeredPingsSteps(rows, sent, received);
   if (answered === undefined) {
     read.problem(untoldAnswers(sent, received));
     return { outcome: 'error' };
@@ -52,6 +58,6 @@ export function readProbeReply(reply: unknown, read: FieldReader, count: number)
   if (answered === 0) return { outcome: 'failed', lossRatio };
   // Without avg-rtt on the last row (a one-ping probe on a router that prints it from the second reply on), the
   // rows' own times.
-  const rttSeconds = record['avg-rtt'] === undefined ? roundTripsOfRows(rows, read).avg : read.rtt(record, 'avg-rtt');
+  const rttSeconds = record['avg-rtt'] === undefined ? (yield* roundTripsOfRowsSteps(rows, read)).avg : read.rtt(record, 'avg-rtt');
   return { outcome: answered === sent ? 'ok' : 'partial', lossRatio, ...(rttSeconds === undefined ? {} : { rttSeconds }) };
 }

@@ -13,8 +13,8 @@ import type { RouterRecord } from '../routeros/records.js';
 import { routerListHead, saysTrue } from '../routeros/decode.js';
 import { expectOf, peerLabel, probeSettingOf } from '../analysis/peer.js';
 import type { ProbeOutcome } from '../analysis/liveness.js';
-import { readProbeReply, type ProbeResult } from './wireguard-probe-reply.js';
-import { finish, type Steps } from '../util/slices.js';
+import { readProbeReply, readProbeReplySteps, type ProbeResult } from './wireguard-probe-reply.js';
+import { finish, finishInSlices, type Steps } from '../util/slices.js';
 
 export { readProbeReply, type ProbeResult } from './wireguard-probe-reply.js';
 
@@ -241,7 +241,9 @@ export function probeParameters(target: ProbeTarget, count: number): Record<stri
 async function probeOne(run: Run, target: ProbeTarget, options: ProbeOptions, signal: AbortSignal): Promise<ProbeResult> {
   try {
     const timeoutMs = options.timeoutMs + options.count * PROBE_INTERVAL_MS;
-    return readProbeReply(await run('ping', probeParameters(target, options.count), { signal, timeoutMs }), options.read, options.count);
+    const reply = await run('ping', probeParameters(target, options.count), { signal, timeoutMs });
+    // Awaited here: a reply that fails to map is this peer's error, not the run's.
+    return await finishInSlices(readProbeReplySteps(reply, options.read, options.count), { signal });
   } catch (error) {
     // A run aborted (deadline, shutdown) ends the run; any other failure leaves this peer unjudged by probe.
     if (signal.aborted) throw error;
