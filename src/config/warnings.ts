@@ -21,17 +21,32 @@ export const NO_RUNS_WARNING =
  * Names every router's data and logs hold: the router's and the user's, and what RouterOS calls its own objects by
  * default (its identity, its default configuration's comments, its interfaces). A password equal to one is
  * redacted from every place the name shows (`[REDACTED:…]-lan` for a bridge called `bridge-lan`), and the
- * redaction itself tells the password to whoever reads them (found by review). Exact, as redaction is: `Ether1`
- * redacts no `ether1`.
+ * redaction itself tells the password to whoever reads them (found by review). In any letter case, as logs and
+ * messages redact a password: `Branch-2` as the password of router `branch-2` made its every log line name it
+ * `[REDACTED]` without a warning (found by review).
  */
-const ROUTEROS_NAMES = /^(?:admin|default|defconf|MikroTik|local|lan|wan|(?:bridge|ether|sfp|sfp-sfpplus|qsfpplus|wlan|wifi|wireguard|wg|vlan|bond|lte|pppoe-out)\d*)$/;
+const ROUTEROS_NAMES = /^(?:admin|default|defconf|MikroTik|local|lan|wan|(?:bridge|ether|sfp|sfp-sfpplus|qsfpplus|wlan|wifi|wireguard|wg|vlan|bond|lte|pppoe-out)\d*)$/i;
 
-function passwordWarnings(router: RouterConfig, path: string): ConfigProblem[] {
-  const password = router.password.reveal();
+/** The warning a password deserves, if any, given the names it may stand beside (a user, a router, a btest user). */
+function passwordWarning(password: string, names: readonly (string | undefined)[], path: string): ConfigProblem[] {
   if (password === '') return [];
   if (password.length < MIN_SECRET_LENGTH) return [{ path, message: SHORT_PASSWORD_WARNING }];
-  if (password === router.username || password === router.name || ROUTEROS_NAMES.test(password)) return [{ path, message: NAME_PASSWORD_WARNING }];
+  const folded = password.toLowerCase();
+  if (names.some((name) => name?.toLowerCase() === folded) || ROUTEROS_NAMES.test(password)) return [{ path, message: NAME_PASSWORD_WARNING }];
   return [];
+}
+
+/**
+ * The router's password, and its bandwidth tests' btest passwords, which are secrets too (redacted the same way,
+ * and so the same warnings: the docs promised the short one and the loader never said it; found by review).
+ */
+function passwordWarnings(router: RouterConfig, path: string): ConfigProblem[] {
+  const warnings = passwordWarning(router.password.reveal(), [router.username, router.name], path);
+  for (const [index, test] of router.bandwidthTest.entries()) {
+    const password = test.password?.reveal();
+    if (password !== undefined) warnings.push(...passwordWarning(password, [test.user, router.username, router.name], joinPath(joinPath(path, 'bandwidth_test'), index)));
+  }
+  return warnings;
 }
 
 export function routerWarnings(router: RouterConfig, path: string): ConfigProblem[] {

@@ -58,12 +58,38 @@ describe('password warnings (found by review: a short or name-like password is t
     ['admin', 'monitor', 'r'],
     ['monitor', 'monitor', 'r'],
     ['gw-branch7', 'monitor', 'gw-branch7'],
+    // In another letter case: logs redact a password in any case (found by review: `Branch-2` for `branch-2`).
+    ['Branch-2', 'monitor', 'branch-2'],
+    ['MONITOR', 'monitor', 'r'],
+    ['Ether1', 'monitor', 'r'],
+    ['mikrotik', 'monitor', 'r'],
   ])('warns that %j (user %j, router %j) is a name its redaction would tell', (password, username, name) => {
     expect(warned(password, username, name)).toEqual([NAME_PASSWORD_WARNING]);
   });
 
-  it.each(['abcd', 'bridge-7f!Q', 'ether1x2', 'default-Secret-1', 'Ether1', 'Monitor'])('says nothing of %j (redaction is exact: it would not redact that name)', (password) => {
+  it.each(['abcd', 'bridge-7f!Q', 'ether1x2', 'default-Secret-1', 'monitor-2'])('says nothing of %j (it is no name)', (password) => {
     expect(warned(password)).toEqual([]);
+  });
+
+  it("warns about a bandwidth test's btest password as about the router's (the docs promised it; found by review)", () => {
+    const config = resolve({
+      defaults: { username: 'monitor', password: 'router-secret-1' },
+      routers: [
+        {
+          name: 'r',
+          url: 'https://192.0.2.9',
+          bandwidth_test: [
+            { target: '192.0.2.1', duration: '10s', user: 'btest', password: 'ab' },
+            { target: '192.0.2.2', duration: '10s', user: 'btest', password: 'BTEST' },
+            { target: '192.0.2.3', duration: '10s', user: 'btest', password: 'long-btest-secret' },
+          ],
+        },
+      ],
+    });
+    expect(configWarnings(config).filter((w) => w.message === SHORT_PASSWORD_WARNING || w.message === NAME_PASSWORD_WARNING)).toEqual([
+      { path: 'routers[0].bandwidth_test[0]', message: SHORT_PASSWORD_WARNING },
+      { path: 'routers[0].bandwidth_test[1]', message: NAME_PASSWORD_WARNING },
+    ]);
   });
 
   it('never quotes the password it warns about, in any field of any warning', () => {
