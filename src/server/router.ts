@@ -10,7 +10,7 @@ import { VERSION } from '../version.js';
 import { isAuthenticated } from './auth.js';
 import { serveMetrics } from './metrics-route.js';
 import { serveHealth } from './health-route.js';
-import { serveProbe } from './probe-route.js';
+import { probeWaits, serveProbe } from './probe-route.js';
 import { serveSd } from './sd-route.js';
 import { landingPage } from './landing.js';
 import { answerFailure, sendJson, sendText } from './respond.js';
@@ -27,9 +27,10 @@ export const LIFECYCLE_DISABLED =
   'Lifecycle API is not enabled: start the exporter with --web.enable-lifecycle, or protect it with basic_auth_users in the web config.\n';
 
 export function createRouter(app: Endpoints, logger: Logger): RequestHandler {
+  const waits = probeWaits();
   const routes: Record<string, Route> = {
     '/metrics': (req, res, query) => serveMetrics(app, req, res, query),
-    '/probe': (req, res, query) => serveProbe(app, req, res, query),
+    '/probe': (req, res, query) => serveProbe(app, req, res, query, waits),
     '/sd': (req, res) => serveSd(app, req, res),
     '/health': (req, res, query) => serveHealth(app, req, res, query),
     '/-/healthy': (_req, res) => sendText(res, 200, 'Healthy.\n'),

@@ -12,6 +12,7 @@ import type { Endpoints } from '../../src/server/endpoints.js';
 import { DEFAULT_LIMITS, guard } from '../../src/server/guard.js';
 import { createRouter } from '../../src/server/router.js';
 import { MAX_WAIT_MS, MIN_WAIT_MS, probeWaitMs } from '../../src/server/probe-query.js';
+import { MAX_WAITING_PROBES_PER_CLIENT } from '../../src/server/probe-route.js';
 import { ROUTE_RULES } from '../../src/server/routes.js';
 import { startExporter, WEB_AUTH, type Exporter } from './exporter.js';
 
@@ -205,5 +206,42 @@ describe('a first probe waiting for its first collection holds no scrape slot', 
     expect((await holder).status).toBe(200);
     // The slot came back with each answer: the next scrape is served.
     expect((await fetch(`${url}/probe?target=configured`)).status).toBe(200);
+  });
+});
+
+describe('first probes waiting at once (found by review: 150,000 pipelined probes waited together, 0.9 GB)', () => {
+  it(`let ${MAX_WAITING_PROBES_PER_CLIENT} of one client wait; the next are answered at once with what exists, and waits end as they free`, async () => {
+    const held: (() => void)[] = [];
+    const waited: number[] = [];
+    const own = {
+      renderRouter: endpoints.renderRouter,
+      discover: (_target: string, _profile: string, timeoutMs: number) => {
+        waited.push(timeoutMs);
+        const result: DiscoverResult = { kind: 'timeout', router: 'edge-192.0.2.7' };
+        return timeoutMs === 0 ? Promise.resolve(result) : new Promise<DiscoverResult>((resolve) => held.push(() => resolve(result)));
+      },
+    } as unknown as Endpoints;
+    const local = createServer(createRouter(own, pino({ level: 'silent' })));
+    await new Promise<void>((resolve) => local.listen(0, '127.0.0.1', resolve));
+    const address = local.address();
+    const url = `http://127.0.0.1:${typeof address === 'object' && address !== null ? address.port : 0}/probe?target=192.0.2.7&profile=edge`;
+    try {
+      const first = Array.from({ length: MAX_WAITING_PROBES_PER_CLIENT }, () => fetch(url));
+      await expect.poll(() => held.length).toBe(MAX_WAITING_PROBES_PER_CLIENT);
+      // Past the client's share: no wait, answered with what the target has (here its series).
+      const past = await fetch(url);
+      expect(past.status).toBe(200);
+      expect(waited.at(-1)).toBe(0);
+      // One wait ends: the next probe may wait again.
+      held.shift()?.();
+      await expect.poll(() => held.length).toBe(MAX_WAITING_PROBES_PER_CLIENT - 1);
+      const again = fetch(url);
+      await expect.poll(() => held.length).toBe(MAX_WAITING_PROBES_PER_CLIENT);
+      expect(waited.at(-1)).toBeGreaterThan(0);
+      for (const release of held.splice(0)) release();
+      expect((await Promise.all([...first, again])).every((response) => response.status === 200)).toBe(true);
+    } finally {
+      await new Promise((resolve) => local.close(resolve));
+    }
   });
 });
