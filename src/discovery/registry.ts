@@ -18,7 +18,16 @@ import { DEFAULT_PORT, parseTarget, targetEndpoint, targetName, urlEndpoint, typ
 /** Why a probe was refused; a closed set, so the refused counter's series stay few whatever targets arrive. */
 export type RefuseReason = 'unknown_profile' | 'invalid_target' | 'outside_allow_list' | 'other_profile' | 'full';
 /** Why a discovered target was forgotten; a closed set like RefuseReason (the expired counter's `reason`). */
-export type ForgetReason = 'idle' | 'profile_removed' | 'outside_allow_list' | 'configured' | 'max_targets';
+export type ForgetReason = 'idle' | 'probed_once' | 'profile_removed' | 'outside_allow_list' | 'configured' | 'max_targets';
+
+/**
+ * A target probed once and never again is forgotten after this (or its forget period, when shorter). Prometheus
+ * probes a target of its inventory at every scrape interval, so a second probe comes within minutes; one that never
+ * comes marks a target nobody scrapes: a typo, or a client naming junk ports of an allowed host, which held a
+ * profile's cap (429 for the real inventory), made /health critical and was reconnected to every 2 minutes, for the
+ * default forget period of 10 h (found by review).
+ */
+export const PROBED_ONCE_FORGET_MS = 10 * 60_000;
 
 export interface DiscoveryMetrics {
   /** Discovered targets per profile now (every configured profile, 0 included). */
@@ -56,6 +65,8 @@ interface Entry {
   router: RouterConfig;
   forgetAfterMs: number;
   lastProbeAt: number;
+  /** Probes of it so far, its first included (PROBED_ONCE_FORGET_MS). */
+  probes: number;
   /** Every job has finished once (store.tried), or the entry was forgotten: waiters stop waiting. */
   settled: boolean;
   /**
@@ -200,13 +211,18 @@ export class DiscoveryRegistry {
     if (existing !== undefined) {
       if (existing.profile !== profileName) return this.#refuse(profileName, 'other_profile');
       existing.lastProbeAt = this.#deps.now();
+      existing.probes++;
       return this.#wait(existing, timeoutMs);
     }
     if (!profile.allow.allows(parsed)) return this.#refuse(profileName, 'outside_allow_list');
     const count = this.#counts.get(profileName) ?? 0;
     if (count >= profile.config.maxTargets) {
       this.#deps.metrics.refused(profileName, 'full');
-      return { kind: 'full', reason: `profile ${profileName} already polls its max_targets (${profile.config.maxTargets}) discovered targets` };
+      return {
+        kind: 'full',
+        reason: `profile ${profileName} already polls its max_targets (${profile.config.maxTargets}) discovered targets`,
+        retryAfterSeconds: this.#nextForgetSeconds(profileName),
+      };
     }
     // The server still answers while the exporter shuts down, from what was collected; a new target taken in now
     // would be planned on a stopped scheduler and wait out the whole probe for a collection that never comes.
@@ -220,8 +236,8 @@ export class DiscoveryRegistry {
     const now = this.#deps.now();
     let forgotten = 0;
     for (const entry of [...this.#entries.values()]) {
-      if (now - entry.lastProbeAt < entry.forgetAfterMs) continue;
-      this.#forget(entry, 'idle');
+      if (now - entry.lastProbeAt < forgetMsOf(entry)) continue;
+      this.#forget(entry, entry.probes > 1 ? 'idle' : 'probed_once');
       forgotten += 1;
     }
     if (forgotten > 0) {
@@ -244,6 +260,17 @@ export class DiscoveryRegistry {
     for (const resolve of this.#loaded.splice(0)) resolve();
     this.#unsubscribe();
     for (const entry of this.#entries.values()) settle(entry);
+  }
+
+  /** Seconds until the profile's next target is due to be forgotten (a full profile's Retry-After); at least 1. */
+  #nextForgetSeconds(profile: string): number {
+    const now = this.#deps.now();
+    let soonest = Number.POSITIVE_INFINITY;
+    for (const entry of this.#entries.values()) {
+      if (entry.profile === profile) soonest = Math.min(soonest, entry.lastProbeAt + forgetMsOf(entry) - now);
+    }
+    // The sweep runs every DISCOVERY_SWEEP_MS (app.ts), so a target is forgotten up to that much after it is due.
+    return Number.isFinite(soonest) ? Math.max(1, Math.ceil(soonest / 1000)) : 1;
   }
 
   /** The configured router a target is, by its name or by what its URL reaches, if any. */
@@ -273,6 +300,7 @@ export class DiscoveryRegistry {
       router,
       forgetAfterMs: profile.forgetAfterMs,
       lastProbeAt: this.#deps.now(),
+      probes: 1,
       settled: false,
       fresh,
       waiters: new Set(),
@@ -390,4 +418,9 @@ function freshJobs(before: RouterConfig, after: RouterConfig, recorded: number):
 /** The router a target becomes: the profile's settings, the target's canonical name, its URL from scheme and canonical target. */
 function routerOf(profile: ProfileConfig, name: string, target: ParsedTarget): RouterConfig {
   return { ...profile.settings, name, url: `${profile.scheme}://${target.authority}` };
+}
+
+/** How long a target may go unprobed before it is forgotten: its forget period, or less when it was probed only once. */
+function forgetMsOf(entry: Pick<Entry, 'forgetAfterMs' | 'probes'>): number {
+  return entry.probes > 1 ? entry.forgetAfterMs : Math.min(entry.forgetAfterMs, PROBED_ONCE_FORGET_MS);
 }

@@ -6,6 +6,6 @@ export type DiscoverResult =
   | { kind: 'ready'; router: string } // serve renderRouter(router) — may have failed collection; that is in its series
   | { kind: 'unknown_profile' } // 404
   | { kind: 'refused'; reason: string } // 403: outside the profile's allow list (no connection made)
-  | { kind: 'full'; reason: string } // 429: the profile's cap of discovered targets is reached
+  | { kind: 'full'; reason: string; retryAfterSeconds?: number } // 429: the profile's cap is reached; Retry-After: when a target is due to go
   | { kind: 'timeout'; router: string } // first collection still running at the deadline: serve what exists, 200
   | { kind: 'closed' }; // 503: the exporter is shutting down and takes no new target in

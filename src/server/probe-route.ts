@@ -84,7 +84,8 @@ export async function serveProbe(
         sendText(res, 403, `Refused: ${bounded(result.reason)}.\n`);
         return;
       case 'full':
-        res.setHeader('retry-after', '60');
+        // When the profile's next target is due to be forgotten (it said 60 while that was hours away; found by review).
+        res.setHeader('retry-after', String(result.retryAfterSeconds ?? 60));
         sendText(res, 429, `Too many targets: ${bounded(result.reason)}.\n`);
         return;
       case 'closed':

@@ -190,10 +190,32 @@ describe('expiry (injected clock, no sleeps)', () => {
     // system every 15 s and firmware at minute 7 of every hour: 10 h.
     const { app } = startApp(config({ lab: { targets: ['127.0.0.1/32'], collectors: { firmware: true } } }));
     expect((await app.discovery.discover(target('r1'), 'lab', 5_000)).kind).toBe('ready');
+    // Probed again, as Prometheus does at its next scrape: the whole period applies.
+    clock += 60_000;
+    expect((await app.discovery.discover(target('r1'), 'lab', 5_000)).kind).toBe('ready');
     clock += 10 * 3_600_000 - 1;
     expect(app.discovery.sweep()).toBe(0);
     clock += 1;
     expect(app.discovery.sweep()).toBe(1);
+    expect(await selfText(app)).toContain('routeros_exporter_discovered_targets_expired_total{profile="lab",reason="idle"} 1');
+  });
+
+  it('forgets a target probed once and not again within 10 min, and a full profile says when one is due (found by review)', async () => {
+    // A client naming junk targets held the cap for the 10 h forget period; Retry-After said 60 s.
+    const { app } = startApp(config({ lab: { targets: ['127.0.0.1/32'], collectors: { firmware: true }, max_targets: 2 } }));
+    expect((await app.discovery.discover('127.0.0.1:1', 'lab', 0)).kind).toBe('timeout');
+    clock += 60_000;
+    expect((await app.discovery.discover('127.0.0.1:2', 'lab', 0)).kind).toBe('timeout');
+    clock += 60_000;
+    expect(await app.discovery.discover('127.0.0.1:3', 'lab', 0)).toMatchObject({ kind: 'full', retryAfterSeconds: 480 });
+    // Probed again: that one now has its whole forget period.
+    expect((await app.discovery.discover('127.0.0.1:2', 'lab', 0)).kind).toBe('timeout');
+    clock += 480_000 - 1;
+    expect(app.discovery.sweep()).toBe(0);
+    clock += 1;
+    expect(app.discovery.sweep()).toBe(1);
+    expect(app.discovery.routers().map((router) => router.name)).toEqual([expect.stringContaining(':2')]);
+    expect(await selfText(app)).toContain('routeros_exporter_discovered_targets_expired_total{profile="lab",reason="probed_once"} 1');
   });
 });
 

@@ -63,7 +63,7 @@ describe('/probe?target=HOST&profile=NAME', () => {
     ['timeout: what exists so far', { kind: 'timeout', router: 'edge-192.0.2.7' }, 200, /^routeros_up/],
     ['unknown_profile', { kind: 'unknown_profile' }, 404, /^No such profile\.\n$/],
     ['refused', { kind: 'refused', reason: 'not in the allow list of profile edge' }, 403, /^Refused: not in the allow list of profile edge\.\n$/],
-    ['full', { kind: 'full', reason: 'profile edge holds its cap of 2 targets' }, 429, /^Too many targets: profile edge holds its cap of 2 targets\.\n$/],
+    ['full', { kind: 'full', reason: 'profile edge holds its cap of 2 targets', retryAfterSeconds: 480 }, 429, /^Too many targets: profile edge holds its cap of 2 targets\.\n$/],
     // Accepted, but the scheduler's load that takes it in is still paced behind a burst of first probes (or a
     // reload forgot it meanwhile): retry, not "no such router … needs profile=" (which it had).
     ['ready, but not planned (yet, or any more)', { kind: 'ready', router: 'not-planned' }, 503, /^Not ready: the target is accepted/],
@@ -75,7 +75,7 @@ describe('/probe?target=HOST&profile=NAME', () => {
     const got = await probe('target=192.0.2.7&profile=edge');
     expect(got.status).toBe(status);
     expect(got.body).toMatch(body);
-    if (status === 429) expect(got.retryAfter).toBe('60');
+    if (status === 429) expect(got.retryAfter).toBe('480');
     if (status === 503) expect(got.retryAfter).toBe(result.kind === 'closed' ? null : '1');
   });
 
