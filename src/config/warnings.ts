@@ -61,10 +61,18 @@ export function routerWarnings(router: RouterConfig, path: string): ConfigProble
   return warnings;
 }
 
-/** A profile's warnings: those of the routers its targets become (`scheme` stands where a router's `url` would). */
+export const ANY_PORT_WARNING =
+  'no ports: a probe may name any port of an allowed host, so the profile\'s credentials go to whatever answers there and its answer tells open ports from closed ones; list the routers\' REST port (ports: [443])';
+
+/**
+ * A profile's warnings: those of the routers its targets become (`scheme` stands where a router's `url` would), and
+ * an allow list without `ports` (the docs told of the port scan it allows; the loader said nothing; found by review).
+ */
 export function profileWarnings(profile: ProfileConfig, path: string): ConfigProblem[] {
   const router: RouterConfig = { ...profile.settings, name: profile.name, url: `${profile.scheme}://target` };
-  return routerWarnings(router, path).map((warning) => (warning.path === joinPath(path, 'url') ? { ...warning, path: joinPath(path, 'scheme') } : warning));
+  const warnings = routerWarnings(router, path).map((warning) => (warning.path === joinPath(path, 'url') ? { ...warning, path: joinPath(path, 'scheme') } : warning));
+  if (profile.ports === undefined) warnings.push({ path: joinPath(path, 'ports'), message: ANY_PORT_WARNING });
+  return warnings;
 }
 
 /** Every warning of a resolved config; `routers[i]` is the i-th router of the file (a valid config keeps them all). */

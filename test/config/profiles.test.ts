@@ -131,12 +131,22 @@ describe('profile warnings', () => {
   it('say plain HTTP at the scheme and skipped verification at the profile, like a router', async () => {
     const { configWarnings } = await import('../../src/config/warnings.js');
     const config = resolve(
-      withProfiles({ plain: { targets: ['10.0.0.0/8'], scheme: 'http' }, skip: { targets: ['10.0.0.0/8'], tls: { insecure_skip_verify: true } }, fine: { targets: ['10.0.0.0/8'] } }),
+      withProfiles({
+        plain: { targets: ['10.0.0.0/8'], scheme: 'http', ports: [80] },
+        skip: { targets: ['10.0.0.0/8'], tls: { insecure_skip_verify: true }, ports: [443] },
+        fine: { targets: ['10.0.0.0/8'], ports: [443] },
+      }),
     );
     expect(configWarnings(config)).toEqual([
       { path: 'profiles.plain.scheme', message: expect.stringContaining('plain HTTP') },
       { path: 'profiles.skip', message: expect.stringContaining('TLS certificate verification is OFF') },
     ]);
+  });
+
+  it('say that a profile without ports lets a probe name any port of an allowed host (found by review: a port scan)', async () => {
+    const { ANY_PORT_WARNING, configWarnings } = await import('../../src/config/warnings.js');
+    const config = resolve(withProfiles({ open: { targets: ['10.0.0.0/8'] }, fine: { targets: ['10.0.0.0/8'], ports: [443, 8443] } }));
+    expect(configWarnings(config)).toEqual([{ path: 'profiles.open.ports', message: ANY_PORT_WARNING }]);
   });
 });
 
