@@ -176,6 +176,18 @@ describe('system/health bounds', () => {
     // The form check looks at the first rows for a name, then the object loop reads up to the bound.
     expect(looked).toBeLessThanOrEqual(2 * MAX_ROWS + 2);
   });
+
+  it(`reads at most ${MAX_ROWS} objects that hold no sensor either (a million of {state: enabled} were read to the end; found by review)`, () => {
+    let looked = 0;
+    const objects = new Proxy(
+      Array.from({ length: 100_000 }, () => ({ state: 'enabled' })),
+      { get: (target, key, receiver) => (typeof key === 'string' && /^\d+$/.test(key) ? (looked++, Reflect.get(target, key, receiver)) : Reflect.get(target, key, receiver)) },
+    );
+    const result = mapSystemHealth(objects, ROUTER);
+    expect(result.problems).toContain(`system/health more than ${MAX_ROWS} objects; the rest are left out`);
+    expect(result.data.sensors).toBe(0);
+    expect(looked).toBeLessThanOrEqual(2 * MAX_ROWS + 2);
+  });
 });
 
 describe('the health collector against the emulator over HTTPS', () => {
