@@ -89,12 +89,3 @@ export function* roundTripsOfRowsSteps(rows: readonly unknown[], read: FieldRead
   }
   return count === 0 ? {} : { min, avg: sum / count, max };
 }
-
-/** Whether some row passes `test`, as steps. */
-export function* someRowSteps<Row>(rows: readonly Row[], test: (row: Row) => boolean): Steps<boolean> {
-  for (const [index, row] of rows.entries()) {
-    if (index % ROWS_PER_STEP === ROWS_PER_STEP - 1) yield;
-    if (test(row)) return true;
-  }
-  return false;
-}

@@ -5,13 +5,13 @@
 import type { PingTargetConfig } from '../config/types.js';
 import type { RouterRecord } from '../routeros/records.js';
 import { recordListSteps } from '../routeros/records.js';
-import { finish, finishInSlices, type Steps } from '../util/slices.js';
+import { finish, finishInSlices, someSteps, type Steps } from '../util/slices.js';
 import { SampleSet } from '../metrics/samples.js';
 import { seriesLabels, type RouterLabel } from '../metrics/family.js';
 import { PING, PING_FAMILIES as F } from './ping.contract.js';
 import { FieldReader, given, problemsOf } from '../analysis/decoding.js';
 import { RouterOsError } from '../routeros/errors.js';
-import { answeredPingsSteps, roundTripsOfRowsSteps, sentPastCount, someRowSteps, untoldAnswers } from './ping-rows.js';
+import { answeredPingsSteps, ROWS_PER_STEP, roundTripsOfRowsSteps, sentPastCount, untoldAnswers } from './ping-rows.js';
 import { compositeJobKey, type Collector, type JobContext, type JobResult } from './types.js';
 
 export interface PingData {
@@ -58,7 +58,7 @@ export function* mapPingSteps(
   // them in any row (`[]`, `[{}]`, a proxy's object) is not a ping that failed but no answer from the ping at all
   // (found by review: it was a run that succeeded, with a decode error). A ping's row without its totals is the
   // loss left unread, below.
-  if (!(yield* someRowSteps(rows, (row) => given(row, 'sent') || given(row, 'received') || given(row, 'seq')))) {
+  if (!(yield* someSteps(rows, (row) => given(row, 'sent') || given(row, 'received') || given(row, 'seq'), ROWS_PER_STEP))) {
     throw new RouterOsError('ROS_ERR_SHAPE', `ping ${target.target}: none of the ${rows.length} rows has a seq or a count; the reply is not a ping's`);
   }
   const samples = new SampleSet();

@@ -125,3 +125,11 @@ export class WeighedPace {
   }
 }
 
+/** Whether some item passes `test`, as steps: a pause possible every `perStep` items. */
+export function* someSteps<T>(items: readonly T[], test: (item: T) => boolean, perStep: number): Steps<boolean> {
+  for (const [index, item] of items.entries()) {
+    if (index % perStep === perStep - 1) yield;
+    if (test(item)) return true;
+  }
+  return false;
+}

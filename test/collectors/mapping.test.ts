@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { mapSystem } from '../../src/collectors/system.js';
 import { mapWireguard } from '../../src/collectors/wireguard.js';
 import { mapPing, pingParameters } from '../../src/collectors/ping.js';
-import { bandwidthTestParameters, mapBandwidthTest } from '../../src/collectors/bandwidth-test.js';
+import { bandwidthTestParameters, mapBandwidthTest, mapBandwidthTestSteps } from '../../src/collectors/bandwidth-test.js';
 import { SampleSet } from '../../src/metrics/samples.js';
 import { fixtureList, fixtureRecord } from '../helpers/fixtures.js';
 import { testRouter } from '../helpers/config.js';
@@ -235,6 +235,18 @@ describe('bandwidth-test mapping', () => {
     expect(out).toContain('routeros_bandwidth_test_transmit_bytes_per_second{router="hq",target="10.10.0.2",name="10.10.0.2"} 52000000\n');
     // Lost packets are counted per section (the manual's capture goes 0, 0, 581175, 9014): the run lost their sum, 0 + 12 + 9014.
     expect(out).toContain('routeros_bandwidth_test_lost_packets{router="hq",target="10.10.0.2",name="10.10.0.2"} 9026\n');
+  });
+
+  it('maps a long reply in steps, a pause possible every 1,024 rows, to what it maps at once (found by review)', () => {
+    const rows = Array.from({ length: 20_000 }, (_, section) => ({ '.section': String(section), status: 'running', 'lost-packets': '1' }));
+    rows.push({ '.section': '20000', status: 'done testing', 'lost-packets': '1' });
+    const steps = mapBandwidthTestSteps(rows, test, ROUTER, NOW);
+    let pauses = 0;
+    let step = steps.next();
+    for (; step.done !== true; step = steps.next()) pauses++;
+    expect(pauses).toBeGreaterThanOrEqual(Math.floor(rows.length / 1024));
+    expect(text(step.value.samples)).toBe(text(mapBandwidthTest(rows, test, ROUTER, NOW).samples));
+    expect(text(step.value.samples)).toContain('routeros_bandwidth_test_lost_packets{router="hq",target="10.10.0.2",name="10.10.0.2"} 20001\n');
   });
 
   it('a test that could not run is success 0 without rates', () => {
