@@ -350,8 +350,10 @@ export class DiscoveryRegistry {
         entry.waiters.add(done);
       });
     }
-    // Forgotten while waiting (a reload took its profile): nothing to serve under that name any more.
+    // Forgotten while waiting: nothing to serve under that name any more. A reload that took its profile away says so
+    // (404), as a probe under that profile now would; 503 "retry shortly" promised what never comes (found by review).
     const current = this.#entries.get(entry.name) === entry;
+    if (!current && !this.#profiles.has(entry.profile)) return { kind: 'unknown_profile' };
     return current && entry.settled ? { kind: 'ready', router: entry.name } : { kind: 'timeout', router: entry.name };
   }
 

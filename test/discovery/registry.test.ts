@@ -274,6 +274,15 @@ describe('reload', () => {
     expect(self).not.toContain('routeros_exporter_discovered_targets{profile="b"}');
   });
 
+  it('answers a probe waiting when a reload removes its profile as an unknown profile (404), not "retry shortly" (found by review)', async () => {
+    let next = config({ lab: { targets: ['127.0.0.1/32'] } });
+    const { app } = startApp(next, () => Promise.resolve(next));
+    const waiting = app.discovery.discover(target('hang'), 'lab', 5_000);
+    next = config({ other: { targets: ['127.0.0.1/32'] } });
+    expect(await app.reload()).toEqual({ ok: true });
+    expect(await waiting).toEqual({ kind: 'unknown_profile' });
+  });
+
   it('ports: refuses a target on a port the profile does not list, and forgets one a reload no longer lists', async () => {
     const port = (name: string): number => Number(new URL(emulator.router(name).url).port);
     const first = config({ a: { targets: ['127.0.0.1/32'], ports: [port('r1')] } });
