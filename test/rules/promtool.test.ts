@@ -73,7 +73,7 @@ beforeAll(async () => {
   const isolatedResults = await testIsolatedRules([...baselineDirs, ...mutationDirs], workDir);
   baselineResults = isolatedResults.slice(0, baselineDirs.length);
   mutationResults = isolatedResults.slice(baselineDirs.length);
-}, 120_000);
+}, 300_000);
 
 afterAll(async () => {
   if (workDir !== '') await rm(workDir, { recursive: true, force: true });
