@@ -73,6 +73,14 @@ export function guard(handle: Handler, deps: GuardDeps): { handle: Handler; expe
   const pass = (req: IncomingMessage, res: ServerResponse): void => {
     const target = targetOf(req);
     if (target.ok && ruleOf(target.path)?.scrape === true) {
+      // A pipelined scrape waits for its turn on the connection before it takes a slot and renders: taken at
+      // arrival, queued answers held slots they could not use (behind a first probe's wait, two connections held
+      // all 16 for its 25 s), rendered bodies sat in memory, and a ninth pipelined scrape got 503 while only one
+      // was answered at a time (found by review). Node hands the response its socket when its turn comes.
+      if (res.socket === null) {
+        res.once('socket', () => pass(req, res));
+        return;
+      }
       const lease = slots.lease(req, req.socket.remoteAddress ?? '');
       if (lease === undefined) {
         sendTooManyScrapes(res);

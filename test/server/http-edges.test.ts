@@ -113,3 +113,18 @@ describe('a pipelined response whose reader stopped reading', () => {
     expect(closedAfterMs[0]).toBeLessThan(5_000);
   });
 });
+
+describe('pipelined scrapes', () => {
+  it('take a scrape slot at their turn, not at arrival: twelve on one connection are all answered (before: the ninth and on got 503)', async () => {
+    const one = (last: boolean): string => `GET /metrics HTTP/1.1\r\nHost: x\r\nAuthorization: ${WEB_AUTH}\r\n${last ? 'Connection: close\r\n' : ''}\r\n`;
+    const requests = Array.from({ length: 12 }, (_, i) => one(i === 11)).join('');
+    const socket = await openSocket({ port: exporter.port });
+    const chunks: Buffer[] = [];
+    socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+    const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+    socket.write(requests);
+    await closed;
+    const statuses = Buffer.concat(chunks).toString('latin1').match(/^HTTP\/1\.1 (\d{3}) /gm) ?? [];
+    expect(statuses).toEqual(Array.from({ length: 12 }, () => 'HTTP/1.1 200 '));
+  });
+});
