@@ -9,6 +9,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { BcryptWorker } from './bcrypt-worker.js';
 import { sendText } from './respond.js';
+import { probeWaitMs } from './probe-query.js';
 import { loggedPath } from './target.js';
 import { bcryptCost } from './web-config.js';
 
@@ -43,11 +44,14 @@ const MAX_CHECKS = 4;
 /**
  * Requests that need a check when none is free wait, their turns dealt round-robin by client address, so guesses
  * from a few addresses cannot keep every other scraper on 429: four addresses each holding one check did that, for
- * as long as they went on (found by review). A wait is bounded in time, per address and in all; past that, 429.
+ * as long as they went on (found by review). A wait is bounded in time (the scrape's own timeout, less a margin, at
+ * most MAX_WAIT_MS), per address and in all; past that, 429. One worker checks ~10 cost-10 hashes a second, so a
+ * scraper behind N guessing addresses is dealt its check after about N / 10 s: 2 s and 32 waiting in all held
+ * against ~16 addresses only (found by review), 8 s and 256 against ~80.
  */
-const WAIT_MS = 2_000;
+export const MAX_WAIT_MS = 8_000;
 const MAX_WAITING_PER_CLIENT = 4;
-const MAX_WAITING = 32;
+const MAX_WAITING = 256;
 /**
  * The last free check is kept for a client address with none running: one client guessing from a few connections
  * held all four, and every scraper whose credentials were not remembered yet (after a restart, a rotation, a new
@@ -118,7 +122,7 @@ export class BasicAuth {
    * True when the credentials match a user, undefined when that needs a bcrypt check and too many wait already.
    * Every configured username is compared, in constant time, and unknown ones cost a check all the same.
    */
-  async check(users: ReadonlyMap<string, string>, credentials: Credentials, client = ''): Promise<boolean | undefined> {
+  async check(users: ReadonlyMap<string, string>, credentials: Credentials, client = '', waitMs = MAX_WAIT_MS): Promise<boolean | undefined> {
     const wanted = digest(credentials.username);
     let hash: string | undefined;
     for (const [name, candidate] of users) {
@@ -139,22 +143,26 @@ export class BasicAuth {
       this.#take(client);
     } else {
       // Dealt a check already taken for it (#take), or turned away.
-      if (!(await this.#wait(client))) return undefined;
-      // The same credentials may have been checked while this one waited.
+      if (!(await this.#wait(client, waitMs))) return undefined;
+      // The same credentials may have been checked, or be in check, while this one waited: a scraper's parallel
+      // first requests each burned a check otherwise (found by review).
       const settled = this.#settled(key, hash);
-      if (settled !== undefined) {
+      const sharing = this.#pending.get(key);
+      if (settled !== undefined || sharing !== undefined) {
         this.#give(client);
-        return settled;
+        return settled ?? ((await sharing) === true && hash !== undefined);
       }
     }
     let ok: boolean;
+    let compared: Promise<boolean> | undefined;
     try {
       // Inside the try: starting the worker may throw at once (no thread to be had), and the counts must come back.
-      const compared = this.#bcrypt.compare(credentials.password, checked);
+      compared = this.#bcrypt.compare(credentials.password, checked);
       this.#pending.set(key, compared);
       ok = await compared;
     } finally {
-      this.#pending.delete(key);
+      // Only its own: another check of these credentials may have started meanwhile (after the cache was cleared).
+      if (compared !== undefined && this.#pending.get(key) === compared) this.#pending.delete(key);
       this.#give(client);
     }
     if (!ok || hash === undefined) {
@@ -172,7 +180,9 @@ export class BasicAuth {
   async admit(users: ReadonlyMap<string, string>, req: IncomingMessage, res: ServerResponse): Promise<boolean> {
     if (users.size === 0) return true;
     const credentials = parseBasic(req.headers.authorization);
-    const ok = credentials === undefined ? false : await this.check(users, credentials, req.socket.remoteAddress ?? '');
+    // A wait for a check ends before the scraper would give up (its timeout header, less a margin), at most MAX_WAIT_MS.
+    const waitMs = Math.min(MAX_WAIT_MS, probeWaitMs(req.headers));
+    const ok = credentials === undefined ? false : await this.check(users, credentials, req.socket.remoteAddress ?? '', waitMs);
     if (ok === true) {
       authenticated.add(req);
       return true;
@@ -228,7 +238,7 @@ export class BasicAuth {
   }
 
   /** Waits for a check dealt to this address (true), or is turned away (false): too many wait, or the wait is over. */
-  #wait(client: string): Promise<boolean> {
+  #wait(client: string, waitMs: number): Promise<boolean> {
     const mine = this.#waiting.get(client) ?? [];
     if (mine.length >= MAX_WAITING_PER_CLIENT) return Promise.resolve(false);
     if (this.#waiters >= MAX_WAITING && !this.#evictFor(client)) return Promise.resolve(false);
@@ -247,7 +257,7 @@ export class BasicAuth {
         if (waiters.length === 0) this.#waiting.delete(client);
         this.#waiters--;
         resolve(false);
-      }, WAIT_MS);
+      }, waitMs);
       timer.unref();
       mine.push(waiter);
       this.#waiting.set(client, mine);

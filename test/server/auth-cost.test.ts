@@ -178,8 +178,8 @@ function heldChecks(): {
 
 describe('waiting for a check (found by review: four guessing addresses kept every new scraper on 429)', () => {
   const users = new Map([['prometheus', bcrypt.hashSync('right', 4)]]);
-  const guess = (own: BasicAuth, client: string, n: number): Promise<boolean | undefined> =>
-    own.check(users, { username: 'prometheus', password: `guess-${client}-${n}` }, client);
+  const guess = (own: BasicAuth, client: string, n: number, waitMs?: number): Promise<boolean | undefined> =>
+    own.check(users, { username: 'prometheus', password: `guess-${client}-${n}` }, client, waitMs);
 
   it('deals checks round-robin by address: a scraper behind four busy guessers is dealt one within four', async () => {
     const checks = heldChecks();
@@ -203,7 +203,7 @@ describe('waiting for a check (found by review: four guessing addresses kept eve
     }
   });
 
-  it('turns away a fifth waiter of one address, and past 32 waiting makes room for a new address from the one with the most', async () => {
+  it('turns away a fifth waiter of one address, and past 256 waiting makes room for a new address from the one with the most', async () => {
     const checks = heldChecks();
     try {
       await withAuth(async (own) => {
@@ -213,30 +213,56 @@ describe('waiting for a check (found by review: four guessing addresses kept eve
         const other = guess(own, '192.0.2.99', 0);
         expect(checks.started()).toBe(4);
         expect(await first[7]).toBeUndefined();
-        // 28 more waiting from 7 addresses, 4 each: 32 in all.
-        const crowd = Array.from({ length: 7 }, (_, a) => [0, 1, 2, 3].map((n) => guess(own, `203.0.113.${String(a)}`, n))).flat();
+        // 252 more waiting from 63 addresses, 4 each: 256 in all.
+        const crowd = Array.from({ length: 63 }, (_, a) => [0, 1, 2, 3].map((n) => guess(own, `203.0.113.${String(a)}`, n))).flat();
         // The line is full: a new address takes the place of the newest waiter of the first address with the most.
         const newcomer = guess(own, '198.51.100.7', 0);
         expect(await first[6]).toBeUndefined();
         // An address already waiting gets no room that way.
         expect(await guess(own, '203.0.113.0', 9)).toBeUndefined();
-        await checks.drain(4 + 3 + 28 + 1);
+        await checks.drain(4 + 3 + 252 + 1);
         expect(await newcomer).toBe(false);
         expect(await other).toBe(false);
         expect((await Promise.all(crowd)).every((answer) => answer === false)).toBe(true);
-        expect(checks.started()).toBe(36);
+        expect(checks.started()).toBe(260);
       });
     } finally {
       checks.restore();
     }
   });
+  it('requests with the same credentials that waited share the check one of them was dealt (found by review: each burned one)', async () => {
+    const checks = heldChecks();
+    try {
+      await withAuth(async (own) => {
+        const guesses = ['192.0.2.1', '192.0.2.2', '192.0.2.3', '192.0.2.4'].map((client) => guess(own, client, 0));
+        expect(checks.started()).toBe(4);
+        const scrapes = [0, 1, 2].map(() => own.check(users, { username: 'prometheus', password: 'right' }, '198.51.100.7'));
+        checks.finish(0);
+        await vi.waitFor(() => expect(checks.started()).toBe(5));
+        // The next checks freed go to the scraper's other two requests, which share the one under way.
+        checks.finish(1);
+        checks.finish(2);
+        // Dealt, and gone on: no check of their own while the first is under way.
+        await new Promise((resolve) => setImmediate(resolve));
+        expect(checks.started()).toBe(5);
+        checks.finish(4, true);
+        expect(await Promise.all(scrapes)).toEqual([true, true, true]);
+        expect(checks.started()).toBe(5);
+        checks.finish(3);
+        expect(await Promise.all(guesses)).toEqual([false, false, false, false]);
+      });
+    } finally {
+      checks.restore();
+    }
+  });
+
   it('turns a waiter away after 2 s, and a closed server answers every waiter at once', async () => {
     const checks = heldChecks();
     vi.useFakeTimers();
     try {
       const own = new BasicAuth(pino({ level: 'silent' }));
       [0, 1, 2, 3].map((n) => guess(own, `192.0.2.${n}`, 0));
-      const late = guess(own, '198.51.100.7', 0);
+      const late = guess(own, '198.51.100.7', 0, 2_000);
       await vi.advanceTimersByTimeAsync(1_999);
       let answered = false;
       void late.then(() => (answered = true));
@@ -244,7 +270,7 @@ describe('waiting for a check (found by review: four guessing addresses kept eve
       expect(answered).toBe(false);
       await vi.advanceTimersByTimeAsync(1);
       expect(await late).toBeUndefined();
-      const closing = guess(own, '198.51.100.8', 0);
+      const closing = guess(own, '198.51.100.8', 0, 2_000);
       await own.close();
       expect(await closing).toBeUndefined();
       // The checks it holds are the worker's, ended with it; nothing waits.
