@@ -29,7 +29,26 @@ function printable(name: string): string {
   return line.length > NAME_CHARS ? `${line.slice(0, NAME_CHARS)}…` : line;
 }
 
-export function checkClientCa(text: string): ClientCaCheck {
+/** PEM blocks of another certificate type (`X509 CERTIFICATE`, `TRUSTED CERTIFICATE`): OpenSSL may stop reading there. */
+const OTHER_CERTIFICATE_BLOCK = /-----BEGIN ([A-Z0-9 ]+ CERTIFICATE)-----/;
+/** More is no client CA bundle (a system bundle holds ~150), and the check's work grows with it. */
+export const MAX_CLIENT_CA_CERTIFICATES = 1000;
+/** Issuers of one name a certificate's signature is tried against (repeated names are a hostile file's, not a CA's). */
+const ISSUERS_TRIED = 8;
+
+/** A name as OpenSSL compares them: case and runs of spaces do not count. */
+function canonical(name: string): string {
+  return name
+    .split('\n')
+    .map((part) => part.trim().replace(/\s+/g, ' ').toLowerCase())
+    .join('\n');
+}
+
+export function checkClientCa(text: string, now = Date.now()): ClientCaCheck {
+  const other = OTHER_CERTIFICATE_BLOCK.exec(text);
+  if (other !== null) {
+    return { problem: `holds a "${other[1] ?? ''}" block: write each certificate as a PEM "BEGIN CERTIFICATE" block`, warnings: [] };
+  }
   const blocks = text.match(PEM_CERTIFICATE) ?? [];
   if (blocks.length === 0) {
     return {
@@ -37,41 +56,63 @@ export function checkClientCa(text: string): ClientCaCheck {
       warnings: [],
     };
   }
-  const certs: X509Certificate[] = [];
+  if (blocks.length > MAX_CLIENT_CA_CERTIFICATES) {
+    return { problem: `holds ${String(blocks.length)} certificates, more than the ${String(MAX_CLIENT_CA_CERTIFICATES)} a client CA file may`, warnings: [] };
+  }
+  const byFingerprint = new Map<string, X509Certificate>();
   for (const [index, block] of blocks.entries()) {
     try {
-      certs.push(new X509Certificate(block));
+      const cert = new X509Certificate(block);
+      // The same certificate twice is one: a file that repeats one made the check's work grow with the square.
+      byFingerprint.set(cert.fingerprint256, cert);
     } catch {
       return { problem: `its certificate ${String(index + 1)} of ${String(blocks.length)} cannot be read`, warnings: [] };
     }
   }
+  const certs = [...byFingerprint.values()];
   // A certificate ends a chain when it signs itself, or when one in the file that does issued it (in as many steps):
   // walked from the roots down by issuer name, so a bundle of thousands costs a pass, not one per step of a chain.
   const byIssuer = new Map<string, X509Certificate[]>();
   for (const cert of certs) {
-    const issued = byIssuer.get(cert.issuer);
-    if (issued === undefined) byIssuer.set(cert.issuer, [cert]);
+    const key = canonical(cert.issuer);
+    const issued = byIssuer.get(key);
+    if (issued === undefined) byIssuer.set(key, [cert]);
     else issued.push(cert);
   }
-  // Signs itself by name and signature, whatever its key usage: a self-signed client certificate pinned as its own CA
-  // is trusted as itself (X509Certificate#checkIssued would also ask for the right to sign certificates).
-  const anchored = new Set(certs.filter((cert) => cert.subject === cert.issuer && cert.verify(cert.publicKey)));
+  // Signs itself by name (as OpenSSL compares names: `CN=R85 Root` issued `CN=r85 root`) and signature, whatever its
+  // key usage: a self-signed client certificate pinned as its own CA is trusted as itself (checkIssued would also
+  // ask for the right to sign certificates).
+  const roots = certs.filter((cert) => canonical(cert.subject) === canonical(cert.issuer) && cert.verify(cert.publicKey));
+  // A CA outside its validity admits nobody: OpenSSL checks the time of every certificate of a chain, its root too
+  // (a CA expiring is ordinary operations; found by review).
+  const inTime = (cert: X509Certificate): boolean => Date.parse(cert.validFrom) <= now && now <= Date.parse(cert.validTo);
+  const anchored = new Set(roots.filter(inTime));
+  const tried = new Map<X509Certificate, number>();
   const walk = [...anchored];
   for (let issuer = walk.pop(); issuer !== undefined; issuer = walk.pop()) {
-    for (const cert of byIssuer.get(issuer.subject) ?? []) {
-      if (anchored.has(cert) || !cert.checkIssued(issuer) || !cert.verify(issuer.publicKey)) continue;
+    for (const cert of byIssuer.get(canonical(issuer.subject)) ?? []) {
+      if (anchored.has(cert) || !inTime(cert)) continue;
+      const attempts = (tried.get(cert) ?? 0) + 1;
+      if (attempts > ISSUERS_TRIED) continue;
+      tried.set(cert, attempts);
+      if (!cert.checkIssued(issuer) || !cert.verify(issuer.publicKey)) continue;
       anchored.add(cert);
       walk.push(cert);
     }
   }
-  const loose = certs.filter((cert) => !anchored.has(cert));
+  const outOfTime = (cert: X509Certificate): string =>
+    `${printable(cert.subject)} is valid from ${cert.validFrom} to ${cert.validTo} only`;
   const why = (cert: X509Certificate): string =>
-    `${printable(cert.subject)} is not a root and its issuer (${printable(cert.issuer)}) is not in the file`;
+    inTime(cert) ? `${printable(cert.subject)} is not a root and its issuer (${printable(cert.issuer)}) is not in the file, or not valid now` : outOfTime(cert);
   if (anchored.size === 0) {
+    const root = roots[0];
     return {
-      problem: `holds no root certificate (one that signs itself): the server checks a client's chain up to a root in this file, so an intermediate CA alone admits nobody; ${why(certs[0] as X509Certificate)}; add the root`,
+      problem:
+        root !== undefined
+          ? `no root certificate in it is valid now (${outOfTime(root)}): it admits nobody`
+          : `holds no root certificate (one that signs itself): the server checks a client's chain up to a root in this file, so an intermediate CA alone admits nobody; ${why(certs[0] as X509Certificate)}; add the root`,
       warnings: [],
     };
   }
-  return { warnings: loose.map((cert) => `client_ca_file: ${why(cert)}: clients it issued are refused; add its root`) };
+  return { warnings: certs.filter((cert) => !anchored.has(cert)).map((cert) => `client_ca_file: ${why(cert)}: clients it issued are refused`) };
 }

@@ -68,7 +68,15 @@ export function startServer(app: { readonly handle: RequestHandler }, listen: st
     // served from the very next connection.
     https.prependListener('connection', () => web.current());
     const refusals = new TlsRefusals(logger);
-    https.on('tlsClientError', (error, socket) => refusals.note(error, socket.remoteAddress));
+    // A client certificate that does not verify ends the connection after OpenSSL's handshake, without an error of
+    // its own: Node then reports "socket hang up" (ECONNRESET), and the reason is the socket's authorizationError
+    // (found by review). By then the socket has no address left to give.
+    https.on('tlsClientError', (error, socket) => {
+      const refused: unknown = socket.authorizationError;
+      const reason = typeof refused === 'string' ? refused : (refused as { code?: unknown } | null)?.code;
+      refusals.note(typeof reason === 'string' ? { code: reason } : error, socket.remoteAddress);
+    });
+    https.once('close', () => refusals.close());
     server = https;
   }
   // A client may half-close its side once its request is sent (`nc -N`, scripts that shut their socket's write

@@ -17,7 +17,10 @@ export class TlsRefusals {
   readonly #now: () => number;
   readonly #byReason = new Map<string, number>();
   #refused = 0;
+  #remote: string | undefined;
   #loggedAt = Number.NEGATIVE_INFINITY;
+  /** Says what was counted since the last line once its minute is over, if no refusal comes to say it (found by review). */
+  #flush: NodeJS.Timeout | undefined;
 
   constructor(logger: Logger, now: () => number = () => performance.now()) {
     this.#logger = logger;
@@ -31,14 +34,29 @@ export class TlsRefusals {
     if (!this.#byReason.has(reason) && this.#byReason.size >= MAX_REASONS) reason = 'other';
     this.#byReason.set(reason, (this.#byReason.get(reason) ?? 0) + 1);
     this.#refused++;
-    const now = this.#now();
-    if (now - this.#loggedAt < LOG_EVERY_MS) return;
+    this.#remote = remote ?? this.#remote;
+    const wait = this.#loggedAt + LOG_EVERY_MS - this.#now();
+    if (wait <= 0) this.#say();
+    else this.#flush ??= setTimeout(() => this.#say(), wait).unref();
+  }
+
+  /** Stops the timer of a pending line (the server closed). */
+  close(): void {
+    clearTimeout(this.#flush);
+    this.#flush = undefined;
+  }
+
+  #say(): void {
+    clearTimeout(this.#flush);
+    this.#flush = undefined;
+    if (this.#refused === 0) return;
     this.#logger.warn(
-      { remote, refused: this.#refused, reasons: Object.fromEntries(this.#byReason) },
+      { remote: this.#remote, refused: this.#refused, reasons: Object.fromEntries(this.#byReason) },
       'TLS handshakes refused (a client certificate client_ca_file does not verify, a TLS version or cipher not offered, a client that is not TLS or left)',
     );
-    this.#loggedAt = now;
+    this.#loggedAt = this.#now();
     this.#refused = 0;
+    this.#remote = undefined;
     this.#byReason.clear();
   }
 }

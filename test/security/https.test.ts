@@ -9,7 +9,7 @@ import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import bcrypt from 'bcryptjs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startDaemon, type Daemon } from '../../src/cli/daemon.js';
 import { ConfigError } from '../../src/config/types.js';
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
@@ -246,6 +246,14 @@ describe('TLS versions and client certificates', () => {
     // Said in the log, once for both (a count by Node's code), where before the refusals left no trace (found by review).
     const refused = refusedLines().slice(linesBefore);
     expect(refused).toEqual([expect.objectContaining({ level: 40, refused: 1, remote: '127.0.0.1', reasons: { ERR_SSL_PEER_DID_NOT_RETURN_A_CERTIFICATE: 1 } })]);
+    // The stranger's certificate is counted by why it was refused, not as a client that left (ECONNRESET): a minute on.
+    const clock = vi.spyOn(performance, 'now').mockReturnValue(performance.now() + 61_000);
+    try {
+      await expect(httpsGet(url, { ca: second.cert })).rejects.toThrow();
+    } finally {
+      clock.mockRestore();
+    }
+    expect(refusedLines().slice(linesBefore)[1]).toMatchObject({ refused: 2, reasons: { DEPTH_ZERO_SELF_SIGNED_CERT: 1, ERR_SSL_PEER_DID_NOT_RETURN_A_CERTIFICATE: 1 } });
   });
 
   it('RequireAndVerifyClientCert: a client_ca_file of an intermediate CA with its root admits the clients the intermediate issued', async () => {

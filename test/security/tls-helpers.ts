@@ -1,4 +1,5 @@
 /** Certificates made for a test, and HTTPS requests that report which certificate the server showed. */
+import { createPublicKey } from 'node:crypto';
 import { request } from 'node:https';
 import { generate } from 'selfsigned';
 
@@ -19,6 +20,8 @@ export interface CertOptions {
   isCa?: boolean;
   /** For client authentication instead of a server. */
   client?: boolean;
+  /** Uses this certificate's key pair instead of a new one (with `ca` the same, a certificate that signs itself). */
+  keyOf?: Pem;
 }
 
 const DAY = 86_400_000;
@@ -36,6 +39,9 @@ export async function makeCert(options: CertOptions = {}): Promise<Pem> {
     notBeforeDate,
     notAfterDate: options.notAfter ?? new Date(notBeforeDate.getTime() + 30 * DAY),
     ...(options.ca === undefined ? {} : { ca: options.ca }),
+    ...(options.keyOf === undefined
+      ? {}
+      : { keyPair: { privateKey: options.keyOf.key, publicKey: createPublicKey(options.keyOf.key).export({ type: 'spki', format: 'pem' }).toString() } }),
     // A CA carries no extended key usage: one would restrict every certificate it signs to that purpose.
     extensions:
       options.isCa === true

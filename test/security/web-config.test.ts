@@ -3,6 +3,7 @@ import fc from 'fast-check';
  * The web config file (exporter-toolkit subset): one invalid file per rule, each problem with its path inside
  * the file, and what a valid file turns into. Nothing a user wrote where a hash belongs is ever echoed.
  */
+import { X509Certificate } from 'node:crypto';
 import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -203,7 +204,7 @@ describe('the client CA file (client_ca_file)', () => {
     write('client-ca.pem', intermediate.cert);
     expect(problemsOf(mtls('client-ca.pem'))).toContainEqual({
       path: 'tls_server_config.client_ca_file',
-      message: expect.stringMatching(/^holds no root certificate .*CN=client intermediate is not a root and its issuer \(CN=client root\) is not in the file; add the root$/),
+      message: expect.stringMatching(/^holds no root certificate .*CN=client intermediate is not a root and its issuer \(CN=client root\) is not in the file, or not valid now; add the root$/),
     });
   });
 
@@ -214,8 +215,39 @@ describe('the client CA file (client_ca_file)', () => {
     const config = loadWebConfig(write('web.yml', mtls('client-ca.pem')));
     expect(config.tls?.clientCa).toContain(root.cert.trim());
     expect(config.warnings).toEqual([
-      'client_ca_file: CN=unrelated intermediate is not a root and its issuer (CN=elsewhere) is not in the file: clients it issued are refused; add its root',
+      'client_ca_file: CN=unrelated intermediate is not a root and its issuer (CN=elsewhere) is not in the file, or not valid now: clients it issued are refused',
     ]);
+  });
+
+  it('refuses a file whose roots have all expired, and warns about an expired one beside a valid one (found by review)', async () => {
+    const DAY = 86_400_000;
+    const expired = await makeCert({ commonName: 'old root', isCa: true, notBefore: new Date(Date.now() - 400 * DAY), notAfter: new Date(Date.now() - DAY) });
+    write('client-ca.pem', expired.cert);
+    expect(problemsOf(mtls('client-ca.pem'))).toContainEqual({ path: 'tls_server_config.client_ca_file', message: expect.stringMatching(/^no root certificate in it is valid now \(CN=old root is valid from .* only\): it admits nobody$/) });
+    write('client-ca.pem', `${root.cert}\n${expired.cert}\n`);
+    expect(loadWebConfig(write('web.yml', mtls('client-ca.pem'))).warnings).toEqual([expect.stringMatching(/^client_ca_file: CN=old root is valid from .* only: clients it issued are refused$/)]);
+  });
+
+  it('takes a root whose issuer name differs from its subject only in case, as OpenSSL does (found by review)', async () => {
+    // Signed with its own key under the name `CN=R85 Root`, subject `CN=r85 root`: OpenSSL anchors a chain there.
+    const named = await makeCert({ commonName: 'R85 Root', isCa: true });
+    const caseRoot = await makeCert({ commonName: 'r85 root', isCa: true, ca: named, keyOf: named });
+    const parsed = new X509Certificate(caseRoot.cert);
+    expect([parsed.subject, parsed.issuer, parsed.verify(parsed.publicKey)]).toEqual(['CN=r85 root', 'CN=R85 Root', true]);
+    write('client-ca.pem', caseRoot.cert);
+    expect(loadWebConfig(write('web.yml', mtls('client-ca.pem'))).warnings).toEqual([]);
+  });
+
+  it('refuses other certificate block types, counts a repeated certificate once, and caps the file at 1,000 certificates', () => {
+    write('client-ca.pem', `${root.cert.replace(/CERTIFICATE/g, 'X509 CERTIFICATE')}\n${root.cert}`);
+    expect(problemsOf(mtls('client-ca.pem'))).toContainEqual({ path: 'tls_server_config.client_ca_file', message: 'holds a "X509 CERTIFICATE" block: write each certificate as a PEM "BEGIN CERTIFICATE" block' });
+    write('client-ca.pem', Array.from({ length: 300 }, () => `${root.cert}\n${unrelated.cert}`).join('\n'));
+    const started = performance.now();
+    expect(loadWebConfig(write('web.yml', mtls('client-ca.pem'))).warnings).toHaveLength(1);
+    // One root and one stray, however often repeated: 300 × 300 signature checks took 2 s.
+    expect(performance.now() - started).toBeLessThan(1_000);
+    write('client-ca.pem', Array.from({ length: 1_001 }, () => root.cert).join('\n'));
+    expect(problemsOf(mtls('client-ca.pem'))).toContainEqual({ path: 'tls_server_config.client_ca_file', message: 'holds 1001 certificates, more than the 1000 a client CA file may' });
   });
 
   it('walks a long chain given leaf-CA first in one pass', async () => {

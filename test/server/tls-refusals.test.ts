@@ -2,7 +2,7 @@
  * Refused TLS handshakes in the log: one line a minute at most, a count by Node's error code, never the error's
  * message (it may quote what a client sent), and a bounded number of reasons however many codes a flood brings.
  */
-import { expect, it } from 'vitest';
+import { expect, it, vi } from 'vitest';
 import { TlsRefusals } from '../../src/server/tls-refusals.js';
 import { captureLogs } from '../helpers/log-capture.js';
 
@@ -43,4 +43,24 @@ it('keeps at most 8 reasons, counts odd or missing codes as other, and never log
   expect(reasons['other']).toBe(20 - 8 + 5 + 1);
   expect(last['refused']).toBe(26);
   expect(logs.text()).not.toContain('c2VjcmV0');
+});
+
+it('says a burst followed by silence once its minute is over, without waiting for another refusal (found by review)', async () => {
+  vi.useFakeTimers();
+  try {
+    const logs = captureLogs();
+    let clock = 0;
+    const refusals = new TlsRefusals(logs.logger, () => clock);
+    refusals.note(failure('ECONNRESET'), '192.0.2.1');
+    clock += 10_000;
+    refusals.note(failure('UNABLE_TO_VERIFY_LEAF_SIGNATURE'), undefined);
+    refusals.note(failure('UNABLE_TO_VERIFY_LEAF_SIGNATURE'), '192.0.2.9');
+    expect(logs.lines()).toHaveLength(1);
+    clock += 50_000;
+    await vi.advanceTimersByTimeAsync(50_000);
+    expect(logs.lines().at(-1)).toMatchObject({ refused: 2, reasons: { UNABLE_TO_VERIFY_LEAF_SIGNATURE: 2 }, remote: '192.0.2.9' });
+    refusals.close();
+  } finally {
+    vi.useRealTimers();
+  }
 });
