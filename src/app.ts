@@ -96,6 +96,8 @@ function waitUntil(at: number, clock: () => number): Wait {
 }
 
 const STOPPED_RELOAD: ReloadResult = { ok: false, problems: [{ path: '', message: 'the exporter is shutting down; nothing was reloaded' }] };
+/** A reload that failed once its routers were planned: they run, what came after may be the previous settings'. */
+const PART_WAY = "the new configuration's routers run, but its web config and top-level settings may not apply";
 const UNREPORTED_RELOAD: ReloadResult = {
   ok: false,
   problems: [{ path: '', message: 'the reload failed, and so did its report; the previous configuration keeps running' }],
@@ -220,6 +222,8 @@ export function createApp(initial: Config, deps: AppDeps): App {
   let stopped = false;
   const attemptReload = async (): Promise<ReloadResult> => {
     const secretsBefore = secretsAdded();
+    /** The new routers are planned: a failure after that is a reload applied in part, not the previous config kept. */
+    let applied = false;
     try {
       const next = deps.loadConfig === undefined ? config : await deps.loadConfig();
       // The event loop between loading and applying, each ~0.1–0.2 s for 2,000 routers (scrapes wait meanwhile).
@@ -230,20 +234,26 @@ export function createApp(initial: Config, deps: AppDeps): App {
       const install = deps.prepareReload?.(next);
       const previous = config;
       apply(next);
+      applied = true;
       install?.();
       const restart = applySettings(previous, next);
       keepSecretsInUse(next);
       self.reloaded(true, now());
-      deps.logger.info(
-        { routers: next.routers.length, source: next.source, ...(restart.length > 0 ? { restart_required: restart } : {}) },
-        'configuration reloaded',
-      );
+      try {
+        deps.logger.info(
+          { routers: next.routers.length, source: next.source, ...(restart.length > 0 ? { restart_required: restart } : {}) },
+          'configuration reloaded',
+        );
+      } catch {
+        // A log line that fails is no failed reload: the new configuration runs (it was answered as refused, and the
+        // gauge said 0, while the new routers ran; found by review).
+      }
       return { ok: true };
     } catch (error) {
       // Stopped while the files were read, and the read then failed: the stop is the answer, not a failed reload.
       if (stopped) return STOPPED_RELOAD;
       try {
-        return refuse(error, secretsBefore);
+        return refuse(error, secretsBefore, applied);
       } catch {
         // Reporting the failure failed too (its log line, its planning): still a failed reload, and still an answer.
         // A rejection here ended the process under SIGHUP's `void reload()` (found by review).
@@ -253,17 +263,20 @@ export function createApp(initial: Config, deps: AppDeps): App {
     }
   };
   /** A refused reload's report: the gauges, the redaction's secrets, one log line, and the answer with its problems. */
-  const refuse = (error: unknown, secretsBefore: number): ReloadResult => {
+  const refuse = (error: unknown, secretsBefore: number, applied = false): ReloadResult => {
     self.reloaded(false, now());
     keepSecretsInUse(config);
     // A refused file's passwords stay known to the redaction (they may be the routers' new ones): a router's label
     // text may be redacted now, and /sd says so at once. Its jobs are planned again with the running config, so
     // the series follow: they kept the value in clear under their old text while /sd redacted it (found by review).
     if (secretsAdded() !== secretsBefore) loadRouters(config);
-    const problems = error instanceof ConfigError ? error.problems : [{ path: '', message: messageOf(error) }];
+    const problems = error instanceof ConfigError ? error.problems : [{ path: '', message: applied ? `${PART_WAY}: ${messageOf(error)}` : messageOf(error) }];
     // Which file: the config, or a file it names (a web config, a password file); at start the same problem names it.
     const source = error instanceof ConfigError ? error.source : undefined;
-    deps.logger.error({ ...(source === undefined ? {} : { source }), problems }, 'configuration reload failed; the previous configuration keeps running');
+    deps.logger.error(
+      { ...(source === undefined ? {} : { source }), problems },
+      applied ? `configuration reload failed part-way; ${PART_WAY}` : 'configuration reload failed; the previous configuration keeps running',
+    );
     return source === undefined ? { ok: false, problems } : { ok: false, problems, source };
   };
   /** The attempt running, and the one to run after it for requests that came meanwhile. */

@@ -245,6 +245,36 @@ describe('a reload asked for while another runs', () => {
     }
   });
 
+  it('a reload whose success line fails to log is a success; one failing after its routers were planned says so (found by review)', async () => {
+    const logs = captureLogs();
+    let failInstall = false;
+    const app = createApp(configOf({}), {
+      logger: logs.logger,
+      triggerFactory: new ManualTriggers().factory,
+      jitter: false,
+      loadConfig: () => Promise.resolve(configNaming(['r', 'added'])),
+      prepareReload: () => () => {
+        if (failInstall) throw new Error('the web config could not be installed');
+      },
+    });
+    const info = logs.logger.info.bind(logs.logger);
+    logs.logger.info = ((...args: Parameters<typeof info>) => {
+      if (args.includes('configuration reloaded' as never)) throw new Error('the log stream broke');
+      info(...args);
+    }) as typeof logs.logger.info;
+    try {
+      // Before: answered as refused, the gauge 0, "the previous configuration keeps running", while the new one ran.
+      expect(await app.reload()).toEqual({ ok: true });
+      expect(app.config().routers.map((router) => router.name)).toEqual(['r', 'added']);
+      expect(await app.self.render('text')).toMatch(/^routeros_exporter_config_last_reload_successful 1$/m);
+      failInstall = true;
+      expect(await app.reload()).toMatchObject({ ok: false, problems: [{ message: expect.stringMatching(/^the new configuration's routers run, but .*: the web config could not be installed$/) }] });
+      expect(logs.lines().at(-1)).toMatchObject({ msg: expect.stringMatching(/^configuration reload failed part-way/) });
+    } finally {
+      await app.stop();
+    }
+  });
+
   it('a read failing after the stop answers "shutting down" and records no failed reload (found by review)', async () => {
     const { app, reads, release } = heldFirstRead(() => configOf({}), new Error('the file vanished'));
     const pending = app.reload();
