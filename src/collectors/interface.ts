@@ -107,7 +107,15 @@ export function* mapInterfacesSteps(records: readonly RouterRecord[], routerLabe
   let exported = 0;
   let count = 0;
   const named = yield* read.keyedSteps(records, ['name']);
-  const chosen = yield* chosenRowsSteps(named, read);
+  const chosen = yield* chosenRowsSteps(named, read, (record) => {
+    const name = record['name'] as string;
+    const type = record['type'] ?? '';
+    // Read without counting: the loop below reads it again, and counts what does not decode once.
+    const dynamic = record['dynamic'] === 'true';
+    // As written out, among the rows the filter keeps: names that differ only where the format cannot carry them
+    // (`lan\u0001`, `lan\u0002`) are one series too, and a dynamic twin left out is no choice (found by review).
+    return keepsInterface(filter, { name, type, dynamic }) ? seriesLabels(F.running, routerLabel, [name, type]) : undefined;
+  });
   for (const record of named) {
     if (++count % INTERFACES_PER_STEP === 0) yield;
     if (chosen !== undefined && !chosen.has(record)) continue;
@@ -146,6 +154,17 @@ export function* mapInterfacesSteps(records: readonly RouterRecord[], routerLabe
   };
 }
 
+/**
+ * Whether row `a` is exported before its twin `b`: the lower `.id`; rows with the same `.id`, or none RouterOS
+ * writes, by their text, so the choice never follows the reply's order.
+ */
+function before(a: RouterRecord, b: RouterRecord): boolean {
+  const [x, y] = [idOrder(a), idOrder(b)];
+  if (x !== y) return x < y;
+  const text = (record: RouterRecord): string => JSON.stringify(Object.entries(record).sort(([p], [q]) => (p < q ? -1 : p > q ? 1 : 0)));
+  return text(a) < text(b);
+}
+
 /** A `.id` as a number (`*1A` is 26), for ordering rows; Infinity when it is not one RouterOS writes. */
 function idOrder(record: RouterRecord): number {
   const match = /^\*([0-9A-Fa-f]{1,12})$/.exec(record['.id'] ?? '');
@@ -159,19 +178,24 @@ function idOrder(record: RouterRecord): number {
  * took for a reboot (found by review). Undefined when no row repeats (every row is exported); the repeats are
  * counted as a problem.
  */
-function* chosenRowsSteps(records: readonly RouterRecord[], read: FieldReader): Steps<Set<RouterRecord> | undefined> {
+function* chosenRowsSteps(
+  records: readonly RouterRecord[],
+  read: FieldReader,
+  keyOf: (record: RouterRecord) => string | undefined,
+): Steps<Set<RouterRecord> | undefined> {
   const byKey = new Map<string, RouterRecord>();
   let repeats = 0;
   for (const [index, record] of records.entries()) {
     if (index % INTERFACES_PER_STEP === INTERFACES_PER_STEP - 1) yield;
-    const key = `${record['name'] ?? ''}\u0000${record['type'] ?? ''}`;
+    const key = keyOf(record);
+    if (key === undefined) continue;
     const other = byKey.get(key);
     if (other === undefined) {
       byKey.set(key, record);
       continue;
     }
     repeats++;
-    if (idOrder(record) < idOrder(other)) byKey.set(key, record);
+    if (before(record, other)) byKey.set(key, record);
   }
   if (repeats === 0) return undefined;
   read.problem(`${repeats} rows repeat the name and type of another; each is exported from its row with the lowest .id`);

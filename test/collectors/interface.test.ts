@@ -66,6 +66,22 @@ describe('interface mapping of recorded replies', () => {
     ]);
   });
 
+  it('chooses among twins as written out and as the filter keeps them, and never by the reply\'s order (found by review)', () => {
+    const row = (fields: Record<string, string>) => ({ type: 'ether', running: 'true', disabled: 'false', ...fields });
+    const rxOf = (rows: Record<string, string>[]): string[] =>
+      lines(sampleText(mapInterfaces(rows, ROUTER, DEFAULT_FILTER).samples)).filter((line) => line.startsWith('routeros_interface_receive_bytes_total'));
+    const both = (a: Record<string, string>, b: Record<string, string>): void => expect(rxOf([b, a])).toEqual(rxOf([a, b]));
+    // Names that differ only where the format cannot carry them are one series.
+    both(row({ '.id': '*2', name: 'lan\u0001', 'rx-byte': '100000' }), row({ '.id': '*9', name: 'lan\u0002', 'rx-byte': '900000' }));
+    // The same .id twice, or none: still one choice, whatever the order.
+    both(row({ '.id': '*2', name: 'ether2', 'rx-byte': '100000' }), row({ '.id': '*2', name: 'ether2', 'rx-byte': '900000' }));
+    both(row({ name: 'ether2', 'rx-byte': '100000' }), row({ '.id': 'odd', name: 'ether2', 'rx-byte': '900000' }));
+    // A dynamic twin the filter leaves out is no choice: the static row is exported.
+    expect(rxOf([row({ '.id': '*1', name: 'ppp1', dynamic: 'true', 'rx-byte': '5' }), row({ '.id': '*7', name: 'ppp1', 'rx-byte': '7' })])).toEqual([
+      'routeros_interface_receive_bytes_total{router="hq",interface="ppp1",type="ether"} 7',
+    ]);
+  });
+
   it('7.23.7 CHR: bridge with mtu auto, loopback, disabled vlan; every property of the menu', () => {
     const result = mapInterfaces(fixtureList('interface-7.23-chr.json'), ROUTER, DEFAULT_FILTER);
     const out = sampleText(result.samples);
