@@ -25,7 +25,8 @@ export const NO_RUNS_WARNING =
  * messages redact a password: `Branch-2` as the password of router `branch-2` made its every log line name it
  * `[REDACTED]` without a warning (found by review).
  */
-const ROUTEROS_NAMES = /^(?:admin|default|defconf|MikroTik|local|lan|wan|(?:bridge|ether|sfp|sfp-sfpplus|qsfpplus|wlan|wifi|wireguard|wg|vlan|bond|lte|pppoe-out)\d*)$/i;
+const ROUTEROS_NAMES =
+  /^(?:admin|default|defconf|MikroTik|local|lan|wan|bridgeLocal|(?:bridge|ether|sfp|sfp-sfpplus|sfp28-|qsfp28-|qsfpplus|qsfp|combo|wlan|wifi|wireguard|wg|vlan|bond|lte|pppoe-out|l2tp-out|sstp-out|ovpn-out|pptp-out|gre-tunnel|eoip-tunnel|ipip-tunnel|veth)[\d-]*(?:-gateway)?)$/i;
 
 /** The warning a password deserves, if any, given the names it may stand beside (a user, a router, a btest user). */
 function passwordWarning(password: string, names: readonly (string | undefined)[], path: string): ConfigProblem[] {

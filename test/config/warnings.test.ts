@@ -63,6 +63,12 @@ describe('password warnings (found by review: a short or name-like password is t
     ['MONITOR', 'monitor', 'r'],
     ['Ether1', 'monitor', 'r'],
     ['mikrotik', 'monitor', 'r'],
+    // Default names of other ports and tunnels (found by review).
+    ['sfp28-1', 'monitor', 'r'],
+    ['qsfp28-1-1', 'monitor', 'r'],
+    ['combo1', 'monitor', 'r'],
+    ['ether1-gateway', 'monitor', 'r'],
+    ['l2tp-out1', 'monitor', 'r'],
   ])('warns that %j (user %j, router %j) is a name its redaction would tell', (password, username, name) => {
     expect(warned(password, username, name)).toEqual([NAME_PASSWORD_WARNING]);
   });
