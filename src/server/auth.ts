@@ -122,7 +122,13 @@ export class BasicAuth {
    * True when the credentials match a user, undefined when that needs a bcrypt check and too many wait already.
    * Every configured username is compared, in constant time, and unknown ones cost a check all the same.
    */
-  async check(users: ReadonlyMap<string, string>, credentials: Credentials, client = '', waitMs = MAX_WAIT_MS): Promise<boolean | undefined> {
+  async check(
+    users: ReadonlyMap<string, string>,
+    credentials: Credentials,
+    client = '',
+    waitMs = MAX_WAIT_MS,
+    gone?: AbortSignal,
+  ): Promise<boolean | undefined> {
     const wanted = digest(credentials.username);
     let hash: string | undefined;
     for (const [name, candidate] of users) {
@@ -143,7 +149,7 @@ export class BasicAuth {
       this.#take(client);
     } else {
       // Dealt a check already taken for it (#take), or turned away.
-      if (!(await this.#wait(client, waitMs))) return undefined;
+      if (!(await this.#wait(client, waitMs, gone))) return undefined;
       // The same credentials may have been checked, or be in check, while this one waited: a scraper's parallel
       // first requests each burned a check otherwise (found by review).
       const settled = this.#settled(key, hash);
@@ -182,7 +188,12 @@ export class BasicAuth {
     const credentials = parseBasic(req.headers.authorization);
     // A wait for a check ends before the scraper would give up (its timeout header, less a margin), at most MAX_WAIT_MS.
     const waitMs = Math.min(MAX_WAIT_MS, probeWaitMs(req.headers));
-    const ok = credentials === undefined ? false : await this.check(users, credentials, req.socket.remoteAddress ?? '', waitMs);
+    // Its connection gone while it waits, a request leaves the line: its check would be for nobody.
+    const gone = new AbortController();
+    const leave = (): void => gone.abort();
+    res.once('close', leave);
+    const ok = credentials === undefined ? false : await this.check(users, credentials, req.socket.remoteAddress ?? '', waitMs, gone.signal);
+    res.off('close', leave);
     if (ok === true) {
       authenticated.add(req);
       return true;
@@ -238,7 +249,7 @@ export class BasicAuth {
   }
 
   /** Waits for a check dealt to this address (true), or is turned away (false): too many wait, or the wait is over. */
-  #wait(client: string, waitMs: number): Promise<boolean> {
+  #wait(client: string, waitMs: number, gone?: AbortSignal): Promise<boolean> {
     const mine = this.#waiting.get(client) ?? [];
     if (mine.length >= MAX_WAITING_PER_CLIENT) return Promise.resolve(false);
     if (this.#waiters >= MAX_WAITING && !this.#evictFor(client)) return Promise.resolve(false);
@@ -249,7 +260,9 @@ export class BasicAuth {
           resolve(dealt);
         },
       };
-      const timer = setTimeout(() => {
+      /** Leaves the line unserved: its time is up, or its request went away (a check for nobody; found by review). */
+      const leave = (): void => {
+        clearTimeout(timer);
         const waiters = this.#waiting.get(client);
         const at = waiters?.indexOf(waiter) ?? -1;
         if (waiters === undefined || at < 0) return;
@@ -257,8 +270,10 @@ export class BasicAuth {
         if (waiters.length === 0) this.#waiting.delete(client);
         this.#waiters--;
         resolve(false);
-      }, waitMs);
+      };
+      const timer = setTimeout(leave, waitMs);
       timer.unref();
+      gone?.addEventListener('abort', leave, { once: true });
       mine.push(waiter);
       this.#waiting.set(client, mine);
       this.#waiters++;

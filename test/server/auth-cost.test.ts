@@ -256,6 +256,29 @@ describe('waiting for a check (found by review: four guessing addresses kept eve
     }
   });
 
+  it('a waiter whose request went away leaves the line: the next check goes to one still waiting (found by review)', async () => {
+    const checks = heldChecks();
+    try {
+      await withAuth(async (own) => {
+        const guesses = ['192.0.2.1', '192.0.2.2', '192.0.2.3', '192.0.2.4'].map((client) => guess(own, client, 0));
+        const gone = new AbortController();
+        const left = own.check(users, { username: 'prometheus', password: 'from-a-closed-connection' }, '198.51.100.1', 8_000, gone.signal);
+        const staying = own.check(users, { username: 'prometheus', password: 'right' }, '198.51.100.2');
+        gone.abort();
+        expect(await left).toBeUndefined();
+        checks.finish(0);
+        await vi.waitFor(() => expect(checks.started()).toBe(5));
+        checks.finish(4, true);
+        expect(await staying).toBe(true);
+        for (const i of [1, 2, 3]) checks.finish(i);
+        expect(await Promise.all(guesses)).toEqual([false, false, false, false]);
+        expect(checks.started()).toBe(5);
+      });
+    } finally {
+      checks.restore();
+    }
+  });
+
   it('turns a waiter away after 2 s, and a closed server answers every waiter at once', async () => {
     const checks = heldChecks();
     vi.useFakeTimers();
