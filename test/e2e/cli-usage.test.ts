@@ -105,7 +105,7 @@ describe('check-config says what the daemon will say', () => {
   it('accepts a shard with no configured router when the config has profiles (its targets come from Prometheus)', async () => {
     const { names, empty } = sameShardPair();
     const routers = names.map((name) => `  - { name: ${name}, url: "https://127.0.0.1:1" }`);
-    const profile = ['profiles:', '  inventory:', '    targets: ["10.0.0.0/8"]'];
+    const profile = ['profiles:', '  inventory:', '    targets: ["10.0.0.0/8"]', '    ports: [443]'];
     const file = tempFile('shard-profiles.yml', routersConfig(routers, [`shard: { index: ${empty}, count: 2 }`]) + profile.join('\n') + '\n');
     const checked = await runCli(['check-config', file]);
     expect(checked.stderr).toBe('');

@@ -61,7 +61,7 @@ describe('a wall clock set back, at the HTTP server', () => {
     const users = new Map([['alice', bcrypt.hashSync('right', 4)]]);
     const attempt = async (): Promise<void> => {
       const req = { headers: { authorization: `Basic ${Buffer.from('alice:wrong').toString('base64')}` }, socket: { remoteAddress: '192.0.2.9' }, url: '/metrics' };
-      const res = { setHeader: () => undefined, writeHead: () => res, end: () => undefined, headersSent: false };
+      const res = { setHeader: () => undefined, writeHead: () => res, end: () => undefined, headersSent: false, once: () => res, off: () => res };
       expect(await auth.admit(users, req as never, res as never)).toBe(false);
     };
     const rejections = (): number => logs.lines().filter((line) => String(line['msg']).startsWith('rejected HTTP requests')).length;
