@@ -70,6 +70,21 @@ const LOG_EVERY_MS = 60_000;
 
 const digest = (...parts: string[]): Buffer => createHash('sha256').update(parts.join('\u0000')).digest();
 
+/** One signal per connection, aborted when it closes: one listener however many of its requests wait. */
+const closed = new WeakMap<object, AbortSignal>();
+
+function closedSignal(socket: IncomingMessage['socket']): AbortSignal {
+  let signal = closed.get(socket);
+  if (signal === undefined) {
+    const controller = new AbortController();
+    if (socket.destroyed) controller.abort();
+    else socket.once('close', () => controller.abort());
+    signal = controller.signal;
+    closed.set(socket, signal);
+  }
+  return signal;
+}
+
 /** Requests whose credentials matched a configured user: they may use what needs a user (POST /-/reload). */
 const authenticated = new WeakSet<IncomingMessage>();
 
@@ -188,12 +203,9 @@ export class BasicAuth {
     const credentials = parseBasic(req.headers.authorization);
     // A wait for a check ends before the scraper would give up (its timeout header, less a margin), at most MAX_WAIT_MS.
     const waitMs = Math.min(MAX_WAIT_MS, probeWaitMs(req.headers));
-    // Its connection gone while it waits, a request leaves the line: its check would be for nobody.
-    const gone = new AbortController();
-    const leave = (): void => gone.abort();
-    res.once('close', leave);
-    const ok = credentials === undefined ? false : await this.check(users, credentials, req.socket.remoteAddress ?? '', waitMs, gone.signal);
-    res.off('close', leave);
+    // Its connection gone while it waits, a request leaves the line: its check would be for nobody. The connection's
+    // close, not the response's: a pipelined response still queued hears nothing of a reset (found by review).
+    const ok = credentials === undefined ? false : await this.check(users, credentials, req.socket.remoteAddress ?? '', waitMs, closedSignal(req.socket));
     if (ok === true) {
       authenticated.add(req);
       return true;
@@ -257,12 +269,15 @@ export class BasicAuth {
       const waiter: Waiter = {
         settle: (dealt) => {
           clearTimeout(timer);
+          // The signal is the connection's, shared by its requests for its life: no listener may stay behind.
+          gone?.removeEventListener('abort', leave);
           resolve(dealt);
         },
       };
       /** Leaves the line unserved: its time is up, or its request went away (a check for nobody; found by review). */
       const leave = (): void => {
         clearTimeout(timer);
+        gone?.removeEventListener('abort', leave);
         const waiters = this.#waiting.get(client);
         const at = waiters?.indexOf(waiter) ?? -1;
         if (waiters === undefined || at < 0) return;
@@ -273,7 +288,8 @@ export class BasicAuth {
       };
       const timer = setTimeout(leave, waitMs);
       timer.unref();
-      gone?.addEventListener('abort', leave, { once: true });
+      if (gone?.aborted === true) queueMicrotask(leave);
+      else gone?.addEventListener('abort', leave, { once: true });
       mine.push(waiter);
       this.#waiting.set(client, mine);
       this.#waiters++;

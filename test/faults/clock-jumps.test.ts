@@ -60,7 +60,7 @@ describe('a wall clock set back, at the HTTP server', () => {
     const auth = new BasicAuth(logs.logger);
     const users = new Map([['alice', bcrypt.hashSync('right', 4)]]);
     const attempt = async (): Promise<void> => {
-      const req = { headers: { authorization: `Basic ${Buffer.from('alice:wrong').toString('base64')}` }, socket: { remoteAddress: '192.0.2.9' }, url: '/metrics' };
+      const req = { headers: { authorization: `Basic ${Buffer.from('alice:wrong').toString('base64')}` }, socket: { remoteAddress: '192.0.2.9', once: () => undefined }, url: '/metrics' };
       const res = { setHeader: () => undefined, writeHead: () => res, end: () => undefined, headersSent: false, once: () => res, off: () => res };
       expect(await auth.admit(users, req as never, res as never)).toBe(false);
     };

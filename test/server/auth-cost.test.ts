@@ -4,6 +4,7 @@
  * unknown name (a cost-12 user 4 times slower, as a review measured), so timing told which names exist. Mixed
  * costs cannot all be hidden: the web config warns about them.
  */
+import { EventEmitter } from 'node:events';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -273,6 +274,34 @@ describe('waiting for a check (found by review: four guessing addresses kept eve
         for (const i of [1, 2, 3]) checks.finish(i);
         expect(await Promise.all(guesses)).toEqual([false, false, false, false]);
         expect(checks.started()).toBe(5);
+      });
+    } finally {
+      checks.restore();
+    }
+  });
+
+  it("requests pipelined on a connection that is reset leave the line: the connection's close, not the response's (found by review)", async () => {
+    const checks = heldChecks();
+    try {
+      await withAuth(async (own) => {
+        const guesses = ['192.0.2.1', '192.0.2.2', '192.0.2.3', '192.0.2.4'].map((client) => guess(own, client, 0));
+        // A queued response hears nothing of a reset; only its connection does.
+        const connection = Object.assign(new EventEmitter(), { remoteAddress: '198.51.100.3', destroyed: false });
+        const statuses: number[] = [];
+        const request = (password: string) => ({ headers: { authorization: `Basic ${Buffer.from(`prometheus:${password}`).toString('base64')}` }, socket: connection, url: '/metrics' });
+        const response = () => {
+          const res = { statusCode: 0, setHeader: () => undefined, writeHead: (status: number) => (statuses.push(status), res), end: () => undefined, headersSent: false };
+          return res;
+        };
+        const pipelined = [0, 1, 2].map((i) => own.admit(users, request(`pipelined-${i}`) as never, response() as never));
+        // One listener on the connection however many of its requests wait.
+        expect(connection.listenerCount('close')).toBe(1);
+        connection.emit('close');
+        expect(await Promise.all(pipelined)).toEqual([false, false, false]);
+        for (const i of [0, 1, 2, 3]) checks.finish(i);
+        expect(await Promise.all(guesses)).toEqual([false, false, false, false]);
+        // No check was dealt to them after the reset.
+        expect(checks.started()).toBe(4);
       });
     } finally {
       checks.restore();
