@@ -13,6 +13,7 @@
  * - a ping target with loss ≥ ping_loss_critical is critical, any smaller loss degraded;
  * - a router's status is the worst of its parts, and the overall status the worst of the routers.
  */
+import { cronIntervalSeconds } from '../config/cron.js';
 import type { RouterConfig } from '../config/types.js';
 import type { JobSnapshot } from '../metrics/store.js';
 import { labelText } from '../metrics/text.js';
@@ -296,6 +297,11 @@ function* judgePeers(
   const unjudged: Unjudged = { handshake: [], facts: [] };
   const peers: PeerJudgement[] = [];
   const collectedAt = wireguard?.collectedAt ?? now;
+  // A handshake newer than the last read is not seen until the next: judged by the clock as soon as the bound
+  // passed, a live peer that rekeyed after the read was called down until the next collection, /health critical and
+  // a stale-then-recovered pair of log lines every cycle on a 30 s or longer schedule (found by review). So a peer
+  // ages by the clock only once a collection is overdue: from one `wireguard` interval after the read.
+  const judgedAt = Math.max(collectedAt, now - wireguardIntervalMs(router));
   for (const [index, peer] of (wireguard?.peers ?? []).entries()) {
     if (stepEnds(index)) yield;
     // A stored time outside the era (kept from before range rules, or from a clock far ahead) cannot be judged.
@@ -305,6 +311,7 @@ function* judgePeers(
     // Never younger than at collection: a wall clock stepped back an hour made every down peer up, age 0, and
     // check say OK until the next collection. (Stepped forward, ages grow too soon: a false alarm, not a false OK.)
     const age = latestHandshake === undefined ? undefined : Math.max(handshakeAgeAt(now, latestHandshake), handshakeAgeAt(collectedAt, latestHandshake));
+    const judgedAge = latestHandshake === undefined ? undefined : Math.max(handshakeAgeAt(judgedAt, latestHandshake), handshakeAgeAt(collectedAt, latestHandshake));
     const iface = interfaceNamed.get(labelText(peer.interface));
     const verdict = judgePeer(
       {
@@ -312,7 +319,7 @@ function* judgePeers(
         comment: peer.comment,
         interface: peer.interface,
         disabled: peer.disabled,
-        handshakeAgeSeconds: age,
+        handshakeAgeSeconds: judgedAge,
         handshakeUnreadable: unreadable,
         factsUnreadable: peer.factsUnreadable,
         interfaceDisabled: iface?.disabled === true,
@@ -408,4 +415,13 @@ export function handshakeExpectedByMs({ verdict, latestHandshake, peer }: Pick<P
   // Counted from the last session seen: the handshake, or an answered probe after it (liveness.ts).
   const seenAt = sessionSeenAt(latestHandshake, peer.probe, peer.probedAt);
   return verdict.boundSeconds === undefined || seenAt === undefined ? undefined : (seenAt + verdict.boundSeconds) * 1000;
+}
+
+/** The longest gap between two `wireguard` runs of the router (ms); 0 when its schedule cannot be read. */
+function wireguardIntervalMs(router: RouterConfig): number {
+  try {
+    return cronIntervalSeconds(router.schedules.wireguard) * 1000;
+  } catch {
+    return 0;
+  }
 }

@@ -57,6 +57,18 @@ describe('peer verdicts', () => {
     expect(later.health.reasons).toEqual(['hq/wg-branch/branch-2: down, last handshake 6m ago (due within 5m, expected always on)']);
   });
 
+  it('ages a handshake by the clock only once a wireguard run is overdue: a live peer may have rekeyed since the read (found by review)', () => {
+    // Read at 4m50s against a 5m bound; the wireguard collector runs every 2 minutes.
+    const slow = testRouter({ schedules: { wireguard: '0 */2 * * * *' } }, { health: { handshake_stale_after: '5m', ...SITE_LINKS.health } });
+    const snapshots = [systemOk(T0), wireguard(slow, [WG_UP], [peerRecord('branch-2', '4m50s')], T0)];
+    // Between the read and the next: not down (before: critical from T0 + 11 s to the next read, every cycle).
+    const between = evaluateRouter(slow, snapshots, T0 + 60_000).health;
+    expect(between.peers[0]).toMatchObject({ reason: 'ok', healthy: true, handshakeAgeSeconds: 350 });
+    expect(between.status).toBe('ok');
+    // The run due at T0 + 2 min did not come: now the clock counts, from then.
+    expect(evaluateRouter(slow, snapshots, T0 + 131_000).health.peers[0]).toMatchObject({ reason: 'stale', healthy: false, handshakeAgeSeconds: 421 });
+  });
+
   it('names a never-seen peer and reports null handshake fields', () => {
     const { peer, reasons } = peerVerdict(peerRecord('never-seen', undefined));
     expect(peer).toMatchObject({ latestHandshake: null, handshakeAgeSeconds: null });
