@@ -24,7 +24,7 @@ import type { ReloadResult } from './server/endpoints.js';
 import { parseListen } from './server/listen.js';
 import { sdGroupsOf } from './server/sd-groups.js';
 import { watchVerdicts, type VerdictWatch } from './health/watch.js';
-import { DiscoveryRegistry } from './discovery/registry.js';
+import { DiscoveryRegistry, SWEEP_SECONDS } from './discovery/registry.js';
 
 export interface AppDeps {
   logger: Logger;
@@ -114,7 +114,7 @@ function messageOf(error: unknown): string {
 }
 
 /** How often idle discovered targets are looked for: far below any forget period (at least 1 min). */
-const DISCOVERY_SWEEP_MS = 10_000;
+const DISCOVERY_SWEEP_MS = SWEEP_SECONDS * 1000;
 
 export function createApp(initial: Config, deps: AppDeps): App {
   const store = new SnapshotStore();

@@ -18,16 +18,19 @@ import { DEFAULT_PORT, parseTarget, targetEndpoint, targetName, urlEndpoint, typ
 /** Why a probe was refused; a closed set, so the refused counter's series stay few whatever targets arrive. */
 export type RefuseReason = 'unknown_profile' | 'invalid_target' | 'outside_allow_list' | 'other_profile' | 'full';
 /** Why a discovered target was forgotten; a closed set like RefuseReason (the expired counter's `reason`). */
-export type ForgetReason = 'idle' | 'probed_once' | 'profile_removed' | 'outside_allow_list' | 'configured' | 'max_targets';
+export type ForgetReason = 'idle' | 'never_answered' | 'profile_removed' | 'outside_allow_list' | 'configured' | 'max_targets';
 
 /**
- * A target probed once and never again is forgotten after this (or its forget period, when shorter). Prometheus
- * probes a target of its inventory at every scrape interval, so a second probe comes within minutes; one that never
- * comes marks a target nobody scrapes: a typo, or a client naming junk ports of an allowed host, which held a
- * profile's cap (429 for the real inventory), made /health critical and was reconnected to every 2 minutes, for the
- * default forget period of 10 h (found by review).
+ * A target that has never answered (no job of it ever succeeded) is forgotten this long after its last probe (or its
+ * forget period, when shorter). Such a target is a typo, a router gone for good, or junk a client named (closed ports
+ * of an allowed host), which held a profile's cap (429 for the real inventory), made /health critical and was
+ * reconnected to every 2 minutes for the default forget period of 10 h (found by review). Keyed to answers, not to
+ * probes: probing junk twice kept it, and a router that answers keeps its whole period however rarely it is
+ * scraped (a first rule, "probed once", did neither; found by review).
  */
-export const PROBED_ONCE_FORGET_MS = 10 * 60_000;
+export const NEVER_ANSWERED_FORGET_MS = 10 * 60_000;
+/** How often the app sweeps (app.ts DISCOVERY_SWEEP_MS), in seconds: what a Retry-After adds to a due time. */
+export const SWEEP_SECONDS = 10;
 
 export interface DiscoveryMetrics {
   /** Discovered targets per profile now (every configured profile, 0 included). */
@@ -65,8 +68,8 @@ interface Entry {
   router: RouterConfig;
   forgetAfterMs: number;
   lastProbeAt: number;
-  /** Probes of it so far, its first included (PROBED_ONCE_FORGET_MS). */
-  probes: number;
+  /** Some job of it has succeeded since it was created (NEVER_ANSWERED_FORGET_MS). */
+  answered: boolean;
   /** Every job has finished once (store.tried), or the entry was forgotten: waiters stop waiting. */
   settled: boolean;
   /**
@@ -120,7 +123,9 @@ export class DiscoveryRegistry {
     // One map lookup per recorded run: cheap next to the run itself.
     this.#unsubscribe = deps.store.subscribe((router) => {
       const entry = this.#entries.get(router);
-      if (entry !== undefined) this.#settleIfTried(entry);
+      if (entry === undefined) return;
+      this.#settleIfTried(entry);
+      entry.answered ||= deps.store.snapshots(router).some((run) => run.lastSuccessAt !== undefined);
     });
   }
 
@@ -211,7 +216,6 @@ export class DiscoveryRegistry {
     if (existing !== undefined) {
       if (existing.profile !== profileName) return this.#refuse(profileName, 'other_profile');
       existing.lastProbeAt = this.#deps.now();
-      existing.probes++;
       return this.#wait(existing, timeoutMs);
     }
     if (!profile.allow.allows(parsed)) return this.#refuse(profileName, 'outside_allow_list');
@@ -237,7 +241,7 @@ export class DiscoveryRegistry {
     let forgotten = 0;
     for (const entry of [...this.#entries.values()]) {
       if (now - entry.lastProbeAt < forgetMsOf(entry)) continue;
-      this.#forget(entry, entry.probes > 1 ? 'idle' : 'probed_once');
+      this.#forget(entry, entry.answered ? 'idle' : 'never_answered');
       forgotten += 1;
     }
     if (forgotten > 0) {
@@ -269,8 +273,8 @@ export class DiscoveryRegistry {
     for (const entry of this.#entries.values()) {
       if (entry.profile === profile) soonest = Math.min(soonest, entry.lastProbeAt + forgetMsOf(entry) - now);
     }
-    // The sweep runs every DISCOVERY_SWEEP_MS (app.ts), so a target is forgotten up to that much after it is due.
-    return Number.isFinite(soonest) ? Math.max(1, Math.ceil(soonest / 1000)) : 1;
+    // The sweep runs every DISCOVERY_SWEEP_MS (app.ts): a target goes up to that much after it is due.
+    return Number.isFinite(soonest) ? Math.max(0, Math.ceil(soonest / 1000)) + SWEEP_SECONDS : SWEEP_SECONDS;
   }
 
   /** The configured router a target is, by its name or by what its URL reaches, if any. */
@@ -300,7 +304,7 @@ export class DiscoveryRegistry {
       router,
       forgetAfterMs: profile.forgetAfterMs,
       lastProbeAt: this.#deps.now(),
-      probes: 1,
+      answered: false,
       settled: false,
       fresh,
       waiters: new Set(),
@@ -422,7 +426,7 @@ function routerOf(profile: ProfileConfig, name: string, target: ParsedTarget): R
   return { ...profile.settings, name, url: `${profile.scheme}://${target.authority}` };
 }
 
-/** How long a target may go unprobed before it is forgotten: its forget period, or less when it was probed only once. */
-function forgetMsOf(entry: Pick<Entry, 'forgetAfterMs' | 'probes'>): number {
-  return entry.probes > 1 ? entry.forgetAfterMs : Math.min(entry.forgetAfterMs, PROBED_ONCE_FORGET_MS);
+/** How long a target may go unprobed before it is forgotten: its forget period, or less when it never answered. */
+function forgetMsOf(entry: Pick<Entry, 'forgetAfterMs' | 'answered'>): number {
+  return entry.answered ? entry.forgetAfterMs : Math.min(entry.forgetAfterMs, NEVER_ANSWERED_FORGET_MS);
 }

@@ -16,7 +16,7 @@ export const SELF_METRICS = [
     name: 'routeros_exporter_discovered_targets_expired_total',
     type: 'counter',
     labels: ['profile', 'reason'],
-    help: 'Discovered targets forgotten with their series: idle (not probed for the forget period), probed_once (probed once and not again within 10 min), profile_removed, outside_allow_list (after a reload), configured (the config names it now), max_targets (a reload lowered the cap: the least recently probed go).',
+    help: 'Discovered targets forgotten with their series: idle (not probed for the forget period), never_answered (no job of it ever succeeded, not probed for 10 min), profile_removed, outside_allow_list (after a reload), configured (the config names it now), max_targets (a reload lowered the cap: the least recently probed go).',
   },
   {
     name: 'routeros_exporter_discovery_refused_total',

@@ -131,7 +131,7 @@ export class SelfMetrics {
       }),
       expired: new Counter({
         name: 'routeros_exporter_discovered_targets_expired_total',
-        help: 'Discovered targets forgotten with their series: idle (not probed for the forget period), probed_once (probed once and not again within 10 min), profile_removed, outside_allow_list (after a reload), configured (the config names it now), max_targets (a reload lowered the cap: the least recently probed go).',
+        help: 'Discovered targets forgotten with their series: idle (not probed for the forget period), never_answered (no job of it ever succeeded, not probed for 10 min), profile_removed, outside_allow_list (after a reload), configured (the config names it now), max_targets (a reload lowered the cap: the least recently probed go).',
         labelNames: ['profile', 'reason'],
         registers,
       }),

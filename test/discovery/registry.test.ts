@@ -200,22 +200,37 @@ describe('expiry (injected clock, no sleeps)', () => {
     expect(await selfText(app)).toContain('routeros_exporter_discovered_targets_expired_total{profile="lab",reason="idle"} 1');
   });
 
-  it('forgets a target probed once and not again within 10 min, and a full profile says when one is due (found by review)', async () => {
-    // A client naming junk targets held the cap for the 10 h forget period; Retry-After said 60 s.
+  it('forgets a target that never answered 10 min after its last probe, however often probed, and a full profile says when one is due (found by review)', async () => {
+    // Junk a client named (closed ports) held the cap for the 10 h forget period; probing it twice kept it; Retry-After said 60 s.
     const { app } = startApp(config({ lab: { targets: ['127.0.0.1/32'], collectors: { firmware: true }, max_targets: 2 } }));
     expect((await app.discovery.discover('127.0.0.1:1', 'lab', 0)).kind).toBe('timeout');
     clock += 60_000;
     expect((await app.discovery.discover('127.0.0.1:2', 'lab', 0)).kind).toBe('timeout');
     clock += 60_000;
-    expect(await app.discovery.discover('127.0.0.1:3', 'lab', 0)).toMatchObject({ kind: 'full', retryAfterSeconds: 480 });
-    // Probed again: that one now has its whole forget period.
+    // Due 8 min on, and the sweep runs every 10 s.
+    expect(await app.discovery.discover('127.0.0.1:3', 'lab', 0)).toMatchObject({ kind: 'full', retryAfterSeconds: 480 + 10 });
+    // Probed again: 10 min from this probe, not the whole period.
     expect((await app.discovery.discover('127.0.0.1:2', 'lab', 0)).kind).toBe('timeout');
     clock += 480_000 - 1;
     expect(app.discovery.sweep()).toBe(0);
     clock += 1;
     expect(app.discovery.sweep()).toBe(1);
-    expect(app.discovery.routers().map((router) => router.name)).toEqual([expect.stringContaining(':2')]);
-    expect(await selfText(app)).toContain('routeros_exporter_discovered_targets_expired_total{profile="lab",reason="probed_once"} 1');
+    clock += 120_000;
+    expect(app.discovery.sweep()).toBe(1);
+    expect(app.discovery.size).toBe(0);
+    expect(await selfText(app)).toContain('routeros_exporter_discovered_targets_expired_total{profile="lab",reason="never_answered"} 2');
+  });
+
+  it('keeps a target that answered for its whole forget period, however rarely it is probed (found by review)', async () => {
+    const { app } = startApp(config({ lab: { targets: ['127.0.0.1/32'], forget_after: '2h' } }));
+    const name = target('r1');
+    expect((await app.discovery.discover(name, 'lab', 5_000)).kind).toBe('ready');
+    // Scraped every 15 minutes: not forgotten and made again between two scrapes.
+    clock += 15 * 60_000;
+    expect(app.discovery.sweep()).toBe(0);
+    clock += 2 * 3_600_000 - 15 * 60_000;
+    expect(app.discovery.sweep()).toBe(1);
+    expect(await selfText(app)).toContain('routeros_exporter_discovered_targets_expired_total{profile="lab",reason="idle"} 1');
   });
 });
 
