@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import bcrypt from 'bcryptjs';
 import { validateHeaderValue } from 'node:http';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { ConfigError, type ConfigProblem } from '../../src/config/types.js';
 import { loadWebConfig } from '../../src/server/web-config.js';
 import { makeCert, type Pem } from './tls-helpers.js';
@@ -177,8 +177,12 @@ describe('the client CA file (client_ca_file)', () => {
   let root: Pem;
   let intermediate: Pem;
   let unrelated: Pem;
+  let strays: string[];
   beforeAll(async () => {
     root = await makeCert({ commonName: 'client root', isCa: true });
+    // Issued under the root's name by another key: they name it as issuer, and their signatures do not check out.
+    const impostor = await makeCert({ commonName: 'client root', isCa: true });
+    strays = await Promise.all(Array.from({ length: 300 }, (_, i) => makeCert({ commonName: `stray ${String(i)}`, isCa: true, ca: impostor }).then((pem) => pem.cert)));
     intermediate = await makeCert({ commonName: 'client intermediate', isCa: true, ca: root });
     unrelated = await makeCert({ commonName: 'unrelated intermediate', isCa: true, ca: await makeCert({ commonName: 'elsewhere', isCa: true }) });
   });
@@ -248,6 +252,42 @@ describe('the client CA file (client_ca_file)', () => {
     expect(performance.now() - started).toBeLessThan(1_000);
     write('client-ca.pem', Array.from({ length: 1_001 }, () => root.cert).join('\n'));
     expect(problemsOf(mtls('client-ca.pem'))).toContainEqual({ path: 'tls_server_config.client_ca_file', message: 'holds 1001 certificates, more than the 1000 a client CA file may' });
+  });
+
+  it('reads BEGIN lines as OpenSSL does: indented or after text, refused; blanks after it, taken (found by review)', () => {
+    write('client-ca.pem', root.cert.replace('-----BEGIN CERTIFICATE-----', '  -----BEGIN CERTIFICATE-----'));
+    expect(problemsOf(mtls('client-ca.pem'))).toContainEqual({ path: 'tls_server_config.client_ca_file', message: expect.stringMatching(/^has a "-----BEGIN" line that does not start its line/) });
+    write('client-ca.pem', root.cert.replace('-----BEGIN CERTIFICATE-----', 'ca.crt: |-----BEGIN CERTIFICATE-----'));
+    expect(problemsOf(mtls('client-ca.pem'))).toContainEqual(expect.objectContaining({ path: 'tls_server_config.client_ca_file' }));
+    write('client-ca.pem', root.cert.replace('-----BEGIN CERTIFICATE-----', '-----BEGIN CERTIFICATE-----  '));
+    expect(loadWebConfig(write('web.yml', mtls('client-ca.pem'))).tls?.clientCa).toContain('-----BEGIN CERTIFICATE-----  ');
+  });
+
+  it("takes a root whose own signature does not check out: OpenSSL does not check a trust anchor's (found by review)", () => {
+    const der = new X509Certificate(root.cert).raw;
+    der[der.length - 1] = (der[der.length - 1] ?? 0) ^ 0xff;
+    const broken = `-----BEGIN CERTIFICATE-----\n${der.toString('base64').replace(/(.{64})/g, '$1\n')}\n-----END CERTIFICATE-----\n`;
+    expect(new X509Certificate(broken).verify(new X509Certificate(broken).publicKey)).toBe(false);
+    write('client-ca.pem', broken);
+    expect(loadWebConfig(write('web.yml', mtls('client-ca.pem'))).warnings).toEqual([]);
+  });
+
+  it('stops checking signatures after 250 ms and says so once (a hostile file of slow keys took 47 s)', () => {
+    const slow = vi.spyOn(X509Certificate.prototype, 'verify').mockImplementation(() => {
+      const until = performance.now() + 3;
+      while (performance.now() < until);
+      return false;
+    });
+    try {
+      // A root and 300 distinct certificates naming it as issuer whose signatures do not check out.
+      write('client-ca.pem', [root.cert, ...strays].join('\n'));
+      const started = performance.now();
+      const config = loadWebConfig(write('web.yml', mtls('client-ca.pem')));
+      expect(performance.now() - started).toBeLessThan(1_000);
+      expect(config.warnings).toEqual([expect.stringMatching(/^client_ca_file: the check stopped after 250 ms; 300 certificates that are not roots were not all checked$/)]);
+    } finally {
+      slow.mockRestore();
+    }
   });
 
   it('walks a long chain given leaf-CA first in one pass', async () => {
