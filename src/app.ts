@@ -97,7 +97,7 @@ function waitUntil(at: number, clock: () => number): Wait {
 
 const STOPPED_RELOAD: ReloadResult = { ok: false, problems: [{ path: '', message: 'the exporter is shutting down; nothing was reloaded' }] };
 /** A reload that failed once its routers were planned: they run, what came after may be the previous settings'. */
-const PART_WAY = "the new configuration's routers run, but its web config and top-level settings may not apply";
+const PART_WAY = 'it failed while being applied: part of the new configuration may run (profiles, routers), the rest not';
 const UNREPORTED_RELOAD: ReloadResult = {
   ok: false,
   problems: [{ path: '', message: 'the reload failed, and so did its report; the previous configuration keeps running' }],
@@ -222,7 +222,7 @@ export function createApp(initial: Config, deps: AppDeps): App {
   let stopped = false;
   const attemptReload = async (): Promise<ReloadResult> => {
     const secretsBefore = secretsAdded();
-    /** The new routers are planned: a failure after that is a reload applied in part, not the previous config kept. */
+    /** Applying has begun: a failure after that is a reload applied in part, not the previous config kept. */
     let applied = false;
     try {
       const next = deps.loadConfig === undefined ? config : await deps.loadConfig();
@@ -233,8 +233,9 @@ export function createApp(initial: Config, deps: AppDeps): App {
       if (stopped) return STOPPED_RELOAD;
       const install = deps.prepareReload?.(next);
       const previous = config;
-      apply(next);
+      // Before, not after: apply itself may fail once it has begun (discovery configured, routers not yet planned).
       applied = true;
+      apply(next);
       install?.();
       const restart = applySettings(previous, next);
       keepSecretsInUse(next);

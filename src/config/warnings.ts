@@ -62,8 +62,10 @@ export function routerWarnings(router: RouterConfig, path: string): ConfigProble
   return warnings;
 }
 
-export const ANY_PORT_WARNING =
-  'no ports: a probe may name any port of an allowed host, so the profile\'s credentials go to whatever answers there and its answer tells open ports from closed ones; list the routers\' REST port (ports: [443])';
+/** The warning for a profile without `ports`, naming its scheme's default port (443 for https, 80 for http). */
+export function anyPortWarning(scheme: 'http' | 'https'): string {
+  return `no ports: a probe may name any port of an allowed host, so the profile's credentials go to whatever answers there and its answer tells open ports from closed ones; list the routers' REST port (ports: [${scheme === 'http' ? '80' : '443'}])`;
+}
 
 /**
  * A profile's warnings: those of the routers its targets become (`scheme` stands where a router's `url` would), and
@@ -72,7 +74,7 @@ export const ANY_PORT_WARNING =
 export function profileWarnings(profile: ProfileConfig, path: string): ConfigProblem[] {
   const router: RouterConfig = { ...profile.settings, name: profile.name, url: `${profile.scheme}://target` };
   const warnings = routerWarnings(router, path).map((warning) => (warning.path === joinPath(path, 'url') ? { ...warning, path: joinPath(path, 'scheme') } : warning));
-  if (profile.ports === undefined) warnings.push({ path: joinPath(path, 'ports'), message: ANY_PORT_WARNING });
+  if (profile.ports === undefined) warnings.push({ path: joinPath(path, 'ports'), message: anyPortWarning(profile.scheme) });
   return warnings;
 }
 

@@ -121,7 +121,9 @@ export async function testIsolatedRules(dirs: readonly string[], cwd: string): P
         const failed = section.includes('FAILED') || !section.includes('SUCCESS');
         results.set(file, { code: failed ? 1 : 0, output: section });
       }
-      for (const file of files) if (!results.has(file)) results.set(file, { code: -1, output: run.output });
+      // No verdict of its own (promtool stopped before it): not proof of anything. The whole run's output held other
+      // files' failures, and a mutation promtool had not noticed read as caught (found by review).
+      for (const file of files) if (!results.has(file)) results.set(file, { code: -1, output: `no verdict of its own: promtool stopped (code ${String(run.code)})` });
     }),
   );
   return dirs.map((dir) => results.get(path.join(path.relative(cwd, dir), 'tests.yml')) ?? { code: -1, output: 'no result' });

@@ -248,11 +248,12 @@ describe('a reload asked for while another runs', () => {
   it('a reload whose success line fails to log is a success; one failing after its routers were planned says so (found by review)', async () => {
     const logs = captureLogs();
     let failInstall = false;
+    let next = (): Config => configNaming(['r', 'added']);
     const app = createApp(configOf({}), {
       logger: logs.logger,
       triggerFactory: new ManualTriggers().factory,
       jitter: false,
-      loadConfig: () => Promise.resolve(configNaming(['r', 'added'])),
+      loadConfig: () => Promise.resolve(next()),
       prepareReload: () => () => {
         if (failInstall) throw new Error('the web config could not be installed');
       },
@@ -268,8 +269,15 @@ describe('a reload asked for while another runs', () => {
       expect(app.config().routers.map((router) => router.name)).toEqual(['r', 'added']);
       expect(await app.self.render('text')).toMatch(/^routeros_exporter_config_last_reload_successful 1$/m);
       failInstall = true;
-      expect(await app.reload()).toMatchObject({ ok: false, problems: [{ message: expect.stringMatching(/^the new configuration's routers run, but .*: the web config could not be installed$/) }] });
+      expect(await app.reload()).toMatchObject({ ok: false, problems: [{ message: expect.stringMatching(/^it failed while being applied: part of the new configuration may run .*: the web config could not be installed$/) }] });
       expect(logs.lines().at(-1)).toMatchObject({ msg: expect.stringMatching(/^configuration reload failed part-way/) });
+      // A failure inside applying (its warnings are logged there, a router's plain HTTP here) is part-way too.
+      failInstall = false;
+      logs.logger.warn = (() => {
+        throw new Error('the log stream broke');
+      }) as typeof logs.logger.warn;
+      next = () => testConfig({ listen: '127.0.0.1:0', defaults: { username: 'monitor', password: PASSWORD }, routers: [{ name: 'plain', url: 'http://192.0.2.1' }] });
+      expect(await app.reload()).toMatchObject({ ok: false, problems: [{ message: expect.stringMatching(/^it failed while being applied/) }] });
     } finally {
       await app.stop();
     }
