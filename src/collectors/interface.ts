@@ -12,6 +12,7 @@
  * rise of link-downs says when, in Prometheus' own time), the fast-path `fp-*` counters (a subset of the ones
  * exported) and `mtu` (`auto` on bridges; the wireguard collector has the tunnels').
  */
+import { saysTrue } from '../routeros/decode.js';
 import { RouterOsError } from '../routeros/errors.js';
 import { describeJson, type RouterRecord } from '../routeros/records.js';
 import { SampleSet } from '../metrics/samples.js';
@@ -110,8 +111,8 @@ export function* mapInterfacesSteps(records: readonly RouterRecord[], routerLabe
   const chosen = yield* chosenRowsSteps(named, read, (record) => {
     const name = record['name'] as string;
     const type = record['type'] ?? '';
-    // Read without counting: the loop below reads it again, and counts what does not decode once.
-    const dynamic = record['dynamic'] === 'true';
+    // Read as the loop below reads it (`yes` too), without counting: the loop counts what does not decode, once.
+    const dynamic = saysTrue(record['dynamic']);
     // As written out, among the rows the filter keeps: names that differ only where the format cannot carry them
     // (`lan\u0001`, `lan\u0002`) are one series too, and a dynamic twin left out is no choice (found by review).
     return keepsInterface(filter, { name, type, dynamic }) ? seriesLabels(F.running, routerLabel, [name, type]) : undefined;
@@ -154,15 +155,22 @@ export function* mapInterfacesSteps(records: readonly RouterRecord[], routerLabe
   };
 }
 
+/** What names a row apart from what changes between runs (counters, running): a tie-break that does not move. */
+const IDENTITY_KEYS = ['name', 'type', 'default-name', 'mac-address', 'comment', 'mtu', 'disabled', 'dynamic'] as const;
+
 /**
  * Whether row `a` is exported before its twin `b`: the lower `.id`; rows with the same `.id`, or none RouterOS
- * writes, by their text, so the choice never follows the reply's order.
+ * writes, by what names them, then by the larger `rx-byte`, so the choice never follows the reply's order. Not by
+ * their whole text: that holds the counters, and two twins that both grew swapped places (found by review).
  */
 function before(a: RouterRecord, b: RouterRecord): boolean {
   const [x, y] = [idOrder(a), idOrder(b)];
   if (x !== y) return x < y;
-  const text = (record: RouterRecord): string => JSON.stringify(Object.entries(record).sort(([p], [q]) => (p < q ? -1 : p > q ? 1 : 0)));
-  return text(a) < text(b);
+  for (const key of IDENTITY_KEYS) {
+    const [p, q] = [a[key] ?? '', b[key] ?? ''];
+    if (p !== q) return p < q;
+  }
+  return Number(a['rx-byte'] ?? 0) > Number(b['rx-byte'] ?? 0);
 }
 
 /** A `.id` as a number (`*1A` is 26), for ordering rows; Infinity when it is not one RouterOS writes. */
