@@ -15,6 +15,7 @@ import { expectOf, peerLabel, probeSettingOf } from '../analysis/peer.js';
 import type { ProbeOutcome } from '../analysis/liveness.js';
 import { readProbeReply, readProbeReplySteps, type ProbeResult } from './wireguard-probe-reply.js';
 import { finish, finishInSlices, type Steps } from '../util/slices.js';
+import { parseIpv4, parseIpv4Prefix, type Ipv4Prefix } from '../analysis/ipv4.js';
 
 export { readProbeReply, type ProbeResult } from './wireguard-probe-reply.js';
 
@@ -184,12 +185,21 @@ export function* planProbesSteps(
   memory?: ProbeMemory,
 ): Steps<ProbePlan> {
   const enabled = yield* liveSteps(interfaces);
-  const sources = new Map<string, string>();
+  // Every enabled IPv4 address of each interface, in order: the probe's source is the one whose network holds the
+  // peer's address, else the first. The first alone, on a tunnel of two subnets, pinged from an address the remote
+  // end does not route back through the tunnel, and a working link read as blocked (found by review).
+  const sources = new Map<string, { ip: string; prefix: Ipv4Prefix }[]>();
   for (const [index, row] of addresses.entries()) {
     if (index % PEERS_PER_STEP === PEERS_PER_STEP - 1) yield;
     const iface = row['interface'] ?? '';
-    const ip = (row['address'] ?? '').split('/')[0] ?? '';
-    if (!saysTrue(row['disabled']) && /^\d{1,3}(\.\d{1,3}){3}$/.test(ip) && !sources.has(iface)) sources.set(iface, ip);
+    const text = row['address'] ?? '';
+    const ip = text.split('/')[0] ?? '';
+    const prefix = parseIpv4Prefix(text);
+    if (saysTrue(row['disabled']) || !/^\d{1,3}(\.\d{1,3}){3}$/.test(ip) || prefix === undefined) continue;
+    const known = sources.get(iface);
+    // A few per interface are plenty to choose from; a hostile list of thousands is not walked per peer.
+    if (known === undefined) sources.set(iface, [{ ip, prefix }]);
+    else if (known.length < MAX_SOURCES_PER_INTERFACE) known.push({ ip, prefix });
   }
   const targets: ProbeTarget[] = [];
   const skipped = new Map<string, ProbeResult>();
@@ -209,7 +219,7 @@ export function* planProbesSteps(
     const address = routerListHead(peer['allowed-address'] ?? '', ALLOWED_ADDRESSES_READ)
       .items.map((a) => IPV4_HOST.exec(a)?.[1])
       .find((a) => a !== undefined);
-    const src = sources.get(iface);
+    const src = sourceFor(sources.get(iface), address);
     const recent = remembered(memory, key);
     if (address === undefined) skipped.set(key, { outcome: 'no_tunnel_address' });
     else if (src === undefined) skipped.set(key, { outcome: 'no_source_address' });
@@ -263,4 +273,14 @@ export async function runProbes(run: Run, targets: readonly ProbeTarget[], optio
   };
   await Promise.all(Array.from({ length: Math.min(PROBE_CONCURRENCY, targets.length) }, worker));
   return out;
+}
+
+/** Addresses of one interface a probe's source is chosen among. */
+const MAX_SOURCES_PER_INTERFACE = 16;
+
+/** The interface address whose network holds `target`, else its first; undefined when it has none. */
+function sourceFor(candidates: readonly { ip: string; prefix: Ipv4Prefix }[] | undefined, target: string | undefined): string | undefined {
+  const value = target === undefined ? undefined : parseIpv4(target);
+  const holding = value === undefined ? undefined : candidates?.find(({ prefix }) => prefix.range.lo <= value && value <= prefix.range.hi);
+  return (holding ?? candidates?.[0])?.ip;
 }

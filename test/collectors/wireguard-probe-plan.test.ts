@@ -93,6 +93,15 @@ describe('planProbes', () => {
     expect(Object.values(reasons)).toEqual(['over_cap', 'over_cap', 'over_cap']);
   });
 
+  it("pings from the interface address whose network holds the peer's, else the first (found by review)", () => {
+    const twoSubnets = [
+      { address: '10.10.0.1/24', interface: 'wg-sites', disabled: 'false' },
+      { address: '10.20.0.1/24', interface: 'wg-sites', disabled: 'false' },
+    ];
+    const peers = [peer('in-second', 'wg-sites', '10.20.0.2/32'), peer('in-neither', 'wg-sites', '10.30.0.2/32')];
+    expect(plan({ probe: { 'wg-sites': 'on' } }, peers, twoSubnets).targets).toEqual(['wg-sites 10.20.0.2 from 10.20.0.1', 'wg-sites 10.30.0.2 from 10.10.0.1']);
+  });
+
   it('a peer listed twice (same interface and key) is probed once', () => {
     const twice = [PEERS[0] ?? {}, { ...PEERS[0] }, PEERS[1] ?? {}];
     expect(plan({ probe: { 'wg-sites': 'on' } }, twice).targets).toEqual(['wg-sites 10.9.0.2 from 10.9.0.1', 'wg-sites 10.9.0.3 from 10.9.0.1']);
