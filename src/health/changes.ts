@@ -292,9 +292,13 @@ function describePeer(judgement: PeerJudgement, bad: boolean, routerName: string
   const who = `peer ${peerDisplayName(peer.name, peer.publicKey)} on ${routerName}/${peer.interface}`;
   let message: string;
   if (verdict.reason === 'stale' && judgement.latestHandshake !== undefined) {
-    // Never throws: a time Date cannot print leaves the "since" out.
-    const since = isoOrNull(handshakeExpectedByMs(judgement));
-    message = `${who} stale${since === null ? '' : ` since ${since}`} (last handshake ${formatAge(age ?? 0)} ago)`;
+    // Never throws: a time Date cannot print leaves the "since" out. Down before its bound (a probe that lost every
+    // ping decided it): "since" would name a time still to come (found by review).
+    const due = handshakeExpectedByMs(judgement);
+    const judgedAt = (judgement.latestHandshake + (age ?? 0)) * 1000;
+    const since = due !== undefined && due > judgedAt ? null : isoOrNull(due);
+    const early = due !== undefined && due > judgedAt ? ', down before its handshake was due: its tunnel probe lost every ping' : '';
+    message = `${who} stale${since === null ? '' : ` since ${since}`} (last handshake ${formatAge(age ?? 0)} ago${early})`;
   } else if (verdict.reason === 'never') {
     message = `${who} has never shaken hands`;
   } else if (verdict.reason === 'handshake_unreadable') {
