@@ -182,130 +182,120 @@ describe('waiting for a check (found by review: four guessing addresses kept eve
   const guess = (own: BasicAuth, client: string, n: number, waitMs?: number): Promise<boolean | undefined> =>
     own.check(users, { username: 'prometheus', password: `guess-${client}-${n}` }, client, waitMs);
 
-  it('deals checks round-robin by address: a scraper behind four busy guessers is dealt one within four', async () => {
+  /** An auth of its own whose worker's checks the test holds and finishes (heldChecks). */
+  async function held(use: (own: BasicAuth, checks: ReturnType<typeof heldChecks>) => Promise<void>): Promise<void> {
     const checks = heldChecks();
     try {
-      await withAuth(async (own) => {
-        // .1's three all start (an address may hold three; the fourth is kept for another), .2's first takes that.
-        // The rest wait, their turns by address in the order they came: .2, .3, .4, then the scraper.
-        const guesses = ['192.0.2.1', '192.0.2.2', '192.0.2.3', '192.0.2.4'].flatMap((client) => [0, 1, 2].map((n) => guess(own, client, n)));
-        const scraper = own.check(users, { username: 'prometheus', password: 'right' }, '198.51.100.7');
-        expect(checks.started()).toBe(4);
-        for (let i = 0; i < 4; i++) checks.finish(i);
-        // Before, the scraper was answered 429 at once, and again each time it came back while the guessing went on.
-        await vi.waitFor(() => expect(checks.started()).toBe(8));
-        checks.finish(7, true);
-        expect(await scraper).toBe(true);
-        await checks.drain(13);
-        expect((await Promise.all(guesses)).every((answer) => answer === false)).toBe(true);
-      });
+      await withAuth((own) => use(own, checks));
     } finally {
       checks.restore();
     }
+  }
+
+  /** Such an auth whose four checks are held by guessers of four addresses (checks 0–3), for a test to run beside them. */
+  function busy(use: (own: BasicAuth, checks: ReturnType<typeof heldChecks>, guesses: Promise<boolean | undefined>[]) => Promise<void>): Promise<void> {
+    return held(async (own, checks) => {
+      const guesses = ['192.0.2.1', '192.0.2.2', '192.0.2.3', '192.0.2.4'].map((client) => guess(own, client, 0));
+      expect(checks.started()).toBe(4);
+      await use(own, checks, guesses);
+    });
+  }
+
+  it('deals checks round-robin by address: a scraper behind four busy guessers is dealt one within four', async () => {
+    await held(async (own, checks) => {
+    // .1's three all start (an address may hold three; the fourth is kept for another), .2's first takes that.
+    // The rest wait, their turns by address in the order they came: .2, .3, .4, then the scraper.
+    const guesses = ['192.0.2.1', '192.0.2.2', '192.0.2.3', '192.0.2.4'].flatMap((client) => [0, 1, 2].map((n) => guess(own, client, n)));
+    const scraper = own.check(users, { username: 'prometheus', password: 'right' }, '198.51.100.7');
+    expect(checks.started()).toBe(4);
+    for (let i = 0; i < 4; i++) checks.finish(i);
+    // Before, the scraper was answered 429 at once, and again each time it came back while the guessing went on.
+    await vi.waitFor(() => expect(checks.started()).toBe(8));
+    checks.finish(7, true);
+    expect(await scraper).toBe(true);
+    await checks.drain(13);
+    expect((await Promise.all(guesses)).every((answer) => answer === false)).toBe(true);
+    });
   });
 
   it('turns away a fifth waiter of one address, and past 256 waiting makes room for a new address from the one with the most', async () => {
-    const checks = heldChecks();
-    try {
-      await withAuth(async (own) => {
-        // Three of one address start and four wait; its eighth is refused. Another address takes the fourth check.
-        const first = [0, 1, 2, 3, 4, 5, 6, 7].map((n) => guess(own, '192.0.2.1', n));
-        expect(checks.started()).toBe(3);
-        const other = guess(own, '192.0.2.99', 0);
-        expect(checks.started()).toBe(4);
-        expect(await first[7]).toBeUndefined();
-        // 252 more waiting from 63 addresses, 4 each: 256 in all.
-        const crowd = Array.from({ length: 63 }, (_, a) => [0, 1, 2, 3].map((n) => guess(own, `203.0.113.${String(a)}`, n))).flat();
-        // The line is full: a new address takes the place of the newest waiter of the first address with the most.
-        const newcomer = guess(own, '198.51.100.7', 0);
-        expect(await first[6]).toBeUndefined();
-        // An address already waiting gets no room that way.
-        expect(await guess(own, '203.0.113.0', 9)).toBeUndefined();
-        await checks.drain(4 + 3 + 252 + 1);
-        expect(await newcomer).toBe(false);
-        expect(await other).toBe(false);
-        expect((await Promise.all(crowd)).every((answer) => answer === false)).toBe(true);
-        expect(checks.started()).toBe(260);
-      });
-    } finally {
-      checks.restore();
-    }
+    await held(async (own, checks) => {
+    // Three of one address start and four wait; its eighth is refused. Another address takes the fourth check.
+    const first = [0, 1, 2, 3, 4, 5, 6, 7].map((n) => guess(own, '192.0.2.1', n));
+    expect(checks.started()).toBe(3);
+    const other = guess(own, '192.0.2.99', 0);
+    expect(checks.started()).toBe(4);
+    expect(await first[7]).toBeUndefined();
+    // 252 more waiting from 63 addresses, 4 each: 256 in all.
+    const crowd = Array.from({ length: 63 }, (_, a) => [0, 1, 2, 3].map((n) => guess(own, `203.0.113.${String(a)}`, n))).flat();
+    // The line is full: a new address takes the place of the newest waiter of the first address with the most.
+    const newcomer = guess(own, '198.51.100.7', 0);
+    expect(await first[6]).toBeUndefined();
+    // An address already waiting gets no room that way.
+    expect(await guess(own, '203.0.113.0', 9)).toBeUndefined();
+    await checks.drain(4 + 3 + 252 + 1);
+    expect(await newcomer).toBe(false);
+    expect(await other).toBe(false);
+    expect((await Promise.all(crowd)).every((answer) => answer === false)).toBe(true);
+    expect(checks.started()).toBe(260);
+    });
   });
   it('requests with the same credentials that waited share the check one of them was dealt (found by review: each burned one)', async () => {
-    const checks = heldChecks();
-    try {
-      await withAuth(async (own) => {
-        const guesses = ['192.0.2.1', '192.0.2.2', '192.0.2.3', '192.0.2.4'].map((client) => guess(own, client, 0));
-        expect(checks.started()).toBe(4);
-        const scrapes = [0, 1, 2].map(() => own.check(users, { username: 'prometheus', password: 'right' }, '198.51.100.7'));
-        checks.finish(0);
-        await vi.waitFor(() => expect(checks.started()).toBe(5));
-        // The next checks freed go to the scraper's other two requests, which share the one under way.
-        checks.finish(1);
-        checks.finish(2);
-        // Dealt, and gone on: no check of their own while the first is under way.
-        await new Promise((resolve) => setImmediate(resolve));
-        expect(checks.started()).toBe(5);
-        checks.finish(4, true);
-        expect(await Promise.all(scrapes)).toEqual([true, true, true]);
-        expect(checks.started()).toBe(5);
-        checks.finish(3);
-        expect(await Promise.all(guesses)).toEqual([false, false, false, false]);
-      });
-    } finally {
-      checks.restore();
-    }
+    await busy(async (own, checks, guesses) => {
+    const scrapes = [0, 1, 2].map(() => own.check(users, { username: 'prometheus', password: 'right' }, '198.51.100.7'));
+    checks.finish(0);
+    await vi.waitFor(() => expect(checks.started()).toBe(5));
+    // The next checks freed go to the scraper's other two requests, which share the one under way.
+    checks.finish(1);
+    checks.finish(2);
+    // Dealt, and gone on: no check of their own while the first is under way.
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(checks.started()).toBe(5);
+    checks.finish(4, true);
+    expect(await Promise.all(scrapes)).toEqual([true, true, true]);
+    expect(checks.started()).toBe(5);
+    checks.finish(3);
+    expect(await Promise.all(guesses)).toEqual([false, false, false, false]);
+    });
   });
 
   it('a waiter whose request went away leaves the line: the next check goes to one still waiting (found by review)', async () => {
-    const checks = heldChecks();
-    try {
-      await withAuth(async (own) => {
-        const guesses = ['192.0.2.1', '192.0.2.2', '192.0.2.3', '192.0.2.4'].map((client) => guess(own, client, 0));
-        const gone = new AbortController();
-        const left = own.check(users, { username: 'prometheus', password: 'from-a-closed-connection' }, '198.51.100.1', 8_000, gone.signal);
-        const staying = own.check(users, { username: 'prometheus', password: 'right' }, '198.51.100.2');
-        gone.abort();
-        expect(await left).toBeUndefined();
-        checks.finish(0);
-        await vi.waitFor(() => expect(checks.started()).toBe(5));
-        checks.finish(4, true);
-        expect(await staying).toBe(true);
-        for (const i of [1, 2, 3]) checks.finish(i);
-        expect(await Promise.all(guesses)).toEqual([false, false, false, false]);
-        expect(checks.started()).toBe(5);
-      });
-    } finally {
-      checks.restore();
-    }
+    await busy(async (own, checks, guesses) => {
+    const gone = new AbortController();
+    const left = own.check(users, { username: 'prometheus', password: 'from-a-closed-connection' }, '198.51.100.1', 8_000, gone.signal);
+    const staying = own.check(users, { username: 'prometheus', password: 'right' }, '198.51.100.2');
+    gone.abort();
+    expect(await left).toBeUndefined();
+    checks.finish(0);
+    await vi.waitFor(() => expect(checks.started()).toBe(5));
+    checks.finish(4, true);
+    expect(await staying).toBe(true);
+    for (const i of [1, 2, 3]) checks.finish(i);
+    expect(await Promise.all(guesses)).toEqual([false, false, false, false]);
+    expect(checks.started()).toBe(5);
+    });
   });
 
   it("requests pipelined on a connection that is reset leave the line: the connection's close, not the response's (found by review)", async () => {
-    const checks = heldChecks();
-    try {
-      await withAuth(async (own) => {
-        const guesses = ['192.0.2.1', '192.0.2.2', '192.0.2.3', '192.0.2.4'].map((client) => guess(own, client, 0));
-        // A queued response hears nothing of a reset; only its connection does.
-        const connection = Object.assign(new EventEmitter(), { remoteAddress: '198.51.100.3', destroyed: false });
-        const statuses: number[] = [];
-        const request = (password: string) => ({ headers: { authorization: `Basic ${Buffer.from(`prometheus:${password}`).toString('base64')}` }, socket: connection, url: '/metrics' });
-        const response = () => {
-          const res = { statusCode: 0, setHeader: () => undefined, writeHead: (status: number) => (statuses.push(status), res), end: () => undefined, headersSent: false };
-          return res;
-        };
-        const pipelined = [0, 1, 2].map((i) => own.admit(users, request(`pipelined-${i}`) as never, response() as never));
-        // One listener on the connection however many of its requests wait.
-        expect(connection.listenerCount('close')).toBe(1);
-        connection.emit('close');
-        expect(await Promise.all(pipelined)).toEqual([false, false, false]);
-        for (const i of [0, 1, 2, 3]) checks.finish(i);
-        expect(await Promise.all(guesses)).toEqual([false, false, false, false]);
-        // No check was dealt to them after the reset.
-        expect(checks.started()).toBe(4);
-      });
-    } finally {
-      checks.restore();
-    }
+    await busy(async (own, checks, guesses) => {
+    // A queued response hears nothing of a reset; only its connection does.
+    const connection = Object.assign(new EventEmitter(), { remoteAddress: '198.51.100.3', destroyed: false });
+    const statuses: number[] = [];
+    const request = (password: string) => ({ headers: { authorization: `Basic ${Buffer.from(`prometheus:${password}`).toString('base64')}` }, socket: connection, url: '/metrics' });
+    const response = () => {
+      const res = { statusCode: 0, setHeader: () => undefined, writeHead: (status: number) => (statuses.push(status), res), end: () => undefined, headersSent: false };
+      return res;
+    };
+    const pipelined = [0, 1, 2].map((i) => own.admit(users, request(`pipelined-${i}`) as never, response() as never));
+    // One listener on the connection however many of its requests wait.
+    expect(connection.listenerCount('close')).toBe(1);
+    connection.emit('close');
+    expect(await Promise.all(pipelined)).toEqual([false, false, false]);
+    for (const i of [0, 1, 2, 3]) checks.finish(i);
+    expect(await Promise.all(guesses)).toEqual([false, false, false, false]);
+    // No check was dealt to them after the reset.
+    expect(checks.started()).toBe(4);
+    });
   });
 
   it('turns a waiter away after 2 s, and a closed server answers every waiter at once', async () => {
