@@ -50,6 +50,8 @@ const MAX_CHECKS = 4;
  * against ~16 addresses only (found by review), 8 s and 256 against ~80.
  */
 export const MAX_WAIT_MS = 8_000;
+/** Requests that may wait on one check under way (a scraper's first parallel scrapes); more get 429. */
+export const MAX_SHARING_ONE_CHECK = 16;
 const MAX_WAITING_PER_CLIENT = 4;
 const MAX_WAITING = 256;
 /**
@@ -123,6 +125,8 @@ export class BasicAuth {
   /** Checks under way by credentials' digest: requests with the same credentials meanwhile share the answer. */
   readonly #pending = new Map<string, Promise<boolean>>();
   readonly #bcrypt = new BcryptWorker(MAX_CHECKS);
+  /** Requests sharing a check under way, by its credentials' digest (MAX_SHARING_ONE_CHECK). */
+  readonly #sharing = new Map<string, number>();
   /** Requests waiting for a check, by client address; the Map's order is the order of turns. */
   readonly #waiting = new Map<string, Waiter[]>();
   #waiters = 0;
@@ -158,7 +162,21 @@ export class BasicAuth {
     // Pipelined or parallel requests with the same credentials (a scraper's first scrapes after a restart) wait
     // for the one check rather than each taking a slot of their own.
     const pending = this.#pending.get(key);
-    if (pending !== undefined) return (await pending) && hash !== undefined;
+    if (pending !== undefined) {
+      // Bounded: such a request writes nothing while it waits, so Node's brake on a connection whose answers pile up
+      // never engaged, and one connection pipelining one unknown credential grew the exporter by 250 MB (found by
+      // review). Past the bound, 429 at once: its bytes queue, and the brake holds.
+      const sharing = this.#sharing.get(key) ?? 0;
+      if (sharing >= MAX_SHARING_ONE_CHECK) return undefined;
+      this.#sharing.set(key, sharing + 1);
+      try {
+        return (await pending) && hash !== undefined;
+      } finally {
+        const left = (this.#sharing.get(key) ?? 1) - 1;
+        if (left <= 0) this.#sharing.delete(key);
+        else this.#sharing.set(key, left);
+      }
+    }
     const running = this.#perClient.get(client) ?? 0;
     if (this.#bcrypt.available && this.#running < MAX_CHECKS && (running === 0 || this.#running < MAX_CHECKS - RESERVED_FOR_NEW_CLIENTS)) {
       this.#take(client);

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import bcrypt from 'bcryptjs';
 import pino from 'pino';
 import { afterAll, describe, expect, it, vi } from 'vitest';
-import { BasicAuth, dummyFor } from '../../src/server/auth.js';
+import { BasicAuth, dummyFor, MAX_SHARING_ONE_CHECK } from '../../src/server/auth.js';
 import { BcryptWorker } from '../../src/server/bcrypt-worker.js';
 import { bcryptCost, loadWebConfig } from '../../src/server/web-config.js';
 
@@ -295,6 +295,22 @@ describe('waiting for a check (found by review: four guessing addresses kept eve
     expect(await Promise.all(guesses)).toEqual([false, false, false, false]);
     // No check was dealt to them after the reset.
     expect(checks.started()).toBe(4);
+    });
+  });
+
+  it(`lets ${MAX_SHARING_ONE_CHECK} requests wait on one check under way; more get 429 at once (pipelined, they grew memory by 250 MB; found by review)`, async () => {
+    await held(async (own, checks) => {
+      const same = () => own.check(users, { username: 'nobody', password: 'fresh' }, '198.51.100.9');
+      const first = same();
+      expect(checks.started()).toBe(1);
+      const sharing = Array.from({ length: MAX_SHARING_ONE_CHECK + 4 }, same);
+      // The four past the bound are answered before the check ends.
+      const answered = await Promise.all(sharing.slice(MAX_SHARING_ONE_CHECK));
+      expect(answered).toEqual([undefined, undefined, undefined, undefined]);
+      checks.finish(0);
+      expect(await first).toBe(false);
+      expect((await Promise.all(sharing.slice(0, MAX_SHARING_ONE_CHECK))).every((answer) => answer === false)).toBe(true);
+      expect(checks.started()).toBe(1);
     });
   });
 
