@@ -300,8 +300,10 @@ function* judgePeers(
   // A handshake newer than the last read is not seen until the next: judged by the clock as soon as the bound
   // passed, a live peer that rekeyed after the read was called down until the next collection, /health critical and
   // a stale-then-recovered pair of log lines every cycle on a 30 s or longer schedule (found by review). So a peer
-  // ages by the clock only once a collection is overdue: from one `wireguard` interval after the read.
-  const judgedAt = Math.max(collectedAt, now - wireguardIntervalMs(router));
+  // ages by the clock only once a collection is overdue: from one `wireguard` interval after the read, but never
+  // more than 2 minutes after it: with an hourly schedule, a dead tunnel stayed healthy for the hour (found by
+  // review). Schedules longer than that trade precision between reads either way (docs/health.md).
+  const judgedAt = Math.max(collectedAt, now - Math.min(wireguardIntervalMs(router), MAX_READ_GRACE_MS));
   for (const [index, peer] of (wireguard?.peers ?? []).entries()) {
     if (stepEnds(index)) yield;
     // A stored time outside the era (kept from before range rules, or from a clock far ahead) cannot be judged.
@@ -416,6 +418,9 @@ export function handshakeExpectedByMs({ verdict, latestHandshake, peer }: Pick<P
   const seenAt = sessionSeenAt(latestHandshake, peer.probe, peer.probedAt);
   return verdict.boundSeconds === undefined || seenAt === undefined ? undefined : (seenAt + verdict.boundSeconds) * 1000;
 }
+
+/** The most a handshake's aging by the clock waits for the next `wireguard` read. */
+const MAX_READ_GRACE_MS = 120_000;
 
 /** The longest gap between two `wireguard` runs of the router (ms); 0 when its schedule cannot be read. */
 function wireguardIntervalMs(router: RouterConfig): number {
