@@ -170,7 +170,9 @@ function before(a: RouterRecord, b: RouterRecord): boolean {
     const [p, q] = [a[key] ?? '', b[key] ?? ''];
     if (p !== q) return p < q;
   }
-  return Number(a['rx-byte'] ?? 0) > Number(b['rx-byte'] ?? 0);
+  // Then by their traffic in all: rows alike in every name are a hostile reply's, and no choice between them holds.
+  const traffic = (record: RouterRecord): number => Number(record['rx-byte'] ?? 0) + Number(record['tx-byte'] ?? 0);
+  return traffic(a) > traffic(b);
 }
 
 /** A `.id` as a number (`*1A` is 26), for ordering rows; Infinity when it is not one RouterOS writes. */

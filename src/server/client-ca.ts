@@ -49,10 +49,12 @@ function canonical(name: string): string {
 }
 
 export function checkClientCa(text: string, now = Date.now()): ClientCaCheck {
-  const misplaced = MISPLACED_BEGIN.exec(text);
-  if (misplaced !== null) {
-    return { problem: 'has a "-----BEGIN" line that does not start its line: OpenSSL reads no certificate there (indented, or pasted after other text)', warnings: [] };
-  }
+  // Not read by OpenSSL, so not by this check either: said, not refused (a comment may quote the line; found by
+  // review). A file of nothing else holds no certificate, and that is refused below.
+  const skipped =
+    MISPLACED_BEGIN.exec(text) === null
+      ? []
+      : ['client_ca_file: a "-----BEGIN" line that does not start its line (indented, or after other text) is not read, as OpenSSL does not read it'];
   const other = OTHER_CERTIFICATE_BLOCK.exec(text);
   if (other !== null) {
     return { problem: `holds a "${other[1] ?? ''}" block: write each certificate as a PEM "BEGIN CERTIFICATE" block`, warnings: [] };
@@ -91,8 +93,10 @@ export function checkClientCa(text: string, now = Date.now()): ClientCaCheck {
   // Signs itself by name (as OpenSSL compares names: `CN=R85 Root` issued `CN=r85 root`) and signature, whatever its
   // key usage: a self-signed client certificate pinned as its own CA is trusted as itself (checkIssued would also
   // ask for the right to sign certificates).
-  // By name alone: OpenSSL does not check a trust anchor's own signature (found by review).
-  const roots = certs.filter((cert) => canonical(cert.subject) === canonical(cert.issuer));
+  // By name and own signature: a certificate under a root's name signed by another key (a cross-signed root, in a
+  // CA's rollover) is no anchor to OpenSSL, whose key identifiers tell them apart, and a file of it admitted nobody
+  // (found by review). A root whose own signature is broken, which OpenSSL would still trust, is refused the same.
+  const roots = certs.filter((cert) => canonical(cert.subject) === canonical(cert.issuer) && cert.verify(cert.publicKey));
   // A CA outside its validity admits nobody: OpenSSL checks the time of every certificate of a chain, its root too
   // (a CA expiring is ordinary operations; found by review).
   const inTime = (cert: X509Certificate): boolean => Date.parse(cert.validFrom) <= now && now <= Date.parse(cert.validTo);
@@ -137,9 +141,10 @@ export function checkClientCa(text: string, now = Date.now()): ClientCaCheck {
   if (unchecked > 0) {
     return {
       warnings: [
+        ...skipped,
         `client_ca_file: the check stopped after ${String(CHECK_BUDGET_MS)} ms; ${String(certs.length - anchored.size)} certificates that are not roots were not all checked`,
       ],
     };
   }
-  return { warnings };
+  return { warnings: [...skipped, ...warnings] };
 }
