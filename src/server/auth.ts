@@ -9,6 +9,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { BcryptWorker } from './bcrypt-worker.js';
 import { sendText } from './respond.js';
+import { ScrapeSlots } from './slots.js';
 import { probeWaitMs } from './probe-query.js';
 import { loggedPath } from './target.js';
 import { bcryptCost } from './web-config.js';
@@ -125,8 +126,8 @@ export class BasicAuth {
   /** Checks under way by credentials' digest: requests with the same credentials meanwhile share the answer. */
   readonly #pending = new Map<string, Promise<boolean>>();
   readonly #bcrypt = new BcryptWorker(MAX_CHECKS);
-  /** Requests sharing a check under way, by its credentials' digest (MAX_SHARING_ONE_CHECK). */
-  readonly #sharing = new Map<string, number>();
+  /** Requests sharing a check under way, counted by its credentials' digest (MAX_SHARING_ONE_CHECK each). */
+  readonly #sharing = new ScrapeSlots(Number.POSITIVE_INFINITY, MAX_SHARING_ONE_CHECK);
   /** Requests waiting for a check, by client address; the Map's order is the order of turns. */
   readonly #waiting = new Map<string, Waiter[]>();
   #waiters = 0;
@@ -166,15 +167,12 @@ export class BasicAuth {
       // Bounded: such a request writes nothing while it waits, so Node's brake on a connection whose answers pile up
       // never engaged, and one connection pipelining one unknown credential grew the exporter by 250 MB (found by
       // review). Past the bound, 429 at once: its bytes queue, and the brake holds.
-      const sharing = this.#sharing.get(key) ?? 0;
-      if (sharing >= MAX_SHARING_ONE_CHECK) return undefined;
-      this.#sharing.set(key, sharing + 1);
+      const shared = this.#sharing.take(key);
+      if (shared === undefined) return undefined;
       try {
         return (await pending) && hash !== undefined;
       } finally {
-        const left = (this.#sharing.get(key) ?? 1) - 1;
-        if (left <= 0) this.#sharing.delete(key);
-        else this.#sharing.set(key, left);
+        shared();
       }
     }
     const running = this.#perClient.get(client) ?? 0;
