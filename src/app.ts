@@ -61,7 +61,6 @@ export interface App {
   stop(): Promise<void>;
 }
 
-/** What a reload asked for after the app stopped answers: nothing was applied. */
 /**
  * How long after a reload the next may start, as a multiple of the last one's duration (at most MAX_RELOAD_GAP_MS):
  * reloads asked for back to back take at most 1 / (1 + RELOAD_GAP_FACTOR) of the CPU; one asked for after a quiet
@@ -95,8 +94,9 @@ function waitUntil(at: number, clock: () => number): Wait {
   return { done, end };
 }
 
+/** What a reload asked for after the app stopped answers: nothing was applied. */
 const STOPPED_RELOAD: ReloadResult = { ok: false, problems: [{ path: '', message: 'the exporter is shutting down; nothing was reloaded' }] };
-/** A reload that failed once its routers were planned: they run, what came after may be the previous settings'. */
+/** A reload that failed once applying had begun: some of the new configuration may run, the rest is the previous. */
 const PART_WAY = 'it failed while being applied: part of the new configuration may run (profiles, routers), the rest not';
 const UNREPORTED_RELOAD: ReloadResult = {
   ok: false,

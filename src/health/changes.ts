@@ -296,9 +296,10 @@ function describePeer(judgement: PeerJudgement, bad: boolean, routerName: string
     // ping decided it): "since" would name a time still to come (found by review).
     const due = handshakeExpectedByMs(judgement);
     const judgedAt = (judgement.latestHandshake + (age ?? 0)) * 1000;
-    const since = due !== undefined && due > judgedAt ? null : isoOrNull(due);
-    const early = due !== undefined && due > judgedAt ? ', down before its handshake was due: its tunnel probe lost every ping' : '';
-    message = `${who} stale${since === null ? '' : ` since ${since}`} (last handshake ${formatAge(age ?? 0)} ago${early})`;
+    const early = due !== undefined && due > judgedAt;
+    const since = early ? null : isoOrNull(due);
+    const why = early ? ', down before its handshake was due: its tunnel probe lost every ping' : '';
+    message = `${who} stale${since === null ? '' : ` since ${since}`} (last handshake ${formatAge(age ?? 0)} ago${why})`;
   } else if (verdict.reason === 'never') {
     message = `${who} has never shaken hands`;
   } else if (verdict.reason === 'handshake_unreadable') {

@@ -10,6 +10,7 @@
  * holds no scrape slot, so first probes of routers that do not answer never turn other scrapes away.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { DiscoverResult } from './discover-result.js';
 import type { Endpoints } from './endpoints.js';
 import { sendExposition } from './metrics-route.js';
 import { parseProbeQuery, probeWaitMs } from './probe-query.js';
@@ -65,7 +66,7 @@ export async function serveProbe(
     // The wait holds no rendered body: the scrape slot goes back for it (slots.ts) and is taken again after.
     const lease = waiting === undefined ? undefined : scrapeLeaseOf(req);
     lease?.suspend();
-    let result: Awaited<ReturnType<NonNullable<typeof app.discover>>>;
+    let result: DiscoverResult;
     try {
       result = await app.discover(parsed.target, parsed.profile, waiting === undefined ? 0 : probeWaitMs(req.headers));
     } finally {
