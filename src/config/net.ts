@@ -3,6 +3,11 @@ import { quoteValue } from './value-error.js';
 
 const LABEL = /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?$/;
 
+/** The schemes a router or a profile's targets are reached by. */
+export type Scheme = 'https' | 'http';
+/** Each scheme's port when none is written: one place for the discovery, its allow list, /sd and the config's advice. */
+export const DEFAULT_PORT: Readonly<Record<Scheme, number>> = { https: 443, http: 80 };
+
 /** A DNS host name: dot-separated labels of letters, digits and inner hyphens, 253 characters at most. */
 export function isHostName(text: string): boolean {
   const name = text.endsWith('.') ? text.slice(0, -1) : text;

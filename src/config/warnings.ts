@@ -2,6 +2,7 @@
  * What a valid config still deserves a word about: the daemon logs these at start and reload, and
  * `check-config` prints them, with the path, so a user learns of them before deploying.
  */
+import { DEFAULT_PORT, type Scheme } from './net.js';
 import { joinPath } from './problems.js';
 import { runSchedules } from './runs.js';
 import type { Config, ConfigProblem, ProfileConfig, RouterConfig } from './types.js';
@@ -63,8 +64,8 @@ export function routerWarnings(router: RouterConfig, path: string): ConfigProble
 }
 
 /** The warning for a profile without `ports`, naming its scheme's default port (443 for https, 80 for http). */
-export function anyPortWarning(scheme: 'http' | 'https'): string {
-  return `no ports: a probe may name any port of an allowed host, so the profile's credentials go to whatever answers there and its answer tells open ports from closed ones; list the routers' REST port (ports: [${scheme === 'http' ? '80' : '443'}])`;
+export function anyPortWarning(scheme: Scheme): string {
+  return `no ports: a probe may name any port of an allowed host, so the profile's credentials go to whatever answers there and its answer tells open ports from closed ones; list the routers' REST port (ports: [${String(DEFAULT_PORT[scheme])}])`;
 }
 
 /**

@@ -4,7 +4,7 @@
  * charset, no userinfo, path, zone or numeric forms a URL parser would read as another address.
  */
 import { isIPv4, isIPv6 } from 'node:net';
-import { compressIpv6, isHostName } from '../config/net.js';
+import { compressIpv6, DEFAULT_PORT, isHostName, type Scheme } from '../config/net.js';
 
 /** `[` 45-character IPv6 `]:65535`, or a 253-character host name with a port, fit well inside. */
 export const MAX_TARGET_LENGTH = 262;
@@ -23,8 +23,7 @@ export interface ParsedTarget {
   authority: string;
 }
 
-export type Scheme = 'https' | 'http';
-export const DEFAULT_PORT: Readonly<Record<Scheme, number>> = { https: 443, http: 80 };
+export { DEFAULT_PORT, type Scheme } from '../config/net.js';
 
 /** The name a target goes by under a scheme: the canonical authority without the scheme's default port. */
 export function targetName(target: ParsedTarget, scheme: Scheme): string {

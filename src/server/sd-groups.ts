@@ -13,6 +13,7 @@
  * shard's (cli/overrides.ts), and the filter below holds it for a config built any other way. Otherwise
  * Prometheus would probe a replica for routers it never collects, and get 404s.
  */
+import { DEFAULT_PORT } from '../config/net.js';
 import type { RouterConfig, ShardConfig } from '../config/types.js';
 import { inShard } from '../scheduler/shard.js';
 import { labelValueReadBack } from '../metrics/text.js';
@@ -22,14 +23,14 @@ export interface SdGroup {
   labels: Record<string, string>;
 }
 
-const DEFAULT_PORTS: Record<string, string> = { 'https:': '443', 'http:': '80' };
-
 function where(url: string): { scheme: string; host: string; port: string } | undefined {
   try {
     const parsed = new URL(url);
     // IPv6 hosts come bracketed (`[2001:db8::1]`); the label holds the address itself.
     const host = parsed.hostname.replace(/^\[(.*)\]$/, '$1');
-    return { scheme: parsed.protocol.replace(/:$/, ''), host, port: parsed.port === '' ? DEFAULT_PORTS[parsed.protocol] ?? '' : parsed.port };
+    const scheme = parsed.protocol.replace(/:$/, '');
+    const port = parsed.port !== '' ? parsed.port : scheme === 'https' || scheme === 'http' ? String(DEFAULT_PORT[scheme]) : '';
+    return { scheme, host, port };
   } catch {
     return undefined;
   }
