@@ -170,9 +170,17 @@ function before(a: RouterRecord, b: RouterRecord): boolean {
     const [p, q] = [a[key] ?? '', b[key] ?? ''];
     if (p !== q) return p < q;
   }
-  // Then by their traffic in all: rows alike in every name are a hostile reply's, and no choice between them holds.
+  // Then by their traffic in all: rows alike in every name are a hostile reply's, and no choice between them holds
+  // across runs. Last, by their whole text: within a run at least, never by the reply's order (a generator found
+  // rows alike in all of the above that differed in a packet count).
   const traffic = (record: RouterRecord): number => Number(record['rx-byte'] ?? 0) + Number(record['tx-byte'] ?? 0);
-  return traffic(a) > traffic(b);
+  if (traffic(a) !== traffic(b)) return traffic(a) > traffic(b);
+  return rowText(a) < rowText(b);
+}
+
+/** A row as text, its fields in one order whatever order the reply wrote them in. */
+function rowText(record: RouterRecord): string {
+  return JSON.stringify(Object.keys(record).sort().map((key) => [key, record[key]]));
 }
 
 /** A `.id` as a number (`*1A` is 26), for ordering rows; Infinity when it is not one RouterOS writes. */

@@ -2,6 +2,7 @@
  * The interface collector: mapping of the three recorded /interface shapes (7.16 hAP, 7.23.7 CHR, a field-reduced
  * 7.x list), range rules, the cardinality filter (`interfaces:` config) and the job's requests.
  */
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { INTERFACE_PROPLIST, interfaceCollector, linkRateBits, mapInterfaces, mapLinkRates, mapLinkRatesSteps, MAX_MONITORED_PORTS } from '../../src/collectors/interface.js';
 import { keepsInterface } from '../../src/collectors/interface-filter.js';
@@ -370,5 +371,38 @@ describe('interface job on reload', () => {
     expect(fingerprint({ interfaces: { exclude_pattern: 'vlan.*', include_dynamic: true } })).not.toBe(base);
     expect(fingerprint({ interfaces: { exclude_pattern: 'vlan.*', include_types: ['ether'] } })).not.toBe(base);
     expect(fingerprint({ interfaces: { exclude_pattern: 'vlan.*' }, health: { exclude_peers: ['x'] } })).toBe(base);
+  });
+});
+
+describe('rows that repeat a name (property)', () => {
+  it('export the same series whatever order the reply lists them in', () => {
+    // Few names, ids and values, so that twins, shared ids, missing ids and equal traffic all come up.
+    const row = fc.record(
+      {
+        '.id': fc.constantFrom('*1', '*2', '*A', 'odd'),
+        name: fc.constantFrom('ether1', 'ether2', 'lan\u0001', 'lan\u0002'),
+        type: fc.constantFrom('ether', 'vlan'),
+        dynamic: fc.constantFrom('true', 'false', 'yes'),
+        running: fc.constantFrom('true', 'false'),
+        'mac-address': fc.constantFrom('AA', 'BB'),
+        'rx-byte': fc.constantFrom('0', '5', '9000'),
+        'tx-byte': fc.constantFrom('0', '5', '9000'),
+        'rx-packet': fc.constantFrom('1', '2'),
+      },
+      { requiredKeys: ['name', 'type', 'rx-byte', 'tx-byte', 'rx-packet'] },
+    );
+    fc.assert(
+      fc.property(fc.array(row, { minLength: 1, maxLength: 8 }), fc.infiniteStream(fc.nat()), (rows, seeds) => {
+        const shuffled = [...rows];
+        for (let i = shuffled.length - 1; i > 0; i--) {
+          const j = (seeds.next().value as number) % (i + 1);
+          [shuffled[i], shuffled[j]] = [shuffled[j] as (typeof rows)[number], shuffled[i] as (typeof rows)[number]];
+        }
+        // The same lines: the series of distinct names follow the reply's order, which is no choice between rows.
+        const out = (list: RouterRecord[]) => lines(sampleText(mapInterfaces(list, ROUTER, DEFAULT_FILTER).samples)).sort();
+        expect(out(shuffled)).toEqual(out(rows));
+      }),
+      { numRuns: 1000 },
+    );
   });
 });
