@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 /**
  * A wrong password costs the same whether or not the username exists, at any bcrypt cost: unknown names are
  * checked at the users' own cost. With a fixed cost-10 dummy, a cost-6 user answered 16 times faster than an
@@ -337,5 +338,55 @@ describe('waiting for a check (found by review: four guessing addresses kept eve
       vi.useRealTimers();
       checks.restore();
     }
+  });
+});
+
+describe('the line for checks, under any sequence (property)', () => {
+  const users = new Map([['u', bcrypt.hashSync('right', 4)]]);
+  // Arrivals most often, of enough credentials that checks queue; a few shared ones, finishes and closed connections.
+  const op = fc.oneof(
+    { weight: 5, arbitrary: fc.record({ kind: fc.constant('arrive' as const), client: fc.nat(5), credential: fc.nat(11) }) },
+    { weight: 2, arbitrary: fc.record({ kind: fc.constant('finish' as const) }) },
+    { weight: 1, arbitrary: fc.record({ kind: fc.constant('close' as const), client: fc.nat(5) }) },
+  );
+
+  it('never runs more than 4 checks at once, and answers every request once the checks end', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(op, { maxLength: 60 }), async (ops) => {
+        const checks = heldChecks();
+        const own = new BasicAuth(pino({ level: 'silent' }));
+        try {
+          const connections = Array.from({ length: 6 }, () => new AbortController());
+          const answers: Promise<boolean | undefined>[] = [];
+          let finished = 0;
+          const turn = () => new Promise((resolve) => setImmediate(resolve));
+          for (const step of ops) {
+            if (step.kind === 'arrive') {
+              const client = `10.0.0.${String(step.client)}`;
+              answers.push(own.check(users, { username: 'u', password: `p${String(step.credential)}` }, client, 60_000, connections[step.client]?.signal));
+            } else if (step.kind === 'finish') {
+              if (finished < checks.started()) checks.finish(finished++);
+            } else {
+              connections[step.client]?.abort();
+            }
+            await turn();
+            expect(checks.started() - finished).toBeLessThanOrEqual(4);
+            expect(checks.started()).toBeLessThanOrEqual(answers.length);
+          }
+          // End every check as it is dealt: nobody is left waiting.
+          while (finished < checks.started()) {
+            checks.finish(finished++);
+            await turn();
+            expect(checks.started() - finished).toBeLessThanOrEqual(4);
+          }
+          const settled = await Promise.all(answers);
+          expect(settled.every((answer) => answer === false || answer === undefined)).toBe(true);
+        } finally {
+          await own.close();
+          checks.restore();
+        }
+      }),
+      { numRuns: 200 },
+    );
   });
 });
