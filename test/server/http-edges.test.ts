@@ -4,6 +4,7 @@
  * `100 Continue` sent before the credentials were checked, and a pipelined response whose reader stopped
  * reading held for the whole response deadline instead of the stall cut.
  */
+import fc from 'fast-check';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -130,5 +131,36 @@ describe('pipelined scrapes', () => {
     // a time). The rest: 503 at once, so that a queue writes bytes and Node stops reading the connection (taken in
     // without a bound, one connection's scrapes grew the exporter to 1.2 GB in 8 s).
     expect(statuses).toEqual([...Array.from({ length: 9 }, () => 'HTTP/1.1 200 '), ...Array.from({ length: 3 }, () => 'HTTP/1.1 503 ')]);
+  });
+});
+
+describe('pipelined requests of any mix (property)', () => {
+  it('get one answer each, in order; scrapes 200 or 503, and the first 9 not turned away for the queue', async () => {
+    const paths = ['/metrics', '/probe?target=hq', '/-/healthy', '/nope', '/health'];
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.constantFrom(...paths.keys()), { minLength: 1, maxLength: 30 }), async (picks) => {
+        const requests = picks.map((pick, i) => `GET ${paths[pick] ?? '/'} HTTP/1.1\r\nHost: x\r\nAuthorization: ${WEB_AUTH}\r\n${i === picks.length - 1 ? 'Connection: close\r\n' : ''}\r\n`);
+        const socket = await openSocket({ port: exporter.port });
+        const chunks: Buffer[] = [];
+        socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+        const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+        socket.write(requests.join(''));
+        await closed;
+        const statuses = (Buffer.concat(chunks).toString('latin1').match(/^HTTP\/1\.1 (\d{3}) /gm) ?? []).map((line) => Number(line.slice(9, 12)));
+        expect(statuses).toHaveLength(picks.length);
+        statuses.forEach((status, i) => {
+          const path = paths[picks[i] ?? 0] ?? '';
+          if (path === '/-/healthy') expect(status).toBe(200);
+          else if (path === '/nope') expect(status).toBe(404);
+          else expect([200, 503]).toContain(status);
+        });
+        // The one answered and the 8 a connection may queue are never turned away for the queue: among them, a
+        // /metrics (which has nothing else to answer 503 for here) is 200.
+        statuses.slice(0, 9).forEach((status, i) => {
+          if (paths[picks[i] ?? 0] === '/metrics') expect(status).toBe(200);
+        });
+      }),
+      { numRuns: 40 },
+    );
   });
 });
