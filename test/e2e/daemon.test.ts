@@ -100,19 +100,23 @@ describe('daemon against emulated routers', () => {
 
   it('a hanging router times out and /metrics stays fast while it hangs', async () => {
     expect(await metrics()).toContain('routeros_collector_errors_total{router="hang",collector="system",reason="timeout"} 1');
-    const pending = app.collectOnce();
+    let running = true;
+    const pending = app.collectOnce().finally(() => (running = false));
     const timings: number[] = [];
-    for (let i = 0; i < 20; i++) {
+    let answeredWhileRunning = 0;
+    while (running) {
       const started = performance.now();
       await metrics();
       timings.push(performance.now() - started);
+      if (running) answeredWhileRunning++;
     }
-    timings.sort((a, b) => a - b);
-    // The hang lasts the 2 s timeout: a scrape that waited on it would take that long. The median must be
-    // well under 100 ms; the slowest may only suffer from CI neighbours (other suites share the 2 cores).
-    expect(timings[Math.floor(timings.length / 2)]).toBeLessThan(100);
-    expect(timings.at(-1)).toBeLessThan(1_000);
     await pending;
+    timings.sort((a, b) => a - b);
+    // The hang lasts the 2 s timeout: a scrape that waited on it would end with the run, and none would be answered
+    // while it ran. Counted, not timed: a bound of 1 s on the slowest scrape was a busy machine away from failing.
+    expect(answeredWhileRunning).toBeGreaterThanOrEqual(5);
+    // The median stays well under 100 ms here; the bound leaves CI neighbours (suites share the 2 cores) room.
+    expect(timings[Math.floor(timings.length / 2)]).toBeLessThan(250);
   });
 
   it('a removed peer loses its series at the next collection', async () => {

@@ -135,6 +135,8 @@ let base: string;
 const scrapeMs: number[] = [];
 /** Scrapes with no collection running: how fast this machine answers at the moment, for comparison. */
 const idleMs: number[] = [];
+/** By run: scrapes answered before the run ended (it lasts at least the hung router's 1 s timeout). */
+const answeredWhileRunning: number[] = [];
 let afterRuns: ParsedExposition;
 let afterRunsText: string;
 let controlAlone: string[];
@@ -224,11 +226,14 @@ beforeAll(async () => {
   for (let run = 0; run < 2; run++) {
     let running = true;
     const collected = app.collectOnce().finally(() => (running = false));
+    let answered = 0;
     while (running) {
       const started = performance.now();
       await metricsText();
       scrapeMs.push(performance.now() - started);
+      if (running) answered++;
     }
+    answeredWhileRunning.push(answered);
     await collected;
   }
   afterRunsText = await metricsText();
@@ -285,15 +290,17 @@ describe('the rest of the daemon, while the faults are live', () => {
     expect(routerLines(afterRunsText, 'control')).toEqual(controlAlone);
   });
 
-  it('answers /metrics fast throughout: p95 under 100 ms, no scrape near the hang timeout', () => {
+  it('answers /metrics fast throughout: p95 under 100 ms, and scrapes while a run waits on the hung router', () => {
     const p95 = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length * 0.95)] ?? Infinity;
     expect(scrapeMs.length).toBeGreaterThanOrEqual(20);
     // The emulators run in their own process, so these are the exporter's timings. On a machine other work
     // keeps busy (CI runs suites side by side) every scrape is slower, faults or not: there the bound is four
     // times the p95 of scrapes with nothing being collected, measured just before.
     expect(p95(scrapeMs)).toBeLessThan(Math.max(100, 4 * p95(idleMs)));
-    // A scrape that waited on a hung router would take its 1 s timeout or longer.
-    expect(Math.max(...scrapeMs)).toBeLessThan(1_000);
+    // A scrape that waited on the hung router would end with the run: none answered while it ran. Counted, not timed
+    // (a bound of 1 s on the slowest of ~50 scrapes sat on the hang timeout itself).
+    expect(answeredWhileRunning).toHaveLength(2);
+    for (const answered of answeredWhileRunning) expect(answered).toBeGreaterThanOrEqual(3);
   });
 
   it('serves strictly valid output that promtool accepts, and keeps serving', async () => {

@@ -69,7 +69,7 @@ describe('decodeText', () => {
     for (let i = 0; i < flood.length; i++) flood[i] = 0x80 + (i % 32);
     const started = performance.now();
     const text = decodeCp1252(flood);
-    expect(performance.now() - started).toBeLessThan(4_000);
+    expect(performance.now() - started).toBeLessThan(8_000);
     expect(text).toHaveLength(flood.length);
     expect(text.slice(0, 4)).toBe('€\u0081‚ƒ');
   });

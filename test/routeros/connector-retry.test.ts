@@ -133,7 +133,8 @@ describe('the retry without the session', () => {
     const { error, ms } = await connectOnce(connector);
     expect(error).not.toBeNull();
     expect(tcpConnects - before).toBe(1);
-    expect(ms).toBeLessThan(1_000);
+    // At most the connect's own second, give or take a busy machine; a retry would add a whole second more.
+    expect(ms).toBeLessThan(1_500);
   });
 
   it('is made when a slow lookup used much of the connect\'s time: its half counts from the TCP connect', async () => {

@@ -89,8 +89,8 @@ describe('requests to a router that accepts TCP and never answers the TLS handsh
         ]);
         const took = performance.now() - started;
         // Each request's own 1 s (the second read waits its turn behind the first: up to 1 s of its own); it
-        // was 10 s, undici's connect timeout, for every one of them.
-        expect(took).toBeLessThan(4_000);
+        // was 10 s, undici's connect timeout, for every one of them. 7 s leaves a busy machine room on both sides.
+        expect(took).toBeLessThan(7_000);
         for (const result of results) {
           expect(result.status).toBe('rejected');
           expect((result as PromiseRejectedResult).reason as RouterOsError).toMatchObject({ reason: 'timeout' });
