@@ -69,6 +69,11 @@ export interface LivenessInput {
   probeAgeSeconds?: number;
   /** The bound for `expect: always` peers without keepalive (health.handshake_stale_after). */
   staleAfterSeconds: number;
+  /**
+   * Seconds the router has been up, when read (the wireguard run reads it only when a peer has no handshake). A
+   * reboot forgets every handshake: a peer is not due before its bound has passed since the boot.
+   */
+  upSeconds?: number;
 }
 
 export interface Liveness {
@@ -78,6 +83,8 @@ export interface Liveness {
   because: ExpectedBecause;
   /** Seconds after the latest handshake by which the next one is due; undefined when none is expected. */
   boundSeconds: number | undefined;
+  /** `never`, expected, and the router started less than the bound ago: the first handshake is not due yet. */
+  sinceBoot?: true;
 }
 
 /**
@@ -102,10 +109,20 @@ export function probeAgeAt(nowMs: number, probedAtMs: number): number {
  * probe ran if later. What a bound is counted from: expected-by in /metrics and /health, and when the verdict log
  * looks again.
  */
-export function sessionSeenAt(latestHandshake: number | undefined, probe: ProbeOutcome | undefined, probedAtMs: number | undefined): number | undefined {
-  if ((probe !== 'ok' && probe !== 'partial') || probedAtMs === undefined) return latestHandshake;
+export function sessionSeenAt(latestHandshake: number | undefined, probe: ProbeOutcome | undefined, probedAtMs: number | undefined, bootedAt?: number): number | undefined {
+  // A peer without a handshake since the router started is due from the boot (Unix seconds), when it was read.
+  const handshake = latestHandshake ?? bootedAt;
+  if ((probe !== 'ok' && probe !== 'partial') || probedAtMs === undefined) return handshake;
   const probed = Math.floor(probedAtMs / 1000);
-  return latestHandshake === undefined ? probed : Math.max(latestHandshake, probed);
+  return handshake === undefined ? probed : Math.max(handshake, probed);
+}
+
+/**
+ * When the router started (Unix seconds), from an uptime read at `readAtMs`; undefined when the uptime was not read.
+ * Whole seconds, so the collector and /health reckon the same instant.
+ */
+export function bootedAtOf(readAtMs: number, upSeconds: number | undefined): number | undefined {
+  return upSeconds === undefined ? undefined : Math.round(readAtMs / 1000 - upSeconds);
 }
 
 /** The bound for a keepalive peer: REJECT_AFTER_TIME + K + REKEY_TIMEOUT (210 s for K = 25 s). */
@@ -144,7 +161,13 @@ export function judgeLiveness(input: LivenessInput): Liveness {
     return { state: seen > SENDING_BOUND_SECONDS ? 'idle' : 'up', expected, because, boundSeconds };
   }
   const age = input.handshakeAgeSeconds;
-  if (age === undefined) return { state: 'never', expected, because, boundSeconds };
+  if (age === undefined) {
+    // A reboot forgets every handshake, and a peer that cannot be reached from here (a branch behind NAT) makes its
+    // next one only when its keepalive or its old session's end makes it try: within the bound. Until the bound has
+    // passed since the boot, such a peer is not due yet; a hub's reboot paged every idle branch as `never`.
+    if (boundSeconds !== undefined && input.upSeconds !== undefined && input.upSeconds <= boundSeconds) return { state: 'never', expected, because, boundSeconds, sinceBoot: true };
+    return { state: 'never', expected, because, boundSeconds };
+  }
   if (input.probe === 'failed') {
     // A session exists (its keys are good for REJECT_AFTER_TIME after the handshake) but every ping was lost:
     // allowed-address or routing is wrong. rx may still move (keepalives), so this comes before the traffic rule.

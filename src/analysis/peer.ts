@@ -19,6 +19,8 @@ export type PeerReason =
   | 'idle'
   | 'stale'
   | 'never'
+  /** `never`, expected, but the router started less than the bound ago: not due yet (healthy). */
+  | 'never_since_boot'
   | 'never_not_expected'
   | 'disabled'
   | 'excluded'
@@ -74,6 +76,8 @@ export interface JudgedPeerInput {
   probe?: ProbeOutcome;
   /** Seconds since that probe ran (liveness.ts): 0 at collection. */
   probeAgeSeconds?: number;
+  /** Seconds the router has been up, when read (liveness.ts): a peer that never shook hands is due from the boot. */
+  upSeconds?: number;
 }
 
 /**
@@ -121,7 +125,7 @@ export function probeSettingOf(peer: Pick<JudgedPeerInput, 'name' | 'comment' | 
   return peer.interface !== undefined && Object.hasOwn(table, peer.interface) ? table[peer.interface] : undefined;
 }
 
-function reasonOf(state: PeerState, expected: boolean, peer: JudgedPeerInput): PeerReason {
+function reasonOf(state: PeerState, expected: boolean, sinceBoot: boolean, peer: JudgedPeerInput): PeerReason {
   switch (state) {
     case 'disabled':
       return peer.disabled ? 'disabled' : 'interface_disabled';
@@ -129,7 +133,7 @@ function reasonOf(state: PeerState, expected: boolean, peer: JudgedPeerInput): P
       if (peer.interfaceNotRunning === true) return 'interface_not_running';
       return peer.handshakeUnreadable === true ? 'handshake_unreadable' : 'unreadable';
     case 'never':
-      return expected ? 'never' : 'never_not_expected';
+      return !expected ? 'never_not_expected' : sinceBoot ? 'never_since_boot' : 'never';
     case 'down':
       return 'stale';
     case 'idle':
@@ -149,7 +153,7 @@ export function isUnreadable(reason: PeerReason): boolean {
 export function judgePeer(peer: JudgedPeerInput, health: HealthConfig): PeerVerdict {
   // Object literals of one shape, no spreads: this runs twice per peer per collection (the collector and the
   // verdict-change log), 16,000 times a cycle at 2,000 routers × 4 peers, and spreads cost an object each.
-  const { state, expected, because, boundSeconds } = judgeLiveness({
+  const { state, expected, because, boundSeconds, sinceBoot } = judgeLiveness({
     disabled: peer.disabled,
     interfaceDisabled: peer.interfaceDisabled === true,
     interfaceNotRunning: peer.interfaceNotRunning === true,
@@ -163,15 +167,16 @@ export function judgePeer(peer: JudgedPeerInput, health: HealthConfig): PeerVerd
     probe: peer.probe,
     probeAgeSeconds: peer.probeAgeSeconds ?? 0,
     staleAfterSeconds: health.handshakeStaleAfterSeconds,
+    upSeconds: peer.upSeconds,
   });
   let judged = false;
   let healthy = true;
-  let reason = reasonOf(state, expected, peer);
+  let reason = reasonOf(state, expected, sinceBoot === true, peer);
   if (state !== 'disabled') {
     if (isExcluded(peer, health)) reason = 'excluded';
     else if (state !== 'unknown') {
       judged = true;
-      healthy = !(state === 'down' || ((state === 'never' || state === 'blocked') && expected));
+      healthy = !(state === 'down' || ((state === 'never' || state === 'blocked') && expected && sinceBoot !== true));
     }
   }
   return { judged, healthy, reason, state, expected, because, boundSeconds };

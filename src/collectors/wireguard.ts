@@ -11,7 +11,7 @@ import { escapeLabelValue, labelPair } from '../metrics/text.js';
 import { WIREGUARD, WIREGUARD_FAMILIES as F } from './wireguard.contract.js';
 import { judgePeer, peerLabel } from '../analysis/peer.js';
 import { FieldReader, given, problemsOf } from '../analysis/decoding.js';
-import { handshakeAgeAt, PROBE_SKIP_REASONS, probeAgeAt, sessionSeenAt, type ProbeOutcome } from '../analysis/liveness.js';
+import { bootedAtOf, handshakeAgeAt, PROBE_SKIP_REASONS, probeAgeAt, sessionSeenAt, type ProbeOutcome } from '../analysis/liveness.js';
 import { cronIntervalSeconds } from '../config/cron.js';
 import {
   ADDRESS_PROPLIST,
@@ -110,6 +110,11 @@ export interface WireguardData {
   collectedAt: number;
   interfaces: WireguardInterface[];
   peers: WireguardPeer[];
+  /**
+   * When the router started (Unix seconds), read only when a peer had no handshake: such a peer is due from the boot
+   * (analysis/liveness.ts). Undefined when not read.
+   */
+  bootedAt: number | undefined;
 }
 
 /** The verdict settings a wireguard run judges peers by, as data (a pattern counts by its text). */
@@ -187,6 +192,7 @@ function* twins(values: readonly string[]): Steps<Set<string>> {
 /**
  * Pure mapping of the two replies to samples; `now` is Unix ms. `memory` (the job's, kept across runs) carries
  * each peer's rx/tx of the previous run (wireguard-counters.ts), so the verdict knows whether traffic moved.
+ * `bootedAt` (Unix seconds), when the run read the uptime: a peer without a handshake is due from then.
  */
 export function mapWireguard(...args: Parameters<typeof mapWireguardSteps>): JobResult<WireguardData> {
   return finish(mapWireguardSteps(...args));
@@ -201,10 +207,11 @@ export function* mapWireguardSteps(
   now: number,
   memory?: Map<string, number>,
   probes?: ReadonlyMap<string, ProbeResult>,
+  bootedAt?: number,
 ): Steps<JobResult<WireguardData>> {
   const read = new FieldReader('interface/wireguard');
   const samples = new SampleSet();
-  const data: WireguardData = { collectedAt: now, interfaces: [], peers: [] };
+  const data: WireguardData = { collectedAt: now, interfaces: [], peers: [], bootedAt };
   const seenInterfaces = new Set<string>();
   // By the name as written out, which is how peers find their interface's state below.
   const unclearInterfaces = new Set<string>();
@@ -313,7 +320,8 @@ export function* mapWireguardSteps(
     const probeRan = probe === 'ok' || probe === 'partial' || probe === 'failed';
     const probedAt = probeRan ? (probed?.at ?? now) : undefined;
     const probeAgeSeconds = probedAt === undefined ? 0 : probeAgeAt(now, probedAt);
-    const facts = { keepaliveSeconds, hasEndpoint, rxMoved, txMoved, ...(probe === undefined ? {} : { probe, probeAgeSeconds }) };
+    const upSeconds = latestHandshake === undefined && bootedAt !== undefined ? Math.max(0, now / 1000 - bootedAt) : undefined;
+    const facts = { keepaliveSeconds, hasEndpoint, rxMoved, txMoved, upSeconds, ...(probe === undefined ? {} : { probe, probeAgeSeconds }) };
     const verdict = judgePeer(
       {
         name,
@@ -346,7 +354,7 @@ export function* mapWireguardSteps(
     }
     if (verdict.judged) samples.add(F.wgPeerHealthy, labels, verdict.healthy ? 1 : 0);
     samples.addExtended(F.wgPeerState, labels, [verdict.state], 1);
-    const seenAt = sessionSeenAt(latestHandshake, probe, probedAt);
+    const seenAt = sessionSeenAt(latestHandshake, probe, probedAt, bootedAt);
     if (verdict.boundSeconds !== undefined && seenAt !== undefined) samples.add(F.wgPeerExpectedBy, labels, seenAt + verdict.boundSeconds);
     // Kept for every peer until the next run: one literal of fixed shape with every field, probe ones included
     // (undefined when not probed). Spreads, or a field added afterwards (`probe: 'off'` on most peers), put
@@ -376,14 +384,38 @@ export function* mapWireguardSteps(
 }
 
 /**
- * Two requests in a row, each with the router's timeout; with probes possible, the address list and the probe
- * rounds (PROBES_PER_RUN, PROBE_CONCURRENCY at a time, each its timeout plus its pings' time) too.
+ * Two requests in a row, and the uptime when a peer has no handshake, each with the router's timeout; with probes
+ * possible, the address list and the probe rounds (PROBES_PER_RUN, PROBE_CONCURRENCY at a time, each its timeout
+ * plus its pings' time) too.
  */
 function deadlineSeconds(router: RouterConfig): number {
-  if (!mayProbe(router.health)) return router.timeoutSeconds * 2;
+  if (!mayProbe(router.health)) return router.timeoutSeconds * 3;
   const rounds = Math.ceil(PROBES_PER_RUN / PROBE_CONCURRENCY);
-  return router.timeoutSeconds * (3 + rounds) + (rounds * (router.health.probeCount ?? 1) * PROBE_INTERVAL_MS) / 1000;
+  return router.timeoutSeconds * (4 + rounds) + (rounds * (router.health.probeCount ?? 1) * PROBE_INTERVAL_MS) / 1000;
 }
+
+/**
+ * Whether some enabled peer shows no handshake: RouterOS's reply after a reboot, and a peer's that never made one.
+ * Only then is the uptime read, so a fleet whose peers all shook hands pays no third request.
+ */
+function wantsUptime(peers: readonly RouterRecord[]): boolean {
+  for (const record of peers) if (record['disabled'] !== 'true' && !given(record, 'last-handshake')) return true;
+  return false;
+}
+
+/**
+ * When the router started (Unix seconds), from its uptime read with a proplist of its own; undefined when the reply
+ * holds no readable uptime (the peers are then judged as before, without the boot to count from, and the run says so).
+ */
+async function readBootedAt(context: JobContext, read: FieldReader): Promise<number | undefined> {
+  const record = await context.client.getSingleton('system/resource', { proplist: UPTIME_PROPLIST, signal: context.signal });
+  const readAt = context.now();
+  const uptime = read.age(record, 'uptime', readAt / 1000);
+  if (uptime === undefined && !given(record, 'uptime')) read.problem('holds no uptime; peers without a handshake are judged without the boot');
+  return bootedAtOf(readAt, uptime);
+}
+
+const UPTIME_PROPLIST = ['uptime'] as const;
 
 export const wireguardCollector: Collector<WireguardData, 'wireguard'> = {
   ...WIREGUARD,
@@ -424,8 +456,10 @@ export const wireguardCollector: Collector<WireguardData, 'wireguard'> = {
         } else {
           await finishInSlices(rememberProbesSteps(memory, probes, selected), options);
         }
-        const result = await finishInSlices(mapWireguardSteps(interfaces, peers, context.routerLabel, health, readAt, context.memory, probes), { signal: context.signal });
-        const probeProblems = problemsOf(probeRead);
+        const uptimeRead = new FieldReader('system/resource');
+        const bootedAt = wantsUptime(peers) ? await readBootedAt(context, uptimeRead) : undefined;
+        const result = await finishInSlices(mapWireguardSteps(interfaces, peers, context.routerLabel, health, readAt, context.memory, probes, bootedAt), { signal: context.signal });
+        const probeProblems = problemsOf(probeRead, uptimeRead);
         return {
           ...result,
           problems: [...result.problems, ...probeProblems.problems].slice(0, 20),

@@ -304,6 +304,9 @@ function* judgePeers(
   // more than 2 minutes after it: with an hourly schedule, a dead tunnel stayed healthy for the hour (found by
   // review). Schedules longer than that trade precision between reads either way (docs/health.md).
   const judgedAt = Math.max(collectedAt, now - Math.min(wireguardIntervalMs(router), MAX_READ_GRACE_MS));
+  const bootedAt = wireguard?.bootedAt;
+  // A peer without a handshake is due from the boot: up this long at the instant the handshakes are aged to.
+  const upSeconds = bootedAt === undefined ? undefined : Math.max(0, judgedAt / 1000 - bootedAt);
   for (const [index, peer] of (wireguard?.peers ?? []).entries()) {
     if (stepEnds(index)) yield;
     // A stored time outside the era (kept from before range rules, or from a clock far ahead) cannot be judged.
@@ -330,6 +333,7 @@ function* judgePeers(
         hasEndpoint: peer.hasEndpoint,
         rxMoved: peer.rxMoved,
         txMoved: peer.txMoved,
+        upSeconds: latestHandshake === undefined ? upSeconds : undefined,
         // What a probe proved ages from when it ran (this collection, or the one whose result it reused).
         ...(peer.probe === undefined ? {} : { probe: peer.probe, probeAgeSeconds: probeAgeAt(now, peer.probedAt ?? collectedAt) }),
       },
@@ -337,7 +341,7 @@ function* judgePeers(
     );
     // Most peers are ok or idle, which are no problem: nothing to word for them.
     if (verdict.reason !== 'ok' && verdict.reason !== 'idle') problemOf(peer, verdict, age, add, unjudged);
-    peers.push({ peer, verdict, latestHandshake, ageSeconds: age });
+    peers.push({ peer, verdict, latestHandshake, ageSeconds: age, bootedAt });
   }
   // One problem per router and cause, not per peer: "we cannot see" them, which is not "fine" (docs/health.md).
   for (const [subjects, what] of [
@@ -385,7 +389,8 @@ function problemOf(peer: PeerJudgement['peer'], verdict: PeerVerdict, age: numbe
 }
 
 /** A judged peer as /health shows it. */
-function peerHealthOf({ peer, verdict, latestHandshake, ageSeconds }: PeerJudgement): PeerHealth {
+function peerHealthOf(judgement: PeerJudgement): PeerHealth {
+  const { peer, verdict, latestHandshake, ageSeconds } = judgement;
   return {
     interface: labelText(peer.interface),
     name: labelText(peer.name),
@@ -397,7 +402,7 @@ function peerHealthOf({ peer, verdict, latestHandshake, ageSeconds }: PeerJudgem
     reason: verdict.reason,
     state: verdict.state,
     expected: verdict.expected,
-    handshakeExpectedBy: isoOrNull(handshakeExpectedByMs({ verdict, latestHandshake, peer })),
+    handshakeExpectedBy: isoOrNull(handshakeExpectedByMs(judgement)),
     handshakeBoundSeconds: verdict.boundSeconds ?? null,
     ...(peer.probe === undefined ? {} : { probe: peer.probe }),
     ...(peer.probeRttSeconds === undefined ? {} : { probeRttSeconds: peer.probeRttSeconds }),
@@ -412,10 +417,13 @@ export function peerStatus(verdict: PeerVerdict): Status {
   return isUnreadable(verdict.reason) || verdict.reason === 'probe_partial' ? 'degraded' : 'ok';
 }
 
-/** Unix ms by which the peer's next handshake is due; undefined when none is expected or it never shook hands. */
-export function handshakeExpectedByMs({ verdict, latestHandshake, peer }: Pick<PeerJudgement, 'verdict' | 'latestHandshake' | 'peer'>): number | undefined {
-  // Counted from the last session seen: the handshake, or an answered probe after it (liveness.ts).
-  const seenAt = sessionSeenAt(latestHandshake, peer.probe, peer.probedAt);
+/**
+ * Unix ms by which the peer's next handshake is due; undefined when none is expected, or it has none and the
+ * router's start was not read.
+ */
+export function handshakeExpectedByMs({ verdict, latestHandshake, peer, bootedAt }: Pick<PeerJudgement, 'verdict' | 'latestHandshake' | 'peer' | 'bootedAt'>): number | undefined {
+  // Counted from the last session seen: the handshake, or an answered probe after it, or the boot (liveness.ts).
+  const seenAt = sessionSeenAt(latestHandshake, peer.probe, peer.probedAt, bootedAt);
   return verdict.boundSeconds === undefined || seenAt === undefined ? undefined : (seenAt + verdict.boundSeconds) * 1000;
 }
 

@@ -143,4 +143,6 @@ export interface PeerJudgement {
   /** Unix seconds of the latest handshake, when known and inside the era. */
   readonly latestHandshake: number | undefined;
   readonly ageSeconds: number | undefined;
+  /** When the router started (Unix seconds), when the run read it: a peer without a handshake is due from then. */
+  readonly bootedAt: number | undefined;
 }

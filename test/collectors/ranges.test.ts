@@ -328,7 +328,7 @@ describe('health cannot throw on a time outside the era', () => {
     const verdict = { judged: true, healthy: false, reason: 'stale', state: 'down', expected: true, because: 'keepalive', boundSeconds: 300 } as const;
     // Due "at" a time Date cannot print (and one that is not a number): the line leaves the "since" out.
     for (const latestHandshake of [1e13, Number.NaN]) {
-      const { lines } = diffPeers(undefined, [{ peer, verdict, latestHandshake, ageSeconds: 600 }], true, router.name);
+      const { lines } = diffPeers(undefined, [{ peer, verdict, latestHandshake, ageSeconds: 600, bootedAt: undefined }], true, router.name);
       expect(lines.map((line) => line.message).join()).toMatch(/^peer x on hq\/wg-branch stale \(last handshake 10m ago\)$/);
     }
   });

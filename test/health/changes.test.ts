@@ -346,6 +346,7 @@ describe('peer states kept between collections', () => {
     verdict: { state: 'down', expected: true, because: 'keepalive', boundSeconds: 300, ...verdict },
     latestHandshake: T0 / 1000 - 600,
     ageSeconds: 600,
+    bootedAt: undefined,
   });
 
   it('only bad states are kept: a fleet of healthy peers costs nothing between collections', () => {
@@ -364,7 +365,7 @@ describe('peer states kept between collections', () => {
   });
 
   it('every bad reason is worded as a problem, never as one that ended', () => {
-    const reasons: PeerVerdict['reason'][] = ['ok', 'idle', 'stale', 'never', 'never_not_expected', 'disabled', 'excluded', 'interface_disabled', 'interface_not_running', 'handshake_unreadable', 'unreadable', 'probe_failed', 'probe_partial'];
+    const reasons: PeerVerdict['reason'][] = ['ok', 'idle', 'stale', 'never', 'never_since_boot', 'never_not_expected', 'disabled', 'excluded', 'interface_disabled', 'interface_not_running', 'handshake_unreadable', 'unreadable', 'probe_failed', 'probe_partial'];
     for (const reason of reasons) {
       const { lines } = diffPeers(undefined, [judged('x', { judged: true, healthy: false, reason })], true, 'hq');
       for (const line of lines) expect(line.message).not.toMatch(/no longer|recovered/);

@@ -1,0 +1,97 @@
+/**
+ * A reboot forgets every handshake. A hub's peers for branches behind NAT (no endpoint here, keepalive on) read
+ * `never` until each branch tries again, within the keepalive bound; judged at once, a hub's reboot paged every such
+ * branch as "never shook hands". With the router's start read, a peer without a handshake is due from the boot:
+ * healthy (`never_since_boot`) until its bound has passed since then, in /metrics and in /health alike.
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { mapWireguard } from '../../src/collectors/wireguard.js';
+import { evaluateRouter } from '../../src/health/evaluate.js';
+import { judgePeer } from '../../src/analysis/peer.js';
+import { keepaliveBoundSeconds } from '../../src/analysis/liveness.js';
+import { routerLabel } from '../../src/metrics/family.js';
+import type { RouterRecord } from '../../src/routeros/records.js';
+import { testRouter } from '../helpers/config.js';
+import { sampleText } from '../collectors/sample-text.js';
+import { peerRecord, systemOk, T0, WG_UP } from '../health/snapshots.js';
+import type { JobSnapshot } from '../../src/metrics/store.js';
+
+const router = testRouter({ name: 'hq', url: 'https://192.0.2.1' });
+const BOUND = keepaliveBoundSeconds(25);
+/** A hub's peer for a branch behind NAT: no endpoint, keepalive 25 s, no handshake since the boot. */
+const BRANCH = peerRecord('branch', undefined, { 'persistent-keepalive': '25s' });
+/** One nothing is expected of (no keepalive, no endpoint): never connected is fine with or without a boot. */
+const LAPTOP = peerRecord('laptop', undefined);
+
+function collected(bootedAt: number | undefined, peers: RouterRecord[] = [BRANCH, LAPTOP]): { text: string; snapshot: JobSnapshot } {
+  const result = mapWireguard([WG_UP], peers, routerLabel('hq'), router.health, T0, undefined, undefined, bootedAt);
+  const snapshot: JobSnapshot = { collector: 'wireguard', job: 'wireguard', ok: true, reason: undefined, finishedAt: T0, durationSeconds: 0.01, lastSuccessAt: T0, chunks: [], data: result.data };
+  return { text: sampleText(result.samples), snapshot };
+}
+
+describe('a peer without a handshake on a router that just started', () => {
+  it('is healthy until its bound has passed since the boot, in /metrics and /health, with the boot as what it is due from', () => {
+    const bootedAt = T0 / 1000 - 60;
+    const { text, snapshot } = collected(bootedAt);
+    expect(text).toMatch(/routeros_wireguard_peer_healthy\{[^}]*name="branch"\} 1\n/);
+    expect(text).toMatch(/routeros_wireguard_peer_state\{[^}]*name="branch",state="never"\} 1\n/);
+    expect(text).toMatch(new RegExp(`routeros_wireguard_peer_handshake_expected_by_timestamp_seconds\\{[^}]*name="branch"\\} ${bootedAt + BOUND}\\n`));
+    // Its latest handshake still says "never": the boot is not a handshake.
+    expect(text).toMatch(/routeros_wireguard_peer_latest_handshake_timestamp_seconds\{[^}]*name="branch"\} 0\n/);
+
+    const health = evaluateRouter(router, [systemOk(), snapshot], T0).health;
+    expect(health.status).toBe('ok');
+    expect(health.peers.find((peer) => peer.name === 'branch')).toMatchObject({
+      healthy: true,
+      reason: 'never_since_boot',
+      state: 'never',
+      status: 'ok',
+      latestHandshake: null,
+      handshakeExpectedBy: new Date((bootedAt + BOUND) * 1000).toISOString(),
+    });
+    expect(health.peers.find((peer) => peer.name === 'laptop')).toMatchObject({ healthy: true, reason: 'never_not_expected' });
+  });
+
+  it('is down (never) once the bound has passed since the boot: in /health by the clock, and in the next collection', () => {
+    const bootedAt = T0 / 1000 - 60;
+    const { snapshot } = collected(bootedAt);
+    // /health ages by the clock once a read is overdue (one wireguard interval, at most 2 minutes).
+    const later = T0 + (BOUND - 60 + 1) * 1000 + 120_000;
+    const health = evaluateRouter(router, [systemOk(later), snapshot], later).health;
+    expect(health.status).toBe('critical');
+    expect(health.peers.find((peer) => peer.name === 'branch')).toMatchObject({ healthy: false, reason: 'never', status: 'critical' });
+
+    const { text } = collected(T0 / 1000 - BOUND - 1);
+    expect(text).toMatch(/routeros_wireguard_peer_healthy\{[^}]*name="branch"\} 0\n/);
+  });
+
+  it('without the router\'s start read, is judged as before: never, and a problem', () => {
+    const { text, snapshot } = collected(undefined);
+    expect(text).toMatch(/routeros_wireguard_peer_healthy\{[^}]*name="branch"\} 0\n/);
+    expect(text).not.toMatch(/routeros_wireguard_peer_handshake_expected_by_timestamp_seconds\{[^}]*name="branch"\}/);
+    expect(evaluateRouter(router, [systemOk(), snapshot], T0).health.peers.find((peer) => peer.name === 'branch')).toMatchObject({ healthy: false, reason: 'never' });
+  });
+
+  it('property: healthy exactly while the time since the boot is within the bound, for any bound and any uptime', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 3_600 }), fc.integer({ min: 0, max: 10_000 }), fc.boolean(), (keepalive, upSeconds, endpoint) => {
+        const verdict = judgePeer(
+          { name: 'p', comment: undefined, disabled: false, handshakeAgeSeconds: undefined, keepaliveSeconds: keepalive, hasEndpoint: endpoint, upSeconds },
+          router.health,
+        );
+        if (keepalive === 0) return verdict.reason === 'never_not_expected' && verdict.healthy;
+        const bound = keepaliveBoundSeconds(keepalive);
+        expect(verdict.boundSeconds).toBe(bound);
+        expect(verdict.state).toBe('never');
+        return upSeconds <= bound ? verdict.healthy && verdict.reason === 'never_since_boot' : !verdict.healthy && verdict.reason === 'never';
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('a peer with a handshake is judged by it, whatever the boot says', () => {
+    const verdict = judgePeer({ name: 'p', comment: undefined, disabled: false, handshakeAgeSeconds: BOUND + 1, keepaliveSeconds: 25, upSeconds: 10 }, router.health);
+    expect(verdict).toMatchObject({ state: 'down', healthy: false, reason: 'stale' });
+  });
+});
