@@ -173,7 +173,12 @@ function before(a: RouterRecord, b: RouterRecord): boolean {
   // Then by their traffic in all: rows alike in every name are a hostile reply's, and no choice between them holds
   // across runs. Last, by their whole text: within a run at least, never by the reply's order (a generator found
   // rows alike in all of the above that differed in a packet count).
-  const traffic = (record: RouterRecord): number => Number(record['rx-byte'] ?? 0) + Number(record['tx-byte'] ?? 0);
+  // A counter that is not a number counts as less than any: NaN compares false both ways, and the reply's order chose
+  // (found by review).
+  const traffic = (record: RouterRecord): number => {
+    const total = Number(record['rx-byte'] ?? 0) + Number(record['tx-byte'] ?? 0);
+    return Number.isFinite(total) ? total : -1;
+  };
   if (traffic(a) !== traffic(b)) return traffic(a) > traffic(b);
   return rowText(a) < rowText(b);
 }
