@@ -298,10 +298,55 @@ describe('the client CA file (client_ca_file)', () => {
       // before it (a bound of 1 s on the load's time sat near 300 × 3 ms on a loaded machine).
       expect(slow.mock.calls.length).toBeGreaterThan(1);
       expect(slow.mock.calls.length).toBeLessThanOrEqual(250 / 3 + 3);
-      expect(config.warnings).toEqual([expect.stringMatching(/^client_ca_file: the check stopped after 250 ms; 300 certificates that are not roots were not all checked$/)]);
+      expect(config.warnings).toEqual([expect.stringMatching(/^client_ca_file: the check stopped after 250 ms; 300 of 301 certificates were not all checked \(the server still checks every client's chain\)$/)]);
     } finally {
       slow.mockRestore();
     }
+  });
+
+  it('checks the roots\' own signatures within the same 250 ms: a file of slow self-signed roots took 6.9 s (found by review)', () => {
+    // Every stray named as its own issuer: 300 roots by name, each check 3 ms, none signed as it says.
+    const subject = vi.spyOn(X509Certificate.prototype, 'subject', 'get').mockImplementation(function (this: X509Certificate) {
+      return this.issuer;
+    });
+    const slow = vi.spyOn(X509Certificate.prototype, 'verify').mockImplementation(() => {
+      const until = performance.now() + 3;
+      while (performance.now() < until);
+      return false;
+    });
+    try {
+      write('client-ca.pem', strays.join('\n'));
+      const config = loadWebConfig(write('web.yml', mtls('client-ca.pem')));
+      // Counted, not timed: at least 3 ms each, so at most ~84 fit the budget; all 300 were checked before it.
+      expect(slow.mock.calls.length).toBeGreaterThan(1);
+      expect(slow.mock.calls.length).toBeLessThanOrEqual(250 / 3 + 3);
+      // Taken unchecked past the budget, and said: the server checks every client's chain itself.
+      expect(config.warnings).toEqual([expect.stringMatching(/^client_ca_file: the check stopped after 250 ms; \d+ of 300 certificates were not all checked/)]);
+    } finally {
+      slow.mockRestore();
+      subject.mockRestore();
+    }
+  });
+
+  it('reads lines as OpenSSL does: a line ends at a line feed only and is cut at its first CR (found by review)', () => {
+    // After U+2028, U+2029 or a lone CR the BEGIN does not start a line to OpenSSL: a file of it admits nobody.
+    for (const before of ['\u2028', '# note\u2029', '# note\r']) {
+      write('client-ca.pem', `${before}${root.cert}`);
+      expect(problemsOf(mtls('client-ca.pem')), JSON.stringify(before)).toContainEqual({ path: 'tls_server_config.client_ca_file', message: expect.stringMatching(/^holds no certificate/) });
+    }
+    // CRLF line ends are lines as any.
+    write('client-ca.pem', root.cert.replace(/\n/g, '\r\n'));
+    expect(loadWebConfig(write('web.yml', mtls('client-ca.pem'))).warnings).toEqual([]);
+  });
+
+  it('reads a file of one long line (a bundle written base64-encoded) in linear time: 4.9 s for 128 KB before (found by review)', () => {
+    const line = Buffer.from(`${root.cert}\n`.repeat(400)).toString('base64');
+    expect(line.length).toBeGreaterThan(250_000);
+    write('client-ca.pem', line);
+    const started = performance.now();
+    expect(problemsOf(mtls('client-ca.pem'))).toContainEqual({ path: 'tls_server_config.client_ca_file', message: expect.stringMatching(/^holds no certificate/) });
+    // Milliseconds now; the pattern that looked back along the line took ~20 s here.
+    expect(performance.now() - started).toBeLessThan(5_000);
   });
 
   it('walks a long chain given leaf-CA first in one pass', async () => {
