@@ -278,9 +278,19 @@ export async function runProbes(run: Run, targets: readonly ProbeTarget[], optio
 /** Addresses of one interface a probe's source is chosen among. */
 const MAX_SOURCES_PER_INTERFACE = 16;
 
-/** The interface address whose network holds `target`, else its first; undefined when it has none. */
+/**
+ * The interface address whose network holds `target`, the narrowest of them as a route lookup would choose (a /24
+ * inside a /16: found by review), else its first; undefined when it has none.
+ */
 function sourceFor(candidates: readonly { ip: string; prefix: Ipv4Prefix }[] | undefined, target: string | undefined): string | undefined {
   const value = target === undefined ? undefined : parseIpv4(target);
-  const holding = value === undefined ? undefined : candidates?.find(({ prefix }) => prefix.range.lo <= value && value <= prefix.range.hi);
+  let holding: { ip: string; prefix: Ipv4Prefix } | undefined;
+  if (value !== undefined) {
+    for (const candidate of candidates ?? []) {
+      const { lo, hi } = candidate.prefix.range;
+      if (lo > value || value > hi) continue;
+      if (holding === undefined || hi - lo < holding.prefix.range.hi - holding.prefix.range.lo) holding = candidate;
+    }
+  }
   return (holding ?? candidates?.[0])?.ip;
 }

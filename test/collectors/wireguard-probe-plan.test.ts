@@ -102,6 +102,18 @@ describe('planProbes', () => {
     expect(plan({ probe: { 'wg-sites': 'on' } }, peers, twoSubnets).targets).toEqual(['wg-sites 10.20.0.2 from 10.20.0.1', 'wg-sites 10.30.0.2 from 10.10.0.1']);
   });
 
+  it('of the addresses whose networks hold the peer\'s, pings from the narrowest, whatever their order (found by review)', () => {
+    const nested = [
+      { address: '10.20.9.1/16', interface: 'wg-sites', disabled: 'false' },
+      { address: '10.20.0.1/24', interface: 'wg-sites', disabled: 'false' },
+      { address: '10.20.0.9/30', interface: 'wg-sites', disabled: 'false' },
+    ];
+    const peers = [peer('in-24', 'wg-sites', '10.20.0.2/32'), peer('in-30', 'wg-sites', '10.20.0.10/32'), peer('in-16', 'wg-sites', '10.20.5.2/32')];
+    const expected = ['wg-sites 10.20.0.2 from 10.20.0.1', 'wg-sites 10.20.0.10 from 10.20.0.9', 'wg-sites 10.20.5.2 from 10.20.9.1'];
+    expect(plan({ probe: { 'wg-sites': 'on' } }, peers, nested).targets).toEqual(expected);
+    expect(plan({ probe: { 'wg-sites': 'on' } }, peers, [...nested].reverse()).targets).toEqual(expected);
+  });
+
   it('a peer listed twice (same interface and key) is probed once', () => {
     const twice = [PEERS[0] ?? {}, { ...PEERS[0] }, PEERS[1] ?? {}];
     expect(plan({ probe: { 'wg-sites': 'on' } }, twice).targets).toEqual(['wg-sites 10.9.0.2 from 10.9.0.1', 'wg-sites 10.9.0.3 from 10.9.0.1']);
