@@ -26,7 +26,16 @@ type Route = (req: IncomingMessage, res: ServerResponse, query: URLSearchParams)
 export const LIFECYCLE_DISABLED =
   'Lifecycle API is not enabled: start the exporter with --web.enable-lifecycle, or protect it with basic_auth_users in the web config.\n';
 
+/**
+ * Reload requests waiting for the reload they asked for, at most: a waiting request writes nothing, so Node's brake on
+ * a connection whose answers pile up never engaged, and a client pipelining reloads on one connection grew the
+ * exporter for as long as a reload took (found by review). Past this, 503 at once with Retry-After: waiters share
+ * the reload queued behind a running one (app.ts), so the ones let in already cover a change made before them.
+ */
+export const MAX_RELOADS_WAITING = 16;
+
 export function createRouter(app: Endpoints, logger: Logger): RequestHandler {
+  let reloadsWaiting = 0;
   const waits = probeWaits();
   const routes: Record<string, Route> = {
     '/metrics': (req, res, query) => serveMetrics(app, req, res, query),
@@ -62,7 +71,18 @@ export function createRouter(app: Endpoints, logger: Logger): RequestHandler {
         sendText(res, 408, `Request timeout: the body did not arrive within ${BODY_WAIT_MS / 1000} s; nothing was reloaded.\n`);
         return;
       }
-      const result = await app.reload();
+      if (reloadsWaiting >= MAX_RELOADS_WAITING) {
+        res.setHeader('retry-after', '1');
+        sendText(res, 503, `Service unavailable: ${MAX_RELOADS_WAITING} reload requests are waiting already; retry once they are answered.\n`);
+        return;
+      }
+      reloadsWaiting++;
+      let result: Awaited<ReturnType<typeof app.reload>>;
+      try {
+        result = await app.reload();
+      } finally {
+        reloadsWaiting--;
+      }
       if (result.ok) sendText(res, 200, 'Configuration reloaded.\n');
       // Redacted as the log line of the same event is: a value in the wrong place may be the running password.
       else {
