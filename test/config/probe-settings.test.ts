@@ -101,14 +101,15 @@ describe('the wireguard job', () => {
     expect(fingerprint({ probe_tunnels: 'auto' })).toBe(base);
   });
 
-  it('has the two-request deadline unless some peer can be probed, and room for the probe rounds then', () => {
+  it('has the three-request deadline unless some peer can be probed, and room for the probe rounds then', () => {
     const deadline = (health: Record<string, unknown>): number => wireguardCollector.jobs(testRouter({ timeout: '5s' }, { health }))[0]?.deadlineSeconds ?? 0;
-    expect(deadline({})).toBe(10);
+    // Interfaces, peers, and the uptime when a peer has no handshake.
+    expect(deadline({})).toBe(15);
     // auto without expect: always, or everything off: nothing to probe.
-    expect(deadline({ expect: { 'wg-road': 'on_demand' } })).toBe(10);
-    expect(deadline({ probe_tunnels: false, expect: { 'wg-sites': 'always' } })).toBe(10);
-    // 3 requests + 8 rounds of 2 probes, each its timeout plus count × 200 ms.
-    expect(deadline({ expect: { 'wg-sites': 'always' } })).toBeCloseTo(5 * 11 + 8 * 0.2);
-    expect(deadline({ probe: { 'wg-sites': 'on' }, probe_count: 3 })).toBeCloseTo(5 * 11 + 8 * 3 * 0.2);
+    expect(deadline({ expect: { 'wg-road': 'on_demand' } })).toBe(15);
+    expect(deadline({ probe_tunnels: false, expect: { 'wg-sites': 'always' } })).toBe(15);
+    // 4 requests + 8 rounds of 2 probes, each its timeout plus count × 200 ms.
+    expect(deadline({ expect: { 'wg-sites': 'always' } })).toBeCloseTo(5 * 12 + 8 * 0.2);
+    expect(deadline({ probe: { 'wg-sites': 'on' }, probe_count: 3 })).toBeCloseTo(5 * 12 + 8 * 3 * 0.2);
   });
 });
