@@ -271,7 +271,8 @@ describe('run deadline', () => {
     expect(deadlines).toEqual({
       system: full.timeoutSeconds,
       interface: full.timeoutSeconds * 2,
-      wireguard: full.timeoutSeconds * 2,
+      // Interfaces, peers, and the uptime when a peer has no handshake.
+      wireguard: full.timeoutSeconds * 3,
       wireguard_setup: full.timeoutSeconds * 5,
       ping: 5 + full.timeoutSeconds,
       bandwidth_test: 10 + full.timeoutSeconds,
