@@ -23,6 +23,13 @@ export interface ClientCaCheck {
   problem?: string;
   /** Certificates in it that can admit nobody, one sentence each. */
   warnings: string[];
+  /**
+   * What the server installs when the file can be used: the certificates this check read, written out again. Not the
+   * file: OpenSSL reads a file in ways no check can mirror whole (a line cut at 254 bytes, text after a CR, a block
+   * that fails stopping the rest), so a file the check passed admitted nobody, or a certificate it said was not read
+   * was trusted (found by review). Installed as read, the check and the server cannot disagree.
+   */
+  certificates?: string;
 }
 
 /** A certificate's subject or issuer name, one line without controls, and bounded (it may be long). */
@@ -63,7 +70,9 @@ function scanPem(text: string): PemScan {
   const blocks: string[] = [];
   let misplaced = false;
   let open: string[] | undefined;
-  for (const raw of text.split('\n')) {
+  // A byte-order mark (a file saved by Windows Notepad) is not part of the first line, to OpenSSL either.
+  const body = text.startsWith('\uFEFF') ? text.slice(1) : text;
+  for (const raw of body.split('\n')) {
     const cr = raw.indexOf('\r');
     const line = cr < 0 ? raw : raw.slice(0, cr);
     const ends = line.trimEnd();
@@ -188,11 +197,12 @@ export function checkClientCa(text: string, now = Date.now()): ClientCaCheck {
   if (unchecked > 0 || uncheckedRoots > 0) {
     const notChecked = certs.length - anchored.size + uncheckedRoots;
     return {
+      certificates: certs.map((cert) => cert.toString()).join(''),
       warnings: [
         ...skipped,
         `client_ca_file: the check stopped after ${String(CHECK_BUDGET_MS)} ms; ${String(notChecked)} of ${String(certs.length)} certificates were not all checked (the server still checks every client's chain)`,
       ],
     };
   }
-  return { warnings: [...skipped, ...warnings] };
+  return { warnings: [...skipped, ...warnings], certificates: certs.map((cert) => cert.toString()).join('') };
 }

@@ -199,10 +199,12 @@ function readTls(tree: Tree | undefined, problems: Problems, readFile: ReadFile,
   if (clientAuth === 'RequireAndVerifyClientCert') {
     if (caFile === undefined) problems.add(`${section}.client_ca_file`, 'is required with RequireAndVerifyClientCert');
     else {
-      clientCa = readFile(caFile, `${section}.client_ca_file`)?.text;
-      const checked = clientCa === undefined ? undefined : checkClientCa(clientCa);
+      const file = readFile(caFile, `${section}.client_ca_file`)?.text;
+      const checked = file === undefined ? undefined : checkClientCa(file);
       if (checked?.problem !== undefined) problems.add(`${section}.client_ca_file`, checked.problem);
       warnings.push(...(checked?.warnings ?? []));
+      // The certificates the check read, not the file (client-ca.ts).
+      clientCa = checked?.certificates;
     }
   } else if (clientAuth !== 'NoClientCert') {
     problems.add(

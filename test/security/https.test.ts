@@ -274,4 +274,25 @@ describe('TLS versions and client certificates', () => {
       await chained.shutdown('test');
     }
   });
+
+  it('RequireAndVerifyClientCert: the server trusts exactly the certificates the check read, however OpenSSL would have read the file (found by review)', async () => {
+    const root = await makeCert({ commonName: 'scrapers root', isCa: true });
+    const other = await makeCert({ commonName: 'other root', isCa: true });
+    const [client, intruder] = await Promise.all([makeCert({ commonName: 'prometheus', ca: root, client: true }), makeCert({ commonName: 'intruder', ca: other, client: true })]);
+    // A block of text before the root: OpenSSL stops loading the file there, and the file admitted nobody.
+    // Other's BEGIN at byte 254 of a comment: OpenSSL reads it (its lines are read 254 bytes at a time), the check
+    // says it is not read, and before, its clients were admitted.
+    const note = `# ${'x'.repeat(252)}`;
+    expect(note).toHaveLength(254);
+    replace('odd.crt', `-----BEGIN NOTE-----\nkeep the root below\n-----END NOTE-----\n${root.cert}\n${note}${other.cert}\n`);
+    replace('odd.yml', 'tls_server_config: { cert_file: server.crt, key_file: server.key, client_auth_type: RequireAndVerifyClientCert, client_ca_file: odd.crt }\n');
+    const odd = await startDaemon(routerConfig('odd.yml'), logs.logger, undefined);
+    try {
+      expect((await httpsGet(`${odd.url}/-/healthy`, { ca: second.cert, client })).status).toBe(200);
+      await expect(httpsGet(`${odd.url}/-/healthy`, { ca: second.cert, client: intruder })).rejects.toThrow();
+    } finally {
+      await odd.shutdown('test');
+    }
+    expect(logs.text()).toMatch(/a \\"-----BEGIN\\" line that does not start its line/);
+  });
 });

@@ -268,8 +268,9 @@ describe('the client CA file (client_ca_file)', () => {
     // Beside a certificate OpenSSL reads (a comment quoting the line): said, not refused.
     write('client-ca.pem', `# paste from the -----BEGIN CERTIFICATE----- line on\n${root.cert}`);
     expect(loadWebConfig(write('web.yml', mtls('client-ca.pem'))).warnings).toEqual([expect.stringMatching(/^client_ca_file: a "-----BEGIN" line that does not start its line .* is not read/)]);
+    // Taken, and installed as read: the server is given the certificate, not the file's line.
     write('client-ca.pem', root.cert.replace('-----BEGIN CERTIFICATE-----', '-----BEGIN CERTIFICATE-----  '));
-    expect(loadWebConfig(write('web.yml', mtls('client-ca.pem'))).tls?.clientCa).toContain('-----BEGIN CERTIFICATE-----  ');
+    expect(loadWebConfig(write('web.yml', mtls('client-ca.pem'))).tls?.clientCa).toBe(new X509Certificate(root.cert).toString());
   });
 
   it("takes no root under its own name signed by another key: a cross-signed root is no anchor to OpenSSL (found by review)", async () => {
@@ -334,8 +335,10 @@ describe('the client CA file (client_ca_file)', () => {
       write('client-ca.pem', `${before}${root.cert}`);
       expect(problemsOf(mtls('client-ca.pem')), JSON.stringify(before)).toContainEqual({ path: 'tls_server_config.client_ca_file', message: expect.stringMatching(/^holds no certificate/) });
     }
-    // CRLF line ends are lines as any.
+    // CRLF line ends are lines as any, and a byte-order mark (Windows Notepad) starts none.
     write('client-ca.pem', root.cert.replace(/\n/g, '\r\n'));
+    expect(loadWebConfig(write('web.yml', mtls('client-ca.pem'))).warnings).toEqual([]);
+    write('client-ca.pem', `\uFEFF${root.cert}`);
     expect(loadWebConfig(write('web.yml', mtls('client-ca.pem'))).warnings).toEqual([]);
   });
 
