@@ -248,7 +248,26 @@ export function probeParameters(target: ProbeTarget, count: number): Record<stri
   return body;
 }
 
+/**
+ * One probe, and when every ping of it was lost, one more at once: a single lost ping (probe_count 1, the default)
+ * called a working tunnel `blocked`, a page, on any link that drops a packet now and then. The result tells both
+ * probes' pings: lost again is `failed`, answered the second time is `partial` with the loss of both.
+ */
 async function probeOne(run: Run, target: ProbeTarget, options: ProbeOptions, signal: AbortSignal): Promise<ProbeResult> {
+  const first = await probeOnce(run, target, options, signal);
+  if (first.outcome !== 'failed') return first;
+  return confirmed(await probeOnce(run, target, options, signal));
+}
+
+/** A failed probe's confirmation as one result of both probes' pings (the first lost every one). */
+export function confirmed(again: ProbeResult): ProbeResult {
+  if (again.outcome === 'failed') return { outcome: 'failed', lossRatio: 1 };
+  if (again.outcome !== 'ok' && again.outcome !== 'partial') return { outcome: 'failed', lossRatio: 1 };
+  const lossRatio = (1 + (again.lossRatio ?? 0)) / 2;
+  return { outcome: 'partial', lossRatio, ...(again.rttSeconds === undefined ? {} : { rttSeconds: again.rttSeconds }) };
+}
+
+async function probeOnce(run: Run, target: ProbeTarget, options: ProbeOptions, signal: AbortSignal): Promise<ProbeResult> {
   try {
     const timeoutMs = options.timeoutMs + options.count * PROBE_INTERVAL_MS;
     const reply = await run('ping', probeParameters(target, options.count), { signal, timeoutMs });
@@ -289,7 +308,10 @@ function sourceFor(candidates: readonly { ip: string; prefix: Ipv4Prefix }[] | u
     for (const candidate of candidates ?? []) {
       const { lo, hi } = candidate.prefix.range;
       if (lo > value || value > hi) continue;
-      if (holding === undefined || hi - lo < holding.prefix.range.hi - holding.prefix.range.lo) holding = candidate;
+      const width = hi - lo;
+      const held = holding === undefined ? Infinity : holding.prefix.range.hi - holding.prefix.range.lo;
+      // As wide as the one held: the lower address, so the reply's order never chooses.
+      if (width < held || (width === held && (parseIpv4(candidate.ip) ?? 0) < (parseIpv4(holding?.ip ?? '') ?? 0))) holding = candidate;
     }
   }
   return (holding ?? candidates?.[0])?.ip;

@@ -386,11 +386,11 @@ export function* mapWireguardSteps(
 /**
  * Two requests in a row, and the uptime when a peer has no handshake, each with the router's timeout; with probes
  * possible, the address list and the probe rounds (PROBES_PER_RUN, PROBE_CONCURRENCY at a time, each its timeout
- * plus its pings' time) too.
+ * plus its pings' time, twice for a probe whose pings were all lost) too.
  */
 function deadlineSeconds(router: RouterConfig): number {
   if (!mayProbe(router.health)) return router.timeoutSeconds * 3;
-  const rounds = Math.ceil(PROBES_PER_RUN / PROBE_CONCURRENCY);
+  const rounds = 2 * Math.ceil(PROBES_PER_RUN / PROBE_CONCURRENCY);
   return router.timeoutSeconds * (4 + rounds) + (rounds * (router.health.probeCount ?? 1) * PROBE_INTERVAL_MS) / 1000;
 }
 

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { planProbes, planProbesSteps, probeKey, probeKeyInterface, PROBES_PER_RUN, readProbeReply, rememberProbesSteps, wantsProbes, wantsProbesSteps } from '../../src/collectors/wireguard-probe.js';
+import { planProbes, planProbesSteps, probeKey, probeKeyInterface, PROBES_PER_RUN, readProbeReply, rememberProbesSteps, runProbes, wantsProbes, wantsProbesSteps } from '../../src/collectors/wireguard-probe.js';
 import { FieldReader } from '../../src/analysis/decoding.js';
 import type { RouterRecord } from '../../src/routeros/records.js';
 import { testRouter } from '../helpers/config.js';
@@ -112,6 +112,12 @@ describe('planProbes', () => {
     const expected = ['wg-sites 10.20.0.2 from 10.20.0.1', 'wg-sites 10.20.0.10 from 10.20.0.9', 'wg-sites 10.20.5.2 from 10.20.9.1'];
     expect(plan({ probe: { 'wg-sites': 'on' } }, peers, nested).targets).toEqual(expected);
     expect(plan({ probe: { 'wg-sites': 'on' } }, peers, [...nested].reverse()).targets).toEqual(expected);
+    // Two as narrow: the lower address, in either order.
+    const twins = [
+      { address: '10.20.0.9/24', interface: 'wg-sites', disabled: 'false' },
+      { address: '10.20.0.10/24', interface: 'wg-sites', disabled: 'false' },
+    ];
+    for (const order of [twins, [...twins].reverse()]) expect(plan({ probe: { 'wg-sites': 'on' } }, [peers[0] ?? {}], order).targets).toEqual(['wg-sites 10.20.0.2 from 10.20.0.9']);
   });
 
   it('a peer listed twice (same interface and key) is probed once', () => {
@@ -210,5 +216,58 @@ describe('planning probes for a hub', () => {
     expect(step.value).toBe(true);
     expect(pauses).toBeGreaterThanOrEqual(2 * Math.floor(5_000 / 256));
     expect(wantsProbes(interfaces, peers.slice(0, -1), settings)).toBe(false);
+  });
+});
+
+describe('a probe whose pings were all lost', () => {
+  type Reply = 'lost' | 'answered' | 'half' | 'error';
+  /** A router whose ping replies come in the order given, counting the pings asked for. */
+  const router = (replies: Reply[]) => {
+    const asked: unknown[] = [];
+    const run = (_command: string, parameters: Readonly<Record<string, unknown>>): Promise<unknown> => {
+      asked.push(parameters);
+      const reply = replies.shift() ?? 'lost';
+      const count = Number(parameters['count']);
+      if (reply === 'error') return Promise.reject(new Error('timeout'));
+      const received = reply === 'answered' ? count : reply === 'half' ? Math.floor(count / 2) : 0;
+      return Promise.resolve([{ seq: String(count - 1), sent: String(count), received: String(received), ...(received > 0 ? { 'avg-rtt': '10ms' } : {}) }]);
+    };
+    return { run, asked };
+  };
+  const probe = async (replies: Reply[], count = 1) => {
+    const { run, asked } = router(replies);
+    const target = { key: 'k', address: '10.9.0.2', interface: 'wg0', src: '10.9.0.1' };
+    const results = await runProbes(run, [target], { count, timeoutMs: 1_000, read: new FieldReader('ping (tunnel probe)') }, new AbortController().signal);
+    return { result: results.get('k'), asks: asked.length };
+  };
+
+  it('is made once more at once: one lost ping of probe_count 1 is no blocked tunnel (it paged on any lossy link)', async () => {
+    expect(await probe(['lost', 'answered'])).toEqual({ result: { outcome: 'partial', lossRatio: 0.5, rttSeconds: 0.01 }, asks: 2 });
+    expect(await probe(['lost', 'lost'])).toEqual({ result: { outcome: 'failed', lossRatio: 1 }, asks: 2 });
+    // A confirmation that failed to run leaves the first probe's word.
+    expect(await probe(['lost', 'error'])).toEqual({ result: { outcome: 'failed', lossRatio: 1 }, asks: 2 });
+    // Answered, partly or wholly, or an error: no second probe.
+    expect(await probe(['answered'])).toMatchObject({ result: { outcome: 'ok' }, asks: 1 });
+    expect(await probe(['half'], 2)).toMatchObject({ result: { outcome: 'partial', lossRatio: 0.5 }, asks: 1 });
+    expect(await probe(['error'])).toEqual({ result: { outcome: 'error' }, asks: 1 });
+  });
+
+  it('property: at most two probes; failed only when both lost every ping; a loss within 0..1 that counts both', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.constantFrom<Reply>('lost', 'answered', 'half', 'error'), { minLength: 2, maxLength: 2 }), fc.integer({ min: 1, max: 3 }), async (replies, count) => {
+        const [first, second] = replies as [Reply, Reply];
+        // Half of one ping is none answered.
+        const lost = (reply: Reply): boolean => reply === 'lost' || (reply === 'half' && count === 1);
+        const { result, asks } = await probe([...replies], count);
+        expect(asks).toBe(lost(first) ? 2 : 1);
+        const lostBoth = lost(first) && (lost(second) || second === 'error');
+        expect(result?.outcome === 'failed').toBe(lostBoth);
+        if (result?.lossRatio !== undefined) {
+          expect(result.lossRatio).toBeGreaterThanOrEqual(0);
+          expect(result.lossRatio).toBeLessThanOrEqual(1);
+        }
+      }),
+      { numRuns: 200 },
+    );
   });
 });
