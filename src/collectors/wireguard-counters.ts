@@ -19,6 +19,8 @@ interface Columns {
   readonly tx: number[];
   /** The latest-handshake time written for the peer (Unix seconds; NaN when none). */
   readonly handshakes: number[];
+  /** The peer's verdict was a problem (judged unhealthy) in that run. */
+  readonly bad: boolean[];
 }
 
 /**
@@ -35,7 +37,7 @@ const previousRuns = new WeakMap<object, Columns>();
 export class CounterMemory {
   readonly #owner: object | undefined;
   readonly #before: Columns | undefined;
-  readonly #now: Columns = { interfaces: [], keys: [], rx: [], tx: [], handshakes: [] };
+  readonly #now: Columns = { interfaces: [], keys: [], rx: [], tx: [], handshakes: [], bad: [] };
   /** Where the peer `moved` was last called for stood in the previous run (undefined: new, or no previous run). */
   #at: number | undefined;
   #index: Map<string, number> | undefined;
@@ -58,6 +60,7 @@ export class CounterMemory {
     now.rx.push(rx ?? Number.NaN);
     now.tx.push(tx ?? Number.NaN);
     now.handshakes.push(Number.NaN);
+    now.bad.push(false);
     const at = this.#find(position, iface, publicKey);
     this.#at = at;
     if (at === undefined) return { rxMoved: false, txMoved: false };
@@ -76,6 +79,16 @@ export class CounterMemory {
     const written = seconds !== undefined && Math.abs(seconds - previous) <= SAME_HANDSHAKE_SECONDS ? previous : seconds;
     now.handshakes[now.handshakes.length - 1] = written ?? Number.NaN;
     return written;
+  }
+
+  /** Whether the peer `moved` was last called for was judged a problem in the previous run. */
+  wasBad(): boolean {
+    return this.#at !== undefined && (this.#before as Columns).bad[this.#at] === true;
+  }
+
+  /** Notes the verdict of the peer `moved` was last called for, for the next run's wasBad. */
+  noteBad(bad: boolean): void {
+    this.#now.bad[this.#now.bad.length - 1] = bad;
   }
 
   /** Keeps this run's values for the next run (peers gone are dropped with the old columns). */

@@ -112,9 +112,14 @@ export interface WireguardData {
   peers: WireguardPeer[];
   /**
    * When the router started (Unix seconds), read only when a peer had no handshake: such a peer is due from the boot
-   * (analysis/liveness.ts). Undefined when not read.
+   * (analysis/liveness.ts). Undefined when not read, or not believed (below).
    */
   bootedAt: number | undefined;
+  /**
+   * Indices (into `peers`) of the peers judged from the boot: no handshake (readable as none), a keepalive (what makes
+   * a branch try again within its bound), and not a problem in the run before. Undefined when none.
+   */
+  fromBoot: Set<number> | undefined;
 }
 
 /** The verdict settings a wireguard run judges peers by, as data (a pattern counts by its text). */
@@ -211,7 +216,7 @@ export function* mapWireguardSteps(
 ): Steps<JobResult<WireguardData>> {
   const read = new FieldReader('interface/wireguard');
   const samples = new SampleSet();
-  const data: WireguardData = { collectedAt: now, interfaces: [], peers: [], bootedAt };
+  const data: WireguardData = { collectedAt: now, interfaces: [], peers: [], bootedAt, fromBoot: undefined };
   const seenInterfaces = new Set<string>();
   // By the name as written out, which is how peers find their interface's state below.
   const unclearInterfaces = new Set<string>();
@@ -320,7 +325,10 @@ export function* mapWireguardSteps(
     const probeRan = probe === 'ok' || probe === 'partial' || probe === 'failed';
     const probedAt = probeRan ? (probed?.at ?? now) : undefined;
     const probeAgeSeconds = probedAt === undefined ? 0 : probeAgeAt(now, probedAt);
-    const upSeconds = latestHandshake === undefined && bootedAt !== undefined ? Math.max(0, now / 1000 - bootedAt) : undefined;
+    // Due from the router's start only for a peer that would make its next handshake on its own (a keepalive), and was
+    // no problem before: a peer down before a reboot was called recovered by it (found by review).
+    const fromBoot = bootedAt !== undefined && latestHandshake === undefined && !hasBadHandshake && keepaliveSeconds > 0 && !counters.wasBad();
+    const upSeconds = fromBoot ? Math.max(0, now / 1000 - bootedAt) : undefined;
     const facts = { keepaliveSeconds, hasEndpoint, rxMoved, txMoved, upSeconds, ...(probe === undefined ? {} : { probe, probeAgeSeconds }) };
     const verdict = judgePeer(
       {
@@ -352,9 +360,12 @@ export function* mapWireguardSteps(
       if (probed?.lossRatio !== undefined) samples.add(F.wgPeerProbeLoss, labels, probed.lossRatio);
       if (probed?.rttSeconds !== undefined) samples.add(F.wgPeerProbeRtt, labels, probed.rttSeconds);
     }
+    counters.noteBad(verdict.judged && !verdict.healthy);
+    if (fromBoot) (data.fromBoot ??= new Set()).add(data.peers.length);
     if (verdict.judged) samples.add(F.wgPeerHealthy, labels, verdict.healthy ? 1 : 0);
     samples.addExtended(F.wgPeerState, labels, [verdict.state], 1);
-    const seenAt = sessionSeenAt(latestHandshake, probe, probedAt, bootedAt);
+    // From the boot only while that is what the verdict went by: a boot months ago is no due time for a new peer.
+    const seenAt = sessionSeenAt(latestHandshake, probe, probedAt, verdict.reason === 'never_since_boot' ? bootedAt : undefined);
     if (verdict.boundSeconds !== undefined && seenAt !== undefined) samples.add(F.wgPeerExpectedBy, labels, seenAt + verdict.boundSeconds);
     // Kept for every peer until the next run: one literal of fixed shape with every field, probe ones included
     // (undefined when not probed). Spreads, or a field added afterwards (`probe: 'off'` on most peers), put
@@ -394,21 +405,64 @@ function deadlineSeconds(router: RouterConfig): number {
   return router.timeoutSeconds * (4 + rounds) + (rounds * (router.health.probeCount ?? 1) * PROBE_INTERVAL_MS) / 1000;
 }
 
+/** A persistent-keepalive RouterOS writes for none: absent, empty, or zero in any of its forms (`0`, `0s`, `00:00:00`). */
+const NO_KEEPALIVE = /^[0:s]*$/;
+
 /**
- * Whether some enabled peer shows no handshake: RouterOS's reply after a reboot, and a peer's that never made one.
- * Only then is the uptime read, so a fleet whose peers all shook hands pays no third request.
+ * Whether some enabled peer with a keepalive shows no handshake: RouterOS's reply after a reboot. Only then is the
+ * uptime read, so a router whose peers all shook hands, or whose peers without one have no keepalive (a road
+ * warrior never used), pays no third request.
  */
 function wantsUptime(peers: readonly RouterRecord[]): boolean {
-  for (const record of peers) if (record['disabled'] !== 'true' && !given(record, 'last-handshake')) return true;
+  for (const record of peers) {
+    if (record['disabled'] === 'true' || given(record, 'last-handshake')) continue;
+    if (!NO_KEEPALIVE.test(record['persistent-keepalive'] ?? '')) return true;
+  }
   return false;
+}
+
+/** A boot read this long after the one before it makes the one before no evidence either way. */
+const BOOTS_COMPARED_WITHIN_MS = 600_000;
+/** A boot younger than this when read, followed by another: a reboot loop, or an uptime that is not one. */
+const YOUNG_BOOT_SECONDS = 600;
+
+/**
+ * The router's start as read, or undefined when it is not to be believed: a peer shook hands before it (RouterOS
+ * forgets handshakes at a reboot, so the uptime is wrong), or the router claimed another fresh start at its read
+ * before, minutes ago (a reboot loop, or an uptime that restarts at every read: either kept a dead peer healthy
+ * for good; found by review). Remembered in the job's memory for the next read.
+ */
+function believedBoot(bootedAt: number | undefined, readAt: number, peers: readonly RouterRecord[], memory: Map<string, number>): number | undefined {
+  if (bootedAt === undefined) return undefined;
+  const before = memory.get('boot.at');
+  const readBefore = memory.get('boot.readAt');
+  memory.set('boot.at', bootedAt);
+  memory.set('boot.readAt', readAt);
+  if (before !== undefined && readBefore !== undefined && readAt - readBefore < BOOTS_COMPARED_WITHIN_MS) {
+    if (bootedAt > before + 2 && readBefore / 1000 - before < YOUNG_BOOT_SECONDS) return undefined;
+  }
+  const read = new FieldReader('interface/wireguard/peers');
+  for (const record of peers) {
+    if (!given(record, 'last-handshake')) continue;
+    const age = read.age(record, 'last-handshake', readAt / 1000);
+    if (age !== undefined && readAt / 1000 - age < bootedAt - 2) return undefined;
+  }
+  return bootedAt;
 }
 
 /**
  * When the router started (Unix seconds), from its uptime read with a proplist of its own; undefined when the reply
- * holds no readable uptime (the peers are then judged as before, without the boot to count from, and the run says so).
+ * holds no readable uptime, or the read fails: the peers are then judged as before, without the boot to count from
+ * (the read only ever adds a grace, so its failure does not fail the run; found by review).
  */
 async function readBootedAt(context: JobContext, read: FieldReader): Promise<number | undefined> {
-  const record = await context.client.getSingleton('system/resource', { proplist: UPTIME_PROPLIST, signal: context.signal });
+  let record: RouterRecord;
+  try {
+    record = await context.client.getSingleton('system/resource', { proplist: UPTIME_PROPLIST, signal: context.signal });
+  } catch (error) {
+    if (context.signal.aborted) throw error;
+    return undefined;
+  }
   const readAt = context.now();
   const uptime = read.age(record, 'uptime', readAt / 1000);
   if (uptime === undefined && !given(record, 'uptime')) read.problem('holds no uptime; peers without a handshake are judged without the boot');
@@ -457,7 +511,7 @@ export const wireguardCollector: Collector<WireguardData, 'wireguard'> = {
           await finishInSlices(rememberProbesSteps(memory, probes, selected), options);
         }
         const uptimeRead = new FieldReader('system/resource');
-        const bootedAt = wantsUptime(peers) ? await readBootedAt(context, uptimeRead) : undefined;
+        const bootedAt = wantsUptime(peers) ? believedBoot(await readBootedAt(context, uptimeRead), context.now(), peers, context.memory) : undefined;
         const result = await finishInSlices(mapWireguardSteps(interfaces, peers, context.routerLabel, health, readAt, context.memory, probes, bootedAt), { signal: context.signal });
         const probeProblems = problemsOf(probeRead, uptimeRead);
         return {

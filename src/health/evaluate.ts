@@ -333,7 +333,8 @@ function* judgePeers(
         hasEndpoint: peer.hasEndpoint,
         rxMoved: peer.rxMoved,
         txMoved: peer.txMoved,
-        upSeconds: latestHandshake === undefined ? upSeconds : undefined,
+        // Due from the boot only for the peers the run judged so (wireguard.ts: a keepalive, no problem before).
+        upSeconds: wireguard?.fromBoot?.has(index) === true && latestHandshake === undefined && !unreadable ? upSeconds : undefined,
         // What a probe proved ages from when it ran (this collection, or the one whose result it reused).
         ...(peer.probe === undefined ? {} : { probe: peer.probe, probeAgeSeconds: probeAgeAt(now, peer.probedAt ?? collectedAt) }),
       },
@@ -422,8 +423,9 @@ export function peerStatus(verdict: PeerVerdict): Status {
  * router's start was not read.
  */
 export function handshakeExpectedByMs({ verdict, latestHandshake, peer, bootedAt }: Pick<PeerJudgement, 'verdict' | 'latestHandshake' | 'peer' | 'bootedAt'>): number | undefined {
-  // Counted from the last session seen: the handshake, or an answered probe after it, or the boot (liveness.ts).
-  const seenAt = sessionSeenAt(latestHandshake, peer.probe, peer.probedAt, bootedAt);
+  // Counted from the last session seen: the handshake, or an answered probe after it, or the boot while that is what
+  // the verdict went by (liveness.ts).
+  const seenAt = sessionSeenAt(latestHandshake, peer.probe, peer.probedAt, verdict.reason === 'never_since_boot' ? bootedAt : undefined);
   return verdict.boundSeconds === undefined || seenAt === undefined ? undefined : (seenAt + verdict.boundSeconds) * 1000;
 }
 

@@ -229,8 +229,10 @@ export function watchVerdicts(deps: WatchDeps): VerdictWatch {
 function firstDue(judgements: readonly PeerJudgement[], at: number): number {
   let due = Number.POSITIVE_INFINITY;
   for (const judgement of judgements) {
-    // Healthy peers a bound can turn down by the clock: up on a handshake, or on an answered probe (partial too).
-    if (judgement.verdict.reason !== 'ok' && judgement.verdict.reason !== 'probe_partial') continue;
+    // Healthy peers a bound can turn down by the clock: up on a handshake, or on an answered probe (partial too), or
+    // not due yet after the router started (found by review: the log waited for the next wireguard run).
+    const reason = judgement.verdict.reason;
+    if (reason !== 'ok' && reason !== 'probe_partial' && reason !== 'never_since_boot') continue;
     const by = handshakeExpectedByMs(judgement);
     // Down means older than the bound: one second past it.
     if (by !== undefined && Number.isFinite(by)) due = Math.min(due, Math.max(at, by + 1000));

@@ -16,6 +16,8 @@ import { testRouter } from '../helpers/config.js';
 import { sampleText } from '../collectors/sample-text.js';
 import { peerRecord, systemOk, T0, WG_UP } from '../health/snapshots.js';
 import type { JobSnapshot } from '../../src/metrics/store.js';
+import { verdictLog } from '../health/verdict-log.js';
+import { testConfig } from '../helpers/config.js';
 
 const router = testRouter({ name: 'hq', url: 'https://192.0.2.1' });
 const BOUND = keepaliveBoundSeconds(25);
@@ -93,5 +95,17 @@ describe('a peer without a handshake on a router that just started', () => {
   it('a peer with a handshake is judged by it, whatever the boot says', () => {
     const verdict = judgePeer({ name: 'p', comment: undefined, disabled: false, handshakeAgeSeconds: BOUND + 1, keepaliveSeconds: 25, upSeconds: 10 }, router.health);
     expect(verdict).toMatchObject({ state: 'down', healthy: false, reason: 'stale' });
+  });
+
+  it('is logged as never shaken hands once its bound has passed since the boot, by the next run of any collector, not the next wireguard run (found by review)', async () => {
+    // An hourly wireguard schedule; system runs every 15 s.
+    const hourly = testConfig({ defaults: { username: 'monitor', password: 'x' }, routers: [{ name: 'hq', url: 'https://192.0.2.1', schedules: { wireguard: '0 0 * * * *' } }] });
+    const log = verdictLog(hourly);
+    log.record(systemOk(T0), T0);
+    log.record(collected(T0 / 1000 - 60, [BRANCH]).snapshot, T0);
+    for (let at = T0 + 15_000; at <= T0 + (BOUND - 60 + 150) * 1000; at += 15_000) log.record(systemOk(at), at);
+    await log.settled();
+    log.stop();
+    expect(log.messages.filter((line) => line.includes('branch') && line.includes('never shaken hands'))).toHaveLength(1);
   });
 });

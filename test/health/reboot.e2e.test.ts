@@ -25,6 +25,8 @@ let app: App;
 let server: Server;
 let base: string;
 const logs = captureLogs();
+/** /health after the first collection. */
+let firstReport: HealthReport;
 
 /** A hub's peer for a branch behind NAT: keepalive on, no endpoint. `darkAfter`: it makes no handshake after then. */
 const branch = (name: string, i: number, darkAfterSeconds?: number) => ({
@@ -40,10 +42,25 @@ beforeAll(async () => {
     now: () => clock,
     users: [{ name: 'monitor', password: PASSWORD }],
     routers: [
-      { name: 'hub', interfaces: [{ name: 'wg-hub', listenPort: 13231 }], peers: [branch('branch-live', 0), branch('branch-dark', 1, 60.5)] },
+      {
+        name: 'hub',
+        interfaces: [{ name: 'wg-hub', listenPort: 13231 }],
+        // branch-stale was down before the reboot: the reboot must not call it recovered.
+        peers: [branch('branch-live', 0), branch('branch-dark', 1, 60.5), { ...branch('branch-stale', 2), life: 'stale', staleForSeconds: 600 }],
+      },
       { name: 'steady', interfaces: [{ name: 'wg-hub', listenPort: 13231 }], peers: [branch('site-1', 0)] },
+      // Routers whose uptime says 0 s at every read. liar's only peer never shook hands; liar-2's other peer shook hands
+      // before the start it claims.
+      { name: 'liar', interfaces: [{ name: 'wg-hub', listenPort: 13231 }], peers: [{ ...branch('ghost', 0), life: 'never' }] },
+      { name: 'liar-2', interfaces: [{ name: 'wg-hub', listenPort: 13231 }], peers: [branch('site-1', 0), { ...branch('ghost', 1), life: 'never' }] },
+      // Its system/resource answers 500: the uptime read fails, and only adds no grace.
+      { name: 'no-uptime', interfaces: [{ name: 'wg-hub', listenPort: 13231 }], peers: [{ ...branch('ghost', 0), life: 'never' }] },
     ],
   });
+  for (const name of ['liar', 'liar-2']) {
+    emulator.router(name).setFaults({ path: 'system/resource', reply: { status: 200, body: 'data', contentType: 'application/json', text: '{"uptime":"0s","version":"7.19.4 (stable)"}' } });
+  }
+  emulator.router('no-uptime').setFaults({ status: { 'system/resource': 500 } });
   const config = testConfig({
     listen: '127.0.0.1:0',
     defaults: { username: 'monitor', password: PASSWORD, timeout: '3s', tls: { ca_file: writeCa(emulator) } },
@@ -55,6 +72,7 @@ beforeAll(async () => {
   // Every peer has shaken hands by now (the emulator's first handshake comes 1–10 s after a session starts).
   clock += 30_000;
   await app.collectOnce();
+  firstReport = await health();
 });
 
 afterAll(async () => {
@@ -83,20 +101,28 @@ async function uptimeReadsOfOneCollection(): Promise<number> {
   }
 }
 
+const peersOf = (report: HealthReport, router: string): [string, string, boolean][] =>
+  (report.routers.find((entry) => entry.name === router)?.peers ?? []).map((peer) => [peer.name, peer.reason, peer.healthy]);
+
 describe('a hub that reboots', () => {
-  it('before: every peer up, and no uptime read by the wireguard run', async () => {
+  it('before: every peer but the stale one up, and no uptime read by the hub\'s wireguard run', async () => {
     clock += 30_000;
-    expect(await uptimeReadsOfOneCollection()).toBe(0);
+    // The routers whose ghost has no handshake read the uptime (no-uptime tries); the hub and steady do not.
+    expect(await uptimeReadsOfOneCollection()).toBe(3);
     const report = await health();
-    expect(report.status).toBe('ok');
+    expect(peersOf(report, 'hub')).toEqual([
+      ['branch-live', 'ok', true],
+      ['branch-dark', 'ok', true],
+      ['branch-stale', 'stale', false],
+    ]);
+    expect(peersOf(report, 'steady')).toEqual([['site-1', 'ok', true]]);
   });
 
-  it('just after: peers without a handshake are due from the boot, healthy; the run read the uptime', async () => {
+  it('just after: peers without a handshake are due from the boot, healthy, but not one that was down before; the run read the uptime', async () => {
     emulator.router('hub').reboot();
     // Before the branches' first handshakes (1 s after the boot at the earliest).
     clock += 500;
-    // The hub's run alone: steady's peers all shook hands.
-    expect(await uptimeReadsOfOneCollection()).toBe(1);
+    expect(await uptimeReadsOfOneCollection()).toBe(4);
     const text = await metrics();
     // The boot as the exporter knows it: the read's time less an uptime RouterOS gives in whole seconds.
     const boot = (clock - 500) / 1000;
@@ -107,29 +133,50 @@ describe('a hub that reboots', () => {
       expect(due - keepaliveBoundSeconds(25)).toBeGreaterThanOrEqual(boot);
       expect(due - keepaliveBoundSeconds(25)).toBeLessThanOrEqual(boot + 1);
     }
+    // Down before the reboot: never, and still a problem, with no due time made up from the boot.
+    expect(text).toMatch(/routeros_wireguard_peer_healthy\{router="hub",[^}]*name="branch-stale"\} 0\n/);
+    expect(text).not.toMatch(/expected_by_timestamp_seconds\{router="hub",[^}]*name="branch-stale"\}/);
     const report = await health();
-    const hub = report.routers.find((router) => router.name === 'hub');
-    expect(hub?.status).toBe('ok');
-    expect(hub?.peers.map((peer) => [peer.name, peer.reason, peer.healthy])).toEqual([
+    expect(peersOf(report, 'hub')).toEqual([
       ['branch-live', 'never_since_boot', true],
       ['branch-dark', 'never_since_boot', true],
+      ['branch-stale', 'never', false],
     ]);
-    expect(logs.text()).not.toMatch(/has never shaken hands/);
+    expect(logs.text()).not.toMatch(/branch-(live|dark)[^\n]*has never shaken hands/);
+    expect(logs.text()).not.toMatch(/branch-stale[^\n]*no longer a problem/);
   });
 
   it('later: a branch that came back is up, one that did not is down once its bound has passed since the boot', async () => {
     // branch-dark stays dark: its handshakes stopped 60.5 s after the start, before its first one after the boot.
     clock += (keepaliveBoundSeconds(25) + 1) * 1000;
-    // branch-dark still has no handshake: read again.
-    // The hub's run alone: steady's peers all shook hands.
-    expect(await uptimeReadsOfOneCollection()).toBe(1);
+    expect(await uptimeReadsOfOneCollection()).toBe(4);
     const report = await health();
-    const hub = report.routers.find((router) => router.name === 'hub');
-    expect(hub?.peers.map((peer) => [peer.name, peer.reason, peer.healthy])).toEqual([
+    expect(peersOf(report, 'hub')).toEqual([
       ['branch-live', 'ok', true],
       ['branch-dark', 'never', false],
+      ['branch-stale', 'never', false],
     ]);
-    expect(hub?.status).toBe('critical');
     expect(logs.text()).toMatch(/peer branch-dark on hub\/wg-hub has never shaken hands/);
+  });
+});
+
+describe('a router whose uptime is not one', () => {
+  it('that restarts at every read: believed at the first read alone (nothing to tell it by), not again minutes later', async () => {
+    expect(peersOf(firstReport, 'liar')).toEqual([['ghost', 'never_since_boot', true]]);
+    expect(peersOf(await health(), 'liar')).toEqual([['ghost', 'never', false]]);
+  });
+
+  it('that puts the start after a handshake it still shows: not believed, from the first read on', async () => {
+    expect(peersOf(firstReport, 'liar-2')).toEqual([
+      ['site-1', 'ok', true],
+      ['ghost', 'never', false],
+    ]);
+  });
+
+  it('that cannot be read: the wireguard run stands, its peers judged without the boot', async () => {
+    const text = await metrics();
+    expect(text).toContain('routeros_collector_success{router="no-uptime",collector="wireguard"} 1');
+    expect(text).toContain('routeros_collector_success{router="no-uptime",collector="system"} 0');
+    expect(peersOf(await health(), 'no-uptime')).toEqual([['ghost', 'never', false]]);
   });
 });
