@@ -23,7 +23,7 @@ import { runStateOf, upVerdict } from '../analysis/up.js';
 import { isUnreadable, judgePeer, type PeerVerdict } from '../analysis/peer.js';
 import { handshakeAgeAt, probeAgeAt, sessionSeenAt } from '../analysis/liveness.js';
 import { counted, formatAge, inEra, isoOrNull, peerDisplayName } from './format.js';
-import { namedLine, ROUTER_TEXT_LIMIT } from '../util/text.js';
+import { keyStart, namedLine, ROUTER_TEXT_LIMIT } from '../util/text.js';
 import { evaluatePings } from './pings.js';
 import { finish, type Steps } from '../util/slices.js';
 import { worst, type InterfaceHealth, type PeerHealth, type PeerJudgement, type Problem, type RouterEvaluation, type RouterHealth, type Status } from './types.js';
@@ -307,6 +307,7 @@ function* judgePeers(
   const bootedAt = wireguard?.bootedAt;
   // A peer without a handshake is due from the boot: up this long at the instant the handshakes are aged to.
   const upSeconds = bootedAt === undefined ? undefined : Math.max(0, judgedAt / 1000 - bootedAt);
+  const repeated = yield* repeatedNames(wireguard?.peers ?? []);
   for (const [index, peer] of (wireguard?.peers ?? []).entries()) {
     if (stepEnds(index)) yield;
     // A stored time outside the era (kept from before range rules, or from a clock far ahead) cannot be judged.
@@ -341,7 +342,7 @@ function* judgePeers(
       router.health,
     );
     // Most peers are ok or idle, which are no problem: nothing to word for them.
-    if (verdict.reason !== 'ok' && verdict.reason !== 'idle') problemOf(peer, verdict, age, add, unjudged);
+    if (verdict.reason !== 'ok' && verdict.reason !== 'idle') problemOf(peer, verdict, age, add, unjudged, repeated);
     peers.push({ peer, verdict, latestHandshake, ageSeconds: age, bootedAt });
   }
   // One problem per router and cause, not per peer: "we cannot see" them, which is not "fine" (docs/health.md).
@@ -363,8 +364,26 @@ interface Unjudged {
   facts: string[];
 }
 
-function problemOf(peer: PeerJudgement['peer'], verdict: PeerVerdict, age: number | undefined, add: AddProblem, unjudged: Unjudged): void {
-  const subject = `${peer.interface}/${peerDisplayName(peer.name, peer.publicKey)}`;
+/**
+ * Interface and name pairs more than one peer shares (the same comment on two unnamed peers): their problems name
+ * the key's start too, or two lines read the same and the operator cannot tell which peer is down.
+ */
+function* repeatedNames(peers: readonly PeerJudgement['peer'][]): Steps<Set<string>> {
+  const seen = new Set<string>();
+  const repeated = new Set<string>();
+  for (const [index, peer] of peers.entries()) {
+    if (stepEnds(index)) yield;
+    if (peer.name === '') continue;
+    const key = `${peer.interface}\n${peer.name}`;
+    if (seen.has(key)) repeated.add(key);
+    else seen.add(key);
+  }
+  return repeated;
+}
+
+function problemOf(peer: PeerJudgement['peer'], verdict: PeerVerdict, age: number | undefined, add: AddProblem, unjudged: Unjudged, repeated: ReadonlySet<string>): void {
+  const shown = peerDisplayName(peer.name, peer.publicKey);
+  const subject = `${peer.interface}/${repeated.has(`${peer.interface}\n${peer.name}`) ? `${shown} (${keyStart(peer.publicKey)})` : shown}`;
   const why = verdict.because === 'keepalive' ? `keepalive ${formatAge(peer.keepaliveSeconds)}` : verdict.because === 'sending' ? 'traffic waiting' : 'expected always on';
   if (verdict.reason === 'stale' && age !== undefined) {
     const ago = `last handshake ${formatAge(age)} ago`;

@@ -44,4 +44,11 @@ describe('peer verdict: one place for /metrics and /health', () => {
     const verdict = judgePeer({ name: 'p', comment: undefined, disabled: true, handshakeAgeSeconds: 10_800, interfaceDisabled: true }, router.health);
     expect(verdict).toMatchObject({ judged: false, healthy: true, reason: 'disabled', state: 'disabled' });
   });
+
+  it('names two peers of one interface that share a name by their keys too, in /health problems (found by review)', () => {
+    const peers = [peerRecord('branch', '3h'), { ...peerRecord('branch', '3h'), 'public-key': 'Other-key-0000000000000000000000000000000=' }, peerRecord('solo', '3h')];
+    const { problems } = evaluateRouter(router, [systemOk(), wireguard(router, [{ ...WG_OFF, running: 'true', disabled: 'false' }], peers)], T0);
+    const subjects = problems.filter((problem) => problem.kind === 'peer-stale').map((problem) => problem.subject);
+    expect(subjects).toEqual(['hq/wg-branch/branch (branch-k…)', 'hq/wg-branch/branch (Other-ke…)', 'hq/wg-branch/solo']);
+  });
 });
