@@ -11,6 +11,13 @@ const LOG_EVERY_MS = 60_000;
 /** Reasons counted apart; others count as `other`, so a flood of odd codes cannot grow the line. */
 const MAX_REASONS = 8;
 const CODE = /^[A-Z0-9_]{1,64}$/;
+/**
+ * OpenSSL's verification codes (a client certificate that does not verify: what an operator looks for) are counted
+ * apart beyond MAX_REASONS: a client bringing other failures first filled the reasons, and the one that mattered read
+ * as `other` (found by review). They are a fixed set of a few dozen, so the line stays bounded.
+ */
+const VERIFICATION_CODE = /CERT|VERIFY|SIGNATURE|ISSUER|CHAIN|CRL/;
+const MAX_VERIFICATION_REASONS = 64;
 
 export class TlsRefusals {
   readonly #logger: Logger;
@@ -31,7 +38,10 @@ export class TlsRefusals {
     const code = (error as { code?: unknown } | null)?.code;
     // Node's codes (ERR_SSL_…, ECONNRESET) only: never the message, which may quote what the client sent.
     let reason = typeof code === 'string' && CODE.test(code) ? code : 'other';
-    if (!this.#byReason.has(reason) && this.#byReason.size >= MAX_REASONS) reason = 'other';
+    if (!this.#byReason.has(reason)) {
+      const room = VERIFICATION_CODE.test(reason) ? MAX_REASONS + MAX_VERIFICATION_REASONS : MAX_REASONS;
+      if (this.#byReason.size >= room) reason = 'other';
+    }
     this.#byReason.set(reason, (this.#byReason.get(reason) ?? 0) + 1);
     this.#refused++;
     this.#remote = remote ?? this.#remote;

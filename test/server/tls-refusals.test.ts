@@ -64,3 +64,22 @@ it('says a burst followed by silence once its minute is over, without waiting fo
     vi.useRealTimers();
   }
 });
+
+it('counts a certificate that does not verify by its code even after other failures filled the reasons (found by review)', () => {
+  const logs = captureLogs();
+  let clock = 0;
+  const refusals = new TlsRefusals(logs.logger, () => clock);
+  refusals.note(failure('ECONNRESET'), undefined);
+  for (let i = 0; i < 20; i++) refusals.note(failure(`ERR_SSL_CODE_${String(i)}`), '192.0.2.1');
+  refusals.note(failure('UNABLE_TO_VERIFY_LEAF_SIGNATURE'), '192.0.2.9');
+  refusals.note(failure('DEPTH_ZERO_SELF_SIGNED_CERT'), '192.0.2.9');
+  // Not a verification code: still other once the reasons are full.
+  refusals.note(failure('ERR_SSL_ANOTHER'), '192.0.2.9');
+  clock += 60_000;
+  refusals.note(failure('ECONNRESET'), '192.0.2.1');
+  const reasons = (logs.lines().at(-1) ?? {})['reasons'] as Record<string, number>;
+  expect(reasons['UNABLE_TO_VERIFY_LEAF_SIGNATURE']).toBe(1);
+  expect(reasons['DEPTH_ZERO_SELF_SIGNED_CERT']).toBe(1);
+  expect(reasons['ERR_SSL_ANOTHER']).toBeUndefined();
+  expect(Object.keys(reasons).length).toBeLessThanOrEqual(8 + 64);
+});
