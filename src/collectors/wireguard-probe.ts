@@ -249,13 +249,14 @@ export function probeParameters(target: ProbeTarget, count: number): Record<stri
 }
 
 /**
- * One probe, and when every ping of it was lost, one more at once: a single lost ping (probe_count 1, the default)
- * called a working tunnel `blocked`, a page, on any link that drops a packet now and then. The result tells both
- * probes' pings: lost again is `failed`, answered the second time is `partial` with the loss of both.
+ * One probe, and when its one ping (probe_count 1, the default) was lost, one more at once: a single lost ping called a
+ * working tunnel `blocked`, a page, on any link that drops a packet now and then. The result tells both probes'
+ * pings: lost again (or the second failing to run) is `failed`, answered the second time is `partial` with the loss
+ * of both. With 2 or 3 pings every one lost is evidence enough, and no probe is made twice.
  */
 async function probeOne(run: Run, target: ProbeTarget, options: ProbeOptions, signal: AbortSignal): Promise<ProbeResult> {
   const first = await probeOnce(run, target, options, signal);
-  if (first.outcome !== 'failed') return first;
+  if (first.outcome !== 'failed' || options.count > 1) return first;
   return confirmed(await probeOnce(run, target, options, signal));
 }
 

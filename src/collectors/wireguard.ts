@@ -11,7 +11,7 @@ import { escapeLabelValue, labelPair } from '../metrics/text.js';
 import { WIREGUARD, WIREGUARD_FAMILIES as F } from './wireguard.contract.js';
 import { judgePeer, peerLabel } from '../analysis/peer.js';
 import { FieldReader, given, problemsOf } from '../analysis/decoding.js';
-import { bootedAtOf, handshakeAgeAt, PROBE_SKIP_REASONS, probeAgeAt, sessionSeenAt, type ProbeOutcome } from '../analysis/liveness.js';
+import { handshakeAgeAt, PROBE_SKIP_REASONS, probeAgeAt, sessionSeenAt, type ProbeOutcome } from '../analysis/liveness.js';
 import { cronIntervalSeconds } from '../config/cron.js';
 import {
   ADDRESS_PROPLIST,
@@ -31,6 +31,7 @@ import {
 } from './wireguard-probe.js';
 import type { Collector, JobContext, JobResult } from './types.js';
 import { CounterMemory } from './wireguard-counters.js';
+import { believedBootSteps, readBoot, wantsUptimeSteps } from './wireguard-boot.js';
 import { quoteRouterText } from '../util/text.js';
 import { finish, finishInSlices, type Steps } from '../util/slices.js';
 
@@ -397,79 +398,15 @@ export function* mapWireguardSteps(
 /**
  * Two requests in a row, and the uptime when a peer has no handshake, each with the router's timeout; with probes
  * possible, the address list and the probe rounds (PROBES_PER_RUN, PROBE_CONCURRENCY at a time, each its timeout
- * plus its pings' time, twice for a probe whose pings were all lost) too.
+ * plus its pings' time, twice for a lone ping that was lost) too.
  */
 function deadlineSeconds(router: RouterConfig): number {
   if (!mayProbe(router.health)) return router.timeoutSeconds * 3;
-  const rounds = 2 * Math.ceil(PROBES_PER_RUN / PROBE_CONCURRENCY);
+  // A lone ping that was lost is probed once more (wireguard-probe.ts).
+  const rounds = (router.health.probeCount ?? 1) === 1 ? 2 * Math.ceil(PROBES_PER_RUN / PROBE_CONCURRENCY) : Math.ceil(PROBES_PER_RUN / PROBE_CONCURRENCY);
   return router.timeoutSeconds * (4 + rounds) + (rounds * (router.health.probeCount ?? 1) * PROBE_INTERVAL_MS) / 1000;
 }
 
-/** A persistent-keepalive RouterOS writes for none: absent, empty, or zero in any of its forms (`0`, `0s`, `00:00:00`). */
-const NO_KEEPALIVE = /^[0:s]*$/;
-
-/**
- * Whether some enabled peer with a keepalive shows no handshake: RouterOS's reply after a reboot. Only then is the
- * uptime read, so a router whose peers all shook hands, or whose peers without one have no keepalive (a road
- * warrior never used), pays no third request.
- */
-function wantsUptime(peers: readonly RouterRecord[]): boolean {
-  for (const record of peers) {
-    if (record['disabled'] === 'true' || given(record, 'last-handshake')) continue;
-    if (!NO_KEEPALIVE.test(record['persistent-keepalive'] ?? '')) return true;
-  }
-  return false;
-}
-
-/** A boot read this long after the one before it makes the one before no evidence either way. */
-const BOOTS_COMPARED_WITHIN_MS = 600_000;
-/** A boot younger than this when read, followed by another: a reboot loop, or an uptime that is not one. */
-const YOUNG_BOOT_SECONDS = 600;
-
-/**
- * The router's start as read, or undefined when it is not to be believed: a peer shook hands before it (RouterOS
- * forgets handshakes at a reboot, so the uptime is wrong), or the router claimed another fresh start at its read
- * before, minutes ago (a reboot loop, or an uptime that restarts at every read: either kept a dead peer healthy
- * for good; found by review). Remembered in the job's memory for the next read.
- */
-function believedBoot(bootedAt: number | undefined, readAt: number, peers: readonly RouterRecord[], memory: Map<string, number>): number | undefined {
-  if (bootedAt === undefined) return undefined;
-  const before = memory.get('boot.at');
-  const readBefore = memory.get('boot.readAt');
-  memory.set('boot.at', bootedAt);
-  memory.set('boot.readAt', readAt);
-  if (before !== undefined && readBefore !== undefined && readAt - readBefore < BOOTS_COMPARED_WITHIN_MS) {
-    if (bootedAt > before + 2 && readBefore / 1000 - before < YOUNG_BOOT_SECONDS) return undefined;
-  }
-  const read = new FieldReader('interface/wireguard/peers');
-  for (const record of peers) {
-    if (!given(record, 'last-handshake')) continue;
-    const age = read.age(record, 'last-handshake', readAt / 1000);
-    if (age !== undefined && readAt / 1000 - age < bootedAt - 2) return undefined;
-  }
-  return bootedAt;
-}
-
-/**
- * When the router started (Unix seconds), from its uptime read with a proplist of its own; undefined when the reply
- * holds no readable uptime, or the read fails: the peers are then judged as before, without the boot to count from
- * (the read only ever adds a grace, so its failure does not fail the run; found by review).
- */
-async function readBootedAt(context: JobContext, read: FieldReader): Promise<number | undefined> {
-  let record: RouterRecord;
-  try {
-    record = await context.client.getSingleton('system/resource', { proplist: UPTIME_PROPLIST, signal: context.signal });
-  } catch (error) {
-    if (context.signal.aborted) throw error;
-    return undefined;
-  }
-  const readAt = context.now();
-  const uptime = read.age(record, 'uptime', readAt / 1000);
-  if (uptime === undefined && !given(record, 'uptime')) read.problem('holds no uptime; peers without a handshake are judged without the boot');
-  return bootedAtOf(readAt, uptime);
-}
-
-const UPTIME_PROPLIST = ['uptime'] as const;
 
 export const wireguardCollector: Collector<WireguardData, 'wireguard'> = {
   ...WIREGUARD,
@@ -511,7 +448,8 @@ export const wireguardCollector: Collector<WireguardData, 'wireguard'> = {
           await finishInSlices(rememberProbesSteps(memory, probes, selected), options);
         }
         const uptimeRead = new FieldReader('system/resource');
-        const bootedAt = wantsUptime(peers) ? believedBoot(await readBootedAt(context, uptimeRead), context.now(), peers, context.memory) : undefined;
+        const boot = (await finishInSlices(wantsUptimeSteps(peers), options)) ? await readBoot(context, uptimeRead) : undefined;
+        const bootedAt = await finishInSlices(believedBootSteps(boot, readAt, peers, context.memory), options);
         const result = await finishInSlices(mapWireguardSteps(interfaces, peers, context.routerLabel, health, readAt, context.memory, probes, bootedAt), { signal: context.signal });
         const probeProblems = problemsOf(probeRead, uptimeRead);
         return {

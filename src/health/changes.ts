@@ -301,7 +301,10 @@ function describePeer(judgement: PeerJudgement, bad: boolean, routerName: string
     const why = early ? ', down before its handshake was due: its tunnel probe lost every ping' : '';
     message = `${who} stale${since === null ? '' : ` since ${since}`} (last handshake ${formatAge(age ?? 0)} ago${why})`;
   } else if (verdict.reason === 'never') {
-    message = `${who} has never shaken hands`;
+    // With the router's start read (a run that found a keepalive peer without a handshake): "never" would be untrue
+    // of a peer that shook hands before a reboot.
+    const started = judgement.bootedAt === undefined ? null : isoOrNull(judgement.bootedAt * 1000);
+    message = started === null ? `${who} has never shaken hands` : `${who} has not shaken hands since the router started at ${started}`;
   } else if (verdict.reason === 'handshake_unreadable') {
     message = `${who} cannot be judged: its last-handshake did not decode`;
   } else if (verdict.reason === 'unreadable') {

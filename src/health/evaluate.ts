@@ -342,7 +342,7 @@ function* judgePeers(
       router.health,
     );
     // Most peers are ok or idle, which are no problem: nothing to word for them.
-    if (verdict.reason !== 'ok' && verdict.reason !== 'idle') problemOf(peer, verdict, age, add, unjudged, repeated);
+    if (verdict.reason !== 'ok' && verdict.reason !== 'idle') problemOf(peer, verdict, age, add, unjudged, repeated, bootedAt === undefined ? undefined : Math.max(0, now / 1000 - bootedAt));
     peers.push({ peer, verdict, latestHandshake, ageSeconds: age, bootedAt });
   }
   // One problem per router and cause, not per peer: "we cannot see" them, which is not "fine" (docs/health.md).
@@ -381,7 +381,15 @@ function* repeatedNames(peers: readonly PeerJudgement['peer'][]): Steps<Set<stri
   return repeated;
 }
 
-function problemOf(peer: PeerJudgement['peer'], verdict: PeerVerdict, age: number | undefined, add: AddProblem, unjudged: Unjudged, repeated: ReadonlySet<string>): void {
+function problemOf(
+  peer: PeerJudgement['peer'],
+  verdict: PeerVerdict,
+  age: number | undefined,
+  add: AddProblem,
+  unjudged: Unjudged,
+  repeated: ReadonlySet<string>,
+  upSeconds: number | undefined,
+): void {
   const shown = peerDisplayName(peer.name, peer.publicKey);
   const subject = `${peer.interface}/${repeated.has(`${peer.interface}\n${peer.name}`) ? `${shown} (${keyStart(peer.publicKey)})` : shown}`;
   const why = verdict.because === 'keepalive' ? `keepalive ${formatAge(peer.keepaliveSeconds)}` : verdict.because === 'sending' ? 'traffic waiting' : 'expected always on';
@@ -400,7 +408,9 @@ function problemOf(peer: PeerJudgement['peer'], verdict: PeerVerdict, age: numbe
     const lost = `probe lost ${Math.round((peer.probeLossRatio ?? 0) * 100)} % through the tunnel`;
     add({ kind: 'peer-probe-loss', status: 'degraded', subject, text: `up, but ${lost}`, brief: lost });
   } else if (verdict.reason === 'never') {
-    add({ kind: 'peer-never', status: 'critical', subject, text: `never shook hands (${why})`, brief: 'never' });
+    // "Never" is untrue of a peer that shook hands before a reboot: with the router's start read, said so.
+    const text = upSeconds === undefined ? `never shook hands (${why})` : `no handshake since the router started ${formatAge(upSeconds)} ago (${why})`;
+    add({ kind: 'peer-never', status: 'critical', subject, text, brief: 'never' });
   } else if (verdict.reason === 'handshake_unreadable') {
     unjudged.handshake.push(subject);
   } else if (verdict.reason === 'unreadable') {

@@ -246,22 +246,24 @@ describe('a probe whose pings were all lost', () => {
     expect(await probe(['lost', 'lost'])).toEqual({ result: { outcome: 'failed', lossRatio: 1 }, asks: 2 });
     // A confirmation that failed to run leaves the first probe's word.
     expect(await probe(['lost', 'error'])).toEqual({ result: { outcome: 'failed', lossRatio: 1 }, asks: 2 });
-    // Answered, partly or wholly, or an error: no second probe.
+    // Answered, partly or wholly, or an error: no second probe; nor for 2 or 3 pings all lost.
     expect(await probe(['answered'])).toMatchObject({ result: { outcome: 'ok' }, asks: 1 });
     expect(await probe(['half'], 2)).toMatchObject({ result: { outcome: 'partial', lossRatio: 0.5 }, asks: 1 });
     expect(await probe(['error'])).toEqual({ result: { outcome: 'error' }, asks: 1 });
+    expect(await probe(['lost', 'answered'], 3)).toEqual({ result: { outcome: 'failed', lossRatio: 1 }, asks: 1 });
   });
 
-  it('property: at most two probes; failed only when both lost every ping; a loss within 0..1 that counts both', async () => {
+  it('property: a lone ping lost is probed twice, else once; failed only when every ping of both was lost; a loss within 0..1', async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(fc.constantFrom<Reply>('lost', 'answered', 'half', 'error'), { minLength: 2, maxLength: 2 }), fc.integer({ min: 1, max: 3 }), async (replies, count) => {
         const [first, second] = replies as [Reply, Reply];
         // Half of one ping is none answered.
         const lost = (reply: Reply): boolean => reply === 'lost' || (reply === 'half' && count === 1);
         const { result, asks } = await probe([...replies], count);
-        expect(asks).toBe(lost(first) ? 2 : 1);
-        const lostBoth = lost(first) && (lost(second) || second === 'error');
-        expect(result?.outcome === 'failed').toBe(lostBoth);
+        const again = lost(first) && count === 1;
+        expect(asks).toBe(again ? 2 : 1);
+        const failed = lost(first) && (count > 1 || lost(second) || second === 'error');
+        expect(result?.outcome === 'failed').toBe(failed);
         if (result?.lossRatio !== undefined) {
           expect(result.lossRatio).toBeGreaterThanOrEqual(0);
           expect(result.lossRatio).toBeLessThanOrEqual(1);

@@ -108,9 +108,9 @@ describe('the wireguard job', () => {
     // auto without expect: always, or everything off: nothing to probe.
     expect(deadline({ expect: { 'wg-road': 'on_demand' } })).toBe(15);
     expect(deadline({ probe_tunnels: false, expect: { 'wg-sites': 'always' } })).toBe(15);
-    // 4 requests + 16 rounds of 2 probes (8, and each again when all its pings were lost), each its timeout plus
-    // count × 200 ms.
+    // 4 requests + rounds of 2 probes, each its timeout plus count × 200 ms: 16 rounds for one ping (8, and each again
+    // when its ping was lost), 8 for three.
     expect(deadline({ expect: { 'wg-sites': 'always' } })).toBeCloseTo(5 * 20 + 16 * 0.2);
-    expect(deadline({ probe: { 'wg-sites': 'on' }, probe_count: 3 })).toBeCloseTo(5 * 20 + 16 * 3 * 0.2);
+    expect(deadline({ probe: { 'wg-sites': 'on' }, probe_count: 3 })).toBeCloseTo(5 * 12 + 8 * 3 * 0.2);
   });
 });

@@ -1,0 +1,114 @@
+/**
+ * The router's start, for the wireguard job: RouterOS forgets every handshake when it restarts, and a keepalive peer
+ * without a handshake is due from the start (analysis/liveness.ts, docs/health.md "After a reboot"). Read only when
+ * such a peer exists, and believed only when nothing the router says contradicts it: an uptime that is not one kept
+ * a dead peer healthy for good (found by review).
+ */
+import type { RouterRecord } from '../routeros/records.js';
+import { FieldReader, given } from '../analysis/decoding.js';
+import { bootedAtOf } from '../analysis/liveness.js';
+import type { JobContext } from './types.js';
+import type { Steps } from '../util/slices.js';
+
+/** A persistent-keepalive RouterOS writes for none: absent, empty, or zero in any of its forms (`0`, `0s`, `00:00:00`). */
+const NO_KEEPALIVE = /^[0:s]*$/;
+/** Peers looked at between two pauses of the event loop. */
+const PEERS_PER_STEP = 2_000;
+
+/**
+ * Whether some enabled peer with a keepalive shows no handshake: RouterOS's reply after a reboot. Only then is the
+ * uptime read, so a router whose peers all shook hands, or whose peers without one have no keepalive (a road
+ * warrior never used), pays no third request.
+ */
+export function* wantsUptimeSteps(peers: readonly RouterRecord[]): Steps<boolean> {
+  for (const [index, record] of peers.entries()) {
+    if (index % PEERS_PER_STEP === PEERS_PER_STEP - 1) yield;
+    if (record['disabled'] === 'true' || given(record, 'last-handshake')) continue;
+    if (!NO_KEEPALIVE.test(record['persistent-keepalive'] ?? '')) return true;
+  }
+  return false;
+}
+
+/** A start as read: Unix seconds, when the reply came (Unix ms), and how far off the reply's delay may put it (s). */
+export interface BootRead {
+  bootedAt: number;
+  readAt: number;
+  slackSeconds: number;
+}
+
+/**
+ * The router's start from its uptime, read with a proplist of its own; undefined when the reply holds no readable
+ * uptime or the read fails: the peers are then judged as before, without the start to count from (the read only
+ * ever adds a grace, so its failure fails nothing; found by review).
+ */
+export async function readBoot(context: JobContext, read: FieldReader): Promise<BootRead | undefined> {
+  const sentAt = context.now();
+  let record: RouterRecord;
+  try {
+    record = await context.client.getSingleton('system/resource', { proplist: ['uptime'], signal: context.signal });
+  } catch (error) {
+    if (context.signal.aborted) throw error;
+    return undefined;
+  }
+  const readAt = context.now();
+  const uptime = read.age(record, 'uptime', readAt / 1000);
+  if (uptime === undefined && !given(record, 'uptime')) read.problem('holds no uptime; peers without a handshake are judged without the boot');
+  const bootedAt = bootedAtOf(readAt, uptime);
+  // The uptime holds at some moment between the request and the reply, and is whole seconds: a slow reply shifted
+  // the start by its delay, and a start read twice looked like two (found by review).
+  return bootedAt === undefined ? undefined : { bootedAt, readAt, slackSeconds: Math.max(0, readAt - sentAt) / 1000 + 2 };
+}
+
+/** A start read this long after the one before it makes the one before no evidence either way. */
+const BOOTS_COMPARED_WITHIN_MS = 600_000;
+/** A start younger than this when read, followed by another: one of a series of restarts. */
+const YOUNG_BOOT_SECONDS = 600;
+/**
+ * Restarts in a row, each within minutes of the one before, that are still believed: an upgrade restarts twice (the
+ * packages, then the RouterBOOT firmware), and a second restart must not page every branch (found by review). A third
+ * is a reboot loop, or an uptime that restarts at every read.
+ */
+const RESTARTS_BELIEVED = 2;
+
+/**
+ * The start as read, or undefined when it is not to be believed. Compared with the read before (the job's memory):
+ * a new start must lie after that read, as a restart's does (an uptime that stopped, or runs slow, puts it before),
+ * and not be the third of young restarts in a row. Compared with the peers (as of `peersReadAt`, Unix ms): none may
+ * have shaken hands before it, as RouterOS forgets handshakes when it restarts.
+ */
+export function* believedBootSteps(read: BootRead | undefined, peersReadAt: number, peers: readonly RouterRecord[], memory: Map<string, number>): Steps<number | undefined> {
+  if (read === undefined) return undefined;
+  const { bootedAt, readAt, slackSeconds } = read;
+  // The start last believed, as first read (an uptime that lags drifts a little at every read: compared with the
+  // start as first told, the drift adds up), with that read's slack, and when the router was last read.
+  const anchor = memory.get('boot.at');
+  const anchorSlack = memory.get('boot.slack') ?? 2;
+  const readBefore = memory.get('boot.readAt');
+  const restartsBefore = memory.get('boot.restarts') ?? 0;
+  memory.set('boot.readAt', readAt);
+  const believe = (restarts: number): void => {
+    memory.set('boot.at', bootedAt);
+    memory.set('boot.slack', slackSeconds);
+    memory.set('boot.restarts', restarts);
+  };
+  if (anchor === undefined || readBefore === undefined || readAt - readBefore >= BOOTS_COMPARED_WITHIN_MS) {
+    believe(0);
+  } else if (Math.abs(bootedAt - anchor) <= slackSeconds + anchorSlack) {
+    // The same start (either read may be off by its own slack).
+  } else if (bootedAt < readBefore / 1000 - slackSeconds) {
+    // Up since `anchor` at the last read, yet started before that read now: not a restart. The start believed stays.
+    return undefined;
+  } else {
+    const restarts = readBefore / 1000 - anchor < YOUNG_BOOT_SECONDS ? restartsBefore + 1 : 1;
+    believe(restarts);
+  }
+  if ((memory.get('boot.restarts') ?? 0) > RESTARTS_BELIEVED) return undefined;
+  const ages = new FieldReader('interface/wireguard/peers');
+  for (const [index, record] of peers.entries()) {
+    if (index % PEERS_PER_STEP === PEERS_PER_STEP - 1) yield;
+    if (!given(record, 'last-handshake')) continue;
+    const age = ages.age(record, 'last-handshake', peersReadAt / 1000);
+    if (age !== undefined && peersReadAt / 1000 - age < bootedAt - slackSeconds) return undefined;
+  }
+  return bootedAt;
+}

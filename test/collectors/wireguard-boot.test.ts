@@ -1,0 +1,99 @@
+/**
+ * Whether the wireguard job believes the start a router's uptime tells (collectors/wireguard-boot.ts): a keepalive
+ * peer without a handshake is due from it, so an uptime that is not one must not keep a dead peer healthy, and a
+ * real restart must not page every branch (found by review: a second restart of an upgrade, a slow reply, a frozen
+ * uptime, an uptime of 0 s at every read).
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { believedBootSteps, type BootRead } from '../../src/collectors/wireguard-boot.js';
+import { finish } from '../../src/util/slices.js';
+import type { RouterRecord } from '../../src/routeros/records.js';
+
+const T = Date.UTC(2026, 10, 30, 12, 0, 0);
+/** A read at `readAt` (ms) of a router up `uptime` s, its reply `delayMs` after the request. */
+const read = (readAt: number, uptime: number, delayMs = 20): BootRead => ({ bootedAt: Math.round(readAt / 1000 - uptime), readAt, slackSeconds: delayMs / 1000 + 2 });
+const believe = (memory: Map<string, number>, boot: BootRead, peers: RouterRecord[] = []): number | undefined => finish(believedBootSteps(boot, boot.readAt, peers, memory));
+
+describe('the start a router tells', () => {
+  it('a real restart after long up, then a second minutes later (an upgrade): both believed', () => {
+    const memory = new Map<string, number>();
+    expect(believe(memory, read(T, 900_000))).toBeDefined();
+    // Restarted at T + 100 s; read at T + 115 s.
+    expect(believe(memory, read(T + 115_000, 15))).toBe(Math.round(T / 1000 + 100));
+    expect(believe(memory, read(T + 130_000, 30))).toBe(Math.round(T / 1000 + 100));
+    // The RouterBOOT upgrade's restart at T + 430 s.
+    expect(believe(memory, read(T + 445_000, 15))).toBe(Math.round(T / 1000 + 430));
+    expect(believe(memory, read(T + 460_000, 30))).toBe(Math.round(T / 1000 + 430));
+  });
+
+  it('a slow reply moves the start by its delay: still the same start, not a restart', () => {
+    const memory = new Map<string, number>();
+    const boot = T / 1000 - 60;
+    for (let i = 0; i < 5; i++) {
+      // The uptime as of the request, the reply 2.5 s later.
+      const asked = T + i * 15_000;
+      const uptime = Math.floor(asked / 1000 - boot);
+      expect(believe(memory, { bootedAt: Math.round((asked + 2_500) / 1000 - uptime), readAt: asked + 2_500, slackSeconds: 2.5 + 2 })).toBeDefined();
+    }
+    expect(memory.get('boot.restarts')).toBe(0);
+  });
+
+  it('an uptime of 0 s at every read: believed for two restarts in a row, not a third', () => {
+    const memory = new Map<string, number>();
+    const verdicts = [0, 1, 2, 3, 4].map((i) => believe(memory, read(T + i * 15_000, 0)) !== undefined);
+    expect(verdicts).toEqual([true, true, true, false, false]);
+  });
+
+  it('an uptime that stopped (or runs slow): not believed from the second read on', () => {
+    const memory = new Map<string, number>();
+    const verdicts = [0, 1, 2, 3].map((i) => believe(memory, read(T + i * 15_000, 900)) !== undefined);
+    expect(verdicts).toEqual([true, false, false, false]);
+  });
+
+  it('a peer that shook hands before the start told: not believed', () => {
+    const memory = new Map<string, number>();
+    const peers: RouterRecord[] = [{ 'last-handshake': '5m' }, {}];
+    expect(believe(memory, read(T, 60), peers)).toBeUndefined();
+    expect(believe(new Map(), read(T, 600), peers)).toBeDefined();
+  });
+
+  it('property: an honest router, restarting at any time once a read has seen it up 10 minutes, read at any gaps with replies up to 4 s late: always believed, to within the slack', () => {
+    fc.assert(
+      fc.property(fc.array(fc.record({ gap: fc.integer({ min: 1_000, max: 900_000 }), restart: fc.boolean(), delay: fc.integer({ min: 0, max: 4_000 }) }), { minLength: 1, maxLength: 40 }), (steps) => {
+        const memory = new Map<string, number>();
+        let now = T;
+        let boot = T / 1000 - 1_000_000;
+        let upAtLastRead = Infinity;
+        for (const step of steps) {
+          const before = now;
+          now += step.gap;
+          // A restart halfway through the gap, if the last read saw the router up 10 minutes or more (else it is one of
+          // a series of restarts, which a third of in a row is not believed: the test above).
+          if (step.restart && upAtLastRead >= 600) boot = (before + step.gap / 2) / 1000;
+          const uptime = Math.floor(now / 1000 - boot);
+          upAtLastRead = uptime;
+          const told = believe(memory, { bootedAt: Math.round((now + step.delay) / 1000 - uptime), readAt: now + step.delay, slackSeconds: step.delay / 1000 + 2 });
+          expect(told).toBeDefined();
+          expect(Math.abs((told ?? 0) - boot)).toBeLessThanOrEqual(step.delay / 1000 + 2);
+          now += step.delay;
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('property: an uptime that lags the clock is not believed once its start has drifted past two reads\' slack from the first', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 14 }), fc.integer({ min: 600, max: 10_000_000 }), fc.integer({ min: 2, max: 40 }), (lag, firstUptime, reads) => {
+        const memory = new Map<string, number>();
+        for (let i = 0; i < reads; i++) {
+          const believed = believe(memory, read(T + i * 15_000, firstUptime + i * (15 - lag))) !== undefined;
+          // Drifted by i × lag seconds (and up to 1 of rounding) from the start first told; two reads' slack is ~4 s.
+          if (i * lag > 5) expect(believed).toBe(false);
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
