@@ -73,6 +73,8 @@ it('counts a certificate that does not verify by its code even after other failu
   for (let i = 0; i < 20; i++) refusals.note(failure(`ERR_SSL_CODE_${String(i)}`), '192.0.2.1');
   refusals.note(failure('UNABLE_TO_VERIFY_LEAF_SIGNATURE'), '192.0.2.9');
   refusals.note(failure('DEPTH_ZERO_SELF_SIGNED_CERT'), '192.0.2.9');
+  // A client certificate made for servers only: a verification code without CERT in its name.
+  refusals.note(failure('INVALID_PURPOSE'), '192.0.2.9');
   // Not a verification code: still other once the reasons are full.
   refusals.note(failure('ERR_SSL_ANOTHER'), '192.0.2.9');
   clock += 60_000;
@@ -80,6 +82,7 @@ it('counts a certificate that does not verify by its code even after other failu
   const reasons = (logs.lines().at(-1) ?? {})['reasons'] as Record<string, number>;
   expect(reasons['UNABLE_TO_VERIFY_LEAF_SIGNATURE']).toBe(1);
   expect(reasons['DEPTH_ZERO_SELF_SIGNED_CERT']).toBe(1);
+  expect(reasons['INVALID_PURPOSE']).toBe(1);
   expect(reasons['ERR_SSL_ANOTHER']).toBeUndefined();
-  expect(Object.keys(reasons).length).toBeLessThanOrEqual(8 + 64);
+  expect(Object.keys(reasons).length).toBeLessThanOrEqual(8 + 28);
 });
