@@ -59,24 +59,41 @@ export async function readBoot(context: JobContext, read: FieldReader): Promise<
   return bootedAt === undefined ? undefined : { bootedAt, readAt, slackSeconds: Math.max(0, readAt - sentAt) / 1000 + 2 };
 }
 
-/** A start read this long after the one before it makes the one before no evidence either way. */
-const BOOTS_COMPARED_WITHIN_MS = 600_000;
-/** A start younger than this when read, followed by another: one of a series of restarts. */
-const YOUNG_BOOT_SECONDS = 600;
 /**
- * Restarts in a row, each within minutes of the one before, that are still believed: an upgrade restarts twice (the
+ * Two starts told this close are one: the reply's delay, the uptime's whole second, and the exporter's own clock
+ * stepped by NTP (a step of 5 s cancelled a real restart's grace; found by review). An uptime that lags the clock
+ * drifts further from the start as first told at every read, and is refused once past this.
+ */
+const SAME_START_SECONDS = 60;
+/**
+ * A start this soon after the one before is one of a series of restarts. An hour, or two wireguard intervals when
+ * they are longer: with a fixed 10 minutes a schedule of 10 minutes or more, or a keepalive bound longer than that,
+ * let a router restarting (or claiming to) at every read keep a dead peer healthy for good (found by review).
+ */
+export function youngRestartSeconds(intervalSeconds: number): number {
+  return Math.max(3_600, 2 * intervalSeconds);
+}
+/**
+ * Restarts in a row, each soon after the one before, that are still believed: an upgrade restarts twice (the
  * packages, then the RouterBOOT firmware), and a second restart must not page every branch (found by review). A third
  * is a reboot loop, or an uptime that restarts at every read.
  */
 const RESTARTS_BELIEVED = 2;
 
 /**
- * The start as read, or undefined when it is not to be believed. Compared with the read before (the job's memory):
- * a new start must lie after that read, as a restart's does (an uptime that stopped, or runs slow, puts it before),
- * and not be the third of young restarts in a row. Compared with the peers (as of `peersReadAt`, Unix ms): none may
- * have shaken hands before it, as RouterOS forgets handshakes when it restarts.
+ * The start as read, or undefined when it is not to be believed. Compared with the start believed before (the job's
+ * memory): a new start must lie after the read before, as a restart's does (an uptime that stopped, or runs slow,
+ * puts it before), and not be the third of restarts in a row each soon after the one before (`youngSeconds`).
+ * Compared with the peers (as of `peersReadAt`, Unix ms): none may have shaken hands before it, as RouterOS forgets
+ * handshakes when it restarts.
  */
-export function* believedBootSteps(read: BootRead | undefined, peersReadAt: number, peers: readonly RouterRecord[], memory: Map<string, number>): Steps<number | undefined> {
+export function* believedBootSteps(
+  read: BootRead | undefined,
+  peersReadAt: number,
+  peers: readonly RouterRecord[],
+  memory: Map<string, number>,
+  youngSeconds: number,
+): Steps<number | undefined> {
   if (read === undefined) return undefined;
   const { bootedAt, readAt, slackSeconds } = read;
   // The start last believed, as first read (an uptime that lags drifts a little at every read: compared with the
@@ -91,16 +108,17 @@ export function* believedBootSteps(read: BootRead | undefined, peersReadAt: numb
     memory.set('boot.slack', slackSeconds);
     memory.set('boot.restarts', restarts);
   };
-  if (anchor === undefined || readBefore === undefined || readAt - readBefore >= BOOTS_COMPARED_WITHIN_MS) {
-    believe(0);
-  } else if (Math.abs(bootedAt - anchor) <= slackSeconds + anchorSlack) {
-    // The same start (either read may be off by its own slack).
+  if (anchor === undefined || readBefore === undefined) {
+    // Nothing to compare with (the first read, or the exporter restarted): a young start counts as a restart, so the
+    // third in a row is refused whatever was read before it.
+    believe(readAt / 1000 - bootedAt < youngSeconds ? 1 : 0);
+  } else if (Math.abs(bootedAt - anchor) <= slackSeconds + anchorSlack + SAME_START_SECONDS) {
+    // The same start.
   } else if (bootedAt < readBefore / 1000 - slackSeconds) {
     // Up since `anchor` at the last read, yet started before that read now: not a restart. The start believed stays.
     return undefined;
   } else {
-    const restarts = readBefore / 1000 - anchor < YOUNG_BOOT_SECONDS ? restartsBefore + 1 : 1;
-    believe(restarts);
+    believe(bootedAt - anchor < youngSeconds ? restartsBefore + 1 : 1);
   }
   if ((memory.get('boot.restarts') ?? 0) > RESTARTS_BELIEVED) return undefined;
   const ages = new FieldReader('interface/wireguard/peers');

@@ -31,7 +31,7 @@ import {
 } from './wireguard-probe.js';
 import type { Collector, JobContext, JobResult } from './types.js';
 import { CounterMemory } from './wireguard-counters.js';
-import { believedBootSteps, readBoot, wantsUptimeSteps } from './wireguard-boot.js';
+import { believedBootSteps, readBoot, wantsUptimeSteps, youngRestartSeconds } from './wireguard-boot.js';
 import { quoteRouterText } from '../util/text.js';
 import { finish, finishInSlices, type Steps } from '../util/slices.js';
 
@@ -449,7 +449,8 @@ export const wireguardCollector: Collector<WireguardData, 'wireguard'> = {
         }
         const uptimeRead = new FieldReader('system/resource');
         const boot = (await finishInSlices(wantsUptimeSteps(peers), options)) ? await readBoot(context, uptimeRead) : undefined;
-        const bootedAt = await finishInSlices(believedBootSteps(boot, readAt, peers, context.memory), options);
+        const youngSeconds = youngRestartSeconds(cronIntervalSeconds(context.router.schedules.wireguard));
+        const bootedAt = await finishInSlices(believedBootSteps(boot, readAt, peers, context.memory, youngSeconds), options);
         const result = await finishInSlices(mapWireguardSteps(interfaces, peers, context.routerLabel, health, readAt, context.memory, probes, bootedAt), { signal: context.signal });
         const probeProblems = problemsOf(probeRead, uptimeRead);
         return {
