@@ -6,7 +6,7 @@
  */
 import type { RouterRecord } from '../routeros/records.js';
 import { FieldReader, given } from '../analysis/decoding.js';
-import { bootedAtOf } from '../analysis/liveness.js';
+import { bootedAtOf, keepaliveBoundSeconds } from '../analysis/liveness.js';
 import type { JobContext } from './types.js';
 import type { Steps } from '../util/slices.js';
 
@@ -16,17 +16,21 @@ const NO_KEEPALIVE = /^[0:s]*$/;
 const PEERS_PER_STEP = 2_000;
 
 /**
- * Whether some enabled peer with a keepalive shows no handshake: RouterOS's reply after a reboot. Only then is the
- * uptime read, so a router whose peers all shook hands, or whose peers without one have no keepalive (a road
- * warrior never used), pays no third request.
+ * The longest keepalive (seconds) of the enabled peers that show no handshake, RouterOS's reply after a reboot; 0
+ * when none has one. Only then is the uptime read, so a router whose peers all shook hands, or whose peers without
+ * one have no keepalive (a road warrior never used), pays no third request. A keepalive that does not decode counts
+ * as an hour: it asks for the read, and a long window (youngRestartSeconds) is the careful side.
  */
-export function* wantsUptimeSteps(peers: readonly RouterRecord[]): Steps<boolean> {
+export function* uptimeWantedSteps(peers: readonly RouterRecord[]): Steps<number> {
+  const keepalives = new FieldReader('interface/wireguard/peers');
+  let longest = 0;
   for (const [index, record] of peers.entries()) {
     if (index % PEERS_PER_STEP === PEERS_PER_STEP - 1) yield;
     if (record['disabled'] === 'true' || given(record, 'last-handshake')) continue;
-    if (!NO_KEEPALIVE.test(record['persistent-keepalive'] ?? '')) return true;
+    if (NO_KEEPALIVE.test(record['persistent-keepalive'] ?? '')) continue;
+    longest = Math.max(longest, keepalives.value('keepalive', record, 'persistent-keepalive') ?? 3_600);
   }
-  return false;
+  return longest;
 }
 
 /** A start as read: Unix seconds, when the reply came (Unix ms), and how far off the reply's delay may put it (s). */
@@ -66,12 +70,14 @@ export async function readBoot(context: JobContext, read: FieldReader): Promise<
  */
 const SAME_START_SECONDS = 60;
 /**
- * A start this soon after the one before is one of a series of restarts. An hour, or two wireguard intervals when
- * they are longer: with a fixed 10 minutes a schedule of 10 minutes or more, or a keepalive bound longer than that,
- * let a router restarting (or claiming to) at every read keep a dead peer healthy for good (found by review).
+ * A start this soon after the one before is one of a series of restarts: an hour, or two wireguard intervals, or two
+ * of the longest bound of the peers judged from the start, whichever is longest. With a fixed 10 minutes (then an
+ * hour) a schedule or a keepalive bound longer than that let a router restarting (or claiming to) just past the
+ * window keep a dead peer healthy for good (found by review, twice).
  */
-export function youngRestartSeconds(intervalSeconds: number): number {
-  return Math.max(3_600, 2 * intervalSeconds);
+export function youngRestartSeconds(intervalSeconds: number, longestKeepaliveSeconds = 0): number {
+  const bound = longestKeepaliveSeconds > 0 ? keepaliveBoundSeconds(longestKeepaliveSeconds) : 0;
+  return Math.max(3_600, 2 * intervalSeconds, 2 * bound);
 }
 /**
  * Restarts in a row, each soon after the one before, that are still believed: an upgrade restarts twice (the

@@ -31,7 +31,7 @@ import {
 } from './wireguard-probe.js';
 import type { Collector, JobContext, JobResult } from './types.js';
 import { CounterMemory } from './wireguard-counters.js';
-import { believedBootSteps, readBoot, wantsUptimeSteps, youngRestartSeconds } from './wireguard-boot.js';
+import { believedBootSteps, readBoot, uptimeWantedSteps, youngRestartSeconds } from './wireguard-boot.js';
 import { quoteRouterText } from '../util/text.js';
 import { finish, finishInSlices, type Steps } from '../util/slices.js';
 
@@ -448,8 +448,9 @@ export const wireguardCollector: Collector<WireguardData, 'wireguard'> = {
           await finishInSlices(rememberProbesSteps(memory, probes, selected), options);
         }
         const uptimeRead = new FieldReader('system/resource');
-        const boot = (await finishInSlices(wantsUptimeSteps(peers), options)) ? await readBoot(context, uptimeRead) : undefined;
-        const youngSeconds = youngRestartSeconds(cronIntervalSeconds(context.router.schedules.wireguard));
+        const longestKeepalive = await finishInSlices(uptimeWantedSteps(peers), options);
+        const boot = longestKeepalive > 0 ? await readBoot(context, uptimeRead) : undefined;
+        const youngSeconds = youngRestartSeconds(cronIntervalSeconds(context.router.schedules.wireguard), longestKeepalive);
         const bootedAt = await finishInSlices(believedBootSteps(boot, readAt, peers, context.memory, youngSeconds), options);
         const result = await finishInSlices(mapWireguardSteps(interfaces, peers, context.routerLabel, health, readAt, context.memory, probes, bootedAt), { signal: context.signal });
         const probeProblems = problemsOf(probeRead, uptimeRead);

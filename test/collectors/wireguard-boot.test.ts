@@ -6,7 +6,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { believedBootSteps, youngRestartSeconds, type BootRead } from '../../src/collectors/wireguard-boot.js';
+import { believedBootSteps, uptimeWantedSteps, youngRestartSeconds, type BootRead } from '../../src/collectors/wireguard-boot.js';
 import { finish } from '../../src/util/slices.js';
 import type { RouterRecord } from '../../src/routeros/records.js';
 
@@ -58,6 +58,23 @@ describe('the start a router tells', () => {
   it('restarts every 11 minutes (a keepalive bound longer than that): the third is not believed', () => {
     const memory = new Map<string, number>();
     expect(Array.from({ length: 5 }, (_, i) => believe(memory, read(T + i * 660_000 + 30_000, 30)) !== undefined)).toEqual([true, true, false, false, false]);
+  });
+
+  it('restarts just past an hour apart, with a keepalive bound longer than that: the third is not believed (found by review)', () => {
+    // A keepalive of 3,500 s: its bound is 3,685 s, and a restart every 3,601 s was believed for good.
+    const young = youngRestartSeconds(60, 3_500);
+    expect(young).toBe(2 * (185 + 3_500));
+    const memory = new Map<string, number>();
+    expect(Array.from({ length: 5 }, (_, i) => believe(memory, read(T + i * 3_601_000 + 30_000, 30), [], young) !== undefined)).toEqual([true, true, false, false, false]);
+  });
+
+  it('reads the uptime only for an enabled peer with a keepalive and no handshake, and knows the longest keepalive', () => {
+    const peer = (extra: Record<string, string>): RouterRecord => ({ 'public-key': 'k', ...extra });
+    expect(finish(uptimeWantedSteps([peer({ 'persistent-keepalive': '25s', 'last-handshake': '1m' }), peer({}), peer({ 'persistent-keepalive': '0s' })]))).toBe(0);
+    expect(finish(uptimeWantedSteps([peer({ 'persistent-keepalive': '25s', disabled: 'true' })]))).toBe(0);
+    expect(finish(uptimeWantedSteps([peer({ 'persistent-keepalive': '25s' }), peer({ 'persistent-keepalive': '1h' }), peer({ 'persistent-keepalive': '00:00:30' })]))).toBe(3_600);
+    // One that does not decode asks for the read, and counts as an hour.
+    expect(finish(uptimeWantedSteps([peer({ 'persistent-keepalive': 'soon' })]))).toBe(3_600);
   });
 
   it('a third restart in a row is refused whether or not the exporter read the router before the first (found by review)', () => {
