@@ -109,24 +109,22 @@ export function* believedBootSteps(
   const readBefore = memory.get('boot.readAt');
   const restartsBefore = memory.get('boot.restarts') ?? 0;
   memory.set('boot.readAt', readAt);
-  const believe = (restarts: number): void => {
-    memory.set('boot.at', bootedAt);
-    memory.set('boot.slack', slackSeconds);
-    memory.set('boot.restarts', restarts);
-  };
+  // What this read says of the series of starts: undefined when it is the start believed before.
+  let restarts: number | undefined;
   if (anchor === undefined || readBefore === undefined) {
     // Nothing to compare with (the first read, or the exporter restarted): a young start counts as a restart, so the
     // third in a row is refused whatever was read before it.
-    believe(readAt / 1000 - bootedAt < youngSeconds ? 1 : 0);
+    restarts = readAt / 1000 - bootedAt < youngSeconds ? 1 : 0;
   } else if (Math.abs(bootedAt - anchor) <= slackSeconds + anchorSlack + SAME_START_SECONDS) {
     // The same start.
   } else if (bootedAt < readBefore / 1000 - slackSeconds) {
     // Up since `anchor` at the last read, yet started before that read now: not a restart. The start believed stays.
     return undefined;
   } else {
-    believe(bootedAt - anchor < youngSeconds ? restartsBefore + 1 : 1);
+    restarts = bootedAt - anchor < youngSeconds ? restartsBefore + 1 : 1;
   }
-  if ((memory.get('boot.restarts') ?? 0) > RESTARTS_BELIEVED) return undefined;
+  // Checked before the start is remembered: one a peer's handshake disproves is no start at all, and remembered it
+  // would have counted as a restart against a real one after it (found by review).
   const ages = new FieldReader('interface/wireguard/peers');
   for (const [index, record] of peers.entries()) {
     if (index % PEERS_PER_STEP === PEERS_PER_STEP - 1) yield;
@@ -134,5 +132,11 @@ export function* believedBootSteps(
     const age = ages.age(record, 'last-handshake', peersReadAt / 1000);
     if (age !== undefined && peersReadAt / 1000 - age < bootedAt - slackSeconds) return undefined;
   }
+  if (restarts !== undefined) {
+    memory.set('boot.at', bootedAt);
+    memory.set('boot.slack', slackSeconds);
+    memory.set('boot.restarts', restarts);
+  }
+  if ((memory.get('boot.restarts') ?? 0) > RESTARTS_BELIEVED) return undefined;
   return bootedAt;
 }

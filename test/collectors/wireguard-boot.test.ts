@@ -103,6 +103,18 @@ describe('the start a router tells', () => {
     }
   });
 
+  it('a start a handshake disproves is not remembered: it costs a real restart after it nothing (found by review)', () => {
+    const memory = new Map<string, number>();
+    expect(believe(memory, read(T, 900_000))).toBeDefined();
+    // Two reads telling fresh starts while a peer shows a handshake from before them: not believed, not counted.
+    const shook = [{ 'last-handshake': '20m' }];
+    expect(believe(memory, read(T + 600_000, 10), shook)).toBeUndefined();
+    expect(believe(memory, read(T + 1_200_000, 10), shook)).toBeUndefined();
+    // Then a real restart and the router's first reads after it: believed, the first restart of a series.
+    expect(believe(memory, read(T + 1_800_000, 10))).toBe(Math.round((T + 1_800_000) / 1000 - 10));
+    expect(memory.get('boot.restarts')).toBe(1);
+  });
+
   it('a peer that shook hands before the start told: not believed', () => {
     const memory = new Map<string, number>();
     const peers: RouterRecord[] = [{ 'last-handshake': '5m' }, {}];
