@@ -188,18 +188,19 @@ export function* planProbesSteps(
   // Every enabled IPv4 address of each interface, in order: the probe's source is the one whose network holds the
   // peer's address, else the first. The first alone, on a tunnel of two subnets, pinged from an address the remote
   // end does not route back through the tunnel, and a working link read as blocked (found by review).
-  const sources = new Map<string, { ip: string; prefix: Ipv4Prefix }[]>();
+  const sources = new Map<string, Source[]>();
   for (const [index, row] of addresses.entries()) {
     if (index % PEERS_PER_STEP === PEERS_PER_STEP - 1) yield;
     const iface = row['interface'] ?? '';
     const text = row['address'] ?? '';
     const ip = text.split('/')[0] ?? '';
     const prefix = parseIpv4Prefix(text);
-    if (saysTrue(row['disabled']) || !/^\d{1,3}(\.\d{1,3}){3}$/.test(ip) || prefix === undefined) continue;
+    const value = parseIpv4(ip);
+    if (saysTrue(row['disabled']) || !/^\d{1,3}(\.\d{1,3}){3}$/.test(ip) || prefix === undefined || value === undefined) continue;
     const known = sources.get(iface);
     // A few per interface are plenty to choose from; a hostile list of thousands is not walked per peer.
-    if (known === undefined) sources.set(iface, [{ ip, prefix }]);
-    else if (known.length < MAX_SOURCES_PER_INTERFACE) known.push({ ip, prefix });
+    if (known === undefined) sources.set(iface, [{ ip, value, prefix }]);
+    else if (known.length < MAX_SOURCES_PER_INTERFACE) known.push({ ip, value, prefix });
   }
   const targets: ProbeTarget[] = [];
   const skipped = new Map<string, ProbeResult>();
@@ -260,9 +261,11 @@ async function probeOne(run: Run, target: ProbeTarget, options: ProbeOptions, si
   return confirmed(await probeOnce(run, target, options, signal));
 }
 
-/** A failed probe's confirmation as one result of both probes' pings (the first lost every one). */
-export function confirmed(again: ProbeResult): ProbeResult {
-  if (again.outcome === 'failed') return { outcome: 'failed', lossRatio: 1 };
+/**
+ * A failed probe's confirmation as one result of both probes' pings (the first lost every one): answered is partial,
+ * lost again or not run (an error) is failed.
+ */
+function confirmed(again: ProbeResult): ProbeResult {
   if (again.outcome !== 'ok' && again.outcome !== 'partial') return { outcome: 'failed', lossRatio: 1 };
   const lossRatio = (1 + (again.lossRatio ?? 0)) / 2;
   return { outcome: 'partial', lossRatio, ...(again.rttSeconds === undefined ? {} : { rttSeconds: again.rttSeconds }) };
@@ -298,13 +301,20 @@ export async function runProbes(run: Run, targets: readonly ProbeTarget[], optio
 /** Addresses of one interface a probe's source is chosen among. */
 const MAX_SOURCES_PER_INTERFACE = 16;
 
+/** An interface address a probe may ping from: as written, as a number, and its network. */
+interface Source {
+  ip: string;
+  value: number;
+  prefix: Ipv4Prefix;
+}
+
 /**
  * The interface address whose network holds `target`, the narrowest of them as a route lookup would choose (a /24
  * inside a /16: found by review), else its first; undefined when it has none.
  */
-function sourceFor(candidates: readonly { ip: string; prefix: Ipv4Prefix }[] | undefined, target: string | undefined): string | undefined {
+function sourceFor(candidates: readonly Source[] | undefined, target: string | undefined): string | undefined {
   const value = target === undefined ? undefined : parseIpv4(target);
-  let holding: { ip: string; prefix: Ipv4Prefix } | undefined;
+  let holding: Source | undefined;
   if (value !== undefined) {
     for (const candidate of candidates ?? []) {
       const { lo, hi } = candidate.prefix.range;
@@ -312,7 +322,7 @@ function sourceFor(candidates: readonly { ip: string; prefix: Ipv4Prefix }[] | u
       const width = hi - lo;
       const held = holding === undefined ? Infinity : holding.prefix.range.hi - holding.prefix.range.lo;
       // As wide as the one held: the lower address, so the reply's order never chooses.
-      if (width < held || (width === held && (parseIpv4(candidate.ip) ?? 0) < (parseIpv4(holding?.ip ?? '') ?? 0))) holding = candidate;
+      if (width < held || (width === held && holding !== undefined && candidate.value < holding.value)) holding = candidate;
     }
   }
   return (holding ?? candidates?.[0])?.ip;

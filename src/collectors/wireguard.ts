@@ -402,11 +402,11 @@ export function* mapWireguardSteps(
  */
 function deadlineSeconds(router: RouterConfig): number {
   if (!mayProbe(router.health)) return router.timeoutSeconds * 3;
+  const count = router.health.probeCount ?? 1;
   // A lone ping that was lost is probed once more (wireguard-probe.ts).
-  const rounds = (router.health.probeCount ?? 1) === 1 ? 2 * Math.ceil(PROBES_PER_RUN / PROBE_CONCURRENCY) : Math.ceil(PROBES_PER_RUN / PROBE_CONCURRENCY);
-  return router.timeoutSeconds * (4 + rounds) + (rounds * (router.health.probeCount ?? 1) * PROBE_INTERVAL_MS) / 1000;
+  const rounds = Math.ceil(PROBES_PER_RUN / PROBE_CONCURRENCY) * (count === 1 ? 2 : 1);
+  return router.timeoutSeconds * (4 + rounds) + (rounds * count * PROBE_INTERVAL_MS) / 1000;
 }
-
 
 export const wireguardCollector: Collector<WireguardData, 'wireguard'> = {
   ...WIREGUARD,
