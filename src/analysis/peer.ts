@@ -145,6 +145,14 @@ function reasonOf(state: PeerState, expected: boolean, sinceBoot: boolean, peer:
   }
 }
 
+/**
+ * The router's start as what the peer's next handshake is due from, while the verdict goes by it (never_since_boot);
+ * else undefined: a boot months ago is no due time for a peer added since. One rule for /metrics and /health.
+ */
+export function dueFromBoot(verdict: Pick<PeerVerdict, 'reason'>, bootedAt: number | undefined): number | undefined {
+  return verdict.reason === 'never_since_boot' ? bootedAt : undefined;
+}
+
 /** Not judged because something it rests on did not decode: "we cannot see", which degrades, never ok. */
 export function isUnreadable(reason: PeerReason): boolean {
   return reason === 'handshake_unreadable' || reason === 'unreadable';

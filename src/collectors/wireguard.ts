@@ -9,7 +9,7 @@ import { SampleSet } from '../metrics/samples.js';
 import { seriesLabels, type RouterLabel } from '../metrics/family.js';
 import { escapeLabelValue, labelPair } from '../metrics/text.js';
 import { WIREGUARD, WIREGUARD_FAMILIES as F } from './wireguard.contract.js';
-import { judgePeer, peerLabel } from '../analysis/peer.js';
+import { dueFromBoot, judgePeer, peerLabel } from '../analysis/peer.js';
 import { FieldReader, given, problemsOf } from '../analysis/decoding.js';
 import { handshakeAgeAt, PROBE_SKIP_REASONS, probeAgeAt, sessionSeenAt, type ProbeOutcome } from '../analysis/liveness.js';
 import { cronIntervalSeconds } from '../config/cron.js';
@@ -365,8 +365,7 @@ export function* mapWireguardSteps(
     if (fromBoot) (data.fromBoot ??= new Set()).add(data.peers.length);
     if (verdict.judged) samples.add(F.wgPeerHealthy, labels, verdict.healthy ? 1 : 0);
     samples.addExtended(F.wgPeerState, labels, [verdict.state], 1);
-    // From the boot only while that is what the verdict went by: a boot months ago is no due time for a new peer.
-    const seenAt = sessionSeenAt(latestHandshake, probe, probedAt, verdict.reason === 'never_since_boot' ? bootedAt : undefined);
+    const seenAt = sessionSeenAt(latestHandshake, probe, probedAt, dueFromBoot(verdict, bootedAt));
     if (verdict.boundSeconds !== undefined && seenAt !== undefined) samples.add(F.wgPeerExpectedBy, labels, seenAt + verdict.boundSeconds);
     // Kept for every peer until the next run: one literal of fixed shape with every field, probe ones included
     // (undefined when not probed). Spreads, or a field added afterwards (`probe: 'off'` on most peers), put

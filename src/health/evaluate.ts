@@ -20,7 +20,7 @@ import { labelText } from '../metrics/text.js';
 import { redactSecretsDistinct } from '../util/redact.js';
 import { dataOf, jobsFor, type CollectorData } from '../collectors/catalog.js';
 import { runStateOf, upVerdict } from '../analysis/up.js';
-import { isUnreadable, judgePeer, type PeerVerdict } from '../analysis/peer.js';
+import { dueFromBoot, isUnreadable, judgePeer, type PeerVerdict } from '../analysis/peer.js';
 import { handshakeAgeAt, probeAgeAt, sessionSeenAt } from '../analysis/liveness.js';
 import { counted, formatAge, inEra, isoOrNull, peerDisplayName } from './format.js';
 import { keyStart, namedLine, ROUTER_TEXT_LIMIT } from '../util/text.js';
@@ -334,8 +334,9 @@ function* judgePeers(
         hasEndpoint: peer.hasEndpoint,
         rxMoved: peer.rxMoved,
         txMoved: peer.txMoved,
-        // Due from the boot only for the peers the run judged so (wireguard.ts: a keepalive, no problem before).
-        upSeconds: wireguard?.fromBoot?.has(index) === true && latestHandshake === undefined && !unreadable ? upSeconds : undefined,
+        // Due from the boot only for the peers the run judged so (wireguard.ts: no handshake, readable as none, a
+        // keepalive, no problem before).
+        upSeconds: wireguard?.fromBoot?.has(index) === true ? upSeconds : undefined,
         // What a probe proved ages from when it ran (this collection, or the one whose result it reused).
         ...(peer.probe === undefined ? {} : { probe: peer.probe, probeAgeSeconds: probeAgeAt(now, peer.probedAt ?? collectedAt) }),
       },
@@ -453,8 +454,8 @@ export function peerStatus(verdict: PeerVerdict): Status {
  */
 export function handshakeExpectedByMs({ verdict, latestHandshake, peer, bootedAt }: Pick<PeerJudgement, 'verdict' | 'latestHandshake' | 'peer' | 'bootedAt'>): number | undefined {
   // Counted from the last session seen: the handshake, or an answered probe after it, or the boot while that is what
-  // the verdict went by (liveness.ts).
-  const seenAt = sessionSeenAt(latestHandshake, peer.probe, peer.probedAt, verdict.reason === 'never_since_boot' ? bootedAt : undefined);
+  // the verdict went by (liveness.ts, peer.ts).
+  const seenAt = sessionSeenAt(latestHandshake, peer.probe, peer.probedAt, dueFromBoot(verdict, bootedAt));
   return verdict.boundSeconds === undefined || seenAt === undefined ? undefined : (seenAt + verdict.boundSeconds) * 1000;
 }
 
