@@ -5,7 +5,7 @@
  * Disabled and excluded peers are reported but not judged.
  */
 import type { ExpectMode, HealthConfig } from '../config/types.js';
-import { judgeLiveness, type ExpectedBecause, type PeerState, type ProbeOutcome } from './liveness.js';
+import { judgeLiveness, sessionSeenAt, type ExpectedBecause, type PeerState, type ProbeOutcome } from './liveness.js';
 
 /**
  * The one peer verdict, used by the wireguard collector (routeros_wireguard_peer_healthy and _state, at
@@ -149,8 +149,26 @@ function reasonOf(state: PeerState, expected: boolean, sinceBoot: boolean, peer:
  * The router's start as what the peer's next handshake is due from, while the verdict goes by it (never_since_boot);
  * else undefined: a boot months ago is no due time for a peer added since. One rule for /metrics and /health.
  */
-export function dueFromBoot(verdict: Pick<PeerVerdict, 'reason'>, bootedAt: number | undefined): number | undefined {
+function dueFromBoot(verdict: Pick<PeerVerdict, 'reason'>, bootedAt: number | undefined): number | undefined {
   return verdict.reason === 'never_since_boot' ? bootedAt : undefined;
+}
+
+/**
+ * Unix seconds by which the peer's next handshake is due, the one reckoning behind `expected_by` in /metrics and
+ * /health alike: the last session seen (the handshake, an answered probe after it, or the router's start while the
+ * verdict went by that) plus the verdict's bound. Undefined when nothing is expected, or nothing was seen to count
+ * from.
+ */
+export function handshakeExpectedBy(
+  verdict: Pick<PeerVerdict, 'reason' | 'boundSeconds'>,
+  latestHandshake: number | undefined,
+  probe: ProbeOutcome | undefined,
+  probedAtMs: number | undefined,
+  bootedAt: number | undefined,
+): number | undefined {
+  if (verdict.boundSeconds === undefined) return undefined;
+  const seenAt = sessionSeenAt(latestHandshake, probe, probedAtMs, dueFromBoot(verdict, bootedAt));
+  return seenAt === undefined ? undefined : seenAt + verdict.boundSeconds;
 }
 
 /** Not judged because something it rests on did not decode: "we cannot see", which degrades, never ok. */

@@ -9,9 +9,9 @@ import { SampleSet } from '../metrics/samples.js';
 import { seriesLabels, type RouterLabel } from '../metrics/family.js';
 import { escapeLabelValue, labelPair } from '../metrics/text.js';
 import { WIREGUARD, WIREGUARD_FAMILIES as F } from './wireguard.contract.js';
-import { dueFromBoot, judgePeer, peerLabel } from '../analysis/peer.js';
+import { handshakeExpectedBy, judgePeer, peerLabel } from '../analysis/peer.js';
 import { FieldReader, given, problemsOf } from '../analysis/decoding.js';
-import { handshakeAgeAt, PROBE_SKIP_REASONS, probeAgeAt, sessionSeenAt, type ProbeOutcome } from '../analysis/liveness.js';
+import { handshakeAgeAt, PROBE_SKIP_REASONS, probeAgeAt, type ProbeOutcome } from '../analysis/liveness.js';
 import { cronIntervalSeconds } from '../config/cron.js';
 import {
   ADDRESS_PROPLIST,
@@ -365,8 +365,8 @@ export function* mapWireguardSteps(
     if (fromBoot) (data.fromBoot ??= new Set()).add(data.peers.length);
     if (verdict.judged) samples.add(F.wgPeerHealthy, labels, verdict.healthy ? 1 : 0);
     samples.addExtended(F.wgPeerState, labels, [verdict.state], 1);
-    const seenAt = sessionSeenAt(latestHandshake, probe, probedAt, dueFromBoot(verdict, bootedAt));
-    if (verdict.boundSeconds !== undefined && seenAt !== undefined) samples.add(F.wgPeerExpectedBy, labels, seenAt + verdict.boundSeconds);
+    const expectedBy = handshakeExpectedBy(verdict, latestHandshake, probe, probedAt, bootedAt);
+    if (expectedBy !== undefined) samples.add(F.wgPeerExpectedBy, labels, expectedBy);
     // Kept for every peer until the next run: one literal of fixed shape with every field, probe ones included
     // (undefined when not probed). Spreads, or a field added afterwards (`probe: 'off'` on most peers), put
     // fields in a second, out-of-object array per peer (~3–4 MB at 100 × 1,000).

@@ -20,8 +20,8 @@ import { labelText } from '../metrics/text.js';
 import { redactSecretsDistinct } from '../util/redact.js';
 import { dataOf, jobsFor, type CollectorData } from '../collectors/catalog.js';
 import { runStateOf, upVerdict } from '../analysis/up.js';
-import { dueFromBoot, isUnreadable, judgePeer, type PeerVerdict } from '../analysis/peer.js';
-import { handshakeAgeAt, probeAgeAt, sessionSeenAt } from '../analysis/liveness.js';
+import { handshakeExpectedBy, isUnreadable, judgePeer, type PeerVerdict } from '../analysis/peer.js';
+import { handshakeAgeAt, probeAgeAt } from '../analysis/liveness.js';
 import { counted, formatAge, inEra, isoOrNull, peerDisplayName } from './format.js';
 import { keyStart, namedLine, ROUTER_TEXT_LIMIT } from '../util/text.js';
 import { evaluatePings } from './pings.js';
@@ -453,10 +453,8 @@ export function peerStatus(verdict: PeerVerdict): Status {
  * router's start was not read.
  */
 export function handshakeExpectedByMs({ verdict, latestHandshake, peer, bootedAt }: Pick<PeerJudgement, 'verdict' | 'latestHandshake' | 'peer' | 'bootedAt'>): number | undefined {
-  // Counted from the last session seen: the handshake, or an answered probe after it, or the boot while that is what
-  // the verdict went by (liveness.ts, peer.ts).
-  const seenAt = sessionSeenAt(latestHandshake, peer.probe, peer.probedAt, dueFromBoot(verdict, bootedAt));
-  return verdict.boundSeconds === undefined || seenAt === undefined ? undefined : (seenAt + verdict.boundSeconds) * 1000;
+  const by = handshakeExpectedBy(verdict, latestHandshake, peer.probe, peer.probedAt, bootedAt);
+  return by === undefined ? undefined : by * 1000;
 }
 
 /** The most a handshake's aging by the clock waits for the next `wireguard` read. */

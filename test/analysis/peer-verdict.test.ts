@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { mapWireguard } from '../../src/collectors/wireguard.js';
 import { evaluateRouter } from '../../src/health/evaluate.js';
-import { judgePeer } from '../../src/analysis/peer.js';
+import { handshakeExpectedBy, judgePeer, type PeerVerdict } from '../../src/analysis/peer.js';
 import { testRouter } from '../helpers/config.js';
 import { SITE_LINKS, systemOk, T0, wireguard, peerRecord } from '../health/snapshots.js';
 import type { RouterRecord } from '../../src/routeros/records.js';
@@ -50,5 +50,28 @@ describe('peer verdict: one place for /metrics and /health', () => {
     const { problems } = evaluateRouter(router, [systemOk(), wireguard(router, [{ ...WG_OFF, running: 'true', disabled: 'false' }], peers)], T0);
     const subjects = problems.filter((problem) => problem.kind === 'peer-stale').map((problem) => problem.subject);
     expect(subjects).toEqual(['hq/wg-branch/branch (branch-k…)', 'hq/wg-branch/branch (Other-ke…)', 'hq/wg-branch/solo']);
+  });
+});
+
+describe('expected-by: one reckoning for /metrics and /health', () => {
+  const due = (reason: 'never_since_boot' | 'never' | 'ok', boundSeconds: number | undefined): Pick<PeerVerdict, 'reason' | 'boundSeconds'> => ({ reason, boundSeconds });
+
+  it('counts from the handshake, or from an answered probe after it', () => {
+    expect(handshakeExpectedBy(due('ok', 210), 1_000, undefined, undefined, undefined)).toBe(1_210);
+    expect(handshakeExpectedBy(due('ok', 210), 1_000, 'ok', 1_500_900, undefined)).toBe(1_710);
+    expect(handshakeExpectedBy(due('ok', 210), 1_000, 'partial', 1_500_900, undefined)).toBe(1_710);
+    // A probe that got no reply, or one before the handshake, moves nothing.
+    expect(handshakeExpectedBy(due('ok', 210), 1_000, 'failed', 1_500_900, undefined)).toBe(1_210);
+    expect(handshakeExpectedBy(due('ok', 210), 1_000, 'ok', 900_000, undefined)).toBe(1_210);
+  });
+
+  it("counts from the router's start only while the verdict went by it", () => {
+    expect(handshakeExpectedBy(due('never_since_boot', 210), undefined, undefined, undefined, 5_000)).toBe(5_210);
+    // A boot months ago is no due time for a peer that has simply never shaken hands.
+    expect(handshakeExpectedBy(due('never', 210), undefined, undefined, undefined, 5_000)).toBeUndefined();
+  });
+
+  it('has none when nothing is expected', () => {
+    expect(handshakeExpectedBy(due('ok', undefined), 1_000, 'ok', 1_500_900, 5_000)).toBeUndefined();
   });
 });
