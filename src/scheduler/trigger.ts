@@ -16,6 +16,7 @@
  */
 import { createTask, type ScheduledTask } from 'node-cron';
 import type { Logger } from 'pino';
+import { LogThrottle } from '../util/log-throttle.js';
 
 export interface Trigger {
   stop(): void;
@@ -66,7 +67,13 @@ class CronClock {
   #timer: NodeJS.Timeout | undefined;
   #next = 0;
   #missed = 0;
-  #loggedAt = Number.NEGATIVE_INFINITY;
+  readonly #missedLog = new LogThrottle(MISSED_LOG_EVERY_MS, () => {
+    log?.warn(
+      { schedule: this.#expression, missed: this.#missed },
+      'scheduled ticks were missed: the event loop was busy past their time, or the clock was stepped (the next tick runs as usual)',
+    );
+    this.#missed = 0;
+  });
 
   constructor(expression: string, onTick: () => void) {
     this.#expression = expression;
@@ -85,6 +92,7 @@ class CronClock {
   stop(): void {
     clearTimeout(this.#timer);
     this.#timer = undefined;
+    this.#missedLog.close();
     void this.#matcher.destroy();
   }
 
@@ -157,14 +165,7 @@ class CronClock {
 
   #noteMissed(): void {
     this.#missed++;
-    const now = performance.now();
-    if (now - this.#loggedAt < MISSED_LOG_EVERY_MS) return;
-    log?.warn(
-      { schedule: this.#expression, missed: this.#missed },
-      'scheduled ticks were missed: the event loop was busy past their time, or the clock was stepped (the next tick runs as usual)',
-    );
-    this.#loggedAt = now;
-    this.#missed = 0;
+    this.#missedLog.noted();
   }
 }
 

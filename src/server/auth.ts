@@ -13,6 +13,7 @@ import { ScrapeSlots } from './slots.js';
 import { probeWaitMs } from './probe-query.js';
 import { loggedPath } from './target.js';
 import { bcryptCost } from './web-config.js';
+import { LogThrottle } from '../util/log-throttle.js';
 
 /**
  * A bcrypt hash of a random string nobody knows, checked for unknown usernames to keep timing even. A check
@@ -132,7 +133,15 @@ export class BasicAuth {
   readonly #waiting = new Map<string, Waiter[]>();
   #waiters = 0;
   #rejected = 0;
-  #loggedAt = Number.NEGATIVE_INFINITY;
+  /** The latest rejected request's address and path, for the line that counts it. */
+  #rejectedFrom: { remote: string | undefined; path: string | undefined } = { remote: undefined, path: undefined };
+  readonly #rejectedLog = new LogThrottle(LOG_EVERY_MS, () => {
+    this.#logger.warn(
+      { ...this.#rejectedFrom, rejected: this.#rejected },
+      'rejected HTTP requests with wrong credentials (basic_auth_users in the web config)',
+    );
+    this.#rejected = 0;
+  });
 
   constructor(logger: Logger) {
     this.#logger = logger;
@@ -243,6 +252,7 @@ export class BasicAuth {
     this.#waiting.clear();
     this.#waiters = 0;
     for (const waiter of waiting) waiter.settle(false);
+    this.#rejectedLog.close();
     return this.#bcrypt.close();
   }
 
@@ -334,14 +344,7 @@ export class BasicAuth {
   /** Wrong credentials, logged without the username (people type passwords into it) and at a bounded rate. */
   #noteRejected(req: IncomingMessage): void {
     this.#rejected++;
-    // A rate is a duration: on the monotonic clock, so a wall clock set back an hour does not silence it.
-    const now = performance.now();
-    if (now - this.#loggedAt < LOG_EVERY_MS) return;
-    this.#logger.warn(
-      { remote: req.socket.remoteAddress, path: loggedPath(req), rejected: this.#rejected },
-      'rejected HTTP requests with wrong credentials (basic_auth_users in the web config)',
-    );
-    this.#loggedAt = now;
-    this.#rejected = 0;
+    this.#rejectedFrom = { remote: req.socket.remoteAddress, path: loggedPath(req) };
+    this.#rejectedLog.noted();
   }
 }

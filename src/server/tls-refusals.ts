@@ -5,6 +5,7 @@
  * TLS port fails the same way, so the line is a count by reason, once a minute at most, not a line per handshake.
  */
 import type { Logger } from 'pino';
+import { LogThrottle } from '../util/log-throttle.js';
 
 /** At most one line per this interval, with what was refused since the last. */
 const LOG_EVERY_MS = 60_000;
@@ -50,17 +51,14 @@ const VERIFICATION_CODES: ReadonlySet<string> = new Set([
 
 export class TlsRefusals {
   readonly #logger: Logger;
-  readonly #now: () => number;
   readonly #byReason = new Map<string, number>();
   #refused = 0;
   #remote: string | undefined;
-  #loggedAt = Number.NEGATIVE_INFINITY;
-  /** Says what was counted since the last line once its minute is over, if no refusal comes to say it (found by review). */
-  #flush: NodeJS.Timeout | undefined;
+  readonly #log: LogThrottle;
 
-  constructor(logger: Logger, now: () => number = () => performance.now()) {
+  constructor(logger: Logger, now?: () => number) {
     this.#logger = logger;
-    this.#now = now;
+    this.#log = new LogThrottle(LOG_EVERY_MS, () => this.#say(), now);
   }
 
   note(error: unknown, remote: string | undefined): void {
@@ -74,26 +72,19 @@ export class TlsRefusals {
     this.#byReason.set(reason, (this.#byReason.get(reason) ?? 0) + 1);
     this.#refused++;
     this.#remote = remote ?? this.#remote;
-    const wait = this.#loggedAt + LOG_EVERY_MS - this.#now();
-    if (wait <= 0) this.#say();
-    else this.#flush ??= setTimeout(() => this.#say(), wait).unref();
+    this.#log.noted();
   }
 
-  /** Stops the timer of a pending line (the server closed). */
+  /** The server closed: what is still counted is said now. */
   close(): void {
-    clearTimeout(this.#flush);
-    this.#flush = undefined;
+    this.#log.close();
   }
 
   #say(): void {
-    clearTimeout(this.#flush);
-    this.#flush = undefined;
-    if (this.#refused === 0) return;
     this.#logger.warn(
       { remote: this.#remote, refused: this.#refused, reasons: Object.fromEntries(this.#byReason) },
       'TLS handshakes refused (a client certificate client_ca_file does not verify, a TLS version or cipher not offered, a client that is not TLS or left)',
     );
-    this.#loggedAt = this.#now();
     this.#refused = 0;
     this.#remote = undefined;
     this.#byReason.clear();

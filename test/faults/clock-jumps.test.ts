@@ -209,3 +209,33 @@ describe("node-cron's own messages", () => {
     expect(JSON.parse(lines[0] ?? '{}')).toMatchObject({ schedule: '* * * * * *', msg: expect.stringMatching(/^scheduled ticks were missed/) as unknown });
   });
 });
+
+describe('missed ticks in the log', () => {
+  it('are told once their minute is over, without waiting for the next miss (a burst then silence was never told)', async () => {
+    const { cronTrigger, setTriggerLogger } = await import('../../src/scheduler/trigger.js');
+    const lines: string[] = [];
+    setTriggerLogger(pino({ level: 'warn' }, { write: (line: string) => lines.push(line) }));
+    vi.useFakeTimers(TIMERS_AND_CLOCKS);
+    vi.setSystemTime(Date.UTC(2026, 10, 25, 12, 0, 0));
+    const trigger = cronTrigger('* * * * * *', () => undefined, 'every second');
+    try {
+      await vi.advanceTimersByTimeAsync(2_000);
+      vi.setSystemTime(Date.now() + 3_600_000);
+      await vi.advanceTimersByTimeAsync(2_000);
+      expect(lines).toHaveLength(1);
+      // A second step within the minute, between two of the clock watchdog's looks: counted, not said yet.
+      await vi.advanceTimersByTimeAsync(12_000);
+      vi.setSystemTime(Date.now() + 3_600_000);
+      await vi.advanceTimersByTimeAsync(2_000);
+      expect(lines).toHaveLength(1);
+      // Then nothing more is missed: the count is said when the minute ends.
+      await vi.advanceTimersByTimeAsync(60_000);
+      expect(lines).toHaveLength(2);
+      expect(JSON.parse(lines[1] ?? '{}')).toMatchObject({ schedule: '* * * * * *', missed: expect.any(Number) as unknown });
+      expect((JSON.parse(lines[1] ?? '{}') as { missed: number }).missed).toBeGreaterThan(0);
+    } finally {
+      trigger.stop();
+      vi.useRealTimers();
+    }
+  });
+});

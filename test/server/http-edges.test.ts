@@ -35,6 +35,21 @@ describe('a request with wrong credentials', () => {
     expect(exporter.logs.text()).not.toMatch(/query-secret|exporter\.example/);
   });
 
+  it('counted within the minute are still told when the server closes, not lost', async () => {
+    const own = await startExporter({ basicAuth: true });
+    try {
+      for (let i = 0; i < 3; i++) {
+        const answer = await rawRequest('GET /metrics HTTP/1.1\r\nHost: x\r\nAuthorization: Basic eDp5\r\nConnection: close\r\n\r\n', { port: own.port });
+        expect(answer.status).toBe(401);
+      }
+      expect(own.logs.lines().filter((line) => String(line['msg']).startsWith('rejected HTTP requests'))).toHaveLength(1);
+    } finally {
+      await own.close();
+    }
+    const rejected = own.logs.lines().filter((line) => String(line['msg']).startsWith('rejected HTTP requests'));
+    expect(rejected.map((line) => line['rejected'])).toEqual([1, 2]);
+  });
+
   it.each([
     'http://prometheus:absolute-form-secret@exporter.example/metrics',
     // A `/` in the password ends the authority early: its rest would read as the path.
