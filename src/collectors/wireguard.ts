@@ -361,7 +361,11 @@ export function* mapWireguardSteps(
       if (probed?.lossRatio !== undefined) samples.add(F.wgPeerProbeLoss, labels, probed.lossRatio);
       if (probed?.rttSeconds !== undefined) samples.add(F.wgPeerProbeRtt, labels, probed.rttSeconds);
     }
-    counters.noteBad(verdict.judged && !verdict.healthy);
+    // A peer this run could not give its grace for want of the router's start (the uptime read failed, or was not
+    // believed) keeps what was known of it before: one failed read made a branch in its grace "bad before" for
+    // good, and it paged until it shook hands (found by review).
+    const graceUnknown = bootedAt === undefined && latestHandshake === undefined && !hasBadHandshake && keepaliveSeconds > 0;
+    counters.noteBad(graceUnknown ? counters.wasBad() : verdict.judged && !verdict.healthy);
     if (fromBoot) (data.fromBoot ??= new Set()).add(data.peers.length);
     if (verdict.judged) samples.add(F.wgPeerHealthy, labels, verdict.healthy ? 1 : 0);
     samples.addExtended(F.wgPeerState, labels, [verdict.state], 1);

@@ -111,3 +111,39 @@ describe('a peer without a handshake on a router that just started', () => {
     expect(log.messages.filter((line) => line.includes('never shaken hands'))).toEqual([]);
   });
 });
+
+describe('runs that could not read the router\'s start', () => {
+  const healthyAt = (owner: object, at: number, bootedAt: number | undefined): string | undefined =>
+    /routeros_wireguard_peer_healthy\{[^}]*name="branch"\} (\d)/.exec(sampleText(mapWireguard([WG_UP], [BRANCH], routerLabel('hq'), router.health, at, owner as Map<string, number>, undefined, bootedAt).samples))?.[1];
+
+  it('take nothing from a grace: after failed reads of the uptime, a branch in its grace is healthy again (found by review: one failed read paged it until it shook hands)', () => {
+    fc.assert(
+      fc.property(fc.array(fc.boolean(), { minLength: 2, maxLength: 12 }), (readOk) => {
+        const owner = new Map<string, number>();
+        const boot = T0 / 1000 - 5;
+        readOk.forEach((ok, run) => {
+          const at = T0 + run * 15_000;
+          // Within the 210 s bound at every run (5 s + 11 × 15 s): healthy whenever the start is known, never otherwise.
+          expect(healthyAt(owner, at, ok ? boot : undefined)).toBe(ok ? '1' : '0');
+        });
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it('take nothing from what was known either: a branch down before a restart gets no grace after it, failed reads between or not', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 5 }), (failedReads) => {
+        const owner = new Map<string, number>();
+        // An hour after the router's last start, the branch has never shaken hands: down.
+        const oldBoot = T0 / 1000 - 3_600;
+        expect(healthyAt(owner, T0, oldBoot)).toBe('0');
+        for (let run = 1; run <= failedReads; run++) expect(healthyAt(owner, T0 + run * 15_000, undefined)).toBe('0');
+        // The router restarts: the branch was a problem before it, so the restart is no reason to wait.
+        const at = T0 + (failedReads + 1) * 15_000;
+        expect(healthyAt(owner, at, at / 1000 - 10)).toBe('0');
+      }),
+      { numRuns: 20 },
+    );
+  });
+});
