@@ -392,7 +392,11 @@ function problemOf(
   upSeconds: number | undefined,
 ): void {
   const shown = peerDisplayName(peer.name, peer.publicKey);
-  const subject = `${peer.interface}/${repeated.has(`${peer.interface}\n${peer.name}`) ? `${shown} (${keyStart(peer.publicKey)})` : shown}`;
+  // Two peers of one interface sharing a name are told apart by their keys' start, which a cut of the whole subject
+  // must not take: the interface and the name are cut first (a long shared comment read alike, found by review).
+  const subject = repeated.has(`${peer.interface}\n${peer.name}`)
+    ? `${namedLine(peer.interface, REPEATED_INTERFACE_CHARS)}/${namedLine(shown, REPEATED_NAME_CHARS)} (${keyStart(peer.publicKey)})`
+    : `${peer.interface}/${shown}`;
   const why = verdict.because === 'keepalive' ? `keepalive ${formatAge(peer.keepaliveSeconds)}` : verdict.because === 'sending' ? 'traffic waiting' : 'expected always on';
   if (verdict.reason === 'stale' && age !== undefined) {
     const ago = `last handshake ${formatAge(age)} ago`;
@@ -456,6 +460,10 @@ export function handshakeExpectedByMs({ verdict, latestHandshake, peer, bootedAt
   const by = handshakeExpectedBy(verdict, latestHandshake, peer.probe, peer.probedAt, bootedAt);
   return by === undefined ? undefined : by * 1000;
 }
+
+/** How much of a repeated name's interface and name a subject keeps, so its key start fits ROUTER_TEXT_LIMIT after them. */
+const REPEATED_INTERFACE_CHARS = 100;
+const REPEATED_NAME_CHARS = 120;
 
 /** The most a handshake's aging by the clock waits for the next `wireguard` read. */
 const MAX_READ_GRACE_MS = 120_000;

@@ -3,7 +3,9 @@
  * own clock) both come from analysis/peer.ts judgePeer. They once disagreed on an enabled peer of a disabled
  * interface with an old handshake: healthy 0 in /metrics, "not judged, interface_disabled" in /health.
  */
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { ROUTER_TEXT_LIMIT } from '../../src/util/text.js';
 import { mapWireguard } from '../../src/collectors/wireguard.js';
 import { evaluateRouter } from '../../src/health/evaluate.js';
 import { handshakeExpectedBy, judgePeer, type PeerVerdict } from '../../src/analysis/peer.js';
@@ -50,6 +52,21 @@ describe('peer verdict: one place for /metrics and /health', () => {
     const { problems } = evaluateRouter(router, [systemOk(), wireguard(router, [{ ...WG_OFF, running: 'true', disabled: 'false' }], peers)], T0);
     const subjects = problems.filter((problem) => problem.kind === 'peer-stale').map((problem) => problem.subject);
     expect(subjects).toEqual(['hq/wg-branch/branch (branch-k…)', 'hq/wg-branch/branch (Other-ke…)', 'hq/wg-branch/solo']);
+  });
+
+  it('property: tells them apart however long the shared name, the key start never cut away (found by review: a long shared comment read alike)', () => {
+    fc.assert(
+      fc.property(fc.string({ minLength: 1, maxLength: 30 }), fc.integer({ min: 0, max: 900 }), fc.string({ maxLength: 30 }), (head, length, tail) => {
+        const name = `${head}${'x'.repeat(length)}${tail}`;
+        const peers = [peerRecord(name, '3h'), { ...peerRecord(name, '3h'), 'public-key': 'Other-key-0000000000000000000000000000000=' }];
+        const { problems } = evaluateRouter(router, [systemOk(), wireguard(router, [{ ...WG_OFF, running: 'true', disabled: 'false' }], peers)], T0);
+        const subjects = problems.filter((problem) => problem.kind === 'peer-stale').map((problem) => problem.subject);
+        expect(subjects).toHaveLength(2);
+        expect(new Set(subjects).size).toBe(2);
+        for (const subject of subjects) expect(subject.length).toBeLessThanOrEqual(ROUTER_TEXT_LIMIT + 'hq/'.length + 40);
+      }),
+      { numRuns: 150 },
+    );
   });
 });
 
