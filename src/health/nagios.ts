@@ -223,12 +223,14 @@ export function percentOf(ratio: number): string {
 }
 
 /**
- * The peers of a check whose perfdata goes first when it cannot all go: the nearest to (or past) their bound, one
- * that never shook hands but was expected to first; the ping targets go before all (Infinity).
+ * Which of the healthy peers' perfdata goes first when it cannot all go (the unhealthy go before all of them, the
+ * ping targets before those): the nearest to (or past) their bound. A healthy peer without a handshake is one in
+ * its grace after a restart (never_since_boot), due within its bound: ranked as at it, not with the unhealthy, whose
+ * perfdata a hub's reboot pushed out with hundreds of such branches (found by review).
  */
 function urgency(age: number | null, bound: number | null): number {
-  if (age === null) return bound === null ? 0 : Number.MAX_VALUE;
-  return bound === null || bound <= 0 ? 0 : age / bound;
+  if (bound === null || bound <= 0) return 0;
+  return age === null ? 1 : age / bound;
 }
 
 /**

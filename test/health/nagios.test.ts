@@ -270,3 +270,22 @@ describe('check output within what Nagios keeps (found by review: 3,000 peers wr
     expect(out.text).toContain("'hq_branch-tunnel_loss'=0%;0;@0.04:;0;100");
   });
 });
+
+describe('perfdata when not all of it fits', () => {
+  it('keeps an unhealthy peer before hundreds of healthy ones in their grace after a restart (found by review)', async () => {
+    const { mapWireguard } = await import('../../src/collectors/wireguard.js');
+    const { routerLabel } = await import('../../src/metrics/family.js');
+    const router = testRouter({ name: 'hq', url: 'https://192.0.2.1' });
+    const peers = Array.from({ length: 200 }, (_, i) => peerRecord(`branch-${String(i).padStart(3, '0')}`, undefined, { 'persistent-keepalive': '1h', 'public-key': `k${String(i)}-000000000000000000000000000000000000000=` }));
+    // Keepalive 25 s, its handshake 500 s ago, since the start: stale.
+    peers.push(peerRecord('zz-dead-site', '500s', { 'persistent-keepalive': '25s', 'public-key': 'dead-00000000000000000000000000000000000000=' }));
+    const data = mapWireguard([WG_UP], peers, routerLabel('hq'), router.health, T0, undefined, undefined, T0 / 1000 - 1_000).data;
+    const snapshot: JobSnapshot = { collector: 'wireguard', job: 'wireguard', ok: true, reason: undefined, finishedAt: T0, durationSeconds: 0.01, lastSuccessAt: T0, chunks: [], data };
+    const out = formatCheck(evaluateRouters([router], { snapshots: () => [systemOk(), snapshot] }, T0), [router]);
+    expect(out.state).toBe('CRITICAL');
+    const perf = out.text.slice(out.text.indexOf('\n| '));
+    // Not all fit: some of the 200 branches' perfdata went, the stale peer's stayed.
+    expect(perf.match(/branch-\d{3}/g)?.length ?? 0).toBeLessThan(200);
+    expect(perf).toMatch(/'hq_wg-branch_zz-dead-site_handshake_age'=500s;;210;0/);
+  });
+});
