@@ -38,8 +38,12 @@ function printable(name: string): string {
   return line.length > NAME_CHARS ? `${line.slice(0, NAME_CHARS)}…` : line;
 }
 
-/** PEM blocks of another certificate type (`X509 CERTIFICATE`, `TRUSTED CERTIFICATE`): OpenSSL may stop reading there. */
-const OTHER_CERTIFICATE_BLOCK = /-----BEGIN ([A-Z0-9 ]+ CERTIFICATE)-----/;
+/**
+ * The BEGIN line of a PEM block of another certificate type (`X509 CERTIFICATE`, `TRUSTED CERTIFICATE`), at the start
+ * of its line: a certificate the operator meant to trust that this check does not read. Quoted after other text (a
+ * comment) it is no block, and refusing the file for it refused good bundles (found by review).
+ */
+const OTHER_CERTIFICATE_BLOCK = /^-----BEGIN ([A-Z0-9 ]+ CERTIFICATE)-----/;
 /** More is no client CA bundle (a system bundle holds ~150), and the check's work grows with it. */
 export const MAX_CLIENT_CA_CERTIFICATES = 1000;
 /** Issuers of one name a certificate's signature is tried against (repeated names are a hostile file's, not a CA's). */
@@ -58,6 +62,8 @@ interface PemScan {
   blocks: string[];
   /** A line holds a BEGIN of a certificate that does not start it: not read. */
   misplaced: boolean;
+  /** The type of the first block of another certificate type, if any. */
+  other: string | undefined;
 }
 
 /**
@@ -69,6 +75,7 @@ interface PemScan {
 function scanPem(text: string): PemScan {
   const blocks: string[] = [];
   let misplaced = false;
+  let other: string | undefined;
   let open: string[] | undefined;
   // A byte-order mark (a file saved by Windows Notepad) is not part of the first line, to OpenSSL either.
   const body = text.startsWith('\uFEFF') ? text.slice(1) : text;
@@ -91,8 +98,9 @@ function scanPem(text: string): PemScan {
     }
     const at = raw.indexOf('-----BEGIN ');
     if (at > 0 && raw.includes('CERTIFICATE-----', at)) misplaced = true;
+    else if (at === 0) other ??= OTHER_CERTIFICATE_BLOCK.exec(line)?.[1];
   }
-  return { blocks, misplaced };
+  return { blocks, misplaced, other };
 }
 
 export function checkClientCa(text: string, now = Date.now()): ClientCaCheck {
@@ -102,9 +110,8 @@ export function checkClientCa(text: string, now = Date.now()): ClientCaCheck {
   const skipped = scan.misplaced
     ? ['client_ca_file: a "-----BEGIN" line that does not start its line (indented, or after other text) is not read, as OpenSSL does not read it']
     : [];
-  const other = OTHER_CERTIFICATE_BLOCK.exec(text);
-  if (other !== null) {
-    return { problem: `holds a "${other[1] ?? ''}" block: write each certificate as a PEM "BEGIN CERTIFICATE" block`, warnings: [] };
+  if (scan.other !== undefined) {
+    return { problem: `holds a "${scan.other}" block: write each certificate as a PEM "BEGIN CERTIFICATE" block`, warnings: [] };
   }
   const blocks = scan.blocks;
   if (blocks.length === 0) {

@@ -245,6 +245,10 @@ describe('the client CA file (client_ca_file)', () => {
   it('refuses other certificate block types, counts a repeated certificate once, and caps the file at 1,000 certificates', () => {
     write('client-ca.pem', `${root.cert.replace(/CERTIFICATE/g, 'X509 CERTIFICATE')}\n${root.cert}`);
     expect(problemsOf(mtls('client-ca.pem'))).toContainEqual({ path: 'tls_server_config.client_ca_file', message: 'holds a "X509 CERTIFICATE" block: write each certificate as a PEM "BEGIN CERTIFICATE" block' });
+    // Quoted in a comment it is no block: a good bundle is taken, with the same word as for a quoted BEGIN CERTIFICATE
+    // (found by review: the whole web config was refused).
+    write('client-ca.pem', `# -----BEGIN TRUSTED CERTIFICATE----- blocks are not read here\n${root.cert}`);
+    expect(loadWebConfig(write('web.yml', mtls('client-ca.pem'))).warnings).toEqual([expect.stringMatching(/^client_ca_file: a "-----BEGIN" line that does not start its line/)]);
     write('client-ca.pem', Array.from({ length: 300 }, () => `${root.cert}\n${unrelated.cert}`).join('\n'));
     const verify = vi.spyOn(X509Certificate.prototype, 'verify');
     try {
