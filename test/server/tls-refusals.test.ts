@@ -75,6 +75,8 @@ it('counts a certificate that does not verify by its code even after other failu
   refusals.note(failure('DEPTH_ZERO_SELF_SIGNED_CERT'), '192.0.2.9');
   // A client certificate made for servers only: a verification code without CERT in its name.
   refusals.note(failure('INVALID_PURPOSE'), '192.0.2.9');
+  // Any other verification error (here: a client certificate's CA without keyCertSign), as Node names it.
+  refusals.note(failure('UNSPECIFIED'), '192.0.2.9');
   // Not a verification code: still other once the reasons are full.
   refusals.note(failure('ERR_SSL_ANOTHER'), '192.0.2.9');
   clock += 60_000;
@@ -83,6 +85,7 @@ it('counts a certificate that does not verify by its code even after other failu
   expect(reasons['UNABLE_TO_VERIFY_LEAF_SIGNATURE']).toBe(1);
   expect(reasons['DEPTH_ZERO_SELF_SIGNED_CERT']).toBe(1);
   expect(reasons['INVALID_PURPOSE']).toBe(1);
+  expect(reasons['UNSPECIFIED']).toBe(1);
   expect(reasons['ERR_SSL_ANOTHER']).toBeUndefined();
-  expect(Object.keys(reasons).length).toBeLessThanOrEqual(8 + 28);
+  expect(Object.keys(reasons).length).toBeLessThanOrEqual(8 + 29);
 });
