@@ -93,6 +93,8 @@ export const MAX_MONITORED_PORTS = 1024;
 
 /** Interfaces mapped between two places where the mapping may give the event loop back. */
 const INTERFACES_PER_STEP = 256;
+/** What makes a record an interface (FieldReader.keyed). */
+const INTERFACE_KEYS = ['name', 'type'] as const;
 
 /** mapInterfaces as steps (util/slices.ts): a router with thousands of VLANs and tunnels lists them all. */
 export function* mapInterfacesSteps(records: readonly RouterRecord[], routerLabel: RouterLabel, filter: InterfaceFilter): Steps<InterfaceMapping> {
@@ -107,7 +109,9 @@ export function* mapInterfacesSteps(records: readonly RouterRecord[], routerLabe
   let ethernetMore = 0;
   let exported = 0;
   let count = 0;
-  const named = yield* read.keyedSteps(records, ['name']);
+  // A name alone makes no interface: a just-booted router answered its /user list (`name` and `group`) for every menu,
+  // and it was read as interfaces named after its users (found by review). Every interface row has its type.
+  const named = yield* read.keyedSteps(records, INTERFACE_KEYS);
   const chosen = yield* chosenRowsSteps(named, read, (record) => {
     const name = record['name'] as string;
     const type = record['type'] ?? '';

@@ -84,6 +84,7 @@ export function mapSystemHealth(records: readonly RouterRecord[], routerLabel: R
     // A router has tens of sensors. Rows are read up to a bound, not to the end: unreadable rows never count
     // toward MAX_SENSORS, and 789,000 of them took 2.5 s (a hostile-router review).
     let rows = 0;
+    let valued = 0;
     for (const record of records) {
       if (++rows > MAX_ROWS) {
         read.problem(`more than ${MAX_ROWS} rows; the rest are left out`);
@@ -95,6 +96,7 @@ export function mapSystemHealth(records: readonly RouterRecord[], routerLabel: R
         read.problem('row without name or value');
         continue;
       }
+      valued++;
       // A type this exporter does not know (a future unit) is a sensor it cannot place, not a broken reply.
       // Own keys only: a `type` of "constructor" or "__proto__" found Object's own members (and failed the run).
       // Without a type the name tells the unit, as in the object form (`cpu-temperature`, `psu1-voltage`): such
@@ -106,6 +108,11 @@ export function mapSystemHealth(records: readonly RouterRecord[], routerLabel: R
         (type === '' ? kindOfKey(name) : undefined);
       if (kind !== undefined) sensors.push([name, kind, value]);
       else if (type === '') read.problem(() => `sensor ${quoteRouterText(name, 40)} has no type, and its name tells no unit; left out`);
+    }
+    // Named rows none of which holds a value are no sensors: a just-booted router answered its /user list (`name`,
+    // `group`) for every menu, and it was taken as health rows with a decode error (found by review).
+    if (valued === 0) {
+      throw new RouterOsError('ROS_ERR_SHAPE', 'system/health: none of the rows holds a value; the reply is not this menu\'s data');
     }
   } else {
     // One object on 7.x (a list of them only from something that is not a router): read up to the same bound, in

@@ -22,6 +22,27 @@ export const SETUP_PROPLISTS = {
   filter: FILTER_PROPLIST,
 } as const;
 
+/**
+ * What makes a record one of each menu's (FieldReader.keyed): a reply of records none of which holds them is not
+ * that menu's data but a shape error. A just-booted router answered its /user list (`name`, `group`) for every
+ * menu, and the audit found a set-up fault on an interface named after a user (found by review).
+ */
+const SETUP_KEYS = {
+  interfaces: ['name', 'listen-port'],
+  peers: ['interface', 'public-key'],
+  addresses: ['address'],
+  routes: ['dst-address'],
+  filter: ['chain'],
+} as const satisfies Record<keyof SetupRecords, readonly string[]>;
+
+const MENUS: Record<keyof SetupRecords, string> = {
+  interfaces: 'interface/wireguard',
+  peers: 'interface/wireguard/peers',
+  addresses: 'ip/address',
+  routes: 'ip/route',
+  filter: 'ip/firewall/filter',
+};
+
 export interface WireguardSetupData {
   /** Unix ms. */
   collectedAt: number;
@@ -38,8 +59,15 @@ export function* mapWireguardSetupSteps(records: SetupRecords, routerLabel: Rout
   const samples = new SampleSet();
   const interfaces: InterfaceSetup[] = [];
   const seen = new Set<string>();
-  const read = new FieldReader('interface/wireguard');
-  for (const setup of yield* auditSetupSteps(records, read)) {
+  const read = new FieldReader(MENUS.interfaces);
+  const readers = [read];
+  const keyed = {} as Record<keyof SetupRecords, readonly RouterRecord[]>;
+  for (const menu of Object.keys(SETUP_KEYS) as (keyof SetupRecords)[]) {
+    const menuRead = menu === 'interfaces' ? read : new FieldReader(MENUS[menu]);
+    if (menuRead !== read) readers.push(menuRead);
+    keyed[menu] = yield* menuRead.keyedSteps(records[menu], SETUP_KEYS[menu]);
+  }
+  for (const setup of yield* auditSetupSteps(keyed, read)) {
     // Unique as written out: names that differ only in what the format cannot carry come out alike.
     const labels = seriesLabels(WIREGUARD_FAMILIES.wgInterfaceRunning, routerLabel, [setup.interface]);
     if (seen.has(labels)) continue;
@@ -47,7 +75,7 @@ export function* mapWireguardSetupSteps(records: SetupRecords, routerLabel: Rout
     interfaces.push(setup);
     for (const check of setup.checks) samples.addExtended(F.wgInterfaceSetupOk, labels, [check.check], check.ok ? 1 : 0);
   }
-  return { samples, data: { collectedAt: now, interfaces }, ...problemsOf(read) };
+  return { samples, data: { collectedAt: now, interfaces }, ...problemsOf(...readers) };
 }
 
 async function fetchRecords(context: JobContext): Promise<SetupRecords> {

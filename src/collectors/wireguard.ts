@@ -35,8 +35,12 @@ import { believedBootSteps, readBoot, uptimeWantedSteps, youngRestartSeconds } f
 import { quoteRouterText } from '../util/text.js';
 import { finish, finishInSlices, type Steps } from '../util/slices.js';
 
-/** What makes a record an interface or a peer (FieldReader.keyed). */
-const INTERFACE_KEYS = ['name'] as const;
+/**
+ * What makes a record a WireGuard interface or a peer (FieldReader.keyed). A name alone does not: a just-booted
+ * router answered its /user list for every menu, read as an interface named after a user (found by review). Every
+ * WireGuard interface has its public key (and the proplist asks for it).
+ */
+const INTERFACE_KEYS = ['name', 'public-key'] as const;
 const PEER_KEYS = ['interface', 'public-key'] as const;
 
 export const INTERFACE_PROPLIST = ['.id', 'name', 'public-key', 'listen-port', 'mtu', 'running', 'disabled', 'comment'] as const;

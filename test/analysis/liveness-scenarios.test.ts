@@ -382,7 +382,7 @@ describe('a peer found down by its probe inside its bound', () => {
     const router = testRouter({ name: 'hq' }, { health: { expect: { wg0: 'always' } } });
     const peer = { interface: 'wg0', 'public-key': PUBLIC_KEY, name: 'site', 'last-handshake': '4m', 'allowed-address': '10.9.0.2/32' };
     const probes = new Map([[probeKey('wg0', PUBLIC_KEY), PROBE_RESULTS.failed]]);
-    const data = mapWireguard([{ name: 'wg0', running: 'true', disabled: 'false' }], [peer], routerLabel('hq'), router.health, T0, new Map(), probes).data;
+    const data = mapWireguard([{ name: 'wg0', 'public-key': 'S3rv3r', running: 'true', disabled: 'false' }], [peer], routerLabel('hq'), router.health, T0, new Map(), probes).data;
     const snapshot = { collector: 'wireguard' as const, job: 'wireguard', ok: true, reason: undefined, finishedAt: T0, durationSeconds: 0.1, lastSuccessAt: T0, chunks: [], data };
     const { health } = evaluateRouter(router, [systemOk(), snapshot], T0);
     expect(health.peers[0]?.state).toBe('down');

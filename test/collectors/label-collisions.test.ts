@@ -46,7 +46,7 @@ describe('look-alike names make one series', () => {
       .chain((names) => fc.tuple(fc.constant(names), fc.array(fc.record({ interface: fc.constantFrom(...names), key: fc.constantFrom('A', 'B') }), { minLength: 1, maxLength: 6 })));
     fc.assert(
       fc.property(fleet, ([ifaceNames, peerSpecs]) => {
-        const interfaces: RouterRecord[] = ifaceNames.map((iface) => ({ name: iface, disabled: 'false', running: 'true', 'listen-port': '13231' }));
+        const interfaces: RouterRecord[] = ifaceNames.map((iface) => ({ name: iface, 'public-key': 'S3rv3r', disabled: 'false', running: 'true', 'listen-port': '13231' }));
         const peers: RouterRecord[] = peerSpecs.map(({ interface: iface, key }) => ({
           interface: iface,
           'public-key': `${key.repeat(43)}=`,

@@ -53,7 +53,7 @@ describe('problems are counted in full and worded only while kept', () => {
     }));
     let result!: ReturnType<typeof mapWireguard>;
     const calls = quotesDuring(() => {
-      result = mapWireguard([{ name: 'wg0', running: 'maybe', disabled: 'false', 'listen-port': '70000' }], peers, routerLabel('hq'), testRouter().health, NOW);
+      result = mapWireguard([{ name: 'wg0', 'public-key': 'S3rv3r', running: 'maybe', disabled: 'false', 'listen-port': '70000' }], peers, routerLabel('hq'), testRouter().health, NOW);
     });
     expect(result.decodeErrors).toBeGreaterThanOrEqual(N);
     expect(result.problems).toHaveLength(20);

@@ -65,7 +65,7 @@ describe('mapWireguard job memory', () => {
       'last-handshake': '1m',
     });
     const memory = new Map<string, number>();
-    const interfaces: RouterRecord[] = [{ name: 'wg0', running: 'true', disabled: 'false' }];
+    const interfaces: RouterRecord[] = [{ name: 'wg0', 'public-key': 'S3rv3r', running: 'true', disabled: 'false' }];
     const first = mapWireguard(interfaces, Array.from({ length: 1000 }, (_, i) => peer(i, 100)), routerLabel('hq'), health, 1_800_000_000_000, memory);
     expect(first.data.peers.every((p) => !p.rxMoved)).toBe(true);
     const second = mapWireguard(interfaces, Array.from({ length: 1000 }, (_, i) => peer(i, i % 2 === 0 ? 200 : 100)), routerLabel('hq'), health, 1_800_000_030_000, memory);
@@ -78,7 +78,7 @@ describe('mapWireguard job memory', () => {
 
 describe('one handshake, one written time (found by review: RouterOS gives ages in whole seconds)', () => {
   const health = testRouter().health;
-  const interfaces: RouterRecord[] = [{ name: 'wg-sites', running: 'true', disabled: 'false', 'listen-port': '13231' }];
+  const interfaces: RouterRecord[] = [{ name: 'wg-sites', 'public-key': 'S3rv3r', running: 'true', disabled: 'false', 'listen-port': '13231' }];
   const peer = (lastHandshake: string): RouterRecord[] => [
     { interface: 'wg-sites', 'public-key': 'K'.repeat(43) + '=', name: 'site', 'last-handshake': lastHandshake, rx: '10', tx: '10', 'persistent-keepalive': '25s' },
   ];

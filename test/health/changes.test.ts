@@ -491,7 +491,7 @@ describe('a peer a probe found down before its handshake was due (found by revie
     const key = 'Fh0S3Hpyq8JQ5lqA3m2T0YpJmB5ycK1r6v9wqQ7cQ2E=';
     const row = { interface: 'wg0', 'public-key': key, name: 'branch', disabled: 'false', 'allowed-address': '10.10.0.2/32', rx: '1000', tx: '1000', 'persistent-keepalive': '25s', 'last-handshake': '190s' };
     const probes = new Map([[probeKey('wg0', key), { outcome: 'failed' as const, lossRatio: 1 }]]);
-    const { data } = mapWireguard([{ name: 'wg0', running: 'true', disabled: 'false' }], [row], routerLabel('hq'), probed.health, T0, new Map(), probes);
+    const { data } = mapWireguard([{ name: 'wg0', 'public-key': 'S3rv3r', running: 'true', disabled: 'false' }], [row], routerLabel('hq'), probed.health, T0, new Map(), probes);
     const snapshot: JobSnapshot = { collector: 'wireguard', job: 'wireguard', ok: true, reason: undefined, finishedAt: T0, durationSeconds: 0.01, lastSuccessAt: T0, chunks: [], data } as JobSnapshot;
     const { judgements } = evaluateRouter(probed, [systemOk(T0), snapshot], T0);
     const messages = diffPeers(undefined, judgements, true, 'hq').lines.map((line) => line.message);

@@ -75,7 +75,7 @@ describe('work in proportion to the router', () => {
   it('fails the audit with a clear error, not a blocked loop, when flows × rules pass the limit of rule checks', () => {
     // One interface with 1,100 branch subnets (two flows each) through 1,000 forward rules none of which decides.
     const records = hub(1, { routeMissingFor: -1 });
-    records.peers = Array.from({ length: 1_100 }, (_, i) => ({ '.id': `*${i}`, interface: 'wg0', name: `site-${i}`, 'allowed-address': subnet(i), disabled: 'false' }));
+    records.peers = Array.from({ length: 1_100 }, (_, i) => ({ '.id': `*${i}`, interface: 'wg0', 'public-key': `p${i}`, name: `site-${i}`, 'allowed-address': subnet(i), disabled: 'false' }));
     const forward = Array.from({ length: 1_000 }, (_, i) => ({ '.id': `*F${i}`, chain: 'forward', action: 'accept', 'src-address': `198.18.${i >> 8}.${i & 255}`, disabled: 'false' }));
     expect(1_100 * 2 * forward.length).toBeGreaterThan(DEFAULT_RULE_CHECKS);
     let error: unknown;
@@ -97,11 +97,11 @@ describe('work in proportion to the router', () => {
   it(`fails the audit with a clear error past ${MAX_AUDITED_SUBNETS} subnets routed through one interface (200,000 in one peer took 3.3 s)`, () => {
     const records = hub(1, { routeMissingFor: -1 });
     const many = (count: number) => Array.from({ length: count }, (_, i) => subnet(i)).join(',');
-    records.peers = [{ '.id': '*1', interface: 'wg0', name: 'site', 'allowed-address': many(MAX_AUDITED_SUBNETS + 1), disabled: 'false' }];
+    records.peers = [{ '.id': '*1', interface: 'wg0', 'public-key': 'p1', name: 'site', 'allowed-address': many(MAX_AUDITED_SUBNETS + 1), disabled: 'false' }];
     expect(() => mapWireguardSetup(records, routerLabel('hq'), T0)).toThrow(
       new RouterOsError('ROS_ERR_TOO_MUCH', `interface/wireguard/peers: the peers of "wg0" route more than ${MAX_AUDITED_SUBNETS} subnets (allowed-address other than single hosts); the set-up is not audited`),
     );
-    records.peers = [{ '.id': '*1', interface: 'wg0', name: 'site', 'allowed-address': many(MAX_AUDITED_SUBNETS), disabled: 'false' }];
+    records.peers = [{ '.id': '*1', interface: 'wg0', 'public-key': 'p1', name: 'site', 'allowed-address': many(MAX_AUDITED_SUBNETS), disabled: 'false' }];
     expect(auditSetup(records)[0]?.routedSubnets).toHaveLength(MAX_AUDITED_SUBNETS);
   });
 
@@ -123,9 +123,9 @@ describe('work in proportion to the router', () => {
     const list = (count: number, entry: (i: number) => string) => Array.from({ length: count }, (_, i) => entry(i)).join(',');
     records.routes = Array.from({ length: 20_000 }, (_, i) => ({ '.id': `*R${i}`, 'dst-address': subnet(i), gateway: '192.0.2.1', distance: '20', disabled: 'false' }));
     records.peers = [
-      ...Array.from({ length: 4 }, (_, i) => ({ '.id': `*H${i}`, interface: 'wg0', name: `hosts-${i}`, 'allowed-address': list(20_000, host), disabled: 'false' })),
-      ...Array.from({ length: 4 }, (_, i) => ({ '.id': `*G${i}`, interface: 'wg0', name: `junk-${i}`, 'allowed-address': list(20_000, (k) => `x${k}`), disabled: 'false' })),
-      ...Array.from({ length: 20_000 }, (_, i) => ({ '.id': `*P${i}`, interface: 'wg0', name: `site-${i}`, 'allowed-address': host(i), disabled: i % 2 === 0 ? 'false' : 'true' })),
+      ...Array.from({ length: 4 }, (_, i) => ({ '.id': `*H${i}`, interface: 'wg0', 'public-key': `h${i}`, name: `hosts-${i}`, 'allowed-address': list(20_000, host), disabled: 'false' })),
+      ...Array.from({ length: 4 }, (_, i) => ({ '.id': `*G${i}`, interface: 'wg0', 'public-key': `g${i}`, name: `junk-${i}`, 'allowed-address': list(20_000, (k) => `x${k}`), disabled: 'false' })),
+      ...Array.from({ length: 20_000 }, (_, i) => ({ '.id': `*P${i}`, interface: 'wg0', 'public-key': `s${i}`, name: `site-${i}`, 'allowed-address': host(i), disabled: i % 2 === 0 ? 'false' : 'true' })),
     ];
     // No address on wg0: the address check looks for the peers' hosts, through every list.
     records.addresses = [];
@@ -141,7 +141,7 @@ describe('work in proportion to the router', () => {
   it(`names at most ${OWNERS_NAMED} peers per finding, each cut short (30 peers of 1 MiB names routing the same subnets filled the heap until the process died)`, () => {
     const records = hub(1, { routeMissingFor: -1 });
     const subnets = Array.from({ length: 50 }, (_, i) => subnet(1_000 + i)).join(',');
-    records.peers = Array.from({ length: 10 }, (_, i) => ({ '.id': `*${i}`, interface: 'wg0', comment: `${i}${'c'.repeat(100_000)}`, 'allowed-address': subnets, disabled: 'false' }));
+    records.peers = Array.from({ length: 10 }, (_, i) => ({ '.id': `*${i}`, interface: 'wg0', 'public-key': `c${i}`, comment: `${i}${'c'.repeat(100_000)}`, 'allowed-address': subnets, disabled: 'false' }));
     const route = auditSetup(records)[0]?.checks.find((check) => check.check === 'route');
     expect(route?.ok).toBe(false);
     const cut = (i: number) => `${i}${'c'.repeat(59)}… (99941 more characters)`;
@@ -151,7 +151,7 @@ describe('work in proportion to the router', () => {
 
   it(`reads at most ${MAX_GATEWAYS} gateways of a route (a route of a million within a record's size was read to its end)`, () => {
     const records = hub(1, { routeMissingFor: 0 });
-    records.peers = [{ '.id': '*1', interface: 'wg0', name: 'site', 'allowed-address': subnet(0), disabled: 'false' }];
+    records.peers = [{ '.id': '*1', interface: 'wg0', 'public-key': 'p1', name: 'site', 'allowed-address': subnet(0), disabled: 'false' }];
     const gateways = (onWg0At: number) => Array.from({ length: MAX_GATEWAYS + 1 }, (_, i) => (i === onWg0At ? 'wg0' : `198.18.${octets(i)}`)).join(',');
     records.routes = [{ '.id': '*D', 'dst-address': '0.0.0.0/0', gateway: gateways(MAX_GATEWAYS - 1), disabled: 'false' }];
     expect(auditSetup(records)[0]?.checks.find((check) => check.check === 'route')?.ok).toBe(true);
@@ -178,7 +178,7 @@ describe('work in proportion to the router', () => {
     // 2,000 of each took 15 s (found by a hostile review).
     const n = 3_000;
     const records = hub(1, { routeMissingFor: 0 });
-    records.peers = Array.from({ length: n }, (_, i) => ({ '.id': `*${i}`, interface: 'wg0', name: `site-${i}`, 'allowed-address': subnet(i), disabled: 'false' }));
+    records.peers = Array.from({ length: n }, (_, i) => ({ '.id': `*${i}`, interface: 'wg0', 'public-key': `p${i}`, name: `site-${i}`, 'allowed-address': subnet(i), disabled: 'false' }));
     records.addresses = Array.from({ length: n }, (_, i) => ({ '.id': `*A${i}`, address: `10.${octets(i)}.1/32`, interface: 'wg0', disabled: 'false' }));
     // No gateway is on wg0 but the last.
     const gateways = [...Array.from({ length: n - 1 }, (_, i) => `198.18.${octets(i)}`), `10.${octets(n - 1)}.1`];
