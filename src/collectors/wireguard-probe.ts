@@ -16,6 +16,7 @@ import type { ProbeOutcome } from '../analysis/liveness.js';
 import { readProbeReply, readProbeReplySteps, type ProbeResult } from './wireguard-probe-reply.js';
 import { finish, finishInSlices, type Steps } from '../util/slices.js';
 import { parseIpv4, parseIpv4Prefix, type Ipv4Prefix } from '../analysis/ipv4.js';
+import { usable } from '../analysis/setup-routes.js';
 
 export { readProbeReply, type ProbeResult } from './wireguard-probe-reply.js';
 
@@ -29,7 +30,7 @@ export const PROBE_CONCURRENCY = 2;
 export const PROBES_PER_RUN = 16;
 /** Between the pings of one probe (count > 1): a probe of 3 lasts 0.6 s, not RouterOS's default 3 s. */
 export const PROBE_INTERVAL_MS = 200;
-export const ADDRESS_PROPLIST = ['address', 'interface', 'disabled'] as const;
+export const ADDRESS_PROPLIST = ['address', 'interface', 'disabled', 'invalid'] as const;
 
 export interface ProbeTarget {
   /** `interface|public-key`: the peer's identity in the run. */
@@ -196,7 +197,9 @@ export function* planProbesSteps(
     const ip = text.split('/')[0] ?? '';
     const prefix = parseIpv4Prefix(text);
     const value = parseIpv4(ip);
-    if (saysTrue(row['disabled']) || !/^\d{1,3}(\.\d{1,3}){3}$/.test(ip) || prefix === undefined || value === undefined) continue;
+    // An address RouterOS marks invalid (its interface gone, or a clash) is not used, as the set-up audit does not
+    // use it: pings from it get no reply, and a working tunnel read as blocked (found by review).
+    if (!usable(row) || !/^\d{1,3}(\.\d{1,3}){3}$/.test(ip) || prefix === undefined || value === undefined) continue;
     const known = sources.get(iface);
     // A few per interface are plenty to choose from; a hostile list of thousands is not walked per peer.
     if (known === undefined) sources.set(iface, [{ ip, value, prefix }]);

@@ -102,6 +102,16 @@ describe('planProbes', () => {
     expect(plan({ probe: { 'wg-sites': 'on' } }, peers, twoSubnets).targets).toEqual(['wg-sites 10.20.0.2 from 10.20.0.1', 'wg-sites 10.30.0.2 from 10.10.0.1']);
   });
 
+  it('never pings from an address RouterOS marks invalid, nor a disabled one (found by review)', () => {
+    const addresses: RouterRecord[] = [
+      { address: '10.20.0.9/30', interface: 'wg-sites', disabled: 'false', invalid: 'true' },
+      { address: '10.20.0.5/30', interface: 'wg-sites', disabled: 'true' },
+      { address: '10.20.0.1/24', interface: 'wg-sites', disabled: 'false', invalid: 'false' },
+    ];
+    expect(plan({ probe: { 'wg-sites': 'on' } }, [peer('in-30', 'wg-sites', '10.20.0.10/32')], addresses).targets).toEqual(['wg-sites 10.20.0.10 from 10.20.0.1']);
+    expect(plan({ probe: { 'wg-sites': 'on' } }, [peer('in-30', 'wg-sites', '10.20.0.10/32')], addresses.slice(0, 2)).reasons).toEqual({ 'in-30': 'no_source_address' });
+  });
+
   it('of the addresses whose networks hold the peer\'s, pings from the narrowest, whatever their order (found by review)', () => {
     const nested = [
       { address: '10.20.9.1/16', interface: 'wg-sites', disabled: 'false' },
