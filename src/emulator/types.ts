@@ -326,6 +326,8 @@ export interface RouterboardSeed {
 export interface PackageUpdateSeed {
   /** Newer than the running version = `New version is available`; false = never checked. Default: the running version. */
   latestVersion?: string | false;
+  /** The update channel it follows. Default: the running version's channel. */
+  channel?: string;
 }
 
 export interface RouterSeed {

@@ -23,7 +23,9 @@ beforeAll(async () => {
     now: clock.now,
     control: true,
     routers: [
-      { name: 'chr', version: '7.23.7', packageUpdate: { latestVersion: '7.24.4' } },
+      // The dumbmonit CHR: a long-term 7.23.7 whose update check follows stable.
+      { name: 'chr', version: '7.23.7', channel: 'long-term', packageUpdate: { latestVersion: '7.24.4', channel: 'stable' } },
+      { name: 'rc', version: '7.24rc2', channel: 'testing', packageUpdate: { latestVersion: '7.24' } },
       {
         name: 'ccr',
         version: '7.19.4',
@@ -129,6 +131,10 @@ describe('/system/package/update', () => {
     expect((await client.get('legacy', '/rest/system/package/update')).json).toEqual({ channel: 'stable', 'installed-version': '7.10' });
   });
 
+  it('a release is newer than its release candidate (as the firmware collector ranks them; found by review)', async () => {
+    expect((await client.get('rc', '/rest/system/package/update')).json).toMatchObject({ channel: 'testing', 'installed-version': '7.24rc2', 'latest-version': '7.24', status: 'New version is available' });
+  });
+
   it('check-for-updates, download, install and routerboard upgrade are recorded no-ops that open no connection', async () => {
     const r = emu.router('hap');
     expect(r.outsideCalls()).toEqual([]);
@@ -175,6 +181,10 @@ describe('/system/package/update', () => {
 describe('/system/resource fields per board (captures)', () => {
   it('CHR 7.23.7 and hAP ac² 7.16: the captures\' key sets (write-sect-*, factory-software, no bad-blocks)', async () => {
     expect(keys(asRec((await client.get('chr', '/rest/system/resource')).json))).toEqual(keys(asRec(recorded('system-resource-7.23-chr.json'))));
+    // And the capture's values that are no measurement: the version with its channel, the build, CHR's factory software.
+    const chr = asRec((await client.get('chr', '/rest/system/resource')).json);
+    const captured = asRec(recorded('system-resource-7.23-chr.json'));
+    for (const key of ['version', 'build-time', 'factory-software']) expect([key, chr[key]]).toEqual([key, captured[key]]);
     expect(keys(asRec((await client.get('hap', '/rest/system/resource')).json))).toEqual(keys(asRec(recorded('system-resource-7.16-hap.json'))));
   });
 

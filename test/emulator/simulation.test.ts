@@ -74,6 +74,25 @@ describe('peers over time', () => {
     expect(peer('dead')['last-handshake']).toMatch(/^\d+h\d+m\d+s$|^\d+h\d+m$|^\d+h\d+s$|^\d+h$/);
   });
 
+  it('a live peer reached at a host name shows its configured port, at an address the name stands for (found by review)', async () => {
+    const named = await startEmulator({
+      now: clock.now,
+      routers: [{ name: 'n', interfaces: [{ name: 'VPN' }], peers: [
+        { interface: 'VPN', name: 'by-name', endpointAddress: 'vpnserver.com', endpointPort: 51820, life: 'live', persistentKeepalive: 25 },
+        { interface: 'VPN', name: 'by-ip', endpointAddress: '198.51.100.7', endpointPort: 51820, life: 'live' },
+      ] }],
+    });
+    try {
+      const rows = named.router('n').rows('interface/wireguard/peers');
+      const byName = rows.find((row) => row['name'] === 'by-name') ?? {};
+      expect(byName['current-endpoint-port']).toBe('51820');
+      expect(byName['current-endpoint-address']).toMatch(/^\d+\.\d+\.\d+\.\d+$/);
+      expect(rows.find((row) => row['name'] === 'by-ip')).toMatchObject({ 'current-endpoint-address': '198.51.100.7', 'current-endpoint-port': '51820' });
+    } finally {
+      await named.close();
+    }
+  });
+
   it('a never-connected peer has no last-handshake and an unknown current endpoint', () => {
     const p = peer('never');
     expect(p).not.toHaveProperty('last-handshake');

@@ -140,6 +140,11 @@ describe('ip/route: active only with a reachable next hop', () => {
       const unreachable = await put('ip/route', { 'dst-address': '10.202.0.0/16', gateway: '192.0.2.77' });
       expect(unreachable).toMatchObject({ inactive: 'true', 'immediate-gw': '' });
       expect(unreachable).not.toHaveProperty('active');
+      // ECMP as the capture prints it: true over two next hops, false over one, no key on an inactive route.
+      const twoHops = await put('ip/route', { 'dst-address': '10.203.0.0/16', gateway: '10.123.0.9,10.123.0.10' });
+      expect(twoHops).toMatchObject({ active: 'true', ecmp: 'true', 'immediate-gw': '10.123.0.9%ether1,10.123.0.10%ether1' });
+      expect(viaAddress).toMatchObject({ ecmp: 'false' });
+      expect(unreachable).not.toHaveProperty('ecmp');
     } finally {
       for (const path of made.reverse()) await client.call(R, 'DELETE', `/rest/${path}`);
     }

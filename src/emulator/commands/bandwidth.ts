@@ -100,7 +100,7 @@ export async function bandwidthTest(ctx: CommandContext): Promise<Row[]> {
     tx.push(Math.round(server.txBps * wobble('tx')));
     const row = base(setup, k, k === sections ? 'done testing' : 'running');
     row['duration'] = formatSeconds(k);
-    // Per section, not a running total: the manual's capture goes 0, 581175, 9014 (docs/emulator.md).
+    // Per section, not a running total: the manual's capture goes 0, 0, 581175, 9014 (docs/emulator.md).
     if (setup.udp) row['lost-packets'] = String(Math.round((server.lostPerSecond ?? 0) * wobble('lost')));
     if (setup.direction !== 'transmit') rates(row, 'rx', setup.rxSize, rx);
     if (setup.direction !== 'receive') rates(row, 'tx', setup.txSize, tx);

@@ -78,7 +78,8 @@ function statsRow(s: Stats): Row {
   };
   if (s.received > 0) {
     row['min-rtt'] = formatMicros(s.min);
-    row['avg-rtt'] = formatMicros(Math.round(s.sum / s.received));
+    // Truncated, as RouterOS prints it: 453 us and 382 us give 417us (the manual's capture), not 418us.
+    row['avg-rtt'] = formatMicros(Math.floor(s.sum / s.received));
     row['max-rtt'] = formatMicros(s.max);
   }
   return row;

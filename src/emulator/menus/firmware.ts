@@ -5,7 +5,7 @@
  */
 import type { PackageUpdateSeed, RouterboardSeed, Row } from '../types.js';
 import { hash32 } from '../util/rng.js';
-import { atLeast, compareVersions, parseVersion } from '../util/version.js';
+import { atLeast, compareReleases, parseVersion } from '../util/version.js';
 import type { RosVersion } from '../util/version.js';
 import type { SingletonMenu } from './types.js';
 
@@ -36,13 +36,15 @@ export class PackageUpdateMenu implements SingletonMenu {
   readonly #row: Row;
 
   constructor(version: RosVersion, channel: string, seed: PackageUpdateSeed) {
-    const row: Row = { channel, 'installed-version': version.text };
+    // The update channel is a setting of its own: a long-term 7.23.7 was captured following `stable` (dumbmonit).
+    const row: Row = { channel: seed.channel ?? channel, 'installed-version': version.text };
     // check-certificate / ip-version / mode: seen on 7.23.7 (dumbmonit); shown from 7.22 (inferred).
     if (atLeast(version, '7.22')) Object.assign(row, { 'check-certificate': 'yes', 'ip-version': 'auto', mode: 'https' });
     const latest = seed.latestVersion ?? version.text;
     if (latest !== false) {
       row['latest-version'] = latest;
-      row['status'] = compareVersions(parseVersion(latest), version) > 0 ? 'New version is available' : 'System is already up to date';
+      // 7.24 is newer than an installed 7.24rc2, as the exporter's firmware collector reads it too.
+      row['status'] = compareReleases(parseVersion(latest), version) > 0 ? 'New version is available' : 'System is already up to date';
     }
     this.#row = row;
   }

@@ -158,7 +158,9 @@ export class PeersMenu extends RecordMenu<PeerEntry> {
     const port = entry.values['endpoint-port'] ?? '0';
     const fixed = isIp(configured) && port !== '0';
     row['current-endpoint-address'] = fixed ? configured : entry.roamAddress;
-    row['current-endpoint-port'] = fixed ? port : String(entry.roamPort);
+    // A peer reached at a configured host name answers from its listen port, the configured one: only the address
+    // is the name's (here a stand-in). A roaming peer's port is whatever its NAT gave it.
+    row['current-endpoint-port'] = configured !== '' && port !== '0' ? port : String(entry.roamPort);
   }
 
   renameInterface(from: string, to: string): void {

@@ -16,6 +16,9 @@ const KNOWN_BUILDS: Record<string, string> = {
   '7.16': '2024-09-20 13:00:27',
   '7.19.4': '2025-07-28 10:00:16',
   '7.20.5': '2025-11-27 08:17:04',
+  '7.23.7': '2026-09-16 12:19:15',
+  // The manual's capture of a CCR1036 (printed in the old format).
+  '7.1beta4': '2020-12-04 14:19:51',
 };
 
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
@@ -74,7 +77,8 @@ export class ResourceMenu implements SingletonMenu {
       'total-memory': String(totalMemory),
       version: `${v.text} (${channel})`,
     };
-    this.#static[atLeast(v, '7.24') ? 'minimum-version' : 'factory-software'] = board.factorySoftware ?? '7.5';
+    // Both CHR captures (7.19.4, 7.23.7) say 7.1; hardware boards say what they shipped with (7.5 on a hAP ax²).
+    this.#static[atLeast(v, '7.24') ? 'minimum-version' : 'factory-software'] = board.factorySoftware ?? ((board.boardName ?? 'CHR').startsWith('CHR') ? '7.1' : '7.5');
     if (board.nand === true) this.#static['bad-blocks'] = '0';
     this.#totalHdd = totalHdd;
     this.#diskFill = board.diskFillBytesPerSecond ?? 0;

@@ -60,7 +60,8 @@ export class RouteMenu extends RecordMenu<Entry> {
     row['inactive'] = hops.length > 0 ? 'false' : 'true';
     row['dynamic'] = 'false';
     row['static'] = 'true';
-    row['ecmp'] = 'false';
+    // More than one next hop is ECMP; an inactive route prints no `ecmp` at all (the captured 7.x table).
+    if (hops.length > 0) row['ecmp'] = hops.length > 1 ? 'true' : 'false';
     row['hw-offloaded'] = 'false';
     row['immediate-gw'] = hops.join(',');
   }
