@@ -252,7 +252,9 @@ describe('a probe whose pings were all lost', () => {
   };
 
   it('is made once more at once: one lost ping of probe_count 1 is no blocked tunnel (it paged on any lossy link)', async () => {
-    expect(await probe(['lost', 'answered'])).toEqual({ result: { outcome: 'partial', lossRatio: 0.5, rttSeconds: 0.01 }, asks: 2 });
+    // Answered the second time: traffic passes, which is all one ping asks (a `partial` made /health degraded for one
+    // dropped packet; found by review); the loss says one of two.
+    expect(await probe(['lost', 'answered'])).toEqual({ result: { outcome: 'ok', lossRatio: 0.5, rttSeconds: 0.01 }, asks: 2 });
     expect(await probe(['lost', 'lost'])).toEqual({ result: { outcome: 'failed', lossRatio: 1 }, asks: 2 });
     // A confirmation that failed to run leaves the first probe's word.
     expect(await probe(['lost', 'error'])).toEqual({ result: { outcome: 'failed', lossRatio: 1 }, asks: 2 });
@@ -274,6 +276,8 @@ describe('a probe whose pings were all lost', () => {
         expect(asks).toBe(again ? 2 : 1);
         const failed = lost(first) && (count > 1 || lost(second) || second === 'error');
         expect(result?.outcome === 'failed').toBe(failed);
+        // Partial loss is told only by probes of 2 or 3 pings.
+        if (count === 1) expect(result?.outcome).not.toBe('partial');
         if (result?.lossRatio !== undefined) {
           expect(result.lossRatio).toBeGreaterThanOrEqual(0);
           expect(result.lossRatio).toBeLessThanOrEqual(1);
