@@ -1,12 +1,14 @@
 /**
- * The router's start, for the wireguard job: RouterOS forgets every handshake when it restarts, and a keepalive peer
- * without a handshake is due from the start (analysis/liveness.ts, docs/health.md "After a reboot"). Read only when
+ * The router's start, for the wireguard job: RouterOS forgets every handshake when it restarts, and a keepalive or
+ * always-up peer without a handshake is due from the start (analysis/liveness.ts, docs/health.md "After a reboot"). Read only when
  * such a peer exists, and believed only when nothing the router says contradicts it: an uptime that is not one kept
  * a dead peer healthy for good (found by review).
  */
 import type { RouterRecord } from '../routeros/records.js';
 import { FieldReader, given } from '../analysis/decoding.js';
 import { bootedAtOf, keepaliveBoundSeconds } from '../analysis/liveness.js';
+import { expectOf, peerLabel } from '../analysis/peer.js';
+import type { HealthConfig } from '../config/types.js';
 import type { JobContext } from './types.js';
 import type { Steps } from '../util/slices.js';
 
@@ -16,21 +18,35 @@ const NO_KEEPALIVE = /^[0:s]*$/;
 const PEERS_PER_STEP = 2_000;
 
 /**
- * The longest keepalive (seconds) of the enabled peers that show no handshake, RouterOS's reply after a reboot; 0
- * when none has one. Only then is the uptime read, so a router whose peers all shook hands, or whose peers without
- * one have no keepalive (a road warrior never used), pays no third request. A keepalive that does not decode counts
- * as an hour: it asks for the read, and a long window (youngRestartSeconds) is the careful side.
+ * The longest bound (seconds) of the enabled peers that show no handshake, RouterOS's reply after a reboot, and would
+ * get the grace: a keepalive peer (its keepalive bound), or a link declared `expect: always` (its
+ * handshake_stale_after: the far end keeps it, whatever this side's keepalive); 0 when none. Only then is the uptime
+ * read, so a router whose peers all shook hands, or whose peers without one are road warriors, pays no third
+ * request. A keepalive that does not decode counts as an hour: it asks for the read, and a long window
+ * (youngRestartSeconds) is the careful side.
  */
-export function* uptimeWantedSteps(peers: readonly RouterRecord[]): Steps<number> {
+export function* uptimeWantedSteps(peers: readonly RouterRecord[], health: HealthConfig): Steps<number> {
   const keepalives = new FieldReader('interface/wireguard/peers');
   let longest = 0;
   for (const [index, record] of peers.entries()) {
     if (index % PEERS_PER_STEP === PEERS_PER_STEP - 1) yield;
     if (record['disabled'] === 'true' || given(record, 'last-handshake')) continue;
-    if (NO_KEEPALIVE.test(record['persistent-keepalive'] ?? '')) continue;
-    longest = Math.max(longest, keepalives.value('keepalive', record, 'persistent-keepalive') ?? 3_600);
+    if (NO_KEEPALIVE.test(record['persistent-keepalive'] ?? '')) {
+      if (graceWithoutKeepalive(record, health)) longest = Math.max(longest, health.handshakeStaleAfterSeconds);
+      continue;
+    }
+    longest = Math.max(longest, keepaliveBoundSeconds(keepalives.value('keepalive', record, 'persistent-keepalive') ?? 3_600));
   }
   return longest;
+}
+
+/**
+ * A peer without a keepalive that gets the grace after a restart all the same: a link declared `expect: always`. A
+ * hub's entry for a branch behind NAT has none (the branch keeps the tunnel), and every such link paged on the hub's
+ * reboot (found by review). A peer nothing is declared of has nothing to make it try again.
+ */
+export function graceWithoutKeepalive(record: RouterRecord, health: HealthConfig): boolean {
+  return health.expect !== undefined && expectOf({ name: peerLabel(record['name'], record['comment']), comment: record['comment'], interface: record['interface'] ?? '' }, health) === 'always';
 }
 
 /** A start as read: Unix seconds, when the reply came (Unix ms), and how far off the reply's delay may put it (s). */
@@ -75,9 +91,8 @@ const SAME_START_SECONDS = 60;
  * hour) a schedule or a keepalive bound longer than that let a router restarting (or claiming to) just past the
  * window keep a dead peer healthy for good (found by review, twice).
  */
-export function youngRestartSeconds(intervalSeconds: number, longestKeepaliveSeconds = 0): number {
-  const bound = longestKeepaliveSeconds > 0 ? keepaliveBoundSeconds(longestKeepaliveSeconds) : 0;
-  return Math.max(3_600, 2 * intervalSeconds, 2 * bound);
+export function youngRestartSeconds(intervalSeconds: number, longestBoundSeconds = 0): number {
+  return Math.max(3_600, 2 * intervalSeconds, 2 * longestBoundSeconds);
 }
 /**
  * Restarts in a row, each soon after the one before, that are still believed: an upgrade restarts twice (the

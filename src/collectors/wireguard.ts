@@ -31,7 +31,7 @@ import {
 } from './wireguard-probe.js';
 import type { Collector, JobContext, JobResult } from './types.js';
 import { CounterMemory } from './wireguard-counters.js';
-import { believedBootSteps, readBoot, uptimeWantedSteps, youngRestartSeconds } from './wireguard-boot.js';
+import { believedBootSteps, graceWithoutKeepalive, readBoot, uptimeWantedSteps, youngRestartSeconds } from './wireguard-boot.js';
 import { quoteRouterText } from '../util/text.js';
 import { finish, finishInSlices, type Steps } from '../util/slices.js';
 
@@ -330,9 +330,11 @@ export function* mapWireguardSteps(
     const probeRan = probe === 'ok' || probe === 'partial' || probe === 'failed';
     const probedAt = probeRan ? (probed?.at ?? now) : undefined;
     const probeAgeSeconds = probedAt === undefined ? 0 : probeAgeAt(now, probedAt);
-    // Due from the router's start only for a peer that would make its next handshake on its own (a keepalive), and was
-    // no problem before: a peer down before a reboot was called recovered by it (found by review).
-    const fromBoot = bootedAt !== undefined && latestHandshake === undefined && !hasBadHandshake && keepaliveSeconds > 0 && !counters.wasBad();
+    // Due from the router's start only for a peer that would make its next handshake on its own (a keepalive here, or
+    // a link declared always up, which the far end keeps), and was no problem before: a peer down before a reboot was
+    // called recovered by it (found by review).
+    const graceable = latestHandshake === undefined && !hasBadHandshake && (keepaliveSeconds > 0 || graceWithoutKeepalive(record, health));
+    const fromBoot = graceable && bootedAt !== undefined && !counters.wasBad();
     const upSeconds = fromBoot ? Math.max(0, now / 1000 - bootedAt) : undefined;
     const facts = { keepaliveSeconds, hasEndpoint, rxMoved, txMoved, upSeconds, ...(probe === undefined ? {} : { probe, probeAgeSeconds }) };
     const verdict = judgePeer(
@@ -368,8 +370,7 @@ export function* mapWireguardSteps(
     // A peer this run could not give its grace for want of the router's start (the uptime read failed, or was not
     // believed) keeps what was known of it before: one failed read made a branch in its grace "bad before" for
     // good, and it paged until it shook hands (found by review).
-    const graceUnknown = bootedAt === undefined && latestHandshake === undefined && !hasBadHandshake && keepaliveSeconds > 0;
-    counters.noteBad(graceUnknown ? counters.wasBad() : verdict.judged && !verdict.healthy);
+    counters.noteBad(graceable && bootedAt === undefined ? counters.wasBad() : verdict.judged && !verdict.healthy);
     if (fromBoot) (data.fromBoot ??= new Set()).add(data.peers.length);
     if (verdict.judged) samples.add(F.wgPeerHealthy, labels, verdict.healthy ? 1 : 0);
     samples.addExtended(F.wgPeerState, labels, [verdict.state], 1);
@@ -455,9 +456,9 @@ export const wireguardCollector: Collector<WireguardData, 'wireguard'> = {
           await finishInSlices(rememberProbesSteps(memory, probes, selected), options);
         }
         const uptimeRead = new FieldReader('system/resource');
-        const longestKeepalive = await finishInSlices(uptimeWantedSteps(peers), options);
-        const boot = longestKeepalive > 0 ? await readBoot(context, uptimeRead) : undefined;
-        const youngSeconds = youngRestartSeconds(cronIntervalSeconds(context.router.schedules.wireguard), longestKeepalive);
+        const longestBound = await finishInSlices(uptimeWantedSteps(peers, health), options);
+        const boot = longestBound > 0 ? await readBoot(context, uptimeRead) : undefined;
+        const youngSeconds = youngRestartSeconds(cronIntervalSeconds(context.router.schedules.wireguard), longestBound);
         const bootedAt = await finishInSlices(believedBootSteps(boot, readAt, peers, context.memory, youngSeconds), options);
         const result = await finishInSlices(mapWireguardSteps(interfaces, peers, context.routerLabel, health, readAt, context.memory, probes, bootedAt), { signal: context.signal });
         const probeProblems = problemsOf(probeRead, uptimeRead);

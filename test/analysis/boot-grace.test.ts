@@ -147,3 +147,23 @@ describe('runs that could not read the router\'s start', () => {
     );
   });
 });
+
+describe('a link declared always up, without a keepalive on this side (found by review: a hub\'s reboot paged every one)', () => {
+  const hub = testRouter({ name: 'hq', url: 'https://192.0.2.1' }, { health: { expect: { 'site-7': 'always' }, handshake_stale_after: '5m' } });
+  const SITE = peerRecord('site-7', undefined);
+
+  it('is due from the router\'s start within its handshake_stale_after, in /metrics and /health alike; down after it', () => {
+    const bootedAt = T0 / 1000 - 60;
+    const result = mapWireguard([WG_UP], [SITE, LAPTOP], routerLabel('hq'), hub.health, T0, undefined, undefined, bootedAt);
+    const text = sampleText(result.samples);
+    expect(text).toMatch(/routeros_wireguard_peer_healthy\{[^}]*name="site-7"\} 1\n/);
+    expect(text).toMatch(new RegExp(`routeros_wireguard_peer_handshake_expected_by_timestamp_seconds\\{[^}]*name="site-7"\\} ${bootedAt + 300}\\n`));
+    const snapshot: JobSnapshot = { collector: 'wireguard', job: 'wireguard', ok: true, reason: undefined, finishedAt: T0, durationSeconds: 0.01, lastSuccessAt: T0, chunks: [], data: result.data };
+    expect(evaluateRouter(hub, [systemOk(), snapshot], T0).health.peers.find((peer) => peer.name === 'site-7')).toMatchObject({ healthy: true, reason: 'never_since_boot' });
+
+    const late = sampleText(mapWireguard([WG_UP], [SITE], routerLabel('hq'), hub.health, T0, undefined, undefined, T0 / 1000 - 301).samples);
+    expect(late).toMatch(/routeros_wireguard_peer_healthy\{[^}]*name="site-7"\} 0\n/);
+    // Not declared: nothing makes it try again, and it gets no grace (a road warrior is idle anyway).
+    expect(text).toMatch(/routeros_wireguard_peer_state\{[^}]*name="laptop",state="never"\} 1\n/);
+  });
+});

@@ -9,6 +9,8 @@ import { describe, expect, it } from 'vitest';
 import { believedBootSteps, uptimeWantedSteps, youngRestartSeconds, type BootRead } from '../../src/collectors/wireguard-boot.js';
 import { finish } from '../../src/util/slices.js';
 import type { RouterRecord } from '../../src/routeros/records.js';
+import { keepaliveBoundSeconds } from '../../src/analysis/liveness.js';
+import { testRouter } from '../helpers/config.js';
 
 const T = Date.UTC(2026, 10, 30, 12, 0, 0);
 /** A read at `readAt` (ms) of a router up `uptime` s, its reply `delayMs` after the request. */
@@ -62,19 +64,24 @@ describe('the start a router tells', () => {
 
   it('restarts just past an hour apart, with a keepalive bound longer than that: the third is not believed (found by review)', () => {
     // A keepalive of 3,500 s: its bound is 3,685 s, and a restart every 3,601 s was believed for good.
-    const young = youngRestartSeconds(60, 3_500);
+    const young = youngRestartSeconds(60, keepaliveBoundSeconds(3_500));
     expect(young).toBe(2 * (185 + 3_500));
     const memory = new Map<string, number>();
     expect(Array.from({ length: 5 }, (_, i) => believe(memory, read(T + i * 3_601_000 + 30_000, 30), [], young) !== undefined)).toEqual([true, true, false, false, false]);
   });
 
-  it('reads the uptime only for an enabled peer with a keepalive and no handshake, and knows the longest keepalive', () => {
-    const peer = (extra: Record<string, string>): RouterRecord => ({ 'public-key': 'k', ...extra });
-    expect(finish(uptimeWantedSteps([peer({ 'persistent-keepalive': '25s', 'last-handshake': '1m' }), peer({}), peer({ 'persistent-keepalive': '0s' })]))).toBe(0);
-    expect(finish(uptimeWantedSteps([peer({ 'persistent-keepalive': '25s', disabled: 'true' })]))).toBe(0);
-    expect(finish(uptimeWantedSteps([peer({ 'persistent-keepalive': '25s' }), peer({ 'persistent-keepalive': '1h' }), peer({ 'persistent-keepalive': '00:00:30' })]))).toBe(3_600);
+  it('reads the uptime only for an enabled peer with a keepalive, or declared always up, and no handshake; knows the longest bound', () => {
+    const peer = (extra: Record<string, string>): RouterRecord => ({ 'public-key': 'k', interface: 'wg0', ...extra });
+    const health = testRouter({}, { health: { expect: { 'site-7': 'always' }, handshake_stale_after: '5m' } }).health;
+    const wanted = (peers: RouterRecord[]): number => finish(uptimeWantedSteps(peers, health));
+    expect(wanted([peer({ 'persistent-keepalive': '25s', 'last-handshake': '1m' }), peer({}), peer({ 'persistent-keepalive': '0s' })])).toBe(0);
+    expect(wanted([peer({ 'persistent-keepalive': '25s', disabled: 'true' })])).toBe(0);
+    expect(wanted([peer({ 'persistent-keepalive': '25s' }), peer({ 'persistent-keepalive': '1h' }), peer({ 'persistent-keepalive': '00:00:30' })])).toBe(keepaliveBoundSeconds(3_600));
     // One that does not decode asks for the read, and counts as an hour.
-    expect(finish(uptimeWantedSteps([peer({ 'persistent-keepalive': 'soon' })]))).toBe(3_600);
+    expect(wanted([peer({ 'persistent-keepalive': 'soon' })])).toBe(keepaliveBoundSeconds(3_600));
+    // A link declared always up without a keepalive here (the branch keeps it): its handshake_stale_after.
+    expect(wanted([peer({ name: 'site-7' })])).toBe(300);
+    expect(wanted([peer({ name: 'site-7', 'last-handshake': '10s' }), peer({ name: 'laptop' })])).toBe(0);
   });
 
   it('a third restart in a row is refused whether or not the exporter read the router before the first (found by review)', () => {
