@@ -5,7 +5,7 @@ export const USAGE = `Usage:
   routeros-exporter --config FILE [--listen HOST:PORT] [--log-level LEVEL] [--shard I/N] [--web.enable-lifecycle]
   routeros-exporter demo [--listen HOST:PORT] [--log-level LEVEL]
   routeros-exporter check-config FILE [--shard I/N]
-  routeros-exporter once --config FILE
+  routeros-exporter once --config FILE [--log-level LEVEL] [--shard I/N]
   routeros-exporter check --config FILE [--router NAME]... [--timeout SECONDS]
   routeros-exporter --help | --version
 
@@ -50,6 +50,19 @@ export const CLI_OPTIONS = {
 
 const COMMANDS = new Set<string>(['demo', 'check-config', 'once', 'check']);
 
+type Flag = keyof typeof CLI_OPTIONS;
+/**
+ * The flags each command reads. Any other is refused: `once --router x` polled every router and exited 0, and the
+ * daemon took `--timeout` without a word, so a flag given to the wrong command went unnoticed (found by review).
+ */
+const COMMAND_FLAGS: Record<Exclude<Command, 'help' | 'version'>, ReadonlySet<Flag>> = {
+  run: new Set(['config', 'listen', 'log-level', 'shard', 'web.enable-lifecycle']),
+  once: new Set(['config', 'log-level', 'shard']),
+  demo: new Set(['listen', 'log-level']),
+  'check-config': new Set(['config', 'shard']),
+  check: new Set(['config', 'router', 'timeout']),
+};
+
 export function parseCli(argv: readonly string[], env: NodeJS.ProcessEnv): CliOptions {
   let parsed;
   try {
@@ -76,6 +89,12 @@ export function parseCli(argv: readonly string[], env: NodeJS.ProcessEnv): CliOp
     }
   }
   if (rest.length > 0) throw new UsageError(`unexpected argument "${rest[0]}"`);
+  const allowed = COMMAND_FLAGS[command as keyof typeof COMMAND_FLAGS];
+  for (const flag of Object.keys(values) as Flag[]) {
+    if (values[flag] !== undefined && !allowed.has(flag)) {
+      throw new UsageError(`--${flag} does not apply to ${command === 'run' ? 'the daemon' : command}`);
+    }
+  }
   if (command !== 'demo' && (config === undefined || config === '')) {
     throw new UsageError(command === 'check-config' ? 'check-config needs a FILE' : 'no config: use --config FILE or ROUTEROS_EXPORTER_CONFIG');
   }
