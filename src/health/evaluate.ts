@@ -302,8 +302,10 @@ function* judgePeers(
   // a stale-then-recovered pair of log lines every cycle on a 30 s or longer schedule (found by review). So a peer
   // ages by the clock only once a collection is overdue: from one `wireguard` interval after the read, but never
   // more than 2 minutes after it: with an hourly schedule, a dead tunnel stayed healthy for the hour (found by
-  // review). Schedules longer than that trade precision between reads either way (docs/health.md).
-  const judgedAt = Math.max(collectedAt, now - Math.min(wireguardIntervalMs(router), MAX_READ_GRACE_MS));
+  // review). Schedules longer than that trade precision between reads either way (docs/health.md). The next read
+  // lands at its slot plus its reply's time, up to the router's timeout, where this one may have come at once: that
+  // much more, or a live peer read down for the seconds a slow reply took (found by review).
+  const judgedAt = Math.max(collectedAt, now - Math.min(wireguardIntervalMs(router), MAX_READ_GRACE_MS) - router.timeoutSeconds * 1000);
   const bootedAt = wireguard?.bootedAt;
   // A peer without a handshake is due from the boot: up this long at the instant the handshakes are aged to.
   const upSeconds = bootedAt === undefined ? undefined : Math.max(0, judgedAt / 1000 - bootedAt);

@@ -149,13 +149,14 @@ describe('verdict-change log', () => {
     // branch-2 passes 5m at T0 + 60 s; no wireguard run comes, only system runs.
     h.record(systemOk(T0 + 50_000), T0 + 50_000);
     expect(h.messages()).toEqual([]);
-    // Past the bound, but the wireguard run that may show a newer handshake is not overdue yet (every 15 s: by
-    // T0 + 75 s): a live peer that rekeyed after the read would be called down (found by review).
+    // Past the bound, but the wireguard run that may show a newer handshake is not overdue yet (every 15 s, its reply
+    // within the router's 10 s timeout: by T0 + 85 s): a live peer that rekeyed after the read would be called down
+    // (found by review).
     h.record(systemOk(T0 + 65_000), T0 + 65_000);
-    expect(h.messages()).toEqual([]);
     h.record(systemOk(T0 + 80_000), T0 + 80_000);
+    expect(h.messages()).toEqual([]);
     h.record(ping(router, 0, 0, T0 + 95_000), T0 + 95_000);
-    expect(h.messages()).toEqual([`warn peer branch-2 on hq/wg-branch stale since ${new Date(T0 + 60_000).toISOString()} (last handshake 5m20s ago)`]);
+    expect(h.messages()).toEqual([`warn peer branch-2 on hq/wg-branch stale since ${new Date(T0 + 60_000).toISOString()} (last handshake 5m35s ago)`]);
   });
 
   it('forgets a peer removed from the router, and does not drop peers on runs that say nothing about them', () => {

@@ -184,7 +184,7 @@ describe('exposition at fleet shape', () => {
         tx: String(2000 * r + p),
         'last-handshake': `${p + 1}m`,
       }));
-      const wg = mapWireguard([{ name: 'wg0', running: 'true', disabled: 'false', 'listen-port': '13231' }], peers, routerLabel(`router-${r}`), health, 1_800_000_000_000);
+      const wg = mapWireguard([{ name: 'wg0', 'public-key': 'S3rv3r', running: 'true', disabled: 'false', 'listen-port': '13231' }], peers, routerLabel(`router-${r}`), health, 1_800_000_000_000);
       store.record({ router: `router-${r}`, collector: 'wireguard', job: 'wireguard', ok: true, finishedAt: 1_800_000_000_000, durationSeconds: 0.1, samples: wg.samples, data: wg.data });
     }
     return store;
