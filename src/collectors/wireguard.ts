@@ -218,6 +218,11 @@ export function* mapWireguardSteps(
   memory?: Map<string, number>,
   probes?: ReadonlyMap<string, ProbeResult>,
   bootedAt?: number,
+  /**
+   * The router's start could not be read (the read failed, or was not made), as against read and not believed (a
+   * restart loop, an uptime that lies): only the first says nothing of a peer. By default, no start is an unread one.
+   */
+  startUnread = bootedAt === undefined,
 ): Steps<JobResult<WireguardData>> {
   const read = new FieldReader('interface/wireguard');
   const samples = new SampleSet();
@@ -367,10 +372,11 @@ export function* mapWireguardSteps(
       if (probed?.lossRatio !== undefined) samples.add(F.wgPeerProbeLoss, labels, probed.lossRatio);
       if (probed?.rttSeconds !== undefined) samples.add(F.wgPeerProbeRtt, labels, probed.rttSeconds);
     }
-    // A peer this run could not give its grace for want of the router's start (the uptime read failed, or was not
-    // believed) keeps what was known of it before: one failed read made a branch in its grace "bad before" for
-    // good, and it paged until it shook hands (found by review).
-    counters.noteBad(graceable && bootedAt === undefined ? counters.wasBad() : verdict.judged && !verdict.healthy);
+    // A peer this run could not give its grace for want of the router's start (the uptime read failed) keeps what
+    // was known of it before: one failed read made a branch in its grace "bad before" for good, and it paged until it
+    // shook hands (found by review). A start read and not believed is no such want: a branch dead through a refused
+    // restart loop kept "not bad" for hours, and the next believed restart called it healthy (found by review).
+    counters.noteBad(graceable && startUnread ? counters.wasBad() : verdict.judged && !verdict.healthy);
     if (fromBoot) (data.fromBoot ??= new Set()).add(data.peers.length);
     if (verdict.judged) samples.add(F.wgPeerHealthy, labels, verdict.healthy ? 1 : 0);
     samples.addExtended(F.wgPeerState, labels, [verdict.state], 1);
@@ -460,7 +466,7 @@ export const wireguardCollector: Collector<WireguardData, 'wireguard'> = {
         const boot = longestBound > 0 ? await readBoot(context, uptimeRead) : undefined;
         const youngSeconds = youngRestartSeconds(cronIntervalSeconds(context.router.schedules.wireguard), longestBound);
         const bootedAt = await finishInSlices(believedBootSteps(boot, readAt, peers, context.memory, youngSeconds), options);
-        const result = await finishInSlices(mapWireguardSteps(interfaces, peers, context.routerLabel, health, readAt, context.memory, probes, bootedAt), { signal: context.signal });
+        const result = await finishInSlices(mapWireguardSteps(interfaces, peers, context.routerLabel, health, readAt, context.memory, probes, bootedAt, boot === undefined), { signal: context.signal });
         const probeProblems = problemsOf(probeRead, uptimeRead);
         return {
           ...result,

@@ -10,6 +10,8 @@ import { mapWireguard } from '../../src/collectors/wireguard.js';
 import { evaluateRouter } from '../../src/health/evaluate.js';
 import { judgePeer } from '../../src/analysis/peer.js';
 import { keepaliveBoundSeconds } from '../../src/analysis/liveness.js';
+import { believedBootSteps, youngRestartSeconds } from '../../src/collectors/wireguard-boot.js';
+import { finish } from '../../src/util/slices.js';
 import { routerLabel } from '../../src/metrics/family.js';
 import type { RouterRecord } from '../../src/routeros/records.js';
 import { testRouter } from '../helpers/config.js';
@@ -165,5 +167,27 @@ describe('a link declared always up, without a keepalive on this side (found by 
     expect(late).toMatch(/routeros_wireguard_peer_healthy\{[^}]*name="site-7"\} 0\n/);
     // Not declared: nothing makes it try again, and it gets no grace (a road warrior is idle anyway).
     expect(text).toMatch(/routeros_wireguard_peer_state\{[^}]*name="laptop",state="never"\} 1\n/);
+  });
+});
+
+describe('a start read and not believed', () => {
+  it('says what a run judges: a branch dead through a refused restart loop gets no grace at the next believed restart (found by review)', () => {
+    const memory = new Map<string, number>();
+    const young = youngRestartSeconds(60, keepaliveBoundSeconds(25));
+    const run = (at: number, upSeconds: number, handshake: string | undefined): string => {
+      const peers = [peerRecord('branch', handshake, { 'persistent-keepalive': '25s' })];
+      const bootedAt = finish(believedBootSteps({ bootedAt: Math.round(at / 1000 - upSeconds), readAt: at, slackSeconds: 2 }, at, peers, memory, young));
+      // The uptime was read every time: a start not believed is not an unread one.
+      const text = sampleText(mapWireguard([WG_UP], peers, routerLabel('hq'), router.health, at, memory, undefined, bootedAt, false).samples);
+      return `${bootedAt === undefined ? 'refused' : 'believed'} ${/routeros_wireguard_peer_healthy\{[^}]*\} (\d)/.exec(text)?.[1] ?? '?'}`;
+    };
+    expect(run(T0, 172_800, '10s')).toBe('believed 1');
+    // Three restarts ten minutes apart: the third is a loop, not believed. The branch never comes back.
+    expect(run(T0 + 130_000, 30, undefined)).toBe('believed 1');
+    expect(run(T0 + 730_000, 30, undefined)).toBe('believed 1');
+    expect(run(T0 + 1_330_000, 30, undefined)).toBe('refused 0');
+    for (let k = 1; k <= 120; k++) expect(run(T0 + (1_330 + 240 * k) * 1000, 30 + 240 * k, undefined)).toBe('refused 0');
+    // One more restart, believed: the branch was down for hours before it, and stays a problem.
+    expect(run(T0 + (1_330 + 240 * 121) * 1000, 30, undefined)).toBe('believed 0');
   });
 });
