@@ -85,6 +85,7 @@ export function mapSystemHealth(records: readonly RouterRecord[], routerLabel: R
     // toward MAX_SENSORS, and 789,000 of them took 2.5 s (a hostile-router review).
     let rows = 0;
     let valued = 0;
+    let typed = 0;
     for (const record of records) {
       if (++rows > MAX_ROWS) {
         read.problem(`more than ${MAX_ROWS} rows; the rest are left out`);
@@ -92,6 +93,7 @@ export function mapSystemHealth(records: readonly RouterRecord[], routerLabel: R
       }
       const name = record['name'];
       const value = record['value'];
+      if (record['type'] !== undefined) typed++;
       if (name === undefined || name === '' || value === undefined) {
         read.problem('row without name or value');
         continue;
@@ -109,10 +111,11 @@ export function mapSystemHealth(records: readonly RouterRecord[], routerLabel: R
       if (kind !== undefined) sensors.push([name, kind, value]);
       else if (type === '') read.problem(() => `sensor ${quoteRouterText(name, 40)} has no type, and its name tells no unit; left out`);
     }
-    // Named rows none of which holds a value are no sensors: a just-booted router answered its /user list (`name`,
-    // `group`) for every menu, and it was taken as health rows with a decode error (found by review).
-    if (valued === 0) {
-      throw new RouterOsError('ROS_ERR_SHAPE', 'system/health: none of the rows holds a value; the reply is not this menu\'s data');
+    // Named rows none of which holds a value or a type are no sensors: a just-booted router answered its /user list
+    // (`name`, `group`) for every menu, and it was taken as health rows with a decode error (found by review). A
+    // sensor listed before it was first read (a type, no value yet) is a sensor, counted as unreadable.
+    if (valued === 0 && typed === 0) {
+      throw new RouterOsError('ROS_ERR_SHAPE', 'system/health: none of the rows holds a value or a type; the reply is not this menu\'s data');
     }
   } else {
     // One object on 7.x (a list of them only from something that is not a router): read up to the same bound, in

@@ -30,7 +30,7 @@ export const SETUP_PROPLISTS = {
 const SETUP_KEYS = {
   interfaces: ['name', 'listen-port'],
   peers: ['interface', 'public-key'],
-  addresses: ['address'],
+  addresses: ['address', 'interface'],
   routes: ['dst-address'],
   filter: ['chain'],
 } as const satisfies Record<keyof SetupRecords, readonly string[]>;

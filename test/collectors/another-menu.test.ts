@@ -36,6 +36,8 @@ const otherRows = fc.array(
       'last-logged-in': fc.constantFrom('2026-11-30 10:00:00', ''),
       source: fc.constantFrom(':log info x', ''),
       'start-time': fc.constantFrom('startup', '00:00:00'),
+      // A user restricted by source address (common hardening) has one: its row must still be no address.
+      address: fc.constantFrom('10.0.0.0/8', '192.0.2.7', ''),
     },
     { requiredKeys: ['name'] },
   ),
@@ -72,15 +74,18 @@ describe("another menu's rows", () => {
     expect(shapeError(() => mapInterfaces([{ name: 'ether1', type: 'ether', running: 'true' }], ROUTER, router.interfaces))).toBeUndefined();
     expect(shapeError(() => mapWireguardSetup(GOOD_SETUP, ROUTER, T0))).toBeUndefined();
     expect(shapeError(() => mapSystemHealth([{ name: 'cpu-temperature', value: '45', type: 'C' }], ROUTER))).toBeUndefined();
+    // Sensors listed before their first reading (a type, no value yet) are the menu's, not another's.
+    expect(shapeError(() => mapSystemHealth([{ name: 'cpu-temperature', type: 'C' }, { name: 'fan1-speed', type: 'RPM' }], ROUTER))).toBeUndefined();
   });
 
   it('property: any rows of another named menu fail each of them, and never make a series', () => {
     fc.assert(
-      fc.property(otherRows, fc.constantFrom('interface', 'wireguard', 'setup', 'health'), (rows, reader) => {
+      fc.property(otherRows, fc.constantFrom('interface', 'wireguard', 'setup', 'addresses', 'health'), (rows, reader) => {
         const map = {
           interface: () => mapInterfaces(rows, ROUTER, router.interfaces),
           wireguard: () => mapWireguard(rows, [], ROUTER, router.health, T0),
           setup: () => mapWireguardSetup({ ...GOOD_SETUP, interfaces: rows }, ROUTER, T0),
+          addresses: () => mapWireguardSetup({ ...GOOD_SETUP, addresses: rows }, ROUTER, T0),
           health: () => mapSystemHealth(rows, ROUTER),
         }[reader];
         expect(shapeError(map)?.message).toMatch(/the reply is not this menu's data$/);
