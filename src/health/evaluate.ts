@@ -377,11 +377,24 @@ function* repeatedNames(peers: readonly PeerJudgement['peer'][]): Steps<Set<stri
   for (const [index, peer] of peers.entries()) {
     if (stepEnds(index)) yield;
     if (peer.name === '') continue;
-    const key = `${peer.interface}\n${peer.name}`;
+    const key = subjectKey(peer);
     if (seen.has(key)) repeated.add(key);
     else seen.add(key);
   }
   return repeated;
+}
+
+/** Plain text that a subject shows as it is: printable ASCII, short enough that no cut reaches it. */
+const PLAIN_SUBJECT = /^[\x20-\x7e]{0,250}$/;
+
+/**
+ * A named peer's subject as written: two peers alike there read alike in /health and check, whatever their raw
+ * names (names that differ past the cut, or only in characters that are stripped, read the same; found by review).
+ * Plain, short names are their own key, so a hub's thousands of peers cost no cleaning here.
+ */
+function subjectKey(peer: PeerJudgement['peer']): string {
+  const raw = `${peer.interface}/${peer.name}`;
+  return PLAIN_SUBJECT.test(raw) ? raw : namedLine(raw, ROUTER_TEXT_LIMIT);
 }
 
 function problemOf(
@@ -396,7 +409,7 @@ function problemOf(
   const shown = peerDisplayName(peer.name, peer.publicKey);
   // Two peers of one interface sharing a name are told apart by their keys' start, which a cut of the whole subject
   // must not take: the interface and the name are cut first (a long shared comment read alike, found by review).
-  const subject = repeated.has(`${peer.interface}\n${peer.name}`)
+  const subject = peer.name !== '' && repeated.has(subjectKey(peer))
     ? `${namedLine(peer.interface, REPEATED_INTERFACE_CHARS)}/${namedLine(shown, REPEATED_NAME_CHARS)} (${keyStart(peer.publicKey)})`
     : `${peer.interface}/${shown}`;
   const why = verdict.because === 'keepalive' ? `keepalive ${formatAge(peer.keepaliveSeconds)}` : verdict.because === 'sending' ? 'traffic waiting' : 'expected always on';

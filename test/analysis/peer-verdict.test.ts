@@ -54,6 +54,18 @@ describe('peer verdict: one place for /metrics and /health', () => {
     expect(subjects).toEqual(['hq/wg-branch/branch (branch-k…)', 'hq/wg-branch/branch (Other-ke…)', 'hq/wg-branch/solo']);
   });
 
+  it('tells apart names that read alike as written though they differ: past the cut, or in stripped characters (found by review)', () => {
+    for (const [a, b] of [
+      [`${'x'.repeat(400)}-site-A`, `${'x'.repeat(400)}-site-B`],
+      ['branch\u0007', 'branch\u0008'],
+    ] as const) {
+      const peers = [peerRecord(a, '3h'), { ...peerRecord(b, '3h'), 'public-key': 'Other-key-0000000000000000000000000000000=' }];
+      const { problems } = evaluateRouter(router, [systemOk(), wireguard(router, [{ ...WG_OFF, running: 'true', disabled: 'false' }], peers)], T0);
+      const subjects = problems.filter((problem) => problem.kind === 'peer-stale').map((problem) => problem.subject);
+      expect(new Set(subjects).size).toBe(2);
+    }
+  });
+
   it('property: tells them apart however long the shared name, the key start never cut away (found by review: a long shared comment read alike)', () => {
     fc.assert(
       fc.property(fc.string({ minLength: 1, maxLength: 30 }), fc.integer({ min: 0, max: 900 }), fc.string({ maxLength: 30 }), (head, length, tail) => {
