@@ -4,7 +4,7 @@ import { parseArgs } from 'node:util';
 export const USAGE = `Usage:
   routeros-exporter --config FILE [--listen HOST:PORT] [--log-level LEVEL] [--shard I/N] [--web.enable-lifecycle]
   routeros-exporter demo [--listen HOST:PORT] [--log-level LEVEL]
-  routeros-exporter check-config FILE [--shard I/N]
+  routeros-exporter check-config FILE [--shard I/N]   (or --config FILE)
   routeros-exporter once --config FILE [--log-level LEVEL] [--shard I/N]
   routeros-exporter check --config FILE [--router NAME]... [--timeout SECONDS]
   routeros-exporter --help | --version
@@ -85,7 +85,10 @@ export function parseCli(argv: readonly string[], env: NodeJS.ProcessEnv): CliOp
     if (!COMMANDS.has(first)) throw new UsageError(`unknown command "${first}"`);
     command = first as Command;
     if (command === 'check-config') {
-      config = rest.shift() ?? config;
+      const file = rest.shift();
+      // Both given, one was dropped without a word (found by review): the FILE, or --config, once.
+      if (file !== undefined && values.config !== undefined) throw new UsageError('check-config takes its FILE once: as an argument or as --config, not both');
+      config = file ?? config;
     }
   }
   if (rest.length > 0) throw new UsageError(`unexpected argument "${rest[0]}"`);

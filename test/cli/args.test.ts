@@ -38,7 +38,10 @@ describe('flags per command', () => {
         const { argv, env } = BASE[command] ?? { argv: [], env: {} };
         const line = [...argv, ...flags.flatMap((flag) => VALUE[flag] ?? [])];
         const stray = flags.filter((flag) => !(READS[command] ?? []).includes(flag));
-        if (stray.length === 0) {
+        if (command === 'check-config' && flags.includes('config')) {
+          // Its FILE is given as an argument here: a --config beside it is the same thing twice.
+          expect(() => parseCli(line, env)).toThrow(/^check-config takes its FILE once/);
+        } else if (stray.length === 0) {
           expect(parseCli(line, env).command).toBe(command);
         } else {
           expect(() => parseCli(line, env)).toThrow(UsageError);
@@ -47,6 +50,12 @@ describe('flags per command', () => {
       }),
       { numRuns: 300 },
     );
+  });
+
+  it('check-config takes its file once: as an argument or --config, not both (one was dropped; found by review)', () => {
+    expect(parseCli(['check-config', 'a.yml'], {}).config).toBe('a.yml');
+    expect(parseCli(['check-config', '--config', 'b.yml'], {}).config).toBe('b.yml');
+    expect(() => parseCli(['check-config', 'a.yml', '--config', 'b.yml'], {})).toThrow(/takes its FILE once/);
   });
 
   it('help and version answer whatever else is given', () => {
