@@ -17,7 +17,7 @@ const KNOWN_BUILDS: Record<string, string> = {
   '7.19.4': '2025-07-28 10:00:16',
   '7.20.5': '2025-11-27 08:17:04',
   '7.23.7': '2026-09-16 12:19:15',
-  // The manual's capture of a CCR1036 (printed in the old format).
+  // The manual's capture of a CCR1016 (printed in the old format).
   '7.1beta4': '2020-12-04 14:19:51',
 };
 
