@@ -10,8 +10,8 @@
  * peers, keeping formatted messages for every peer cost tens of MB and most of the watcher's garbage).
  */
 import type { RouterConfig } from '../config/types.js';
-import { formatAge, formatPercent, isoOrNull, peerDisplayName } from './format.js';
-import { handshakeExpectedByMs, peerStatus } from './evaluate.js';
+import { formatAge, formatPercent, isoOrNull } from './format.js';
+import { handshakeExpectedByMs, peerLogName, peerStatus, repeatedNames } from './evaluate.js';
 import { isUnreadable } from '../analysis/peer.js';
 import type { PeerJudgement, RouterEvaluation } from './types.js';
 import { finish, type Steps } from '../util/slices.js';
@@ -269,6 +269,9 @@ export function* diffPeersSteps(
 ): Steps<BadPeers> {
   if (!seen) return previous ?? NO_PEERS;
   const next = new Map<string, Map<string, VerdictState>>();
+  // Which names repeat, found once and only when a line is worded (lines are few; peers may be thousands).
+  let repeated: Set<string> | undefined;
+  const repeatedOf = (): Set<string> => (repeated ??= finish(repeatedNames(judgements.map((judgement) => judgement.peer))));
   for (const [index, judgement] of judgements.entries()) {
     if (index % ITEMS_PER_STEP === ITEMS_PER_STEP - 1) yield;
     const { peer, verdict } = judgement;
@@ -282,14 +285,14 @@ export function* diffPeersSteps(
     // Still bad for the same reason is no news; any way out of a bad state is, even one keeping the reason's name
     // (a blocked tunnel no longer expected up stays `probe_failed`, but is no longer a problem).
     if (bad && before?.state === verdict.reason) continue;
-    if (bad || before !== undefined) out.add(bad, () => describePeer(judgement, bad, routerName));
+    if (bad || before !== undefined) out.add(bad, () => describePeer(judgement, bad, routerName, repeatedOf()));
   }
   return next.size === 0 ? NO_PEERS : next;
 }
 
-function describePeer(judgement: PeerJudgement, bad: boolean, routerName: string): { message: string; fields: LogFields } {
+function describePeer(judgement: PeerJudgement, bad: boolean, routerName: string, repeated: ReadonlySet<string>): { message: string; fields: LogFields } {
   const { peer, verdict, ageSeconds: age } = judgement;
-  const who = `peer ${peerDisplayName(peer.name, peer.publicKey)} on ${routerName}/${peer.interface}`;
+  const who = `peer ${peerLogName(peer, repeated)} on ${routerName}/${peer.interface}`;
   let message: string;
   if (verdict.reason === 'stale' && judgement.latestHandshake !== undefined) {
     // Never throws: a time Date cannot print leaves the "since" out. Down before its bound (a probe that lost every

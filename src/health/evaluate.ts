@@ -371,7 +371,7 @@ interface Unjudged {
  * Interface and name pairs more than one peer shares (the same comment on two unnamed peers): their problems name
  * the key's start too, or two lines read the same and the operator cannot tell which peer is down.
  */
-function* repeatedNames(peers: readonly PeerJudgement['peer'][]): Steps<Set<string>> {
+export function* repeatedNames(peers: readonly PeerJudgement['peer'][]): Steps<Set<string>> {
   const seen = new Set<string>();
   const repeated = new Set<string>();
   for (const [index, peer] of peers.entries()) {
@@ -397,6 +397,23 @@ function subjectKey(peer: PeerJudgement['peer']): string {
   return PLAIN_SUBJECT.test(raw) ? raw : namedLine(raw, ROUTER_TEXT_LIMIT);
 }
 
+function isRepeated(peer: PeerJudgement['peer'], repeated: ReadonlySet<string>): boolean {
+  return peer.name !== '' && repeated.size > 0 && repeated.has(subjectKey(peer));
+}
+
+/** A repeated name as shown: cut first, then its key's start, which no later cut may take. */
+function repeatedName(peer: PeerJudgement['peer']): string {
+  return `${namedLine(peerDisplayName(peer.name, peer.publicKey), REPEATED_NAME_CHARS)} (${keyStart(peer.publicKey)})`;
+}
+
+/**
+ * A peer's name as the verdict log says it: with its key's start where another peer of its interface reads alike
+ * (`repeated`, from repeatedNames), as /health and check say it, so two same-named peers' lines differ.
+ */
+export function peerLogName(peer: PeerJudgement['peer'], repeated: ReadonlySet<string>): string {
+  return isRepeated(peer, repeated) ? repeatedName(peer) : peerDisplayName(peer.name, peer.publicKey);
+}
+
 function problemOf(
   peer: PeerJudgement['peer'],
   verdict: PeerVerdict,
@@ -409,8 +426,8 @@ function problemOf(
   const shown = peerDisplayName(peer.name, peer.publicKey);
   // Two peers of one interface sharing a name are told apart by their keys' start, which a cut of the whole subject
   // must not take: the interface and the name are cut first (a long shared comment read alike, found by review).
-  const subject = peer.name !== '' && repeated.has(subjectKey(peer))
-    ? `${namedLine(peer.interface, REPEATED_INTERFACE_CHARS)}/${namedLine(shown, REPEATED_NAME_CHARS)} (${keyStart(peer.publicKey)})`
+  const subject = isRepeated(peer, repeated)
+    ? `${namedLine(peer.interface, REPEATED_INTERFACE_CHARS)}/${repeatedName(peer)}`
     : `${peer.interface}/${shown}`;
   const why = verdict.because === 'keepalive' ? `keepalive ${formatAge(peer.keepaliveSeconds)}` : verdict.because === 'sending' ? 'traffic waiting' : 'expected always on';
   if (verdict.reason === 'stale' && age !== undefined) {

@@ -159,6 +159,17 @@ describe('verdict-change log', () => {
     expect(h.messages()).toEqual([`warn peer branch-2 on hq/wg-branch stale since ${new Date(T0 + 60_000).toISOString()} (last handshake 5m35s ago)`]);
   });
 
+  it('names two peers of one interface that share a name by their keys too, as /health does (their lines read alike)', () => {
+    const h = harness();
+    h.record(systemOk(T0), T0);
+    const twins = [peerRecord('branch-2', '10m'), { ...peerRecord('branch-2', '10m'), 'public-key': 'Other-key-0000000000000000000000000000000=' }];
+    h.record(wireguard(router, [WG_UP], twins, T0), T0);
+    const lines = h.messages().filter((line) => line.includes('branch-2'));
+    expect(lines).toHaveLength(2);
+    expect(new Set(lines).size).toBe(2);
+    expect(lines.join('\n')).toMatch(/peer branch-2 \(Other-ke…\) on hq\/wg-branch/);
+  });
+
   it('forgets a peer removed from the router, and does not drop peers on runs that say nothing about them', () => {
     const h = harness();
     h.record(systemOk(T0), T0);
