@@ -181,16 +181,21 @@ describe('a tick that wakes late', () => {
   });
 });
 
+/** An every-second schedule on faked timers and clocks, its log lines collected. */
+async function everySecondLogged(): Promise<{ trigger: { stop(): void }; lines: string[] }> {
+  const { cronTrigger, setTriggerLogger } = await import('../../src/scheduler/trigger.js');
+  const lines: string[] = [];
+  setTriggerLogger(pino({ level: 'warn' }, { write: (line: string) => lines.push(line) }));
+  vi.useFakeTimers(TIMERS_AND_CLOCKS);
+  vi.setSystemTime(Date.UTC(2026, 10, 25, 12, 0, 0));
+  return { trigger: cronTrigger('* * * * * *', () => undefined, 'every second'), lines };
+}
+
 describe("node-cron's own messages", () => {
   it('go to the exporter\'s logger in its words, never to the console as coloured text', async () => {
-    const { cronTrigger, setTriggerLogger } = await import('../../src/scheduler/trigger.js');
-    const lines: string[] = [];
-    setTriggerLogger(pino({ level: 'warn' }, { write: (line: string) => lines.push(line) }));
     const consoleWarn = vi.spyOn(console, 'warn');
     const consoleInfo = vi.spyOn(console, 'info');
-    vi.useFakeTimers(TIMERS_AND_CLOCKS);
-    vi.setSystemTime(Date.UTC(2026, 10, 25, 12, 0, 0));
-    const trigger = cronTrigger('* * * * * *', () => undefined, 'every second');
+    const { trigger, lines } = await everySecondLogged();
     try {
       await vi.advanceTimersByTimeAsync(2_000);
       // A step forward makes node-cron miss the slots it jumped over.
@@ -212,12 +217,7 @@ describe("node-cron's own messages", () => {
 
 describe('missed ticks in the log', () => {
   it('are told once their minute is over, without waiting for the next miss (a burst then silence was never told)', async () => {
-    const { cronTrigger, setTriggerLogger } = await import('../../src/scheduler/trigger.js');
-    const lines: string[] = [];
-    setTriggerLogger(pino({ level: 'warn' }, { write: (line: string) => lines.push(line) }));
-    vi.useFakeTimers(TIMERS_AND_CLOCKS);
-    vi.setSystemTime(Date.UTC(2026, 10, 25, 12, 0, 0));
-    const trigger = cronTrigger('* * * * * *', () => undefined, 'every second');
+    const { trigger, lines } = await everySecondLogged();
     try {
       await vi.advanceTimersByTimeAsync(2_000);
       vi.setSystemTime(Date.now() + 3_600_000);
