@@ -409,13 +409,18 @@ export function* mapWireguardSteps(
   return { samples, data, ...problemsOf(read, peerRead) };
 }
 
+/** The most a run's reads take without probes: two requests in a row and the uptime, each with the router's timeout. */
+export function wireguardReadsSeconds(router: RouterConfig): number {
+  return router.timeoutSeconds * 3;
+}
+
 /**
  * Two requests in a row, and the uptime when a peer has no handshake, each with the router's timeout; with probes
  * possible, the address list and the probe rounds (PROBES_PER_RUN, PROBE_CONCURRENCY at a time, each its timeout
  * plus its pings' time, twice for a lone ping that was lost) too.
  */
 function deadlineSeconds(router: RouterConfig): number {
-  if (!mayProbe(router.health)) return router.timeoutSeconds * 3;
+  if (!mayProbe(router.health)) return wireguardReadsSeconds(router);
   const count = router.health.probeCount ?? 1;
   // A lone ping that was lost is probed once more (wireguard-probe.ts).
   const rounds = Math.ceil(PROBES_PER_RUN / PROBE_CONCURRENCY) * (count === 1 ? 2 : 1);

@@ -19,6 +19,7 @@ import type { JobSnapshot } from '../metrics/store.js';
 import { labelText } from '../metrics/text.js';
 import { redactSecretsDistinct } from '../util/redact.js';
 import { dataOf, jobsFor, type CollectorData } from '../collectors/catalog.js';
+import { wireguardReadsSeconds } from '../collectors/wireguard.js';
 import { runStateOf, upVerdict } from '../analysis/up.js';
 import { handshakeExpectedBy, isUnreadable, judgePeer, type PeerVerdict } from '../analysis/peer.js';
 import { handshakeAgeAt, probeAgeAt } from '../analysis/liveness.js';
@@ -302,10 +303,11 @@ function* judgePeers(
   // a stale-then-recovered pair of log lines every cycle on a 30 s or longer schedule (found by review). So a peer
   // ages by the clock only once a collection is overdue: from one `wireguard` interval after the read, but never
   // more than 2 minutes after it: with an hourly schedule, a dead tunnel stayed healthy for the hour (found by
-  // review). Schedules longer than that trade precision between reads either way (docs/health.md). The next read
-  // lands at its slot plus its reply's time, up to the router's timeout, where this one may have come at once: that
-  // much more, or a live peer read down for the seconds a slow reply took (found by review).
-  const judgedAt = Math.max(collectedAt, now - Math.min(wireguardIntervalMs(router), MAX_READ_GRACE_MS) - router.timeoutSeconds * 1000);
+  // review). Schedules longer than that trade precision between reads either way (docs/health.md). The next run
+  // lands at its slot plus its reads' time, up to three of the router's timeouts (two reads in a row and the uptime),
+  // where this one may have come at once: that much more, or a live peer read down for the seconds slow replies took
+  // (found by review, twice: one reply's timeout was not a run's). Not the probes' time: that would wait minutes.
+  const judgedAt = Math.max(collectedAt, now - Math.min(wireguardIntervalMs(router), MAX_READ_GRACE_MS) - wireguardReadsSeconds(router) * 1000);
   const bootedAt = wireguard?.bootedAt;
   // A peer without a handshake is due from the boot: up this long at the instant the handshakes are aged to.
   const upSeconds = bootedAt === undefined ? undefined : Math.max(0, judgedAt / 1000 - bootedAt);
@@ -384,8 +386,13 @@ export function* repeatedNames(peers: readonly PeerJudgement['peer'][]): Steps<S
   return repeated;
 }
 
-/** Plain text that a subject shows as it is: printable ASCII, short enough that no cut reaches it. */
-const PLAIN_SUBJECT = /^[\x20-\x7e]{0,250}$/;
+/**
+ * Plain text whose written form no cut reaches: printable ASCII of at most 63 characters. An echoed password is
+ * written as a tag of 19 characters, from 4: even a name made of nothing else stays under the 300 of the cut. A
+ * longer plain name was taken as written while passwords in it grew it past the cut, and two names read alike
+ * (found by review). Real names are shorter; longer ones are cleaned, which costs more, and are few.
+ */
+const PLAIN_SUBJECT = /^[\x20-\x7e]{0,63}$/;
 
 /**
  * A named peer's subject as written: two peers alike there read alike in /health and check, whatever their raw

@@ -105,7 +105,7 @@ describe('a peer without a handshake on a router that just started', () => {
     const log = verdictLog(hourly);
     log.record(systemOk(T0), T0);
     log.record(collected(T0 / 1000 - 60, [BRANCH]).snapshot, T0);
-    for (let at = T0 + 15_000; at <= T0 + (BOUND - 60 + 150) * 1000; at += 15_000) log.record(systemOk(at), at);
+    for (let at = T0 + 15_000; at <= T0 + (BOUND - 60 + 180) * 1000; at += 15_000) log.record(systemOk(at), at);
     await log.settled();
     log.stop();
     // Not "never": it may have shaken hands before the restart.
