@@ -269,9 +269,7 @@ export function* diffPeersSteps(
 ): Steps<BadPeers> {
   if (!seen) return previous ?? NO_PEERS;
   const next = new Map<string, Map<string, VerdictState>>();
-  // Which names repeat, found once and only when a line is worded (lines are few; peers may be thousands).
-  let repeated: Set<string> | undefined;
-  const repeatedOf = (): Set<string> => (repeated ??= finish(repeatedNames(judgements.map((judgement) => judgement.peer))));
+  const changed: [judgement: PeerJudgement, bad: boolean][] = [];
   for (const [index, judgement] of judgements.entries()) {
     if (index % ITEMS_PER_STEP === ITEMS_PER_STEP - 1) yield;
     const { peer, verdict } = judgement;
@@ -285,7 +283,12 @@ export function* diffPeersSteps(
     // Still bad for the same reason is no news; any way out of a bad state is, even one keeping the reason's name
     // (a blocked tunnel no longer expected up stays `probe_failed`, but is no longer a problem).
     if (bad && before?.state === verdict.reason) continue;
-    if (bad || before !== undefined) out.add(bad, () => describePeer(judgement, bad, routerName, repeatedOf()));
+    if (bad || before !== undefined) changed.push([judgement, bad]);
+  }
+  if (changed.length > 0) {
+    // Which names repeat, found only when there are lines to word (they are few; peers may be thousands), in steps.
+    const repeated = yield* repeatedNames(judgements.map((judgement) => judgement.peer));
+    for (const [judgement, bad] of changed) out.add(bad, () => describePeer(judgement, bad, routerName, repeated));
   }
   return next.size === 0 ? NO_PEERS : next;
 }
