@@ -6,6 +6,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ROUTER_TEXT_LIMIT } from '../../src/util/text.js';
+import { registerSecret } from '../../src/util/redact.js';
 import { mapWireguard } from '../../src/collectors/wireguard.js';
 import { evaluateRouter } from '../../src/health/evaluate.js';
 import { handshakeExpectedBy, judgePeer, type PeerVerdict } from '../../src/analysis/peer.js';
@@ -64,6 +65,17 @@ describe('peer verdict: one place for /metrics and /health', () => {
       const subjects = problems.filter((problem) => problem.kind === 'peer-stale').map((problem) => problem.subject);
       expect(new Set(subjects).size).toBe(2);
     }
+  });
+
+  it('tells apart plain names that an echoed password, written as a longer tag, pushes past the cut (found by review)', () => {
+    registerSecret('Wien');
+    const head = 'Wien-'.repeat(16);
+    const peers = [peerRecord(`${head}site-A`, '3h'), { ...peerRecord(`${head}site-B`, '3h'), 'public-key': 'Other-key-0000000000000000000000000000000=' }];
+    const { problems } = evaluateRouter(router, [systemOk(), wireguard(router, [{ ...WG_OFF, running: 'true', disabled: 'false' }], peers)], T0);
+    const subjects = problems.filter((problem) => problem.kind === 'peer-stale').map((problem) => problem.subject);
+    expect(subjects).toHaveLength(2);
+    expect(new Set(subjects).size).toBe(2);
+    expect(subjects.join('\n')).not.toContain('Wien');
   });
 
   it('property: tells them apart however long the shared name, the key start never cut away (found by review: a long shared comment read alike)', () => {
