@@ -11,7 +11,7 @@
  */
 import type { RouterConfig } from '../config/types.js';
 import { formatAge, formatPercent, isoOrNull } from './format.js';
-import { handshakeExpectedByMs, peerLogName, peerStatus, repeatedNames } from './evaluate.js';
+import { handshakeExpectedByMs, peerLogName, peerStatus, repeatedNamesOf } from './evaluate.js';
 import { isUnreadable } from '../analysis/peer.js';
 import type { PeerJudgement, RouterEvaluation } from './types.js';
 import { finish, type Steps } from '../util/slices.js';
@@ -287,7 +287,7 @@ export function* diffPeersSteps(
   }
   if (changed.length > 0) {
     // Which names repeat, found only when there are lines to word (they are few; peers may be thousands), in steps.
-    const repeated = yield* repeatedNames(judgements.map((judgement) => judgement.peer));
+    const repeated = yield* repeatedNamesOf(judgements);
     for (const [judgement, bad] of changed) out.add(bad, () => describePeer(judgement, bad, routerName, repeated));
   }
   return next.size === 0 ? NO_PEERS : next;

@@ -311,7 +311,8 @@ function* judgePeers(
   const bootedAt = wireguard?.bootedAt;
   // A peer without a handshake is due from the boot: up this long at the instant the handshakes are aged to.
   const upSeconds = bootedAt === undefined ? undefined : Math.max(0, judgedAt / 1000 - bootedAt);
-  const repeated = yield* repeatedNames(wireguard?.peers ?? []);
+  // The peers with a problem to word, worded once the names that repeat are known (found only when there are any).
+  const problems: PeerJudgement[] = [];
   for (const [index, peer] of (wireguard?.peers ?? []).entries()) {
     if (stepEnds(index)) yield;
     // A stored time outside the era (kept from before range rules, or from a clock far ahead) cannot be judged.
@@ -339,16 +340,22 @@ function* judgePeers(
         rxMoved: peer.rxMoved,
         txMoved: peer.txMoved,
         // Due from the boot only for the peers the run judged so (wireguard.ts: no handshake, readable as none, a
-        // keepalive, no problem before).
+        // keepalive or always up, no problem before).
         upSeconds: wireguard?.fromBoot?.has(index) === true ? upSeconds : undefined,
         // What a probe proved ages from when it ran (this collection, or the one whose result it reused).
         ...(peer.probe === undefined ? {} : { probe: peer.probe, probeAgeSeconds: probeAgeAt(now, peer.probedAt ?? collectedAt) }),
       },
       router.health,
     );
+    const judgement: PeerJudgement = { peer, verdict, latestHandshake, ageSeconds: age, bootedAt };
+    peers.push(judgement);
     // Most peers are ok or idle, which are no problem: nothing to word for them.
-    if (verdict.reason !== 'ok' && verdict.reason !== 'idle') problemOf(peer, verdict, age, add, unjudged, repeated, bootedAt === undefined ? undefined : Math.max(0, now / 1000 - bootedAt));
-    peers.push({ peer, verdict, latestHandshake, ageSeconds: age, bootedAt });
+    if (verdict.reason !== 'ok' && verdict.reason !== 'idle') problems.push(judgement);
+  }
+  if (problems.length > 0) {
+    const repeated = yield* repeatedNamesOf(peers);
+    const sinceBoot = bootedAt === undefined ? undefined : Math.max(0, now / 1000 - bootedAt);
+    for (const { peer, verdict, ageSeconds } of problems) problemOf(peer, verdict, ageSeconds, add, unjudged, repeated, sinceBoot);
   }
   // One problem per router and cause, not per peer: "we cannot see" them, which is not "fine" (docs/health.md).
   for (const [subjects, what] of [
@@ -369,20 +376,27 @@ interface Unjudged {
   facts: string[];
 }
 
+/** The sets repeatedNamesOf found, by the judgements they were found for: /health's wording and the verdict log's share one. */
+const repeatedFound = new WeakMap<readonly PeerJudgement[], Set<string>>();
+
 /**
  * Interface and name pairs more than one peer shares (the same comment on two unnamed peers): their problems name
- * the key's start too, or two lines read the same and the operator cannot tell which peer is down.
+ * the key's start too, or two lines read the same and the operator cannot tell which peer is down. Found once per
+ * evaluation, and only when something is worded: every run of every router is judged.
  */
-export function* repeatedNames(peers: readonly PeerJudgement['peer'][]): Steps<Set<string>> {
+export function* repeatedNamesOf(judgements: readonly PeerJudgement[]): Steps<Set<string>> {
+  const known = repeatedFound.get(judgements);
+  if (known !== undefined) return known;
   const seen = new Set<string>();
   const repeated = new Set<string>();
-  for (const [index, peer] of peers.entries()) {
+  for (const [index, { peer }] of judgements.entries()) {
     if (stepEnds(index)) yield;
     if (peer.name === '') continue;
     const key = subjectKey(peer);
     if (seen.has(key)) repeated.add(key);
     else seen.add(key);
   }
+  repeatedFound.set(judgements, repeated);
   return repeated;
 }
 
@@ -417,7 +431,7 @@ function repeatedName(peer: PeerJudgement['peer']): string {
 
 /**
  * A peer's name as the verdict log says it: with its key's start where another peer of its interface reads alike
- * (`repeated`, from repeatedNames), as /health and check say it, so two same-named peers' lines differ.
+ * (`repeated`, from repeatedNamesOf), as /health and check say it, so two same-named peers' lines differ.
  */
 export function peerLogName(peer: PeerJudgement['peer'], repeated: ReadonlySet<string>): string {
   return isRepeated(peer, repeated) ? repeatedName(peer) : peerDisplayName(peer.name, peer.publicKey);
