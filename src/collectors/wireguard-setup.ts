@@ -35,6 +35,7 @@ const SETUP_KEYS = {
   filter: ['chain'],
 } as const satisfies Record<keyof SetupRecords, readonly string[]>;
 
+/** The menus the audit reads, in the order they are read (and their readers' problems are told). */
 const MENUS: Record<keyof SetupRecords, string> = {
   interfaces: 'interface/wireguard',
   peers: 'interface/wireguard/peers',
@@ -59,15 +60,12 @@ export function* mapWireguardSetupSteps(records: SetupRecords, routerLabel: Rout
   const samples = new SampleSet();
   const interfaces: InterfaceSetup[] = [];
   const seen = new Set<string>();
-  const read = new FieldReader(MENUS.interfaces);
-  const readers = [read];
+  const menus = Object.keys(MENUS) as (keyof SetupRecords)[];
+  const readers = menus.map((menu) => new FieldReader(MENUS[menu]));
   const keyed = {} as Record<keyof SetupRecords, readonly RouterRecord[]>;
-  for (const menu of Object.keys(SETUP_KEYS) as (keyof SetupRecords)[]) {
-    const menuRead = menu === 'interfaces' ? read : new FieldReader(MENUS[menu]);
-    if (menuRead !== read) readers.push(menuRead);
-    keyed[menu] = yield* menuRead.keyedSteps(records[menu], SETUP_KEYS[menu]);
-  }
-  for (const setup of yield* auditSetupSteps(keyed, read)) {
+  for (const [index, menu] of menus.entries()) keyed[menu] = yield* (readers[index] as FieldReader).keyedSteps(records[menu], SETUP_KEYS[menu]);
+  // The audit's own problems (ports, addresses that do not decode) are the interfaces reader's, as before.
+  for (const setup of yield* auditSetupSteps(keyed, readers[0] as FieldReader)) {
     // Unique as written out: names that differ only in what the format cannot carry come out alike.
     const labels = seriesLabels(WIREGUARD_FAMILIES.wgInterfaceRunning, routerLabel, [setup.interface]);
     if (seen.has(labels)) continue;
@@ -82,11 +80,11 @@ async function fetchRecords(context: JobContext): Promise<SetupRecords> {
   const list = (menu: string, proplist: readonly string[]): Promise<RouterRecord[]> =>
     context.client.list(menu, { proplist, signal: context.signal });
   // Sequential on purpose, like the wireguard collector: routers answer slower under parallel REST calls.
-  const interfaces = await list('interface/wireguard', SETUP_PROPLISTS.interfaces);
-  const peers = await list('interface/wireguard/peers', SETUP_PROPLISTS.peers);
-  const addresses = await list('ip/address', SETUP_PROPLISTS.addresses);
-  const routes = await list('ip/route', SETUP_PROPLISTS.routes);
-  const filter = await list('ip/firewall/filter', SETUP_PROPLISTS.filter);
+  const interfaces = await list(MENUS.interfaces, SETUP_PROPLISTS.interfaces);
+  const peers = await list(MENUS.peers, SETUP_PROPLISTS.peers);
+  const addresses = await list(MENUS.addresses, SETUP_PROPLISTS.addresses);
+  const routes = await list(MENUS.routes, SETUP_PROPLISTS.routes);
+  const filter = await list(MENUS.filter, SETUP_PROPLISTS.filter);
   return { interfaces, peers, addresses, routes, filter };
 }
 
