@@ -10,13 +10,12 @@ export interface RosVersion {
   readonly pre?: readonly [stage: number, number: number];
 }
 
-const VERSION = /^(\d+)\.(\d+)(?:\.(\d+))?((?:beta|rc)\d+)?$/;
+const VERSION = /^(\d+)\.(\d+)(?:\.(\d+))?(?:(beta|rc)(\d+))?$/;
 
 export function parseVersion(text: string): RosVersion {
   const m = VERSION.exec(text.trim());
   if (!m) throw new Error(`not a RouterOS version: ${text}`);
-  const tag = m[4] === undefined ? undefined : /^(beta|rc)(\d+)$/.exec(m[4]);
-  const pre = tag === undefined || tag === null ? undefined : ([tag[1] === 'beta' ? 0 : 1, Number(tag[2])] as const);
+  const pre = m[4] === undefined ? undefined : ([m[4] === 'beta' ? 0 : 1, Number(m[5])] as const);
   return { major: Number(m[1]), minor: Number(m[2]), patch: Number(m[3] ?? 0), text: text.trim(), ...(pre === undefined ? {} : { pre }) };
 }
 
