@@ -121,8 +121,9 @@ export interface WireguardData {
    */
   bootedAt: number | undefined;
   /**
-   * Indices (into `peers`) of the peers judged from the boot: no handshake (readable as none), a keepalive (what makes
-   * a branch try again within its bound), and not a problem in the run before. Undefined when none.
+   * Indices (into `peers`) of the peers judged from the boot: no handshake (readable as none), a keepalive or a link
+   * declared always up (what makes a branch try again within its bound), and not a problem in the run before.
+   * Undefined when none.
    */
   fromBoot: Set<number> | undefined;
 }
