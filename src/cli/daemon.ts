@@ -11,6 +11,7 @@ import { closeServer, serverUrl, startServer } from '../server/listen.js';
 import { WebConfigSource } from '../server/web-source.js';
 import { limitBufferPool } from '../util/buffer-pool.js';
 import { limitHeapGrowth } from '../util/heap-growth.js';
+import { capYoungGeneration } from '../util/young-generation.js';
 import { VERSION } from '../version.js';
 import type { StartingSignals } from './starting-signals.js';
 
@@ -40,11 +41,15 @@ export async function startDaemon(
     prepareReload: (next) => web.prepare(next.webConfigFile, next.source),
     ...(loadConfig === undefined ? {} : { loadConfig }),
   });
+  // And its young generation, which V8 lets grow far past what a cycle needs and keeps (young-generation.ts). Here,
+  // where nothing above can fail any more: a stop below gives V8 its own growth back.
+  const youngGeneration = capYoungGeneration();
   let server: Server;
   try {
     server = await startServer(app, config.listen, { web, logger });
   } catch (error) {
     await app.stop();
+    youngGeneration?.stop();
     throw error;
   }
   try {
@@ -65,6 +70,7 @@ export async function startDaemon(
     } finally {
       await closeServer(server, SHUTDOWN_DEADLINE_MS / 2);
       clearTimeout(deadline);
+      youngGeneration?.stop();
     }
     throw error;
   }
@@ -87,6 +93,7 @@ export async function startDaemon(
       await app.stop();
       await closeServer(server, SHUTDOWN_DEADLINE_MS / 2);
       await onStopped();
+      youngGeneration?.stop();
       clearTimeout(deadline);
       logger.info('stopped');
       logger.flush?.();

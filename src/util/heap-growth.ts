@@ -13,11 +13,12 @@
  * 331–379, for the same collection CPU at both shapes; on the image's Node 24, 254 MB against 341–370 at
  * 100 × 1,000, and at 2,000 × 4 the same memory for ~0.8 s more CPU per 30 s cycle (`node
  * --heap-growing-percent=0` gives V8 its own factor back). 1.25 held 100 × 1,000 at 240–243 MB but, at fleet
- * shape, made V8 collect ten times a cycle as 2,000 routers' runs landed: 0.7 s more CPU per cycle on Node 20. V8 reads the factor each time it
- * sets the next limit, so it can be set from inside the process, unlike the young generation's size. V8 also lets
- * the old generation grow by at least the young generation's capacity, so the factor shows most where that is
- * small (Node 20's default, or the image's `--max-semi-space-size=4`; Node 24's default young generation is up to
- * 128 MiB).
+ * shape, made V8 collect ten times a cycle as 2,000 routers' runs landed: 0.7 s more CPU per cycle on Node 20.
+ *
+ * V8 reads the factor each time it sets the next limit, so it can be set from inside the process, unlike the
+ * young generation's largest size (young-generation.ts caps that through its growth instead). V8 also lets the old
+ * generation grow by at least the young generation's capacity, so the factor shows most where that is small (the
+ * daemon's cap, or the image's `--max-semi-space-size=4`).
  */
 import { setFlagsFromString } from 'node:v8';
 
