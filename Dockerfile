@@ -50,10 +50,11 @@ LABEL org.opencontainers.image.title="routeros-exporter" \
       org.opencontainers.image.base.name="docker.io/library/${NODE_IMAGE}" \
       org.opencontainers.image.base.digest="${NODE_DIGEST}"
 # V8's young generation capped at 4 MiB semi-spaces: from Node 22, V8 lets it grow to 64 MiB ones, 128 MiB
-# committed, and keeps that between collections. Measured on this image's Node (docs/performance.md), median RSS
-# at 2,000 small routers 364-380 MB against 386-429 MB with 16 MiB semi-spaces; at 100 routers x 1,000 peers
-# 250-252 MB as Prometheus scrapes against 279 MB; for 0-0.5 s more collection CPU per 30 s cycle (young
-# collections come more often). Override NODE_OPTIONS to change it.
+# committed, and keeps that between collections (without an option the daemon caps them at 8 MiB itself).
+# Measured on this image's Node (docs/performance.md), median RSS at 2,000 small routers 364-380 MB against
+# 386-429 MB with 16 MiB semi-spaces; at 100 routers x 1,000 peers 250-252 MB as Prometheus scrapes against
+# 279 MB; for 0-0.5 s more collection CPU per 30 s cycle (young collections come more often). Override
+# NODE_OPTIONS to change it.
 # glibc's malloc maps every block of 64 KiB and more on its own: each kept TLS connection holds a 64 KiB read
 # buffer of which a small router's replies touch a few KB, and from the main heap that buffer sat on pages other
 # blocks had dirtied. Median RSS at 2,000 small routers with kept connections 356-361 MB against 405-413 MB; at
