@@ -48,8 +48,11 @@ export async function startDaemon(
   try {
     server = await startServer(app, config.listen, { web, logger });
   } catch (error) {
-    await app.stop();
-    youngGeneration?.stop();
+    try {
+      await app.stop();
+    } finally {
+      youngGeneration?.stop();
+    }
     throw error;
   }
   try {
@@ -68,9 +71,9 @@ export async function startDaemon(
     } catch (stopError) {
       logger.error({ err: stopError }, 'stopping after a failed start failed too');
     } finally {
+      youngGeneration?.stop();
       await closeServer(server, SHUTDOWN_DEADLINE_MS / 2);
       clearTimeout(deadline);
-      youngGeneration?.stop();
     }
     throw error;
   }
@@ -90,10 +93,13 @@ export async function startDaemon(
         process.exit(0);
       }, SHUTDOWN_DEADLINE_MS);
       deadline.unref();
-      await app.stop();
-      await closeServer(server, SHUTDOWN_DEADLINE_MS / 2);
-      await onStopped();
-      youngGeneration?.stop();
+      try {
+        await app.stop();
+        await closeServer(server, SHUTDOWN_DEADLINE_MS / 2);
+        await onStopped();
+      } finally {
+        youngGeneration?.stop();
+      }
       clearTimeout(deadline);
       logger.info('stopped');
       logger.flush?.();
