@@ -24,6 +24,12 @@ function snakeCase(name: string): string {
 
 /** Set by Prometheus on every scraped series: a label of ours by that name would arrive as `exported_<name>`. */
 const TARGET_LABELS = ['job', 'instance'];
+/**
+ * The labels of a histogram's buckets and a summary's quantiles: on every series of a router they make each family
+ * one that `promtool check metrics` flags and `histogram_quantile` would read as buckets (found by the exposition's
+ * generator).
+ */
+const BUCKET_LABELS = ['le', 'quantile'];
 
 /** Why `name` cannot be a router label, or undefined when it can. */
 export function labelNameProblem(name: string): string | undefined {
@@ -35,6 +41,7 @@ export function labelNameProblem(name: string): string | undefined {
   if (CAMEL_CASE.test(name)) return `${quoteValue(name)} is camelCase, which promtool check metrics flags; write it in snake_case (${quoteValue(snakeCase(name))})`;
   const family = EXPORTER_LABELS.get(name);
   if (family !== undefined) return `${quoteValue(name)} is a label the exporter sets itself (on ${family}); choose another name`;
+  if (BUCKET_LABELS.includes(name)) return `${quoteValue(name)} is the label of a histogram's buckets or a summary's quantiles, which Prometheus and promtool read as such; choose another name`;
   if (TARGET_LABELS.includes(name)) return `${quoteValue(name)} is set by Prometheus on every scraped series; yours would arrive renamed to exported_${name}`;
   return undefined;
 }

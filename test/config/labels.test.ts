@@ -76,6 +76,14 @@ describe('labels', () => {
     expect(labelNameProblem('SITE')).toBeUndefined();
   });
 
+  it("refuse a histogram's le and a summary's quantile: on every series they make promtool flag each family (found by the exposition's generator)", () => {
+    for (const name of ['le', 'quantile']) {
+      expect(labelNameProblem(name)).toContain("histogram's buckets or a summary's quantiles");
+      expect(problemsOf(withLabels({ [name]: 'a' }))).toEqual([{ path: `routers[0].labels.${name}`, message: expect.stringContaining('choose another name') }]);
+    }
+    expect(labelNameProblem('level')).toBeUndefined();
+  });
+
   it("are part of every job's definition, so a reload that changes them replaces the jobs (and their series)", () => {
     const fingerprints = (labels: unknown): string[] => {
       const router = firstRouter(resolve(withLabels(labels)));
