@@ -15,8 +15,8 @@ const CODE = /^[A-Z0-9_]{1,64}$/;
 /**
  * The verification codes Node reports for a client certificate that does not verify (what an operator looks for:
  * its 28 named ones, and UNSPECIFIED for the rest) are counted apart beyond MAX_REASONS: a client bringing other
- * failures first filled the reasons, and the one that mattered read as `other` (found by review). A fixed set, named (a pattern missed INVALID_PURPOSE, a client
- * certificate made for servers only), so the line stays bounded.
+ * failures first filled the reasons, and the one that mattered read as `other` (found by review). A fixed set,
+ * named (a pattern missed INVALID_PURPOSE, a client certificate made for servers only), so the line stays bounded.
  */
 const VERIFICATION_CODES: ReadonlySet<string> = new Set([
   'UNABLE_TO_GET_ISSUER_CERT',

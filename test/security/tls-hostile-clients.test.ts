@@ -8,7 +8,6 @@
 import fc from 'fast-check';
 import { once } from 'node:events';
 import { mkdtempSync, writeFileSync } from 'node:fs';
-import { request } from 'node:https';
 import { connect as netConnect, createServer as createNetServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,7 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDaemon, type Daemon } from '../../src/cli/daemon.js';
 import { testConfig } from '../helpers/config.js';
 import { captureLogs } from '../helpers/log-capture.js';
-import { makeCert, type Pem } from './tls-helpers.js';
+import { httpsGet, makeCert, type Pem } from './tls-helpers.js';
 
 const DAY = 86_400_000;
 /** Written into what hostile clients send: it must never reach a log line. */
@@ -85,19 +84,10 @@ const port = (): number => Number(new URL(daemon.url).port);
 
 /** A TLS client's request for /-/healthy: its status, or undefined when the connection failed. */
 function tlsClient(client: Pem | undefined, maxVersion: 'TLSv1.2' | 'TLSv1.3'): Promise<number | undefined> {
-  return new Promise((resolve) => {
-    const req = request(
-      `${daemon.url}/-/healthy`,
-      { agent: false, ca: server.cert, maxVersion, ...(client === undefined ? {} : { cert: client.cert, key: client.key }) },
-      (res) => {
-        res.resume();
-        res.on('end', () => resolve(res.statusCode));
-        res.on('error', () => resolve(undefined));
-      },
-    );
-    req.on('error', () => resolve(undefined));
-    req.end();
-  });
+  return httpsGet(`${daemon.url}/-/healthy`, { ca: server.cert, maxVersion, ...(client === undefined ? {} : { client }) }).then(
+    (answer) => answer.status,
+    () => undefined,
+  );
 }
 
 /** Sends bytes and the end of them, then waits until the server has closed the connection. */
