@@ -12,7 +12,7 @@ import { formatProblems, loadConfigFile } from '../config/index.js';
 import { formatDuration, parseDuration } from '../config/duration.js';
 import { createApp, type App } from '../app.js';
 import { judgePeer } from '../analysis/peer.js';
-import type { WireguardData } from '../collectors/wireguard.js';
+import type { WireguardData, WireguardPeer } from '../collectors/wireguard.js';
 import { evaluateRouters } from '../health/report.js';
 import { evaluateRouter } from '../health/evaluate.js';
 import { formatCheck, output, type CheckOutput } from '../health/nagios.js';
@@ -42,7 +42,7 @@ function sleep(ms: number): Promise<void> {
 }
 
 /** Whether the peer's verdict differs with the traffic one look cannot see: rx or tx moving between two reads. */
-export function verdictHangsOnTraffic(peer: WireguardData['peers'][number], health: RouterConfig['health'], nowMs: number): boolean {
+export function verdictHangsOnTraffic(peer: WireguardPeer, health: RouterConfig['health'], nowMs: number): boolean {
   const input = {
     name: peer.name,
     comment: peer.comment,

@@ -2,26 +2,16 @@
  * Each wireguard job's rx/tx of the previous run, so the verdict knows whether traffic moved (rxMoved, txMoved),
  * and the handshake time it wrote, so one handshake is written as one time (stableHandshake).
  *
- * Kept as columns, not as string-keyed entries: at 100 routers × 1,000 peers, two Map entries per peer keyed by
- * `rx interface="…",public_key="…"` held ~33 MB of heap (200,000 key strings, their hash tables and boxed
- * numbers: bench/memory.ts). Here a peer costs two doubles and two pointers to strings the run's data keeps
- * anyway. RouterOS lists peers in the same order run after run, so a peer is found at its previous position;
- * only when the list changed is an index built, for that run alone.
+ * Kept in the run's PeerTable (wireguard-peers.ts), the same rows its verdicts read, not as string-keyed entries:
+ * at 100 routers × 1,000 peers, two Map entries per peer keyed by `rx interface="…",public_key="…"` held ~33 MB of
+ * heap (200,000 key strings, their hash tables and boxed numbers: bench/memory.ts). RouterOS lists peers in the
+ * same order run after run, so a peer is found at its previous position; only when the list changed is an index
+ * built, for that run alone.
  *
- * The state hangs off the job's memory map (JobContext.memory, kept across runs and reloads), so it lives and
+ * The table hangs off the job's memory map (JobContext.memory, kept across runs and reloads), so it lives and
  * dies with the job without another field in the job context.
  */
-
-interface Columns {
-  readonly interfaces: string[];
-  readonly keys: string[];
-  readonly rx: number[];
-  readonly tx: number[];
-  /** The latest-handshake time written for the peer (Unix seconds; NaN when none). */
-  readonly handshakes: number[];
-  /** The peer's verdict was a problem (judged unhealthy) in that run. */
-  readonly bad: boolean[];
-}
+import { PeerTable } from './wireguard-peers.js';
 
 /**
  * RouterOS gives a handshake's age in whole seconds, so now − age lands anywhere in the second after the handshake:
@@ -31,21 +21,32 @@ interface Columns {
  */
 const SAME_HANDSHAKE_SECONDS = 1;
 
-const previousRuns = new WeakMap<object, Columns>();
+const previousRuns = new WeakMap<object, PeerTable>();
 
 /** One run's walk over its peers, in list order: `moved` for each peer, then `finish` to keep them for the next run. */
 export class CounterMemory {
   readonly #owner: object | undefined;
-  readonly #before: Columns | undefined;
-  readonly #now: Columns = { interfaces: [], keys: [], rx: [], tx: [], handshakes: [], bad: [] };
+  readonly #before: PeerTable | undefined;
+  /** This run's rows: `moved` appends one per peer, and the run describes it (PeerTable.describe). */
+  readonly table: PeerTable;
   /** Where the peer `moved` was last called for stood in the previous run (undefined: new, or no previous run). */
   #at: number | undefined;
+  #row = -1;
   #index: Map<string, number> | undefined;
 
-  /** `owner`: the job's memory map; without one (a single mapping in a test) nothing moved. */
-  constructor(owner: object | undefined) {
+  /**
+   * `owner`: the job's memory map; without one (a single mapping in a test) nothing moved. `capacity`: the most
+   * peers the run may have (its reply's records).
+   */
+  constructor(owner: object | undefined, capacity: number) {
     this.#owner = owner;
     this.#before = owner === undefined ? undefined : previousRuns.get(owner);
+    this.table = new PeerTable(capacity);
+  }
+
+  /** The row of the peer `moved` was last called for. */
+  get row(): number {
+    return this.#row;
   }
 
   /**
@@ -53,20 +54,15 @@ export class CounterMemory {
    * it starts a new baseline; an undecodable one never moves). Call once per distinct peer, in list order.
    */
   moved(iface: string, publicKey: string, rx: number | undefined, tx: number | undefined): { rxMoved: boolean; txMoved: boolean } {
-    const now = this.#now;
-    const position = now.keys.length;
-    now.interfaces.push(iface);
-    now.keys.push(publicKey);
-    now.rx.push(rx ?? Number.NaN);
-    now.tx.push(tx ?? Number.NaN);
-    now.handshakes.push(Number.NaN);
-    now.bad.push(false);
-    const at = this.#find(position, iface, publicKey);
+    const rxNow = rx ?? Number.NaN;
+    const txNow = tx ?? Number.NaN;
+    this.#row = this.table.append(iface, publicKey, rxNow, txNow);
+    const at = this.#find(this.#row, iface, publicKey);
     this.#at = at;
     if (at === undefined) return { rxMoved: false, txMoved: false };
-    const before = this.#before as Columns;
+    const before = this.#before as PeerTable;
     // NaN compares false: an unreadable value before or now never counts as movement.
-    return { rxMoved: (rx ?? Number.NaN) > (before.rx[at] as number), txMoved: (tx ?? Number.NaN) > (before.tx[at] as number) };
+    return { rxMoved: rxNow > before.rxAt(at), txMoved: txNow > before.txAt(at) };
   }
 
   /**
@@ -74,35 +70,34 @@ export class CounterMemory {
    * written last run when `seconds` is the same handshake read a second later or earlier, else `seconds`.
    */
   stableHandshake(seconds: number | undefined): number | undefined {
-    const now = this.#now;
-    const previous = this.#at === undefined ? Number.NaN : ((this.#before as Columns).handshakes[this.#at] as number);
+    const previous = this.#at === undefined ? Number.NaN : (this.#before as PeerTable).handshakeAt(this.#at);
     const written = seconds !== undefined && Math.abs(seconds - previous) <= SAME_HANDSHAKE_SECONDS ? previous : seconds;
-    now.handshakes[now.handshakes.length - 1] = written ?? Number.NaN;
+    this.table.setHandshake(this.#row, written ?? Number.NaN);
     return written;
   }
 
   /** Whether the peer `moved` was last called for was judged a problem in the previous run. */
   wasBad(): boolean {
-    return this.#at !== undefined && (this.#before as Columns).bad[this.#at] === true;
+    return this.#at !== undefined && (this.#before as PeerTable).badAt(this.#at);
   }
 
   /** Notes the verdict of the peer `moved` was last called for, for the next run's wasBad. */
   noteBad(bad: boolean): void {
-    this.#now.bad[this.#now.bad.length - 1] = bad;
+    this.table.setBad(this.#row, bad);
   }
 
-  /** Keeps this run's values for the next run (peers gone are dropped with the old columns). */
+  /** Keeps this run's rows for the next run (peers gone are dropped with the old table). */
   finish(): void {
-    if (this.#owner !== undefined) previousRuns.set(this.#owner, this.#now);
+    if (this.#owner !== undefined) previousRuns.set(this.#owner, this.table);
   }
 
   #find(position: number, iface: string, publicKey: string): number | undefined {
     const before = this.#before;
     if (before === undefined) return undefined;
-    if (before.keys[position] === publicKey && before.interfaces[position] === iface) return position;
+    if (before.keyAt(position) === publicKey && before.interfaceAt(position) === iface) return position;
     if (this.#index === undefined) {
       this.#index = new Map();
-      for (let at = 0; at < before.keys.length; at++) this.#index.set(`${before.interfaces[at] ?? ''}\n${before.keys[at] ?? ''}`, at);
+      for (let at = 0; at < before.length; at++) this.#index.set(`${before.interfaceAt(at) ?? ''}\n${before.keyAt(at) ?? ''}`, at);
     }
     return this.#index.get(`${iface}\n${publicKey}`);
   }

@@ -31,6 +31,9 @@ import {
 } from './wireguard-probe.js';
 import type { Collector, JobContext, JobResult } from './types.js';
 import { CounterMemory } from './wireguard-counters.js';
+import type { KeptPeers } from './wireguard-peers.js';
+
+export type { WireguardPeer } from './wireguard-peers.js';
 import { believedBootSteps, graceWithoutKeepalive, readBoot, uptimeWantedSteps, youngRestartSeconds } from './wireguard-boot.js';
 import { quoteRouterText } from '../util/text.js';
 import { finish, finishInSlices, type Steps } from '../util/slices.js';
@@ -75,46 +78,11 @@ export interface WireguardInterface {
   listenPort: number | undefined;
 }
 
-/**
- * What health verdicts need of a peer, and no more: this is kept for every peer of every router between
- * collections (100,000 of them at scale), while traffic, endpoints and addresses live on as metric bytes.
- */
-export interface WireguardPeer {
-  interface: string;
-  publicKey: string;
-  /** name (7.15+), else comment, else ''. */
-  name: string;
-  comment: string | undefined;
-  disabled: boolean;
-  /** Unix seconds; undefined when never, or when unreadable. */
-  latestHandshake: number | undefined;
-  /** The router's last-handshake did not decode: the peer cannot be judged (not "never"). */
-  handshakeUnreadable: boolean;
-  /** Its disabled or persistent-keepalive, or its interface's disabled, did not decode: not judged either. */
-  factsUnreadable: boolean;
-  /** persistent-keepalive in seconds, 0 when off: what the liveness bound is made of. */
-  keepaliveSeconds: number;
-  /** endpoint-address configured: this side can initiate. */
-  hasEndpoint: boolean;
-  /** rx / tx grew since the previous collection (false on the first). */
-  rxMoved: boolean;
-  txMoved: boolean;
-  /**
-   * The data-plane probe of this collection, or why the peer was not probed (health.probe, probe_tunnels);
-   * undefined for disabled peers and when no probe settings apply.
-   */
-  probe: ProbeOutcome | undefined;
-  /** Unix ms the probe ran (this run, or the run whose result it reused); undefined when not probed. */
-  probedAt: number | undefined;
-  /** The probe's average round trip (s) and loss (0..1), for probed peers only. */
-  probeRttSeconds: number | undefined;
-  probeLossRatio: number | undefined;
-}
-
 export interface WireguardData {
   collectedAt: number;
   interfaces: WireguardInterface[];
-  peers: WireguardPeer[];
+  /** One row per distinct peer, in the reply's order (wireguard-peers.ts). */
+  peers: KeptPeers;
   /**
    * When the router started (Unix seconds), read only when a peer had no handshake: such a peer is due from the boot
    * (analysis/liveness.ts). Undefined when not read, or not believed (below).
@@ -280,11 +248,12 @@ export function* mapWireguardSteps(
     if (iface.disabled) disabledInterfaces.add(iface.name);
     else if (iface.running === false) stoppedInterfaces.add(iface.name);
   }
-  const counters = new CounterMemory(memory);
   const peerRead = new FieldReader('interface/wireguard/peers');
   const seenPeers = new Set<string>();
   const nowSeconds = now / 1000;
   const keyedPeers = yield* peerRead.keyedSteps(peers, PEER_KEYS);
+  const counters = new CounterMemory(memory, keyedPeers.length);
+  data.peers = counters.table;
   // Identity is (interface, public key) as written out; a repeated one would make duplicate series, which
   // Prometheus rejects. RouterOS keeps keys unique per interface, so twins are a reply that cannot be judged.
   const identities: string[] = [];
@@ -378,21 +347,16 @@ export function* mapWireguardSteps(
     // shook hands (found by review). A start read and not believed is no such want: a branch dead through a refused
     // restart loop kept "not bad" for hours, and the next believed restart called it healthy (found by review).
     counters.noteBad(graceable && startUnread ? counters.wasBad() : verdict.judged && !verdict.healthy);
-    if (fromBoot) (data.fromBoot ??= new Set()).add(data.peers.length);
+    if (fromBoot) (data.fromBoot ??= new Set()).add(counters.row);
     if (verdict.judged) samples.add(F.wgPeerHealthy, labels, verdict.healthy ? 1 : 0);
     samples.addExtended(F.wgPeerState, labels, [verdict.state], 1);
     const expectedBy = handshakeExpectedBy(verdict, latestHandshake, probe, probedAt, bootedAt);
     if (expectedBy !== undefined) samples.add(F.wgPeerExpectedBy, labels, expectedBy);
-    // Kept for every peer until the next run: one literal of fixed shape with every field, probe ones included
-    // (undefined when not probed). Spreads, or a field added afterwards (`probe: 'off'` on most peers), put
-    // fields in a second, out-of-object array per peer (~3–4 MB at 100 × 1,000).
-    data.peers.push({
-      interface: iface,
-      publicKey,
+    // Kept for every peer until the next run, as a row of the run's table (wireguard-peers.ts).
+    counters.table.describe(counters.row, {
       name,
       comment,
       disabled,
-      latestHandshake,
       handshakeUnreadable: hasBadHandshake,
       factsUnreadable,
       keepaliveSeconds,

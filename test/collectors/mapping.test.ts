@@ -65,7 +65,7 @@ describe('wireguard mapping', () => {
     expect(out).toMatch(/peer_healthy\{[^}]*public_key="eLZ[^"]*"[^}]*\} 0\n/);
     expect(out).toMatch(/peer_healthy\{[^}]*name="never-seen"\} 0\n/);
     expect(out).not.toMatch(/peer_healthy\{[^}]*name="laptop"/);
-    expect(result.data.peers.map((peer) => [peer.disabled, peer.latestHandshake === undefined])).toEqual([
+    expect([...result.data.peers].map((peer) => [peer.disabled, peer.latestHandshake === undefined])).toEqual([
       [false, false],
       [false, false],
       [false, true],

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
 import { RouterOsClient } from '../../src/routeros/client.js';
 import { Secret } from '../../src/util/secret.js';
-import { wireguardCollector, type WireguardData } from '../../src/collectors/wireguard.js';
+import { wireguardCollector, type WireguardData, type WireguardPeer } from '../../src/collectors/wireguard.js';
 import { PROBE_CONCURRENCY, planProbes, probeKey, runProbes } from '../../src/collectors/wireguard-probe.js';
 import { FieldReader } from '../../src/analysis/decoding.js';
 import { routerLabel } from '../../src/metrics/family.js';
@@ -75,14 +75,14 @@ function recording(): { spy: JobContext['client']; seen: Recorded } {
   return { spy, seen };
 }
 
-async function collect(health: Record<string, unknown>, memory = new Map<string, number>(), at = now): Promise<{ text: string; probes: Record<string, unknown>; peers: WireguardData['peers']; seen: Recorded; decodeErrors: number }> {
+async function collect(health: Record<string, unknown>, memory = new Map<string, number>(), at = now): Promise<{ text: string; probes: Record<string, unknown>; peers: WireguardPeer[]; seen: Recorded; decodeErrors: number }> {
   const router = testRouter({ url: emulator.router('hq').url }, { health });
   const [job] = wireguardCollector.jobs(router);
   if (job === undefined) throw new Error('no job');
   const { spy, seen } = recording();
   const result = await job.run({ router, client: spy, routerLabel: routerLabel('hq'), now: () => at, signal: new AbortController().signal, memory });
   const data = result.data as WireguardData;
-  return { text: sampleText(result.samples), probes: Object.fromEntries(data.peers.map((peer) => [peer.name, peer.probe])), peers: data.peers, seen, decodeErrors: result.decodeErrors };
+  return { text: sampleText(result.samples), probes: Object.fromEntries([...data.peers].map((peer) => [peer.name, peer.probe])), peers: [...data.peers], seen, decodeErrors: result.decodeErrors };
 }
 
 const value = (text: string, family: string, name: string): number | undefined => {

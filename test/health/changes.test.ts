@@ -352,7 +352,7 @@ describe('routers that leave the config', () => {
 describe('peer states kept between collections', () => {
   const peer = (name: string) => {
     const stored = wireguard(router, [WG_UP], [peerRecord(name, '30s')], T0).data;
-    const first = (stored as { peers: PeerJudgement['peer'][] }).peers[0];
+    const first = (stored as { peers: { at(index: number): PeerJudgement['peer'] | undefined } }).peers.at(0);
     if (first === undefined) throw new Error('no peer');
     return first;
   };

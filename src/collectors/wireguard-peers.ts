@@ -1,0 +1,221 @@
+/**
+ * A wireguard run's peers as kept until the next run: what health verdicts need of each (WireguardPeer), and what
+ * the next run compares against (wireguard-counters.ts: rx, tx, the handshake time written, whether it was bad).
+ *
+ * Kept as columns, one row per distinct peer in list order, not as an object per peer: at 100 routers × 1,000
+ * peers an object of sixteen fields per peer held ~15 MB and the counters' own columns ~6 MB more, for the same
+ * interfaces, keys and handshake times (bench/memory.ts). Here a peer costs four pointers to strings the reply
+ * made anyway, four doubles and a byte of flags. `at` builds a peer's object when a verdict asks for it; those
+ * objects live as long as the evaluation that asked.
+ */
+import { PROBE_OUTCOMES, type ProbeOutcome } from '../analysis/liveness.js';
+
+/**
+ * What health verdicts need of a peer, and no more: this is kept for every peer of every router between
+ * collections (100,000 of them at scale), while traffic, endpoints and addresses live on as metric bytes.
+ */
+export interface WireguardPeer {
+  interface: string;
+  publicKey: string;
+  /** name (7.15+), else comment, else ''. */
+  name: string;
+  comment: string | undefined;
+  disabled: boolean;
+  /** Unix seconds; undefined when never, or when unreadable. */
+  latestHandshake: number | undefined;
+  /** The router's last-handshake did not decode: the peer cannot be judged (not "never"). */
+  handshakeUnreadable: boolean;
+  /** Its disabled or persistent-keepalive, or its interface's disabled, did not decode: not judged either. */
+  factsUnreadable: boolean;
+  /** persistent-keepalive in seconds, 0 when off: what the liveness bound is made of. */
+  keepaliveSeconds: number;
+  /** endpoint-address configured: this side can initiate. */
+  hasEndpoint: boolean;
+  /** rx / tx grew since the previous collection (false on the first). */
+  rxMoved: boolean;
+  txMoved: boolean;
+  /**
+   * The data-plane probe of this collection, or why the peer was not probed (health.probe, probe_tunnels);
+   * undefined for disabled peers and when no probe settings apply.
+   */
+  probe: ProbeOutcome | undefined;
+  /** Unix ms the probe ran (this run, or the run whose result it reused); undefined when not probed. */
+  probedAt: number | undefined;
+  /** The probe's average round trip (s) and loss (0..1), for probed peers only. */
+  probeRttSeconds: number | undefined;
+  probeLossRatio: number | undefined;
+}
+
+/** A run's peers as verdicts read them: a PeerTable, or (in tests) an array of peers. */
+export interface KeptPeers extends Iterable<WireguardPeer> {
+  readonly length: number;
+  at(index: number): WireguardPeer | undefined;
+  entries(): IterableIterator<[number, WireguardPeer]>;
+  some(predicate: (peer: WireguardPeer) => boolean): boolean;
+}
+
+/** What a row says of its peer beyond what the counters set (PeerTable.describe). */
+export interface PeerFacts {
+  name: string;
+  comment: string | undefined;
+  disabled: boolean;
+  handshakeUnreadable: boolean;
+  factsUnreadable: boolean;
+  keepaliveSeconds: number;
+  hasEndpoint: boolean;
+  rxMoved: boolean;
+  txMoved: boolean;
+  probe: ProbeOutcome | undefined;
+  probedAt: number | undefined;
+  probeRttSeconds: number | undefined;
+  probeLossRatio: number | undefined;
+}
+
+const DISABLED = 1;
+const HANDSHAKE_UNREADABLE = 2;
+const FACTS_UNREADABLE = 4;
+const HAS_ENDPOINT = 8;
+const RX_MOVED = 16;
+const TX_MOVED = 32;
+/** Judged a problem in its run (wireguard-counters.ts: wasBad). */
+const BAD = 64;
+
+/** Rows in order; at most `capacity` (the reply's peers: twins and repeats take none). */
+export class PeerTable implements KeptPeers {
+  #length = 0;
+  readonly #interfaces: string[];
+  readonly #keys: string[];
+  readonly #names: string[];
+  readonly #comments: (string | undefined)[];
+  readonly #rx: Float64Array;
+  readonly #tx: Float64Array;
+  /** The latest-handshake time written (Unix seconds; NaN when none or unreadable). */
+  readonly #handshakes: Float64Array;
+  readonly #keepalives: Float64Array;
+  readonly #flags: Uint8Array;
+  /** PROBE_OUTCOMES' index + 1 (0: none); made at the first probe outcome, as most routers have none. */
+  #probes: Uint8Array | undefined;
+  /** When a probe ran and what it found, for the few peers probed. */
+  #probed: Map<number, { at: number; rttSeconds: number | undefined; lossRatio: number | undefined }> | undefined;
+
+  constructor(capacity: number) {
+    this.#interfaces = new Array<string>(capacity);
+    this.#keys = new Array<string>(capacity);
+    this.#names = new Array<string>(capacity);
+    this.#comments = new Array<string | undefined>(capacity);
+    this.#rx = new Float64Array(capacity);
+    this.#tx = new Float64Array(capacity);
+    this.#handshakes = new Float64Array(capacity).fill(Number.NaN);
+    this.#keepalives = new Float64Array(capacity);
+    this.#flags = new Uint8Array(capacity);
+  }
+
+  get length(): number {
+    return this.#length;
+  }
+
+  /** A new row for a peer and its counters (NaN: unreadable); returns its index. */
+  append(iface: string, publicKey: string, rx: number, tx: number): number {
+    const row = this.#length;
+    if (row >= this.#flags.length) throw new RangeError(`peer table of ${this.#flags.length} rows is full`);
+    this.#interfaces[row] = iface;
+    this.#keys[row] = publicKey;
+    this.#names[row] = '';
+    this.#rx[row] = rx;
+    this.#tx[row] = tx;
+    this.#length = row + 1;
+    return row;
+  }
+
+  setHandshake(row: number, seconds: number): void {
+    this.#handshakes[row] = seconds;
+  }
+
+  setBad(row: number, bad: boolean): void {
+    this.#flags[row] = bad ? (this.#flags[row] as number) | BAD : (this.#flags[row] as number) & ~BAD;
+  }
+
+  /** The rest of a row's facts, once its verdict is made (the bad flag is kept). */
+  describe(row: number, facts: PeerFacts): void {
+    this.#names[row] = facts.name;
+    this.#comments[row] = facts.comment;
+    this.#keepalives[row] = facts.keepaliveSeconds;
+    this.#flags[row] =
+      ((this.#flags[row] as number) & BAD) |
+      (facts.disabled ? DISABLED : 0) |
+      (facts.handshakeUnreadable ? HANDSHAKE_UNREADABLE : 0) |
+      (facts.factsUnreadable ? FACTS_UNREADABLE : 0) |
+      (facts.hasEndpoint ? HAS_ENDPOINT : 0) |
+      (facts.rxMoved ? RX_MOVED : 0) |
+      (facts.txMoved ? TX_MOVED : 0);
+    if (facts.probe !== undefined) (this.#probes ??= new Uint8Array(this.#flags.length))[row] = PROBE_OUTCOMES.indexOf(facts.probe) + 1;
+    if (facts.probedAt !== undefined) {
+      (this.#probed ??= new Map()).set(row, { at: facts.probedAt, rttSeconds: facts.probeRttSeconds, lossRatio: facts.probeLossRatio });
+    }
+  }
+
+  interfaceAt(row: number): string | undefined {
+    return row < this.#length ? this.#interfaces[row] : undefined;
+  }
+
+  keyAt(row: number): string | undefined {
+    return row < this.#length ? this.#keys[row] : undefined;
+  }
+
+  rxAt(row: number): number {
+    return row < this.#length ? (this.#rx[row] as number) : Number.NaN;
+  }
+
+  txAt(row: number): number {
+    return row < this.#length ? (this.#tx[row] as number) : Number.NaN;
+  }
+
+  handshakeAt(row: number): number {
+    return row < this.#length ? (this.#handshakes[row] as number) : Number.NaN;
+  }
+
+  badAt(row: number): boolean {
+    return row < this.#length && ((this.#flags[row] as number) & BAD) !== 0;
+  }
+
+  at(index: number): WireguardPeer | undefined {
+    const row = index < 0 ? index + this.#length : index;
+    if (!Number.isInteger(row) || row < 0 || row >= this.#length) return undefined;
+    const flags = this.#flags[row] as number;
+    const handshake = this.#handshakes[row] as number;
+    const probeCode = this.#probes?.[row] ?? 0;
+    const probed = this.#probed?.get(row);
+    // One literal of fixed shape with every field: verdicts read many of these per evaluation.
+    return {
+      interface: this.#interfaces[row] as string,
+      publicKey: this.#keys[row] as string,
+      name: this.#names[row] as string,
+      comment: this.#comments[row],
+      disabled: (flags & DISABLED) !== 0,
+      latestHandshake: Number.isNaN(handshake) ? undefined : handshake,
+      handshakeUnreadable: (flags & HANDSHAKE_UNREADABLE) !== 0,
+      factsUnreadable: (flags & FACTS_UNREADABLE) !== 0,
+      keepaliveSeconds: this.#keepalives[row] as number,
+      hasEndpoint: (flags & HAS_ENDPOINT) !== 0,
+      rxMoved: (flags & RX_MOVED) !== 0,
+      txMoved: (flags & TX_MOVED) !== 0,
+      probe: probeCode === 0 ? undefined : PROBE_OUTCOMES[probeCode - 1],
+      probedAt: probed?.at,
+      probeRttSeconds: probed?.rttSeconds,
+      probeLossRatio: probed?.lossRatio,
+    };
+  }
+
+  *entries(): IterableIterator<[number, WireguardPeer]> {
+    for (let row = 0; row < this.#length; row++) yield [row, this.at(row) as WireguardPeer];
+  }
+
+  *[Symbol.iterator](): IterableIterator<WireguardPeer> {
+    for (let row = 0; row < this.#length; row++) yield this.at(row) as WireguardPeer;
+  }
+
+  some(predicate: (peer: WireguardPeer) => boolean): boolean {
+    for (let row = 0; row < this.#length; row++) if (predicate(this.at(row) as WireguardPeer)) return true;
+    return false;
+  }
+}
