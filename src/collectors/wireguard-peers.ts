@@ -2,11 +2,11 @@
  * A wireguard run's peers as kept until the next run: what health verdicts need of each (WireguardPeer), and what
  * the next run compares against (wireguard-counters.ts: rx, tx, the handshake time written, whether it was bad).
  *
- * Kept as columns, one row per distinct peer in list order, not as an object per peer: at 100 routers × 1,000
- * peers an object of sixteen fields per peer held ~15 MB and the counters' own columns ~6 MB more, for the same
- * interfaces, keys and handshake times (bench/memory.ts). Here a peer costs four pointers to strings the reply
- * made anyway, four doubles and a byte of flags. `at` builds a peer's object when a verdict asks for it; those
- * objects live as long as the evaluation that asked.
+ * Kept as rows in two flat arrays, not as an object per peer: at 100 routers × 1,000 peers an object of sixteen
+ * fields per peer held ~15 MB and the counters' own columns ~6 MB more, for the same interfaces, keys and handshake
+ * times (bench/memory.ts). Here a peer costs four pointers to strings the reply made anyway and five doubles, and a
+ * router two arrays whatever its peers (a fleet of small routers pays per router, not per column). `at` builds a
+ * peer's object when a verdict asks for it; those objects live as long as the evaluation that asked.
  */
 import { PROBE_OUTCOMES, type ProbeOutcome } from '../analysis/liveness.js';
 
@@ -80,34 +80,32 @@ const TX_MOVED = 32;
 /** Judged a problem in its run (wireguard-counters.ts: wasBad). */
 const BAD = 64;
 
+/** Slots per row. */
+const STRINGS = 4;
+const NUMBERS = 5;
+const RX = 0;
+const TX = 1;
+const HANDSHAKE = 2;
+const KEEPALIVE = 3;
+const FLAGS = 4;
+
 /** Rows in order; at most `capacity` (the reply's peers: twins and repeats take none). */
 export class PeerTable implements KeptPeers {
   #length = 0;
-  readonly #interfaces: string[];
-  readonly #keys: string[];
-  readonly #names: string[];
-  readonly #comments: (string | undefined)[];
-  readonly #rx: Float64Array;
-  readonly #tx: Float64Array;
-  /** The latest-handshake time written (Unix seconds; NaN when none or unreadable). */
-  readonly #handshakes: Float64Array;
-  readonly #keepalives: Float64Array;
-  readonly #flags: Uint8Array;
+  /** Per row: interface, public key, name, comment. */
+  readonly #strings: (string | undefined)[];
+  /** Per row: rx, tx, the latest-handshake time written (Unix seconds; NaN when none or unreadable), keepalive, flags. */
+  readonly #numbers: Float64Array;
+  readonly #capacity: number;
   /** PROBE_OUTCOMES' index + 1 (0: none); made at the first probe outcome, as most routers have none. */
   #probes: Uint8Array | undefined;
   /** When a probe ran and what it found, for the few peers probed. */
   #probed: Map<number, { at: number; rttSeconds: number | undefined; lossRatio: number | undefined }> | undefined;
 
   constructor(capacity: number) {
-    this.#interfaces = new Array<string>(capacity);
-    this.#keys = new Array<string>(capacity);
-    this.#names = new Array<string>(capacity);
-    this.#comments = new Array<string | undefined>(capacity);
-    this.#rx = new Float64Array(capacity);
-    this.#tx = new Float64Array(capacity);
-    this.#handshakes = new Float64Array(capacity).fill(Number.NaN);
-    this.#keepalives = new Float64Array(capacity);
-    this.#flags = new Uint8Array(capacity);
+    this.#capacity = capacity;
+    this.#strings = new Array<string | undefined>(capacity * STRINGS);
+    this.#numbers = new Float64Array(capacity * NUMBERS);
   }
 
   get length(): number {
@@ -117,85 +115,90 @@ export class PeerTable implements KeptPeers {
   /** A new row for a peer and its counters (NaN: unreadable); returns its index. */
   append(iface: string, publicKey: string, rx: number, tx: number): number {
     const row = this.#length;
-    if (row >= this.#flags.length) throw new RangeError(`peer table of ${this.#flags.length} rows is full`);
-    this.#interfaces[row] = iface;
-    this.#keys[row] = publicKey;
-    this.#names[row] = '';
-    this.#rx[row] = rx;
-    this.#tx[row] = tx;
+    if (row >= this.#capacity) throw new RangeError(`peer table of ${this.#capacity} rows is full`);
+    const strings = row * STRINGS;
+    this.#strings[strings] = iface;
+    this.#strings[strings + 1] = publicKey;
+    this.#strings[strings + 2] = '';
+    const numbers = row * NUMBERS;
+    this.#numbers[numbers + RX] = rx;
+    this.#numbers[numbers + TX] = tx;
+    this.#numbers[numbers + HANDSHAKE] = Number.NaN;
     this.#length = row + 1;
     return row;
   }
 
   setHandshake(row: number, seconds: number): void {
-    this.#handshakes[row] = seconds;
+    this.#numbers[row * NUMBERS + HANDSHAKE] = seconds;
   }
 
   setBad(row: number, bad: boolean): void {
-    this.#flags[row] = bad ? (this.#flags[row] as number) | BAD : (this.#flags[row] as number) & ~BAD;
+    const flags = this.#flagsAt(row);
+    this.#numbers[row * NUMBERS + FLAGS] = bad ? flags | BAD : flags & ~BAD;
   }
 
   /** The rest of a row's facts, once its verdict is made (the bad flag is kept). */
   describe(row: number, facts: PeerFacts): void {
-    this.#names[row] = facts.name;
-    this.#comments[row] = facts.comment;
-    this.#keepalives[row] = facts.keepaliveSeconds;
-    this.#flags[row] =
-      ((this.#flags[row] as number) & BAD) |
+    this.#strings[row * STRINGS + 2] = facts.name;
+    this.#strings[row * STRINGS + 3] = facts.comment;
+    this.#numbers[row * NUMBERS + KEEPALIVE] = facts.keepaliveSeconds;
+    this.#numbers[row * NUMBERS + FLAGS] =
+      (this.#flagsAt(row) & BAD) |
       (facts.disabled ? DISABLED : 0) |
       (facts.handshakeUnreadable ? HANDSHAKE_UNREADABLE : 0) |
       (facts.factsUnreadable ? FACTS_UNREADABLE : 0) |
       (facts.hasEndpoint ? HAS_ENDPOINT : 0) |
       (facts.rxMoved ? RX_MOVED : 0) |
       (facts.txMoved ? TX_MOVED : 0);
-    if (facts.probe !== undefined) (this.#probes ??= new Uint8Array(this.#flags.length))[row] = PROBE_OUTCOMES.indexOf(facts.probe) + 1;
+    if (facts.probe !== undefined) (this.#probes ??= new Uint8Array(this.#capacity))[row] = PROBE_OUTCOMES.indexOf(facts.probe) + 1;
     if (facts.probedAt !== undefined) {
       (this.#probed ??= new Map()).set(row, { at: facts.probedAt, rttSeconds: facts.probeRttSeconds, lossRatio: facts.probeLossRatio });
     }
   }
 
   interfaceAt(row: number): string | undefined {
-    return row < this.#length ? this.#interfaces[row] : undefined;
+    return row < this.#length ? this.#strings[row * STRINGS] : undefined;
   }
 
   keyAt(row: number): string | undefined {
-    return row < this.#length ? this.#keys[row] : undefined;
+    return row < this.#length ? this.#strings[row * STRINGS + 1] : undefined;
   }
 
   rxAt(row: number): number {
-    return row < this.#length ? (this.#rx[row] as number) : Number.NaN;
+    return row < this.#length ? (this.#numbers[row * NUMBERS + RX] as number) : Number.NaN;
   }
 
   txAt(row: number): number {
-    return row < this.#length ? (this.#tx[row] as number) : Number.NaN;
+    return row < this.#length ? (this.#numbers[row * NUMBERS + TX] as number) : Number.NaN;
   }
 
   handshakeAt(row: number): number {
-    return row < this.#length ? (this.#handshakes[row] as number) : Number.NaN;
+    return row < this.#length ? (this.#numbers[row * NUMBERS + HANDSHAKE] as number) : Number.NaN;
   }
 
   badAt(row: number): boolean {
-    return row < this.#length && ((this.#flags[row] as number) & BAD) !== 0;
+    return row < this.#length && (this.#flagsAt(row) & BAD) !== 0;
   }
 
   at(index: number): WireguardPeer | undefined {
     const row = index < 0 ? index + this.#length : index;
     if (!Number.isInteger(row) || row < 0 || row >= this.#length) return undefined;
-    const flags = this.#flags[row] as number;
-    const handshake = this.#handshakes[row] as number;
+    const flags = this.#flagsAt(row);
+    const handshake = this.#numbers[row * NUMBERS + HANDSHAKE] as number;
     const probeCode = this.#probes?.[row] ?? 0;
     const probed = this.#probed?.get(row);
+    const strings = row * STRINGS;
     // One literal of fixed shape with every field: verdicts read many of these per evaluation.
     return {
-      interface: this.#interfaces[row] as string,
-      publicKey: this.#keys[row] as string,
-      name: this.#names[row] as string,
-      comment: this.#comments[row],
+      interface: this.#strings[strings] as string,
+      publicKey: this.#strings[strings + 1] as string,
+      name: this.#strings[strings + 2] as string,
+      comment: this.#strings[strings + 3],
       disabled: (flags & DISABLED) !== 0,
       latestHandshake: Number.isNaN(handshake) ? undefined : handshake,
       handshakeUnreadable: (flags & HANDSHAKE_UNREADABLE) !== 0,
       factsUnreadable: (flags & FACTS_UNREADABLE) !== 0,
-      keepaliveSeconds: this.#keepalives[row] as number,
+      keepaliveSeconds: this.#numbers[row * NUMBERS + KEEPALIVE] as number,
       hasEndpoint: (flags & HAS_ENDPOINT) !== 0,
       rxMoved: (flags & RX_MOVED) !== 0,
       txMoved: (flags & TX_MOVED) !== 0,
@@ -217,5 +220,9 @@ export class PeerTable implements KeptPeers {
   some(predicate: (peer: WireguardPeer) => boolean): boolean {
     for (let row = 0; row < this.#length; row++) if (predicate(this.at(row) as WireguardPeer)) return true;
     return false;
+  }
+
+  #flagsAt(row: number): number {
+    return this.#numbers[row * NUMBERS + FLAGS] as number;
   }
 }
