@@ -128,10 +128,12 @@ try {
     }
     if (file !== undefined) {
       // Writing a snapshot runs a full collection first: what the heap and the Buffers hold when garbage is gone
-      // tells what was live from what was only waiting for V8 (dead Buffers count as external until then).
+      // tells what was live from what was only waiting for V8 (dead Buffers count as external until then). Read
+      // once the snapshot is written: collections go on meanwhile, so at fleet shape (seconds of writing) the
+      // snapshot's own summary below is the steadier figure.
       const after = gunzipSync(await fetchBody(`${url}/metrics`, true)).toString('utf8');
       const figure = (name: string): string => ((sample(after, name) ?? 0) / MB).toFixed(1);
-      console.log(`after a full collection: V8 heap used ${figure('nodejs_heap_size_used_bytes')} of ${figure('nodejs_heap_size_total_bytes')} MB committed, external ${figure('nodejs_external_memory_bytes')} MB, RSS ${(sampleProcess(pid).rssBytes / MB).toFixed(0)} MB`);
+      console.log(`after the snapshot's full collection: V8 heap used ${figure('nodejs_heap_size_used_bytes')} of ${figure('nodejs_heap_size_total_bytes')} MB committed, external ${figure('nodejs_external_memory_bytes')} MB, RSS ${(sampleProcess(pid).rssBytes / MB).toFixed(0)} MB`);
     }
     if (file === undefined) console.log('no heap snapshot was written');
     else if (values['save-snapshot'] !== undefined) copyFileSync(file, values['save-snapshot']);
