@@ -137,7 +137,7 @@ export class PeerTable implements KeptPeers {
     this.#numbers[row * NUMBERS + FLAGS] = bad ? flags | BAD : flags & ~BAD;
   }
 
-  /** The rest of a row's facts, once its verdict is made (the bad flag is kept). */
+  /** The rest of a row's facts, once its verdict is made (the bad flag is kept; a second description replaces the first). */
   describe(row: number, facts: PeerFacts): void {
     this.#strings[row * STRINGS + 2] = facts.name;
     this.#strings[row * STRINGS + 3] = facts.comment;
@@ -150,10 +150,12 @@ export class PeerTable implements KeptPeers {
       (facts.hasEndpoint ? HAS_ENDPOINT : 0) |
       (facts.rxMoved ? RX_MOVED : 0) |
       (facts.txMoved ? TX_MOVED : 0);
+    // A row described again reads as the last description: none of an earlier probe is left behind.
     if (facts.probe !== undefined) (this.#probes ??= new Uint8Array(this.#capacity))[row] = PROBE_OUTCOMES.indexOf(facts.probe) + 1;
+    else if (this.#probes !== undefined) this.#probes[row] = 0;
     if (facts.probedAt !== undefined) {
       (this.#probed ??= new Map()).set(row, { at: facts.probedAt, rttSeconds: facts.probeRttSeconds, lossRatio: facts.probeLossRatio });
-    }
+    } else this.#probed?.delete(row);
   }
 
   interfaceAt(row: number): string | undefined {

@@ -1,5 +1,5 @@
 /**
- * The wireguard run's peer table (collectors/wireguard-peers.ts): peers kept as columns read back exactly as they
+ * The wireguard run's peer table (collectors/wireguard-peers.ts): peers kept as rows read back exactly as they
  * were described, whatever the facts; the counters' columns (rx, tx, handshake, bad) are the same rows.
  */
 import fc from 'fast-check';
@@ -11,6 +11,22 @@ const optional = <T>(value: fc.Arbitrary<T>) => fc.option(value, { nil: undefine
 const text = fc.string({ maxLength: 12 });
 const seconds = fc.oneof(fc.integer({ min: 0, max: 2 ** 33 }), fc.double({ min: 0, max: 1e12, noNaN: true }));
 
+const facts = fc.record<PeerFacts>({
+  name: text,
+  comment: optional(text),
+  disabled: fc.boolean(),
+  handshakeUnreadable: fc.boolean(),
+  factsUnreadable: fc.boolean(),
+  keepaliveSeconds: fc.oneof(fc.integer({ min: 0, max: 65_535 }), seconds),
+  hasEndpoint: fc.boolean(),
+  rxMoved: fc.boolean(),
+  txMoved: fc.boolean(),
+  probe: optional(fc.constantFrom(...PROBE_OUTCOMES)),
+  probedAt: optional(seconds),
+  probeRttSeconds: optional(fc.double({ min: 0, max: 10, noNaN: true })),
+  probeLossRatio: optional(fc.double({ min: 0, max: 1, noNaN: true })),
+});
+
 const row = fc.record({
   iface: text,
   publicKey: text,
@@ -18,21 +34,9 @@ const row = fc.record({
   tx: fc.oneof(seconds, fc.constant(Number.NaN)),
   handshake: optional(seconds),
   bad: fc.boolean(),
-  facts: fc.record<PeerFacts>({
-    name: text,
-    comment: optional(text),
-    disabled: fc.boolean(),
-    handshakeUnreadable: fc.boolean(),
-    factsUnreadable: fc.boolean(),
-    keepaliveSeconds: fc.oneof(fc.integer({ min: 0, max: 65_535 }), seconds),
-    hasEndpoint: fc.boolean(),
-    rxMoved: fc.boolean(),
-    txMoved: fc.boolean(),
-    probe: optional(fc.constantFrom(...PROBE_OUTCOMES)),
-    probedAt: optional(seconds),
-    probeRttSeconds: optional(fc.double({ min: 0, max: 10, noNaN: true })),
-    probeLossRatio: optional(fc.double({ min: 0, max: 1, noNaN: true })),
-  }),
+  facts,
+  /** Facts described first and then replaced (a row described twice reads as the last). */
+  earlier: optional(facts),
 });
 
 type Row = typeof row extends fc.Arbitrary<infer T> ? T : never;
@@ -70,6 +74,7 @@ describe('PeerTable', () => {
           table.setHandshake(at, r.handshake ?? Number.NaN);
           // The bad flag is noted before or after the rest is described (wireguard.ts notes it before); either keeps it.
           if (!badAfter) table.setBad(at, r.bad);
+          if (r.earlier !== undefined) table.describe(at, r.earlier);
           table.describe(at, r.facts);
           if (badAfter) table.setBad(at, r.bad);
         }
