@@ -55,21 +55,7 @@ export interface KeptPeers extends Iterable<WireguardPeer> {
 }
 
 /** What a row says of its peer beyond what the counters set (PeerTable.describe). */
-export interface PeerFacts {
-  name: string;
-  comment: string | undefined;
-  disabled: boolean;
-  handshakeUnreadable: boolean;
-  factsUnreadable: boolean;
-  keepaliveSeconds: number;
-  hasEndpoint: boolean;
-  rxMoved: boolean;
-  txMoved: boolean;
-  probe: ProbeOutcome | undefined;
-  probedAt: number | undefined;
-  probeRttSeconds: number | undefined;
-  probeLossRatio: number | undefined;
-}
+export type PeerFacts = Omit<WireguardPeer, 'interface' | 'publicKey' | 'latestHandshake'>;
 
 const DISABLED = 1;
 const HANDSHAKE_UNREADABLE = 2;
