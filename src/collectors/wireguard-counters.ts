@@ -86,9 +86,14 @@ export class CounterMemory {
     this.table.setBad(this.#row, bad);
   }
 
-  /** Keeps this run's rows for the next run (peers gone are dropped with the old table). */
-  finish(): void {
-    if (this.#owner !== undefined) previousRuns.set(this.#owner, this.table);
+  /**
+   * Keeps this run's rows for the next run (peers gone are dropped with the old table) and returns them as kept:
+   * the table itself, or its rows alone when repeats left much of it unused (PeerTable.trimmed). Write no more rows.
+   */
+  finish(): PeerTable {
+    const kept = this.table.trimmed();
+    if (this.#owner !== undefined) previousRuns.set(this.#owner, kept);
+    return kept;
   }
 
   #find(position: number, iface: string, publicKey: string): number | undefined {

@@ -66,6 +66,9 @@ const TX_MOVED = 32;
 /** Judged a problem in its run (wireguard-counters.ts: wasBad). */
 const BAD = 64;
 
+/** Unused rows a kept table may carry without being copied to its size (trimmed): a few repeats are not worth a copy. */
+const TRIM_SLACK_ROWS = 16;
+
 /** Slots per row. */
 const STRINGS = 4;
 const NUMBERS = 5;
@@ -96,6 +99,11 @@ export class PeerTable implements KeptPeers {
 
   get length(): number {
     return this.#length;
+  }
+
+  /** The rows it can hold. */
+  get capacity(): number {
+    return this.#capacity;
   }
 
   /** A new row for a peer and its counters (NaN: unreadable); returns its index. */
@@ -142,6 +150,22 @@ export class PeerTable implements KeptPeers {
     if (facts.probedAt !== undefined) {
       (this.#probed ??= new Map()).set(row, { at: facts.probedAt, rttSeconds: facts.probeRttSeconds, lossRatio: facts.probeLossRatio });
     } else this.#probed?.delete(row);
+  }
+
+  /**
+   * This table, or a copy of its rows alone when much of its capacity went unused: a table is sized by its reply's
+   * records, and repeats and twins take no row, so a reply repeating one peer a million times would otherwise keep
+   * ~72 MB of empty rows until the next run.
+   */
+  trimmed(): PeerTable {
+    if (this.#capacity - this.#length <= TRIM_SLACK_ROWS + this.#length / 8) return this;
+    const copy = new PeerTable(this.#length);
+    copy.#length = this.#length;
+    for (let slot = 0; slot < this.#length * STRINGS; slot++) copy.#strings[slot] = this.#strings[slot];
+    copy.#numbers.set(this.#numbers.subarray(0, this.#length * NUMBERS));
+    if (this.#probes !== undefined) copy.#probes = this.#probes.slice(0, this.#length);
+    if (this.#probed !== undefined) copy.#probed = new Map(this.#probed);
+    return copy;
   }
 
   interfaceAt(row: number): string | undefined {

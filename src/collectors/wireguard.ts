@@ -253,7 +253,6 @@ export function* mapWireguardSteps(
   const nowSeconds = now / 1000;
   const keyedPeers = yield* peerRead.keyedSteps(peers, PEER_KEYS);
   const counters = new CounterMemory(memory, keyedPeers.length);
-  data.peers = counters.table;
   // Identity is (interface, public key) as written out; a repeated one would make duplicate series, which
   // Prometheus rejects. RouterOS keeps keys unique per interface, so twins are a reply that cannot be judged.
   const identities: string[] = [];
@@ -370,7 +369,7 @@ export function* mapWireguardSteps(
     });
   }
   if (probes !== undefined) yield* addSkipped(samples, routerLabel, probes);
-  counters.finish();
+  data.peers = counters.finish();
   return { samples, data, ...problemsOf(read, peerRead) };
 }
 

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { mapSystem } from '../../src/collectors/system.js';
 import { mapWireguard } from '../../src/collectors/wireguard.js';
+import type { PeerTable } from '../../src/collectors/wireguard-peers.js';
 import { mapPing, pingParameters } from '../../src/collectors/ping.js';
 import { bandwidthTestParameters, mapBandwidthTest, mapBandwidthTestSteps } from '../../src/collectors/bandwidth-test.js';
 import { SampleSet } from '../../src/metrics/samples.js';
@@ -106,6 +107,16 @@ describe('wireguard mapping', () => {
     const peers = fixtureList('wireguard-peers.json');
     const mapped = mapWireguard([], [...peers, ...peers], ROUTER, health, NOW);
     expect(mapped.data.peers).toHaveLength(4);
+  });
+
+  it('keeps no room for the repeats of a reply that lists its peers many times over', () => {
+    const peers = fixtureList('wireguard-peers.json');
+    const mapped = mapWireguard([], Array.from({ length: 1_000 }, () => peers).flat(), ROUTER, health, NOW);
+    const kept = mapped.data.peers as PeerTable;
+    expect(kept.length).toBe(4);
+    expect(kept.capacity).toBe(4);
+    // The same rows as a reply listing them twice (repeats are twins: not judged), from a table of their size.
+    expect([...kept]).toEqual([...mapWireguard([], [...peers, ...peers], ROUTER, health, NOW).data.peers]);
   });
 
   it('an undecodable handshake leaves the timestamp out rather than claiming never', () => {
