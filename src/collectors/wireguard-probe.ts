@@ -127,9 +127,17 @@ export interface ProbeMemory {
   minGapMs: number;
 }
 
+/**
+ * Whether a result that ran at `at` (Unix ms) can stand at no run from this one on: none, or as old as the gap. (One
+ * from ahead of now, the clock stepped back since, does not stand now and may once the clock is past it.)
+ */
+function expired(memory: ProbeMemory, at: number | undefined): at is undefined {
+  return at === undefined || memory.now - at >= memory.minGapMs;
+}
+
 function remembered(memory: ProbeMemory | undefined, key: string): ProbeResult | undefined {
   const at = memory?.memory.get(AT + key);
-  if (memory === undefined || at === undefined || memory.now - at >= memory.minGapMs || memory.now < at) return undefined;
+  if (memory === undefined || expired(memory, at) || memory.now < at) return undefined;
   const loss = memory.memory.get(LOSS + key) ?? NaN;
   const rtt = memory.memory.get(RTT + key) ?? NaN;
   if (Number.isNaN(loss)) return { outcome: 'error', at };
@@ -139,8 +147,10 @@ function remembered(memory: ProbeMemory | undefined, key: string): ProbeResult |
 }
 
 /**
- * Keeps this run's results for the next runs, and forgets peers no longer probed; in steps, since the job's
- * memory holds entries for every peer (a hub lists tens of thousands).
+ * Keeps this run's results for the next runs, and forgets peers no longer probed and results too old to stand
+ * again (no later run reads them; a router that reorders its peers each run got every peer probed once, and kept three
+ * entries per peer of a hub for good: found by review). In steps, since the job's memory holds entries for every
+ * peer (a hub lists tens of thousands).
  */
 export function* rememberProbesSteps(memory: ProbeMemory, fresh: ReadonlyMap<string, ProbeResult>, keep: ReadonlySet<string>): Steps<void> {
   for (const [key, result] of fresh) {
@@ -151,7 +161,10 @@ export function* rememberProbesSteps(memory: ProbeMemory, fresh: ReadonlyMap<str
   let index = 0;
   for (const name of memory.memory.keys()) {
     if (++index % PEERS_PER_STEP === 0) yield;
-    if (name.startsWith(PROBE_MEMORY_PREFIX) && !keep.has(name.slice(AT.length))) memory.memory.delete(name);
+    if (!name.startsWith(PROBE_MEMORY_PREFIX)) continue;
+    // The three prefixes are of one length; a result's entries go with its time (a missing time: gone too).
+    const key = name.slice(AT.length);
+    if (!keep.has(key) || expired(memory, memory.memory.get(AT + key))) memory.memory.delete(name);
   }
 }
 

@@ -214,6 +214,49 @@ describe('planning probes for a hub', () => {
     expect(memory.size).toBe(3_000 + 3 * PROBES_PER_RUN);
   });
 
+  it('forgets results too old to stand again, and plans every later run as if it had kept them (found by review: a hub whose order changed each run kept three entries per peer for good)', () => {
+    const peers = Array.from({ length: 40 }, (_, i) => peer(`site-${i}`, 'wg-sites', `10.9.0.${i + 2}/32`, { 'persistent-keepalive': '25s' }));
+    const settings = testRouter({}, { health: { probe_tunnels: true } }).health;
+    const minGapMs = 15_000;
+    const now = 1_800_000_000_000;
+    const keys = planProbes(INTERFACES, peers, ADDRESSES, settings).selected;
+    fc.assert(
+      fc.property(
+        // Per peer: no result, or one that ran this long before now (negative: a clock stepped back since).
+        fc.array(fc.option(fc.integer({ min: -minGapMs, max: 3 * minGapMs }), { nil: undefined }), { minLength: 40, maxLength: 40 }),
+        fc.array(fc.nat(39), { maxLength: 16 }),
+        fc.array(fc.nat(3 * minGapMs), { minLength: 1, maxLength: 4 }),
+        (ages, freshPeers, laterGaps) => {
+          const memory = new Map<string, number>([['other', 1]]);
+          for (const [i, key] of [...keys].entries()) {
+            const age = ages[i];
+            if (age === undefined) continue;
+            memory.set(`probe@ ${key}`, now - age);
+            memory.set(`probe% ${key}`, 0);
+            memory.set(`probe~ ${key}`, 0.01);
+          }
+          const fresh = new Map([...keys].filter((_, i) => freshPeers.includes(i)).map((key) => [key, { outcome: 'partial' as const, lossRatio: 0.5 }]));
+          // What was kept before: this run's results set, entries of peers no longer selected dropped, nothing else.
+          const kept = new Map(memory);
+          for (const [key] of fresh) for (const [prefix, value] of [['probe@ ', now], ['probe% ', 0.5], ['probe~ ', NaN]] as const) kept.set(prefix + key, value);
+          const remember = rememberProbesSteps({ memory, now, minGapMs }, fresh, keys);
+          for (let next = remember.next(); next.done !== true; next = remember.next());
+          expect(memory.get('other')).toBe(1);
+          // Only results that may stand at a later run are left: younger than the gap (or from ahead of now).
+          for (const [name, at] of memory) if (name.startsWith('probe@ ')) expect(now - at).toBeLessThan(minGapMs);
+          expect([...memory.keys()].filter((name) => name.startsWith('probe')).length).toBe(3 * [...memory.keys()].filter((name) => name.startsWith('probe@ ')).length);
+          let later = now;
+          for (const gap of laterGaps) {
+            later += gap;
+            const runs = (from: Map<string, number>) => planProbes(INTERFACES, peers, ADDRESSES, settings, { memory: new Map(from), now: later, minGapMs });
+            expect(runs(memory)).toEqual(runs(kept));
+          }
+        },
+      ),
+      { numRuns: 150 },
+    );
+  });
+
   it('tells whether any peer is selected in steps too, over the interfaces and the peers (1.5 s in one task; found by review)', () => {
     const interfaces = Array.from({ length: 5_000 }, (_, i) => ({ name: `wg-${i}`, disabled: 'false' }));
     // Only the last peer, on the last interface, is selected: every interface and peer is looked at.
