@@ -36,12 +36,20 @@ export interface SetupCheckResult {
   fix?: string;
 }
 
+/** What is kept of an interface's audit until the next one (the collector's data, read by /health). */
 export interface InterfaceSetup {
   interface: string;
   listenPort: number;
-  /** Normalised prefixes, e.g. `192.168.20.0/24`. */
-  routedSubnets: string[];
   checks: SetupCheckResult[];
+}
+
+/** An interface as audited: its set-up and what the checks were made from. */
+export interface AuditedInterface extends InterfaceSetup {
+  /**
+   * Normalised prefixes, e.g. `192.168.20.0/24`: up to MAX_AUDITED_SUBNETS per interface, so not kept past the
+   * audit (a router listing a hundred interfaces of 10,000 each would have kept ~100 MB for five minutes).
+   */
+  routedSubnets: string[];
 }
 
 export interface SetupRecords {
@@ -58,12 +66,12 @@ const LOOPBACK = { lo: 127 * 2 ** 24, hi: 128 * 2 ** 24 - 1 };
 export const DEFAULT_LISTEN_PORT = 13231;
 
 /** `read` collects the values that did not decode (or were out of range), for the collector to count. */
-export function auditSetup(records: SetupRecords, read: FieldReader = new FieldReader('interface/wireguard')): InterfaceSetup[] {
+export function auditSetup(records: SetupRecords, read: FieldReader = new FieldReader('interface/wireguard')): AuditedInterface[] {
   return finish(auditSetupSteps(records, read));
 }
 
 /** auditSetup as steps (util/slices.ts): an interface at a time, the rule set built in pieces. */
-export function* auditSetupSteps(records: SetupRecords, read: FieldReader = new FieldReader('interface/wireguard')): Steps<InterfaceSetup[]> {
+export function* auditSetupSteps(records: SetupRecords, read: FieldReader = new FieldReader('interface/wireguard')): Steps<AuditedInterface[]> {
   const addresses: Address[] = [];
   for (const [index, record] of records.addresses.entries()) {
     if (index % ENTRIES_PER_STEP === ENTRIES_PER_STEP - 1) yield;
@@ -81,7 +89,7 @@ export function* auditSetupSteps(records: SetupRecords, read: FieldReader = new 
   const table = yield* RouteTable.steps(records.routes, addresses);
   yield;
   const filter = yield* FilterRules.steps(records.filter);
-  const out: InterfaceSetup[] = [];
+  const out: AuditedInterface[] = [];
   const seen = new Set<string>();
   for (const record of records.interfaces) {
     yield;

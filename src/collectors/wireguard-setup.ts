@@ -70,7 +70,8 @@ export function* mapWireguardSetupSteps(records: SetupRecords, routerLabel: Rout
     const labels = seriesLabels(WIREGUARD_FAMILIES.wgInterfaceRunning, routerLabel, [setup.interface]);
     if (seen.has(labels)) continue;
     seen.add(labels);
-    interfaces.push(setup);
+    // Its checks alone: the routed subnets they were made from are the audit's, not kept (AuditedInterface).
+    interfaces.push({ interface: setup.interface, listenPort: setup.listenPort, checks: setup.checks });
     for (const check of setup.checks) samples.addExtended(F.wgInterfaceSetupOk, labels, [check.check], check.ok ? 1 : 0);
   }
   return { samples, data: { collectedAt: now, interfaces }, ...problemsOf(...readers) };
