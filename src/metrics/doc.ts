@@ -126,7 +126,7 @@ with keepalive on. Alert on \`routeros_collector_success == 0\`, which always ex
 the zeros, add them: \`routeros_wireguard_peer_persistent_keepalive_seconds or (routeros_wireguard_peer_disabled * 0)\`.
 
 A label value a router sends (an interface, peer or sensor name, a comment) is written whole up to 1,024
-characters; a longer one, which no RouterOS name is, is written as its start, \`…\` and 16 hex digits of a
+characters (a comment is read only that far); a longer one, which no RouterOS name is, is written as its start, \`…\` and 16 hex digits of a
 digest of it keyed per process (HMAC-SHA-256), so it stays readable, the same from scrape to scrape until the
 exporter restarts, and apart from any other value (unkeyed, the digest of a name that held a password could be
 checked against guesses). A password the

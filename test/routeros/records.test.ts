@@ -4,9 +4,14 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { asRecordList, MAX_NAME_CHARS, recordListSteps } from '../../src/routeros/records.js';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import { asRecordList, MAX_COMMENT_CHARS, MAX_NAME_CHARS, recordListSteps } from '../../src/routeros/records.js';
 import { FieldReader } from '../../src/analysis/decoding.js';
 import { finish } from '../../src/util/slices.js';
+
+setFlagsFromString('--expose-gc');
+const gc = runInNewContext('gc') as () => void;
 
 /** Names every object inherits, `__proto__` among them: the keys an assignment treats specially. */
 const INHERITED_NAMES = ['__proto__', 'constructor', 'toString', 'hasOwnProperty', 'valueOf', 'name'];
@@ -85,6 +90,47 @@ describe('router records that name something', () => {
         `GET /rest/interface: field "${key}" is a name of more than ${MAX_NAME_CHARS} characters, which RouterOS does not write`,
       );
     }
-    expect(asRecordList([{ name: 'n'.repeat(MAX_NAME_CHARS), comment: long, 'allowed-address': long, mtu: 1420 }], 'GET /rest/interface')[0]).toMatchObject({ comment: long, mtu: '1420' });
+    expect(asRecordList([{ name: 'n'.repeat(MAX_NAME_CHARS), comment: long, 'allowed-address': long, mtu: 1420 }], 'GET /rest/interface')[0]).toMatchObject({
+      comment: long.slice(0, MAX_COMMENT_CHARS),
+      'allowed-address': long,
+      mtu: '1420',
+    });
+  });
+});
+
+describe('router records with a comment', () => {
+  it(`read a comment to its first ${MAX_COMMENT_CHARS} characters, never splitting a surrogate pair, whether the record is copied or not`, () => {
+    const text = fc.string({ unit: fc.constantFrom('a', 'é', '😀', '\uD800', '\uDC00', '"', '\\'), maxLength: 2 * MAX_COMMENT_CHARS + 3 });
+    fc.assert(
+      fc.property(text, fc.boolean(), (comment, copied) => {
+        const [record] = asRecordList([{ name: 'wg0', comment, ...(copied ? { mtu: 1420 } : {}) }], 'GET /rest/interface/wireguard/peers');
+        const read = record?.['comment'] as string;
+        expect(comment.startsWith(read)).toBe(true);
+        if (comment.length <= MAX_COMMENT_CHARS) expect(read).toBe(comment);
+        else {
+          // One short where the last character kept would be a high surrogate (half of a pair).
+          const splits = /[\uD800-\uDBFF]/.test(comment.charAt(MAX_COMMENT_CHARS - 1));
+          expect(read.length).toBe(splits ? MAX_COMMENT_CHARS - 1 : MAX_COMMENT_CHARS);
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('keep no more of a long comment than they read (a slice of a string keeps the whole alive in V8)', () => {
+    const heapAfterCollection = (): number => {
+      gc();
+      gc();
+      return process.memoryUsage().heapUsed;
+    };
+    const before = heapAfterCollection();
+    // Thirty peers with comments of 1 MiB, each a string of its own, as a parse makes them; the records are the
+    // reply's own objects, checked in place, so its comments are held by nothing else.
+    const reply = Array.from({ length: 30 }, (_, i) => JSON.parse(JSON.stringify({ name: `p${i}`, comment: `${i}`.padEnd(1 << 20, 'x') })) as unknown);
+    const records = asRecordList(reply, 'GET /rest/interface/wireguard/peers');
+    const kept = heapAfterCollection() - before;
+    expect(records).toHaveLength(30);
+    // 30 MiB when each kept comment is a view of its whole; ~30 KiB read.
+    expect(kept).toBeLessThan(4 * 1024 * 1024);
   });
 });
