@@ -128,16 +128,16 @@ export interface ProbeMemory {
 }
 
 /**
- * Whether a result that ran at `at` (Unix ms) can stand at no run from this one on: none, or as old as the gap. (One
+ * Whether a result that ran at `at` (Unix ms) can stand at no run from this one on: it is as old as the gap. (One
  * from ahead of now, the clock stepped back since, does not stand now and may once the clock is past it.)
  */
-function expired(memory: ProbeMemory, at: number | undefined): at is undefined {
-  return at === undefined || memory.now - at >= memory.minGapMs;
+function expired(memory: ProbeMemory, at: number): boolean {
+  return memory.now - at >= memory.minGapMs;
 }
 
 function remembered(memory: ProbeMemory | undefined, key: string): ProbeResult | undefined {
   const at = memory?.memory.get(AT + key);
-  if (memory === undefined || expired(memory, at) || memory.now < at) return undefined;
+  if (memory === undefined || at === undefined || expired(memory, at) || memory.now < at) return undefined;
   const loss = memory.memory.get(LOSS + key) ?? NaN;
   const rtt = memory.memory.get(RTT + key) ?? NaN;
   if (Number.isNaN(loss)) return { outcome: 'error', at };
@@ -164,7 +164,8 @@ export function* rememberProbesSteps(memory: ProbeMemory, fresh: ReadonlyMap<str
     if (!name.startsWith(PROBE_MEMORY_PREFIX)) continue;
     // The three prefixes are of one length; a result's entries go with its time (a missing time: gone too).
     const key = name.slice(AT.length);
-    if (!keep.has(key) || expired(memory, memory.memory.get(AT + key))) memory.memory.delete(name);
+    const at = memory.memory.get(AT + key);
+    if (!keep.has(key) || at === undefined || expired(memory, at)) memory.memory.delete(name);
   }
 }
 

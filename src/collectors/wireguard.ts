@@ -32,11 +32,12 @@ import {
 import type { Collector, JobContext, JobResult } from './types.js';
 import { CounterMemory } from './wireguard-counters.js';
 import type { KeptPeers } from './wireguard-peers.js';
-
-export type { WireguardPeer } from './wireguard-peers.js';
 import { believedBootSteps, graceWithoutKeepalive, readBoot, uptimeWantedSteps, youngRestartSeconds } from './wireguard-boot.js';
 import { quoteRouterText } from '../util/text.js';
 import { finish, finishInSlices, type Steps } from '../util/slices.js';
+
+/** A peer as verdicts read it: defined with the table that keeps it, re-exported for the collector's readers. */
+export type { WireguardPeer } from './wireguard-peers.js';
 
 /**
  * What makes a record a WireGuard interface or a peer (FieldReader.keyed). A name alone does not: a just-booted
