@@ -7,8 +7,6 @@
  *         read can bridge the gap, which keeps the connection;
  *   (iii) it allows no resumption: collection still works, with full handshakes, counted.
  */
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import pino from 'pino';
 import { describe, expect, it, type TestContext } from 'vitest';
 import { COLLECTOR_NAMES } from '../../src/collectors/descriptors.js';
@@ -17,9 +15,7 @@ import { SnapshotStore } from '../../src/metrics/store.js';
 import { ClientPool, keepAliveMsFor } from '../../src/routeros/pool.js';
 import { Scheduler } from '../../src/scheduler/scheduler.js';
 import { testConfig, testRouter } from '../helpers/config.js';
-
-setFlagsFromString('--expose-gc');
-const gc = runInNewContext('gc') as () => void;
+import { gc } from '../helpers/gc.js';
 
 const SYSTEM_AND_WIREGUARD = Object.fromEntries(COLLECTOR_NAMES.map((name) => [name, name === 'system' || name === 'wireguard']));
 const ROUTERS = 3;

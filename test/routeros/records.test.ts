@@ -4,14 +4,10 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { asRecordList, MAX_COMMENT_CHARS, MAX_NAME_CHARS, recordListSteps } from '../../src/routeros/records.js';
 import { FieldReader } from '../../src/analysis/decoding.js';
 import { finish } from '../../src/util/slices.js';
-
-setFlagsFromString('--expose-gc');
-const gc = runInNewContext('gc') as () => void;
+import { gc } from '../helpers/gc.js';
 
 /** Names every object inherits, `__proto__` among them: the keys an assignment treats specially. */
 const INHERITED_NAMES = ['__proto__', 'constructor', 'toString', 'hasOwnProperty', 'valueOf', 'name'];
