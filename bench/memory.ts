@@ -79,6 +79,38 @@ function smapsSummary(pid: number): string {
   return `file-backed ${(totals.file / MB).toFixed(0)} MB, brk heap (malloc) ${(totals.brk / MB).toFixed(0)} MB, other anonymous (V8 pages, mmapped malloc) ${(totals.anonymous / MB).toFixed(0)} MB`;
 }
 
+/**
+ * The anonymous mappings holding the most RSS (/proc/<pid>/smaps), with their size: V8's pages come in 256 KiB
+ * mappings, a glibc thread arena in one region of up to 64 MiB (its unused tail mapped without access, so it shows
+ * as two mappings back to back), mmapped malloc chunks at their own size.
+ */
+function largestAnonymous(pid: number, count = 8): string[] {
+  const found: { size: number; rss: number; perms: string }[] = [];
+  let current: { size: number; rss: number; perms: string } | undefined;
+  for (const line of readFileSync(`/proc/${pid}/smaps`, 'utf8').split('\n')) {
+    const header = /^([0-9a-f]+)-([0-9a-f]+) (\S+) \S+ \S+ \S+\s*(.*)$/.exec(line);
+    if (header !== null) {
+      const anonymous = (header[4] ?? '') === '';
+      current = anonymous ? { size: parseInt(header[2] ?? '0', 16) - parseInt(header[1] ?? '0', 16), rss: 0, perms: header[3] ?? '' } : undefined;
+      if (current !== undefined) found.push(current);
+      continue;
+    }
+    const rss = /^Rss:\s+(\d+) kB/.exec(line);
+    if (rss !== null && current !== undefined) current.rss = Number(rss[1]) * 1024;
+  }
+  const bySize = new Map<number, { mappings: number; rss: number }>();
+  for (const mapping of found) {
+    const entry = bySize.get(mapping.size) ?? { mappings: 0, rss: 0 };
+    entry.mappings++;
+    entry.rss += mapping.rss;
+    bySize.set(mapping.size, entry);
+  }
+  return [...bySize.entries()]
+    .sort((a, b) => b[1].rss - a[1].rss)
+    .slice(0, count)
+    .map(([size, { mappings, rss }]) => `${mappings} × ${(size / 1024).toFixed(0)} KiB: ${(rss / MB).toFixed(1)} MB resident`);
+}
+
 const dir = mkdtempSync(join(tmpdir(), 'routeros-memory-'));
 const children: ChildProcess[] = [];
 try {
@@ -111,7 +143,10 @@ try {
   console.log(`RSS ${(proc.rssBytes / MB).toFixed(0)} MB (peak ${(proc.peakRssBytes / MB).toFixed(0)}), V8 heap used ${heapUsed.toFixed(1)} of ${heapTotal.toFixed(1)} MB committed`);
   console.log(`  old space ${used('old')}, new ${used('new')}, code ${used('code')}, large objects ${used('large_object')} MB`);
   console.log(`  external (Buffers, zlib output) ${external.toFixed(1)} MB`);
+  const gc = (kind: string, figure: 'count' | 'sum'): number => sample(body, `nodejs_gc_duration_seconds_${figure}`, `kind="${kind}"`) ?? 0;
+  console.log(`  garbage collections since start: ${['major', 'minor', 'incremental'].map((kind) => `${kind} ${gc(kind, 'count')} (${gc(kind, 'sum').toFixed(2)} s)`).join(', ')}`);
   console.log(`  RSS by mapping: ${smapsSummary(pid)}`);
+  console.log(`  anonymous mappings by size: ${largestAnonymous(pid).join('; ')}`);
   console.log(`exposition: ${series} series, ${(body.length / MB).toFixed(1)} MB plain; by family (plain MB, series):`);
   for (const f of fams.slice(0, 20)) console.log(`  ${f.name.padEnd(70)} ${(f.bytes / MB).toFixed(1).padStart(6)} ${String(f.series).padStart(8)}`);
   if (values['heap-snapshot'] === true) {
