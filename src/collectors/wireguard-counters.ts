@@ -11,7 +11,7 @@
  * The table hangs off the job's memory map (JobContext.memory, kept across runs and reloads), so it lives and
  * dies with the job without another field in the job context.
  */
-import { PeerTable } from './wireguard-peers.js';
+import { PeerTable, type PeerFacts } from './wireguard-peers.js';
 
 /**
  * RouterOS gives a handshake's age in whole seconds, so now − age lands anywhere in the second after the handshake:
@@ -79,6 +79,11 @@ export class CounterMemory {
   /** Whether the peer `moved` was last called for was judged a problem in the previous run. */
   wasBad(): boolean {
     return this.#at !== undefined && (this.#before as PeerTable).badAt(this.#at);
+  }
+
+  /** Describes the row of the peer `moved` was last called for (PeerTable.describe), with its previous run's row. */
+  describe(facts: PeerFacts): void {
+    this.table.describe(this.#row, facts, this.#at === undefined ? undefined : { table: this.#before as PeerTable, row: this.#at });
   }
 
   /** Notes the verdict of the peer `moved` was last called for, for the next run's wasBad. */

@@ -353,7 +353,7 @@ export function* mapWireguardSteps(
     const expectedBy = handshakeExpectedBy(verdict, latestHandshake, probe, probedAt, bootedAt);
     if (expectedBy !== undefined) samples.add(F.wgPeerExpectedBy, labels, expectedBy);
     // Kept for every peer until the next run, as a row of the run's table (wireguard-peers.ts).
-    counters.table.describe(counters.row, {
+    counters.describe({
       name,
       comment,
       disabled,

@@ -5,11 +5,13 @@
  */
 import { describe, expect, it } from 'vitest';
 import { CounterMemory } from '../../src/collectors/wireguard-counters.js';
+import type { KeptPeers } from '../../src/collectors/wireguard-peers.js';
 import { mapWireguard } from '../../src/collectors/wireguard.js';
 import { routerLabel } from '../../src/metrics/family.js';
 import { testRouter } from '../helpers/config.js';
 import type { RouterRecord } from '../../src/routeros/records.js';
 import { sampleText } from './sample-text.js';
+import { gc } from '../helpers/gc.js';
 
 type Peer = [iface: string, key: string, rx: number | undefined, tx: number | undefined];
 
@@ -73,6 +75,43 @@ describe('mapWireguard job memory', () => {
     expect([...second.data.peers].some((p) => p.txMoved)).toBe(false);
     // Before: 2,000 entries (`rx interface="wg0",public_key="…"` and its tx twin).
     expect(memory.size).toBe(0);
+  });
+
+  it("keeps one copy of a peer's strings across runs that read them the same, not one per run", () => {
+    const health = testRouter().health;
+    // Each reply's strings its own, as a parse makes them: interface, key, name and a comment of 1,000 characters.
+    const reply = (): RouterRecord[] =>
+      JSON.parse(
+        JSON.stringify(
+          Array.from({ length: 4000 }, (_, i) => ({
+            interface: `wg${i % 4}`,
+            'public-key': `${String(i).padStart(43, 'K')}=`,
+            name: `branch-${i}`,
+            comment: `${i} `.padEnd(1000, 'c'),
+            rx: '1',
+            tx: '1',
+            'last-handshake': '1m',
+          })),
+        ),
+      ) as RouterRecord[];
+    const interfaces: RouterRecord[] = [0, 1, 2, 3].map((i) => ({ name: `wg${i}`, 'public-key': 'S3rv3r', running: 'true', disabled: 'false' }));
+    const memory = new Map<string, number>();
+    const heapAfterCollection = (): number => {
+      gc();
+      gc();
+      return process.memoryUsage().heapUsed;
+    };
+    // A run in a function of its own, so that nothing of its reply is left in this test's frame.
+    const run = (now: number): KeptPeers => mapWireguard(interfaces, reply(), routerLabel('hq'), health, now, memory).data.peers;
+    const first = run(1_800_000_000_000);
+    const before = heapAfterCollection();
+    // The second run's table is kept beside the first: it holds ~4 MB of strings of its own unless it shares them.
+    const second = run(1_800_000_030_000);
+    const added = heapAfterCollection() - before;
+    const strings = (peer: ReturnType<typeof first.at>): unknown[] => [peer?.interface, peer?.publicKey, peer?.name, peer?.comment];
+    expect(strings(second.at(17))).toEqual(strings(first.at(17)));
+    expect(second.at(17)?.comment).toBe(`17 `.padEnd(1000, 'c'));
+    expect(added).toBeLessThan(1.5 * 1024 * 1024);
   });
 });
 
