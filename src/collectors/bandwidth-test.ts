@@ -14,10 +14,10 @@ import { FieldReader, given, problemsOf } from '../analysis/decoding.js';
 import { RouterOsError } from '../routeros/errors.js';
 import { compositeJobKey, type Collector, type JobContext, type JobResult } from './types.js';
 
+/** What a run keeps beside its samples: the test as configured and what it found, no router text (the status is read into `success`). */
 export interface BandwidthTestData {
   target: string;
   name: string;
-  status: string;
   success: boolean;
   receiveBitsPerSecond: number | undefined;
   transmitBitsPerSecond: number | undefined;
@@ -95,7 +95,6 @@ export function* mapBandwidthTestSteps(
     data: {
       target: test.target,
       name: test.name,
-      status,
       success,
       receiveBitsPerSecond: rx,
       transmitBitsPerSecond: tx,

@@ -22,17 +22,17 @@ import { compareRouterOsVersions, parseRouterOsVersion } from './firmware-versio
 import { quoteRouterText } from '../util/text.js';
 
 export const ROUTERBOARD_PROPLIST = ['routerboard', 'model', 'firmware-type', 'current-firmware', 'upgrade-firmware'] as const;
-export const PACKAGE_UPDATE_PROPLIST = ['installed-version', 'latest-version', 'channel', 'status'] as const;
+export const PACKAGE_UPDATE_PROPLIST = ['installed-version', 'latest-version', 'channel'] as const;
 
+/**
+ * What a run keeps for the store beside its samples. No router text (the versions, the router's words on its last
+ * check): nothing reads it, and a hostile reply's (up to a record's 1 MiB each) would be kept until the next run.
+ */
 export interface FirmwareData {
   /** False on boards without system/routerboard (CHR, x86). */
   routerboard: boolean;
   upgradePending: boolean | undefined;
-  installedVersion: string | undefined;
-  latestVersion: string | undefined;
   updateAvailable: boolean | undefined;
-  /** The router's own words on its last check ("New version is available", an error…): data, never a label. */
-  updateStatus: string | undefined;
 }
 
 /**
@@ -76,10 +76,7 @@ export function mapFirmware(routerboard: RouterRecord | undefined, update: Route
     data: {
       routerboard: routerboard !== undefined,
       upgradePending,
-      installedVersion: installed,
-      latestVersion: latest,
       updateAvailable,
-      updateStatus: update['status'],
     },
   };
 }

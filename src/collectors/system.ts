@@ -30,9 +30,11 @@ export const SYSTEM_PROPLIST = [
   'write-sect-total',
 ] as const;
 
+/**
+ * What a run keeps for the store beside its samples. No router text: nothing reads it, and a hostile reply's
+ * version or board name (up to a record's 1 MiB) would be kept until the next run.
+ */
 export interface SystemData {
-  version: string | undefined;
-  boardName: string | undefined;
   uptimeSeconds: number | undefined;
   cpuLoadRatio: number | undefined;
 }
@@ -77,8 +79,6 @@ export function mapSystem(record: RouterRecord, routerLabel: RouterLabel, now: n
     samples,
     ...problemsOf(read),
     data: {
-      version: record['version'],
-      boardName: record['board-name'],
       uptimeSeconds: uptime,
       cpuLoadRatio,
     },

@@ -41,10 +41,7 @@ describe('firmware mapping', () => {
     expect(result.data).toEqual<FirmwareData>({
       routerboard: false,
       upgradePending: undefined,
-      installedVersion: '7.23.7',
-      latestVersion: '7.24.4',
       updateAvailable: true,
-      updateStatus: 'New version is available',
     });
   });
 

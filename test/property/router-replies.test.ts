@@ -78,6 +78,8 @@ const nastyString = fc.oneof(
   fc.double({ noNaN: true }).map(String),
   fc.string({ maxLength: 8 }),
   fc.nat(600).map((n) => '9'.repeat(n)),
+  // Longer than any text the exporter keeps of a reply (a name or a comment as read: 1,024 characters).
+  fc.integer({ min: 1_025, max: 4_096 }).map((n) => 'v'.repeat(n)),
 );
 
 /** Any field value: mostly strings, as RouterOS sends, but also what it never sends. */
@@ -332,6 +334,31 @@ let monitored = 0;
 /** Runs whose wireguard replies made the job probe a tunnel (random /ping replies through the probe path). */
 let probed = 0;
 
+/** The longest router text a run may keep: a name or a comment as the record layer reads it. */
+const MAX_KEPT_TEXT = 1_024;
+
+/** Every string reachable from a run's data: through objects, arrays, maps, sets and other iterables (a peer table). */
+function* keptStrings(value: unknown, seen = new Set<object>()): Generator<string> {
+  if (typeof value === 'string') {
+    yield value;
+    return;
+  }
+  if (value === null || typeof value !== 'object' || seen.has(value)) return;
+  seen.add(value);
+  if (value instanceof Map) {
+    for (const [key, item] of value) {
+      yield* keptStrings(key, seen);
+      yield* keptStrings(item, seen);
+    }
+    return;
+  }
+  if (Symbol.iterator in value) {
+    for (const item of value as Iterable<unknown>) yield* keptStrings(item, seen);
+    if (Array.isArray(value)) return;
+  }
+  for (const item of Object.values(value)) yield* keptStrings(item, seen);
+}
+
 async function oneRouter(rounds: readonly Replies[]): Promise<void> {
   const store = new SnapshotStore();
   const client = new ReplyClient();
@@ -410,6 +437,13 @@ async function oneRouter(rounds: readonly Replies[]): Promise<void> {
       // peer's fields out of the object, for as long as a verdict holds them).
       const kept = store.snapshots('hq').find((snapshot) => snapshot.job === 'wireguard' && snapshot.ok)?.data as { peers?: Iterable<object> } | undefined;
       expect(new Set([...(kept?.peers ?? [])].map((peer) => Object.keys(peer).join())).size).toBeLessThanOrEqual(1);
+      // What a run keeps until the next holds no router text longer than the exporter reads of it: a run's data
+      // lives as long as the router answers, and a hostile reply's text (up to a record's 1 MiB) would live with it.
+      for (const snapshot of store.snapshots('hq')) {
+        for (const text of keptStrings(snapshot.data)) {
+          if (text.length > MAX_KEPT_TEXT) throw new Error(`${snapshot.job} keeps a string of ${text.length} characters: ${text.slice(0, 40)}…`);
+        }
+      }
     }
   } finally {
     verdictWatch.stop();
