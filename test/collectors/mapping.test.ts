@@ -7,6 +7,7 @@ import { mapPing, pingParameters } from '../../src/collectors/ping.js';
 import { bandwidthTestParameters, mapBandwidthTest, mapBandwidthTestSteps } from '../../src/collectors/bandwidth-test.js';
 import { SampleSet } from '../../src/metrics/samples.js';
 import { fixtureList, fixtureRecord } from '../helpers/fixtures.js';
+import type { RouterRecord } from '../../src/routeros/records.js';
 import { testRouter } from '../helpers/config.js';
 import { plainOf } from '../../src/metrics/gzip.js';
 import { routerLabel } from '../../src/metrics/family.js';
@@ -117,6 +118,36 @@ describe('wireguard mapping', () => {
     expect(kept.capacity).toBe(4);
     // The same rows as a reply listing them twice (repeats are twins: not judged), from a table of their size.
     expect([...kept]).toEqual([...mapWireguard([], [...peers, ...peers], ROUTER, health, NOW).data.peers]);
+  });
+
+  it('keeps a table sized by the distinct peers, however often and in whatever order a reply lists them', () => {
+    const peer = (i: number): RouterRecord => ({ interface: `wg${i % 3}`, 'public-key': `${String(i).padStart(43, 'P')}=`, name: `p${i}`, rx: '1', tx: '1' });
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 40 }),
+        fc.integer({ min: 0, max: 3_000 }),
+        fc.integer({ min: 1, max: 2 ** 31 - 1 }),
+        (distinct, repeats, seed) => {
+          // Every distinct peer once and `repeats` more picked at random, in a random order (a hostile reply may
+          // list them so); a small generator of its own, as fast-check keeps its arrays short.
+          let state = seed;
+          const random = (below: number): number => {
+            state = (state * 48_271) % 2_147_483_647;
+            return state % below;
+          };
+          const reply = [...Array.from({ length: distinct }, (_, i) => peer(i)), ...Array.from({ length: repeats }, () => peer(random(distinct)))];
+          for (let i = reply.length - 1; i > 0; i--) {
+            const j = random(i + 1);
+            [reply[i], reply[j]] = [reply[j] as RouterRecord, reply[i] as RouterRecord];
+          }
+          const kept = mapWireguard([], reply, ROUTER, health, NOW).data.peers as PeerTable;
+          expect(kept.length).toBe(distinct);
+          expect(kept.capacity).toBeLessThanOrEqual(distinct + 16 + distinct / 8);
+          expect(new Set([...kept].map((row) => `${row.interface} ${row.publicKey}`)).size).toBe(distinct);
+        },
+      ),
+      { numRuns: 60 },
+    );
   });
 
   it('an undecodable handshake leaves the timestamp out rather than claiming never', () => {
