@@ -11,7 +11,7 @@ import { routerLabel } from '../../src/metrics/family.js';
 import { testRouter } from '../helpers/config.js';
 import type { RouterRecord } from '../../src/routeros/records.js';
 import { sampleText } from './sample-text.js';
-import { gc } from '../helpers/gc.js';
+import { heapAfterCollection } from '../helpers/gc.js';
 
 type Peer = [iface: string, key: string, rx: number | undefined, tx: number | undefined];
 
@@ -96,11 +96,6 @@ describe('mapWireguard job memory', () => {
       ) as RouterRecord[];
     const interfaces: RouterRecord[] = [0, 1, 2, 3].map((i) => ({ name: `wg${i}`, 'public-key': 'S3rv3r', running: 'true', disabled: 'false' }));
     const memory = new Map<string, number>();
-    const heapAfterCollection = (): number => {
-      gc();
-      gc();
-      return process.memoryUsage().heapUsed;
-    };
     // A run in a function of its own, so that nothing of its reply is left in this test's frame.
     const run = (now: number): KeptPeers => mapWireguard(interfaces, reply(), routerLabel('hq'), health, now, memory).data.peers;
     const first = run(1_800_000_000_000);

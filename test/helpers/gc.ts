@@ -8,3 +8,10 @@ import { runInNewContext } from 'node:vm';
 setFlagsFromString('--expose-gc');
 
 export const gc = runInNewContext('gc') as () => void;
+
+/** The V8 heap in use after two full collections (the second finishes what finalisers of the first left). */
+export function heapAfterCollection(): number {
+  gc();
+  gc();
+  return process.memoryUsage().heapUsed;
+}

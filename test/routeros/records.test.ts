@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { asRecordList, MAX_COMMENT_CHARS, MAX_NAME_CHARS, recordListSteps } from '../../src/routeros/records.js';
 import { FieldReader } from '../../src/analysis/decoding.js';
 import { finish } from '../../src/util/slices.js';
-import { gc } from '../helpers/gc.js';
+import { heapAfterCollection } from '../helpers/gc.js';
 
 /** Names every object inherits, `__proto__` among them: the keys an assignment treats specially. */
 const INHERITED_NAMES = ['__proto__', 'constructor', 'toString', 'hasOwnProperty', 'valueOf', 'name'];
@@ -114,11 +114,6 @@ describe('router records with a comment', () => {
   });
 
   it('keep no more of a long comment than they read (a slice of a string keeps the whole alive in V8)', () => {
-    const heapAfterCollection = (): number => {
-      gc();
-      gc();
-      return process.memoryUsage().heapUsed;
-    };
     const before = heapAfterCollection();
     // Thirty peers with comments of 1 MiB, each a string of its own, as a parse makes them; the records are the
     // reply's own objects, checked in place, so its comments are held by nothing else.
