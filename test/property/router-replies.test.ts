@@ -23,7 +23,7 @@ import type { JobContext } from '../../src/collectors/types.js';
 import { Exposition } from '../../src/metrics/exposition.js';
 import { SelfMetrics } from '../../src/metrics/self.js';
 import { SnapshotStore } from '../../src/metrics/store.js';
-import { asRecordList, asSingleRecord, type RouterRecord } from '../../src/routeros/records.js';
+import { asRecordList, asSingleRecord, MAX_COMMENT_CHARS, MAX_NAME_CHARS, type RouterRecord } from '../../src/routeros/records.js';
 import { Scheduler } from '../../src/scheduler/scheduler.js';
 import { evaluateRouters } from '../../src/health/report.js';
 import { evaluateRouter } from '../../src/health/evaluate.js';
@@ -37,6 +37,8 @@ import { parseExposition, type ParsedSample } from './exposition-parser.js';
 
 const NOW = Date.UTC(2026, 10, 21, 12, 0, 0);
 const ERA_END_SECONDS = NOW / 1000 + 86_400;
+/** The longest router text a run may keep: a name or a comment as the record layer reads it. */
+const MAX_KEPT_TEXT = Math.max(MAX_NAME_CHARS, MAX_COMMENT_CHARS);
 /** A few seconds in CI; ROUTER_FUZZ_MS=60000 for a deeper run by hand. */
 const TIME_BUDGET_MS = Number(process.env['ROUTER_FUZZ_MS'] ?? '') || 4_000;
 
@@ -78,8 +80,8 @@ const nastyString = fc.oneof(
   fc.double({ noNaN: true }).map(String),
   fc.string({ maxLength: 8 }),
   fc.nat(600).map((n) => '9'.repeat(n)),
-  // Longer than any text the exporter keeps of a reply (a name or a comment as read: 1,024 characters).
-  fc.integer({ min: 1_025, max: 4_096 }).map((n) => 'v'.repeat(n)),
+  // Longer than any text the exporter keeps of a reply (a name or a comment as read).
+  fc.integer({ min: MAX_KEPT_TEXT + 1, max: 4 * MAX_KEPT_TEXT }).map((n) => 'v'.repeat(n)),
 );
 
 /** Any field value: mostly strings, as RouterOS sends, but also what it never sends. */
@@ -333,9 +335,6 @@ function countingLogger(): { logger: pino.Logger; lines: () => number; errors: (
 let monitored = 0;
 /** Runs whose wireguard replies made the job probe a tunnel (random /ping replies through the probe path). */
 let probed = 0;
-
-/** The longest router text a run may keep: a name or a comment as the record layer reads it. */
-const MAX_KEPT_TEXT = 1_024;
 
 /** Every string reachable from a run's data: through objects, arrays, maps, sets and other iterables (a peer table). */
 function* keptStrings(value: unknown, seen = new Set<object>()): Generator<string> {
