@@ -62,44 +62,45 @@ function families(text: string): { name: string; series: number; bytes: number }
   return [...out.values()].sort((a, b) => b.bytes - a.bytes);
 }
 
-/** RSS by kind of mapping (/proc/<pid>/smaps): file-backed (binary, libraries), the brk heap (malloc), other anonymous (V8 pages, mmapped malloc chunks, thread stacks). */
-function smapsSummary(pid: number): string {
-  const totals = { file: 0, brk: 0, anonymous: 0 };
-  let kind: keyof typeof totals = 'anonymous';
-  for (const line of readFileSync(`/proc/${pid}/smaps`, 'utf8').split('\n')) {
-    const header = /^[0-9a-f]+-[0-9a-f]+ \S+ \S+ \S+ \S+\s*(.*)$/.exec(line);
-    if (header !== null) {
-      const path = header[1] ?? '';
-      kind = path === '[heap]' ? 'brk' : path.startsWith('/') ? 'file' : 'anonymous';
-      continue;
-    }
-    const rss = /^Rss:\s+(\d+) kB/.exec(line);
-    if (rss !== null) totals[kind] += Number(rss[1]) * 1024;
-  }
-  return `file-backed ${(totals.file / MB).toFixed(0)} MB, brk heap (malloc) ${(totals.brk / MB).toFixed(0)} MB, other anonymous (V8 pages, mmapped malloc) ${(totals.anonymous / MB).toFixed(0)} MB`;
+/** A mapping of /proc/<pid>/smaps: its path ('' when anonymous, `[heap]` for brk), size and resident bytes. */
+interface Mapping {
+  path: string;
+  size: number;
+  rss: number;
 }
 
-/**
- * The anonymous mappings holding the most RSS (/proc/<pid>/smaps), with their size: V8's pages come in 256 KiB
- * mappings, a glibc thread arena in one region of up to 64 MiB (its unused tail mapped without access, so it shows
- * as two mappings back to back), mmapped malloc chunks at their own size.
- */
-function largestAnonymous(pid: number, count = 8): string[] {
-  const found: { size: number; rss: number; perms: string }[] = [];
-  let current: { size: number; rss: number; perms: string } | undefined;
+function mappings(pid: number): Mapping[] {
+  const found: Mapping[] = [];
+  let current: Mapping | undefined;
   for (const line of readFileSync(`/proc/${pid}/smaps`, 'utf8').split('\n')) {
-    const header = /^([0-9a-f]+)-([0-9a-f]+) (\S+) \S+ \S+ \S+\s*(.*)$/.exec(line);
+    const header = /^([0-9a-f]+)-([0-9a-f]+) \S+ \S+ \S+ \S+\s*(.*)$/.exec(line);
     if (header !== null) {
-      const anonymous = (header[4] ?? '') === '';
-      current = anonymous ? { size: parseInt(header[2] ?? '0', 16) - parseInt(header[1] ?? '0', 16), rss: 0, perms: header[3] ?? '' } : undefined;
-      if (current !== undefined) found.push(current);
+      current = { path: header[3] ?? '', size: parseInt(header[2] ?? '0', 16) - parseInt(header[1] ?? '0', 16), rss: 0 };
+      found.push(current);
       continue;
     }
     const rss = /^Rss:\s+(\d+) kB/.exec(line);
     if (rss !== null && current !== undefined) current.rss = Number(rss[1]) * 1024;
   }
+  return found;
+}
+
+/** RSS by kind of mapping: file-backed (binary, libraries), the brk heap (malloc), other anonymous (V8 pages, mmapped malloc chunks, thread stacks). */
+function smapsSummary(found: readonly Mapping[]): string {
+  const totals = { file: 0, brk: 0, anonymous: 0 };
+  for (const { path, rss } of found) totals[path === '[heap]' ? 'brk' : path.startsWith('/') ? 'file' : 'anonymous'] += rss;
+  return `file-backed ${(totals.file / MB).toFixed(0)} MB, brk heap (malloc) ${(totals.brk / MB).toFixed(0)} MB, other anonymous (V8 pages, mmapped malloc) ${(totals.anonymous / MB).toFixed(0)} MB`;
+}
+
+/**
+ * The anonymous mappings holding the most RSS, grouped by size: V8's pages come in 256 KiB mappings, a glibc
+ * thread arena in one region of up to 64 MiB (its unused tail mapped without access, so it shows as two mappings
+ * back to back), mmapped malloc chunks at their own size.
+ */
+function largestAnonymous(found: readonly Mapping[], count = 8): string[] {
   const bySize = new Map<number, { mappings: number; rss: number }>();
   for (const mapping of found) {
+    if (mapping.path !== '') continue;
     const entry = bySize.get(mapping.size) ?? { mappings: 0, rss: 0 };
     entry.mappings++;
     entry.rss += mapping.rss;
@@ -145,8 +146,9 @@ try {
   console.log(`  external (Buffers, zlib output) ${external.toFixed(1)} MB`);
   const gc = (kind: string, figure: 'count' | 'sum'): number => sample(body, `nodejs_gc_duration_seconds_${figure}`, `kind="${kind}"`) ?? 0;
   console.log(`  garbage collections since start: ${['major', 'minor', 'incremental'].map((kind) => `${kind} ${gc(kind, 'count')} (${gc(kind, 'sum').toFixed(2)} s)`).join(', ')}`);
-  console.log(`  RSS by mapping: ${smapsSummary(pid)}`);
-  console.log(`  anonymous mappings by size: ${largestAnonymous(pid).join('; ')}`);
+  const found = mappings(pid);
+  console.log(`  RSS by mapping: ${smapsSummary(found)}`);
+  console.log(`  anonymous mappings by size: ${largestAnonymous(found).join('; ')}`);
   console.log(`exposition: ${series} series, ${(body.length / MB).toFixed(1)} MB plain; by family (plain MB, series):`);
   for (const f of fams.slice(0, 20)) console.log(`  ${f.name.padEnd(70)} ${(f.bytes / MB).toFixed(1).padStart(6)} ${String(f.series).padStart(8)}`);
   if (values['heap-snapshot'] === true) {
