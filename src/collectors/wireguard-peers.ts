@@ -165,7 +165,6 @@ export class PeerTable implements KeptPeers {
    * peers) then waited for a full collection. A peer mostly reads the same run after run.
    */
   #shareStrings(row: number, before: PeerTable, at: number): void {
-    if (at >= before.#length) return;
     const strings = row * STRINGS;
     const previous = at * STRINGS;
     for (let slot = 0; slot < STRINGS; slot++) {
