@@ -7,7 +7,7 @@
  * Families are declared beside their collector (src/collectors/*.contract.ts); metrics/families.ts orders them.
  */
 import { openMetricsFamilyName, unitOf, type Unit } from './metadata.js';
-import { escapeGivenLabelValue, labelPair } from './text.js';
+import { escapeGivenLabelValue, escapeLabelValue, labelPair } from './text.js';
 
 /** `info`: a gauge of 1 whose labels carry text (OpenMetrics' info type; a gauge in text 0.0.4). */
 export type FamilyType = 'gauge' | 'counter' | 'info';
@@ -22,6 +22,8 @@ export interface Family<Labels extends readonly string[] = readonly string[]> {
   readonly labels: Labels;
   /** Exposed right after this family rather than in its collector's place (keeps related series together). */
   readonly after: Family | undefined;
+  /** `,name="` for each of `labels`, made once: what a series' label text puts before each value. */
+  readonly openings: { readonly [Index in keyof Labels]: string };
   /** Position in the exposition; set once by metrics/families.ts when it lays the families out. */
   index: number;
 }
@@ -34,7 +36,8 @@ export function defineFamily<const Labels extends readonly string[]>(
   after?: Family,
 ): Family<Labels> {
   // The unit follows from the name, so that a new family cannot state one its name does not end in.
-  return { name, type, help, unit: unitOf(openMetricsFamilyName(name, type), type), labels, after, index: -1 };
+  const openings = labels.map((label) => `,${label}="`) as unknown as Family<Labels>['openings'];
+  return { name, type, help, unit: unitOf(openMetricsFamilyName(name, type), type), labels, after, openings, index: -1 };
 }
 
 declare const carries: unique symbol;
@@ -71,7 +74,20 @@ export function seriesLabels<const Labels extends readonly string[]>(
   router: RouterLabel,
   values: LabelValues<Labels>,
 ): SeriesLabels<Labels> {
-  let text: string = router;
-  for (let index = 0; index < values.length; index++) text += `,${labelPair(family.labels[index] as string, values[index] as string)}`;
-  return text as SeriesLabels<Labels>;
+  if (values.length === 0) return router as string as SeriesLabels<Labels>;
+  // Joined from its parts in one go rather than added up pair by pair: one flat string per series (a collection
+  // makes one per peer), where the additions made a string per pair and per addition, and the result was copied
+  // flat again when first encoded. The parts go into one array kept for the purpose (join keeps none of it).
+  labelParts[0] = router;
+  let at = 1;
+  for (let index = 0; index < values.length; index++) {
+    labelParts[at++] = family.openings[index] as string;
+    labelParts[at++] = escapeLabelValue(values[index] as string);
+    labelParts[at++] = '"';
+  }
+  labelParts.length = at;
+  return labelParts.join('') as SeriesLabels<Labels>;
 }
+
+/** seriesLabels' parts, reused from series to series. */
+const labelParts: string[] = [];

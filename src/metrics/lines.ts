@@ -100,12 +100,6 @@ export class LineWriter {
     this.#length += bytes.length;
   }
 
-  /** The first `length` bytes of `source` (no view of them is made). */
-  bytesOf(source: Buffer, length: number): void {
-    source.copy(this.#reserve(length), this.#length, 0, length);
-    this.#length += length;
-  }
-
   /** UTF-8 of `text` (lone surrogates become U+FFFD, as with Buffer.from). */
   text(text: string): void {
     // A UTF-16 code unit takes at most 3 bytes in UTF-8.

@@ -67,11 +67,20 @@ export function escapeGivenLabelValue(raw: string): string {
   return escapeLabelText(givenLabelText(raw));
 }
 
+/**
+ * What a label value's escaping looks for: control characters, and surrogates (escapeLabelText tells a lone one from
+ * a pair). Patterns of the module's, not literals in the functions: a literal is a new RegExp object each time it
+ * is evaluated, and every label value of every series of every run is looked at.
+ */
+// eslint-disable-next-line no-control-regex
+const NEEDS_ESCAPE = /[\\"\x00-\x1f\x7f\uD800-\uDFFF]/;
+/** What the format cannot carry as written (line feed aside, which it escapes). */
+// eslint-disable-next-line no-control-regex
+const UNWRITABLE = /[\x00-\x09\x0b-\x1f\x7f\uD800-\uDFFF]/;
+
 function escapeLabelText(value: string): string {
-  // Fast path: most values (names, keys, addresses) need nothing. Control characters are what we look for,
-  // and surrogates (the loop below tells a lone one from a pair).
-  // eslint-disable-next-line no-control-regex
-  if (!/[\\"\x00-\x1f\x7f\uD800-\uDFFF]/.test(value)) return value;
+  // Fast path: most values (names, keys, addresses) need nothing.
+  if (!NEEDS_ESCAPE.test(value)) return value;
   let out = '';
   for (const char of value) {
     if (char === '\\') out += '\\\\';
@@ -91,8 +100,7 @@ function escapeLabelText(value: string): string {
  */
 export function labelValueReadBack(raw: string): string {
   const value = labelText(raw);
-  // eslint-disable-next-line no-control-regex
-  if (!/[\x00-\x09\x0b-\x1f\x7f\uD800-\uDFFF]/.test(value)) return value;
+  if (!UNWRITABLE.test(value)) return value;
   let out = '';
   for (const char of value) out += char !== '\n' && unwritable(char) ? '\uFFFD' : char;
   return out;
