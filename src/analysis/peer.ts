@@ -88,28 +88,44 @@ export function peerLabel(name: string | undefined, comment: string | undefined)
   return name !== undefined && name !== '' ? name : comment ?? '';
 }
 
-function namesOf(peer: Pick<JudgedPeerInput, 'name' | 'comment'>): string[] {
+/**
+ * The peer's names in the order settings look them up: its name when it has one, then its comment unless that is
+ * the name again (an unnamed peer's name is its comment, peerLabel: looked up once, not twice); '' for none.
+ * Two values, not an array: every peer is judged twice a run, and an array and a function per lookup were a
+ * good part of a verdict's cost.
+ */
+function firstName(peer: Pick<JudgedPeerInput, 'name' | 'comment'>): string {
+  return peer.name !== undefined && peer.name !== '' ? peer.name : '';
+}
+
+function secondName(peer: Pick<JudgedPeerInput, 'name' | 'comment'>): string {
   const { name, comment } = peer;
-  const names: string[] = [];
-  if (name !== undefined && name !== '') names.push(name);
-  // An unnamed peer's name is its comment (peerLabel): looked up once, not twice.
-  if (comment !== undefined && comment !== '' && comment !== name) names.push(comment);
-  return names;
+  return comment !== undefined && comment !== '' && comment !== name ? comment : '';
+}
+
+/** Whether the setting names the peer (an empty name names nothing). */
+function excludes(name: string, health: HealthConfig): boolean {
+  if (name === '') return false;
+  return health.excludePeers.includes(name) || (health.excludePeerPattern?.test(name) ?? false);
 }
 
 export function isExcluded(peer: Pick<JudgedPeerInput, 'name' | 'comment'>, health: HealthConfig): boolean {
-  const names = namesOf(peer);
-  if (names.some((name) => health.excludePeers.includes(name))) return true;
-  const pattern = health.excludePeerPattern;
-  return pattern !== undefined && names.some((name) => pattern.test(name));
+  return excludes(firstName(peer), health) || excludes(secondName(peer), health);
+}
+
+/** Whether the table has an own entry for `name` (a peer named `constructor` must not find Object's; '' has none). */
+function hasEntry(table: Readonly<Record<string, unknown>>, name: string | undefined): name is string {
+  return name !== undefined && name !== '' && Object.hasOwn(table, name);
 }
 
 /** `health.expect` for the peer: its own name or comment first, then its interface, else `auto`. */
 export function expectOf(peer: Pick<JudgedPeerInput, 'name' | 'comment' | 'interface'>, health: HealthConfig): ExpectMode {
   const table = health.expect;
   if (table === undefined) return 'auto';
-  // Own keys only: a peer named `constructor` must not find Object's.
-  for (const name of namesOf(peer)) if (Object.hasOwn(table, name)) return table[name] ?? 'auto';
+  const first = firstName(peer);
+  if (hasEntry(table, first)) return table[first] ?? 'auto';
+  const second = secondName(peer);
+  if (hasEntry(table, second)) return table[second] ?? 'auto';
   return (peer.interface !== undefined && Object.hasOwn(table, peer.interface) ? table[peer.interface] : undefined) ?? 'auto';
 }
 
@@ -120,8 +136,10 @@ export function expectOf(peer: Pick<JudgedPeerInput, 'name' | 'comment' | 'inter
 export function probeSettingOf(peer: Pick<JudgedPeerInput, 'name' | 'comment' | 'interface'>, health: HealthConfig): boolean | undefined {
   const table = health.probe;
   if (table === undefined) return undefined;
-  // Own keys only: a peer named `constructor` must not find Object's.
-  for (const name of namesOf(peer)) if (Object.hasOwn(table, name)) return table[name];
+  const first = firstName(peer);
+  if (hasEntry(table, first)) return table[first];
+  const second = secondName(peer);
+  if (hasEntry(table, second)) return table[second];
   return peer.interface !== undefined && Object.hasOwn(table, peer.interface) ? table[peer.interface] : undefined;
 }
 
