@@ -28,8 +28,11 @@ const PEERS_PER_STEP = 2_000;
 export function* uptimeWantedSteps(peers: readonly RouterRecord[], health: HealthConfig): Steps<number> {
   const keepalives = new FieldReader('interface/wireguard/peers');
   let longest = 0;
-  for (const [index, record] of peers.entries()) {
+  // Loops over a run's peers count an index rather than take [index, record] pairs from entries(): inside a generator
+  // each pair and each step of the iterator is an object, two per peer every run.
+  for (let index = 0; index < peers.length; index++) {
     if (index % PEERS_PER_STEP === PEERS_PER_STEP - 1) yield;
+    const record = peers[index] as RouterRecord;
     if (record['disabled'] === 'true' || given(record, 'last-handshake')) continue;
     if (NO_KEEPALIVE.test(record['persistent-keepalive'] ?? '')) {
       if (graceWithoutKeepalive(record, health)) longest = Math.max(longest, health.handshakeStaleAfterSeconds);
@@ -141,8 +144,9 @@ export function* believedBootSteps(
   // Checked before the start is remembered: one a peer's handshake disproves is no start at all, and remembered it
   // would have counted as a restart against a real one after it (found by review).
   const ages = new FieldReader('interface/wireguard/peers');
-  for (const [index, record] of peers.entries()) {
+  for (let index = 0; index < peers.length; index++) {
     if (index % PEERS_PER_STEP === PEERS_PER_STEP - 1) yield;
+    const record = peers[index] as RouterRecord;
     if (!given(record, 'last-handshake')) continue;
     const age = ages.age(record, 'last-handshake', peersReadAt / 1000);
     if (age !== undefined && peersReadAt / 1000 - age < bootedAt - slackSeconds) return undefined;

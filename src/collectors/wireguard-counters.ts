@@ -83,7 +83,7 @@ export class CounterMemory {
 
   /** Describes the row of the peer `moved` was last called for (PeerTable.describe), with its previous run's row. */
   describe(facts: PeerFacts): void {
-    this.table.describe(this.#row, facts, this.#at === undefined ? undefined : { table: this.#before as PeerTable, row: this.#at });
+    this.table.describe(this.#row, facts, this.#at === undefined ? undefined : this.#before, this.#at);
   }
 
   /** Notes the verdict of the peer `moved` was last called for, for the next run's wasBad. */

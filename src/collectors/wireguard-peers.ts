@@ -133,14 +133,14 @@ export class PeerTable implements KeptPeers {
 
   /**
    * The rest of a row's facts, once its verdict is made (the bad flag is kept; a second description replaces the
-   * first). `same`: the peer's row in the previous run's table, whose strings the row takes where they are equal
-   * (shareStrings).
+   * first). `before` and `at`: the peer's row in the previous run's table, whose strings the row takes where they
+   * are equal (shareStrings); two arguments rather than an object, which was one more per peer and run.
    */
-  describe(row: number, facts: PeerFacts, same?: { table: PeerTable; row: number }): void {
+  describe(row: number, facts: PeerFacts, before?: PeerTable, at?: number): void {
     const strings = row * STRINGS;
     this.#strings[strings + 2] = facts.name;
     this.#strings[strings + 3] = facts.comment;
-    if (same !== undefined) this.#shareStrings(row, same.table, same.row);
+    if (before !== undefined && at !== undefined) this.#shareStrings(row, before, at);
     this.#numbers[row * NUMBERS + KEEPALIVE] = facts.keepaliveSeconds;
     this.#numbers[row * NUMBERS + FLAGS] =
       (this.#flagsAt(row) & BAD) |

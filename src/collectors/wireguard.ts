@@ -7,7 +7,7 @@ import type { RouterRecord } from '../routeros/records.js';
 import { routerListHead } from '../routeros/decode.js';
 import { SampleSet } from '../metrics/samples.js';
 import { seriesLabels, type RouterLabel } from '../metrics/family.js';
-import { escapeLabelValue, labelPair } from '../metrics/text.js';
+import { escapeLabelValue } from '../metrics/text.js';
 import { WIREGUARD, WIREGUARD_FAMILIES as F } from './wireguard.contract.js';
 import { handshakeExpectedBy, judgePeer, peerLabel } from '../analysis/peer.js';
 import { FieldReader, given, problemsOf } from '../analysis/decoding.js';
@@ -169,6 +169,39 @@ function* twins(values: readonly string[]): Steps<Set<string>> {
   return twice;
 }
 
+/** The peers of a reply by their identity as written out (wireguard.ts: interface, then public key). */
+interface PeerListings {
+  /** Each record's interface and key as written out, by its index. */
+  interfaces: string[];
+  keys: string[];
+  /** How many records list each identity, by interface, then key. */
+  counts: Map<string, Map<string, number>>;
+}
+
+/**
+ * The peers' identities, counted. By interface and then key rather than as one `interface="…",public_key="…"`
+ * string per peer: those strings, made every run for every peer, were a good part of a run's garbage.
+ */
+function* peerListings(peers: readonly RouterRecord[]): Steps<PeerListings> {
+  // Sized once: grown by pushing, each array was copied again at every growth on the way to 1,000 peers.
+  const listings: PeerListings = { interfaces: new Array<string>(peers.length), keys: new Array<string>(peers.length), counts: new Map() };
+  for (let index = 0; index < peers.length; index++) {
+    if (index % RECORDS_PER_STEP === RECORDS_PER_STEP - 1) yield;
+    const record = peers[index] as RouterRecord;
+    const iface = escapeLabelValue(record['interface'] as string);
+    const key = escapeLabelValue(record['public-key'] as string);
+    listings.interfaces[index] = iface;
+    listings.keys[index] = key;
+    let byKey = listings.counts.get(iface);
+    if (byKey === undefined) {
+      byKey = new Map();
+      listings.counts.set(iface, byKey);
+    }
+    byKey.set(key, (byKey.get(key) ?? 0) + 1);
+  }
+  return listings;
+}
+
 /**
  * Pure mapping of the two replies to samples; `now` is Unix ms. `memory` (the job's, kept across runs) carries
  * each peer's rx/tx of the previous run (wireguard-counters.ts), so the verdict knows whether traffic moved.
@@ -250,26 +283,25 @@ export function* mapWireguardSteps(
     else if (iface.running === false) stoppedInterfaces.add(iface.name);
   }
   const peerRead = new FieldReader('interface/wireguard/peers');
-  const seenPeers = new Set<string>();
   const nowSeconds = now / 1000;
   const keyedPeers = yield* peerRead.keyedSteps(peers, PEER_KEYS);
   const counters = new CounterMemory(memory, keyedPeers.length);
   // Identity is (interface, public key) as written out; a repeated one would make duplicate series, which
   // Prometheus rejects. RouterOS keeps keys unique per interface, so twins are a reply that cannot be judged.
-  const identities: string[] = [];
-  for (const record of keyedPeers) {
-    if (identities.length % RECORDS_PER_STEP === RECORDS_PER_STEP - 1) yield;
-    identities.push(`${labelPair('interface', record['interface'] as string)},${labelPair('public_key', record['public-key'] as string)}`);
-  }
-  const twinPeers = yield* twins(identities);
-  for (const [index, record] of keyedPeers.entries()) {
+  const listings = yield* peerListings(keyedPeers);
+  // An index, not entries(): in a generator each [index, record] pair and iterator step is an object per peer.
+  for (let index = 0; index < keyedPeers.length; index++) {
     if (index % RECORDS_PER_STEP === RECORDS_PER_STEP - 1) yield;
+    const record = keyedPeers[index] as RouterRecord;
     const iface = record['interface'] as string;
     const publicKey = record['public-key'] as string;
-    const identity = identities[index] as string;
-    if (seenPeers.has(identity)) continue;
-    seenPeers.add(identity);
-    const twin = twinPeers.has(identity);
+    // How often the reply lists the peer, marked once seen (negative): later listings of it are left out.
+    const byKey = listings.counts.get(listings.interfaces[index] as string) as Map<string, number>;
+    const writtenKey = listings.keys[index] as string;
+    const listed = byKey.get(writtenKey) as number;
+    if (listed < 0) continue;
+    byKey.set(writtenKey, -listed);
+    const twin = listed > 1;
     if (twin) peerRead.problem(() => `peers with key ${quoteRouterText(publicKey, 12)} on ${quoteRouterText(iface, 40)} write out as one; not judged`);
     const comment = record['comment'];
     const name = peerLabel(record['name'], comment);
@@ -311,7 +343,7 @@ export function* mapWireguardSteps(
     const graceable = latestHandshake === undefined && !hasBadHandshake && (keepaliveSeconds > 0 || graceWithoutKeepalive(record, health));
     const fromBoot = graceable && bootedAt !== undefined && !counters.wasBad();
     const upSeconds = fromBoot ? Math.max(0, now / 1000 - bootedAt) : undefined;
-    const facts = { keepaliveSeconds, hasEndpoint, rxMoved, txMoved, upSeconds, ...(probe === undefined ? {} : { probe, probeAgeSeconds }) };
+    // One literal of one shape, every field given: spreads made two more objects per peer and run.
     const verdict = judgePeer(
       {
         name,
@@ -324,7 +356,13 @@ export function* mapWireguardSteps(
         factsUnreadable,
         interfaceDisabled: disabledInterfaces.has(iface),
         interfaceNotRunning: stoppedInterfaces.has(iface),
-        ...facts,
+        keepaliveSeconds,
+        hasEndpoint,
+        rxMoved,
+        txMoved,
+        upSeconds,
+        probe,
+        probeAgeSeconds: probe === undefined ? undefined : probeAgeSeconds,
       },
       health,
     );

@@ -270,8 +270,10 @@ export function* diffPeersSteps(
   if (!seen) return previous ?? NO_PEERS;
   const next = new Map<string, Map<string, VerdictState>>();
   const changed: [judgement: PeerJudgement, bad: boolean][] = [];
-  for (const [index, judgement] of judgements.entries()) {
+  // An index, not entries(): in a generator each [index, judgement] pair and iterator step is an object per peer.
+  for (let index = 0; index < judgements.length; index++) {
     if (index % ITEMS_PER_STEP === ITEMS_PER_STEP - 1) yield;
+    const judgement = judgements[index] as PeerJudgement;
     const { peer, verdict } = judgement;
     const bad = isBad(judgement);
     const before = previous?.get(peer.interface)?.get(peer.publicKey);

@@ -19,7 +19,8 @@ import type { JobSnapshot } from '../metrics/store.js';
 import { labelText } from '../metrics/text.js';
 import { redactSecretsDistinct } from '../util/redact.js';
 import { dataOf, jobsFor, type CollectorData } from '../collectors/catalog.js';
-import { wireguardReadsSeconds } from '../collectors/wireguard.js';
+import { wireguardReadsSeconds, type WireguardPeer } from '../collectors/wireguard.js';
+import type { KeptPeers } from '../collectors/wireguard-peers.js';
 import { runStateOf, upVerdict } from '../analysis/up.js';
 import { handshakeExpectedBy, isUnreadable, judgePeer, type PeerVerdict } from '../analysis/peer.js';
 import { handshakeAgeAt, probeAgeAt } from '../analysis/liveness.js';
@@ -313,8 +314,11 @@ function* judgePeers(
   const upSeconds = bootedAt === undefined ? undefined : Math.max(0, judgedAt / 1000 - bootedAt);
   // The peers with a problem to word, worded once the names that repeat are known (found only when there are any).
   const problems: PeerJudgement[] = [];
-  for (const [index, peer] of (wireguard?.peers ?? []).entries()) {
+  const stored = wireguard?.peers;
+  for (let index = 0; index < (stored?.length ?? 0); index++) {
     if (stepEnds(index)) yield;
+    // One object per peer, read from its row (no [index, peer] pair as well).
+    const peer = (stored as KeptPeers).at(index) as WireguardPeer;
     // A stored time outside the era (kept from before range rules, or from a clock far ahead) cannot be judged.
     const outOfEra = peer.latestHandshake !== undefined && !inEra(peer.latestHandshake * 1000, now);
     const latestHandshake = outOfEra ? undefined : peer.latestHandshake;
@@ -342,8 +346,10 @@ function* judgePeers(
         // Due from the boot only for the peers the run judged so (wireguard.ts: no handshake, readable as none, a
         // keepalive or always up, no problem before).
         upSeconds: wireguard?.fromBoot?.has(index) === true ? upSeconds : undefined,
-        // What a probe proved ages from when it ran (this collection, or the one whose result it reused).
-        ...(peer.probe === undefined ? {} : { probe: peer.probe, probeAgeSeconds: probeAgeAt(now, peer.probedAt ?? collectedAt) }),
+        // What a probe proved ages from when it ran (this collection, or the one whose result it reused). Given
+        // as undefined rather than left out: one shape of literal, no spread (two objects per peer, every run).
+        probe: peer.probe,
+        probeAgeSeconds: peer.probe === undefined ? undefined : probeAgeAt(now, peer.probedAt ?? collectedAt),
       },
       router.health,
     );
@@ -389,8 +395,10 @@ export function* repeatedNamesOf(judgements: readonly PeerJudgement[]): Steps<Se
   if (known !== undefined) return known;
   const seen = new Set<string>();
   const repeated = new Set<string>();
-  for (const [index, { peer }] of judgements.entries()) {
+  // An index, not entries(): in a generator each pair and iterator step is an object per peer.
+  for (let index = 0; index < judgements.length; index++) {
     if (stepEnds(index)) yield;
+    const { peer } = judgements[index] as PeerJudgement;
     if (peer.name === '') continue;
     const key = subjectKey(peer);
     if (seen.has(key)) repeated.add(key);
