@@ -13,6 +13,7 @@ import {
   SLICED_FROM_BYTES,
   VALUE_CHECK_FROM,
   decodeText,
+  decodeTextByParts,
   parseJsonBody,
   parseJsonBodyInSlices,
 } from '../../src/routeros/body.js';
@@ -84,6 +85,7 @@ describe('decodeText', () => {
         const at = [...new Set(cuts.map((cut) => cut % (whole.length + 1)))].sort((a, b) => a - b);
         const parts = [...at, whole.length].map((end, index) => whole.subarray(index === 0 ? 0 : at[index - 1], end));
         expect(decodeText(parts)).toBe(decodeText(whole));
+        expect(decodeTextByParts(parts)).toBe(decodeText(whole));
       }),
       { numRuns: 2000 },
     );
@@ -92,6 +94,20 @@ describe('decodeText', () => {
     expect(decodeText([check.subarray(0, 1), check.subarray(1)])).toBe('✓');
     expect(decodeText([])).toBe('');
   });
+  it('replies in parts of every size up to and past the joined buffer decode alike, one after another (the buffer grows and is reused)', () => {
+    const sizes = [70_000, 300_000, 1_000, 512 * 1024, 600_000, 200_000];
+    for (const [round, size] of sizes.entries()) {
+      // Two- and three-byte characters, so that parts split inside them; a windows-1252 byte in every other reply.
+      const text = `[${'"é✓"'.repeat(Math.ceil(size / 8))}]`.slice(0, size);
+      const whole = Buffer.from(text, 'utf8');
+      if (round % 2 === 1) whole[Math.floor(whole.length / 2)] = 0x93;
+      const parts = [0, 1, 2, 3].map((index) => whole.subarray(Math.floor((index * whole.length) / 4), Math.floor(((index + 1) * whole.length) / 4)));
+      const expected = round % 2 === 1 ? decodeCp1252(whole) : whole.toString('utf8');
+      expect(decodeText(parts)).toBe(expected);
+      expect(decodeTextByParts(parts)).toBe(expected);
+    }
+  });
+
   it('decodes as a strict TextDecoder would, falling back to windows-1252 where it would throw, over bytes near UTF-8', () => {
     const strict = new TextDecoder('utf-8', { fatal: true });
     const oracle = (bytes: Buffer): string => {
@@ -125,6 +141,8 @@ describe('decodeText', () => {
         const parts = [...at, whole.length].map((end, index) => whole.subarray(index === 0 ? 0 : at[index - 1], end));
         expect(decodeText(parts)).toBe(oracle(whole));
         expect(decodeText(whole)).toBe(oracle(whole));
+        // Decoded a part at a time, as replies too large for the joined buffer are.
+        expect(decodeTextByParts(parts)).toBe(oracle(whole));
       }),
       { numRuns: 5000 },
     );
