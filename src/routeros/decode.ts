@@ -65,7 +65,7 @@ const DIGIT_9 = 0x39;
 /** Digits that always make an exact integer in a double when added up one by one (10^15 < 2^53). */
 const EXACT_DIGITS = 15;
 
-/** The unit at `at` (`ms` and `us` before `m` and `s`) as its place in UNIT_ORDER, and its length; -1 for none. */
+/** The unit at `at` (`ms` and `us` before `m` and `s`) as its place in UNIT_ORDER; -1 for none. */
 function unitAt(value: string, at: number): number {
   switch (value.charCodeAt(at)) {
     case 0x77: // w
@@ -86,7 +86,7 @@ function unitAt(value: string, at: number): number {
 }
 
 /**
- * UNIT_FORM read without the regex: microseconds, or undefined when `value` is not of that form (the empty string
+ * The unit form (above) read without the regex: microseconds, or undefined when `value` is not of that form (the empty string
  * included). Every handshake age and keepalive of every peer is one, and a match made an array and a string per
  * unit (~30 MB a cycle at 100 routers × 1,000 peers); the digits are added up in place, and longer runs than a
  * double holds exactly go through Number as the regex's did. A property test holds the two to the same results.
