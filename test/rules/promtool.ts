@@ -6,7 +6,7 @@ import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { stringify } from 'yaml';
 import type { AlertRule, LoadedTestFile, RecordingRule, TestFile, TestGroup } from './rule-files.js';
-import { isAlertRule } from './rule-files.js';
+import { durationSeconds, isAlertRule } from './rule-files.js';
 
 export interface PromtoolResult {
   code: number;
@@ -57,6 +57,15 @@ export function testGroupsFor(rule: AlertRule | RecordingRule, files: LoadedTest
     }
   }
   return groups;
+}
+
+/** A group evaluated past this many minutes (a day of a rule's windows): ~1 s of promtool each at 1 m steps. */
+const LONG_GROUP_MINUTES = 6 * 60;
+
+/** Whether a test group runs its rules for long: every step evaluates day-long windows, so its cost is quadratic. */
+export function isLongGroup(group: TestGroup): boolean {
+  const times = [...(group.alert_rule_test ?? []), ...(group.promql_expr_test ?? [])].map((t) => durationSeconds(t.eval_time));
+  return times.some((seconds) => seconds > LONG_GROUP_MINUTES * 60);
 }
 
 /**
