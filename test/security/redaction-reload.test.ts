@@ -22,6 +22,9 @@ it('a refused reload keeps the running passwords, and refused reloads that regis
     logger: captureLogs().logger,
     triggerFactory: new ManualTriggers().factory,
     jitter: false,
+    // Reloads back to back: the pacing between them (test/scheduler/reload-pacing.test.ts) is not what is tested,
+    // and waited out 6 s after each of these heavy ones.
+    elapsed: () => 0,
     // Each reload parses (its passwords registered, as a rotated password file's would be) and is then refused, as
     // a web config that does not load refuses it.
     loadConfig: () => {
@@ -50,6 +53,9 @@ it('a client kept across a reload keeps its Basic token redacted, however much l
     logger: captureLogs().logger,
     triggerFactory: new ManualTriggers().factory,
     jitter: false,
+    // Reloads back to back: the pacing between them (test/scheduler/reload-pacing.test.ts) is not what is tested,
+    // and waited out 6 s after each of these heavy ones.
+    elapsed: () => 0,
     loadConfig: () => {
       // The refused reload reads more than the cap of new values, as rotated password files would give it.
       if (refuse) for (let i = 0; i < MAX_SECRETS + 10; i++) registerSecret(`later-load-secret-${i}`);
