@@ -15,7 +15,8 @@ export interface PromtoolResult {
 
 export function promtool(args: string[], cwd: string): Promise<PromtoolResult> {
   return new Promise((resolve) => {
-    execFile('promtool', args, { cwd, timeout: 60_000, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
+    // The timeout is for a promtool that hangs, not a slow one: a loaded 2-core machine took one test file past 60 s.
+    execFile('promtool', args, { cwd, timeout: 240_000, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
       if (error === null) {
         resolve({ code: 0, output: stdout + stderr });
         return;
