@@ -21,7 +21,7 @@ const PROBES: Record<string, { ping: object[]; bandwidth_test: object[] }> = {
   },
   'branch-1': {
     ping: [{ target: '10.10.0.1', name: 'hq-tunnel', interface: 'wg-hq', interval: '200ms' }],
-    bandwidth_test: [{ target: '10.10.0.1', name: 'hq', duration: '2s', user: 'btest', password: 'btest', schedule: '10,40 * * * * *' }],
+    bandwidth_test: [{ target: '10.10.0.1', name: 'hq', duration: '2s', user: 'btest', password: 'demo-btest-secret', schedule: '10,40 * * * * *' }],
   },
   'branch-2': {
     ping: [{ target: '10.10.0.1', name: 'hq-tunnel', interface: 'wg-hq', interval: '200ms' }],

@@ -125,7 +125,7 @@ const branch1: RouterSeed = {
     '192.168.10.1': { kind: 'reachable', rttMs: 12.1 },
   },
   bandwidthServers: {
-    '10.10.0.1': { kind: 'ok', rxBps: 21_000_000, txBps: 48_000_000, user: 'btest', password: 'btest' },
+    '10.10.0.1': { kind: 'ok', rxBps: 21_000_000, txBps: 48_000_000, user: 'btest', password: 'demo-btest-secret' },
   },
 };
 
