@@ -81,7 +81,7 @@ beforeAll(async () => {
   baselineResults = isolatedResults.slice(0, baselineDirs.length);
   mutationResults = isolatedResults.slice(baselineDirs.length);
   const missed = mutated.filter((m) => m.short !== m.groups && !isCaught(mutationResults[m.index]));
-  const again = await Promise.all(missed.map((m) => isolated(`mutation-${m.index}-all`, m.rule)));
+  const again = await Promise.all(missed.map((m) => isolated(`mutation-${m.index}-all`, m.rule, m.groups)));
   const retried = again.length === 0 ? [] : await testIsolatedRules(again, workDir);
   for (const [at, result] of retried.entries()) mutationResults[missed[at]?.index ?? -1] = result;
   console.log(`promtool mutations: ${mutated.length}, ${mutated.filter((m) => m.short !== m.groups).length} tried first without their rule's day-long groups, ${missed.length} of those tried again with them`);
@@ -126,7 +126,6 @@ describe('mutation test: broken rules make the unit tests fail', () => {
     expect(result?.code, `promtool did not notice:\n${result?.output ?? ''}`).not.toBe(0);
     // A failed expectation, not a rule or file that promtool could not load.
     expect(result?.output).toMatch(/\bexp:[\s\S]*\bgot:/);
-    expect(isCaught(result)).toBe(true);
   });
 
   it('tries a mutation against the day-long groups only when the short ones miss it', () => {
