@@ -128,6 +128,22 @@ describe('range rules in the collectors', () => {
     expect(peersOut.decodeErrors).toBe(1);
   });
 
+  it('one key on two interfaces is two peers, each judged: RouterOS keeps keys unique per interface, not per router', () => {
+    // Found by a review of the peer identities counted by interface and key: counting by key alone made them twins.
+    const interfaces = [WG_UP, { ...WG_UP, name: 'wg-backup', 'public-key': 'B4ckup' }];
+    const shared = { 'public-key': 'Shared-key-00000000000000000000000000000000=', 'persistent-keepalive': '25s' };
+    const peers = [peerRecord('site', '10s', shared), peerRecord('site-backup', '10m', { ...shared, interface: 'wg-backup' })];
+    const result = mapWireguard(interfaces, peers, ROUTER, health, NOW);
+    expect(result.data.peers).toHaveLength(2);
+    expect([result.data.peers.at(0)?.factsUnreadable, result.data.peers.at(1)?.factsUnreadable]).toEqual([false, false]);
+    expect(result.problems.join()).not.toMatch(/write out as one/);
+    expect(result.decodeErrors).toBe(0);
+    const out = text(result.samples);
+    expect(out).toContain('routeros_wireguard_peer_healthy{router="hq",interface="wg-branch",public_key="Shared-key-00000000000000000000000000000000=",name="site"} 1\n');
+    // The backup link's keepalive peer has not shaken hands for 10 minutes: down, and said so under its own interface.
+    expect(out).toContain('routeros_wireguard_peer_healthy{router="hq",interface="wg-backup",public_key="Shared-key-00000000000000000000000000000000=",name="site-backup"} 0\n');
+  });
+
   it('an interface whose disabled did not decode is neither down nor disabled unless it runs, and its peers are not judged', () => {
     const unclear = { ...WG_UP, running: 'false', disabled: 'perhaps' };
     const result = mapWireguard([unclear], [peerRecord('site', '2h')], ROUTER, health, NOW);
@@ -349,6 +365,21 @@ describe('peer label: name, else comment', () => {
     expect(out).toContain('routeros_wireguard_peer_disabled{router="hq",interface="wg-branch",public_key="k3",name=""} 0\n');
     expect([...result.data.peers].map((peer) => peer.name)).toEqual(['branch office', 'road-anna', '']);
     expect(out).not.toMatch(/peer_healthy\{[^}]*public_key="k2"/);
+  });
+
+  it('exclude_peers matches a named peer by its name or by its comment (either, as the docs promise)', () => {
+    // A review's mutation found no test for the comment of a peer that also has a name (the list, not the pattern).
+    const peers = [
+      peerRecord('laptop-7', '2h', { 'public-key': 'k1', comment: 'road-anna', 'persistent-keepalive': '25s' }),
+      peerRecord('road-anna', '2h', { 'public-key': 'k2', comment: 'old laptop', 'persistent-keepalive': '25s' }),
+      peerRecord('site-7', '2h', { 'public-key': 'k3', comment: 'branch', 'persistent-keepalive': '25s' }),
+    ];
+    const result = mapWireguard([WG_UP], peers, ROUTER, health, NOW);
+    const out = text(result.samples);
+    expect(out).not.toMatch(/peer_healthy\{[^}]*public_key="k1"/);
+    expect(out).not.toMatch(/peer_healthy\{[^}]*public_key="k2"/);
+    // Neither its name nor its comment is listed: judged, and down (a keepalive peer silent for two hours).
+    expect(out).toContain('routeros_wireguard_peer_healthy{router="hq",interface="wg-branch",public_key="k3",name="site-7"} 0\n');
   });
 
   it('the set-up audit names such a peer by its comment too', () => {
