@@ -5,6 +5,8 @@ import { ERROR_REASONS } from '../../src/routeros/errors.js';
 import { plainOf } from '../../src/metrics/gzip.js';
 import { SampleSet } from '../../src/metrics/samples.js';
 import { SnapshotStore } from '../../src/metrics/store.js';
+import { FAMILIES } from '../../src/metrics/families.js';
+import type { SeriesLabels } from '../../src/metrics/family.js';
 
 afterEach(() => {
   vi.restoreAllMocks();
@@ -130,6 +132,51 @@ describe('SnapshotStore meta series', () => {
         expect(text(lazy)).toBe(expected);
       }),
       { numRuns: 300 },
+    );
+  });
+});
+
+describe('SnapshotStore.chunksByFamily', () => {
+  const NAMES = ['r0', 'r1', 'r2', 'r3', 'r4', 'r5'];
+  const JOBS = [
+    { collector: 'system', job: 'system' },
+    { collector: 'wireguard', job: 'wireguard' },
+  ] as const;
+
+  it("property: every router's chunks of each family in router order, however the store grows and shrinks between walks", () => {
+    // Its lists are made as long as the last walk's (a fleet's layouts walk the store several times a cycle):
+    // a shorter walk must leave no holes or stale chunks at the end, a longer one must lose none.
+    const step = fc.record({
+      routers: fc.subarray(NAMES),
+      families: fc.uniqueArray(fc.nat({ max: FAMILIES.length - 1 }), { maxLength: 8 }),
+      ok: fc.boolean(),
+    });
+    fc.assert(
+      fc.property(fc.array(step, { minLength: 1, maxLength: 8 }), (steps) => {
+        const store = new SnapshotStore();
+        let at = 1_000_000;
+        for (const { routers, families, ok } of steps) {
+          store.plan(new Map(routers.map((name) => [name, JOBS])));
+          for (const router of routers) {
+            for (const { collector, job } of JOBS) {
+              const samples = new SampleSet();
+              for (const index of families) samples.add(FAMILIES[index] as (typeof FAMILIES)[number], `router="${router}"` as SeriesLabels<readonly string[]>, at);
+              store.record({ router, collector, job, ok, finishedAt: (at += 1000), durationSeconds: 0.1, samples, ...(ok ? {} : { reason: 'timeout' as const }) });
+            }
+          }
+          const walked = store.chunksByFamily();
+          expect(walked).toHaveLength(FAMILIES.length);
+          for (let index = 0; index < FAMILIES.length; index++) {
+            const expected = store.routerNames().flatMap((name) => store.routerChunksOf(name, index) ?? []);
+            const list = walked[index] ?? [];
+            expect(list.length).toBe(expected.length);
+            // No holes: every slot holds the very chunk the router holds, in order.
+            expect(Object.keys(list)).toHaveLength(expected.length);
+            list.forEach((chunk, position) => expect(chunk).toBe(expected[position]));
+          }
+        }
+      }),
+      { numRuns: 200 },
     );
   });
 });
