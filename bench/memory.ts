@@ -5,8 +5,11 @@
  * /metrics) beside /proc's RSS, the exposition's bytes per family, and with --heap-snapshot a V8 heap snapshot
  * (SIGUSR2) summarised by what holds the bytes. A tool for finding a cost, not a benchmark: it prints, never fails.
  *
+ * With --allocation, what the exporter allocates per cycle by function (bench/allocation.ts), sampled over the
+ * cycles after the first.
+ *
  *   npx tsx bench/memory.ts [--routers 100] [--peers 1000] [--schedule 30] [--cycles 2] [--heap-snapshot]
- *                           [--save-snapshot FILE] [--main path/to/dist/main.js] [--fleet]
+ *                           [--save-snapshot FILE] [--main path/to/dist/main.js] [--fleet] [--allocation]
  */
 import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -21,6 +24,7 @@ import { fetchBody } from './scrape.js';
 import { sampleProcess } from './proc.js';
 import { unusedPort } from '../test/helpers/ports.js';
 import { summariseHeapSnapshot } from './heap-summary.js';
+import { printAllocations, sampleAllocations } from './allocation.js';
 
 const { values } = parseArgs({
   options: {
@@ -32,6 +36,7 @@ const { values } = parseArgs({
     fleet: { type: 'boolean' },
     'heap-snapshot': { type: 'boolean' },
     'save-snapshot': { type: 'string' },
+    allocation: { type: 'boolean' },
   },
 });
 const fleet = values.fleet === true;
@@ -121,6 +126,11 @@ try {
   const url = `http://127.0.0.1:${port}`;
   // The exporter writes a heap snapshot into its working directory on SIGUSR2.
   process.env['NODE_OPTIONS'] = `${process.env['NODE_OPTIONS'] ?? ''} --heapsnapshot-signal=SIGUSR2`.trim();
+  const inspectPort = values.allocation === true ? await unusedPort() : undefined;
+  if (inspectPort !== undefined) {
+    // The exporter's own inspector, on loopback, for the allocation sampler.
+    process.env['BENCH_EXPORTER_NODE_ARGS'] = `${process.env['BENCH_EXPORTER_NODE_ARGS'] ?? ''} --inspect=127.0.0.1:${inspectPort}`.trim();
+  }
   const cwd = process.cwd();
   process.chdir(dir);
   const exporter = startExporter(dir, { routers: ready.routers, caFile, port, scheduleSeconds: schedule, pingCount: 2, pingIntervalMs: 500, fleet }, values.main);
@@ -128,10 +138,15 @@ try {
   children.push(exporter);
   const pid = exporter.pid ?? 0;
   console.log(`${routers} routers × ${peers} peers, every ${schedule} s; ready after ${(await waitReady(url, exporter, 600_000)).toFixed(1)} s`);
+  // Sampled over the cycles after the first (connections settled), beside the scrapes.
+  const warmSeconds = cycles > 1 ? schedule : 0;
+  const sampledSeconds = Math.max(1, cycles - 1) * schedule;
+  const allocations = inspectPort === undefined ? undefined : sleep(warmSeconds * 1000).then(() => sampleAllocations(inspectPort, sampledSeconds));
   for (let at = 0; at < cycles * schedule; at += 2) {
     await fetchBody(`${url}/metrics`, true);
     await sleep(2000);
   }
+  if (allocations !== undefined) printAllocations(await allocations, sampledSeconds, schedule);
   const body = gunzipSync(await fetchBody(`${url}/metrics`, true)).toString('utf8');
   const proc = sampleProcess(pid);
   const space = (name: string, figure: 'used' | 'total' = 'used'): number => (sample(body, `nodejs_heap_space_size_${figure}_bytes`, `space="${name}"`) ?? 0) / MB;
