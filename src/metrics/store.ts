@@ -278,7 +278,8 @@ export class SnapshotStore {
     for (let index = 0; index < FAMILY_COUNT; index++) out[index] = new Array<Chunk>(Math.min(sizes[index] ?? 0, PRESIZED_AT_MOST));
     const filled = new Array<number>(FAMILY_COUNT).fill(0);
     const collect = (chunks: readonly (Chunk | undefined)[]): void => {
-      for (let index = 0; index < Math.min(chunks.length, FAMILY_COUNT); index++) {
+      const end = Math.min(chunks.length, FAMILY_COUNT);
+      for (let index = 0; index < end; index++) {
         const chunk = chunks[index];
         if (chunk === undefined) continue;
         const at = filled[index] as number;
