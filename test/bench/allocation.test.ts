@@ -38,8 +38,13 @@ describe('sampling another process over its inspector', () => {
       let text = '';
       child.stderr.setEncoding('utf8');
       child.stderr.on('data', (chunk: string) => (text += chunk));
-      while (!/ws:\/\/127\.0\.0\.1:(\d+)\//.test(text)) await once(child.stderr, 'data');
-      const port = Number(/ws:\/\/127\.0\.0\.1:(\d+)\//.exec(text)?.[1]);
+      const listening = /ws:\/\/127\.0\.0\.1:(\d+)\//;
+      let found = listening.exec(text);
+      while (found === null) {
+        await once(child.stderr, 'data');
+        found = listening.exec(text);
+      }
+      const port = Number(found[1]);
       const { self } = allocationsBySite(await sampleAllocations(port, 1));
       // ~1 MB a call, 200 calls a second: far above the sampler's 4 KiB interval.
       expect(self.get('churn [eval]:1') ?? 0).toBeGreaterThan(10_000_000);
