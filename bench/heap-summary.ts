@@ -4,9 +4,17 @@
  * tells a copy per peer from a shared one. Self sizes only (no dominator tree): enough to find the big holders.
  */
 
-interface HeapSnapshot {
-  snapshot: { meta: { node_fields: string[]; node_types: [string[], ...unknown[]] } };
+export interface HeapSnapshot {
+  snapshot: {
+    meta: {
+      node_fields: string[];
+      node_types: [string[], ...unknown[]];
+      edge_fields?: string[];
+      edge_types?: [string[], ...unknown[]];
+    };
+  };
   nodes: number[];
+  edges?: number[];
   strings: string[];
 }
 
@@ -62,4 +70,65 @@ export function summariseHeapSnapshot(snapshot: HeapSnapshot): void {
   console.log(`heap snapshot: ${(total / MB).toFixed(1)} MB in ${snapshot.nodes.length / width} nodes (self sizes)`);
   print('by type and constructor (MB, count):', byKind, 25);
   print('strings by kind (MB, count):', strings, 25);
+  const held = arraysByHolder(snapshot);
+  if (held.size > 0) print("V8's internal arrays (elements, Map and Set tables, out-of-object properties) by holder (MB, count):", held, 25);
+}
+
+/**
+ * V8's internal arrays, the "(array)" line above, by what holds them: an object's elements, a Map's or Set's
+ * table, a dictionary object's properties. Each is named by its holder and the holder's own holder
+ * (`object JobRunner .memory -> object Map .table`), since a Map is nothing until one knows whose it is. A node's
+ * holder is the first object, closure or native node found with a strong edge to it: enough to tell a structure
+ * kept per router (counts in the thousands at fleet shape) from one kept once.
+ */
+export function arraysByHolder(snapshot: HeapSnapshot): Map<string, { count: number; bytes: number }> {
+  const out = new Map<string, { count: number; bytes: number }>();
+  const { meta } = snapshot.snapshot;
+  const edges = snapshot.edges;
+  if (edges === undefined || meta.edge_fields === undefined || meta.edge_types === undefined) return out;
+  const nodeTypes = meta.node_types[0];
+  const edgeTypes = meta.edge_types[0];
+  const width = meta.node_fields.length;
+  const edgeWidth = meta.edge_fields.length;
+  const typeAt = meta.node_fields.indexOf('type');
+  const nameAt = meta.node_fields.indexOf('name');
+  const sizeAt = meta.node_fields.indexOf('self_size');
+  const edgeCountAt = meta.node_fields.indexOf('edge_count');
+  const edgeTypeAt = meta.edge_fields.indexOf('type');
+  const edgeNameAt = meta.edge_fields.indexOf('name_or_index');
+  const edgeToAt = meta.edge_fields.indexOf('to_node');
+  const count = snapshot.nodes.length / width;
+  const holder = new Int32Array(count).fill(-1);
+  const via: string[] = new Array<string>(count);
+  const typeOf = (node: number): string => nodeTypes[snapshot.nodes[node * width + typeAt] as number] ?? '?';
+  let edge = 0;
+  for (let node = 0; node < count; node++) {
+    const edgeCount = snapshot.nodes[node * width + edgeCountAt] as number;
+    const type = typeOf(node);
+    const holds = type === 'object' || type === 'closure' || type === 'native';
+    for (let index = 0; index < edgeCount; index++, edge += edgeWidth) {
+      if (!holds) continue;
+      const to = (edges[edge + edgeToAt] as number) / width;
+      const edgeType = edgeTypes[edges[edge + edgeTypeAt] as number] ?? '?';
+      if (holder[to] !== -1 || edgeType === 'weak' || edgeType === 'shortcut') continue;
+      holder[to] = node;
+      via[to] = edgeType === 'element' || edgeType === 'hidden' ? `[${edgeType}]` : String(snapshot.strings[edges[edge + edgeNameAt] as number]);
+    }
+  }
+  const describe = (node: number): string => `${typeOf(node)} ${(snapshot.strings[snapshot.nodes[node * width + nameAt] as number] ?? '').slice(0, 30)}`;
+  for (let node = 0; node < count; node++) {
+    if (typeOf(node) !== 'array') continue;
+    const owner = holder[node] as number;
+    let key = '(no holder)';
+    if (owner >= 0) {
+      const ownersOwner = holder[owner] as number;
+      const outer = ownersOwner >= 0 ? `${describe(ownersOwner)} .${via[owner] ?? ''} -> ` : '';
+      key = `${outer}${describe(owner)} .${via[node] ?? ''}`;
+    }
+    const entry = out.get(key) ?? { count: 0, bytes: 0 };
+    entry.count++;
+    entry.bytes += snapshot.nodes[node * width + sizeAt] as number;
+    out.set(key, entry);
+  }
+  return out;
 }
