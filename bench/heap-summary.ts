@@ -78,8 +78,9 @@ export function summariseHeapSnapshot(snapshot: HeapSnapshot): void {
  * V8's internal arrays, the "(array)" line above, by what holds them: an object's elements, a Map's or Set's
  * table, a dictionary object's properties. Each is named by its holder and the holder's own holder
  * (`object JobRunner .memory -> object Map .table`), since a Map is nothing until one knows whose it is. A node's
- * holder is the first object, closure or native node found with a strong edge to it: enough to tell a structure
- * kept per router (counts in the thousands at fleet shape) from one kept once.
+ * holder is the first object, closure or native node, in the snapshot's order, with a strong edge to it (not a weak
+ * or shortcut one); arrays that only V8's internal nodes hold are counted as "(no holder)". Enough to tell a
+ * structure kept per router (counts in the thousands at fleet shape) from one kept once.
  */
 export function arraysByHolder(snapshot: HeapSnapshot): Map<string, { count: number; bytes: number }> {
   const out = new Map<string, { count: number; bytes: number }>();
