@@ -31,6 +31,16 @@ function stringKind(text: string): string {
   return `other: ${text.slice(0, 10).replace(/\d/g, '9')}… (${text.length < 16 ? '<16' : text.length < 64 ? '<64' : '≥64'} chars)`;
 }
 
+/** Bytes and counts by key: what every table below is made of. */
+type Tally = Map<string, { count: number; bytes: number }>;
+
+function add(map: Tally, key: string, bytes: number): void {
+  const entry = map.get(key) ?? { count: 0, bytes: 0 };
+  entry.count++;
+  entry.bytes += bytes;
+  map.set(key, entry);
+}
+
 export function summariseHeapSnapshot(snapshot: HeapSnapshot): void {
   const fields = snapshot.snapshot.meta.node_fields;
   const types = snapshot.snapshot.meta.node_types[0];
@@ -38,15 +48,9 @@ export function summariseHeapSnapshot(snapshot: HeapSnapshot): void {
   const typeAt = fields.indexOf('type');
   const nameAt = fields.indexOf('name');
   const sizeAt = fields.indexOf('self_size');
-  const byKind = new Map<string, { count: number; bytes: number }>();
-  const strings = new Map<string, { count: number; bytes: number }>();
+  const byKind: Tally = new Map();
+  const strings: Tally = new Map();
   let total = 0;
-  const add = (map: Map<string, { count: number; bytes: number }>, key: string, bytes: number): void => {
-    const entry = map.get(key) ?? { count: 0, bytes: 0 };
-    entry.count++;
-    entry.bytes += bytes;
-    map.set(key, entry);
-  };
   for (let at = 0; at < snapshot.nodes.length; at += width) {
     const type = types[snapshot.nodes[at + typeAt] as number] ?? '?';
     const name = snapshot.strings[snapshot.nodes[at + nameAt] as number] ?? '';
@@ -61,7 +65,7 @@ export function summariseHeapSnapshot(snapshot: HeapSnapshot): void {
       add(byKind, `(${type})`, size);
     }
   }
-  const print = (title: string, map: Map<string, { count: number; bytes: number }>, top: number): void => {
+  const print = (title: string, map: Tally, top: number): void => {
     console.log(title);
     for (const [key, { count, bytes }] of [...map].sort((a, b) => b[1].bytes - a[1].bytes).slice(0, top)) {
       console.log(`  ${key.padEnd(60)} ${(bytes / MB).toFixed(1).padStart(7)} MB ${String(count).padStart(9)}`);
@@ -82,8 +86,8 @@ export function summariseHeapSnapshot(snapshot: HeapSnapshot): void {
  * or shortcut one); arrays that only V8's internal nodes hold are counted as "(no holder)". Enough to tell a
  * structure kept per router (counts in the thousands at fleet shape) from one kept once.
  */
-export function arraysByHolder(snapshot: HeapSnapshot): Map<string, { count: number; bytes: number }> {
-  const out = new Map<string, { count: number; bytes: number }>();
+export function arraysByHolder(snapshot: HeapSnapshot): Tally {
+  const out: Tally = new Map();
   const { meta } = snapshot.snapshot;
   const edges = snapshot.edges;
   if (edges === undefined || meta.edge_fields === undefined || meta.edge_types === undefined) return out;
@@ -126,10 +130,7 @@ export function arraysByHolder(snapshot: HeapSnapshot): Map<string, { count: num
       const outer = ownersOwner >= 0 ? `${describe(ownersOwner)} .${via[owner] ?? ''} -> ` : '';
       key = `${outer}${describe(owner)} .${via[node] ?? ''}`;
     }
-    const entry = out.get(key) ?? { count: 0, bytes: 0 };
-    entry.count++;
-    entry.bytes += snapshot.nodes[node * width + sizeAt] as number;
-    out.set(key, entry);
+    add(out, key, snapshot.nodes[node * width + sizeAt] as number);
   }
   return out;
 }
