@@ -6,7 +6,7 @@
  * Read-only by design: the public methods are the ones production calls (list, getSingleton, and run for
  * the ping and bandwidth-test commands). Write verbs live in the tests' subclass, over the same `request`.
  */
-import { Client, Pool, type buildConnector, type Dispatcher } from 'undici';
+import { Client, type buildConnector } from 'undici';
 import type { Secret } from '../util/secret.js';
 import { basicEncoding, registerCredentials } from '../util/redact.js';
 import { RouterOsError } from './errors.js';
@@ -21,6 +21,7 @@ import type { HostLookups } from './lookup.js';
 import { wireLimitFor } from './wire-meter.js';
 import { KEEP_WARM_PATH, KeepWarm, keepAliveHintMs } from './keep-warm.js';
 import { unwatchAbort, watchAbort } from '../util/abort-watch.js';
+import { Turns } from './turns.js';
 
 export const DEFAULT_MAX_RESPONSE_BYTES = 32 * 1024 * 1024;
 
@@ -129,13 +130,18 @@ export class RouterOsClient {
    * its timeout, so the next read gets a fresh one, as a Pool would have given it.
    */
   #reads: Client | undefined;
-  /** Everything else, made on first use (most routers never run a command). */
-  #commands: Pool | undefined;
+  /** The read connection lent to one read at a time; the reads after it wait their turn, in order. */
+  readonly #readTurns = new Turns(1);
+  /**
+   * Everything else (console commands), on up to `connections` connections of their own, each an undici Client
+   * made on first use and dropped as a read's is: most routers never run a command, and a Pool would
+   * preallocate its queue (~16 KiB) for every router that does.
+   */
+  readonly #commands: (Client | undefined)[] = [];
+  readonly #commandConnections: number;
+  #commandTurns: Turns | undefined;
   readonly #readOptions: Client.Options;
-  readonly #commandOptions: Pool.Options;
-  /** A read in flight; the reads after it wait in `#readQueue`, in order (see `#readTurn`). */
-  #readBusy = false;
-  readonly #readQueue: (() => void)[] = [];
+  readonly #commandOptions: Client.Options;
   /** Closed for good: a read after `close` fails on the destroyed Client instead of opening a new one. */
   #closed = false;
   /** How long undici keeps an idle read connection when the router gives no hint, and the most it believes. */
@@ -192,18 +198,31 @@ export class RouterOsClient {
       keepAliveMaxTimeout: this.#keepAliveMaxMs,
       keepAliveTimeoutThreshold: KEEP_ALIVE_THRESHOLD_MS,
       connect,
-      connections: options.connections ?? 2,
+      pipelining: 1,
     };
+    this.#commandConnections = options.connections ?? 2;
   }
 
-  #dispatcherFor(method: Method): Dispatcher {
+  /** The connection a request goes over: the read one, or command connection `slot` (each made on first use). */
+  #dispatcherFor(method: Method, slot: number): Client {
+    let dispatcher: Client;
+    if (method === 'GET') dispatcher = this.#reads ??= new Client(this.#origin, this.#readOptions);
+    else dispatcher = this.#commands[slot] ??= new Client(this.#origin, this.#commandOptions);
+    // Made after close: destroyed at once, so the request fails as every request after close does.
+    if (this.#closed && !dispatcher.destroyed) void dispatcher.destroy();
+    return dispatcher;
+  }
+
+  /** Forgets a connection over which no reply came, so the next request gets a fresh one (see `#reads`). */
+  #drop(dispatcher: Client, method: Method, slot: number): void {
     if (method === 'GET') {
-      this.#reads ??= new Client(this.#origin, this.#readOptions);
-      // Closed before its first read: destroyed at once, so the read fails as every read after close does.
-      if (this.#closed && !this.#reads.destroyed) void this.#reads.destroy();
-      return this.#reads;
+      if (this.#reads !== dispatcher) return;
+      this.#reads = undefined;
+    } else {
+      if (this.#commands[slot] !== dispatcher) return;
+      this.#commands[slot] = undefined;
     }
-    return (this.#commands ??= new Pool(this.#origin, this.#commandOptions));
+    void dispatcher.destroy().catch(() => undefined);
   }
 
   /** GET /<menu>: a list of records. */
@@ -241,32 +260,7 @@ export class RouterOsClient {
     this.#keepWarm.cancel();
     // First: undici's destroy would wait for a connect under way, as long as the router's timeout.
     this.#connector.abortConnecting();
-    await Promise.all([this.#reads?.destroy(), this.#commands?.destroy()]);
-  }
-
-  /**
-   * Waits until the reads before this one have finished: a router's reads go one after the other over its one
-   * connection. Undici would queue them on the connection too, but when that connection cannot be made it left
-   * a queued request waiting past its own timeout; queued here, a read waits only for those before it, and its
-   * timeout (or the caller's abort) still ends the wait: rejects with the stop's reason.
-   */
-  #readTurn(stop: Stop): Promise<void> | undefined {
-    if (!this.#readBusy) {
-      this.#readBusy = true;
-      return undefined;
-    }
-    return new Promise((resolve, reject) => {
-      const turn = (): void => {
-        stop.notify = undefined;
-        resolve();
-      };
-      stop.notify = (reason): void => {
-        const index = this.#readQueue.indexOf(turn);
-        if (index >= 0) this.#readQueue.splice(index, 1);
-        reject(reason);
-      };
-      this.#readQueue.push(turn);
-    });
+    await Promise.all([this.#reads?.destroy(), ...this.#commands.map((command) => command?.destroy())]);
   }
 
   /** How long undici keeps the read connection open now that it is idle, from the last reply's header. */
@@ -277,18 +271,11 @@ export class RouterOsClient {
 
   /** The keep-warm read; its failure is the next real read's to report (it reconnects as it would have). */
   #sendKeepWarm(timeoutMs: number): void {
-    if (this.#closed || this.#reads === undefined || this.#readBusy) return;
+    if (this.#closed || this.#reads === undefined || this.#readTurns.busy) return;
     // No longer than the connection has left: later it keeps nothing open, and a router that hangs on it must
     // not hold the next cycle's reads, which queue behind it, for a whole timeout.
     const options: KeepWarmOptions = { timeoutMs: Math.min(timeoutMs, this.#timeoutMs), [KEEP_WARM]: true };
     this.request('GET', KEEP_WARM_PATH, undefined, options).catch(() => undefined);
-  }
-
-  /** Hands the connection to the next read waiting, if any. */
-  #readFinished(): void {
-    const next = this.#readQueue.shift();
-    if (next === undefined) this.#readBusy = false;
-    else next();
   }
 
   /**
@@ -325,25 +312,34 @@ export class RouterOsClient {
         const real = (options as KeepWarmOptions)[KEEP_WARM] !== true;
         // The reply's Keep-Alive header; null while no reply came or the reply closes its connection.
         let keepAlive: string | string[] | undefined | null = null;
-        try {
-          await this.#readTurn(stop);
-        } catch (error) {
-          throw this.#failure(error, request, 'queue', stop.timedOut, external);
-        }
+        // Reads go one after the other over the router's one read connection. Undici would queue them on the
+        // connection too, but when that connection cannot be made it left a queued read waiting past its own
+        // timeout; queued here, a read waits only for those before it, and its timeout (or abort) ends the wait.
+        const turns = this.#readTurns;
+        const slot = await this.#turn(turns, stop, request, external);
         // Now that it has the connection: a read that waited its turn behind another ends no idle period.
         if (real) this.#keepWarm.readStarted();
         try {
-          reply = await this.#exchange(method, path, body, request, stop, external);
+          reply = await this.#exchange(method, path, body, request, stop, external, slot);
           // A reply that closes its connection (`Connection: close`) leaves nothing to keep warm: undici closes it
           // whatever the Keep-Alive hint says, and a keep-warm read would only open a connection of its own.
           keepAlive = closesConnection(reply.headers['connection']) ? null : reply.headers['keep-alive'];
         } finally {
           stop.notify = undefined;
-          this.#readFinished();
-          if (real) this.#keepWarm.readEnded(this.#closeIdle || this.#readBusy || keepAlive === null ? undefined : this.#idleExpiryMs(keepAlive));
+          turns.give(slot);
+          if (real) this.#keepWarm.readEnded(this.#closeIdle || turns.busy || keepAlive === null ? undefined : this.#idleExpiryMs(keepAlive));
         }
       } else {
-        reply = await this.#exchange(method, path, body, request, stop, external);
+        // A command holds its connection for seconds (a ping runs count × interval): the ones beyond the router's
+        // command connections wait their turn as reads do.
+        const turns = (this.#commandTurns ??= new Turns(this.#commandConnections));
+        const slot = await this.#turn(turns, stop, request, external);
+        try {
+          reply = await this.#exchange(method, path, body, request, stop, external, slot);
+        } finally {
+          stop.notify = undefined;
+          turns.give(slot);
+        }
       }
       return await this.#answer(method, reply, request, external);
     } finally {
@@ -352,7 +348,19 @@ export class RouterOsClient {
     }
   }
 
-  /** Sends the request and reads the whole reply; halting `stop` meanwhile fails it at once and aborts it. */
+  /** A connection of `turns` for this request, once its turn comes; its timeout or abort fails the wait. */
+  async #turn(turns: Turns, stop: Stop, request: string, external: AbortSignal | undefined): Promise<number> {
+    try {
+      return await turns.take(stop);
+    } catch (error) {
+      throw this.#failure(error, request, turns === this.#readTurns ? 'queue' : 'command queue', stop.timedOut, external);
+    }
+  }
+
+  /**
+   * Sends the request over its connection (`slot` of the method's) and reads the whole reply; halting `stop`
+   * meanwhile fails it at once and aborts it.
+   */
   async #exchange(
     method: Method,
     path: string,
@@ -360,10 +368,11 @@ export class RouterOsClient {
     request: string,
     stop: Stop,
     external: AbortSignal | undefined,
+    slot: number,
     retried = false,
   ): Promise<WholeReply> {
     if (stop.stopped) throw this.#failure(stop.reason, request, 'connect', stop.timedOut, external);
-    const dispatcher = this.#dispatcherFor(method);
+    const dispatcher = this.#dispatcherFor(method, slot);
     const connectsBefore = this.#readConnects;
     const reader = new ReplyReader(
       this.#maxResponseBytes,
@@ -392,18 +401,17 @@ export class RouterOsClient {
       return await reader.reply;
     } catch (error) {
       if (reader.answered) throw this.#failure(error, request, 'body', stop.timedOut, external);
-      if (dispatcher === this.#reads && !this.#closed) {
-        // No reply came: whatever the connection's state, the next read starts on a fresh Client.
-        this.#reads = undefined;
-        void (dispatcher as Client).destroy().catch(() => undefined);
+      if (!this.#closed) {
+        // No reply came: whatever the connection's state, the next request over it starts on a fresh Client.
+        this.#drop(dispatcher, method, slot);
         // A kept connection the router closed as the read went out (its idle timer firing as the request crossed
         // it, with or without a Keep-Alive hint): nothing came back, so the read goes once more, on a new
         // connection, within the same deadline. Only a read (a GET changes nothing on the router, so sending it
         // twice is harmless), only once, and only from a kept connection: a router that drops new connections
         // fails as before, at once.
-        if (!retried && !stop.stopped && this.#readConnects === connectsBefore && closedUnderneath(error)) {
+        if (method === 'GET' && !retried && !stop.stopped && this.#readConnects === connectsBefore && closedUnderneath(error)) {
           resent++;
-          return this.#exchange(method, path, body, request, stop, external, true);
+          return this.#exchange(method, path, body, request, stop, external, slot, true);
         }
       }
       throw this.#failure(error, request, 'connect', stop.timedOut, external);
@@ -459,7 +467,7 @@ export class RouterOsClient {
   #failure(
     error: unknown,
     request: string,
-    phase: 'queue' | 'connect' | 'body',
+    phase: 'queue' | 'command queue' | 'connect' | 'body',
     timedOut: boolean,
     external: AbortSignal | undefined,
   ): RouterOsError {
@@ -480,13 +488,16 @@ export class RouterOsClient {
       // Timed out before it was sent, the router answered the reads ahead of it on its one connection (a keep-warm
       // read, or the same run's) too slowly for this one to have its turn: "no answer" would blame a request the
       // router never saw. Runs of other collectors never queue here: the scheduler gives them the router in turn.
+      // A command waits so behind the router's other commands (ping targets of one router run side by side).
       const what =
         phase === 'queue'
           ? "not sent: still waiting for the router's connection behind its other reads when the timeout ran out (the router answers slowly; a longer timeout lets each read through)"
-          : 'no complete answer within the timeout';
+          : phase === 'command queue'
+            ? "not sent: still waiting for one of the router's command connections behind its other commands when the timeout ran out (its pings or tests take longer than their schedule leaves; fewer targets or shorter pings let each through)"
+            : 'no complete answer within the timeout';
       return new RouterOsError('ROS_ERR_TIMEOUT', `${request}: ${what}; ${TIMEOUT_HINT}`, { request, cause: error });
     }
-    return mapNetworkError(error, request, phase === 'queue' ? 'connect' : phase);
+    return mapNetworkError(error, request, phase === 'queue' || phase === 'command queue' ? 'connect' : phase);
   }
 }
 

@@ -1,0 +1,95 @@
+/**
+ * A router's connections taken in turn (src/routeros/turns.ts), by random sequences of requests that take, give
+ * back and give up: never more lent than there are, never one lent twice, waiters served in order, the lowest free
+ * connection first, and a request that gave up never served.
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { Turns, type Waiter } from '../../src/routeros/turns.js';
+
+type Step = { kind: 'take' } | { kind: 'give'; pick: number } | { kind: 'giveUp'; pick: number };
+
+const steps = fc.array(
+  fc.oneof(
+    fc.constant<Step>({ kind: 'take' }),
+    fc.nat(20).map<Step>((pick) => ({ kind: 'give', pick })),
+    fc.nat(20).map<Step>((pick) => ({ kind: 'giveUp', pick })),
+  ),
+  { maxLength: 60 },
+);
+
+interface Request {
+  id: number;
+  waiter: Waiter;
+  slot: number | undefined;
+  gaveUp: boolean;
+}
+
+describe('turns on a router’s connections', () => {
+  it('lend each connection to one request at a time, in the order requests came, lowest free first', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.integer({ min: 1, max: 4 }), steps, async (slots, plan) => {
+        const turns = new Turns(slots);
+        const holding: Request[] = [];
+        const waiting: Request[] = [];
+        const served: number[] = [];
+        let next = 0;
+        for (const step of plan) {
+          if (step.kind === 'take') {
+            const request: Request = { id: next++, waiter: { notify: undefined }, slot: undefined, gaveUp: false };
+            const taken = turns.take(request.waiter);
+            if (typeof taken === 'number') {
+              // Lent at once only while nothing waits, and the lowest number not held.
+              expect(waiting).toHaveLength(0);
+              const held = new Set(holding.map((entry) => entry.slot));
+              const lowest = Array.from({ length: slots }, (_, slot) => slot).find((slot) => !held.has(slot));
+              expect(taken).toBe(lowest);
+              request.slot = taken;
+              holding.push(request);
+            } else {
+              expect(holding).toHaveLength(slots);
+              waiting.push(request);
+              taken.then(
+                (slot) => {
+                  request.slot = slot;
+                  served.push(request.id);
+                },
+                () => undefined,
+              );
+            }
+          } else if (step.kind === 'give' && holding.length > 0) {
+            const [done] = holding.splice(step.pick % holding.length, 1);
+            turns.give(done?.slot as number);
+            const first = waiting.shift();
+            await Promise.resolve();
+            if (first !== undefined) {
+              // The connection given back goes to the request waiting longest.
+              expect(first.slot).toBe(done?.slot);
+              expect(first.waiter.notify).toBeUndefined();
+              holding.push(first);
+            }
+          } else if (step.kind === 'giveUp' && waiting.length > 0) {
+            const [quitter] = waiting.splice(step.pick % waiting.length, 1);
+            (quitter as Request).gaveUp = true;
+            (quitter as Request).waiter.notify?.(new Error('timed out'));
+          }
+          // Never more lent than there are, never one lent twice; busy exactly while one is lent.
+          const lent = holding.map((entry) => entry.slot);
+          expect(new Set(lent).size).toBe(lent.length);
+          expect(lent.every((slot) => slot !== undefined && slot >= 0 && slot < slots)).toBe(true);
+          expect(turns.busy).toBe(holding.length > 0);
+        }
+        await Promise.resolve();
+        // Served in the order they came, and no request that gave up was served.
+        expect(served).toEqual([...served].sort((a, b) => a - b));
+        expect(holding.every((entry) => !entry.gaveUp)).toBe(true);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('refuse a router without a connection', () => {
+    expect(() => new Turns(0)).toThrow(RangeError);
+    expect(() => new Turns(1.5)).toThrow(RangeError);
+  });
+});
