@@ -23,8 +23,10 @@ export interface ExporterPlan {
   /** A ping run takes count × interval; kept well inside the schedule. */
   pingCount: number;
   pingIntervalMs: number;
-  /** Fleet shape: only system and wireguard, no pings. */
+  /** Fleet shape: only system and wireguard, no pings (unless `fleetPing`). */
   fleet?: boolean;
+  /** Fleet shape with the scale scenario's two ping targets on every router as well. */
+  fleetPing?: boolean;
   /** The routers' `idle_connection` (the exporter's default, keep, when absent). */
   idleConnection?: IdleConnection;
 }
@@ -33,8 +35,9 @@ export function exporterConfig(plan: ExporterPlan): string {
   const every = `"*/${plan.scheduleSeconds} * * * * *"`;
   const timeout = Math.max(1, Math.min(10, plan.scheduleSeconds - 1));
   const ping = PING_TARGETS.map((t) => `{ target: ${t}, count: ${plan.pingCount}, interval: ${plan.pingIntervalMs}ms }`).join(', ');
-  const routers = plan.routers.map((r) => (plan.fleet === true ? `  - { name: ${r.name}, url: "${r.url}" }` : `  - { name: ${r.name}, url: "${r.url}", ping: [${ping}] }`)).join('\n');
-  const collectors = COLLECTOR_NAMES.map((name) => `${name}: ${name === 'system' || name === 'wireguard'}`).join(', ');
+  const pings = plan.fleet !== true || plan.fleetPing === true;
+  const routers = plan.routers.map((r) => (pings ? `  - { name: ${r.name}, url: "${r.url}", ping: [${ping}] }` : `  - { name: ${r.name}, url: "${r.url}" }`)).join('\n');
+  const collectors = COLLECTOR_NAMES.map((name) => `${name}: ${name === 'system' || name === 'wireguard' || (pings && name === 'ping')}`).join(', ');
   return [
     `listen: 127.0.0.1:${plan.port}`,
     'log_level: warn',

@@ -9,7 +9,9 @@
  * cycles after the first.
  *
  *   npx tsx bench/memory.ts [--routers 100] [--peers 1000] [--schedule 30] [--cycles 2] [--heap-snapshot]
- *                           [--save-snapshot FILE] [--main path/to/dist/main.js] [--fleet] [--allocation]
+ *                           [--save-snapshot FILE] [--main path/to/dist/main.js] [--fleet [--ping]] [--allocation]
+ *
+ * --ping gives every router of the fleet shape the scale scenario's two ping targets (one run each per cycle).
  */
 import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -34,6 +36,7 @@ const { values } = parseArgs({
     cycles: { type: 'string' },
     main: { type: 'string' },
     fleet: { type: 'boolean' },
+    ping: { type: 'boolean' },
     'heap-snapshot': { type: 'boolean' },
     'save-snapshot': { type: 'string' },
     allocation: { type: 'boolean' },
@@ -133,7 +136,7 @@ try {
   }
   const cwd = process.cwd();
   process.chdir(dir);
-  const exporter = startExporter(dir, { routers: ready.routers, caFile, port, scheduleSeconds: schedule, pingCount: 2, pingIntervalMs: 500, fleet }, values.main);
+  const exporter = startExporter(dir, { routers: ready.routers, caFile, port, scheduleSeconds: schedule, pingCount: 2, pingIntervalMs: 500, fleet, fleetPing: values.ping === true }, values.main);
   process.chdir(cwd);
   children.push(exporter);
   const pid = exporter.pid ?? 0;
