@@ -135,14 +135,14 @@ export class RouterOsClient {
   /**
    * Everything else (console commands), on up to `connections` connections of their own, each an undici Client
    * made on first use and dropped as a read's is: most routers never run a command, and a Pool would
-   * preallocate its queue (~16 KiB) for every router that does.
+   * preallocate its queue (~18 KiB with the Pool) for every router that does.
    */
   readonly #commands: (Client | undefined)[] = [];
   readonly #commandConnections: number;
   #commandTurns: Turns | undefined;
   readonly #readOptions: Client.Options;
   readonly #commandOptions: Client.Options;
-  /** Closed for good: a read after `close` fails on the destroyed Client instead of opening a new one. */
+  /** Closed for good: a request after `close` fails on a destroyed Client instead of opening a connection. */
   #closed = false;
   /** How long undici keeps an idle read connection when the router gives no hint, and the most it believes. */
   readonly #keepAliveMs: number;
@@ -200,7 +200,10 @@ export class RouterOsClient {
       connect,
       pipelining: 1,
     };
-    this.#commandConnections = options.connections ?? 2;
+    const connections = options.connections ?? 2;
+    // Checked here, not at the first command: a bad count is the caller's mistake, not a router's failure.
+    if (!Number.isInteger(connections) || connections < 1) throw new RangeError(`connections must be a whole number of at least 1, not ${connections}`);
+    this.#commandConnections = connections;
   }
 
   /** The connection a request goes over: the read one, or command connection `slot` (each made on first use). */

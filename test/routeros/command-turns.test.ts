@@ -91,7 +91,26 @@ describe("a router's command connections", () => {
     expect(Array.isArray(await ping(commands))).toBe(true);
   });
 
-  it('a command that got no answer leaves its connection, and the next one goes over a new one', async () => {
+  it('close ends the command in flight and the one waiting at once, not at their timeouts', async () => {
+    const router = emulator.router('c');
+    router.setFaults({ path: 'ping', hang: true });
+    const commands = client(1);
+    const before = router.stats.requests;
+    const inFlight = ping(commands, 20_000);
+    const waiting = ping(commands, 20_000);
+    await expect.poll(() => router.stats.requests).toBe(before + 1);
+    const started = performance.now();
+    await commands.close();
+    await expect(inFlight).rejects.toMatchObject({ code: expect.stringMatching(/^ROS_ERR_(CONNECT|ABORTED)$/) as unknown });
+    await expect(waiting).rejects.toMatchObject({ code: expect.stringMatching(/^ROS_ERR_(CONNECT|ABORTED)$/) as unknown });
+    expect(performance.now() - started).toBeLessThan(2_000);
+  });
+
+  it('refuse a count of connections that is not a whole number of at least one, when made', () => {
+    for (const connections of [0, -1, 1.5, Number.NaN]) expect(() => client(connections)).toThrow(RangeError);
+  });
+
+  it('a command that got no answer ends its connection and gives it back: the next one goes over a new one', async () => {
     const router = emulator.router('c');
     const commands = client(1);
     const before = { ...router.stats };

@@ -65,7 +65,7 @@ describe('a kept connection the router closes as a request arrives', () => {
     const client = clientOf(router.url, emulator.ca);
     const monitor = (): Promise<unknown> => client.run('interface/ethernet/monitor', { numbers: 'ether1', once: '' });
     try {
-      // Both of the command pool's connections opened and kept.
+      // A command connection opened and kept (one after the other, both commands take the first).
       await monitor();
       await monitor();
       router.setFaults({ closeKept: true });

@@ -163,7 +163,7 @@ describe('the session held for the next connect', () => {
 });
 
 describe('a closed client', () => {
-  it('fails its reads without opening a connection, whether or not it had one', async () => {
+  it('fails its reads and commands without opening a connection, whether or not it had one', async () => {
     const used = client('a');
     await used.getSingleton('system/resource');
     const unused = client('b');
@@ -171,6 +171,7 @@ describe('a closed client', () => {
     const before = ['a', 'b'].map((name) => emulator.router(name).stats.connections);
     for (const closed of [used, unused]) {
       await expect(closed.getSingleton('system/resource')).rejects.toMatchObject({ code: 'ROS_ERR_CONNECT' });
+      await expect(closed.run('ping', { address: '192.0.2.1', count: '1' })).rejects.toMatchObject({ code: 'ROS_ERR_CONNECT' });
     }
     expect(['a', 'b'].map((name) => emulator.router(name).stats.connections)).toEqual(before);
   });
