@@ -6,7 +6,7 @@
  * Read-only by design: the public methods are the ones production calls (list, getSingleton, and run for
  * the ping and bandwidth-test commands). Write verbs live in the tests' subclass, over the same `request`.
  */
-import { Client, type buildConnector } from 'undici';
+import type { buildConnector, Client } from 'undici';
 import type { Secret } from '../util/secret.js';
 import { basicEncoding, registerCredentials } from '../util/redact.js';
 import { RouterOsError } from './errors.js';
@@ -19,9 +19,9 @@ import { encodeMenuPath, queryString } from './paths.js';
 import { resumingConnector, type ResumingConnector } from './connector.js';
 import type { HostLookups } from './lookup.js';
 import { wireLimitFor } from './wire-meter.js';
-import { KEEP_WARM_PATH, KeepWarm, keepAliveHintMs } from './keep-warm.js';
+import { KEEP_WARM_PATH, keepAliveHintMs } from './keep-warm.js';
 import { unwatchAbort, watchAbort } from '../util/abort-watch.js';
-import { Turns } from './turns.js';
+import { Lane } from './lane.js';
 
 export const DEFAULT_MAX_RESPONSE_BYTES = 32 * 1024 * 1024;
 
@@ -76,10 +76,13 @@ const KEEP_ALIVE_THRESHOLD_MS = 1_000;
  */
 export const CLOSE_IDLE_MS = 250;
 
-/** Marks the keep-warm read: it plans no keep-warm read of its own, so it cannot sustain itself. */
+/**
+ * Marks the keep-warm read, with the lane and connection it keeps warm: it plans no keep-warm read of its own, so it
+ * cannot sustain itself, and it goes over that connection only, if free, never waiting its turn.
+ */
 const KEEP_WARM = Symbol('keep-warm');
 interface KeepWarmOptions extends RequestOptions {
-  [KEEP_WARM]?: true;
+  [KEEP_WARM]?: { lane: Lane; slot: number };
 }
 
 export interface RequestOptions {
@@ -123,24 +126,14 @@ export class RouterOsClient {
   /** Made once: undici only reads them, and a fleet makes thousands of requests per cycle. */
   readonly #readHeaders: Readonly<Record<string, string>>;
   readonly #bodyHeaders: Readonly<Record<string, string>>;
+  /** GET: one connection, lent to one read at a time; the reads after it wait their turn, in order (lane.ts). */
+  readonly #reads: Lane;
   /**
-   * GET: one connection (an undici Client, ~2 KiB idle, where a one-connection Pool preallocates a 2,048-slot
-   * queue, ~18 KiB: 32 MB at 2,000 routers). Made on first use, and dropped after a read that failed before
-   * any reply: a Client whose connect failed (a certificate for another name) could hold the next request past
-   * its timeout, so the next read gets a fresh one, as a Pool would have given it.
+   * Everything else (console commands), on up to `connections` connections of their own, made on first use (most
+   * routers never run a command).
    */
-  #reads: Client | undefined;
-  /** The read connection lent to one read at a time; the reads after it wait their turn, in order. */
-  readonly #readTurns = new Turns(1);
-  /**
-   * Everything else (console commands), on up to `connections` connections of their own, each an undici Client
-   * made on first use and dropped as a read's is: most routers never run a command, and a Pool would
-   * preallocate its queue (~18 KiB with the Pool) for every router that does.
-   */
-  readonly #commands: (Client | undefined)[] = [];
+  #commands: Lane | undefined;
   readonly #commandConnections: number;
-  #commandTurns: Turns | undefined;
-  readonly #readOptions: Client.Options;
   readonly #commandOptions: Client.Options;
   /** Closed for good: a request after `close` fails on a destroyed Client instead of opening a connection. */
   #closed = false;
@@ -149,7 +142,6 @@ export class RouterOsClient {
   readonly #keepAliveMaxMs: number;
   /** `idle_connection: close`: no keep-warm read; undici closes the connection CLOSE_IDLE_MS after its last reply. */
   readonly #closeIdle: boolean;
-  readonly #keepWarm = new KeepWarm((timeoutMs) => this.#sendKeepWarm(timeoutMs));
   /** How many read connections were opened so far: a read that opened none went over a kept connection. */
   #readConnects = 0;
 
@@ -186,13 +178,14 @@ export class RouterOsClient {
       this.#readConnects++;
       connect(connectOptions, callback);
     };
-    this.#readOptions = {
+    const readOptions: Client.Options = {
       keepAliveTimeout: keepAliveMs,
       keepAliveMaxTimeout: this.#keepAliveMaxMs,
       keepAliveTimeoutThreshold: KEEP_ALIVE_THRESHOLD_MS,
       connect: countedConnect,
       pipelining: 1,
     };
+    this.#reads = new Lane('read', 1, this.#origin, readOptions, (slot, timeoutMs) => this.#sendKeepWarm(this.#reads, slot, timeoutMs));
     this.#commandOptions = {
       keepAliveTimeout: keepAliveMs,
       keepAliveMaxTimeout: this.#keepAliveMaxMs,
@@ -206,26 +199,11 @@ export class RouterOsClient {
     this.#commandConnections = connections;
   }
 
-  /** The connection a request goes over: the read one, or command connection `slot` (each made on first use). */
-  #dispatcherFor(method: Method, slot: number): Client {
-    let dispatcher: Client;
-    if (method === 'GET') dispatcher = this.#reads ??= new Client(this.#origin, this.#readOptions);
-    else dispatcher = this.#commands[slot] ??= new Client(this.#origin, this.#commandOptions);
-    // Made after close: destroyed at once, so the request fails as every request after close does.
-    if (this.#closed && !dispatcher.destroyed) void dispatcher.destroy();
-    return dispatcher;
-  }
-
-  /** Forgets a connection over which no reply came, so the next request gets a fresh one (see `#reads`). */
-  #drop(dispatcher: Client, method: Method, slot: number): void {
-    if (method === 'GET') {
-      if (this.#reads !== dispatcher) return;
-      this.#reads = undefined;
-    } else {
-      if (this.#commands[slot] !== dispatcher) return;
-      this.#commands[slot] = undefined;
-    }
-    void dispatcher.destroy().catch(() => undefined);
+  /** The command connections, made on first use. */
+  #commandLane(): Lane {
+    return (this.#commands ??= new Lane('command', this.#commandConnections, this.#origin, this.#commandOptions, (slot, timeoutMs) => {
+      if (this.#commands !== undefined) this.#sendKeepWarm(this.#commands, slot, timeoutMs);
+    }));
   }
 
   /** GET /<menu>: a list of records. */
@@ -260,10 +238,9 @@ export class RouterOsClient {
   /** Closes the connections; in-flight requests fail with ROS_ERR_ABORTED or a connect error. */
   async close(): Promise<void> {
     this.#closed = true;
-    this.#keepWarm.cancel();
     // First: undici's destroy would wait for a connect under way, as long as the router's timeout.
     this.#connector.abortConnecting();
-    await Promise.all([this.#reads?.destroy(), ...this.#commands.map((command) => command?.destroy())]);
+    await Promise.all([this.#reads.close(), this.#commands?.close()]);
   }
 
   /** How long undici keeps the read connection open now that it is idle, from the last reply's header. */
@@ -272,12 +249,15 @@ export class RouterOsClient {
     return hint === undefined ? this.#keepAliveMs : Math.min(hint - KEEP_ALIVE_THRESHOLD_MS, this.#keepAliveMaxMs);
   }
 
-  /** The keep-warm read; its failure is the next real read's to report (it reconnects as it would have). */
-  #sendKeepWarm(timeoutMs: number): void {
-    if (this.#closed || this.#reads === undefined || this.#readTurns.busy) return;
+  /**
+   * The keep-warm read over connection `slot` of `lane`, if it is open and free now; its failure is the next real
+   * request's to report (it reconnects as it would have).
+   */
+  #sendKeepWarm(lane: Lane, slot: number, timeoutMs: number): void {
+    if (this.#closed || !lane.has(slot) || lane.turns.isLent(slot)) return;
     // No longer than the connection has left: later it keeps nothing open, and a router that hangs on it must
-    // not hold the next cycle's reads, which queue behind it, for a whole timeout.
-    const options: KeepWarmOptions = { timeoutMs: Math.min(timeoutMs, this.#timeoutMs), [KEEP_WARM]: true };
+    // not hold the next cycle's requests, which queue behind it, for a whole timeout.
+    const options: KeepWarmOptions = { timeoutMs: Math.min(timeoutMs, this.#timeoutMs), [KEEP_WARM]: { lane, slot } };
     this.request('GET', KEEP_WARM_PATH, undefined, options).catch(() => undefined);
   }
 
@@ -311,37 +291,31 @@ export class RouterOsClient {
     try {
       if (stop.stopped) throw this.#failure(stop.reason, request, 'connect', stop.timedOut, external);
       let reply: WholeReply;
-      if (method === 'GET') {
-        const real = (options as KeepWarmOptions)[KEEP_WARM] !== true;
-        // The reply's Keep-Alive header; null while no reply came or the reply closes its connection.
-        let keepAlive: string | string[] | undefined | null = null;
-        // Reads go one after the other over the router's one read connection. Undici would queue them on the
-        // connection too, but when that connection cannot be made it left a queued read waiting past its own
-        // timeout; queued here, a read waits only for those before it, and its timeout (or abort) ends the wait.
-        const turns = this.#readTurns;
-        const slot = await this.#turn(turns, stop, request, external);
-        // Now that it has the connection: a read that waited its turn behind another ends no idle period.
-        if (real) this.#keepWarm.readStarted();
-        try {
-          reply = await this.#exchange(method, path, body, request, stop, external, slot);
-          // A reply that closes its connection (`Connection: close`) leaves nothing to keep warm: undici closes it
-          // whatever the Keep-Alive hint says, and a keep-warm read would only open a connection of its own.
-          keepAlive = closesConnection(reply.headers['connection']) ? null : reply.headers['keep-alive'];
-        } finally {
-          stop.notify = undefined;
-          turns.give(slot);
-          if (real) this.#keepWarm.readEnded(this.#closeIdle || turns.busy || keepAlive === null ? undefined : this.#idleExpiryMs(keepAlive));
-        }
-      } else {
-        // A command holds its connection for seconds (a ping runs count × interval): the ones beyond the router's
-        // command connections wait their turn as reads do.
-        const turns = (this.#commandTurns ??= new Turns(this.#commandConnections));
-        const slot = await this.#turn(turns, stop, request, external);
-        try {
-          reply = await this.#exchange(method, path, body, request, stop, external, slot);
-        } finally {
-          stop.notify = undefined;
-          turns.give(slot);
+      const keepWarm = (options as KeepWarmOptions)[KEEP_WARM];
+      // Reads go one after the other over the router's one read connection, commands (which hold theirs for
+      // seconds: a ping runs count × interval) over theirs. Undici would queue them on its dispatchers too, but when
+      // a connection cannot be made it left a queued request waiting past its own timeout; queued here, a request
+      // waits only for those before it, and its timeout (or abort) ends the wait.
+      const lane = keepWarm?.lane ?? (method === 'GET' ? this.#reads : this.#commandLane());
+      let slot: number;
+      if (keepWarm === undefined) slot = await this.#turn(lane, stop, request, external);
+      else if (lane.turns.takeIf(keepWarm.slot)) slot = keepWarm.slot;
+      else throw new RouterOsError('ROS_ERR_ABORTED', `${request}: not sent: its connection was taken meanwhile`, { request });
+      const warmer = lane.warmer(slot);
+      // Now that it has the connection: a request that waited its turn behind another ends no idle period.
+      if (keepWarm === undefined) warmer.readStarted();
+      // The reply's Keep-Alive header; null while no reply came or the reply closes its connection.
+      let keepAlive: string | string[] | undefined | null = null;
+      try {
+        reply = await this.#exchange(method, path, body, request, stop, external, lane, slot);
+        // A reply that closes its connection (`Connection: close`) leaves nothing to keep warm: undici closes it
+        // whatever the Keep-Alive hint says, and a keep-warm read would only open a connection of its own.
+        keepAlive = closesConnection(reply.headers['connection']) ? null : reply.headers['keep-alive'];
+      } finally {
+        stop.notify = undefined;
+        lane.turns.give(slot);
+        if (keepWarm === undefined) {
+          warmer.readEnded(this.#closeIdle || lane.turns.isLent(slot) || keepAlive === null ? undefined : this.#idleExpiryMs(keepAlive));
         }
       }
       return await this.#answer(method, reply, request, external);
@@ -351,18 +325,18 @@ export class RouterOsClient {
     }
   }
 
-  /** A connection of `turns` for this request, once its turn comes; its timeout or abort fails the wait. */
-  async #turn(turns: Turns, stop: Stop, request: string, external: AbortSignal | undefined): Promise<number> {
+  /** A connection of `lane` for this request, once its turn comes; its timeout or abort fails the wait. */
+  async #turn(lane: Lane, stop: Stop, request: string, external: AbortSignal | undefined): Promise<number> {
     try {
-      return await turns.take(stop);
+      return await lane.turns.take(stop);
     } catch (error) {
-      throw this.#failure(error, request, turns === this.#readTurns ? 'queue' : 'command queue', stop.timedOut, external);
+      throw this.#failure(error, request, lane.kind === 'read' ? 'queue' : 'command queue', stop.timedOut, external);
     }
   }
 
   /**
-   * Sends the request over its connection (`slot` of the method's) and reads the whole reply; halting `stop`
-   * meanwhile fails it at once and aborts it.
+   * Sends the request over connection `slot` of `lane` and reads the whole reply; halting `stop` meanwhile fails
+   * it at once and aborts it.
    */
   async #exchange(
     method: Method,
@@ -371,11 +345,12 @@ export class RouterOsClient {
     request: string,
     stop: Stop,
     external: AbortSignal | undefined,
+    lane: Lane,
     slot: number,
     retried = false,
   ): Promise<WholeReply> {
     if (stop.stopped) throw this.#failure(stop.reason, request, 'connect', stop.timedOut, external);
-    const dispatcher = this.#dispatcherFor(method, slot);
+    const dispatcher = lane.client(slot, this.#closed);
     const connectsBefore = this.#readConnects;
     const reader = new ReplyReader(
       this.#maxResponseBytes,
@@ -406,15 +381,15 @@ export class RouterOsClient {
       if (reader.answered) throw this.#failure(error, request, 'body', stop.timedOut, external);
       if (!this.#closed) {
         // No reply came: whatever the connection's state, the next request over it starts on a fresh Client.
-        this.#drop(dispatcher, method, slot);
+        lane.drop(dispatcher, slot);
         // A kept connection the router closed as the read went out (its idle timer firing as the request crossed
         // it, with or without a Keep-Alive hint): nothing came back, so the read goes once more, on a new
         // connection, within the same deadline. Only a read (a GET changes nothing on the router, so sending it
         // twice is harmless), only once, and only from a kept connection: a router that drops new connections
         // fails as before, at once.
-        if (method === 'GET' && !retried && !stop.stopped && this.#readConnects === connectsBefore && closedUnderneath(error)) {
+        if (lane === this.#reads && !retried && !stop.stopped && this.#readConnects === connectsBefore && closedUnderneath(error)) {
           resent++;
-          return this.#exchange(method, path, body, request, stop, external, slot, true);
+          return this.#exchange(method, path, body, request, stop, external, lane, slot, true);
         }
       }
       throw this.#failure(error, request, 'connect', stop.timedOut, external);

@@ -1,6 +1,7 @@
 /**
- * Keeping a router's read connection open across a cycle when the router closes idle connections sooner than
- * the next cycle comes (issue 14). A router that announces `Keep-Alive: timeout=30` with a 30 s schedule would
+ * Keeping a router's connections open across a cycle when the router closes idle connections sooner than the next
+ * cycle comes (issue 14): its read connection, and each of its command connections (a router that pings), each
+ * timed on its own (lane.ts). A router that announces `Keep-Alive: timeout=30` with a 30 s schedule would
  * otherwise lose the connection just before each cycle: a TLS reconnect every cycle, which costs the exporter
  * about a millisecond of CPU, costs a small router far more (key exchange on a slow CPU), and writes a login
  * line into the router's log each time (one per connection, spec notes). One small read — the router's

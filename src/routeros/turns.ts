@@ -46,6 +46,18 @@ export class Turns {
     });
   }
 
+  /** Connection `slot` now if it is free (a keep-warm read for that one connection), else false. */
+  takeIf(slot: number): boolean {
+    if (this.#lent[slot] !== false) return false;
+    this.#lend(slot);
+    return true;
+  }
+
+  /** Whether connection `slot` is lent out (given back to a waiting request, it still is). */
+  isLent(slot: number): boolean {
+    return this.#lent[slot] === true;
+  }
+
   /** Gives connection `slot` back: to the request waiting longest, or free. A connection not lent is left alone. */
   give(slot: number): void {
     // Handed on twice, one connection would be lent to two requests at once.

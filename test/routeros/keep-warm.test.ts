@@ -196,6 +196,35 @@ describe.concurrent('keep-warm in real time', () => {
     });
   });
 
+  describe("keep-warm over a router's command connections", () => {
+    it('a router that pings two targets each cycle keeps its read and both command connections from the second cycle on', async () => {
+      // timeout=5 → the client drops an idle connection 4 s after a reply; cycles 4.5 s apart. Each cycle a read and
+      // two pings fire together, as the scheduler starts a router's jobs at a tick: one read connection and two
+      // command connections, each kept by a keep-warm read of its own (before, only the read one was: each ping
+      // reconnected every cycle, a TLS resumption and a login line in the router's log).
+      const emulator = await startEmulator({ keepAliveSeconds: 5, routers: [{ name: 'r' }] });
+      const router = emulator.routers[0];
+      if (router === undefined) throw new Error('no router');
+      const client = new RouterOsClient({ url: router.url, username: 'admin', password: new Secret(''), timeoutMs: 2_000, tls: { ca: emulator.ca, serverName: 'localhost' } });
+      const ping = (): Promise<unknown> => client.run('ping', { address: '192.0.2.1', count: '1', interval: '10ms' });
+      try {
+        const connections: number[] = [];
+        const started = performance.now();
+        for (let cycle = 0; cycle < 4; cycle++) {
+          // The schedule itself, not a wait for something to happen: the cycle starts 4.5 s after the previous one.
+          await sleep(Math.max(0, started + cycle * 4_500 - performance.now()));
+          await Promise.all([client.getSingleton('system/resource'), ping(), ping()]);
+          connections.push(router.stats.connections);
+        }
+        // Cycle 2 reconnects all three (nothing to predict from yet); from then on each is kept.
+        expect(connections).toEqual([3, 6, 6, 6]);
+      } finally {
+        await client.close();
+        await emulator.close();
+      }
+    });
+  });
+
   describe('keep-warm against a router whose replies close the connection', () => {
     it('plans no keep-warm read: undici closes the connection whatever the Keep-Alive hint says (found by review)', async () => {
       const tls = await selfSignedTls(['localhost']);
