@@ -69,8 +69,9 @@ export async function runFleet(options: BenchOptions): Promise<void> {
     const { emulator, routers, caFile } = await startEmulatorChild(args, dir, children);
     const port = await unusedPort();
     const url = `http://127.0.0.1:${port}`;
-    step(`exporter: system + wireguard every ${interval} s on ${url}, idle_connection: ${options.idleConnection}`);
-    const plan = { routers, caFile, port, scheduleSeconds: interval, pingCount: 1, pingIntervalMs: 10, fleet: true, idleConnection: options.idleConnection };
+    const jobs = options.fleetPing ? 'system + wireguard + 2 pings' : 'system + wireguard';
+    step(`exporter: ${jobs} every ${interval} s on ${url}, idle_connection: ${options.idleConnection}`);
+    const plan = { routers, caFile, port, scheduleSeconds: interval, pingCount: 1, pingIntervalMs: 10, fleet: true, fleetPing: options.fleetPing, idleConnection: options.idleConnection };
     const exporter = startExporter(dir, plan, options.main);
     children.push(exporter);
     const pid = exporter.pid ?? 0;
@@ -173,6 +174,7 @@ export async function runFleet(options: BenchOptions): Promise<void> {
       router_keep_alive_s: options.keepAliveSeconds ?? 30,
       router_resumption: options.resumption ?? 'tickets',
       idle_connection: options.idleConnection,
+      ...(options.fleetPing ? { ping_targets: 2 } : {}),
       cycles: options.cycles,
       cycle_cpu_ms: round(cycleCpuSeconds * 1000, 0),
       cpu_pct_of_core: round((cycleCpuSeconds / interval) * 100, 1),
@@ -214,7 +216,7 @@ export async function runFleet(options: BenchOptions): Promise<void> {
     console.log(
       [
         '',
-        `fleet      ${shape}, system + wireguard every ${interval} s; routers: ${routerSide}`,
+        `fleet      ${shape}, ${jobs} every ${interval} s; routers: ${routerSide}`,
         `collection CPU ${json.cycle_cpu_ms} ms per cycle = ${json.cpu_pct_of_core} % of one core; ${json.requests_per_cycle} requests per cycle (${json.keep_warm_requests_per_cycle} of them keep-warm reads)`,
         `machine    reference workload ${json.reference_cpu_ms} ms of CPU: collection CPU per cycle = ${round(json.cycle_cpu_ms / json.reference_cpu_ms, 1)} reference workloads`,
         `TLS        per cycle: ${json.tls_connections_per_cycle} new connections, ${json.tls_full_handshakes_per_cycle} full handshakes, ${json.tls_resumed_per_cycle} resumed`,

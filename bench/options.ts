@@ -26,6 +26,8 @@ export interface BenchOptions {
   resumption: 'tickets' | 'cache' | 'off' | undefined;
   /** The exporter's `idle_connection` (default keep): `close` closes each router's connection between cycles. */
   idleConnection: IdleConnection;
+  /** With --fleet: every router also pings the scale scenario's two targets (count 1, 10 ms) on the schedule. */
+  fleetPing: boolean;
   /** With --fleet: this many of the routers accept connections and never answer (their requests time out). */
   hung: number;
   /** With --fleet: this many routers start hanging as the measured cycles begin (after answering through the warm-up). */
@@ -38,7 +40,7 @@ export const USAGE = `usage: npm run bench -- [--quick] [--routers N] [--peers N
                           [--cycles N] [--scrapes N] [--ping-count N] [--ping-interval MS] [--no-naive]
                           [--main path/to/dist/main.js]
                           [--fleet] [--keep-alive SECONDS] [--resumption tickets|cache|off]
-                          [--idle-connection keep|close] [--hung N] [--outage N]
+                          [--idle-connection keep|close] [--ping] [--hung N] [--outage N]
                           [--big-reply [--peers N]]
   default: 100 routers × 1000 peers over 4 interfaces, system + wireguard + 2 pings every 30 s,
            CPU over 3 cycles, 20 scrapes per target
@@ -48,6 +50,7 @@ export const USAGE = `usage: npm run bench -- [--quick] [--routers N] [--peers N
            after the tick (--routers up to 10000; --keep-alive and --resumption set the emulated routers'),
            40 rounds of plain scrapes against the static buffer
   --idle-connection: with --fleet, the exporter's idle_connection setting (default keep)
+  --ping: with --fleet, every router also pings two targets each cycle (its command connections' figures)
   --hung N: with --fleet, N of the routers accept connections and never answer (default 0); the figures then
            say how many of the others were collected in each cycle
   --outage N: with --fleet, N of the routers answer through the warm-up and stop answering just before the first
@@ -91,6 +94,7 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
       'keep-alive': { type: 'string' },
       resumption: { type: 'string' },
       'idle-connection': { type: 'string' },
+      ping: { type: 'boolean' },
       hung: { type: 'string' },
       outage: { type: 'string' },
       'big-reply': { type: 'boolean' },
@@ -115,7 +119,9 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
   // A seconds-field step (*/N) only spaces runs evenly when N divides 60.
   if (60 % scheduleSeconds !== 0) throw new Error(`--schedule must divide 60 (2, 3, 4, 5, 6, 10, 12, 15, 20, 30, 60)\n${USAGE}`);
   const routers = integer('routers', values.routers, base.routers, 1, fleet ? 10_000 : 1000);
-  if (!fleet && (values.hung !== undefined || values.outage !== undefined)) throw new Error(`--hung and --outage need --fleet\n${USAGE}`);
+  if (!fleet && (values.hung !== undefined || values.outage !== undefined || values.ping !== undefined)) {
+    throw new Error(`--hung, --outage and --ping need --fleet\n${USAGE}`);
+  }
   const options: BenchOptions = {
     routers,
     interfaces: integer('interfaces', values.interfaces, base.interfaces, 1),
@@ -132,6 +138,7 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
     keepAliveSeconds: values['keep-alive'] === undefined ? undefined : integer('keep-alive', values['keep-alive'], 30, 1, 3600),
     resumption,
     idleConnection,
+    fleetPing: values.ping === true,
     hung: integer('hung', values.hung, 0, 0, routers - 1),
     outage: integer('outage', values.outage, 0, 0, routers - 1),
     bigReply,

@@ -14,6 +14,12 @@ describe('bench options', () => {
     expect(() => parseOptions(['--fleet', '--idle-connection', 'sometimes'])).toThrow(/--idle-connection must be keep or close/);
   });
 
+  it('ping two targets from every router of the fleet with --ping, and only there', () => {
+    expect(parseOptions(['--fleet', '--ping']).fleetPing).toBe(true);
+    expect(parseOptions(['--fleet']).fleetPing).toBe(false);
+    expect(() => parseOptions(['--ping'])).toThrow(/--ping need --fleet/);
+  });
+
   it('measure one router near the reply cap with --big-reply: 80,000 peers unless told, and no other shape beside it', () => {
     const options = parseOptions(['--big-reply']);
     expect(options).toMatchObject({ bigReply: true, routers: 1, peers: 80_000, fleet: false, naive: false });
