@@ -137,7 +137,7 @@ export class RouterOsClient {
   readonly #commandOptions: Client.Options;
   /** Closed for good: a request after `close` fails on a destroyed Client instead of opening a connection. */
   #closed = false;
-  /** How long undici keeps an idle read connection when the router gives no hint, and the most it believes. */
+  /** How long undici keeps an idle connection when the router gives no hint, and the most it believes. */
   readonly #keepAliveMs: number;
   readonly #keepAliveMaxMs: number;
   /** `idle_connection: close`: no keep-warm read; undici closes the connection CLOSE_IDLE_MS after its last reply. */
@@ -243,7 +243,7 @@ export class RouterOsClient {
     await Promise.all([this.#reads.close(), this.#commands?.close()]);
   }
 
-  /** How long undici keeps the read connection open now that it is idle, from the last reply's header. */
+  /** How long undici keeps a connection open now that it is idle, from its last reply's header. */
   #idleExpiryMs(keepAlive: string | string[] | undefined): number {
     const hint = keepAliveHintMs(keepAlive);
     return hint === undefined ? this.#keepAliveMs : Math.min(hint - KEEP_ALIVE_THRESHOLD_MS, this.#keepAliveMaxMs);

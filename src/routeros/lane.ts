@@ -19,12 +19,15 @@ export class Lane {
   readonly #options: Client.Options;
   readonly #sendKeepWarm: (slot: number, timeoutMs: number) => void;
   readonly #clients: (Client | undefined)[] = [];
+  /** Whether each connection's socket is open now (undici's connect and disconnect events). */
+  readonly #connected: boolean[] = [];
   readonly #warmers: (KeepWarm | undefined)[] = [];
 
   /** `sendKeepWarm(slot, timeoutMs)` makes the keep-warm read over connection `slot` (keep-warm.ts's `send`). */
   constructor(kind: LaneKind, slots: number, origin: string, options: Client.Options, sendKeepWarm: (slot: number, timeoutMs: number) => void) {
     this.kind = kind;
-    this.turns = new Turns(slots);
+    // A request takes an open connection first, and waits for one a keep-warm read holds rather than connecting.
+    this.turns = new Turns(slots, (slot) => this.#connected[slot] === true);
     this.#origin = origin;
     this.#options = options;
     this.#sendKeepWarm = sendKeepWarm;
@@ -32,7 +35,18 @@ export class Lane {
 
   /** Connection `slot`, made now if it is not open; made after close, destroyed at once, so its request fails. */
   client(slot: number, closed: boolean): Client {
-    const client = (this.#clients[slot] ??= new Client(this.#origin, this.#options));
+    let client = this.#clients[slot];
+    if (client === undefined) {
+      const made = new Client(this.#origin, this.#options);
+      // A dropped Client's late events are not its successor's.
+      made.on('connect', () => {
+        if (this.#clients[slot] === made) this.#connected[slot] = true;
+      });
+      made.on('disconnect', () => {
+        if (this.#clients[slot] === made) this.#connected[slot] = false;
+      });
+      this.#clients[slot] = client = made;
+    }
     if (closed && !client.destroyed) void client.destroy();
     return client;
   }
@@ -46,6 +60,7 @@ export class Lane {
   drop(client: Client, slot: number): void {
     if (this.#clients[slot] !== client) return;
     this.#clients[slot] = undefined;
+    this.#connected[slot] = false;
     void client.destroy().catch(() => undefined);
   }
 

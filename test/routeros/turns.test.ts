@@ -109,6 +109,33 @@ describe('turns on a router’s connections', () => {
     expect(turns.busy).toBe(true);
   });
 
+  it('lend an open connection first, and wait the round trip for one a keep-warm read holds rather than open another', async () => {
+    // Connection 0 is open, 1 is not (never made, or expired).
+    const open = new Set([0]);
+    const turns = new Turns(2, (slot) => open.has(slot));
+    expect(turns.takeIf(0)).toBe(true);
+    const first = turns.take({ notify: undefined });
+    const second = turns.take({ notify: undefined });
+    expect(first).toBeInstanceOf(Promise);
+    expect(second).toBeInstanceOf(Promise);
+    // The keep-warm read is answered: the first request gets its connection, the second (two commands at the tick)
+    // no longer waits for anything held so and takes the other.
+    turns.give(0);
+    expect(await first).toBe(0);
+    expect(await second).toBe(1);
+    turns.give(0);
+    turns.give(1);
+    // An open connection free beside the held one is taken at once, whatever its number.
+    open.add(1);
+    expect(turns.takeIf(0)).toBe(true);
+    expect(turns.take({ notify: undefined })).toBe(1);
+    // With none open and none held by a keep-warm read, the lowest free one.
+    turns.give(0);
+    turns.give(1);
+    open.clear();
+    expect(turns.take({ notify: undefined })).toBe(0);
+  });
+
   it('refuse a router without a connection', () => {
     expect(() => new Turns(0)).toThrow(RangeError);
     expect(() => new Turns(1.5)).toThrow(RangeError);
