@@ -135,6 +135,8 @@ export class RouterOsClient {
   #commands: Lane | undefined;
   readonly #commandConnections: number;
   readonly #commandOptions: Client.Options;
+  /** Each lane's keep-warm reads, made by this client: one function for both lanes. */
+  readonly #keepWarmSender = (lane: Lane, slot: number, timeoutMs: number): void => this.#sendKeepWarm(lane, slot, timeoutMs);
   /** Closed for good: a request after `close` fails on a destroyed Client instead of opening a connection. */
   #closed = false;
   /** How long undici keeps an idle connection when the router gives no hint, and the most it believes. */
@@ -185,7 +187,7 @@ export class RouterOsClient {
       connect: countedConnect,
       pipelining: 1,
     };
-    this.#reads = new Lane('read', 1, this.#origin, readOptions, (slot, timeoutMs) => this.#sendKeepWarm(this.#reads, slot, timeoutMs));
+    this.#reads = new Lane('read', 1, this.#origin, readOptions, this.#keepWarmSender);
     this.#commandOptions = {
       keepAliveTimeout: keepAliveMs,
       keepAliveMaxTimeout: this.#keepAliveMaxMs,
@@ -201,9 +203,7 @@ export class RouterOsClient {
 
   /** The command connections, made on first use. */
   #commandLane(): Lane {
-    return (this.#commands ??= new Lane('command', this.#commandConnections, this.#origin, this.#commandOptions, (slot, timeoutMs) => {
-      if (this.#commands !== undefined) this.#sendKeepWarm(this.#commands, slot, timeoutMs);
-    }));
+    return (this.#commands ??= new Lane('command', this.#commandConnections, this.#origin, this.#commandOptions, this.#keepWarmSender));
   }
 
   /** GET /<menu>: a list of records. */

@@ -17,14 +17,14 @@ export class Lane {
   readonly turns: Turns;
   readonly #origin: string;
   readonly #options: Client.Options;
-  readonly #sendKeepWarm: (slot: number, timeoutMs: number) => void;
+  readonly #sendKeepWarm: (lane: Lane, slot: number, timeoutMs: number) => void;
   readonly #clients: (Client | undefined)[] = [];
   /** Whether each connection's socket is open now (undici's connect and disconnect events). */
   readonly #connected: boolean[] = [];
   readonly #warmers: (KeepWarm | undefined)[] = [];
 
-  /** `sendKeepWarm(slot, timeoutMs)` makes the keep-warm read over connection `slot` (keep-warm.ts's `send`). */
-  constructor(kind: LaneKind, slots: number, origin: string, options: Client.Options, sendKeepWarm: (slot: number, timeoutMs: number) => void) {
+  /** `sendKeepWarm(lane, slot, timeoutMs)` makes the keep-warm read over this lane's connection `slot` (keep-warm.ts's `send`). */
+  constructor(kind: LaneKind, slots: number, origin: string, options: Client.Options, sendKeepWarm: (lane: Lane, slot: number, timeoutMs: number) => void) {
     this.kind = kind;
     // A request takes an open connection first, and waits for one a keep-warm read holds rather than connecting.
     this.turns = new Turns(slots, (slot) => this.#connected[slot] === true);
@@ -66,7 +66,7 @@ export class Lane {
 
   /** The keep-warm timing of connection `slot`. */
   warmer(slot: number): KeepWarm {
-    return (this.#warmers[slot] ??= new KeepWarm((timeoutMs) => this.#sendKeepWarm(slot, timeoutMs)));
+    return (this.#warmers[slot] ??= new KeepWarm((timeoutMs) => this.#sendKeepWarm(this, slot, timeoutMs)));
   }
 
   /** Cancels every keep-warm read and closes every connection; requests in flight fail. */

@@ -97,11 +97,6 @@ export class Turns {
     }
   }
 
-  /** Whether any connection is lent out. */
-  get busy(): boolean {
-    return this.#lentCount > 0;
-  }
-
   /**
    * The connection to lend now: the lowest free open one; if none, none while a keep-warm read holds an open one
    * (it comes back within a round trip); else the lowest free one.
