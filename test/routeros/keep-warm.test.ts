@@ -8,7 +8,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { startEmulator, type Faults } from '../../src/emulator/index.js';
+import { startEmulator, type EmulatedRouter, type Faults } from '../../src/emulator/index.js';
 import { selfSignedTls } from '../../src/emulator/tls.js';
 import { RouterOsClient } from '../../src/routeros/client.js';
 import { KEEP_WARM_MARGIN_MS, KeepWarm, keepAliveHintMs, keepWarmDelayMs } from '../../src/routeros/keep-warm.js';
@@ -164,35 +164,55 @@ describe('KeepWarm timing', () => {
   });
 });
 
+/**
+ * One emulated router announcing `Keep-Alive: timeout=<keepAliveSeconds>` and a client of it, for `test`; both are
+ * closed after it.
+ */
+async function withRouter(keepAliveSeconds: number, timeoutMs: number, test: (router: EmulatedRouter, client: RouterOsClient) => Promise<void>): Promise<void> {
+  const emulator = await startEmulator({ keepAliveSeconds, routers: [{ name: 'r' }] });
+  const router = emulator.routers[0];
+  if (router === undefined) throw new Error('no router');
+  const client = new RouterOsClient({ url: router.url, username: 'admin', password: new Secret(''), timeoutMs, tls: { ca: emulator.ca, serverName: 'localhost' } });
+  try {
+    await test(router, client);
+  } finally {
+    await client.close();
+    await emulator.close();
+  }
+}
+
+/**
+ * Runs `cycle` `cycles` times, each starting `everyMs` after the one before (the schedule itself, not a wait for
+ * something to happen), and returns the router's connections counted after each.
+ */
+async function connectionsOverCycles(router: EmulatedRouter, cycles: number, everyMs: number, cycle: () => Promise<unknown>): Promise<number[]> {
+  const connections: number[] = [];
+  const started = performance.now();
+  for (let index = 0; index < cycles; index++) {
+    await sleep(Math.max(0, started + index * everyMs - performance.now()));
+    await cycle();
+    connections.push(router.stats.connections);
+  }
+  return connections;
+}
+
 // Concurrent: each test runs its own router on its own clock of real seconds, mostly waiting for its next cycle.
 describe.concurrent('keep-warm in real time', () => {
   describe('keep-warm over real HTTPS', () => {
     it('a router that closes idle connections sooner than the next cycle keeps one connection from the second cycle on', async () => {
       // timeout=5 → the client drops the connection 4 s after a reply; cycles 4.5 s apart would reconnect each time.
       // The keep-warm read goes 3 s after a cycle's last reply, a whole second before that.
-      const emulator = await startEmulator({ keepAliveSeconds: 5, routers: [{ name: 'r' }] });
-      const router = emulator.routers[0];
-      if (router === undefined) throw new Error('no router');
-      const client = new RouterOsClient({ url: router.url, username: 'admin', password: new Secret(''), timeoutMs: 2_000, tls: { ca: emulator.ca, serverName: 'localhost' } });
-      try {
-        const connections: number[] = [];
+      await withRouter(5, 2_000, async (router, client) => {
         const requests: number[] = [];
-        const started = performance.now();
-        for (let cycle = 0; cycle < 3; cycle++) {
-          // The schedule itself, not a wait for something to happen: the cycle starts 4.5 s after the previous one.
-          await sleep(Math.max(0, started + cycle * 4_500 - performance.now()));
+        const connections = await connectionsOverCycles(router, 3, 4_500, async () => {
           await client.getSingleton('system/resource');
           await client.list('interface/wireguard');
-          connections.push(router.stats.connections);
           requests.push(router.stats.requests);
-        }
+        });
         // Cycle 2 reconnects (nothing to predict from yet); from then on one keep-warm read per gap keeps it.
         expect(connections).toEqual([1, 2, 2]);
         expect(requests).toEqual([2, 4, 7]);
-      } finally {
-        await client.close();
-        await emulator.close();
-      }
+      });
     });
   });
 
@@ -202,26 +222,12 @@ describe.concurrent('keep-warm in real time', () => {
       // two pings fire together, as the scheduler starts a router's jobs at a tick: one read connection and two
       // command connections, each kept by a keep-warm read of its own (before, only the read one was: each ping
       // reconnected every cycle, a TLS resumption and a login line in the router's log).
-      const emulator = await startEmulator({ keepAliveSeconds: 5, routers: [{ name: 'r' }] });
-      const router = emulator.routers[0];
-      if (router === undefined) throw new Error('no router');
-      const client = new RouterOsClient({ url: router.url, username: 'admin', password: new Secret(''), timeoutMs: 2_000, tls: { ca: emulator.ca, serverName: 'localhost' } });
-      const ping = (): Promise<unknown> => client.run('ping', { address: '192.0.2.1', count: '1', interval: '10ms' });
-      try {
-        const connections: number[] = [];
-        const started = performance.now();
-        for (let cycle = 0; cycle < 4; cycle++) {
-          // The schedule itself, not a wait for something to happen: the cycle starts 4.5 s after the previous one.
-          await sleep(Math.max(0, started + cycle * 4_500 - performance.now()));
-          await Promise.all([client.getSingleton('system/resource'), ping(), ping()]);
-          connections.push(router.stats.connections);
-        }
+      await withRouter(5, 2_000, async (router, client) => {
+        const ping = (): Promise<unknown> => client.run('ping', { address: '192.0.2.1', count: '1', interval: '10ms' });
+        const connections = await connectionsOverCycles(router, 4, 4_500, () => Promise.all([client.getSingleton('system/resource'), ping(), ping()]));
         // Cycle 2 reconnects all three (nothing to predict from yet); from then on each is kept.
         expect(connections).toEqual([3, 6, 6, 6]);
-      } finally {
-        await client.close();
-        await emulator.close();
-      }
+      });
     });
   });
 
@@ -264,28 +270,16 @@ describe.concurrent('keep-warm in real time', () => {
       // a slow read (1.5 s) and a read asked for 1.2 s into it, which waits its turn; cycles 4 s apart leave the
       // connection idle 2.5 s. Counting the queued read's wait as idle (3.7 s, past what one read bridges) would
       // cancel the keep-warm read and reconnect every cycle.
-      const emulator = await startEmulator({ keepAliveSeconds: 3, routers: [{ name: 'r' }] });
-      const router = emulator.routers[0];
-      if (router === undefined) throw new Error('no router');
-      router.setFaults({ path: 'system/resource', latencyMs: 1_500 });
-      const client = new RouterOsClient({ url: router.url, username: 'admin', password: new Secret(''), timeoutMs: 3_000, tls: { ca: emulator.ca, serverName: 'localhost' } });
-      try {
-        const connections: number[] = [];
-        const started = performance.now();
-        for (let cycle = 0; cycle < 3; cycle++) {
-          // The schedule itself, not a wait for something to happen: the cycle starts 4 s after the previous one.
-          await sleep(Math.max(0, started + cycle * 4_000 - performance.now()));
+      await withRouter(3, 3_000, async (router, client) => {
+        router.setFaults({ path: 'system/resource', latencyMs: 1_500 });
+        const connections = await connectionsOverCycles(router, 3, 4_000, async () => {
           const slow = client.getSingleton('system/resource');
           await sleep(1_200);
           await Promise.all([slow, client.list('interface/wireguard')]);
-          connections.push(router.stats.connections);
-        }
+        });
         // Cycle 2 reconnects (nothing learnt yet); the keep-warm read then keeps the connection for cycle 3.
         expect(connections).toEqual([1, 2, 2]);
-      } finally {
-        await client.close();
-        await emulator.close();
-      }
+      });
     });
   });
 
