@@ -1,7 +1,8 @@
 /**
  * A router's connections taken in turn (src/routeros/turns.ts), by random sequences of requests that take, give
  * back and give up: never more lent than there are, never one lent twice, waiters served in order, the lowest free
- * connection first, and a request that gave up never served.
+ * connection first, and a request that gave up never served; and, with connections opening and closing and keep-warm
+ * reads holding some, lent by the open-connection rule with nobody left waiting while the rule would lend one.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -22,6 +23,12 @@ const steps = fc.array(
 /** The connections `turns` has lent out, lowest first. */
 function lentOut(turns: Turns, slots: number): number[] {
   return Array.from({ length: slots }, (_, slot) => slot).filter((slot) => turns.isLent(slot));
+}
+
+/** A connection lent out, and whether to a keep-warm read. */
+interface Held {
+  slot: number;
+  warm: boolean;
 }
 
 interface Request {
@@ -139,6 +146,96 @@ describe('turns on a router’s connections', () => {
     turns.give(1);
     open.clear();
     expect(turns.take({ notify: undefined })).toBe(0);
+  });
+
+  it('with connections opening and closing and keep-warm reads holding some: lend by the rule, in order, and leave no request waiting for nothing', async () => {
+    // The rule, stated apart from the code: the lowest free open connection; if none, none while a keep-warm read
+    // holds an open one (it comes back within a round trip); else the lowest free one; none when all are lent.
+    const rule = (slots: number, held: readonly Held[], open: ReadonlySet<number>): number | undefined => {
+      const lent = new Set(held.map((entry) => entry.slot));
+      const free = Array.from({ length: slots }, (_, slot) => slot).filter((slot) => !lent.has(slot));
+      const freeOpen = free.find((slot) => open.has(slot));
+      if (freeOpen !== undefined) return freeOpen;
+      if (held.some((entry) => entry.warm && open.has(entry.slot))) return undefined;
+      return free[0];
+    };
+    type WarmStep = Step | { kind: 'warm'; slot: number } | { kind: 'toggle'; slot: number };
+    const warmSteps = fc.array(
+      fc.oneof(
+        fc.constant<WarmStep>({ kind: 'take' }),
+        fc.record({ pick: fc.nat(20), giveUpAlso: fc.option(fc.nat(20), { nil: undefined }) }).map<WarmStep>(({ pick, giveUpAlso }) => ({ kind: 'give', pick, giveUpAlso })),
+        fc.nat(20).map<WarmStep>((pick) => ({ kind: 'giveUp', pick })),
+        fc.nat(3).map<WarmStep>((slot) => ({ kind: 'warm', slot })),
+        fc.nat(3).map<WarmStep>((slot) => ({ kind: 'toggle', slot })),
+      ),
+      { maxLength: 80 },
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.integer({ min: 1, max: 4 }), fc.array(fc.nat(3), { maxLength: 4 }), warmSteps, async (slots, initiallyOpen, plan) => {
+        const open = new Set(initiallyOpen.filter((slot) => slot < slots));
+        const turns = new Turns(slots, (slot) => open.has(slot));
+        const held: Held[] = [];
+        const waiting: (Request & { got?: number })[] = [];
+        const served: number[] = [];
+        let next = 0;
+        for (const step of plan) {
+          if (step.kind === 'take') {
+            const request: Request & { got?: number } = { id: next++, waiter: { notify: undefined }, slot: undefined, gaveUp: false };
+            const expected = waiting.length === 0 ? rule(slots, held, open) : undefined;
+            const taken = turns.take(request.waiter);
+            if (expected !== undefined) {
+              expect(taken).toBe(expected);
+              held.push({ slot: expected, warm: false });
+            } else {
+              expect(taken).toBeInstanceOf(Promise);
+              waiting.push(request);
+              (taken as Promise<number>).then(
+                (slot) => {
+                  request.got = slot;
+                  served.push(request.id);
+                },
+                () => undefined,
+              );
+            }
+          } else if (step.kind === 'warm') {
+            const slot = step.slot % slots;
+            const free = !held.some((entry) => entry.slot === slot);
+            expect(turns.takeIf(slot)).toBe(free);
+            if (free) held.push({ slot, warm: true });
+          } else if (step.kind === 'toggle') {
+            // A connection opens (connected) or closes underneath (the router's keep-alive, a reset).
+            const slot = step.slot % slots;
+            if (!open.delete(slot)) open.add(slot);
+          } else if (step.kind === 'give' && held.length > 0) {
+            const [done] = held.splice(step.pick % held.length, 1) as [Held];
+            turns.give(done.slot);
+            const before = [...waiting];
+            if (step.giveUpAlso !== undefined) waiting[0]?.waiter.notify?.(new Error('timed out'));
+            await Promise.resolve();
+            // The connection given back goes to the request waiting longest; then the requests still waiting take,
+            // in order, what the rule lends, until it lends nothing.
+            let expectedSlot: number | undefined = done.slot;
+            for (const request of before) {
+              if (expectedSlot === undefined) break;
+              expect(request.got).toBe(expectedSlot);
+              waiting.shift();
+              held.push({ slot: expectedSlot, warm: false });
+              expectedSlot = rule(slots, held, open);
+            }
+            // Nobody is left waiting while the rule would lend a connection.
+            if (waiting.length > 0) expect(rule(slots, held, open)).toBeUndefined();
+            expect(waiting.every((request) => request.got === undefined)).toBe(true);
+          } else if (step.kind === 'giveUp' && waiting.length > 0) {
+            const [quitter] = waiting.splice(step.pick % waiting.length, 1) as [Request];
+            quitter.waiter.notify?.(new Error('timed out'));
+          }
+          expect(lentOut(turns, slots)).toEqual(held.map((entry) => entry.slot).sort((a, b) => a - b));
+        }
+        await Promise.resolve();
+        expect(served).toEqual([...served].sort((a, b) => a - b));
+      }),
+      { numRuns: 500 },
+    );
   });
 
   it('refuse a router without a connection', () => {
