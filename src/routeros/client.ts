@@ -235,7 +235,7 @@ export class RouterOsClient {
     return value;
   }
 
-  /** Closes the connections; in-flight requests fail with ROS_ERR_ABORTED or a connect error. */
+  /** Closes the connections; requests in flight, waiting, or made after fail with ROS_ERR_ABORTED. */
   async close(): Promise<void> {
     this.#closed = true;
     // First: undici's destroy would wait for a connect under way, as long as the router's timeout.
@@ -452,6 +452,11 @@ export class RouterOsClient {
     if (error instanceof RouterOsError) return error;
     if (external?.aborted === true) {
       return new RouterOsError('ROS_ERR_ABORTED', `${request}: aborted (shutting down or reloading)`, { request, cause: error });
+    }
+    if (this.#closed) {
+      // Its connection was closed by us, not lost: "cannot connect… is www-ssl enabled?" would send the operator to
+      // a router that did nothing wrong (a ping in flight at shutdown, reload, or the router's removal).
+      return new RouterOsError('ROS_ERR_ABORTED', `${request}: not completed: the router's client was closed (shutting down, reloading, or the router removed)`, { request, cause: error });
     }
     timedOut = timedOutFailure(error, timedOut);
     if (timedOut && phase === 'connect' && this.#lookingUp > 0) {
