@@ -307,7 +307,9 @@ export class RouterOsClient {
       // The reply's Keep-Alive header; null while no reply came or the reply closes its connection.
       let keepAlive: string | string[] | undefined | null = null;
       try {
-        reply = await this.#exchange(method, path, body, request, stop, external, lane, slot);
+        // A keep-warm read is not sent again: on a closed connection it has nothing left to keep, and sending it
+        // once more would open a new connection only to keep that one (the next real read reconnects if it must).
+        reply = await this.#exchange(method, path, body, request, stop, external, lane, slot, lane === this.#reads && keepWarm === undefined);
         // A reply that closes its connection (`Connection: close`) leaves nothing to keep warm: undici closes it
         // whatever the Keep-Alive hint says, and a keep-warm read would only open a connection of its own.
         keepAlive = closesConnection(reply.headers['connection']) ? null : reply.headers['keep-alive'];
@@ -347,7 +349,7 @@ export class RouterOsClient {
     external: AbortSignal | undefined,
     lane: Lane,
     slot: number,
-    retried = false,
+    resendable: boolean,
   ): Promise<WholeReply> {
     if (stop.stopped) throw this.#failure(stop.reason, request, 'connect', stop.timedOut, external);
     const dispatcher = lane.client(slot, this.#closed);
@@ -385,11 +387,11 @@ export class RouterOsClient {
         // A kept connection the router closed as the read went out (its idle timer firing as the request crossed
         // it, with or without a Keep-Alive hint): nothing came back, so the read goes once more, on a new
         // connection, within the same deadline. Only a read (a GET changes nothing on the router, so sending it
-        // twice is harmless), only once, and only from a kept connection: a router that drops new connections
-        // fails as before, at once.
-        if (lane === this.#reads && !retried && !stop.stopped && this.#readConnects === connectsBefore && closedUnderneath(error)) {
+        // twice is harmless) the caller asked for (`resendable`), only once, and only from a kept connection: a
+        // router that drops new connections fails as before, at once.
+        if (resendable && !stop.stopped && this.#readConnects === connectsBefore && closedUnderneath(error)) {
           resent++;
-          return this.#exchange(method, path, body, request, stop, external, lane, slot, true);
+          return this.#exchange(method, path, body, request, stop, external, lane, slot, false);
         }
       }
       throw this.#failure(error, request, 'connect', stop.timedOut, external);

@@ -216,6 +216,27 @@ describe.concurrent('keep-warm in real time', () => {
     });
   });
 
+  describe('keep-warm read that finds its connection closed underneath', () => {
+    it('is not sent again on a new connection: the next real read reconnects, once', async () => {
+      // timeout=5, cycles 4.5 s apart: from the second cycle a keep-warm read goes 3 s after the cycle's read. The
+      // router then closes kept connections as a request arrives (closeKept): the keep-warm read is dropped. Sent
+      // again, it opened a connection only to keep it, and the next cycle's read, on that kept connection, was
+      // dropped too and sent again: 4 connections and 6 requests over three cycles instead of 3 and 4.
+      await withRouter(5, 2_000, async (router, client) => {
+        const requests: number[] = [];
+        let cycle = 0;
+        const connections = await connectionsOverCycles(router, 3, 4_500, async () => {
+          await client.getSingleton('system/resource');
+          requests.push(router.stats.requests);
+          if (++cycle === 2) router.setFaults({ closeKept: true });
+        });
+        // Cycle 3: the keep-warm read dropped (one request), then the real read on a new connection.
+        expect(connections).toEqual([1, 2, 3]);
+        expect(requests).toEqual([1, 2, 4]);
+      });
+    });
+  });
+
   describe("keep-warm over a router's command connections", () => {
     it('a router that pings two targets each cycle keeps its read and both command connections from the second cycle on', async () => {
       // timeout=5 → the client drops an idle connection 4 s after a reply; cycles 4.5 s apart. Each cycle a read and
