@@ -35,7 +35,7 @@ export const SELF_METRICS = [
     name: 'routeros_exporter_reads_resent_total',
     type: 'counter',
     labels: [],
-    help: 'Reads sent once more on a new connection because the router closed their kept connection as they went out (its idle timeout crossing the read), all routers together.',
+    help: 'Reads sent once more on a new connection because the router closed their kept connection as they went out (its idle timeout crossing the read), all routers together; keep-warm reads are not sent again.',
   },
 ] as const satisfies readonly { name: string; type: MetadataType; labels: readonly string[]; help: string }[];
 

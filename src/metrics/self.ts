@@ -164,7 +164,7 @@ export class SelfMetrics {
     }
     new Counter({
       name: 'routeros_exporter_reads_resent_total',
-      help: 'Reads sent once more on a new connection because the router closed their kept connection as they went out (its idle timeout crossing the read), all routers together.',
+      help: 'Reads sent once more on a new connection because the router closed their kept connection as they went out (its idle timeout crossing the read), all routers together; keep-warm reads are not sent again.',
       registers,
       collect(): void {
         this.reset();
