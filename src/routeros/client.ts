@@ -235,7 +235,7 @@ export class RouterOsClient {
     return value;
   }
 
-  /** Closes the connections; requests in flight, waiting, or made after fail with ROS_ERR_ABORTED. */
+  /** Closes the connections; requests not yet answered, waiting, or made after fail with ROS_ERR_ABORTED. */
   async close(): Promise<void> {
     this.#closed = true;
     // First: undici's destroy would wait for a connect under way, as long as the router's timeout.
