@@ -12,7 +12,7 @@ import type { HealthConfig } from '../config/types.js';
 import type { RouterRecord } from '../routeros/records.js';
 import { routerListHead, saysTrue } from '../routeros/decode.js';
 import { expectOf, peerLabel, probeSettingOf } from '../analysis/peer.js';
-import type { ProbeOutcome } from '../analysis/liveness.js';
+import { PROBE_OUTCOMES } from '../analysis/liveness.js';
 import { readProbeReply, readProbeReplySteps, type ProbeResult } from './wireguard-probe-reply.js';
 import { finish, finishInSlices, type Steps } from '../util/slices.js';
 import { parseIpv4, parseIpv4Prefix, type Ipv4Prefix } from '../analysis/ipv4.js';
@@ -113,10 +113,16 @@ export function* wantsProbesSteps(interfaces: readonly RouterRecord[], peers: re
   return false;
 }
 
-/** Job memory keys of a probed peer: when it was probed, and its last rtt and loss (NaN: none). */
+/**
+ * Job memory keys of a probed peer: when it was probed, its last rtt and loss (NaN: none), and its outcome (an index
+ * of PROBE_OUTCOMES). The outcome is kept as it was, not worked out again from the loss: a lone ping lost and
+ * answered on its retry is `ok` with a loss of 0.5, and read back from the loss it stood as `partial` (/health
+ * degraded, 503) in every run that reused it (found by review).
+ */
 const AT = 'probe@ ';
 const RTT = 'probe~ ';
 const LOSS = 'probe% ';
+const OUTCOME = 'probe! ';
 export const PROBE_MEMORY_PREFIX = 'probe';
 
 export interface ProbeMemory {
@@ -138,12 +144,13 @@ function expired(memory: ProbeMemory, at: number): boolean {
 function remembered(memory: ProbeMemory | undefined, key: string): ProbeResult | undefined {
   const at = memory?.memory.get(AT + key);
   if (memory === undefined || at === undefined || expired(memory, at) || memory.now < at) return undefined;
+  const outcome = PROBE_OUTCOMES[memory.memory.get(OUTCOME + key) ?? -1];
   const loss = memory.memory.get(LOSS + key) ?? NaN;
   const rtt = memory.memory.get(RTT + key) ?? NaN;
-  if (Number.isNaN(loss)) return { outcome: 'error', at };
-  const outcome: ProbeOutcome = loss >= 1 ? 'failed' : loss > 0 ? 'partial' : 'ok';
+  // Only what a probe that ran can say; anything else is no result to stand on.
+  if (outcome !== 'ok' && outcome !== 'partial' && outcome !== 'failed' && outcome !== 'error') return undefined;
   // When it ran, not this run: what it proved ages from then (liveness.ts).
-  return { outcome, lossRatio: loss, ...(Number.isNaN(rtt) ? {} : { rttSeconds: rtt }), at };
+  return { outcome, ...(Number.isNaN(loss) ? {} : { lossRatio: loss }), ...(Number.isNaN(rtt) ? {} : { rttSeconds: rtt }), at };
 }
 
 /**
@@ -155,14 +162,15 @@ function remembered(memory: ProbeMemory | undefined, key: string): ProbeResult |
 export function* rememberProbesSteps(memory: ProbeMemory, fresh: ReadonlyMap<string, ProbeResult>, keep: ReadonlySet<string>): Steps<void> {
   for (const [key, result] of fresh) {
     memory.memory.set(AT + key, memory.now);
-    memory.memory.set(LOSS + key, result.outcome === 'error' ? NaN : result.lossRatio ?? NaN);
+    memory.memory.set(LOSS + key, result.lossRatio ?? NaN);
     memory.memory.set(RTT + key, result.rttSeconds ?? NaN);
+    memory.memory.set(OUTCOME + key, PROBE_OUTCOMES.indexOf(result.outcome));
   }
   let index = 0;
   for (const name of memory.memory.keys()) {
     if (++index % PEERS_PER_STEP === 0) yield;
     if (!name.startsWith(PROBE_MEMORY_PREFIX)) continue;
-    // The three prefixes are of one length; a result's entries go with its time (a missing time: gone too).
+    // The four prefixes are of one length; a result's entries go with its time (a missing time: gone too).
     const key = name.slice(AT.length);
     const at = memory.memory.get(AT + key);
     if (!keep.has(key) || at === undefined || expired(memory, at)) memory.memory.delete(name);

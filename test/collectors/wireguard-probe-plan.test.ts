@@ -205,13 +205,13 @@ describe('planning probes for a hub', () => {
     expect(pauses).toBeGreaterThanOrEqual(Math.floor(5_000 / 256));
     expect(step.value).toEqual(planProbes(INTERFACES, peers, ADDRESSES, settings));
     expect(step.value.targets).toHaveLength(PROBES_PER_RUN);
-    // The job's memory: a probe's three entries per peer, and others (the counters') it leaves alone.
+    // The job's memory: a probe's four entries per peer, and others (the counters') it leaves alone.
     const memory = new Map<string, number>(Array.from({ length: 3_000 }, (_, i) => [`other ${i}`, i]));
     const remember = rememberProbesSteps({ memory, now: 1, minGapMs: 1 }, new Map(step.value.targets.map((target) => [target.key, { outcome: 'ok' as const, lossRatio: 0 }])), step.value.selected);
     pauses = 0;
     for (let next = remember.next(); next.done !== true; next = remember.next()) pauses++;
     expect(pauses).toBeGreaterThanOrEqual(Math.floor(3_000 / 256));
-    expect(memory.size).toBe(3_000 + 3 * PROBES_PER_RUN);
+    expect(memory.size).toBe(3_000 + 4 * PROBES_PER_RUN);
   });
 
   it('forgets results too old to stand again, and plans every later run as if it had kept them (found by review: a hub whose order changed each run kept three entries per peer for good)', () => {
@@ -234,17 +234,18 @@ describe('planning probes for a hub', () => {
             memory.set(`probe@ ${key}`, now - age);
             memory.set(`probe% ${key}`, 0);
             memory.set(`probe~ ${key}`, 0.01);
+            memory.set(`probe! ${key}`, 0);
           }
           const fresh = new Map([...keys].filter((_, i) => freshPeers.includes(i)).map((key) => [key, { outcome: 'partial' as const, lossRatio: 0.5 }]));
           // What was kept before: this run's results set, entries of peers no longer selected dropped, nothing else.
           const kept = new Map(memory);
-          for (const [key] of fresh) for (const [prefix, value] of [['probe@ ', now], ['probe% ', 0.5], ['probe~ ', NaN]] as const) kept.set(prefix + key, value);
+          for (const [key] of fresh) for (const [prefix, value] of [['probe@ ', now], ['probe% ', 0.5], ['probe~ ', NaN], ['probe! ', 1]] as const) kept.set(prefix + key, value);
           const remember = rememberProbesSteps({ memory, now, minGapMs }, fresh, keys);
           for (let next = remember.next(); next.done !== true; next = remember.next());
           expect(memory.get('other')).toBe(1);
           // Only results that may stand at a later run are left: younger than the gap (or from ahead of now).
           for (const [name, at] of memory) if (name.startsWith('probe@ ')) expect(now - at).toBeLessThan(minGapMs);
-          expect([...memory.keys()].filter((name) => name.startsWith('probe')).length).toBe(3 * [...memory.keys()].filter((name) => name.startsWith('probe@ ')).length);
+          expect([...memory.keys()].filter((name) => name.startsWith('probe')).length).toBe(4 * [...memory.keys()].filter((name) => name.startsWith('probe@ ')).length);
           let later = now;
           for (const gap of laterGaps) {
             later += gap;
@@ -254,6 +255,30 @@ describe('planning probes for a hub', () => {
         },
       ),
       { numRuns: 150 },
+    );
+  });
+
+  it('reuses a result as it was: a lone ping lost and answered on its retry stays ok, not partial (found by review)', () => {
+    const peers = Array.from({ length: 8 }, (_, i) => peer(`site-${i}`, 'wg-sites', `10.9.0.${i + 2}/32`, { 'persistent-keepalive': '25s' }));
+    const settings = testRouter({}, { health: { probe_tunnels: true } }).health;
+    const keys = [...planProbes(INTERFACES, peers, ADDRESSES, settings).selected];
+    const ratio = fc.option(fc.double({ min: 0, max: 1, noNaN: true }), { nil: undefined });
+    const result = fc.record(
+      { outcome: fc.constantFrom('ok' as const, 'partial' as const, 'failed' as const, 'error' as const), lossRatio: ratio, rttSeconds: ratio },
+      { requiredKeys: ['outcome'] },
+    );
+    const now = 1_800_000_000_000;
+    fc.assert(
+      fc.property(fc.array(result, { minLength: keys.length, maxLength: keys.length }), fc.nat(14_999), (results, later) => {
+        const memory = new Map<string, number>();
+        const fresh = new Map(keys.map((key, i) => [key, results[i] as (typeof results)[number]]));
+        const remember = rememberProbesSteps({ memory, now, minGapMs: 15_000 }, fresh, new Set(keys));
+        for (let next = remember.next(); next.done !== true; next = remember.next());
+        const { targets, skipped } = planProbes(INTERFACES, peers, ADDRESSES, settings, { memory, now: now + later, minGapMs: 15_000 });
+        expect(targets).toEqual([]);
+        for (const [key, fresh_] of fresh) expect(skipped.get(key)).toEqual({ ...fresh_, at: now });
+      }),
+      { numRuns: 300 },
     );
   });
 
