@@ -1,5 +1,6 @@
 /** Turns one merged settings layer into the RouterConfig the daemon uses: defaults, files, secrets, cross-checks. */
 import { Secret } from '../util/secret.js';
+import { readPemCertificates } from '../util/pem.js';
 import {
   DEFAULT_COLLECTORS,
   DEFAULT_HANDSHAKE_STALE_AFTER_SECONDS,
@@ -31,9 +32,32 @@ export interface RouterContext {
   problems: Problems;
   env: NodeJS.ProcessEnv;
   readText: (file: string) => ReadResult;
+  /** Each CA text's check, made once per load: routers sharing the defaults' bundle share its check. */
+  caChecks?: Map<string, RouterCa>;
 }
 
-const PEM_CERTIFICATE = '-----BEGIN CERTIFICATE-----';
+/** A routers' CA file as it is installed (its certificates, written out again), or why it cannot be. */
+type RouterCa = { ca: string } | { problem: string };
+
+/** More is no CA bundle for routers (the system's holds ~150), and reading it grows with them. */
+export const MAX_ROUTER_CA_CERTIFICATES = 1000;
+
+/**
+ * The CA text checked as the exporter trusts it: every block a certificate, none cut short. OpenSSL takes what it can
+ * read of a file and says nothing of the rest, so a file half written by a rewrite that is not atomic was installed by
+ * a reload that reported success, and every router sharing it went down with "put its CA in tls.ca_file" (found by
+ * review). What is installed is the certificates this check read, written out again, so the two cannot disagree.
+ */
+function checkedCa(text: string, ctx: RouterContext): RouterCa {
+  const checks = (ctx.caChecks ??= new Map());
+  let check = checks.get(text);
+  if (check === undefined) {
+    const read = readPemCertificates(text, MAX_ROUTER_CA_CERTIFICATES);
+    check = 'problem' in read ? { problem: read.problem } : { ca: read.certificates.map((cert) => cert.toString()).join('') };
+    checks.set(text, check);
+  }
+  return check;
+}
 
 function value<T>(slot: Slot<T>, fallback: T): T {
   return slot === undefined || slot === null ? fallback : slot.value;
@@ -74,9 +98,11 @@ function resolveTls(layer: SettingsLayer['tls'], ctx: RouterContext): TlsConfig 
     const read = ctx.readText(layer.caFile.value);
     tls.caFile = read.path;
     if (!('text' in read)) ctx.problems.add(layer.caFile.path, read.error);
-    else if (!read.text.includes(PEM_CERTIFICATE)) {
-      ctx.problems.add(layer.caFile.path, `${JSON.stringify(read.path)} holds no PEM certificate (${PEM_CERTIFICATE})`);
-    } else tls.ca = read.text;
+    else {
+      const check = checkedCa(read.text, ctx);
+      if ('problem' in check) ctx.problems.add(layer.caFile.path, `${JSON.stringify(read.path)} ${check.problem}`);
+      else tls.ca = check.ca;
+    }
   }
   if (layer.serverName) tls.serverName = layer.serverName.value;
   return tls;

@@ -10,9 +10,8 @@
  */
 import { X509Certificate } from 'node:crypto';
 import { stripControls } from '../util/controls.js';
+import { readPemCertificates } from '../util/pem.js';
 
-const BEGIN_LINE = '-----BEGIN CERTIFICATE-----';
-const END_LINE = '-----END CERTIFICATE-----';
 /** Signature checks of the walk below: past this much time the rest is not checked (a hostile file took 47 s). */
 const CHECK_BUDGET_MS = 250;
 /** How much of a certificate's name a message quotes. */
@@ -38,12 +37,6 @@ function printable(name: string): string {
   return line.length > NAME_CHARS ? `${line.slice(0, NAME_CHARS)}…` : line;
 }
 
-/**
- * The BEGIN line of a PEM block of another certificate type (`X509 CERTIFICATE`, `TRUSTED CERTIFICATE`), at the start
- * of its line: a certificate the operator meant to trust that this check does not read. Quoted after other text (a
- * comment) it is no block, and refusing the file for it refused good bundles (found by review).
- */
-const OTHER_CERTIFICATE_BLOCK = /^-----BEGIN ([A-Z0-9 ]+ CERTIFICATE)-----/;
 /** More is no client CA bundle (a system bundle holds ~150), and the check's work grows with it. */
 export const MAX_CLIENT_CA_CERTIFICATES = 1000;
 /** Issuers of one name a certificate's signature is tried against (repeated names are a hostile file's, not a CA's). */
@@ -57,82 +50,20 @@ function canonical(name: string): string {
     .join('\n');
 }
 
-interface PemScan {
-  /** The CERTIFICATE blocks, each as OpenSSL reads it: lines cut at their first CR, blanks after BEGIN dropped. */
-  blocks: string[];
-  /** A line holds a BEGIN of a certificate that does not start it: not read. */
-  misplaced: boolean;
-  /** The type of the first block of another certificate type, if any. */
-  other: string | undefined;
-}
-
-/**
- * The certificate blocks of a PEM text, read line by line as OpenSSL reads them: a line ends at a line feed only
- * (not at U+2028 or a lone CR, where a regular expression's `^` also matched), and is cut at its first CR. A BEGIN
- * after other text on its line is not read. Linear in the text: a pattern for that last case took 4.9 s on a
- * 128 KB line (a base64-encoded bundle written undecoded; found by review).
- */
-function scanPem(text: string): PemScan {
-  const blocks: string[] = [];
-  let misplaced = false;
-  let other: string | undefined;
-  let open: string[] | undefined;
-  // A byte-order mark (a file saved by Windows Notepad) is not part of the first line, to OpenSSL either.
-  const body = text.startsWith('\uFEFF') ? text.slice(1) : text;
-  for (const raw of body.split('\n')) {
-    const cr = raw.indexOf('\r');
-    const line = cr < 0 ? raw : raw.slice(0, cr);
-    const ends = line.trimEnd();
-    if (open !== undefined) {
-      open.push(line);
-      if (line.startsWith(END_LINE)) {
-        blocks.push(open.join('\n'));
-        open = undefined;
-      }
-      continue;
-    }
-    // OpenSSL lets blanks trail the BEGIN line; the parser here would refuse them.
-    if (line.startsWith(BEGIN_LINE) && ends === BEGIN_LINE) {
-      open = [BEGIN_LINE];
-      continue;
-    }
-    const at = raw.indexOf('-----BEGIN ');
-    if (at > 0 && raw.includes('CERTIFICATE-----', at)) misplaced = true;
-    else if (at === 0) other ??= OTHER_CERTIFICATE_BLOCK.exec(line)?.[1];
-  }
-  return { blocks, misplaced, other };
-}
-
 export function checkClientCa(text: string, now = Date.now()): ClientCaCheck {
-  const scan = scanPem(text);
+  const read = readPemCertificates(text, MAX_CLIENT_CA_CERTIFICATES);
+  if ('problem' in read) {
+    // Empty, it is no safe default: Node would then trust its whole default store.
+    return { problem: read.empty ? `${read.problem}: an empty client CA would have let in clients of every public CA` : read.problem, warnings: [] };
+  }
   // Not read by OpenSSL, so not by this check either: said, not refused (a comment may quote the line; found by
-  // review). A file of nothing else holds no certificate, and that is refused below.
-  const skipped = scan.misplaced
+  // review). A file of nothing else holds no certificate, and that is refused above.
+  const skipped = read.misplaced
     ? ['client_ca_file: a "-----BEGIN" line that does not start its line (indented, or after other text) is not read, as OpenSSL does not read it']
     : [];
-  if (scan.other !== undefined) {
-    return { problem: `holds a "${scan.other}" block: write each certificate as a PEM "BEGIN CERTIFICATE" block`, warnings: [] };
-  }
-  const blocks = scan.blocks;
-  if (blocks.length === 0) {
-    return {
-      problem: 'holds no certificate (a PEM "BEGIN CERTIFICATE" block): an empty client CA would have let in clients of every public CA',
-      warnings: [],
-    };
-  }
-  if (blocks.length > MAX_CLIENT_CA_CERTIFICATES) {
-    return { problem: `holds ${String(blocks.length)} certificates, more than the ${String(MAX_CLIENT_CA_CERTIFICATES)} a client CA file may`, warnings: [] };
-  }
   const byFingerprint = new Map<string, X509Certificate>();
-  for (const [index, block] of blocks.entries()) {
-    try {
-      const cert = new X509Certificate(block);
-      // The same certificate twice is one: a file that repeats one made the check's work grow with the square.
-      byFingerprint.set(cert.fingerprint256, cert);
-    } catch {
-      return { problem: `its certificate ${String(index + 1)} of ${String(blocks.length)} cannot be read`, warnings: [] };
-    }
-  }
+  // The same certificate twice is one: a file that repeats one made the check's work grow with the square.
+  for (const cert of read.certificates) byFingerprint.set(cert.fingerprint256, cert);
   const certs = [...byFingerprint.values()];
   // A certificate ends a chain when it signs itself, or when one in the file that does issued it (in as many steps):
   // walked from the roots down by issuer name, so a bundle of thousands costs a pass, not one per step of a chain.

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { parseYaml } from '../../src/config/yaml.js';
-import { firstRouter, resolve } from './helpers.js';
+import { firstRouter, resolve, TEST_CA_PEM } from './helpers.js';
 
 const CONTRACT_EXAMPLE = `
 listen: 0.0.0.0:9731          # default
@@ -37,7 +37,7 @@ describe('the contract example', () => {
     const config = resolve(parsed.value, {
       files: {
         '/run/secrets/routeros': 'contract-Secret\n',
-        '/etc/routeros-exporter/ca.pem': '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n',
+        '/etc/routeros-exporter/ca.pem': TEST_CA_PEM,
         '/etc/routeros-exporter/web.yml': 'basic_auth_users: {}\n',
       },
     });

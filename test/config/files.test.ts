@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadConfigFile } from '../../src/config/index.js';
-import { BASE, firstRouter, problemsOf, resolve } from './helpers.js';
+import { BASE, firstRouter, problemsOf, resolve, TEST_CA_PEM } from './helpers.js';
 
-const PEM = '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n';
+const PEM = TEST_CA_PEM;
 
 describe('tls.ca_file', () => {
   it('is read at load, relative to the config folder, and kept with its resolved path', () => {
@@ -28,8 +28,27 @@ describe('tls.ca_file', () => {
       { files: { '/tmp/key.pem': '-----BEGIN PRIVATE KEY-----\nprivate-Bytes\n' } },
     );
     expect(problems).toEqual([
-      { path: 'defaults.tls.ca_file', message: '"/tmp/key.pem" holds no PEM certificate (-----BEGIN CERTIFICATE-----)' },
+      { path: 'defaults.tls.ca_file', message: '"/tmp/key.pem" holds no certificate (a PEM "-----BEGIN CERTIFICATE-----" block)' },
     ]);
+  });
+
+  it('must hold only whole, readable certificates: a file cut short anywhere, or a damaged block among good ones, is refused at its path (found by review)', () => {
+    const problemOf = (text: string) => problemsOf({ ...BASE, defaults: { ...BASE.defaults, tls: { ca_file: '/tmp/ca.pem' } } }, { files: { '/tmp/ca.pem': text } });
+    const damaged = PEM.replace(/\n[A-Za-z0-9+/]{20}/, '\n!!!!!!!!!!!!!!!!!!!!');
+    // Every cut of the file but the whole: OpenSSL took what it could read of each and said nothing.
+    for (let end = 1; end < PEM.trimEnd().length; end++) {
+      const problems = problemOf(`${PEM}${PEM.slice(0, end)}`);
+      expect(problems, `cut at ${end}`).toHaveLength(1);
+      expect(problems[0]?.path).toBe('defaults.tls.ca_file');
+      expect(problems[0]?.message).toMatch(/^"\/tmp\/ca\.pem" (ends inside certificate 2|its certificate 2 of 2 cannot be read)/);
+    }
+    expect(problemOf(`${damaged}${PEM}`)).toEqual([{ path: 'defaults.tls.ca_file', message: '"/tmp/ca.pem" its certificate 1 of 2 cannot be read (cut short or damaged)' }]);
+    expect(problemOf('-----BEGIN TRUSTED CERTIFICATE-----\nAAAA\n-----END TRUSTED CERTIFICATE-----\n')[0]?.message).toBe(
+      '"/tmp/ca.pem" holds a "TRUSTED CERTIFICATE" block: write each certificate as a PEM "BEGIN CERTIFICATE" block',
+    );
+    // A bundle of whole certificates, text around them (a system bundle's comments), is taken: its certificates are installed.
+    const router = firstRouter(resolve({ ...BASE, defaults: { ...BASE.defaults, tls: { ca_file: '/tmp/ca.pem' } } }, { files: { '/tmp/ca.pem': `# ours\n${PEM}\n# again\n${PEM}` } }));
+    expect(router.tls.ca).toBe(`${PEM}${PEM}`);
   });
 });
 

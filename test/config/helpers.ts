@@ -1,5 +1,9 @@
 /** Shared by the config tests: resolve an object the way a parsed YAML file would be. */
+import { readFileSync } from 'node:fs';
 import { ConfigError, resolveConfig, type Config, type ConfigProblem } from '../../src/config/index.js';
+
+/** A real certificate (self-signed, valid for a century): a routers' CA file must hold readable ones. */
+export const TEST_CA_PEM = readFileSync(new URL('testdata/ca.pem', import.meta.url), 'utf8');
 
 export const BASE = {
   defaults: { username: 'monitor', password: 'default-Secret-1' },

@@ -12,13 +12,14 @@ import { firstNonUtf8, readRegularFile, readRegularFileSync } from '../../src/co
 import { isUtf8 } from 'node:buffer';
 import fc from 'fast-check';
 import { loadWebConfig } from '../../src/server/web-config.js';
+import { TEST_CA_PEM } from './helpers.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'routeros-special-'));
 const fifo = join(dir, 'pipe');
 execFileSync('mkfifo', [fifo]);
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const PEM = '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n';
+const PEM = TEST_CA_PEM;
 const FIFO_REASON = 'it is a FIFO (named pipe), not a regular file';
 
 function config(lines: string[]): string {

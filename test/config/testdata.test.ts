@@ -59,7 +59,7 @@ const INVALID: Record<string, [path: string, message: string]> = {
     '20s must be shorter than the 10s between runs of schedules.system "*/10 * * * * *" (set at routers[0].schedules.system)',
   ],
   'tls-ca-missing': ['defaults.tls.ca_file', 'no-such-ca.pem": no such file (ENOENT)'],
-  'tls-ca-not-pem': ['routers[0].tls.ca_file', 'holds no PEM certificate'],
+  'tls-ca-not-pem': ['routers[0].tls.ca_file', 'holds no certificate'],
   'tls-unknown-key': ['routers[0].tls.insecure_skip_verfy', 'unknown key (did you mean "insecure_skip_verify"?)'],
   'tls-skip-verify-not-bool': ['routers[0].tls.insecure_skip_verify', 'must be true or false, not "yes"'],
   'schedule-invalid': ['routers[0].schedules.system', '"every 15 seconds" is not a valid cron expression'],

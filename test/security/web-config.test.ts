@@ -201,7 +201,15 @@ describe('the client CA file (client_ca_file)', () => {
   it('refuses a certificate block that cannot be read', () => {
     const broken = root.cert.replace(/\n[A-Za-z0-9+/]{20}/, '\n!!!!!!!!!!!!!!!!!!!!');
     write('client-ca.pem', `${root.cert}\n${broken}`);
-    expect(problemsOf(mtls('client-ca.pem'))).toContainEqual({ path: 'tls_server_config.client_ca_file', message: 'its certificate 2 of 2 cannot be read' });
+    expect(problemsOf(mtls('client-ca.pem'))).toContainEqual({ path: 'tls_server_config.client_ca_file', message: 'its certificate 2 of 2 cannot be read (cut short or damaged)' });
+  });
+
+  it('refuses a file cut short inside a certificate, even after whole ones: OpenSSL would take the whole ones and say nothing', () => {
+    write('client-ca.pem', `${root.cert}\n${intermediate.cert.slice(0, 200)}`);
+    expect(problemsOf(mtls('client-ca.pem'))).toContainEqual({
+      path: 'tls_server_config.client_ca_file',
+      message: 'ends inside certificate 2, with no "-----END CERTIFICATE-----" line: a file cut short (written while it was read?)',
+    });
   });
 
   it('refuses an intermediate CA alone, naming its missing issuer: OpenSSL would admit nobody', () => {
@@ -260,7 +268,7 @@ describe('the client CA file (client_ca_file)', () => {
       verify.mockRestore();
     }
     write('client-ca.pem', Array.from({ length: 1_001 }, () => root.cert).join('\n'));
-    expect(problemsOf(mtls('client-ca.pem'))).toContainEqual({ path: 'tls_server_config.client_ca_file', message: 'holds 1001 certificates, more than the 1000 a client CA file may' });
+    expect(problemsOf(mtls('client-ca.pem'))).toContainEqual({ path: 'tls_server_config.client_ca_file', message: 'holds 1001 certificates, more than the 1000 such a file may' });
   });
 
   it('reads BEGIN lines as OpenSSL does: indented or after text, not read (refused when nothing else is); blanks after it, taken (found by review)', () => {
