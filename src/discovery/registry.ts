@@ -197,7 +197,7 @@ export class DiscoveryRegistry {
   }
 
   /** `/probe?target=…&profile=…`; see src/server/discover-result.ts for what each answer means. */
-  async discover(target: string, profileName: string, timeoutMs: number): Promise<DiscoverResult> {
+  async discover(target: string, profileName: string, timeoutMs: number, gone?: AbortSignal): Promise<DiscoverResult> {
     const profile = this.#profiles.get(profileName);
     if (profile === undefined) {
       this.#deps.metrics.refused('', 'unknown_profile');
@@ -216,7 +216,7 @@ export class DiscoveryRegistry {
     if (existing !== undefined) {
       if (existing.profile !== profileName) return this.#refuse(profileName, 'other_profile');
       existing.lastProbeAt = this.#deps.now();
-      return this.#wait(existing, timeoutMs);
+      return this.#wait(existing, timeoutMs, target, gone);
     }
     if (!profile.allow.allows(parsed)) return this.#refuse(profileName, 'outside_allow_list');
     const count = this.#counts.get(profileName) ?? 0;
@@ -232,7 +232,7 @@ export class DiscoveryRegistry {
     // would be planned on a stopped scheduler and wait out the whole probe for a collection that never comes.
     if (this.#closed) return { kind: 'closed' };
     const entry = this.#create(name, parsed, profile);
-    return this.#wait(entry, timeoutMs);
+    return this.#wait(entry, timeoutMs, target, gone);
   }
 
   /** Forgets every target not probed for its profile's forget period; returns how many. */
@@ -339,26 +339,33 @@ export class DiscoveryRegistry {
     settle(entry);
   }
 
-  async #wait(entry: Entry, timeoutMs: number): Promise<DiscoverResult> {
+  /**
+   * Waits for the entry's first collection, at most `timeoutMs`, and no longer than the client that asked is there
+   * (`gone`): a probe whose client left held its wait, one of a client's few, for the rest of the scrape's timeout,
+   * and a client that opened and dropped first probes kept every wait taken (found by review).
+   */
+  async #wait(entry: Entry, timeoutMs: number, target: string, gone: AbortSignal | undefined): Promise<DiscoverResult> {
     // Already collected under this name (a target probed again under its profile right after it was forgotten,
     // before the load that would drop it; a profile with no job at all once loaded): nothing to wait for.
     this.#settleIfTried(entry);
-    if (!entry.settled && timeoutMs > 0) {
+    if (!entry.settled && timeoutMs > 0 && gone?.aborted !== true) {
       await new Promise<void>((resolve) => {
         const done = (): void => {
           clearTimeout(timer);
           entry.waiters.delete(done);
+          gone?.removeEventListener('abort', done);
           resolve();
         };
         const timer = setTimeout(done, timeoutMs);
         entry.waiters.add(done);
+        gone?.addEventListener('abort', done, { once: true });
       });
     }
-    // Forgotten while waiting: nothing to serve under that name any more. A reload that took its profile away says so
-    // (404), as a probe under that profile now would; 503 "retry shortly" promised what never comes (found by review).
-    const current = this.#entries.get(entry.name) === entry;
-    if (!current && !this.#profiles.has(entry.profile)) return { kind: 'unknown_profile' };
-    return current && entry.settled ? { kind: 'ready', router: entry.name } : { kind: 'timeout', router: entry.name };
+    if (this.#entries.get(entry.name) === entry) return entry.settled ? { kind: 'ready', router: entry.name } : { kind: 'timeout', router: entry.name };
+    // Forgotten while waiting (a reload took its profile away, narrowed its allow list, lowered its max_targets or
+    // named it as a router): answered as a probe of it now would be, without waiting again. Served as a timeout, the
+    // wait said "accepted, retry shortly" (503) of a target the next probe is refused (found by review).
+    return this.discover(target, entry.profile, 0);
   }
 
   /**

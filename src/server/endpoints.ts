@@ -40,7 +40,8 @@ export interface Endpoints {
   sdGroups(): SdGroup[];
   /**
    * GET /probe?target=HOST[:PORT]&profile=NAME (absent when no profiles are configured). Resolves once the
-   * target's first collection has finished (or at once when it already exists), bounded by timeoutMs.
+   * target's first collection has finished (or at once when it already exists), bounded by timeoutMs and by
+   * `gone` (the client that asked has left).
    */
-  discover?(target: string, profile: string, timeoutMs: number): Promise<DiscoverResult>;
+  discover?(target: string, profile: string, timeoutMs: number, gone?: AbortSignal): Promise<DiscoverResult>;
 }

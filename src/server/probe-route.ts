@@ -12,6 +12,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { DiscoverResult } from './discover-result.js';
 import type { Endpoints } from './endpoints.js';
+import { crossSite } from './cross-site.js';
+import { DEFAULT_LIMITS } from './guard.js';
 import { sendExposition } from './metrics-route.js';
 import { parseProbeQuery, probeWaitMs } from './probe-query.js';
 import { sendText, sendTooManyScrapes } from './respond.js';
@@ -25,6 +27,8 @@ function bounded(reason: string): string {
 
 export const NO_SUCH_ROUTER = 'No such router: target names a router of the configuration (listed by /sd); one from an inventory needs profile=NAME.\n';
 
+export const CROSS_SITE_PROBE = 'Forbidden: a probe naming an inventory target, asked for by a page of another site, is refused.\n';
+
 export const SHUTTING_DOWN = 'Shutting down: the exporter takes no new target in.\n';
 
 export const NOT_PLANNED_YET = 'Not ready: the target is accepted but has nothing to serve yet; retry shortly.\n';
@@ -35,9 +39,14 @@ export const NOT_PLANNED_YET = 'Not ready: the target is accepted but has nothin
  * pipelined requests (it stops reading a connection whose answers queue up unsent) never engaged: 150,000 probes
  * pipelined on three connections waited together, 0.9 GB, and a 256 MiB heap ran out (found by review). A probe past
  * these is answered at once with what exists (its answer then queues, and the brake holds), as at its wait's end.
+ *
+ * Per client, half the connections one address may open (guard.ts, 64): Prometheus scrapes each target over a
+ * connection of its own, so with 256 a first scrape of an inventory held every connection its address may open in
+ * waits of up to the scrape's timeout, and the exporter closed the next scrapes' connections as they came (100 first
+ * probes at once: 36 reset; found by review). Past 32, a first probe answers at once and its connection is free again.
  */
 export const MAX_WAITING_PROBES = 1024;
-export const MAX_WAITING_PROBES_PER_CLIENT = 256;
+export const MAX_WAITING_PROBES_PER_CLIENT = DEFAULT_LIMITS.maxConnectionsPerClient / 2;
 
 /** The waits of one server's first probes (ScrapeSlots counts them: per client and in all). */
 export function probeWaits(): ScrapeSlots {
@@ -62,14 +71,29 @@ export async function serveProbe(
       sendText(res, 404, 'No such profile: the configuration has no profiles.\n');
       return;
     }
+    // A page of another site, through the operator's browser, would have the exporter log in to a target it names.
+    if (crossSite(req)) {
+      sendText(res, 403, CROSS_SITE_PROBE);
+      return;
+    }
     const waiting = waits.take(req.socket.remoteAddress ?? '');
     // The wait holds no rendered body: the scrape slot goes back for it (slots.ts) and is taken again after.
     const lease = waiting === undefined ? undefined : scrapeLeaseOf(req);
     lease?.suspend();
+    // A client that leaves ends its wait: the wait is one of its few (above), not the scrape timeout's to hold. It
+    // leaves with a reset (the response closes) or with its FIN, which the server reads as a half-close (listen.ts)
+    // and answers anyway: a client that only half-closed gets what exists now instead of after the wait.
+    const gone = new AbortController();
+    const leave = (): void => gone.abort();
+    const socket = req.socket;
+    res.once('close', leave);
+    socket.once('end', leave);
     let result: DiscoverResult;
     try {
-      result = await app.discover(parsed.target, parsed.profile, waiting === undefined ? 0 : probeWaitMs(req.headers));
+      result = await app.discover(parsed.target, parsed.profile, waiting === undefined ? 0 : probeWaitMs(req.headers), gone.signal);
     } finally {
+      res.off('close', leave);
+      socket.off('end', leave);
       waiting?.();
     }
     if (res.destroyed) return;

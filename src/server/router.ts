@@ -17,6 +17,7 @@ import { answerFailure, sendJson, sendText } from './respond.js';
 import { BODY_WAIT_MS, MAX_IGNORED_BODY_BYTES, requestArrival } from './request-arrival.js';
 import { ruleOf } from './routes.js';
 import { targetOf } from './target.js';
+import { crossSite } from './cross-site.js';
 import { redactSecrets } from '../util/redact.js';
 
 export type { RequestHandler } from './endpoints.js';
@@ -124,31 +125,4 @@ export function createRouter(app: Endpoints, logger: Logger): RequestHandler {
       failed(error);
     }
   };
-}
-
-/**
- * Whether a request comes from a page of another site: Sec-Fetch-Site says so, or an Origin names another host than
- * the request's Host (`null` included, a sandboxed page's), or another port where Host gives one. Host names compare
- * without case or a trailing dot, addresses in their canonical form. A Host without a port is compared by name
- * alone: a proxy that ends TLS passes `Host: exporter.example` for `Origin: https://exporter.example`, and the
- * exporter's own socket (plain HTTP) says nothing of the port the browser used.
- */
-export function crossSite(req: IncomingMessage): boolean {
-  const site = req.headers['sec-fetch-site'];
-  if (site === 'cross-site' || site === 'same-site') return true;
-  const origin = req.headers.origin;
-  if (origin === undefined) return false;
-  try {
-    const from = new URL(origin);
-    if (from.hostname === '') return true;
-    const host = req.headers.host ?? '';
-    // Names as a browser has them; the port as written (a non-special scheme keeps a default port).
-    const name = new URL(`http://${host}`).hostname.replace(/\.$/, '');
-    const port = new URL(`x-host://${host}`).port;
-    if (from.hostname.replace(/\.$/, '') !== name) return true;
-    const fromPort = from.port !== '' ? from.port : from.protocol === 'https:' ? '443' : '80';
-    return port !== '' && port !== fromPort;
-  } catch {
-    return true;
-  }
 }

@@ -298,6 +298,44 @@ describe('reload', () => {
     expect(await waiting).toEqual({ kind: 'unknown_profile' });
   });
 
+  it('answers a probe waiting when a reload forgets its target as a probe of it now would be: refused, full, or the configured router (found by review)', async () => {
+    const hang = target('hang');
+    const waitThrough = async (after: Config): Promise<unknown> => {
+      let next = config({ lab: { targets: ['127.0.0.1/32'] } });
+      const { app } = startApp(next, () => Promise.resolve(next));
+      const waiting = app.discovery.discover(hang, 'lab', 5_000);
+      // A second target, probed after: a lowered max_targets forgets the older one, the one waiting.
+      expect((await app.discovery.discover(target('r1'), 'lab', 5_000)).kind).toBe('ready');
+      next = after;
+      expect(await app.reload()).toEqual({ ok: true });
+      const answer = await waiting;
+      await app.stop();
+      return answer;
+    };
+    // Before: each was "accepted, retry shortly" (timeout, then 503 with Retry-After: 1) of a target the next probe is refused.
+    expect(await waitThrough(config({ lab: { targets: ['10.0.0.0/8'] } }))).toEqual({ kind: 'refused', reason: expect.stringContaining('outside') });
+    expect(await waitThrough(config({ lab: { targets: ['127.0.0.1/32'], max_targets: 1 } }))).toMatchObject({ kind: 'full' });
+    const named = config({ lab: { targets: ['127.0.0.1/32'] } }, [{ name: 'hq', url: emulator.router('hang').url }]);
+    named.routers[0] = { ...named.routers[0]!, name: hang };
+    expect(await waitThrough(named)).toEqual({ kind: 'ready', router: hang });
+  });
+
+  it('ends a first probe’s wait when its client has gone, keeping the target', async () => {
+    const { app } = startApp(config({ lab: { targets: ['127.0.0.1/32'] } }));
+    const gone = new AbortController();
+    const waiting = app.discovery.discover(target('hang'), 'lab', 60_000, gone.signal);
+    const started = performance.now();
+    gone.abort();
+    expect(await waiting).toEqual({ kind: 'timeout', router: target('hang') });
+    // Not the 60 s of its timeout (before, the wait held its slot that long).
+    expect(performance.now() - started).toBeLessThan(5_000);
+    expect(app.discovery.size).toBe(1);
+    // Gone before it asked: no wait at all.
+    const early = new AbortController();
+    early.abort();
+    expect(await app.discovery.discover(target('hang'), 'lab', 60_000, early.signal)).toEqual({ kind: 'timeout', router: target('hang') });
+  });
+
   it('ports: refuses a target on a port the profile does not list, and forgets one a reload no longer lists', async () => {
     const port = (name: string): number => Number(new URL(emulator.router(name).url).port);
     const first = config({ a: { targets: ['127.0.0.1/32'], ports: [port('r1')] } });

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import type { IncomingMessage } from 'node:http';
-import { crossSite } from '../../src/server/router.js';
+import { crossSite } from '../../src/server/cross-site.js';
 
 const request = (host: string, origin: string): IncomingMessage => ({ headers: { host, origin }, socket: {} }) as unknown as IncomingMessage;
 

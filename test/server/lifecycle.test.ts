@@ -4,7 +4,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { IncomingMessage } from 'node:http';
-import { crossSite } from '../../src/server/router.js';
+import { crossSite } from '../../src/server/cross-site.js';
 import { parseCli } from '../../src/cli/args.js';
 import { applyOverrides } from '../../src/cli/overrides.js';
 import { openSocket, rawRequest } from './raw-client.js';
@@ -193,5 +193,16 @@ describe('crossSite', () => {
     ['exp.example:80', 'https://exp.example', false, true],
   ])('Host %s, Origin %s (TLS %s): cross-site %s (found by review)', (host, origin, encrypted, cross) => {
     expect(crossSite(request(host, origin, encrypted))).toBe(cross);
+  });
+
+  it('reads a Referer where no Origin came (an image or a link to a plain-HTTP address sends only that; found by review)', () => {
+    const referred = (host: string, referer: string, origin?: string): IncomingMessage =>
+      ({ headers: { host, referer, ...(origin === undefined ? {} : { origin }) }, socket: {} }) as unknown as IncomingMessage;
+    expect(crossSite(referred('exp.example:9731', 'http://exp.example:9731/graph?g0.expr=up'))).toBe(false);
+    expect(crossSite(referred('exp.example:9731', 'http://evil.example/page.html'))).toBe(true);
+    expect(crossSite(referred('exp.example:9731', 'http://exp.example:8080/'))).toBe(true);
+    expect(crossSite(referred('exp.example:9731', 'not a url'))).toBe(true);
+    // The Origin, when there is one, is what counts.
+    expect(crossSite(referred('exp.example:9731', 'http://evil.example/', 'http://exp.example:9731'))).toBe(false);
   });
 });

@@ -3,7 +3,7 @@
  * discovered-target registry), and the wait it grants from X-Prometheus-Scrape-Timeout-Seconds. A fake
  * Endpoints behind the real router and guard; then the real server's authentication and scrape cap on /probe.
  */
-import { createServer, type Server } from 'node:http';
+import { createServer, get as httpGet, type ClientRequest, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { gzipSync } from 'node:zlib';
 import pino from 'pino';
@@ -15,6 +15,7 @@ import { MAX_WAIT_MS, MIN_WAIT_MS, probeWaitMs } from '../../src/server/probe-qu
 import { MAX_WAITING_PROBES_PER_CLIENT } from '../../src/server/probe-route.js';
 import { ROUTE_RULES } from '../../src/server/routes.js';
 import { startExporter, WEB_AUTH, type Exporter } from './exporter.js';
+import { closeServer, serverUrl, startServer } from '../../src/server/listen.js';
 
 const calls: { target: string; profile: string; timeoutMs: number }[] = [];
 let answer: DiscoverResult = { kind: 'unknown_profile' };
@@ -77,6 +78,22 @@ describe('/probe?target=HOST&profile=NAME', () => {
     expect(got.body).toMatch(body);
     if (status === 429) expect(got.retryAfter).toBe('480');
     if (status === 503) expect(got.retryAfter).toBe(result.kind === 'closed' ? null : '1');
+  });
+
+  it('refuses a probe naming an inventory target that a page of another site asked for, before anything is created (found by review)', async () => {
+    answer = { kind: 'ready', router: 'edge-192.0.2.7' };
+    const port = new URL(base).port;
+    for (const headers of [{ 'sec-fetch-site': 'cross-site' }, { origin: 'http://evil.example' }, { referer: 'http://evil.example/page.html' }]) {
+      calls.length = 0;
+      const got = await probe('target=192.0.2.7&profile=edge', headers);
+      expect(got.status, JSON.stringify(headers)).toBe(403);
+      expect(got.body).toBe('Forbidden: a probe naming an inventory target, asked for by a page of another site, is refused.\n');
+      expect(calls).toEqual([]);
+    }
+    // The exporter's own pages, and clients that send none of these (Prometheus), are served.
+    for (const headers of [{ referer: `http://127.0.0.1:${port}/` }, { 'sec-fetch-site': 'same-origin' }, {}]) {
+      expect((await probe('target=192.0.2.7&profile=edge', headers)).status, JSON.stringify(headers)).toBe(200);
+    }
   });
 
   it('answers 404 "no such profile" when the app has no discovery at all (Endpoints.discover absent)', async () => {
@@ -243,5 +260,103 @@ describe('first probes waiting at once (found by review: 150,000 pipelined probe
     } finally {
       await new Promise((resolve) => local.close(resolve));
     }
+  });
+});
+
+describe('first probes of an inventory from one Prometheus, each over a connection of its own (found by review)', () => {
+  // Prometheus scrapes each target over its own connection: 256 waits per client held every one of the 64 connections
+  // an address may open, and the next first probes' connections were closed as they came (100 at once: 36 reset).
+  const held: { gone: AbortSignal | undefined; release: () => void }[] = [];
+  let atOnce = 0;
+  let server: Server;
+  let port = 0;
+  const own = {
+    renderRouter: endpoints.renderRouter,
+    discover: (_target: string, _profile: string, timeoutMs: number, gone?: AbortSignal) => {
+      const result: DiscoverResult = { kind: 'timeout', router: 'edge-192.0.2.7' };
+      if (timeoutMs === 0) {
+        atOnce++;
+        return Promise.resolve(result);
+      }
+      return new Promise<DiscoverResult>((resolve) => {
+        const release = (): void => resolve(result);
+        held.push({ gone, release });
+        gone?.addEventListener('abort', release, { once: true });
+      });
+    },
+  } as unknown as Endpoints;
+
+  beforeAll(async () => {
+    server = await startServer({ handle: createRouter(own, pino({ level: 'silent' })) }, '127.0.0.1:0');
+    port = Number(new URL(serverUrl(server)).port);
+  });
+  afterAll(async () => {
+    for (const { release } of held.splice(0)) release();
+    await closeServer(server, 5_000);
+  });
+
+  /** A first probe over a new connection; settles once it waits (discover was asked to) or its answer or error came. */
+  function firstProbe(): { request: ClientRequest; answer: Promise<number | string>; started: Promise<void> } {
+    const before = held.length;
+    const request = httpGet({ host: '127.0.0.1', port, path: '/probe?target=192.0.2.7&profile=edge', agent: false });
+    const answer = new Promise<number | string>((resolve) => {
+      request.once('response', (response) => {
+        response.resume();
+        response.once('end', () => resolve(response.statusCode ?? 0));
+      });
+      request.once('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? 'error'));
+    });
+    const started = (async () => {
+      let settled = false;
+      void answer.then(() => (settled = true));
+      while (!settled && held.length === before) await new Promise((resolve) => setImmediate(resolve));
+    })();
+    return { request, answer, started };
+  }
+
+  it(`lets ${MAX_WAITING_PROBES_PER_CLIENT} wait and answers the rest at once: no connection is closed as it comes`, async () => {
+    atOnce = 0;
+    const probes = [];
+    for (let i = 0; i < 100; i++) {
+      const probe = firstProbe();
+      await probe.started;
+      probes.push(probe);
+    }
+    expect(held.length).toBe(MAX_WAITING_PROBES_PER_CLIENT);
+    expect(atOnce).toBe(100 - MAX_WAITING_PROBES_PER_CLIENT);
+    expect(MAX_WAITING_PROBES_PER_CLIENT).toBeLessThan(DEFAULT_LIMITS.maxConnectionsPerClient);
+    // Answered at once, and each wait as it ends (one after the other: waits ending together would share 8 scrape slots).
+    const waited = probes.slice(0, MAX_WAITING_PROBES_PER_CLIENT);
+    for (const { release } of held.splice(0)) {
+      release();
+      await waited.shift()?.answer;
+    }
+    const answers = await Promise.all(probes.map((probe) => probe.answer));
+    expect(answers.filter((answer) => answer !== 200)).toEqual([]);
+  });
+
+  it('ends the wait of a client that has gone, so its wait is free for the next first probe', async () => {
+    const probes = [];
+    for (let i = 0; i < MAX_WAITING_PROBES_PER_CLIENT; i++) {
+      const probe = firstProbe();
+      await probe.started;
+      probes.push(probe);
+    }
+    expect(held.length).toBe(MAX_WAITING_PROBES_PER_CLIENT);
+    // Gone: half with a FIN, half with a reset.
+    for (const [i, probe] of probes.entries()) {
+      if (i % 2 === 0) probe.request.destroy();
+      else probe.request.socket?.resetAndDestroy();
+    }
+    await expect.poll(() => held.every(({ gone }) => gone?.aborted === true)).toBe(true);
+    held.length = 0;
+    atOnce = 0;
+    const next = firstProbe();
+    await next.started;
+    // It waits: the waits of the clients that left are free again.
+    expect(held.length).toBe(1);
+    expect(atOnce).toBe(0);
+    held.splice(0)[0]?.release();
+    expect(await next.answer).toBe(200);
   });
 });
