@@ -83,7 +83,7 @@ describe('/probe?target=HOST&profile=NAME', () => {
   it('refuses a probe naming an inventory target that a page of another site asked for, before anything is created (found by review)', async () => {
     answer = { kind: 'ready', router: 'edge-192.0.2.7' };
     const port = new URL(base).port;
-    for (const headers of [{ 'sec-fetch-site': 'cross-site' }, { origin: 'http://evil.example' }, { referer: 'http://evil.example/page.html' }]) {
+    for (const headers of [{ 'sec-fetch-site': 'cross-site' }, { origin: 'http://evil.example' }, { referer: 'http://evil.example/page.html' }] as Record<string, string>[]) {
       calls.length = 0;
       const got = await probe('target=192.0.2.7&profile=edge', headers);
       expect(got.status, JSON.stringify(headers)).toBe(403);
@@ -91,7 +91,7 @@ describe('/probe?target=HOST&profile=NAME', () => {
       expect(calls).toEqual([]);
     }
     // The exporter's own pages, and clients that send none of these (Prometheus), are served.
-    for (const headers of [{ referer: `http://127.0.0.1:${port}/` }, { 'sec-fetch-site': 'same-origin' }, {}]) {
+    for (const headers of [{ referer: `http://127.0.0.1:${port}/` }, { 'sec-fetch-site': 'same-origin' }, {}] as Record<string, string>[]) {
       expect((await probe('target=192.0.2.7&profile=edge', headers)).status, JSON.stringify(headers)).toBe(200);
     }
   });
