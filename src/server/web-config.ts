@@ -40,6 +40,8 @@ export interface WebConfig {
   files: readonly string[];
   /** Not errors, but worth a log line (a key file readable by everyone, users over plain HTTP). */
   warnings: string[];
+  /** The file holds no setting at all (empty, blanks or comments): plain HTTP without users, or a file half written. */
+  empty: boolean;
 }
 
 const KEYS = {
@@ -131,7 +133,7 @@ export function loadWebConfig(path: string): WebConfig {
   if ('error' in own) throw new ConfigError(path, [{ path: '', message: own.error }]);
   const parsed = parseYaml(own.text);
   if (parsed.problems.length > 0) throw new ConfigError(path, parsed.problems);
-  const config: WebConfig = { path, users: new Map(), headers: {}, files: [path], warnings: [] };
+  const config: WebConfig = { path, users: new Map(), headers: {}, files: [path], warnings: [], empty: parsed.value === null || parsed.value === undefined };
   const top = mapping(parsed.value, '', problems);
   if (top !== undefined) {
     checkKeys(top, '', problems);

@@ -123,7 +123,23 @@ export class WebConfigSource {
   prepare(path: string | undefined, configSource = '<none>'): () => void {
     const config = path === undefined ? undefined : WebConfigSource.#load(path);
     this.#checkFits(config, configSource);
-    return () => this.#install(config);
+    const before = this.#config;
+    if (before === undefined || before.users.size === 0 || (config?.users.size ?? 0) > 0) return () => this.#install(config);
+    // A reload may turn Basic authentication off, but not by a file that holds nothing: that is a file caught as it was
+    // being written (or emptied by mistake), which turned authentication off silently when a reload came then, a
+    // sidecar's after any file change or one for another reason (found by review).
+    if (config?.empty === true) {
+      throw new ConfigError(config.path, [
+        {
+          path: 'web_config_file',
+          message: 'the file is now empty, which would turn authentication off: write it whole and reload again (to serve without users, leave basic_auth_users out of a file that says something else, or drop web_config_file)',
+        },
+      ]);
+    }
+    return () => {
+      this.#install(config);
+      this.#logger.warn({ web_config_file: config?.path ?? null }, 'this reload turned Basic authentication off: the web config has no basic_auth_users now');
+    };
   }
 
   /** Throws when the running server cannot take this web config without a restart. */

@@ -83,9 +83,24 @@ describe('re-reading the web config', () => {
     }
     expect(messages().filter((message) => message.startsWith('web config changed but is invalid')).length).toBeGreaterThan(0);
     expect(logs.text()).toContain('would turn authentication off');
-    // Asked for: a reload installs it.
+    // Asked for: a reload installs it, and says so.
     web.prepare(put('web.yml', 'basic_auth_users: {}'))();
     expect(web.current()?.users.size).toBe(0);
+    expect(messages()).toContain('this reload turned Basic authentication off: the web config has no basic_auth_users now');
+  });
+
+  it('a reload refuses a web config file that holds nothing while users are in force: a file caught half-written (found by review)', () => {
+    const web = source(put('web.yml', `basic_auth_users: { a: "${HASH_A}" }`));
+    for (const nothing of ['', '\n', '# being rewritten\n', '   \n# a\n']) {
+      expect(() => web.prepare(put('web.yml', nothing)), JSON.stringify(nothing)).toThrow(
+        expect.objectContaining({ problems: [{ path: 'web_config_file', message: expect.stringMatching(/^the file is now empty, which would turn authentication off/) }] }),
+      );
+      expect(web.current()?.users.get('a')).toBe(HASH_A);
+    }
+    // Without users in force an empty file is what it is in exporter-toolkit: plain HTTP, no users.
+    const open = source(put('open.yml', 'http_server_config: { headers: { X-Content-Type-Options: nosniff } }'));
+    open.prepare(put('open.yml', ''))();
+    expect(open.current()?.empty).toBe(true);
   });
 
   it('a client CA file emptied or cut while running (a rewrite caught half-way) keeps the previous CA (found by review)', async () => {
