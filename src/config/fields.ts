@@ -129,8 +129,14 @@ export function readSecret(value: unknown, path: string, problems: Problems): st
 export function secretProblem(text: string): string | undefined {
   if (text.length > MAX_SECRET_CHARS) return `is longer than ${MAX_SECRET_CHARS} characters: not a password (check what it names)`;
   if (LONE_SURROGATE.test(text)) return 'is not valid Unicode (a lone surrogate, such as the escape \\ud800): it cannot be sent to a router';
+  // Basic authentication carries no control characters (RFC 7617), and RouterOS takes none in a password: a file of
+  // two lines, or a value with a tab or CR in it, loaded and every login failed (found by review).
+  if (CONTROL.test(text)) return 'holds a control character (a line break inside it, a tab, a CR): a password cannot, and Basic authentication could not send it';
   return undefined;
 }
+
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\x00-\x1f\x7f]/;
 
 export function readStringList(value: unknown, path: string, problems: Problems): string[] | undefined {
   if (value === REPORTED) return undefined;

@@ -63,6 +63,9 @@ function value<T>(slot: Slot<T>, fallback: T): T {
   return slot === undefined || slot === null ? fallback : slot.value;
 }
 
+/** A password read from a file or a variable, without the line break its writer ended it with. */
+const withoutLineEnd = (text: string): string => text.replace(/[\r\n]+$/, '');
+
 function resolvePassword(source: PasswordSource, path: string, ctx: RouterContext): Secret | undefined {
   const checked = (text: string, what: string): Secret | undefined => {
     const problem = secretProblem(text);
@@ -70,20 +73,32 @@ function resolvePassword(source: PasswordSource, path: string, ctx: RouterContex
     ctx.problems.add(path, `${what} ${problem}`);
     return undefined;
   };
+  // An empty file is one being rewritten (or a secret not filled in): a reload then logged every router in with no
+  // password and into the back-off of failed logins (found by review). An empty password is written where it shows:
+  // `password: ""` (or a variable set to empty).
+  const nonEmpty = (text: string, what: string): Secret | undefined => {
+    if (text !== '') return checked(text, what);
+    ctx.problems.add(path, `${what} is empty: no password (for a router whose password is empty, write password: "")`);
+    return undefined;
+  };
   switch (source.kind) {
     case 'password':
       return checked(source.value, 'the password');
     case 'password_env': {
       const text = envValue(ctx.env, source.name);
-      if (text !== undefined) return checked(text, 'the value of the environment variable it names');
+      // A value set from a file or `echo` ends in a line break that is not part of the password, as a file's does.
+      // Empty is taken: a variable does not change under a running process, so it was set so (RouterOS's default
+      // admin has no password).
+      if (text !== undefined) return checked(withoutLineEnd(text), 'the value of the environment variable it names');
       // The name is not quoted: it may be a password pasted where the variable's name belongs.
       ctx.problems.add(path, 'the environment variable it names is not set');
       return undefined;
     }
     case 'password_file': {
       const read = ctx.readText(source.file);
-      // A file written by `echo` or a secrets manager ends in a newline that is not part of the password.
-      if ('text' in read) return checked(read.text.replace(/[\r\n]+$/, ''), 'the text of the file it names');
+      // A file written by `echo` or a secrets manager ends in a newline that is not part of the password, and one
+      // saved by Windows Notepad starts with a byte-order mark that is not part of it either.
+      if ('text' in read) return nonEmpty(withoutLineEnd(read.text.replace(/^\uFEFF/, '')), 'the text of the file it names');
       // The path is not quoted either, as password_env's name is not: it may be a password pasted where the path
       // belongs, or come from a `${VAR:-default}` whose default is one.
       ctx.problems.add(path, `cannot read the file it names: ${read.reason}`);

@@ -1,7 +1,7 @@
 import { inspect } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, formatProblems } from '../../src/config/index.js';
-import { BASE, firstRouter, resolve } from './helpers.js';
+import { BASE, firstRouter, problemsOf, resolve } from './helpers.js';
 
 const SECRETS = ['default-Secret-1', 'router-Secret-2', 'env-Secret-3', 'file-Secret-4', 'bt-Secret-5', 'url-Secret-6'];
 
@@ -78,11 +78,11 @@ describe('secrets', () => {
     expectNoSecret(inspect(error));
   });
 
-  it('reads password_file relative to the config folder and strips the trailing newline only', () => {
+  it('reads password_file relative to the config folder and strips the trailing newline and a leading byte-order mark only', () => {
     const files = {
       '/etc/routeros-exporter/secrets/a': 'with spaces  \n',
       '/run/secrets/b': 'crlf\r\n',
-      '/etc/routeros-exporter/c': '',
+      '/etc/routeros-exporter/c': '\uFEFFnotepad\r\n',
     };
     const config = resolve(
       {
@@ -95,7 +95,29 @@ describe('secrets', () => {
       },
       { files },
     );
-    expect(config.routers.map((r) => r.password.reveal())).toEqual(['with spaces  ', 'crlf', '']);
+    expect(config.routers.map((r) => r.password.reveal())).toEqual(['with spaces  ', 'crlf', 'notepad']);
+  });
+
+  it('refuses a password no router can have, from every source, at its path and without quoting it (found by review)', () => {
+    const at = (source: Record<string, string>, files: Record<string, string> = {}, env: Record<string, string> = {}) =>
+      problemsOf({ ...BASE, defaults: { username: 'admin', ...source } }, { files, env });
+    // Two lines (a username and a password in one file), a tab, a CR inside: every login failed.
+    for (const text of ['admin\nSecret-pass-1', 'Secret\tpass-1', 'Secret\rpass-1\n', 'Secret-pass-1\u0000']) {
+      for (const problems of [at({ password: text }), at({ password_file: '/run/pw' }, { '/run/pw': text }), at({ password_env: 'PW' }, {}, { PW: text })]) {
+        expect(problems).toHaveLength(1);
+        expect(problems[0]?.path).toMatch(/^defaults\.password(_file|_env)?$/);
+        expect(problems[0]?.message).toMatch(/holds a control character/);
+        expect(JSON.stringify(problems)).not.toContain('pass-1');
+      }
+    }
+    // A variable ends in a line break as a file does (a secret made with echo): the same password either way.
+    expect(firstRouter(resolve({ ...BASE, defaults: { username: 'admin', password_env: 'PW' } }, { env: { PW: 'Secret-pass-1\n' } })).password.reveal()).toBe('Secret-pass-1');
+    // An empty file is a file being rewritten, not a password: refused, with what to write for an empty one.
+    for (const empty of ['', '\n', '\r\n', '\uFEFF']) {
+      expect(at({ password_file: '/run/pw' }, { '/run/pw': empty })).toEqual([
+        { path: 'defaults.password_file', message: 'the text of the file it names is empty: no password (for a router whose password is empty, write password: "")' },
+      ]);
+    }
   });
 
   it('accepts an empty password (RouterOS’s default admin has one) and password_env set to empty', () => {
