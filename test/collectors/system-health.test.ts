@@ -164,29 +164,31 @@ describe('system/health bounds', () => {
     expect(looked).toBeLessThanOrEqual(MAX_ROWS + 2);
   });
 
-  it(`reads at most ${MAX_ROWS} sensor values of the object form too, however many objects a reply lists (a million of one sensor each took 1 s)`, () => {
-    let looked = 0;
-    const objects = new Proxy(
-      Array.from({ length: 100_000 }, () => ({ temperature: '40' })),
-      { get: (target, key, receiver) => (typeof key === 'string' && /^\d+$/.test(key) ? (looked++, Reflect.get(target, key, receiver)) : Reflect.get(target, key, receiver)) },
-    );
-    const result = mapSystemHealth(objects, ROUTER);
-    expect(result.problems).toContain(`system/health more than ${MAX_ROWS} sensor values; the rest are left out`);
-    expect(result.data.sensors).toBe(1);
-    // The form check looks at the first rows for a name, then the object loop reads up to the bound.
-    expect(looked).toBeLessThanOrEqual(2 * MAX_ROWS + 2);
+  it('refuses a list of objects without names as not this menu\'s data, reading none of them (a million were read to the end, 256 of 5,000 keys each held the loop 0.3 s and counted a success; found by reviews)', () => {
+    for (const make of [(): Record<string, string> => ({ temperature: '40' }), (): Record<string, string> => ({ state: 'enabled' })]) {
+      let looked = 0;
+      const objects = new Proxy(
+        Array.from({ length: 100_000 }, make),
+        { get: (target, key, receiver) => (typeof key === 'string' && /^\d+$/.test(key) ? (looked++, Reflect.get(target, key, receiver)) : Reflect.get(target, key, receiver)) },
+      );
+      expect(() => mapSystemHealth(objects, ROUTER)).toThrow(expect.objectContaining({ code: 'ROS_ERR_SHAPE', message: expect.stringContaining('a list of 100000 objects without names') }));
+      // The form check looks at the first rows for a name; nothing after.
+      expect(looked).toBeLessThanOrEqual(MAX_ROWS + 2);
+    }
   });
 
-  it(`reads at most ${MAX_ROWS} objects that hold no sensor either (a million of {state: enabled} were read to the end; found by review)`, () => {
-    let looked = 0;
-    const objects = new Proxy(
-      Array.from({ length: 100_000 }, () => ({ state: 'enabled' })),
-      { get: (target, key, receiver) => (typeof key === 'string' && /^\d+$/.test(key) ? (looked++, Reflect.get(target, key, receiver)) : Reflect.get(target, key, receiver)) },
-    );
-    const result = mapSystemHealth(objects, ROUTER);
-    expect(result.problems).toContain(`system/health more than ${MAX_ROWS} objects; the rest are left out`);
-    expect(result.data.sensors).toBe(0);
-    expect(looked).toBeLessThanOrEqual(2 * MAX_ROWS + 2);
+  it(`reads at most ${MAX_ROWS} keys of the one object, sensors first found kept`, () => {
+    const object: Record<string, string> = { 'cpu-temperature': '41' };
+    for (let i = 0; i < 100_000; i++) object[`k${i}`] = '';
+    object['board-temperature1'] = '39';
+    const result = mapSystemHealth([object], ROUTER);
+    expect(result.problems).toContain(`system/health more than ${MAX_ROWS} keys; the rest are left out`);
+    expect(result.data).toEqual({ form: 'object', sensors: 1 });
+    // Keys that tell nothing past the bound: still not this menu's data.
+    const junk: Record<string, string> = {};
+    for (let i = 0; i < 100_000; i++) junk[`k${i}`] = '';
+    junk['state'] = 'enabled';
+    expect(() => mapSystemHealth([junk], ROUTER)).toThrow(expect.objectContaining({ code: 'ROS_ERR_SHAPE' }));
   });
 });
 
