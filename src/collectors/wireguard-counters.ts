@@ -11,7 +11,7 @@
  * The table hangs off the job's memory map (JobContext.memory, kept across runs and reloads), so it lives and
  * dies with the job without another field in the job context.
  */
-import { PeerTable, type PeerFacts } from './wireguard-peers.js';
+import { peerKey, PeerTable, type PeerFacts } from './wireguard-peers.js';
 
 /**
  * RouterOS gives a handshake's age in whole seconds, so now − age lands anywhere in the second after the handshake:
@@ -107,8 +107,8 @@ export class CounterMemory {
     if (before.keyAt(position) === publicKey && before.interfaceAt(position) === iface) return position;
     if (this.#index === undefined) {
       this.#index = new Map();
-      for (let at = 0; at < before.length; at++) this.#index.set(`${before.interfaceAt(at) ?? ''}\n${before.keyAt(at) ?? ''}`, at);
+      for (let at = 0; at < before.length; at++) this.#index.set(peerKey(before.interfaceAt(at) ?? '', before.keyAt(at) ?? ''), at);
     }
-    return this.#index.get(`${iface}\n${publicKey}`);
+    return this.#index.get(peerKey(iface, publicKey));
   }
 }

@@ -10,6 +10,14 @@
  */
 import { PROBE_OUTCOMES, type ProbeOutcome } from '../analysis/liveness.js';
 
+
+/**
+ * One peer's identity as one string: its interface and public key, both the router's text. The interface name's
+ * length goes first: with a bare separator (`\n` once, `|` another time) `a|b` + `c` and `a` + `b|c` were one
+ * peer, and a hostile reply that reordered two such peers gave each the other's previous counters (found by review).
+ */
+export const peerKey = (iface: string, publicKey: string): string => `${iface.length}:${iface}|${publicKey}`;
+
 /**
  * What health verdicts need of a peer, and no more: this is kept for every peer of every router between
  * collections (100,000 of them at scale), while traffic, endpoints and addresses live on as metric bytes.

@@ -13,6 +13,7 @@ import type { RouterRecord } from '../routeros/records.js';
 import { routerListHead, saysTrue } from '../routeros/decode.js';
 import { expectOf, peerLabel, probeSettingOf } from '../analysis/peer.js';
 import { PROBE_OUTCOMES } from '../analysis/liveness.js';
+import { peerKey } from './wireguard-peers.js';
 import { readProbeReply, readProbeReplySteps, type ProbeResult } from './wireguard-probe-reply.js';
 import { finish, finishInSlices, type Steps } from '../util/slices.js';
 import { parseIpv4, parseIpv4Prefix, type Ipv4Prefix } from '../analysis/ipv4.js';
@@ -40,11 +41,8 @@ export interface ProbeTarget {
   src: string;
 }
 
-/**
- * One peer's key in the probe results. The interface name's length goes first: names and keys are the router's
- * text, and with a bare separator `a|b` + `c` and `a` + `b|c` would be one peer.
- */
-export const probeKey = (iface: string, publicKey: string): string => `${iface.length}:${iface}|${publicKey}`;
+/** One peer's key in the probe results (peerKey). */
+export const probeKey = peerKey;
 
 /** The interface name a probeKey was made of. */
 export function probeKeyInterface(key: string): string {

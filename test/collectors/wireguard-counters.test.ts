@@ -4,8 +4,9 @@
  * entries per peer (~33 MB at 100 × 1,000).
  */
 import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
 import { CounterMemory } from '../../src/collectors/wireguard-counters.js';
-import type { KeptPeers } from '../../src/collectors/wireguard-peers.js';
+import { peerKey, type KeptPeers } from '../../src/collectors/wireguard-peers.js';
 import { mapWireguard } from '../../src/collectors/wireguard.js';
 import { routerLabel } from '../../src/metrics/family.js';
 import { testRouter } from '../helpers/config.js';
@@ -46,6 +47,35 @@ describe('CounterMemory', () => {
     ]);
     // b is gone from the previous run: coming back, it has no baseline.
     expect(run(owner, [['wg0', 'b', 99, 99]])).toEqual([{ rxMoved: false, txMoved: false }]);
+  });
+
+  it('never takes one peer for another, whatever text the router sends for interface and key (found by review: `w` + `x\\ny` was `w\\nx` + `y`)', () => {
+    const text = fc.string({ unit: fc.constantFrom('w', 'x', '\n', '|', ':', '1'), maxLength: 5 });
+    fc.assert(
+      fc.property(
+        // Pairs that run together the same way: one text cut at each of its separators, and any others beside.
+        fc
+          .tuple(fc.array(text, { minLength: 2, maxLength: 4 }), fc.constantFrom('\n', '|', ':'), fc.array(fc.tuple(text, text), { maxLength: 2 }))
+          .map(([parts, separator, others]) => {
+            const cuts = parts.slice(1).map((_, at) => [parts.slice(0, at + 1).join(separator), parts.slice(at + 1).join(separator)] as [string, string]);
+            const all = [...cuts, ...others];
+            return all.filter(([i, k], index) => all.findIndex(([i2, k2]) => i2 === i && k2 === k) === index);
+          })
+          .filter((peers) => peers.length >= 2),
+        fc.array(fc.boolean(), { minLength: 6, maxLength: 6 }),
+        (peers, grew) => {
+          const owner = {};
+          run(owner, peers.map(([iface, key], index): Peer => [iface, key, 100 + index * 10, 0]));
+          // Listed the other way round, some grew by one: exactly those moved. Taken for another peer, a peer is compared
+          // with that one's count (10 apart) and reads as moved when it did not, or not when it did.
+          const again = peers.map(([iface, key], index): Peer => [iface, key, 100 + index * 10 + (grew[index] === true ? 1 : 0), 0]).reverse();
+          const expected = peers.map((_, index) => grew[index] === true).reverse();
+          expect(run(owner, again).map((moved) => moved.rxMoved)).toEqual(expected);
+        },
+      ),
+      { numRuns: 500 },
+    );
+    expect(peerKey('w', 'x\ny')).not.toBe(peerKey('w\nx', 'y'));
   });
 
   it('a counter that fell or does not decode did not move, and a fallen one is the new baseline', () => {
