@@ -63,7 +63,11 @@ export function* mapPingSteps(
   }
   const samples = new SampleSet();
   const last = rows.at(-1) ?? {};
-  const sent = withinCount(read.counter(last, 'sent'), target.count, read);
+  const sentRead = read.counter(last, 'sent');
+  const sent = withinCount(sentRead, target.count, read);
+  // A `sent` past the count is no count of this run, and neither is the packet-loss of that row (found by review:
+  // sent 5 of 3 with 0 % loss read as a loss of 0 and /health ok while the run was not counted).
+  const notThisRun = sentRead !== undefined && sent === undefined;
   const reported = read.counter(last, 'received');
   // Without both totals, loss and success are unknown: a missing "received" is not "none received".
   if (last['sent'] === undefined || last['received'] === undefined) read.problem('last row has no sent/received totals');
@@ -77,7 +81,13 @@ export function* mapPingSteps(
     read.problem(`${untoldAnswers(sent, reported)}; loss left out`);
   }
   // With duplicates packet-loss counts them (below 0, or too low): no percent to check the counts against.
-  const lossRatio = !duplicates ? lossOf(last, sent, received, read) : received === undefined || sent === 0 ? undefined : (sent - received) / sent;
+  const lossRatio = notThisRun
+    ? undefined
+    : !duplicates
+      ? lossOf(last, sent, received, read)
+      : received === undefined || sent === 0
+        ? undefined
+        : (sent - received) / sent;
   const labels = seriesLabels(F.pingSuccess, routerLabel, [target.target, target.name]);
   // A run counts only with both totals: one alone would move one counter and not the other (received past sent:
   // a loss rate below 0, or a made-up 100 % loss), and says nothing of success.

@@ -4,6 +4,7 @@
  * problem is counted, and nothing downstream (/health, check, the verdict log) can throw on it.
  */
 import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
 import { mapSystem } from '../../src/collectors/system.js';
 import { mapWireguard } from '../../src/collectors/wireguard.js';
 import { mapPing } from '../../src/collectors/ping.js';
@@ -227,6 +228,25 @@ describe('range rules in the collectors', () => {
     expect(negative.data.lossRatio).toBeUndefined();
     expect(text(negative.samples)).not.toContain('loss_ratio');
     expect(text(negative.samples)).toContain('routeros_ping_packets_received_total{router="hq",target="10.0.0.1",name="t"} 0\n');
+  });
+
+  it('a ping run whose sent outgrows its count is no count of that run: no loss, no success, nothing summed, whatever else its row says (found by review)', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 3 }), fc.integer({ min: 1, max: 1000 }), fc.nat(1000), fc.option(fc.integer({ min: -50, max: 200 }), { nil: undefined }), (count, over, received, percent) => {
+        const target = { target: '10.0.0.1', name: 't', count, intervalSeconds: 1, schedule: '* * * * *' };
+        const row = { seq: '0', sent: String(count + over), received: String(received), ...(percent === undefined ? {} : { 'packet-loss': String(percent) }) };
+        const totals = new Map<string, number>();
+        const result = mapPing([row], target, ROUTER, totals);
+        expect(result.data.lossRatio).toBeUndefined();
+        expect(result.data.success).toBeUndefined();
+        const out = text(result.samples);
+        expect(out).not.toContain('loss_ratio');
+        expect(out).not.toContain('routeros_ping_success');
+        expect(out).toContain('routeros_ping_packets_sent_total{router="hq",target="10.0.0.1",name="t"} 0\n');
+        expect(result.problems.some((problem) => problem.endsWith('the run is not counted'))).toBe(true);
+      }),
+      { numRuns: 300 },
+    );
   });
 
   it('duplicate replies (received > sent, packet-loss below 0, as RouterOS reports for multicast) count each answered ping once', () => {
