@@ -5,6 +5,7 @@
  * a dead peer healthy for good (found by review).
  */
 import type { RouterRecord } from '../routeros/records.js';
+import { keepaliveOff, saysTrue } from '../routeros/decode.js';
 import { FieldReader, given } from '../analysis/decoding.js';
 import { bootedAtOf, keepaliveBoundSeconds } from '../analysis/liveness.js';
 import { expectOf, peerLabel } from '../analysis/peer.js';
@@ -12,8 +13,6 @@ import type { HealthConfig } from '../config/types.js';
 import type { JobContext } from './types.js';
 import type { Steps } from '../util/slices.js';
 
-/** A persistent-keepalive RouterOS writes for none: absent, empty, or zero in any of its forms (`0`, `0s`, `00:00:00`). */
-const NO_KEEPALIVE = /^[0:s]*$/;
 /** Peers looked at between two pauses of the event loop. */
 const PEERS_PER_STEP = 2_000;
 
@@ -33,8 +32,8 @@ export function* uptimeWantedSteps(peers: readonly RouterRecord[], health: Healt
   for (let index = 0; index < peers.length; index++) {
     if (index % PEERS_PER_STEP === PEERS_PER_STEP - 1) yield;
     const record = peers[index] as RouterRecord;
-    if (record['disabled'] === 'true' || given(record, 'last-handshake')) continue;
-    if (NO_KEEPALIVE.test(record['persistent-keepalive'] ?? '')) {
+    if (saysTrue(record['disabled']) || given(record, 'last-handshake')) continue;
+    if (keepaliveOff(record['persistent-keepalive'])) {
       if (graceWithoutKeepalive(record, health)) longest = Math.max(longest, health.handshakeStaleAfterSeconds);
       continue;
     }

@@ -10,7 +10,7 @@
  */
 import type { HealthConfig } from '../config/types.js';
 import type { RouterRecord } from '../routeros/records.js';
-import { routerListHead, saysTrue } from '../routeros/decode.js';
+import { keepaliveOff, routerListHead, saysTrue } from '../routeros/decode.js';
 import { expectOf, peerLabel, probeSettingOf } from '../analysis/peer.js';
 import { PROBE_OUTCOMES } from '../analysis/liveness.js';
 import { peerKey } from './wireguard-peers.js';
@@ -52,10 +52,6 @@ export function probeKeyInterface(key: string): string {
 
 const IPV4_HOST = /^(\d{1,3}(?:\.\d{1,3}){3})\/32$/;
 
-function hasKeepalive(peer: RouterRecord): boolean {
-  const raw = peer['persistent-keepalive'] ?? '';
-  return raw !== '' && !/^0+s?$/.test(raw);
-}
 
 /**
  * Whether the settings ask for the peer to be probed: its `health.probe` entry (name or comment, then
@@ -70,7 +66,7 @@ export function probeSelected(peer: RouterRecord, health: HealthConfig): boolean
   const fallback = health.probeTunnels ?? 'auto';
   if (fallback === 'off') return false;
   const mode = expectOf(who, health);
-  return mode === 'always' || (fallback === 'on' && mode === 'auto' && hasKeepalive(peer));
+  return mode === 'always' || (fallback === 'on' && mode === 'auto' && !keepaliveOff(peer['persistent-keepalive']));
 }
 
 /** Whether any peer could be probed under these settings: if not, the job reads no addresses and pings nothing. */

@@ -153,6 +153,16 @@ export function saysTrue(value: string | undefined): boolean {
   return value !== undefined && readRouterBool(value) === true;
 }
 
+/**
+ * Whether a peer's `persistent-keepalive` is off: absent (RouterOS leaves it out when 0), empty, or a duration of
+ * 0 in any form RouterOS writes (`0s`, `00:00:00`, `0ms`). One reading for every place that asks: three had their
+ * own patterns, and `00:00:00` or `0ms` was off to one and on to another (found by review). A value that does not
+ * read is not off: it is judged where it is read.
+ */
+export function keepaliveOff(value: string | undefined): boolean {
+  return value === undefined || value === '' || readRouterDuration(value) === 0;
+}
+
 /** Whether a field says false (`false` or `no`); absent or unreadable is not. */
 export function saysFalse(value: string | undefined): boolean {
   return value !== undefined && readRouterBool(value) === false;
