@@ -46,8 +46,38 @@ function cidr(text: string): AllowEntry | string {
   // entries match IPv6 targets only: an entry in mapped form is the IPv4 network it maps, else it would match
   // nothing. Below /96 it is no mapped network but a wide IPv6 one, which takes no IPv4 target either.
   const mapped = family === 'ipv6' && prefix >= 96 ? compressIpv6(address)?.mapped : undefined;
+  const network = networkOf(address, family, prefix, max);
+  if (network !== undefined) {
+    // `10.20.0.1/16` is an interface's address pasted where one host was meant: read as a network, it gave the
+    // profile's credentials to the whole /16 without a word (found by review). Say which was meant.
+    return `has host bits set: as a network it is ${network}/${prefix}; write that, or ${address}/${max} for the one host`;
+  }
   if (mapped !== undefined) return { kind: 'network', text, family: 'ipv4', address: mapped, prefix: prefix - 96 };
   return { kind: 'network', text, family, address, prefix };
+}
+
+/** An address's bits, most significant first. */
+function bitsOf(address: string, family: 'ipv4' | 'ipv6'): bigint {
+  if (family === 'ipv4') return address.split('.').reduce((bits, part) => (bits << 8n) | BigInt(Number(part)), 0n);
+  // In the URL's spelling: hex groups only (an IPv4 tail written as two groups), at most one `::`.
+  const compressed = compressIpv6(address)?.compressed ?? address;
+  const [head = '', tail] = compressed.split('::');
+  const groupsOf = (part: string): string[] => (part === '' ? [] : part.split(':'));
+  const front = groupsOf(head);
+  const back = tail === undefined ? [] : groupsOf(tail);
+  const groups = [...front, ...Array<string>(8 - front.length - back.length).fill('0'), ...back];
+  return groups.reduce((bits, group) => (bits << 16n) | BigInt(parseInt(group, 16)), 0n);
+}
+
+/** The network an entry's address lies in, when the address has bits set past its prefix; undefined when it has none. */
+function networkOf(address: string, family: 'ipv4' | 'ipv6', prefix: number, max: number): string | undefined {
+  const bits = bitsOf(address, family);
+  const hostMask = (1n << BigInt(max - prefix)) - 1n;
+  if ((bits & hostMask) === 0n) return undefined;
+  const network = bits & ~hostMask;
+  if (family === 'ipv4') return [24n, 16n, 8n, 0n].map((shift) => String((network >> shift) & 255n)).join('.');
+  const groups = Array.from({ length: 8 }, (_, i) => ((network >> BigInt(112 - 16 * i)) & 0xffffn).toString(16));
+  return compressIpv6(groups.join(':'))?.compressed ?? groups.join(':');
 }
 
 /** One entry, or why it is not one. */

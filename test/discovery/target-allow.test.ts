@@ -16,6 +16,11 @@ function allow(...texts: string[]): AllowList {
   );
 }
 
+/** The list of the entries that parse; an entry refused (host bits set) allows nothing, as if left out. */
+function allowParsed(...texts: string[]): AllowList {
+  return new AllowList(texts.map(parseAllowEntry).filter((entry): entry is AllowEntry => typeof entry !== 'string'));
+}
+
 function allows(list: AllowList, target: string): boolean {
   const parsed = parseTarget(target);
   return parsed !== undefined && list.allows(parsed);
@@ -160,18 +165,44 @@ describe('AllowList', () => {
     const wide = fc.constantFrom('::', '::ffff:0:0', '0:0:0:0:0:ffff:a14:0');
     fc.assert(
       fc.property(fc.oneof(ipv6, wide), fc.integer({ min: 0, max: 95 }), ipv4, (address, prefix, target) => {
-        expect(allows(allow(`${address}/${prefix}`), target), `${address}/${prefix} vs ${target}`).toBe(false);
-        expect(allows(allow(`${address}/${prefix}`), `[::ffff:${target}]`)).toBe(false);
+        expect(allows(allowParsed(`${address}/${prefix}`), target), `${address}/${prefix} vs ${target}`).toBe(false);
+        expect(allows(allowParsed(`${address}/${prefix}`), `[::ffff:${target}]`)).toBe(false);
       }),
       { numRuns: 2_000 },
     );
     fc.assert(
       fc.property(ipv4, fc.integer({ min: 0, max: 32 }), ipv6, (address, prefix, target) => {
-        expect(allows(allow(`${address}/${prefix}`), `[${target}]`) && parseTarget(`[${target}]`)?.family === 'ipv6').toBe(false);
+        expect(allows(allowParsed(`${address}/${prefix}`), `[${target}]`) && parseTarget(`[${target}]`)?.family === 'ipv6').toBe(false);
       }),
       { numRuns: 2_000 },
     );
     expect(allows(allow('::/0'), '[2001:db8::1]')).toBe(true);
+  });
+
+  it('refuses an entry with host bits set, naming the network it would be and the one host (fuzz; found by review: 10.20.0.1/16 gave a /16 the profile\'s credentials)', () => {
+    const ipv4 = fc.array(fc.integer({ min: 0, max: 255 }), { minLength: 4, maxLength: 4 });
+    fc.assert(
+      fc.property(ipv4, fc.integer({ min: 0, max: 32 }), (bytes, prefix) => {
+        const value = bytes.reduce((bits, byte) => bits * 256 + byte, 0);
+        const size = 2 ** (32 - prefix);
+        const network = value - (value % size);
+        const networkText = [24, 16, 8, 0].map((shift) => Math.floor(network / 2 ** shift) % 256).join('.');
+        const text = `${bytes.join('.')}/${prefix}`;
+        const entry = parseAllowEntry(text);
+        if (network === value) {
+          expect(entry, text).toMatchObject({ kind: 'network', address: bytes.join('.'), prefix });
+          return;
+        }
+        expect(entry).toBe(`has host bits set: as a network it is ${networkText}/${prefix}; write that, or ${bytes.join('.')}/32 for the one host`);
+        // What it names is taken: the network allows the address, the host allows it alone.
+        expect(allows(allow(`${networkText}/${prefix}`), bytes.join('.'))).toBe(true);
+        expect(allows(allow(`${bytes.join('.')}/32`), networkText)).toBe(false);
+      }),
+      { numRuns: 2_000 },
+    );
+    expect(parseAllowEntry('2001:db8::1/48')).toBe('has host bits set: as a network it is 2001:db8::/48; write that, or 2001:db8::1/128 for the one host');
+    expect(parseAllowEntry('2001:db8:0:0:0:0:0:0/48')).toMatchObject({ kind: 'network', prefix: 48 });
+    expect(parseAllowEntry('::ffff:10.20.0.1/112')).toMatch(/^has host bits set/);
   });
 
   it('reads an IPv4-mapped entry as the IPv4 network it maps, as targets are read', () => {
