@@ -1,7 +1,9 @@
 import { dirname, resolve } from 'node:path';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { FileTooLargeError, NotRegularFileError, NotUtf8Error, readRegularFile } from './files.js';
-import { resolveConfig, type ResolveOptions } from './resolve.js';
+import { resolveConfig, ROUTER_KEYS, type ResolveOptions } from './resolve.js';
+import { PROFILE_KEYS } from './profiles.js';
+import { BANDWIDTH_KEYS } from './targets.js';
 import { ConfigError, type Config, type ConfigProblem } from './types.js';
 import { parseYaml } from './yaml.js';
 
@@ -37,9 +39,12 @@ export function configFromText(text: string, options: ResolveOptions): Config {
   return resolveConfig(yamlOf(text, options.source), options);
 }
 
+/** The keys of the mappings a password stands in (defaults, a router, a profile, a bandwidth test): named in problems. */
+const KEYS_BESIDE_A_PASSWORD: ReadonlySet<string> = new Set([...ROUTER_KEYS, ...PROFILE_KEYS, ...BANDWIDTH_KEYS]);
+
 /** The config text's YAML as values; throws ConfigError with its syntax problems. */
 function yamlOf(text: string, source: string): unknown {
-  const parsed = parseYaml(text);
+  const parsed = parseYaml(text, KEYS_BESIDE_A_PASSWORD);
   if (parsed.problems.length > 0) throw new ConfigError(source, parsed.problems);
   return parsed.value;
 }

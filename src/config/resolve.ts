@@ -24,7 +24,7 @@ export interface ResolveOptions {
 }
 
 export const TOP_KEYS = ['listen', 'log_level', 'web_config_file', 'shard', 'defaults', 'routers', 'profiles'] as const;
-const ROUTER_KEYS = ['name', 'url', ...SETTINGS_KEYS] as const;
+export const ROUTER_KEYS = ['name', 'url', ...SETTINGS_KEYS] as const;
 /** Router names become the `router` label and `/health?router=` values: keep them plain. */
 const SAFE_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$/;
 

@@ -81,7 +81,11 @@ function locate(error: YamlError, text: string): { line: number; col: number; me
  * are found by checkAliases, with a set per mapping: the parser's own check (uniqueKeys) compares every key with
  * every other, 11 s for a mapping of 40,000 keys and 400 s for 200,000.
  */
-export function parseYaml(text: string): ParsedYaml {
+/**
+ * `namedBesideSecret`: the keys a mapping that holds a password may hold (the config's own words); any other key
+ * after a password in a `{ … }` mapping is not named in a problem's path, as it may be the password's rest.
+ */
+export function parseYaml(text: string, namedBesideSecret: ReadonlySet<string> = new Set()): ParsedYaml {
   // `merge: true` lets users share blocks with `<<: *common`; anchors and aliases work regardless.
   const lines = new LineCounter();
   // logLevel 'error': the package would otherwise print its warnings (with source text) to stderr itself.
@@ -108,7 +112,7 @@ export function parseYaml(text: string): ParsedYaml {
   if (problems.length > 0) return { value: undefined, problems };
   // Checked on the syntax tree, before toJS: an alias inside its own anchor makes toJS build a cyclic object,
   // which every later step (interpolation, validation) would recurse into until the stack overflows.
-  const aliasProblems = checkAliases(doc, lines);
+  const aliasProblems = checkAliases(doc, lines, namedBesideSecret);
   if (aliasProblems.length > 0) return { value: undefined, problems: aliasProblems };
   try {
     const value: unknown = doc.toJS({ maxAliasCount: 100 });
@@ -194,7 +198,10 @@ function mergesMappings(value: unknown, targetOf: (alias: Alias) => unknown): bo
  * name is never quoted (`password: *secret` is an alias to YAML). Walked with an explicit stack, so no nesting
  * depth the parser accepted can overflow it.
  */
-function checkAliases(doc: Document, lines: LineCounter): ConfigProblem[] {
+/** Keys whose value is a secret (as config/fields.ts knows them): what follows one in a flow mapping may be its rest. */
+const SECRET_KEYS: ReadonlySet<string> = new Set(['password', 'password_env', 'password_file']);
+
+function checkAliases(doc: Document, lines: LineCounter, namedBesideSecret: ReadonlySet<string>): ConfigProblem[] {
   const problems: ConfigProblem[] = [];
   // The latest node set with each anchor name so far, in document order — what the yaml package resolves to.
   const anchors = new Map<string, unknown>();
@@ -270,12 +277,20 @@ function checkAliases(doc: Document, lines: LineCounter): ConfigProblem[] {
     open.add(node);
     stack.push({ kind: 'leave', node });
     const written = new Map<string, string>();
+    const secretAt = isMap(node) && node.flow === true ? node.items.findIndex((item) => isScalar(item.key) && SECRET_KEYS.has(String(item.key.value))) : -1;
     // In reverse, one by one (spread into push(), a list of 130,000 items overflowed the call stack): the stack
     // hands them back in document order.
     for (let i = node.items.length - 1; i >= 0; i--) {
       const item: unknown = node.items[i];
       if (isPair(item)) {
-        const at = joinPath(path, keyName(item.key));
+        // In `{ …, password: Tr0ub4dor,horse: *x }` an unquoted comma ends the password and makes its rest a key: a
+        // problem under a key after the password that is none of the config's words is reported at the mapping (its
+        // line and column say where), as the loader reports an unknown key there, never at a path that names the
+        // password's rest (found by review).
+        const word = isScalar(item.key) ? item.key.value : undefined;
+        const named = typeof word === 'symbol' || (typeof word === 'string' && (SECRET_KEYS.has(word) || namedBesideSecret.has(word)));
+        const hidden = secretAt >= 0 && i > secretAt && !named;
+        const at = hidden ? path : joinPath(path, keyName(item.key));
         if (isScalar(item.key) && typeof item.key.value === 'symbol') stack.push({ kind: 'merge', pair: item, path });
         stack.push({ kind: 'node', node: item.value, path: at }, { kind: 'pair', pair: item, path, at, written }, { kind: 'node', node: item.key, path: at });
       } else {

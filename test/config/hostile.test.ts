@@ -193,6 +193,27 @@ describe('files and secrets of any size or text', () => {
   });
 });
 
+describe("a password's rest after an unquoted comma, in problems YAML itself finds", () => {
+  it('is never named in a path, whatever problem is found under it (found by review: an alias to no anchor named it)', () => {
+    const word = fc.stringMatching(/^[a-z][a-z0-9]{5,11}$/).filter((text) => !['password', 'timeout', 'username'].includes(text));
+    // Problems the YAML check finds at a key's path: an alias to no anchor, a mapping or list as a key, a merge of a
+    // scalar; with a value after the rest, or the rest as a key alone and the problem on the next.
+    const problem = fc.constantFrom(': *nowhere', ': { <<: 5 }', ': [ *nowhere ]');
+    fc.assert(
+      fc.property(word, problem, fc.boolean(), fc.constantFrom('password', 'password_file', 'password_env'), (rest, tail, alone, key) => {
+        const mapping = alone ? `${key}: Tr0ub4dor,${rest}, other${tail}` : `${key}: Tr0ub4dor,${rest}${tail}`;
+        const problems = problemsOf(`defaults: { username: admin, ${mapping} }\nrouters: [${ROUTER}, password: p }]\n`);
+        expect(problems.length).toBeGreaterThan(0);
+        expect(JSON.stringify(problems), mapping).not.toContain(rest);
+        expect(problems.every((found) => found.line === 1 || found.path !== 'defaults')).toBe(true);
+      }),
+      { numRuns: 200 },
+    );
+    // Before the password, or in a mapping written as a block, a key is named as always.
+    expect(problemsOf(`defaults: { username: admin, oddkey: *nowhere, password: p }\nrouters: [${ROUTER}, password: p }]\n`)[0]?.path).toBe('defaults.oddkey');
+  });
+});
+
 describe('patterns nested deeper than anyone writes', () => {
   it('are refused at their path, not with a stack overflow', () => {
     const deep = `${'('.repeat(2000)}a${')'.repeat(2000)}`;
