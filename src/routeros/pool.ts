@@ -55,7 +55,7 @@ function connectionKey(router: RouterConfig): string {
 }
 
 export class ClientPool {
-  #clients = new Map<string, { key: string; keepAliveMs: number; client: RouterOsClient }>();
+  #clients = new Map<string, { router: RouterConfig; key: string; keepAliveMs: number; client: RouterOsClient }>();
 
   /**
    * The router's client, kept while its connection settings stay and its keep-alive is long enough for its
@@ -64,10 +64,15 @@ export class ClientPool {
    * restart would not have. A new client for that is one reconnect; a keep-alive longer than needed is kept.
    */
   clientFor(router: RouterConfig): RouterOsClient {
+    const existing = this.#clients.get(router.name);
+    // The same settings object as last time: nothing to hash (a discovered target's load asks for every router).
+    if (existing?.router === router) return existing.client;
     const key = connectionKey(router);
     const keepAliveMs = keepAliveMsFor(router);
-    const existing = this.#clients.get(router.name);
-    if (existing !== undefined && existing.key === key && existing.keepAliveMs >= keepAliveMs) return existing.client;
+    if (existing !== undefined && existing.key === key && existing.keepAliveMs >= keepAliveMs) {
+      existing.router = router;
+      return existing.client;
+    }
     if (existing !== undefined) void existing.client.close();
     const client = new RouterOsClient({
       url: router.url,
@@ -82,7 +87,7 @@ export class ClientPool {
         insecureSkipVerify: router.tls.insecureSkipVerify,
       },
     });
-    this.#clients.set(router.name, { key, keepAliveMs, client });
+    this.#clients.set(router.name, { router, key, keepAliveMs, client });
     return client;
   }
 

@@ -14,6 +14,7 @@ import type { TriggerFactory } from '../../src/scheduler/trigger.js';
 import { testConfig } from '../helpers/config.js';
 import { FakeClient } from '../helpers/fake-client.js';
 import { ManualTriggers } from '../helpers/manual-trigger.js';
+import { registerSecret } from '../../src/util/redact.js';
 
 const logger = pino({ level: 'silent' });
 
@@ -140,6 +141,36 @@ function setup(names: string[]) {
 
 const pingJob = (store: SnapshotStore, router: string, target: string) =>
   store.snapshots(router).find((snapshot) => snapshot.job === `ping:${JSON.stringify([target, target])}`);
+
+describe('a load handed the same routers (a discovered target came or went)', () => {
+  it('keeps every router it was handed as the same object, building only the new one; a secret registered since, or a new object, builds again', async () => {
+    const { created, scheduler, triggers, store } = setup(['a', 'b', 'c']);
+    const first = configOf([{ name: 'a' }, { name: 'b' }, { name: 'c' }]);
+    expect(scheduler.load(first)).toEqual({ built: 3, kept: 0 });
+    scheduler.start(false);
+    // The same objects, one more router: as the registry's loads hand them.
+    const more = { ...first, routers: [...first.routers, ...configOf([{ name: 'a' }, { name: 'b' }, { name: 'c' }, { name: 'd' }]).routers.slice(3)] };
+    expect(scheduler.load(more)).toEqual({ built: 1, kept: 3 });
+    expect(scheduler.load(more)).toEqual({ built: 0, kept: 4 });
+    // What was kept runs and records as before: its trigger not restarted.
+    expect(created.get('a/system')).toBe(1);
+    const recorded = nextRecord(store, 'a', 'system');
+    triggers.fire('a/system');
+    await recorded;
+    expect(store.snapshots('d').map((snapshot) => snapshot.job)).toContain('system');
+    // A router another object (a reload re-read the file) is built again, its unchanged jobs kept by fingerprint.
+    const reread = configOf([{ name: 'a' }, { name: 'b' }, { name: 'c' }, { name: 'd' }]);
+    expect(scheduler.load(reread)).toEqual({ built: 4, kept: 0 });
+    expect(created.get('a/system')).toBe(1);
+    // A secret registered since may redact a label otherwise: every router is built again.
+    registerSecret(`secret-${String(Math.random())}`);
+    expect(scheduler.load(reread)).toEqual({ built: 4, kept: 0 });
+    expect(scheduler.load(reread)).toEqual({ built: 0, kept: 4 });
+    // A router moved to the low lane (made a discovered target) is built again: its label says so.
+    expect(scheduler.load(reread, new Set(['b']))).toEqual({ built: 1, kept: 3 });
+    await scheduler.stop();
+  });
+});
 
 describe('reloading keeps what did not change', () => {
   it('a slow ping in flight survives 10 reloads of an unchanged config and records its result', async () => {
