@@ -88,6 +88,9 @@ export async function serveProbe(
     const socket = req.socket;
     res.once('close', leave);
     socket.once('end', leave);
+    // A FIN read before this request got here (behind a Basic check on its worker, or behind pipelined requests) has
+    // had its one 'end' already: the client is as gone (found by review).
+    if (socket.readableEnded || res.destroyed) gone.abort();
     let result: DiscoverResult;
     try {
       result = await app.discover(parsed.target, parsed.profile, waiting === undefined ? 0 : probeWaitMs(req.headers), gone.signal);
