@@ -40,7 +40,10 @@ export interface WebConfig {
   files: readonly string[];
   /** Not errors, but worth a log line (a key file readable by everyone, users over plain HTTP). */
   warnings: string[];
-  /** The file holds no setting at all (empty, blanks or comments): plain HTTP without users, or a file half written. */
+  /**
+   * The file says nothing of users: it is empty (blanks or comments), or its `basic_auth_users:` has no value at all.
+   * Plain HTTP without users, or a file caught half written (cut after that key, or before anything).
+   */
   empty: boolean;
 }
 
@@ -134,6 +137,8 @@ export function loadWebConfig(path: string): WebConfig {
   const parsed = parseYaml(own.text);
   if (parsed.problems.length > 0) throw new ConfigError(path, parsed.problems);
   const config: WebConfig = { path, users: new Map(), headers: {}, files: [path], warnings: [], empty: parsed.value === null || parsed.value === undefined };
+  const unsaid = (tree: unknown): boolean => typeof tree === 'object' && tree !== null && Object.hasOwn(tree, 'basic_auth_users') && (tree as Tree)['basic_auth_users'] === null;
+  if (unsaid(parsed.value)) config.empty = true;
   const top = mapping(parsed.value, '', problems);
   if (top !== undefined) {
     checkKeys(top, '', problems);

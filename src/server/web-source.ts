@@ -125,14 +125,15 @@ export class WebConfigSource {
     this.#checkFits(config, configSource);
     const before = this.#config;
     if (before === undefined || before.users.size === 0 || (config?.users.size ?? 0) > 0) return () => this.#install(config);
-    // A reload may turn Basic authentication off, but not by a file that holds nothing: that is a file caught as it was
-    // being written (or emptied by mistake), which turned authentication off silently when a reload came then, a
-    // sidecar's after any file change or one for another reason (found by review).
+    // A reload may turn Basic authentication off, but not by a file that says nothing of users: that is a file caught
+    // as it was being written (cut before anything, or right after `basic_auth_users:`), which turned authentication
+    // off silently when a reload came then, a sidecar's after any file change or one for another reason (found by
+    // reviews). An explicit `basic_auth_users: {}` turns it off, with a warn line.
     if (config?.empty === true) {
       throw new ConfigError(config.path, [
         {
           path: 'web_config_file',
-          message: 'the file is now empty, which would turn authentication off: write it whole and reload again (to serve without users, leave basic_auth_users out of a file that says something else, or drop web_config_file)',
+          message: 'the file now says nothing of users (it is empty, or its basic_auth_users has no value), which would turn authentication off: write it whole and reload again (to serve without users, write basic_auth_users: {} or drop web_config_file)',
         },
       ]);
     }
