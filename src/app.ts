@@ -369,7 +369,7 @@ export function createApp(initial: Config, deps: AppDeps): App {
       lifecycleEnabled: () => config.enableLifecycle === true,
       reload,
       routerNames: () => store.routerNames(),
-      discover: (target, profile, timeoutMs, gone) => discovery.discover(target, profile, timeoutMs, gone),
+      discover: (target, profile, timeoutMs, options) => discovery.discover(target, profile, timeoutMs, options),
       // Multi-target scraping (/probe, /sd): the same prepared chunks, one router at a time.
       renderRouter: (name, format, gzip, head) => routerExposition.renderRouter(name, format, gzip, head),
       renderSelf: (format, gzip, head) => routerExposition.renderSelf(format, gzip, head),

@@ -8,7 +8,7 @@
 import type { Logger } from 'pino';
 import type { Config, ProfileConfig, RouterConfig } from '../config/types.js';
 import type { SnapshotStore } from '../metrics/store.js';
-import type { DiscoverResult } from '../server/discover-result.js';
+import type { DiscoverOptions, DiscoverResult } from '../server/discover-result.js';
 import { jobsFor } from '../collectors/catalog.js';
 import { jobFingerprint } from '../scheduler/definition.js';
 import { AllowList } from './allow.js';
@@ -16,7 +16,7 @@ import { forgetAfterMsOf } from './expiry.js';
 import { DEFAULT_PORT, parseTarget, targetEndpoint, targetName, urlEndpoint, type ParsedTarget, type Scheme } from './target.js';
 
 /** Why a probe was refused; a closed set, so the refused counter's series stay few whatever targets arrive. */
-export type RefuseReason = 'unknown_profile' | 'invalid_target' | 'outside_allow_list' | 'other_profile' | 'full';
+export type RefuseReason = 'unknown_profile' | 'invalid_target' | 'outside_allow_list' | 'other_profile' | 'full' | 'cross_site';
 /** Why a discovered target was forgotten; a closed set like RefuseReason (the expired counter's `reason`). */
 export type ForgetReason = 'idle' | 'never_answered' | 'profile_removed' | 'outside_allow_list' | 'configured' | 'max_targets';
 
@@ -90,6 +90,7 @@ const REFUSALS: Record<Exclude<RefuseReason, 'unknown_profile' | 'full'>, string
   invalid_target: 'target must be HOST or HOST:PORT (an IPv6 address in brackets), at most 262 characters',
   outside_allow_list: "target is outside the profile's targets",
   other_profile: 'target is already polled under another profile',
+  cross_site: 'a page of another site may not add a target',
 };
 
 /** A load waits this many times the previous load's duration after it (see #changed). */
@@ -197,7 +198,7 @@ export class DiscoveryRegistry {
   }
 
   /** `/probe?target=…&profile=…`; see src/server/discover-result.ts for what each answer means. */
-  async discover(target: string, profileName: string, timeoutMs: number, gone?: AbortSignal): Promise<DiscoverResult> {
+  async discover(target: string, profileName: string, timeoutMs: number, options: DiscoverOptions = {}): Promise<DiscoverResult> {
     const profile = this.#profiles.get(profileName);
     if (profile === undefined) {
       this.#deps.metrics.refused('', 'unknown_profile');
@@ -216,8 +217,11 @@ export class DiscoveryRegistry {
     if (existing !== undefined) {
       if (existing.profile !== profileName) return this.#refuse(profileName, 'other_profile');
       existing.lastProbeAt = this.#deps.now();
-      return this.#wait(existing, timeoutMs, target, gone);
+      return this.#wait(existing, timeoutMs, target, options);
     }
+    // Through an operator's browser a page anywhere would have the exporter log in to a target it names: what is polled
+    // already is served to it (nothing new is reached), nothing is created for it (found by review).
+    if (options.fromPage === true) return this.#refuse(profileName, 'cross_site');
     if (!profile.allow.allows(parsed)) return this.#refuse(profileName, 'outside_allow_list');
     const count = this.#counts.get(profileName) ?? 0;
     if (count >= profile.config.maxTargets) {
@@ -232,7 +236,7 @@ export class DiscoveryRegistry {
     // would be planned on a stopped scheduler and wait out the whole probe for a collection that never comes.
     if (this.#closed) return { kind: 'closed' };
     const entry = this.#create(name, parsed, profile);
-    return this.#wait(entry, timeoutMs, target, gone);
+    return this.#wait(entry, timeoutMs, target, options);
   }
 
   /** Forgets every target not probed for its profile's forget period; returns how many. */
@@ -344,7 +348,8 @@ export class DiscoveryRegistry {
    * (`gone`): a probe whose client left held its wait, one of a client's few, for the rest of the scrape's timeout,
    * and a client that opened and dropped first probes kept every wait taken (found by review).
    */
-  async #wait(entry: Entry, timeoutMs: number, target: string, gone: AbortSignal | undefined): Promise<DiscoverResult> {
+  async #wait(entry: Entry, timeoutMs: number, target: string, options: DiscoverOptions): Promise<DiscoverResult> {
+    const { gone } = options;
     // Already collected under this name (a target probed again under its profile right after it was forgotten,
     // before the load that would drop it; a profile with no job at all once loaded): nothing to wait for.
     this.#settleIfTried(entry);
@@ -365,7 +370,7 @@ export class DiscoveryRegistry {
     // Forgotten while waiting (a reload took its profile away, narrowed its allow list, lowered its max_targets or
     // named it as a router): answered as a probe of it now would be, without waiting again. Served as a timeout, the
     // wait said "accepted, retry shortly" (503) of a target the next probe is refused (found by review).
-    return this.discover(target, entry.profile, 0);
+    return this.discover(target, entry.profile, 0, { fromPage: options.fromPage === true });
   }
 
   /**

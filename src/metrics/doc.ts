@@ -22,7 +22,7 @@ export const SELF_METRICS = [
     name: 'routeros_exporter_discovery_refused_total',
     type: 'counter',
     labels: ['profile', 'reason'],
-    help: 'Probes under a profile refused before any connection: invalid_target, outside_allow_list, other_profile, full, unknown_profile (profile="").',
+    help: 'Probes under a profile refused before any connection: invalid_target, outside_allow_list, other_profile, full, cross_site (a page of another site would add one), unknown_profile (profile="").',
   },
   {
     name: 'routeros_exporter_runs_in_flight',

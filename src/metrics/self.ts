@@ -137,7 +137,7 @@ export class SelfMetrics {
       }),
       refused: new Counter({
         name: 'routeros_exporter_discovery_refused_total',
-        help: 'Probes under a profile refused before any connection: invalid_target, outside_allow_list, other_profile, full, unknown_profile (profile="").',
+        help: 'Probes under a profile refused before any connection: invalid_target, outside_allow_list, other_profile, full, cross_site (a page of another site would add one), unknown_profile (profile="").',
         labelNames: ['profile', 'reason'],
         registers,
       }),

@@ -2,6 +2,13 @@
  * What `Endpoints.discover` answers for GET /probe?target=HOST[:PORT]&profile=NAME (the seam between the
  * /probe route and the discovered-target registry); probe-route.ts maps each kind to a status.
  */
+/** How a probe asks: `gone` ends its wait when its client leaves; `fromPage` when a page of another site asked for it. */
+export interface DiscoverOptions {
+  gone?: AbortSignal;
+  /** A page of another site asked (cross-site.ts): a target already polled is served, none is created for it. */
+  fromPage?: boolean;
+}
+
 export type DiscoverResult =
   | { kind: 'ready'; router: string } // serve renderRouter(router) — may have failed collection; that is in its series
   | { kind: 'unknown_profile' } // 404

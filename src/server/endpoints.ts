@@ -7,7 +7,7 @@ import type { ConfigProblem, RouterConfig } from '../config/types.js';
 import type { Exposition, RenderedBody } from '../metrics/exposition.js';
 import type { ExpositionFormat } from '../metrics/negotiate.js';
 import type { SnapshotStore } from '../metrics/store.js';
-import type { DiscoverResult } from './discover-result.js';
+import type { DiscoverOptions, DiscoverResult } from './discover-result.js';
 import type { SdGroup } from './sd-groups.js';
 
 export type { DiscoverResult } from './discover-result.js';
@@ -41,7 +41,7 @@ export interface Endpoints {
   /**
    * GET /probe?target=HOST[:PORT]&profile=NAME (absent when no profiles are configured). Resolves once the
    * target's first collection has finished (or at once when it already exists), bounded by timeoutMs and by
-   * `gone` (the client that asked has left).
+   * `options.gone` (the client that asked has left).
    */
-  discover?(target: string, profile: string, timeoutMs: number, gone?: AbortSignal): Promise<DiscoverResult>;
+  discover?(target: string, profile: string, timeoutMs: number, options?: DiscoverOptions): Promise<DiscoverResult>;
 }

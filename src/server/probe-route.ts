@@ -27,8 +27,6 @@ function bounded(reason: string): string {
 
 export const NO_SUCH_ROUTER = 'No such router: target names a router of the configuration (listed by /sd); one from an inventory needs profile=NAME.\n';
 
-export const CROSS_SITE_PROBE = 'Forbidden: a probe naming an inventory target, asked for by a page of another site, is refused.\n';
-
 export const SHUTTING_DOWN = 'Shutting down: the exporter takes no new target in.\n';
 
 export const NOT_PLANNED_YET = 'Not ready: the target is accepted but has nothing to serve yet; retry shortly.\n';
@@ -71,11 +69,6 @@ export async function serveProbe(
       sendText(res, 404, 'No such profile: the configuration has no profiles.\n');
       return;
     }
-    // A page of another site, through the operator's browser, would have the exporter log in to a target it names.
-    if (crossSite(req)) {
-      sendText(res, 403, CROSS_SITE_PROBE);
-      return;
-    }
     const waiting = waits.take(req.socket.remoteAddress ?? '');
     // The wait holds no rendered body: the scrape slot goes back for it (slots.ts) and is taken again after.
     const lease = waiting === undefined ? undefined : scrapeLeaseOf(req);
@@ -93,7 +86,9 @@ export async function serveProbe(
     if (socket.readableEnded || res.destroyed) gone.abort();
     let result: DiscoverResult;
     try {
-      result = await app.discover(parsed.target, parsed.profile, waiting === undefined ? 0 : probeWaitMs(req.headers), gone.signal);
+      // A page of another site, through the operator's browser, would have the exporter log in to a target it names:
+      // it is served what is polled already, and nothing new (the registry refuses it, 403).
+      result = await app.discover(parsed.target, parsed.profile, waiting === undefined ? 0 : probeWaitMs(req.headers), { gone: gone.signal, fromPage: crossSite(req) });
     } finally {
       res.off('close', leave);
       socket.off('end', leave);

@@ -320,10 +320,21 @@ describe('reload', () => {
     expect(await waitThrough(named)).toEqual({ kind: 'ready', router: hang });
   });
 
+  it('adds no target for a page of another site, but serves one polled already (found by review)', async () => {
+    const { app } = startApp(config({ lab: { targets: ['127.0.0.1/32'] } }));
+    const before = emulator.router('r3').stats.requests;
+    expect(await app.discovery.discover(target('r3'), 'lab', 1_000, { fromPage: true })).toEqual({ kind: 'refused', reason: 'a page of another site may not add a target' });
+    expect(app.discovery.size).toBe(0);
+    expect(emulator.router('r3').stats.requests).toBe(before);
+    expect(await selfText(app)).toContain('routeros_exporter_discovery_refused_total{profile="lab",reason="cross_site"} 1');
+    expect((await app.discovery.discover(target('r3'), 'lab', 5_000)).kind).toBe('ready');
+    expect(await app.discovery.discover(target('r3'), 'lab', 5_000, { fromPage: true })).toEqual({ kind: 'ready', router: target('r3') });
+  });
+
   it('ends a first probe’s wait when its client has gone, keeping the target', async () => {
     const { app } = startApp(config({ lab: { targets: ['127.0.0.1/32'] } }));
     const gone = new AbortController();
-    const waiting = app.discovery.discover(target('hang'), 'lab', 60_000, gone.signal);
+    const waiting = app.discovery.discover(target('hang'), 'lab', 60_000, { gone: gone.signal });
     const started = performance.now();
     gone.abort();
     expect(await waiting).toEqual({ kind: 'timeout', router: target('hang') });
@@ -333,7 +344,7 @@ describe('reload', () => {
     // Gone before it asked: no wait at all.
     const early = new AbortController();
     early.abort();
-    expect(await app.discovery.discover(target('hang'), 'lab', 60_000, early.signal)).toEqual({ kind: 'timeout', router: target('hang') });
+    expect(await app.discovery.discover(target('hang'), 'lab', 60_000, { gone: early.signal })).toEqual({ kind: 'timeout', router: target('hang') });
   });
 
   it('ports: refuses a target on a port the profile does not list, and forgets one a reload no longer lists', async () => {

@@ -18,7 +18,7 @@ import { ROUTE_RULES } from '../../src/server/routes.js';
 import { startExporter, WEB_AUTH, type Exporter } from './exporter.js';
 import { closeServer, serverUrl, startServer } from '../../src/server/listen.js';
 
-const calls: { target: string; profile: string; timeoutMs: number }[] = [];
+const calls: { target: string; profile: string; timeoutMs: number; fromPage?: boolean }[] = [];
 let answer: DiscoverResult = { kind: 'unknown_profile' };
 let server: Server;
 let base: string;
@@ -30,8 +30,8 @@ const endpoints = {
     const body = gzip ? gzipSync(plain) : plain;
     return Promise.resolve({ parts: [body], length: body.length });
   },
-  discover: (target: string, profile: string, timeoutMs: number) => {
-    calls.push({ target, profile, timeoutMs });
+  discover: (target: string, profile: string, timeoutMs: number, options?: { fromPage?: boolean }) => {
+    calls.push({ target, profile, timeoutMs, ...(options?.fromPage === true ? { fromPage: true } : {}) });
     return Promise.resolve(answer);
   },
 } as unknown as Endpoints;
@@ -81,19 +81,21 @@ describe('/probe?target=HOST&profile=NAME', () => {
     if (status === 503) expect(got.retryAfter).toBe(result.kind === 'closed' ? null : '1');
   });
 
-  it('refuses a probe naming an inventory target that a page of another site asked for, before anything is created (found by review)', async () => {
+  it('tells the registry when a page of another site asked, so that it adds no target for one (found by review)', async () => {
     answer = { kind: 'ready', router: 'edge-192.0.2.7' };
     const port = new URL(base).port;
-    for (const headers of [{ 'sec-fetch-site': 'cross-site' }, { origin: 'http://evil.example' }, { referer: 'http://evil.example/page.html' }] as Record<string, string>[]) {
+    const fromPage = async (headers: Record<string, string>): Promise<boolean> => {
       calls.length = 0;
-      const got = await probe('target=192.0.2.7&profile=edge', headers);
-      expect(got.status, JSON.stringify(headers)).toBe(403);
-      expect(got.body).toBe('Forbidden: a probe naming an inventory target, asked for by a page of another site, is refused.\n');
-      expect(calls).toEqual([]);
+      await probe('target=192.0.2.7&profile=edge', headers);
+      return calls[0]?.fromPage === true;
+    };
+    for (const headers of [{ 'sec-fetch-site': 'cross-site' }, { origin: 'http://evil.example' }, { referer: 'http://evil.example/page.html' }] as Record<string, string>[]) {
+      expect(await fromPage(headers), JSON.stringify(headers)).toBe(true);
     }
-    // The exporter's own pages, and clients that send none of these (Prometheus), are served.
-    for (const headers of [{ referer: `http://127.0.0.1:${port}/` }, { 'sec-fetch-site': 'same-origin' }, {}] as Record<string, string>[]) {
-      expect((await probe('target=192.0.2.7&profile=edge', headers)).status, JSON.stringify(headers)).toBe(200);
+    // The exporter's own pages, the browser's word that nothing else asked (a proxy may rewrite Host), and clients
+    // that send none of these (Prometheus).
+    for (const headers of [{ referer: `http://127.0.0.1:${port}/` }, { 'sec-fetch-site': 'same-origin', referer: 'http://proxy.example/' }, { 'sec-fetch-site': 'none' }, {}] as Record<string, string>[]) {
+      expect(await fromPage(headers), JSON.stringify(headers)).toBe(false);
     }
   });
 
@@ -273,7 +275,8 @@ describe('first probes of an inventory from one Prometheus, each over a connecti
   let port = 0;
   const own = {
     renderRouter: endpoints.renderRouter,
-    discover: (_target: string, _profile: string, timeoutMs: number, gone?: AbortSignal) => {
+    discover: (_target: string, _profile: string, timeoutMs: number, options?: { gone?: AbortSignal }) => {
+      const gone = options?.gone;
       const result: DiscoverResult = { kind: 'timeout', router: 'edge-192.0.2.7' };
       if (timeoutMs === 0) {
         atOnce++;
