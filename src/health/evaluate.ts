@@ -361,7 +361,10 @@ function* judgePeers(
   if (problems.length > 0) {
     const repeated = yield* repeatedNamesOf(peers);
     const sinceBoot = bootedAt === undefined ? undefined : Math.max(0, now / 1000 - bootedAt);
-    for (const { peer, verdict, ageSeconds } of problems) problemOf(peer, verdict, ageSeconds, add, unjudged, repeated, sinceBoot);
+    for (const { peer, verdict, ageSeconds } of problems) {
+      const probeAge = peer.probe === undefined ? undefined : probeAgeAt(now, peer.probedAt ?? collectedAt);
+      problemOf(peer, verdict, ageSeconds, probeAge, add, unjudged, repeated, sinceBoot);
+    }
   }
   // One problem per router and cause, not per peer: "we cannot see" them, which is not "fine" (docs/health.md).
   for (const [subjects, what] of [
@@ -449,6 +452,7 @@ function problemOf(
   peer: PeerJudgement['peer'],
   verdict: PeerVerdict,
   age: number | undefined,
+  probeAge: number | undefined,
   add: AddProblem,
   unjudged: Unjudged,
   repeated: ReadonlySet<string>,
@@ -470,6 +474,11 @@ function problemOf(
         ? `down, ${ago}: no session, and a ping through the tunnel got no reply (${why})`
         : `down, ${ago} (due within ${bound}, ${why})`;
     add({ kind: 'peer-stale', status: 'critical', subject, text, brief: ago });
+  } else if (verdict.reason === 'stale') {
+    // Down with no handshake read: a ping answered through the tunnel was its last sign, and that is past the bound
+    // too. Left unworded, the peer's entry said critical while its router read ok, and check said OK (found by review).
+    const seen = probeAge === undefined ? 'no handshake read' : `no handshake read, and a ping through the tunnel last answered ${formatAge(probeAge)} ago`;
+    add({ kind: 'peer-stale', status: 'critical', subject, text: `down: ${seen} (due within ${formatAge(verdict.boundSeconds ?? 0)}, ${why})`, brief: 'no handshake' });
   } else if (verdict.reason === 'probe_failed' && !verdict.healthy) {
     add({ kind: 'peer-blocked', status: 'critical', subject, text: 'handshake fresh but a ping through the tunnel got no reply: check allowed-address and routes', brief: 'probe failing' });
   } else if (verdict.reason === 'probe_partial') {
