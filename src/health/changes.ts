@@ -76,6 +76,11 @@ export function* observeSteps(evaluation: RouterEvaluation, router: RouterConfig
     bad: routerState === 'down',
     describe: () => {
       const downText = problems.find((problem) => problem.kind === 'router-down')?.text ?? 'down';
+      // Out of down into unknown (a reload restarted the router's entry, and another run landed before its system
+      // run) is not "up again": that is said once a run tells (found by review).
+      if (routerState === 'unknown') {
+        return { message: `router ${name}: whether it is up is not known now (no run that tells has landed since it was down)`, fields: { event: 'router_unknown' } };
+      }
       return {
         message: routerState === 'down' ? `router ${name} ${downText}` : `router ${name} up again`,
         fields: { event: routerState === 'down' ? 'router_down' : 'router_up' },
@@ -92,8 +97,10 @@ export function* observeSteps(evaluation: RouterEvaluation, router: RouterConfig
         message:
           state === 'down'
             ? `interface ${iface.name} on ${name} is enabled but not running`
-            : `interface ${iface.name} on ${name} ${state === 'disabled' ? 'was disabled' : 'is running again'}`,
-        fields: { event: state === 'down' ? 'interface_down' : 'interface_up', interface: iface.name },
+            : state === 'unknown'
+              ? `interface ${iface.name} on ${name}: whether it runs is not known now (its running did not decode)`
+              : `interface ${iface.name} on ${name} ${state === 'disabled' ? 'was disabled' : 'is running again'}`,
+        fields: { event: state === 'down' ? 'interface_down' : state === 'unknown' ? 'interface_unknown' : 'interface_up', interface: iface.name },
       }),
     });
     for (const check of iface.setup ?? []) {

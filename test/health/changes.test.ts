@@ -3,7 +3,8 @@ import fc from 'fast-check';
 import pino from 'pino';
 import { SnapshotStore, type JobOutcome } from '../../src/metrics/store.js';
 import { JUDGED_AT_ONCE, watchVerdicts } from '../../src/health/watch.js';
-import { diffPeers, MAX_LINES_PER_RUN } from '../../src/health/changes.js';
+import { diff, diffPeers, MAX_LINES_PER_RUN, observe } from '../../src/health/changes.js';
+import { evaluateRouter } from '../../src/health/evaluate.js';
 import type { PeerJudgement } from '../../src/health/types.js';
 import type { PeerVerdict } from '../../src/analysis/peer.js';
 import { testConfig } from '../helpers/config.js';
@@ -289,6 +290,29 @@ describe('verdict log of a large router', () => {
     h.stop();
     await h.settled();
     expect(h.messages()).toEqual([]);
+  });
+});
+
+describe('out of a bad state into one not known (found by review)', () => {
+  it('is said as not known, never as up again or running again', () => {
+    const plain = testConfig({ defaults: { username: 'monitor', password: 'x' }, routers: [{ name: 'hq', url: 'https://192.0.2.1' }] }).routers[0] as RouterConfig;
+    const words = (before: JobSnapshot[], after: JobSnapshot[]): string[] => {
+      const first = evaluateRouter(plain, before, T0);
+      const d0 = diff(undefined, observe(first, plain), first.seen, 'hq');
+      const then = evaluateRouter(plain, after, T0 + 30_000);
+      return diff(d0.next, observe(then, plain), then.seen, 'hq').lines.map((line) => `${line.level} ${String(line.fields['event'])} ${line.message}`);
+    };
+    const wg = (running: string, at: number): JobSnapshot => wireguard(plain, [{ ...WG_UP, running }], [], at);
+    // Down, then its entry restarted by a reload and a wireguard run landing before the system run.
+    expect(words([failed('system', 'system', 'timeout', T0), wg('true', T0)], [wg('true', T0 + 30_000)])).toEqual([
+      'info router_unknown router hq: whether it is up is not known now (no run that tells has landed since it was down)',
+    ]);
+    // An interface not running, then its running unreadable: /health says it cannot tell, and so does the log.
+    expect(words([systemOk(T0), wg('false', T0)], [systemOk(T0 + 30_000), wg('perhaps', T0 + 30_000)])).toEqual([
+      'info interface_unknown interface wg-branch on hq: whether it runs is not known now (its running did not decode)',
+    ]);
+    // And the real recoveries still read as such.
+    expect(words([systemOk(T0), wg('false', T0)], [systemOk(T0 + 30_000), wg('true', T0 + 30_000)])).toEqual(['info interface_up interface wg-branch on hq is running again']);
   });
 });
 

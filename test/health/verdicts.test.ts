@@ -124,6 +124,13 @@ describe('interface, router and collector verdicts', () => {
     expect(health).toMatchObject({ status: 'degraded', up: null, lastSuccess: null, reasons: ['hq: not collected yet'] });
   });
 
+  it('nor is one whose system run has not landed while another run has (after a start or a reload; found by review)', () => {
+    const wg = wireguard(plain, [WG_UP], [peerRecord('b', '1m', { 'persistent-keepalive': '25s' })], T0);
+    const { health } = evaluateRouter(plain, [wg], T0 + 1_000);
+    expect(health).toMatchObject({ status: 'degraded', up: null, reasons: ['hq: not collected yet'] });
+    expect(evaluateRouters([plain], { snapshots: () => [wg] }, T0 + 1_000).report.summary).toBe('1 not collected yet: hq');
+  });
+
   it('a failed wireguard collector on a router that answers is degraded, not "no peers, all fine"', () => {
     const { health } = evaluateRouter(plain, [systemOk(), failed('wireguard', 'wireguard', 'auth')], T0);
     expect(health.status).toBe('degraded');
