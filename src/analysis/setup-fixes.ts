@@ -16,7 +16,20 @@ import { safeText } from '../util/text.js';
 export function cliValue(value: string): string {
   if (/^[A-Za-z0-9._:/*-]+$/.test(value)) return value;
   // eslint-disable-next-line no-control-regex
-  return `"${value.replace(/[\\"$?]/g, (char) => `\\${char}`).replace(/[\u0000-\u001f\u007f]/g, (char) => `\\${char.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`)}"`;
+  return `"${value.replace(/[\\"$?]/g, (char) => `\\${char}`).replace(SHOWN_AS_BYTES, bytesOf)}"`;
+}
+
+/**
+ * Characters a pasted command must not carry as they are: control characters, C1 ones too (U+009B is a terminal's
+ * CSI), and the format characters that reorder or hide text (bidi overrides and isolates, zero-width ones): a name
+ * with U+202E showed the operator a command that read otherwise than it ran (found by review).
+ */
+// eslint-disable-next-line no-control-regex
+const SHOWN_AS_BYTES = /[\u0000-\u001f\u007f-\u009f\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]/g;
+
+/** A character as RouterOS's `\\HH` escapes of its UTF-8 bytes (capital hex). */
+function bytesOf(char: string): string {
+  return [...Buffer.from(char, 'utf8')].map((byte) => `\\${byte.toString(16).toUpperCase().padStart(2, '0')}`).join('');
 }
 
 /**

@@ -16,7 +16,7 @@
 import { cronIntervalSeconds } from '../config/cron.js';
 import type { RouterConfig } from '../config/types.js';
 import type { JobSnapshot } from '../metrics/store.js';
-import { labelText } from '../metrics/text.js';
+import { labelValueReadBack } from '../metrics/text.js';
 import { redactSecretsDistinct } from '../util/redact.js';
 import { dataOf, jobsFor, type CollectorData } from '../collectors/catalog.js';
 import { wireguardReadsSeconds, type WireguardPeer } from '../collectors/wireguard.js';
@@ -228,17 +228,18 @@ function* evaluateInterfaces(wireguard: WireguardData | undefined, setup: Wiregu
     if (iface.unclear) {
       add({ kind: 'interface-unjudged', status: 'degraded', subject: iface.name, text: 'cannot tell whether it runs: its running or disabled did not decode, or another interface writes out as the same name', brief: 'cannot tell whether it runs' });
     }
-    // Named as its series are (a name of megabytes is shortened there): /health and /metrics agree, and stay bounded.
-    out.push({ name: labelText(iface.name), running: iface.running ?? null, disabled: iface.disabled, status: down ? 'critical' : iface.unclear ? 'degraded' : 'ok' });
+    // Named as its series are read back (a name of megabytes is shortened there, a control character is U+FFFD): /health
+    // and /metrics agree, and stay bounded; raw, a name's control characters reached /health (found by review).
+    out.push({ name: labelValueReadBack(iface.name), running: iface.running ?? null, disabled: iface.disabled, status: down ? 'critical' : iface.unclear ? 'degraded' : 'ok' });
     if (stepEnds(index)) yield;
   }
   const byName = yield* firstByName(out);
   for (const [index, audit] of (setup?.interfaces ?? []).entries()) {
     if (stepEnds(index)) yield;
-    let entry = byName.get(labelText(audit.interface));
+    let entry = byName.get(labelValueReadBack(audit.interface));
     if (entry === undefined) {
       // Known from the audit only (the wireguard collector is off): its running state is unknown.
-      entry = { name: labelText(audit.interface), running: null, disabled: false, status: 'ok' };
+      entry = { name: labelValueReadBack(audit.interface), running: null, disabled: false, status: 'ok' };
       out.push(entry);
       byName.set(entry.name, entry);
     }
@@ -330,7 +331,7 @@ function* judgePeers(
     // check say OK until the next collection. (Stepped forward, ages grow too soon: a false alarm, not a false OK.)
     const age = latestHandshake === undefined ? undefined : Math.max(handshakeAgeAt(now, latestHandshake), handshakeAgeAt(collectedAt, latestHandshake));
     const judgedAge = latestHandshake === undefined ? undefined : Math.max(handshakeAgeAt(judgedAt, latestHandshake), handshakeAgeAt(collectedAt, latestHandshake));
-    const iface = interfaceNamed.get(labelText(peer.interface));
+    const iface = interfaceNamed.get(labelValueReadBack(peer.interface));
     const verdict = judgePeer(
       {
         name: peer.name,
@@ -502,9 +503,9 @@ function problemOf(
 function peerHealthOf(judgement: PeerJudgement): PeerHealth {
   const { peer, verdict, latestHandshake, ageSeconds } = judgement;
   return {
-    interface: labelText(peer.interface),
-    name: labelText(peer.name),
-    publicKey: labelText(peer.publicKey),
+    interface: labelValueReadBack(peer.interface),
+    name: labelValueReadBack(peer.name),
+    publicKey: labelValueReadBack(peer.publicKey),
     latestHandshake: latestHandshake === undefined ? null : isoOrNull(latestHandshake * 1000),
     handshakeAgeSeconds: ageSeconds ?? null,
     healthy: verdict.healthy,

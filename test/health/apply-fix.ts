@@ -7,7 +7,10 @@ import type { SetupRecords } from '../../src/analysis/setup-audit.js';
 
 type Mutable = { -readonly [K in keyof SetupRecords]: RouterRecord[] };
 
-/** `key=value` words; values may be "quoted" with backslash escapes (`\\"`, `\\$`, and `\\HH` as RouterOS reads it). */
+/**
+ * `key=value` words; values may be "quoted" with backslash escapes (`\\"`, `\\$`, and `\\HH` as RouterOS reads it: a
+ * byte, so a character written as the `\\HH` of its UTF-8 bytes reads back as itself).
+ */
 export function parseWords(command: string): { path: string; verb: string; target?: string; args: Map<string, string> } {
   const words: string[] = [];
   let i = 0;
@@ -16,31 +19,36 @@ export function parseWords(command: string): { path: string; verb: string; targe
       i++;
       continue;
     }
-    let word = '';
+    const bytes: number[] = [];
+    const text = (chars: string): void => {
+      bytes.push(...Buffer.from(chars, 'utf8'));
+    };
     while (i < command.length && command[i] !== ' ') {
       if (command[i] === '"') {
         i++;
         while (i < command.length && command[i] !== '"') {
           if (command[i] === '\\') {
             i++;
-            // RouterOS's `\HH`: a character by its code in capital hex; any other escaped character stands for itself.
+            // RouterOS's `\HH`: a byte in capital hex; any other escaped character stands for itself.
             const hex = command.slice(i, i + 2);
             if (/^[0-9A-F]{2}$/.test(hex)) {
-              word += String.fromCharCode(parseInt(hex, 16));
+              bytes.push(parseInt(hex, 16));
               i += 2;
               continue;
             }
           }
-          word += command[i] ?? '';
-          i++;
+          const char = String.fromCodePoint(command.codePointAt(i) ?? 0);
+          text(char);
+          i += char.length;
         }
         i++;
       } else {
-        word += command[i];
-        i++;
+        const char = String.fromCodePoint(command.codePointAt(i) ?? 0);
+        text(char);
+        i += char.length;
       }
     }
-    words.push(word);
+    words.push(Buffer.from(bytes).toString('utf8'));
   }
   const verbAt = words.findIndex((word) => word === 'add' || word === 'set');
   const args = new Map<string, string>();

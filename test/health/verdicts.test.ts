@@ -124,6 +124,13 @@ describe('interface, router and collector verdicts', () => {
     expect(health).toMatchObject({ status: 'degraded', up: null, lastSuccess: null, reasons: ['hq: not collected yet'] });
   });
 
+  it('names interfaces and peers as their series read back: a control character is U+FFFD, as in /metrics (found by review)', () => {
+    const wg = wireguard(plain, [{ ...WG_UP, name: 'wg\u0001x' }], [{ ...peerRecord('b\u001bc', '1m', { 'persistent-keepalive': '25s' }), interface: 'wg\u0001x' }], T0);
+    const { health } = evaluateRouter(plain, [systemOk(), wg], T0);
+    expect(health.interfaces.map((iface) => iface.name)).toEqual(['wg\uFFFDx']);
+    expect(health.peers.map((peer) => [peer.interface, peer.name, peer.state])).toEqual([['wg\uFFFDx', 'b\uFFFDc', 'up']]);
+  });
+
   it('nor is one whose system run has not landed while another run has (after a start or a reload; found by review)', () => {
     const wg = wireguard(plain, [WG_UP], [peerRecord('b', '1m', { 'persistent-keepalive': '25s' })], T0);
     const { health } = evaluateRouter(plain, [wg], T0 + 1_000);
