@@ -15,7 +15,6 @@ import { safeText } from '../util/text.js';
  */
 export function cliValue(value: string): string {
   if (/^[A-Za-z0-9._:/*-]+$/.test(value)) return value;
-  // eslint-disable-next-line no-control-regex
   return `"${value.replace(/[\\"$?]/g, (char) => `\\${char}`).replace(SHOWN_AS_BYTES, bytesOf)}"`;
 }
 
