@@ -5,7 +5,7 @@
  * 400/404 answers.
  */
 import { request, type Server } from 'node:http';
-import { gunzipSync } from 'node:zlib';
+import { deflateRawSync, gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pino from 'pino';
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
@@ -126,6 +126,12 @@ describe('GET /probe?target=NAME', () => {
       expect(zipped.headers['content-encoding']).toBe('gzip');
       expect(zipped.headers['vary']).toBe('Accept, Accept-Encoding');
       expect(gunzipSync(zipped.body).equals(plainBody)).toBe(true);
+      // Compressed as one body, not family by family (4-5 × one deflate of the plain bytes before; found by review),
+      // and the same bytes again while nothing changed; a gzip HEAD gives that length.
+      expect(zipped.body.length).toBeLessThan(1.3 * deflateRawSync(plainBody, { level: 1 }).length + 32);
+      expect((await rawGet('/probe?target=branch-1', { accept, 'accept-encoding': 'gzip' })).body.equals(zipped.body)).toBe(true);
+      const zippedHead = await fetch(`${base}/probe?target=branch-1`, { method: 'HEAD', headers: { accept, 'accept-encoding': 'gzip' } });
+      expect(Number(zippedHead.headers.get('content-length'))).toBe(zipped.body.length);
       const head = await fetch(`${base}/probe?target=branch-1`, { method: 'HEAD', headers: { accept, 'accept-encoding': 'identity' } });
       expect(head.status).toBe(200);
       expect(Number(head.headers.get('content-length'))).toBe(plainBody.length);
