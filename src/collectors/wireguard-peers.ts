@@ -10,7 +10,6 @@
  */
 import { PROBE_OUTCOMES, type ProbeOutcome } from '../analysis/liveness.js';
 
-
 /**
  * One peer's identity as one string: its interface and public key, both the router's text. The interface name's
  * length goes first: with a bare separator (`\n` once, `|` another time) `a|b` + `c` and `a` + `b|c` were one

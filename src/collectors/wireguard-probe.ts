@@ -52,7 +52,6 @@ export function probeKeyInterface(key: string): string {
 
 const IPV4_HOST = /^(\d{1,3}(?:\.\d{1,3}){3})\/32$/;
 
-
 /**
  * Whether the settings ask for the peer to be probed: its `health.probe` entry (name or comment, then
  * interface); else `probe_tunnels` — `off` none, `auto` only `expect: always`, `on` also peers expected up by

@@ -23,7 +23,8 @@ function describe(value: unknown): string {
 }
 
 /** Keys whose value is a secret (the mappings of routers, defaults, profiles and bandwidth tests). */
-const SECRET_KEYS = ['password', 'password_env', 'password_file'];
+/** Keys whose value is a secret: what follows one in a `{ … }` mapping may be its rest (here and config/yaml.ts). */
+export const SECRET_KEYS: readonly string[] = ['password', 'password_env', 'password_file'];
 
 /** A key JavaScript orders before every other (an array index): its place in the source is not known. */
 const INTEGER_KEY = /^(?:0|[1-9]\d{0,9})$/;

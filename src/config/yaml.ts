@@ -1,4 +1,5 @@
 import { isAlias, isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, type Document, type ErrorCode, type Pair, type Alias } from 'yaml';
+import { SECRET_KEYS } from './fields.js';
 import { joinPath } from './problems.js';
 import type { ConfigProblem } from './types.js';
 
@@ -80,8 +81,7 @@ function locate(error: YamlError, text: string): { line: number; col: number; me
  * Parses YAML text; syntax errors (and duplicate keys) become problems with their line and column. Duplicate keys
  * are found by checkAliases, with a set per mapping: the parser's own check (uniqueKeys) compares every key with
  * every other, 11 s for a mapping of 40,000 keys and 400 s for 200,000.
- */
-/**
+ *
  * `namedBesideSecret`: the keys a mapping that holds a password may hold (the config's own words); any other key
  * after a password in a `{ … }` mapping is not named in a problem's path, as it may be the password's rest.
  */
@@ -198,9 +198,6 @@ function mergesMappings(value: unknown, targetOf: (alias: Alias) => unknown): bo
  * name is never quoted (`password: *secret` is an alias to YAML). Walked with an explicit stack, so no nesting
  * depth the parser accepted can overflow it.
  */
-/** Keys whose value is a secret (as config/fields.ts knows them): what follows one in a flow mapping may be its rest. */
-const SECRET_KEYS: ReadonlySet<string> = new Set(['password', 'password_env', 'password_file']);
-
 function checkAliases(doc: Document, lines: LineCounter, namedBesideSecret: ReadonlySet<string>): ConfigProblem[] {
   const problems: ConfigProblem[] = [];
   // The latest node set with each anchor name so far, in document order — what the yaml package resolves to.
@@ -277,7 +274,7 @@ function checkAliases(doc: Document, lines: LineCounter, namedBesideSecret: Read
     open.add(node);
     stack.push({ kind: 'leave', node });
     const written = new Map<string, string>();
-    const secretAt = isMap(node) && node.flow === true ? node.items.findIndex((item) => isScalar(item.key) && SECRET_KEYS.has(String(item.key.value))) : -1;
+    const secretAt = isMap(node) && node.flow === true ? node.items.findIndex((item) => isScalar(item.key) && SECRET_KEYS.includes(String(item.key.value))) : -1;
     // In reverse, one by one (spread into push(), a list of 130,000 items overflowed the call stack): the stack
     // hands them back in document order.
     for (let i = node.items.length - 1; i >= 0; i--) {
@@ -288,7 +285,7 @@ function checkAliases(doc: Document, lines: LineCounter, namedBesideSecret: Read
         // line and column say where), as the loader reports an unknown key there, never at a path that names the
         // password's rest (found by review).
         const word = isScalar(item.key) ? item.key.value : undefined;
-        const named = typeof word === 'symbol' || (typeof word === 'string' && (SECRET_KEYS.has(word) || namedBesideSecret.has(word)));
+        const named = typeof word === 'symbol' || (typeof word === 'string' && (SECRET_KEYS.includes(word) || namedBesideSecret.has(word)));
         const hidden = secretAt >= 0 && i > secretAt && !named;
         const at = hidden ? path : joinPath(path, keyName(item.key));
         if (isScalar(item.key) && typeof item.key.value === 'symbol') stack.push({ kind: 'merge', pair: item, path });
