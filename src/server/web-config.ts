@@ -44,7 +44,7 @@ export interface WebConfig {
    * The file says nothing of users: it is empty (blanks or comments), or its `basic_auth_users:` has no value at all.
    * Plain HTTP without users, or a file caught half written (cut after that key, or before anything).
    */
-  empty: boolean;
+  usersUnsaid: boolean;
 }
 
 const KEYS = {
@@ -136,9 +136,10 @@ export function loadWebConfig(path: string): WebConfig {
   if ('error' in own) throw new ConfigError(path, [{ path: '', message: own.error }]);
   const parsed = parseYaml(own.text);
   if (parsed.problems.length > 0) throw new ConfigError(path, parsed.problems);
-  const config: WebConfig = { path, users: new Map(), headers: {}, files: [path], warnings: [], empty: parsed.value === null || parsed.value === undefined };
-  const unsaid = (tree: unknown): boolean => typeof tree === 'object' && tree !== null && Object.hasOwn(tree, 'basic_auth_users') && (tree as Tree)['basic_auth_users'] === null;
-  if (unsaid(parsed.value)) config.empty = true;
+  const document = parsed.value;
+  const usersUnsaid =
+    document === null || document === undefined || (typeof document === 'object' && Object.hasOwn(document, 'basic_auth_users') && (document as Tree)['basic_auth_users'] === null);
+  const config: WebConfig = { path, users: new Map(), headers: {}, files: [path], warnings: [], usersUnsaid };
   const top = mapping(parsed.value, '', problems);
   if (top !== undefined) {
     checkKeys(top, '', problems);

@@ -129,7 +129,7 @@ export class WebConfigSource {
     // as it was being written (cut before anything, or right after `basic_auth_users:`), which turned authentication
     // off silently when a reload came then, a sidecar's after any file change or one for another reason (found by
     // reviews). An explicit `basic_auth_users: {}` turns it off, with a warn line.
-    if (config?.empty === true) {
+    if (config?.usersUnsaid === true) {
       throw new ConfigError(config.path, [
         {
           path: 'web_config_file',

@@ -100,7 +100,7 @@ describe('re-reading the web config', () => {
     // Without users in force an empty file is what it is in exporter-toolkit: plain HTTP, no users.
     const open = source(put('open.yml', 'http_server_config: { headers: { X-Content-Type-Options: nosniff } }'));
     open.prepare(put('open.yml', ''))();
-    expect(open.current()?.empty).toBe(true);
+    expect(open.current()?.usersUnsaid).toBe(true);
   });
 
   it('a client CA file emptied or cut while running (a rewrite caught half-way) keeps the previous CA (found by review)', async () => {
