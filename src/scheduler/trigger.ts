@@ -17,6 +17,7 @@
 import { createTask, type ScheduledTask } from 'node-cron';
 import type { Logger } from 'pino';
 import { LogThrottle } from '../util/log-throttle.js';
+import { nextSlot, pinnedToTimeOfDay } from './next-slot.js';
 
 export interface Trigger {
   stop(): void;
@@ -54,18 +55,22 @@ export function setTriggerLogger(logger: Pick<Logger, 'warn' | 'error'>): void {
 const MISSED_LOG_EVERY_MS = 60_000;
 /** How late a wake may be and still run its slot (node-cron's missed-execution tolerance). */
 const LATE_TOLERANCE_MS = 1_000;
-/** How far ahead slots are matched second by second across a UTC offset change: the largest change, an hour. */
-const OFFSET_SCAN_MS = 3_600_000;
-/** The longest single wait: a yearly slot is waited for in steps (a timer holds at most ~24.8 days). */
+/**
+ * The longest single wait: a yearly slot is waited for in steps (a timer holds at most ~24.8 days), and each
+ * step asks for the next slot again, so a UTC offset change ahead is looked at when it is near (next-slot.ts).
+ */
 const LONGEST_WAIT_MS = 3_600_000;
 
 /** One expression's timer: sleeps until its next slot, ticks, and finds the next one from the time it wakes. */
 class CronClock {
   readonly #expression: string;
   readonly #matcher: ScheduledTask;
+  readonly #pinned: boolean;
   readonly #onTick: () => void;
   #timer: NodeJS.Timeout | undefined;
   #next = 0;
+  /** Whether the slot waited for runs (a pinned schedule's slot on a repeated hour's second pass does not). */
+  #nextRuns = false;
   #missed = 0;
   readonly #missedLog = new LogThrottle(MISSED_LOG_EVERY_MS, () => {
     log?.warn(
@@ -77,8 +82,11 @@ class CronClock {
 
   constructor(expression: string, onTick: () => void) {
     this.#expression = expression;
-    // Never started: only its matcher is used (getNextRuns), so node-cron runs no timer of its own.
-    this.#matcher = createTask(expression, () => undefined, { name: `schedule ${expression}`, noOverlap: false });
+    // Never started: only its matcher is used (getNextRuns), so node-cron runs no timer of its own. The local
+    // zone is named, not left to node-cron's default: it keeps one formatter per zone name for the process, and
+    // with none named, one of whatever zone was local when the first schedule was made.
+    this.#matcher = createTask(expression, () => undefined, { name: `schedule ${expression}`, noOverlap: false, timezone: localZone() });
+    this.#pinned = pinnedToTimeOfDay(expression);
     this.#onTick = onTick;
     this.#arm();
   }
@@ -97,38 +105,13 @@ class CronClock {
   }
 
   #arm(): void {
-    const now = Date.now();
-    const [next] = this.#nextRuns();
-    // No next run (the loader refuses such schedules; the local time zone may still skip the one hour a schedule
-    // names): no slot, and a look again in an hour, which ticks nothing (#wake) until a slot is found.
-    this.#next = next === undefined ? Number.POSITIVE_INFINITY : this.#acrossOffsetChange(now, next.getTime());
+    // No next slot (the loader refuses such schedules; the local time zone may still skip the one hour a schedule
+    // names): a look again in an hour, which ticks nothing (#wake) until a slot is found. node-cron's matcher
+    // throwing is no slot too (nextSlot): a throw here, in a load or a timer, would stop every job after this one.
+    const slot = nextSlot(this.#matcher, this.#pinned, Date.now(), LONGEST_WAIT_MS);
+    this.#next = slot?.at ?? Number.POSITIVE_INFINITY;
+    this.#nextRuns = slot?.runs ?? false;
     this.#sleep();
-  }
-
-  /**
-   * node-cron's next run, or none when its matcher finds none and throws (the loader refuses such schedules,
-   * config/cron.ts; a throw here, in a load or a timer, would stop every job after this one or end the process).
-   */
-  #nextRuns(): Date[] {
-    try {
-      return this.#matcher.getNextRuns(1);
-    } catch {
-      return [];
-    }
-  }
-
-  /**
-   * The next slot when the local time's UTC offset changes before it (summer time ending): node-cron's matcher
-   * maps the repeated hour's local times to their second occurrence, so from inside the first one the next slot
-   * of an every-minute schedule was an hour away, and nothing ran for that hour. Then the seconds in between are
-   * matched one by one (at most the offset change's 3,600, once a year, only on hosts with summer time).
-   */
-  #acrossOffsetChange(now: number, next: number): number {
-    if (new Date(now).getTimezoneOffset() === new Date(next).getTimezoneOffset()) return next;
-    for (let t = Math.floor(now / 1000) * 1000 + 1000; t < next && t - now <= OFFSET_SCAN_MS; t += 1000) {
-      if (this.#matcher.match(new Date(t))) return t;
-    }
-    return next;
   }
 
   #sleep(): void {
@@ -142,16 +125,19 @@ class CronClock {
       this.#arm();
       return;
     }
-    // Early (the wait was cut to LONGEST_WAIT_MS, or timers ran a little ahead of the wall clock): the rest.
+    // Early (the wait was cut to LONGEST_WAIT_MS, or timers ran a little ahead of the wall clock): the next slot
+    // asked for again, which finds the same one unless a UTC offset change has come near.
     if (now < this.#next) {
-      this.#sleep();
+      this.#arm();
       return;
     }
     // Armed first: a tick that throws or stops this schedule must find the next slot already set.
     // Late as node-cron reckoned it, from the start of the current second: a wake up to ~2 s after its slot
     // still runs it (a busy event loop at fleet scale must not lose a whole minute's run for 1.2 s).
     const late = Math.floor(now / 1000) * 1000 - this.#next;
+    const runs = this.#nextRuns;
     this.#arm();
+    if (!runs) return;
     if (late <= LATE_TOLERANCE_MS) {
       try {
         this.#onTick();
@@ -166,6 +152,15 @@ class CronClock {
   #noteMissed(): void {
     this.#missed++;
     this.#missedLog.noted();
+  }
+}
+
+/** The zone local time is read in: the process's (TZ, or the system's), as Intl resolves it now. */
+function localZone(): string | undefined {
+  try {
+    return Intl.DateTimeFormat().resolvedOptions().timeZone;
+  } catch {
+    return undefined;
   }
 }
 
