@@ -94,6 +94,21 @@ describe('router labels', () => {
     expect(exposition.routerText('text')).toContain('routeros_system_cpu_cores{router="hq",site="lon"} 4\n');
   });
 
+  it('changed on reload while a job fails: that job\'s failure carries over, told under the new labels until it runs again', () => {
+    const { store, exposition } = storeWith({ site: 'ams' });
+    store.record({ router: 'hq', collector: 'system', job: 'system', ok: false, reason: 'auth', finishedAt: NOW + 30_000, durationSeconds: 0.1 });
+    const next = routerLabel('hq', { site: 'lon' });
+    store.plan(new Map([['hq', JOBS]]), new Map([['hq', next]]));
+    const replanned = exposition.routerText('text');
+    expect(replanned).not.toContain('site="ams"');
+    // Before, nothing: a backoff held the new job's run off for up to 10 minutes, in which alerts on routeros_up 0 resolved.
+    expect(replanned).toContain('routeros_up{router="hq",site="lon"} 0\n');
+    expect(replanned).toContain('routeros_collector_success{router="hq",site="lon",collector="system"} 0\n');
+    // The job that succeeded had data series under the old labels: it starts afresh, as before.
+    expect(replanned).not.toContain('routeros_wireguard_');
+    expect(replanned).not.toContain('routeros_collector_success{router="hq",site="lon",collector="wireguard"}');
+  });
+
   it('unchanged on reload: the router keeps its snapshots', () => {
     const { store, exposition } = storeWith({ site: 'ams' });
     const before = exposition.routerText('text');

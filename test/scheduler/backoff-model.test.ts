@@ -88,6 +88,10 @@ class Model {
   shown = 0;
   /** A run waiting out its deadline on a silent router: it fails with a timeout then, unless a reload aborts it. */
   running: { endsAt: number } | undefined;
+  /** The last run's outcome, whatever the router's labels were then: what routeros_up tells (the system job's). */
+  lastRun: 'ok' | 'failed' | undefined;
+  /** Whether a run finished since the router's labels last changed: a success's series were under the old ones. */
+  ranSinceRelabel = false;
 
   inForce(now: number): boolean {
     return now < this.until;
@@ -97,12 +101,24 @@ class Model {
     return this.inForce(now) ? Math.ceil((this.until - now) / 1000) : 0;
   }
 
+  /**
+   * routeros_up: the last run's outcome. A failure is told under the router's new labels too, until a run ends it
+   * (a router failing before its labels changed is failing after); a success only once a run under them succeeded,
+   * as its data series are the run's. Unknown (no series) before.
+   */
+  up(): number | undefined {
+    if (this.lastRun === 'failed') return 0;
+    return this.lastRun === 'ok' && this.ranSinceRelabel ? 1 : undefined;
+  }
+
   /** The gauge: as last shown while that backoff is in force, 0 from the moment it ends. */
   gauge(now: number): number {
     return this.inForce(now) ? this.shown : 0;
   }
 
   succeeded(): void {
+    this.lastRun = 'ok';
+    this.ranSinceRelabel = true;
     this.streak.auth = 0;
     this.streak.other = 0;
     this.until = 0;
@@ -110,6 +126,8 @@ class Model {
   }
 
   failed(failure: FailureClass, now: number): void {
+    this.lastRun = 'failed';
+    this.ranSinceRelabel = true;
     const policy = POLICY[failure];
     const count = ++this.streak[failure];
     if (count >= policy.threshold) {
@@ -152,6 +170,7 @@ class Model {
    */
   replaced(answer: Answer, now: number): boolean {
     this.running = undefined;
+    this.ranSinceRelabel = false;
     this.shown = this.remainingSeconds(now);
     if (this.inForce(now)) {
       if (this.letThroughOf === this.backoffs) return false;
@@ -232,6 +251,7 @@ async function settle(): Promise<void> {
 }
 
 const GAUGE = /^routeros_collector_backoff_seconds\{router="a"[^}]*,collector="system"\} (\S+)$/m;
+const UP = /^routeros_up\{router="a"[^}]*\} (\S+)$/m;
 
 async function history(seed: number): Promise<void> {
   const random = mulberry32(seed);
@@ -322,6 +342,12 @@ async function history(seed: number): Promise<void> {
         expect(shown, `gauge after a skipped tick: ${at}`).toBe(gaugeBefore);
       }
       if (!model.inForce(now)) expect(shown, `gauge with no backoff in force: ${at}`).toBe(0);
+
+      // 4. routeros_up tells the last run, across label changes: a router whose labels changed while it failed and
+      // its backoff held the new job's run off showed no routeros_up at all until the backoff ended, up to 10
+      // minutes in which alerts on its routeros_up 0 resolved (found by review).
+      const up = UP.exec(exposition.routerText('text'))?.[1];
+      expect(up === undefined ? undefined : Number(up), `routeros_up: ${at}`).toBe(model.up());
 
       // 3. Never negative, never above the longest backoff the policy has.
       expect(shown, `gauge below 0: ${at}`).toBeGreaterThanOrEqual(0);
