@@ -36,12 +36,14 @@ async function main(argv: readonly string[]): Promise<number> {
     throw error;
   }
   switch (options.command) {
+    // `check --help` and `check --version` exit 3 (UNKNOWN), as the plugin guidelines want: a check command defined
+    // with them by mistake must not read as OK.
     case 'help':
       console.log(USAGE);
-      return 0;
+      return meansCheck(argv) ? 3 : 0;
     case 'version':
       console.log(`routeros-exporter ${VERSION} (node ${process.version})`);
-      return 0;
+      return meansCheck(argv) ? 3 : 0;
     case 'check-config':
       return (await import('./cli/commands.js')).checkConfigCommand(options.config as string, options.shard);
     case 'demo':

@@ -4,7 +4,8 @@
  * traffic moving (TRAFFIC_LOOK_GAP_MS later). stdout is the plugin output; logs go to stderr. Bandwidth
  * tests are left out: they are measurements, not health, and would hold the check for their whole duration.
  * The whole check has a deadline (plugins get one from `-t`): past it the check answers UNKNOWN naming the
- * routers it was still waiting for, before the monitoring system kills it with no explanation.
+ * routers it was still waiting for, before the monitoring system kills it with no explanation. Its log lines are held
+ * and written to stderr after the answer, at most MAX_CHECK_LOG_BYTES of them (HeldLogLines).
  */
 import { setTimeout as wait } from 'node:timers/promises';
 import { ConfigError, type Config, type RouterConfig } from '../config/types.js';
@@ -16,7 +17,7 @@ import type { WireguardData, WireguardPeer } from '../collectors/wireguard.js';
 import { evaluateRouters } from '../health/report.js';
 import { evaluateRouter } from '../health/evaluate.js';
 import { formatCheck, output, type CheckOutput } from '../health/nagios.js';
-import { createLogger } from './logger.js';
+import { createLogger, HeldLogLines } from './logger.js';
 import { terminalText } from '../util/text.js';
 import { USAGE } from './args.js';
 
@@ -27,7 +28,12 @@ export interface CheckOptions {
   timeoutSeconds?: number;
   /** Waits between the two looks at peers whose verdict hangs on traffic (tests pass a clock's step). */
   pause?: (ms: number) => Promise<void>;
+  /** Where the check's log lines are held until its answer is written (runCheck); by default, dropped. */
+  logLines?: HeldLogLines;
 }
+
+/** The most bytes of log lines a check writes: a page, which any pipe holds, so the write after the answer never waits. */
+export const MAX_CHECK_LOG_BYTES = 4_096;
 
 /**
  * How long check waits before it reads WireGuard peers a second time: past WireGuard's 5 s between handshake
@@ -131,7 +137,7 @@ export async function check(configPath: string, routerNames?: string | readonly 
     ...config,
     routers: routers.map((router) => ({ ...router, collectors: { ...router.collectors, bandwidth_test: false } })),
   };
-  const logger = createLogger(config.logLevel === 'info' ? 'warn' : config.logLevel, 2);
+  const logger = createLogger(config.logLevel === 'info' ? 'warn' : config.logLevel, options.logLines ?? new HeldLogLines(MAX_CHECK_LOG_BYTES));
   const now = options.now ?? Date.now;
   const app = createApp(checked, { logger, jitter: false, now });
   const timeoutSeconds = options.timeoutSeconds ?? DEFAULT_CHECK_TIMEOUT_SECONDS;
@@ -197,12 +203,15 @@ async function print(result: CheckOutput): Promise<number> {
 
 export async function runCheck(configPath: string, routers?: readonly string[], timeout?: string): Promise<number> {
   let result: CheckOutput;
+  const logLines = new HeldLogLines(MAX_CHECK_LOG_BYTES);
   try {
     const timeoutSeconds = timeout === undefined ? undefined : parseCheckTimeout(timeout);
-    result = await check(configPath, routers, timeoutSeconds === undefined ? {} : { timeoutSeconds });
+    result = await check(configPath, routers, timeoutSeconds === undefined ? { logLines } : { timeoutSeconds, logLines });
   } catch (error) {
     // A plugin that crashes must still say UNKNOWN on stdout, or the monitoring system shows nothing useful.
     result = output('UNKNOWN', terminalText(`check failed: ${error instanceof Error ? error.message : String(error)}`));
   }
-  return print(result);
+  const code = await print(result);
+  logLines.release();
+  return code;
 }

@@ -2,6 +2,7 @@
  * pino JSON logs. Secrets are `Secret`s already; redaction catches anything that slips through by name, and the
  * hooks (src/util/log-hooks.ts) scrub every line of known secrets, Authorization values and terminal controls.
  */
+import { write } from 'node:fs';
 import pino, { type Logger } from 'pino';
 import type { Config } from '../config/types.js';
 import { LOG_HOOKS } from '../util/log-hooks.js';
@@ -37,15 +38,59 @@ let asynchronous: Destination | undefined;
 /** Once set: a write the reader refuses (EAGAIN) is retried only until then. */
 let giveUpAt = Number.POSITIVE_INFINITY;
 
-/** Logs go to stdout for the daemon; commands whose stdout is their answer (once, check) log to stderr. */
-export function createLogger(level: Config['logLevel'], destination: 1 | 2 = 1): Logger {
-  const sync = destination === 2;
-  const stream = pino.destination({
-    fd: destination,
-    sync,
-    ...(sync ? {} : { maxLength: MAX_PENDING_LOG_BYTES, retryEAGAIN: () => Date.now() < giveUpAt }),
-  });
-  if (!sync) asynchronous = stream;
+/**
+ * Log lines held in memory, at most `maxBytes` of them, and written to stderr once the command's answer is out
+ * (check). Written as they came, a monitoring system that reads stderr with stdout (Icinga) showed a JSON log line
+ * as the status line, 300 dead routers wrote half a megabyte beside the answer, and a stderr reader that took
+ * nothing held the check past its deadline (the writes were synchronous; found by review).
+ */
+export class HeldLogLines {
+  readonly #maxBytes: number;
+  readonly #lines: string[] = [];
+  #bytes = 0;
+  #dropped = 0;
+
+  constructor(maxBytes: number) {
+    this.#maxBytes = maxBytes;
+  }
+
+  /** pino's destination: a line is kept while it fits, and counted once one did not. */
+  write(line: string): void {
+    const bytes = Buffer.byteLength(line);
+    if (this.#dropped > 0 || this.#bytes + bytes > this.#maxBytes) {
+      this.#dropped++;
+      return;
+    }
+    this.#lines.push(line);
+    this.#bytes += bytes;
+  }
+
+  /** The lines held, then one saying how many were left out (a line in the same JSON shape). */
+  text(): string {
+    if (this.#dropped === 0) return this.#lines.join('');
+    const note = { level: 'warn', time: new Date().toISOString(), service: 'routeros-exporter', dropped: this.#dropped, msg: `${this.#dropped} more log line(s) left out: at most ${this.#maxBytes} bytes of logs are written, after the answer` };
+    return `${this.#lines.join('')}${JSON.stringify(note)}\n`;
+  }
+
+  /**
+   * Writes the lines to stderr without waiting for them: a reader that takes nothing holds no more than a write in
+   * the background, which the exit's grace ends (main.ts). Released once; nothing is held after.
+   */
+  release(): void {
+    const text = this.text();
+    this.#lines.length = 0;
+    this.#bytes = 0;
+    this.#dropped = 0;
+    if (text !== '') write(2, text, () => undefined);
+  }
+}
+
+/**
+ * Logs go to stdout for the daemon; commands whose stdout is their answer log to stderr (once) or hold their lines
+ * until it is written (check: HeldLogLines).
+ */
+export function createLogger(level: Config['logLevel'], destination: 1 | 2 | HeldLogLines = 1): Logger {
+  const stream = destination instanceof HeldLogLines ? destination : fdDestination(destination);
   return pino(
     {
       level,
@@ -57,6 +102,17 @@ export function createLogger(level: Config['logLevel'], destination: 1 | 2 = 1):
     },
     stream,
   );
+}
+
+function fdDestination(fd: 1 | 2): Destination {
+  const sync = fd === 2;
+  const stream = pino.destination({
+    fd,
+    sync,
+    ...(sync ? {} : { maxLength: MAX_PENDING_LOG_BYTES, retryEAGAIN: () => Date.now() < giveUpAt }),
+  });
+  if (!sync) asynchronous = stream;
+  return stream;
 }
 
 /**

@@ -23,6 +23,13 @@ describe('check usage errors', () => {
     expect(result.stdout).toContain('routeros-exporter check --config FILE [--router NAME]... [--timeout SECONDS]');
   });
 
+  it.each([['--help', 'Usage:'], ['--version', 'routeros-exporter ']])('check %s exits 3 (UNKNOWN), as the plugin guidelines want; without check, 0', async (flag, printed) => {
+    const asCheck = await runCli(['check', flag]);
+    expect(asCheck.code).toBe(3);
+    expect(asCheck.stdout).toContain(printed);
+    expect((await runCli([flag])).code).toBe(0);
+  });
+
   it('other commands keep exit 2 for usage errors, even when "check" is an option value', async () => {
     const valueNotCommand = await runCli(['--config', 'check', '--bogus']);
     expect(valueNotCommand.code).toBe(2);
