@@ -16,7 +16,10 @@ export interface StartingSignals {
  * second or more on a large config. A reload sent then (config management right after a restart, the systemd
  * unit's ExecReload) ended the exporter with status 129 (found by review). The config read at start may already
  * be older than the file by then, so such a SIGHUP reloads once the daemon is up. SIGTERM and SIGINT keep their
- * default: a start that hangs must still be stoppable.
+ * default, which ends the process: a start that hangs must still be stoppable. As PID 1 (a container without an
+ * init) a signal without a listener is ignored instead, and a pod stopped while the exporter started waited out
+ * its grace period for SIGKILL (found by review): there, they end it as the default would elsewhere, 128 + the
+ * signal's number.
  */
 export function holdReloadsWhileStarting(): StartingSignals {
   let reloadWanted = false;
@@ -24,10 +27,21 @@ export function holdReloadsWhileStarting(): StartingSignals {
     reloadWanted = true;
   };
   process.on('SIGHUP', listener);
+  const stops = process.pid === 1 ? STOPS.map(([signal, code]) => [signal, () => process.exit(code)] as const) : [];
+  for (const [signal, stop] of stops) process.on(signal, stop);
   return {
     get reloadWanted() {
       return reloadWanted;
     },
-    release: () => process.off('SIGHUP', listener),
+    release: () => {
+      process.off('SIGHUP', listener);
+      for (const [signal, stop] of stops) process.off(signal, stop);
+    },
   };
 }
+
+/** The signals that stop a start, with the status their default gives a shell: 128 + the signal's number. */
+const STOPS = [
+  ['SIGTERM', 143],
+  ['SIGINT', 130],
+] as const;
