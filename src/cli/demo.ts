@@ -16,6 +16,7 @@ import type { CliOptions } from './args.js';
 import { demoConfig, type DemoRouters } from './demo-config.js';
 import { handleSignals, startDaemon } from './daemon.js';
 import { createLogger } from './logger.js';
+import { holdReloadsWhileStarting } from './starting-signals.js';
 
 /** What the demo needs of the emulator: structural, so no type comes from src/emulator either. */
 export interface DemoEmulator extends DemoRouters {
@@ -58,10 +59,18 @@ export async function startDemo(options: CliOptions, dependencies: DemoDependenc
     return 2;
   }
   const logLevel = (options.logLevel ?? 'info') as Config['logLevel'];
+  // From here a signal while the demo starts removes its folder, once made, before it ends the process (a Ctrl-C
+  // left it behind), and a SIGHUP is held for the daemon (it ended the demo).
+  let dir: string | undefined = undefined;
+  const removeDir = (): void => {
+    if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
+  };
+  const starting = holdReloadsWhileStarting(removeDir);
   let emulatorModule: EmulatorModule;
   try {
     emulatorModule = await (dependencies.loadEmulator ?? loadEmulatorModule)();
   } catch (error) {
+    starting.release();
     const missing = missingOptionalDependency(error);
     if (missing === undefined) throw error;
     console.error(
@@ -69,16 +78,23 @@ export async function startDemo(options: CliOptions, dependencies: DemoDependenc
     );
     return 1;
   }
-  const emulator = await emulatorModule.startEmulator({ scenario: 'demo' });
-  const dir = mkdtempSync(join(tmpdir(), 'routeros-demo-'));
-  const caFile = join(dir, 'emulator-ca.pem');
-  writeFileSync(caFile, emulator.ca);
+  let emulator: DemoEmulator;
+  try {
+    emulator = await emulatorModule.startEmulator({ scenario: 'demo' });
+  } catch (error) {
+    starting.release();
+    throw error;
+  }
+  dir = mkdtempSync(join(tmpdir(), 'routeros-demo-'));
   const cleanup = async (): Promise<void> => {
+    starting.release();
     await emulator.close();
-    rmSync(dir, { recursive: true, force: true });
+    removeDir();
   };
+  const caFile = join(dir, 'emulator-ca.pem');
   let config: Config;
   try {
+    writeFileSync(caFile, emulator.ca);
     config = demoConfig(emulator, { listen: options.listen ?? '127.0.0.1:9731', caFile, logLevel });
   } catch (error) {
     await cleanup();
@@ -101,6 +117,6 @@ export async function startDemo(options: CliOptions, dependencies: DemoDependenc
     'Stop with Ctrl-C.',
   ];
   process.stderr.write(lines.join('\n') + '\n');
-  await handleSignals(daemon, logger);
+  await handleSignals(daemon, logger, starting);
   return 0;
 }

@@ -19,15 +19,23 @@ export interface StartingSignals {
  * default, which ends the process: a start that hangs must still be stoppable. As PID 1 (a container without an
  * init) a signal without a listener is ignored instead, and a pod stopped while the exporter started waited out
  * its grace period for SIGKILL (found by review): there, they end it as the default would elsewhere, 128 + the
- * signal's number.
+ * signal's number. So they do anywhere when the start has something to undo first (`undo`: the demo's
+ * temporary folder, which a Ctrl-C while it started left behind).
  */
-export function holdReloadsWhileStarting(): StartingSignals {
+export function holdReloadsWhileStarting(undo?: () => void): StartingSignals {
   let reloadWanted = false;
   const listener = (): void => {
     reloadWanted = true;
   };
   process.on('SIGHUP', listener);
-  const stops = process.pid === 1 ? STOPS.map(([signal, code]) => [signal, () => process.exit(code)] as const) : [];
+  const stop = (code: number) => (): void => {
+    try {
+      undo?.();
+    } finally {
+      process.exit(code);
+    }
+  };
+  const stops = process.pid === 1 || undo !== undefined ? STOPS.map(([signal, code]) => [signal, stop(code)] as const) : [];
   for (const [signal, stop] of stops) process.on(signal, stop);
   return {
     get reloadWanted() {
