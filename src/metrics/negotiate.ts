@@ -1,5 +1,6 @@
 /**
- * Content negotiation for /metrics: OpenMetrics when the scraper prefers it, Prometheus text 0.0.4 otherwise.
+ * Content negotiation for /metrics: OpenMetrics when the scraper prefers it, Prometheus text otherwise (0.0.4, or
+ * 1.0.0 when asked for above it).
  * Prometheus 3 rejects scrapes without a valid Content-Type, so there is always one.
  */
 export type ExpositionFormat = 'text' | 'openmetrics';
@@ -8,7 +9,6 @@ export const CONTENT_TYPES: Record<ExpositionFormat, string> = {
   text: 'text/plain; version=0.0.4; charset=utf-8',
   openmetrics: 'application/openmetrics-text; version=1.0.0; charset=utf-8',
 };
-const OPENMETRICS_0_0_1 = 'application/openmetrics-text; version=0.0.1; charset=utf-8';
 
 /** One member of an Accept or Accept-Encoding list: the media range or coding, its `version` if any, its weight. */
 interface Member {
@@ -96,13 +96,17 @@ function unquote(value: string): string {
 }
 
 /**
- * What we can serve, as media types a range may match. OpenMetrics 0.0.1 and 1.0.0 are the same text for our
- * families, so a scraper asking for either gets it. Only `version` tells representations apart: other
- * parameters (`charset`, `escaping`, …) are ignored, as the body is always UTF-8 and every name we write is a
- * legacy Prometheus name, so each escaping scheme leaves it as it is.
+ * What we can serve, as media types a range may match, each format's first the one sent on a tie. OpenMetrics
+ * 0.0.1 and 1.0.0 are the same text for our families, and so are Prometheus text 0.0.4 and 1.0.0 (1.0.0 adds
+ * quoted UTF-8 names, which we never write), so a scraper asking for either gets it. Only `version` tells
+ * representations apart: other parameters (`charset`, `escaping`, …) are ignored, as the body is always UTF-8
+ * and every name we write is a legacy Prometheus name, so each escaping scheme leaves it as it is. Text 1.0.0
+ * was not ours: a scraper that rated it above OpenMetrics (Prometheus 3 with PrometheusText1.0.0 first in its
+ * scrape_protocols) was answered OpenMetrics (found by review).
  */
 const REPRESENTATIONS: readonly { format: ExpositionFormat; type: string; subtype: string; version: string }[] = [
   { format: 'text', type: 'text', subtype: 'plain', version: '0.0.4' },
+  { format: 'text', type: 'text', subtype: 'plain', version: '1.0.0' },
   { format: 'openmetrics', type: 'application', subtype: 'openmetrics-text', version: '1.0.0' },
   { format: 'openmetrics', type: 'application', subtype: 'openmetrics-text', version: '0.0.1' },
 ];
@@ -152,16 +156,24 @@ function quality(ranges: readonly Member[], representation: (typeof REPRESENTATI
  * that gets a body it can report on is more useful than one that gets an error, as other exporters do.
  */
 /**
- * The Content-Type of `format` as the client asked for it: OpenMetrics in the version it rates higher, 1.0.0 on a
- * tie, as Prometheus' own libraries answer (a client that accepts only 0.0.1 was answered 1.0.0; found by review).
- * The body is the same for both versions.
+ * The Content-Type of `format` as the client asked for it: in the version it rates highest, on a tie the one
+ * Prometheus' own libraries answer (text 0.0.4, OpenMetrics 1.0.0; a client that accepts only OpenMetrics 0.0.1
+ * was answered 1.0.0; found by review). The body is the same for every version of a format.
  */
 export function contentTypeFor(accept: string | undefined, format: ExpositionFormat): string {
-  if (format !== 'openmetrics' || accept === undefined) return CONTENT_TYPES[format];
+  if (accept === undefined) return CONTENT_TYPES[format];
   const ranges = parseList(accept);
-  const [current, older] = REPRESENTATIONS.filter((representation) => representation.format === 'openmetrics');
-  if (current === undefined || older === undefined) return CONTENT_TYPES[format];
-  return quality(ranges, older) > quality(ranges, current) ? OPENMETRICS_0_0_1 : CONTENT_TYPES.openmetrics;
+  let chosen: (typeof REPRESENTATIONS)[number] | undefined;
+  let best = -1;
+  for (const representation of REPRESENTATIONS) {
+    if (representation.format !== format) continue;
+    const q = quality(ranges, representation);
+    if (q > best) {
+      best = q;
+      chosen = representation;
+    }
+  }
+  return chosen === undefined ? CONTENT_TYPES[format] : `${chosen.type}/${chosen.subtype}; version=${chosen.version}; charset=utf-8`;
 }
 
 export function negotiateFormat(accept: string | undefined): ExpositionFormat {

@@ -24,11 +24,16 @@ describe('content negotiation', () => {
     ],
     // The most specific range sets a type's quality (RFC 9110 §12.5.1): text is refused, */* allows OpenMetrics.
     ['text/plain;q=0, */*', 'openmetrics'],
-    ['text/plain;version=0.0.4;q=0.2, */*;q=0.9, application/openmetrics-text;q=0.5', 'openmetrics'],
-    ['text/plain;version=0.0.4;q=0, text/plain;q=1, application/openmetrics-text;q=0.5', 'openmetrics'],
+    // Text 1.0.0 (the same body) is rated by */* or text/plain here, above OpenMetrics.
+    ['text/plain;version=0.0.4;q=0.2, */*;q=0.9, application/openmetrics-text;q=0.5', 'text'],
+    ['text/plain;version=0.0.4;q=0, text/plain;q=1, application/openmetrics-text;q=0.5', 'text'],
+    ['text/plain;version=0.0.4;q=0.2, text/plain;version=1.0.0;q=0.1, */*;q=0.9, application/openmetrics-text;q=0.5', 'openmetrics'],
     ['text/*;q=0.1, application/*;q=0.3', 'openmetrics'],
     ['application/*', 'openmetrics'],
-    ['text/plain;version=1.0.0, application/openmetrics-text;q=0.1', 'openmetrics'],
+    // Prometheus 3 with PrometheusText1.0.0 first in scrape_protocols: text, as it prefers (it got OpenMetrics).
+    ['text/plain;version=1.0.0;escaping=allow-utf-8;q=0.5,application/openmetrics-text;version=1.0.0;escaping=allow-utf-8;q=0.4,text/plain;version=0.0.4;q=0.3,*/*;q=0.2', 'text'],
+    ['text/plain;version=1.0.0, application/openmetrics-text;q=0.1', 'text'],
+    ['text/plain;version=1.0.0;q=0, text/plain;version=0.0.4;q=0, application/openmetrics-text;q=0.1', 'openmetrics'],
     ['TEXT/Plain;Q=0, Application/OpenMetrics-Text;Version="1.0.0";q=0.1', 'openmetrics'],
     ['application/openmetrics-text;version=1.0.0;q=0, */*;q=0.5', 'text'],
     ['application/openmetrics-text;q=0, text/plain;q=0.5, */*', 'text'],
@@ -88,6 +93,17 @@ describe('found by review', () => {
     expect(contentTypeFor('application/openmetrics-text;version=1.0.0;q=0.6,application/openmetrics-text;version=0.0.1;q=0.5,text/plain;version=0.0.4;q=0.4,*/*;q=0.1', 'openmetrics')).toBe(CONTENT_TYPES.openmetrics);
     expect(contentTypeFor('application/openmetrics-text', 'openmetrics')).toBe(CONTENT_TYPES.openmetrics);
     expect(contentTypeFor('application/openmetrics-text;version=0.0.1', 'text')).toBe(CONTENT_TYPES.text);
+  });
+
+  it('answers text in the version the client rates higher: 1.0.0 when above 0.0.4, 0.0.4 on a tie (OpenMetrics was chosen)', () => {
+    const TEXT_1_0_0 = 'text/plain; version=1.0.0; charset=utf-8';
+    const prometheus3TextFirst = 'text/plain;version=1.0.0;escaping=allow-utf-8;q=0.5,application/openmetrics-text;version=1.0.0;escaping=allow-utf-8;q=0.4,text/plain;version=0.0.4;q=0.3,*/*;q=0.2';
+    expect(negotiateFormat(prometheus3TextFirst)).toBe('text');
+    expect(contentTypeFor(prometheus3TextFirst, 'text')).toBe(TEXT_1_0_0);
+    expect(contentTypeFor('text/plain;version=1.0.0', 'text')).toBe(TEXT_1_0_0);
+    expect(contentTypeFor('text/plain', 'text')).toBe(CONTENT_TYPES.text);
+    expect(contentTypeFor('*/*', 'text')).toBe(CONTENT_TYPES.text);
+    expect(contentTypeFor('text/plain;version=0.0.4;q=0.5,text/plain;version=1.0.0;q=0.4', 'text')).toBe(CONTENT_TYPES.text);
   });
 
   it('a quoted parameter may hold commas and semicolons: they split nothing', () => {
@@ -200,6 +216,7 @@ interface RangeSpec {
 
 const OURS = [
   { format: 'text', type: 'text', subtype: 'plain', version: '0.0.4' },
+  { format: 'text', type: 'text', subtype: 'plain', version: '1.0.0' },
   { format: 'openmetrics', type: 'application', subtype: 'openmetrics-text', version: '1.0.0' },
   { format: 'openmetrics', type: 'application', subtype: 'openmetrics-text', version: '0.0.1' },
 ] as const;
@@ -218,8 +235,8 @@ function referenceFormat(ranges: readonly RangeSpec[]): 'text' | 'openmetrics' {
     const most = Math.max(...matching.map(specificityOf));
     return Math.max(...matching.filter((range) => specificityOf(range) === most).map((range) => range.q ?? 1));
   };
-  const text = qualityOf(OURS[0]);
-  const openmetrics = Math.max(qualityOf(OURS[1]), qualityOf(OURS[2]));
+  const text = Math.max(qualityOf(OURS[0]), qualityOf(OURS[1]));
+  const openmetrics = Math.max(qualityOf(OURS[2]), qualityOf(OURS[3]));
   return openmetrics > text ? 'openmetrics' : 'text';
 }
 

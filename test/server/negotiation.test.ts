@@ -26,7 +26,10 @@ function headersOf(path: string, headers: Record<string, string>): Promise<Recor
 describe('negotiation over HTTP', () => {
   it.each([
     ['text/plain;q=0, */*', CONTENT_TYPES.openmetrics],
-    ['text/plain;version=0.0.4;q=0.2, */*;q=0.9, application/openmetrics-text;q=0.5', CONTENT_TYPES.openmetrics],
+    // Text 1.0.0 is rated 0.9 by */* here: above OpenMetrics, and the same body as 0.0.4.
+    ['text/plain;version=0.0.4;q=0.2, */*;q=0.9, application/openmetrics-text;q=0.5', 'text/plain; version=1.0.0; charset=utf-8'],
+    // Prometheus 3 with PrometheusText1.0.0 first in scrape_protocols (it was answered OpenMetrics).
+    ['text/plain;version=1.0.0;escaping=allow-utf-8;q=0.5,application/openmetrics-text;version=1.0.0;escaping=allow-utf-8;q=0.4,text/plain;version=0.0.4;q=0.3,*/*;q=0.2', 'text/plain; version=1.0.0; charset=utf-8'],
     ['*/*', CONTENT_TYPES.text],
     ['text/plain;q=0, application/openmetrics-text;q=0', CONTENT_TYPES.text],
   ])('/metrics with Accept %j is %s', async (accept, contentType) => {
