@@ -49,7 +49,7 @@ async function main(argv: readonly string[]): Promise<number> {
     case 'demo':
       return (await import('./cli/demo.js')).startDemo(options);
     case 'check':
-      return (await import('./cli/check.js')).runCheck(options.config as string, options.router, options.timeout);
+      return (await import('./cli/check.js')).runCheck(options.config as string, options.router, options.timeout, options.shard);
     case 'once':
     case 'run': {
       // Before anything slow: a SIGHUP while the daemon starts must not end it (daemon.ts holdReloadsWhileStarting).

@@ -6,7 +6,7 @@ export const USAGE = `Usage:
   routeros-exporter demo [--listen HOST:PORT] [--log-level LEVEL]
   routeros-exporter check-config FILE [--shard I/N]   (or --config FILE)
   routeros-exporter once --config FILE [--log-level LEVEL] [--shard I/N]
-  routeros-exporter check --config FILE [--router NAME]... [--timeout SECONDS]
+  routeros-exporter check --config FILE [--router NAME]... [--timeout SECONDS] [--shard I/N]
   routeros-exporter --help | --version
 
 The config file may also be given as ROUTEROS_EXPORTER_CONFIG=FILE.
@@ -60,7 +60,7 @@ const COMMAND_FLAGS: Record<Exclude<Command, 'help' | 'version'>, ReadonlySet<Fl
   once: new Set(['config', 'log-level', 'shard']),
   demo: new Set(['listen', 'log-level']),
   'check-config': new Set(['config', 'shard']),
-  check: new Set(['config', 'router', 'timeout']),
+  check: new Set(['config', 'router', 'timeout', 'shard']),
 };
 
 export function parseCli(argv: readonly string[], env: NodeJS.ProcessEnv): CliOptions {

@@ -9,7 +9,7 @@
  */
 import { setTimeout as wait } from 'node:timers/promises';
 import { ConfigError, type Config, type RouterConfig } from '../config/types.js';
-import { formatProblems, loadConfigFile } from '../config/index.js';
+import { formatProblems, loadConfigFile, parseShard } from '../config/index.js';
 import { formatDuration, parseDuration } from '../config/duration.js';
 import { createApp, type App } from '../app.js';
 import { judgePeer } from '../analysis/peer.js';
@@ -20,6 +20,7 @@ import { formatCheck, output, type CheckOutput } from '../health/nagios.js';
 import { createLogger, HeldLogLines } from './logger.js';
 import { terminalText } from '../util/text.js';
 import { USAGE } from './args.js';
+import { inShard, shardOf } from '../scheduler/shard.js';
 
 export interface CheckOptions {
   env?: NodeJS.ProcessEnv;
@@ -30,6 +31,8 @@ export interface CheckOptions {
   pause?: (ms: number) => Promise<void>;
   /** Where the check's log lines are held until its answer is written (runCheck); by default, dropped. */
   logLines?: HeldLogLines;
+  /** `--shard INDEX/COUNT`, over the config's `shard:`. */
+  shard?: string;
 }
 
 /** The most bytes of log lines a check writes: a page, which any pipe holds, so the write after the answer never waits. */
@@ -125,13 +128,28 @@ export async function check(configPath: string, routerNames?: string | readonly 
     return output('UNKNOWN', terminalText(`cannot load ${configPath}: ${error instanceof Error ? error.message : String(error)}`));
   }
   const named = routerNames === undefined ? undefined : new Set(typeof routerNames === 'string' ? [routerNames] : routerNames);
-  const routers = named === undefined ? config.routers : config.routers.filter((router) => named.has(router.name));
+  // The shard's routers, as the daemon and `once` poll them: a check of a replica's config looked at every router.
+  const shard = options.shard === undefined ? config.shard : parseShard(options.shard);
+  const inScope = config.routers.filter((router) => inShard(router.name, shard));
+  const routers = named === undefined ? inScope : inScope.filter((router) => named.has(router.name));
   // Every router asked for, or UNKNOWN: checking the others alone could answer OK for one nobody looked at.
   const unknown = named === undefined ? [] : [...named].filter((name) => !config.routers.some((router) => router.name === name));
   if (unknown.length > 0) {
     return output('UNKNOWN', `no router named ${unknown.map((name) => JSON.stringify(name)).join(', ')} in ${configPath}`, [
       `configured routers: ${config.routers.map((router) => router.name).join(', ') || 'none'}`,
     ]);
+  }
+  if (shard !== undefined) {
+    const which = `shard ${shard.index}/${shard.count}`;
+    const elsewhere = named === undefined ? [] : [...named].filter((name) => !inScope.some((router) => router.name === name));
+    if (elsewhere.length > 0) {
+      return output('UNKNOWN', `${elsewhere.map((name) => `${JSON.stringify(name)} is in shard ${shardOf(name, shard.count)}/${shard.count}`).join(', ')}, not in ${which} of ${configPath}`, [
+        'Check it where its shard is polled, or without the shard.',
+      ]);
+    }
+    if (inScope.length === 0 && config.routers.length > 0) {
+      return output('UNKNOWN', `${which} leaves no router of ${configPath} to check: all ${config.routers.length} belong to other shards`);
+    }
   }
   const checked: Config = {
     ...config,
@@ -201,12 +219,12 @@ async function print(result: CheckOutput): Promise<number> {
   return result.code;
 }
 
-export async function runCheck(configPath: string, routers?: readonly string[], timeout?: string): Promise<number> {
+export async function runCheck(configPath: string, routers?: readonly string[], timeout?: string, shard?: string): Promise<number> {
   let result: CheckOutput;
   const logLines = new HeldLogLines(MAX_CHECK_LOG_BYTES);
   try {
     const timeoutSeconds = timeout === undefined ? undefined : parseCheckTimeout(timeout);
-    result = await check(configPath, routers, timeoutSeconds === undefined ? { logLines } : { timeoutSeconds, logLines });
+    result = await check(configPath, routers, { logLines, ...(timeoutSeconds === undefined ? {} : { timeoutSeconds }), ...(shard === undefined ? {} : { shard }) });
   } catch (error) {
     // A plugin that crashes must still say UNKNOWN on stdout, or the monitoring system shows nothing useful.
     result = output('UNKNOWN', terminalText(`check failed: ${error instanceof Error ? error.message : String(error)}`));

@@ -20,7 +20,7 @@ const READS: Record<string, string[]> = {
   once: ['config', 'log-level', 'shard'],
   demo: ['listen', 'log-level'],
   'check-config': ['config', 'shard'],
-  check: ['config', 'router', 'timeout'],
+  check: ['config', 'router', 'timeout', 'shard'],
 };
 /** The command line before the flags, with what each needs to stand on its own (a config, check-config's FILE). */
 const BASE: Record<string, { argv: string[]; env: NodeJS.ProcessEnv }> = {

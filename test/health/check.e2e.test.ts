@@ -8,6 +8,7 @@ import { check, parseCheckTimeout, runCheck } from '../../src/cli/check.js';
 import { parseCli } from '../../src/cli/args.js';
 import { tempFile, writeCa } from '../helpers/emulator-config.js';
 import { startSilentRouter } from '../helpers/silent-router.js';
+import { shardOf } from '../../src/scheduler/shard.js';
 
 const PASSWORD = 'check-e2e-secret';
 let emulator: Emulator;
@@ -153,6 +154,28 @@ describe('check', () => {
     const partly = await check(configPath, ['calm', 'nope', 'gone-too']);
     expect(partly.code).toBe(3);
     expect(partly.text.split('\n')[0]).toBe(`ROUTEROS UNKNOWN - no router named "nope", "gone-too" in ${configPath}`);
+  });
+
+  it('checks the routers of its shard, as the daemon polls them: a replica\'s check looked at every router (found by review)', async () => {
+    // A split of hq and calm: the smallest count that puts them in different shards.
+    const count = [2, 3, 4, 5, 6, 7, 8].find((n) => shardOf('hq', n) !== shardOf('calm', n)) ?? 0;
+    expect(count).toBeGreaterThan(0);
+    const calmShard = `${shardOf('calm', count)}/${count}`;
+    const calmOnly = await check(configPath, undefined, { shard: calmShard });
+    expect(calmOnly.text.split('\n')[0]).toBe('ROUTEROS OK - 1 router up, 1 interface running, 1 peer healthy');
+    expect(calmOnly.code).toBe(0);
+    // hq (a stale peer) in its own shard: CRITICAL there.
+    const hqOnly = await check(configPath, undefined, { shard: `${shardOf('hq', count)}/${count}` });
+    expect(hqOnly.text.split('\n')[0]).toMatch(/^ROUTEROS CRITICAL - 1 stale peer: hq\/wg-branch\/branch-2 /);
+    // A router named outside the shard: UNKNOWN, naming where it is, rather than OK for a router nobody looked at.
+    const elsewhere = await check(configPath, ['hq'], { shard: calmShard });
+    expect(elsewhere.code).toBe(3);
+    expect(elsewhere.text.split('\n')[0]).toBe(`ROUTEROS UNKNOWN - "hq" is in shard ${shardOf('hq', count)}/${count}, not in shard ${calmShard} of ${configPath}`);
+    // A shard with none of the routers: UNKNOWN, not OK for nothing checked.
+    const empty = [...Array(64).keys()].find((index) => shardOf('hq', 64) !== index && shardOf('calm', 64) !== index) ?? 0;
+    const none = await check(configPath, undefined, { shard: `${empty}/64` });
+    expect(none.code).toBe(3);
+    expect(none.text.split('\n')[0]).toBe(`ROUTEROS UNKNOWN - shard ${empty}/64 leaves no router of ${configPath} to check: all 2 belong to other shards`);
   });
 
   it('UNKNOWN (3) for an unknown router name', async () => {
