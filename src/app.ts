@@ -123,6 +123,8 @@ export function createApp(initial: Config, deps: AppDeps): App {
   const routerExposition = new RouterExposition(store, self);
   const clients = new ClientPool();
   const now = deps.now ?? Date.now;
+  /** The monotonic clock the runs record on (the scheduler's), which /health and the verdict log age peers by. */
+  const runClock = deps.elapsed ?? ((): number => performance.now());
   const scheduler = new Scheduler({
     store,
     logger: deps.logger,
@@ -216,7 +218,7 @@ export function createApp(initial: Config, deps: AppDeps): App {
   apply(initial);
   self.reloaded(true, now());
   // One log line per verdict change (peer stale since T, recovered, interface down, router down).
-  verdictWatch = watchVerdicts({ store, config: () => polled, logger: deps.logger, now });
+  verdictWatch = watchVerdicts({ store, config: () => polled, logger: deps.logger, now, elapsed: runClock });
 
   /** Set by stop(): no reload applies after it. */
   let stopped = false;
@@ -365,6 +367,7 @@ export function createApp(initial: Config, deps: AppDeps): App {
       store,
       routers: () => polled.routers,
       now,
+      elapsed: runClock,
       ready: app.ready,
       lifecycleEnabled: () => config.enableLifecycle === true,
       reload,

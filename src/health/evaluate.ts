@@ -61,6 +61,23 @@ interface EvaluationOptions {
    * re-judges every peer of a router after each wireguard run and words only those whose state changed.
    */
   peerHealth?: boolean;
+  /**
+   * The monotonic clock (ms) at `now`, on the clock runs record as JobSnapshot.finishedElapsed. Given, peers age
+   * from their run by it rather than by the wall clock, which a step forward (an operator, NTP) made read every
+   * healthy peer stale, /health critical and the verdict log a stale-then-recovered pair per peer, until the next
+   * collection (found by review).
+   */
+  elapsedNow?: number;
+}
+
+/**
+ * `now` for judging a run's peers: the wall clock as it would read had it run steadily since the run finished, when
+ * both monotonic readings are known; `now` otherwise. Never before the run: a clock stepped back judged every
+ * peer at an age it had not reached.
+ */
+function steadyNow(now: number, run: JobSnapshot | undefined, elapsedNow: number | undefined): number {
+  if (run?.finishedElapsed === undefined || elapsedNow === undefined) return now;
+  return run.finishedAt + Math.max(0, elapsedNow - run.finishedElapsed);
 }
 
 /** The router evaluated in one go (evaluateRouterSteps). */
@@ -80,7 +97,7 @@ export function* evaluateRouterSteps(
   snapshots: readonly JobSnapshot[],
   now: number,
   parts: EvaluationParts = EVERY_PART,
-  { peerHealth = true }: EvaluationOptions = {},
+  { peerHealth = true, elapsedNow }: EvaluationOptions = {},
 ): Steps<RouterEvaluation> {
   const problems: Problem[] = [];
   const byJob = new Map(snapshots.map((snapshot) => [snapshot.job, snapshot]));
@@ -145,7 +162,8 @@ export function* evaluateRouterSteps(
       // A router that does not answer now is judged as its last read found it, as /metrics has it: by the clock
       // alone its peers would go stale one by one while nothing can be known of them (a review found every peer
       // of a router timing out logged and checked down, their healthy series still 1).
-      const judgedAt = up === false ? (wireguard?.collectedAt ?? now) : now;
+      const peersNow = steadyNow(now, byJob.get('wireguard'), elapsedNow);
+      const judgedAt = up === false ? (wireguard?.collectedAt ?? peersNow) : peersNow;
       if (parts.wireguard) judgements = yield* judgePeers(router, wireguard, judged.byName, judgedAt, add);
     }
     if (parts.wireguard && peerHealth) {
@@ -328,7 +346,7 @@ function* judgePeers(
     const latestHandshake = outOfEra ? undefined : peer.latestHandshake;
     const unreadable = peer.handshakeUnreadable || outOfEra;
     // Never younger than at collection: a wall clock stepped back an hour made every down peer up, age 0, and
-    // check say OK until the next collection. (Stepped forward, ages grow too soon: a false alarm, not a false OK.)
+    // check say OK until the next collection. (Callers that give the monotonic clock age by it: steadyNow.)
     const age = latestHandshake === undefined ? undefined : Math.max(handshakeAgeAt(now, latestHandshake), handshakeAgeAt(collectedAt, latestHandshake));
     const judgedAge = latestHandshake === undefined ? undefined : Math.max(handshakeAgeAt(judgedAt, latestHandshake), handshakeAgeAt(collectedAt, latestHandshake));
     const iface = interfaceNamed.get(labelValueReadBack(peer.interface));

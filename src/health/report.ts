@@ -12,18 +12,21 @@ export interface Evaluated {
 }
 
 /** The report in one go (evaluateRoutersSteps). */
-export function evaluateRouters(routers: readonly RouterConfig[], store: Pick<SnapshotStore, 'snapshots'>, now: number): Evaluated {
-  return finish(evaluateRoutersSteps(routers, store, now));
+export function evaluateRouters(routers: readonly RouterConfig[], store: Pick<SnapshotStore, 'snapshots'>, now: number, elapsedNow?: number): Evaluated {
+  return finish(evaluateRoutersSteps(routers, store, now, elapsedNow));
 }
 
-/** The report in steps that may pause between routers and every few hundred interfaces or peers of one. */
-export function* evaluateRoutersSteps(routers: readonly RouterConfig[], store: Pick<SnapshotStore, 'snapshots'>, now: number): Steps<Evaluated> {
+/**
+ * The report in steps that may pause between routers and every few hundred interfaces or peers of one. `elapsedNow`:
+ * the monotonic clock at `now`, by which peers age from their run (evaluate.ts EvaluationOptions).
+ */
+export function* evaluateRoutersSteps(routers: readonly RouterConfig[], store: Pick<SnapshotStore, 'snapshots'>, now: number, elapsedNow?: number): Steps<Evaluated> {
   // Every router's snapshots as they are now, before the first pause: a reload or a collection landing while the
   // report is judged must not make it mix instants (a router dropped meanwhile read as "not collected yet").
   const snapshots = routers.map((router) => store.snapshots(router.name));
   const evaluations: RouterEvaluation[] = [];
   for (const [index, router] of routers.entries()) {
-    evaluations.push(yield* evaluateRouterSteps(router, snapshots[index] ?? [], now));
+    evaluations.push(yield* evaluateRouterSteps(router, snapshots[index] ?? [], now, undefined, elapsedNow === undefined ? {} : { elapsedNow }));
     yield;
   }
   const report: HealthReport = {

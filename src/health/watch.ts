@@ -22,6 +22,8 @@ export interface WatchDeps {
   config: () => Config;
   logger: Logger;
   now?: () => number;
+  /** The monotonic clock runs record on: peers age by it from their run (evaluate.ts EvaluationOptions.elapsedNow). */
+  elapsed?: () => number;
 }
 
 interface Watched {
@@ -41,6 +43,8 @@ interface Watched {
 interface Landed {
   parts: EvaluationParts;
   at: number;
+  /** The monotonic clock at `at`, when the watch has it. */
+  elapsedAt: number | undefined;
   snapshots: JobSnapshot[];
   router: RouterConfig;
 }
@@ -135,9 +139,9 @@ export function watchVerdicts(deps: WatchDeps): VerdictWatch {
   };
 
   /** The run judged, and its changes kept and logged (as RunLines bounds them). */
-  function* judge(name: string, entry: Watched, { parts: landed, at, snapshots, router }: Landed): Steps<void> {
+  function* judge(name: string, entry: Watched, { parts: landed, at, elapsedAt, snapshots, router }: Landed): Steps<void> {
     const parts = at >= entry.peersDueAt ? { ...landed, wireguard: true } : landed;
-    const evaluation = yield* evaluateRouterSteps(router, snapshots, at, parts, { peerHealth: false });
+    const evaluation = yield* evaluateRouterSteps(router, snapshots, at, parts, elapsedAt === undefined ? { peerHealth: false } : { peerHealth: false, elapsedNow: elapsedAt });
     const out = new RunLines();
     const states = yield* diffSteps(entry.states, yield* observeSteps(evaluation, router), evaluation.seen, out);
     const badPeers = yield* diffPeersSteps(entry.badPeers, evaluation.judgements, evaluation.seen.wireguard, name, out);
@@ -191,7 +195,7 @@ export function watchVerdicts(deps: WatchDeps): VerdictWatch {
       entry = { states: undefined, badPeers: undefined, logger: undefined, peersDueAt: Number.POSITIVE_INFINITY, busy: undefined, waiting: undefined, gone: false };
       watched.set(name, entry);
     }
-    const landed: Landed = { parts: PARTS_OF[collector], at: now(), snapshots: deps.store.snapshots(name), router };
+    const landed: Landed = { parts: PARTS_OF[collector], at: now(), elapsedAt: deps.elapsed?.(), snapshots: deps.store.snapshots(name), router };
     if (entry.busy !== undefined) {
       // Behind a run still being judged, whose verdicts decide what this one changes; merged with any run
       // already waiting: the latest snapshots, and every part either can change.

@@ -26,6 +26,11 @@ export interface JobOutcome<Data = unknown> {
   startedAfter?: number | undefined;
   /** Unix ms the run finished. */
   finishedAt: number;
+  /**
+   * The monotonic clock (ms) when the run finished, beside finishedAt: how far the wall clock ran since, not how
+   * far it was stepped (health/evaluate.ts ages peers by it).
+   */
+  finishedElapsed?: number | undefined;
   durationSeconds: number;
   /** Data series of a successful run. */
   samples?: SampleSet;
@@ -42,6 +47,8 @@ export interface JobSnapshot {
   readonly reason: ErrorReason | undefined;
   readonly summary?: string | undefined;
   readonly finishedAt: number;
+  /** JobOutcome.finishedElapsed. */
+  readonly finishedElapsed?: number | undefined;
   readonly durationSeconds: number;
   readonly lastSuccessAt: number | undefined;
   /** The run's place among the runs the store recorded, in the order they finished (not a clock: never steps back). */
@@ -186,6 +193,7 @@ export class SnapshotStore {
       reason: outcome.ok ? undefined : outcome.reason ?? 'parse',
       summary: outcome.ok ? undefined : outcome.summary,
       finishedAt: outcome.finishedAt,
+      finishedElapsed: outcome.finishedElapsed,
       durationSeconds: outcome.durationSeconds,
       lastSuccessAt: outcome.ok ? outcome.finishedAt : previous?.lastSuccessAt,
       seq,

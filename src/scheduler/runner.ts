@@ -239,6 +239,7 @@ export class JobRunner {
         job: definition.job,
         ok: true,
         finishedAt: now(),
+        finishedElapsed: this.#elapsed(),
         durationSeconds: (performance.now() - started) / 1000,
         samples: result.samples,
         data: result.data,
@@ -263,6 +264,7 @@ export class JobRunner {
         code: error instanceof RouterOsError ? error.code : undefined,
         startedAfter,
         finishedAt: now(),
+        finishedElapsed: this.#elapsed(),
         durationSeconds: (performance.now() - started) / 1000,
       });
       standing?.ran(reason);

@@ -25,6 +25,8 @@ export interface Endpoints {
   readonly store: Pick<SnapshotStore, 'snapshots'>;
   routers(): readonly RouterConfig[];
   now(): number;
+  /** The monotonic clock runs record (JobSnapshot.finishedElapsed): peers age by it, not by a stepped wall clock. */
+  elapsed(): number;
   /** /-/ready */
   ready(): boolean;
   /** /-/reload, when the lifecycle API is enabled (--web.enable-lifecycle). */

@@ -19,7 +19,7 @@ import { peerRecord, SITE_LINKS, systemOk, T0, WG_UP, wireguard } from '../healt
 const router = testRouter({}, SITE_LINKS);
 const peers = Array.from({ length: 20_000 }, (_, i) => peerRecord(`p${i}`, i % 9 === 0 ? '2h' : `${i % 60}s`));
 const snapshots: JobSnapshot[] = [systemOk(), wireguard(router, [WG_UP], peers)];
-const app = { store: { snapshots: () => snapshots }, routers: () => [router], now: () => T0 + 30_000 };
+const app = { store: { snapshots: () => snapshots }, routers: () => [router], now: () => T0 + 30_000, elapsed: () => 30_000 };
 
 let server: Server;
 let port = 0;

@@ -1,0 +1,76 @@
+/**
+ * Peers age from their run on the monotonic clock, not by a wall clock that was stepped since. Stepped forward an
+ * hour, every healthy peer read stale: /health critical and the verdict log a stale-then-recovered pair per peer
+ * until the next collection; stepped back, a peer past its bound read at its age when collected: OK (found by
+ * review). Aged by the wall clock when no monotonic reading is given, as a one-shot caller may.
+ */
+import pino from 'pino';
+import { describe, expect, it } from 'vitest';
+import { evaluateRouter } from '../../src/health/evaluate.js';
+import { watchVerdicts } from '../../src/health/watch.js';
+import { SnapshotStore, type JobSnapshot } from '../../src/metrics/store.js';
+import { jobsFor } from '../../src/collectors/catalog.js';
+import { testConfig, testRouter } from '../helpers/config.js';
+import { peerRecord, SITE_LINKS, systemOk, T0, WG_UP, wireguard } from './snapshots.js';
+
+const HEALTH = { handshake_stale_after: '5m', ...SITE_LINKS.health };
+const router = testRouter({}, { health: HEALTH });
+/** The monotonic clock when the runs finished. */
+const RUN_ELAPSED = 50_000;
+const HOUR = 3_600_000;
+
+/** A live peer (handshake a minute before the run) read at T0, its runs stamped on the monotonic clock too. */
+function runs(): JobSnapshot[] {
+  return [systemOk(), wireguard(router, [WG_UP], [peerRecord('branch', '1m')])].map((snapshot) => ({ ...snapshot, finishedElapsed: RUN_ELAPSED }));
+}
+
+function peerAt(now: number, elapsedNow?: number) {
+  const { health } = evaluateRouter(router, runs(), now, undefined, elapsedNow === undefined ? {} : { elapsedNow });
+  return { reason: health.peers[0]?.reason, age: health.peers[0]?.handshakeAgeSeconds, status: health.status };
+}
+
+describe('/health with the wall clock stepped after a collection', () => {
+  it('forward an hour, 5 s later: the peer is a minute and 5 s old, up (it read stale)', () => {
+    expect(peerAt(T0 + HOUR + 5_000, RUN_ELAPSED + 5_000)).toEqual({ reason: 'ok', age: 65, status: 'ok' });
+  });
+
+  it('back an hour, 6 minutes later: the peer is 7 minutes old, stale (it read OK at its age when collected)', () => {
+    expect(peerAt(T0 - HOUR, RUN_ELAPSED + 6 * 60_000)).toEqual({ reason: 'stale', age: 420, status: 'critical' });
+  });
+
+  it('not stepped: as by the wall clock, stale once past its bound', () => {
+    expect(peerAt(T0 + 6 * 60_000, RUN_ELAPSED + 6 * 60_000)).toEqual(peerAt(T0 + 6 * 60_000));
+    expect(peerAt(T0 + 6 * 60_000).reason).toBe('stale');
+  });
+});
+
+describe('the verdict log with the wall clock stepped after a collection', () => {
+  it('logs no stale peer when a later run lands an hour ahead on the wall clock, seconds later on the monotonic one', async () => {
+    const config = testConfig({ defaults: { username: 'u', password: 'p', health: HEALTH }, routers: [{ name: 'hq', url: 'https://192.0.2.1' }] });
+    const hq = config.routers[0];
+    if (hq === undefined) throw new Error('no router');
+    const messages: string[] = [];
+    const logger = pino({ level: 'info' }, { write: (line: string) => messages.push((JSON.parse(line) as { msg: string }).msg) });
+    const store = new SnapshotStore();
+    store.plan(new Map([['hq', jobsFor(hq).map((job) => ({ collector: job.collector, job: job.job }))]]));
+    let wall = T0;
+    let elapsed = RUN_ELAPSED;
+    const watch = watchVerdicts({ store, config: () => config, logger, now: () => wall, elapsed: () => elapsed });
+    try {
+      const [system, wg] = runs();
+      for (const run of [system, wg]) {
+        if (run === undefined) throw new Error('no run');
+        store.record({ router: 'hq', collector: run.collector, job: run.job, ok: true, finishedAt: wall, finishedElapsed: elapsed, durationSeconds: 0.1, data: run.data });
+      }
+      await watch.settled();
+      // The wall clock stepped an hour ahead; 15 s later the system run lands.
+      wall = T0 + HOUR + 15_000;
+      elapsed = RUN_ELAPSED + 15_000;
+      store.record({ router: 'hq', collector: 'system', job: 'system', ok: true, finishedAt: wall, finishedElapsed: elapsed, durationSeconds: 0.1, data: system?.data });
+      await watch.settled();
+      expect(messages.filter((message) => /stale|down|recovered/.test(message))).toEqual([]);
+    } finally {
+      watch.stop();
+    }
+  });
+});
