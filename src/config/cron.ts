@@ -33,6 +33,26 @@ function stepProblem(expression: string): string | undefined {
 /** Longer than any schedule anyone writes (a list of every minute is 170 characters): refused before parsing. */
 export const MAX_CRON_LENGTH = 512;
 
+/** The nicknames node-cron takes, each as the five fields it stands for (cron's meanings). */
+const NICKNAMES: Readonly<Record<string, string>> = {
+  '@yearly': '0 0 1 1 *',
+  '@annually': '0 0 1 1 *',
+  '@monthly': '0 0 1 * *',
+  '@weekly': '0 0 * * 0',
+  '@daily': '0 0 * * *',
+  '@midnight': '0 0 * * *',
+  '@hourly': '0 * * * *',
+};
+
+/**
+ * The expression with a nickname (`@daily`) written out as its fields, as node-cron reads it; any other as it is.
+ * Read field by field without it, `@daily` was one field: the loader threw on it ("expected 5 or 6 fields but got
+ * 3") and a schedule's time of day read as a wildcard (found by review).
+ */
+export function withoutNickname(expression: string): string {
+  return NICKNAMES[expression.trim().toLowerCase()] ?? expression;
+}
+
 const MONTH_NAMES = [
   ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december'],
   ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'],
@@ -159,14 +179,16 @@ export function cronProblem(expression: string): string | undefined {
   return remembered(judged, expression, judge);
 }
 
-function judge(expression: string): string | undefined {
+function judge(written: string): string | undefined {
+  // Quoted as written; judged as its fields.
+  const expression = withoutNickname(written);
   const bounds = boundsProblem(expression);
-  if (bounds !== undefined) return `${quoteValue(expression)} is not a valid cron expression: ${bounds}`;
+  if (bounds !== undefined) return `${quoteValue(written)} is not a valid cron expression: ${bounds}`;
   const result = validateDetailed(expression);
   const reasons = result.valid
     ? (stepProblem(expression) ?? (result.fields === undefined ? undefined : neverRunsProblem(expression, result.fields)))
     : result.errors.map((error) => error.message.replace(' a invalid ', ' an invalid ')).join('; ');
-  return reasons === undefined ? undefined : `${quoteValue(expression)} is not a valid cron expression: ${reasons}`;
+  return reasons === undefined ? undefined : `${quoteValue(written)} is not a valid cron expression: ${reasons}`;
 }
 
 /** Smallest difference between neighbours of a sorted list of run positions, else undefined. */
@@ -231,8 +253,9 @@ export function cronIntervalSeconds(expression: string): number {
   return remembered(computed, expression, computeInterval);
 }
 
-function computeInterval(expression: string): number {
-  const bounds = cronProblem(expression);
+function computeInterval(written: string): number {
+  const bounds = cronProblem(written);
+  const expression = withoutNickname(written);
   if (bounds !== undefined) throw new ConfigValueError(bounds);
   const result = validateDetailed(expression);
   if (!result.valid || result.fields === undefined || stepProblem(expression) !== undefined) {

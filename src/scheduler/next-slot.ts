@@ -4,14 +4,19 @@
  * node-cron walks local times and maps each to one instant. Where the clock goes back (summer time ending) a
  * local time names two instants and it keeps one, which skipped slots: west of UTC (America/New_York) an
  * every-minute schedule skipped the whole repeated hour, east of it (Europe/Berlin) the rest of the first pass,
- * and at Lord Howe's half-hour change an every-15-minutes schedule two slots. Its answer is always a true slot,
- * only sometimes not the first; the slots it can pass over all lie within one change's width of the change, so
- * those seconds are matched one by one (at most 4 hours' worth, around a change, a few times a year).
+ * at Lord Howe's half-hour change an every-15-minutes schedule two slots, and at Antarctica/Casey's three-hour
+ * one a daily schedule its day. Its answer is always a true slot, only sometimes not the first; the slots it can
+ * pass over lie within one change's width of the change, and those are matched here, a minute at a time (a
+ * minute whose first allowed second does not match has no slot: offsets are whole minutes), on each call that
+ * finds a change near: about 120 matches for an hour's change, 2,900 for a day's.
  *
- * Which instants run follows cron (cronie): a schedule whose minute or hour field is a wildcard (`*`, `*\/15`)
- * runs in absolute time, on both passes through a repeated hour; one pinned to a time of day runs once, on the
- * first pass. A time of day the clock skips when it goes ahead does not run that day.
+ * Which instants run: a schedule whose minute or hour field is a wildcard (`*`, `*\/15`, `@hourly`) runs in
+ * absolute time, on both passes through a repeated hour, as cron (cronie) runs it; one pinned to a time of day
+ * runs once, on the first pass, as cron does for changes under three hours (and here for any). A time of day the
+ * clock jumps over does not run that day, where cron runs it right after the jump.
  */
+import { parse } from 'node-cron';
+import { withoutNickname } from '../config/cron.js';
 
 /** What is used of node-cron's task: its matcher, never its timer. */
 export interface CronMatcher {
@@ -25,18 +30,39 @@ export interface Slot {
   readonly runs: boolean;
 }
 
-/** The largest UTC offset change of any zone (Antarctica/Troll goes between +00 and +02). */
-const LARGEST_CHANGE_MS = 2 * 3_600_000;
+/** What the search needs of an expression besides its matcher. */
+export interface SlotRules {
+  /** Pinned to a time of day (pinnedToTimeOfDay). */
+  readonly pinned: boolean;
+  /** The seconds its seconds field allows, in order (0 for a five-field expression). */
+  readonly seconds: readonly number[];
+}
 
 /**
- * Pinned to a time of day, as cron reads it: neither the minute nor the hour field starts with `*`. Such a
- * schedule is meant once per time of day, so a time the clock repeats is not run again.
+ * Pinned to a time of day, as cron reads it: neither the minute nor the hour field starts with `*` (a nickname
+ * read as its fields). Such a schedule is meant once per time of day, so a time the clock repeats is not run again.
  */
 export function pinnedToTimeOfDay(expression: string): boolean {
-  const fields = expression.trim().split(/\s+/);
+  const fields = withoutNickname(expression).trim().split(/\s+/);
   const [minute = '*', hour = '*'] = fields.length >= 6 ? fields.slice(1, 3) : fields.slice(0, 2);
   return !minute.startsWith('*') && !hour.startsWith('*');
 }
+
+export function slotRules(expression: string): SlotRules {
+  let seconds: number[] = [0];
+  try {
+    seconds = [...parse(withoutNickname(expression)).second].sort((a, b) => a - b);
+  } catch {
+    // The loader refuses what node-cron cannot read; a matcher of such an expression finds no slot either.
+  }
+  return { pinned: pinnedToTimeOfDay(expression), seconds: seconds.length > 0 ? seconds : [0] };
+}
+
+/**
+ * How far from `now` a change is looked for: the largest change of any zone's clock, a day (Pacific/Apia and
+ * Pacific/Fakaofo, 2011), and two more hours. Within it, one change is assumed (zones change a few times a year).
+ */
+const CHANGE_SEARCH_MS = 26 * 3_600_000;
 
 interface OffsetChange {
   /** The first instant on the new offset, to the second. */
@@ -49,7 +75,7 @@ function utcOffsetMs(at: number): number {
   return -new Date(at).getTimezoneOffset() * 60_000;
 }
 
-/** The change of the local UTC offset between two instants, if there is one (zones change a few times a year). */
+/** The change of the local UTC offset between two instants, if the two differ (a bisection, ~40 readings). */
 function offsetChange(from: number, to: number): OffsetChange | undefined {
   const before = utcOffsetMs(from);
   if (before === utcOffsetMs(to)) return undefined;
@@ -74,26 +100,43 @@ function cronNext(matcher: CronMatcher): number {
 }
 
 /**
+ * The first instant from `from` (a whole second) and before `to` that the expression matches and that runs, or
+ * undefined. A minute at a time: when the minute's first allowed second, wholly inside the span, does not match,
+ * neither does any other of that minute (the seconds field allows it, so the minute, hour or day does not).
+ */
+function firstMatch(matcher: CronMatcher, rules: SlotRules, from: number, to: number, skipped: (t: number) => boolean): number | undefined {
+  const [firstSecond = 0] = rules.seconds;
+  for (let minute = Math.floor(from / 60_000) * 60_000; minute < to; minute += 60_000) {
+    if (minute >= from && minute + firstSecond * 1000 < to && !matcher.match(new Date(minute + firstSecond * 1000))) continue;
+    for (const second of rules.seconds) {
+      const t = minute + second * 1000;
+      if (t < from || t >= to) continue;
+      if (!skipped(t) && matcher.match(new Date(t))) return t;
+    }
+  }
+  return undefined;
+}
+
+/**
  * The first slot after `now` (node-cron reads the same clock), or none. `horizonMs` is the longest the caller
  * waits before asking again: a change further ahead than that is looked at on a later call.
  */
-export function nextSlot(matcher: CronMatcher, pinned: boolean, now: number, horizonMs: number): Slot | undefined {
-  const change = offsetChange(now - LARGEST_CHANGE_MS, now + horizonMs + LARGEST_CHANGE_MS);
+export function nextSlot(matcher: CronMatcher, rules: SlotRules, now: number, horizonMs: number): Slot | undefined {
+  const change = offsetChange(now - CHANGE_SEARCH_MS, now + horizonMs + CHANGE_SEARCH_MS);
   if (change === undefined) return slotOf(cronNext(matcher), true);
   const width = Math.abs(change.back);
-  const foldStart = change.at - width;
-  const foldEnd = change.at + width;
+  const spanStart = change.at - width;
+  const spanEnd = change.at + width;
   const repeated = (t: number): boolean => change.back > 0 && t >= change.at && t < change.at + change.back;
   const first = Math.floor(now / 1000) * 1000 + 1000;
   // Before the change's span node-cron is right. Inside it, it is not asked first: from a repeated hour's second
   // pass it walks every local time back to the first pass, seconds of them per call on a per-second schedule.
-  let next = first < foldStart ? cronNext(matcher) : undefined;
-  if (next !== undefined && next < foldStart) return { at: next, runs: true };
-  for (let t = Math.max(first, foldStart); t < foldEnd && t < (next ?? Number.POSITIVE_INFINITY); t += 1000) {
-    if ((!pinned || !repeated(t)) && matcher.match(new Date(t))) return { at: t, runs: true };
-  }
+  let next = first < spanStart ? cronNext(matcher) : undefined;
+  if (next !== undefined && next < spanStart) return { at: next, runs: true };
+  const found = firstMatch(matcher, rules, Math.max(first, spanStart), Math.min(spanEnd, next ?? Number.POSITIVE_INFINITY), (t) => rules.pinned && repeated(t));
+  if (found !== undefined) return { at: found, runs: true };
   next ??= cronNext(matcher);
-  return slotOf(next, !(pinned && repeated(next)));
+  return slotOf(next, !(rules.pinned && repeated(next)));
 }
 
 function slotOf(at: number, runs: boolean): Slot | undefined {

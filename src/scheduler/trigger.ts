@@ -17,7 +17,7 @@
 import { createTask, type ScheduledTask } from 'node-cron';
 import type { Logger } from 'pino';
 import { LogThrottle } from '../util/log-throttle.js';
-import { nextSlot, pinnedToTimeOfDay } from './next-slot.js';
+import { nextSlot, slotRules, type SlotRules } from './next-slot.js';
 
 export interface Trigger {
   stop(): void;
@@ -65,7 +65,7 @@ const LONGEST_WAIT_MS = 3_600_000;
 class CronClock {
   readonly #expression: string;
   readonly #matcher: ScheduledTask;
-  readonly #pinned: boolean;
+  readonly #rules: SlotRules;
   readonly #onTick: () => void;
   #timer: NodeJS.Timeout | undefined;
   #next = 0;
@@ -86,7 +86,7 @@ class CronClock {
     // zone is named, not left to node-cron's default: it keeps one formatter per zone name for the process, and
     // with none named, one of whatever zone was local when the first schedule was made.
     this.#matcher = createTask(expression, () => undefined, { name: `schedule ${expression}`, noOverlap: false, timezone: localZone() });
-    this.#pinned = pinnedToTimeOfDay(expression);
+    this.#rules = slotRules(expression);
     this.#onTick = onTick;
     this.#arm();
   }
@@ -101,14 +101,19 @@ class CronClock {
     clearTimeout(this.#timer);
     this.#timer = undefined;
     this.#missedLog.close();
-    void this.#matcher.destroy();
+    // A throw here would stop a reload or a shutdown half-way (it did, with a zone node-cron could not read).
+    try {
+      void this.#matcher.destroy();
+    } catch {
+      /* the matcher holds no timer: nothing is left running */
+    }
   }
 
   #arm(): void {
     // No next slot (the loader refuses such schedules; the local time zone may still skip the one hour a schedule
     // names): a look again in an hour, which ticks nothing (#wake) until a slot is found. node-cron's matcher
     // throwing is no slot too (nextSlot): a throw here, in a load or a timer, would stop every job after this one.
-    const slot = nextSlot(this.#matcher, this.#pinned, Date.now(), LONGEST_WAIT_MS);
+    const slot = nextSlot(this.#matcher, this.#rules, Date.now(), LONGEST_WAIT_MS);
     this.#next = slot?.at ?? Number.POSITIVE_INFINITY;
     this.#nextRuns = slot?.runs ?? false;
     this.#sleep();
@@ -155,10 +160,17 @@ class CronClock {
   }
 }
 
-/** The zone local time is read in: the process's (TZ, or the system's), as Intl resolves it now. */
+/**
+ * The zone local time is read in: the process's (TZ, or the system's), as Intl resolves it now; none when Intl
+ * cannot name one it reads. An empty TZ (compose's `TZ: ${TZ}` with TZ unset) resolves to `Etc/Unknown`, which
+ * node-cron's formatters refuse: every schedule found no slot, nothing ever ran, and stopping one threw (found by
+ * review). node-cron then reads local time as Date does.
+ */
 function localZone(): string | undefined {
   try {
-    return Intl.DateTimeFormat().resolvedOptions().timeZone;
+    const zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
+    new Intl.DateTimeFormat('en-US', { timeZone: zone }).format(0);
+    return zone === 'Etc/Unknown' ? undefined : zone;
   } catch {
     return undefined;
   }

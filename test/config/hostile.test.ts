@@ -14,7 +14,7 @@ import { describe, expect, it } from 'vitest';
 import { createTask } from 'node-cron';
 import { ConfigError, type ConfigProblem } from '../../src/config/index.js';
 import { configFromText } from '../../src/config/load.js';
-import { cronProblem, MAX_CRON_LENGTH } from '../../src/config/cron.js';
+import { cronIntervalSeconds, cronProblem, MAX_CRON_LENGTH } from '../../src/config/cron.js';
 import { joinPath, Problems } from '../../src/config/problems.js';
 import { checkDuplicates } from '../../src/config/targets.js';
 import { MAX_NESTING, nestingDepth } from '../../src/config/yaml.js';
@@ -84,6 +84,18 @@ describe('schedules node-cron accepts and then never runs', () => {
     expect(problemsOf(`routers:\n  - ${ROUTER}, password: p, schedules: { system: "${schedule}" } }\n`)).toEqual([
       { path: 'routers[0].schedules.system', message: expect.stringContaining('it never runs') as string },
     ]);
+  });
+
+  it.each([
+    ['@daily', 86_400],
+    ['@midnight', 86_400],
+    ['@hourly', 3_600],
+    ['@weekly', 604_800],
+    ['@Monthly', 28 * 86_400],
+    ['@yearly', 365 * 86_400],
+  ])('the nickname %s is taken, every %i s (the loader threw on it: "expected 5 or 6 fields but got 3")', (schedule, seconds) => {
+    expect(cronProblem(schedule)).toBeUndefined();
+    expect(cronIntervalSeconds(schedule)).toBe(seconds);
   });
 
   it.each(['0 0 0 29 2 *', '0 0 0 L 2 *', '0 0 0 L-28 2 *', '0 0 0 29 2 1', '0 0 0 1W * *', '0 0 0 * * 1#5'])('%s, rare as it is, runs and is taken', (schedule) => {

@@ -1,8 +1,9 @@
 /**
- * Schedules across every UTC offset change of 2026 in zones east and west of UTC, whole-hour and half-hour
- * changes, northern and southern summers. node-cron maps a local time to one instant, and where the clock goes
- * back a local time names two: west of UTC (America/New_York) an every-minute schedule skipped the whole repeated
- * hour, and at Lord Howe's half-hour change an every-15-minutes schedule skipped two slots.
+ * Schedules across every UTC offset change of a year in zones east and west of UTC: half-hour, hour, two-hour and
+ * three-hour changes, northern and southern summers, midnight repeated. node-cron maps a local time to one
+ * instant, and where the clock goes back a local time names two: west of UTC (America/New_York) an every-minute
+ * schedule skipped the whole repeated hour, at Lord Howe's half-hour change an every-15-minutes schedule skipped
+ * two slots, and at Antarctica/Casey's three-hour change a daily schedule its day.
  *
  * What is expected is reckoned here from Intl's reading of each instant in the zone, not from the scheduler:
  * - a schedule whose minute or hour field is a wildcard (`*`, `*\/15`) runs in absolute time as if no offset
@@ -15,15 +16,19 @@ import { cronTrigger } from '../../src/scheduler/trigger.js';
 
 const TIMERS_AND_CLOCKS: Parameters<typeof vi.useFakeTimers>[0] = { toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date', 'performance'] };
 
-const ZONES = [
-  'America/New_York',
-  'America/St_Johns',
-  'Europe/Berlin',
-  'Europe/London',
-  'Australia/Sydney',
-  'Australia/Lord_Howe',
-  'Pacific/Chatham',
-  'America/Santiago',
+/** Zones and the year whose changes are crossed (Casey's last two-change year was 2022). */
+const ZONES: readonly (readonly [string, number])[] = [
+  ['America/New_York', 2026],
+  ['America/St_Johns', 2026],
+  ['America/Havana', 2026],
+  ['Europe/Berlin', 2026],
+  ['Europe/London', 2026],
+  ['Australia/Sydney', 2026],
+  ['Australia/Lord_Howe', 2026],
+  ['Pacific/Chatham', 2026],
+  ['America/Santiago', 2026],
+  ['Antarctica/Troll', 2026],
+  ['Antarctica/Casey', 2022],
 ];
 
 const HOUR = 3_600_000;
@@ -42,10 +47,10 @@ function offsetMinutes(zone: string, at: number): number {
   return match === null ? 0 : (match[1] === '-' ? -1 : 1) * (Number(match[2]) * 60 + Number(match[3]));
 }
 
-/** Every instant of 2026 at which the zone's offset changes, to the minute, with the change in minutes. */
-function changes(zone: string): { at: number; minutes: number }[] {
+/** Every instant of the year at which the zone's offset changes, to the minute, with the change in minutes. */
+function changes(zone: string, year: number): { at: number; minutes: number }[] {
   const found: { at: number; minutes: number }[] = [];
-  for (let day = Date.UTC(2026, 0, 1); day < Date.UTC(2027, 0, 1); day += 24 * HOUR) {
+  for (let day = Date.UTC(year, 0, 1); day < Date.UTC(year + 1, 0, 1); day += 24 * HOUR) {
     if (offsetMinutes(zone, day) === offsetMinutes(zone, day + 24 * HOUR)) continue;
     let lo = day;
     let hi = day + 24 * HOUR;
@@ -81,20 +86,20 @@ async function ticks(zone: string, expression: string, from: number, to: number)
   return at;
 }
 
-const CASES = ZONES.flatMap((zone) => changes(zone).map((change) => ({ zone, ...change, label: `${zone} ${new Date(change.at).toISOString()} (${change.minutes > 0 ? '+' : ''}${change.minutes} min)` })));
+const CASES = ZONES.flatMap(([zone, year]) => changes(zone, year).map((change) => ({ zone, ...change, label: `${zone} ${new Date(change.at).toISOString()} (${change.minutes > 0 ? '+' : ''}${change.minutes} min)` })));
 
 describe('the zones under test', () => {
-  it('change their offset twice in 2026, each by half an hour or an hour, back and ahead', () => {
-    for (const zone of ZONES) expect(CASES.filter((c) => c.zone === zone), zone).toHaveLength(2);
-    expect(new Set(CASES.map((c) => Math.abs(c.minutes)))).toEqual(new Set([30, 60]));
+  it('change their offset twice in their year, each by half an hour to three hours, back and ahead', () => {
+    for (const [zone] of ZONES) expect(CASES.filter((c) => c.zone === zone), zone).toHaveLength(2);
+    expect(new Set(CASES.map((c) => Math.abs(c.minutes)))).toEqual(new Set([30, 60, 120, 180]));
     expect(CASES.some((c) => c.minutes < 0) && CASES.some((c) => c.minutes > 0)).toBe(true);
   });
 });
 
 describe.each(CASES)('$label', ({ zone, at: change, minutes }) => {
-  // Every change is at most an hour: its span, both passes of a repeated hour, lies within.
-  const from = change - 75 * 60_000;
-  const to = change + 75 * 60_000;
+  // The change's span, both passes of a repeated time, and a quarter of an hour each side.
+  const from = change - (Math.abs(minutes) + 15) * 60_000;
+  const to = change + (Math.abs(minutes) + 15) * 60_000;
 
   it.each([
     ['*/10 * * * * *', 10_000],
@@ -129,8 +134,54 @@ describe.each(CASES)('$label', ({ zone, at: change, minutes }) => {
   }
 
   it('a schedule pinned after the change runs once, at its time', async () => {
-    const at = change + 70 * 60_000;
+    const at = change + (Math.abs(minutes) + 10) * 60_000;
     const [hour, minute, second] = localTime(zone, at);
     expect(await ticks(zone, `${second} ${minute} ${hour} * * *`, from, to)).toEqual([at]);
+  });
+});
+
+describe('nicknames', () => {
+  it('@daily where midnight repeats (America/Havana, 2026-11-01) runs once, at the first midnight (it ran at both)', async () => {
+    const change = Date.UTC(2026, 10, 1, 5, 0, 0);
+    expect(localTime('America/Havana', change - HOUR)).toEqual([0, 0, 0]);
+    expect(localTime('America/Havana', change)).toEqual([0, 0, 0]);
+    expect(await ticks('America/Havana', '@daily', change - 3 * HOUR, change + 3 * HOUR)).toEqual([change - HOUR]);
+    // @hourly is a wildcard hour: every hour in absolute time, both passes.
+    expect(await ticks('America/Havana', '@hourly', change - 3 * HOUR, change + 3 * HOUR)).toEqual([-2, -1, 0, 1, 2, 3].map((h) => change + h * HOUR));
+  });
+});
+
+describe('a TZ that names no zone', () => {
+  it.each(['', ':'])('TZ=%j: schedules tick, and stop (every schedule found no slot, and stopping threw)', async (zone) => {
+    process.env['TZ'] = zone;
+    expect(Intl.DateTimeFormat().resolvedOptions().timeZone).toBe('Etc/Unknown');
+    vi.useFakeTimers(TIMERS_AND_CLOCKS);
+    vi.setSystemTime(Date.UTC(2026, 10, 25, 12, 0, 0));
+    let count = 0;
+    const trigger = cronTrigger('*/10 * * * * *', () => count++, 'no zone');
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(() => trigger.stop()).not.toThrow();
+    expect(count).toBe(6);
+  });
+});
+
+describe('the cost of a change near', () => {
+  it('matches a minute at a time: ~120 matches for an hour\'s change from a sparse schedule, a second at a time 7,200', async () => {
+    const { nextSlot, slotRules } = await import('../../src/scheduler/next-slot.js');
+    const { createTask } = await import('node-cron');
+    process.env['TZ'] = 'America/New_York';
+    const change = Date.UTC(2026, 10, 1, 6, 0, 0);
+    const expression = '0 0 */2 1 1 *';
+    const task = createTask(expression, () => undefined, { timezone: 'America/New_York' });
+    let matches = 0;
+    // node-cron's own answer is a year away: the whole span is searched.
+    const matcher = { match: (date: Date) => (matches++, task.match(date)), getNextRuns: () => [new Date(Date.UTC(2027, 0, 1, 5))] };
+    try {
+      expect(nextSlot(matcher, slotRules(expression), change - HOUR, HOUR)).toEqual({ at: Date.UTC(2027, 0, 1, 5), runs: true });
+    } finally {
+      void task.destroy();
+    }
+    expect(matches).toBeGreaterThan(60);
+    expect(matches).toBeLessThanOrEqual(121);
   });
 });
