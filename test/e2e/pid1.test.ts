@@ -2,7 +2,7 @@
  * The daemon as PID 1 (a container without an init, as a bare Kubernetes pod runs it): the kernel ignores a signal
  * PID 1 has no listener for, so a SIGTERM while the daemon started (its modules load for half a second, more on a
  * large config) was lost and the pod waited out its grace period for SIGKILL (found by review). Run here in a PID
- * namespace of its own (unshare, as root: CI runs as root), as PID 1 there.
+ * namespace of its own (unshare; as another user than root, inside a user namespace of its own too), as PID 1 there.
  */
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -26,7 +26,9 @@ describe('the daemon as PID 1', () => {
     assertBuilt();
     const port = await unusedPort();
     const config = tempFile('pid1.yml', [`listen: "127.0.0.1:${port}"`, 'defaults:', '  username: monitor', '  password: "pw"', 'routers:', '  - { name: hq, url: "https://127.0.0.1:1" }', ''].join('\n'));
-    const unshare = spawn('unshare', ['--pid', '--fork', '--kill-child', process.execPath, MAIN, '--config', config], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const asRoot = process.getuid?.() === 0;
+    const namespaces = asRoot ? ['--pid'] : ['--user', '--map-root-user', '--pid'];
+    const unshare = spawn('unshare', [...namespaces, '--fork', '--kill-child', process.execPath, MAIN, '--config', config], { stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     unshare.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
     const exited = new Promise<number | null>((resolve) => unshare.once('exit', resolve));
