@@ -91,6 +91,10 @@ export interface JobPlan {
 /** Told the router and collector after each recorded run (health verdict-change logging listens here). */
 export type RecordListener = (router: string, collector: CollectorName) => void;
 
+function runStatesOf(entry: RouterEntry): ReturnType<typeof runStateOf>[] {
+  return [...entry.jobs.values()].map((slot) => runStateOf(slot.collector, slot.snapshot));
+}
+
 /** A job's slot whose last run failed, taken over by the router under new labels (plan); none otherwise. */
 function failedSlot(slot: JobSlot | undefined): JobSlot | undefined {
   return slot?.snapshot?.ok === false ? { ...slot } : undefined;
@@ -128,10 +132,11 @@ export class SnapshotStore {
    * (routerLabel: `router` and its configured labels; `router` alone when not given). Routers and jobs no
    * longer planned lose their series now; kept ones keep their snapshots, so a reload does not blank the
    * metrics. A router whose labels changed starts afresh: its series are other series now, and keeping old
-   * snapshots would serve data series under the old labels beside meta series under the new ones; but the jobs whose
-   * last run failed keep it (such a run has no data series): the device is the one it was, failing, and until its
-   * jobs run again, which a backoff may hold off for minutes, it shows routeros_up 0 under its new labels rather
-   * than nothing, in which alerts on it resolved. So does a router in `restarted` (a reload pointed it at another URL, maybe another device): until its jobs run again, which they
+   * snapshots would serve data series under the old labels beside meta series under the new ones; but a router that
+   * was down keeps its jobs' failed runs (such a run has no data series): the device is the one it was, failing, and
+   * until its jobs run again, which a backoff may hold off for minutes, it shows routeros_up 0 under its new labels
+   * rather than nothing, in which alerts on it resolved. Only a router that was down: the failures of one that was
+   * up, carried without its successes, read it down (found by review). So does a router in `restarted` (a reload pointed it at another URL, maybe another device): until its jobs run again, which they
    * do at once, it has no series rather than the old endpoint's as its own.
    */
   plan(
@@ -153,7 +158,7 @@ export class SnapshotStore {
         metaStale: true,
       };
       const slots = new Map<string, JobSlot>();
-      const relabelled = kept !== undefined && kept !== entry && !restarted.has(name) ? kept : undefined;
+      const relabelled = kept !== undefined && kept !== entry && !restarted.has(name) && routerUp(runStatesOf(kept)) === false ? kept : undefined;
       for (const plan of jobs) {
         const { collector, job } = plan;
         const old = entry.jobs.get(job) ?? failedSlot(relabelled?.jobs.get(job));
@@ -358,7 +363,7 @@ export class SnapshotStore {
       if (list === undefined) byCollector.set(slot.collector, [slot]);
       else list.push(slot);
     }
-    const up = routerUp([...entry.jobs.values()].map((slot) => runStateOf(slot.collector, slot.snapshot)));
+    const up = routerUp(runStatesOf(entry));
     if (up !== undefined) samples.add(F.up, entry.label, up ? 1 : 0);
     for (const [collector, slots] of byCollector) {
       const labels = seriesLabels(F.collectorSuccess, entry.label, [collector]);

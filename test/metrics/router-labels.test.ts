@@ -109,6 +109,23 @@ describe('router labels', () => {
     expect(replanned).not.toContain('routeros_collector_success{router="hq",site="lon",collector="wireguard"}');
   });
 
+  it('changed on reload while one job fails and the router is up: nothing carried, no routeros_up 0 (it read the router down)', () => {
+    // No system collector: up once a job succeeded; its failures carried alone said "nothing succeeded, one failed".
+    const jobs = [
+      { collector: 'wireguard', job: 'wireguard' },
+      { collector: 'interface', job: 'interface' },
+    ] as const;
+    const store = new SnapshotStore();
+    const exposition = new Exposition(store, new SelfMetrics({ version: 'test' }));
+    store.plan(new Map([['hq', jobs]]), new Map([['hq', routerLabel('hq', { site: 'ams' })]]));
+    const wg = mapWireguard(fixtureList('wireguard-interfaces.json'), fixtureList('wireguard-peers.json'), routerLabel('hq', { site: 'ams' }), testRouter().health, NOW);
+    store.record({ router: 'hq', collector: 'wireguard', job: 'wireguard', ok: true, finishedAt: NOW, durationSeconds: 0.2, samples: wg.samples, data: wg.data });
+    store.record({ router: 'hq', collector: 'interface', job: 'interface', ok: false, reason: 'auth', finishedAt: NOW, durationSeconds: 0.1 });
+    expect(exposition.routerText('text')).toContain('routeros_up{router="hq",site="ams"} 1\n');
+    store.plan(new Map([['hq', jobs]]), new Map([['hq', routerLabel('hq', { site: 'lon' })]]));
+    expect(exposition.routerText('text')).not.toContain('routeros_up{router="hq",site="lon"} 0');
+  });
+
   it('unchanged on reload: the router keeps its snapshots', () => {
     const { store, exposition } = storeWith({ site: 'ams' });
     const before = exposition.routerText('text');
