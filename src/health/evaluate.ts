@@ -75,7 +75,7 @@ interface EvaluationOptions {
  * both monotonic readings are known; `now` otherwise. Never before the run: a clock stepped back judged every
  * peer at an age it had not reached.
  */
-function steadyNow(now: number, run: JobSnapshot | undefined, elapsedNow: number | undefined): number {
+export function steadyNow(now: number, run: JobSnapshot | undefined, elapsedNow: number | undefined): number {
   if (run?.finishedElapsed === undefined || elapsedNow === undefined) return now;
   return run.finishedAt + Math.max(0, elapsedNow - run.finishedElapsed);
 }

@@ -13,7 +13,7 @@ import type { JobSnapshot } from '../metrics/store.js';
 import { finish, finishInSlicesLater, type Steps } from '../util/slices.js';
 import { dataOf } from '../collectors/catalog.js';
 import { diffPeersSteps, diffSteps, observeSteps, RunLines, type BadPeers, type Observed } from './changes.js';
-import { evaluateRouterSteps, handshakeExpectedByMs, type EvaluationParts } from './evaluate.js';
+import { evaluateRouterSteps, handshakeExpectedByMs, steadyNow, type EvaluationParts } from './evaluate.js';
 import type { PeerJudgement } from './types.js';
 
 export interface WatchDeps {
@@ -30,7 +30,11 @@ interface Watched {
   states: Observed | undefined;
   badPeers: BadPeers | undefined;
   logger: Logger | undefined;
-  /** Unix ms at which the first peer judged healthy turns stale unless a collection says otherwise. */
+  /**
+   * When the first peer judged healthy turns stale unless a collection says otherwise: on the monotonic clock when
+   * the watch has it (as peers age: a wall clock stepped back an hour kept the log silent for the hour while /health
+   * was critical; found by review), else Unix ms.
+   */
   peersDueAt: number;
   /** A run being judged in slices, and the latest run landed since, waiting for it (undefined when none). */
   busy: Promise<void> | undefined;
@@ -140,14 +144,14 @@ export function watchVerdicts(deps: WatchDeps): VerdictWatch {
 
   /** The run judged, and its changes kept and logged (as RunLines bounds them). */
   function* judge(name: string, entry: Watched, { parts: landed, at, elapsedAt, snapshots, router }: Landed): Steps<void> {
-    const parts = at >= entry.peersDueAt ? { ...landed, wireguard: true } : landed;
+    const parts = (elapsedAt ?? at) >= entry.peersDueAt ? { ...landed, wireguard: true } : landed;
     const evaluation = yield* evaluateRouterSteps(router, snapshots, at, parts, elapsedAt === undefined ? { peerHealth: false } : { peerHealth: false, elapsedNow: elapsedAt });
     const out = new RunLines();
     const states = yield* diffSteps(entry.states, yield* observeSteps(evaluation, router), evaluation.seen, out);
     const badPeers = yield* diffPeersSteps(entry.badPeers, evaluation.judgements, evaluation.seen.wireguard, name, out);
     // Kept and logged at once, after the last pause: a judgement stopped (the watch, the router gone) leaves nothing.
     if (entry.gone || routerNamed(name) === undefined) return;
-    if (parts.wireguard) entry.peersDueAt = firstDue(evaluation.judgements, at);
+    if (parts.wireguard) entry.peersDueAt = dueOn(evaluation.judgements, at, elapsedAt, snapshots);
     entry.states = states;
     entry.badPeers = badPeers;
     const lines = out.lines(name);
@@ -224,6 +228,13 @@ export function watchVerdicts(deps: WatchDeps): VerdictWatch {
       while (pending.size > 0) await Promise.all(pending);
     },
   };
+}
+
+/** firstDue on the clock peersDueAt is kept on: the monotonic one, from the time the peers were judged at. */
+function dueOn(judgements: readonly PeerJudgement[], at: number, elapsedAt: number | undefined, snapshots: readonly JobSnapshot[]): number {
+  if (elapsedAt === undefined) return firstDue(judgements, at);
+  const peersNow = steadyNow(at, snapshots.find((snapshot) => snapshot.job === 'wireguard'), elapsedAt);
+  return elapsedAt + (firstDue(judgements, peersNow) - peersNow);
 }
 
 /**
