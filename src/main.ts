@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /** Entry point: argv, exit codes and signals. Everything else lives behind the app factory. */
 import { meansCheck, parseCli, USAGE, UsageError, type CliOptions } from './cli/args.js';
-import { holdReloadsWhileStarting } from './cli/starting-signals.js';
+import { endAtStopSignalsAsPid1, holdReloadsWhileStarting } from './cli/starting-signals.js';
 import type { Config } from './config/index.js';
 import { VERSION } from './version.js';
 
@@ -23,6 +23,8 @@ async function overridden(loaded: Config, options: CliOptions, warn: (message: s
 }
 
 async function main(argv: readonly string[]): Promise<number> {
+  // As PID 1, SIGTERM and SIGINT end every command from here, until a command's own handling takes over.
+  const asPid1 = endAtStopSignalsAsPid1();
   let options: CliOptions;
   try {
     options = parseCli(argv, process.env);
@@ -46,14 +48,19 @@ async function main(argv: readonly string[]): Promise<number> {
       return meansCheck(argv) ? 3 : 0;
     case 'check-config':
       return (await import('./cli/commands.js')).checkConfigCommand(options.config as string, options.shard);
-    case 'demo':
-      return (await import('./cli/demo.js')).startDemo(options);
+    case 'demo': {
+      const { startDemo } = await import('./cli/demo.js');
+      // Its own listeners are on before it first waits (startDemo: holdReloadsWhileStarting).
+      asPid1();
+      return startDemo(options);
+    }
     case 'check':
       return (await import('./cli/check.js')).runCheck(options.config as string, options.router, options.timeout, options.shard);
     case 'once':
     case 'run': {
       // Before anything slow: a SIGHUP while the daemon starts must not end it (daemon.ts holdReloadsWhileStarting).
       const starting = options.command === 'run' ? holdReloadsWhileStarting() : undefined;
+      if (starting !== undefined) asPid1();
       const { emptyShardProblem, loadOrReport, onceCommand } = await import('./cli/commands.js');
       const { applyOverrides } = await import('./cli/overrides.js');
       const { createLogger, releaseLogs } = await import('./cli/logger.js');

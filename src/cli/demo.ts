@@ -86,10 +86,11 @@ export async function startDemo(options: CliOptions, dependencies: DemoDependenc
     throw error;
   }
   dir = mkdtempSync(join(tmpdir(), 'routeros-demo-'));
+  // The start's listeners go last: a signal while the emulator closes still removes the folder.
   const cleanup = async (): Promise<void> => {
-    starting.release();
     await emulator.close();
     removeDir();
+    starting.release();
   };
   const caFile = join(dir, 'emulator-ca.pem');
   let config: Config;
