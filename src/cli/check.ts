@@ -35,7 +35,7 @@ export interface CheckOptions {
   shard?: string;
 }
 
-/** The most bytes of log lines a check writes: a page, which any pipe holds, so the write after the answer never waits. */
+/** The most bytes of log lines a check writes, the note on those left out included: a page, which a pipe takes whole or refuses. */
 export const MAX_CHECK_LOG_BYTES = 4_096;
 
 /**

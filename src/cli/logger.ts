@@ -2,7 +2,7 @@
  * pino JSON logs. Secrets are `Secret`s already; redaction catches anything that slips through by name, and the
  * hooks (src/util/log-hooks.ts) scrub every line of known secrets, Authorization values and terminal controls.
  */
-import { write } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, write, writeSync } from 'node:fs';
 import pino, { type Logger } from 'pino';
 import type { Config } from '../config/types.js';
 import { LOG_HOOKS } from '../util/log-hooks.js';
@@ -54,10 +54,10 @@ export class HeldLogLines {
     this.#maxBytes = maxBytes;
   }
 
-  /** pino's destination: a line is kept while it fits, and counted once one did not. */
+  /** pino's destination: a line is kept while it fits with room for the note, and counted once one did not. */
   write(line: string): void {
     const bytes = Buffer.byteLength(line);
-    if (this.#dropped > 0 || this.#bytes + bytes > this.#maxBytes) {
+    if (this.#dropped > 0 || this.#bytes + bytes > this.#maxBytes - NOTE_ROOM) {
       this.#dropped++;
       return;
     }
@@ -72,17 +72,52 @@ export class HeldLogLines {
     return `${this.#lines.join('')}${JSON.stringify(note)}\n`;
   }
 
-  /**
-   * Writes the lines to stderr without waiting for them: a reader that takes nothing holds no more than a write in
-   * the background, which the exit's grace ends (main.ts). Released once; nothing is held after.
-   */
+  /** Writes the lines to stderr without waiting for its reader (writeWithoutWaiting). Nothing is held after. */
   release(): void {
     const text = this.text();
     this.#lines.length = 0;
     this.#bytes = 0;
     this.#dropped = 0;
-    if (text !== '') write(2, text, () => undefined);
+    if (text !== '') writeWithoutWaiting(2, text);
   }
+}
+
+/** Bytes kept free of lines for the note on those left out (~200 bytes), so lines and note fit the cap together. */
+const NOTE_ROOM = 256;
+
+/**
+ * Writes `text` (at most a page) to `fd` now or never. A pipe is written through a descriptor of its own opened
+ * non-blocking (Linux's /proc/self/fd), which refuses what would wait without changing the flags the pipe's other
+ * holders see: a pipe already full took the write to the background, where the exit waited for it, past the
+ * check's deadline (found by review). A page or less goes into a pipe whole or not at all. Anything else (a file,
+ * a terminal; no /proc) is written in the background.
+ */
+function writeWithoutWaiting(fd: number, text: string): void {
+  let fifo: boolean;
+  try {
+    fifo = fstatSync(fd).isFIFO();
+  } catch {
+    return;
+  }
+  if (fifo) {
+    let own: number | undefined;
+    try {
+      own = openSync(`/proc/self/fd/${fd}`, constants.O_WRONLY | constants.O_NONBLOCK);
+    } catch {
+      own = undefined;
+    }
+    if (own !== undefined) {
+      try {
+        writeSync(own, text);
+      } catch {
+        // Full (EAGAIN) or gone (EPIPE): the lines are dropped rather than waited for.
+      } finally {
+        closeSync(own);
+      }
+      return;
+    }
+  }
+  write(fd, text, () => undefined);
 }
 
 /**

@@ -4,12 +4,13 @@
  * beside the answer, and a stderr reader that took nothing held the check past its deadline until it was killed
  * (its writes were synchronous; found by review).
  */
-import { spawn } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { closeSync, constants, mkdtempSync, openSync, writeFileSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { MAX_CHECK_LOG_BYTES } from '../../src/cli/check.js';
+import { HeldLogLines } from '../../src/cli/logger.js';
 import { assertBuilt, MAIN } from '../helpers/cli.js';
 import { unusedPort } from '../helpers/ports.js';
 
@@ -38,7 +39,8 @@ describe('check with 300 routers down', () => {
     // Every log line after the answer's last line (its performance data).
     const lastAnswerLine = lines.findLastIndex((line) => line !== '' && !line.startsWith('{'));
     expect(lines.findIndex((line) => line.startsWith('{'))).toBeGreaterThan(lastAnswerLine);
-    const logBytes = logs.slice(0, -1).reduce((sum, line) => sum + Buffer.byteLength(line) + 1, 0);
+    // Lines and the note together.
+    const logBytes = logs.reduce((sum, line) => sum + Buffer.byteLength(line) + 1, 0);
     expect(logBytes).toBeLessThanOrEqual(MAX_CHECK_LOG_BYTES);
     expect(logs.length).toBeGreaterThan(1);
     const note = JSON.parse(logs.at(-1) ?? '{}') as { dropped?: number; msg?: string };
@@ -66,4 +68,59 @@ describe('check with 300 routers down', () => {
       child.kill('SIGKILL');
     }
   }, 60_000);
+});
+
+describe('check with a stderr pipe already full', () => {
+  it('drops its log lines and exits at once, never waiting for the reader (it waited in the background until the reader went)', async () => {
+    assertBuilt();
+    const config = await deadRouters(20);
+    const fifo = join(mkdtempSync(join(tmpdir(), 'check-full-')), 'stderr');
+    execFileSync('mkfifo', [fifo]);
+    // A reader that never reads, the child's end as a plain (blocking) writer, and the pipe filled to the brim
+    // through a third, non-blocking, descriptor.
+    const reader = openSync(fifo, constants.O_RDONLY | constants.O_NONBLOCK);
+    const writer = openSync(fifo, constants.O_WRONLY);
+    const filler = openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK);
+    try {
+      // Pages while they fit, then single bytes: the last page's room is less than a page, not none.
+      for (const size of [4096, 1]) {
+        for (;;) {
+          try {
+            writeSync(filler, Buffer.alloc(size, 0x2e));
+          } catch {
+            break;
+          }
+        }
+      }
+      const child = spawn(process.execPath, [MAIN, 'check', '--config', config, '--timeout', '10'], { stdio: ['ignore', 'pipe', writer] });
+      let stdout = '';
+      child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+      const started = Date.now();
+      const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+      const stuck = new Promise<'stuck'>((resolve) => setTimeout(() => resolve('stuck'), 25_000).unref());
+      try {
+        expect(await Promise.race([exited, stuck])).toBe(2);
+        expect(Date.now() - started).toBeLessThan(8_000);
+        expect(stdout.split('\n')[0]).toMatch(/^ROUTEROS CRITICAL - no router could be reached/);
+      } finally {
+        child.kill('SIGKILL');
+      }
+    } finally {
+      closeSync(filler);
+      closeSync(writer);
+      closeSync(reader);
+    }
+  }, 60_000);
+});
+
+describe('the held log lines', () => {
+  it('with the note on those left out, fit the cap', () => {
+    const held = new HeldLogLines(MAX_CHECK_LOG_BYTES);
+    const line = `${JSON.stringify({ level: 'warn', msg: 'x'.repeat(150) })}\n`;
+    for (let i = 0; i < 1_000; i++) held.write(line);
+    const text = held.text();
+    expect(Buffer.byteLength(text)).toBeLessThanOrEqual(MAX_CHECK_LOG_BYTES);
+    const last = JSON.parse(text.trimEnd().split('\n').at(-1) ?? '{}') as { dropped?: number };
+    expect(last.dropped).toBeGreaterThan(900);
+  });
 });
