@@ -129,7 +129,13 @@ export async function check(configPath: string, routerNames?: string | readonly 
   }
   const named = routerNames === undefined ? undefined : new Set(typeof routerNames === 'string' ? [routerNames] : routerNames);
   // The shard's routers, as the daemon and `once` poll them: a check of a replica's config looked at every router.
-  const shard = options.shard === undefined ? config.shard : parseShard(options.shard);
+  let shard: Config['shard'];
+  try {
+    shard = options.shard === undefined ? config.shard : parseShard(options.shard);
+  } catch (error) {
+    // Worded as check-config words it.
+    return output('UNKNOWN', terminalText(`--shard: ${error instanceof Error ? error.message : String(error)}`));
+  }
   const inScope = config.routers.filter((router) => inShard(router.name, shard));
   const routers = named === undefined ? inScope : inScope.filter((router) => named.has(router.name));
   // Every router asked for, or UNKNOWN: checking the others alone could answer OK for one nobody looked at.

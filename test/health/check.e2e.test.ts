@@ -173,6 +173,9 @@ describe('check', () => {
     expect(elsewhere.text.split('\n')[0]).toBe(`ROUTEROS UNKNOWN - "hq" is in shard ${shardOf('hq', count)}/${count}, not in shard ${calmShard} of ${configPath}`);
     // A shard with none of the routers: UNKNOWN, not OK for nothing checked.
     const empty = [...Array(64).keys()].find((index) => shardOf('hq', 64) !== index && shardOf('calm', 64) !== index) ?? 0;
+    const bad = await check(configPath, undefined, { shard: '3/2' });
+    expect(bad.code).toBe(3);
+    expect(bad.text.split('\n')[0]).toMatch(/^ROUTEROS UNKNOWN - --shard: shard "3\/2": index 3 must be 0 to 1/);
     const none = await check(configPath, undefined, { shard: `${empty}/64` });
     expect(none.code).toBe(3);
     expect(none.text.split('\n')[0]).toBe(`ROUTEROS UNKNOWN - shard ${empty}/64 leaves no router of ${configPath} to check: all 2 belong to other shards`);
