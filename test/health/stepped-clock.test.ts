@@ -44,72 +44,52 @@ describe('/health with the wall clock stepped after a collection', () => {
   });
 });
 
+/**
+ * The verdict log over router hq: a live peer read at T0 (system and wireguard), then system runs landing at the
+ * given wall and monotonic offsets from that read. The messages it logged.
+ */
+async function verdictLines(landings: readonly { wall: number; elapsed: number }[]): Promise<string[]> {
+  const config = testConfig({ defaults: { username: 'u', password: 'p', health: HEALTH }, routers: [{ name: 'hq', url: 'https://192.0.2.1' }] });
+  const hq = config.routers[0];
+  if (hq === undefined) throw new Error('no router');
+  const messages: string[] = [];
+  const logger = pino({ level: 'info' }, { write: (line: string) => messages.push((JSON.parse(line) as { msg: string }).msg) });
+  const store = new SnapshotStore();
+  store.plan(new Map([['hq', jobsFor(hq).map((job) => ({ collector: job.collector, job: job.job }))]]));
+  let wall = T0;
+  let elapsed = RUN_ELAPSED;
+  const watch = watchVerdicts({ store, config: () => config, logger, now: () => wall, elapsed: () => elapsed });
+  const land = async (run: JobSnapshot | undefined): Promise<void> => {
+    if (run === undefined) throw new Error('no run');
+    store.record({ router: 'hq', collector: run.collector, job: run.job, ok: true, finishedAt: wall, finishedElapsed: elapsed, durationSeconds: 0.1, data: run.data });
+    await watch.settled();
+  };
+  try {
+    const [system, wg] = runs();
+    await land(system);
+    await land(wg);
+    for (const landing of landings) {
+      wall = T0 + landing.wall;
+      elapsed = RUN_ELAPSED + landing.elapsed;
+      await land(system);
+    }
+  } finally {
+    watch.stop();
+  }
+  return messages;
+}
+
 describe('the verdict log with the wall clock stepped after a collection', () => {
   it('logs no stale peer when a later run lands an hour ahead on the wall clock, seconds later on the monotonic one', async () => {
-    const config = testConfig({ defaults: { username: 'u', password: 'p', health: HEALTH }, routers: [{ name: 'hq', url: 'https://192.0.2.1' }] });
-    const hq = config.routers[0];
-    if (hq === undefined) throw new Error('no router');
-    const messages: string[] = [];
-    const logger = pino({ level: 'info' }, { write: (line: string) => messages.push((JSON.parse(line) as { msg: string }).msg) });
-    const store = new SnapshotStore();
-    store.plan(new Map([['hq', jobsFor(hq).map((job) => ({ collector: job.collector, job: job.job }))]]));
-    let wall = T0;
-    let elapsed = RUN_ELAPSED;
-    const watch = watchVerdicts({ store, config: () => config, logger, now: () => wall, elapsed: () => elapsed });
-    try {
-      const [system, wg] = runs();
-      for (const run of [system, wg]) {
-        if (run === undefined) throw new Error('no run');
-        store.record({ router: 'hq', collector: run.collector, job: run.job, ok: true, finishedAt: wall, finishedElapsed: elapsed, durationSeconds: 0.1, data: run.data });
-      }
-      await watch.settled();
-      // The wall clock stepped an hour ahead; 15 s later the system run lands.
-      wall = T0 + HOUR + 15_000;
-      elapsed = RUN_ELAPSED + 15_000;
-      store.record({ router: 'hq', collector: 'system', job: 'system', ok: true, finishedAt: wall, finishedElapsed: elapsed, durationSeconds: 0.1, data: system?.data });
-      await watch.settled();
-      expect(messages.filter((message) => /stale|down|recovered/.test(message))).toEqual([]);
-    } finally {
-      watch.stop();
-    }
+    const lines = await verdictLines([{ wall: HOUR + 15_000, elapsed: 15_000 }]);
+    expect(lines.filter((message) => /stale|down|recovered/.test(message))).toEqual([]);
   });
-});
 
-describe('the verdict log with the wall clock stepped back, no wireguard run landing', () => {
-  /** A live peer read at T0, then system runs every 30 s for 10 minutes, the wall clock stepped by `step` after the read. */
-  async function staleLines(step: number): Promise<string[]> {
-    const config = testConfig({ defaults: { username: 'u', password: 'p', health: HEALTH }, routers: [{ name: 'hq', url: 'https://192.0.2.1' }] });
-    const hq = config.routers[0];
-    if (hq === undefined) throw new Error('no router');
-    const messages: string[] = [];
-    const logger = pino({ level: 'info' }, { write: (line: string) => messages.push((JSON.parse(line) as { msg: string }).msg) });
-    const store = new SnapshotStore();
-    store.plan(new Map([['hq', jobsFor(hq).map((job) => ({ collector: job.collector, job: job.job }))]]));
-    let wall = T0;
-    let elapsed = RUN_ELAPSED;
-    const watch = watchVerdicts({ store, config: () => config, logger, now: () => wall, elapsed: () => elapsed });
-    try {
-      const [system, wg] = runs();
-      for (const run of [system, wg]) {
-        if (run === undefined) throw new Error('no run');
-        store.record({ router: 'hq', collector: run.collector, job: run.job, ok: true, finishedAt: wall, finishedElapsed: elapsed, durationSeconds: 0.1, data: run.data });
-      }
-      await watch.settled();
-      for (let cycle = 1; cycle <= 20; cycle++) {
-        wall = T0 + step + cycle * 30_000;
-        elapsed = RUN_ELAPSED + cycle * 30_000;
-        store.record({ router: 'hq', collector: 'system', job: 'system', ok: true, finishedAt: wall, finishedElapsed: elapsed, durationSeconds: 0.1, data: system?.data });
-        await watch.settled();
-      }
-    } finally {
-      watch.stop();
-    }
-    return messages.filter((message) => /stale/.test(message));
-  }
-
-  it('logs the peer stale when its bound passes on the monotonic clock, as unstepped (the log waited out the hour)', async () => {
-    const unstepped = await staleLines(0);
-    expect(unstepped).toHaveLength(1);
-    expect(await staleLines(-HOUR)).toHaveLength(1);
+  it('logs the peer stale when its bound passes on the monotonic clock, as unstepped (stepped back, the log waited out the hour)', async () => {
+    // System runs every 30 s for 10 minutes, no wireguard run landing.
+    const cycles = (step: number) => Array.from({ length: 20 }, (_, index) => ({ wall: step + (index + 1) * 30_000, elapsed: (index + 1) * 30_000 }));
+    const stale = (lines: string[]): string[] => lines.filter((message) => /stale/.test(message));
+    expect(stale(await verdictLines(cycles(0)))).toHaveLength(1);
+    expect(stale(await verdictLines(cycles(-HOUR)))).toHaveLength(1);
   });
 });
