@@ -23,6 +23,27 @@ async function deadRouters(count: number): Promise<string> {
   return path;
 }
 
+/**
+ * `check --timeout 10` of dead routers with stderr given as `stderr` (a pipe this test never reads, or a descriptor):
+ * it answers CRITICAL on stdout and exits 2 within `withinMs`, rather than being held by its stderr.
+ */
+async function expectCriticalWithin(config: string, stderr: 'pipe' | number, withinMs: number): Promise<void> {
+  const child = spawn(process.execPath, [MAIN, 'check', '--config', config, '--timeout', '10'], { stdio: ['ignore', 'pipe', stderr] });
+  child.stderr?.pause();
+  let stdout = '';
+  child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  const started = Date.now();
+  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+  const stuck = new Promise<'stuck'>((resolve) => setTimeout(() => resolve('stuck'), 25_000).unref());
+  try {
+    expect(await Promise.race([exited, stuck])).toBe(2);
+    expect(Date.now() - started).toBeLessThan(withinMs);
+    expect(stdout.split('\n')[0]).toMatch(/^ROUTEROS CRITICAL - no router could be reached/);
+  } finally {
+    child.kill('SIGKILL');
+  }
+}
+
 describe('check with 300 routers down', () => {
   it('read with stderr merged into stdout: the answer first, then at most a page of log lines, the rest counted', async () => {
     assertBuilt();
@@ -52,21 +73,8 @@ describe('check with 300 routers down', () => {
   it('with a stderr reader that takes nothing: answers within its deadline and exits', async () => {
     assertBuilt();
     const config = await deadRouters(300);
-    const child = spawn(process.execPath, [MAIN, 'check', '--config', config, '--timeout', '10'], { stdio: ['ignore', 'pipe', 'pipe'] });
     // Never read: a pipe holds 64 KiB; the lines of 300 dead routers were eight times that.
-    child.stderr.pause();
-    let stdout = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    const started = Date.now();
-    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
-    const stuck = new Promise<'stuck'>((resolve) => setTimeout(() => resolve('stuck'), 25_000).unref());
-    try {
-      expect(await Promise.race([exited, stuck])).toBe(2);
-      expect(Date.now() - started).toBeLessThan(20_000);
-      expect(stdout.split('\n')[0]).toMatch(/^ROUTEROS CRITICAL - no router could be reached/);
-    } finally {
-      child.kill('SIGKILL');
-    }
+    await expectCriticalWithin(config, 'pipe', 20_000);
   }, 60_000);
 });
 
@@ -92,19 +100,7 @@ describe('check with a stderr pipe already full', () => {
           }
         }
       }
-      const child = spawn(process.execPath, [MAIN, 'check', '--config', config, '--timeout', '10'], { stdio: ['ignore', 'pipe', writer] });
-      let stdout = '';
-      child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-      const started = Date.now();
-      const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
-      const stuck = new Promise<'stuck'>((resolve) => setTimeout(() => resolve('stuck'), 25_000).unref());
-      try {
-        expect(await Promise.race([exited, stuck])).toBe(2);
-        expect(Date.now() - started).toBeLessThan(8_000);
-        expect(stdout.split('\n')[0]).toMatch(/^ROUTEROS CRITICAL - no router could be reached/);
-      } finally {
-        child.kill('SIGKILL');
-      }
+      await expectCriticalWithin(config, writer, 8_000);
     } finally {
       closeSync(filler);
       closeSync(writer);
