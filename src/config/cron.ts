@@ -182,6 +182,10 @@ export function cronProblem(expression: string): string | undefined {
 function judge(written: string): string | undefined {
   // Quoted as written; judged as its fields.
   const expression = withoutNickname(written);
+  // A nickname node-cron does not know (`@reboot`, `@every 5m`) is named as such, not as "illegal characters".
+  if (expression.trim().startsWith('@')) {
+    return `${quoteValue(written)} is not a valid cron expression: it is no nickname node-cron knows (${Object.keys(NICKNAMES).join(', ')})`;
+  }
   const bounds = boundsProblem(expression);
   if (bounds !== undefined) return `${quoteValue(written)} is not a valid cron expression: ${bounds}`;
   const result = validateDetailed(expression);

@@ -98,6 +98,10 @@ describe('schedules node-cron accepts and then never runs', () => {
     expect(cronIntervalSeconds(schedule)).toBe(seconds);
   });
 
+  it.each(['@reboot', '@every 5m', '@minutely', '@daily *'])('%s, a nickname node-cron does not know, is refused as such (it read "illegal characters")', (schedule) => {
+    expect(cronProblem(schedule)).toBe(`"${schedule}" is not a valid cron expression: it is no nickname node-cron knows (@yearly, @annually, @monthly, @weekly, @daily, @midnight, @hourly)`);
+  });
+
   it.each(['0 0 0 29 2 *', '0 0 0 L 2 *', '0 0 0 L-28 2 *', '0 0 0 29 2 1', '0 0 0 1W * *', '0 0 0 * * 1#5'])('%s, rare as it is, runs and is taken', (schedule) => {
     expect(cronProblem(schedule)).toBeUndefined();
   });
