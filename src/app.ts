@@ -123,14 +123,17 @@ export function createApp(initial: Config, deps: AppDeps): App {
   const routerExposition = new RouterExposition(store, self);
   const clients = new ClientPool();
   const now = deps.now ?? Date.now;
-  /** The monotonic clock the runs record on (the scheduler's), which /health and the verdict log age peers by. */
-  const runClock = deps.elapsed ?? ((): number => performance.now());
+  /**
+   * The monotonic clock, one for every duration: the runs record on it (backoff, JobSnapshot.finishedElapsed), and
+   * /health and the verdict log age peers by it; discovery's forget periods and the reloads' pacing run on it too.
+   */
+  const elapsed = deps.elapsed ?? ((): number => performance.now());
   const scheduler = new Scheduler({
     store,
     logger: deps.logger,
     clientFor: (router) => clients.clientFor(router),
     now,
-    ...(deps.elapsed === undefined ? {} : { elapsed: deps.elapsed }),
+    elapsed,
     ...(deps.triggerFactory === undefined ? {} : { triggerFactory: deps.triggerFactory }),
     ...(deps.jitter === undefined ? {} : { jitter: deps.jitter }),
     ...(deps.maxInFlight === undefined ? {} : { maxInFlight: deps.maxInFlight }),
@@ -139,7 +142,7 @@ export function createApp(initial: Config, deps: AppDeps): App {
   let config = initial;
   const discovery = new DiscoveryRegistry({
     // Forget periods are durations: on the monotonic clock, as backoff is.
-    now: deps.elapsed ?? (() => performance.now()),
+    now: elapsed,
     store,
     logger: deps.logger,
     changed: () => loadRouters(config),
@@ -218,7 +221,7 @@ export function createApp(initial: Config, deps: AppDeps): App {
   apply(initial);
   self.reloaded(true, now());
   // One log line per verdict change (peer stale since T, recovered, interface down, router down).
-  verdictWatch = watchVerdicts({ store, config: () => polled, logger: deps.logger, now, elapsed: runClock });
+  verdictWatch = watchVerdicts({ store, config: () => polled, logger: deps.logger, now, elapsed });
 
   /** Set by stop(): no reload applies after it. */
   let stopped = false;
@@ -285,7 +288,6 @@ export function createApp(initial: Config, deps: AppDeps): App {
   /** The attempt running, and the one to run after it for requests that came meanwhile. */
   let reloading: Promise<ReloadResult> | undefined;
   let queued: Promise<ReloadResult> | undefined;
-  const elapsed = deps.elapsed ?? ((): number => performance.now());
   /** When the next reload may start (elapsed's ms): RELOAD_GAP_FACTOR × the last one's duration after it ended. */
   let nextReloadAt = Number.NEGATIVE_INFINITY;
   /** The queued reload's wait for its turn: a stop ends it, so the request is answered at once (found by review). */
@@ -367,7 +369,7 @@ export function createApp(initial: Config, deps: AppDeps): App {
       store,
       routers: () => polled.routers,
       now,
-      elapsed: runClock,
+      elapsed,
       ready: app.ready,
       lifecycleEnabled: () => config.enableLifecycle === true,
       reload,
