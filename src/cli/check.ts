@@ -9,7 +9,7 @@
  */
 import { setTimeout as wait } from 'node:timers/promises';
 import { ConfigError, type Config, type RouterConfig } from '../config/types.js';
-import { formatProblems, loadConfigFile, parseShard } from '../config/index.js';
+import { formatProblems, loadConfigFile } from '../config/index.js';
 import { formatDuration, parseDuration } from '../config/duration.js';
 import { createApp, type App } from '../app.js';
 import { judgePeer } from '../analysis/peer.js';
@@ -20,7 +20,8 @@ import { formatCheck, output, type CheckOutput } from '../health/nagios.js';
 import { createLogger, HeldLogLines } from './logger.js';
 import { terminalText } from '../util/text.js';
 import { USAGE } from './args.js';
-import { inShard, shardOf } from '../scheduler/shard.js';
+import { shardOf } from '../scheduler/shard.js';
+import { applyOverrides } from './overrides.js';
 
 export interface CheckOptions {
   env?: NodeJS.ProcessEnv;
@@ -128,15 +129,16 @@ export async function check(configPath: string, routerNames?: string | readonly 
     return output('UNKNOWN', terminalText(`cannot load ${configPath}: ${error instanceof Error ? error.message : String(error)}`));
   }
   const named = routerNames === undefined ? undefined : new Set(typeof routerNames === 'string' ? [routerNames] : routerNames);
-  // The shard's routers, as the daemon and `once` poll them: a check of a replica's config looked at every router.
-  let shard: Config['shard'];
+  // The shard's routers, as the daemon and `once` poll them (the same overrides): a check of a replica's config
+  // looked at every router.
+  let scoped: Config;
   try {
-    shard = options.shard === undefined ? config.shard : parseShard(options.shard);
+    scoped = applyOverrides(config, { command: 'check', ...(options.shard === undefined ? {} : { shard: options.shard }) });
   } catch (error) {
     // Worded as check-config words it.
     return output('UNKNOWN', terminalText(`--shard: ${error instanceof Error ? error.message : String(error)}`));
   }
-  const inScope = config.routers.filter((router) => inShard(router.name, shard));
+  const { shard, routers: inScope } = scoped;
   const routers = named === undefined ? inScope : inScope.filter((router) => named.has(router.name));
   // Every router asked for, or UNKNOWN: checking the others alone could answer OK for one nobody looked at.
   const unknown = named === undefined ? [] : [...named].filter((name) => !config.routers.some((router) => router.name === name));
