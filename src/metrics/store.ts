@@ -136,7 +136,8 @@ export class SnapshotStore {
    * was down keeps its jobs' failed runs (such a run has no data series): the device is the one it was, failing, and
    * until its jobs run again, which a backoff may hold off for minutes, it shows routeros_up 0 under its new labels
    * rather than nothing, in which alerts on it resolved. Only a router that was down: the failures of one that was
-   * up, carried without its successes, read it down (found by review). So does a router in `restarted` (a reload pointed it at another URL, maybe another device): until its jobs run again, which they
+   * up, carried without its successes, read it down (found by review). So does a router in `restarted` (a reload
+   * pointed it at another URL, maybe another device), but without exception: until its jobs run again, which they
    * do at once, it has no series rather than the old endpoint's as its own.
    */
   plan(

@@ -169,8 +169,9 @@ class CronClock {
 function localZone(): string | undefined {
   try {
     const zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
+    // Throws for a zone Intl cannot read, Etc/Unknown among them.
     new Intl.DateTimeFormat('en-US', { timeZone: zone }).format(0);
-    return zone === 'Etc/Unknown' ? undefined : zone;
+    return zone;
   } catch {
     return undefined;
   }
