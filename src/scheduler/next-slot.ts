@@ -42,7 +42,7 @@ export interface SlotRules {
  * Pinned to a time of day, as cron reads it: neither the minute nor the hour field starts with `*` (a nickname
  * read as its fields). Such a schedule is meant once per time of day, so a time the clock repeats is not run again.
  */
-export function pinnedToTimeOfDay(expression: string): boolean {
+function pinnedToTimeOfDay(expression: string): boolean {
   const fields = withoutNickname(expression).trim().split(/\s+/);
   const [minute = '*', hour = '*'] = fields.length >= 6 ? fields.slice(1, 3) : fields.slice(0, 2);
   return !minute.startsWith('*') && !hour.startsWith('*');
