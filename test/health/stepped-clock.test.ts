@@ -4,6 +4,7 @@
  * until the next collection; stepped back, a peer past its bound read at its age when collected: OK (found by
  * review). Aged by the wall clock when no monotonic reading is given, as a one-shot caller may.
  */
+import fc from 'fast-check';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { evaluateRouter } from '../../src/health/evaluate.js';
@@ -26,16 +27,36 @@ function runs(): JobSnapshot[] {
 
 function peerAt(now: number, elapsedNow?: number) {
   const { health } = evaluateRouter(router, runs(), now, undefined, elapsedNow === undefined ? {} : { elapsedNow });
-  return { reason: health.peers[0]?.reason, age: health.peers[0]?.handshakeAgeSeconds, status: health.status };
+  return { reason: health.peers[0]?.reason, age: health.peers[0]?.handshakeAgeSeconds, bound: health.peers[0]?.handshakeBoundSeconds, status: health.status };
 }
 
 describe('/health with the wall clock stepped after a collection', () => {
   it('forward an hour, 5 s later: the peer is a minute and 5 s old, up (it read stale)', () => {
-    expect(peerAt(T0 + HOUR + 5_000, RUN_ELAPSED + 5_000)).toEqual({ reason: 'ok', age: 65, status: 'ok' });
+    expect(peerAt(T0 + HOUR + 5_000, RUN_ELAPSED + 5_000)).toMatchObject({ reason: 'ok', age: 65, status: 'ok' });
   });
 
   it('back an hour, 6 minutes later: the peer is 7 minutes old, stale (it read OK at its age when collected)', () => {
-    expect(peerAt(T0 - HOUR, RUN_ELAPSED + 6 * 60_000)).toEqual({ reason: 'stale', age: 420, status: 'critical' });
+    expect(peerAt(T0 - HOUR, RUN_ELAPSED + 6 * 60_000)).toMatchObject({ reason: 'stale', age: 420, status: 'critical' });
+  });
+
+  it('reads every peer the same whatever step the wall clock took, and its age on the monotonic clock (property)', () => {
+    const DAY = 24 * HOUR;
+    fc.assert(
+      fc.property(fc.integer({ min: -30 * DAY, max: 30 * DAY }), fc.integer({ min: 0, max: 15 * 60_000 }), (step, since) => {
+        const stepped = peerAt(T0 + step + since, RUN_ELAPSED + since);
+        expect(stepped).toEqual(peerAt(T0 + since, RUN_ELAPSED + since));
+        // The handshake was a minute before the run: its age is that and the time since, on the monotonic clock.
+        const age = 60 + since / 1000;
+        expect(stepped.age).toBeGreaterThanOrEqual(Math.floor(age));
+        expect(stepped.age).toBeLessThanOrEqual(Math.ceil(age));
+        // Never stale within the peer's bound, always stale at twice it (a grace past the bound is the judge's).
+        const bound = stepped.bound ?? Number.NaN;
+        expect(bound).toBeGreaterThan(0);
+        if (age <= bound) expect(stepped.reason).toBe('ok');
+        if (age >= 2 * bound) expect(stepped.reason).toBe('stale');
+      }),
+      { numRuns: 300 },
+    );
   });
 
   it('not stepped: as by the wall clock, stale once past its bound', () => {
@@ -91,5 +112,28 @@ describe('the verdict log with the wall clock stepped after a collection', () =>
     const stale = (lines: string[]): string[] => lines.filter((message) => /stale/.test(message));
     expect(stale(await verdictLines(cycles(0)))).toHaveLength(1);
     expect(stale(await verdictLines(cycles(-HOUR)))).toHaveLength(1);
+  });
+
+  it('logs the same lines whatever steps the wall clock takes between the runs (property)', async () => {
+    const DAY = 24 * HOUR;
+    // Runs landing 1 s to 2 minutes apart on the monotonic clock, the wall clock stepped by up to a week either way
+    // before any of them (the steps add up: the clock may go forward, back, and forward again).
+    const landings = fc.array(fc.record({ gap: fc.integer({ min: 1_000, max: 120_000 }), step: fc.oneof(fc.constant(0), fc.integer({ min: -7 * DAY, max: 7 * DAY })) }), { minLength: 1, maxLength: 12 });
+    await fc.assert(
+      fc.asyncProperty(landings, async (drawn) => {
+        let elapsed = 0;
+        let stepped = 0;
+        const plain: { wall: number; elapsed: number }[] = [];
+        const shifted: { wall: number; elapsed: number }[] = [];
+        for (const { gap, step } of drawn) {
+          elapsed += gap;
+          stepped += step;
+          plain.push({ wall: elapsed, elapsed });
+          shifted.push({ wall: stepped + elapsed, elapsed });
+        }
+        expect(await verdictLines(shifted)).toEqual(await verdictLines(plain));
+      }),
+      { numRuns: 60 },
+    );
   });
 });
