@@ -179,11 +179,15 @@ export class ReplyReader implements Dispatcher.DispatchHandler {
     this.#flushGathered();
     this.#gather = undefined;
     this.#settled = true;
+    // A settled exchange aborts nothing (stop), and undici's controller holds the reply's raw header bytes.
+    this.#controller = undefined;
     this.#resolve({ statusCode: this.#statusCode, headers: this.#headers, parts: this.#parts, length: this.#length });
   }
 
   onResponseError(_controller: Dispatcher.DispatchController | undefined, error: Error): void {
     this.#fail(error);
+    // Undici is done with the exchange: nothing is left to abort.
+    this.#controller = undefined;
   }
 
   /** A body longer than the cap: the exchange fails with the caller's error and undici drops the connection. */
