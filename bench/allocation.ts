@@ -28,8 +28,12 @@ function send(socket: WebSocket, id: number, method: string, params: Record<stri
   });
 }
 
-/** Samples the allocations of the process whose inspector listens on `port` for `seconds`. */
-export async function sampleAllocations(port: number, seconds: number): Promise<AllocationNode> {
+/**
+ * Samples the allocations of the process whose inspector listens on `port` for `seconds`. With `survivorsOnly`,
+ * only objects no young-generation collection took: those still alive and those promoted to the old generation
+ * (and collected there later), which is what makes V8's full collections come sooner.
+ */
+export async function sampleAllocations(port: number, seconds: number, survivorsOnly = false): Promise<AllocationNode> {
   const targets = (await (await fetch(`http://127.0.0.1:${port}/json/list`)).json()) as { webSocketDebuggerUrl: string }[];
   const url = targets[0]?.webSocketDebuggerUrl;
   if (url === undefined) throw new Error(`no inspector target on port ${port}`);
@@ -42,7 +46,7 @@ export async function sampleAllocations(port: number, seconds: number): Promise<
     await send(socket, 1, 'HeapProfiler.startSampling', {
       samplingInterval: 4096,
       includeObjectsCollectedByMajorGC: true,
-      includeObjectsCollectedByMinorGC: true,
+      includeObjectsCollectedByMinorGC: !survivorsOnly,
     });
     await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
     const { profile } = (await send(socket, 2, 'HeapProfiler.stopSampling')) as { profile: { head: AllocationNode } };
@@ -84,10 +88,11 @@ export function allocationsBySite(head: AllocationNode): { total: number; self: 
 }
 
 /** Prints the top sites, in MB per cycle of `cycleSeconds` over a sample of `seconds`. */
-export function printAllocations(head: AllocationNode, seconds: number, cycleSeconds: number, top = 25): void {
+export function printAllocations(head: AllocationNode, seconds: number, cycleSeconds: number, survivorsOnly = false, top = 25): void {
   const { total, self, inclusive } = allocationsBySite(head);
   const perCycle = (bytes: number): string => (bytes / 1e6 / (seconds / cycleSeconds)).toFixed(1).padStart(7);
-  console.log(`allocated: ${perCycle(total).trim()} MB per ${cycleSeconds} s cycle (sampled over ${seconds} s, garbage included); by site, MB per cycle:`);
+  const what = survivorsOnly ? 'outlived the young generation (promoted, or still alive)' : 'allocated';
+  console.log(`${what}: ${perCycle(total).trim()} MB per ${cycleSeconds} s cycle (sampled over ${seconds} s${survivorsOnly ? '' : ', garbage included'}); by site, MB per cycle:`);
   const rank = (map: Map<string, number>): [string, number][] => [...map.entries()].sort((a, b) => b[1] - a[1]).slice(0, top);
   console.log('  self');
   for (const [name, bytes] of rank(self)) console.log(`  ${perCycle(bytes)}  ${name}`);

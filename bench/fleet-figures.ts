@@ -17,6 +17,9 @@ export interface FleetLine {
   idle_connection?: string;
   cycle_cpu_ms: number;
   cpu_pct_of_core: number;
+  /** Of the collection CPU, in the kernel and on the main thread (recorded since 2026-12-03's thirty-second round). */
+  cycle_system_ms?: number;
+  cycle_main_thread_ms?: number;
   tls_connections_per_cycle: number;
   tls_full_handshakes_per_cycle: number;
   tls_resumed_per_cycle: number;
@@ -133,6 +136,9 @@ export function fleetFigures(name: string, file: FleetFile): string {
     `| routers' keep-alive, resumption | ${file.runs.map((r) => `${r.bench.router_keep_alive_s} s, ${r.bench.router_resumption}`).join(' | ')} |`,
     `| exporter's \`idle_connection\`${cells((l) => l.idle_connection ?? 'keep')}`,
     `| **collection CPU per cycle**${cells((l) => `**${seconds(l.cycle_cpu_ms)} s = ${l.cpu_pct_of_core} % of a core**`)}`,
+    ...(file.runs.some((run) => run.bench.cycle_system_ms !== undefined)
+      ? [`| of it: in the kernel / on the main thread${cells((l) => (l.cycle_system_ms === undefined || l.cycle_main_thread_ms === undefined ? 'not recorded' : `${seconds(l.cycle_system_ms)} s / ${seconds(l.cycle_main_thread_ms)} s`))}`]
+      : []),
     `| the machine's speed: a fixed reference workload's CPU (collection CPU per cycle in reference workloads)${cells((l) => (l.reference_cpu_ms === undefined ? 'not measured' : `${Math.round(l.reference_cpu_ms)} ms (${(l.cycle_cpu_ms / l.reference_cpu_ms).toFixed(1)})`))}`,
     `| new TLS connections per cycle: full handshakes / resumed${cells((l) => `${thousands(Math.round(l.tls_full_handshakes_per_cycle))} / ${thousands(Math.round(l.tls_resumed_per_cycle))}`)}`,
     `| requests per cycle (of them keep-warm reads)${cells((l) => `${thousands(Math.round(l.requests_per_cycle))} (${l.keep_warm_requests_per_cycle === undefined ? 'not counted' : thousands(Math.round(l.keep_warm_requests_per_cycle))})`)}`,

@@ -6,10 +6,11 @@
  * (SIGUSR2) summarised by what holds the bytes. A tool for finding a cost, not a benchmark: it prints, never fails.
  *
  * With --allocation, what the exporter allocates per cycle by function (bench/allocation.ts), sampled over the
- * cycles after the first.
+ * cycles after the first; with --survivors as well, only what outlived V8's young generation (promoted to the old
+ * one, whose growth sets when V8 collects in full).
  *
  *   npx tsx bench/memory.ts [--routers 100] [--peers 1000] [--schedule 30] [--cycles 2] [--heap-snapshot]
- *                           [--save-snapshot FILE] [--main path/to/dist/main.js] [--fleet [--ping]] [--allocation]
+ *                           [--save-snapshot FILE] [--main path/to/dist/main.js] [--fleet [--ping]] [--allocation [--survivors]]
  *
  * --ping gives every router of the fleet shape the scale scenario's two ping targets (one run each per cycle).
  */
@@ -40,6 +41,7 @@ const { values } = parseArgs({
     'heap-snapshot': { type: 'boolean' },
     'save-snapshot': { type: 'string' },
     allocation: { type: 'boolean' },
+    survivors: { type: 'boolean' },
   },
 });
 const fleet = values.fleet === true;
@@ -144,14 +146,14 @@ try {
   // Sampled over the cycles after the first (connections settled), beside the scrapes.
   const warmSeconds = cycles > 1 ? schedule : 0;
   const sampledSeconds = Math.max(1, cycles - 1) * schedule;
-  const allocations = inspectPort === undefined ? undefined : sleep(warmSeconds * 1000).then(() => sampleAllocations(inspectPort, sampledSeconds));
+  const allocations = inspectPort === undefined ? undefined : sleep(warmSeconds * 1000).then(() => sampleAllocations(inspectPort, sampledSeconds, values.survivors === true));
   // Its failure is reported where it is awaited, after the scrapes, not as an unhandled rejection meanwhile.
   allocations?.catch(() => undefined);
   for (let at = 0; at < cycles * schedule; at += 2) {
     await fetchBody(`${url}/metrics`, true);
     await sleep(2000);
   }
-  if (allocations !== undefined) printAllocations(await allocations, sampledSeconds, schedule);
+  if (allocations !== undefined) printAllocations(await allocations, sampledSeconds, schedule, values.survivors === true);
   const body = gunzipSync(await fetchBody(`${url}/metrics`, true)).toString('utf8');
   const proc = sampleProcess(pid);
   const space = (name: string, figure: 'used' | 'total' = 'used'): number => (sample(body, `nodejs_heap_space_size_${figure}_bytes`, `space="${name}"`) ?? 0) / MB;
