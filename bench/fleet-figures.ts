@@ -17,7 +17,7 @@ export interface FleetLine {
   idle_connection?: string;
   cycle_cpu_ms: number;
   cpu_pct_of_core: number;
-  /** Of the collection CPU, in the kernel and on the main thread (recorded since 2026-12-03's thirty-second round). */
+  /** Of the collection CPU, in the kernel and on the main thread (recorded since 2026-12-03's thirty-third round). */
   cycle_system_ms?: number;
   cycle_main_thread_ms?: number;
   tls_connections_per_cycle: number;
