@@ -231,6 +231,36 @@ describe('exposition at fleet shape', () => {
     expect(backoff).toContain('routeros_collector_backoff_seconds{router="router-3",collector="wireguard"} 40\n');
   });
 
+  it('a merge lays out the scrape from its own walk of the store, and not at all while another merge is due', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'setImmediate', 'performance'] });
+    const store = fleetStore(100);
+    const exposition = new Exposition(store, new SelfMetrics({ version: 'test' }));
+    const walk = store.chunksByFamily.bind(store);
+    let walks = 0;
+    vi.spyOn(store, 'chunksByFamily').mockImplementation(() => {
+      // The first merge's walk: a run lands while it merges (it gives the event loop back between families).
+      if (walks++ === 0) setImmediate(() => store.record({ router: 'router-7', collector: 'wireguard', job: 'wireguard', ok: false, reason: 'timeout', finishedAt: 1_800_000_030_000, durationSeconds: 5 }));
+      return walk();
+    });
+    store.record({ router: 'router-3', collector: 'wireguard', job: 'wireguard', ok: false, reason: 'timeout', finishedAt: 1_800_000_030_000, durationSeconds: 5 });
+    await vi.runAllTimersAsync();
+    // Two merges (the run that landed during the first made a second due), each one walk; the first laid out
+    // nothing the second's would not replace, and the second laid out from its own walk.
+    expect(walks).toBe(2);
+    const gzip = gunzipSync(Buffer.concat((await exposition.render('text', true)).parts)).toString('utf8');
+    const plain = Buffer.concat((await exposition.render('text', false)).parts).toString('utf8');
+    // Both scrapes used that layout.
+    expect(walks).toBe(2);
+    const text = exposition.routerText('text');
+    const sorted = (lines: string): string[] => lines.split('\n').sort();
+    for (const body of [gzip, plain]) {
+      // The same lines; merged runs lay where their first chunk is, so not in the same order.
+      expect(sorted(body.slice(0, text.length))).toEqual(sorted(text));
+      expect(body).toContain('routeros_collector_errors_total{router="router-7",collector="wireguard",reason="timeout"} 1\n');
+      expect(body).not.toContain('routeros_wireguard_peer_info{router="router-3"');
+    }
+  });
+
   it('plain scrapes copy small parts together rather than writing thousands of tiny ones', async () => {
     const store = fleetStore(200);
     const exposition = new Exposition(store, new SelfMetrics({ version: 'test' }));
