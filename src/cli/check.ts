@@ -138,6 +138,13 @@ export async function check(configPath: string, routerNames?: string | readonly 
     // Worded as check-config words it.
     return output('UNKNOWN', terminalText(`--shard: ${error instanceof Error ? error.message : String(error)}`));
   }
+  // A config of profiles alone has its routers named by Prometheus on /probe, to the daemon: none to check here.
+  // Said as such, not as "no routers configured", which read as a config that had lost its routers.
+  if (config.routers.length === 0 && (config.profiles?.length ?? 0) > 0) {
+    return output('UNKNOWN', `${configPath} lists no routers: its routers come from profiles, named by Prometheus on /probe`, [
+      'check takes the routers listed under `routers`; a probed target is judged in the daemon\'s /health (?router=NAME) and its verdict log.',
+    ]);
+  }
   const { shard, routers: inScope } = scoped;
   const routers = named === undefined ? inScope : inScope.filter((router) => named.has(router.name));
   // Every router asked for, or UNKNOWN: checking the others alone could answer OK for one nobody looked at.

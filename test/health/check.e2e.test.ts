@@ -187,6 +187,20 @@ describe('check', () => {
     expect(out.text).toBe(`ROUTEROS UNKNOWN - no router named "nope" in ${configPath}\nconfigured routers: hq, calm\n`);
   });
 
+  it('UNKNOWN (3) for a config of profiles alone, saying where its routers come from (it read "no routers configured")', async () => {
+    const config = {
+      defaults: { username: 'monitor', password: PASSWORD },
+      profiles: { branches: { targets: ['10.20.0.0/16'], ports: [443] } },
+    };
+    const path = tempFile('profiles-only.yml', JSON.stringify(config));
+    const out = await check(path);
+    expect(out.code).toBe(3);
+    expect(out.text).toBe(
+      `ROUTEROS UNKNOWN - ${path} lists no routers: its routers come from profiles, named by Prometheus on /probe\n` +
+        "check takes the routers listed under `routers`; a probed target is judged in the daemon's /health (?router=NAME) and its verdict log.\n",
+    );
+  });
+
   it('CRITICAL (2) when nothing could be reached: a router down pages, as the plugin guidelines want', async () => {
     const out = await check(downPath);
     expect(out.code).toBe(2);
