@@ -152,6 +152,23 @@ export function readFailure(error: unknown): string {
   return code === undefined ? 'unreadable' : `${WORDS[code] ?? 'unreadable'} (${code})`;
 }
 
+/** The longest text quoted as a path in a message: far above a real one, far below a pasted key or certificate. */
+const QUOTED_PATH_CHARS = 1024;
+
+/**
+ * A config-named path as a message may show it: quoted when it can be a path, described otherwise. A PEM block
+ * pasted in place of a path (`key_file: |` and the key) was quoted whole by check-config, the reload's answer and
+ * the log (found by review); text with line breaks or other control characters, a PEM marker, or longer than any
+ * path is no path anyone meant, and may be a secret.
+ */
+export function shownPath(given: string, resolved: string): string {
+  // eslint-disable-next-line no-control-regex -- control characters are what it looks for
+  if (/[\u0000-\u001f\u007f-\u009f]/.test(given) || given.includes('-----') || resolved.length > QUOTED_PATH_CHARS) {
+    return 'the file it names (not shown: text with line breaks, a PEM marker or over 1,024 characters is no path; give the path of the file that holds it)';
+  }
+  return JSON.stringify(resolved);
+}
+
 /**
  * Reads files named in the config, relative to the config's folder, once each (many routers often share
  * one password_file or CA bundle). Errors become short reasons; file contents never reach a message.
@@ -167,7 +184,7 @@ export function makeFileReader(baseDir: string, readFile: (path: string) => stri
         result = { path, text: readFile(path) };
       } catch (error) {
         const reason = readFailure(error);
-        result = { path, error: `cannot read ${JSON.stringify(path)}: ${reason}`, reason };
+        result = { path, error: `cannot read ${shownPath(file, path)}: ${reason}`, reason };
       }
       cache.set(path, result);
     }

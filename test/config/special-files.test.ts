@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { checkConfigFile } from '../../src/config/index.js';
-import { firstNonUtf8, readRegularFile, readRegularFileSync } from '../../src/config/files.js';
+import { firstNonUtf8, readRegularFile, readRegularFileSync, shownPath } from '../../src/config/files.js';
 import { isUtf8 } from 'node:buffer';
 import fc from 'fast-check';
 import { loadWebConfig } from '../../src/server/web-config.js';
@@ -63,6 +63,43 @@ describe('files that are not regular files', () => {
         problems: expect.arrayContaining([{ path: 'tls_server_config.cert_file', message: `cannot read ${JSON.stringify(fifo)}: ${FIFO_REASON}` }]) as unknown,
       }),
     );
+  });
+});
+
+describe('text pasted where a path goes', () => {
+  // A private key's shape; its body is what must never be shown.
+  const KEY_BODY = 'MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7kEyHostileKeyBody';
+  const KEY = `-----BEGIN PRIVATE KEY-----\n${KEY_BODY}\n-----END PRIVATE KEY-----\n`;
+  const NOT_SHOWN = 'cannot read the file it names (not shown: text with line breaks, a PEM marker or over 1,024 characters is no path; give the path of the file that holds it): no such file (ENOENT)';
+
+  it('a private key pasted as key_file is not quoted by the web config, nor a certificate as tls.ca_file by the config (the key was printed whole)', async () => {
+    const web = join(dir, 'pasted-web.yml');
+    writeFileSync(web, `tls_server_config:\n  cert_file: ${JSON.stringify(KEY)}\n  key_file: |\n${KEY.split('\n').map((line) => `    ${line}`).join('\n')}\n`);
+    let problems: unknown;
+    try {
+      loadWebConfig(web);
+    } catch (error) {
+      problems = (error as { problems: unknown }).problems;
+    }
+    expect(problems).toEqual([
+      { path: 'tls_server_config.cert_file', message: NOT_SHOWN },
+      { path: 'tls_server_config.key_file', message: NOT_SHOWN },
+    ]);
+    const file = config(['  password: pw', `  tls: { ca_file: ${JSON.stringify(KEY)} }`]);
+    expect(await checkConfigFile(file, {})).toEqual([{ path: 'defaults.tls.ca_file', message: NOT_SHOWN }]);
+  });
+
+  it('a path is quoted only when it can be one: whatever the text, a line break or a PEM marker is never shown (generator)', () => {
+    fc.assert(
+      fc.property(fc.string({ maxLength: 40 }), fc.constantFrom('\n', '\r', '\t', '\u0000', '-----'), fc.string({ maxLength: 40 }), (before, mark, after) => {
+        const given = `${before}${mark}${after}`;
+        const shown = shownPath(given, join(dir, given));
+        expect(shown).not.toContain(mark === '-----' ? '-----' : JSON.stringify(mark).slice(1, -1));
+        expect(shown.startsWith('the file it names')).toBe(true);
+      }),
+    );
+    expect(shownPath('ca.pem', join(dir, 'ca.pem'))).toBe(JSON.stringify(join(dir, 'ca.pem')));
+    expect(shownPath('x'.repeat(2000), `/${'x'.repeat(2000)}`).startsWith('the file it names')).toBe(true);
   });
 });
 
