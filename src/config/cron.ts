@@ -211,7 +211,8 @@ function smallestStep(values: readonly number[]): number | undefined {
  * the steps between allowed values; across two, it is the outer gap minus the spread of values.
  */
 function fieldGap(values: readonly number[], size: number, outerGap: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
+  // Each value once: a list that names one twice (`0 0 3,3 * * *`) read as 0 s between runs (found by review).
+  const sorted = [...new Set(values)].sort((a, b) => a - b);
   const spread = (sorted.at(-1) ?? 0) - (sorted[0] ?? 0);
   const across = outerGap * size - spread;
   const within = smallestStep(sorted);

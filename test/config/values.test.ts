@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ConfigValueError, cronIntervalSeconds, formatDuration, parseDuration, parseShard } from '../../src/config/index.js';
 import { getTasks } from 'node-cron';
@@ -113,6 +114,23 @@ describe('cronIntervalSeconds', () => {
     ['0 0 0 29 2 *', (4 * 365 + 1) * 86_400],
   ])('%s → %d s', (expression, seconds) => {
     expect(cronIntervalSeconds(expression)).toBe(seconds);
+  });
+
+  it('is the shortest gap between the times of day a daily list names, whatever its order and repeats (generator; a repeat read as 0 s)', () => {
+    const values = (most: number) => fc.array(fc.integer({ min: 0, max: most }), { minLength: 1, maxLength: 5 });
+    fc.assert(
+      fc.property(values(59), values(59), values(23), (seconds, minutes, hours) => {
+        const times = new Set<number>();
+        for (const h of hours) for (const m of minutes) for (const s of seconds) times.add(h * 3600 + m * 60 + s);
+        const sorted = [...times].sort((a, b) => a - b);
+        let shortest = (sorted[0] as number) + 86_400 - (sorted.at(-1) as number);
+        for (let i = 1; i < sorted.length; i++) shortest = Math.min(shortest, (sorted[i] as number) - (sorted[i - 1] as number));
+        expect(cronIntervalSeconds(`${seconds.join(',')} ${minutes.join(',')} ${hours.join(',')} * * *`)).toBe(shortest);
+      }),
+      { numRuns: 300 },
+    );
+    expect(cronIntervalSeconds('0 0 3,3 * * *')).toBe(86_400);
+    expect(cronIntervalSeconds('*/30,0 * * * * *')).toBe(30);
   });
 
   it.each(['', 'every minute', '* * * *', '61 * * * * *', '* * * * * * *', '0 0 30 2 *'])('rejects %j', (expression) => {
