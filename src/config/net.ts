@@ -63,6 +63,11 @@ export function checkListen(text: string): ListenCheck {
     return { problem: `${quoteValue(text)} is not a listen address${hint}` };
   }
   const [, host = '', port = ''] = bracketed ?? plain ?? [];
+  // A zone (`fe80::1%eth0`) is IPv6 to Node but not to the URL parser, which threw a bare "Invalid URL" out of
+  // check-config and the daemon's start (found by review). Refused, said as such.
+  if (bracketed !== null && host.includes('%')) {
+    return { problem: `${quoteValue(host)} has a zone (%…), which a listen address cannot: listen on [::]:PORT, or on the address without its zone` };
+  }
   if (bracketed !== null ? !isIPv6(host) : host !== '' && !isIpAddress(host) && !isHostName(host)) {
     return { problem: `${quoteValue(host)} is not an IP address or host name ${example}` };
   }
@@ -70,7 +75,11 @@ export function checkListen(text: string): ListenCheck {
   if (Number(port) > 65_535) return { problem: `port ${port} is above 65535` };
   let canonical = host === '' ? '0.0.0.0' : host.toLowerCase();
   // The URL parser compresses an IPv6 address (0:0:0:0:0:0:0:1 → ::1); the brackets come off again.
-  if (bracketed !== null) canonical = new URL(`http://[${host}]/`).hostname.slice(1, -1);
+  if (bracketed !== null) {
+    const compressed = compressIpv6(host)?.compressed;
+    if (compressed === undefined) return { problem: `${quoteValue(host)} is not an IP address or host name ${example}` };
+    canonical = compressed;
+  }
   return { address: { host: canonical, port: Number(port) } };
 }
 
