@@ -1,15 +1,26 @@
-import type { ConfigProblem } from './types.js';
+import { MAX_PROBLEMS_LISTED, type ConfigProblem } from './types.js';
 
-/** Collects every problem of one config, so a user sees them all in one run (STYLE rule 7). */
+/**
+ * Collects the problems of one config, so a user sees them in one run (STYLE rule 7): every one counted, the first
+ * few kept (ConfigError lists no more, and says how many it left out).
+ */
 export class Problems {
   readonly list: ConfigProblem[] = [];
+  #count = 0;
 
   add(path: string, message: string): void {
-    this.list.push({ path, message });
+    this.#count++;
+    // Twice what is listed: duplicates are dropped and the rest sorted into document order before the cut.
+    if (this.list.length < 2 * MAX_PROBLEMS_LISTED) this.list.push({ path, message });
+  }
+
+  /** How many problems were found, kept or not: what tells whether a part of the config added one. */
+  get count(): number {
+    return this.#count;
   }
 
   get empty(): boolean {
-    return this.list.length === 0;
+    return this.#count === 0;
   }
 }
 

@@ -24,7 +24,7 @@ const SCHEMES = ['https', 'http'] as const;
 function readProfile(name: string, raw: unknown, defaults: SettingsLayer, ctx: RouterContext): ProfileConfig | undefined {
   const { problems } = ctx;
   const path = joinPath('profiles', name);
-  const before = problems.list.length;
+  const before = problems.count;
   const map: RawMap | undefined = readMap(raw, path, problems, PROFILE_KEYS, (key) =>
     key === 'name' || key === 'url' ? `${key} comes from the probed target; a profile cannot set it` : undefined,
   );
@@ -46,7 +46,7 @@ function readProfile(name: string, raw: unknown, defaults: SettingsLayer, ctx: R
   const merged = mergeLayers(defaults, readSettings(map, path, problems));
   const router = resolveRouter({ name: '', url: '', path }, merged, ctx);
   if (router === undefined || targets === undefined || maxTargets === undefined || scheme === undefined) return undefined;
-  if (problems.list.length > before) return undefined;
+  if (problems.count > before) return undefined;
   const { name: _name, url: _url, ...settings } = router;
   const profile: ProfileConfig = { name, scheme, settings, targets, maxTargets };
   if (forgetAfter !== undefined) profile.forgetAfterSeconds = forgetAfter;

@@ -166,7 +166,11 @@ export function resolveConfig(raw: unknown, options: ResolveOptions): Config {
     problems.add('routers', 'is required: list at least one router (or a profile under profiles:)');
   }
 
-  if (!problems.empty) throw new ConfigError(options.source, sortByDocument(unique(problems.list), tree));
+  if (!problems.empty) {
+    // Of the problems kept, each once; those found beyond them are counted (the error says how many).
+    const kept = unique(problems.list);
+    throw new ConfigError(options.source, sortByDocument(kept, tree), problems.count - (problems.list.length - kept.length));
+  }
   const config: Config = { listen, logLevel: logLevel ?? DEFAULT_LOG_LEVEL, routers, source: options.source };
   if (webConfigFile !== undefined) config.webConfigFile = webConfigFile;
   if (shard !== undefined) config.shard = shard;

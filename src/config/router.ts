@@ -191,7 +191,7 @@ export function resolveRouter(
   ctx: RouterContext,
 ): RouterConfig | undefined {
   const { problems } = ctx;
-  const before = problems.list.length;
+  const before = problems.count;
   if (merged.username === undefined) {
     problems.add(joinPath(identity.path, 'username'), 'is required (set it here or in defaults)');
   }
@@ -221,7 +221,7 @@ export function resolveRouter(
     problems,
   );
   const labels = resolveLabels(merged.labels);
-  if (problems.list.length > before || merged.username === undefined || merged.username === null || password === undefined) return undefined;
+  if (problems.count > before || merged.username === undefined || merged.username === null || password === undefined) return undefined;
   if (labels === undefined) return undefined;
   return {
     name: identity.name,

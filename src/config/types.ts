@@ -178,15 +178,26 @@ export interface ConfigProblem {
   column?: number;
 }
 
+/**
+ * The most problems a refused config lists; a last one says how many more were found. A config with more has the
+ * same few mistakes many times over (a bad value aliased everywhere), and a list of 2 million (found by review) was
+ * a reload answer of hundreds of MB and a log line over what the logger holds, dropped: the refusal was never logged.
+ */
+export const MAX_PROBLEMS_LISTED = 500;
+
 export class ConfigError extends Error {
   override readonly name = 'ConfigError';
   readonly code = 'CONFIG_INVALID';
   readonly problems: ConfigProblem[];
   readonly source: string;
 
-  constructor(source: string, problems: ConfigProblem[]) {
-    super(`${source}: ${problems.length} problem(s):\n` + problems.map((p) => `  ${p.path === '' ? '' : `${p.path}: `}${p.message}`).join('\n'));
-    this.problems = problems;
+  /** `found`: how many problems were found, when `problems` holds only the first of them (Problems keeps a few). */
+  constructor(source: string, problems: ConfigProblem[], found = problems.length) {
+    const listed = problems.slice(0, MAX_PROBLEMS_LISTED);
+    const more = Math.max(found, problems.length) - listed.length;
+    if (more > 0) listed.push({ path: '', message: `and ${more} more problem(s) not listed: the first ${listed.length} found are` });
+    super(`${source}: ${Math.max(found, problems.length)} problem(s):\n` + listed.map((p) => `  ${p.path === '' ? '' : `${p.path}: `}${p.message}`).join('\n'));
+    this.problems = listed;
     this.source = source;
   }
 }

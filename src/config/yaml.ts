@@ -116,8 +116,15 @@ export function parseYaml(text: string, namedBesideSecret: ReadonlySet<string> =
   if (aliasProblems.length > 0) return { value: undefined, problems: aliasProblems };
   try {
     const value: unknown = doc.toJS({ maxAliasCount: 100 });
-    if (nestingDepth(value) > MAX_NESTING) {
+    const { depth, values } = measureValue(value);
+    if (depth > MAX_NESTING) {
       return { value: undefined, problems: [{ path: '', message: `the YAML is nested more than ${MAX_NESTING} levels deep once its aliases are expanded (an alias inside a deep value, itself inside another)` }] };
+    }
+    if (values > MAX_EXPANDED_VALUES) {
+      return {
+        value: undefined,
+        problems: [{ path: '', message: `the YAML holds more than ${MAX_EXPANDED_VALUES.toLocaleString('en-US')} values once its aliases are expanded, far more than any config: alias large values less often (a resource exhaustion guard)` }],
+      };
     }
     return { value, problems };
   } catch (error) {
@@ -138,27 +145,50 @@ export function parseYaml(text: string, namedBesideSecret: ReadonlySet<string> =
  */
 export const MAX_NESTING = 1000;
 
-/** The depth of lists and mappings in a value, walked with an explicit stack; a value an alias shares is measured once. */
-export function nestingDepth(root: unknown): number {
-  const depthOf = new Map<object, number>();
+/**
+ * The most values (items and entries, at every depth) a config may hold once its aliases are expanded. The yaml
+ * package's guard counts aliases inside an anchored value, not the value's size: a 275 KB file aliasing a mapping of
+ * 20,000 keys 99 times expanded to 2 million values, which the loader copied and checked key by key: the event loop
+ * held for 31 s, 1.3 GB, and 2 million problems (found by review). A 5,000-router config holds ~150,000.
+ */
+export const MAX_EXPANDED_VALUES = 500_000;
+
+/**
+ * The depth of lists and mappings in a value, and how many values it holds with every alias expanded (counted up to
+ * just past MAX_EXPANDED_VALUES), walked with an explicit stack; a value an alias shares is walked once.
+ */
+export function measureValue(root: unknown): { depth: number; values: number } {
+  const measured = new Map<object, { depth: number; values: number }>();
   const stack: { node: object; childrenPushed: boolean }[] = [];
   const isCollection = (value: unknown): value is object => value !== null && typeof value === 'object';
-  if (!isCollection(root)) return 0;
+  if (!isCollection(root)) return { depth: 0, values: 0 };
   stack.push({ node: root, childrenPushed: false });
   while (stack.length > 0) {
     const frame = stack[stack.length - 1] as { node: object; childrenPushed: boolean };
-    const children = Object.values(frame.node).filter(isCollection);
+    const entries = Object.values(frame.node);
     if (!frame.childrenPushed) {
       frame.childrenPushed = true;
-      for (const child of children) if (!depthOf.has(child)) stack.push({ node: child, childrenPushed: false });
+      for (const child of entries) if (isCollection(child) && !measured.has(child)) stack.push({ node: child, childrenPushed: false });
       continue;
     }
     stack.pop();
     let deepest = 0;
-    for (const child of children) deepest = Math.max(deepest, depthOf.get(child) ?? 0);
-    depthOf.set(frame.node, deepest + 1);
+    let values = entries.length;
+    for (const child of entries) {
+      if (!isCollection(child)) continue;
+      const own = measured.get(child);
+      deepest = Math.max(deepest, own?.depth ?? 0);
+      // Capped: a value aliased inside aliases doubles at each level, past what a double counts exactly.
+      values = Math.min(values + (own?.values ?? 0), MAX_EXPANDED_VALUES + 1);
+    }
+    measured.set(frame.node, { depth: deepest + 1, values });
   }
-  return depthOf.get(root) ?? 0;
+  return measured.get(root) ?? { depth: 0, values: 0 };
+}
+
+/** The depth of lists and mappings in a value (measureValue). */
+export function nestingDepth(root: unknown): number {
+  return measureValue(root).depth;
 }
 
 /** The config path of a value, for messages: `routers[0].labels.site`. */

@@ -159,7 +159,7 @@ export function loadWebConfig(path: string): WebConfig {
     config.users = readUsers(mapping(top['basic_auth_users'], 'basic_auth_users', problems), problems);
     config.headers = readHeaders(mapping(top['http_server_config'], 'http_server_config', problems), problems);
   }
-  if (!problems.empty) throw new ConfigError(path, problems.list);
+  if (!problems.empty) throw new ConfigError(path, problems.list, problems.count);
   if (config.users.size > 0 && config.tls === undefined) {
     config.warnings.push('basic_auth_users without tls_server_config: passwords cross the network in clear text');
   }

@@ -13,11 +13,12 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createTask } from 'node-cron';
 import { ConfigError, type ConfigProblem } from '../../src/config/index.js';
+import { MAX_PROBLEMS_LISTED } from '../../src/config/types.js';
 import { configFromText } from '../../src/config/load.js';
 import { cronIntervalSeconds, cronProblem, MAX_CRON_LENGTH } from '../../src/config/cron.js';
 import { joinPath, Problems } from '../../src/config/problems.js';
 import { checkDuplicates } from '../../src/config/targets.js';
-import { MAX_NESTING, nestingDepth } from '../../src/config/yaml.js';
+import { MAX_EXPANDED_VALUES, MAX_NESTING, measureValue, nestingDepth } from '../../src/config/yaml.js';
 import { MAX_SECRET_CHARS } from '../../src/config/fields.js';
 import { MAX_FILE_BYTES } from '../../src/config/files.js';
 import { redactSecrets, registerSecret } from '../../src/util/redact.js';
@@ -351,6 +352,51 @@ describe('files the YAML parser reads and the loader walked into the ground', ()
     const { value: problems, ms } = timed(() => problemsOf(`x-anchors:\n${anchors.map((line) => `  ${line}`).join('\n')}\nrouters:\n  - ${ROUTER}, password: p }\n`));
     expect(ms).toBeLessThan(2_000);
     expect(problems).toEqual([{ path: '', message: expect.stringContaining(`nested more than ${MAX_NESTING} levels deep once its aliases are expanded`) as string }]);
+  });
+
+  it(`a large value aliased many times is refused past ${MAX_EXPANDED_VALUES} values, at once (a 20,000-key mapping under 99 routers held a reload 31 s and made 2 million problems)`, () => {
+    const keys = Array.from({ length: 20_000 }, (_, i) => `    k${i}: 1`).join('\n');
+    const routers = Array.from({ length: 99 }, (_, i) => `  - { name: r${i}, url: "https://192.0.2.${i + 1}", health: *big }`).join('\n');
+    const { value: problems, ms } = timed(() => problemsOf(`defaults:\n  username: admin\n  password: p\n  health: &big\n${keys}\nrouters:\n${routers}\n`));
+    expect(ms).toBeLessThan(3_000);
+    expect(problems).toEqual([{ path: '', message: expect.stringContaining('holds more than 500,000 values once its aliases are expanded') as string }]);
+  });
+
+  it('property: the values counted are those of the value with every alias expanded, shared or not', () => {
+    const tree = fc.letrec((tie) => ({ node: fc.oneof({ depthSize: 'small' }, fc.constant(1), fc.array(tie('node'), { maxLength: 3 }), fc.dictionary(fc.string({ maxLength: 3 }), tie('node'), { maxKeys: 3 })) })).node;
+    const naive = (value: unknown): number => (value !== null && typeof value === 'object' ? Object.values(value).reduce((sum: number, child) => sum + 1 + naive(child), 0) : 0);
+    fc.assert(
+      fc.property(tree, (value) => {
+        expect(measureValue(value).values).toBe(naive(value));
+        expect(measureValue([value, value, [value]]).values).toBe(naive([value, value, [value]]));
+      }),
+    );
+  });
+
+  it(`a config of many problems lists the first ${MAX_PROBLEMS_LISTED} in document order and says how many more (2 million made a reload answer of hundreds of MB and an unlogged refusal)`, () => {
+    const routers = Array.from({ length: 3_000 }, (_, i) => `  - { name: r${i}, url: "https://192.0.2.1:${1000 + i}", username: admin, password: p, colour: red }`).join('\n');
+    let error: unknown;
+    try {
+      configFromText(`routers:\n${routers}\n`, { source: 'many.yml', baseDir: dir, env: {} });
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    const { problems, message } = error as ConfigError;
+    expect(problems).toHaveLength(MAX_PROBLEMS_LISTED + 1);
+    expect(problems[0]?.path).toBe('routers[0]');
+    expect(problems[MAX_PROBLEMS_LISTED - 1]?.path).toBe(`routers[${MAX_PROBLEMS_LISTED - 1}]`);
+    expect(problems.at(-1)).toEqual({ path: '', message: `and ${3_000 - MAX_PROBLEMS_LISTED} more problem(s) not listed: the first ${MAX_PROBLEMS_LISTED} found are` });
+    expect(message.startsWith('many.yml: 3000 problem(s):')).toBe(true);
+  });
+
+  it('a part of the config that found a problem is refused even past the problems kept', () => {
+    const problems = new Problems();
+    for (let i = 0; i < 5 * MAX_PROBLEMS_LISTED; i++) problems.add(`x[${i}]`, 'bad');
+    const before = problems.count;
+    problems.add('y', 'bad too');
+    expect(problems.count).toBe(before + 1);
+    expect(problems.list.length).toBeLessThan(problems.count);
   });
 
   it('property: the depth measured is the depth of the value, aliases shared or not', () => {
