@@ -23,6 +23,7 @@ import type { InterfaceFilter } from '../config/interfaces.js';
 import { keepsInterface } from './interface-filter.js';
 import type { Collector, JobContext, JobResult } from './types.js';
 import { quoteRouterText } from '../util/text.js';
+import { chosenTwinRowsSteps, type RowOrder } from '../analysis/twin-rows.js';
 import { finish, finishInSlices, type Steps } from '../util/slices.js';
 
 export const INTERFACE_PROPLIST = [
@@ -159,88 +160,26 @@ export function* mapInterfacesSteps(records: readonly RouterRecord[], routerLabe
   };
 }
 
-/** What names a row apart from what changes between runs (counters, running): a tie-break that does not move. */
-const IDENTITY_KEYS = ['name', 'type', 'default-name', 'mac-address', 'comment', 'mtu', 'disabled', 'dynamic'] as const;
-
-/**
- * Whether row `a` is exported before its twin `b`: the lower `.id`; rows with the same `.id`, or none RouterOS
- * writes, by what names them, then by the larger `rx-byte`, so the choice never follows the reply's order. Not by
- * their whole text: that holds the counters, and two twins that both grew swapped places (found by review).
- */
-function before(a: RouterRecord, b: RouterRecord, textOf: (record: RouterRecord) => string): boolean {
-  const [x, y] = [idOrder(a), idOrder(b)];
-  if (x !== y) return x < y;
-  for (const key of IDENTITY_KEYS) {
-    const [p, q] = [a[key] ?? '', b[key] ?? ''];
-    if (p !== q) return p < q;
-  }
-  // Then by their traffic in all: rows alike in every name are a hostile reply's, and no choice between them holds
-  // across runs. Last, by their whole text: within a run at least, never by the reply's order (a generator found
-  // rows alike in all of the above that differed in a packet count).
-  // A counter that is not a number counts as less than any: NaN compares false both ways, and the reply's order chose
-  // (found by review).
-  const traffic = (record: RouterRecord): number => {
-    const total = Number(record['rx-byte'] ?? 0) + Number(record['tx-byte'] ?? 0);
-    return Number.isFinite(total) ? total : -1;
-  };
-  if (traffic(a) !== traffic(b)) return traffic(a) > traffic(b);
-  return textOf(a) < textOf(b);
-}
-
-/**
- * Each row's text (its fields in one order whatever order the reply wrote them in), made once per row: the row
- * kept so far is compared with every twin after it, and a hostile reply of one long row and thousands of twins
- * had it written out again each time (7 s of CPU for a 1 MB reply, found by review). Once per row, the work is
- * bounded by the reply's size.
- */
-function rowTexts(): (record: RouterRecord) => string {
-  const texts = new Map<RouterRecord, string>();
-  return (record) => {
-    let text = texts.get(record);
-    if (text === undefined) {
-      text = JSON.stringify(Object.keys(record).sort().map((key) => [key, record[key]]));
-      texts.set(record, text);
-    }
-    return text;
-  };
-}
-
-/** A `.id` as a number (`*1A` is 26), for ordering rows; Infinity when it is not one RouterOS writes. */
-function idOrder(record: RouterRecord): number {
-  const match = /^\*([0-9A-Fa-f]{1,12})$/.exec(record['.id'] ?? '');
-  return match === null ? Number.POSITIVE_INFINITY : Number.parseInt(match[1] as string, 16);
-}
+/** What names an interface row apart from what changes between runs, and its traffic (twin-rows.ts). */
+const INTERFACE_ROWS: RowOrder = {
+  identityKeys: ['name', 'type', 'default-name', 'mac-address', 'comment', 'mtu', 'disabled', 'dynamic'],
+  trafficKeys: ['rx-byte', 'tx-byte'],
+};
 
 /**
  * The row each name and type is exported from when a reply lists one twice (the 7.16 capture has two `ether2`
- * rows): the one with the lowest `.id`, whatever the reply's order. The first listed was taken before, so a pair
- * listed the other way round in the next run made each counter step back to the other row's, a reset Prometheus
- * took for a reboot (found by review). Undefined when no row repeats (every row is exported); the repeats are
- * counted as a problem.
+ * rows): the one with the lowest `.id`, whatever the reply's order (twin-rows.ts). Undefined when no row repeats
+ * (every row is exported); the repeats are counted as a problem.
  */
 function* chosenRowsSteps(
   records: readonly RouterRecord[],
   read: FieldReader,
   keyOf: (record: RouterRecord) => string | undefined,
 ): Steps<Set<RouterRecord> | undefined> {
-  const byKey = new Map<string, RouterRecord>();
-  const textOf = rowTexts();
-  let repeats = 0;
-  for (const [index, record] of records.entries()) {
-    if (index % INTERFACES_PER_STEP === INTERFACES_PER_STEP - 1) yield;
-    const key = keyOf(record);
-    if (key === undefined) continue;
-    const other = byKey.get(key);
-    if (other === undefined) {
-      byKey.set(key, record);
-      continue;
-    }
-    repeats++;
-    if (before(record, other, textOf)) byKey.set(key, record);
-  }
-  if (repeats === 0) return undefined;
-  read.problem(`${repeats} rows repeat the name and type of another; each is exported from its row with the lowest .id`);
-  return new Set(byKey.values());
+  const chosen = yield* chosenTwinRowsSteps(records, keyOf, INTERFACE_ROWS, INTERFACES_PER_STEP);
+  if (chosen === undefined) return undefined;
+  read.problem(`${chosen.repeats} rows repeat the name and type of another; each is exported from its row with the lowest .id`);
+  return chosen.rows;
 }
 
 const RATE_FORM = /^(\d+(?:\.\d+)?)(k|M|G|T)bps$/;

@@ -35,6 +35,7 @@ import type { KeptPeers } from './wireguard-peers.js';
 import { believedBootSteps, graceWithoutKeepalive, readBoot, uptimeWantedSteps, youngRestartSeconds } from './wireguard-boot.js';
 import { quoteRouterText } from '../util/text.js';
 import { finish, finishInSlices, type Steps } from '../util/slices.js';
+import { chosenTwinRowsSteps, type RowOrder } from '../analysis/twin-rows.js';
 
 /** A peer as verdicts read it: defined with the table that keeps it, re-exported for the collector's readers. */
 export type { WireguardPeer } from './wireguard-peers.js';
@@ -153,6 +154,12 @@ function joinHostPort(host: string, port: string | undefined): string {
   return port === undefined || port === '' || port === '0' ? shown : `${shown}:${port}`;
 }
 
+/** What names a peer's row beyond its identity, and its traffic: which of two rows of one peer is exported (twin-rows.ts). */
+const PEER_ROWS: RowOrder = {
+  identityKeys: ['name', 'comment', 'endpoint-address', 'endpoint-port', 'allowed-address', 'persistent-keepalive', 'disabled'],
+  trafficKeys: ['rx', 'tx'],
+};
+
 /** Records (interfaces, peers, their identities) handled between two places where the mapping may give the event loop back. */
 const RECORDS_PER_STEP = 256;
 
@@ -176,6 +183,8 @@ interface PeerListings {
   keys: string[];
   /** How many records list each identity, by interface, then key. */
   counts: Map<string, Map<string, number>>;
+  /** Whether some identity is listed more than once. */
+  twins: boolean;
 }
 
 /**
@@ -184,7 +193,7 @@ interface PeerListings {
  */
 function* peerListings(peers: readonly RouterRecord[]): Steps<PeerListings> {
   // Sized once: grown by pushing, each array was copied again at every growth on the way to 1,000 peers.
-  const listings: PeerListings = { interfaces: new Array<string>(peers.length), keys: new Array<string>(peers.length), counts: new Map() };
+  const listings: PeerListings = { interfaces: new Array<string>(peers.length), keys: new Array<string>(peers.length), counts: new Map(), twins: false };
   for (let index = 0; index < peers.length; index++) {
     if (index % RECORDS_PER_STEP === RECORDS_PER_STEP - 1) yield;
     const record = peers[index] as RouterRecord;
@@ -197,7 +206,9 @@ function* peerListings(peers: readonly RouterRecord[]): Steps<PeerListings> {
       byKey = new Map();
       listings.counts.set(iface, byKey);
     }
-    byKey.set(key, (byKey.get(key) ?? 0) + 1);
+    const count = (byKey.get(key) ?? 0) + 1;
+    byKey.set(key, count);
+    if (count > 1) listings.twins = true;
   }
   return listings;
 }
@@ -289,19 +300,26 @@ export function* mapWireguardSteps(
   // Identity is (interface, public key) as written out; a repeated one would make duplicate series, which
   // Prometheus rejects. RouterOS keeps keys unique per interface, so twins are a reply that cannot be judged.
   const listings = yield* peerListings(keyedPeers);
+  // Of a peer listed twice, the row whatever the reply's order: the first listed made rx and tx flip between the
+  // two rows' from run to run, a counter reset each time (found by a hostile tester). Identities as written out.
+  const chosen = listings.twins
+    ? yield* chosenTwinRowsSteps(keyedPeers, (_, index) => `${listings.interfaces[index] as string}\u0000${listings.keys[index] as string}`, PEER_ROWS, RECORDS_PER_STEP)
+    : undefined;
   // An index, not entries(): in a generator each [index, record] pair and iterator step is an object per peer.
   for (let index = 0; index < keyedPeers.length; index++) {
     if (index % RECORDS_PER_STEP === RECORDS_PER_STEP - 1) yield;
     const record = keyedPeers[index] as RouterRecord;
     const iface = record['interface'] as string;
     const publicKey = record['public-key'] as string;
-    // How often the reply lists the peer, marked once seen (negative): later listings of it are left out.
+    // How often the reply lists the peer, marked once exported (negative): of twins, only the chosen row is
+    // exported (and not judged), once (a reply may list one record object twice).
     const byKey = listings.counts.get(listings.interfaces[index] as string) as Map<string, number>;
     const writtenKey = listings.keys[index] as string;
     const listed = byKey.get(writtenKey) as number;
     if (listed < 0) continue;
-    byKey.set(writtenKey, -listed);
     const twin = listed > 1;
+    if (twin && chosen?.rows.has(record) !== true) continue;
+    byKey.set(writtenKey, -listed);
     if (twin) peerRead.problem(() => `peers with key ${quoteRouterText(publicKey, 12)} on ${quoteRouterText(iface, 40)} write out as one; not judged`);
     const comment = record['comment'];
     const name = peerLabel(record['name'], comment);

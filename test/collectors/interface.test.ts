@@ -15,6 +15,7 @@ import { testRouter } from '../helpers/config.js';
 import { BASE, problemsOf } from '../config/helpers.js';
 import { sampleText } from './sample-text.js';
 import { jobFingerprint } from '../../src/scheduler/definition.js';
+import { shuffledBy } from '../helpers/shuffle.js';
 
 const ROUTER = routerLabel('hq');
 const DEFAULT_FILTER = testRouter().interfaces;
@@ -394,11 +395,7 @@ describe('rows that repeat a name (property)', () => {
     );
     fc.assert(
       fc.property(fc.array(row, { minLength: 1, maxLength: 8 }), fc.infiniteStream(fc.nat()), (rows, seeds) => {
-        const shuffled = [...rows];
-        for (let i = shuffled.length - 1; i > 0; i--) {
-          const j = (seeds.next().value as number) % (i + 1);
-          [shuffled[i], shuffled[j]] = [shuffled[j] as (typeof rows)[number], shuffled[i] as (typeof rows)[number]];
-        }
+        const shuffled = shuffledBy(rows, seeds);
         // The same lines: the series of distinct names follow the reply's order, which is no choice between rows.
         const out = (list: RouterRecord[]) => lines(sampleText(mapInterfaces(list, ROUTER, DEFAULT_FILTER).samples)).sort();
         expect(out(shuffled)).toEqual(out(rows));
