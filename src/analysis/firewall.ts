@@ -136,7 +136,10 @@ export type ChainVerdict =
 /** A verdict that blocks: what a fix is written for. */
 export type BlockedVerdict = Extract<ChainVerdict, { passes: false }>;
 
-/** A record is enabled unless its `disabled` says true (absent, empty or unreadable: enabled, as RouterOS defaults). */
+/**
+ * A record is enabled unless its `disabled` says true (absent, empty or unreadable: enabled, as RouterOS defaults).
+ * The set-up collector leaves the checks that rest on an unreadable flag unjudged (wireguard-setup.ts: FLAGS).
+ */
 export function isEnabled(record: RouterRecord): boolean {
   return !saysTrue(record['disabled']);
 }

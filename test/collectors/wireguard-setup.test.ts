@@ -139,3 +139,51 @@ describe('wireguard_setup job', () => {
     expect(SETUP_PROPLISTS.filter).toContain('connection-state');
   });
 });
+
+describe('flags that do not decode (found by a hostile tester: each passed its check, nothing counted)', () => {
+  // Each menu's flags, and the checks whose verdict rests on them.
+  const FLAGGED: [keyof SetupRecords, string, string[]][] = [
+    ['peers', 'disabled', ['address', 'route', 'firewall_forward']],
+    ['addresses', 'disabled', ['address', 'route']],
+    ['addresses', 'invalid', ['address', 'route']],
+    ['routes', 'disabled', ['route']],
+    ['routes', 'active', ['route']],
+    ['routes', 'inactive', ['route']],
+    ['filter', 'disabled', ['firewall_input', 'firewall_forward']],
+  ];
+  const checksOf = (records: SetupRecords) => mapWireguardSetup(records, ROUTER, NOW);
+
+  it.each(FLAGGED)('%s.%s that does not decode leaves %j unjudged (failing, saying why), and is counted', (menu, key, checks) => {
+    const before = checksOf(recorded());
+    for (const value of ['maybe', 'perhaps', '1e400', 'truee']) {
+      const records = recorded();
+      // Every record of the menu: whichever the verdict rests on.
+      records[menu] = records[menu].map((record) => ({ ...record, [key]: value }));
+      const after = checksOf(records);
+      expect(after.decodeErrors).toBeGreaterThan(before.decodeErrors);
+      for (const setup of after.data.interfaces) {
+        for (const check of setup.checks) {
+          if (checks.includes(check.check)) {
+            expect(check).toEqual({ check: check.check, ok: false, detail: expect.stringMatching(/^cannot be judged: \d+ record\(s\) of .* that does not decode$/) as string });
+          } else {
+            // The other checks as they were.
+            expect(check).toEqual(before.data.interfaces.find((other) => other.interface === setup.interface)?.checks.find((other) => other.check === check.check));
+          }
+        }
+      }
+    }
+  });
+
+  it('a flag written as RouterOS also writes it (yes, no) is judged as true and false are, and counts nothing', () => {
+    const before = checksOf(recorded());
+    for (const [menu, key] of FLAGGED) {
+      const records = recorded();
+      const spelled: Record<string, string> = { true: 'yes', false: 'no' };
+      records[menu] = records[menu].map((record) => (record[key] === undefined ? record : { ...record, [key]: spelled[record[key] as string] ?? (record[key] as string) }));
+      const after = checksOf(records);
+      expect(after.data).toEqual(before.data);
+      expect(after.decodeErrors).toBe(before.decodeErrors);
+    }
+  });
+});
+
