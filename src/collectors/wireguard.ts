@@ -267,10 +267,14 @@ export function* mapWireguardSteps(
     // (a running interface is enabled); a twin's state is not this one's.
     const twin = twinInterfaces.has(identity);
     if (twin) read.problem(() => `interfaces ${quoteRouterText(name, 40)} and another write out as one name; neither is judged`);
-    // (A disabled interface is not judged, so whether it runs does not matter then.)
+    // (A disabled interface is not judged, so whether it runs does not matter then.) Left out, `running` is as unread
+    // as when it does not decode: RouterOS writes it on every interface the proplist asks it of (every capture), and an
+    // enabled interface without it was called running, `check` OK (found by a hostile tester).
+    const runningLeftOut = readDisabled !== true && !given(record, 'running');
+    if (runningLeftOut) read.problem(() => `interface ${quoteRouterText(name, 40)}: no running given; whether it runs is not judged`);
     const unclear =
       twin ||
-      (readDisabled !== true && readRunning === undefined && given(record, 'running')) ||
+      (readDisabled !== true && readRunning === undefined) ||
       (readDisabled === undefined && given(record, 'disabled') && readRunning !== true);
     if (unclear) unclearInterfaces.add(identity);
     const disabled = readDisabled ?? false;

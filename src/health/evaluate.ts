@@ -244,7 +244,7 @@ function* evaluateInterfaces(wireguard: WireguardData | undefined, setup: Wiregu
     if (down) add({ kind: 'interface-down', status: 'critical', subject: iface.name, text: 'enabled but not running', brief: 'not running' });
     // "Cannot tell" is not "fine": never ok on a value that could not be read (docs/health.md).
     if (iface.unclear) {
-      add({ kind: 'interface-unjudged', status: 'degraded', subject: iface.name, text: 'cannot tell whether it runs: its running or disabled did not decode, or another interface writes out as the same name', brief: 'cannot tell whether it runs' });
+      add({ kind: 'interface-unjudged', status: 'degraded', subject: iface.name, text: 'cannot tell whether it runs: its running or disabled is missing or did not decode, or another interface writes out as the same name', brief: 'cannot tell whether it runs' });
     }
     // Named as its series are read back (a name of megabytes is shortened there, a control character is U+FFFD): /health
     // and /metrics agree, and stay bounded; raw, a name's control characters reached /health (found by review).

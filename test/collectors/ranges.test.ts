@@ -104,11 +104,27 @@ describe('range rules in the collectors', () => {
     const { health: report } = evaluateRouter(testRouter(), [systemOk(NOW), snapshot], NOW);
     expect(report.interfaces).toEqual([{ name: 'wg-branch', running: null, disabled: false, status: 'degraded' }]);
     expect(report.status).toBe('degraded');
-    expect(report.reasons[0]).toBe('hq/wg-branch: cannot tell whether it runs: its running or disabled did not decode, or another interface writes out as the same name');
+    expect(report.reasons[0]).toBe('hq/wg-branch: cannot tell whether it runs: its running or disabled is missing or did not decode, or another interface writes out as the same name');
     // Disabled, it is not judged whatever its running says.
     const disabled = mapWireguard([{ ...WG_UP, running: 'maybe', disabled: 'true' }], [peerRecord('site', '10m')], ROUTER, health, NOW);
     expect(disabled.data.interfaces[0]).toMatchObject({ unclear: false, disabled: true });
     expect(disabled.data.peers.at(0)?.factsUnreadable).toBe(false);
+  });
+
+  it('an enabled interface without running is degraded as one whose running did not decode, and counted (it was called running: check OK)', () => {
+    // Found by a hostile tester. RouterOS writes running on every interface the proplist asks it of.
+    const { running: _running, ...withoutRunning } = WG_UP;
+    const result = mapWireguard([withoutRunning], [peerRecord('site', '10m')], ROUTER, health, NOW);
+    expect(result.data.interfaces[0]).toMatchObject({ running: undefined, unclear: true });
+    expect(result.decodeErrors).toBe(1);
+    expect(text(result.samples)).not.toContain('interface_running');
+    const snapshot = { collector: 'wireguard' as const, job: 'wireguard', ok: true, reason: undefined, finishedAt: NOW, durationSeconds: 0.1, lastSuccessAt: NOW, chunks: [], data: result.data };
+    const { health: report } = evaluateRouter(testRouter(), [systemOk(NOW), snapshot], NOW);
+    expect(report.interfaces).toEqual([{ name: 'wg-branch', running: null, disabled: false, status: 'degraded' }]);
+    // Disabled, whether it runs is not asked.
+    const disabled = mapWireguard([{ ...withoutRunning, disabled: 'true' }], [], ROUTER, health, NOW);
+    expect(disabled.data.interfaces[0]).toMatchObject({ unclear: false, disabled: true });
+    expect(disabled.decodeErrors).toBe(0);
   });
 
   it('interfaces or peers that write out as one (wg\\r and wg\\t) are not judged: a down twin is not hidden behind a running one', () => {
