@@ -9,7 +9,7 @@ import { finish, type Steps } from '../util/slices.js';
  * A row for a reply from the target. Timeouts, unreachables and TTL exceeded carry a `status`; an IPv4 reply none,
  * an IPv6 reply `echo reply` (MikroTik's ping manual, its `ff02::1` example: every duplicate row says so).
  */
-function isReply(row: unknown): row is Record<string, unknown> {
+export function isReply(row: unknown): row is Record<string, unknown> {
   if (row === null || typeof row !== 'object' || Array.isArray(row)) return false;
   const status = (row as Record<string, unknown>)['status'];
   return status === undefined || status === '' || status === 'echo reply';

@@ -11,7 +11,7 @@ import { seriesLabels, type RouterLabel } from '../metrics/family.js';
 import { PING, PING_FAMILIES as F } from './ping.contract.js';
 import { FieldReader, given, problemsOf } from '../analysis/decoding.js';
 import { RouterOsError } from '../routeros/errors.js';
-import { answeredPingsSteps, ROWS_PER_STEP, roundTripsOfRowsSteps, sentPastCount, untoldAnswers } from './ping-rows.js';
+import { answeredPingsSteps, isReply, ROWS_PER_STEP, roundTripsOfRowsSteps, sentPastCount, untoldAnswers } from './ping-rows.js';
 import { compositeJobKey, type Collector, type JobContext, type JobResult } from './types.js';
 
 export interface PingData {
@@ -83,11 +83,15 @@ export function* mapPingSteps(
   // With duplicates packet-loss counts them (below 0, or too low): no percent to check the counts against.
   const lossRatio = notThisRun
     ? undefined
-    : !duplicates
-      ? lossOf(last, sent, received, read)
-      : received === undefined || sent === 0
+    : !bothRead
+      ? yield* lossWithoutTotals(rows, last, read)
+      : received === undefined
         ? undefined
-        : (sent - received) / sent;
+        : !duplicates
+          ? lossOf(last, sent, received, read)
+          : sent === 0
+            ? undefined
+            : (sent - received) / sent;
   const labels = seriesLabels(F.pingSuccess, routerLabel, [target.target, target.name]);
   // A run counts only with both totals: one alone would move one counter and not the other (received past sent:
   // a loss rate below 0, or a made-up 100 % loss), and says nothing of success.
@@ -136,12 +140,11 @@ function withinCount(sent: number | undefined, count: number, read: FieldReader)
 }
 
 /**
- * Loss from the counts, which are exact (received is already capped at sent); `packet-loss`, a rounded percent,
- * only when the counts are not both there. A percent that contradicts the counts (more than its rounding) is
- * counted as a problem: a reply saying 10 sent, 0 received and 0 % loss is not a healthy target.
+ * Loss from the counts, which are exact (received is already capped at sent). A percent that contradicts the counts
+ * (more than its rounding) is counted as a problem: a reply saying 10 sent, 0 received and 0 % loss is not a healthy
+ * target.
  */
-function lossOf(last: RouterRecord, sent: number | undefined, received: number | undefined, read: FieldReader): number | undefined {
-  if (sent === undefined || received === undefined) return read.ratioFromPercent(last, 'packet-loss');
+function lossOf(last: RouterRecord, sent: number, received: number, read: FieldReader): number | undefined {
   if (sent === 0) return undefined;
   const loss = (sent - received) / sent;
   const percent = read.ratioFromPercent(last, 'packet-loss');
@@ -149,6 +152,20 @@ function lossOf(last: RouterRecord, sent: number | undefined, received: number |
     read.problem(`packet-loss ${Math.round(percent * 100)} % contradicts sent ${sent} and received ${received}; loss taken from the counts`);
   }
   return loss;
+}
+
+/**
+ * Without both counts, `packet-loss` (a rounded percent) as long as the rows agree with it: no row a reply and less
+ * than 100 %, or some row a reply and 100 %, is a reply contradicting itself, and the loss is unknown (rows that
+ * were all timeouts read as a target without loss, check OK: found by a hostile tester).
+ */
+function* lossWithoutTotals(rows: readonly RouterRecord[], last: RouterRecord, read: FieldReader): Steps<number | undefined> {
+  const percent = read.ratioFromPercent(last, 'packet-loss');
+  if (percent === undefined) return undefined;
+  const answered = yield* someSteps(rows, isReply, ROWS_PER_STEP);
+  if (answered ? percent < 1 : percent >= 1) return percent;
+  read.problem(`packet-loss ${Math.round(percent * 100)} % contradicts the rows, ${answered ? 'some of which are replies' : 'none of which is a reply'}; loss left out`);
+  return undefined;
 }
 
 /**

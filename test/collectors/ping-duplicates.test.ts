@@ -37,6 +37,28 @@ const answersArb = fc.array(fc.nat(4), { minLength: 1, maxLength: 10 });
 /** IPv4 replies carry no status, IPv6 ones `echo reply` (found by review: those were taken for no reply). */
 const replyStatusArb = fc.constantFrom(undefined, 'echo reply');
 
+describe('ping replies without sent and received totals', () => {
+  it('take packet-loss only where the rows agree with it (rows all timeouts read as a target without loss: found by a hostile tester)', () => {
+    fc.assert(
+      fc.property(fc.array(fc.nat(2), { minLength: 1, maxLength: 8 }), replyStatusArb, fc.integer({ min: 0, max: 100 }), fc.constantFrom('sent', 'received', 'both'), (answers, replyStatus, percent, dropped) => {
+        const rows = pingRows(answers, replyStatus).map((row) => {
+          const copy: Record<string, string> = { ...row, 'packet-loss': String(percent) };
+          if (dropped !== 'received') delete copy['sent'];
+          if (dropped !== 'sent') delete copy['received'];
+          return copy;
+        });
+        const target = { target: 'ff02::1', name: 'm', count: answers.length, intervalSeconds: 1, schedule: '* * * * *' };
+        const result = mapPing(rows, target, routerLabel('hq'), new Map());
+        const answered = answers.some((hosts) => hosts > 0);
+        const agrees = answered ? percent < 100 : percent === 100;
+        expect(result.data.lossRatio).toBe(agrees ? percent / 100 : undefined);
+        if (!agrees) expect(result.problems.join()).toMatch(/contradicts the rows/);
+      }),
+      { numRuns: 500 },
+    );
+  });
+});
+
 describe('ping replies with duplicates', () => {
   it('the ping collector reads the loss as the pings no host answered, and counts each answered ping once', () => {
     fc.assert(
