@@ -225,10 +225,17 @@ export function* mapLinkRatesSteps(rows: unknown, ports: ReadonlySet<string>, ro
       read.problem(() => `reply: a row that is no record but ${describeJson(row)}`);
       continue;
     }
-    const { name, rate } = row as Record<string, unknown>;
+    const { name, rate, status } = row as Record<string, unknown>;
     if (typeof name === 'string' && ports.has(name)) named.add(name);
     if (typeof name !== 'string' || !ports.has(name) || seen.has(name) || rate === undefined || rate === '') continue;
     seen.add(name);
+    // A rate is the link's: a port whose status says anything but link-ok has none, whatever rate the row carries
+    // (a `no-link` row with a rate was exported as a link speed: found by a hostile tester). RouterOS writes the
+    // status on every row; one left out leaves the rate as it is.
+    if (status !== undefined && status !== 'link-ok') {
+      read.problem(() => `rate given for a port whose status is ${typeof status === 'string' ? quoteRouterText(status, 32) : describeJson(status)}, not link-ok; left out`);
+      continue;
+    }
     const bits = typeof rate === 'string' ? linkRateBits(rate) : undefined;
     if (bits === undefined) {
       // Worded only while problems are kept, and a rate that is no string by its kind: a list of 11 million

@@ -187,6 +187,22 @@ describe('interface range rules', () => {
   });
 });
 
+describe('link rates of ports without a link', () => {
+  it('a row whose status is anything but link-ok has no link speed, whatever rate it carries, and is counted (found by a hostile tester)', () => {
+    for (const status of ['no-link', 'unknown', '', 'link-OK', 42, null]) {
+      const samples = new SampleSet();
+      const read = mapLinkRates([{ name: 'ether1', status, rate: '1Gbps' }, { name: 'ether2', status: 'link-ok', rate: '1Gbps' }], new Set(['ether1', 'ether2']), ROUTER, samples);
+      expect(sampleText(samples), JSON.stringify(status)).toBe('routeros_interface_link_speed_bytes_per_second{router="hq",interface="ether2",type="ether"} 125000000\n');
+      expect(read.errors).toBe(1);
+      expect(read.problems[0]).toMatch(/rate given for a port whose status is .*, not link-ok; left out/);
+    }
+    // A row without a status (none seen from RouterOS) keeps its rate.
+    const samples = new SampleSet();
+    expect(mapLinkRates([{ name: 'ether1', rate: '1Gbps' }], new Set(['ether1']), ROUTER, samples).errors).toBe(0);
+    expect(sampleText(samples)).toContain('125000000');
+  });
+});
+
 describe('link rates from a monitor reply that is not data', () => {
   it('count a problem, never pass for "no port has a link" (null, text, a number; rows that are no records)', () => {
     for (const reply of [null, 'ok', 42, true, [null], ['ether1'], [[{ name: 'ether1', rate: '1Gbps' }]]]) {
