@@ -103,11 +103,14 @@ export function mapSystemHealth(records: readonly RouterRecord[], routerLabel: R
       // Own keys only: a `type` of "constructor" or "__proto__" found Object's own members (and failed the run).
       // Without a type the name tells the unit, as in the object form (`cpu-temperature`, `psu1-voltage`): such
       // rows were left out unseen (found by review); one whose name tells nothing is counted as a problem.
+      // A unit the name tells comes before what the value looks like: `board-temperature1` = `ok` is a temperature
+      // that does not read (counted, left out), not a state (it was exported as one: found by a hostile tester).
       const type = record['type'] ?? '';
+      const named = type === '' ? kindOfKey(name) : undefined;
       const kind =
         (Object.hasOwn(BY_TYPE, type) ? BY_TYPE[type] : undefined) ??
-        (/^(ok|fail)$/.test(value) || /.-state$/.test(name) ? 'state' : undefined) ??
-        (type === '' ? kindOfKey(name) : undefined);
+        named ??
+        (/^(ok|fail)$/.test(value) ? 'state' : undefined);
       if (kind !== undefined) sensors.push([name, kind, value]);
       else if (type === '') read.problem(() => `sensor ${quoteRouterText(name, 40)} has no type, and its name tells no unit; left out`);
     }

@@ -52,6 +52,18 @@ describe('system/health mapping', () => {
     expect(result.decodeErrors).toBe(0);
   });
 
+  it('a row whose name tells a unit is that unit whatever its value looks like: board-temperature1 = ok is a temperature that does not read, not a state (found by a hostile tester)', () => {
+    for (const value of ['ok', 'fail']) {
+      const result = mapSystemHealth([{ name: 'board-temperature1', value, type: '' }, { name: 'psu1-state', value, type: '' }, { name: 'odd', value, type: '' }], ROUTER);
+      const out = sampleText(result.samples);
+      expect(out).not.toContain('sensor="board-temperature1"');
+      // A name that tells a state, or tells nothing, is a state by its value.
+      expect(out).toContain('sensor="psu1-state"');
+      expect(out).toContain('sensor="odd"');
+      expect(result.decodeErrors).toBe(1);
+    }
+  });
+
   it('older firmware: one object of sensor values, the unit read from the key', () => {
     const result = mapSystemHealth([fixtureRecord('system-health-legacy-object.json')], ROUTER);
     const out = sampleText(result.samples);
