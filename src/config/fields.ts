@@ -194,7 +194,16 @@ export interface DurationLimits {
   atMost?: { seconds: number; exclusive?: boolean; why: string };
 }
 
-/** A Prometheus-style duration string (`15s`, `1h30m`) → seconds, within limits. */
+/**
+ * The longest duration any setting takes where it sets no bound of its own: ten years. Longer ones read, and
+ * made figures no reader takes (`forget_after: 1000000000000000000h` answered a full profile's probes with
+ * `Retry-After: 3.6e+21`, and `handshake_stale_after` showed a bound of 3.6e20 s in /health: found by a hostile
+ * tester).
+ */
+export const MAX_DURATION_SECONDS = 10 * 365 * 86_400;
+const AT_MOST_TEN_YEARS: DurationLimits['atMost'] & object = { seconds: MAX_DURATION_SECONDS, why: 'is longer than any setting takes: at most 10y' };
+
+/** A Prometheus-style duration string (`15s`, `1h30m`) → seconds, within limits (at most MAX_DURATION_SECONDS). */
 export function readDuration(
   value: unknown,
   path: string,
@@ -213,7 +222,7 @@ export function readDuration(
     problems.add(path, error instanceof ConfigValueError ? error.message : String(error));
     return undefined;
   }
-  const { atLeast, atMost } = limits;
+  const { atLeast, atMost = AT_MOST_TEN_YEARS } = limits;
   const tooLong = atMost !== undefined && (atMost.exclusive === true ? seconds >= atMost.seconds : seconds > atMost.seconds);
   if (atLeast === undefined && seconds <= 0) {
     problems.add(path, 'must be longer than 0s');

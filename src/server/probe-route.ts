@@ -16,7 +16,7 @@ import { crossSite } from './cross-site.js';
 import { DEFAULT_LIMITS } from './guard.js';
 import { sendExposition } from './metrics-route.js';
 import { parseProbeQuery, probeWaitMs } from './probe-query.js';
-import { sendText, sendTooManyScrapes } from './respond.js';
+import { retryAfterHeader, sendText, sendTooManyScrapes } from './respond.js';
 import { scrapeLeaseOf, ScrapeSlots } from './slots.js';
 
 /** A registry's reason, as it goes into a body: one line, bounded. */
@@ -108,7 +108,7 @@ export async function serveProbe(
         return;
       case 'full':
         // When the profile's next target is due to be forgotten (it said 60 while that was hours away; found by review).
-        res.setHeader('retry-after', String(result.retryAfterSeconds ?? 60));
+        res.setHeader('retry-after', retryAfterHeader(result.retryAfterSeconds ?? 60));
         sendText(res, 429, `Too many targets: ${bounded(result.reason)}.\n`);
         return;
       case 'closed':

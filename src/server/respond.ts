@@ -45,6 +45,17 @@ export function sendText(res: ServerResponse, status: number, body: string, cont
 }
 
 /** 503 with Retry-After: every scrape slot is taken (slots.ts). */
+/** The most a Retry-After says: a day. A client waits no longer in earnest, and past it a figure is no promise. */
+const LONGEST_RETRY_AFTER_SECONDS = 86_400;
+
+/**
+ * `seconds` as RFC 9110's delay-seconds: a whole number from 0, at most a day. A figure written as it came was
+ * `3.6e+21` once (found by a hostile tester), which no client reads.
+ */
+export function retryAfterHeader(seconds: number): string {
+  return String(Number.isFinite(seconds) ? Math.min(LONGEST_RETRY_AFTER_SECONDS, Math.max(0, Math.ceil(seconds))) : LONGEST_RETRY_AFTER_SECONDS);
+}
+
 export function sendTooManyScrapes(res: ServerResponse): void {
   res.setHeader('retry-after', '1');
   sendText(res, 503, 'Too many scrapes at once; retry shortly.\n');

@@ -411,6 +411,22 @@ describe('files the YAML parser reads and the loader walked into the ground', ()
   });
 });
 
+describe('durations past any a setting takes (found by a hostile tester: Retry-After 3.6e+21, a bound of 3.6e20 s in /health)', () => {
+  const config = (forgetAfter: string, staleAfter: string) =>
+    `defaults: { username: admin, password: p, health: { handshake_stale_after: ${staleAfter} } }\nprofiles:\n  p: { targets: [10.0.0.0/8], ports: [443], forget_after: ${forgetAfter} }\nrouters: []\n`;
+
+  it('are refused at their path past 10 years, whatever their size; 10 years and less are taken', () => {
+    expect(problemsOf(config('10y', '10y'))).toEqual([]);
+    for (const long of ['10y1ms', '11y', '1000000000000000000h', `${'9'.repeat(400)}s`]) {
+      const problems = problemsOf(config(long, '3m'));
+      expect(problems).toHaveLength(1);
+      expect(problems[0]?.path).toBe('profiles.p.forget_after');
+      expect(problems[0]?.message).toMatch(/longer than any setting takes: at most 10y|too long a duration/);
+      expect(problemsOf(config('1h', long)).map((problem) => problem.path)).toEqual(['defaults.health.handshake_stale_after']);
+    }
+  });
+});
+
 describe('anchors set earlier in the same mapping', () => {
   it.each([
     ['an alias key naming an earlier key', '{ &k site: a, *k : b }'],

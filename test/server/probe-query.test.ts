@@ -7,6 +7,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { MAX_PROFILE_LENGTH, MAX_TARGET_LENGTH, parseProbeQuery } from '../../src/server/probe-query.js';
 import { MAX_TARGET_LENGTH as DISCOVERY_MAX_TARGET_LENGTH, parseTarget } from '../../src/discovery/target.js';
+import { retryAfterHeader } from '../../src/server/respond.js';
 
 // eslint-disable-next-line no-control-regex
 const CONTROL = /[\x00-\x1f\x7f]/;
@@ -58,5 +59,18 @@ describe('the target bound', () => {
     expect(parseProbeQuery(new URLSearchParams({ target, profile: 'p' }))).toEqual({ ok: true, target, profile: 'p' });
     // One constant: the longest the query lets through is the longest a target may be.
     expect(MAX_TARGET_LENGTH).toBe(DISCOVERY_MAX_TARGET_LENGTH);
+  });
+});
+
+describe('Retry-After', () => {
+  it('is whole seconds from 0 to a day, whatever figure it is given (a forget_after of 10^18 h made 3.6e+21: found by a hostile tester)', () => {
+    fc.assert(
+      fc.property(fc.oneof(fc.double(), fc.integer(), fc.constantFrom(3.6e21, -1, 0.2, Number.NaN, Number.POSITIVE_INFINITY)), (seconds) => {
+        const header = retryAfterHeader(seconds);
+        expect(header).toMatch(/^\d+$/);
+        expect(Number(header)).toBeLessThanOrEqual(86_400);
+        if (Number.isFinite(seconds) && seconds >= 0 && seconds <= 86_400) expect(Number(header) === Math.ceil(seconds)).toBe(true);
+      }),
+    );
   });
 });
