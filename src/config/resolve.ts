@@ -9,7 +9,7 @@ import { joinPath, Problems, sortByDocument } from './problems.js';
 import { resolveRouter, type RouterContext } from './router.js';
 import { readSettings, SETTINGS_KEYS } from './settings.js';
 import { readProfiles } from './profiles.js';
-import { checkShard } from './shard.js';
+import { checkShard, MAX_SHARDS } from './shard.js';
 import { ConfigError, type Config, type ConfigProblem, type RouterConfig, type ShardConfig } from './types.js';
 import { ConfigValueError, quoteValue } from './value-error.js';
 
@@ -31,7 +31,7 @@ const SAFE_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$/;
 function readShard(value: unknown, problems: Problems): ShardConfig | undefined {
   const map = readMap(value, 'shard', problems, ['index', 'count']);
   if (map === undefined) return undefined;
-  const limits = { min: 0, max: 1_000_000 };
+  const limits = { min: 0, max: MAX_SHARDS };
   const index = Object.hasOwn(map, 'index') ? readInteger(map.index, 'shard.index', problems, limits) : undefined;
   const count = Object.hasOwn(map, 'count') ? readInteger(map.count, 'shard.count', problems, limits) : undefined;
   for (const [key, found] of [['index', map.index], ['count', map.count]] as const) {

@@ -77,7 +77,10 @@ describe('parseShard', () => {
   it.each<[string, string]>([
     ['4/4', 'index 4 must be 0 to 3 (0-based, below count 4)'],
     ['1/1', 'index 1 must be 0 to 0'],
-    ['0/0', 'count must be a whole number of at least 1'],
+    ['0/0', 'count must be a whole number from 1 to 1000000'],
+    // One bound with the config file's shard: (found by a hostile tester: the flag took these, or said "at least 1").
+    ['0/1000001', 'count must be a whole number from 1 to 1000000'],
+    ['5/99999999999999999999', 'count must be a whole number from 1 to 1000000'],
     ['2', 'is not a shard'],
     ['-1/4', 'is not a shard'],
     ['1.5/4', 'is not a shard'],
