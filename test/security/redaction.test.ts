@@ -51,6 +51,9 @@ describe('redaction', () => {
       // Found by review: Python's quote(safe=''), Go's QueryEscape, and a system that normalises what it echoes.
       'strict RFC 3986 query': (pw) => `?pw=${encodeURIComponent(pw).replace(/[!'()*]/g, (char) => `%${char.charCodeAt(0).toString(16).toUpperCase()}`).replace(/%20/g, '+')}`,
       'the other Unicode spelling': (pw) => `said ${pw.normalize(pw.normalize('NFC') === pw ? 'NFD' : 'NFC')} end`,
+      // Found by a hostile tester: a 5xx detail echoed it in hex.
+      'hex, lower case': (pw) => `detail=${Buffer.from(pw, 'utf8').toString('hex')}!`,
+      'hex, upper case': (pw) => `detail=${Buffer.from(pw, 'utf8').toString('hex').toUpperCase()}!`,
     };
     fc.assert(
       fc.property(password, fc.constantFrom(...Object.keys(ways)), (pw, way) => {
