@@ -23,6 +23,13 @@ export function readExpect(value: unknown, path: string, problems: Problems): Re
   const out = Object.create(null) as Record<string, ExpectMode>;
   let ok = true;
   for (const [name, mode] of Object.entries(value as Record<string, unknown>)) {
+    // No peer or interface is named "" (RouterOS refuses an empty name): such a key set nothing, silently (found by
+    // a hostile tester).
+    if (name === '') {
+      ok = false;
+      problems.add(joinPath(path, name), 'an empty name names no peer or interface');
+      continue;
+    }
     if (isMode(mode)) {
       out[name] = mode;
       continue;

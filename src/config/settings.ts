@@ -21,6 +21,8 @@ import { readExpect } from './expect.js';
 import { readProbeCount, readProbeDefault, readProbeMap } from './probe.js';
 import { COLLECTOR_NAMES, IDLE_CONNECTIONS, ROUTER_COMMAND_LIMIT_SECONDS, type CollectorName } from './types.js';
 import { readSlot, type Reader } from './slot.js';
+import { isHostName, isIpAddress } from './net.js';
+import { quoteValue } from './value-error.js';
 
 const PASSWORD_KEYS = ['password', 'password_file', 'password_env'] as const;
 export const SETTINGS_KEYS = [
@@ -93,6 +95,18 @@ const TIMEOUT_LIMIT = {
   },
 };
 
+/**
+ * `tls.server_name`: the name the router's certificate is checked against, so a host name or an address. Any text
+ * was taken (`a b`), and failed only at the router's first connect, as a certificate that does not match (found by
+ * a hostile tester).
+ */
+function readServerName(value: unknown, path: string, problems: Problems): string | undefined {
+  const text = readString(value, path, problems);
+  if (text === undefined || isHostName(text) || isIpAddress(text)) return text;
+  problems.add(path, `${quoteValue(text)} is not a host name or IP address (the name the router's certificate holds)`);
+  return undefined;
+}
+
 /** The settings keys of a mapping whose keys the caller has already checked. */
 export function readSettings(map: RawMap, base: string, problems: Problems): SettingsLayer {
   const tlsBase = joinPath(base, 'tls');
@@ -106,7 +120,7 @@ export function readSettings(map: RawMap, base: string, problems: Problems): Set
     idleConnection: readSlot(map, 'idle_connection', base, problems, (v, p, s) => readEnum(v, p, s, IDLE_CONNECTIONS)),
     tls: {
       caFile: readSlot(tls, 'ca_file', tlsBase, problems, readString),
-      serverName: readSlot(tls, 'server_name', tlsBase, problems, readString),
+      serverName: readSlot(tls, 'server_name', tlsBase, problems, readServerName),
       insecureSkipVerify: readSlot(tls, 'insecure_skip_verify', tlsBase, problems, readBoolean),
     },
     schedules: Object.hasOwn(map, 'schedules') ? readCollectorMap(map.schedules, joinPath(base, 'schedules'), problems, readCron) : {},

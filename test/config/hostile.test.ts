@@ -427,6 +427,23 @@ describe('durations past any a setting takes (found by a hostile tester: Retry-A
   });
 });
 
+describe('values a setting takes silently (found by a hostile tester)', () => {
+  const router = (extra: string) => `routers:\n  - ${ROUTER}, password: p, ${extra} }\n`;
+
+  it('tls.server_name must be a host name or an address: "a b" failed only at the router\'s first connect', () => {
+    for (const good of ['router.example', 'router.example.', '192.0.2.1', '2001:db8::1']) expect(problemsOf(router(`tls: { server_name: "${good}" }`))).toEqual([]);
+    for (const bad of ['a b', 'router..example', 'https://router.example', '']) {
+      const problems = problemsOf(router(`tls: { server_name: "${bad}" }`));
+      expect(problems.map((problem) => problem.path)).toEqual(['routers[0].tls.server_name']);
+    }
+  });
+
+  it('health.expect refuses an empty name, which named nothing', () => {
+    expect(problemsOf(router('health: { expect: { "": always } }'))).toEqual([{ path: 'routers[0].health.expect[""]', message: 'an empty name names no peer or interface' }]);
+    expect(problemsOf(router('health: { expect: { wg-branch: always } }'))).toEqual([]);
+  });
+});
+
 describe('anchors set earlier in the same mapping', () => {
   it.each([
     ['an alias key naming an earlier key', '{ &k site: a, *k : b }'],
