@@ -410,8 +410,9 @@ function encodedOrNothing(encode: (text: string) => string, text: string): strin
 function add(value: string): void {
   for (const form of formsOf(value)) addOne(form);
   // Its UTF-8 bytes in hex (either case: matching folds A-F too): a hostile target's error detail echoed the
-  // password so, and 5xx details are printed (found by a hostile tester).
-  addOne(Buffer.from(value, 'utf8').toString('hex'));
+  // password so, and 5xx details are printed (found by a hostile tester). Not for a value too short to be
+  // registered itself: `ab`'s `6162` redacted in every number would tell it (found by review).
+  if (value.length >= MIN_SECRET_LENGTH) addOne(Buffer.from(value, 'utf8').toString('hex'));
 }
 
 /** Registers a secret value process-wide: it is redacted from every error message and log line from now on. */

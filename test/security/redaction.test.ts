@@ -212,6 +212,14 @@ describe('redaction', () => {
     expect(redactSecrets(`Basic-less ${basicEncoding('ab', 'xyz')}`)).toBe('Basic-less YWI6[REDACTED]');
   });
 
+  it('a password too short to register alone has no hex form registered either: `ab`\'s 6162 would be redacted in every number (found by review)', () => {
+    registerCredentials('monitor', 'ab');
+    registerSecret('é');
+    expect(redactSecrets('id 61626364 and c3a9 stay')).toBe('id 61626364 and c3a9 stay');
+    registerSecret('Long-Enough');
+    expect(redactSecrets(`hex ${Buffer.from('Long-Enough').toString('hex')} gone`)).toBe('hex [REDACTED] gone');
+  });
+
   it('a password too short to register alone is still redacted as user:password (a URL\'s userinfo)', () => {
     registerCredentials('shortuser', 'abc');
     expect(redactSecrets('GET https://shortuser:abc@10.0.0.1/rest failed')).toBe('GET https://[REDACTED]@10.0.0.1/rest failed');
