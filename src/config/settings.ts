@@ -21,7 +21,7 @@ import { readExpect } from './expect.js';
 import { readProbeCount, readProbeDefault, readProbeMap } from './probe.js';
 import { COLLECTOR_NAMES, IDLE_CONNECTIONS, ROUTER_COMMAND_LIMIT_SECONDS, type CollectorName } from './types.js';
 import { readSlot, type Reader } from './slot.js';
-import { isHostName, isIpAddress } from './net.js';
+import { isIpAddress } from './net.js';
 import { quoteValue } from './value-error.js';
 
 const PASSWORD_KEYS = ['password', 'password_file', 'password_env'] as const;
@@ -96,13 +96,23 @@ const TIMEOUT_LIMIT = {
 };
 
 /**
+ * A name a certificate may hold: dot-separated labels of letters, digits, hyphens and underscores (`hq_router.lan`
+ * is no DNS host name, but Node sends it and matches it against a certificate: refused, it broke configs that
+ * worked; found by review), 253 characters at most.
+ */
+function isCertificateName(text: string): boolean {
+  const name = text.endsWith('.') ? text.slice(0, -1) : text;
+  return name.length > 0 && name.length <= 253 && name.split('.').every((label) => /^[A-Za-z0-9_-]{1,63}$/.test(label));
+}
+
+/**
  * `tls.server_name`: the name the router's certificate is checked against, so a host name or an address. Any text
  * was taken (`a b`), and failed only at the router's first connect, as a certificate that does not match (found by
  * a hostile tester).
  */
 function readServerName(value: unknown, path: string, problems: Problems): string | undefined {
   const text = readString(value, path, problems);
-  if (text === undefined || isHostName(text) || isIpAddress(text)) return text;
+  if (text === undefined || isCertificateName(text) || isIpAddress(text)) return text;
   problems.add(path, `${quoteValue(text)} is not a host name or IP address (the name the router's certificate holds)`);
   return undefined;
 }

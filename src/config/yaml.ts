@@ -116,14 +116,15 @@ export function parseYaml(text: string, namedBesideSecret: ReadonlySet<string> =
   if (aliasProblems.length > 0) return { value: undefined, problems: aliasProblems };
   try {
     const value: unknown = doc.toJS({ maxAliasCount: 100 });
-    const { depth, values } = measureValue(value);
+    const { depth, values, written } = measureValue(value);
     if (depth > MAX_NESTING) {
       return { value: undefined, problems: [{ path: '', message: `the YAML is nested more than ${MAX_NESTING} levels deep once its aliases are expanded (an alias inside a deep value, itself inside another)` }] };
     }
-    if (values > MAX_EXPANDED_VALUES) {
+    // What the aliases add, not what is written: a long config written out is bounded by the file's size alone.
+    if (values - written > MAX_EXPANDED_VALUES) {
       return {
         value: undefined,
-        problems: [{ path: '', message: `the YAML holds more than ${MAX_EXPANDED_VALUES.toLocaleString('en-US')} values once its aliases are expanded, far more than any config: alias large values less often (a resource exhaustion guard)` }],
+        problems: [{ path: '', message: `its aliases add more than ${MAX_EXPANDED_VALUES.toLocaleString('en-US')} values once expanded, far more than any config: alias large values less often (a resource exhaustion guard)` }],
       };
     }
     return { value, problems };
@@ -146,22 +147,25 @@ export function parseYaml(text: string, namedBesideSecret: ReadonlySet<string> =
 export const MAX_NESTING = 1000;
 
 /**
- * The most values (items and entries, at every depth) a config may hold once its aliases are expanded. The yaml
- * package's guard counts aliases inside an anchored value, not the value's size: a 275 KB file aliasing a mapping of
- * 20,000 keys 99 times expanded to 2 million values, which the loader copied and checked key by key: the event loop
- * held for 31 s, 1.3 GB, and 2 million problems (found by review). A 5,000-router config holds ~150,000.
+ * The most values (items and entries, at every depth) a config's aliases may add once expanded. The yaml package's
+ * guard counts aliases inside an anchored value, not the value's size: a 275 KB file aliasing a mapping of 20,000
+ * keys 99 times expanded to 2 million values, which the loader copied and checked key by key: the event loop held for
+ * 31 s, 1.3 GB, and 2 million problems (found by review). A 5,000-router config holds ~150,000 in all.
  */
 export const MAX_EXPANDED_VALUES = 500_000;
 
 /**
- * The depth of lists and mappings in a value, and how many values it holds with every alias expanded (counted up to
- * just past MAX_EXPANDED_VALUES), walked with an explicit stack; a value an alias shares is walked once.
+ * The depth of lists and mappings in a value, how many values it holds with every alias expanded (counted up to
+ * 2^53), and how many it writes out (each shared value once), walked with an explicit stack; a value an alias shares
+ * is walked once.
  */
-export function measureValue(root: unknown): { depth: number; values: number } {
+export function measureValue(root: unknown): { depth: number; values: number; written: number } {
   const measured = new Map<object, { depth: number; values: number }>();
   const stack: { node: object; childrenPushed: boolean }[] = [];
   const isCollection = (value: unknown): value is object => value !== null && typeof value === 'object';
-  if (!isCollection(root)) return { depth: 0, values: 0 };
+  if (!isCollection(root)) return { depth: 0, values: 0, written: 0 };
+  // The values of each list and mapping once, however many aliases share it: what the file writes out.
+  let written = 0;
   stack.push({ node: root, childrenPushed: false });
   while (stack.length > 0) {
     const frame = stack[stack.length - 1] as { node: object; childrenPushed: boolean };
@@ -172,18 +176,21 @@ export function measureValue(root: unknown): { depth: number; values: number } {
       continue;
     }
     stack.pop();
+    // A value listed twice under one parent ([*a, *a]) was pushed twice: measured once.
+    if (measured.has(frame.node)) continue;
     let deepest = 0;
     let values = entries.length;
+    written += entries.length;
     for (const child of entries) {
       if (!isCollection(child)) continue;
       const own = measured.get(child);
       deepest = Math.max(deepest, own?.depth ?? 0);
       // Capped: a value aliased inside aliases doubles at each level, past what a double counts exactly.
-      values = Math.min(values + (own?.values ?? 0), MAX_EXPANDED_VALUES + 1);
+      values = Math.min(values + (own?.values ?? 0), Number.MAX_SAFE_INTEGER);
     }
     measured.set(frame.node, { depth: deepest + 1, values });
   }
-  return measured.get(root) ?? { depth: 0, values: 0 };
+  return { ...(measured.get(root) ?? { depth: 0, values: 0 }), written };
 }
 
 /** The depth of lists and mappings in a value (measureValue). */

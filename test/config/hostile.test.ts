@@ -359,7 +359,7 @@ describe('files the YAML parser reads and the loader walked into the ground', ()
     const routers = Array.from({ length: 99 }, (_, i) => `  - { name: r${i}, url: "https://192.0.2.${i + 1}", health: *big }`).join('\n');
     const { value: problems, ms } = timed(() => problemsOf(`defaults:\n  username: admin\n  password: p\n  health: &big\n${keys}\nrouters:\n${routers}\n`));
     expect(ms).toBeLessThan(3_000);
-    expect(problems).toEqual([{ path: '', message: expect.stringContaining('holds more than 500,000 values once its aliases are expanded') as string }]);
+    expect(problems).toEqual([{ path: '', message: expect.stringContaining('its aliases add more than 500,000 values once expanded') as string }]);
   });
 
   it('property: the values counted are those of the value with every alias expanded, shared or not', () => {
@@ -369,6 +369,9 @@ describe('files the YAML parser reads and the loader walked into the ground', ()
       fc.property(tree, (value) => {
         expect(measureValue(value).values).toBe(naive(value));
         expect(measureValue([value, value, [value]]).values).toBe(naive([value, value, [value]]));
+        // Written out, each shared value counts once: what the aliases add is the difference.
+        expect(measureValue(value).written).toBe(naive(value));
+        expect(measureValue([value, value, [value]]).written).toBe(4 + naive(value));
       }),
     );
   });
@@ -431,7 +434,8 @@ describe('values a setting takes silently (found by a hostile tester)', () => {
   const router = (extra: string) => `routers:\n  - ${ROUTER}, password: p, ${extra} }\n`;
 
   it('tls.server_name must be a host name or an address: "a b" failed only at the router\'s first connect', () => {
-    for (const good of ['router.example', 'router.example.', '192.0.2.1', '2001:db8::1']) expect(problemsOf(router(`tls: { server_name: "${good}" }`))).toEqual([]);
+    // An underscore is no DNS name's, but Node sends it and matches it against a certificate (found by review).
+    for (const good of ['router.example', 'router.example.', '192.0.2.1', '2001:db8::1', 'hq_router.lan', 'mikrotik_hq']) expect(problemsOf(router(`tls: { server_name: "${good}" }`))).toEqual([]);
     for (const bad of ['a b', 'router..example', 'https://router.example', '']) {
       const problems = problemsOf(router(`tls: { server_name: "${bad}" }`));
       expect(problems.map((problem) => problem.path)).toEqual(['routers[0].tls.server_name']);
