@@ -162,7 +162,8 @@ function lossOf(last: RouterRecord, sent: number, received: number, read: FieldR
 function* lossWithoutTotals(rows: readonly RouterRecord[], last: RouterRecord, read: FieldReader): Steps<number | undefined> {
   const percent = read.ratioFromPercent(last, 'packet-loss');
   if (percent === undefined) return undefined;
-  const answered = yield* someSteps(rows, isReply, ROWS_PER_STEP);
+  // A reply row says what came back (its time, ttl or size): a bare row without a status is no evidence either way.
+  const answered = yield* someSteps(rows, (row) => isReply(row) && (given(row, 'time') || given(row, 'ttl') || given(row, 'size')), ROWS_PER_STEP);
   if (answered ? percent < 1 : percent >= 1) return percent;
   read.problem(`packet-loss ${Math.round(percent * 100)} % contradicts the rows, ${answered ? 'some of which are replies' : 'none of which is a reply'}; loss left out`);
   return undefined;

@@ -56,6 +56,10 @@ describe('ping replies without sent and received totals', () => {
       }),
       { numRuns: 500 },
     );
+    // A bare row (no status, but no time, ttl or size either) is no reply: 0 % loss on it is not believed (found by review).
+    const target = { target: '10.0.0.1', name: 'm', count: 1, intervalSeconds: 1, schedule: '* * * * *' };
+    expect(mapPing([{ seq: '0', 'packet-loss': '0' }], target, routerLabel('hq'), new Map()).data.lossRatio).toBeUndefined();
+    expect(mapPing([{ seq: '0', 'packet-loss': '0', time: '1ms' }], target, routerLabel('hq'), new Map()).data.lossRatio).toBe(0);
   });
 });
 
