@@ -45,41 +45,67 @@ const MENUS: Record<keyof SetupRecords, string> = {
 };
 
 /**
- * The flags the audit reads of each menu's records, and the checks a flag that does not decode leaves unjudged. The
- * audit reads a flag that is not `true` as RouterOS's default (enabled, valid, in use), which is right for a flag
- * left out; a flag given that does not decode (`disabled: "maybe"`) passed `firewall_input` on the only accept rule,
- * `address` on the only address and `route` on every route, with nothing counted (found by a hostile tester).
+ * The flags the audit reads of each menu's records, and the checks a flag that does not decode leaves unjudged: for
+ * the record's own interface (`own`), or every interface (`all`). The audit reads a flag that is not `true` as
+ * RouterOS's default (enabled, valid, in use), which is right for a flag left out; a flag given that does not
+ * decode (`disabled: "maybe"`) passed `firewall_input` on the only accept rule, `address` on the only address and
+ * `route` on every route, with nothing counted (found by a hostile tester).
  */
-const FLAGS: Readonly<Record<keyof SetupRecords, { keys: readonly string[]; checks: readonly SetupCheckName[] }>> = {
-  interfaces: { keys: [], checks: [] },
-  peers: { keys: ['disabled'], checks: ['address', 'route', 'firewall_forward'] },
-  addresses: { keys: ['disabled', 'invalid'], checks: ['address', 'route'] },
-  routes: { keys: ['disabled', 'active', 'inactive'], checks: ['route'] },
-  filter: { keys: ['disabled'], checks: ['firewall_input', 'firewall_forward'] },
+const FLAGS: Readonly<Record<keyof SetupRecords, { keys: readonly string[]; own: readonly SetupCheckName[]; all: readonly SetupCheckName[] }>> = {
+  interfaces: { keys: [], own: [], all: [] },
+  // A peer's routed subnets are its interface's (the address check reads them only for a hint).
+  peers: { keys: ['disabled'], own: ['route', 'firewall_forward'], all: [] },
+  // An address is its interface's, and a connected network any route lookup may take.
+  addresses: { keys: ['disabled', 'invalid'], own: ['address'], all: ['route'] },
+  routes: { keys: ['disabled', 'active', 'inactive'], own: [], all: ['route'] },
+  filter: { keys: ['disabled'], own: [], all: ['firewall_input', 'firewall_forward'] },
 };
 
 /** Records whose flags are read between two places where the mapping may give the event loop back. */
 const FLAGS_PER_STEP = 4096;
 
 /**
- * The checks that cannot be judged, each with why: the menus of whose records some flag did not decode (counted by
- * the menu's reader, as any value that does not decode is).
+ * A record the audit leaves out whatever its unreadable flag would say: another of its flags excludes it, or it is
+ * in no place the audit looks (a rule of no chain or of `output`, a route of another table). Left unjudged on their
+ * account, the checks went further than the reply's fault (found by review).
  */
-function* unjudgedChecks(records: SetupRecords, readers: Readonly<Record<keyof SetupRecords, FieldReader>>): Steps<Map<SetupCheckName, string>> {
-  const unjudged = new Map<SetupCheckName, string>();
+function ignoredByAudit(menu: keyof SetupRecords, record: RouterRecord, read: ReadonlyMap<string, boolean | undefined>): boolean {
+  if (read.get('disabled') === true || read.get('invalid') === true || read.get('inactive') === true || read.get('active') === false) return true;
+  if (menu === 'filter') return record['chain'] === undefined || record['chain'] === 'output';
+  if (menu === 'routes') {
+    const table = record['routing-table'];
+    return table !== undefined && table !== '' && table !== 'main';
+  }
+  return false;
+}
+
+/** Checks that cannot be judged, each with why, on the interfaces named (undefined: on every interface). */
+type Unjudged = Map<SetupCheckName, { why: string; interfaces: Set<string> | undefined }>;
+
+/** The menus of whose records some flag did not decode (counted by the menu's reader, as any such value is). */
+function* unjudgedChecks(records: SetupRecords, readers: Readonly<Record<keyof SetupRecords, FieldReader>>): Steps<Unjudged> {
+  const unjudged: Unjudged = new Map();
+  const mark = (check: SetupCheckName, why: string, iface: string | undefined): void => {
+    const entry = unjudged.get(check) ?? { why, interfaces: new Set<string>() };
+    unjudged.set(check, entry);
+    if (iface === undefined) entry.interfaces = undefined;
+    else entry.interfaces?.add(iface);
+  };
   for (const menu of Object.keys(FLAGS) as (keyof SetupRecords)[]) {
-    const { keys, checks } = FLAGS[menu];
+    const { keys, own, all } = FLAGS[menu];
+    if (keys.length === 0) continue;
     const reader = readers[menu];
-    let unreadable = 0;
+    const why = `cannot be judged: a record of ${MENUS[menu]} has a ${keys.join(', ')} that does not decode`;
     for (const [index, record] of records[menu].entries()) {
       if (index % FLAGS_PER_STEP === FLAGS_PER_STEP - 1) yield;
       const before = reader.errors;
-      for (const key of keys) reader.bool(record, key);
-      if (reader.errors > before) unreadable++;
+      const read = new Map<string, boolean | undefined>();
+      for (const key of keys) read.set(key, reader.bool(record, key));
+      if (reader.errors === before || ignoredByAudit(menu, record, read)) continue;
+      const iface = record['interface'] ?? record['actual-interface'];
+      for (const check of all) mark(check, why, undefined);
+      if (iface !== undefined) for (const check of own) mark(check, why, iface);
     }
-    if (unreadable === 0) continue;
-    const why = `cannot be judged: ${unreadable} record(s) of ${MENUS[menu]} have a ${keys.join(', ')} that does not decode`;
-    for (const check of checks) if (!unjudged.has(check)) unjudged.set(check, why);
   }
   return unjudged;
 }
@@ -107,7 +133,7 @@ export function* mapWireguardSetupSteps(records: SetupRecords, routerLabel: Rout
   const unjudged = yield* unjudgedChecks(keyed, Object.fromEntries(menus.map((menu, index) => [menu, readers[index] as FieldReader])) as Record<keyof SetupRecords, FieldReader>);
   // The audit's own problems (ports, addresses that do not decode) are the interfaces reader's, as before.
   for (const audited of yield* auditSetupSteps(keyed, readers[0] as FieldReader)) {
-    const setup = unjudged.size === 0 ? audited : { ...audited, checks: audited.checks.map((check) => withUnjudged(check, unjudged)) };
+    const setup = unjudged.size === 0 ? audited : { ...audited, checks: audited.checks.map((check) => withUnjudged(check, audited.interface, unjudged)) };
     // Unique as written out: names that differ only in what the format cannot carry come out alike.
     const labels = seriesLabels(WIREGUARD_FAMILIES.wgInterfaceRunning, routerLabel, [setup.interface]);
     if (seen.has(labels)) continue;
@@ -119,10 +145,11 @@ export function* mapWireguardSetupSteps(records: SetupRecords, routerLabel: Rout
   return { samples, data: { collectedAt: now, interfaces }, ...problemsOf(...readers) };
 }
 
-/** A check that cannot be judged fails, saying why (as a tunnel whose state cannot be told is degraded). */
-function withUnjudged(check: SetupCheckResult, unjudged: ReadonlyMap<SetupCheckName, string>): SetupCheckResult {
-  const why = unjudged.get(check.check);
-  return why === undefined ? check : { check: check.check, ok: false, detail: why };
+/** A check that cannot be judged on `iface` fails, saying why (as a tunnel whose state cannot be told is degraded). */
+function withUnjudged(check: SetupCheckResult, iface: string, unjudged: Unjudged): SetupCheckResult {
+  const entry = unjudged.get(check.check);
+  if (entry === undefined || (entry.interfaces !== undefined && !entry.interfaces.has(iface))) return check;
+  return { check: check.check, ok: false, detail: entry.why };
 }
 
 async function fetchRecords(context: JobContext): Promise<SetupRecords> {

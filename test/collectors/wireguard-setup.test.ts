@@ -141,37 +141,58 @@ describe('wireguard_setup job', () => {
 });
 
 describe('flags that do not decode (found by a hostile tester: each passed its check, nothing counted)', () => {
-  // Each menu's flags, and the checks whose verdict rests on them.
-  const FLAGGED: [keyof SetupRecords, string, string[]][] = [
-    ['peers', 'disabled', ['address', 'route', 'firewall_forward']],
-    ['addresses', 'disabled', ['address', 'route']],
-    ['addresses', 'invalid', ['address', 'route']],
-    ['routes', 'disabled', ['route']],
-    ['routes', 'active', ['route']],
-    ['routes', 'inactive', ['route']],
-    ['filter', 'disabled', ['firewall_input', 'firewall_forward']],
+  const BOTH = ['wg-branch', 'wg-road'];
+  // Each menu's flag, garbled on every record of the menu, and the checks left unjudged on each interface: a peer's
+  // and an address's own interface, every interface for what any lookup may take; records another flag excludes
+  // (wg-road's address is disabled) leave nothing unjudged.
+  const FLAGGED: [keyof SetupRecords, string, Record<string, string[]>][] = [
+    ['peers', 'disabled', { route: BOTH, firewall_forward: BOTH }],
+    ['addresses', 'disabled', { address: BOTH, route: BOTH }],
+    ['addresses', 'invalid', { address: ['wg-branch'], route: BOTH }],
+    ['routes', 'disabled', { route: BOTH }],
+    ['routes', 'active', { route: BOTH }],
+    ['routes', 'inactive', { route: BOTH }],
+    ['filter', 'disabled', { firewall_input: BOTH, firewall_forward: BOTH }],
   ];
   const checksOf = (records: SetupRecords) => mapWireguardSetup(records, ROUTER, NOW);
+  const UNJUDGED = { ok: false, detail: expect.stringMatching(/^cannot be judged: a record of .* that does not decode$/) as string };
 
-  it.each(FLAGGED)('%s.%s that does not decode leaves %j unjudged (failing, saying why), and is counted', (menu, key, checks) => {
+  it.each(FLAGGED)('%s.%s that does not decode leaves the checks resting on it unjudged (failing, saying why), and is counted: %j', (menu, key, unjudged) => {
     const before = checksOf(recorded());
     for (const value of ['maybe', 'perhaps', '1e400', 'truee']) {
       const records = recorded();
-      // Every record of the menu: whichever the verdict rests on.
       records[menu] = records[menu].map((record) => ({ ...record, [key]: value }));
       const after = checksOf(records);
       expect(after.decodeErrors).toBeGreaterThan(before.decodeErrors);
       for (const setup of after.data.interfaces) {
         for (const check of setup.checks) {
-          if (checks.includes(check.check)) {
-            expect(check).toEqual({ check: check.check, ok: false, detail: expect.stringMatching(/^cannot be judged: \d+ record\(s\) of .* that does not decode$/) as string });
-          } else {
-            // The other checks as they were.
-            expect(check).toEqual(before.data.interfaces.find((other) => other.interface === setup.interface)?.checks.find((other) => other.check === check.check));
-          }
+          const was = before.data.interfaces.find((other) => other.interface === setup.interface)?.checks.find((other) => other.check === check.check);
+          expect(check, `${setup.interface} ${check.check}`).toEqual(unjudged[check.check]?.includes(setup.interface) === true ? { check: check.check, ...UNJUDGED } : was);
         }
       }
     }
+  });
+
+  it('a record the audit leaves out anyway leaves nothing unjudged, though it is counted: a rule of output or of no chain, a route of another table, a disabled record (found by review)', () => {
+    const before = checksOf(recorded());
+    const cases: [keyof SetupRecords, RouterRecord][] = [
+      ['filter', { '.id': '*99', chain: 'output', action: 'drop', disabled: 'maybe' }],
+      ['routes', { '.id': '*99', 'dst-address': '192.168.20.0/24', gateway: 'ether1', 'routing-table': 'other', disabled: 'maybe' }],
+      ['routes', { '.id': '*98', 'dst-address': '192.168.20.0/24', gateway: 'ether1', disabled: 'true', active: 'maybe' }],
+      ['addresses', { '.id': '*99', address: '10.9.9.1/24', interface: 'wg-branch', disabled: 'true', invalid: 'maybe' }],
+    ];
+    for (const [menu, record] of cases) {
+      const records = recorded();
+      records[menu] = [...records[menu], record];
+      const after = checksOf(records);
+      expect(after.data, JSON.stringify(record)).toEqual(before.data);
+      expect(after.decodeErrors).toBe(before.decodeErrors + 1);
+    }
+    // A peer of wg-road leaves wg-branch's checks as they were.
+    const records = recorded();
+    records.peers = records.peers.map((peer) => (peer['interface'] === 'wg-road' ? { ...peer, disabled: 'maybe' } : peer));
+    const after = checksOf(records);
+    expect(after.data.interfaces.find((setup) => setup.interface === 'wg-branch')).toEqual(before.data.interfaces.find((setup) => setup.interface === 'wg-branch'));
   });
 
   it('a flag written as RouterOS also writes it (yes, no) is judged as true and false are, and counts nothing', () => {
@@ -186,4 +207,3 @@ describe('flags that do not decode (found by a hostile tester: each passed its c
     }
   });
 });
-
