@@ -146,7 +146,9 @@ export function loadWebConfig(path: string): WebConfig {
     const readFile = (file: string, at: string): { path: string; text: string } | undefined => {
       const result = read(file);
       if ('error' in result) {
-        problems.add(at, result.error);
+        // A key_file's path is never quoted, as a password_file's is not: a key body pasted in its place, on one
+        // line and without its PEM markers, would pass for a path (found by review).
+        problems.add(at, at.endsWith('key_file') ? `cannot read the file it names: ${result.reason}` : result.error);
         return undefined;
       }
       (config.files as string[]).push(result.path);

@@ -83,8 +83,18 @@ describe('text pasted where a path goes', () => {
     }
     expect(problems).toEqual([
       { path: 'tls_server_config.cert_file', message: NOT_SHOWN },
-      { path: 'tls_server_config.key_file', message: NOT_SHOWN },
+      // A key_file's path is never quoted, whatever it holds.
+      { path: 'tls_server_config.key_file', message: 'cannot read the file it names: no such file (ENOENT)' },
     ]);
+    // A key body on one line, without its markers, as a key_file: not quoted either.
+    writeFileSync(web, `tls_server_config:\n  cert_file: cert.pem\n  key_file: ${KEY_BODY}\n`);
+    let oneLine: unknown;
+    try {
+      loadWebConfig(web);
+    } catch (error) {
+      oneLine = (error as { problems: unknown }).problems;
+    }
+    expect(JSON.stringify(oneLine)).not.toContain(KEY_BODY);
     const file = config(['  password: pw', `  tls: { ca_file: ${JSON.stringify(KEY)} }`]);
     expect(await checkConfigFile(file, {})).toEqual([{ path: 'defaults.tls.ca_file', message: NOT_SHOWN }]);
   });
