@@ -2,16 +2,31 @@ import { isIP, isIPv6 } from 'node:net';
 import { quoteValue } from './value-error.js';
 
 const LABEL = /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?$/;
+/** A label a certificate's name may have: an underscore too, anywhere (`hq_router.lan`). */
+const CERTIFICATE_LABEL = /^[A-Za-z0-9_-]{1,63}$/;
 
 /** The schemes a router or a profile's targets are reached by. */
 export type Scheme = 'https' | 'http';
 /** Each scheme's port when none is written: one place for the discovery, its allow list, /sd and the config's advice. */
 export const DEFAULT_PORT: Readonly<Record<Scheme, number>> = { https: 443, http: 80 };
 
+/** Dot-separated labels each matching `label`, 253 characters at most, a trailing dot allowed. */
+function isDottedName(text: string, label: RegExp): boolean {
+  const name = text.endsWith('.') ? text.slice(0, -1) : text;
+  return name.length > 0 && name.length <= 253 && name.split('.').every((part) => label.test(part));
+}
+
 /** A DNS host name: dot-separated labels of letters, digits and inner hyphens, 253 characters at most. */
 export function isHostName(text: string): boolean {
-  const name = text.endsWith('.') ? text.slice(0, -1) : text;
-  return name.length > 0 && name.length <= 253 && name.split('.').every((label) => LABEL.test(label));
+  return isDottedName(text, LABEL);
+}
+
+/**
+ * A name a certificate may hold and Node sends as SNI and matches against it: a host name, or one with underscores
+ * (`hq_router.lan`, no DNS host name: refused, it broke configs that worked; found by review).
+ */
+export function isCertificateName(text: string): boolean {
+  return isDottedName(text, CERTIFICATE_LABEL);
 }
 
 export function isIpAddress(text: string): boolean {

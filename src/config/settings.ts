@@ -21,7 +21,7 @@ import { readExpect } from './expect.js';
 import { readProbeCount, readProbeDefault, readProbeMap } from './probe.js';
 import { COLLECTOR_NAMES, IDLE_CONNECTIONS, ROUTER_COMMAND_LIMIT_SECONDS, type CollectorName } from './types.js';
 import { readSlot, type Reader } from './slot.js';
-import { isIpAddress } from './net.js';
+import { isCertificateName, isIpAddress } from './net.js';
 import { quoteValue } from './value-error.js';
 
 const PASSWORD_KEYS = ['password', 'password_file', 'password_env'] as const;
@@ -94,16 +94,6 @@ const TIMEOUT_LIMIT = {
     why: `must be below the router's ${ROUTER_COMMAND_LIMIT_SECONDS}s limit on one request`,
   },
 };
-
-/**
- * A name a certificate may hold: dot-separated labels of letters, digits, hyphens and underscores (`hq_router.lan`
- * is no DNS host name, but Node sends it and matches it against a certificate: refused, it broke configs that
- * worked; found by review), 253 characters at most.
- */
-function isCertificateName(text: string): boolean {
-  const name = text.endsWith('.') ? text.slice(0, -1) : text;
-  return name.length > 0 && name.length <= 253 && name.split('.').every((label) => /^[A-Za-z0-9_-]{1,63}$/.test(label));
-}
 
 /**
  * `tls.server_name`: the name the router's certificate is checked against, so a host name or an address. Any text
