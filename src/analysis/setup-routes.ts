@@ -31,6 +31,12 @@ export interface Address {
   prefix: Ipv4Prefix;
 }
 
+/** Whether a route is in the table the audit reads: `main` (named, or no table given). */
+export function inMainTable(route: RouterRecord): boolean {
+  const table = route['routing-table'];
+  return table === undefined || table === '' || table === 'main';
+}
+
 /** Disabled records are ignored, and so are ones the router marks invalid. */
 export function usable(record: RouterRecord): boolean {
   return isEnabled(record) && !saysTrue(record['invalid']);
@@ -75,12 +81,11 @@ export class RouteTable {
     const pace = new WeighedPace(ENTRIES_PER_STEP, GATEWAY_CHARS_PER_STEP);
     for (const route of routes) {
       if (pace.due((route['gateway']?.length ?? 0) + (route['immediate-gw']?.length ?? 0))) yield;
-      const table = route['routing-table'];
       // An inactive route (its next hop unreachable: the captured 7.x table shows `"inactive":"true"` and an empty
       // immediate-gw) carries no traffic, so it routes no subnet through the tunnel, whatever its gateway says.
       // The same table prints `active` too: one that says false without an `inactive` is not in use either.
       const inUse = !saysTrue(route['inactive']) && !saysFalse(route['active']);
-      if (!usable(route) || !inUse || (table !== undefined && table !== '' && table !== 'main')) continue;
+      if (!usable(route) || !inUse || !inMainTable(route)) continue;
       const dst = parseIpv4Prefix(route['dst-address'] ?? '0.0.0.0/0');
       if (dst === undefined) continue;
       // ECMP routes list a few gateways; past MAX_GATEWAYS (a route of a million, within a record's size) the rest are not read.

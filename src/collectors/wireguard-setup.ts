@@ -11,6 +11,7 @@ import { WIREGUARD_SETUP, WIREGUARD_SETUP_FAMILIES as F } from './wireguard-setu
 import { auditSetupSteps, type InterfaceSetup, type SetupCheckName, type SetupCheckResult, type SetupRecords } from '../analysis/setup-audit.js';
 import { finish, finishInSlices, type Steps } from '../util/slices.js';
 import { FILTER_PROPLIST } from '../analysis/firewall.js';
+import { inMainTable } from '../analysis/setup-routes.js';
 import type { Collector, JobContext, JobResult } from './types.js';
 import { FieldReader, problemsOf } from '../analysis/decoding.js';
 
@@ -72,10 +73,7 @@ const FLAGS_PER_STEP = 4096;
 function ignoredByAudit(menu: keyof SetupRecords, record: RouterRecord, read: ReadonlyMap<string, boolean | undefined>): boolean {
   if (read.get('disabled') === true || read.get('invalid') === true || read.get('inactive') === true || read.get('active') === false) return true;
   if (menu === 'filter') return record['chain'] === undefined || record['chain'] === 'output';
-  if (menu === 'routes') {
-    const table = record['routing-table'];
-    return table !== undefined && table !== '' && table !== 'main';
-  }
+  if (menu === 'routes') return !inMainTable(record);
   return false;
 }
 

@@ -193,10 +193,11 @@ export class ConfigError extends Error {
 
   /** `found`: how many problems were found, when `problems` holds only the first of them (Problems keeps a few). */
   constructor(source: string, problems: ConfigProblem[], found = problems.length) {
+    const total = Math.max(found, problems.length);
     const listed = problems.slice(0, MAX_PROBLEMS_LISTED);
-    const more = Math.max(found, problems.length) - listed.length;
+    const more = total - listed.length;
     if (more > 0) listed.push({ path: '', message: `and ${more} more problem(s) not listed: the first ${listed.length} found are` });
-    super(`${source}: ${Math.max(found, problems.length)} problem(s):\n` + listed.map((p) => `  ${p.path === '' ? '' : `${p.path}: `}${p.message}`).join('\n'));
+    super(`${source}: ${total} problem(s):\n` + listed.map((p) => `  ${p.path === '' ? '' : `${p.path}: `}${p.message}`).join('\n'));
     this.problems = listed;
     this.source = source;
   }

@@ -193,10 +193,6 @@ export function measureValue(root: unknown): { depth: number; values: number; wr
   return { ...(measured.get(root) ?? { depth: 0, values: 0 }), written };
 }
 
-/** The depth of lists and mappings in a value (measureValue). */
-export function nestingDepth(root: unknown): number {
-  return measureValue(root).depth;
-}
 
 /** The config path of a value, for messages: `routers[0].labels.site`. */
 function keyName(key: unknown): string {

@@ -18,7 +18,7 @@ import { configFromText } from '../../src/config/load.js';
 import { cronIntervalSeconds, cronProblem, MAX_CRON_LENGTH } from '../../src/config/cron.js';
 import { joinPath, Problems } from '../../src/config/problems.js';
 import { checkDuplicates } from '../../src/config/targets.js';
-import { MAX_EXPANDED_VALUES, MAX_NESTING, measureValue, nestingDepth } from '../../src/config/yaml.js';
+import { MAX_EXPANDED_VALUES, MAX_NESTING, measureValue } from '../../src/config/yaml.js';
 import { MAX_SECRET_CHARS } from '../../src/config/fields.js';
 import { MAX_FILE_BYTES } from '../../src/config/files.js';
 import { redactSecrets, registerSecret } from '../../src/util/redact.js';
@@ -407,8 +407,8 @@ describe('files the YAML parser reads and the loader walked into the ground', ()
     const naive = (value: unknown): number => (value !== null && typeof value === 'object' ? 1 + Math.max(0, ...Object.values(value).map(naive)) : 0);
     fc.assert(
       fc.property(tree, (value) => {
-        expect(nestingDepth(value)).toBe(naive(value));
-        expect(nestingDepth([value, value, [value]])).toBe(naive([value, value, [value]]));
+        expect(measureValue(value).depth).toBe(naive(value));
+        expect(measureValue([value, value, [value]]).depth).toBe(naive([value, value, [value]]));
       }),
     );
   });
