@@ -126,6 +126,13 @@ function writeWithoutWaiting(fd: number, text: string): void {
  */
 export function createLogger(level: Config['logLevel'], destination: 1 | 2 | HeldLogLines = 1): Logger {
   const stream = destination instanceof HeldLogLines ? destination : fdDestination(destination);
+  const logger = pinoOn(level, stream);
+  if (!(destination instanceof HeldLogLines)) noteDroppedLines(stream as DropNoteDestination, logger);
+  return logger;
+}
+
+/** The exporter's pino logger writing to `stream`. */
+export function pinoOn(level: Config['logLevel'], stream: pino.DestinationStream): Logger {
   return pino(
     {
       level,
@@ -137,6 +144,58 @@ export function createLogger(level: Config['logLevel'], destination: 1 | 2 | Hel
     },
     stream,
   );
+}
+
+/** What noteDroppedLines needs of a destination: its `drop` and `drain` events. */
+type DropNoteDestination = Pick<Destination, 'on'> & { destroyed?: boolean };
+
+/**
+ * Says, in one warning through `logger`, how many lines `stream` dropped: while stdout's reader stalled and
+ * MAX_PENDING_LOG_BYTES were held, or one line larger than that on its own. Dropped without a word before, a
+ * line over the bound left an operator with nothing. The warning goes out on the turn after a drop; if it is
+ * dropped as well (the reader still stalled), it waits until the reader has taken what was held (`drain`), and
+ * then counts every line left out until then: one note per stall, not one per dropped line.
+ */
+export function noteDroppedLines(stream: DropNoteDestination, logger: Logger): void {
+  let dropped = 0;
+  let noting = false;
+  let noteLost = false;
+  let due = false;
+  let waitingForDrain = false;
+  const note = (): void => {
+    due = false;
+    if (dropped === 0 || stream.destroyed === true) return;
+    const count = dropped;
+    noting = true;
+    noteLost = false;
+    try {
+      logger.warn(
+        { component: 'logging', dropped: count },
+        `${count} log line(s) left out: stdout's reader did not take them in time (at most ${MAX_PENDING_LOG_BYTES} bytes are held for it), or a line was larger than that on its own`,
+      );
+    } finally {
+      noting = false;
+    }
+    if (noteLost) waitingForDrain = true;
+    else dropped -= count;
+  };
+  const noteSoon = (): void => {
+    if (due) return;
+    due = true;
+    setImmediate(note).unref();
+  };
+  stream.on('drop', () => {
+    if (noting) {
+      noteLost = true;
+      return;
+    }
+    dropped++;
+    if (!waitingForDrain) noteSoon();
+  });
+  stream.on('drain', () => {
+    waitingForDrain = false;
+    if (dropped > 0) noteSoon();
+  });
 }
 
 function fdDestination(fd: 1 | 2): Destination {
