@@ -116,7 +116,11 @@ export function* evaluateRouterSteps(
     name: router.name,
     status: 'ok',
     up,
-    lastSuccess: isoOrNull(lastSuccessMs),
+    // Worded when read (/health, check): the verdict log evaluates every run that lands, ~4,000 a cycle at 2,000
+    // routers, and reads none (toISOString was ~1 % of the fleet's collection CPU in a profile).
+    get lastSuccess() {
+      return isoOrNull(lastSuccessMs);
+    },
     reasons: [],
     interfaces: [],
     peers: [],

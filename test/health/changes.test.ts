@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import fc from 'fast-check';
 import pino from 'pino';
 import { SnapshotStore, type JobOutcome } from '../../src/metrics/store.js';
@@ -57,6 +57,26 @@ function harness(configNow: () => typeof config = () => config) {
 const peers = (age: string | undefined) => [peerRecord('branch-1', '30s'), peerRecord('branch-2', age)];
 
 describe('verdict-change log', () => {
+  it('words no time for runs that change nothing (a fleet lands thousands a cycle)', () => {
+    const h = harness();
+    h.record(systemOk(T0), T0);
+    h.record(wireguard(router, [WG_UP], peers('30s'), T0), T0);
+    const toIso = vi.spyOn(Date.prototype, 'toISOString');
+    try {
+      for (let cycle = 1; cycle <= 3; cycle++) {
+        h.record(systemOk(T0 + cycle * 30_000), T0 + cycle * 30_000);
+        h.record(wireguard(router, [WG_UP], peers('30s'), T0 + cycle * 30_000), T0 + cycle * 30_000);
+      }
+      expect(toIso).not.toHaveBeenCalled();
+    } finally {
+      toIso.mockRestore();
+    }
+    expect(h.messages()).toEqual([]);
+    // /health still words the time of the last success.
+    expect(evaluateRouter(router, h.store.snapshots('hq'), T0 + 100_000).health.lastSuccess).toBe(new Date(T0 + 90_000).toISOString());
+    h.stop();
+  });
+
   it('logs a peer going stale once, not on every collection, and its recovery once', () => {
     const h = harness();
     h.record(systemOk(T0), T0);
