@@ -72,6 +72,9 @@ export interface JudgedPeerInput {
   /** rx / tx grew since the previous collection. */
   rxMoved?: boolean;
   txMoved?: boolean;
+  /** Whether rx / tx grew cannot be told (a counter that did not decode, now or the collection before). */
+  rxMovedUnknown?: boolean;
+  txMovedUnknown?: boolean;
   /** This collection's data-plane probe, when probes are on. */
   probe?: ProbeOutcome;
   /** Seconds since that probe ran (liveness.ts): 0 at collection. */
@@ -194,7 +197,35 @@ export function isUnreadable(reason: PeerReason): boolean {
   return reason === 'handshake_unreadable' || reason === 'unreadable';
 }
 
+/**
+ * The peer verdict. A peer whose rx or tx growth cannot be told is judged only when every growth it could have had
+ * gives one verdict (state and health), and then as if the unknown counter had not grown; otherwise it is not
+ * judged (`unreadable`): taken as "did not grow", a dead tunnel this side kept sending read idle, and an `always`
+ * peer's data read as no data, stale (both found by a hostile tester).
+ */
 export function judgePeer(peer: JudgedPeerInput, health: HealthConfig): PeerVerdict {
+  if (peer.rxMovedUnknown !== true && peer.txMovedUnknown !== true) return judgeKnownTraffic(peer, health);
+  const rxValues = peer.rxMovedUnknown === true ? GREW_OR_NOT : peer.rxMoved === true ? GREW : DID_NOT_GROW;
+  const txValues = peer.txMovedUnknown === true ? GREW_OR_NOT : peer.txMoved === true ? GREW : DID_NOT_GROW;
+  let chosen: PeerVerdict | undefined;
+  for (const rxMoved of rxValues) {
+    for (const txMoved of txValues) {
+      const verdict = judgeKnownTraffic({ ...peer, rxMoved, txMoved, rxMovedUnknown: false, txMovedUnknown: false }, health);
+      if (chosen === undefined) chosen = verdict;
+      else if (verdict.state !== chosen.state || verdict.healthy !== chosen.healthy || verdict.judged !== chosen.judged) {
+        return judgeKnownTraffic({ ...peer, factsUnreadable: true, rxMovedUnknown: false, txMovedUnknown: false }, health);
+      }
+    }
+  }
+  return chosen as PeerVerdict;
+}
+
+/** The values a counter's growth may take: unknown ones "did not grow" first, the verdict kept when all agree. */
+const GREW_OR_NOT: readonly boolean[] = [false, true];
+const GREW: readonly boolean[] = [true];
+const DID_NOT_GROW: readonly boolean[] = [false];
+
+function judgeKnownTraffic(peer: JudgedPeerInput, health: HealthConfig): PeerVerdict {
   // Object literals of one shape, no spreads: this runs twice per peer per collection (the collector and the
   // verdict-change log), 16,000 times a cycle at 2,000 routers × 4 peers, and spreads cost an object each.
   const { state, expected, because, boundSeconds, sinceBoot } = judgeLiveness({

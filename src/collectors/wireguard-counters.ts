@@ -23,6 +23,16 @@ const SAME_HANDSHAKE_SECONDS = 1;
 
 const previousRuns = new WeakMap<object, PeerTable>();
 
+/** What CounterMemory.moved tells of a peer's rx and tx since the previous run. */
+export interface Movement {
+  rxMoved: boolean;
+  txMoved: boolean;
+  rxMovedUnknown: boolean;
+  txMovedUnknown: boolean;
+}
+
+const NOT_MOVED: Movement = Object.freeze({ rxMoved: false, txMoved: false, rxMovedUnknown: false, txMovedUnknown: false });
+
 /** One run's walk over its peers, in list order: `moved` for each peer, then `finish` to keep them for the next run. */
 export class CounterMemory {
   readonly #owner: object | undefined;
@@ -51,18 +61,27 @@ export class CounterMemory {
 
   /**
    * Whether rx and tx grew since the previous run (a counter that fell, after a reboot or re-enable, did not move:
-   * it starts a new baseline; an undecodable one never moves). Call once per distinct peer, in list order.
+   * it starts a new baseline), and whether that cannot be told: a counter unread (undefined: it did not decode, or
+   * was left out) now or in the previous run. A peer new to the run did not move (the first look: nothing to tell).
+   * Call once per distinct peer, in list order.
    */
-  moved(iface: string, publicKey: string, rx: number | undefined, tx: number | undefined): { rxMoved: boolean; txMoved: boolean } {
+  moved(iface: string, publicKey: string, rx: number | undefined, tx: number | undefined): Movement {
     const rxNow = rx ?? Number.NaN;
     const txNow = tx ?? Number.NaN;
     this.#row = this.table.append(iface, publicKey, rxNow, txNow);
     const at = this.#find(this.#row, iface, publicKey);
     this.#at = at;
-    if (at === undefined) return { rxMoved: false, txMoved: false };
+    if (at === undefined) return NOT_MOVED;
     const before = this.#before as PeerTable;
-    // NaN compares false: an unreadable value before or now never counts as movement.
-    return { rxMoved: rxNow > before.rxAt(at), txMoved: txNow > before.txAt(at) };
+    const rxBefore = before.rxAt(at);
+    const txBefore = before.txAt(at);
+    // NaN compares false: an unreadable value is no movement, and says so as unknown.
+    return {
+      rxMoved: rxNow > rxBefore,
+      txMoved: txNow > txBefore,
+      rxMovedUnknown: Number.isNaN(rxNow) || Number.isNaN(rxBefore),
+      txMovedUnknown: Number.isNaN(txNow) || Number.isNaN(txBefore),
+    };
   }
 
   /**

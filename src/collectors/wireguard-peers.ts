@@ -32,7 +32,7 @@ export interface WireguardPeer {
   latestHandshake: number | undefined;
   /** The router's last-handshake did not decode: the peer cannot be judged (not "never"). */
   handshakeUnreadable: boolean;
-  /** Its disabled or persistent-keepalive, or its interface's disabled, did not decode: not judged either. */
+  /** Its disabled or persistent-keepalive, or its interface's disabled, did not decode (or it has a twin): not judged either. */
   factsUnreadable: boolean;
   /** persistent-keepalive in seconds, 0 when off: what the liveness bound is made of. */
   keepaliveSeconds: number;
@@ -41,6 +41,13 @@ export interface WireguardPeer {
   /** rx / tx grew since the previous collection (false on the first). */
   rxMoved: boolean;
   txMoved: boolean;
+  /**
+   * Whether rx / tx grew cannot be told: the counter did not decode, in this collection or the one before it. A
+   * verdict that hangs on it is not made (judgePeer); before, it read as "did not grow", and a dead tunnel this side
+   * kept sending to read idle, healthy (found by a hostile tester).
+   */
+  rxMovedUnknown?: boolean;
+  txMovedUnknown?: boolean;
   /**
    * The data-plane probe of this collection, or why the peer was not probed (health.probe, probe_tunnels);
    * undefined for disabled peers and when no probe settings apply.
@@ -72,6 +79,8 @@ const RX_MOVED = 16;
 const TX_MOVED = 32;
 /** Judged a problem in its run (wireguard-counters.ts: wasBad). */
 const BAD = 64;
+const RX_MOVED_UNKNOWN = 128;
+const TX_MOVED_UNKNOWN = 256;
 
 /** Unused rows a kept table may carry without being copied to its size (trimmed): a few repeats are not worth a copy. */
 const TRIM_SLACK_ROWS = 16;
@@ -156,7 +165,9 @@ export class PeerTable implements KeptPeers {
       (facts.factsUnreadable ? FACTS_UNREADABLE : 0) |
       (facts.hasEndpoint ? HAS_ENDPOINT : 0) |
       (facts.rxMoved ? RX_MOVED : 0) |
-      (facts.txMoved ? TX_MOVED : 0);
+      (facts.txMoved ? TX_MOVED : 0) |
+      (facts.rxMovedUnknown === true ? RX_MOVED_UNKNOWN : 0) |
+      (facts.txMovedUnknown === true ? TX_MOVED_UNKNOWN : 0);
     // A row described again reads as the last description: none of an earlier probe is left behind.
     if (facts.probe !== undefined) (this.#probes ??= new Uint8Array(this.#capacity))[row] = PROBE_OUTCOMES.indexOf(facts.probe) + 1;
     else if (this.#probes !== undefined) this.#probes[row] = 0;
@@ -242,6 +253,8 @@ export class PeerTable implements KeptPeers {
       hasEndpoint: (flags & HAS_ENDPOINT) !== 0,
       rxMoved: (flags & RX_MOVED) !== 0,
       txMoved: (flags & TX_MOVED) !== 0,
+      rxMovedUnknown: (flags & RX_MOVED_UNKNOWN) !== 0,
+      txMovedUnknown: (flags & TX_MOVED_UNKNOWN) !== 0,
       probe: probeCode === 0 ? undefined : PROBE_OUTCOMES[probeCode - 1],
       probedAt: probed?.at,
       probeRttSeconds: probed?.rttSeconds,

@@ -339,7 +339,7 @@ export function* mapWireguardSteps(
     const allowed = routerListHead(record['allowed-address'] ?? '', ALLOWED_ADDRESSES_READ);
     if (allowed.more) peerRead.problem(() => `peer ${quoteRouterText(publicKey, 12)}: allowed-address lists more than ${ALLOWED_ADDRESSES_READ} entries; its label holds the first ${ALLOWED_ADDRESSES_READ}`);
     const allowedAddress = allowed.items;
-    const { rxMoved, txMoved } = counters.moved(iface, publicKey, rx, tx);
+    const { rxMoved, txMoved, rxMovedUnknown, txMovedUnknown } = counters.moved(iface, publicKey, rx, tx);
     const latestHandshake = counters.stableHandshake(age === undefined ? undefined : Math.round(nowSeconds - age));
     const readKeepalive = peerRead.value('keepalive', record, 'persistent-keepalive');
     const keepaliveSeconds = readKeepalive ?? 0;
@@ -382,6 +382,8 @@ export function* mapWireguardSteps(
         hasEndpoint,
         rxMoved,
         txMoved,
+        rxMovedUnknown,
+        txMovedUnknown,
         upSeconds,
         probe,
         probeAgeSeconds: probe === undefined ? undefined : probeAgeSeconds,
@@ -423,6 +425,8 @@ export function* mapWireguardSteps(
       hasEndpoint,
       rxMoved,
       txMoved,
+      rxMovedUnknown,
+      txMovedUnknown,
       probe,
       probedAt,
       probeRttSeconds: probed?.rttSeconds,

@@ -369,6 +369,8 @@ function* judgePeers(
         hasEndpoint: peer.hasEndpoint,
         rxMoved: peer.rxMoved,
         txMoved: peer.txMoved,
+        rxMovedUnknown: peer.rxMovedUnknown === true,
+        txMovedUnknown: peer.txMovedUnknown === true,
         // Due from the boot only for the peers the run judged so (wireguard.ts: no handshake, readable as none, a
         // keepalive or always up, no problem before).
         upSeconds: wireguard?.fromBoot?.has(index) === true ? upSeconds : undefined,
@@ -395,7 +397,7 @@ function* judgePeers(
   // One problem per router and cause, not per peer: "we cannot see" them, which is not "fine" (docs/health.md).
   for (const [subjects, what] of [
     [unjudged.handshake, 'their last-handshake did not decode'],
-    [unjudged.facts, 'their disabled or persistent-keepalive (or their interface\'s disabled) did not decode'],
+    [unjudged.facts, 'their disabled, persistent-keepalive, rx or tx (or their interface\'s disabled) did not decode'],
   ] as const) {
     if (subjects.length === 0) continue;
     const count = counted(subjects.length, 'peer');

@@ -13,6 +13,7 @@ import { handshakeExpectedBy, judgePeer, type PeerVerdict } from '../../src/anal
 import { testRouter } from '../helpers/config.js';
 import { SITE_LINKS, systemOk, T0, wireguard, peerRecord } from '../health/snapshots.js';
 import type { RouterRecord } from '../../src/routeros/records.js';
+import type { JobSnapshot } from '../../src/metrics/store.js';
 import { sampleText } from '../collectors/sample-text.js';
 import { routerLabel } from '../../src/metrics/family.js';
 
@@ -114,5 +115,83 @@ describe('expected-by: one reckoning for /metrics and /health', () => {
 
   it('has none when nothing is expected', () => {
     expect(handshakeExpectedBy(due('ok', undefined), 1_000, 'ok', 1_500_900, 5_000)).toBeUndefined();
+  });
+});
+
+describe('peer verdict when whether rx or tx grew cannot be told (found by a hostile tester)', () => {
+  const health = testRouter({ name: 'hq', url: 'https://192.0.2.1', health: { expect: { 'wg-always': 'always' }, handshake_stale_after: '2m' } }).health;
+  const input = fc.record({
+    name: fc.constantFrom('', 'branch'),
+    comment: fc.constant(undefined),
+    interface: fc.constantFrom('wg-auto', 'wg-always'),
+    disabled: fc.boolean(),
+    handshakeAgeSeconds: fc.option(fc.integer({ min: 0, max: 7_200 }), { nil: undefined }),
+    keepaliveSeconds: fc.constantFrom(0, 0, 25),
+    hasEndpoint: fc.boolean(),
+    rxMoved: fc.boolean(),
+    txMoved: fc.boolean(),
+    rxMovedUnknown: fc.boolean(),
+    txMovedUnknown: fc.boolean(),
+    probe: fc.constantFrom(undefined, 'ok', 'failed', 'error'),
+  });
+
+  it('property: a judged verdict is the one every growth the unknown counters could have had gives', () => {
+    fc.assert(
+      fc.property(input, (peer) => {
+        const verdict = judgePeer(peer, health);
+        if (!verdict.judged) return;
+        for (const rxMoved of peer.rxMovedUnknown ? [false, true] : [peer.rxMoved]) {
+          for (const txMoved of peer.txMovedUnknown ? [false, true] : [peer.txMoved]) {
+            const known = judgePeer({ ...peer, rxMoved, txMoved, rxMovedUnknown: false, txMovedUnknown: false }, health);
+            expect({ state: known.state, healthy: known.healthy }).toEqual({ state: verdict.state, healthy: verdict.healthy });
+          }
+        }
+      }),
+      { numRuns: 3_000 },
+    );
+  });
+
+  it('property: an unknown counter whose growth changes nothing leaves the verdict as it was', () => {
+    fc.assert(
+      fc.property(input, (peer) => {
+        const known = { ...peer, rxMovedUnknown: false, txMovedUnknown: false };
+        const verdicts = [false, true].flatMap((rxMoved) => [false, true].map((txMoved) => judgePeer({ ...known, rxMoved, txMoved }, health)));
+        const alike = verdicts.every((verdict) => verdict.state === verdicts[0]?.state && verdict.healthy === verdicts[0]?.healthy);
+        if (!alike) return;
+        const unknown = judgePeer({ ...peer, rxMovedUnknown: true, txMovedUnknown: true }, health);
+        expect({ state: unknown.state, healthy: unknown.healthy, judged: unknown.judged }).toEqual({
+          state: verdicts[0]?.state,
+          healthy: verdicts[0]?.healthy,
+          judged: verdicts[0]?.judged,
+        });
+      }),
+      { numRuns: 3_000 },
+    );
+  });
+
+  it('does not judge a dead site link whose tx did not decode in the second run, in /metrics nor in /health', () => {
+    const iface: RouterRecord = { name: 'wg-auto', 'public-key': 'S3rv3r', running: 'true', disabled: 'false', 'listen-port': '13231' };
+    // This side keeps sending to an endpoint (tx grows), nothing comes back, the handshake is 20 minutes old.
+    const site = (tx: string): RouterRecord[] => [
+      { interface: 'wg-auto', 'public-key': `${'S'.repeat(43)}=`, name: 'site', 'endpoint-address': '198.51.100.7', 'last-handshake': '20m', rx: '1000', tx },
+    ];
+    const at = T0 + 30_000;
+    const runs = (second: string): { text: string; reason: string | undefined } => {
+      const memory = new Map<string, number>();
+      mapWireguard([iface], site('5000'), routerLabel('hq'), health, T0, memory);
+      const { samples, data } = mapWireguard([iface], site(second), routerLabel('hq'), health, at, memory);
+      const run: JobSnapshot = { collector: 'wireguard', job: 'wireguard', ok: true, reason: undefined, finishedAt: at, durationSeconds: 0.01, lastSuccessAt: at, chunks: [], data };
+      const router = testRouter({ name: 'hq', url: 'https://192.0.2.1' });
+      return { text: sampleText(samples), reason: evaluateRouter({ ...router, health }, [systemOk(at), run], at).health.peers[0]?.reason };
+    };
+    // Readable: this side sends and nothing answers, the link is down.
+    const readable = runs('5092');
+    expect(readable.text).toMatch(/routeros_wireguard_peer_healthy\{[^}]*\} 0/);
+    expect(readable.reason).toBe('stale');
+    // Unreadable: not "did not grow" (idle, healthy), but not judged.
+    const unread = runs('4883.0KiB');
+    expect(unread.text).not.toContain('routeros_wireguard_peer_healthy');
+    expect(unread.text).toMatch(/routeros_wireguard_peer_state\{[^}]*state="unknown"\} 1/);
+    expect(unread.reason).toBe('unreadable');
   });
 });

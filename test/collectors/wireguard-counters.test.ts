@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { CounterMemory } from '../../src/collectors/wireguard-counters.js';
+import { CounterMemory, type Movement } from '../../src/collectors/wireguard-counters.js';
 import { peerKey, type KeptPeers } from '../../src/collectors/wireguard-peers.js';
 import { mapWireguard } from '../../src/collectors/wireguard.js';
 import { routerLabel } from '../../src/metrics/family.js';
@@ -17,6 +17,10 @@ import { heapAfterCollection } from '../helpers/gc.js';
 type Peer = [iface: string, key: string, rx: number | undefined, tx: number | undefined];
 
 function run(owner: object, peers: readonly Peer[]): { rxMoved: boolean; txMoved: boolean }[] {
+  return told(owner, peers).map(({ rxMoved, txMoved }) => ({ rxMoved, txMoved }));
+}
+
+function told(owner: object, peers: readonly Peer[]): Movement[] {
   const memory = new CounterMemory(owner, peers.length);
   const out = peers.map(([iface, key, rx, tx]) => memory.moved(iface, key, rx, tx));
   memory.finish();
@@ -27,7 +31,7 @@ describe('CounterMemory', () => {
   it('says nothing moved on the first run and without an owner', () => {
     expect(run({}, [['wg0', 'a', 1, 1]])).toEqual([{ rxMoved: false, txMoved: false }]);
     const none = new CounterMemory(undefined, 1);
-    expect(none.moved('wg0', 'a', 5, 5)).toEqual({ rxMoved: false, txMoved: false });
+    expect(none.moved('wg0', 'a', 5, 5)).toEqual({ rxMoved: false, txMoved: false, rxMovedUnknown: false, txMovedUnknown: false });
   });
 
   it('compares each peer with its own previous values, in place or moved in the list', () => {
@@ -83,6 +87,17 @@ describe('CounterMemory', () => {
     run(owner, [['wg0', 'a', 100, 100]]);
     expect(run(owner, [['wg0', 'a', 5, undefined]])).toEqual([{ rxMoved: false, txMoved: false }]);
     expect(run(owner, [['wg0', 'a', 6, 100]])).toEqual([{ rxMoved: true, txMoved: false }]);
+  });
+});
+
+describe('CounterMemory: growth that cannot be told', () => {
+  it('says so when a counter is unread now or was in the run before, and not for a peer new to the run', () => {
+    const owner = {};
+    expect(told(owner, [['wg0', 'a', 5, undefined]])).toEqual([{ rxMoved: false, txMoved: false, rxMovedUnknown: false, txMovedUnknown: false }]);
+    expect(told(owner, [['wg0', 'a', 6, 100]])).toEqual([{ rxMoved: true, txMoved: false, rxMovedUnknown: false, txMovedUnknown: true }]);
+    expect(told(owner, [['wg0', 'a', undefined, 101]])).toEqual([{ rxMoved: false, txMoved: true, rxMovedUnknown: true, txMovedUnknown: false }]);
+    expect(told(owner, [['wg0', 'a', 7, 101]])).toEqual([{ rxMoved: false, txMoved: false, rxMovedUnknown: true, txMovedUnknown: false }]);
+    expect(told(owner, [['wg0', 'a', 7, 101]])).toEqual([{ rxMoved: false, txMoved: false, rxMovedUnknown: false, txMovedUnknown: false }]);
   });
 });
 
