@@ -37,6 +37,8 @@ const RELEASE_MS = 1_000;
 let asynchronous: Destination | undefined;
 /** Once set: a write the reader refuses (EAGAIN) is retried only until then. */
 let giveUpAt = Number.POSITIVE_INFINITY;
+/** The daemon's last write to stdout failed (a full disk, a reader gone) and none has succeeded since. */
+let writeFailing = false;
 
 /**
  * Log lines held in memory, at most `maxBytes` of them, and written to stderr once the command's answer is out
@@ -152,9 +154,9 @@ type DropNoteDestination = Pick<Destination, 'on'> & { destroyed?: boolean };
 /**
  * Says, in one warning through `logger`, how many lines `stream` dropped: while stdout's reader stalled and
  * MAX_PENDING_LOG_BYTES were held, or one line larger than that on its own. Dropped without a word before, a
- * line over the bound left an operator with nothing. The warning goes out on the turn after a drop; if it is
- * dropped as well (the reader still stalled), it waits until the reader has taken what was held (`drain`), and
- * then counts every line left out until then: one note per stall, not one per dropped line.
+ * line over the bound left an operator with nothing. The warning goes out on the turn after a drop; after it, the
+ * next waits until the reader has taken all that was held (`drain`) and counts every line left out until then (the
+ * first included, when it was dropped as well): at most two notes per stall, not one per dropped line.
  */
 export function noteDroppedLines(stream: DropNoteDestination, logger: Logger): void {
   let dropped = 0;
@@ -176,8 +178,8 @@ export function noteDroppedLines(stream: DropNoteDestination, logger: Logger): v
     } finally {
       noting = false;
     }
-    if (noteLost) waitingForDrain = true;
-    else dropped -= count;
+    if (!noteLost) dropped -= count;
+    waitingForDrain = true;
   };
   const noteSoon = (): void => {
     if (due) return;
@@ -205,7 +207,25 @@ function fdDestination(fd: 1 | 2): Destination {
     sync,
     ...(sync ? {} : { maxLength: MAX_PENDING_LOG_BYTES, retryEAGAIN: () => Date.now() < giveUpAt }),
   });
-  if (!sync) asynchronous = stream;
+  if (!sync) {
+    asynchronous = stream;
+    // A write that fails (ENOSPC: the disk under a log file is full; EPIPE, EIO) is no reason to stop collecting: the
+    // lines wait, up to MAX_PENDING_LOG_BYTES, for the next line's write to succeed, and those past that are counted
+    // (noteDroppedLines). Unheard, the error ended the process through its exit, where the flush retried the failing
+    // write every 100 ms for good: no HTTP answers, SIGTERM ignored, until the disk had room (found by a hostile tester).
+    stream.on('error', () => {
+      writeFailing = true;
+    });
+    stream.on('write', () => {
+      writeFailing = false;
+    });
+    // The flush pino makes as the process exits retries any failing write but a refusal without end: while writes
+    // fail, what is held is dropped instead (a stopped daemon whose stdout is on a full disk never exited).
+    const flushSync = stream.flushSync.bind(stream);
+    stream.flushSync = (): void => {
+      if (!writeFailing) flushSync();
+    };
+  }
   return stream;
 }
 
@@ -220,6 +240,7 @@ export function releaseLogs(): void {
   if (stream === undefined || (stream as { destroyed?: boolean }).destroyed === true) return;
   giveUpAt = Date.now() + RELEASE_MS;
   try {
+    // Nothing while writes fail (fdDestination).
     stream.flushSync();
   } catch {
     // The reader took nothing within the time: what is held is dropped.

@@ -88,9 +88,10 @@ describe('log lines the destination drops', () => {
     expect(received.length).toBeGreaterThan(0);
     expect(received.length).toBeLessThan(written);
     expect(accounted()).toBe(written);
-    // A note when one fits, not one per line: ~3,500 lines are dropped.
+    // One note as the lines are dropped (if it fits) and one once the reader took what was held, not one per line:
+    // ~3,500 lines are dropped.
     expect(notes.length).toBeGreaterThanOrEqual(1);
-    expect(notes.length).toBeLessThanOrEqual(3);
+    expect(notes.length).toBeLessThanOrEqual(2);
     for (const note of notes) expect(note.level).toBe('warn');
   }, 30_000);
 });
