@@ -16,14 +16,33 @@ export function isReply(row: unknown): row is Record<string, unknown> {
 }
 
 /**
+ * A reply row that says what came back (its time, ttl or size). A bare row without a status is no evidence either
+ * way: it neither shows a ping answered nor one lost.
+ */
+export function showsReply(row: unknown): boolean {
+  if (!isReply(row)) return false;
+  return ['time', 'ttl', 'size'].some((key) => typeof row[key] === 'string' && row[key] !== '');
+}
+
+/**
+ * How many of the `sent` pings were answered, or why the reply cannot tell (a problem: the loss is unknown, not 0).
+ * `duplicates`: the reply shows duplicate replies, so some ping surely was answered even where it cannot tell which.
+ */
+export type AnsweredPings = { readonly answered: number } | { readonly answered: undefined; readonly problem: string; readonly duplicates: boolean };
+
+/**
  * How many of the `sent` pings were answered. RouterOS counts every reply in `received`, duplicates too (a
  * multicast target answers one ping from several hosts), so duplicates can hide loss even where `received` does
  * not pass `sent` (two of three pings lost, the third answered by three hosts: 3 of 3). Where the reply rows show
  * duplicates (more rows than seqs) or `received` passes `sent`, the answered pings are the distinct `seq` of the
- * reply rows; otherwise `received`. Undefined when duplicates leave the rows unable to tell (a reply row without
- * a seq, none at all, or more seqs than were sent): the loss is then unknown, not 0.
+ * reply rows; otherwise `received`. Untold when duplicates leave the rows unable to tell (a reply row without a
+ * seq, none at all, or more seqs than were sent), or when the rows refute the count: a seq whose rows are all
+ * timeouts (or another status) is a ping lost, and one with a row showing what came back a ping answered, so
+ * the answered pings lie between the latter and `sent` less the former. Rows all timeouts with totals of 1 sent,
+ * 1 received were read as no loss (found by a hostile tester). A seq without a row refutes nothing: rows that
+ * are missing are not pings lost.
  */
-export function answeredPings(rows: readonly unknown[], sent: number, received: number): number | undefined {
+export function answeredPings(rows: readonly unknown[], sent: number, received: number): AnsweredPings {
   return finish(answeredPingsSteps(rows, sent, received));
 }
 
@@ -31,19 +50,40 @@ export function answeredPings(rows: readonly unknown[], sent: number, received: 
 export const ROWS_PER_STEP = 1024;
 
 /** answeredPings as steps (util/slices.ts). */
-export function* answeredPingsSteps(rows: readonly unknown[], sent: number, received: number): Steps<number | undefined> {
-  const seqs = new Set<string>();
+export function* answeredPingsSteps(rows: readonly unknown[], sent: number, received: number): Steps<AnsweredPings> {
+  const replySeqs = new Set<string>();
+  const shownAnsweredSeqs = new Set<string>();
+  const otherSeqs = new Set<string>();
   let replies = 0;
+  let replyWithoutSeq = false;
   for (const [index, row] of rows.entries()) {
     if (index % ROWS_PER_STEP === ROWS_PER_STEP - 1) yield;
-    if (!isReply(row)) continue;
-    const seq = row['seq'];
-    if (typeof seq !== 'string') return received <= sent ? received : undefined;
-    seqs.add(seq);
+    if (row === null || typeof row !== 'object' || Array.isArray(row)) continue;
+    const seq = (row as Record<string, unknown>)['seq'];
+    if (!isReply(row)) {
+      if (typeof seq === 'string') otherSeqs.add(seq);
+      continue;
+    }
     replies++;
+    if (typeof seq !== 'string') {
+      replyWithoutSeq = true;
+      continue;
+    }
+    replySeqs.add(seq);
+    if (showsReply(row)) shownAnsweredSeqs.add(seq);
   }
-  if (replies === seqs.size && received <= sent) return received;
-  return seqs.size > 0 && seqs.size <= sent ? seqs.size : undefined;
+  // A reply row for a seq outweighs its timeout row: a reply that came late is still a ping answered.
+  let shownLost = 0;
+  for (const seq of otherSeqs) if (!replySeqs.has(seq)) shownLost++;
+  const duplicates = received > sent || (!replyWithoutSeq && replies !== replySeqs.size);
+  if (duplicates && (replyWithoutSeq || replySeqs.size === 0 || replySeqs.size > sent)) {
+    return { answered: undefined, problem: untoldAnswers(sent, received), duplicates };
+  }
+  const answered = duplicates ? replySeqs.size : received;
+  if (answered > sent - shownLost || answered < shownAnsweredSeqs.size) {
+    return { answered: undefined, problem: refutedAnswers(sent, received, shownAnsweredSeqs.size, shownLost), duplicates };
+  }
+  return { answered };
 }
 
 /** The problem when a reply's `sent` passes the pings asked for, worded once for the ping collector and the tunnel probe. */
@@ -51,9 +91,14 @@ export function sentPastCount(sent: number, count: number): string {
   return `sent ${sent} is more than the ${count} pings asked for`;
 }
 
-/** The problem when answeredPings cannot tell, worded once for the ping collector and the tunnel probe. */
-export function untoldAnswers(sent: number, received: number): string {
+/** The problem when duplicates leave answeredPings unable to tell. */
+function untoldAnswers(sent: number, received: number): string {
   return `received ${received} of ${sent} pings sent counts duplicate replies, and the rows do not tell which pings were answered`;
+}
+
+/** The problem when the rows refute the totals. */
+function refutedAnswers(sent: number, received: number, shownAnswered: number, shownLost: number): string {
+  return `received ${received} of ${sent} pings sent contradicts the rows, which show ${shownAnswered} answered and ${shownLost} lost`;
 }
 
 /**

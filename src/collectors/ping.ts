@@ -11,7 +11,7 @@ import { seriesLabels, type RouterLabel } from '../metrics/family.js';
 import { PING, PING_FAMILIES as F } from './ping.contract.js';
 import { FieldReader, given, problemsOf } from '../analysis/decoding.js';
 import { RouterOsError } from '../routeros/errors.js';
-import { answeredPingsSteps, isReply, ROWS_PER_STEP, roundTripsOfRowsSteps, sentPastCount, untoldAnswers } from './ping-rows.js';
+import { answeredPingsSteps, ROWS_PER_STEP, roundTripsOfRowsSteps, sentPastCount, showsReply } from './ping-rows.js';
 import { compositeJobKey, type Collector, type JobContext, type JobResult } from './types.js';
 
 export interface PingData {
@@ -73,13 +73,13 @@ export function* mapPingSteps(
   if (last['sent'] === undefined || last['received'] === undefined) read.problem('last row has no sent/received totals');
   // RouterOS counts duplicate replies (multicast targets) in received: past sent (packet-loss below 0), or hiding
   // pings lost. The pings answered are what the rows tell (ping-rows.ts), and the received counter never outgrows
-  // the sent one.
+  // the sent one. Totals the rows refute leave the loss unknown.
   const bothRead = sent !== undefined && reported !== undefined;
-  const received = bothRead ? yield* answeredPingsSteps(rows, sent, reported) : reported;
+  const answers = bothRead ? yield* answeredPingsSteps(rows, sent, reported) : undefined;
+  const received = answers === undefined ? reported : answers.answered;
   const duplicates = bothRead && received !== reported;
-  if (bothRead && received === undefined) {
-    read.problem(`${untoldAnswers(sent, reported)}; loss left out`);
-  }
+  const untold = answers !== undefined && answers.answered === undefined ? answers : undefined;
+  if (untold !== undefined) read.problem(`${untold.problem}; loss left out`);
   // With duplicates packet-loss counts them (below 0, or too low): no percent to check the counts against.
   const lossRatio = notThisRun
     ? undefined
@@ -96,8 +96,9 @@ export function* mapPingSteps(
   // A run counts only with both totals: one alone would move one counter and not the other (received past sent:
   // a loss rate below 0, or a made-up 100 % loss), and says nothing of success.
   const counted = sent !== undefined && received !== undefined;
-  // Duplicates are replies: some ping was answered even when the rows do not tell which.
-  const success = counted ? received > 0 : duplicates ? true : undefined;
+  // Duplicates are replies: some ping was answered even when the rows do not tell which. Totals the rows refute
+  // tell nothing of success.
+  const success = counted ? received > 0 : untold?.duplicates === true ? true : undefined;
 
   if (success !== undefined) samples.add(F.pingSuccess, labels, success ? 1 : 0);
   const rtt: PingData['rttSeconds'] = success === true ? yield* roundTrips(rows, last, read) : {};
@@ -121,7 +122,8 @@ export function* mapPingSteps(
       sent,
       received,
       lossRatio,
-      lossUnreadable: lossRatio === undefined && sent !== 0,
+      // A reply contradicting itself is unreadable, even one saying no ping was sent.
+      lossUnreadable: lossRatio === undefined && (sent !== 0 || untold !== undefined),
       rttSeconds: rtt,
       success,
     },
@@ -162,8 +164,7 @@ function lossOf(last: RouterRecord, sent: number, received: number, read: FieldR
 function* lossWithoutTotals(rows: readonly RouterRecord[], last: RouterRecord, read: FieldReader): Steps<number | undefined> {
   const percent = read.ratioFromPercent(last, 'packet-loss');
   if (percent === undefined) return undefined;
-  // A reply row says what came back (its time, ttl or size): a bare row without a status is no evidence either way.
-  const answered = yield* someSteps(rows, (row) => isReply(row) && (given(row, 'time') || given(row, 'ttl') || given(row, 'size')), ROWS_PER_STEP);
+  const answered = yield* someSteps(rows, showsReply, ROWS_PER_STEP);
   if (answered ? percent < 1 : percent >= 1) return percent;
   read.problem(`packet-loss ${Math.round(percent * 100)} % contradicts the rows, ${answered ? 'some of which are replies' : 'none of which is a reply'}; loss left out`);
   return undefined;

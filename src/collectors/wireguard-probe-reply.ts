@@ -6,7 +6,7 @@
 import type { ProbeOutcome } from '../analysis/liveness.js';
 import type { FieldReader } from '../analysis/decoding.js';
 import { finish, type Steps } from '../util/slices.js';
-import { answeredPingsSteps, roundTripsOfRowsSteps, sentPastCount, untoldAnswers } from './ping-rows.js';
+import { answeredPingsSteps, roundTripsOfRowsSteps, sentPastCount } from './ping-rows.js';
 
 export interface ProbeResult {
   outcome: ProbeOutcome;
@@ -19,8 +19,8 @@ export interface ProbeResult {
 }
 
 /**
- * `ok` all answered, `partial` some, `failed` none; a reply without readable totals, or with more sent than the
- * `count` pings asked for, is `error` (not judged).
+ * `ok` all answered, `partial` some, `failed` none; a reply without readable totals, with more sent than the
+ * `count` pings asked for, or whose rows refute its totals, is `error` (not judged).
  */
 export function readProbeReply(reply: unknown, read: FieldReader, count: number): ProbeResult {
   return finish(readProbeReplySteps(reply, read, count));
@@ -49,11 +49,13 @@ export function* readProbeReplySteps(reply: unknown, read: FieldReader, count: n
     return { outcome: 'error' };
   }
   // Duplicate replies (a multicast target) make received exceed sent: the pings answered are what the rows tell.
-  const answered = yield* answeredPingsSteps(rows, sent, received);
-  if (answered === undefined) {
-    read.problem(untoldAnswers(sent, received));
+  // Totals the rows refute (every row a timeout, 1 of 1 received) are no probe answered (found by a hostile tester).
+  const answers = yield* answeredPingsSteps(rows, sent, received);
+  if (answers.answered === undefined) {
+    read.problem(answers.problem);
     return { outcome: 'error' };
   }
+  const answered = answers.answered;
   const lossRatio = (sent - answered) / sent;
   if (answered === 0) return { outcome: 'failed', lossRatio };
   // Without avg-rtt on the last row (a one-ping probe on a router that prints it from the second reply on), the

@@ -91,6 +91,120 @@ describe('ping replies with duplicates', () => {
   });
 });
 
+describe('ping replies whose rows refute their totals', () => {
+  /**
+   * Per ping: -1 no row at all (a reply cut short: no evidence either way), 0 a row saying it was lost (timeout,
+   * or a gateway's host unreachable), k ≥ 1 that many reply rows. Totals are then written over the last row's, true
+   * or not.
+   */
+  const shownArb = fc.array(fc.integer({ min: -1, max: 2 }), { minLength: 1, maxLength: 8 });
+  const lostStatusArb = fc.constantFrom('timeout', 'host unreachable');
+
+  function rowsShowing(shown: readonly number[], replyStatus: string | undefined, lostStatus: string): Record<string, string>[] {
+    const rows: Record<string, string>[] = [];
+    const all = pingRows(shown.map((hosts) => Math.max(0, hosts)), replyStatus);
+    for (const row of all) {
+      const hosts = shown[Number(row['seq'])];
+      if (hosts === -1) continue;
+      rows.push(hosts === 0 ? { ...row, status: lostStatus } : row);
+    }
+    return rows;
+  }
+
+  function withTotals(rows: readonly Record<string, string>[], sent: number, received: number): Record<string, string>[] {
+    const percent = sent === 0 ? '0' : String(Math.round(100 - (received * 100) / sent));
+    return rows.map((row, index) => (index === rows.length - 1 ? { ...row, sent: String(sent), received: String(received), 'packet-loss': percent } : row));
+  }
+
+  /** What the rows prove: pings with a reply row were answered, pings with only a lost row were not. */
+  function shownBy(shown: readonly number[]): { answered: number; lost: number } {
+    return { answered: shown.filter((hosts) => hosts > 0).length, lost: shown.filter((hosts) => hosts === 0).length };
+  }
+
+  const totalsCase = shownArb.chain((shown) =>
+    fc.record({
+      shown: fc.constant(shown),
+      replyStatus: replyStatusArb,
+      lostStatus: lostStatusArb,
+      sent: fc.integer({ min: 0, max: shown.length }),
+      received: fc.integer({ min: 0, max: 2 * shown.length + 1 }),
+    }),
+  );
+
+  it('never yield a loss the rows refute: the ping collector leaves it unread, counted (rows all timeouts with 1 of 1 received read as no loss: found by a hostile tester)', () => {
+    fc.assert(
+      fc.property(totalsCase, ({ shown, replyStatus, lostStatus, sent, received }) => {
+        const rows = rowsShowing(shown, replyStatus, lostStatus);
+        fc.pre(rows.length > 0);
+        const target = { target: 'ff02::1', name: 'm', count: shown.length, intervalSeconds: 1, schedule: '* * * * *' };
+        const result = mapPing(withTotals(rows, sent, received), target, routerLabel('hq'), new Map());
+        const proven = shownBy(shown);
+        const { lossRatio } = result.data;
+        if (lossRatio !== undefined) {
+          const lost = lossRatio * sent;
+          expect(lost).toBeGreaterThanOrEqual(proven.lost - 1e-9);
+          expect(sent - lost).toBeGreaterThanOrEqual(proven.answered - 1e-9);
+        }
+        if (result.data.received !== undefined) {
+          expect(result.data.received).toBeGreaterThanOrEqual(proven.answered);
+          expect(result.data.received).toBeLessThanOrEqual(sent - proven.lost);
+        }
+        if (proven.answered + proven.lost > sent || (sent > 0 && lossRatio === undefined)) {
+          expect(result.data.lossUnreadable).toBe(true);
+          expect(result.problems.join()).toMatch(/contradicts the rows|do not tell/);
+        }
+        // Totals within what the rows allow, without duplicates to discount, are believed as they are: a missing row is no ping lost.
+        const duplicates = shown.some((hosts) => hosts > 1) || received > sent;
+        if (!duplicates && sent > 0 && received >= proven.answered && received <= sent - proven.lost) {
+          expect(lossRatio).toBe((sent - received) / sent);
+          expect(result.decodeErrors).toBe(0);
+        }
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('never yield a loss the rows refute: the tunnel probe is an error, counted, not a probe answered', () => {
+    fc.assert(
+      fc.property(totalsCase, ({ shown, replyStatus, lostStatus, sent, received }) => {
+        const rows = rowsShowing(shown, replyStatus, lostStatus);
+        fc.pre(rows.length > 0);
+        const read = new FieldReader('ping (tunnel probe)');
+        const result = readProbeReply(withTotals(rows, sent, received), read, shown.length);
+        const proven = shownBy(shown);
+        if (result.outcome !== 'error') {
+          const lost = (result.lossRatio ?? Number.NaN) * sent;
+          expect(lost).toBeGreaterThanOrEqual(proven.lost - 1e-9);
+          expect(sent - lost).toBeGreaterThanOrEqual(proven.answered - 1e-9);
+        } else {
+          expect(read.errors).toBeGreaterThan(0);
+        }
+        const duplicates = shown.some((hosts) => hosts > 1) || received > sent;
+        if (!duplicates && sent > 0 && received >= proven.answered && received <= sent - proven.lost) {
+          expect(result.lossRatio).toBe((sent - received) / sent);
+        }
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('the hostile tester\'s replies: every row a timeout with totals 1 of 1, and one answered of three with totals 3 of 3', () => {
+    const allTimeouts: Record<string, string>[] = [{ host: '10.10.0.4', seq: '0', status: 'timeout', sent: '1', received: '1', 'packet-loss': '0' }];
+    const oneOfThree: Record<string, string>[] = [
+      { host: '10.0.0.1', seq: '0', size: '56', ttl: '64', time: '12ms', sent: '1', received: '1', 'packet-loss': '0', 'min-rtt': '12ms', 'avg-rtt': '12ms', 'max-rtt': '12ms' },
+      { host: '10.0.0.1', seq: '1', status: 'timeout', sent: '2', received: '2', 'packet-loss': '0', 'min-rtt': '12ms', 'avg-rtt': '12ms', 'max-rtt': '12ms' },
+      { host: '10.0.0.1', seq: '2', status: 'timeout', sent: '3', received: '3', 'packet-loss': '0', 'min-rtt': '12ms', 'avg-rtt': '12ms', 'max-rtt': '12ms' },
+    ];
+    for (const rows of [allTimeouts, oneOfThree]) {
+      const target = { target: '10.0.0.1', name: 't', count: rows.length, intervalSeconds: 1, schedule: '* * * * *' };
+      const ping = mapPing(rows, target, routerLabel('hq'), new Map());
+      expect(ping.data).toMatchObject({ lossRatio: undefined, lossUnreadable: true, success: undefined });
+      expect(ping.problems.join()).toMatch(/contradicts the rows/);
+      expect(readProbeReply(rows, new FieldReader('ping (tunnel probe)'), rows.length).outcome).toBe('error');
+    }
+  });
+});
+
 describe('long ping replies', () => {
   it('map in steps, a pause possible every 1,024 rows, to what they map at once (999,000 rows held the loop 0.3-0.5 s; found by review)', () => {
     // 100 pings, each answered by 100 hosts: 10,000 rows whose duplicates make every row count.
@@ -138,6 +252,13 @@ describe('real ping replies', () => {
       { host: '10.0.0.1', seq: '1', time: '2ms', ttl: '64', sent: '2', received: '1' },
     ];
     expect(mapPing(rows, { ...target(2), target: '10.0.0.1' }, routerLabel('hq'), new Map()).data.rttSeconds).toEqual({ min: 0.002, avg: 0.002, max: 0.002 });
+  });
+
+  it('the tunnel probe reads each capture as its rows and totals agree: all answered, none, all answered', () => {
+    const outcome = (name: string, count: number) => readProbeReply(fixtureList(name), new FieldReader('ping (tunnel probe)'), count);
+    expect(outcome('ping-4-answered-7.1.json', 4)).toMatchObject({ outcome: 'ok', lossRatio: 0 });
+    expect(outcome('ping-unreachable-then-timeouts-7.x.json', 3)).toMatchObject({ outcome: 'failed', lossRatio: 1 });
+    expect(outcome('ping-two-replies-7.x.json', 2)).toMatchObject({ outcome: 'ok', lossRatio: 0 });
   });
 
   it('the manual\'s IPv6 multicast example (every reply row `echo reply`): one ping answered twice is no loss', () => {
