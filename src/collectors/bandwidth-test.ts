@@ -12,6 +12,7 @@ import { seriesLabels, type RouterLabel } from '../metrics/family.js';
 import { BANDWIDTH_TEST, BANDWIDTH_TEST_FAMILIES as F } from './bandwidth-test.contract.js';
 import { FieldReader, given, problemsOf } from '../analysis/decoding.js';
 import { RouterOsError } from '../routeros/errors.js';
+import { chosenTwinRowsSteps, type RowOrder } from '../analysis/twin-rows.js';
 import { compositeJobKey, type Collector, type JobContext, type JobResult } from './types.js';
 
 /** What a run keeps beside its samples: the test as configured and what it found, no router text (the status is read into `success`). */
@@ -40,14 +41,26 @@ export function bandwidthTestParameters(test: BandwidthTestConfig): Record<strin
 const ROWS_PER_STEP = 1024;
 
 /**
+ * Which of a section's rows counts when a reply lists a `.section` twice (twin-rows.ts): sections carry no `.id` and
+ * nothing names them beyond their number, so the one with the larger traffic, then by their whole text.
+ */
+const SECTION_ROWS: RowOrder = { identityKeys: [], trafficKeys: ['rx-total-average', 'tx-total-average'] };
+
+/**
  * The run's lost packets: the sum of its sections'. RouterOS counts them per section, not as a running total (the
- * manual's capture goes 0, 0, 581175, 9014), so the last row alone is only the last second's. Undefined when a
- * section's count did not decode (the total is then unknown) or no row has one (a TCP test).
+ * manual's capture goes 0, 0, 581175, 9014), so the last row alone is only the last second's. Each `.section`
+ * counts once: RouterOS lists each once, and a reply listing one three times summed it three times (1010 lost read
+ * 3010: found by a hostile tester); of its rows, the same one whatever the reply's order, and the repeat is counted
+ * as a problem. Undefined when a counted section's count did not decode (the total is then unknown) or no row has
+ * one (a TCP test).
  */
 function* lostPackets(read: FieldReader, rows: readonly RouterRecord[]): Steps<number | undefined> {
+  const chosen = yield* chosenTwinRowsSteps(rows, (row) => row['.section'], SECTION_ROWS, ROWS_PER_STEP);
+  if (chosen !== undefined) read.problem(`${chosen.repeats} rows repeat the .section of another; each section's lost-packets is counted once, from one of its rows`);
   let total: number | undefined;
   for (const [index, row] of rows.entries()) {
     if (index % ROWS_PER_STEP === ROWS_PER_STEP - 1) yield;
+    if (chosen !== undefined && row['.section'] !== undefined && !chosen.rows.has(row)) continue;
     if (!given(row, 'lost-packets')) continue;
     const lost = read.counter(row, 'lost-packets');
     if (lost === undefined) return undefined;

@@ -291,6 +291,56 @@ describe('bandwidth-test mapping', () => {
     expect(text(step.value.samples)).toContain('routeros_bandwidth_test_lost_packets{router="hq",target="10.10.0.2",name="10.10.0.2"} 20001\n');
   });
 
+  it('counts each section once, from the same row whatever order the reply lists its twins in (a section listed three times was summed three times: found by a hostile tester)', () => {
+    // Per section its lost packets; twins repeat a section, the same row (lost null) or one with other figures.
+    const caseArb = fc
+      .record({
+        lost: fc.array(fc.nat(1_000_000), { minLength: 1, maxLength: 8 }),
+        twins: fc.array(fc.record({ of: fc.nat(), lost: fc.option(fc.nat(1_000_000)), rx: fc.nat(1_000_000_000) }), { maxLength: 6 }),
+      })
+      .chain(({ lost, twins }) => {
+        const row = (section: number, lostPackets: number, rx: number): RouterRecord => ({
+          '.section': String(section),
+          direction: 'receive',
+          'lost-packets': String(lostPackets),
+          'rx-total-average': String(rx),
+          status: section === lost.length - 1 ? 'done testing' : 'running',
+        });
+        const once = lost.map((lostPackets, section) => row(section, lostPackets, 891_979_008));
+        const repeated = twins.map((twin) => {
+          const section = twin.of % lost.length;
+          return twin.lost === null ? { ...(once[section] as RouterRecord) } : row(section, twin.lost, twin.rx);
+        });
+        // The done-testing row stays last (its rates and status are the run's); every other row in any order.
+        const body = [...once.slice(0, -1), ...repeated];
+        const anyOrder = fc.shuffledSubarray(body, { minLength: body.length, maxLength: body.length });
+        return fc.record({ once: fc.constant(once), repeated: fc.constant(repeated), a: anyOrder, b: anyOrder });
+      });
+    const lostOf = (rows: readonly RouterRecord[]) => {
+      const result = mapBandwidthTest(rows, test, ROUTER, NOW);
+      const match = /routeros_bandwidth_test_lost_packets\{[^}]*\} (\d+)\n/.exec(text(result.samples));
+      return { lost: match === null ? undefined : Number(match[1]), decodeErrors: result.decodeErrors };
+    };
+    fc.assert(
+      fc.property(caseArb, ({ once, repeated, a, b }) => {
+        const last = once.at(-1) as RouterRecord;
+        const [first, second] = [lostOf([...a, last]), lostOf([...b, last])];
+        expect(first).toEqual(second);
+        expect(first.decodeErrors).toBe(repeated.length === 0 ? 0 : 1);
+        // Each section counts one of its rows: the sum lies between its rows' least and greatest counts, and is the plain sum when its twins are alike.
+        const bySection = (pick: (values: number[]) => number) =>
+          once.reduce((sum, row) => sum + pick([row, ...repeated].filter((other) => other['.section'] === row['.section']).map((other) => Number(other['lost-packets']))), 0);
+        expect(first.lost).toBeGreaterThanOrEqual(bySection((values) => Math.min(...values)));
+        expect(first.lost).toBeLessThanOrEqual(bySection((values) => Math.max(...values)));
+      }),
+      { numRuns: 500 },
+    );
+    // The hostile tester's reply: section 1 (1000 lost) listed three times read 3010.
+    const row = (section: number, status: string, lost: number) => ({ '.section': String(section), status, 'lost-packets': String(lost), 'rx-total-average': '891979008' });
+    const tripled = [row(0, 'connecting', 0), row(1, 'running', 1000), row(1, 'running', 1000), row(1, 'running', 1000), row(2, 'done testing', 10)];
+    expect(lostOf(tripled)).toEqual({ lost: 1010, decodeErrors: 1 });
+  });
+
   it('a test that could not run is success 0 without rates', () => {
     const out = text(mapBandwidthTest([{ '.section': '0', status: 'can not connect' }], test, ROUTER, NOW).samples);
     expect(out).toContain('routeros_bandwidth_test_success{router="hq",target="10.10.0.2",name="10.10.0.2"} 0\n');
