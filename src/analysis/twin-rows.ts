@@ -8,10 +8,10 @@
 import type { RouterRecord } from '../routeros/records.js';
 import type { Steps } from '../util/slices.js';
 
-/** How a menu's rows are told apart: what names a row beyond its key, and its two traffic counters. */
+/** How a menu's rows are told apart: what names a row beyond its key, and its two traffic counters (a menu of sensors has none). */
 export interface RowOrder {
   readonly identityKeys: readonly string[];
-  readonly trafficKeys: readonly [string, string];
+  readonly trafficKeys?: readonly [string, string];
 }
 
 /** A `.id` as a number (`*1A` is 26), for ordering rows; Infinity when it is not one RouterOS writes. */
@@ -37,12 +37,14 @@ function before(a: RouterRecord, b: RouterRecord, order: RowOrder, textOf: (reco
   // rows alike in all of the above that differed in a packet count).
   // A counter that is not a number counts as less than any: NaN compares false both ways, and the reply's order chose
   // (found by review).
-  const [rx, tx] = order.trafficKeys;
-  const traffic = (record: RouterRecord): number => {
-    const total = Number(record[rx] ?? 0) + Number(record[tx] ?? 0);
-    return Number.isFinite(total) ? total : -1;
-  };
-  if (traffic(a) !== traffic(b)) return traffic(a) > traffic(b);
+  if (order.trafficKeys !== undefined) {
+    const [rx, tx] = order.trafficKeys;
+    const traffic = (record: RouterRecord): number => {
+      const total = Number(record[rx] ?? 0) + Number(record[tx] ?? 0);
+      return Number.isFinite(total) ? total : -1;
+    };
+    if (traffic(a) !== traffic(b)) return traffic(a) > traffic(b);
+  }
   return textOf(a) < textOf(b);
 }
 

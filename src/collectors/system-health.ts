@@ -18,6 +18,8 @@ import { SYSTEM_HEALTH, SYSTEM_HEALTH_FAMILIES as F } from './system-health.cont
 import { FieldReader, problemsOf, type FieldKindName } from '../analysis/decoding.js';
 import { quoteRouterText } from '../util/text.js';
 import { RouterOsError } from '../routeros/errors.js';
+import { chosenTwinRowsSteps, type RowOrder } from '../analysis/twin-rows.js';
+import { finish } from '../util/slices.js';
 
 /** A board lists a few dozen sensors at most; past this a reply is broken, and the series count stays bounded. */
 export const MAX_SENSORS = 64;
@@ -71,6 +73,20 @@ function kindOfKey(key: string): Kind | undefined {
  */
 const HEALTH_SETTING = /^(?:state|state-after-reboot|use-fan|fan-[a-z-]+|cpu-overtemp-[a-z-]+)$/;
 
+/** A sensor as read: its row (for the object form, one made of its key and value), and where its value goes. */
+interface Sensor {
+  readonly row: RouterRecord;
+  readonly name: string;
+  readonly kind: Kind;
+  readonly value: string;
+}
+
+/**
+ * Which row of a sensor listed twice is exported (twin-rows.ts): the lowest `.id`, then by name (two names written
+ * out as one), type and value, never by the reply's order.
+ */
+const SENSOR_ROWS: RowOrder = { identityKeys: ['name', 'type', 'value'] };
+
 /** Pure mapping of a system/health reply (the client's list, a bare object arriving as its one element). */
 export function mapSystemHealth(records: readonly RouterRecord[], routerLabel: RouterLabel): JobResult<SystemHealthData> {
   const read = new FieldReader('system/health');
@@ -79,7 +95,7 @@ export function mapSystemHealth(records: readonly RouterRecord[], routerLabel: R
   // The form by the first rows only: a list of a million objects without a name was looked through to its end.
   let isRows = false;
   for (let index = 0; index < Math.min(records.length, MAX_ROWS) && !isRows; index++) isRows = records[index]?.['name'] !== undefined;
-  const sensors: [name: string, kind: Kind, value: string][] = [];
+  const sensors: Sensor[] = [];
   if (isRows) {
     // A router has tens of sensors. Rows are read up to a bound, not to the end: unreadable rows never count
     // toward MAX_SENSORS, and 789,000 of them took 2.5 s (a hostile-router review).
@@ -111,7 +127,7 @@ export function mapSystemHealth(records: readonly RouterRecord[], routerLabel: R
         (Object.hasOwn(BY_TYPE, type) ? BY_TYPE[type] : undefined) ??
         named ??
         (/^(ok|fail)$/.test(value) ? 'state' : undefined);
-      if (kind !== undefined) sensors.push([name, kind, value]);
+      if (kind !== undefined) sensors.push({ row: record, name, kind, value });
       else if (type === '') read.problem(() => `sensor ${quoteRouterText(name, 40)} has no type, and its name tells no unit; left out`);
     }
     // Named rows none of which holds a value or a type are no sensors: a just-booted router answered its /user list
@@ -137,7 +153,8 @@ export function mapSystemHealth(records: readonly RouterRecord[], routerLabel: R
         break;
       }
       const kind = kindOfKey(key);
-      if (kind !== undefined) sensors.push([key, kind, record[key] ?? '']);
+      const value = record[key] ?? '';
+      if (kind !== undefined) sensors.push({ row: { name: key, value }, name: key, kind, value });
       known ||= kind !== undefined || HEALTH_SETTING.test(key);
     }
     if (!known) {
@@ -148,13 +165,17 @@ export function mapSystemHealth(records: readonly RouterRecord[], routerLabel: R
     }
   }
 
-  for (const [name, kind, value] of sensors) {
-    // Two sensors of one name would be two series of one identity: an invalid exposition. The first stands.
-    // One name as written out: names that differ only in characters the format cannot carry (`cpu\rtemp`,
-    // `cpu\ttemp`: both U+FFFD) are one series too.
-    const identity = escapeLabelValue(name);
-    if (seen.has(identity)) {
-      read.problem(() => `sensor ${quoteRouterText(name, 40)} listed twice`);
+  // Two sensors of one name would be two series of one identity: an invalid exposition. One name as written out:
+  // names that differ only in characters the format cannot carry (`cpu\rtemp`, `cpu\ttemp`: both U+FFFD) are one
+  // series too. One row stands, the same whatever the reply's order: the first listed made the series flip between
+  // two readings (41 and 95 °C, an alert firing and resolving) as the order changed (found by a hostile tester).
+  const identities = sensors.map((sensor) => escapeLabelValue(sensor.name));
+  const chosen = finish(chosenTwinRowsSteps(sensors.map((sensor) => sensor.row), (_, index) => identities[index], SENSOR_ROWS, MAX_ROWS));
+  for (const [index, { row, name, kind, value }] of sensors.entries()) {
+    const identity = identities[index] as string;
+    // Seen too: one row object listed twice is chosen twice.
+    if (seen.has(identity) || (chosen !== undefined && !chosen.rows.has(row))) {
+      read.problem(() => `sensor ${quoteRouterText(name, 40)} listed twice; one row stands, by .id, whatever the order`);
       continue;
     }
     if (seen.size >= MAX_SENSORS) {

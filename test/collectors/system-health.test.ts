@@ -4,6 +4,7 @@
  * and runs against the emulator over HTTPS with the REST client, faults included.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import fc from 'fast-check';
 import { mapSystemHealth, MAX_ROWS, MAX_SENSORS, systemHealthCollector } from '../../src/collectors/system-health.js';
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
 import { routerLabel } from '../../src/metrics/family.js';
@@ -148,10 +149,47 @@ describe('system/health range rules', () => {
     expect(result.decodeErrors).toBe(1);
   });
 
-  it('a sensor listed twice keeps its first reading (one series per identity) and is counted', () => {
-    const result = mapSystemHealth([row('temperature', 'C', '40'), row('temperature', 'C', '90')], ROUTER);
-    expect(sampleText(result.samples)).toBe('routeros_health_temperature_celsius{router="hq",sensor="temperature"} 40\n');
-    expect(result.decodeErrors).toBe(1);
+  it('a sensor listed twice is exported from its row with the lowest .id, whatever the reply\'s order, and counted (the first listed flipped 41 and 95 °C as the order changed: found by a hostile tester)', () => {
+    const low = { '.id': '*2', ...row('temperature', 'C', '41') };
+    const high = { '.id': '*20', ...row('temperature', 'C', '95') };
+    for (const rows of [[low, high], [high, low]]) {
+      const result = mapSystemHealth(rows, ROUTER);
+      expect(sampleText(result.samples)).toBe('routeros_health_temperature_celsius{router="hq",sensor="temperature"} 41\n');
+      expect(result.decodeErrors).toBe(1);
+    }
+    // Names written out as one (the format carries neither \r nor \t) in the object form, which has no .id: one
+    // stands, the same in either key order.
+    const objects = [{ 'cpu\rtemperature': '41', 'cpu\ttemperature': '95' }, { 'cpu\ttemperature': '95', 'cpu\rtemperature': '41' }];
+    const texts = objects.map((object) => sampleText(mapSystemHealth([object], ROUTER).samples));
+    expect(texts[0]).toBe(texts[1]);
+    expect(texts[0]?.split('\n').filter((line) => line !== '')).toHaveLength(1);
+  });
+
+  it('property: sensors listed more than once give the same series whatever the order, each from its row with the lowest .id', () => {
+    const sensorArb = fc.record({
+      name: fc.constantFrom('temperature', 'cpu-temperature', 'board-temperature1', 'voltage'),
+      id: fc.integer({ min: 1, max: 0xfff }),
+      value: fc.oneof(fc.integer({ min: 0, max: 120 }).map(String), fc.constant('hot')),
+    });
+    const caseArb = fc
+      .uniqueArray(sensorArb, { minLength: 1, maxLength: 12, selector: (sensor) => sensor.id })
+      .map((sensors) => sensors.map(({ name, id, value }): Record<string, string> => ({ '.id': `*${id.toString(16).toUpperCase()}`, ...row(name, name === 'voltage' ? 'V' : 'C', value) })))
+      .chain((rows) => fc.record({ rows: fc.constant(rows), shuffled: fc.shuffledSubarray(rows, { minLength: rows.length, maxLength: rows.length }) }));
+    fc.assert(
+      fc.property(caseArb, ({ rows, shuffled }) => {
+        const [first, second] = [mapSystemHealth(rows, ROUTER), mapSystemHealth(shuffled, ROUTER)];
+        expect(sampleText(second.samples).split('\n').sort()).toEqual(sampleText(first.samples).split('\n').sort());
+        expect(second.decodeErrors).toBe(first.decodeErrors);
+        for (const name of new Set(rows.map((sensor) => sensor['name']))) {
+          const lowest = rows.filter((sensor) => sensor['name'] === name).sort((a, b) => Number.parseInt((a['.id'] ?? '').slice(1), 16) - Number.parseInt((b['.id'] ?? '').slice(1), 16))[0];
+          const family = name === 'voltage' ? 'routeros_health_voltage_volts' : 'routeros_health_temperature_celsius';
+          const line = `${family}{router="hq",sensor="${name}"} ${lowest?.['value'] ?? ''}`;
+          if (lowest?.['value'] === 'hot') expect(sampleText(first.samples)).not.toContain(`sensor="${name}"`);
+          else expect(sampleText(first.samples).split('\n')).toContain(line);
+        }
+      }),
+      { numRuns: 500 },
+    );
   });
 
   it(`at most ${MAX_SENSORS} sensors: the series count stays bounded whatever the router lists`, () => {
