@@ -26,9 +26,10 @@ export function showsReply(row: unknown): boolean {
 
 /**
  * How many of the `sent` pings were answered, or why the reply cannot tell (a problem: the loss is unknown, not 0).
- * `duplicates`: the reply shows duplicate replies, so some ping surely was answered even where it cannot tell which.
+ * `someAnswered`: duplicate replies came, so some ping surely was answered though the rows do not tell how many;
+ * never for totals the rows refute, which tell nothing.
  */
-export type AnsweredPings = { readonly answered: number } | { readonly answered: undefined; readonly problem: string; readonly duplicates: boolean };
+export type AnsweredPings = { readonly answered: number } | { readonly answered: undefined; readonly problem: string; readonly someAnswered: boolean };
 
 /**
  * How many of the `sent` pings were answered. RouterOS counts every reply in `received`, duplicates too (a
@@ -75,14 +76,14 @@ export function* answeredPingsSteps(rows: readonly unknown[], sent: number, rece
   // A reply row for a seq outweighs its timeout row: a reply that came late is still a ping answered.
   let shownLost = 0;
   for (const seq of otherSeqs) if (!replySeqs.has(seq)) shownLost++;
+  const refuted = (): AnsweredPings => ({ answered: undefined, problem: refutedAnswers(sent, received, shownAnsweredSeqs.size, shownLost), someAnswered: false });
   const duplicates = received > sent || (!replyWithoutSeq && replies !== replySeqs.size);
   if (duplicates && (replyWithoutSeq || replySeqs.size === 0 || replySeqs.size > sent)) {
-    return { answered: undefined, problem: untoldAnswers(sent, received), duplicates };
+    // Duplicates are replies, which rows showing every ping lost refute.
+    return shownLost > 0 && shownLost >= sent ? refuted() : { answered: undefined, problem: untoldAnswers(sent, received), someAnswered: true };
   }
   const answered = duplicates ? replySeqs.size : received;
-  if (answered > sent - shownLost || answered < shownAnsweredSeqs.size) {
-    return { answered: undefined, problem: refutedAnswers(sent, received, shownAnsweredSeqs.size, shownLost), duplicates };
-  }
+  if (answered > sent - shownLost || answered < shownAnsweredSeqs.size) return refuted();
   return { answered };
 }
 

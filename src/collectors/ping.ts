@@ -98,7 +98,7 @@ export function* mapPingSteps(
   const counted = sent !== undefined && received !== undefined;
   // Duplicates are replies: some ping was answered even when the rows do not tell which. Totals the rows refute
   // tell nothing of success.
-  const success = counted ? received > 0 : untold?.duplicates === true ? true : undefined;
+  const success = counted ? received > 0 : untold?.someAnswered === true ? true : undefined;
 
   if (success !== undefined) samples.add(F.pingSuccess, labels, success ? 1 : 0);
   const rtt: PingData['rttSeconds'] = success === true ? yield* roundTrips(rows, last, read) : {};

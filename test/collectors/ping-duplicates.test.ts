@@ -149,6 +149,9 @@ describe('ping replies whose rows refute their totals', () => {
           expect(result.data.received).toBeGreaterThanOrEqual(proven.answered);
           expect(result.data.received).toBeLessThanOrEqual(sent - proven.lost);
         }
+        // Success says some ping was answered, which rows showing every ping lost refute; failure, none.
+        if (result.data.success === true) expect(proven.lost === 0 || proven.lost < sent).toBe(true);
+        if (result.data.success === false) expect(proven.answered).toBe(0);
         if (proven.answered + proven.lost > sent || (sent > 0 && lossRatio === undefined)) {
           expect(result.data.lossUnreadable).toBe(true);
           expect(result.problems.join()).toMatch(/contradicts the rows|do not tell/);
