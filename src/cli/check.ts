@@ -14,6 +14,7 @@ import { formatDuration, parseDuration } from '../config/duration.js';
 import { createApp, type App } from '../app.js';
 import { judgePeer } from '../analysis/peer.js';
 import type { WireguardData, WireguardPeer } from '../collectors/wireguard.js';
+import { PeerTable } from '../collectors/wireguard-peers.js';
 import { evaluateRouters } from '../health/report.js';
 import { evaluateRouter } from '../health/evaluate.js';
 import { formatCheck, output, type CheckOutput } from '../health/nagios.js';
@@ -176,23 +177,45 @@ export async function check(configPath: string, routerNames?: string | readonly 
   const timeoutSeconds = options.timeoutSeconds ?? DEFAULT_CHECK_TIMEOUT_SECONDS;
   const pause = options.pause ?? sleep;
   const started = performance.now();
-  // One look, and a second at the wireguard peers that need it when the deadline leaves room for it (the gap and a
-  // request's timeout); otherwise the first look stands, as it does when the second is late (the routers were all
-  // tried, so the deadline judges them by what the first look stored).
+  // One look, and a second at the wireguard peers that need it, started when the gap ends before the deadline. A
+  // router whose second look was not made, or had not landed by the deadline, has its peers' traffic judged as not
+  // seen: those whose verdict hangs on it are not judged (WARNING, "cannot judge"). Before, the first look stood and
+  // called a dead site link idle, OK, where the same check with a longer -t (or a faster router) said CRITICAL
+  // (found by a hostile tester); and the look was skipped unless the gap and one request's timeout fitted, though a
+  // run is two requests or more.
+  const secondLook = new Set<string>();
+  const looked = new Set<string>();
+  let looking = false;
+  const unsubscribe = app.store.subscribe((name, collector) => {
+    if (looking && collector === 'wireguard') looked.add(name);
+  });
   const collect = async (): Promise<void> => {
     await app.collectOnce();
-    const again = routersHangingOnTraffic(checked.routers, app.store, now());
-    const longest = Math.max(0, ...checked.routers.filter((router) => again.has(router.name)).map((router) => router.timeoutSeconds));
-    if (again.size === 0 || performance.now() - started + TRAFFIC_LOOK_GAP_MS + longest * 1000 > timeoutSeconds * 1000) return;
+    for (const name of routersHangingOnTraffic(checked.routers, app.store, now())) secondLook.add(name);
+    if (secondLook.size === 0 || performance.now() - started + TRAFFIC_LOOK_GAP_MS >= timeoutSeconds * 1000) return;
     await pause(TRAFFIC_LOOK_GAP_MS);
-    await app.collectOnce((router, job) => job === 'wireguard' && again.has(router));
+    looking = true;
+    await app.collectOnce((router, job) => job === 'wireguard' && secondLook.has(router));
+  };
+  /** Marks the peers of routers the second look did not reach as traffic unseen; the note saying so, if any. */
+  const unseenNote = (): string | undefined => {
+    looking = false;
+    const unseen = [...secondLook].filter((name) => !looked.has(name));
+    for (const name of unseen) {
+      const peers = (app.store.snapshots(name).find((snapshot) => snapshot.job === 'wireguard' && snapshot.ok)?.data as WireguardData | undefined)?.peers;
+      if (peers instanceof PeerTable) peers.markTrafficUnseen();
+    }
+    if (unseen.length === 0) return undefined;
+    return `no second look at the traffic of ${unseen.join(', ')} (${TRAFFIC_LOOK_GAP_MS / 1000} s after the first) within the check's ${formatDuration(timeoutSeconds)}: peers whose verdict hangs on it are not judged; raise --timeout`;
   };
   let timer: NodeJS.Timeout | undefined;
   try {
     const deadline = new Promise<'late'>((resolve) => {
       timer = setTimeout(() => resolve('late'), timeoutSeconds * 1000);
     });
-    if ((await Promise.race([collect(), deadline])) === 'late') {
+    const ended = await Promise.race([collect(), deadline]);
+    const note = unseenNote();
+    if (ended === 'late') {
       // A router found down (its system run failed, or without the system collector a run that found it silent: one
       // that does not answer fails at its timeout, long before its other collectors have each waited out theirs) is judged now:
       // down is down, whatever they would say — by the one `up` verdict /health and routeros_up use. One that
@@ -203,14 +226,15 @@ export async function check(configPath: string, routerNames?: string | readonly 
       const late = `check timed out after ${formatDuration(timeoutSeconds)}, still waiting for ${waiting.join(', ')}`;
       const judged = checked.routers.filter(known);
       const unheard = waiting.length > 0 ? { partial: true, late } : {};
-      const verdict = judged.length === 0 ? undefined : formatCheck(evaluateRouters(judged, app.store, now()), judged, unheard);
+      const verdict = judged.length === 0 ? undefined : formatCheck(evaluateRouters(judged, app.store, now()), judged, { ...unheard, ...(note === undefined ? {} : { note }) });
       if (waiting.length === 0 && verdict !== undefined) return verdict;
       // Routers found down page now (formatCheck says who is still unheard on the first line, within its bound).
       if (verdict?.state === 'CRITICAL') return verdict;
       return output('UNKNOWN', late, ['Raise --timeout (and the monitoring system\'s own check timeout above it), or lower the routers\' timeout and ping counts.']);
     }
-    return formatCheck(evaluateRouters(checked.routers, app.store, now()), checked.routers);
+    return formatCheck(evaluateRouters(checked.routers, app.store, now()), checked.routers, note === undefined ? {} : { note });
   } finally {
+    unsubscribe();
     clearTimeout(timer);
     // Aborts whatever is still in flight.
     await app.stop();

@@ -142,6 +142,14 @@ export class PeerTable implements KeptPeers {
     this.#numbers[row * NUMBERS + HANDSHAKE] = seconds;
   }
 
+  /**
+   * Every row's rx and tx growth made unknown: `check` marks the peers of a run it could not look at a second time
+   * (judgePeer then leaves unjudged those whose verdict hangs on it).
+   */
+  markTrafficUnseen(): void {
+    for (let row = 0; row < this.#length; row++) this.#numbers[row * NUMBERS + FLAGS] = this.#flagsAt(row) | RX_MOVED_UNKNOWN | TX_MOVED_UNKNOWN;
+  }
+
   setBad(row: number, bad: boolean): void {
     const flags = this.#flagsAt(row);
     this.#numbers[row * NUMBERS + FLAGS] = bad ? flags | BAD : flags & ~BAD;

@@ -323,7 +323,9 @@ function describePeer(judgement: PeerJudgement, bad: boolean, routerName: string
   } else if (verdict.reason === 'handshake_unreadable') {
     message = `${who} cannot be judged: its last-handshake did not decode`;
   } else if (verdict.reason === 'unreadable') {
-    message = `${who} cannot be judged: its disabled, persistent-keepalive, rx or tx (or its interface's disabled) did not decode`;
+    message = peer.factsUnreadable
+      ? `${who} cannot be judged: its disabled or persistent-keepalive (or its interface's disabled) did not decode`
+      : `${who} cannot be judged: whether its rx or tx grew is not known (a counter that did not decode), and its verdict hangs on it`;
   } else if (verdict.reason === 'probe_failed' && bad) {
     // As /health words it (evaluate.ts): a bad probe_failed is a tunnel whose keys work and whose pings do not.
     message = `${who} is blocked: handshake fresh but a ping through the tunnel got no reply (check allowed-address and routes)`;

@@ -322,7 +322,7 @@ function* judgePeers(
   now: number,
   add: AddProblem,
 ): Steps<PeerJudgement[]> {
-  const unjudged: Unjudged = { handshake: [], facts: [] };
+  const unjudged: Unjudged = { handshake: [], facts: [], traffic: [] };
   const peers: PeerJudgement[] = [];
   const collectedAt = wireguard?.collectedAt ?? now;
   // A handshake newer than the last read is not seen until the next: judged by the clock as soon as the bound
@@ -397,7 +397,8 @@ function* judgePeers(
   // One problem per router and cause, not per peer: "we cannot see" them, which is not "fine" (docs/health.md).
   for (const [subjects, what] of [
     [unjudged.handshake, 'their last-handshake did not decode'],
-    [unjudged.facts, 'their disabled, persistent-keepalive, rx or tx (or their interface\'s disabled) did not decode'],
+    [unjudged.facts, 'their disabled or persistent-keepalive (or their interface\'s disabled) did not decode'],
+    [unjudged.traffic, 'whether their rx or tx grew is not known, and their verdict hangs on it'],
   ] as const) {
     if (subjects.length === 0) continue;
     const count = counted(subjects.length, 'peer');
@@ -407,10 +408,11 @@ function* judgePeers(
   return peers;
 }
 
-/** Peers that could not be judged, by what did not decode. */
+/** Peers that could not be judged, by what is not known of them. */
 interface Unjudged {
   handshake: string[];
   facts: string[];
+  traffic: string[];
 }
 
 /** The sets repeatedNamesOf found, by the judgements they were found for: /health's wording and the verdict log's share one. */
@@ -519,7 +521,8 @@ function problemOf(
   } else if (verdict.reason === 'handshake_unreadable') {
     unjudged.handshake.push(subject);
   } else if (verdict.reason === 'unreadable') {
-    unjudged.facts.push(subject);
+    // Unreadable only for the growth it could not tell (judgePeer) when its own facts read.
+    (peer.factsUnreadable ? unjudged.facts : unjudged.traffic).push(subject);
   }
 }
 

@@ -72,11 +72,22 @@ describe('check and peers whose verdict hangs on traffic', () => {
     }
   });
 
-  it('without room before the deadline for the gap and a request\'s timeout (6 s + 3 s of 8 s), the first look stands', async () => {
+  it('without room for the second look (the 6 s gap past a 5 s deadline), the peer is not judged from one look: WARNING, not OK (found by a hostile tester)', async () => {
+    pauses.length = 0;
+    const out = await check(configFile('hub'), undefined, { now: () => clock, pause: step, timeoutSeconds: 5 });
+    expect(pauses).toEqual([]);
+    expect(out.code).toBe(1);
+    const lines = out.text.split('\n');
+    expect(lines[0]).toMatch(/^ROUTEROS WARNING - .*cannot judge 1 peer/);
+    expect(lines[1]).toBe('no second look at the traffic of hub (6 s after the first) within the check\'s 5s: peers whose verdict hangs on it are not judged; raise --timeout');
+    expect(out.text).toContain('whether their rx or tx grew is not known, and their verdict hangs on it');
+  });
+
+  it('with the gap before the deadline, the second look is made though a whole run may not fit after it (6 s of 8 s, 3 s timeouts)', async () => {
     pauses.length = 0;
     const out = await check(configFile('hub'), undefined, { now: () => clock, pause: step, timeoutSeconds: 8 });
-    expect(pauses).toEqual([]);
-    expect(out.code).toBe(0);
+    expect(pauses).toEqual([TRAFFIC_LOOK_GAP_MS]);
+    expect(out.code).toBe(2);
   });
 });
 
