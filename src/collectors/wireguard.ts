@@ -438,6 +438,20 @@ export function* mapWireguardSteps(
   return { samples, data, ...problemsOf(read, peerRead) };
 }
 
+/**
+ * The router's addresses, which only pick the probes' sources: undefined when the read failed. It failing took every
+ * peer verdict of the run with it, a dead site link "state unknown" rather than down (found by a hostile tester); a
+ * failed uptime read is left out the same way (wireguard-boot.ts). A stop is a stop.
+ */
+async function readAddresses(context: JobContext): Promise<RouterRecord[] | undefined> {
+  try {
+    return await context.client.list('ip/address', { signal: context.signal, proplist: ADDRESS_PROPLIST });
+  } catch (error) {
+    if (context.signal.aborted) throw error;
+    return undefined;
+  }
+}
+
 /** The most a run's reads take without probes: two requests in a row and the uptime, each with the router's timeout. */
 export function wireguardReadsSeconds(router: RouterConfig): number {
   return router.timeoutSeconds * 3;
@@ -483,9 +497,12 @@ export const wireguardCollector: Collector<WireguardData, 'wireguard'> = {
         let selected = new Set<string>();
         // Settings that select no peer cost nothing: no address list, no ping (a fleet's default).
         if (mayProbe(health) && (await finishInSlices(wantsProbesSteps(interfaces, peers, health), options))) {
-          const addresses = await context.client.list('ip/address', { ...options, proplist: ADDRESS_PROPLIST });
-          const plan = await finishInSlices(planProbesSteps(interfaces, peers, addresses, health, memory), options);
+          const addresses = await readAddresses(context);
+          const plan = await finishInSlices(planProbesSteps(interfaces, peers, addresses ?? [], health, memory), options);
           selected = plan.selected;
+          // Without the address list no probe has a source: each selected one is an error (reported, not judged), and
+          // the peers are judged by their handshakes, as without probes.
+          if (addresses === undefined) for (const [key, result] of plan.skipped) if (result.outcome === 'no_source_address') plan.skipped.set(key, { outcome: 'error' });
           const run = (command: string, parameters: Readonly<Record<string, unknown>>, o: { signal: AbortSignal; timeoutMs?: number }): Promise<unknown> => context.client.run(command, parameters, o);
           const fresh = await runProbes(run, plan.targets, { count: health.probeCount ?? 1, timeoutMs: context.router.timeoutSeconds * 1000, read: probeRead }, context.signal);
           // The plan's results (up to every peer), then the probes' (a few) added to them: not copied into a new map.

@@ -3,6 +3,7 @@
  * 7.x list), range rules, the cardinality filter (`interfaces:` config) and the job's requests.
  */
 import fc from 'fast-check';
+import { RouterOsError } from '../../src/routeros/errors.js';
 import { describe, expect, it } from 'vitest';
 import { INTERFACE_PROPLIST, interfaceCollector, linkRateBits, mapInterfaces, mapLinkRates, mapLinkRatesSteps, MAX_MONITORED_PORTS } from '../../src/collectors/interface.js';
 import { keepsInterface } from '../../src/collectors/interface-filter.js';
@@ -314,6 +315,34 @@ describe('interface job', () => {
     expect(out).toContain('routeros_interface_link_speed_bytes_per_second{router="hq",interface="ether2",type="ether"} 12500000\n');
     expect(job?.deadlineSeconds).toBe(router.timeoutSeconds * 2);
     expect(job?.schedule).toBe(router.schedules.interface);
+  });
+
+  it('a link-rate read that fails leaves the rates out and keeps every other series, not the run failed (found by a hostile tester)', async () => {
+    const router = testRouter();
+    const [job] = interfaceCollector.jobs(router);
+    const client: JobContext['client'] = {
+      list: async () => fixtureList('interface-7.23-chr.json'),
+      getSingleton: async () => {
+        throw new Error('not expected');
+      },
+      run: async () => {
+        throw new RouterOsError('ROS_ERR_HTTP_5XX', 'POST /rest/interface/ethernet/monitor: HTTP 500', { status: 500 });
+      },
+    };
+    const result = await job?.run({ router, client, routerLabel: ROUTER, now: () => 0, signal: new AbortController().signal, memory: new Map() });
+    const out = sampleText(result?.samples ?? new SampleSet());
+    expect(out).toContain('routeros_interface_receive_bytes_total{router="hq",interface="ether1",type="ether"}');
+    expect(out).not.toContain('routeros_interface_link_speed_bytes_per_second');
+    // A stop while the rates are read is a stop.
+    const stop = new AbortController();
+    const stopping: JobContext['client'] = {
+      ...client,
+      run: async () => {
+        stop.abort(new Error('stopped'));
+        throw new RouterOsError('ROS_ERR_ABORTED', 'POST /rest/interface/ethernet/monitor: aborted');
+      },
+    };
+    await expect(job?.run({ router, client: stopping, routerLabel: ROUTER, now: () => 0, signal: stop.signal, memory: new Map() })).rejects.toThrow('aborted');
   });
 
   it('makes no monitor request when no running ethernet port is exported', async () => {

@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
 import { RouterOsClient } from '../../src/routeros/client.js';
+import { RouterOsError } from '../../src/routeros/errors.js';
 import { Secret } from '../../src/util/secret.js';
 import { wireguardCollector, type WireguardData, type WireguardPeer } from '../../src/collectors/wireguard.js';
 import { PROBE_CONCURRENCY, planProbes, probeKey, runProbes } from '../../src/collectors/wireguard-probe.js';
@@ -91,6 +92,40 @@ const value = (text: string, family: string, name: string): number | undefined =
 };
 
 describe('data-plane probes against the emulator', () => {
+  it('an address list that cannot be read leaves the peers to their handshakes, each probe an error, not the run failed (found by a hostile tester)', async () => {
+    const router = testRouter({ url: emulator.router('hq').url }, { health: { probe_tunnels: true, probe_count: 3 } });
+    const [job] = wireguardCollector.jobs(router);
+    if (job === undefined) throw new Error('no job');
+    const { spy, seen } = recording();
+    const failing: JobContext['client'] = {
+      ...spy,
+      list: (path, options) => (path === 'ip/address' ? Promise.reject(new RouterOsError('ROS_ERR_HTTP_5XX', 'GET /rest/ip/address: HTTP 500', { status: 500 })) : spy.list(path, options)),
+    };
+    const result = await job.run({ router, client: failing, routerLabel: routerLabel('hq'), now: () => now, signal: new AbortController().signal, memory: new Map() });
+    const peers = [...(result.data as WireguardData).peers];
+    expect(seen.pings).toEqual([]);
+    expect(Object.fromEntries(peers.map((peer) => [peer.name, peer.probe]))).toEqual({ good: 'error', mismatch: 'error', 'subnet-only': 'no_tunnel_address', lossy: 'error', laptop: 'off' });
+    // Judged by their handshakes, as without probes: the keepalive peers are up.
+    expect(value(sampleText(result.samples), 'routeros_wireguard_peer_healthy', 'good')).toBe(1);
+  });
+
+  it('a stop while the address list is read is a stop, not a run without probes', async () => {
+    const router = testRouter({ url: emulator.router('hq').url }, { health: { probe_tunnels: true } });
+    const [job] = wireguardCollector.jobs(router);
+    if (job === undefined) throw new Error('no job');
+    const { spy } = recording();
+    const stop = new AbortController();
+    const stopping: JobContext['client'] = {
+      ...spy,
+      list: (path, options) => {
+        if (path !== 'ip/address') return spy.list(path, options);
+        stop.abort(new Error('stopped'));
+        return Promise.reject(new RouterOsError('ROS_ERR_ABORTED', 'GET /rest/ip/address: aborted'));
+      },
+    };
+    await expect(job.run({ router, client: stopping, routerLabel: routerLabel('hq'), now: () => now, signal: stop.signal, memory: new Map() })).rejects.toThrow('aborted');
+  });
+
   it('handshake times are reckoned from when the peers were read, not from after the probes', async () => {
     const timestamp = async (health: Record<string, unknown>): Promise<number | undefined> => {
       const router = testRouter({ url: emulator.router('hq').url }, { health });
