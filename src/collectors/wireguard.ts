@@ -246,10 +246,14 @@ export function* mapWireguardSteps(
   const unclearInterfaces = new Set<string>();
   const keyedInterfaces = yield* read.keyedSteps(interfaces, INTERFACE_KEYS);
   const written: string[] = [];
+  // The names as the router wrote them, to find a peer's interface without writing its name out first.
+  const listedNames = new Set<string>();
   for (const record of keyedInterfaces) {
     if (written.length % RECORDS_PER_STEP === RECORDS_PER_STEP - 1) yield;
     written.push(escapeLabelValue(record['name'] as string));
+    listedNames.add(record['name'] as string);
   }
+  const listedInterfaces = new Set(written);
   const twinInterfaces = yield* twins(written);
 
   for (const [index, record] of keyedInterfaces.entries()) {
@@ -345,8 +349,13 @@ export function* mapWireguardSteps(
     const keepaliveSeconds = readKeepalive ?? 0;
     // What the verdict rests on must have been read, not defaulted: "25 s" taken as no keepalive makes a down
     // peer idle. (Absent fields are RouterOS's defaults: enabled, no keepalive.)
+    // A peer whose interface the interface list does not hold: whether that runs, or is disabled, cannot be told,
+    // and was taken as enabled and running (a dead site link judged idle, `check` OK; found by a hostile tester).
+    const unlisted = !listedNames.has(iface) && !listedInterfaces.has(escapeLabelValue(iface));
+    if (unlisted) peerRead.problem(() => `peer ${quoteRouterText(publicKey, 12)} is on ${quoteRouterText(iface, 40)}, which interface/wireguard does not list; not judged`);
     const factsUnreadable =
       twin ||
+      unlisted ||
       (readDisabled === undefined && given(record, 'disabled')) ||
       (readKeepalive === undefined && given(record, 'persistent-keepalive')) ||
       (unclearInterfaces.size > 0 && unclearInterfaces.has(escapeLabelValue(iface)));

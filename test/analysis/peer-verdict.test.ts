@@ -195,3 +195,25 @@ describe('peer verdict when whether rx or tx grew cannot be told (found by a hos
     expect(unread.reason).toBe('unreadable');
   });
 });
+
+describe('a peer on an interface the interface list does not hold (found by a hostile tester)', () => {
+  it('is not judged, and counted, in /metrics and /health: whether its interface runs cannot be told', () => {
+    const listed: RouterRecord = { name: 'wg-road', 'public-key': 'S3rv3r', running: 'true', disabled: 'false', 'listen-port': '13232' };
+    // A dead site link (20 minutes without a handshake, a keepalive) on wg-sites, which the reply leaves out.
+    const peers: RouterRecord[] = [
+      { interface: 'wg-sites', 'public-key': `${'D'.repeat(43)}=`, name: 'site-dead', 'endpoint-address': '198.51.100.7', 'last-handshake': '20m', 'persistent-keepalive': '25s', rx: '1', tx: '1' },
+      { interface: 'wg-road', 'public-key': `${'L'.repeat(43)}=`, name: 'laptop', 'last-handshake': '20m', rx: '1', tx: '1' },
+    ];
+    const result = mapWireguard([listed], peers, routerLabel('hq'), router.health, T0);
+    const text = sampleText(result.samples);
+    expect(text).toMatch(/routeros_wireguard_peer_state\{[^}]*name="site-dead"[^}]*state="unknown"\} 1/);
+    expect(text).not.toMatch(/routeros_wireguard_peer_healthy\{[^}]*name="site-dead"/);
+    // Its neighbour on a listed interface is judged as before.
+    expect(text).toMatch(/routeros_wireguard_peer_healthy\{[^}]*name="laptop"[^}]*\} 1/);
+    expect(result.decodeErrors).toBe(1);
+    expect(result.problems.join('\n')).toMatch(/is on "wg-sites", which interface\/wireguard does not list; not judged/);
+    const health = evaluateRouter(router, [systemOk(), { ...wireguard(router, [listed], peers), data: result.data }], T0);
+    expect(health.health.peers.find((peer) => peer.name === 'site-dead')).toMatchObject({ judged: false, reason: 'unreadable' });
+    expect(health.health.status).toBe('degraded');
+  });
+});
