@@ -7,6 +7,7 @@
  * routers it was still waiting for, before the monitoring system kills it with no explanation. Its log lines are held
  * and written to stderr after the answer, at most MAX_CHECK_LOG_BYTES of them (HeldLogLines).
  */
+import { writeSync } from 'node:fs';
 import { setTimeout as wait } from 'node:timers/promises';
 import { ConfigError, type Config, type RouterConfig } from '../config/types.js';
 import { formatProblems, loadConfigFile } from '../config/index.js';
@@ -19,6 +20,7 @@ import { evaluateRouters } from '../health/report.js';
 import { evaluateRouter } from '../health/evaluate.js';
 import { formatCheck, output, type CheckOutput } from '../health/nagios.js';
 import { createLogger, HeldLogLines } from './logger.js';
+import { writeStdout } from './stdout.js';
 import { terminalText } from '../util/text.js';
 import { USAGE } from './args.js';
 import { shardOf } from '../scheduler/shard.js';
@@ -254,7 +256,17 @@ function usageOutput(message: string): CheckOutput {
 }
 
 async function print(result: CheckOutput): Promise<number> {
-  await new Promise<void>((resolve, reject) => process.stdout.write(result.text, (error) => (error ? reject(error) : resolve())));
+  try {
+    await writeStdout(result.text);
+  } catch (error) {
+    // The answer cannot be given: UNKNOWN (3), said on stderr in one line, not a crash (1, read as WARNING).
+    try {
+      writeSync(2, `routeros-exporter check: ${error instanceof Error ? error.message : String(error)}; the answer was: ${result.text.split('\n')[0] ?? ''}\n`);
+    } catch {
+      // stderr cannot be written either: the status is all there is.
+    }
+    return 3;
+  }
   return result.code;
 }
 

@@ -6,6 +6,7 @@ import { inShard } from '../scheduler/shard.js';
 import { loadWebConfig } from '../server/web-config.js';
 import { createApp } from '../app.js';
 import { createLogger } from './logger.js';
+import { writeStdout } from './stdout.js';
 import { terminalText } from '../util/text.js';
 
 /** What check-config and once print on stderr: the problems of a file that may hold secrets or odd bytes. */
@@ -87,9 +88,7 @@ export async function onceCommand(config: Config): Promise<number> {
   try {
     const ok = await app.collectOnce();
     const body = await app.exposition.render('text', false);
-    await new Promise<void>((resolve, reject) =>
-      process.stdout.write(Buffer.concat(body.parts), (error) => (error ? reject(error) : resolve())),
-    );
+    await writeStdout(Buffer.concat(body.parts));
     return ok ? 0 : 1;
   } finally {
     await app.stop();

@@ -207,25 +207,24 @@ function fdDestination(fd: 1 | 2): Destination {
     sync,
     ...(sync ? {} : { maxLength: MAX_PENDING_LOG_BYTES, retryEAGAIN: () => Date.now() < giveUpAt }),
   });
-  if (!sync) {
-    asynchronous = stream;
-    // A write that fails (ENOSPC: the disk under a log file is full; EPIPE, EIO) is no reason to stop collecting: the
-    // lines wait, up to MAX_PENDING_LOG_BYTES, for the next line's write to succeed, and those past that are counted
-    // (noteDroppedLines). Unheard, the error ended the process through its exit, where the flush retried the failing
-    // write every 100 ms for good: no HTTP answers, SIGTERM ignored, until the disk had room (found by a hostile tester).
-    stream.on('error', () => {
-      writeFailing = true;
-    });
-    stream.on('write', () => {
-      writeFailing = false;
-    });
-    // The flush pino makes as the process exits retries any failing write but a refusal without end: while writes
-    // fail, what is held is dropped instead (a stopped daemon whose stdout is on a full disk never exited).
-    const flushSync = stream.flushSync.bind(stream);
-    stream.flushSync = (): void => {
-      if (!writeFailing) flushSync();
-    };
-  }
+  if (!sync) asynchronous = stream;
+  // A write that fails (ENOSPC: the disk under a log file is full; EPIPE, EIO) is no reason to stop collecting: the
+  // daemon's lines wait, up to MAX_PENDING_LOG_BYTES, for the next line's write to succeed, and those past that are
+  // counted (noteDroppedLines); a command's stderr line is dropped. Unheard, the error ended the daemon through its
+  // exit, where the flush retried the failing write every 100 ms for good (no HTTP answers, SIGTERM ignored, until
+  // the disk had room), and aborted `once` at its first warning with no exposition written (found by a hostile tester).
+  stream.on('error', () => {
+    writeFailing = true;
+  });
+  stream.on('write', () => {
+    writeFailing = false;
+  });
+  // The flush pino makes as the process exits retries any failing write but a refusal without end: while writes
+  // fail, what is held is dropped instead (a stopped daemon whose stdout is on a full disk never exited).
+  const flushSync = stream.flushSync.bind(stream);
+  stream.flushSync = (): void => {
+    if (!writeFailing) flushSync();
+  };
   return stream;
 }
 
