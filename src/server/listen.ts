@@ -40,7 +40,11 @@ export function startServer(app: { readonly handle: RequestHandler }, listen: st
   const web = options.web;
   const logger = options.logger ?? pino({ level: 'silent' });
   const guarded = guard(app.handle, { web, limits, logger });
-  const handler = guarded.handle;
+  const answering = new AnswersInProgress();
+  const handler = (req: IncomingMessage, res: ServerResponse): void => {
+    answering.started(req, res);
+    guarded.handle(req, res);
+  };
   const common: HttpServerOptions = {
     maxHeaderSize: limits.maxHeaderBytes,
     headersTimeout: limits.headersTimeoutMs,
@@ -90,14 +94,35 @@ export function startServer(app: { readonly handle: RequestHandler }, listen: st
   server.maxHeadersCount = 100;
   server.maxConnections = limits.maxConnections;
   admitConnections(server, limits);
+  const extraHeaders = (): string =>
+    Object.entries(web?.current()?.headers ?? {})
+      .map(([name, value]) => `${name}: ${value}\r\n`)
+      .join('');
   // Without a listener Node drops a CONNECT request without a word; answer it like any other wrong method, with
   // the web config's headers as every answer has them (validated there: no control characters).
   server.on('connect', (_req, socket: Duplex) => {
     socket.on('error', () => undefined);
-    const extra = Object.entries(web?.current()?.headers ?? {})
-      .map(([name, value]) => `${name}: ${value}\r\n`)
-      .join('');
-    socket.end(`HTTP/1.1 405 Method Not Allowed\r\nAllow: GET, HEAD, POST\r\n${extra}Content-Length: 0\r\nConnection: close\r\n\r\n`);
+    socket.end(`HTTP/1.1 405 Method Not Allowed\r\nAllow: GET, HEAD, POST\r\n${extraHeaders()}Content-Length: 0\r\nConnection: close\r\n\r\n`);
+  });
+  // A request Node cannot parse (a bad header, one after `Connection: close`, a head too large): Node's own answer,
+  // a bare 400 written at once, went out ahead of the answers still being made to the requests pipelined before it
+  // on the connection, which were lost (a reload made, and its client told 400; found by a hostile tester), and
+  // without the configured headers. Those answers are now written first (for at most PIPELINED_WAIT_MS), then the
+  // refusal, with the headers, and the connection ends.
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
+    socket.on('error', () => undefined);
+    const refuse = (): void => {
+      if (!socket.writable || error.code === 'ECONNRESET') {
+        socket.destroy();
+        return;
+      }
+      const status = error.code === 'HPE_HEADER_OVERFLOW' ? '431 Request Header Fields Too Large' : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? '408 Request Timeout' : '400 Bad Request';
+      // Written and let go at once, as Node does (a small write leaves at once; a TLS connection whose handshake never
+      // came has nothing to wait for): nothing more is read from a connection whose requests cannot be told apart.
+      socket.write(`HTTP/1.1 ${status}\r\n${extraHeaders()}Content-Length: 0\r\nConnection: close\r\n\r\n`);
+      socket.destroy();
+    };
+    answering.whenDone(socket, refuse);
   });
   // `Expect: 100-continue`: Node would send 100 Continue, inviting the body, before the guard has checked the
   // credentials. The request goes to the guard at once instead; every route but POST /-/reload answers without
@@ -122,6 +147,52 @@ export function startServer(app: { readonly handle: RequestHandler }, listen: st
       resolve(server);
     });
   });
+}
+
+/** How long a refused connection's answers to the requests pipelined before the refusal may take to be written. */
+const PIPELINED_WAIT_MS = 10_000;
+
+/** The answers each connection is still making, so a refusal on it waits for them (clientError above). */
+class AnswersInProgress {
+  readonly #open = new WeakMap<Duplex, number>();
+  readonly #waiting = new WeakMap<Duplex, () => void>();
+  /** The connection's latest request: while its body is still coming, a parse error is its own. */
+  readonly #latest = new WeakMap<Duplex, IncomingMessage>();
+
+  started(req: IncomingMessage, res: ServerResponse): void {
+    const socket = req.socket;
+    this.#latest.set(socket, req);
+    this.#open.set(socket, (this.#open.get(socket) ?? 0) + 1);
+    res.once('close', () => {
+      const left = (this.#open.get(socket) ?? 1) - 1;
+      this.#open.set(socket, left);
+      if (left > 0) return;
+      const then = this.#waiting.get(socket);
+      this.#waiting.delete(socket);
+      then?.();
+    });
+  }
+
+  /**
+   * Calls `then` once the connection has no answer in progress, or after PIPELINED_WAIT_MS, whichever comes first;
+   * at once when the error is in the body of the latest request (a body cut short): that request is the one refused.
+   */
+  whenDone(socket: Duplex, then: () => void): void {
+    if ((this.#open.get(socket) ?? 0) === 0 || this.#latest.get(socket)?.complete === false) {
+      then();
+      return;
+    }
+    let done = false;
+    const once = (): void => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      then();
+    };
+    const timer = setTimeout(once, PIPELINED_WAIT_MS);
+    timer.unref();
+    this.#waiting.set(socket, once);
+  }
 }
 
 /** The URL a person can open for a listening server. */

@@ -196,3 +196,31 @@ describe('connections', () => {
     expect((await rawRequest('GET /-/healthy HTTP/1.1\r\nHost: x\r\n\r\n', { port, tls: true })).status).toBe(200);
   });
 });
+
+describe('a request Node cannot parse, pipelined behind one still being answered (found by a hostile tester)', () => {
+  it('answers the earlier request first, then refuses with the configured headers; before, the earlier answer was cut', async () => {
+    const web = new WebConfigSource(tempFile('web.yml', 'http_server_config: { headers: { X-Frame-Options: deny } }\n'), { logger: captureLogs().logger });
+    await start({}, web);
+    const socket = await socketFrom();
+    let text = '';
+    socket.on('data', (chunk: Buffer) => (text += chunk.toString('latin1')));
+    socket.write('GET /metrics HTTP/1.1\r\nHost: x\r\n\r\nGET /x HTTP/1.1\r\nBad Header Line\r\n\r\n');
+    await expect.poll(() => text, { timeout: 5_000 }).toContain('# held\n');
+    for (const res of held.splice(0)) res.end('# end\n');
+    await closed(socket);
+    const held200 = text.indexOf('HTTP/1.1 200');
+    const refused = text.indexOf('HTTP/1.1 400 Bad Request');
+    expect(held200).toBe(0);
+    expect(text).toContain('# end\n');
+    expect(refused).toBeGreaterThan(text.indexOf('# end\n'));
+    expect(text.slice(refused)).toMatch(/^HTTP\/1\.1 400 Bad Request\r\nX-Frame-Options: deny\r\nContent-Length: 0\r\nConnection: close\r\n\r\n$/);
+  });
+
+  it('refuses a bad request alone at once, with the configured headers', async () => {
+    const web = new WebConfigSource(tempFile('web.yml', 'http_server_config: { headers: { X-Frame-Options: deny } }\n'), { logger: captureLogs().logger });
+    await start({}, web);
+    const answer = await rawRequest('GET /x HTTP/1.1\r\nBad Header Line\r\n\r\n', { port });
+    expect(answer.status).toBe(400);
+    expect(answer.text).toContain('\r\nX-Frame-Options: deny\r\n');
+  });
+});
