@@ -282,3 +282,134 @@ describe('forward fixes', () => {
   });
 });
 
+
+describe('input firewall: the tunnel\'s packets come from anywhere on the internet, in on the default route\'s interface', () => {
+  // The recorded router's WAN: the default route leaves through ether1.
+  const WAN_ROUTE: RouterRecord = { '.id': '*A1', 'dst-address': '0.0.0.0/0', gateway: '203.0.113.1', 'immediate-gw': '203.0.113.1%ether1', disabled: 'false' };
+  const WAN_ADDRESS: RouterRecord = { '.id': '*A2', address: '203.0.113.2/30', interface: 'ether1', disabled: 'false' };
+  const DEFCONF_DROP: RouterRecord = { '.id': '*D1', chain: 'input', action: 'drop', 'in-interface-list': '!LAN', disabled: 'false' };
+  const inputCheckOf = (filter: readonly RouterRecord[]) =>
+    auditSetup(records({ routes: [WAN_ROUTE], addresses: [ADDRESS, WAN_ADDRESS], filter })).at(0)?.checks.find((check) => check.check === 'firewall_input');
+  const acceptNarrowedBy = (narrowing: Record<string, string>): RouterRecord => ({ '.id': '*C1', chain: 'input', action: 'accept', protocol: 'udp', 'dst-port': '13231', disabled: 'false', ...narrowing });
+
+  it.each<[string, Record<string, string>, boolean]>([
+    // Found by a hostile tester: each of the first five passed, while defconf's drop after it took every packet.
+    ['no source at all (!0.0.0.0/0)', { 'src-address': '!0.0.0.0/0' }, false],
+    ['loopback as the source', { 'src-address': '127.0.0.1' }, false],
+    ['a private network as the source', { 'src-address': '10.99.0.0/16' }, false],
+    ['in on loopback', { 'in-interface': 'lo' }, false],
+    ['in on the LAN bridge', { 'in-interface': 'bridge-lan' }, false],
+    ['a source address list', { 'src-address-list': 'peers' }, false],
+    ['in through a list of another name than WAN', { 'in-interface-list': 'MGMT' }, false],
+    ['nothing: the port alone', {}, true],
+    ['every source (0.0.0.0/0)', { 'src-address': '0.0.0.0/0' }, true],
+    ['in on the default route\'s interface', { 'in-interface': 'ether1' }, true],
+    ['in through defconf\'s WAN list', { 'in-interface-list': 'WAN' }, true],
+    ['all but a deny list of sources', { 'src-address-list': '!blocked' }, true],
+    ['in on any interface but the LAN bridge', { 'in-interface': '!bridge-lan' }, true],
+    ['in on any interface but the default route\'s', { 'in-interface': '!ether1' }, false],
+  ])('an accept of the listen port narrowed to %s before defconf\'s drop: firewall_input %s', (_name, narrowing, ok) => {
+    expect(inputCheckOf([acceptNarrowedBy(narrowing), DEFCONF_DROP])?.ok).toBe(ok);
+  });
+
+  it('without a default route no interface is shown to be the WAN: an accept narrowed to one, or to all but one, does not count', () => {
+    for (const narrowing of [{ 'in-interface': 'ether1' }, { 'in-interface': '!bridge' }]) {
+      const setup = auditSetup(records({ addresses: [ADDRESS, WAN_ADDRESS], filter: [acceptNarrowedBy(narrowing), DEFCONF_DROP] }));
+      expect(setup.at(0)?.checks.find((check) => check.check === 'firewall_input')?.ok).toBe(false);
+    }
+  });
+
+  it('a full tunnel\'s default route through the tunnel itself shows no WAN', () => {
+    const fullTunnel: RouterRecord = { ...WAN_ROUTE, gateway: 'wg0', 'immediate-gw': 'wg0' };
+    for (const narrowing of [{ 'in-interface': 'wg0' }, { 'in-interface': '!bridge' }]) {
+      const setup = auditSetup(records({ routes: [fullTunnel], addresses: [ADDRESS, WAN_ADDRESS], filter: [acceptNarrowedBy(narrowing), DEFCONF_DROP] }));
+      expect(setup.at(0)?.checks.find((check) => check.check === 'firewall_input')?.ok).toBe(false);
+    }
+  });
+
+  it('a drop narrowed to a source or an interface the audit cannot place may still hit the tunnel, as before', () => {
+    const narrowings: Record<string, string>[] = [{ 'src-address': '10.0.0.0/8' }, { 'in-interface': 'ether2' }, { 'in-interface': '!bridge' }, { 'in-interface-list': 'MGMT' }, { 'src-address-list': '!allowed' }];
+    for (const narrowing of narrowings) {
+      expect(inputCheckOf([{ '.id': '*D2', chain: 'input', action: 'drop', disabled: 'false', ...narrowing }, acceptNarrowedBy({})])?.ok).toBe(false);
+    }
+  });
+
+  // Input rule sets built from the kinds real routers hold, some reached through a jump; one accept in them (of
+  // the input chain or of a jumped-to one) is then narrowed.
+  const INPUT_RULES: Record<string, string>[] = [
+    { chain: 'input', action: 'accept', 'connection-state': 'established,related,untracked' },
+    { chain: 'input', action: 'drop', 'connection-state': 'invalid' },
+    { chain: 'input', action: 'accept', protocol: 'icmp' },
+    { chain: 'input', action: 'drop', 'in-interface-list': '!LAN' },
+    { chain: 'input', action: 'accept', 'in-interface-list': 'LAN' },
+    { chain: 'input', action: 'accept', protocol: 'udp', 'dst-port': '13231,13232' },
+    { chain: 'input', action: 'accept', protocol: 'udp', 'dst-port': '13231', 'in-interface-list': 'WAN' },
+    { chain: 'input', action: 'accept' },
+    { chain: 'input', action: 'drop', protocol: 'udp', 'dst-port': '13000-14000' },
+    { chain: 'input', action: 'reject', 'src-address-list': '!allowed' },
+    { chain: 'input', action: 'drop', 'src-address-list': 'bogons' },
+    { chain: 'input', action: 'jump', 'jump-target': 'wg' },
+    { chain: 'input', action: 'jump', 'jump-target': 'wg', protocol: 'udp' },
+    { chain: 'wg', action: 'accept', protocol: 'udp', 'dst-port': '13231' },
+    { chain: 'wg', action: 'accept' },
+    { chain: 'wg', action: 'drop', 'in-interface': 'ether2' },
+    { chain: 'wg', action: 'return' },
+    { chain: 'input', action: 'drop' },
+  ];
+  const octet = fc.integer({ min: 0, max: 255 });
+  const address = fc.tuple(octet, octet, octet, octet).map((octets) => octets.join('.'));
+  const maybeNegated = (arb: fc.Arbitrary<string>) => fc.tuple(fc.boolean(), arb).map(([negated, value]) => (negated ? `!${value}` : value));
+  const notTheWan = fc.oneof(fc.constantFrom('lo', 'bridge-lan', 'bridge', 'ether2', 'wg0', 'pppoe-out1'), fc.stringMatching(/^[a-z][a-z0-9-]{0,11}$/).filter((name) => name !== 'ether1'));
+  const only = (key: string) => (value: string): Record<string, string> => ({ [key]: value });
+  /** A narrowing that leaves out part of the internet or is not shown to be the interface its packets arrive on. */
+  const narrowing: fc.Arbitrary<Record<string, string>> = fc.oneof(
+    // Any source short of every address, either way round: `!0.0.0.0/0` holds none; a range that does not read
+    // (its end below its start) is not judged.
+    maybeNegated(fc.tuple(address, fc.integer({ min: 1, max: 32 })).map(([at, length]) => `${at}/${length}`)).map(only('src-address')),
+    fc.constant('!0.0.0.0/0').map(only('src-address')),
+    maybeNegated(fc.tuple(address, address).map(([a, b]) => `${a}-${b}`)).filter((value) => value !== '0.0.0.0-255.255.255.255').map(only('src-address')),
+    fc.stringMatching(/^[a-z][a-z0-9-]{0,11}$/).map(only('src-address-list')),
+    notTheWan.map(only('in-interface')),
+    fc.constant('!ether1').map(only('in-interface')),
+    maybeNegated(fc.constantFrom('MGMT', 'TRUSTED', 'lan-ports', 'vpn')).map(only('in-interface-list')),
+    fc.constantFrom('LAN', '!WAN').map(only('in-interface-list')),
+  );
+  /** One that every packet from the internet meets. */
+  const wholeInternet: fc.Arbitrary<Record<string, string>> = fc.oneof(
+    fc.constant('0.0.0.0/0').map(only('src-address')),
+    fc.constantFrom('ether1', '!lo', '!bridge-lan', '!wg0').map(only('in-interface')),
+    fc.constantFrom('WAN', '!LAN').map(only('in-interface-list')),
+  );
+  const ruleSet = fc
+    .array(fc.constantFrom(...INPUT_RULES), { minLength: 1, maxLength: 8 })
+    .map((rules) => rules.map((rule, index): RouterRecord => ({ '.id': `*${(index + 1).toString(16).toUpperCase()}`, disabled: 'false', ...rule })))
+    .chain((rules) => {
+      const accepts = rules.flatMap((rule, index) => (rule['action'] === 'accept' ? [index] : []));
+      return fc.tuple(fc.constant(rules), accepts.length === 0 ? fc.constant(undefined) : fc.constantFrom(...accepts));
+    });
+
+  it('property: an accept so narrowed decides nothing, so firewall_input is what it is without that accept (never passing where it failed)', () => {
+    fc.assert(
+      fc.property(ruleSet, narrowing, ([rules, at], narrow) => {
+        // Narrowing adds a condition; one the accept already has would be replaced instead.
+        fc.pre(at !== undefined && Object.keys(narrow).every((key) => rules[at]?.[key] === undefined));
+        const narrowed = rules.map((rule, index) => (index === at ? { ...rule, ...narrow } : rule));
+        const without = rules.filter((_rule, index) => index !== at);
+        expect(inputCheckOf(narrowed)).toEqual(inputCheckOf(without));
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
+  it('property: an accept narrowed to what every packet from the internet meets is judged as without the narrowing', () => {
+    fc.assert(
+      fc.property(ruleSet, wholeInternet, ([rules, at], narrow) => {
+        // Narrowing adds a condition; one the accept already has would be replaced instead.
+        fc.pre(at !== undefined && Object.keys(narrow).every((key) => rules[at]?.[key] === undefined));
+        const narrowed = rules.map((rule, index) => (index === at ? { ...rule, ...narrow } : rule));
+        expect(inputCheckOf(narrowed)).toEqual(inputCheckOf(rules));
+      }),
+      { numRuns: 500 },
+    );
+  });
+});
