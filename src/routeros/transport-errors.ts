@@ -4,7 +4,7 @@
  */
 import { RouterOsError, type RouterErrorBody } from './errors.js';
 import { safeText } from '../util/text.js';
-import { longestSecretLength, redactSecrets } from '../util/redact.js';
+import { longestSecretLength, redactSecrets, sharesSecretRun } from '../util/redact.js';
 import { WIRE_OVERRUN_CODE, WireOverrunError } from './wire-meter.js';
 
 const TLS_CODE = /CERT|SSL|TLS|EPROTO|UNABLE_TO_|HOSTNAME|ALTNAME|ERR_OSSL/;
@@ -194,11 +194,45 @@ const POLICY_FIX =
 /** The failure statuses RouterOS 7 answers with (routeros-real-formats §6, and 403 where a group lacks read). */
 const ROUTEROS_STATUSES = new Set([400, 403, 404, 406, 500, 501]);
 
-export function mapStatusError(status: number, body: RouterErrorBody | undefined, request: string): RouterOsError {
-  const said =
-    body === undefined ? '' : `: ${safeText(body.message)}${body.detail === undefined ? '' : ` (${safeText(body.detail)})`}`;
+/** The longest message or detail shown: RouterOS's own are a few words (`no such command or directory (wireguard)`). */
+export const SHOWN_TEXT_CHARS = 200;
+
+/**
+ * What RouterOS writes its error texts with: ASCII letters, digits, spaces and plain punctuation. No escape of
+ * any encoding (`&#33;`, `%2521`, `\u0021`, `+` and `=` of base64), no line break, no markup.
+ */
+const ROUTEROS_WORDING = /^[A-Za-z0-9 ().,:'"_*/-]*$/;
+
+/** Said in place of a message or detail not shown. */
+export const WITHHELD = 'text withheld: it may echo the credentials';
+
+/**
+ * A message or detail as a failure's error shows it, or undefined when it is not shown: longer than RouterOS's
+ * own, written with more than their characters, or sharing SHARED_RUN characters in a row with a password in one
+ * of its spellings (redact.ts). Redaction knows a password only in the forms it registers; a proxy echoing it
+ * HTML-entity-encoded, percent-encoded twice, reversed, in base64 at another byte offset or split over lines
+ * printed most of it (found by a hostile tester). RouterOS's own details, which say what is wrong, stay.
+ */
+function shownRouterText(text: string): string | undefined {
+  if (text.length > SHOWN_TEXT_CHARS || !ROUTEROS_WORDING.test(text) || sharesSecretRun(text)) return undefined;
+  return safeText(text);
+}
+
+/**
+ * A RouterOS failure's body as the error keeps it: each part shown (shownRouterText) or said to be withheld, so
+ * that nothing reading the error later finds what its message left out.
+ */
+function shownBody(body: RouterErrorBody): RouterErrorBody {
+  const message = shownRouterText(body.message) ?? `[${WITHHELD}]`;
+  return body.detail === undefined ? { error: body.error, message } : { error: body.error, message, detail: shownRouterText(body.detail) ?? WITHHELD };
+}
+
+export function mapStatusError(status: number, reply: RouterErrorBody | undefined, request: string): RouterOsError {
+  const body = reply === undefined ? undefined : shownBody(reply);
+  const said = body === undefined ? '' : `: ${body.message}${body.detail === undefined ? '' : ` (${body.detail})`}`;
   const options = { status, request, ...(body === undefined ? {} : { body }) };
-  const detail = body?.detail ?? '';
+  // RouterOS's own words decide what the failure is, whether shown or not.
+  const detail = reply?.detail ?? '';
   if (status === 401) {
     // 7.x answers 401 to a wrong password and to a group without rest-api alike (real-formats §9), always with
     // the same words ("Unauthorized"). Nothing of the reply is printed: what answers a refused login in the

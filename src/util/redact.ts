@@ -418,6 +418,7 @@ function add(value: string): void {
 /** Registers a secret value process-wide: it is redacted from every error message and log line from now on. */
 export function registerSecret(value: string): void {
   add(value);
+  addRunSource(value);
 }
 
 /** The HTTP Basic encoding of a user name and password (what the `Authorization` header carries after `Basic `). */
@@ -436,6 +437,7 @@ export function basicEncoding(username: string, password: string): string {
 export function registerCredentials(username: string, password: string): void {
   if (password === '') return;
   add(password);
+  addRunSource(password);
   // A password too short to register alone still shows as `user:abc` (a URL's userinfo): that form goes in.
   if (password.length < MIN_SECRET_LENGTH) add(`${username}:${password}`);
   const passwordStart = Buffer.byteLength(`${username}:`, 'utf8');
@@ -469,6 +471,9 @@ export function forgetAllSecrets(): void {
   headCounts = undefined;
   longestValue = 0;
   tags.clear();
+  runSources.clear();
+  runIndex = undefined;
+  pendingRuns = [];
 }
 
 /** The longest registered value's length: how far past a cut a secret may reach. */
@@ -592,4 +597,197 @@ export function redactSecretsDistinct(text: string): string {
   if (shown === out) return out;
   const again = redactRegistered(shown, tagged, true);
   return again === shown ? out : again;
+}
+
+/**
+ * Characters in a row that a router's error text may share with a secret, in one of its spellings below, before
+ * the text is withheld whole (transport-errors.ts). Redaction knows a secret by the forms it registers; a proxy or
+ * portal echoes it in forms without end (HTML entities, percent-encoded twice, reversed, inside base64 of a JSON
+ * body at any byte offset, a Basic token broken over lines), each of which keeps long runs of the password, of its
+ * reverse or of its base64 at one of three alignments (found by a hostile tester: 14 of 15 characters printed).
+ * A 4-character secret, the shortest registered, is looked for whole: shorter runs of it are in ordinary words,
+ * and a text withheld for those would tell them.
+ */
+export const SHARED_RUN = 5;
+
+/** One secret's runs: their hashes (runHash) and the run lengths they have. */
+interface SecretRuns {
+  readonly hashes: Uint32Array;
+  readonly lengths: readonly number[];
+}
+
+/**
+ * Secrets (passwords and Secret values, not the `user:password` of a short one, whose user name is in ordinary text)
+ * whose runs sharesSecretRun looks for, by their value as given, with their runs once worked out. Worked out when
+ * first asked, not when registered: ~20 µs a secret doubled the cost of a config load of thousands, for an error
+ * path most loads never take. One no longer registered (evicted at the cap) is dropped at the next pruning.
+ */
+const runSources = new Map<string, SecretRuns | undefined>();
+
+/**
+ * Secrets whose runs are kept at most, the most recently registered: a fleet's passwords, each with ~100 runs (a
+ * table of ~8 MB at this bound). Past it, an older secret's echoes in other spellings are left to the other tests
+ * of shownRouterText (transport-errors.ts); the registry's own cap is on forms, about a dozen a password.
+ */
+export const MAX_RUN_SOURCES = 10_000;
+
+/** The runs' hashes (buildRunIndex); undefined until first asked, and after a pruning. */
+interface RunIndex {
+  readonly table: Uint32Array;
+  /** The run lengths in use: SHARED_RUN, and MIN_SECRET_LENGTH for a secret that short. */
+  readonly lengths: number[];
+  /** Slots in use. */
+  count: number;
+}
+let runIndex: RunIndex | undefined;
+
+/** Secrets added since the index was built, their runs not yet in it. */
+let pendingRuns: string[] = [];
+
+function addRunSource(value: string): void {
+  if (value.length < MIN_SECRET_LENGTH || runSources.has(value)) return;
+  runSources.set(value, undefined);
+  pendingRuns.push(value);
+  // Bounded between errors too: a process whose passwords rotate for months, and that never fails a read.
+  if (runSources.size > 2 * MAX_RUN_SOURCES) {
+    pruneRunSources();
+    runIndex = undefined;
+    pendingRuns = [];
+  }
+}
+
+/**
+ * The index with every secret's runs: built when first asked, then the secrets added since put in as they are,
+ * while they fit (a rebuild of 8,000 passwords' runs for one more took ~0.15 s); rebuilt, twice the size, when
+ * they would fill it past three quarters, which leaves out the secrets evicted since (till then a text they hold
+ * is withheld, never shown).
+ */
+function currentRunIndex(): RunIndex {
+  if (runIndex !== undefined && pendingRuns.length > 0) {
+    const added = pendingRuns.flatMap((source) => {
+      if (!runSources.has(source) || runSources.get(source) !== undefined) return [];
+      const runs = runsOf(source);
+      runSources.set(source, runs);
+      return [runs];
+    });
+    const room = 3 * runIndex.table.length - 4 * runIndex.count;
+    if (4 * added.reduce((sum, runs) => sum + runs.hashes.length, 0) <= room) {
+      for (const runs of added) insertRuns(runIndex, runs);
+    } else {
+      runIndex = undefined;
+    }
+  }
+  pendingRuns = [];
+  runIndex ??= buildRunIndex();
+  return runIndex;
+}
+
+/** Drops the secrets no longer registered, then all but the MAX_RUN_SOURCES most recently registered. */
+function pruneRunSources(): void {
+  for (const source of runSources.keys()) if (!registered.has(fold(source))) runSources.delete(source);
+  if (runSources.size <= MAX_RUN_SOURCES) return;
+  // As the registry keeps them: a secret in use is registered again at every load, which makes it recent.
+  const recency = (source: string): number => registered.get(fold(source)) ?? 0;
+  const kept = [...runSources.entries()].sort(([a], [b]) => recency(b) - recency(a)).slice(0, MAX_RUN_SOURCES);
+  runSources.clear();
+  for (const [source, runs] of kept) runSources.set(source, runs);
+}
+
+/** A secret's runs: SHARED_RUN characters of each spelling, all of one of MIN_SECRET_LENGTH; a shorter one has none. */
+function runsOf(value: string): SecretRuns {
+  const hashes: number[] = [];
+  const lengths = new Set<number>();
+  for (const spelling of runSpellings(value)) {
+    if (spelling.length < MIN_SECRET_LENGTH) continue;
+    const run = Math.min(SHARED_RUN, spelling.length);
+    lengths.add(run);
+    for (let at = 0; at + run <= spelling.length; at++) hashes.push(runHash(spelling, at, run));
+  }
+  return { hashes: Uint32Array.from(hashes), lengths: [...lengths] };
+}
+
+/** Only letters and digits: what is left of an echo once the separators, escapes and padding around it are gone. */
+const NOT_ALPHANUMERIC = /[^\p{L}\p{N}]+/gu;
+const ASCII_NOT_ALPHANUMERIC = /[^A-Za-z0-9]+/g;
+
+/**
+ * A secret's spellings whose runs are looked for, folded: as is and reversed, each also with only its letters and
+ * digits; its UTF-8 bytes in hex, and in base64 at each of the three byte alignments it may have inside a longer
+ * encoded text (only the characters that encode its bytes alone), letters and digits only: base64url differs from
+ * base64 only in what that leaves out.
+ */
+function runSpellings(value: string): Set<string> {
+  const bytes = Buffer.from(value, 'utf8');
+  // ASCII (most passwords): one byte a character, and letters and digits are the ASCII ones.
+  const lettersAndDigits = (text: string): string => text.replace(bytes.length === value.length ? ASCII_NOT_ALPHANUMERIC : NOT_ALPHANUMERIC, '');
+  const plain = fold(value);
+  const reversed = [...plain].reverse().join('');
+  const spellings = new Set([plain, reversed, lettersAndDigits(plain), lettersAndDigits(reversed), bytes.toString('hex')]);
+  const shifted = Buffer.alloc(bytes.length + 2);
+  for (let offset = 0; offset < 3; offset++) {
+    bytes.copy(shifted, offset);
+    const encoded = shifted.toString('base64', 0, offset + bytes.length);
+    // Character i of base64 holds bits 6i to 6i+5: only those inside the secret's bytes are its own.
+    spellings.add(encoded.slice(Math.ceil((8 * offset) / 6), Math.floor((8 * (offset + bytes.length)) / 6)).toLowerCase().replace(/[+/]/g, ''));
+  }
+  return spellings;
+}
+
+/** A 32-bit FNV-1a hash of `length` characters of the text at `at`, letters folded, and of the length; never 0. */
+function runHash(text: string, at: number, length: number): number {
+  let hash = Math.imul(0x811c9dc5 ^ length, 0x01000193);
+  for (let index = at; index < at + length; index++) hash = Math.imul(hash ^ foldedAt(text, index), 0x01000193);
+  return hash >>> 0 || 1;
+}
+
+/**
+ * The runs of every secret kept, as an open-addressing table of their hashes (0: empty), at most half full: one
+ * pass, where sorting 1.4 million hashes (8,000 passwords) held the loop for a few hundred milliseconds.
+ */
+function buildRunIndex(): RunIndex {
+  pruneRunSources();
+  let count = 0;
+  for (const [source, known] of runSources) {
+    const runs = known ?? runsOf(source);
+    runSources.set(source, runs);
+    count += runs.hashes.length;
+  }
+  const index: RunIndex = { table: new Uint32Array(2 ** Math.ceil(Math.log2(2 * count + 2))), lengths: [], count: 0 };
+  for (const runs of runSources.values()) if (runs !== undefined) insertRuns(index, runs);
+  return index;
+}
+
+function insertRuns(index: RunIndex, runs: SecretRuns): void {
+  const { table } = index;
+  const mask = table.length - 1;
+  for (const hash of runs.hashes) {
+    let slot = hash & mask;
+    while (table[slot] !== 0 && table[slot] !== hash) slot = (slot + 1) & mask;
+    if (table[slot] === 0) index.count++;
+    table[slot] = hash;
+  }
+  for (const length of runs.lengths) if (!index.lengths.includes(length)) index.lengths.push(length);
+}
+
+function holdsHash(table: Uint32Array, hash: number): boolean {
+  const mask = table.length - 1;
+  for (let slot = hash & mask; table[slot] !== 0; slot = (slot + 1) & mask) if (table[slot] === hash) return true;
+  return false;
+}
+
+/**
+ * Whether the text shares SHARED_RUN characters in a row (a 4-character secret: all four) with a registered
+ * secret in one of its run spellings, as it is or with only its letters and digits, letters in any case. A hash
+ * that two runs share may withhold a text that holds neither: it never shows one that does. Costs the text's
+ * length in lookups; a caller bounds the text first.
+ */
+export function sharesSecretRun(text: string): boolean {
+  if (runSources.size === 0) return false;
+  const { table, lengths } = currentRunIndex();
+  for (const variant of [text, text.replace(NOT_ALPHANUMERIC, '')]) {
+    for (const run of lengths) {
+      for (let at = 0; at + run <= variant.length; at++) if (holdsHash(table, runHash(variant, at, run))) return true;
+    }
+  }
+  return false;
 }

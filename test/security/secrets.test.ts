@@ -193,12 +193,13 @@ describe('the in-process daemon', () => {
     const failed = (router: string): string[] =>
       logs.lines().filter((line) => line['router'] === router && String(line['msg']).startsWith('collector failed')).map((line) => String(line['msg']));
     expect(failed('echo').length).toBeGreaterThan(0);
-    for (const msg of failed('echo')) expect(msg).toContain('Authorization: Basic [REDACTED]');
+    // An echoed Authorization header is no wording of RouterOS's: the detail is withheld whole.
+    for (const msg of failed('echo')) expect(msg).toContain('(text withheld: it may echo the credentials)');
     expect(failed('echopw').some((msg) => msg.includes('not valid JSON'))).toBe(true);
     expect(failed('echopw').some((msg) => msg.includes('redirect to another host over https (not shown)'))).toBe(true);
     expect(failed('noisy').length).toBeGreaterThan(0);
     for (const msg of failed('noisy')) {
-      expect(msg).toMatch(/evil.*more characters\)/);
+      expect(msg).toContain('(text withheld: it may echo the credentials)');
       expect(msg.length).toBeLessThan(1_100);
       expect(msg).not.toMatch(UNSAFE_RAW);
     }
