@@ -482,7 +482,7 @@ export class RouterOsClient {
             : 'no complete answer within the timeout';
       return new RouterOsError('ROS_ERR_TIMEOUT', `${request}: ${what}; ${TIMEOUT_HINT}`, { request, cause: error });
     }
-    return mapNetworkError(error, request, phase === 'queue' || phase === 'command queue' ? 'connect' : phase);
+    return mapNetworkError(error, request, phase === 'queue' || phase === 'command queue' ? 'connect' : phase, this.#origin.startsWith('http:') ? 'http' : 'https');
   }
 }
 

@@ -78,6 +78,10 @@ export const TIMEOUT_HINT = 'the router may be overloaded, or a firewall drops t
 
 /** The operator's next step for a TLS failure, by the code Node gives it. */
 function tlsHint(code: string): string {
+  // Plain HTTP where TLS was expected: the port is the www service's (RouterOS serves http:// there).
+  if (/WRONG_VERSION_NUMBER|HTTP_REQUEST|UNKNOWN_PROTOCOL/.test(code)) {
+    return "that port answers without TLS, as RouterOS's www service (http) does: use the www-ssl service's port (443 by default) in url, or http:// for www";
+  }
   if (/EXPIRED|NOT_YET_VALID/.test(code)) {
     return "the router's certificate is outside its validity period: renew it on the router (/certificate) and check both clocks";
   }
@@ -107,7 +111,7 @@ function parserCutOff(error: unknown): boolean {
 }
 
 /** A failure before any response headers arrived. `phase` tells whether the body was being read. */
-export function mapNetworkError(error: unknown, request: string, phase: 'connect' | 'body'): RouterOsError {
+export function mapNetworkError(error: unknown, request: string, phase: 'connect' | 'body', scheme: 'http' | 'https' = 'https'): RouterOsError {
   if (error instanceof RouterOsError) return error;
   const codes = codeChain(error);
   if (codes.includes(WIRE_OVERRUN_CODE)) {
@@ -157,7 +161,10 @@ export function mapNetworkError(error: unknown, request: string, phase: 'connect
     return new RouterOsError('ROS_ERR_DNS', `${request}: cannot resolve the router's host name (${detail}); check the host in url and this machine's DNS resolver`, { request, cause: error });
   }
   if (codes.some((code) => CONNECT_CODES.has(code))) {
-    return new RouterOsError('ROS_ERR_CONNECT', `${request}: cannot connect to the router (${detail}); is www-ssl enabled and reachable?`, {
+    // RouterOS serves http:// through its www service and https:// through www-ssl: the hint names the one url asks
+    // of. A TLS port asked in plain HTTP closes at the first bytes, which reads as no connection: said too.
+    const hint = scheme === 'http' ? 'is the www service (http) enabled and reachable, and is the port not the www-ssl one (which wants https://)?' : 'is www-ssl enabled and reachable?';
+    return new RouterOsError('ROS_ERR_CONNECT', `${request}: cannot connect to the router (${detail}); ${hint}`, {
       request,
       cause: error,
     });
