@@ -252,9 +252,9 @@ describe('the built CLI', () => {
       const run = await runCli(args);
       outputs.push({ where: `${args[0]} stdout`, text: run.stdout }, { where: `${args[0]} stderr`, text: run.stderr });
       expect(run.stdout.length).toBeGreaterThan(0);
-      // The hostile routers' failures are on stderr, redacted and cut.
-      expect(run.stderr).toContain('Authorization: Basic [REDACTED]');
-      expect(run.stderr).toMatch(/evil.*more characters\)/);
+      // The hostile routers' failures are on stderr, their echoes and noise withheld (no wording of RouterOS's).
+      expect(run.stderr).toContain('(text withheld: it may echo the credentials)');
+      expect(run.stderr).not.toContain('Authorization: Basic');
     }
     const broken = tempFile('broken.yml', `routers:\n  - name: a\n    password: "${ROUTER_PASSWORD}\n    url: x\n`);
     const check = await runCli(['check-config', broken]);
