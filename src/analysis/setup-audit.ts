@@ -18,7 +18,7 @@ import { FieldReader } from './decoding.js';
 import { groupBySteps } from '../util/group.js';
 import { EVERY_ADDRESS, evaluateChainSteps, FilterRules, isEnabled, type ArrivalInterfaces, type ChainVerdict } from './firewall.js';
 import { peerLabel } from './peer.js';
-import { formatPrefix, parseIpv4, parseIpv4Prefix, type Ipv4Range } from './ipv4.js';
+import { formatPrefix, parseIpv4Prefix } from './ipv4.js';
 import { cliValue, describeRule, forwardFix, inputFix } from './setup-fixes.js';
 import { Networks, OWNERS_NAMED, RouteTable, routeProblemsSteps, usable, type Address, type Subnet } from './setup-routes.js';
 import { finish, type Steps } from '../util/slices.js';
@@ -107,7 +107,7 @@ export function* auditSetupSteps(records: SetupRecords, read: FieldReader = new 
     const subnets = yield* routedSubnets(name, peers);
     const address = yield* addressCheck(name, onInterface, peers);
     const route = failures('route', ...(yield* routeProblemsSteps(name, subnets, onInterface, table)));
-    const input = yield* inputCheck(name, listenPort, filter, arrivals(name), sourcesOf(peers));
+    const input = yield* inputCheck(name, listenPort, filter, arrivals(name));
     const forward = yield* forwardCheck(name, subnets, filter);
     out.push({ interface: name, listenPort, routedSubnets: subnets.map((subnet) => subnet.text), checks: [address, route, input, forward] });
   }
@@ -219,46 +219,21 @@ function arrivalInterfaces(table: RouteTable, addressesOf: ReadonlyMap<string, r
   });
 }
 
-/** The most peer endpoints the input check walks the chain for, one by one; more are judged as the internet. */
-const MAX_ENDPOINT_SOURCES = 16;
-
-/**
- * Where the tunnel's handshakes come from: its enabled peers' endpoints, when every one names an IPv4 address (a
- * site-to-site interface; at most MAX_ENDPOINT_SOURCES of them), else anywhere (road warriors, names, no peer). An
- * accept narrowed to the sites' addresses takes all their handshakes: judged from anywhere, such an accept (a
- * careful operator's) failed the check.
- */
-function sourcesOf(peers: readonly RouterRecord[]): Ipv4Range[] {
-  const endpoints = new Set<number>();
-  for (const peer of peers) {
-    const address = parseIpv4(peer['endpoint-address'] ?? '');
-    if (address === undefined) return [EVERY_ADDRESS];
-    endpoints.add(address);
-    if (endpoints.size > MAX_ENDPOINT_SOURCES) return [EVERY_ADDRESS];
-  }
-  return endpoints.size === 0 ? [EVERY_ADDRESS] : [...endpoints].map((address) => ({ lo: address, hi: address }));
-}
-
-function* inputCheck(iface: string, listenPort: number, filter: FilterRules, arrivesOn: ArrivalInterfaces, sources: readonly Ipv4Range[]): Steps<SetupCheckResult> {
-  // Handshakes come from the peers' endpoints (or anywhere on the internet: sourcesOf), in on some other interface
-  // than the tunnel (the WAN: the default route's, when it is not the tunnel itself), for one of the router's own,
-  // non-loopback addresses. An accept narrowed to other sources or to another interface does not take them all
-  // (`src-address=127.0.0.1` or `in-interface=lo` before defconf's `drop in-interface-list=!LAN` passed; found by a
-  // hostile tester). Every source must get through: the first one dropped is the finding.
-  let verdict: ChainVerdict | undefined;
-  for (const source of sources) {
-    verdict = yield* evaluateChainSteps(filter, 'input', {
-      protocol: 'udp',
-      dstPort: listenPort,
-      src: { is: source },
-      dst: { not: LOOPBACK },
-      inInterface: { not: iface },
-      toRouter: true,
-      arrivesOn,
-    });
-    if (!verdict.passes) break;
-  }
-  if (verdict === undefined || verdict.passes) return { check: 'firewall_input', ok: true };
+function* inputCheck(iface: string, listenPort: number, filter: FilterRules, arrivesOn: ArrivalInterfaces): Steps<SetupCheckResult> {
+  // Handshakes come from anywhere on the internet, in on some other interface than the tunnel (the WAN: the
+  // default route's, when it is not the tunnel itself), for one of the router's own, non-loopback addresses. An
+  // accept narrowed to some sources or to another interface does not take them all (`src-address=127.0.0.1`
+  // or `in-interface=lo` before defconf's `drop in-interface-list=!LAN` passed; found by a hostile tester).
+  const verdict = yield* evaluateChainSteps(filter, 'input', {
+    protocol: 'udp',
+    dstPort: listenPort,
+    src: { is: EVERY_ADDRESS },
+    dst: { not: LOOPBACK },
+    inInterface: { not: iface },
+    toRouter: true,
+    arrivesOn,
+  });
+  if (verdict.passes) return { check: 'firewall_input', ok: true };
   return {
     check: 'firewall_input',
     ok: false,

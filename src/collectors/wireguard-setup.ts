@@ -17,7 +17,7 @@ import { FieldReader, problemsOf } from '../analysis/decoding.js';
 
 export const SETUP_PROPLISTS = {
   interfaces: ['.id', 'name', 'listen-port', 'disabled'],
-  peers: ['.id', 'interface', 'name', 'comment', 'public-key', 'allowed-address', 'endpoint-address', 'disabled'],
+  peers: ['.id', 'interface', 'name', 'comment', 'public-key', 'allowed-address', 'disabled'],
   addresses: ['.id', 'address', 'interface', 'actual-interface', 'disabled', 'invalid'],
   routes: ['.id', 'dst-address', 'gateway', 'immediate-gw', 'distance', 'routing-table', 'disabled', 'inactive', 'active'],
   filter: FILTER_PROPLIST,

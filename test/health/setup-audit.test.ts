@@ -312,32 +312,6 @@ describe('input firewall: the tunnel\'s packets come from anywhere on the intern
     expect(inputCheckOf([acceptNarrowedBy(narrowing), DEFCONF_DROP])?.ok).toBe(ok);
   });
 
-  it('a site-to-site interface: handshakes come from its peers\' endpoints, so an accept narrowed to those takes them all (a careful operator\'s rule is no finding)', () => {
-    const site = (endpoint: string | undefined, key: string): RouterRecord => ({
-      '.id': `*P${key}`,
-      interface: 'wg0',
-      'public-key': `${key.repeat(43)}=`,
-      'allowed-address': '10.99.0.2/32',
-      disabled: 'false',
-      ...(endpoint === undefined ? {} : { 'endpoint-address': endpoint }),
-    });
-    const checkOf = (peers: RouterRecord[], narrowing: Record<string, string>) =>
-      auditSetup(records({ peers, routes: [WAN_ROUTE], addresses: [ADDRESS, WAN_ADDRESS], filter: [acceptNarrowedBy(narrowing), DEFCONF_DROP] }))
-        .at(0)
-        ?.checks.find((check) => check.check === 'firewall_input')?.ok;
-    const sites = [site('198.51.100.7', 'A'), site('198.51.100.8', 'B')];
-    expect(checkOf(sites, { 'src-address': '198.51.100.0/24' })).toBe(true);
-    expect(checkOf(sites, { 'src-address': '198.51.100.7-198.51.100.8' })).toBe(true);
-    expect(checkOf(sites, { 'src-address-list': 'wg-sites' })).toBe(true);
-    // One site left out, or the hostile tester's sources: their handshakes are dropped.
-    expect(checkOf(sites, { 'src-address': '198.51.100.7' })).toBe(false);
-    expect(checkOf(sites, { 'src-address': '127.0.0.1' })).toBe(false);
-    expect(checkOf(sites, { 'src-address': '!0.0.0.0/0' })).toBe(false);
-    // A peer without an endpoint (a road warrior) or named by a DNS name can come from anywhere.
-    expect(checkOf([...sites, site(undefined, 'C')], { 'src-address': '198.51.100.0/24' })).toBe(false);
-    expect(checkOf([site('vpn.example.net', 'D')], { 'src-address': '198.51.100.0/24' })).toBe(false);
-  });
-
   it('without a default route no interface is shown to be the WAN: an accept narrowed to one, or to all but one, does not count', () => {
     for (const narrowing of [{ 'in-interface': 'ether1' }, { 'in-interface': '!bridge' }]) {
       const setup = auditSetup(records({ addresses: [ADDRESS, WAN_ADDRESS], filter: [acceptNarrowedBy(narrowing), DEFCONF_DROP] }));
