@@ -6,10 +6,7 @@
  * - `none`: no packet does;
  * - `some`: only part of the flow does (e.g. `protocol=tcp` for "all traffic of a subnet");
  * - `unknown`: the audit cannot tell (interface lists, NAT state, the side of the flow it does not know, such as
- *   the LAN a routed subnet talks to).
- * The input flow (WireGuard's own packets) comes from every address, in on the default route's interface: a source,
- * a source list or another interface narrows an accept to part of it (`some`; found by a hostile tester:
- * `src-address=127.0.0.1` or `in-interface=lo` covered it), while a block with one may still hit all of it.
+ *   the WAN interface WireGuard packets arrive on or the LAN a routed subnet talks to).
  * An `accept` lets the flow through when no matcher is `none` or `some`, and either it has no matchers at all
  * or at least one is `all`: `protocol=udp dst-port=13231 in-interface-list=WAN` counts, while "accept from LAN"
  * (`in-interface-list=LAN` alone) does not, since nothing in it is about this flow.
@@ -120,23 +117,7 @@ export interface Flow {
   lanSide?: boolean;
   /** Whether the flow goes to the router itself (`dst-address-type=local`): the input flow. */
   toRouter?: boolean;
-  /**
-   * For the input flow, whose packets come from the internet: the interfaces they are shown to arrive on (those
-   * the main table's default route leaves through). An accept narrowed to any other interface covers only part of
-   * the flow.
-   */
-  arrivesOn?: ArrivalInterfaces;
 }
-
-/** The interfaces the input flow's packets are shown to arrive on. */
-export interface ArrivalInterfaces {
-  includes(iface: string): boolean;
-  /** Whether one other than `iface` is shown: false without a default route, or with one only through the tunnel. */
-  anyBut(iface: string): boolean;
-}
-
-/** Every IPv4 address: the source side of the input flow, whose packets come from anywhere on the internet. */
-export const EVERY_ADDRESS: Ipv4Range = { lo: 0, hi: 2 ** 32 - 1 };
 
 type Match = 'all' | 'some' | 'none' | 'unknown';
 
@@ -401,9 +382,6 @@ function compile(record: RouterRecord): CompiledRule {
     push((flow) => negate(inner(flow)), { ...kind, identifies: false });
   };
   const always = (match: Match) => (): Match => match;
-  // An address that does not read (`10.0.0.9-10.0.0.1`) is not judged: an accept with it does not cover the flow,
-  // a block with it may hit all of it.
-  const unreadAddress = always(blocking ? 'unknown' : 'some');
   add('protocol', (value) => (flow) => protocolMatch(value, flow.protocol), GENERAL);
   add(
     'dst-port',
@@ -421,7 +399,7 @@ function compile(record: RouterRecord): CompiledRule {
     'src-address',
     (value) => {
       const range = parseIpv4Match(value);
-      return range === undefined ? unreadAddress : (flow) => addressMatch(range, flow.src);
+      return (flow) => addressMatch(range, flow.src);
     },
     NARROWS,
   );
@@ -429,18 +407,11 @@ function compile(record: RouterRecord): CompiledRule {
     'dst-address',
     (value) => {
       const range = parseIpv4Match(value);
-      return range === undefined ? unreadAddress : (flow) => addressMatch(range, flow.dst);
+      return (flow) => addressMatch(range, flow.dst);
     },
     NARROWS,
   );
-  // On the input flow a negated interface is judged as a whole (inInterfaceMatch): `!bridge` holds the WAN, which
-  // negating what `bridge` is judged (part of the flow at most) would not tell.
-  const inInterface = record['in-interface']?.trim();
-  if (inInterface !== undefined && inInterface !== '') {
-    const negated = inInterface.startsWith('!');
-    const name = negated ? inInterface.slice(1) : inInterface;
-    push((flow) => inInterfaceMatch(name, negated, flow, blocking), negated ? { ...NAMES, identifies: false } : NAMES);
-  }
+  add('in-interface', (value) => (flow) => interfaceMatch(value, flow.inInterface));
   add('out-interface', (value) => (flow) => interfaceMatch(value, flow.outInterface));
   // `port` matches either port: the flow's destination port in the list covers it; otherwise its source port,
   // whatever the peer's NAT picked, may still be.
@@ -465,16 +436,10 @@ function compile(record: RouterRecord): CompiledRule {
   // Unjudged: an accept with one covers only part of the flow; a block with one may hit all of it (not policy).
   for (const key of OTHER_MATCHERS) add(key, () => always(blocking ? 'unknown' : 'some'), GENERAL);
   // A positive address list on a block is taken as a deny list the tunnel is not on; a list's `!` is part of
-  // that reading, not a negation of the judgement. A positive source list on an accept of a flow from anywhere (the
-  // input flow) holds part of the internet at most: an accept of `src-address-list=peers` does not cover
-  // whoever the tunnel's peers dial in from.
+  // that reading, not a negation of the judgement.
   for (const key of ['src-address-list', 'dst-address-list']) {
     const raw = record[key]?.trim();
-    if (raw === undefined || raw === '') continue;
-    const positive = !raw.startsWith('!');
-    if (blocking) push(always(positive ? 'none' : 'unknown'));
-    else if (key === 'src-address-list' && positive) push((flow) => (fromAnywhere(flow) ? 'some' : 'unknown'));
-    else push(always('unknown'));
+    if (raw !== undefined && raw !== '') push(always(blocking && !raw.startsWith('!') ? 'none' : 'unknown'));
   }
   const states = record['connection-state']?.trim();
   if (states !== undefined && states !== '') push(always(newConnectionMatch(states)));
@@ -562,34 +527,11 @@ function portMatch(ports: PortRanges | undefined, port: number | undefined): Mat
  */
 const FEW_HOSTS = 16;
 
-function addressMatch(range: Ipv4Range, side: Side<Ipv4Range> | undefined): Match {
-  if (side === undefined) return 'unknown';
+function addressMatch(range: Ipv4Range | undefined, side: Side<Ipv4Range> | undefined): Match {
+  if (side === undefined || range === undefined) return 'unknown';
   if ('not' in side) return contains(side.not, range) ? 'none' : range.hi - range.lo < FEW_HOSTS ? 'some' : 'unknown';
   if (contains(range, side.is)) return 'all';
   return overlaps(range, side.is) ? 'some' : 'none';
-}
-
-/** Whether the flow's source is every address: the input flow, from the internet. */
-function fromAnywhere(flow: Flow): boolean {
-  return flow.src !== undefined && 'is' in flow.src && contains(flow.src.is, EVERY_ADDRESS);
-}
-
-/**
- * `in-interface` (`!` given as `negated`). The input flow (`arrivesOn` set) comes from the internet, in on the
- * interface the default route leaves through: that one is `all` (its negation `none`). Any other (`lo`, the LAN
- * bridge, a port the audit cannot place) is, on an accept, part of the flow at most (`some`: the accept does not
- * count, a jump is followed), and its negation all of it when the default route shows where the packets arrive;
- * a block with either may still hit all of it (`unknown`: a second WAN may carry it). Other flows as
- * interfaceMatch.
- */
-function inInterfaceMatch(name: string, negated: boolean, flow: Flow, blocking: boolean): Match {
-  const signed = (match: Match): Match => (negated ? negate(match) : match);
-  const match = interfaceMatch(name, flow.inInterface);
-  const arrival = flow.arrivesOn;
-  if (match !== 'unknown' || arrival === undefined) return signed(match);
-  if (arrival.includes(name)) return signed('all');
-  if (blocking) return 'unknown';
-  return negated && arrival.anyBut(name) ? 'all' : 'some';
 }
 
 function interfaceMatch(value: string, side: Side<string> | undefined): Match {
@@ -611,10 +553,8 @@ function interfaceListMatch(list: string, side: Side<string> | undefined, flow: 
   if (side === undefined) return 'unknown';
   if ('is' in side) return blocking ? 'none' : 'unknown';
   const name = list.toUpperCase();
+  if (name !== 'WAN' && name !== 'LAN') return 'unknown';
   const otherSide = flow.lanSide === true ? 'LAN' : flow.toRouter === true ? 'WAN' : undefined;
-  // The input flow arrives from the internet: an accept narrowed to a list of another name (`MGMT`, `TRUSTED`)
-  // is not shown to take it, and covers part of it at most; a block with one may hit all of it.
-  if (name !== 'WAN' && name !== 'LAN') return otherSide === 'WAN' && !blocking ? 'some' : 'unknown';
   if (otherSide === undefined) return 'unknown';
   return name === otherSide ? 'all' : 'none';
 }

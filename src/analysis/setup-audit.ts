@@ -16,11 +16,11 @@ import { RouterOsError } from '../routeros/errors.js';
 import { parseRouterList } from '../routeros/decode.js';
 import { FieldReader } from './decoding.js';
 import { groupBySteps } from '../util/group.js';
-import { EVERY_ADDRESS, evaluateChainSteps, FilterRules, isEnabled, type ArrivalInterfaces, type ChainVerdict } from './firewall.js';
+import { evaluateChainSteps, FilterRules, isEnabled, type ChainVerdict } from './firewall.js';
 import { peerLabel } from './peer.js';
 import { formatPrefix, parseIpv4Prefix } from './ipv4.js';
 import { cliValue, describeRule, forwardFix, inputFix } from './setup-fixes.js';
-import { Networks, OWNERS_NAMED, RouteTable, routeProblemsSteps, usable, type Address, type Subnet } from './setup-routes.js';
+import { OWNERS_NAMED, RouteTable, routeProblemsSteps, usable, type Address, type Subnet } from './setup-routes.js';
 import { finish, type Steps } from '../util/slices.js';
 import { keyStart, quoteRouterText, safeText } from '../util/text.js';
 
@@ -62,9 +62,6 @@ export interface SetupRecords {
 
 const LOOPBACK = { lo: 127 * 2 ** 24, hi: 128 * 2 ** 24 - 1 };
 
-/** 0.0.0.0/0, the default route's destination. */
-const EVERYWHERE = { network: 0, length: 0, range: EVERY_ADDRESS };
-
 /** spec §2.5: the listen port when the router does not say. */
 export const DEFAULT_LISTEN_PORT = 13231;
 
@@ -92,7 +89,6 @@ export function* auditSetupSteps(records: SetupRecords, read: FieldReader = new 
   const table = yield* RouteTable.steps(records.routes, addresses);
   yield;
   const filter = yield* FilterRules.steps(records.filter);
-  const arrivals = arrivalInterfaces(table, addressesOf);
   const out: AuditedInterface[] = [];
   const seen = new Set<string>();
   for (const record of records.interfaces) {
@@ -107,7 +103,7 @@ export function* auditSetupSteps(records: SetupRecords, read: FieldReader = new 
     const subnets = yield* routedSubnets(name, peers);
     const address = yield* addressCheck(name, onInterface, peers);
     const route = failures('route', ...(yield* routeProblemsSteps(name, subnets, onInterface, table)));
-    const input = yield* inputCheck(name, listenPort, filter, arrivals(name));
+    const input = yield* inputCheck(name, listenPort, filter);
     const forward = yield* forwardCheck(name, subnets, filter);
     out.push({ interface: name, listenPort, routedSubnets: subnets.map((subnet) => subnet.text), checks: [address, route, input, forward] });
   }
@@ -193,46 +189,9 @@ function* addressCheck(iface: string, onInterface: readonly Address[], peers: re
   };
 }
 
-/**
- * The interfaces the internet's packets are shown to arrive on: those the main table's default route (its best, as
- * the router picks) leaves through, except the tunnel itself (a full tunnel's). Without a default route, none.
- * Each interface's answer is worked out once per audit; the ones with addresses are listed only when asked.
- */
-function arrivalInterfaces(table: RouteTable, addressesOf: ReadonlyMap<string, readonly Address[]>): (tunnel: string) => ArrivalInterfaces {
-  const defaultRoute = table.best(EVERYWHERE);
-  const through = new Map<string, boolean>();
-  const reaches = (iface: string): boolean => {
-    let answer = through.get(iface);
-    if (answer === undefined) {
-      answer = defaultRoute?.through(iface, new Networks(addressesOf.get(iface) ?? [])) ?? false;
-      through.set(iface, answer);
-    }
-    return answer;
-  };
-  let listed: string[] | undefined;
-  // An interface the default route leaves through has an address (its gateway is in that network, or a PPPoE or
-  // LTE link holds one): a route naming an interface without any is not counted as showing one.
-  const shown = (): string[] => (listed ??= [...addressesOf.keys()].filter(reaches));
-  return (tunnel) => ({
-    includes: (iface) => iface !== tunnel && reaches(iface),
-    anyBut: (iface) => shown().some((name) => name !== tunnel && name !== iface),
-  });
-}
-
-function* inputCheck(iface: string, listenPort: number, filter: FilterRules, arrivesOn: ArrivalInterfaces): Steps<SetupCheckResult> {
-  // Handshakes come from anywhere on the internet, in on some other interface than the tunnel (the WAN: the
-  // default route's, when it is not the tunnel itself), for one of the router's own, non-loopback addresses. An
-  // accept narrowed to some sources or to another interface does not take them all (`src-address=127.0.0.1`
-  // or `in-interface=lo` before defconf's `drop in-interface-list=!LAN` passed; found by a hostile tester).
-  const verdict = yield* evaluateChainSteps(filter, 'input', {
-    protocol: 'udp',
-    dstPort: listenPort,
-    src: { is: EVERY_ADDRESS },
-    dst: { not: LOOPBACK },
-    inInterface: { not: iface },
-    toRouter: true,
-    arrivesOn,
-  });
+function* inputCheck(iface: string, listenPort: number, filter: FilterRules): Steps<SetupCheckResult> {
+  // Handshakes arrive on some other interface (the WAN) for one of the router's own, non-loopback addresses.
+  const verdict = yield* evaluateChainSteps(filter, 'input', { protocol: 'udp', dstPort: listenPort, dst: { not: LOOPBACK }, inInterface: { not: iface }, toRouter: true });
   if (verdict.passes) return { check: 'firewall_input', ok: true };
   return {
     check: 'firewall_input',

@@ -7,18 +7,10 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { evaluateChain, EVERY_ADDRESS, type ChainVerdict, type Flow } from '../../src/analysis/firewall.js';
+import { evaluateChain, type ChainVerdict, type Flow } from '../../src/analysis/firewall.js';
 import type { RouterRecord } from '../../src/routeros/records.js';
 
-// The input flow as the audit asks it: from anywhere, in on the default route's interface (ether1).
-const FLOW: Flow = {
-  protocol: 'udp',
-  dstPort: 13231,
-  src: { is: EVERY_ADDRESS },
-  inInterface: { not: 'wg0' },
-  toRouter: true,
-  arrivesOn: { includes: (iface) => iface === 'ether1', anyBut: (iface) => iface !== 'ether1' },
-};
+const FLOW: Flow = { protocol: 'udp', dstPort: 13231, inInterface: { not: 'wg0' } };
 const CHAINS = ['input', 'a', 'b', 'c'];
 const DEPTH = 16;
 
@@ -68,9 +60,8 @@ const matchers = fc.record(
     protocol: fc.constantFrom('udp', 'tcp', '!udp', '17'),
     'dst-port': fc.constantFrom('13231', '80', '13000-14000', '!13231', 'https'),
     'src-port': fc.constantFrom('1000', '!1000'),
-    'in-interface': fc.constantFrom('wg0', 'ether1', '!wg0', 'lo', '!bridge'),
-    'in-interface-list': fc.constantFrom('WAN', '!LAN', 'MGMT'),
-    'src-address': fc.constantFrom('0.0.0.0/0', '!0.0.0.0/0', '10.0.0.0/8', '!10.0.0.0/8'),
+    'in-interface': fc.constantFrom('wg0', 'ether1', '!wg0'),
+    'in-interface-list': fc.constantFrom('WAN', '!LAN'),
     'src-address-list': fc.constantFrom('bogons', '!trusted'),
     'connection-state': fc.constantFrom('new', 'established,related', '!new', 'invalid'),
     disabled: fc.constantFrom('true', 'false', 'yes', ''),
