@@ -133,21 +133,13 @@ export function keepaliveBoundSeconds(keepaliveSeconds: number): number {
 /** The bound for a peer with traffic but no keepalive: a session in use is refused after 180 s. */
 export const SENDING_BOUND_SECONDS = REJECT_AFTER_TIME_SECONDS + REKEY_TIMEOUT_SECONDS;
 
-/** rx grew while a session could carry it: the handshake within SENDING_BOUND_SECONDS (the `up` rule's bound). */
-function answered(input: LivenessInput): boolean {
-  return input.rxMoved && input.handshakeAgeSeconds !== undefined && input.handshakeAgeSeconds <= SENDING_BOUND_SECONDS;
-}
-
 function expectation(input: LivenessInput): { because: ExpectedBecause; boundSeconds: number | undefined } {
   if (input.expect === 'on_demand') return { because: 'not_expected', boundSeconds: undefined };
   if (input.keepaliveSeconds > 0) return { because: input.expect === 'always' ? 'configured' : 'keepalive', boundSeconds: keepaliveBoundSeconds(input.keepaliveSeconds) };
   if (input.expect === 'always') return { because: 'configured', boundSeconds: input.staleAfterSeconds };
-  // auto without keepalive: only when this side is sending to an endpoint it can reach on its own and nothing
-  // answers. A responder-only peer (no endpoint) cannot initiate, and its tx may tick for a laptop that sleeps. rx
-  // that grew is an answer only while a session can exist: with the handshake older than that (or none), it is the
-  // far end's handshake attempts that never complete, and a link both sides keep trying read idle (found by a
-  // hostile tester).
-  if (input.hasEndpoint && input.txMoved && !answered(input)) return { because: 'sending', boundSeconds: SENDING_BOUND_SECONDS };
+  // auto without keepalive: only when this side is sending to an endpoint it can reach on its own. A
+  // responder-only peer (no endpoint) cannot initiate, and its tx may tick for a laptop that sleeps.
+  if (input.hasEndpoint && input.txMoved && !input.rxMoved) return { because: 'sending', boundSeconds: SENDING_BOUND_SECONDS };
   return { because: 'not_expected', boundSeconds: undefined };
 }
 
