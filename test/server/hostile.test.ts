@@ -216,6 +216,25 @@ describe('a request Node cannot parse, pipelined behind one still being answered
     expect(text.slice(refused)).toMatch(/^HTTP\/1\.1 400 Bad Request\r\nX-Frame-Options: deny\r\nContent-Length: 0\r\nConnection: close\r\n\r\n$/);
   });
 
+  it('reads nothing more from the refused connection, and refuses it once (found by review: every later chunk a parse error of its own, 1.8 GB in 7 s)', async () => {
+    await start({});
+    const socket = await socketFrom();
+    let text = '';
+    socket.on('data', (chunk: Buffer) => (text += chunk.toString('latin1')));
+    socket.write('GET /metrics HTTP/1.1\r\nHost: x\r\n\r\nGET /x HTTP/1.1\r\nBad Header Line\r\n\r\n');
+    await expect.poll(() => text, { timeout: 5_000 }).toContain('# held\n');
+    const serverSide = accepted[0] as Socket;
+    // The parse errors every further chunk would raise, had the connection been read on.
+    const listeners = serverSide.listenerCount('error');
+    for (let chunk = 0; chunk < 100; chunk++) server?.emit('clientError', Object.assign(new Error('Parse Error'), { code: 'HPE_INVALID_METHOD' }), serverSide);
+    expect(serverSide.listenerCount('error')).toBe(listeners);
+    expect(serverSide.isPaused()).toBe(true);
+    for (const res of held.splice(0)) res.end('# end\n');
+    await closed(socket);
+    expect(text.match(/HTTP\/1\.1 400 Bad Request/g)).toHaveLength(1);
+    expect(text.indexOf('HTTP/1.1 400')).toBeGreaterThan(text.indexOf('# end\n'));
+  });
+
   it('refuses a bad request alone at once, with the configured headers', async () => {
     const web = new WebConfigSource(tempFile('web.yml', 'http_server_config: { headers: { X-Frame-Options: deny } }\n'), { logger: captureLogs().logger });
     await start({}, web);
