@@ -605,10 +605,19 @@ export function redactSecretsDistinct(text: string): string {
  * portal echoes it in forms without end (HTML entities, percent-encoded twice, reversed, inside base64 of a JSON
  * body at any byte offset, a Basic token broken over lines), each of which keeps long runs of the password, of its
  * reverse or of its base64 at one of three alignments (found by a hostile tester: 14 of 15 characters printed).
- * A 4-character secret, the shortest registered, is looked for whole: shorter runs of it are in ordinary words,
- * and a text withheld for those would tell them.
+ * A secret shorter than this (4 characters at least, the shortest registered) is looked for whole: shorter runs of
+ * it are in ordinary words, and a text withheld for those would tell them. Six, not five: beside a fleet's 10,000
+ * random passwords, runs of five withheld a fifth of RouterOS's own texts (`no such command prefix`; found by
+ * review).
  */
-export const SHARED_RUN = 5;
+export const SHARED_RUN = 6;
+/**
+ * The same for a secret's hex and base64 spellings (or all of one, if shorter): case-folded and stripped to letters
+ * and digits, their 5-character runs met ordinary words. With 10,000 random passwords a third of RouterOS's own
+ * texts (`Not Found`, `no such command or directory (wireguard)`) were withheld (found by review); an echo in
+ * either encoding keeps runs of 8 and more.
+ */
+export const SHARED_ENCODED_RUN = 8;
 
 /** One secret's runs: their hashes (runHash) and the run lengths they have. */
 interface SecretRuns {
@@ -697,9 +706,10 @@ function pruneRunSources(): void {
 function runsOf(value: string): SecretRuns {
   const hashes: number[] = [];
   const lengths = new Set<number>();
-  for (const spelling of runSpellings(value)) {
+  const { plain, encoded } = runSpellings(value);
+  for (const spelling of [...plain, ...encoded]) {
     if (spelling.length < MIN_SECRET_LENGTH) continue;
-    const run = Math.min(SHARED_RUN, spelling.length);
+    const run = Math.min(encoded.has(spelling) && !plain.has(spelling) ? SHARED_ENCODED_RUN : SHARED_RUN, spelling.length);
     lengths.add(run);
     for (let at = 0; at + run <= spelling.length; at++) hashes.push(runHash(spelling, at, run));
   }
@@ -716,21 +726,23 @@ const ASCII_NOT_ALPHANUMERIC = /[^A-Za-z0-9]+/g;
  * encoded text (only the characters that encode its bytes alone), letters and digits only: base64url differs from
  * base64 only in what that leaves out.
  */
-function runSpellings(value: string): Set<string> {
+/** A secret's spellings whose runs are looked for: as written (folded, reversed, letters and digits), and encoded. */
+function runSpellings(value: string): { plain: Set<string>; encoded: Set<string> } {
   const bytes = Buffer.from(value, 'utf8');
   // ASCII (most passwords): one byte a character, and letters and digits are the ASCII ones.
   const lettersAndDigits = (text: string): string => text.replace(bytes.length === value.length ? ASCII_NOT_ALPHANUMERIC : NOT_ALPHANUMERIC, '');
   const plain = fold(value);
   const reversed = [...plain].reverse().join('');
-  const spellings = new Set([plain, reversed, lettersAndDigits(plain), lettersAndDigits(reversed), bytes.toString('hex')]);
+  const spellings = new Set([plain, reversed, lettersAndDigits(plain), lettersAndDigits(reversed)]);
+  const encoded = new Set([bytes.toString('hex')]);
   const shifted = Buffer.alloc(bytes.length + 2);
   for (let offset = 0; offset < 3; offset++) {
     bytes.copy(shifted, offset);
-    const encoded = shifted.toString('base64', 0, offset + bytes.length);
     // Character i of base64 holds bits 6i to 6i+5: only those inside the secret's bytes are its own.
-    spellings.add(encoded.slice(Math.ceil((8 * offset) / 6), Math.floor((8 * (offset + bytes.length)) / 6)).toLowerCase().replace(/[+/]/g, ''));
+    const base64 = shifted.toString('base64', 0, offset + bytes.length);
+    encoded.add(base64.slice(Math.ceil((8 * offset) / 6), Math.floor((8 * (offset + bytes.length)) / 6)).toLowerCase().replace(/[+/]/g, ''));
   }
-  return spellings;
+  return { plain: spellings, encoded };
 }
 
 /** A 32-bit FNV-1a hash of `length` characters of the text at `at`, letters folded, and of the length; never 0. */
