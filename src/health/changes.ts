@@ -324,7 +324,7 @@ function describePeer(judgement: PeerJudgement, bad: boolean, routerName: string
     message = `${who} cannot be judged: its last-handshake did not decode`;
   } else if (verdict.reason === 'unreadable') {
     message = peer.factsUnreadable
-      ? `${who} cannot be judged: its disabled or persistent-keepalive (or its interface's disabled) did not decode`
+      ? `${who} cannot be judged: its disabled or persistent-keepalive did not decode, or whether its interface runs is not known`
       : `${who} cannot be judged: whether its rx or tx grew is not known (a counter that did not decode), and its verdict hangs on it`;
   } else if (verdict.reason === 'probe_failed' && bad) {
     // As /health words it (evaluate.ts): a bad probe_failed is a tunnel whose keys work and whose pings do not.

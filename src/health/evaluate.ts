@@ -397,7 +397,7 @@ function* judgePeers(
   // One problem per router and cause, not per peer: "we cannot see" them, which is not "fine" (docs/health.md).
   for (const [subjects, what] of [
     [unjudged.handshake, 'their last-handshake did not decode'],
-    [unjudged.facts, 'their disabled or persistent-keepalive (or their interface\'s disabled) did not decode'],
+    [unjudged.facts, 'their disabled or persistent-keepalive did not decode, or whether their interface runs is not known'],
     [unjudged.traffic, 'whether their rx or tx grew is not known, and their verdict hangs on it'],
   ] as const) {
     if (subjects.length === 0) continue;

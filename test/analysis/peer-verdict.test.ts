@@ -215,5 +215,7 @@ describe('a peer on an interface the interface list does not hold (found by a ho
     const health = evaluateRouter(router, [systemOk(), { ...wireguard(router, [listed], peers), data: result.data }], T0);
     expect(health.health.peers.find((peer) => peer.name === 'site-dead')).toMatchObject({ judged: false, reason: 'unreadable' });
     expect(health.health.status).toBe('degraded');
+    // Said as what is not known, not as a value that did not decode (found by review).
+    expect(health.problems.map((problem) => problem.text).join('\n')).toContain('cannot judge 1 peer: their disabled or persistent-keepalive did not decode, or whether their interface runs is not known');
   });
 });

@@ -90,7 +90,7 @@ describe('range rules in the collectors', () => {
       expect(report.peers[0]).toMatchObject({ judged: false, reason: 'unreadable', status: 'degraded' });
       expect(report.status).toBe('degraded');
       expect(report.reasons).toEqual([
-        "hq/wireguard: cannot judge 1 peer: their disabled or persistent-keepalive (or their interface's disabled) did not decode (wg-branch/site)",
+        "hq/wireguard: cannot judge 1 peer: their disabled or persistent-keepalive did not decode, or whether their interface runs is not known (wg-branch/site)",
       ]);
     }
   });
