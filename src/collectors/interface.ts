@@ -22,6 +22,7 @@ import { FieldReader, problemsOf } from '../analysis/decoding.js';
 import type { InterfaceFilter } from '../config/interfaces.js';
 import { keepsInterface } from './interface-filter.js';
 import type { Collector, JobContext, JobResult } from './types.js';
+import { readUnlessFailed } from './optional-read.js';
 import { quoteRouterText } from '../util/text.js';
 import { chosenTwinRowsSteps, type RowOrder } from '../analysis/twin-rows.js';
 import { finish, finishInSlices, type Steps } from '../util/slices.js';
@@ -270,15 +271,9 @@ export const interfaceCollector: Collector<InterfaceData, 'interface'> = {
         const { ethernetUp, ...result } = await finishInSlices(mapInterfacesSteps(records, context.routerLabel, context.router.interfaces), { signal: context.signal });
         if (ethernetUp.size === 0) return result;
         // `once`: without it the command never ends. Ids, not names: a name may hold a comma.
-        let rows: unknown;
-        try {
-          rows = await context.client.run('interface/ethernet/monitor', { numbers: [...ethernetUp.values()].join(','), once: '' }, { signal: context.signal });
-        } catch (error) {
-          // The link rates only add to the list read whole: their read failing leaves them out of this run and fails
-          // nothing (it took every counter, running and link-down series with it; found by a hostile tester).
-          if (context.signal.aborted) throw error;
-          return result;
-        }
+        // The link rates only add to the list read whole: their read failing leaves them out (optional-read.ts).
+        const rows = await readUnlessFailed(context, () => context.client.run('interface/ethernet/monitor', { numbers: [...ethernetUp.values()].join(','), once: '' }, { signal: context.signal }));
+        if (rows === undefined) return result;
         const rates = await finishInSlices(mapLinkRatesSteps(rows, new Set(ethernetUp.keys()), context.routerLabel, result.samples), { signal: context.signal });
         const monitor = problemsOf(rates);
         // The list's problems first; bounded like any run's (problemsOf keeps 20).

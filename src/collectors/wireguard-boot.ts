@@ -11,6 +11,7 @@ import { bootedAtOf, keepaliveBoundSeconds } from '../analysis/liveness.js';
 import { expectOf, peerLabel } from '../analysis/peer.js';
 import type { HealthConfig } from '../config/types.js';
 import type { JobContext } from './types.js';
+import { readUnlessFailed } from './optional-read.js';
 import type { Steps } from '../util/slices.js';
 
 /** Peers looked at between two pauses of the event loop. */
@@ -65,13 +66,8 @@ export interface BootRead {
  */
 export async function readBoot(context: JobContext, read: FieldReader): Promise<BootRead | undefined> {
   const sentAt = context.now();
-  let record: RouterRecord;
-  try {
-    record = await context.client.getSingleton('system/resource', { proplist: ['uptime'], signal: context.signal });
-  } catch (error) {
-    if (context.signal.aborted) throw error;
-    return undefined;
-  }
+  const record = await readUnlessFailed(context, () => context.client.getSingleton('system/resource', { proplist: ['uptime'], signal: context.signal }));
+  if (record === undefined) return undefined;
   const readAt = context.now();
   const uptime = read.age(record, 'uptime', readAt / 1000);
   if (uptime === undefined && !given(record, 'uptime')) read.problem('holds no uptime; peers without a handshake are judged without the boot');

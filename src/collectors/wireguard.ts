@@ -30,6 +30,7 @@ import {
   type ProbeResult,
 } from './wireguard-probe.js';
 import type { Collector, JobContext, JobResult } from './types.js';
+import { readUnlessFailed } from './optional-read.js';
 import { CounterMemory } from './wireguard-counters.js';
 import type { KeptPeers } from './wireguard-peers.js';
 import { believedBootSteps, graceWithoutKeepalive, readBoot, uptimeWantedSteps, youngRestartSeconds } from './wireguard-boot.js';
@@ -447,20 +448,6 @@ export function* mapWireguardSteps(
   return { samples, data, ...problemsOf(read, peerRead) };
 }
 
-/**
- * The router's addresses, which only pick the probes' sources: undefined when the read failed. It failing took every
- * peer verdict of the run with it, a dead site link "state unknown" rather than down (found by a hostile tester); a
- * failed uptime read is left out the same way (wireguard-boot.ts). A stop is a stop.
- */
-async function readAddresses(context: JobContext): Promise<RouterRecord[] | undefined> {
-  try {
-    return await context.client.list('ip/address', { signal: context.signal, proplist: ADDRESS_PROPLIST });
-  } catch (error) {
-    if (context.signal.aborted) throw error;
-    return undefined;
-  }
-}
-
 /** The most a run's reads take without probes: two requests in a row and the uptime, each with the router's timeout. */
 export function wireguardReadsSeconds(router: RouterConfig): number {
   return router.timeoutSeconds * 3;
@@ -506,7 +493,8 @@ export const wireguardCollector: Collector<WireguardData, 'wireguard'> = {
         let selected = new Set<string>();
         // Settings that select no peer cost nothing: no address list, no ping (a fleet's default).
         if (mayProbe(health) && (await finishInSlices(wantsProbesSteps(interfaces, peers, health), options))) {
-          const addresses = await readAddresses(context);
+          // Undefined when the read failed (optional-read.ts): it only picks the probes' sources.
+          const addresses = await readUnlessFailed(context, () => context.client.list('ip/address', { ...options, proplist: ADDRESS_PROPLIST }));
           const plan = await finishInSlices(planProbesSteps(interfaces, peers, addresses ?? [], health, memory), options);
           selected = plan.selected;
           // Without the address list no probe has a source: each selected one is an error (reported, not judged), and
