@@ -160,23 +160,31 @@ export function startServer(app: { readonly handle: RequestHandler }, listen: st
 /** How long a refused connection's answers to the requests pipelined before the refusal may take to be written. */
 const PIPELINED_WAIT_MS = 10_000;
 
+/** What AnswersInProgress keeps of a connection. */
+interface Answering {
+  /** Answers begun and not yet closed. */
+  open: number;
+  /** The connection's latest request: while its body is still coming, a parse error is its own. */
+  latest: IncomingMessage;
+  /** The refusal waiting for the open answers, if any. */
+  waiting: (() => void) | undefined;
+}
+
 /** The answers each connection is still making, so a refusal on it waits for them (clientError above). */
 class AnswersInProgress {
-  readonly #open = new WeakMap<Duplex, number>();
-  readonly #waiting = new WeakMap<Duplex, () => void>();
-  /** The connection's latest request: while its body is still coming, a parse error is its own. */
-  readonly #latest = new WeakMap<Duplex, IncomingMessage>();
+  readonly #connections = new WeakMap<Duplex, Answering>();
 
   started(req: IncomingMessage, res: ServerResponse): void {
     const socket = req.socket;
-    this.#latest.set(socket, req);
-    this.#open.set(socket, (this.#open.get(socket) ?? 0) + 1);
+    const answering = this.#connections.get(socket) ?? { open: 0, latest: req, waiting: undefined };
+    this.#connections.set(socket, answering);
+    answering.latest = req;
+    answering.open++;
     res.once('close', () => {
-      const left = (this.#open.get(socket) ?? 1) - 1;
-      this.#open.set(socket, left);
-      if (left > 0) return;
-      const then = this.#waiting.get(socket);
-      this.#waiting.delete(socket);
+      answering.open--;
+      if (answering.open > 0) return;
+      const then = answering.waiting;
+      answering.waiting = undefined;
       then?.();
     });
   }
@@ -186,7 +194,8 @@ class AnswersInProgress {
    * at once when the error is in the body of the latest request (a body cut short): that request is the one refused.
    */
   whenDone(socket: Duplex, then: () => void): void {
-    if ((this.#open.get(socket) ?? 0) === 0 || this.#latest.get(socket)?.complete === false) {
+    const answering = this.#connections.get(socket);
+    if (answering === undefined || answering.open === 0 || !answering.latest.complete) {
       then();
       return;
     }
@@ -199,7 +208,7 @@ class AnswersInProgress {
     };
     const timer = setTimeout(once, PIPELINED_WAIT_MS);
     timer.unref();
-    this.#waiting.set(socket, once);
+    answering.waiting = once;
   }
 }
 
