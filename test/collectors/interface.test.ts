@@ -284,6 +284,17 @@ describe('interface cardinality filter', () => {
   });
 });
 
+/** A client for the interface job: the recorded /interface list, and `run` as given (the monitor's request). */
+function listingClient(run: JobContext['client']['run']): JobContext['client'] {
+  return {
+    list: async () => fixtureList('interface-7.23-chr.json'),
+    getSingleton: async () => {
+      throw new Error('not expected');
+    },
+    run,
+  };
+}
+
 describe('interface job', () => {
   it('is on by default, lists /interface with a .proplist, then monitors the running ethernet ports once, by id', async () => {
     expect(interfaceCollector.defaultEnabled).toBe(true);
@@ -320,43 +331,28 @@ describe('interface job', () => {
   it('a link-rate read that fails leaves the rates out and keeps every other series, not the run failed (found by a hostile tester)', async () => {
     const router = testRouter();
     const [job] = interfaceCollector.jobs(router);
-    const client: JobContext['client'] = {
-      list: async () => fixtureList('interface-7.23-chr.json'),
-      getSingleton: async () => {
-        throw new Error('not expected');
-      },
-      run: async () => {
-        throw new RouterOsError('ROS_ERR_HTTP_5XX', 'POST /rest/interface/ethernet/monitor: HTTP 500', { status: 500 });
-      },
-    };
+    const client = listingClient(async () => {
+      throw new RouterOsError('ROS_ERR_HTTP_5XX', 'POST /rest/interface/ethernet/monitor: HTTP 500', { status: 500 });
+    });
     const result = await job?.run({ router, client, routerLabel: ROUTER, now: () => 0, signal: new AbortController().signal, memory: new Map() });
     const out = sampleText(result?.samples ?? new SampleSet());
     expect(out).toContain('routeros_interface_receive_bytes_total{router="hq",interface="ether1",type="ether"}');
     expect(out).not.toContain('routeros_interface_link_speed_bytes_per_second');
     // A stop while the rates are read is a stop.
     const stop = new AbortController();
-    const stopping: JobContext['client'] = {
-      ...client,
-      run: async () => {
-        stop.abort(new Error('stopped'));
-        throw new RouterOsError('ROS_ERR_ABORTED', 'POST /rest/interface/ethernet/monitor: aborted');
-      },
-    };
+    const stopping = listingClient(async () => {
+      stop.abort(new Error('stopped'));
+      throw new RouterOsError('ROS_ERR_ABORTED', 'POST /rest/interface/ethernet/monitor: aborted');
+    });
     await expect(job?.run({ router, client: stopping, routerLabel: ROUTER, now: () => 0, signal: stop.signal, memory: new Map() })).rejects.toThrow('aborted');
   });
 
   it('makes no monitor request when no running ethernet port is exported', async () => {
     const router = testRouter({ interfaces: { exclude_types: ['ether'] } });
     const [job] = interfaceCollector.jobs(router);
-    const client: JobContext['client'] = {
-      list: async () => fixtureList('interface-7.23-chr.json'),
-      getSingleton: async () => {
-        throw new Error('not expected');
-      },
-      run: async () => {
-        throw new Error('not expected');
-      },
-    };
+    const client = listingClient(async () => {
+      throw new Error('not expected');
+    });
     const result = await job?.run({ router, client, routerLabel: ROUTER, now: () => 0, signal: new AbortController().signal, memory: new Map() });
     expect(sampleText(result?.samples ?? new SampleSet())).toContain('interface="bridge-lan"');
   });
