@@ -6,7 +6,7 @@
 import { isUtf8 } from 'node:buffer';
 import { RouterOsError } from './errors.js';
 import { decodeCp1252 } from '../util/cp1252.js';
-import { safeText } from '../util/text.js';
+import { shownMediaText } from './shown-text.js';
 import { finish, finishInSlices, Slicer, type Steps } from '../util/slices.js';
 
 /**
@@ -821,7 +821,7 @@ export function isIdentityEncoding(header: string | string[] | undefined): boole
 export function encodedReplyError(request: string, status: number, coding: string): RouterOsError {
   return new RouterOsError(
     'ROS_ERR_PARSE',
-    `${request}: HTTP ${status} with Content-Encoding ${safeText(coding, 60)}, which the exporter did not ask for; the reply is not data and nothing was believed: check that nothing (a proxy, a captive portal) answers in the router's place`,
+    `${request}: HTTP ${status} with Content-Encoding ${shownMediaText(coding)}, which the exporter did not ask for; the reply is not data and nothing was believed: check that nothing (a proxy, a captive portal) answers in the router's place`,
     { request, status },
   );
 }
@@ -831,8 +831,8 @@ export function notDataError(request: string, status: number, contentType: strin
   const what = empty
     ? `HTTP ${status} with an empty body where data was expected`
     : /html/i.test(contentType ?? '')
-      ? `the router answered HTML (${safeText(contentType ?? '', 60)}), not JSON (is the URL the router itself, without a path?)`
-      : `HTTP ${status} with Content-Type ${safeText(contentType ?? '', 60)}, not JSON`;
+      ? `the router answered HTML (${shownMediaText(contentType ?? '')}), not JSON (is the URL the router itself, without a path?)`
+      : `HTTP ${status} with Content-Type ${shownMediaText(contentType ?? '')}, not JSON`;
   return new RouterOsError(
     'ROS_ERR_PARSE',
     `${request}: ${what}; the reply is not data and nothing was believed: check that nothing (a proxy, a captive portal) answers in the router's place`,

@@ -3,7 +3,7 @@
  * flat records of strings.
  */
 import { RouterOsError } from './errors.js';
-import { safeText } from '../util/text.js';
+import { shownFieldName } from './shown-text.js';
 import { finish, type Steps } from '../util/slices.js';
 
 /** One RouterOS record: every value a string (spec §2.1); absent keys mean unset. */
@@ -81,7 +81,7 @@ function commentStart(comment: string): string {
 function longName(key: string, request: string): RouterOsError {
   return new RouterOsError(
     'ROS_ERR_SHAPE',
-    `${request}: field "${safeText(key, 100)}" is a name of more than ${MAX_NAME_CHARS} characters, which RouterOS does not write; check that nothing (a proxy) alters replies on the way`,
+    `${request}: field ${shownFieldName(key)} is a name of more than ${MAX_NAME_CHARS} characters, which RouterOS does not write; check that nothing (a proxy) alters replies on the way`,
     { request },
   );
 }
@@ -95,7 +95,7 @@ function normalised(object: Record<string, unknown>, request: string): RouterRec
     if (typeof field === 'string') entries.push([key, field]);
     else if (typeof field === 'number' || typeof field === 'boolean') entries.push([key, String(field)]);
     else if (field !== null) {
-      throw new RouterOsError('ROS_ERR_SHAPE', `${request}: field "${safeText(key, 100)}" is ${describeJson(field)}, expected a string; ${SHAPE_HINT}`, {
+      throw new RouterOsError('ROS_ERR_SHAPE', `${request}: field ${shownFieldName(key)} is ${describeJson(field)}, expected a string; ${SHAPE_HINT}`, {
         request,
       });
     }

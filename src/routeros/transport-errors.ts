@@ -3,8 +3,8 @@
  * onto RouterOsError codes, so the rest of the daemon never inspects foreign error types.
  */
 import { RouterOsError, type RouterErrorBody } from './errors.js';
-import { safeText } from '../util/text.js';
-import { longestSecretLength, redactSecrets, sharesSecretRun } from '../util/redact.js';
+import { longestSecretLength, redactSecrets } from '../util/redact.js';
+import { shownRouterText, WITHHELD } from './shown-text.js';
 import { WIRE_OVERRUN_CODE, WireOverrunError } from './wire-meter.js';
 
 const TLS_CODE = /CERT|SSL|TLS|EPROTO|UNABLE_TO_|HOSTNAME|ALTNAME|ERR_OSSL/;
@@ -200,30 +200,6 @@ const POLICY_FIX =
 /** A failure status. RouterOS says "no such command or directory" with 400 (unknown menu) or 406 (unknown command). */
 /** The failure statuses RouterOS 7 answers with (routeros-real-formats §6, and 403 where a group lacks read). */
 const ROUTEROS_STATUSES = new Set([400, 403, 404, 406, 500, 501]);
-
-/** The longest message or detail shown: RouterOS's own are a few words (`no such command or directory (wireguard)`). */
-export const SHOWN_TEXT_CHARS = 200;
-
-/**
- * What RouterOS writes its error texts with: ASCII letters, digits, spaces and plain punctuation. No escape of
- * any encoding (`&#33;`, `%2521`, `\u0021`, `+` and `=` of base64), no line break, no markup.
- */
-const ROUTEROS_WORDING = /^[A-Za-z0-9 ().,:'"_*/-]*$/;
-
-/** Said in place of a message or detail not shown. */
-export const WITHHELD = 'text withheld: it may echo the credentials';
-
-/**
- * A message or detail as a failure's error shows it, or undefined when it is not shown: longer than RouterOS's
- * own, written with more than their characters, or sharing SHARED_RUN characters in a row with a password in one
- * of its spellings (redact.ts). Redaction knows a password only in the forms it registers; a proxy echoing it
- * HTML-entity-encoded, percent-encoded twice, reversed, in base64 at another byte offset or split over lines
- * printed most of it (found by a hostile tester). RouterOS's own details, which say what is wrong, stay.
- */
-function shownRouterText(text: string): string | undefined {
-  if (text.length > SHOWN_TEXT_CHARS || !ROUTEROS_WORDING.test(text) || sharesSecretRun(text)) return undefined;
-  return safeText(text);
-}
 
 /**
  * A RouterOS failure's body as the error keeps it: each part shown (shownRouterText) or said to be withheld, so

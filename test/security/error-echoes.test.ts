@@ -7,7 +7,10 @@
  */
 import fc from 'fast-check';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { mapStatusError, WITHHELD } from '../../src/routeros/transport-errors.js';
+import { mapStatusError } from '../../src/routeros/transport-errors.js';
+import { WITHHELD } from '../../src/routeros/shown-text.js';
+import { encodedReplyError, notDataError } from '../../src/routeros/body.js';
+import { asRecordList } from '../../src/routeros/records.js';
 import { basicEncoding, forgetAllSecrets, registerCredentials, SHARED_RUN, sharesSecretRun } from '../../src/util/redact.js';
 
 const REQUEST = 'GET /rest/interface/wireguard/peers';
@@ -155,6 +158,53 @@ describe('property: no run of a password comes through a RouterOS status in any 
       }),
       { numRuns: 2000 },
     );
+  });
+
+  /** The message of each error that names text from a reply's head or its JSON, with `text` there. */
+  const errorsNaming = (text: string): string[] => {
+    const named: string[] = [];
+    for (const make of [
+      () => notDataError(REQUEST, 200, text, false),
+      () => notDataError(REQUEST, 200, `text/html, ${text}`, false),
+      () => encodedReplyError(REQUEST, 200, text),
+      () => asRecordList([{ [text]: { nested: true } }], REQUEST),
+      () => asRecordList([{ [text.repeat(1100)]: 'x' }], REQUEST),
+    ]) {
+      try {
+        make();
+        named.push('');
+      } catch (error) {
+        named.push(error instanceof Error ? error.message : String(error));
+      }
+    }
+    return named;
+  };
+
+  it('nor through a Content-Type, a Content-Encoding or a JSON field name (found in review: plain redaction only there)', () => {
+    fc.assert(
+      fc.property(password, user, echo, words, (pw, u, transform, before) => {
+        forgetAllSecrets();
+        registerCredentials(u, pw);
+        const run = Math.min(SHARED_RUN, pw.length);
+        const ours = new Set(errorsNaming('x').flatMap((own) => [...runsIn(own, pw, run)]));
+        for (const message of errorsNaming(`${before}${transform(pw, u)}`)) {
+          const leaked = [...runsIn(message, pw, run)].filter((found) => !ours.has(found));
+          expect(leaked, message).toEqual([]);
+        }
+      }),
+      { numRuns: 1000 },
+    );
+  });
+});
+
+describe('what a reply head or field name says, when it cannot echo anything', () => {
+  it('is shown: media types, codings and RouterOS field names', () => {
+    registerCredentials('admin', 'S3cretPassw0rd!');
+    expect(notDataError(REQUEST, 200, 'text/html; charset=utf-8', false).message).toContain('answered HTML (text/html; charset=utf-8)');
+    expect(notDataError(REQUEST, 200, 'text/plain', false).message).toContain('with Content-Type text/plain, not JSON');
+    expect(encodedReplyError(REQUEST, 200, 'br, gzip').message).toContain('with Content-Encoding br, gzip,');
+    expect(() => asRecordList([{ 'public-key': { nested: true } }], REQUEST)).toThrow('field "public-key" is');
+    expect(notDataError(REQUEST, 200, 'text/html; x="S3cretPassw0rd!"', false).message).toContain(`answered HTML ([${WITHHELD}])`);
   });
 });
 
