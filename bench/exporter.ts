@@ -3,7 +3,7 @@
  * process (the shipped build, not the TypeScript sources), and a wait for /-/ready.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, openSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { COLLECTOR_NAMES } from '../src/collectors/descriptors.js';
@@ -83,7 +83,10 @@ export function startExporter(dir: string, plan: ExporterPlan, main = MAIN): Chi
   writeFileSync(file, exporterConfig(plan));
   // BENCH_EXPORTER_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/p" profiles the exporter alone (not the emulator).
   const nodeArgs = (process.env.BENCH_EXPORTER_NODE_ARGS ?? '').split(' ').filter((arg) => arg !== '');
-  return spawn(process.execPath, [...nodeArgs, main, '--config', file], { stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, ...exporterEnv() } });
+  // BENCH_EXPORTER_STDOUT=FILE keeps the exporter's stdout (its log lines, and what --trace-gc prints) in FILE.
+  const stdoutFile = process.env.BENCH_EXPORTER_STDOUT;
+  const stdout = stdoutFile === undefined || stdoutFile === '' ? 'ignore' : openSync(stdoutFile, 'w');
+  return spawn(process.execPath, [...nodeArgs, main, '--config', file], { stdio: ['ignore', stdout, 'inherit'], env: { ...process.env, ...exporterEnv() } });
 }
 
 /** Polls /-/ready (every planned job tried once); resolves with the seconds it took. */
