@@ -166,6 +166,11 @@ export interface PeerSeed {
   /** Traffic while connected, bytes per second. */
   rxRate?: number;
   txRate?: number;
+  /**
+   * Rx while not connected, bytes per second: the far end's handshake initiations arriving while none completes (a
+   * link both sides keep trying over a path that fails one way). Default 0.
+   */
+  idleRxRate?: number;
   /** Counters at start (decimal strings allow values past 2^53). */
   rx?: number | string;
   tx?: number | string;

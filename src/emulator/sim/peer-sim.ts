@@ -14,6 +14,11 @@ export interface PeerSimInit {
   txRate: number;
   /** Tx while not connected (initiations to a configured endpoint), bytes/s. */
   idleTxRate: number;
+  /**
+   * Rx while not connected (the far end's initiations arriving, none completing: a link both sides keep trying
+   * over a path that fails one way), bytes/s; 0 when absent.
+   */
+  idleRxRate?: number;
   periodMs: number;
   phaseMs: number;
   /** Earliest handshake schedule start; -Infinity = whenever a session starts; Infinity = never. */
@@ -47,6 +52,7 @@ export class PeerSim {
   rxRate: number;
   txRate: number;
   idleTxRate: number;
+  idleRxRate: number;
   readonly periodMs: number;
   readonly phaseMs: number;
   handshakeFrom: number;
@@ -61,6 +67,7 @@ export class PeerSim {
     this.rxRate = init.rxRate;
     this.txRate = init.txRate;
     this.idleTxRate = init.idleTxRate;
+    this.idleRxRate = init.idleRxRate ?? 0;
     this.periodMs = init.periodMs;
     this.phaseMs = init.phaseMs;
     this.handshakeFrom = init.handshakeFrom;
@@ -97,7 +104,7 @@ export class PeerSim {
     const to = Math.min(t, this.handshakeUntil);
     const connectedMs = Number.isFinite(first) ? Math.max(0, to - from) : 0;
     const idleMs = t - this.#countersAt - connectedMs;
-    const rx = Math.floor((this.rxRate * connectedMs) / 1000);
+    const rx = Math.floor((this.rxRate * connectedMs + this.idleRxRate * idleMs) / 1000);
     const tx = Math.floor((this.txRate * connectedMs + this.idleTxRate * idleMs) / 1000);
     return { rx: addBytes(this.#rx, rx), tx: addBytes(this.#tx, tx) };
   }

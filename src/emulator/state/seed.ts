@@ -38,6 +38,7 @@ export function peerSim(state: RouterState, seed: PeerSeed, key: string, start: 
     rxRate: seed.rxRate ?? rng.int(200, 40_000),
     txRate: seed.txRate ?? rng.int(200, 40_000),
     idleTxRate: seed.endpointAddress === undefined || seed.endpointAddress === '' ? 0 : 30,
+    idleRxRate: seed.idleRxRate ?? 0,
     periodMs: rng.int(115_000, 125_000),
     phaseMs,
     handshakeFrom,
