@@ -58,6 +58,14 @@ export interface LivenessInput {
   /** rx / tx grew since the previous collection; false when there was none to compare with. */
   rxMoved: boolean;
   txMoved: boolean;
+  /**
+   * Seconds from the earlier of the two counter reads rxMoved compares to the moment the peer is judged (the one
+   * handshakeAgeSeconds is reckoned at): rx grew at some moment of that window, not necessarily now. It says whether
+   * that growth can have been an answer, which needs a session during the window (rxAnswered). Grows with the data's
+   * age: a collection gap, or /health judging later than the read. Undefined when not known: rx growth then counts
+   * as an answer, as it did before this was known.
+   */
+  rxWindowStartAgeSeconds?: number;
   expect: ExpectMode;
   /** This collection's data-plane probe, when one ran. */
   probe?: ProbeOutcome;
@@ -105,6 +113,15 @@ export function probeAgeAt(nowMs: number, probedAtMs: number): number {
 }
 
 /**
+ * rxWindowStartAgeSeconds at `nowMs`, never negative, for growth told against counters read at `previousReadAtMs`
+ * (Unix ms; undefined when not known): the one reckoning of the collector's verdict (now: its read) and of /health's
+ * (now: the instant it ages the handshakes to), as handshakeAgeAt is for handshakes.
+ */
+export function rxWindowStartAgeAt(nowMs: number, previousReadAtMs: number | undefined): number | undefined {
+  return previousReadAtMs === undefined ? undefined : Math.max(0, (nowMs - previousReadAtMs) / 1000);
+}
+
+/**
  * When the peer last had a session to our knowledge (Unix seconds): its latest handshake, or the time an answered
  * probe ran if later. What a bound is counted from: expected-by in /metrics and /health, and when the verdict log
  * looks again.
@@ -133,13 +150,33 @@ export function keepaliveBoundSeconds(keepaliveSeconds: number): number {
 /** The bound for a peer with traffic but no keepalive: a session in use is refused after 180 s. */
 export const SENDING_BOUND_SECONDS = REJECT_AFTER_TIME_SECONDS + REKEY_TIMEOUT_SECONDS;
 
+/**
+ * Whether rx growth can have been an answer to this side's sending: only if a session could have existed during the
+ * window it grew in. The session of the latest handshake lives SENDING_BOUND_SECONDS after it (refused at
+ * REJECT_AFTER_TIME, one REKEY_TIMEOUT for the retry), and the window starts rxWindowStartAgeSeconds (w) before the
+ * judging moment: so the handshake's age h must be at most SENDING_BOUND_SECONDS + w. Without any handshake no
+ * session ever existed: what came in was the far end's handshake initiations, which never completed (a link both
+ * sides keep trying, a path that fails one way), and read as an answer it made a dead site link idle, healthy
+ * (found by a hostile tester). Not h <= SENDING_BOUND_SECONDS alone: rx that grew in a window longer than ~70 s
+ * while a session still existed (a collection gap, /health judging later than the read) was refused as an answer,
+ * and a healthy idle tunnel read down (found by review). Without w, growth counts, as before it was known.
+ */
+function rxAnswered(input: LivenessInput): boolean {
+  if (!input.rxMoved) return false;
+  const windowSeconds = input.rxWindowStartAgeSeconds;
+  if (windowSeconds === undefined) return true;
+  const age = input.handshakeAgeSeconds;
+  return age !== undefined && age <= SENDING_BOUND_SECONDS + Math.max(0, windowSeconds);
+}
+
 function expectation(input: LivenessInput): { because: ExpectedBecause; boundSeconds: number | undefined } {
   if (input.expect === 'on_demand') return { because: 'not_expected', boundSeconds: undefined };
   if (input.keepaliveSeconds > 0) return { because: input.expect === 'always' ? 'configured' : 'keepalive', boundSeconds: keepaliveBoundSeconds(input.keepaliveSeconds) };
   if (input.expect === 'always') return { because: 'configured', boundSeconds: input.staleAfterSeconds };
-  // auto without keepalive: only when this side is sending to an endpoint it can reach on its own. A
-  // responder-only peer (no endpoint) cannot initiate, and its tx may tick for a laptop that sleeps.
-  if (input.hasEndpoint && input.txMoved && !input.rxMoved) return { because: 'sending', boundSeconds: SENDING_BOUND_SECONDS };
+  // auto without keepalive: only when this side is sending to an endpoint it can reach on its own and nothing
+  // answered (rxAnswered: rx that grew when no session could exist is no answer). A responder-only peer (no
+  // endpoint) cannot initiate, and its tx may tick for a laptop that sleeps.
+  if (input.hasEndpoint && input.txMoved && !rxAnswered(input)) return { because: 'sending', boundSeconds: SENDING_BOUND_SECONDS };
   return { because: 'not_expected', boundSeconds: undefined };
 }
 
@@ -182,6 +219,10 @@ export function judgeLiveness(input: LivenessInput): Liveness {
   // keys are refused REJECT_AFTER_TIME after its handshake. rx grew at some moment since the previous counter
   // read; with the latest handshake older than that, the data came before the session expired, however long
   // ago (a collection gap, or /health judging later than the read), and says nothing about now.
+  // Not the window of rxAnswered (h <= 185 s + w), on purpose: that asks whether an answer came at some moment of the
+  // window, which is enough to call this side's sending answered; `up` says a session exists now, and rx that grew
+  // early in a long window, the session expired since, proves none (a keepalive peer dead 17 minutes whose rx grew
+  // in a 15-minute collection gap would read up). A session still usable now (h <= 185 s) is what data proves.
   if (input.rxMoved && age <= SENDING_BOUND_SECONDS) return { state: 'up', expected, because, boundSeconds };
   if (boundSeconds !== undefined) return { state: age > boundSeconds ? 'down' : 'up', expected, because, boundSeconds };
   // Nothing expected: a session that is still usable is up; past it the peer is idle, which is fine.

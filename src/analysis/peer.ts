@@ -72,6 +72,11 @@ export interface JudgedPeerInput {
   /** rx / tx grew since the previous collection. */
   rxMoved?: boolean;
   txMoved?: boolean;
+  /**
+   * Seconds from the earlier of the two counter reads rxMoved compares to the moment the peer is judged (liveness.ts):
+   * whether rx that grew can have been an answer. Undefined when not known (rx growth then counts as one).
+   */
+  rxWindowStartAgeSeconds?: number;
   /** Whether rx / tx grew cannot be told (a counter that did not decode, now or the collection before). */
   rxMovedUnknown?: boolean;
   txMovedUnknown?: boolean;
@@ -238,6 +243,7 @@ function judgeKnownTraffic(peer: JudgedPeerInput, health: HealthConfig): PeerVer
     hasEndpoint: peer.hasEndpoint === true,
     rxMoved: peer.rxMoved === true,
     txMoved: peer.txMoved === true,
+    rxWindowStartAgeSeconds: peer.rxWindowStartAgeSeconds,
     expect: expectOf(peer, health),
     probe: peer.probe,
     probeAgeSeconds: peer.probeAgeSeconds ?? 0,

@@ -66,6 +66,10 @@ export function verdictHangsOnTraffic(peer: WireguardPeer, health: RouterConfig[
     factsUnreadable: peer.factsUnreadable,
     keepaliveSeconds: peer.keepaliveSeconds,
     hasEndpoint: peer.hasEndpoint,
+    // The window the second look would tell growth over, at its shortest (the gap): whether rx that grew can have
+    // been an answer (analysis/liveness.ts). The looks themselves are judged by the run's own window (wireguard.ts,
+    // /health), the first look's read to the judging instant.
+    rxWindowStartAgeSeconds: TRAFFIC_LOOK_GAP_MS / 1000,
   };
   const verdicts = new Set<string>();
   for (const [rxMoved, txMoved] of TRAFFIC) {

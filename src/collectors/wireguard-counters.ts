@@ -46,12 +46,23 @@ export class CounterMemory {
 
   /**
    * `owner`: the job's memory map; without one (a single mapping in a test) nothing moved. `capacity`: the most
-   * peers the run may have (its reply's records).
+   * peers the run may have (its reply's records). `readAt`: when this run's counters were read (Unix ms), kept with
+   * them so that the next run knows when the window its growth is told over began (previousReadAt).
    */
-  constructor(owner: object | undefined, capacity: number) {
+  constructor(owner: object | undefined, capacity: number, readAt?: number) {
     this.#owner = owner;
     this.#before = owner === undefined ? undefined : previousRuns.get(owner);
-    this.table = new PeerTable(capacity);
+    this.table = new PeerTable(capacity, readAt);
+  }
+
+  /**
+   * When the counters `moved` compares with were read (Unix ms): the start of the window rx and tx grew in, which
+   * says whether rx that grew can have been an answer (analysis/liveness.ts). Undefined without a previous run (then
+   * nothing moved), or when it was not given. The previous run's last successful one: a run that failed in between
+   * kept nothing, and the window spans the gap.
+   */
+  get previousReadAt(): number | undefined {
+    return this.#before?.countersReadAt;
   }
 
   /** The row of the peer `moved` was last called for. */

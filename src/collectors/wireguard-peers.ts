@@ -106,15 +106,27 @@ export class PeerTable implements KeptPeers {
   #probes: Uint8Array | undefined;
   /** When a probe ran and what it found, for the few peers probed. */
   #probed: Map<number, { at: number; rttSeconds: number | undefined; lossRatio: number | undefined }> | undefined;
+  /** Unix ms the rows' counters were read (NaN when not given): one number per run, not per peer. */
+  readonly #countersReadAt: number;
 
-  constructor(capacity: number) {
+  /** `countersReadAt`: when the reply whose counters the rows hold was read (Unix ms). */
+  constructor(capacity: number, countersReadAt = Number.NaN) {
     this.#capacity = capacity;
+    this.#countersReadAt = countersReadAt;
     this.#strings = new Array<string | undefined>(capacity * STRINGS);
     this.#numbers = new Float64Array(capacity * NUMBERS);
   }
 
   get length(): number {
     return this.#length;
+  }
+
+  /**
+   * When the rows' counters were read (Unix ms); undefined when not given. The next run's growth is told against
+   * these counters: its window starts here (CounterMemory.previousReadAt, liveness.ts rxWindowStartAgeSeconds).
+   */
+  get countersReadAt(): number | undefined {
+    return Number.isNaN(this.#countersReadAt) ? undefined : this.#countersReadAt;
   }
 
   /** The rows it can hold. */
@@ -206,7 +218,7 @@ export class PeerTable implements KeptPeers {
    */
   trimmed(): PeerTable {
     if (this.#capacity - this.#length <= TRIM_SLACK_ROWS + this.#length / 8) return this;
-    const copy = new PeerTable(this.#length);
+    const copy = new PeerTable(this.#length, this.#countersReadAt);
     copy.#length = this.#length;
     for (let slot = 0; slot < this.#length * STRINGS; slot++) copy.#strings[slot] = this.#strings[slot];
     copy.#numbers.set(this.#numbers.subarray(0, this.#length * NUMBERS));

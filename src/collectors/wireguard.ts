@@ -11,7 +11,7 @@ import { escapeLabelValue } from '../metrics/text.js';
 import { WIREGUARD, WIREGUARD_FAMILIES as F } from './wireguard.contract.js';
 import { handshakeExpectedBy, judgePeer, peerLabel } from '../analysis/peer.js';
 import { FieldReader, given, problemsOf } from '../analysis/decoding.js';
-import { handshakeAgeAt, PROBE_SKIP_REASONS, probeAgeAt, type ProbeOutcome } from '../analysis/liveness.js';
+import { handshakeAgeAt, PROBE_SKIP_REASONS, probeAgeAt, rxWindowStartAgeAt, type ProbeOutcome } from '../analysis/liveness.js';
 import { cronIntervalSeconds } from '../config/cron.js';
 import {
   ADDRESS_PROPLIST,
@@ -97,6 +97,12 @@ export interface WireguardData {
    * Undefined when none.
    */
   fromBoot: Set<number> | undefined;
+  /**
+   * When the previous run read the counters this run's rx and tx growth is told against (Unix ms): the window it
+   * grew in starts then, and /health reckons its age at its own judging instant (analysis/liveness.ts,
+   * rxWindowStartAgeSeconds). One number per run. Undefined when there was no previous run (nothing moved).
+   */
+  previousReadAt?: number;
 }
 
 /** The verdict settings a wireguard run judges peers by, as data (a pattern counts by its text). */
@@ -305,7 +311,10 @@ export function* mapWireguardSteps(
   const peerRead = new FieldReader('interface/wireguard/peers');
   const nowSeconds = now / 1000;
   const keyedPeers = yield* peerRead.keyedSteps(peers, PEER_KEYS);
-  const counters = new CounterMemory(memory, keyedPeers.length);
+  const counters = new CounterMemory(memory, keyedPeers.length, now);
+  data.previousReadAt = counters.previousReadAt;
+  // Once per run: every peer's growth is told against the same previous read.
+  const rxWindowStartAgeSeconds = rxWindowStartAgeAt(now, data.previousReadAt);
   // Identity is (interface, public key) as written out; a repeated one would make duplicate series, which
   // Prometheus rejects. RouterOS keeps keys unique per interface, so twins are a reply that cannot be judged.
   const listings = yield* peerListings(keyedPeers);
@@ -392,6 +401,7 @@ export function* mapWireguardSteps(
         hasEndpoint,
         rxMoved,
         txMoved,
+        rxWindowStartAgeSeconds,
         rxMovedUnknown,
         txMovedUnknown,
         upSeconds,

@@ -30,7 +30,7 @@ const PUBLIC_KEY = 'Fh0S3Hpyq8JQ5lqA3m2T0YpJmB5ycK1r6v9wqQ7cQ2E=';
 interface Row {
   title: string;
   /** Peer behaviour, times in seconds from T0. */
-  sim: { liveFrom?: number; liveUntil?: number; never?: boolean; disabled?: boolean; rate?: number };
+  sim: { liveFrom?: number; liveUntil?: number; never?: boolean; disabled?: boolean; rate?: number; idleRx?: number };
   peer: { keepalive?: number; endpoint?: boolean; name?: string };
   iface?: { running?: boolean; disabled?: boolean };
   /** The data-plane probe's answer at every collection (health.probe): all, some (1 of 3 lost) or no pings answered. */
@@ -48,6 +48,7 @@ function simOf(row: Row): PeerSim {
     rxRate: rate,
     txRate: rate,
     idleTxRate: hasEndpoint ? 30 : 0,
+    idleRxRate: row.sim.idleRx ?? 0,
     periodMs: 120_000,
     phaseMs: 7_000,
     handshakeFrom: never ? Infinity : T0 + liveFrom * 1000,
@@ -151,6 +152,18 @@ const ROWS: Row[] = [
     sim: { liveUntil: 300 },
     peer: { endpoint: true },
     expect: [[300, 'up', true], [600, 'down', false]],
+  },
+  {
+    title: 'a site link both sides keep trying, no handshake ever completing (rx grows with the far end\'s initiations): never, a problem once tx is seen moving (it read idle, healthy; found by a hostile tester)',
+    sim: { never: true, idleRx: 30 },
+    peer: { endpoint: true },
+    expect: [[0, 'never', true], [30, 'never', false], [600, 'never', false]],
+  },
+  {
+    title: 'a site link both sides keep trying, its last handshake an hour old: down (it read idle, healthy)',
+    sim: { liveFrom: -7200, liveUntil: -3600, idleRx: 30 },
+    peer: { endpoint: true },
+    expect: [[30, 'down', false], [600, 'down', false]],
   },
   {
     title: 'allowed-address mismatch: handshake fresh, data-plane probe failing → blocked, unhealthy',
@@ -342,6 +355,126 @@ describe('rx growth as proof of a session', () => {
       staleAfterSeconds: 300,
     });
     expect(verdict.state).toBe('down');
+  });
+});
+
+describe('rx growth as an answer to this side\'s sending: only if a session could exist while it grew (found by a hostile tester)', () => {
+  const base = {
+    disabled: false,
+    interfaceDisabled: false,
+    interfaceNotRunning: false,
+    handshakeUnreadable: false,
+    staleAfterSeconds: 120,
+  };
+
+  it('property: with no handshake, or one older than 185 s + the window (w), rx growth changes nothing', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: 3_600 }),
+        fc.option(fc.integer({ min: 1, max: 7_200 }), { nil: undefined }),
+        fc.constantFrom(0, 25),
+        fc.constantFrom<ExpectMode>('auto', 'always', 'on_demand'),
+        fc.boolean(),
+        fc.boolean(),
+        (window, beyond, keepalive, expectMode, hasEndpoint, txMoved) => {
+          const input = {
+            ...base,
+            // No session could exist while rx grew: none ever, or its life (185 s) ended before the window began.
+            handshakeAgeSeconds: beyond === undefined ? undefined : 185 + window + beyond,
+            rxWindowStartAgeSeconds: window,
+            keepaliveSeconds: keepalive,
+            hasEndpoint,
+            txMoved,
+            expect: expectMode,
+          };
+          // Both sides trying, no handshake completing: the far end's initiations are no answer to this side's.
+          expect(judgeLiveness({ ...input, rxMoved: true })).toEqual(judgeLiveness({ ...input, rxMoved: false }));
+        },
+      ),
+      { numRuns: 2_000 },
+    );
+  });
+
+  it('property: with the handshake within 185 s + w, rx growth answers tx sent to an endpoint: an auto peer without keepalive is never down (the healthy idle tunnel of the review)', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 3_600 }), fc.integer({ min: 0, max: 3_600 }), (window, age) => {
+        fc.pre(age <= 185 + window);
+        const verdict = judgeLiveness({
+          ...base,
+          handshakeAgeSeconds: age,
+          rxWindowStartAgeSeconds: window,
+          keepaliveSeconds: 0,
+          hasEndpoint: true,
+          rxMoved: true,
+          txMoved: true,
+          expect: 'auto',
+        });
+        expect(verdict.state).not.toBe('down');
+        expect(verdict.because).toBe('not_expected');
+      }),
+      { numRuns: 2_000 },
+    );
+  });
+
+  it('the window does not widen `up`: a keepalive peer dead 17 minutes whose rx grew early in a 15-minute gap is down', () => {
+    const verdict = judgeLiveness({
+      ...base,
+      handshakeAgeSeconds: 1004,
+      rxWindowStartAgeSeconds: 900,
+      keepaliveSeconds: 25,
+      hasEndpoint: true,
+      rxMoved: true,
+      txMoved: true,
+      expect: 'auto',
+      staleAfterSeconds: 300,
+    });
+    expect(verdict.state).toBe('down');
+  });
+
+  it('without the window (not known), rx growth counts as an answer, as before', () => {
+    const verdict = judgeLiveness({ ...base, handshakeAgeSeconds: undefined, keepaliveSeconds: 0, hasEndpoint: true, rxMoved: true, txMoved: true, expect: 'auto' });
+    expect(verdict).toMatchObject({ state: 'never', expected: false });
+  });
+
+  /** Two collections of one peer `gapSeconds` apart, rx and tx both grown, then /health `laterSeconds` after the second. */
+  function twoReads(handshakeAgeSeconds: number | undefined, gapSeconds: number, laterSeconds: number) {
+    const router = testRouter({ name: 'hq' });
+    const memory = new Map<string, number>();
+    const iface = { name: 'wg0', 'public-key': 'S3rv3r', running: 'true', disabled: 'false' };
+    const peerAt = (rx: number, age: number | undefined): RouterRecord => ({
+      interface: 'wg0',
+      'public-key': PUBLIC_KEY,
+      name: 'site',
+      'allowed-address': '10.9.0.2/32',
+      'endpoint-address': '198.51.100.7',
+      'endpoint-port': '13231',
+      rx: String(rx),
+      tx: String(rx),
+      ...(age === undefined ? {} : { 'last-handshake': formatSeconds(age) }),
+    });
+    mapWireguard([iface], [peerAt(1_000, handshakeAgeSeconds)], routerLabel('hq'), router.health, T0, memory);
+    const secondAt = T0 + gapSeconds * 1000;
+    const second = mapWireguard([iface], [peerAt(2_000, handshakeAgeSeconds === undefined ? undefined : handshakeAgeSeconds + gapSeconds)], routerLabel('hq'), router.health, secondAt, memory);
+    const collected = /routeros_wireguard_peer_state\{[^}]*state="([a-z]+)"\} 1/.exec(sampleText(second.samples))?.[1];
+    const snapshot = { collector: 'wireguard' as const, job: 'wireguard', ok: true, reason: undefined, finishedAt: secondAt, durationSeconds: 0.1, lastSuccessAt: secondAt, chunks: [], data: second.data };
+    const { health } = evaluateRouter(router, [systemOk(secondAt), snapshot], secondAt + laterSeconds * 1000);
+    return { collected, health };
+  }
+
+  it('/health, the tester\'s case: an endpoint, no handshake ever, tx and rx both grown between two collections: never, a problem (it said idle and ok)', () => {
+    for (const later of [0, 200]) {
+      const { collected, health } = twoReads(undefined, 30, later);
+      expect({ later, collected, state: health.peers[0]?.state, status: health.status }).toEqual({ later, collected: 'never', state: 'never', status: 'critical' });
+      // Expected because this side is sending: the bound of a peer sending, 185 s.
+      expect(health.peers[0]).toMatchObject({ expected: true, reason: 'never', handshakeBoundSeconds: 185 });
+    }
+  });
+
+  it('/health, the review\'s case: handshake 150 s old at the first read, the second 100 s later (250 s), rx and tx grown: not down, idle, now or judged later', () => {
+    for (const later of [0, 60, 200, 600]) {
+      const { collected, health } = twoReads(150, 100, later);
+      expect({ later, collected, state: health.peers[0]?.state, status: health.status }).toEqual({ later, collected: 'idle', state: 'idle', status: 'ok' });
+    }
   });
 });
 

@@ -101,6 +101,31 @@ describe('CounterMemory: growth that cannot be told', () => {
   });
 });
 
+describe('CounterMemory: when the counters compared with were read (the window rx and tx grew in)', () => {
+  it('is the previous run\'s read time, one per run, kept through a trimmed table; undefined on a first run', () => {
+    const owner = {};
+    const first = new CounterMemory(owner, 40, 1_000);
+    expect(first.previousReadAt).toBeUndefined();
+    first.moved('wg0', 'a', 1, 1);
+    // 39 rows of 40 unused: finish keeps a trimmed copy, which must keep the time too.
+    expect(first.finish()).not.toBe(first.table);
+    const second = new CounterMemory(owner, 1, 31_000);
+    expect(second.previousReadAt).toBe(1_000);
+    second.moved('wg0', 'a', 2, 2);
+    second.finish();
+    expect(new CounterMemory(owner, 1, 61_000).previousReadAt).toBe(31_000);
+  });
+
+  it('mapWireguard gives it to /health (WireguardData.previousReadAt); the first run has none', () => {
+    const health = testRouter().health;
+    const memory = new Map<string, number>();
+    const interfaces: RouterRecord[] = [{ name: 'wg0', 'public-key': 'S3rv3r', running: 'true', disabled: 'false' }];
+    const peers: RouterRecord[] = [{ interface: 'wg0', 'public-key': `${'K'.repeat(43)}=`, rx: '1', tx: '1' }];
+    expect(mapWireguard(interfaces, peers, routerLabel('hq'), health, 1_800_000_000_000, memory).data.previousReadAt).toBeUndefined();
+    expect(mapWireguard(interfaces, peers, routerLabel('hq'), health, 1_800_000_100_000, memory).data.previousReadAt).toBe(1_800_000_000_000);
+  });
+});
+
 describe('mapWireguard job memory', () => {
   it('keeps no string-keyed entry per peer in the job memory, and still tells traffic that moved', () => {
     const health = testRouter().health;

@@ -37,6 +37,8 @@ beforeAll(async () => {
     routers: [
       // This side keeps sending handshake initiations to a far end that is gone an hour.
       { name: 'hub', interfaces: [{ name: 'wg-sites' }], peers: [{ ...siteLink, name: 'site-dead', life: 'stale', staleForSeconds: 3_600 }] },
+      // Both sides keep trying, no handshake ever completes: the far end's initiations make rx grow too.
+      { name: 'both', interfaces: [{ name: 'wg-sites' }], peers: [{ ...siteLink, name: 'site-one-way', life: 'never', idleRxRate: 30 }] },
       // A road warrior asleep: no endpoint, nothing to send to, idle is right.
       { name: 'road', interfaces: [{ name: 'wg-road' }], peers: [{ interface: 'wg-road', name: 'laptop', allowedAddress: ['10.8.0.5/32'], life: 'stale', staleForSeconds: 3_600, responder: true }] },
     ],
@@ -55,6 +57,14 @@ describe('check and peers whose verdict hangs on traffic', () => {
     expect(pauses).toEqual([TRAFFIC_LOOK_GAP_MS]);
     expect(out.code).toBe(2);
     expect(out.text.split('\n')[0]).toMatch(/^ROUTEROS CRITICAL - 1 stale peer: hub\/wg-sites\/site-dead/);
+  });
+
+  it('a site link both sides keep trying, no handshake completing (rx and tx both grow between the looks): CRITICAL, never (it answered OK; found by a hostile tester)', async () => {
+    pauses.length = 0;
+    const out = await check(configFile('both'), undefined, { now: () => clock, pause: step });
+    expect(pauses).toEqual([TRAFFIC_LOOK_GAP_MS]);
+    expect(out.code).toBe(2);
+    expect(out.text.split('\n')[0]).toMatch(/^ROUTEROS CRITICAL - .*both\/wg-sites\/site-one-way/);
   });
 
   it('a road warrior asleep (no endpoint) needs no second look, and is OK', async () => {
