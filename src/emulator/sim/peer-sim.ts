@@ -16,7 +16,8 @@ export interface PeerSimInit {
   idleTxRate: number;
   /**
    * Rx while not connected (the far end's initiations arriving, none completing: a link both sides keep trying
-   * over a path that fails one way), bytes/s; 0 when absent.
+   * over a path that fails one way), bytes/s; 0 when absent. Each initiation is answered (RESPONSE_PER_INITIATION of
+   * its bytes in tx): WireGuard responds to every valid one, and on such a path the response is what gets lost.
    */
   idleRxRate?: number;
   periodMs: number;
@@ -47,6 +48,12 @@ export function addBytes(a: Counter, b: number): Counter {
   }
   return a + BigInt(b);
 }
+
+/**
+ * Tx per byte of initiation received: a handshake response (92 B) answers each initiation (148 B), whether or not it
+ * arrives.
+ */
+export const RESPONSE_PER_INITIATION = 92 / 148;
 
 export class PeerSim {
   rxRate: number;
@@ -105,7 +112,8 @@ export class PeerSim {
     const connectedMs = Number.isFinite(first) ? Math.max(0, to - from) : 0;
     const idleMs = t - this.#countersAt - connectedMs;
     const rx = Math.floor((this.rxRate * connectedMs + this.idleRxRate * idleMs) / 1000);
-    const tx = Math.floor((this.txRate * connectedMs + this.idleTxRate * idleMs) / 1000);
+    // Idle: this side's own initiations (to an endpoint), and its responses to the far end's.
+    const tx = Math.floor((this.txRate * connectedMs + (this.idleTxRate + this.idleRxRate * RESPONSE_PER_INITIATION) * idleMs) / 1000);
     return { rx: addBytes(this.#rx, rx), tx: addBytes(this.#tx, tx) };
   }
 
