@@ -59,13 +59,16 @@ export interface LivenessInput {
   rxMoved: boolean;
   txMoved: boolean;
   /**
-   * Seconds from the earlier of the two counter reads rxMoved compares to the moment the peer is judged (the one
-   * handshakeAgeSeconds is reckoned at): rx grew at some moment of that window, not necessarily now. It says whether
-   * that growth can have been an answer, which needs a session during the window (rxAnswered). Grows with the data's
-   * age: a collection gap, or /health judging later than the read. Undefined when not known: rx growth then counts
-   * as an answer, as it did before this was known.
+   * rx grew in this counter window while no session could exist (rxUnansweredAt, decided at collection): the far
+   * end's handshake initiations, or a handshake still in flight, not an answer to this side's sending. Absent: rx
+   * growth counts as an answer, as before this was known.
    */
-  rxWindowStartAgeSeconds?: number;
+  rxUnanswered?: boolean;
+  /**
+   * The counter window before this one showed this side sending unanswered (tx grew, and rx did not or grew
+   * unanswered). rx growth that is no answer makes the peer expected only with this too: two windows in a row.
+   */
+  unansweredBefore?: boolean;
   expect: ExpectMode;
   /** This collection's data-plane probe, when one ran. */
   probe?: ProbeOutcome;
@@ -113,15 +116,6 @@ export function probeAgeAt(nowMs: number, probedAtMs: number): number {
 }
 
 /**
- * rxWindowStartAgeSeconds at `nowMs`, never negative, for growth told against counters read at `previousReadAtMs`
- * (Unix ms; undefined when not known): the one reckoning of the collector's verdict (now: its read) and of /health's
- * (now: the instant it ages the handshakes to), as handshakeAgeAt is for handshakes.
- */
-export function rxWindowStartAgeAt(nowMs: number, previousReadAtMs: number | undefined): number | undefined {
-  return previousReadAtMs === undefined ? undefined : Math.max(0, (nowMs - previousReadAtMs) / 1000);
-}
-
-/**
  * When the peer last had a session to our knowledge (Unix seconds): its latest handshake, or the time an answered
  * probe ran if later. What a bound is counted from: expected-by in /metrics and /health, and when the verdict log
  * looks again.
@@ -151,22 +145,40 @@ export function keepaliveBoundSeconds(keepaliveSeconds: number): number {
 export const SENDING_BOUND_SECONDS = REJECT_AFTER_TIME_SECONDS + REKEY_TIMEOUT_SECONDS;
 
 /**
- * Whether rx growth can have been an answer to this side's sending: only if a session could have existed during the
- * window it grew in. The session of the latest handshake lives SENDING_BOUND_SECONDS after it (refused at
- * REJECT_AFTER_TIME, one REKEY_TIMEOUT for the retry), and the window starts rxWindowStartAgeSeconds (w) before the
- * judging moment: so the handshake's age h must be at most SENDING_BOUND_SECONDS + w. Without any handshake no
- * session ever existed: what came in was the far end's handshake initiations, which never completed (a link both
- * sides keep trying, a path that fails one way), and read as an answer it made a dead site link idle, healthy
- * (found by a hostile tester). Not h <= SENDING_BOUND_SECONDS alone: rx that grew in a window longer than ~70 s
- * while a session still existed (a collection gap, /health judging later than the read) was refused as an answer,
- * and a healthy idle tunnel read down (found by review). Without w, growth counts, as before it was known.
+ * Whether rx that grew in a counter window was no answer to this side's sending, decided once at collection from the
+ * handshake's age as the router gave it (`handshakeAgeSeconds`, undefined: none) and the window's length
+ * (`windowSeconds`, from the previous counter read to this one, on the monotonic clock). A session lives
+ * SENDING_BOUND_SECONDS after its handshake (refused at REJECT_AFTER_TIME, one REKEY_TIMEOUT for the retry), so rx
+ * that grew in the window can have been an answer only if the handshake is no older than that before the window
+ * began: h <= SENDING_BOUND_SECONDS + window. Put otherwise: the handshake no earlier than the previous read − 185 s,
+ * which does not depend on when it is judged, so /health and the verdict log read the bit and reckon nothing.
+ * Without a handshake, or with an older one, what came in was the far end's handshake initiations: a link both sides
+ * keep trying, none completing, read idle and healthy (found by a hostile tester). Not h <= SENDING_BOUND_SECONDS
+ * alone: that refused answers which came early in the window while the session still lived, with normal 30 s reads
+ * whenever traffic came in a session's last seconds (not only after a gap), and a healthy idle tunnel read down
+ * (found by review). The window on the monotonic clock: the handshake's age is the router's, and a wall clock
+ * stepped back between two reads shrank a wall-clock window to 0, the rule just refused with it (found by review).
+ * Undefined window (no previous read): false.
  */
-function rxAnswered(input: LivenessInput): boolean {
-  if (!input.rxMoved) return false;
-  const windowSeconds = input.rxWindowStartAgeSeconds;
-  if (windowSeconds === undefined) return true;
-  const age = input.handshakeAgeSeconds;
-  return age !== undefined && age <= SENDING_BOUND_SECONDS + Math.max(0, windowSeconds);
+export function rxUnansweredAt(rxMoved: boolean, handshakeAgeSeconds: number | undefined, windowSeconds: number | undefined): boolean {
+  if (!rxMoved || windowSeconds === undefined) return false;
+  return handshakeAgeSeconds === undefined || handshakeAgeSeconds > SENDING_BOUND_SECONDS + Math.max(0, windowSeconds);
+}
+
+/**
+ * Whether nothing answered this side's sending in the window: rx did not grow (the rule as it always was: expected at
+ * once), or grew with no session possible (rxUnanswered) and the window before showed this side sending unanswered
+ * too (unansweredBefore: tx grew there, and rx did not or grew with no session possible; so a dead link that only
+ * this side tried, then both, stays down, with no recovery between). One such window is not enough: on Linux
+ * WireGuard (RouterOS's) a responder records its handshake only when the first data under the new keys arrives, so
+ * for a round trip (5 s if the response is lost) after the far end starts a handshake on a healthy idle tunnel, rx
+ * grew by the initiation, tx by the response, and the handshake is still old or missing: a dead link's look. The
+ * woken tunnel's handshake shows in the next window; a dead link looks the same again (found by review). A link both
+ * sides keep trying is so paged one collection interval later than one only this side tries.
+ */
+function sendingUnanswered(input: LivenessInput): boolean {
+  if (!input.rxMoved) return true;
+  return input.rxUnanswered === true && input.unansweredBefore === true;
 }
 
 function expectation(input: LivenessInput): { because: ExpectedBecause; boundSeconds: number | undefined } {
@@ -174,9 +186,9 @@ function expectation(input: LivenessInput): { because: ExpectedBecause; boundSec
   if (input.keepaliveSeconds > 0) return { because: input.expect === 'always' ? 'configured' : 'keepalive', boundSeconds: keepaliveBoundSeconds(input.keepaliveSeconds) };
   if (input.expect === 'always') return { because: 'configured', boundSeconds: input.staleAfterSeconds };
   // auto without keepalive: only when this side is sending to an endpoint it can reach on its own and nothing
-  // answered (rxAnswered: rx that grew when no session could exist is no answer). A responder-only peer (no
-  // endpoint) cannot initiate, and its tx may tick for a laptop that sleeps.
-  if (input.hasEndpoint && input.txMoved && !rxAnswered(input)) return { because: 'sending', boundSeconds: SENDING_BOUND_SECONDS };
+  // answered (sendingUnanswered). A responder-only peer (no endpoint) cannot initiate, and its tx may tick for a
+  // laptop that sleeps.
+  if (input.hasEndpoint && input.txMoved && sendingUnanswered(input)) return { because: 'sending', boundSeconds: SENDING_BOUND_SECONDS };
   return { because: 'not_expected', boundSeconds: undefined };
 }
 
@@ -219,10 +231,11 @@ export function judgeLiveness(input: LivenessInput): Liveness {
   // keys are refused REJECT_AFTER_TIME after its handshake. rx grew at some moment since the previous counter
   // read; with the latest handshake older than that, the data came before the session expired, however long
   // ago (a collection gap, or /health judging later than the read), and says nothing about now.
-  // Not the window of rxAnswered (h <= 185 s + w), on purpose: that asks whether an answer came at some moment of the
-  // window, which is enough to call this side's sending answered; `up` says a session exists now, and rx that grew
-  // early in a long window, the session expired since, proves none (a keepalive peer dead 17 minutes whose rx grew
-  // in a 15-minute collection gap would read up). A session still usable now (h <= 185 s) is what data proves.
+  // Not the window of rxUnansweredAt (h <= 185 s + g, g the window), on purpose: that asks whether an answer came at
+  // some moment of the window, which is enough to call this side's sending answered; `up` says a session exists now,
+  // and rx that grew early in a long window, the session expired since, proves none (a keepalive peer dead 17 minutes
+  // whose rx grew in a 15-minute collection gap would read up). A session still usable now (h <= 185 s) is what data
+  // proves.
   if (input.rxMoved && age <= SENDING_BOUND_SECONDS) return { state: 'up', expected, because, boundSeconds };
   if (boundSeconds !== undefined) return { state: age > boundSeconds ? 'down' : 'up', expected, because, boundSeconds };
   // Nothing expected: a session that is still usable is up; past it the peer is idle, which is fine.

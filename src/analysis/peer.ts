@@ -73,10 +73,11 @@ export interface JudgedPeerInput {
   rxMoved?: boolean;
   txMoved?: boolean;
   /**
-   * Seconds from the earlier of the two counter reads rxMoved compares to the moment the peer is judged (liveness.ts):
-   * whether rx that grew can have been an answer. Undefined when not known (rx growth then counts as one).
+   * rx grew in this window with no session possible, and the window before showed this side sending unanswered
+   * (liveness.ts rxUnansweredAt, decided at collection). Absent: rx growth counts as an answer.
    */
-  rxWindowStartAgeSeconds?: number;
+  rxUnanswered?: boolean;
+  unansweredBefore?: boolean;
   /** Whether rx / tx grew cannot be told (a counter that did not decode, now or the collection before). */
   rxMovedUnknown?: boolean;
   txMovedUnknown?: boolean;
@@ -243,7 +244,8 @@ function judgeKnownTraffic(peer: JudgedPeerInput, health: HealthConfig): PeerVer
     hasEndpoint: peer.hasEndpoint === true,
     rxMoved: peer.rxMoved === true,
     txMoved: peer.txMoved === true,
-    rxWindowStartAgeSeconds: peer.rxWindowStartAgeSeconds,
+    rxUnanswered: peer.rxUnanswered === true,
+    unansweredBefore: peer.unansweredBefore === true,
     expect: expectOf(peer, health),
     probe: peer.probe,
     probeAgeSeconds: peer.probeAgeSeconds ?? 0,

@@ -66,10 +66,6 @@ export function verdictHangsOnTraffic(peer: WireguardPeer, health: RouterConfig[
     factsUnreadable: peer.factsUnreadable,
     keepaliveSeconds: peer.keepaliveSeconds,
     hasEndpoint: peer.hasEndpoint,
-    // The window the second look would tell growth over, at its shortest (the gap): whether rx that grew can have
-    // been an answer (analysis/liveness.ts). The looks themselves are judged by the run's own window (wireguard.ts,
-    // /health), the first look's read to the judging instant.
-    rxWindowStartAgeSeconds: TRAFFIC_LOOK_GAP_MS / 1000,
   };
   const verdicts = new Set<string>();
   for (const [rxMoved, txMoved] of TRAFFIC) {
@@ -203,16 +199,30 @@ export async function check(configPath: string, routerNames?: string | readonly 
     looking = true;
     await app.collectOnce((router, job) => job === 'wireguard' && secondLook.has(router));
   };
-  /** Marks the peers of routers the second look did not reach as traffic unseen; the note saying so, if any. */
-  const unseenNote = (): string | undefined => {
+  /**
+   * Marks the peers of routers the second look did not reach as traffic unseen, and those of routers it did reach
+   * whose rx grew with no session possible in the one window between the looks as not confirmed (below); the notes
+   * saying so.
+   */
+  const lookNotes = (): string[] => {
     looking = false;
-    const unseen = [...secondLook].filter((name) => !looked.has(name));
-    for (const name of unseen) {
+    const tableOf = (name: string): PeerTable | undefined => {
       const peers = (app.store.snapshots(name).find((snapshot) => snapshot.job === 'wireguard' && snapshot.ok)?.data as WireguardData | undefined)?.peers;
-      if (peers instanceof PeerTable) peers.markTrafficUnseen();
+      return peers instanceof PeerTable ? peers : undefined;
+    };
+    const notes: string[] = [];
+    const unseen = [...secondLook].filter((name) => !looked.has(name));
+    for (const name of unseen) tableOf(name)?.markTrafficUnseen();
+    if (unseen.length > 0) notes.push(`no second look at the traffic of ${unseen.join(', ')} (${TRAFFIC_LOOK_GAP_MS / 1000} s after the first) within the check's ${formatDuration(timeoutSeconds)}: peers whose verdict hangs on it are not judged; raise --timeout`);
+    // The daemon makes a peer expected for rx that grew with no session possible only when two counter windows in a
+    // row show it (analysis/liveness.ts): a healthy idle tunnel the far end is waking looks so for a round trip, a
+    // dead link both sides keep trying looks so every time. check's two looks make one window: it can neither
+    // confirm the dead link (CRITICAL) nor call it the handshake in flight (OK), so such a peer is not judged.
+    const unconfirmed = [...looked].filter((name) => (tableOf(name)?.markUnansweredUnconfirmed() ?? 0) > 0);
+    if (unconfirmed.length > 0) {
+      notes.push(`rx grew with no session at ${unconfirmed.join(', ')} between the looks (${TRAFFIC_LOOK_GAP_MS / 1000} s apart) while tx did: the far end's handshake attempts on a link where none completes, or a handshake in flight; one window cannot tell which, so peers whose verdict hangs on it are not judged (the daemon tells over two collections)`);
     }
-    if (unseen.length === 0) return undefined;
-    return `no second look at the traffic of ${unseen.join(', ')} (${TRAFFIC_LOOK_GAP_MS / 1000} s after the first) within the check's ${formatDuration(timeoutSeconds)}: peers whose verdict hangs on it are not judged; raise --timeout`;
+    return notes;
   };
   let timer: NodeJS.Timeout | undefined;
   try {
@@ -220,7 +230,8 @@ export async function check(configPath: string, routerNames?: string | readonly 
       timer = setTimeout(() => resolve('late'), timeoutSeconds * 1000);
     });
     const ended = await Promise.race([collect(), deadline]);
-    const note = unseenNote();
+    const notes = lookNotes();
+    const note = notes.length === 0 ? undefined : notes;
     if (ended === 'late') {
       // A router found down (its system run failed, or without the system collector a run that found it silent: one
       // that does not answer fails at its timeout, long before its other collectors have each waited out theirs) is judged now:

@@ -15,6 +15,11 @@ export interface JobContext {
   readonly routerLabel: RouterLabel;
   /** Unix ms, injectable for tests. */
   readonly now: () => number;
+  /**
+   * A monotonic clock in ms (performance.now() when absent): durations between runs, which a wall clock stepped
+   * between them would stretch or cut (the wireguard counter window).
+   */
+  readonly elapsed?: () => number;
   /** Aborted on shutdown or when the job is removed by a reload. */
   readonly signal: AbortSignal;
   /** State the job keeps across runs (and reloads), e.g. counters summed over runs. */

@@ -46,24 +46,25 @@ export class CounterMemory {
 
   /**
    * `owner`: the job's memory map; without one (a single mapping in a test) nothing moved. `capacity`: the most
-   * peers the run may have (its reply's records). `readAt`: when this run's counters were read (Unix ms), kept with
-   * them so that the next run knows when the window its growth is told over began (previousReadAt).
+   * peers the run may have (its reply's records). `readElapsed`: when this run's counters were read on the monotonic
+   * clock (performance.now() ms), kept with them so that the next run knows how long its window is (windowSeconds).
    */
-  constructor(owner: object | undefined, capacity: number, readAt?: number) {
+  constructor(owner: object | undefined, capacity: number, readElapsed?: number) {
     this.#owner = owner;
     this.#before = owner === undefined ? undefined : previousRuns.get(owner);
-    this.table = new PeerTable(capacity, readAt);
+    this.table = new PeerTable(capacity, readElapsed);
+    const start = this.#before?.countersReadElapsed;
+    this.windowSeconds = start === undefined || readElapsed === undefined ? undefined : Math.max(0, (readElapsed - start) / 1000);
   }
 
   /**
-   * When the counters `moved` compares with were read (Unix ms): the start of the window rx and tx grew in, which
-   * says whether rx that grew can have been an answer (analysis/liveness.ts). Undefined without a previous run (then
-   * nothing moved), or when it was not given. The previous run's last successful one: a run that failed in between
-   * kept nothing, and the window spans the gap.
+   * The window rx and tx grew in, in seconds: from the read of the counters `moved` compares with to this run's, on
+   * the monotonic clock (a wall clock stepped back an hour between two runs made it 0, and a healthy idle tunnel's
+   * answers were refused: found by review). Undefined without a previous run (then nothing moved), or when a read
+   * time was not given. From the last successful run: a run that failed in between kept nothing, and the window
+   * spans the gap, as its bits (the previous window's is the one ending at that last successful read).
    */
-  get previousReadAt(): number | undefined {
-    return this.#before?.countersReadAt;
-  }
+  readonly windowSeconds: number | undefined;
 
   /** The row of the peer `moved` was last called for. */
   get row(): number {
@@ -104,6 +105,14 @@ export class CounterMemory {
     const written = seconds !== undefined && Math.abs(seconds - previous) <= SAME_HANDSHAKE_SECONDS ? previous : seconds;
     this.table.setHandshake(this.#row, written ?? Number.NaN);
     return written;
+  }
+
+  /**
+   * Whether the window before this one showed the peer `moved` was last called for sending unanswered (tx grew, rx did
+   * not or grew with no session possible): the previous run's row (PeerTable.sendingUnansweredAt).
+   */
+  unansweredBefore(): boolean {
+    return this.#at !== undefined && (this.#before as PeerTable).sendingUnansweredAt(this.#at);
   }
 
   /** Whether the peer `moved` was last called for was judged a problem in the previous run. */

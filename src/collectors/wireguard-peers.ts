@@ -49,6 +49,17 @@ export interface WireguardPeer {
   rxMovedUnknown?: boolean;
   txMovedUnknown?: boolean;
   /**
+   * rx grew in this collection's counter window while no session could exist (analysis/liveness.ts rxUnansweredAt),
+   * decided at collection from the handshake's age as read and the window on the monotonic clock: /health, the
+   * verdict log and `check` read it and reckon nothing. False when rx did not grow, or when it could not be told.
+   */
+  rxUnanswered?: boolean;
+  /**
+   * The window before this one (ending at the previous successful read) showed this side sending unanswered: tx grew,
+   * and rx did not, or grew unanswered. rx growth that is no answer makes a peer expected only with this too.
+   */
+  unansweredBefore?: boolean;
+  /**
    * The data-plane probe of this collection, or why the peer was not probed (health.probe, probe_tunnels);
    * undefined for disabled peers and when no probe settings apply.
    */
@@ -81,6 +92,10 @@ const TX_MOVED = 32;
 const BAD = 64;
 const RX_MOVED_UNKNOWN = 128;
 const TX_MOVED_UNKNOWN = 256;
+/** rx grew in the row's window with no session possible (WireguardPeer.rxUnanswered). */
+const RX_UNANSWERED = 512;
+/** The window before showed this side sending unanswered (WireguardPeer.unansweredBefore). */
+const UNANSWERED_BEFORE = 1024;
 
 /** Unused rows a kept table may carry without being copied to its size (trimmed): a few repeats are not worth a copy. */
 const TRIM_SLACK_ROWS = 16;
@@ -106,13 +121,17 @@ export class PeerTable implements KeptPeers {
   #probes: Uint8Array | undefined;
   /** When a probe ran and what it found, for the few peers probed. */
   #probed: Map<number, { at: number; rttSeconds: number | undefined; lossRatio: number | undefined }> | undefined;
-  /** Unix ms the rows' counters were read (NaN when not given): one number per run, not per peer. */
-  readonly #countersReadAt: number;
+  /**
+   * When the rows' counters were read, on the monotonic clock (performance.now() ms; NaN when not given): one number
+   * per run, not per peer. The counter memory lives in the process, so a monotonic reading kept with it is good across
+   * runs, and a wall clock stepped between them cannot shrink or stretch the window (wireguard-counters.ts).
+   */
+  readonly #countersReadElapsed: number;
 
-  /** `countersReadAt`: when the reply whose counters the rows hold was read (Unix ms). */
-  constructor(capacity: number, countersReadAt = Number.NaN) {
+  /** `countersReadElapsed`: when the reply whose counters the rows hold was read (monotonic ms). */
+  constructor(capacity: number, countersReadElapsed = Number.NaN) {
     this.#capacity = capacity;
-    this.#countersReadAt = countersReadAt;
+    this.#countersReadElapsed = countersReadElapsed;
     this.#strings = new Array<string | undefined>(capacity * STRINGS);
     this.#numbers = new Float64Array(capacity * NUMBERS);
   }
@@ -122,11 +141,11 @@ export class PeerTable implements KeptPeers {
   }
 
   /**
-   * When the rows' counters were read (Unix ms); undefined when not given. The next run's growth is told against
-   * these counters: its window starts here (CounterMemory.previousReadAt, liveness.ts rxWindowStartAgeSeconds).
+   * When the rows' counters were read (monotonic ms); undefined when not given. The next run's growth is told against
+   * these counters: its window starts here (CounterMemory.windowSeconds).
    */
-  get countersReadAt(): number | undefined {
-    return Number.isNaN(this.#countersReadAt) ? undefined : this.#countersReadAt;
+  get countersReadElapsed(): number | undefined {
+    return Number.isNaN(this.#countersReadElapsed) ? undefined : this.#countersReadElapsed;
   }
 
   /** The rows it can hold. */
@@ -162,6 +181,36 @@ export class PeerTable implements KeptPeers {
     for (let row = 0; row < this.#length; row++) this.#numbers[row * NUMBERS + FLAGS] = this.#flagsAt(row) | RX_MOVED_UNKNOWN | TX_MOVED_UNKNOWN;
   }
 
+  /**
+   * `check`'s one window: its two looks ~6 s apart tell growth over one window, never two, so rx that grew there with
+   * no session possible cannot be confirmed as a dead link nor dismissed as a handshake in flight. The rows showing it
+   * (an endpoint, tx grown, rx grown unanswered, the window before not seen unanswered) get their rx growth made
+   * unknown, so that judgePeer leaves unjudged those whose verdict hangs on it (WARNING, not OK nor CRITICAL).
+   * Returns how many rows it marked.
+   */
+  markUnansweredUnconfirmed(): number {
+    let marked = 0;
+    const shows = HAS_ENDPOINT | TX_MOVED | RX_MOVED | RX_UNANSWERED;
+    for (let row = 0; row < this.#length; row++) {
+      const flags = this.#flagsAt(row);
+      if ((flags & shows) !== shows || (flags & UNANSWERED_BEFORE) !== 0) continue;
+      this.#numbers[row * NUMBERS + FLAGS] = flags | RX_MOVED_UNKNOWN;
+      marked++;
+    }
+    return marked;
+  }
+
+  /**
+   * Whether the row's window showed this side sending unanswered: tx grew, and rx did not or grew with no session
+   * possible, both told (the next run's unansweredBefore).
+   */
+  sendingUnansweredAt(row: number): boolean {
+    if (row >= this.#length) return false;
+    const flags = this.#flagsAt(row);
+    if ((flags & (RX_MOVED_UNKNOWN | TX_MOVED_UNKNOWN)) !== 0 || (flags & TX_MOVED) === 0) return false;
+    return (flags & RX_MOVED) === 0 || (flags & RX_UNANSWERED) !== 0;
+  }
+
   setBad(row: number, bad: boolean): void {
     const flags = this.#flagsAt(row);
     this.#numbers[row * NUMBERS + FLAGS] = bad ? flags | BAD : flags & ~BAD;
@@ -187,7 +236,9 @@ export class PeerTable implements KeptPeers {
       (facts.rxMoved ? RX_MOVED : 0) |
       (facts.txMoved ? TX_MOVED : 0) |
       (facts.rxMovedUnknown === true ? RX_MOVED_UNKNOWN : 0) |
-      (facts.txMovedUnknown === true ? TX_MOVED_UNKNOWN : 0);
+      (facts.txMovedUnknown === true ? TX_MOVED_UNKNOWN : 0) |
+      (facts.rxUnanswered === true ? RX_UNANSWERED : 0) |
+      (facts.unansweredBefore === true ? UNANSWERED_BEFORE : 0);
     // A row described again reads as the last description: none of an earlier probe is left behind.
     if (facts.probe !== undefined) (this.#probes ??= new Uint8Array(this.#capacity))[row] = PROBE_OUTCOMES.indexOf(facts.probe) + 1;
     else if (this.#probes !== undefined) this.#probes[row] = 0;
@@ -218,7 +269,7 @@ export class PeerTable implements KeptPeers {
    */
   trimmed(): PeerTable {
     if (this.#capacity - this.#length <= TRIM_SLACK_ROWS + this.#length / 8) return this;
-    const copy = new PeerTable(this.#length, this.#countersReadAt);
+    const copy = new PeerTable(this.#length, this.#countersReadElapsed);
     copy.#length = this.#length;
     for (let slot = 0; slot < this.#length * STRINGS; slot++) copy.#strings[slot] = this.#strings[slot];
     copy.#numbers.set(this.#numbers.subarray(0, this.#length * NUMBERS));
@@ -275,6 +326,8 @@ export class PeerTable implements KeptPeers {
       txMoved: (flags & TX_MOVED) !== 0,
       rxMovedUnknown: (flags & RX_MOVED_UNKNOWN) !== 0,
       txMovedUnknown: (flags & TX_MOVED_UNKNOWN) !== 0,
+      rxUnanswered: (flags & RX_UNANSWERED) !== 0,
+      unansweredBefore: (flags & UNANSWERED_BEFORE) !== 0,
       probe: probeCode === 0 ? undefined : PROBE_OUTCOMES[probeCode - 1],
       probedAt: probed?.at,
       probeRttSeconds: probed?.rttSeconds,

@@ -11,7 +11,7 @@ import { escapeLabelValue } from '../metrics/text.js';
 import { WIREGUARD, WIREGUARD_FAMILIES as F } from './wireguard.contract.js';
 import { handshakeExpectedBy, judgePeer, peerLabel } from '../analysis/peer.js';
 import { FieldReader, given, problemsOf } from '../analysis/decoding.js';
-import { handshakeAgeAt, PROBE_SKIP_REASONS, probeAgeAt, rxWindowStartAgeAt, type ProbeOutcome } from '../analysis/liveness.js';
+import { handshakeAgeAt, PROBE_SKIP_REASONS, probeAgeAt, rxUnansweredAt, type ProbeOutcome } from '../analysis/liveness.js';
 import { cronIntervalSeconds } from '../config/cron.js';
 import {
   ADDRESS_PROPLIST,
@@ -97,12 +97,6 @@ export interface WireguardData {
    * Undefined when none.
    */
   fromBoot: Set<number> | undefined;
-  /**
-   * When the previous run read the counters this run's rx and tx growth is told against (Unix ms): the window it
-   * grew in starts then, and /health reckons its age at its own judging instant (analysis/liveness.ts,
-   * rxWindowStartAgeSeconds). One number per run. Undefined when there was no previous run (nothing moved).
-   */
-  previousReadAt?: number;
 }
 
 /** The verdict settings a wireguard run judges peers by, as data (a pattern counts by its text). */
@@ -244,6 +238,12 @@ export function* mapWireguardSteps(
    * restart loop, an uptime that lies): only the first says nothing of a peer. By default, no start is an unread one.
    */
   startUnread = bootedAt === undefined,
+  /**
+   * When the replies were read on the monotonic clock (performance.now() ms; the job: JobContext.elapsed): how long
+   * the counter window is, whether rx that grew can have been an answer (analysis/liveness.ts rxUnansweredAt). By
+   * default `now`, for callers whose clock does not step (tests); the job always gives it.
+   */
+  readElapsed: number = now,
 ): Steps<JobResult<WireguardData>> {
   const read = new FieldReader('interface/wireguard');
   const samples = new SampleSet();
@@ -311,10 +311,7 @@ export function* mapWireguardSteps(
   const peerRead = new FieldReader('interface/wireguard/peers');
   const nowSeconds = now / 1000;
   const keyedPeers = yield* peerRead.keyedSteps(peers, PEER_KEYS);
-  const counters = new CounterMemory(memory, keyedPeers.length, now);
-  data.previousReadAt = counters.previousReadAt;
-  // Once per run: every peer's growth is told against the same previous read.
-  const rxWindowStartAgeSeconds = rxWindowStartAgeAt(now, data.previousReadAt);
+  const counters = new CounterMemory(memory, keyedPeers.length, readElapsed);
   // Identity is (interface, public key) as written out; a repeated one would make duplicate series, which
   // Prometheus rejects. RouterOS keeps keys unique per interface, so twins are a reply that cannot be judged.
   const listings = yield* peerListings(keyedPeers);
@@ -355,6 +352,10 @@ export function* mapWireguardSteps(
     const allowedAddress = allowed.items;
     const { rxMoved, txMoved, rxMovedUnknown, txMovedUnknown } = counters.moved(iface, publicKey, rx, tx);
     const latestHandshake = counters.stableHandshake(age === undefined ? undefined : Math.round(nowSeconds - age));
+    // Decided here, once, from the age as the router gave it and the window on the monotonic clock: /health and the
+    // verdict log read the bits (wireguard-peers.ts). Not told when rx growth or the handshake cannot be.
+    const rxUnanswered = !rxMovedUnknown && !hasBadHandshake && rxUnansweredAt(rxMoved, age, counters.windowSeconds);
+    const unansweredBefore = counters.unansweredBefore();
     const readKeepalive = peerRead.value('keepalive', record, 'persistent-keepalive');
     const keepaliveSeconds = readKeepalive ?? 0;
     // What the verdict rests on must have been read, not defaulted: "25 s" taken as no keepalive makes a down
@@ -401,7 +402,8 @@ export function* mapWireguardSteps(
         hasEndpoint,
         rxMoved,
         txMoved,
-        rxWindowStartAgeSeconds,
+        rxUnanswered,
+        unansweredBefore,
         rxMovedUnknown,
         txMovedUnknown,
         upSeconds,
@@ -447,6 +449,8 @@ export function* mapWireguardSteps(
       txMoved,
       rxMovedUnknown,
       txMovedUnknown,
+      rxUnanswered,
+      unansweredBefore,
       probe,
       probedAt,
       probeRttSeconds: probed?.rttSeconds,
@@ -496,6 +500,8 @@ export const wireguardCollector: Collector<WireguardData, 'wireguard'> = {
         // The peers' handshake ages are as of this reply: times are reckoned from now, not from after the probes,
         // which take seconds (a review found every handshake timestamp later by the probes' time).
         const readAt = context.now();
+        // The same moment on the monotonic clock: the counter window's length (mapWireguardSteps readElapsed).
+        const readElapsed = context.elapsed?.() ?? performance.now();
         const health = context.router.health;
         const memory: ProbeMemory = { memory: context.memory, now: readAt, minGapMs: cronIntervalSeconds(context.router.schedules.wireguard) * 500 };
         const probeRead = new FieldReader('ping (tunnel probe)');
@@ -524,7 +530,7 @@ export const wireguardCollector: Collector<WireguardData, 'wireguard'> = {
         const boot = longestBound > 0 ? await readBoot(context, uptimeRead) : undefined;
         const youngSeconds = youngRestartSeconds(cronIntervalSeconds(context.router.schedules.wireguard), longestBound);
         const bootedAt = await finishInSlices(believedBootSteps(boot, readAt, peers, context.memory, youngSeconds), options);
-        const result = await finishInSlices(mapWireguardSteps(interfaces, peers, context.routerLabel, health, readAt, context.memory, probes, bootedAt, boot === undefined), { signal: context.signal });
+        const result = await finishInSlices(mapWireguardSteps(interfaces, peers, context.routerLabel, health, readAt, context.memory, probes, bootedAt, boot === undefined, readElapsed), { signal: context.signal });
         const probeProblems = problemsOf(probeRead, uptimeRead);
         return {
           ...result,

@@ -23,7 +23,7 @@ import { wireguardReadsSeconds, type WireguardPeer } from '../collectors/wiregua
 import type { KeptPeers } from '../collectors/wireguard-peers.js';
 import { runStateOf, upVerdict } from '../analysis/up.js';
 import { handshakeExpectedBy, isUnreadable, judgePeer, type PeerVerdict } from '../analysis/peer.js';
-import { handshakeAgeAt, probeAgeAt, rxWindowStartAgeAt } from '../analysis/liveness.js';
+import { handshakeAgeAt, probeAgeAt } from '../analysis/liveness.js';
 import { counted, formatAge, inEra, isoOrNull, peerDisplayName } from './format.js';
 import { keyStart, namedLine, ROUTER_TEXT_LIMIT } from '../util/text.js';
 import { evaluatePings } from './pings.js';
@@ -338,10 +338,6 @@ function* judgePeers(
   const bootedAt = wireguard?.bootedAt;
   // A peer without a handshake is due from the boot: up this long at the instant the handshakes are aged to.
   const upSeconds = bootedAt === undefined ? undefined : Math.max(0, judgedAt / 1000 - bootedAt);
-  // The window rx grew in, from the previous read to the instant the handshakes are aged to (not the read: the
-  // handshake's age and the window's must be reckoned at one instant, or rx that grew while a session existed is
-  // refused as an answer and an idle tunnel reads down the later /health judges).
-  const rxWindowStartAgeSeconds = rxWindowStartAgeAt(judgedAt, wireguard?.previousReadAt);
   // The peers with a problem to word, worded once the names that repeat are known (found only when there are any).
   const problems: PeerJudgement[] = [];
   const stored = wireguard?.peers;
@@ -373,7 +369,9 @@ function* judgePeers(
         hasEndpoint: peer.hasEndpoint,
         rxMoved: peer.rxMoved,
         txMoved: peer.txMoved,
-        rxWindowStartAgeSeconds,
+        // Decided at collection (wireguard.ts): whether rx that grew was an answer does not depend on when it is judged.
+        rxUnanswered: peer.rxUnanswered === true,
+        unansweredBefore: peer.unansweredBefore === true,
         rxMovedUnknown: peer.rxMovedUnknown === true,
         txMovedUnknown: peer.txMovedUnknown === true,
         // Due from the boot only for the peers the run judged so (wireguard.ts: no handshake, readable as none, a

@@ -121,11 +121,12 @@ export function output(state: NagiosState, summary: string, details: readonly st
 export function formatCheck(
   { report, evaluations }: Evaluated,
   routers: readonly RouterConfig[],
-  { partial = false, late, note }: { partial?: boolean; late?: string; note?: string } = {},
+  { partial = false, late, note }: { partial?: boolean; late?: string; note?: string | readonly string[] } = {},
 ): CheckOutput {
   if (evaluations.length === 0) return output('UNKNOWN', 'no routers configured');
-  // A note on how the check looked (a second look it could not make) comes first: it explains the lines after it.
-  const details = [...(note === undefined ? [] : [note]), ...evaluations.flatMap(detailLines)];
+  // Notes on how the check looked (a second look it could not make, one window that cannot tell) come first: they
+  // explain the lines after them.
+  const details = [...(note === undefined ? [] : typeof note === 'string' ? [note] : note), ...evaluations.flatMap(detailLines)];
   if (!partial && evaluations.every((evaluation) => evaluation.health.up !== true)) {
     const names = evaluations.map((evaluation) => `${evaluation.health.name} (${evaluation.problems[0]?.brief || 'not tried'})`);
     const tried = evaluations.some((evaluation) => evaluation.health.up === false);

@@ -222,6 +222,7 @@ export class JobRunner {
         client: this.deps.client,
         routerLabel: this.deps.routerLabel,
         now,
+        elapsed: () => this.#elapsed(),
         signal: deadline.signal,
         memory: this.memory,
       });

@@ -13,7 +13,7 @@ import { formatSeconds } from '../../src/emulator/util/duration.js';
 import type { RouterRecord } from '../../src/routeros/records.js';
 import type { PeerState } from '../../src/analysis/liveness.js';
 import type { ExpectMode } from '../../src/config/types.js';
-import { judgeLiveness } from '../../src/analysis/liveness.js';
+import { judgeLiveness, rxUnansweredAt } from '../../src/analysis/liveness.js';
 import { systemOk, T0 } from '../health/snapshots.js';
 import { evaluateRouter } from '../../src/health/evaluate.js';
 import { sampleText } from '../collectors/sample-text.js';
@@ -154,16 +154,17 @@ const ROWS: Row[] = [
     expect: [[300, 'up', true], [600, 'down', false]],
   },
   {
-    title: 'a site link both sides keep trying, no handshake ever completing (rx grows with the far end\'s initiations): never, a problem once tx is seen moving (it read idle, healthy; found by a hostile tester)',
+    title: 'a site link both sides keep trying, no handshake ever completing (rx grows with the far end\'s initiations): never, a problem once two windows show it (it read idle, healthy; found by a hostile tester)',
     sim: { never: true, idleRx: 30 },
     peer: { endpoint: true },
-    expect: [[0, 'never', true], [30, 'never', false], [600, 'never', false]],
+    // One window (30 s) is not enough: a healthy idle tunnel the far end is waking looks so for a round trip.
+    expect: [[0, 'never', true], [30, 'never', true], [60, 'never', false], [600, 'never', false]],
   },
   {
-    title: 'a site link both sides keep trying, its last handshake an hour old: down (it read idle, healthy)',
+    title: 'a site link both sides keep trying, its last handshake an hour old: down after two windows (it read idle, healthy)',
     sim: { liveFrom: -7200, liveUntil: -3600, idleRx: 30 },
     peer: { endpoint: true },
-    expect: [[30, 'down', false], [600, 'down', false]],
+    expect: [[30, 'idle', true], [60, 'down', false], [600, 'down', false]],
   },
   {
     title: 'allowed-address mismatch: handshake fresh, data-plane probe failing → blocked, unhealthy',
@@ -358,7 +359,7 @@ describe('rx growth as proof of a session', () => {
   });
 });
 
-describe('rx growth as an answer to this side\'s sending: only if a session could exist while it grew (found by a hostile tester)', () => {
+describe('rx growth with no session possible: the far end\'s initiations on a dead link, or a handshake in flight (found by a hostile tester, then by review)', () => {
   const base = {
     disabled: false,
     interfaceDisabled: false,
@@ -366,115 +367,68 @@ describe('rx growth as an answer to this side\'s sending: only if a session coul
     handshakeUnreadable: false,
     staleAfterSeconds: 120,
   };
+  /** Biased to the changed branch: auto, no keepalive, an endpoint, tx grown, most of the time. */
+  const keepalives = fc.oneof({ weight: 4, arbitrary: fc.constant(0) }, { weight: 1, arbitrary: fc.constantFrom(10, 25) });
+  const modes = fc.oneof({ weight: 4, arbitrary: fc.constant<ExpectMode>('auto') }, { weight: 1, arbitrary: fc.constantFrom<ExpectMode>('always', 'on_demand') });
+  const mostly = fc.oneof({ weight: 4, arbitrary: fc.constant(true) }, { weight: 1, arbitrary: fc.constant(false) });
+  const ages = fc.oneof({ weight: 1, arbitrary: fc.constant(undefined) }, { weight: 4, arbitrary: fc.integer({ min: 0, max: 7_200 }) });
 
-  it('property: with no handshake, or one older than 185 s + the window (w), rx growth changes nothing', () => {
+  it('rxUnansweredAt: rx growth is no answer iff there is no handshake or it is older than 185 s + the window', () => {
     fc.assert(
-      fc.property(
-        fc.integer({ min: 0, max: 3_600 }),
-        fc.option(fc.integer({ min: 1, max: 7_200 }), { nil: undefined }),
-        fc.constantFrom(0, 25),
-        fc.constantFrom<ExpectMode>('auto', 'always', 'on_demand'),
-        fc.boolean(),
-        fc.boolean(),
-        (window, beyond, keepalive, expectMode, hasEndpoint, txMoved) => {
-          const input = {
-            ...base,
-            // No session could exist while rx grew: none ever, or its life (185 s) ended before the window began.
-            handshakeAgeSeconds: beyond === undefined ? undefined : 185 + window + beyond,
-            rxWindowStartAgeSeconds: window,
-            keepaliveSeconds: keepalive,
-            hasEndpoint,
-            txMoved,
-            expect: expectMode,
-          };
-          // Both sides trying, no handshake completing: the far end's initiations are no answer to this side's.
-          expect(judgeLiveness({ ...input, rxMoved: true })).toEqual(judgeLiveness({ ...input, rxMoved: false }));
-        },
-      ),
-      { numRuns: 2_000 },
-    );
-  });
-
-  it('property: with the handshake within 185 s + w, rx growth answers tx sent to an endpoint: an auto peer without keepalive is never down (the healthy idle tunnel of the review)', () => {
-    fc.assert(
-      fc.property(fc.integer({ min: 0, max: 3_600 }), fc.integer({ min: 0, max: 3_600 }), (window, age) => {
-        fc.pre(age <= 185 + window);
-        const verdict = judgeLiveness({
-          ...base,
-          handshakeAgeSeconds: age,
-          rxWindowStartAgeSeconds: window,
-          keepaliveSeconds: 0,
-          hasEndpoint: true,
-          rxMoved: true,
-          txMoved: true,
-          expect: 'auto',
-        });
-        expect(verdict.state).not.toBe('down');
-        expect(verdict.because).toBe('not_expected');
+      fc.property(fc.boolean(), ages, fc.option(fc.integer({ min: 0, max: 3_600 }), { nil: undefined }), (rxMoved, age, window) => {
+        const expected = rxMoved && window !== undefined && (age === undefined || age > 185 + window);
+        expect(rxUnansweredAt(rxMoved, age, window)).toBe(expected);
       }),
       { numRuns: 2_000 },
     );
+    // The reviewer's equivalence: the handshake no earlier than (previous read − 185 s), whenever judged.
+    expect(rxUnansweredAt(true, 215, 30)).toBe(false);
+    expect(rxUnansweredAt(true, 216, 30)).toBe(true);
   });
 
-  it('the window does not widen `up`: a keepalive peer dead 17 minutes whose rx grew early in a 15-minute gap is down', () => {
-    const verdict = judgeLiveness({
-      ...base,
-      handshakeAgeSeconds: 1004,
-      rxWindowStartAgeSeconds: 900,
-      keepaliveSeconds: 25,
-      hasEndpoint: true,
-      rxMoved: true,
-      txMoved: true,
-      expect: 'auto',
-      staleAfterSeconds: 300,
-    });
-    expect(verdict.state).toBe('down');
+  it('property: the new rule never makes a peer expected from a single window (rx grown unanswered, the window before not)', () => {
+    let reached = 0;
+    fc.assert(
+      fc.property(ages, keepalives, modes, mostly, mostly, fc.boolean(), (age, keepalive, expectMode, hasEndpoint, txMoved, rxUnanswered) => {
+        const input = { ...base, handshakeAgeSeconds: age, keepaliveSeconds: keepalive, hasEndpoint, txMoved, rxMoved: true, expect: expectMode };
+        const one = judgeLiveness({ ...input, rxUnanswered, unansweredBefore: false });
+        // As if rx growth were an answer: the rule before F10.
+        expect(one).toEqual(judgeLiveness({ ...input, rxUnanswered: false, unansweredBefore: false }));
+        if (rxUnanswered && txMoved && hasEndpoint && keepalive === 0 && expectMode === 'auto') {
+          reached++;
+          expect(one.because).toBe('not_expected');
+        }
+      }),
+      { numRuns: 2_000 },
+    );
+    // The branch the rule changes is reached often, not by luck.
+    expect(reached).toBeGreaterThan(200);
   });
 
-  it('without the window (not known), rx growth counts as an answer, as before', () => {
+  it('property: two windows in a row unanswered, an auto peer without keepalive sending to an endpoint is expected (bound 185 s): never or down past it', () => {
+    fc.assert(
+      fc.property(ages, (age) => {
+        fc.pre(age === undefined || age > 185);
+        const verdict = judgeLiveness({ ...base, handshakeAgeSeconds: age, keepaliveSeconds: 0, hasEndpoint: true, rxMoved: true, txMoved: true, rxUnanswered: true, unansweredBefore: true, expect: 'auto' });
+        expect(verdict).toMatchObject({ expected: true, because: 'sending', boundSeconds: 185, state: age === undefined ? 'never' : 'down' });
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('without the bits (not known), rx growth counts as an answer, as before', () => {
     const verdict = judgeLiveness({ ...base, handshakeAgeSeconds: undefined, keepaliveSeconds: 0, hasEndpoint: true, rxMoved: true, txMoved: true, expect: 'auto' });
     expect(verdict).toMatchObject({ state: 'never', expected: false });
   });
 
-  /** Two collections of one peer `gapSeconds` apart, rx and tx both grown, then /health `laterSeconds` after the second. */
-  function twoReads(handshakeAgeSeconds: number | undefined, gapSeconds: number, laterSeconds: number) {
-    const router = testRouter({ name: 'hq' });
-    const memory = new Map<string, number>();
-    const iface = { name: 'wg0', 'public-key': 'S3rv3r', running: 'true', disabled: 'false' };
-    const peerAt = (rx: number, age: number | undefined): RouterRecord => ({
-      interface: 'wg0',
-      'public-key': PUBLIC_KEY,
-      name: 'site',
-      'allowed-address': '10.9.0.2/32',
-      'endpoint-address': '198.51.100.7',
-      'endpoint-port': '13231',
-      rx: String(rx),
-      tx: String(rx),
-      ...(age === undefined ? {} : { 'last-handshake': formatSeconds(age) }),
-    });
-    mapWireguard([iface], [peerAt(1_000, handshakeAgeSeconds)], routerLabel('hq'), router.health, T0, memory);
-    const secondAt = T0 + gapSeconds * 1000;
-    const second = mapWireguard([iface], [peerAt(2_000, handshakeAgeSeconds === undefined ? undefined : handshakeAgeSeconds + gapSeconds)], routerLabel('hq'), router.health, secondAt, memory);
-    const collected = /routeros_wireguard_peer_state\{[^}]*state="([a-z]+)"\} 1/.exec(sampleText(second.samples))?.[1];
-    const snapshot = { collector: 'wireguard' as const, job: 'wireguard', ok: true, reason: undefined, finishedAt: secondAt, durationSeconds: 0.1, lastSuccessAt: secondAt, chunks: [], data: second.data };
-    const { health } = evaluateRouter(router, [systemOk(secondAt), snapshot], secondAt + laterSeconds * 1000);
-    return { collected, health };
-  }
-
-  it('/health, the tester\'s case: an endpoint, no handshake ever, tx and rx both grown between two collections: never, a problem (it said idle and ok)', () => {
-    for (const later of [0, 200]) {
-      const { collected, health } = twoReads(undefined, 30, later);
-      expect({ later, collected, state: health.peers[0]?.state, status: health.status }).toEqual({ later, collected: 'never', state: 'never', status: 'critical' });
-      // Expected because this side is sending: the bound of a peer sending, 185 s.
-      expect(health.peers[0]).toMatchObject({ expected: true, reason: 'never', handshakeBoundSeconds: 185 });
-    }
+  it('tx grown, rx not: expected at once, as before (the rule kept as it was)', () => {
+    const verdict = judgeLiveness({ ...base, handshakeAgeSeconds: 1_000, keepaliveSeconds: 0, hasEndpoint: true, rxMoved: false, txMoved: true, expect: 'auto' });
+    expect(verdict).toMatchObject({ state: 'down', because: 'sending' });
   });
 
-  it('/health, the review\'s case: handshake 150 s old at the first read, the second 100 s later (250 s), rx and tx grown: not down, idle, now or judged later', () => {
-    for (const later of [0, 60, 200, 600]) {
-      const { collected, health } = twoReads(150, 100, later);
-      expect({ later, collected, state: health.peers[0]?.state, status: health.status }).toEqual({ later, collected: 'idle', state: 'idle', status: 'ok' });
-    }
+  it('`up` is not widened: a keepalive peer dead 17 minutes whose rx grew is down', () => {
+    const verdict = judgeLiveness({ ...base, handshakeAgeSeconds: 1004, keepaliveSeconds: 25, hasEndpoint: true, rxMoved: true, txMoved: true, expect: 'auto', staleAfterSeconds: 300 });
+    expect(verdict.state).toBe('down');
   });
 });
 

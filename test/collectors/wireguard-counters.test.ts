@@ -101,28 +101,46 @@ describe('CounterMemory: growth that cannot be told', () => {
   });
 });
 
-describe('CounterMemory: when the counters compared with were read (the window rx and tx grew in)', () => {
-  it('is the previous run\'s read time, one per run, kept through a trimmed table; undefined on a first run', () => {
+describe('CounterMemory: the window rx and tx grew in, on the monotonic clock', () => {
+  it('runs from the previous run\'s read to this one, kept through a trimmed table; undefined on a first run', () => {
     const owner = {};
     const first = new CounterMemory(owner, 40, 1_000);
-    expect(first.previousReadAt).toBeUndefined();
+    expect(first.windowSeconds).toBeUndefined();
     first.moved('wg0', 'a', 1, 1);
     // 39 rows of 40 unused: finish keeps a trimmed copy, which must keep the time too.
     expect(first.finish()).not.toBe(first.table);
     const second = new CounterMemory(owner, 1, 31_000);
-    expect(second.previousReadAt).toBe(1_000);
+    expect(second.windowSeconds).toBe(30);
     second.moved('wg0', 'a', 2, 2);
     second.finish();
-    expect(new CounterMemory(owner, 1, 61_000).previousReadAt).toBe(31_000);
+    // A run that failed (it kept nothing: no finish) leaves the window to span the gap from the last successful read.
+    const failed = new CounterMemory(owner, 1, 61_000);
+    failed.moved('wg0', 'a', 3, 3);
+    expect(new CounterMemory(owner, 1, 91_000).windowSeconds).toBe(60);
   });
 
-  it('mapWireguard gives it to /health (WireguardData.previousReadAt); the first run has none', () => {
-    const health = testRouter().health;
-    const memory = new Map<string, number>();
-    const interfaces: RouterRecord[] = [{ name: 'wg0', 'public-key': 'S3rv3r', running: 'true', disabled: 'false' }];
-    const peers: RouterRecord[] = [{ interface: 'wg0', 'public-key': `${'K'.repeat(43)}=`, rx: '1', tx: '1' }];
-    expect(mapWireguard(interfaces, peers, routerLabel('hq'), health, 1_800_000_000_000, memory).data.previousReadAt).toBeUndefined();
-    expect(mapWireguard(interfaces, peers, routerLabel('hq'), health, 1_800_000_100_000, memory).data.previousReadAt).toBe(1_800_000_000_000);
+  it('the window before: the previous run\'s row, sending unanswered when tx grew and rx did not or grew with no session', () => {
+    const owner = {};
+    const facts = (rxMoved: boolean, txMoved: boolean, rxUnanswered: boolean) => ({
+      name: '', comment: undefined, disabled: false, handshakeUnreadable: false, factsUnreadable: false, keepaliveSeconds: 0, hasEndpoint: true,
+      rxMoved, txMoved, rxUnanswered, probe: undefined, probedAt: undefined, probeRttSeconds: undefined, probeLossRatio: undefined,
+    });
+    const cases: [boolean, boolean, boolean, boolean][] = [
+      [false, false, false, false],
+      [true, false, false, false],
+      [false, true, false, true],
+      [true, true, false, false],
+      [true, true, true, true],
+    ];
+    for (const [rxMoved, txMoved, rxUnanswered, before] of cases) {
+      const run = new CounterMemory(owner, 1, 0);
+      run.moved('wg0', 'a', 1, 1);
+      run.describe(facts(rxMoved, txMoved, rxUnanswered));
+      run.finish();
+      const next = new CounterMemory(owner, 1, 30_000);
+      next.moved('wg0', 'a', 1, 1);
+      expect({ rxMoved, txMoved, rxUnanswered, before: next.unansweredBefore() }).toEqual({ rxMoved, txMoved, rxUnanswered, before });
+    }
   });
 });
 

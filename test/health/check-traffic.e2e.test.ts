@@ -59,12 +59,17 @@ describe('check and peers whose verdict hangs on traffic', () => {
     expect(out.text.split('\n')[0]).toMatch(/^ROUTEROS CRITICAL - 1 stale peer: hub\/wg-sites\/site-dead/);
   });
 
-  it('a site link both sides keep trying, no handshake completing (rx and tx both grow between the looks): CRITICAL, never (it answered OK; found by a hostile tester)', async () => {
+  it('a site link both sides keep trying, no handshake completing (rx and tx both grow between the looks): WARNING, not judged, with a note (it answered OK; found by a hostile tester)', async () => {
     pauses.length = 0;
     const out = await check(configFile('both'), undefined, { now: () => clock, pause: step });
     expect(pauses).toEqual([TRAFFIC_LOOK_GAP_MS]);
-    expect(out.code).toBe(2);
-    expect(out.text.split('\n')[0]).toMatch(/^ROUTEROS CRITICAL - .*both\/wg-sites\/site-one-way/);
+    // One window between the looks: a dead link, or a healthy idle tunnel the far end is waking (its handshake in
+    // flight), look alike in it; the daemon tells them over two collections. Neither OK nor CRITICAL.
+    expect(out.code).toBe(1);
+    const lines = out.text.split('\n');
+    expect(lines[0]).toMatch(/^ROUTEROS WARNING - /);
+    expect(lines.some((line) => /rx grew with no session at both between the looks .*one window cannot tell which/.test(line))).toBe(true);
+    expect(out.text).toMatch(/site-one-way/);
   });
 
   it('a road warrior asleep (no endpoint) needs no second look, and is OK', async () => {
