@@ -7,6 +7,7 @@ import pino from 'pino';
 import { JobRunner } from '../../src/scheduler/runner.js';
 import { Semaphore } from '../../src/scheduler/semaphore.js';
 import { SnapshotStore } from '../../src/metrics/store.js';
+import { SampleSet } from '../../src/metrics/samples.js';
 import { RouterOsError } from '../../src/routeros/errors.js';
 import type { JobDefinition } from '../../src/collectors/types.js';
 import { testRouter } from '../helpers/config.js';
@@ -48,6 +49,36 @@ describe('a wall clock set back', () => {
     wall += 31_000;
     expect(await job.trigger()).toBe('failed');
     expect(runs).toBe(2);
+  });
+});
+
+describe('a wall clock set back, at a run', () => {
+  it('gives the run the runner\'s monotonic clock (JobContext.elapsed): the wireguard counter window is measured on it, not on the wall clock', async () => {
+    const router = testRouter({ name: 'hq' });
+    const store = new SnapshotStore();
+    store.plan(new Map([['hq', [{ collector: 'system' as const, job: 'system' }]]]));
+    let wall = Date.UTC(2026, 10, 25, 12, 0, 0);
+    let monotonic = 1_000;
+    const seen: { wall: number; elapsed: number | undefined }[] = [];
+    const definition: JobDefinition = {
+      collector: 'system',
+      job: 'system',
+      schedule: '* * * * * *',
+      deadlineSeconds: 5,
+      connection: 'reads',
+      settings: null,
+      run(context) {
+        seen.push({ wall: context.now(), elapsed: context.elapsed?.() });
+        return Promise.resolve({ samples: new SampleSet(), data: undefined, problems: [], decodeErrors: 0 });
+      },
+    };
+    const job = new JobRunner({ router, definition, client: new FakeClient(), store, semaphore: new Semaphore(1), logger: pino({ level: 'silent' }), now: () => wall, elapsed: () => monotonic, routerLabel: routerLabel('hq') });
+    expect(await job.trigger()).toBe('ok');
+    wall -= 3_600_000 - 30_000;
+    monotonic += 30_000;
+    expect(await job.trigger()).toBe('ok');
+    expect(seen.map((each) => each.elapsed)).toEqual([1_000, 31_000]);
+    expect((seen[1]?.wall ?? 0) - (seen[0]?.wall ?? 0)).toBe(-3_570_000);
   });
 });
 
