@@ -147,7 +147,7 @@ export const SENDING_BOUND_SECONDS = REJECT_AFTER_TIME_SECONDS + REKEY_TIMEOUT_S
 /**
  * Whether rx that grew in a counter window was no answer to this side's sending, decided once at collection from the
  * handshake's age as the router gave it (`handshakeAgeSeconds`, undefined: none) and the window's length
- * (`windowSeconds`, from the previous counter read to this one, on the monotonic clock). A session lives
+ * (`windowSeconds`, from the previous counter read to this one: CounterMemory.windowSeconds). A session lives
  * SENDING_BOUND_SECONDS after its handshake (refused at REJECT_AFTER_TIME, one REKEY_TIMEOUT for the retry), so rx
  * that grew in the window can have been an answer only if the handshake is no older than that before the window
  * began: h <= SENDING_BOUND_SECONDS + window. Put otherwise: the handshake no earlier than the previous read − 185 s,
@@ -156,8 +156,9 @@ export const SENDING_BOUND_SECONDS = REJECT_AFTER_TIME_SECONDS + REKEY_TIMEOUT_S
  * keep trying, none completing, read idle and healthy (found by a hostile tester). Not h <= SENDING_BOUND_SECONDS
  * alone: that refused answers which came early in the window while the session still lived, with normal 30 s reads
  * whenever traffic came in a session's last seconds (not only after a gap), and a healthy idle tunnel read down
- * (found by review). The window on the monotonic clock: the handshake's age is the router's, and a wall clock
- * stepped back between two reads shrank a wall-clock window to 0, the rule just refused with it (found by review).
+ * (found by review). The window is the longer of the monotonic and the wall-clock difference: the handshake's age is
+ * the router's, a wall clock stepped back between two reads shrank a wall-clock window to 0, and a suspended host
+ * stopped the monotonic one while the handshake aged on; either way the rule refused answers (found by review).
  * Undefined window (no previous read): false.
  */
 export function rxUnansweredAt(rxMoved: boolean, handshakeAgeSeconds: number | undefined, windowSeconds: number | undefined): boolean {

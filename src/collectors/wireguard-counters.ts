@@ -47,21 +47,28 @@ export class CounterMemory {
   /**
    * `owner`: the job's memory map; without one (a single mapping in a test) nothing moved. `capacity`: the most
    * peers the run may have (its reply's records). `readElapsed`: when this run's counters were read on the monotonic
-   * clock (performance.now() ms), kept with them so that the next run knows how long its window is (windowSeconds).
+   * clock (performance.now() ms), and `readAt` the same on the wall clock (Unix ms), kept with them so that the next
+   * run knows how long its window is (windowSeconds).
    */
-  constructor(owner: object | undefined, capacity: number, readElapsed?: number) {
+  constructor(owner: object | undefined, capacity: number, readElapsed?: number, readAt?: number) {
     this.#owner = owner;
     this.#before = owner === undefined ? undefined : previousRuns.get(owner);
-    this.table = new PeerTable(capacity, readElapsed);
+    this.table = new PeerTable(capacity, readElapsed, readAt);
     const start = this.#before?.countersReadElapsed;
-    this.windowSeconds = start === undefined || readElapsed === undefined ? undefined : Math.max(0, (readElapsed - start) / 1000);
+    const startAt = this.#before?.countersReadAt;
+    const monotonic = start === undefined || readElapsed === undefined ? undefined : Math.max(0, (readElapsed - start) / 1000);
+    const wall = startAt === undefined || readAt === undefined ? 0 : (readAt - startAt) / 1000;
+    this.windowSeconds = monotonic === undefined ? undefined : Math.max(monotonic, wall);
   }
 
   /**
-   * The window rx and tx grew in, in seconds: from the read of the counters `moved` compares with to this run's, on
-   * the monotonic clock (a wall clock stepped back an hour between two runs made it 0, and a healthy idle tunnel's
-   * answers were refused: found by review). Undefined without a previous run (then nothing moved), or when a read
-   * time was not given. From the last successful run: a run that failed in between kept nothing, and the window
+   * The window rx and tx grew in, in seconds: from the read of the counters `moved` compares with to this run's, the
+   * longer of the monotonic and the wall-clock difference. The monotonic one alone: performance.now() stands still
+   * while the host or VM is suspended, so after an hour's suspend the window read 15 s while the router's handshake
+   * had aged an hour, its answers were refused and a healthy tunnel paged (found by review); the wall clock alone: one
+   * stepped back an hour between two runs made it 0, the same refusal (found by review). The longer is the safe
+   * direction: more rx counts as an answer. Undefined without a previous run (then nothing moved), or when no
+   * monotonic read time was given (a wall clock alone cannot be trusted not to have been stepped back). From the last successful run: a run that failed in between kept nothing, and the window
    * spans the gap, as its bits (the previous window's is the one ending at that last successful read).
    */
   readonly windowSeconds: number | undefined;

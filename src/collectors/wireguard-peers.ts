@@ -127,11 +127,21 @@ export class PeerTable implements KeptPeers {
    * runs, and a wall clock stepped between them cannot shrink or stretch the window (wireguard-counters.ts).
    */
   readonly #countersReadElapsed: number;
+  /**
+   * The same read on the wall clock (Unix ms; NaN when not given), one number per run: performance.now() stands still
+   * while the host or VM is suspended, the router's handshake ages on, and the window is the longer of the two
+   * differences (wireguard-counters.ts).
+   */
+  readonly #countersReadAt: number;
 
-  /** `countersReadElapsed`: when the reply whose counters the rows hold was read (monotonic ms). */
-  constructor(capacity: number, countersReadElapsed = Number.NaN) {
+  /**
+   * `countersReadElapsed`, `countersReadAt`: when the reply whose counters the rows hold was read (monotonic ms,
+   * wall-clock Unix ms).
+   */
+  constructor(capacity: number, countersReadElapsed = Number.NaN, countersReadAt = Number.NaN) {
     this.#capacity = capacity;
     this.#countersReadElapsed = countersReadElapsed;
+    this.#countersReadAt = countersReadAt;
     this.#strings = new Array<string | undefined>(capacity * STRINGS);
     this.#numbers = new Float64Array(capacity * NUMBERS);
   }
@@ -146,6 +156,11 @@ export class PeerTable implements KeptPeers {
    */
   get countersReadElapsed(): number | undefined {
     return Number.isNaN(this.#countersReadElapsed) ? undefined : this.#countersReadElapsed;
+  }
+
+  /** When the rows' counters were read on the wall clock (Unix ms); undefined when not given. */
+  get countersReadAt(): number | undefined {
+    return Number.isNaN(this.#countersReadAt) ? undefined : this.#countersReadAt;
   }
 
   /** The rows it can hold. */
@@ -269,7 +284,7 @@ export class PeerTable implements KeptPeers {
    */
   trimmed(): PeerTable {
     if (this.#capacity - this.#length <= TRIM_SLACK_ROWS + this.#length / 8) return this;
-    const copy = new PeerTable(this.#length, this.#countersReadElapsed);
+    const copy = new PeerTable(this.#length, this.#countersReadElapsed, this.#countersReadAt);
     copy.#length = this.#length;
     for (let slot = 0; slot < this.#length * STRINGS; slot++) copy.#strings[slot] = this.#strings[slot];
     copy.#numbers.set(this.#numbers.subarray(0, this.#length * NUMBERS));

@@ -311,7 +311,7 @@ export function* mapWireguardSteps(
   const peerRead = new FieldReader('interface/wireguard/peers');
   const nowSeconds = now / 1000;
   const keyedPeers = yield* peerRead.keyedSteps(peers, PEER_KEYS);
-  const counters = new CounterMemory(memory, keyedPeers.length, readElapsed);
+  const counters = new CounterMemory(memory, keyedPeers.length, readElapsed, now);
   // Identity is (interface, public key) as written out; a repeated one would make duplicate series, which
   // Prometheus rejects. RouterOS keeps keys unique per interface, so twins are a reply that cannot be judged.
   const listings = yield* peerListings(keyedPeers);
@@ -352,7 +352,7 @@ export function* mapWireguardSteps(
     const allowedAddress = allowed.items;
     const { rxMoved, txMoved, rxMovedUnknown, txMovedUnknown } = counters.moved(iface, publicKey, rx, tx);
     const latestHandshake = counters.stableHandshake(age === undefined ? undefined : Math.round(nowSeconds - age));
-    // Decided here, once, from the age as the router gave it and the window on the monotonic clock: /health and the
+    // Decided here, once, from the age as the router gave it and the window (CounterMemory.windowSeconds): /health and the
     // verdict log read the bits (wireguard-peers.ts). Not told when rx growth or the handshake cannot be.
     const rxUnanswered = !rxMovedUnknown && !hasBadHandshake && rxUnansweredAt(rxMoved, age, counters.windowSeconds);
     const unansweredBefore = counters.unansweredBefore();

@@ -119,6 +119,25 @@ describe('CounterMemory: the window rx and tx grew in, on the monotonic clock', 
     expect(new CounterMemory(owner, 1, 91_000).windowSeconds).toBe(60);
   });
 
+  it('is the longer of the monotonic and the wall-clock difference (a suspend stops the one, a stepped clock moves the other), the wall reading kept through a trimmed table', () => {
+    const owner = {};
+    const first = new CounterMemory(owner, 40, 1_000, 5_000_000);
+    first.moved('wg0', 'a', 1, 1);
+    expect(first.finish()).not.toBe(first.table);
+    // Suspended an hour: 15 s on the monotonic clock, 3,615 s on the wall clock.
+    const resumed = new CounterMemory(owner, 1, 16_000, 5_000_000 + 3_615_000);
+    expect(resumed.windowSeconds).toBe(3_615);
+    resumed.moved('wg0', 'a', 2, 2);
+    resumed.finish();
+    // The wall clock stepped back an hour: the monotonic 30 s stand.
+    const stepped = new CounterMemory(owner, 1, 46_000, 5_000_000 + 3_615_000 - 3_570_000);
+    expect(stepped.windowSeconds).toBe(30);
+    stepped.moved('wg0', 'a', 3, 3);
+    stepped.finish();
+    // No monotonic reading: no window, whatever the wall clock says.
+    expect(new CounterMemory(owner, 1, undefined, 9_000_000).windowSeconds).toBeUndefined();
+  });
+
   it('the window before: the previous run\'s row, sending unanswered when tx grew and rx did not or grew with no session', () => {
     const owner = {};
     const facts = (rxMoved: boolean, txMoved: boolean, rxUnanswered: boolean) => ({

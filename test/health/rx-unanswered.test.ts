@@ -173,6 +173,24 @@ describe('the window on the monotonic clock', () => {
   });
 });
 
+describe('the window is the longer of the monotonic and the wall-clock difference', () => {
+  it('the reviewer\'s scenario A: the host suspended 1 h between two reads (the monotonic clock stopped, 15 s on it, 3,615 s on the wall clock), rx and tx grew, the handshake 2,000 s old: an answer in the window, idle, ok', async () => {
+    const { seen, logged, messages } = await collect([
+      { wall: 0, mono: 0, rx: 1_000, tx: 1_000, age: 50 },
+      // tx alone, the session alive: expected, up.
+      { wall: 15, mono: 15, rx: 1_000, tx: 1_500, age: 65 },
+      // Suspended an hour: performance.now() stood still; the router went on, a handshake in the meantime.
+      { wall: 15 + 3_600 + 15, mono: 30, rx: 1_600, tx: 1_600, age: 2_000 },
+    ]);
+    expect(seen.map((each) => each.collected)).toEqual(['up', 'up', 'idle']);
+    expect(seen.map((each) => each.status)).toEqual(['ok', 'ok', 'ok']);
+    // The verdict log reckons the hour unread as it always did (the expected-by of the second read passed in it), and
+    // the third read ends it: idle, not down.
+    expect(logged).toEqual([0, 0, 2]);
+    expect(messages.at(-1)).toMatch(/site .* is no longer a problem \(idle\)$/);
+  });
+});
+
 describe('property: the new rule never makes a peer expected from a single window', () => {
   it('over handshake age, gap, the window before, keepalive, expect mode and endpoint: rx and tx grown in one window make the peer expected only as keepalive or `always` would', () => {
     const samples = fc.record({
