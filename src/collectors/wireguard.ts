@@ -240,10 +240,11 @@ export function* mapWireguardSteps(
   startUnread = bootedAt === undefined,
   /**
    * When the replies were read on the monotonic clock (performance.now() ms; the job: JobContext.elapsed): how long
-   * the counter window is, whether rx that grew can have been an answer (analysis/liveness.ts rxUnansweredAt). By
-   * default `now`, for callers whose clock does not step (tests); the job always gives it.
+   * the counter window is, whether rx that grew can have been an answer (analysis/liveness.ts rxUnansweredAt).
+   * Not given: no window (rx growth counts as an answer, as before the rule), never the wall clock `now`, which a
+   * clock stepped back would shrink to a window of 0 (found by review). The job always gives it.
    */
-  readElapsed: number = now,
+  readElapsed?: number,
 ): Steps<JobResult<WireguardData>> {
   const read = new FieldReader('interface/wireguard');
   const samples = new SampleSet();

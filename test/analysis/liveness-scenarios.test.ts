@@ -99,7 +99,7 @@ function run(row: Row, health = testRouter().health): Map<number, { state: PeerS
     row.at?.(sim, t);
     const now = T0 + t * 1000;
     const probes = row.probe === undefined ? undefined : new Map([[probeKey('wg0', PUBLIC_KEY), PROBE_RESULTS[row.probe]]]);
-    const { data, samples } = mapWireguard([iface], [peerRecord(row, sim, now)], routerLabel('hq'), health, now, memory, probes);
+    const { data, samples } = mapWireguard([iface], [peerRecord(row, sim, now)], routerLabel('hq'), health, now, memory, probes, undefined, undefined, now);
     const text = sampleText(samples);
     const state = /routeros_wireguard_peer_state\{[^}]*state="([a-z]+)"\} 1/.exec(text)?.[1] as PeerState | undefined;
     const healthy = /routeros_wireguard_peer_healthy\{[^}]*\} ([01])/.exec(text)?.[1];

@@ -191,6 +191,24 @@ describe('the window is the longer of the monotonic and the wall-clock differenc
   });
 });
 
+describe('mapWireguard without a monotonic reading', () => {
+  it('has no window: rx growth counts as an answer (as before the rule), not a window taken from the wall clock `now`', () => {
+    const router = configOf().routers[0];
+    if (router === undefined) throw new Error('no router');
+    const memory = new Map<string, number>();
+    const reads: Read[] = [
+      { wall: 0, mono: 0, rx: 1_000, tx: 1_000, age: undefined },
+      { wall: 30, mono: 30, rx: 1_148, tx: 1_240, age: undefined },
+      { wall: 60, mono: 60, rx: 1_296, tx: 1_480, age: undefined },
+    ];
+    const unanswered = reads.map((read) => {
+      const { data } = mapWireguard([IFACE], [peerAt(read)], routerLabel('hq'), router.health, T0 + read.wall * 1000, memory);
+      return [...data.peers][0]?.rxUnanswered;
+    });
+    expect(unanswered).toEqual([false, false, false]);
+  });
+});
+
 describe('property: the new rule never makes a peer expected from a single window', () => {
   it('over handshake age, gap, the window before, keepalive, expect mode and endpoint: rx and tx grown in one window make the peer expected only as keepalive or `always` would', () => {
     const samples = fc.record({
