@@ -209,6 +209,31 @@ describe('mapWireguard without a monotonic reading', () => {
   });
 });
 
+describe('a handshake that did not decode', () => {
+  it('stores no "unanswered" for the window (an unreadable handshake is not "none"), so the next window, the handshake readable and none, is the first', () => {
+    const router = configOf().routers[0];
+    if (router === undefined) throw new Error('no router');
+    const memory = new Map<string, number>();
+    const reads: { read: Read; handshake?: string }[] = [
+      { read: { wall: 0, mono: 0, rx: 1_000, tx: 1_000, age: undefined }, handshake: 'garbage' },
+      { read: { wall: 30, mono: 30, rx: 1_148, tx: 1_240, age: undefined }, handshake: 'garbage' },
+      { read: { wall: 60, mono: 60, rx: 1_296, tx: 1_480, age: undefined } },
+    ];
+    const seen = reads.map(({ read, handshake }) => {
+      const record = { ...peerAt(read), ...(handshake === undefined ? {} : { 'last-handshake': handshake }) };
+      const { data } = mapWireguard([IFACE], [record], routerLabel('hq'), router.health, T0 + read.wall * 1000, memory, undefined, undefined, undefined, 3_000_000 + read.mono * 1000);
+      const peer = [...data.peers][0];
+      return { rxUnanswered: peer?.rxUnanswered, unansweredBefore: peer?.unansweredBefore };
+    });
+    expect(seen).toEqual([
+      { rxUnanswered: false, unansweredBefore: false },
+      { rxUnanswered: false, unansweredBefore: false },
+      // One window of no handshake, both sides trying: unanswered, but the window before is not (it was not told).
+      { rxUnanswered: true, unansweredBefore: false },
+    ]);
+  });
+});
+
 describe('property: the new rule never makes a peer expected from a single window', () => {
   it('over handshake age, gap, the window before, keepalive, expect mode and endpoint: rx and tx grown in one window make the peer expected only as keepalive or `always` would', () => {
     const samples = fc.record({
