@@ -60,6 +60,12 @@ export interface WireguardPeer {
    */
   unansweredBefore?: boolean;
   /**
+   * `check` only (PeerTable.markUnansweredUnconfirmed): rx and tx grew, rx with no session possible, in check's one
+   * window, so whether that rx was an answer is not known (its growth is); rxMovedUnknown is set with it so that
+   * judgePeer leaves unjudged a verdict that hangs on it. Never set by a collection.
+   */
+  unansweredUnconfirmed?: boolean;
+  /**
    * The data-plane probe of this collection, or why the peer was not probed (health.probe, probe_tunnels);
    * undefined for disabled peers and when no probe settings apply.
    */
@@ -96,6 +102,8 @@ const TX_MOVED_UNKNOWN = 256;
 const RX_UNANSWERED = 512;
 /** The window before showed this side sending unanswered (WireguardPeer.unansweredBefore). */
 const UNANSWERED_BEFORE = 1024;
+/** `check`'s one window could not tell whether rx growth was an answer (WireguardPeer.unansweredUnconfirmed). */
+const UNANSWERED_UNCONFIRMED = 2048;
 
 /** Unused rows a kept table may carry without being copied to its size (trimmed): a few repeats are not worth a copy. */
 const TRIM_SLACK_ROWS = 16;
@@ -199,8 +207,10 @@ export class PeerTable implements KeptPeers {
   /**
    * `check`'s one window: its two looks ~6 s apart tell growth over one window, never two, so rx that grew there with
    * no session possible cannot be confirmed as a dead link nor dismissed as a handshake in flight. The rows showing it
-   * (an endpoint, tx grown, rx grown unanswered, the window before not seen unanswered) get their rx growth made
-   * unknown, so that judgePeer leaves unjudged those whose verdict hangs on it (WARNING, not OK nor CRITICAL).
+   * (an endpoint, tx grown, rx grown unanswered, the window before not seen unanswered) are flagged so
+   * (unansweredUnconfirmed: the growth is known, whether it was an answer is not), with their rx growth made unknown
+   * so that judgePeer leaves unjudged those whose verdict hangs on it (WARNING, not OK nor CRITICAL); the flagged rows
+   * still count as sending unanswered for the next look (sendingUnansweredAt).
    * Returns how many rows it marked.
    */
   markUnansweredUnconfirmed(): number {
@@ -209,7 +219,7 @@ export class PeerTable implements KeptPeers {
     for (let row = 0; row < this.#length; row++) {
       const flags = this.#flagsAt(row);
       if ((flags & shows) !== shows || (flags & UNANSWERED_BEFORE) !== 0) continue;
-      this.#numbers[row * NUMBERS + FLAGS] = flags | RX_MOVED_UNKNOWN;
+      this.#numbers[row * NUMBERS + FLAGS] = flags | RX_MOVED_UNKNOWN | UNANSWERED_UNCONFIRMED;
       marked++;
     }
     return marked;
@@ -222,7 +232,9 @@ export class PeerTable implements KeptPeers {
   sendingUnansweredAt(row: number): boolean {
     if (row >= this.#length) return false;
     const flags = this.#flagsAt(row);
-    if ((flags & (RX_MOVED_UNKNOWN | TX_MOVED_UNKNOWN)) !== 0 || (flags & TX_MOVED) === 0) return false;
+    // The rx growth check's marking made unknown is known (UNANSWERED_UNCONFIRMED): a third look confirms on it.
+    const rxUnknown = (flags & RX_MOVED_UNKNOWN) !== 0 && (flags & UNANSWERED_UNCONFIRMED) === 0;
+    if (rxUnknown || (flags & TX_MOVED_UNKNOWN) !== 0 || (flags & TX_MOVED) === 0) return false;
     return (flags & RX_MOVED) === 0 || (flags & RX_UNANSWERED) !== 0;
   }
 
@@ -343,6 +355,7 @@ export class PeerTable implements KeptPeers {
       txMovedUnknown: (flags & TX_MOVED_UNKNOWN) !== 0,
       rxUnanswered: (flags & RX_UNANSWERED) !== 0,
       unansweredBefore: (flags & UNANSWERED_BEFORE) !== 0,
+      unansweredUnconfirmed: (flags & UNANSWERED_UNCONFIRMED) !== 0,
       probe: probeCode === 0 ? undefined : PROBE_OUTCOMES[probeCode - 1],
       probedAt: probed?.at,
       probeRttSeconds: probed?.rttSeconds,

@@ -322,7 +322,7 @@ function* judgePeers(
   now: number,
   add: AddProblem,
 ): Steps<PeerJudgement[]> {
-  const unjudged: Unjudged = { handshake: [], facts: [], traffic: [] };
+  const unjudged: Unjudged = { handshake: [], facts: [], traffic: [], unconfirmed: [] };
   const peers: PeerJudgement[] = [];
   const collectedAt = wireguard?.collectedAt ?? now;
   // A handshake newer than the last read is not seen until the next: judged by the clock as soon as the bound
@@ -402,6 +402,8 @@ function* judgePeers(
     [unjudged.handshake, 'their last-handshake did not decode'],
     [unjudged.facts, 'their disabled or persistent-keepalive did not decode, or whether their interface runs is not known'],
     [unjudged.traffic, 'whether their rx or tx grew is not known, and their verdict hangs on it'],
+    // `check` only: the growth is known, what it was is not (one window; PeerTable.markUnansweredUnconfirmed).
+    [unjudged.unconfirmed, 'their rx grew with no session possible while their tx did, and one window cannot tell whether that rx was an answer (a handshake in flight) or the far end\'s attempts on a dead link; their verdict hangs on it'],
   ] as const) {
     if (subjects.length === 0) continue;
     const count = counted(subjects.length, 'peer');
@@ -416,6 +418,8 @@ interface Unjudged {
   handshake: string[];
   facts: string[];
   traffic: string[];
+  /** rx growth known, whether it answered not (check's one window). */
+  unconfirmed: string[];
 }
 
 /** The sets repeatedNamesOf found, by the judgements they were found for: /health's wording and the verdict log's share one. */
@@ -525,7 +529,7 @@ function problemOf(
     unjudged.handshake.push(subject);
   } else if (verdict.reason === 'unreadable') {
     // Unreadable only for the growth it could not tell (judgePeer) when its own facts read.
-    (peer.factsUnreadable ? unjudged.facts : unjudged.traffic).push(subject);
+    (peer.factsUnreadable ? unjudged.facts : peer.unansweredUnconfirmed === true ? unjudged.unconfirmed : unjudged.traffic).push(subject);
   }
 }
 

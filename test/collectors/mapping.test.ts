@@ -79,7 +79,7 @@ describe('wireguard mapping', () => {
     for (const peer of result.data.peers) {
       expect(Object.keys(peer).sort()).toEqual([
         'comment', 'disabled', 'factsUnreadable', 'handshakeUnreadable', 'hasEndpoint', 'interface', 'keepaliveSeconds', 'latestHandshake', 'name',
-        'probe', 'probeLossRatio', 'probeRttSeconds', 'probedAt', 'publicKey', 'rxMoved', 'rxMovedUnknown', 'rxUnanswered', 'txMoved', 'txMovedUnknown', 'unansweredBefore',
+        'probe', 'probeLossRatio', 'probeRttSeconds', 'probedAt', 'publicKey', 'rxMoved', 'rxMovedUnknown', 'rxUnanswered', 'txMoved', 'txMovedUnknown', 'unansweredBefore', 'unansweredUnconfirmed',
       ]);
     }
   });

@@ -61,6 +61,10 @@ function expected(r: Row): WireguardPeer {
     txMoved: facts.txMoved,
     rxMovedUnknown: facts.rxMovedUnknown,
     txMovedUnknown: facts.txMovedUnknown,
+    rxUnanswered: facts.rxUnanswered === true,
+    unansweredBefore: facts.unansweredBefore === true,
+    // Set by check's marking alone, never by describe.
+    unansweredUnconfirmed: false,
     probe: facts.probe,
     probedAt: facts.probedAt,
     probeRttSeconds: facts.probedAt === undefined ? undefined : facts.probeRttSeconds,

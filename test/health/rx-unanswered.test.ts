@@ -6,7 +6,8 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { mapWireguard, wireguardCollector } from '../../src/collectors/wireguard.js';
+import { mapWireguard, wireguardCollector, type WireguardData } from '../../src/collectors/wireguard.js';
+import { PeerTable } from '../../src/collectors/wireguard-peers.js';
 import type { JobContext } from '../../src/collectors/types.js';
 import { routerLabel } from '../../src/metrics/family.js';
 import { evaluateRouter } from '../../src/health/evaluate.js';
@@ -231,6 +232,39 @@ describe('a handshake that did not decode', () => {
       // One window of no handshake, both sides trying: unanswered, but the window before is not (it was not told).
       { rxUnanswered: true, unansweredBefore: false },
     ]);
+  });
+});
+
+describe('check\'s one window (PeerTable.markUnansweredUnconfirmed)', () => {
+  /** Two looks 6 s apart at a link both sides keep trying, no handshake: the second look's table, marked. */
+  function oneWindow(health: Record<string, unknown> = {}) {
+    const config = configOf(health);
+    const router = config.routers[0];
+    if (router === undefined) throw new Error('no router');
+    const memory = new Map<string, number>();
+    let data: WireguardData | undefined;
+    for (const read of [
+      { wall: 0, mono: 0, rx: 1_000, tx: 1_000, age: undefined },
+      { wall: 6, mono: 6, rx: 1_148, tx: 1_240, age: undefined },
+    ]) {
+      data = mapWireguard([IFACE], [peerAt(read)], routerLabel('hq'), router.health, T0 + read.wall * 1000, memory, undefined, undefined, undefined, 1_000 + read.mono * 1000).data;
+    }
+    if (!(data?.peers instanceof PeerTable)) throw new Error('no table');
+    const marked = data.peers.markUnansweredUnconfirmed();
+    const at = T0 + 6_000;
+    const snapshot: JobSnapshot = { collector: 'wireguard', job: 'wireguard', ok: true, reason: undefined, finishedAt: at, durationSeconds: 0.1, lastSuccessAt: at, chunks: [], data };
+    return { marked, table: data.peers, evaluation: evaluateRouter(router, [systemOk(at), snapshot], at) };
+  }
+
+  it('words the peer as what is not known: its growth is, whether that rx was an answer is not (not "whether their rx or tx grew is not known")', () => {
+    const { marked, table, evaluation } = oneWindow();
+    expect(marked).toBe(1);
+    expect([...table][0]).toMatchObject({ rxMoved: true, txMoved: true, rxUnanswered: true, unansweredUnconfirmed: true });
+    const texts = evaluation.problems.map((problem) => problem.text).join('\n');
+    expect(texts).toContain('cannot judge 1 peer: their rx grew with no session possible while their tx did, and one window cannot tell whether that rx was an answer');
+    expect(texts).not.toContain('whether their rx or tx grew is not known');
+    // The next look still reads the window as sending unanswered: the marking hides nothing from it.
+    expect(table.sendingUnansweredAt(0)).toBe(true);
   });
 });
 
