@@ -210,6 +210,13 @@ export async function check(configPath: string, routerNames?: string | readonly 
       const peers = (app.store.snapshots(name).find((snapshot) => snapshot.job === 'wireguard' && snapshot.ok)?.data as WireguardData | undefined)?.peers;
       return peers instanceof PeerTable ? peers : undefined;
     };
+    /** Whether a peer of the router is unjudged because its one window could not tell (its rows marked). */
+    const leftUnconfirmed = (name: string): boolean => {
+      const router = checked.routers.find((each) => each.name === name);
+      if (router === undefined) return false;
+      const { judgements } = evaluateRouter(router, app.store.snapshots(name), now());
+      return judgements.some(({ peer, verdict }) => peer.unansweredUnconfirmed === true && verdict.reason === 'unreadable');
+    };
     const notes: string[] = [];
     const unseen = [...secondLook].filter((name) => !looked.has(name));
     for (const name of unseen) tableOf(name)?.markTrafficUnseen();
@@ -218,7 +225,9 @@ export async function check(configPath: string, routerNames?: string | readonly 
     // row show it (analysis/liveness.ts): a healthy idle tunnel the far end is waking looks so for a round trip, a
     // dead link both sides keep trying looks so every time. check's two looks make one window: it can neither
     // confirm the dead link (CRITICAL) nor call it the handshake in flight (OK), so such a peer is not judged.
-    const unconfirmed = [...looked].filter((name) => (tableOf(name)?.markUnansweredUnconfirmed() ?? 0) > 0);
+    // Noted only where a verdict was left unjudged so: marking also flags rows whose verdict does not hang on it (a
+    // keepalive, `expect`, a disabled peer or interface), and an OK answer carried "peers … are not judged" (review).
+    const unconfirmed = [...looked].filter((name) => (tableOf(name)?.markUnansweredUnconfirmed() ?? 0) > 0 && leftUnconfirmed(name));
     if (unconfirmed.length > 0) {
       notes.push(`rx grew with no session at ${unconfirmed.join(', ')} between the looks (${TRAFFIC_LOOK_GAP_MS / 1000} s apart) while tx did: the far end's handshake attempts on a link where none completes, or a handshake in flight; one window cannot tell which, so peers whose verdict hangs on it are not judged (the daemon tells over two collections)`);
     }

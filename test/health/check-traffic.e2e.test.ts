@@ -39,6 +39,16 @@ beforeAll(async () => {
       { name: 'hub', interfaces: [{ name: 'wg-sites' }], peers: [{ ...siteLink, name: 'site-dead', life: 'stale', staleForSeconds: 3_600 }] },
       // Both sides keep trying, no handshake ever completes: the far end's initiations make rx grow too.
       { name: 'both', interfaces: [{ name: 'wg-sites' }], peers: [{ ...siteLink, name: 'site-one-way', life: 'never', idleRxRate: 30 }] },
+      // A dead site link this side keeps trying (a second look), and on another interface, set `on_demand`, a link
+      // both sides keep trying: its verdict does not hang on what the one window cannot tell.
+      {
+        name: 'mixed',
+        interfaces: [{ name: 'wg-sites' }, { name: 'wg-lab' }],
+        peers: [
+          { ...siteLink, name: 'site-dead', life: 'stale', staleForSeconds: 3_600 },
+          { ...siteLink, interface: 'wg-lab', allowedAddress: ['10.11.0.9/32'], name: 'lab-one-way', life: 'never', idleRxRate: 30 },
+        ],
+      },
       // A road warrior asleep: no endpoint, nothing to send to, idle is right.
       { name: 'road', interfaces: [{ name: 'wg-road' }], peers: [{ interface: 'wg-road', name: 'laptop', allowedAddress: ['10.8.0.5/32'], life: 'stale', staleForSeconds: 3_600, responder: true }] },
     ],
@@ -70,6 +80,14 @@ describe('check and peers whose verdict hangs on traffic', () => {
     expect(lines[0]).toMatch(/^ROUTEROS WARNING - /);
     expect(lines.some((line) => /rx grew with no session at both between the looks .*one window cannot tell which/.test(line))).toBe(true);
     expect(out.text).toMatch(/site-one-way/);
+  });
+
+  it('a peer marked in the one window whose verdict does not hang on it (`expect: on_demand`) adds no note: the answer is the other peer\'s, CRITICAL, with no "not judged" (review)', async () => {
+    pauses.length = 0;
+    const out = await check(configFile('mixed', { expect: { 'wg-lab': 'on_demand' } }), undefined, { now: () => clock, pause: step });
+    expect(out.code).toBe(2);
+    expect(out.text).toMatch(/site-dead/);
+    expect(out.text).not.toMatch(/rx grew with no session|not judged|cannot judge/);
   });
 
   it('a road warrior asleep (no endpoint) needs no second look, and is OK', async () => {
