@@ -31,8 +31,13 @@ export interface CheckOptions {
   now?: () => number;
   /** The deadline of the whole check; default 50 s, under the 60 s Nagios gives a service check. */
   timeoutSeconds?: number;
-  /** Waits between the two looks at peers whose verdict hangs on traffic (tests pass a clock's step). */
+  /** Waits between the looks at peers whose verdict hangs on traffic (tests pass a clock's step). */
   pause?: (ms: number) => Promise<void>;
+  /**
+   * A monotonic clock in ms (default performance.now()): how much of the deadline is spent, which decides whether a
+   * look fits before it. Tests whose pause steps a clock pass the same clock, so the pauses count.
+   */
+  elapsed?: () => number;
   /** Where the check's log lines are held until its answer is written (runCheck); by default, dropped. */
   logLines?: HeldLogLines;
   /** `--shard INDEX/COUNT`, over the config's `shard:`. */
@@ -178,7 +183,10 @@ export async function check(configPath: string, routerNames?: string | readonly 
   const app = createApp(checked, { logger, jitter: false, now });
   const timeoutSeconds = options.timeoutSeconds ?? DEFAULT_CHECK_TIMEOUT_SECONDS;
   const pause = options.pause ?? sleep;
-  const started = performance.now();
+  const elapsed = options.elapsed ?? (() => performance.now());
+  const started = elapsed();
+  /** Whether a look after one more gap starts before the deadline. */
+  const roomForLook = (): boolean => elapsed() - started + TRAFFIC_LOOK_GAP_MS < timeoutSeconds * 1000;
   // One look, and a second at the wireguard peers that need it, started when the gap ends before the deadline. A
   // router whose second look was not made, or had not landed by the deadline, has its peers' traffic judged as not
   // seen: those whose verdict hangs on it are not judged (WARNING, "cannot judge"). Before, the first look stood and
@@ -187,49 +195,77 @@ export async function check(configPath: string, routerNames?: string | readonly 
   // run is two requests or more.
   const secondLook = new Set<string>();
   const looked = new Set<string>();
-  let looking = false;
+  // The third look (below): the routers it was wanted for, and those it reached.
+  const thirdLook = new Set<string>();
+  const thirdLooked = new Set<string>();
+  let looking: 'second' | 'third' | undefined;
   const unsubscribe = app.store.subscribe((name, collector) => {
-    if (looking && collector === 'wireguard') looked.add(name);
+    if (collector !== 'wireguard') return;
+    if (looking === 'second') looked.add(name);
+    else if (looking === 'third') thirdLooked.add(name);
   });
+  const tableOf = (name: string): PeerTable | undefined => {
+    const peers = (app.store.snapshots(name).find((snapshot) => snapshot.job === 'wireguard' && snapshot.ok)?.data as WireguardData | undefined)?.peers;
+    return peers instanceof PeerTable ? peers : undefined;
+  };
+  /** Whether a peer of the router is unjudged because its one window could not tell (its rows marked). */
+  const leftUnconfirmed = (name: string): boolean => {
+    const router = checked.routers.find((each) => each.name === name);
+    if (router === undefined) return false;
+    const { judgements } = evaluateRouter(router, app.store.snapshots(name), now());
+    return judgements.some(({ peer, verdict }) => peer.unansweredUnconfirmed === true && verdict.reason === 'unreadable');
+  };
+  /**
+   * Marks the rows of the router's latest table whose one window cannot tell (PeerTable.markUnansweredUnconfirmed);
+   * whether a verdict was left unjudged so. Marking again is harmless, and the marks leave the window counted as
+   * sending unanswered for a look after it.
+   */
+  const markUnconfirmed = (name: string): boolean => (tableOf(name)?.markUnansweredUnconfirmed() ?? 0) > 0 && leftUnconfirmed(name);
   const collect = async (): Promise<void> => {
     await app.collectOnce();
     for (const name of routersHangingOnTraffic(checked.routers, app.store, now())) secondLook.add(name);
-    if (secondLook.size === 0 || performance.now() - started + TRAFFIC_LOOK_GAP_MS >= timeoutSeconds * 1000) return;
+    if (secondLook.size === 0 || !roomForLook()) return;
     await pause(TRAFFIC_LOOK_GAP_MS);
-    looking = true;
+    looking = 'second';
     await app.collectOnce((router, job) => job === 'wireguard' && secondLook.has(router));
+    // A third look, as the daemon's second window, at routers where the one window left a verdict unjudged (rx grew
+    // with no session possible): a dead link both sides keep trying shows it again with the window before set
+    // (CRITICAL), a healthy tunnel the far end was waking shows its fresh handshake (OK). Without it such a link
+    // answered WARNING forever, and a Nagios set-up that pages on CRITICAL alone never paged for it (review).
+    looking = undefined;
+    for (const name of looked) if (markUnconfirmed(name)) thirdLook.add(name);
+    if (thirdLook.size === 0 || !roomForLook()) return;
+    await pause(TRAFFIC_LOOK_GAP_MS);
+    looking = 'third';
+    await app.collectOnce((router, job) => job === 'wireguard' && thirdLook.has(router));
   };
   /**
    * Marks the peers of routers the second look did not reach as traffic unseen, and those of routers it did reach
-   * whose rx grew with no session possible in the one window between the looks as not confirmed (below); the notes
-   * saying so.
+   * whose rx grew with no session possible in the last window, not confirmed by a window before, as such (below); the
+   * notes saying so.
    */
   const lookNotes = (): string[] => {
-    looking = false;
-    const tableOf = (name: string): PeerTable | undefined => {
-      const peers = (app.store.snapshots(name).find((snapshot) => snapshot.job === 'wireguard' && snapshot.ok)?.data as WireguardData | undefined)?.peers;
-      return peers instanceof PeerTable ? peers : undefined;
-    };
-    /** Whether a peer of the router is unjudged because its one window could not tell (its rows marked). */
-    const leftUnconfirmed = (name: string): boolean => {
-      const router = checked.routers.find((each) => each.name === name);
-      if (router === undefined) return false;
-      const { judgements } = evaluateRouter(router, app.store.snapshots(name), now());
-      return judgements.some(({ peer, verdict }) => peer.unansweredUnconfirmed === true && verdict.reason === 'unreadable');
-    };
+    looking = undefined;
     const notes: string[] = [];
     const unseen = [...secondLook].filter((name) => !looked.has(name));
     for (const name of unseen) tableOf(name)?.markTrafficUnseen();
     if (unseen.length > 0) notes.push(`no second look at the traffic of ${unseen.join(', ')} (${TRAFFIC_LOOK_GAP_MS / 1000} s after the first) within the check's ${formatDuration(timeoutSeconds)}: peers whose verdict hangs on it are not judged; raise --timeout`);
     // The daemon makes a peer expected for rx that grew with no session possible only when two counter windows in a
     // row show it (analysis/liveness.ts): a healthy idle tunnel the far end is waking looks so for a round trip, a
-    // dead link both sides keep trying looks so every time. check's two looks make one window: it can neither
-    // confirm the dead link (CRITICAL) nor call it the handshake in flight (OK), so such a peer is not judged.
-    // Noted only where a verdict was left unjudged so: marking also flags rows whose verdict does not hang on it (a
-    // keepalive, `expect`, a disabled peer or interface), and an OK answer carried "peers … are not judged" (review).
-    const unconfirmed = [...looked].filter((name) => (tableOf(name)?.markUnansweredUnconfirmed() ?? 0) > 0 && leftUnconfirmed(name));
-    if (unconfirmed.length > 0) {
-      notes.push(`rx grew with no session at ${unconfirmed.join(', ')} between the looks (${TRAFFIC_LOOK_GAP_MS / 1000} s apart) while tx did: the far end's handshake attempts on a link where none completes, or a handshake in flight; one window cannot tell which, so peers whose verdict hangs on it are not judged (the daemon tells over two collections)`);
+    // dead link both sides keep trying looks so every time. One window can neither confirm the dead link (CRITICAL)
+    // nor call it the handshake in flight (OK), so such a peer is not judged. Noted only where a verdict was left
+    // unjudged so: marking also flags rows whose verdict does not hang on it (a keepalive, `expect`, a disabled peer
+    // or interface), and an OK answer carried "peers … are not judged" (review).
+    const unconfirmed = [...looked].filter(markUnconfirmed);
+    const withoutThird = unconfirmed.filter((name) => !thirdLooked.has(name));
+    const afterThird = unconfirmed.filter((name) => thirdLooked.has(name));
+    const gap = `${TRAFFIC_LOOK_GAP_MS / 1000} s apart`;
+    const what = 'while tx did: the far end\'s handshake attempts on a link where none completes, or a handshake in flight; one window cannot tell which, so peers whose verdict hangs on it are not judged';
+    if (withoutThird.length > 0) {
+      notes.push(`rx grew with no session at ${withoutThird.join(', ')} between the looks (${gap}) ${what}; a third look, which tells, did not fit within the check's ${formatDuration(timeoutSeconds)}: raise --timeout (the daemon tells over two collections)`);
+    }
+    if (afterThird.length > 0) {
+      notes.push(`rx grew with no session at ${afterThird.join(', ')} between the second and third looks (${gap}) alone ${what} (the daemon tells over two collections)`);
     }
     return notes;
   };

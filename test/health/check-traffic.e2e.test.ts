@@ -69,16 +69,27 @@ describe('check and peers whose verdict hangs on traffic', () => {
     expect(out.text.split('\n')[0]).toMatch(/^ROUTEROS CRITICAL - 1 stale peer: hub\/wg-sites\/site-dead/);
   });
 
-  it('a site link both sides keep trying, no handshake completing (rx and tx both grow between the looks): WARNING, not judged, with a note (it answered OK; found by a hostile tester)', async () => {
+  it('a site link both sides keep trying, no handshake completing (rx and tx both grow between the looks): with room for a third look, CRITICAL (it answered OK, then WARNING forever; found by a hostile tester, then review)', async () => {
     pauses.length = 0;
-    const out = await check(configFile('both'), undefined, { now: () => clock, pause: step });
+    const out = await check(configFile('both'), undefined, { now: () => clock, pause: step, elapsed: () => clock });
+    // The third look makes the daemon's second window: unanswered again, the window before unanswered too.
+    expect(pauses).toEqual([TRAFFIC_LOOK_GAP_MS, TRAFFIC_LOOK_GAP_MS]);
+    expect(out.code).toBe(2);
+    expect(out.text.split('\n')[0]).toMatch(/^ROUTEROS CRITICAL - .*site-one-way/);
+    expect(out.text).not.toMatch(/rx grew with no session|cannot judge/);
+  });
+
+  it('the same link with a -t too short for the third look (12 s of 10 s): WARNING, not judged, with a note to raise --timeout', async () => {
+    pauses.length = 0;
+    const out = await check(configFile('both'), undefined, { now: () => clock, pause: step, elapsed: () => clock, timeoutSeconds: 10 });
     expect(pauses).toEqual([TRAFFIC_LOOK_GAP_MS]);
     // One window between the looks: a dead link, or a healthy idle tunnel the far end is waking (its handshake in
-    // flight), look alike in it; the daemon tells them over two collections. Neither OK nor CRITICAL.
+    // flight), look alike in it. Neither OK nor CRITICAL.
     expect(out.code).toBe(1);
     const lines = out.text.split('\n');
     expect(lines[0]).toMatch(/^ROUTEROS WARNING - /);
-    expect(lines.some((line) => /rx grew with no session at both between the looks .*one window cannot tell which/.test(line))).toBe(true);
+    expect(lines.some((line) => /rx grew with no session at both between the looks .*one window cannot tell which.*a third look, which tells, did not fit within the check's 10s: raise --timeout/.test(line))).toBe(true);
+    expect(out.text).toContain('one window cannot tell whether that rx was an answer');
     expect(out.text).toMatch(/site-one-way/);
   });
 
