@@ -175,7 +175,11 @@ export function rxUnansweredAt(rxMoved: boolean, handshakeAgeSeconds: number | u
  * for a round trip (5 s if the response is lost) after the far end starts a handshake on a healthy idle tunnel, rx
  * grew by the initiation, tx by the response, and the handshake is still old or missing: a dead link's look. The
  * woken tunnel's handshake shows in the next window; a dead link looks the same again (found by review). A link both
- * sides keep trying is so paged one collection interval later than one only this side tries.
+ * sides keep trying is so paged later than one only this side tries: one collection interval when its handshake is
+ * already past 185 s + the window (or none), two when it dies just after a handshake (the 185 s + window allowance
+ * costs one window, the confirmation another: read every 15 s, handshake at 0, down at 225 s, not 195 s; docs/health.md).
+ * The in-flight moment must be shorter than a window: windows under ~15 s (a couple of handshake retries) can show a
+ * healthy tunnel so twice in a row.
  */
 function sendingUnanswered(input: LivenessInput): boolean {
   if (!input.rxMoved) return true;

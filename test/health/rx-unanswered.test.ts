@@ -268,6 +268,30 @@ describe('check\'s one window (PeerTable.markUnansweredUnconfirmed)', () => {
   });
 });
 
+describe('the reviewer\'s scenario B: a link dying just after a handshake at t = 0, read every 15 s', () => {
+  // tx grows every window (this side sending, then its handshake initiations); rx not at all (one-sided), or in every
+  // window (both sides trying: the far end's initiations once its own session lapses).
+  const reads = (bothSides: boolean): Read[] =>
+    Array.from({ length: 17 }, (_, index) => {
+      const t = index * 15;
+      return { wall: t, mono: t, rx: 1_000 + (bothSides ? index * 148 : 0), tx: 1_000 + index * 148, age: t };
+    });
+
+  it('one-sided: first down at 195 s, the first read past the 185 s bound', async () => {
+    const { seen } = await collect(reads(false));
+    expect(seen.findIndex((each) => each.collected === 'down') * 15).toBe(195);
+    expect(seen.findIndex((each) => each.status === 'critical') * 15).toBe(195);
+  });
+
+  it('both sides trying: first down at 225 s, two windows later: rx is no answer only once the handshake is older than 185 s + the 15 s window (210 s), and the peer expected once two windows in a row show it (225 s)', async () => {
+    const { seen } = await collect(reads(true));
+    expect(seen.findIndex((each) => each.collected === 'down') * 15).toBe(225);
+    expect(seen.findIndex((each) => each.status === 'critical') * 15).toBe(225);
+    // Before it, never a page: up while the session lives, idle from 195 s.
+    expect(seen.slice(0, 15).map((each) => each.status)).toEqual(Array.from({ length: 15 }, () => 'ok'));
+  });
+});
+
 describe('property: the new rule never makes a peer expected from a single window', () => {
   it('over handshake age, gap, the window before, keepalive, expect mode and endpoint: rx and tx grown in one window make the peer expected only as keepalive or `always` would', () => {
     const samples = fc.record({
