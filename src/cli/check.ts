@@ -192,7 +192,8 @@ export async function check(configPath: string, routerNames?: string | readonly 
   // seen: those whose verdict hangs on it are not judged (WARNING, "cannot judge"). Before, the first look stood and
   // called a dead site link idle, OK, where the same check with a longer -t (or a faster router) said CRITICAL
   // (found by a hostile tester); and the look was skipped unless the gap and one request's timeout fitted, though a
-  // run is two requests or more.
+  // run is two requests or more. A third look, on the same rule, where the one window of the first two cannot tell
+  // (collect, below).
   const secondLook = new Set<string>();
   const looked = new Set<string>();
   // The third look (below): the routers it was wanted for, and those it reached.
