@@ -209,12 +209,15 @@ export function hasPlain(chunk: Chunk): boolean {
  */
 const WINDOW_BITS = 14;
 /**
- * zlib's hash table and pending buffer at a quarter of their default size (memLevel 6 of 9, default 8): 16 KiB
- * each rather than 64. With the window above, the engine's blocks then add up to ~96 KiB, none of them mapped on
- * its own under the image's 64 KiB mmap threshold, and under glibc's 128 KiB trim threshold, so freeing an engine
- * no longer hands pages back that the next one faults in again. A 64 KiB merged run of exposition text (merge.ts)
- * deflated in 116 µs of CPU against 582 with MALLOC_MMAP_THRESHOLD_=65536 (112 against 346 without it), 0.6 %
- * larger; level 1 follows short hash chains, so a smaller table loses little.
+ * zlib's pending buffer and (where its hash is not forced) hash table at a quarter of their default size (memLevel 6,
+ * default 8). An engine is made and freed for every chunk, and under the image's 64 KiB mmap threshold each block of
+ * that size is mapped, zeroed and unmapped each time. strace of 1,050 deflates of 64 KiB merged runs on Node 20:
+ * 1,012 mappings of 84 KiB and 524 of 68 KiB at memLevel 8, 853 of 68 KiB at 6; the block left is 64 KiB whatever
+ * memLevel (the hash head, as far as can be told: the zlib Node bundles, Chromium's, raises the hash to 2^15 entries
+ * when its SIMD hashing is on). CPU per
+ * such deflate, each setting in processes of its own with allocation going on beside: Node 20 552–560 µs against
+ * 646–662 with MALLOC_MMAP_THRESHOLD_=65536 (238–244 against 273–282 without), Node 24 453–536 against 642–700 (the
+ * same ~175 without); output 0.5 % larger: level 1 follows short hash chains, so a smaller table loses little.
  */
 const MEM_LEVEL = 6;
 const DEFLATE: ZlibOptions = { level: LEVEL, windowBits: WINDOW_BITS, memLevel: MEM_LEVEL, finishFlush: constants.Z_SYNC_FLUSH };
