@@ -13,6 +13,7 @@ import { ConfigError, type Config, type RouterConfig } from '../config/types.js'
 import { formatProblems, loadConfigFile } from '../config/index.js';
 import { formatDuration, parseDuration } from '../config/duration.js';
 import { createApp, type App } from '../app.js';
+import type { JobSnapshot } from '../metrics/store.js';
 import { judgePeer } from '../analysis/peer.js';
 import type { WireguardData, WireguardPeer } from '../collectors/wireguard.js';
 import { PeerTable } from '../collectors/wireguard-peers.js';
@@ -199,21 +200,44 @@ export async function check(configPath: string, routerNames?: string | readonly 
   // The third look (below): the routers it was wanted for, and those it reached.
   const thirdLook = new Set<string>();
   const thirdLooked = new Set<string>();
+  // A look whose run failed at a router (an HTTP error, the router gone) is not its verdict: the store keeps the
+  // failed run in place of the look before, whose verdicts were lost with it, and a CRITICAL the second look had
+  // established answered WARNING "collector failing" when the third failed (review). The router's wireguard run of
+  // the look before each look (`before`); a router whose look failed is judged from that run (`judgedFrom`), the
+  // failure's reason (an ErrorReason: no router text) kept for its note.
+  const before = new Map<string, JobSnapshot>();
+  const judgedFrom = new Map<string, JobSnapshot>();
+  const failed: Record<'second' | 'third', Map<string, string>> = { second: new Map(), third: new Map() };
   let looking: 'second' | 'third' | undefined;
+  const wireguardRun = (name: string): JobSnapshot | undefined => app.store.snapshots(name).find((snapshot) => snapshot.job === 'wireguard');
   const unsubscribe = app.store.subscribe((name, collector) => {
-    if (collector !== 'wireguard') return;
+    if (collector !== 'wireguard' || looking === undefined) return;
+    const run = wireguardRun(name);
+    const earlier = before.get(name);
+    if (run?.ok === false && earlier?.ok === true) {
+      judgedFrom.set(name, earlier);
+      failed[looking].set(name, run.reason ?? 'parse');
+      return;
+    }
     if (looking === 'second') looked.add(name);
-    else if (looking === 'third') thirdLooked.add(name);
+    else thirdLooked.add(name);
   });
+  /** The router's runs as check judges them: the run of the look before in place of a look's failed wireguard run. */
+  const snapshotsOf = (name: string): JobSnapshot[] => {
+    const earlier = judgedFrom.get(name);
+    const runs = app.store.snapshots(name);
+    return earlier === undefined ? runs : runs.map((run) => (run.job === 'wireguard' && !run.ok ? earlier : run));
+  };
+  const judged: Pick<App['store'], 'snapshots'> = { snapshots: snapshotsOf };
   const tableOf = (name: string): PeerTable | undefined => {
-    const peers = (app.store.snapshots(name).find((snapshot) => snapshot.job === 'wireguard' && snapshot.ok)?.data as WireguardData | undefined)?.peers;
+    const peers = (snapshotsOf(name).find((snapshot) => snapshot.job === 'wireguard' && snapshot.ok)?.data as WireguardData | undefined)?.peers;
     return peers instanceof PeerTable ? peers : undefined;
   };
   /** Whether a peer of the router is unjudged because its one window could not tell (its rows marked). */
   const leftUnconfirmed = (name: string): boolean => {
     const router = checked.routers.find((each) => each.name === name);
     if (router === undefined) return false;
-    const { judgements } = evaluateRouter(router, app.store.snapshots(name), now());
+    const { judgements } = evaluateRouter(router, snapshotsOf(name), now());
     return judgements.some(({ peer, verdict }) => peer.unansweredUnconfirmed === true && verdict.reason === 'unreadable');
   };
   /**
@@ -222,11 +246,18 @@ export async function check(configPath: string, routerNames?: string | readonly 
    * sending unanswered for a look after it.
    */
   const markUnconfirmed = (name: string): boolean => (tableOf(name)?.markUnansweredUnconfirmed() ?? 0) > 0 && leftUnconfirmed(name);
+  /** Keeps the router's wireguard run before a look at it, to judge from if the look fails. */
+  const remember = (name: string): void => {
+    const run = wireguardRun(name);
+    if (run === undefined) before.delete(name);
+    else before.set(name, run);
+  };
   const collect = async (): Promise<void> => {
     await app.collectOnce();
     for (const name of routersHangingOnTraffic(checked.routers, app.store, now())) secondLook.add(name);
     if (secondLook.size === 0 || !roomForLook()) return;
     await pause(TRAFFIC_LOOK_GAP_MS);
+    for (const name of secondLook) remember(name);
     looking = 'second';
     await app.collectOnce((router, job) => job === 'wireguard' && secondLook.has(router));
     // A third look, as the daemon's second window, at routers where the one window left a verdict unjudged (rx grew
@@ -237,6 +268,7 @@ export async function check(configPath: string, routerNames?: string | readonly 
     for (const name of looked) if (markUnconfirmed(name)) thirdLook.add(name);
     if (thirdLook.size === 0 || !roomForLook()) return;
     await pause(TRAFFIC_LOOK_GAP_MS);
+    for (const name of thirdLook) remember(name);
     looking = 'third';
     await app.collectOnce((router, job) => job === 'wireguard' && thirdLook.has(router));
   };
@@ -250,7 +282,14 @@ export async function check(configPath: string, routerNames?: string | readonly 
     const notes: string[] = [];
     const unseen = [...secondLook].filter((name) => !looked.has(name));
     for (const name of unseen) tableOf(name)?.markTrafficUnseen();
-    if (unseen.length > 0) notes.push(`no second look at the traffic of ${unseen.join(', ')} (${TRAFFIC_LOOK_GAP_MS / 1000} s after the first) within the check's ${formatDuration(timeoutSeconds)}: peers whose verdict hangs on it are not judged; raise --timeout`);
+    const failedAt = (which: 'second' | 'third', names: readonly string[]): string =>
+      names.map((name) => `${name} (${failed[which].get(name) ?? 'failed'})`).join(', ');
+    const secondFailed = unseen.filter((name) => failed.second.has(name));
+    const notLooked = unseen.filter((name) => !failed.second.has(name));
+    if (secondFailed.length > 0) {
+      notes.push(`the second look at the traffic of ${failedAt('second', secondFailed)} failed: judged from the first look, where peers whose verdict hangs on traffic are not judged`);
+    }
+    if (notLooked.length > 0) notes.push(`no second look at the traffic of ${notLooked.join(', ')} (${TRAFFIC_LOOK_GAP_MS / 1000} s after the first) within the check's ${formatDuration(timeoutSeconds)}: peers whose verdict hangs on it are not judged; raise --timeout`);
     // The daemon makes a peer expected for rx that grew with no session possible only when two counter windows in a
     // row show it (analysis/liveness.ts): a healthy idle tunnel the far end is waking looks so for a round trip, a
     // dead link both sides keep trying looks so every time. One window can neither confirm the dead link (CRITICAL)
@@ -258,12 +297,16 @@ export async function check(configPath: string, routerNames?: string | readonly 
     // unjudged so: marking also flags rows whose verdict does not hang on it (a keepalive, `expect`, a disabled peer
     // or interface), and an OK answer carried "peers … are not judged" (review).
     const unconfirmed = [...looked].filter(markUnconfirmed);
-    const withoutThird = unconfirmed.filter((name) => !thirdLooked.has(name));
+    const thirdFailed = unconfirmed.filter((name) => failed.third.has(name));
+    const withoutThird = unconfirmed.filter((name) => !thirdLooked.has(name) && !failed.third.has(name));
     const afterThird = unconfirmed.filter((name) => thirdLooked.has(name));
     const gap = `${TRAFFIC_LOOK_GAP_MS / 1000} s apart`;
     const what = 'while tx did: the far end\'s handshake attempts on a link where none completes, or a handshake in flight; one window cannot tell which, so peers whose verdict hangs on it are not judged';
     if (withoutThird.length > 0) {
       notes.push(`rx grew with no session at ${withoutThird.join(', ')} between the looks (${gap}) ${what}; a third look, which tells, did not fit within the check's ${formatDuration(timeoutSeconds)}: raise --timeout (the daemon tells over two collections)`);
+    }
+    if (thirdFailed.length > 0) {
+      notes.push(`rx grew with no session at ${thirdFailed.join(', ')} between the looks (${gap}) ${what}; the third look, which tells, failed at ${failedAt('third', thirdFailed)}: judged from the second look (the daemon tells over two collections)`);
     }
     if (afterThird.length > 0) {
       notes.push(`rx grew with no session at ${afterThird.join(', ')} between the second and third looks (${gap}) alone ${what} (the daemon tells over two collections)`);
@@ -284,18 +327,18 @@ export async function check(configPath: string, routerNames?: string | readonly 
       // down is down, whatever they would say — by the one `up` verdict /health and routeros_up use. One that
       // answered is judged only once every collector has run, or its tunnels would pass unseen.
       const known = (router: Config['routers'][number]): boolean =>
-        app.store.tried(router.name) || evaluateRouter(router, app.store.snapshots(router.name), now()).health.up === false;
+        app.store.tried(router.name) || evaluateRouter(router, snapshotsOf(router.name), now()).health.up === false;
       const waiting = checked.routers.filter((router) => !known(router)).map((router) => router.name);
       const late = `check timed out after ${formatDuration(timeoutSeconds)}, still waiting for ${waiting.join(', ')}`;
-      const judged = checked.routers.filter(known);
+      const judgedRouters = checked.routers.filter(known);
       const unheard = waiting.length > 0 ? { partial: true, late } : {};
-      const verdict = judged.length === 0 ? undefined : formatCheck(evaluateRouters(judged, app.store, now()), judged, { ...unheard, ...(note === undefined ? {} : { note }) });
+      const verdict = judgedRouters.length === 0 ? undefined : formatCheck(evaluateRouters(judgedRouters, judged, now()), judgedRouters, { ...unheard, ...(note === undefined ? {} : { note }) });
       if (waiting.length === 0 && verdict !== undefined) return verdict;
       // Routers found down page now (formatCheck says who is still unheard on the first line, within its bound).
       if (verdict?.state === 'CRITICAL') return verdict;
       return output('UNKNOWN', late, ['Raise --timeout (and the monitoring system\'s own check timeout above it), or lower the routers\' timeout and ping counts.']);
     }
-    return formatCheck(evaluateRouters(checked.routers, app.store, now()), checked.routers, note === undefined ? {} : { note });
+    return formatCheck(evaluateRouters(checked.routers, judged, now()), checked.routers, note === undefined ? {} : { note });
   } finally {
     unsubscribe();
     clearTimeout(timer);

@@ -101,6 +101,50 @@ describe('check and peers whose verdict hangs on traffic', () => {
     expect(out.text).not.toMatch(/rx grew with no session|not judged|cannot judge/);
   });
 
+  it('a third look whose run fails keeps what the second look established: CRITICAL for the dead link this side keeps trying, the other not judged, with a note (it answered WARNING "collector failing"; review)', async () => {
+    pauses.length = 0;
+    const router = emulator.router('mixed');
+    const failThird = async (ms: number): Promise<void> => {
+      await step(ms);
+      if (pauses.length === 2) router.setFaults({ status: { 'interface/wireguard': 500 } });
+    };
+    let out;
+    try {
+      out = await check(configFile('mixed'), undefined, { now: () => clock, pause: failThird, elapsed: () => clock });
+    } finally {
+      router.clearFaults();
+    }
+    expect(pauses).toEqual([TRAFFIC_LOOK_GAP_MS, TRAFFIC_LOOK_GAP_MS]);
+    expect(out.code).toBe(2);
+    const lines = out.text.split('\n');
+    expect(lines[0]).toMatch(/^ROUTEROS CRITICAL - .*site-dead/);
+    expect(lines).toContainEqual(expect.stringMatching(/^rx grew with no session at mixed between the looks .*the third look, which tells, failed at mixed \(http_5xx\): judged from the second look/));
+    expect(out.text).toMatch(/lab-one-way/);
+    expect(out.text).not.toMatch(/collector failing/);
+  });
+
+  it('a second look whose run fails keeps what the first look established: CRITICAL for a peer down without traffic, the peer whose verdict hangs on it not judged, with a note (review)', async () => {
+    pauses.length = 0;
+    const router = emulator.router('mixed');
+    const failSecond = async (ms: number): Promise<void> => {
+      await step(ms);
+      if (pauses.length === 1) router.setFaults({ status: { 'interface/wireguard': 500 } });
+    };
+    let out;
+    try {
+      out = await check(configFile('mixed', { expect: { 'wg-lab': 'always' } }), undefined, { now: () => clock, pause: failSecond, elapsed: () => clock });
+    } finally {
+      router.clearFaults();
+    }
+    expect(pauses).toEqual([TRAFFIC_LOOK_GAP_MS]);
+    expect(out.code).toBe(2);
+    const lines = out.text.split('\n');
+    expect(lines[0]).toMatch(/^ROUTEROS CRITICAL - .*lab-one-way/);
+    expect(lines).toContainEqual('the second look at the traffic of mixed (http_5xx) failed: judged from the first look, where peers whose verdict hangs on traffic are not judged');
+    expect(lines[0]).toMatch(/cannot judge 1 peer/);
+    expect(out.text).not.toMatch(/collector failing/);
+  });
+
   it('a road warrior asleep (no endpoint) needs no second look, and is OK', async () => {
     pauses.length = 0;
     const out = await check(configFile('road'), undefined, { now: () => clock, pause: step });
