@@ -55,6 +55,17 @@ export const MAX_CHECK_LOG_BYTES = 4_096;
  */
 export const TRAFFIC_LOOK_GAP_MS = 6_000;
 
+/**
+ * The longest wait before the third look (collect, in check): two handshake retries (REKEY_TIMEOUT, 5 s, each with up
+ * to a third of a second of jitter) and some slack, so a healthy tunnel whose handshake response is lost once more
+ * (a lossy or high-RTT link) still completes it within the window. Shorter when the deadline leaves less room, at
+ * least TRAFFIC_LOOK_GAP_MS; none when not even that fits.
+ */
+export const THIRD_LOOK_GAP_MS = 12_000;
+
+/** The least time kept after the third look's gap for its run to land, when the second look took less. */
+const LOOK_RUN_RESERVE_MS = 1_000;
+
 /** A pause that does not keep the process alive (a check past its deadline exits without waiting it out). */
 function sleep(ms: number): Promise<void> {
   return wait(ms, undefined, { ref: false });
@@ -252,6 +263,7 @@ export async function check(configPath: string, routerNames?: string | readonly 
     if (run === undefined) before.delete(name);
     else before.set(name, run);
   };
+  let thirdGap = THIRD_LOOK_GAP_MS;
   const collect = async (): Promise<void> => {
     await app.collectOnce();
     for (const name of routersHangingOnTraffic(checked.routers, app.store, now())) secondLook.add(name);
@@ -259,15 +271,24 @@ export async function check(configPath: string, routerNames?: string | readonly 
     await pause(TRAFFIC_LOOK_GAP_MS);
     for (const name of secondLook) remember(name);
     looking = 'second';
+    const secondStarted = elapsed();
     await app.collectOnce((router, job) => job === 'wireguard' && secondLook.has(router));
+    const secondTook = elapsed() - secondStarted;
     // A third look, as the daemon's second window, at routers where the one window left a verdict unjudged (rx grew
     // with no session possible): a dead link both sides keep trying shows it again with the window before set
     // (CRITICAL), a healthy tunnel the far end was waking shows its fresh handshake (OK). Without it such a link
     // answered WARNING forever, and a Nagios set-up that pages on CRITICAL alone never paged for it (review).
     looking = undefined;
     for (const name of looked) if (markUnconfirmed(name)) thirdLook.add(name);
-    if (thirdLook.size === 0 || !roomForLook()) return;
-    await pause(TRAFFIC_LOOK_GAP_MS);
+    if (thirdLook.size === 0) return;
+    // As long a gap as the deadline leaves room for, up to THIRD_LOOK_GAP_MS, keeping what the second look took (the
+    // same requests) for the third to land; at least the second's gap, and none when not even that ends before the
+    // deadline (as the second look's rule).
+    const left = timeoutSeconds * 1000 - (elapsed() - started);
+    if (!(left > TRAFFIC_LOOK_GAP_MS)) return;
+    const gap = Math.max(TRAFFIC_LOOK_GAP_MS, Math.min(THIRD_LOOK_GAP_MS, left - Math.max(secondTook, LOOK_RUN_RESERVE_MS)));
+    thirdGap = gap;
+    await pause(gap);
     for (const name of thirdLook) remember(name);
     looking = 'third';
     await app.collectOnce((router, job) => job === 'wireguard' && thirdLook.has(router));
@@ -309,7 +330,7 @@ export async function check(configPath: string, routerNames?: string | readonly 
       notes.push(`rx grew with no session at ${thirdFailed.join(', ')} between the looks (${gap}) ${what}; the third look, which tells, failed at ${failedAt('third', thirdFailed)}: judged from the second look (the daemon tells over two collections)`);
     }
     if (afterThird.length > 0) {
-      notes.push(`rx grew with no session at ${afterThird.join(', ')} between the second and third looks (${gap}) alone ${what} (the daemon tells over two collections)`);
+      notes.push(`rx grew with no session at ${afterThird.join(', ')} between the second and third looks (${Number((thirdGap / 1000).toFixed(1))} s apart) alone ${what} (the daemon tells over two collections)`);
     }
     return notes;
   };

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
-import { check, TRAFFIC_LOOK_GAP_MS, verdictHangsOnTraffic } from '../../src/cli/check.js';
+import { check, THIRD_LOOK_GAP_MS, TRAFFIC_LOOK_GAP_MS, verdictHangsOnTraffic } from '../../src/cli/check.js';
 import type { WireguardPeer } from '../../src/collectors/wireguard.js';
 import { testRouter } from '../helpers/config.js';
 import { tempFile, writeCa } from '../helpers/emulator-config.js';
@@ -72,8 +72,9 @@ describe('check and peers whose verdict hangs on traffic', () => {
   it('a site link both sides keep trying, no handshake completing (rx and tx both grow between the looks): with room for a third look, CRITICAL (it answered OK, then WARNING forever; found by a hostile tester, then review)', async () => {
     pauses.length = 0;
     const out = await check(configFile('both'), undefined, { now: () => clock, pause: step, elapsed: () => clock });
-    // The third look makes the daemon's second window: unanswered again, the window before unanswered too.
-    expect(pauses).toEqual([TRAFFIC_LOOK_GAP_MS, TRAFFIC_LOOK_GAP_MS]);
+    // The third look makes the daemon's second window: unanswered again, the window before unanswered too. Its gap
+    // is the longer one, which a default -t leaves room for.
+    expect(pauses).toEqual([TRAFFIC_LOOK_GAP_MS, THIRD_LOOK_GAP_MS]);
     expect(out.code).toBe(2);
     expect(out.text.split('\n')[0]).toMatch(/^ROUTEROS CRITICAL - .*site-one-way/);
     expect(out.text).not.toMatch(/rx grew with no session|cannot judge/);
@@ -101,6 +102,18 @@ describe('check and peers whose verdict hangs on traffic', () => {
     expect(out.text).not.toMatch(/rx grew with no session|not judged|cannot judge/);
   });
 
+  it('the third look\'s gap shrinks to what a shorter -t leaves (9 s of 16 s, 1 s kept for its run), at least the second\'s 6 s (13 s), none below (12 s)', async () => {
+    for (const [timeoutSeconds, expected] of [
+      [16, [TRAFFIC_LOOK_GAP_MS, 9_000]],
+      [13, [TRAFFIC_LOOK_GAP_MS, TRAFFIC_LOOK_GAP_MS]],
+      [12, [TRAFFIC_LOOK_GAP_MS]],
+    ] as const) {
+      pauses.length = 0;
+      await check(configFile('both'), undefined, { now: () => clock, pause: step, elapsed: () => clock, timeoutSeconds });
+      expect({ timeoutSeconds, pauses }).toEqual({ timeoutSeconds, pauses: expected });
+    }
+  });
+
   it('a third look whose run fails keeps what the second look established: CRITICAL for the dead link this side keeps trying, the other not judged, with a note (it answered WARNING "collector failing"; review)', async () => {
     pauses.length = 0;
     const router = emulator.router('mixed');
@@ -114,7 +127,7 @@ describe('check and peers whose verdict hangs on traffic', () => {
     } finally {
       router.clearFaults();
     }
-    expect(pauses).toEqual([TRAFFIC_LOOK_GAP_MS, TRAFFIC_LOOK_GAP_MS]);
+    expect(pauses).toEqual([TRAFFIC_LOOK_GAP_MS, THIRD_LOOK_GAP_MS]);
     expect(out.code).toBe(2);
     const lines = out.text.split('\n');
     expect(lines[0]).toMatch(/^ROUTEROS CRITICAL - .*site-dead/);
