@@ -16,8 +16,9 @@ let clock = T0;
 let emulator: Emulator;
 let ca: string;
 
-function configFile(router: string, health: object = {}): string {
-  const config = { defaults: { username: 'monitor', password: PASSWORD, timeout: '3s', tls: { ca_file: ca }, health }, routers: [{ name: router, url: emulator.router(router).url }] };
+function configFile(router: string | readonly string[], health: object = {}): string {
+  const names = typeof router === 'string' ? [router] : router;
+  const config = { defaults: { username: 'monitor', password: PASSWORD, timeout: '3s', tls: { ca_file: ca }, health }, routers: names.map((name) => ({ name, url: emulator.router(name).url })) };
   return tempFile('routeros-exporter.yml', JSON.stringify(config, null, 2));
 }
 
@@ -96,7 +97,9 @@ describe('check and peers whose verdict hangs on traffic', () => {
 
   it('a peer marked in the one window whose verdict does not hang on it (`expect: on_demand`) adds no note: the answer is the other peer\'s, CRITICAL, with no "not judged" (review)', async () => {
     pauses.length = 0;
-    const out = await check(configFile('mixed', { expect: { 'wg-lab': 'on_demand' } }), undefined, { now: () => clock, pause: step });
+    const out = await check(configFile('mixed', { expect: { 'wg-lab': 'on_demand' } }), undefined, { now: () => clock, pause: step, elapsed: () => clock });
+    // No third look: no verdict was left unjudged by the one window (the marked on_demand row is judged alike).
+    expect(pauses).toEqual([TRAFFIC_LOOK_GAP_MS]);
     expect(out.code).toBe(2);
     expect(out.text).toMatch(/site-dead/);
     expect(out.text).not.toMatch(/rx grew with no session|not judged|cannot judge/);
@@ -156,6 +159,22 @@ describe('check and peers whose verdict hangs on traffic', () => {
     expect(lines).toContainEqual('the second look at the traffic of mixed (http_5xx) failed: judged from the first look, where peers whose verdict hangs on traffic are not judged');
     expect(lines[0]).toMatch(/cannot judge 1 peer/);
     expect(out.text).not.toMatch(/collector failing/);
+  });
+
+  it('the third look re-runs only the routers it is for: hub, CRITICAL after the second, is not asked again (review)', async () => {
+    pauses.length = 0;
+    const hub = emulator.router('hub');
+    let hubBeforeThird = -1;
+    const count = async (ms: number): Promise<void> => {
+      await step(ms);
+      if (pauses.length === 2) hubBeforeThird = hub.stats.requests;
+    };
+    const out = await check(configFile(['hub', 'both']), undefined, { now: () => clock, pause: count, elapsed: () => clock });
+    expect(pauses).toEqual([TRAFFIC_LOOK_GAP_MS, THIRD_LOOK_GAP_MS]);
+    expect(hubBeforeThird).toBeGreaterThan(0);
+    expect(hub.stats.requests).toBe(hubBeforeThird);
+    expect(out.code).toBe(2);
+    expect(out.text.split('\n')[0]).toMatch(/site-dead.*site-one-way|site-one-way.*site-dead/);
   });
 
   it('a road warrior asleep (no endpoint) needs no second look, and is OK', async () => {
