@@ -64,10 +64,12 @@ export class CounterMemory {
   /**
    * The window rx and tx grew in, in seconds: from the read of the counters `moved` compares with to this run's, the
    * longer of the monotonic and the wall-clock difference. The monotonic one alone: performance.now() stands still
-   * while the host or VM is suspended, so after an hour's suspend the window read 15 s while the router's handshake
-   * had aged an hour, its answers were refused and a healthy tunnel paged (found by review); the wall clock alone: one
+   * while the host is suspended, so after an hour's suspend the window read 15 s while the router's handshake had
+   * aged an hour, its answers were refused and a healthy tunnel paged (found by review); the wall clock alone: one
    * stepped back an hour between two runs made it 0, the same refusal (found by review). The longer is the safe
-   * direction: more rx counts as an answer. Undefined without a previous run (then nothing moved), or when no
+   * direction: more rx counts as an answer. It covers a host suspended to RAM, whose kernel corrects the wall clock on
+   * resume; not a paused VM whose guest wall clock lags until NTP or a guest agent corrects it: until then both clocks
+   * miss the pause and the window is short (docs/health.md). Undefined without a previous run (then nothing moved), or when no
    * monotonic read time was given (a wall clock alone cannot be trusted not to have been stepped back). From the last successful run: a run that failed in between kept nothing, and the window
    * spans the gap, as its bits (the previous window's is the one ending at that last successful read).
    */
