@@ -15,7 +15,7 @@ import { formatDuration, parseDuration } from '../config/duration.js';
 import { createApp, type App } from '../app.js';
 import type { JobSnapshot } from '../metrics/store.js';
 import { judgePeer } from '../analysis/peer.js';
-import type { WireguardData, WireguardPeer } from '../collectors/wireguard.js';
+import { wireguardReadsSeconds, type WireguardData, type WireguardPeer } from '../collectors/wireguard.js';
 import { PeerTable } from '../collectors/wireguard-peers.js';
 import { evaluateRouters } from '../health/report.js';
 import { evaluateRouter } from '../health/evaluate.js';
@@ -225,7 +225,11 @@ export async function check(configPath: string, routerNames?: string | readonly 
     if (collector !== 'wireguard' || looking === undefined) return;
     const run = wireguardRun(name);
     const earlier = before.get(name);
-    if (run?.ok === false && earlier?.ok === true) {
+    // Not when the router runs no system job and this run found it silent: that run is what says the router is down
+    // (analysis/up.ts), and judged from the look before it read up, WARNING where the daemon says down, CRITICAL
+    // (review). Left in place, it is judged as the run it is.
+    const silentWithoutSystem = run?.silentSince !== undefined && checked.routers.find((router) => router.name === name)?.collectors.system !== true;
+    if (run?.ok === false && earlier?.ok === true && !silentWithoutSystem) {
       judgedFrom.set(name, earlier);
       failed[looking].set(name, run.reason ?? 'parse');
       return;
@@ -281,12 +285,16 @@ export async function check(configPath: string, routerNames?: string | readonly 
     looking = undefined;
     for (const name of looked) if (markUnconfirmed(name)) thirdLook.add(name);
     if (thirdLook.size === 0) return;
-    // As long a gap as the deadline leaves room for, up to THIRD_LOOK_GAP_MS, keeping what the second look took (the
-    // same requests) for the third to land; at least the second's gap, and none when not even that ends before the
-    // deadline (as the second look's rule).
+    // As long a gap as the deadline leaves room for, up to THIRD_LOOK_GAP_MS, keeping the most the third look's run may
+    // take (its routers' wireguard reads, each its timeout; what the second took if more) for it to land; at least the
+    // second's gap, and none when not even that ends before the deadline (as the second look's rule). Kept from the
+    // second look's time alone, a third a little slower (a reconnect after the idle gap) missed the deadline, and a
+    // dead link answered WARNING "did not fit" where the 6 s gap had answered CRITICAL (review).
     const left = timeoutSeconds * 1000 - (elapsed() - started);
     if (!(left > TRAFFIC_LOOK_GAP_MS)) return;
-    const gap = Math.max(TRAFFIC_LOOK_GAP_MS, Math.min(THIRD_LOOK_GAP_MS, left - Math.max(secondTook, LOOK_RUN_RESERVE_MS)));
+    let reserve = Math.max(secondTook, LOOK_RUN_RESERVE_MS);
+    for (const router of checked.routers) if (thirdLook.has(router.name)) reserve = Math.max(reserve, wireguardReadsSeconds(router) * 1000);
+    const gap = Math.max(TRAFFIC_LOOK_GAP_MS, Math.min(THIRD_LOOK_GAP_MS, left - reserve));
     thirdGap = gap;
     await pause(gap);
     for (const name of thirdLook) remember(name);

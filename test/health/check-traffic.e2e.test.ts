@@ -105,10 +105,11 @@ describe('check and peers whose verdict hangs on traffic', () => {
     expect(out.text).not.toMatch(/rx grew with no session|not judged|cannot judge/);
   });
 
-  it('the third look\'s gap shrinks to what a shorter -t leaves (9 s of 16 s, 1 s kept for its run), at least the second\'s 6 s (13 s), none below (12 s)', async () => {
+  it('the third look\'s gap shrinks to what a shorter -t leaves after its run\'s most (three 3 s timeouts: 8 s of 23 s), at least the second\'s 6 s (16 s), none below (12 s)', async () => {
     for (const [timeoutSeconds, expected] of [
-      [16, [TRAFFIC_LOOK_GAP_MS, 9_000]],
-      [13, [TRAFFIC_LOOK_GAP_MS, TRAFFIC_LOOK_GAP_MS]],
+      [28, [TRAFFIC_LOOK_GAP_MS, THIRD_LOOK_GAP_MS]],
+      [23, [TRAFFIC_LOOK_GAP_MS, 8_000]],
+      [16, [TRAFFIC_LOOK_GAP_MS, TRAFFIC_LOOK_GAP_MS]],
       [12, [TRAFFIC_LOOK_GAP_MS]],
     ] as const) {
       pauses.length = 0;
@@ -137,6 +138,29 @@ describe('check and peers whose verdict hangs on traffic', () => {
     expect(lines).toContainEqual(expect.stringMatching(/^rx grew with no session at mixed between the looks .*the third look, which tells, failed at mixed \(http_5xx\): judged from the second look/));
     expect(out.text).toMatch(/lab-one-way/);
     expect(out.text).not.toMatch(/collector failing/);
+  });
+
+  it('without the system collector, a third look that finds the router silent says it is down, CRITICAL, as the daemon does; not judged up from the second look (review)', async () => {
+    pauses.length = 0;
+    const router = emulator.router('mixed');
+    const failThird = async (ms: number): Promise<void> => {
+      await step(ms);
+      if (pauses.length === 2) router.setFaults({ status: { 'interface/wireguard': 500 } });
+    };
+    const config = {
+      defaults: { username: 'monitor', password: PASSWORD, timeout: '3s', tls: { ca_file: ca } },
+      routers: [{ name: 'mixed', url: router.url, collectors: { system: false } }],
+    };
+    let out;
+    try {
+      out = await check(tempFile('routeros-exporter.yml', JSON.stringify(config)), undefined, { now: () => clock, pause: failThird, elapsed: () => clock });
+    } finally {
+      router.clearFaults();
+    }
+    expect(pauses).toEqual([TRAFFIC_LOOK_GAP_MS, THIRD_LOOK_GAP_MS]);
+    expect(out.code).toBe(2);
+    expect(out.text.split('\n')[0]).toMatch(/^ROUTEROS CRITICAL - .*could be reached: mixed \(http_5xx\)/);
+    expect(out.text).not.toMatch(/mixed: up/);
   });
 
   it('a second look whose run fails keeps what the first look established: CRITICAL for a peer down without traffic, the peer whose verdict hangs on it not judged, with a note (review)', async () => {
