@@ -21,6 +21,11 @@ afterEach(() => {
   vi.useRealTimers();
 });
 
+/** A system job every second, running `run`. */
+function systemJob(run: JobDefinition['run']): JobDefinition {
+  return { collector: 'system', job: 'system', schedule: '* * * * * *', deadlineSeconds: 5, connection: 'reads', settings: null, run };
+}
+
 describe('a wall clock set back', () => {
   it('does not stretch a backoff: 30 s after an authentication failure the job runs again', async () => {
     vi.useFakeTimers(TIMERS_AND_CLOCKS);
@@ -29,18 +34,10 @@ describe('a wall clock set back', () => {
     store.plan(new Map([['hq', [{ collector: 'system' as const, job: 'system' }]]]));
     let wall = Date.UTC(2026, 10, 25, 12, 0, 0);
     let runs = 0;
-    const definition: JobDefinition = {
-      collector: 'system',
-      job: 'system',
-      schedule: '* * * * * *',
-      deadlineSeconds: 5,
-      connection: 'reads',
-      settings: null,
-      run() {
-        runs++;
-        return Promise.reject(new RouterOsError('ROS_ERR_AUTH', 'GET /rest/system/resource: refused', { status: 401 }));
-      },
-    };
+    const definition = systemJob(() => {
+      runs++;
+      return Promise.reject(new RouterOsError('ROS_ERR_AUTH', 'GET /rest/system/resource: refused', { status: 401 }));
+    });
     const job = new JobRunner({ router, definition, client: new FakeClient(), store, semaphore: new Semaphore(1), logger: pino({ level: 'silent' }), now: () => wall, routerLabel: routerLabel('hq') });
     expect(await job.trigger()).toBe('failed');
     expect(await job.trigger()).toBe('skipped');
@@ -60,18 +57,10 @@ describe('a wall clock set back, at a run', () => {
     let wall = Date.UTC(2026, 10, 25, 12, 0, 0);
     let monotonic = 1_000;
     const seen: { wall: number; elapsed: number | undefined }[] = [];
-    const definition: JobDefinition = {
-      collector: 'system',
-      job: 'system',
-      schedule: '* * * * * *',
-      deadlineSeconds: 5,
-      connection: 'reads',
-      settings: null,
-      run(context) {
-        seen.push({ wall: context.now(), elapsed: context.elapsed?.() });
-        return Promise.resolve({ samples: new SampleSet(), data: undefined, problems: [], decodeErrors: 0 });
-      },
-    };
+    const definition = systemJob((context) => {
+      seen.push({ wall: context.now(), elapsed: context.elapsed?.() });
+      return Promise.resolve({ samples: new SampleSet(), data: undefined, problems: [], decodeErrors: 0 });
+    });
     const job = new JobRunner({ router, definition, client: new FakeClient(), store, semaphore: new Semaphore(1), logger: pino({ level: 'silent' }), now: () => wall, elapsed: () => monotonic, routerLabel: routerLabel('hq') });
     expect(await job.trigger()).toBe('ok');
     wall -= 3_600_000 - 30_000;

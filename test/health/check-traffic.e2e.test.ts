@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
 import { check, THIRD_LOOK_GAP_MS, TRAFFIC_LOOK_GAP_MS, verdictHangsOnTraffic } from '../../src/cli/check.js';
 import type { WireguardPeer } from '../../src/collectors/wireguard.js';
+import type { CheckOutput } from '../../src/health/nagios.js';
 import { testRouter } from '../helpers/config.js';
 import { tempFile, writeCa } from '../helpers/emulator-config.js';
 
@@ -28,6 +29,21 @@ async function step(ms: number): Promise<void> {
   pauses.push(ms);
   clock += ms;
   return Promise.resolve();
+}
+
+/** check of router `mixed` whose wireguard reads answer 500 from the look after pause `failFrom` (1: the second look). */
+async function checkFailingFrom(failFrom: number, configPath: string): Promise<CheckOutput> {
+  pauses.length = 0;
+  const router = emulator.router('mixed');
+  const failing = async (ms: number): Promise<void> => {
+    await step(ms);
+    if (pauses.length === failFrom) router.setFaults({ status: { 'interface/wireguard': 500 } });
+  };
+  try {
+    return await check(configPath, undefined, { now: () => clock, pause: failing, elapsed: () => clock });
+  } finally {
+    router.clearFaults();
+  }
 }
 
 beforeAll(async () => {
@@ -119,18 +135,7 @@ describe('check and peers whose verdict hangs on traffic', () => {
   });
 
   it('a third look whose run fails keeps what the second look established: CRITICAL for the dead link this side keeps trying, the other not judged, with a note (it answered WARNING "collector failing"; review)', async () => {
-    pauses.length = 0;
-    const router = emulator.router('mixed');
-    const failThird = async (ms: number): Promise<void> => {
-      await step(ms);
-      if (pauses.length === 2) router.setFaults({ status: { 'interface/wireguard': 500 } });
-    };
-    let out;
-    try {
-      out = await check(configFile('mixed'), undefined, { now: () => clock, pause: failThird, elapsed: () => clock });
-    } finally {
-      router.clearFaults();
-    }
+    const out = await checkFailingFrom(2, configFile('mixed'));
     expect(pauses).toEqual([TRAFFIC_LOOK_GAP_MS, THIRD_LOOK_GAP_MS]);
     expect(out.code).toBe(2);
     const lines = out.text.split('\n');
@@ -141,22 +146,11 @@ describe('check and peers whose verdict hangs on traffic', () => {
   });
 
   it('without the system collector, a third look that finds the router silent says it is down, CRITICAL, as the daemon does; not judged up from the second look (review)', async () => {
-    pauses.length = 0;
-    const router = emulator.router('mixed');
-    const failThird = async (ms: number): Promise<void> => {
-      await step(ms);
-      if (pauses.length === 2) router.setFaults({ status: { 'interface/wireguard': 500 } });
-    };
     const config = {
       defaults: { username: 'monitor', password: PASSWORD, timeout: '3s', tls: { ca_file: ca } },
-      routers: [{ name: 'mixed', url: router.url, collectors: { system: false } }],
+      routers: [{ name: 'mixed', url: emulator.router('mixed').url, collectors: { system: false } }],
     };
-    let out;
-    try {
-      out = await check(tempFile('routeros-exporter.yml', JSON.stringify(config)), undefined, { now: () => clock, pause: failThird, elapsed: () => clock });
-    } finally {
-      router.clearFaults();
-    }
+    const out = await checkFailingFrom(2, tempFile('routeros-exporter.yml', JSON.stringify(config)));
     expect(pauses).toEqual([TRAFFIC_LOOK_GAP_MS, THIRD_LOOK_GAP_MS]);
     expect(out.code).toBe(2);
     expect(out.text.split('\n')[0]).toMatch(/^ROUTEROS CRITICAL - .*could be reached: mixed \(http_5xx\)/);
@@ -164,18 +158,7 @@ describe('check and peers whose verdict hangs on traffic', () => {
   });
 
   it('a second look whose run fails keeps what the first look established: CRITICAL for a peer down without traffic, the peer whose verdict hangs on it not judged, with a note (review)', async () => {
-    pauses.length = 0;
-    const router = emulator.router('mixed');
-    const failSecond = async (ms: number): Promise<void> => {
-      await step(ms);
-      if (pauses.length === 1) router.setFaults({ status: { 'interface/wireguard': 500 } });
-    };
-    let out;
-    try {
-      out = await check(configFile('mixed', { expect: { 'wg-lab': 'always' } }), undefined, { now: () => clock, pause: failSecond, elapsed: () => clock });
-    } finally {
-      router.clearFaults();
-    }
+    const out = await checkFailingFrom(1, configFile('mixed', { expect: { 'wg-lab': 'always' } }));
     expect(pauses).toEqual([TRAFFIC_LOOK_GAP_MS]);
     expect(out.code).toBe(2);
     const lines = out.text.split('\n');
