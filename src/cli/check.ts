@@ -349,7 +349,6 @@ export async function check(configPath: string, routerNames?: string | readonly 
     });
     const ended = await Promise.race([collect(), deadline]);
     const notes = lookNotes();
-    const note = notes.length === 0 ? undefined : notes;
     if (ended === 'late') {
       // A router found down (its system run failed, or without the system collector a run that found it silent: one
       // that does not answer fails at its timeout, long before its other collectors have each waited out theirs) is judged now:
@@ -361,13 +360,13 @@ export async function check(configPath: string, routerNames?: string | readonly 
       const late = `check timed out after ${formatDuration(timeoutSeconds)}, still waiting for ${waiting.join(', ')}`;
       const judgedRouters = checked.routers.filter(known);
       const unheard = waiting.length > 0 ? { partial: true, late } : {};
-      const verdict = judgedRouters.length === 0 ? undefined : formatCheck(evaluateRouters(judgedRouters, judged, now()), judgedRouters, { ...unheard, ...(note === undefined ? {} : { note }) });
+      const verdict = judgedRouters.length === 0 ? undefined : formatCheck(evaluateRouters(judgedRouters, judged, now()), judgedRouters, { ...unheard, notes });
       if (waiting.length === 0 && verdict !== undefined) return verdict;
       // Routers found down page now (formatCheck says who is still unheard on the first line, within its bound).
       if (verdict?.state === 'CRITICAL') return verdict;
       return output('UNKNOWN', late, ['Raise --timeout (and the monitoring system\'s own check timeout above it), or lower the routers\' timeout and ping counts.']);
     }
-    return formatCheck(evaluateRouters(checked.routers, judged, now()), checked.routers, note === undefined ? {} : { note });
+    return formatCheck(evaluateRouters(checked.routers, judged, now()), checked.routers, { notes });
   } finally {
     unsubscribe();
     clearTimeout(timer);

@@ -121,12 +121,12 @@ export function output(state: NagiosState, summary: string, details: readonly st
 export function formatCheck(
   { report, evaluations }: Evaluated,
   routers: readonly RouterConfig[],
-  { partial = false, late, note }: { partial?: boolean; late?: string; note?: string | readonly string[] } = {},
+  { partial = false, late, notes = [] }: { partial?: boolean; late?: string; notes?: readonly string[] } = {},
 ): CheckOutput {
   if (evaluations.length === 0) return output('UNKNOWN', 'no routers configured');
   // Notes on how the check looked (a second look it could not make, one window that cannot tell) come first: they
   // explain the lines after them.
-  const details = [...(note === undefined ? [] : typeof note === 'string' ? [note] : note), ...evaluations.flatMap(detailLines)];
+  const details = [...notes, ...evaluations.flatMap(detailLines)];
   if (!partial && evaluations.every((evaluation) => evaluation.health.up !== true)) {
     const names = evaluations.map((evaluation) => `${evaluation.health.name} (${evaluation.problems[0]?.brief || 'not tried'})`);
     const tried = evaluations.some((evaluation) => evaluation.health.up === false);
