@@ -216,6 +216,7 @@ export async function check(configPath: string, routerNames?: string | readonly 
   // established answered WARNING "collector failing" when the third failed (review). The router's wireguard run of
   // the look before each look (`before`); a router whose look failed is judged from that run (`judgedFrom`), the
   // failure's reason (an ErrorReason: no router text) kept for its note.
+  const routerNamed = new Map(checked.routers.map((router) => [router.name, router]));
   const before = new Map<string, JobSnapshot>();
   const judgedFrom = new Map<string, JobSnapshot>();
   const failed: Record<'second' | 'third', Map<string, string>> = { second: new Map(), third: new Map() };
@@ -228,7 +229,7 @@ export async function check(configPath: string, routerNames?: string | readonly 
     // Not when the router runs no system job and this run found it silent: that run is what says the router is down
     // (analysis/up.ts), and judged from the look before it read up, WARNING where the daemon says down, CRITICAL
     // (review). Left in place, it is judged as the run it is.
-    const silentWithoutSystem = run?.silentSince !== undefined && checked.routers.find((router) => router.name === name)?.collectors.system !== true;
+    const silentWithoutSystem = run?.silentSince !== undefined && routerNamed.get(name)?.collectors.system !== true;
     if (run?.ok === false && earlier?.ok === true && !silentWithoutSystem) {
       judgedFrom.set(name, earlier);
       failed[looking].set(name, run.reason ?? 'parse');
@@ -250,7 +251,7 @@ export async function check(configPath: string, routerNames?: string | readonly 
   };
   /** Whether a peer of the router is unjudged because its one window could not tell (its rows marked). */
   const leftUnconfirmed = (name: string): boolean => {
-    const router = checked.routers.find((each) => each.name === name);
+    const router = routerNamed.get(name);
     if (router === undefined) return false;
     const { judgements } = evaluateRouter(router, snapshotsOf(name), now());
     return judgements.some(({ peer, verdict }) => peer.unansweredUnconfirmed === true && verdict.reason === 'unreadable');
