@@ -15,13 +15,13 @@ import { safeText } from '../util/text.js';
 export const WITHHELD = 'text withheld: it may echo the credentials';
 
 /** The longest message or detail shown: RouterOS's own are a few words (`no such command or directory (wireguard)`). */
-export const SHOWN_TEXT_CHARS = 200;
+const SHOWN_TEXT_CHARS = 200;
 
 /**
  * What RouterOS writes its error texts with: ASCII letters, digits, spaces and plain punctuation. No escape of
  * any encoding (`&#33;`, `%2521`, `\u0021`, `+` and `=` of base64), no line break, no markup.
  */
-export const ROUTEROS_WORDING = /^[A-Za-z0-9 ().,:'"_*/-]*$/;
+const ROUTEROS_WORDING = /^[A-Za-z0-9 ().,:'"_*/-]*$/;
 
 /**
  * Media types or content codings as HTTP writes them (RFC 9110 tokens: `text/html; charset=utf-8`, `gzip`), with
@@ -29,11 +29,11 @@ export const ROUTEROS_WORDING = /^[A-Za-z0-9 ().,:'"_*/-]*$/;
  */
 const MEDIA_ITEM = String.raw`[A-Za-z0-9!#$&^_.+-]+(?:/[A-Za-z0-9!#$&^_.+-]+)?(?:\s*;\s*[A-Za-z0-9!#$&^_.+-]+=[A-Za-z0-9!#$&^_.+-]+)*`;
 const MEDIA_WORDING = new RegExp(`^${MEDIA_ITEM}(?:\\s*,\\s*${MEDIA_ITEM})*$`);
-export const MEDIA_TEXT_CHARS = 60;
+const MEDIA_TEXT_CHARS = 60;
 
 /** A field name as RouterOS writes one (`.id`, `public-key`, `last-handshake`). Bounded by FIELD_NAME_CHARS. */
 const FIELD_WORDING = /^[A-Za-z0-9._-]+$/;
-export const FIELD_NAME_CHARS = 64;
+const FIELD_NAME_CHARS = 64;
 
 function shown(text: string, wording: RegExp, maxChars: number): string | undefined {
   if (text.length > maxChars || !wording.test(text) || sharesSecretRun(text)) return undefined;
