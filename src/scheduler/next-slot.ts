@@ -90,13 +90,30 @@ function offsetChange(from: number, to: number): OffsetChange | undefined {
   return { at, back: before - utcOffsetMs(at) };
 }
 
-/** node-cron's next slot after the present, or none when its matcher finds none and throws. */
-function cronNext(matcher: CronMatcher): number {
+/** The longest stretch of node-cron's clock read past `now` whose seconds are matched (cronNext). */
+const PASSED_OVER_MAX_MS = 60_000;
+
+/**
+ * node-cron's next slot after `now`'s second, or none when its matcher finds none and throws. node-cron reads the
+ * clock itself, a moment after `now` was read: when that moment is in a later second (a timer woke a millisecond
+ * before its slot, as libuv's whole-millisecond clock lets it, and the process was paused between the two reads),
+ * its answer is the slot after, and the one waited for passed unrun and unlogged — a whole cycle of every router on
+ * the schedule (seen under load in a test). The seconds its read passed over are matched here: none or one, as a rule.
+ */
+function cronNext(matcher: CronMatcher, now: number): number {
+  let next: number;
   try {
-    return matcher.getNextRuns(1)[0]?.getTime() ?? Number.POSITIVE_INFINITY;
+    next = matcher.getNextRuns(1)[0]?.getTime() ?? Number.POSITIVE_INFINITY;
   } catch {
     return Number.POSITIVE_INFINITY;
   }
+  // At most a minute of them: a read further on is a clock stepped or a host suspended between the two reads, whose
+  // slots are missed either way (the watchdog re-arms on a step).
+  const passed = Math.min(Date.now(), now + PASSED_OVER_MAX_MS);
+  for (let t = Math.floor(now / 1000) * 1000 + 1000; t < next && t <= passed; t += 1000) {
+    if (matcher.match(new Date(t))) return t;
+  }
+  return next;
 }
 
 /**
@@ -123,7 +140,7 @@ function firstMatch(matcher: CronMatcher, rules: SlotRules, from: number, to: nu
  */
 export function nextSlot(matcher: CronMatcher, rules: SlotRules, now: number, horizonMs: number): Slot | undefined {
   const change = offsetChange(now - CHANGE_SEARCH_MS, now + horizonMs + CHANGE_SEARCH_MS);
-  if (change === undefined) return slotOf(cronNext(matcher), true);
+  if (change === undefined) return slotOf(cronNext(matcher, now), true);
   const width = Math.abs(change.back);
   const spanStart = change.at - width;
   const spanEnd = change.at + width;
@@ -131,11 +148,11 @@ export function nextSlot(matcher: CronMatcher, rules: SlotRules, now: number, ho
   const first = Math.floor(now / 1000) * 1000 + 1000;
   // Before the change's span node-cron is right. Inside it, it is not asked first: from a repeated hour's second
   // pass it walks every local time back to the first pass, seconds of them per call on a per-second schedule.
-  let next = first < spanStart ? cronNext(matcher) : undefined;
+  let next = first < spanStart ? cronNext(matcher, now) : undefined;
   if (next !== undefined && next < spanStart) return { at: next, runs: true };
   const found = firstMatch(matcher, rules, Math.max(first, spanStart), Math.min(spanEnd, next ?? Number.POSITIVE_INFINITY), (t) => rules.pinned && repeated(t));
   if (found !== undefined) return { at: found, runs: true };
-  next ??= cronNext(matcher);
+  next ??= cronNext(matcher, now);
   return slotOf(next, !(rules.pinned && repeated(next)));
 }
 
