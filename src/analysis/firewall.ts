@@ -121,6 +121,22 @@ export interface Flow {
 
 type Match = 'all' | 'some' | 'none' | 'unknown';
 
+/**
+ * Sources no packet of a flow the audit judges has: "this network" (0.0.0.0/8), loopback (127.0.0.0/8), multicast
+ * (224.0.0.0/4) and the limited broadcast. The flows are unicast packets from hosts (a peer, or a host on either side
+ * of a routed subnet), and Linux drops packets from these as martians. So an accept of the tunnel's port narrowed by
+ * `src-address=127.0.0.1` lets none of it through; it read as covering the tunnel (found by review).
+ */
+const NEVER_SOURCES: readonly Ipv4Range[] = [
+  { lo: 0, hi: 2 ** 24 - 1 },
+  { lo: 127 * 2 ** 24, hi: 128 * 2 ** 24 - 1 },
+  { lo: 224 * 2 ** 24, hi: 240 * 2 ** 24 - 1 },
+  { lo: 2 ** 32 - 1, hi: 2 ** 32 - 1 },
+];
+const LAST_ADDRESS = 2 ** 32 - 1;
+/** RouterOS 7's loopback interface (`type=loopback`). */
+const LOOPBACK_INTERFACE = 'lo';
+
 const BLOCKING = new Set(['drop', 'reject', 'tarpit']);
 const PROTOCOL_NUMBERS: Readonly<Record<string, string>> = { '17': 'udp', '6': 'tcp', '1': 'icmp' };
 
@@ -399,6 +415,7 @@ function compile(record: RouterRecord): CompiledRule {
     'src-address',
     (value) => {
       const range = parseIpv4Match(value);
+      if (range !== undefined && NEVER_SOURCES.some((never) => contains(never, range))) return always('none');
       return (flow) => addressMatch(range, flow.src);
     },
     NARROWS,
@@ -411,7 +428,8 @@ function compile(record: RouterRecord): CompiledRule {
     },
     NARROWS,
   );
-  add('in-interface', (value) => (flow) => interfaceMatch(value, flow.inInterface));
+  // No packet of a flow the audit judges comes in on the loopback interface: it carries the router's own.
+  add('in-interface', (value) => (value === LOOPBACK_INTERFACE ? always('none') : (flow) => interfaceMatch(value, flow.inInterface)));
   add('out-interface', (value) => (flow) => interfaceMatch(value, flow.outInterface));
   // `port` matches either port: the flow's destination port in the list covers it; otherwise its source port,
   // whatever the peer's NAT picked, may still be.
@@ -528,7 +546,11 @@ function portMatch(ports: PortRanges | undefined, port: number | undefined): Mat
 const FEW_HOSTS = 16;
 
 function addressMatch(range: Ipv4Range | undefined, side: Side<Ipv4Range> | undefined): Match {
-  if (side === undefined || range === undefined) return 'unknown';
+  if (range === undefined) return 'unknown';
+  // Every address, whatever is known of the side: so `!0.0.0.0/0` matches nothing (it read as unknown, and an accept
+  // narrowed by it as covering the tunnel: found by review).
+  if (range.lo === 0 && range.hi === LAST_ADDRESS) return 'all';
+  if (side === undefined) return 'unknown';
   if ('not' in side) return contains(side.not, range) ? 'none' : range.hi - range.lo < FEW_HOSTS ? 'some' : 'unknown';
   if (contains(range, side.is)) return 'all';
   return overlaps(range, side.is) ? 'some' : 'none';

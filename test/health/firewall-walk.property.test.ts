@@ -9,6 +9,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { evaluateChain, type ChainVerdict, type Flow } from '../../src/analysis/firewall.js';
 import type { RouterRecord } from '../../src/routeros/records.js';
+import { formatIpv4 } from '../../src/analysis/ipv4.js';
 
 const FLOW: Flow = { protocol: 'udp', dstPort: 13231, inInterface: { not: 'wg0' } };
 const CHAINS = ['input', 'a', 'b', 'c'];
@@ -72,6 +73,53 @@ const matchers = fc.record(
 const ruleArb = fc
   .tuple(fc.constantFrom(...CHAINS), fc.constantFrom('accept', 'drop', 'reject', 'jump', 'jump', 'jump', 'return', 'log', 'passthrough'), fc.constantFrom(...CHAINS, ''), matchers)
   .map(([chain, action, target, extra]): RouterRecord => ({ chain, action, ...(action === 'jump' ? { 'jump-target': target } : {}), ...extra }));
+
+/** The forward flows of a routed subnet, both ways, beside the tunnel's own packets. */
+const SUBNET = { lo: 192 * 2 ** 24 + 168 * 2 ** 16 + 20 * 2 ** 8, hi: 192 * 2 ** 24 + 168 * 2 ** 16 + 20 * 2 ** 8 + 255 };
+const FLOWS: readonly Flow[] = [
+  { ...FLOW, toRouter: true },
+  { src: { is: SUBNET }, dst: { not: SUBNET }, inInterface: { is: 'wg0' }, outInterface: { not: 'wg0' }, lanSide: true },
+  { dst: { is: SUBNET }, src: { not: SUBNET }, outInterface: { is: 'wg0' }, inInterface: { not: 'wg0' }, lanSide: true },
+];
+
+/** Sources no packet from a host has, written as a router may: "this network", loopback, multicast, broadcast. */
+const neverSource = fc
+  .tuple(fc.constantFrom([0, 8], [127, 8], [224, 4], [255, 32]), fc.integer({ min: 0, max: 2 ** 32 - 1 }), fc.integer({ min: 0, max: 32 }))
+  .map(([[first, bits], random, extra]) => {
+    const size = 2 ** (32 - bits);
+    const address = first * 2 ** 24 + (random % size);
+    return `${formatIpv4(address)}/${Math.max(bits, extra)}`;
+  });
+/** A matcher no packet of the flows meets: a source no host has, the loopback interface, no address at all. */
+const meetsNothing = fc.oneof(
+  neverSource.map((text) => ({ 'src-address': text })),
+  fc.constant({ 'in-interface': 'lo' }),
+  fc.constant({ 'src-address': '!0.0.0.0/0' }),
+);
+
+describe('rules no packet of the flows can meet', () => {
+  it('change no verdict wherever they stand, whatever they do, and negated they narrow nothing', () => {
+    fc.assert(
+      fc.property(fc.array(ruleArb, { maxLength: 8 }), ruleArb, meetsNothing, fc.nat(), (rules, base, never, at) => {
+        const where = at % (rules.length + 1);
+        const withRule = [...rules.slice(0, where), { ...base, ...never }, ...rules.slice(where)];
+        // `!` on such a source matches every packet: the rule as if it had no such matcher.
+        const source = never['src-address'];
+        const negated = source === undefined || source.startsWith('!') ? undefined : { ...base, 'src-address': `!${source}` };
+        const withNegated = negated === undefined ? undefined : [...rules.slice(0, where), negated, ...rules.slice(where)];
+        const withBase = [...rules.slice(0, where), base, ...rules.slice(where)];
+        for (const flow of FLOWS) {
+          expect(evaluateChain(withRule, 'input', flow)).toEqual(evaluateChain(rules, 'input', flow));
+          if (withNegated === undefined) continue;
+          // The same verdict, by the same rule (the negated one standing for the one without it).
+          const asBase = (verdict: ChainVerdict): ChainVerdict => JSON.parse(JSON.stringify(verdict, (_key, value: unknown) => (value === negated ? base : value))) as ChainVerdict;
+          expect(asBase(evaluateChain(withNegated, 'input', flow))).toEqual(asBase(evaluateChain(withBase, 'input', flow)));
+        }
+      }),
+      { numRuns: 1000 },
+    );
+  });
+});
 
 describe('the audit firewall walk against the plain reading', () => {
   it('gives the same verdict and names the same rule on random rule sets with jumps and loops', () => {

@@ -360,6 +360,21 @@ describe('real rule sets a second review brought', () => {
     expect(passes([{ chain: 'forward', action: 'drop', ...drop }], TO_BRANCH, 'forward')).toBe(expected);
   });
 
+  it.each<[string, Record<string, string>]>([
+    ['a loopback source', { 'src-address': '127.0.0.1' }],
+    ['a source in "this network"', { 'src-address': '0.0.0.0/8' }],
+    ['a multicast source', { 'src-address': '239.1.2.3' }],
+    ['the limited broadcast as source', { 'src-address': '255.255.255.255' }],
+    ['no address at all', { 'src-address': '!0.0.0.0/0' }],
+    ['the loopback interface', { 'in-interface': 'lo' }],
+  ])('an accept of the port narrowed to %s lets none of the tunnel through (it read as covering it: found by review)', (_name, narrowed) => {
+    expect(passes([{ ...ACCEPT_WG, ...narrowed }, DROP_ALL])).toBe(false);
+    // Not for a source a peer can have, nor for every address.
+    expect(passes([{ ...ACCEPT_WG, 'src-address': '203.0.113.7' }, DROP_ALL])).toBe(true);
+    expect(passes([{ ...ACCEPT_WG, 'src-address': '0.0.0.0/0' }, DROP_ALL])).toBe(true);
+    expect(passes([{ ...ACCEPT_WG, 'src-address': '!127.0.0.0/8' }, DROP_ALL])).toBe(true);
+  });
+
   it('a negated interface or address says nothing of the flow: an accept with one covers only what it knows', () => {
     expect(passes([{ chain: 'input', action: 'accept', 'in-interface-list': 'TRUSTED', 'in-interface': '!wg0' }, DROP_ALL])).toBe(false);
     expect(passes([{ chain: 'input', action: 'accept', 'in-interface-list': 'TRUSTED', 'dst-address': '!127.0.0.1' }, DROP_ALL])).toBe(false);
