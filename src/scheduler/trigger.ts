@@ -109,11 +109,12 @@ class CronClock {
     }
   }
 
-  #arm(): void {
+  /** `now`: the wake's own read of the clock, when a wake arms (a second read could land past the slot it found early). */
+  #arm(now = Date.now()): void {
     // No next slot (the loader refuses such schedules; the local time zone may still skip the one hour a schedule
     // names): a look again in an hour, which ticks nothing (#wake) until a slot is found. node-cron's matcher
     // throwing is no slot too (nextSlot): a throw here, in a load or a timer, would stop every job after this one.
-    const slot = nextSlot(this.#matcher, this.#rules, Date.now(), LONGEST_WAIT_MS);
+    const slot = nextSlot(this.#matcher, this.#rules, now, LONGEST_WAIT_MS);
     this.#next = slot?.at ?? Number.POSITIVE_INFINITY;
     this.#nextRuns = slot?.runs ?? false;
     this.#sleep();
@@ -127,13 +128,14 @@ class CronClock {
   #wake(): void {
     const now = Date.now();
     if (this.#next === Number.POSITIVE_INFINITY) {
-      this.#arm();
+      this.#arm(now);
       return;
     }
     // Early (the wait was cut to LONGEST_WAIT_MS, or timers ran a little ahead of the wall clock): the next slot
-    // asked for again, which finds the same one unless a UTC offset change has come near.
+    // asked for again, which finds the same one unless a UTC offset change has come near. Asked from this read, not
+    // a new one: a pause between the two that put the second in the slot's second passed the slot over, unlogged.
     if (now < this.#next) {
-      this.#arm();
+      this.#arm(now);
       return;
     }
     // Armed first: a tick that throws or stops this schedule must find the next slot already set.
@@ -141,7 +143,7 @@ class CronClock {
     // still runs it (a busy event loop at fleet scale must not lose a whole minute's run for 1.2 s).
     const late = Math.floor(now / 1000) * 1000 - this.#next;
     const runs = this.#nextRuns;
-    this.#arm();
+    this.#arm(now);
     if (!runs) return;
     if (late <= LATE_TOLERANCE_MS) {
       try {

@@ -1,0 +1,78 @@
+/**
+ * A schedule's timer woken a moment before its slot reads the clock once to see it is early, and the slot it waits
+ * for must be found from that read: a pause between that read and the next (a busy machine) must not put the next
+ * read in the slot's second and pass the slot over, unrun and unlogged.
+ */
+import { describe, expect, it, vi } from 'vitest';
+import { cronTrigger } from '../../src/scheduler/trigger.js';
+
+const TIMERS_AND_CLOCKS: Parameters<typeof vi.useFakeTimers>[0] = { toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date', 'performance'] };
+
+describe('a timer that wakes a millisecond before its slot', () => {
+  it('runs the slot when the process is paused right after the read that found it early', async () => {
+    vi.useFakeTimers(TIMERS_AND_CLOCKS);
+    const slot = Date.UTC(2026, 10, 25, 12, 0, 4);
+    vi.setSystemTime(slot - 2_500);
+    const ticks: number[] = [];
+    const trigger = cronTrigger('*/4 * * * * *', () => ticks.push(Math.floor(Date.now() / 1000) * 1000), 'early wake');
+    const realNow = Date.now.bind(Date);
+    let pauseNext = false;
+    const now = vi.spyOn(Date, 'now').mockImplementation(() => {
+      if (pauseNext) {
+        // The pause: the next read of the clock lands on the slot itself.
+        pauseNext = false;
+        vi.setSystemTime(slot);
+        return realNow();
+      }
+      const t = realNow();
+      // The wake's own read, a millisecond early as libuv's whole-millisecond clock lets it.
+      if (t === slot - 1) pauseNext = true;
+      return t;
+    });
+    try {
+      await vi.advanceTimersByTimeAsync(1_000);
+      // The wall clock a millisecond behind the timers: the timer for the slot fires at slot - 1 by the wall clock.
+      vi.setSystemTime(realNow() - 1);
+      await vi.advanceTimersByTimeAsync(2_000);
+      expect(ticks).toEqual([slot]);
+    } finally {
+      now.mockRestore();
+      trigger.stop();
+      vi.useRealTimers();
+    }
+  });
+
+  it('a wake late within its second, paused before the next read, runs the following per-second slot too', async () => {
+    vi.useFakeTimers(TIMERS_AND_CLOCKS);
+    const slot = Date.UTC(2026, 10, 25, 12, 0, 4);
+    vi.setSystemTime(slot - 1_500);
+    const ticks: number[] = [];
+    const trigger = cronTrigger('* * * * * *', () => ticks.push(Math.floor(Date.now() / 1000) * 1000), 'late wake');
+    const realNow = Date.now.bind(Date);
+    let pauseNext = false;
+    const now = vi.spyOn(Date, 'now').mockImplementation(() => {
+      if (pauseNext) {
+        pauseNext = false;
+        vi.setSystemTime(slot + 1_000);
+        return realNow();
+      }
+      const t = realNow();
+      if (t === slot + 999) pauseNext = true;
+      return t;
+    });
+    try {
+      await vi.advanceTimersByTimeAsync(1_000);
+      // The wall clock 999 ms ahead of the timers: the slot's timer fires at slot + 999 by the wall clock.
+      vi.setSystemTime(slot + 999 - 500);
+      await vi.advanceTimersByTimeAsync(500);
+      await vi.advanceTimersByTimeAsync(1_500);
+      // The slot's own tick runs after the pause, in the next second's; then that second's slot runs too, not only
+      // the one after it.
+      expect(ticks.filter((t) => t >= slot).slice(0, 3)).toEqual([slot + 1_000, slot + 1_000, slot + 2_000]);
+    } finally {
+      now.mockRestore();
+      trigger.stop();
+      vi.useRealTimers();
+    }
+  });
+});
