@@ -91,7 +91,7 @@ const neverSource = fc
     return `${formatIpv4(address)}/${Math.max(bits, extra)}`;
   });
 /** A matcher no packet of the flows meets: a source no host has, the loopback interface, no address at all. */
-const meetsNothing = fc.oneof(
+const meetsNothing: fc.Arbitrary<Record<string, string>> = fc.oneof(
   neverSource.map((text) => ({ 'src-address': text })),
   fc.constant({ 'in-interface': 'lo' }),
   fc.constant({ 'src-address': '!0.0.0.0/0' }),
