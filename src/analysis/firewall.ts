@@ -389,7 +389,7 @@ function compile(record: RouterRecord): CompiledRule {
   // says nothing of this flow, so it never identifies it (found by review).
   const add = (key: string, read: (value: string) => (flow: Flow) => Match, kind: MatcherKind = NAMES): void => {
     const raw = record[key]?.trim();
-    if (raw === undefined || raw === '') return;
+    if (raw === undefined || raw === '' || everyAddress.has(key)) return;
     if (!raw.startsWith('!')) {
       push(read(raw), kind);
       return;
@@ -398,6 +398,19 @@ function compile(record: RouterRecord): CompiledRule {
     push((flow) => negate(inner(flow)), { ...kind, identifies: false });
   };
   const always = (match: Match) => (): Match => match;
+  // Every address (`0.0.0.0/0`): every packet meets it, so it says nothing of the flow and never names it (an accept
+  // of `in-interface-list=TRUSTED src-address=0.0.0.0/0` covered the tunnel, and such a `return` returned all of
+  // it: found by review); negated, it matches no packet at all (`!0.0.0.0/0` read as unknown, and an accept
+  // narrowed by it as covering the tunnel).
+  const everyAddress = new Set<string>();
+  for (const key of ['src-address', 'dst-address']) {
+    const raw = record[key]?.trim() ?? '';
+    const negated = raw.startsWith('!');
+    const range = parseIpv4Match(negated ? raw.slice(1) : raw);
+    if (range === undefined || range.lo !== 0 || range.hi !== LAST_ADDRESS) continue;
+    push(always(negated ? 'none' : 'all'), { ...NARROWS, identifies: false });
+    everyAddress.add(key);
+  }
   add('protocol', (value) => (flow) => protocolMatch(value, flow.protocol), GENERAL);
   add(
     'dst-port',
@@ -546,11 +559,7 @@ function portMatch(ports: PortRanges | undefined, port: number | undefined): Mat
 const FEW_HOSTS = 16;
 
 function addressMatch(range: Ipv4Range | undefined, side: Side<Ipv4Range> | undefined): Match {
-  if (range === undefined) return 'unknown';
-  // Every address, whatever is known of the side: so `!0.0.0.0/0` matches nothing (it read as unknown, and an accept
-  // narrowed by it as covering the tunnel: found by review).
-  if (range.lo === 0 && range.hi === LAST_ADDRESS) return 'all';
-  if (side === undefined) return 'unknown';
+  if (side === undefined || range === undefined) return 'unknown';
   if ('not' in side) return contains(side.not, range) ? 'none' : range.hi - range.lo < FEW_HOSTS ? 'some' : 'unknown';
   if (contains(range, side.is)) return 'all';
   return overlaps(range, side.is) ? 'some' : 'none';
