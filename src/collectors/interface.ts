@@ -21,7 +21,7 @@ import { INTERFACE, INTERFACE_FAMILIES as F } from './interface.contract.js';
 import { FieldReader, problemsOf } from '../analysis/decoding.js';
 import type { InterfaceFilter } from '../config/interfaces.js';
 import { keepsInterface } from './interface-filter.js';
-import type { Collector, JobContext, JobResult } from './types.js';
+import type { Collector, JobContext, JobResult, LeftOut } from './types.js';
 import { readUnlessFailed } from './optional-read.js';
 import { quoteRouterText } from '../util/text.js';
 import { chosenTwinRowsSteps, type RowOrder } from '../analysis/twin-rows.js';
@@ -272,8 +272,14 @@ export const interfaceCollector: Collector<InterfaceData, 'interface'> = {
         if (ethernetUp.size === 0) return result;
         // `once`: without it the command never ends. Ids, not names: a name may hold a comma.
         // The link rates only add to the list read whole: their read failing leaves them out (optional-read.ts).
-        const rows = await readUnlessFailed(context, () => context.client.run('interface/ethernet/monitor', { numbers: [...ethernetUp.values()].join(','), once: '' }, { signal: context.signal }));
-        if (rows === undefined) return result;
+        const leftOut: LeftOut[] = [];
+        const rows = await readUnlessFailed(
+          context,
+          () => context.client.run('interface/ethernet/monitor', { numbers: [...ethernetUp.values()].join(','), once: '' }, { signal: context.signal }),
+          'the ethernet link rates (interface/ethernet/monitor)',
+          leftOut,
+        );
+        if (rows === undefined) return { ...result, leftOut };
         const rates = await finishInSlices(mapLinkRatesSteps(rows, new Set(ethernetUp.keys()), context.routerLabel, result.samples), { signal: context.signal });
         const monitor = problemsOf(rates);
         // The list's problems first; bounded like any run's (problemsOf keeps 20).

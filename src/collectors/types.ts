@@ -33,6 +33,17 @@ export interface JobResult<Data = unknown> {
   problems: string[];
   /** How many values did not decode or were out of range (routeros_collector_decode_errors_total). */
   decodeErrors: number;
+  /**
+   * What reads that only add to the run left out because they failed (optional-read.ts), each with why: the run
+   * stands without them, and the job logs when this changes. Absent: nothing was left out.
+   */
+  leftOut?: readonly LeftOut[];
+}
+
+/** A part of a run a failed read left out: what it is, and why the read failed (bounded, safe to log). */
+export interface LeftOut {
+  readonly what: string;
+  readonly why: string;
 }
 
 export interface JobDefinition<Data = unknown> {

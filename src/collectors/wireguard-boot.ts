@@ -10,7 +10,7 @@ import { FieldReader, given } from '../analysis/decoding.js';
 import { bootedAtOf, keepaliveBoundSeconds } from '../analysis/liveness.js';
 import { expectOf, peerLabel } from '../analysis/peer.js';
 import type { HealthConfig } from '../config/types.js';
-import type { JobContext } from './types.js';
+import type { JobContext, LeftOut } from './types.js';
 import { readUnlessFailed } from './optional-read.js';
 import type { Steps } from '../util/slices.js';
 
@@ -64,9 +64,14 @@ export interface BootRead {
  * uptime or the read fails: the peers are then judged as before, without the start to count from (the read only
  * ever adds a grace, so its failure fails nothing; found by review).
  */
-export async function readBoot(context: JobContext, read: FieldReader): Promise<BootRead | undefined> {
+export async function readBoot(context: JobContext, read: FieldReader, leftOut: LeftOut[]): Promise<BootRead | undefined> {
   const sentAt = context.now();
-  const record = await readUnlessFailed(context, () => context.client.getSingleton('system/resource', { proplist: ['uptime'], signal: context.signal }));
+  const record = await readUnlessFailed(
+    context,
+    () => context.client.getSingleton('system/resource', { proplist: ['uptime'], signal: context.signal }),
+    "the router's start, for peers without a handshake (system/resource uptime)",
+    leftOut,
+  );
   if (record === undefined) return undefined;
   const readAt = context.now();
   const uptime = read.age(record, 'uptime', readAt / 1000);

@@ -5,7 +5,7 @@
  */
 import type { Logger } from 'pino';
 import type { RouterConfig } from '../config/types.js';
-import type { JobContext, JobDefinition } from '../collectors/types.js';
+import type { JobContext, JobDefinition, LeftOut } from '../collectors/types.js';
 import type { SnapshotStore } from '../metrics/store.js';
 import type { RouterLabel } from '../metrics/family.js';
 import { reasonOf, RouterOsError, summaryOf, type ErrorReason } from '../routeros/errors.js';
@@ -73,6 +73,8 @@ export class JobRunner {
   #running: Promise<RunResult> | undefined;
   #lastState: 'ok' | ErrorReason | undefined;
   #lastProblemCount = 0;
+  /** What the last successful run left out (JobResult.leftOut), as its parts' names: logged when it changes. */
+  #leftOutKey = '';
   /** Why the job was stopped (shutdown, or removed by a reload); undefined while it runs. */
   #stopped: Error | undefined;
   /**
@@ -251,6 +253,7 @@ export class JobRunner {
       this.#showBackoff(0);
       this.#transition('ok', undefined);
       this.#reportProblems(result.problems, result.decodeErrors);
+      this.#reportLeftOut(result.leftOut ?? []);
       return 'ok';
     } catch (error) {
       if (this.#stopped !== undefined) return 'skipped';
@@ -355,6 +358,22 @@ export class JobRunner {
       { job: definition.job, reason: state, ...(backoffSeconds > 0 ? { backoff_seconds: backoffSeconds } : {}) },
       `collector failed: ${error instanceof Error ? error.message : String(error)}`,
     );
+  }
+
+  /**
+   * One line when the parts a successful run left out change (JobResult.leftOut): which, and why; one when none is
+   * left out again. Not a line per run: a group that cannot run a command stays so until someone changes it.
+   */
+  #reportLeftOut(leftOut: readonly LeftOut[]): void {
+    const key = leftOut.map((part) => part.what).join('\n');
+    if (key === this.#leftOutKey) return;
+    this.#leftOutKey = key;
+    const { job } = this.deps.definition;
+    if (leftOut.length === 0) {
+      this.#log.info({ job }, 'the reads that only add to a run answer again: nothing is left out');
+      return;
+    }
+    this.#log.warn({ job, left_out: leftOut.map(({ what, why }) => `${what}: ${why}`) }, 'a read that only adds to the run failed; the run stands without that part');
   }
 
   #reportProblems(problems: readonly string[], count: number): void {

@@ -107,6 +107,8 @@ describe('data-plane probes against the emulator', () => {
     expect(Object.fromEntries(peers.map((peer) => [peer.name, peer.probe]))).toEqual({ good: 'error', mismatch: 'error', 'subnet-only': 'no_tunnel_address', lossy: 'error', laptop: 'off' });
     // Judged by their handshakes, as without probes: the keepalive peers are up.
     expect(value(sampleText(result.samples), 'routeros_wireguard_peer_healthy', 'good')).toBe(1);
+    // Left out, and said why (the job logs it: scheduler/runner.ts).
+    expect(result.leftOut).toEqual([{ what: "the tunnel probes' source addresses (ip/address)", why: 'GET /rest/ip/address: HTTP 500' }]);
   });
 
   it('a stop while the address list is read is a stop, not a run without probes', async () => {
