@@ -141,11 +141,16 @@ class CronClock {
     // Armed first: a tick that throws or stops this schedule must find the next slot already set.
     // Late as node-cron reckoned it, from the start of the current second: a wake up to ~2 s after its slot
     // still runs it (a busy event loop at fleet scale must not lose a whole minute's run for 1.2 s).
-    const late = Math.floor(now / 1000) * 1000 - this.#next;
+    const slot = this.#next;
+    const late = Math.floor(now / 1000) * 1000 - slot;
     const runs = this.#nextRuns;
-    this.#arm(now);
+    const inTime = late <= LATE_TOLERANCE_MS;
+    // In time, the next slot is the first after this one, not after the wake: a wake 1.5 s late on a per-second
+    // schedule passed the slot between over, neither run nor counted missed (found by review); it now runs at once,
+    // late within the tolerance as well. A slot missed arms from the wake: those between are missed too.
+    this.#arm(inTime ? slot : now);
     if (!runs) return;
-    if (late <= LATE_TOLERANCE_MS) {
+    if (inTime) {
       try {
         this.#onTick();
       } catch (error) {

@@ -4,7 +4,7 @@
  * read in the slot's second and pass the slot over, unrun and unlogged.
  */
 import { describe, expect, it, vi } from 'vitest';
-import { cronTrigger } from '../../src/scheduler/trigger.js';
+import { cronTrigger, setTriggerLogger } from '../../src/scheduler/trigger.js';
 
 const TIMERS_AND_CLOCKS: Parameters<typeof vi.useFakeTimers>[0] = { toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date', 'performance'] };
 
@@ -74,5 +74,30 @@ describe('a timer that wakes a millisecond before its slot', () => {
       trigger.stop();
       vi.useRealTimers();
     }
+  });
+});
+
+describe('a wake late within the tolerance', () => {
+  it('on a per-second schedule runs the slot it woke for and the one it passed, then the next on time (found by review)', async () => {
+    vi.useFakeTimers(TIMERS_AND_CLOCKS);
+    const slot = Date.UTC(2026, 10, 25, 12, 0, 4);
+    vi.setSystemTime(slot - 500);
+    const missed: unknown[] = [];
+    setTriggerLogger({ warn: (fields: unknown) => missed.push(fields), error: () => undefined });
+    const ticks: number[] = [];
+    const trigger = cronTrigger('* * * * * *', () => ticks.push(Date.now()), 'late within tolerance');
+    try {
+      // The event loop busy 1.5 s: the slot's timer fires with the wall clock at slot + 1.5 s.
+      vi.setSystemTime(slot + 1_000);
+      await vi.advanceTimersByTimeAsync(500);
+      await vi.advanceTimersByTimeAsync(1_000);
+    } finally {
+      trigger.stop();
+      setTriggerLogger({ warn: () => undefined, error: () => undefined });
+      vi.useRealTimers();
+    }
+    // The slot (1.5 s late), the one it passed (0.5 s late), both at once, then the next on time; none missed.
+    expect(missed).toEqual([]);
+    expect(ticks.map((t) => Math.round((t - slot) / 100) * 100)).toEqual([1_500, 1_500, 2_000]);
   });
 });
