@@ -49,6 +49,9 @@ export interface RunnerDeps {
 
 export type RunResult = 'ok' | 'failed' | 'skipped';
 
+/** A run's result that leaves nothing out (JobResult.leftOut absent). */
+const NOTHING_LEFT_OUT: readonly LeftOut[] = [];
+
 /** The cap whose permit a run holds as it goes on (a slow run moves), and whether the run has ended. */
 interface Holding {
   cap: Semaphore;
@@ -253,7 +256,7 @@ export class JobRunner {
       this.#showBackoff(0);
       this.#transition('ok', undefined);
       this.#reportProblems(result.problems, result.decodeErrors);
-      this.#reportLeftOut(result.leftOut ?? []);
+      this.#reportLeftOut(result.leftOut);
       return 'ok';
     } catch (error) {
       if (this.#stopped !== undefined) return 'skipped';
@@ -364,7 +367,9 @@ export class JobRunner {
    * One line when the parts a successful run left out change (JobResult.leftOut): which, and why; one when none is
    * left out again. Not a line per run: a group that cannot run a command stays so until someone changes it.
    */
-  #reportLeftOut(leftOut: readonly LeftOut[]): void {
+  #reportLeftOut(leftOut: readonly LeftOut[] = NOTHING_LEFT_OUT): void {
+    // The common case, nothing left out now or before, costs no string (4,000 runs a cycle at 2,000 routers).
+    if (leftOut.length === 0 && this.#leftOutKey === '') return;
     const key = leftOut.map((part) => part.what).join('\n');
     if (key === this.#leftOutKey) return;
     this.#leftOutKey = key;
