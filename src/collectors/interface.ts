@@ -21,7 +21,7 @@ import { INTERFACE, INTERFACE_FAMILIES as F } from './interface.contract.js';
 import { FieldReader, problemsOf } from '../analysis/decoding.js';
 import type { InterfaceFilter } from '../config/interfaces.js';
 import { keepsInterface } from './interface-filter.js';
-import type { Collector, JobContext, JobResult, LeftOut } from './types.js';
+import type { Collector, JobContext, JobResult, OptionalRead } from './types.js';
 import { readUnlessFailed } from './optional-read.js';
 import { quoteRouterText } from '../util/text.js';
 import { chosenTwinRowsSteps, type RowOrder } from '../analysis/twin-rows.js';
@@ -272,19 +272,19 @@ export const interfaceCollector: Collector<InterfaceData, 'interface'> = {
         if (ethernetUp.size === 0) return result;
         // `once`: without it the command never ends. Ids, not names: a name may hold a comma.
         // The link rates only add to the list read whole: their read failing leaves them out (optional-read.ts).
-        const leftOut: LeftOut[] = [];
+        const optionalReads: OptionalRead[] = [];
         const rows = await readUnlessFailed(
           context,
           () => context.client.run('interface/ethernet/monitor', { numbers: [...ethernetUp.values()].join(','), once: '' }, { signal: context.signal }),
           'the ethernet link rates (interface/ethernet/monitor)',
-          leftOut,
+          optionalReads,
         );
-        if (rows === undefined) return { ...result, leftOut };
+        if (rows === undefined) return { ...result, optionalReads };
         const rates = await finishInSlices(mapLinkRatesSteps(rows, new Set(ethernetUp.keys()), context.routerLabel, result.samples), { signal: context.signal });
         const monitor = problemsOf(rates);
         // The list's problems first; bounded like any run's (problemsOf keeps 20).
         const problems = [...result.problems, ...monitor.problems].slice(0, 20);
-        return { ...result, problems, decodeErrors: result.decodeErrors + monitor.decodeErrors };
+        return { ...result, problems, decodeErrors: result.decodeErrors + monitor.decodeErrors, optionalReads };
       },
     },
   ],

@@ -34,16 +34,26 @@ export interface JobResult<Data = unknown> {
   /** How many values did not decode or were out of range (routeros_collector_decode_errors_total). */
   decodeErrors: number;
   /**
-   * What reads that only add to the run left out because they failed (optional-read.ts), each with why: the run
-   * stands without them, and the job logs when this changes. Absent: nothing was left out.
+   * The reads that only add to the run (optional-read.ts) that this run made, each answered or failed: a failed one
+   * left its part out and the run stands without it. The job logs when a part is left out or its cause changes, and
+   * when it answers again. A read the run did not make (nothing to ask it for) is not listed: it says nothing of
+   * whether that part would answer. Absent: the run made none.
    */
-  leftOut?: readonly LeftOut[];
+  optionalReads?: readonly OptionalRead[];
 }
 
-/** A part of a run a failed read left out: what it is, and why the read failed (bounded, safe to log). */
-export interface LeftOut {
+/** One read that only adds to a run: what part of the run it is, and, when it failed, why. */
+export interface OptionalRead {
   readonly what: string;
-  readonly why: string;
+  /** Absent: the read answered. */
+  readonly failure?: OptionalReadFailure;
+}
+
+export interface OptionalReadFailure {
+  /** The cause, stable from run to run (an error code): a change of cause is worth a line, a new message is not. */
+  readonly cause: string;
+  /** Bounded and safe to log. */
+  readonly message: string;
 }
 
 export interface JobDefinition<Data = unknown> {

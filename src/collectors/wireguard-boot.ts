@@ -10,7 +10,7 @@ import { FieldReader, given } from '../analysis/decoding.js';
 import { bootedAtOf, keepaliveBoundSeconds } from '../analysis/liveness.js';
 import { expectOf, peerLabel } from '../analysis/peer.js';
 import type { HealthConfig } from '../config/types.js';
-import type { JobContext, LeftOut } from './types.js';
+import type { JobContext, OptionalRead } from './types.js';
 import { readUnlessFailed } from './optional-read.js';
 import type { Steps } from '../util/slices.js';
 
@@ -64,13 +64,13 @@ export interface BootRead {
  * uptime or the read fails: the peers are then judged as before, without the start to count from (the read only
  * ever adds a grace, so its failure fails nothing; found by review).
  */
-export async function readBoot(context: JobContext, read: FieldReader, leftOut: LeftOut[]): Promise<BootRead | undefined> {
+export async function readBoot(context: JobContext, read: FieldReader, optionalReads: OptionalRead[]): Promise<BootRead | undefined> {
   const sentAt = context.now();
   const record = await readUnlessFailed(
     context,
     () => context.client.getSingleton('system/resource', { proplist: ['uptime'], signal: context.signal }),
     "the router's start, for peers without a handshake (system/resource uptime)",
-    leftOut,
+    optionalReads,
   );
   if (record === undefined) return undefined;
   const readAt = context.now();

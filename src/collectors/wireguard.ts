@@ -29,7 +29,7 @@ import {
   type ProbeMemory,
   type ProbeResult,
 } from './wireguard-probe.js';
-import type { Collector, JobContext, JobResult, LeftOut } from './types.js';
+import type { Collector, JobContext, JobResult, OptionalRead } from './types.js';
 import { readUnlessFailed } from './optional-read.js';
 import { CounterMemory } from './wireguard-counters.js';
 import type { KeptPeers } from './wireguard-peers.js';
@@ -506,13 +506,13 @@ export const wireguardCollector: Collector<WireguardData, 'wireguard'> = {
         const health = context.router.health;
         const memory: ProbeMemory = { memory: context.memory, now: readAt, minGapMs: cronIntervalSeconds(context.router.schedules.wireguard) * 500 };
         const probeRead = new FieldReader('ping (tunnel probe)');
-        const leftOut: LeftOut[] = [];
+        const optionalReads: OptionalRead[] = [];
         let probes = new Map<string, ProbeResult>();
         let selected = new Set<string>();
         // Settings that select no peer cost nothing: no address list, no ping (a fleet's default).
         if (mayProbe(health) && (await finishInSlices(wantsProbesSteps(interfaces, peers, health), options))) {
           // Undefined when the read failed (optional-read.ts): it only picks the probes' sources.
-          const addresses = await readUnlessFailed(context, () => context.client.list('ip/address', { ...options, proplist: ADDRESS_PROPLIST }), "the tunnel probes' source addresses (ip/address)", leftOut);
+          const addresses = await readUnlessFailed(context, () => context.client.list('ip/address', { ...options, proplist: ADDRESS_PROPLIST }), "the tunnel probes' source addresses (ip/address)", optionalReads);
           const plan = await finishInSlices(planProbesSteps(interfaces, peers, addresses ?? [], health, memory), options);
           selected = plan.selected;
           // Without the address list no probe has a source: each selected one is an error (reported, not judged), and
@@ -529,7 +529,7 @@ export const wireguardCollector: Collector<WireguardData, 'wireguard'> = {
         }
         const uptimeRead = new FieldReader('system/resource');
         const longestBound = await finishInSlices(uptimeWantedSteps(peers, health), options);
-        const boot = longestBound > 0 ? await readBoot(context, uptimeRead, leftOut) : undefined;
+        const boot = longestBound > 0 ? await readBoot(context, uptimeRead, optionalReads) : undefined;
         const youngSeconds = youngRestartSeconds(cronIntervalSeconds(context.router.schedules.wireguard), longestBound);
         const bootedAt = await finishInSlices(believedBootSteps(boot, readAt, peers, context.memory, youngSeconds), options);
         const result = await finishInSlices(mapWireguardSteps(interfaces, peers, context.routerLabel, health, readAt, context.memory, probes, bootedAt, boot === undefined, readElapsed), { signal: context.signal });
@@ -538,7 +538,7 @@ export const wireguardCollector: Collector<WireguardData, 'wireguard'> = {
           ...result,
           problems: [...result.problems, ...probeProblems.problems].slice(0, 20),
           decodeErrors: result.decodeErrors + probeProblems.decodeErrors,
-          ...(leftOut.length > 0 ? { leftOut } : {}),
+          ...(optionalReads.length > 0 ? { optionalReads } : {}),
         };
       },
     },

@@ -5,7 +5,7 @@
  */
 import type { Logger } from 'pino';
 import type { RouterConfig } from '../config/types.js';
-import type { JobContext, JobDefinition, LeftOut } from '../collectors/types.js';
+import type { JobContext, JobDefinition, OptionalRead } from '../collectors/types.js';
 import type { SnapshotStore } from '../metrics/store.js';
 import type { RouterLabel } from '../metrics/family.js';
 import { reasonOf, RouterOsError, summaryOf, type ErrorReason } from '../routeros/errors.js';
@@ -49,9 +49,6 @@ export interface RunnerDeps {
 
 export type RunResult = 'ok' | 'failed' | 'skipped';
 
-/** A run's result that leaves nothing out (JobResult.leftOut absent). */
-const NOTHING_LEFT_OUT: readonly LeftOut[] = [];
-
 /** The cap whose permit a run holds as it goes on (a slow run moves), and whether the run has ended. */
 interface Holding {
   cap: Semaphore;
@@ -73,11 +70,15 @@ export class JobRunner {
   /** Kept across reloads by the scheduler. */
   memory = new Map<string, number>();
   backoff = new Backoff();
+  /**
+   * The parts successful runs left out (JobResult.optionalReads), each with its cause, until its read answers again;
+   * made when one is first left out. Kept across reloads by the scheduler: a part left out before a reload and
+   * answering after it is told.
+   */
+  leftOut: Map<string, string> | undefined;
   #running: Promise<RunResult> | undefined;
   #lastState: 'ok' | ErrorReason | undefined;
   #lastProblemCount = 0;
-  /** What the last successful run left out (JobResult.leftOut), as its parts' names: logged when it changes. */
-  #leftOutKey = '';
   /** Why the job was stopped (shutdown, or removed by a reload); undefined while it runs. */
   #stopped: Error | undefined;
   /**
@@ -256,7 +257,7 @@ export class JobRunner {
       this.#showBackoff(0);
       this.#transition('ok', undefined);
       this.#reportProblems(result.problems, result.decodeErrors);
-      this.#reportLeftOut(result.leftOut);
+      this.#reportOptionalReads(result.optionalReads);
       return 'ok';
     } catch (error) {
       if (this.#stopped !== undefined) return 'skipped';
@@ -364,21 +365,33 @@ export class JobRunner {
   }
 
   /**
-   * One line when the parts a successful run left out change (JobResult.leftOut): which, and why; one when none is
-   * left out again. Not a line per run: a group that cannot run a command stays so until someone changes it.
+   * One warning when a part is left out or its cause changes (JobResult.optionalReads), naming every part this run
+   * left out and why; one line when a part left out answers again. Not a line per run: a group that cannot run a
+   * command stays so until someone changes it. A part is judged only by the runs that read it: a run with no
+   * running ethernet port asks for no link rates, and says nothing of whether they would answer (a port flapping
+   * logged a warning and an "answers again" every run; found by review).
    */
-  #reportLeftOut(leftOut: readonly LeftOut[] = NOTHING_LEFT_OUT): void {
-    // The common case, nothing left out now or before, costs no string (4,000 runs a cycle at 2,000 routers).
-    if (leftOut.length === 0 && this.#leftOutKey === '') return;
-    const key = leftOut.map((part) => part.what).join('\n');
-    if (key === this.#leftOutKey) return;
-    this.#leftOutKey = key;
-    const { job } = this.deps.definition;
-    if (leftOut.length === 0) {
-      this.#log.info({ job }, 'the reads that only add to a run answer again: nothing is left out');
-      return;
+  #reportOptionalReads(reads: readonly OptionalRead[] | undefined): void {
+    if (reads === undefined) return;
+    let changed = false;
+    let answeredAgain: string[] | undefined;
+    for (const { what, failure } of reads) {
+      if (failure === undefined) {
+        // The common case, a part that answered and was not left out before, costs nothing (4,000 runs a cycle).
+        if (this.leftOut?.delete(what) === true) (answeredAgain ??= []).push(what);
+      } else if (this.leftOut?.get(what) !== failure.cause) {
+        (this.leftOut ??= new Map()).set(what, failure.cause);
+        changed = true;
+      }
     }
-    this.#log.warn({ job, left_out: leftOut.map(({ what, why }) => `${what}: ${why}`) }, 'a read that only adds to the run failed; the run stands without that part');
+    const { job } = this.deps.definition;
+    if (changed) {
+      const leftOut = reads.flatMap(({ what, failure }) => (failure === undefined ? [] : [`${what}: ${failure.message}`]));
+      this.#log.warn({ job, left_out: leftOut }, 'a read that only adds to the run failed; the run stands without that part');
+    }
+    if (answeredAgain !== undefined) {
+      this.#log.info({ job, answered_again: answeredAgain }, 'a read that only adds to the run answers again; the run has that part again');
+    }
   }
 
   #reportProblems(problems: readonly string[], count: number): void {

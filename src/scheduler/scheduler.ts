@@ -229,6 +229,7 @@ export class Scheduler {
         });
         if (old !== undefined) {
           runner.memory = old.runner.memory;
+          runner.leftOut = old.runner.leftOut;
           // A backoff is about the old settings: after a fixed password (a new client) try again at once.
           if (old.runner.deps.client === client) {
             runner.backoff = old.runner.backoff;

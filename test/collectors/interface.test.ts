@@ -326,7 +326,7 @@ describe('interface job', () => {
     expect(out).toContain('routeros_interface_link_speed_bytes_per_second{router="hq",interface="ether2",type="ether"} 12500000\n');
     expect(job?.deadlineSeconds).toBe(router.timeoutSeconds * 2);
     expect(job?.schedule).toBe(router.schedules.interface);
-    expect(result?.leftOut).toBeUndefined();
+    expect(result?.optionalReads).toEqual([{ what: 'the ethernet link rates (interface/ethernet/monitor)' }]);
   });
 
   it('a link-rate read that fails leaves the rates out and keeps every other series, not the run failed (found by a hostile tester)', async () => {
@@ -339,8 +339,10 @@ describe('interface job', () => {
     const out = sampleText(result?.samples ?? new SampleSet());
     expect(out).toContain('routeros_interface_receive_bytes_total{router="hq",interface="ether1",type="ether"}');
     expect(out).not.toContain('routeros_interface_link_speed_bytes_per_second');
-    // Left out, and said why (the job logs it: scheduler/runner.ts); a run that read them leaves nothing out.
-    expect(result?.leftOut).toEqual([{ what: 'the ethernet link rates (interface/ethernet/monitor)', why: 'POST /rest/interface/ethernet/monitor: HTTP 500' }]);
+    // Left out, and said why (the job logs it: scheduler/runner.ts); a run that read them says they answered.
+    expect(result?.optionalReads).toEqual([
+      { what: 'the ethernet link rates (interface/ethernet/monitor)', failure: { cause: 'ROS_ERR_HTTP_5XX 500', message: 'POST /rest/interface/ethernet/monitor: HTTP 500' } },
+    ]);
     // A stop while the rates are read is a stop.
     const stop = new AbortController();
     const stopping = listingClient(async () => {

@@ -108,7 +108,9 @@ describe('data-plane probes against the emulator', () => {
     // Judged by their handshakes, as without probes: the keepalive peers are up.
     expect(value(sampleText(result.samples), 'routeros_wireguard_peer_healthy', 'good')).toBe(1);
     // Left out, and said why (the job logs it: scheduler/runner.ts).
-    expect(result.leftOut).toEqual([{ what: "the tunnel probes' source addresses (ip/address)", why: 'GET /rest/ip/address: HTTP 500' }]);
+    expect(result.optionalReads).toEqual([
+      { what: "the tunnel probes' source addresses (ip/address)", failure: { cause: 'ROS_ERR_HTTP_5XX 500', message: 'GET /rest/ip/address: HTTP 500' } },
+    ]);
   });
 
   it('a stop while the address list is read is a stop, not a run without probes', async () => {

@@ -13,22 +13,24 @@ import { captureLogs } from '../helpers/log-capture.js';
 const MONITOR = '/rest/interface/ethernet/monitor';
 let emulator: Emulator;
 let app: App;
+/** The routers' timeout: a reload to another makes the job a new runner (scheduler.ts). */
+let timeout = '3s';
 const logs = captureLogs();
 
 beforeAll(async () => {
   emulator = await startEmulator({ routers: [{ name: 'hq' }] });
-  const config = testConfig({
+  const config = (timeout: string) => testConfig({
     listen: '127.0.0.1:0',
     defaults: {
       username: 'admin',
       password: '',
-      timeout: '3s',
+      timeout,
       tls: { ca_file: writeCa(emulator) },
       collectors: { system: false, wireguard: false, ping: false, health: false, firmware: false, bandwidth_test: false, interface: true },
     },
     routers: [{ name: 'hq', url: emulator.router('hq').url }],
   });
-  app = createApp(config, { logger: logs.logger, jitter: false });
+  app = createApp(config(timeout), { logger: logs.logger, jitter: false, loadConfig: () => Promise.resolve(config(timeout)) });
 });
 
 afterAll(async () => {
@@ -36,7 +38,7 @@ afterAll(async () => {
   await emulator.close();
 });
 
-const leftOutLines = () => logs.lines().filter((line) => line['left_out'] !== undefined || String(line['msg']).includes('nothing is left out'));
+const leftOutLines = () => logs.lines().filter((line) => line['left_out'] !== undefined || line['answered_again'] !== undefined);
 const linkSpeeds = () => app.exposition.routerText('text').split('\n').filter((line) => line.startsWith('routeros_interface_link_speed_bytes_per_second{')).length;
 const interfaceSeries = () => app.exposition.routerText('text').split('\n').filter((line) => line.startsWith('routeros_interface_receive_bytes_total{')).length;
 
@@ -60,13 +62,31 @@ describe('a read that only adds to a run, failing', () => {
     expect(interfaceSeries()).toBeGreaterThan(0);
     expect(linkSpeeds()).toBe(0);
 
+    // Every ethernet port down, then up again, the monitor still failing: a run with no port to ask about made no
+    // such read and says nothing of it. Before, it counted as "answers again", and the next as a new warning: two
+    // lines a run on a flapping port (found by review).
+    const ethernet = emulator.router('hq').rows('interface').filter((row) => row['type'] === 'ether' && row['running'] === 'true');
+    expect(ethernet.length).toBeGreaterThan(0);
+    for (const port of ethernet) expect(emulator.router('hq').setLink(String(port['name']), false)).toBe(true);
+    await app.collectOnce();
+    expect(linkSpeeds()).toBe(0);
+    for (const port of ethernet) emulator.router('hq').setLink(String(port['name']), true);
+    await app.collectOnce();
+    expect(leftOutLines()).toHaveLength(1);
+
+    // A reload that makes the job anew keeps what it knew: the part left out before is told when it answers.
+    timeout = '4s';
+    expect(await app.reload()).toEqual({ ok: true });
+    await app.collectOnce();
+    expect(leftOutLines()).toHaveLength(1);
+
     emulator.router('hq').clearFaults();
     await app.collectOnce();
     await app.collectOnce();
     const lines = leftOutLines();
     expect(lines).toHaveLength(2);
     expect(lines[1]?.['level']).toBe(30);
-    expect(lines[1]?.['msg']).toBe('the reads that only add to a run answer again: nothing is left out');
+    expect(lines[1]?.['answered_again']).toEqual(['the ethernet link rates (interface/ethernet/monitor)']);
     expect(linkSpeeds()).toBeGreaterThan(0);
   });
 });
