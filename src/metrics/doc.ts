@@ -119,7 +119,7 @@ counter, a load over 100 %, a handshake before 2015: the range rules are in
 in \`routeros_collector_decode_errors_total\`; the rest of the run stands. A read that only adds to a run (the ethernet
 link rates, the tunnel probes' source addresses, the router's start for peers without a handshake) leaves its part
 out when it fails, not the run; the job logs a warning saying what and why when a part is left out or its cause
-changes, and a line when that part answers again (a run that does not make the read, such as one with no running
+(the error's kind, not the HTTP status a gateway picks) changes, and a line when that part answers again (a run that does not make the read, such as one with no running
 ethernet port, says nothing either way; a reload keeps what was left out).
 
 Series that would only ever say 0 are left out, as mature exporters do (a fleet of 2,000 small routers had a

@@ -341,7 +341,7 @@ describe('interface job', () => {
     expect(out).not.toContain('routeros_interface_link_speed_bytes_per_second');
     // Left out, and said why (the job logs it: scheduler/runner.ts); a run that read them says they answered.
     expect(result?.optionalReads).toEqual([
-      { what: 'the ethernet link rates (interface/ethernet/monitor)', failure: { cause: 'ROS_ERR_HTTP_5XX 500', message: 'POST /rest/interface/ethernet/monitor: HTTP 500' } },
+      { what: 'the ethernet link rates (interface/ethernet/monitor)', failure: { cause: 'ROS_ERR_HTTP_5XX', message: 'POST /rest/interface/ethernet/monitor: HTTP 500' } },
     ]);
     // A stop while the rates are read is a stop.
     const stop = new AbortController();

@@ -109,7 +109,7 @@ describe('data-plane probes against the emulator', () => {
     expect(value(sampleText(result.samples), 'routeros_wireguard_peer_healthy', 'good')).toBe(1);
     // Left out, and said why (the job logs it: scheduler/runner.ts).
     expect(result.optionalReads).toEqual([
-      { what: "the tunnel probes' source addresses (ip/address)", failure: { cause: 'ROS_ERR_HTTP_5XX 500', message: 'GET /rest/ip/address: HTTP 500' } },
+      { what: "the tunnel probes' source addresses (ip/address)", failure: { cause: 'ROS_ERR_HTTP_5XX', message: 'GET /rest/ip/address: HTTP 500' } },
     ]);
   });
 

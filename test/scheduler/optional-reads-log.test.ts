@@ -16,11 +16,13 @@ import { routerLabel } from '../../src/metrics/family.js';
 import { testRouter } from '../helpers/config.js';
 import { FakeClient } from '../helpers/fake-client.js';
 import { captureLogs } from '../helpers/log-capture.js';
+import { readUnlessFailed } from '../../src/collectors/optional-read.js';
+import { mapStatusError } from '../../src/routeros/transport-errors.js';
 
 const RATES = 'the ethernet link rates';
 const UPTIME = "the router's start";
 const TIMEOUT: OptionalReadFailure = { cause: 'ROS_ERR_TIMEOUT', message: 'timed out after 3 s' };
-const REFUSED: OptionalReadFailure = { cause: 'ROS_ERR_PERMISSION 403', message: 'not enough permissions (9)' };
+const REFUSED: OptionalReadFailure = { cause: 'ROS_ERR_PERMISSION', message: 'not enough permissions (9)' };
 
 /** A runner whose runs return the optional reads given to `next`, and the log lines it writes. */
 function scripted() {
@@ -129,6 +131,24 @@ describe('the reads that only add to a run, as the job logs them', () => {
         expect(lines().filter((line) => line['level'] === 30)).toHaveLength(answeredAgain);
       }),
       { numRuns: 150 },
+    );
+  });
+
+  it('a status the router or a proxy in front of it picks is no new cause: 502, 503, 504 in turn warn once (found by review)', async () => {
+    // The cause held the HTTP status, whatever number the far end sent: a gateway answering 502 and 503 in turn
+    // logged a warning every run, where the failed run's own line goes by its reason.
+    const context = { signal: new AbortController().signal };
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.integer({ min: 500, max: 599 }), { minLength: 1, maxLength: 8 }), async (statuses) => {
+        const { next, lines } = scripted();
+        for (const status of statuses) {
+          const made: OptionalRead[] = [];
+          await readUnlessFailed(context, () => Promise.reject(mapStatusError(status, undefined, 'POST interface/ethernet/monitor')), RATES, made);
+          await next(made);
+        }
+        expect(lines()).toHaveLength(1);
+      }),
+      { numRuns: 60 },
     );
   });
 });
