@@ -122,12 +122,15 @@ export interface Flow {
 type Match = 'all' | 'some' | 'none' | 'unknown';
 
 /**
- * Sources no packet of a flow the audit judges has: "this network" (0.0.0.0/8), loopback (127.0.0.0/8), multicast
- * (224.0.0.0/4) and the limited broadcast. The flows are unicast packets from hosts (a peer, or a host on either side
- * of a routed subnet), and Linux drops packets from these as martians. So an accept of the tunnel's port narrowed by
- * `src-address=127.0.0.1` lets none of it through; it read as covering the tunnel (found by review).
+ * Addresses no packet of a flow the audit judges has, as source or destination: "this network" (0.0.0.0/8),
+ * loopback (127.0.0.0/8), multicast (224.0.0.0/4) and the limited broadcast. The flows are unicast packets between
+ * hosts (a peer and the router, or hosts on either side of a routed subnet), and Linux drops packets from these as
+ * martians, and neither takes in nor forwards unicast to them. So an accept of the tunnel's port narrowed by
+ * `src-address=127.0.0.1` lets none of it through; it read as covering the tunnel (found by review). And a drop of
+ * `dst-address=224.0.0.0/4` or `255.255.255.255` in input, or of `dst-address=127.0.0.0/8` in forward, blocks none
+ * of it; each failed the check, with a fix offered (found by review).
  */
-const NEVER_SOURCES: readonly Ipv4Range[] = [
+const NEVER_ADDRESSES: readonly Ipv4Range[] = [
   { lo: 0, hi: 2 ** 24 - 1 },
   { lo: 127 * 2 ** 24, hi: 128 * 2 ** 24 - 1 },
   { lo: 224 * 2 ** 24, hi: 240 * 2 ** 24 - 1 },
@@ -428,7 +431,7 @@ function compile(record: RouterRecord): CompiledRule {
     'src-address',
     (value) => {
       const range = parseIpv4Match(value);
-      if (range !== undefined && NEVER_SOURCES.some((never) => contains(never, range))) return always('none');
+      if (range !== undefined && NEVER_ADDRESSES.some((never) => contains(never, range))) return always('none');
       return (flow) => addressMatch(range, flow.src);
     },
     NARROWS,
@@ -437,13 +440,15 @@ function compile(record: RouterRecord): CompiledRule {
     'dst-address',
     (value) => {
       const range = parseIpv4Match(value);
+      if (range !== undefined && NEVER_ADDRESSES.some((never) => contains(never, range))) return always('none');
       return (flow) => addressMatch(range, flow.dst);
     },
     NARROWS,
   );
-  // No packet of a flow the audit judges comes in on the loopback interface: it carries the router's own.
+  // No packet of a flow the audit judges comes in or goes out on the loopback interface: it carries the router's own
+  // (`drop out-interface=lo` in forward failed the check: found by review).
   add('in-interface', (value) => (value === LOOPBACK_INTERFACE ? always('none') : (flow) => interfaceMatch(value, flow.inInterface)));
-  add('out-interface', (value) => (flow) => interfaceMatch(value, flow.outInterface));
+  add('out-interface', (value) => (value === LOOPBACK_INTERFACE ? always('none') : (flow) => interfaceMatch(value, flow.outInterface)));
   // `port` matches either port: the flow's destination port in the list covers it; otherwise its source port,
   // whatever the peer's NAT picked, may still be.
   add(

@@ -375,6 +375,20 @@ describe('real rule sets a second review brought', () => {
     expect(passes([{ ...ACCEPT_WG, 'src-address': '!127.0.0.0/8' }, DROP_ALL])).toBe(true);
   });
 
+  it.each<[string, string, Record<string, string>, Flow]>([
+    ['input', 'a multicast destination', { 'dst-address': '224.0.0.0/4' }, WG_INPUT],
+    ['input', 'the limited broadcast as destination', { 'dst-address': '255.255.255.255' }, WG_INPUT],
+    ['input', 'a destination in "this network"', { 'dst-address': '0.0.0.0/8' }, WG_INPUT],
+    ['input', 'no destination at all', { 'dst-address': '!0.0.0.0/0' }, WG_INPUT],
+    ['forward', 'a loopback destination', { 'dst-address': '127.0.0.0/8' }, FROM_BRANCH],
+    ['forward', 'a multicast destination', { 'dst-address': '239.255.255.250' }, FROM_BRANCH],
+    ['forward', 'the loopback interface going out', { 'out-interface': 'lo' }, FROM_BRANCH],
+  ])('a drop in %s of %s blocks none of the flows (it failed the check: found by review)', (chain, _name, narrowed, flow) => {
+    expect(passes([{ chain, action: 'drop', ...narrowed }], flow, chain)).toBe(true);
+    // Not for a destination the flow may have.
+    expect(passes([{ chain, action: 'drop', 'dst-address': '10.0.0.0/8' }], flow, chain)).toBe(false);
+  });
+
   it('a negated interface or address says nothing of the flow: an accept with one covers only what it knows', () => {
     expect(passes([{ chain: 'input', action: 'accept', 'in-interface-list': 'TRUSTED', 'in-interface': '!wg0' }, DROP_ALL])).toBe(false);
     expect(passes([{ chain: 'input', action: 'accept', 'in-interface-list': 'TRUSTED', 'dst-address': '!127.0.0.1' }, DROP_ALL])).toBe(false);
