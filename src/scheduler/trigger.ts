@@ -91,10 +91,15 @@ class CronClock {
     this.#arm();
   }
 
-  /** Finds the next slot from now again (the wall clock was stepped). */
+  /**
+   * Finds the next slot from now again (the wall clock was stepped). A slot the wall clock has already reached is
+   * woken for at once, as its timer would have: run if within the tolerance, else counted missed. Found from now, it
+   * was passed over unrun and unlogged, even one the clock reached in order before the steps were seen.
+   */
   rearm(): void {
     clearTimeout(this.#timer);
-    this.#arm();
+    if (this.#next <= Date.now()) this.#wake();
+    else this.#arm();
   }
 
   stop(): void {
