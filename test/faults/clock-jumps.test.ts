@@ -311,3 +311,32 @@ describe('a wall clock stepped forward past a slot, seen by the watchdog before 
     expect(ticks.map((t) => Math.floor(t / 1000) * 1000)).toEqual([slot - 30_000, slot + 30_000, slot + 60_000]);
   });
 });
+
+describe('a wall clock stepped forward by less than a second, more than once', () => {
+  it('a slot the wall clock then reaches in order still runs: the steps add up, and the schedule follows them (it was missed)', async () => {
+    const { cronTrigger, setTriggerLogger } = await import('../../src/scheduler/trigger.js');
+    vi.useFakeTimers(TIMERS_AND_CLOCKS);
+    const start = Date.UTC(2026, 10, 25, 12, 0, 0);
+    vi.setSystemTime(start);
+    const missed: unknown[] = [];
+    setTriggerLogger({ warn: (fields: unknown) => missed.push(fields), error: () => undefined });
+    const ticks: number[] = [];
+    const trigger = cronTrigger('*/30 * * * * *', () => ticks.push(Date.now()), 'small steps');
+    try {
+      // Three steps of 0.7 s, each below the watchdog's threshold and 6 s apart (each seen by a look of its own),
+      // all well before the slot at 12:00:30: the timer armed at 12:00:00 would wake 2.1 s past the slot.
+      for (let step = 0; step < 3; step++) {
+        await vi.advanceTimersByTimeAsync(6_000);
+        vi.setSystemTime(Date.now() + 700);
+      }
+      await vi.advanceTimersByTimeAsync(15_000);
+    } finally {
+      trigger.stop();
+      setTriggerLogger({ warn: () => undefined, error: () => undefined });
+      vi.useRealTimers();
+    }
+    expect(missed).toEqual([]);
+    // Re-armed once the first two add up past the threshold; the third, after that, leaves it 0.7 s late.
+    expect(ticks.map((t) => t - start)).toEqual([30_700]);
+  });
+});
