@@ -260,52 +260,52 @@ describe('missed ticks in the log', () => {
   });
 });
 
+/**
+ * A cron trigger on `schedule` from wall time `start`, with `drive` moving the timers and the wall clock; what it ran
+ * (wall times) and the missed-tick warnings it logged.
+ */
+async function driveTrigger(schedule: string, start: number, drive: () => Promise<void>): Promise<{ ticks: number[]; missed: unknown[] }> {
+  const { cronTrigger, setTriggerLogger } = await import('../../src/scheduler/trigger.js');
+  vi.useFakeTimers(TIMERS_AND_CLOCKS);
+  vi.setSystemTime(start);
+  const missed: unknown[] = [];
+  setTriggerLogger({ warn: (fields: unknown) => missed.push(fields), error: () => undefined });
+  const ticks: number[] = [];
+  const trigger = cronTrigger(schedule, () => ticks.push(Date.now()), 'driven');
+  try {
+    await drive();
+  } finally {
+    trigger.stop();
+    setTriggerLogger({ warn: () => undefined, error: () => undefined });
+    vi.useRealTimers();
+  }
+  return { ticks, missed };
+}
+
 describe('a wall clock stepped forward past a slot, seen by the watchdog before the slot\'s timer fires', () => {
   it('the slot is judged as its timer would judge it: run when within the tolerance (it was passed over unrun and uncounted)', async () => {
-    const { cronTrigger, setTriggerLogger } = await import('../../src/scheduler/trigger.js');
-    vi.useFakeTimers(TIMERS_AND_CLOCKS);
     const slot = Date.UTC(2026, 10, 25, 12, 0, 30);
-    // The watchdog looks at 5, 10, … s from here; the slot's timer is due 30.3 s from here.
-    vi.setSystemTime(slot - 30_300);
-    const missed: unknown[] = [];
-    setTriggerLogger({ warn: (fields: unknown) => missed.push(fields), error: () => undefined });
-    const ticks: number[] = [];
-    const trigger = cronTrigger('*/30 * * * * *', () => ticks.push(Date.now()), 'stepped over a slot');
-    try {
+    // The watchdog looks at 5, 10, … s from the start; the slot's timer is due 30.3 s from it.
+    const { ticks, missed } = await driveTrigger('*/30 * * * * *', slot - 30_300, async () => {
       // At 29 s (12:00:28.7) the wall clock is stepped 1.5 s, to 12:00:30.2: the watchdog's look at 30 s re-arms,
       // 1.2 s past the slot, before its timer (which would have run it, late within the tolerance) fires.
       await vi.advanceTimersByTimeAsync(29_000);
       vi.setSystemTime(Date.now() + 1_500);
       await vi.advanceTimersByTimeAsync(10_000);
-    } finally {
-      trigger.stop();
-      setTriggerLogger({ warn: () => undefined, error: () => undefined });
-      vi.useRealTimers();
-    }
+    });
     expect(missed).toEqual([]);
     // Run at once, at the look: 1.2 s late.
     expect(ticks.map((t) => t - slot)).toEqual([-30_000, 1_200]);
   });
 
   it('a slot stepped over by more than the tolerance is counted missed, as a late timer counts it (it was not counted)', async () => {
-    const { cronTrigger, setTriggerLogger } = await import('../../src/scheduler/trigger.js');
-    vi.useFakeTimers(TIMERS_AND_CLOCKS);
     const slot = Date.UTC(2026, 10, 25, 12, 0, 30);
-    vi.setSystemTime(slot - 30_300);
-    const missed: unknown[] = [];
-    setTriggerLogger({ warn: (fields: unknown) => missed.push(fields), error: () => undefined });
-    const ticks: number[] = [];
-    const trigger = cronTrigger('*/30 * * * * *', () => ticks.push(Date.now()), 'stepped far over a slot');
-    try {
+    const { ticks, missed } = await driveTrigger('*/30 * * * * *', slot - 30_300, async () => {
       // At 26 s (12:00:25.7) stepped 10 s, to 12:00:35.7: the look at 30 s re-arms; the slot's timer is due later.
       await vi.advanceTimersByTimeAsync(26_000);
       vi.setSystemTime(Date.now() + 10_000);
       await vi.advanceTimersByTimeAsync(70_000);
-    } finally {
-      trigger.stop();
-      setTriggerLogger({ warn: () => undefined, error: () => undefined });
-      vi.useRealTimers();
-    }
+    });
     expect(missed).toEqual([{ schedule: '*/30 * * * * *', missed: 1 }]);
     // Then on time again: 12:01:00, 12:01:30.
     expect(ticks.map((t) => Math.floor(t / 1000) * 1000)).toEqual([slot - 30_000, slot + 30_000, slot + 60_000]);
@@ -314,15 +314,8 @@ describe('a wall clock stepped forward past a slot, seen by the watchdog before 
 
 describe('a wall clock stepped forward by less than a second, more than once', () => {
   it('a slot the wall clock then reaches in order still runs: the steps add up, and the schedule follows them (it was missed)', async () => {
-    const { cronTrigger, setTriggerLogger } = await import('../../src/scheduler/trigger.js');
-    vi.useFakeTimers(TIMERS_AND_CLOCKS);
     const start = Date.UTC(2026, 10, 25, 12, 0, 0);
-    vi.setSystemTime(start);
-    const missed: unknown[] = [];
-    setTriggerLogger({ warn: (fields: unknown) => missed.push(fields), error: () => undefined });
-    const ticks: number[] = [];
-    const trigger = cronTrigger('*/30 * * * * *', () => ticks.push(Date.now()), 'small steps');
-    try {
+    const { ticks, missed } = await driveTrigger('*/30 * * * * *', start, async () => {
       // Three steps of 0.7 s, each below the watchdog's threshold and 6 s apart (each seen by a look of its own),
       // all well before the slot at 12:00:30: the timer armed at 12:00:00 would wake 2.1 s past the slot.
       for (let step = 0; step < 3; step++) {
@@ -330,11 +323,7 @@ describe('a wall clock stepped forward by less than a second, more than once', (
         vi.setSystemTime(Date.now() + 700);
       }
       await vi.advanceTimersByTimeAsync(15_000);
-    } finally {
-      trigger.stop();
-      setTriggerLogger({ warn: () => undefined, error: () => undefined });
-      vi.useRealTimers();
-    }
+    });
     expect(missed).toEqual([]);
     // Re-armed once the first two add up past the threshold; the third, after that, leaves it 0.7 s late.
     expect(ticks.map((t) => t - start)).toEqual([30_700]);

@@ -8,6 +8,26 @@ import { cronTrigger, setTriggerLogger } from '../../src/scheduler/trigger.js';
 
 const TIMERS_AND_CLOCKS: Parameters<typeof vi.useFakeTimers>[0] = { toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date', 'performance'] };
 
+/**
+ * The process paused right after the wall clock read `readAt`: the next read finds the clock at `resumeAt`. Returns
+ * the spy (restore it) and the real clock reader.
+ */
+function pauseAfterRead(readAt: number, resumeAt: number): { restore: () => void; realNow: () => number } {
+  const realNow = Date.now.bind(Date);
+  let pauseNext = false;
+  const spy = vi.spyOn(Date, 'now').mockImplementation(() => {
+    if (pauseNext) {
+      pauseNext = false;
+      vi.setSystemTime(resumeAt);
+      return realNow();
+    }
+    const t = realNow();
+    if (t === readAt) pauseNext = true;
+    return t;
+  });
+  return { restore: () => spy.mockRestore(), realNow };
+}
+
 describe('a timer that wakes a millisecond before its slot', () => {
   it('runs the slot when the process is paused right after the read that found it early', async () => {
     vi.useFakeTimers(TIMERS_AND_CLOCKS);
@@ -15,20 +35,9 @@ describe('a timer that wakes a millisecond before its slot', () => {
     vi.setSystemTime(slot - 2_500);
     const ticks: number[] = [];
     const trigger = cronTrigger('*/4 * * * * *', () => ticks.push(Math.floor(Date.now() / 1000) * 1000), 'early wake');
-    const realNow = Date.now.bind(Date);
-    let pauseNext = false;
-    const now = vi.spyOn(Date, 'now').mockImplementation(() => {
-      if (pauseNext) {
-        // The pause: the next read of the clock lands on the slot itself.
-        pauseNext = false;
-        vi.setSystemTime(slot);
-        return realNow();
-      }
-      const t = realNow();
-      // The wake's own read, a millisecond early as libuv's whole-millisecond clock lets it.
-      if (t === slot - 1) pauseNext = true;
-      return t;
-    });
+    // The wake's own read, a millisecond early as libuv's whole-millisecond clock lets it; the pause puts the next
+    // read of the clock on the slot itself.
+    const { restore, realNow } = pauseAfterRead(slot - 1, slot);
     try {
       await vi.advanceTimersByTimeAsync(1_000);
       // The wall clock a millisecond behind the timers: the timer for the slot fires at slot - 1 by the wall clock.
@@ -36,7 +45,7 @@ describe('a timer that wakes a millisecond before its slot', () => {
       await vi.advanceTimersByTimeAsync(2_000);
       expect(ticks).toEqual([slot]);
     } finally {
-      now.mockRestore();
+      restore();
       trigger.stop();
       vi.useRealTimers();
     }
@@ -48,18 +57,7 @@ describe('a timer that wakes a millisecond before its slot', () => {
     vi.setSystemTime(slot - 1_500);
     const ticks: number[] = [];
     const trigger = cronTrigger('* * * * * *', () => ticks.push(Math.floor(Date.now() / 1000) * 1000), 'late wake');
-    const realNow = Date.now.bind(Date);
-    let pauseNext = false;
-    const now = vi.spyOn(Date, 'now').mockImplementation(() => {
-      if (pauseNext) {
-        pauseNext = false;
-        vi.setSystemTime(slot + 1_000);
-        return realNow();
-      }
-      const t = realNow();
-      if (t === slot + 999) pauseNext = true;
-      return t;
-    });
+    const { restore } = pauseAfterRead(slot + 999, slot + 1_000);
     try {
       await vi.advanceTimersByTimeAsync(1_000);
       // The wall clock 999 ms ahead of the timers: the slot's timer fires at slot + 999 by the wall clock.
@@ -70,7 +68,7 @@ describe('a timer that wakes a millisecond before its slot', () => {
       // the one after it.
       expect(ticks.filter((t) => t >= slot).slice(0, 3)).toEqual([slot + 1_000, slot + 1_000, slot + 2_000]);
     } finally {
-      now.mockRestore();
+      restore();
       trigger.stop();
       vi.useRealTimers();
     }
