@@ -17,8 +17,9 @@ import type { JobSnapshot } from '../metrics/store.js';
 import { judgePeer } from '../analysis/peer.js';
 import { wireguardReadsSeconds, type WireguardData, type WireguardPeer } from '../collectors/wireguard.js';
 import { PeerTable } from '../collectors/wireguard-peers.js';
-import { evaluateRouters } from '../health/report.js';
+import { evaluateRouters, type Evaluated } from '../health/report.js';
 import { evaluateRouter } from '../health/evaluate.js';
+import type { RouterEvaluation } from '../health/types.js';
 import { formatCheck, output, type CheckOutput } from '../health/nagios.js';
 import { createLogger, HeldLogLines } from './logger.js';
 import { writeStdout } from './stdout.js';
@@ -249,19 +250,19 @@ export async function check(configPath: string, routerNames?: string | readonly 
     const peers = (snapshotsOf(name).find((snapshot) => snapshot.job === 'wireguard' && snapshot.ok)?.data as WireguardData | undefined)?.peers;
     return peers instanceof PeerTable ? peers : undefined;
   };
-  /** Whether a peer of the router is unjudged because its one window could not tell (its rows marked). */
+  /** Whether the router's evaluation leaves a peer unjudged because its one window could not tell (its rows marked). */
+  const unconfirmedIn = ({ judgements }: RouterEvaluation): boolean =>
+    judgements.some(({ peer, verdict }) => peer.unansweredUnconfirmed === true && verdict.reason === 'unreadable');
   const leftUnconfirmed = (name: string): boolean => {
     const router = routerNamed.get(name);
-    if (router === undefined) return false;
-    const { judgements } = evaluateRouter(router, snapshotsOf(name), now());
-    return judgements.some(({ peer, verdict }) => peer.unansweredUnconfirmed === true && verdict.reason === 'unreadable');
+    return router !== undefined && unconfirmedIn(evaluateRouter(router, snapshotsOf(name), now()));
   };
   /**
    * Marks the rows of the router's latest table whose one window cannot tell (PeerTable.markUnansweredUnconfirmed);
-   * whether a verdict was left unjudged so. Marking again is harmless, and the marks leave the window counted as
-   * sending unanswered for a look after it.
+   * whether it marked any. Marking again is harmless, and the marks leave the window counted as sending unanswered
+   * for a look after it.
    */
-  const markUnconfirmed = (name: string): boolean => (tableOf(name)?.markUnansweredUnconfirmed() ?? 0) > 0 && leftUnconfirmed(name);
+  const markUnconfirmed = (name: string): boolean => (tableOf(name)?.markUnansweredUnconfirmed() ?? 0) > 0;
   /** Keeps the router's wireguard run before a look at it, to judge from if the look fails. */
   const remember = (name: string): void => {
     const run = wireguardRun(name);
@@ -284,7 +285,7 @@ export async function check(configPath: string, routerNames?: string | readonly 
     // (CRITICAL), a healthy tunnel the far end was waking shows its fresh handshake (OK). Without it such a link
     // answered WARNING forever, and a Nagios set-up that pages on CRITICAL alone never paged for it (review).
     looking = undefined;
-    for (const name of looked) if (markUnconfirmed(name)) thirdLook.add(name);
+    for (const name of looked) if (markUnconfirmed(name) && leftUnconfirmed(name)) thirdLook.add(name);
     if (thirdLook.size === 0) return;
     // As long a gap as the deadline leaves room for, up to THIRD_LOOK_GAP_MS, keeping the most the third look's run may
     // take (its routers' wireguard reads, each its timeout; what the second took if more) for it to land; at least the
@@ -304,14 +305,23 @@ export async function check(configPath: string, routerNames?: string | readonly 
   };
   /**
    * Marks the peers of routers the second look did not reach as traffic unseen, and those of routers it did reach
-   * whose rx grew with no session possible in the last window, not confirmed by a window before, as such (below); the
-   * notes saying so.
+   * whose rx grew with no session possible in the last window, not confirmed by a window before, as such (below),
+   * before the routers are evaluated; the routers it marked so.
    */
-  const lookNotes = (): string[] => {
+  const markLooks = (): Set<string> => {
     looking = undefined;
+    for (const name of secondLook) if (!looked.has(name)) tableOf(name)?.markTrafficUnseen();
+    return new Set([...looked].filter(markUnconfirmed));
+  };
+  /**
+   * The notes on the looks, from the evaluation the answer is made of (`evaluated`, of `evaluatedRouters`). Before,
+   * each router marked was evaluated once more for them, though nothing was collected since it was evaluated for the
+   * third look (~0.5 s at 75,000 peers; review). A router marked but not in it (not judged at the deadline) is
+   * evaluated here.
+   */
+  const lookNotes = (marked: ReadonlySet<string>, evaluatedRouters: readonly RouterConfig[], evaluated: Evaluated | undefined): string[] => {
     const notes: string[] = [];
     const unseen = [...secondLook].filter((name) => !looked.has(name));
-    for (const name of unseen) tableOf(name)?.markTrafficUnseen();
     const failedAt = (which: 'second' | 'third', names: readonly string[]): string =>
       names.map((name) => `${name} (${failed[which].get(name) ?? 'failed'})`).join(', ');
     const secondFailed = unseen.filter((name) => failed.second.has(name));
@@ -326,7 +336,16 @@ export async function check(configPath: string, routerNames?: string | readonly 
     // nor call it the handshake in flight (OK), so such a peer is not judged. Noted only where a verdict was left
     // unjudged so: marking also flags rows whose verdict does not hang on it (a keepalive, `expect`, a disabled peer
     // or interface), and an OK answer carried "peers … are not judged" (review).
-    const unconfirmed = [...looked].filter(markUnconfirmed);
+    const evaluationOf = new Map<string, RouterEvaluation>();
+    if (evaluated !== undefined) for (const [index, router] of evaluatedRouters.entries()) {
+      const evaluation = evaluated.evaluations[index];
+      if (evaluation !== undefined) evaluationOf.set(router.name, evaluation);
+    }
+    const unconfirmed = [...looked].filter((name) => {
+      if (!marked.has(name)) return false;
+      const evaluation = evaluationOf.get(name);
+      return evaluation === undefined ? leftUnconfirmed(name) : unconfirmedIn(evaluation);
+    });
     const thirdFailed = unconfirmed.filter((name) => failed.third.has(name));
     const withoutThird = unconfirmed.filter((name) => !thirdLooked.has(name) && !failed.third.has(name));
     const afterThird = unconfirmed.filter((name) => thirdLooked.has(name));
@@ -349,7 +368,7 @@ export async function check(configPath: string, routerNames?: string | readonly 
       timer = setTimeout(() => resolve('late'), timeoutSeconds * 1000);
     });
     const ended = await Promise.race([collect(), deadline]);
-    const notes = lookNotes();
+    const marked = markLooks();
     if (ended === 'late') {
       // A router found down (its system run failed, or without the system collector a run that found it silent: one
       // that does not answer fails at its timeout, long before its other collectors have each waited out theirs) is judged now:
@@ -361,13 +380,16 @@ export async function check(configPath: string, routerNames?: string | readonly 
       const late = `check timed out after ${formatDuration(timeoutSeconds)}, still waiting for ${waiting.join(', ')}`;
       const judgedRouters = checked.routers.filter(known);
       const unheard = waiting.length > 0 ? { partial: true, late } : {};
-      const verdict = judgedRouters.length === 0 ? undefined : formatCheck(evaluateRouters(judgedRouters, judged, now()), judgedRouters, { ...unheard, notes });
+      const evaluated = judgedRouters.length === 0 ? undefined : evaluateRouters(judgedRouters, judged, now());
+      const notes = lookNotes(marked, judgedRouters, evaluated);
+      const verdict = evaluated === undefined ? undefined : formatCheck(evaluated, judgedRouters, { ...unheard, notes });
       if (waiting.length === 0 && verdict !== undefined) return verdict;
       // Routers found down page now (formatCheck says who is still unheard on the first line, within its bound).
       if (verdict?.state === 'CRITICAL') return verdict;
       return output('UNKNOWN', late, ['Raise --timeout (and the monitoring system\'s own check timeout above it), or lower the routers\' timeout and ping counts.']);
     }
-    return formatCheck(evaluateRouters(checked.routers, judged, now()), checked.routers, { notes });
+    const evaluated = evaluateRouters(checked.routers, judged, now());
+    return formatCheck(evaluated, checked.routers, { notes: lookNotes(marked, checked.routers, evaluated) });
   } finally {
     unsubscribe();
     clearTimeout(timer);
