@@ -119,7 +119,12 @@ export interface Flow {
   toRouter?: boolean;
 }
 
-type Match = 'all' | 'some' | 'none' | 'unknown';
+/**
+ * `most`: every packet of the flow but those of a few known hosts (a drop of `src-address=!192.168.88.10` against
+ * the LAN side): part of the flow, like `some`, but the part it meets is not a known few, so a block with it is
+ * not policy.
+ */
+type Match = 'all' | 'some' | 'most' | 'none' | 'unknown';
 
 /**
  * Addresses no packet of a flow the audit judges has, as source or destination: "this network" (0.0.0.0/8),
@@ -345,7 +350,7 @@ function judge(rule: CompiledRule, flow: Flow): Reach {
   for (const { match: matchOf, identifies, policy: narrowsByPolicy } of rule.judges) {
     const match = matchOf(flow);
     if (match === 'none') return NO_REACH;
-    if (match === 'some') partial = true;
+    if (match === 'some' || match === 'most') partial = true;
     else if (match === 'unknown') unknown = true;
     else if (identifies) identified = true;
     if (match === 'some' && narrowsByPolicy) policy = true;
@@ -390,11 +395,21 @@ function compile(record: RouterRecord): CompiledRule {
   };
   // A negated matcher is `all` for every flow it does not name (`in-interface=!wg0` for the WAN's packets): that
   // says nothing of this flow, so it never identifies it (found by review).
-  const add = (key: string, read: (value: string) => (flow: Flow) => Match, kind: MatcherKind = NAMES): void => {
+  // `readNegated`: how the matcher reads with its `!`, where that is not the negation of its judgement.
+  const add = (
+    key: string,
+    read: (value: string) => (flow: Flow) => Match,
+    kind: MatcherKind = NAMES,
+    readNegated?: (value: string) => (flow: Flow) => Match,
+  ): void => {
     const raw = record[key]?.trim();
     if (raw === undefined || raw === '' || everyAddress.has(key)) return;
     if (!raw.startsWith('!')) {
       push(read(raw), kind);
+      return;
+    }
+    if (readNegated !== undefined) {
+      push(readNegated(raw.slice(1)), { ...kind, identifies: false });
       return;
     }
     const inner = read(raw.slice(1));
@@ -427,24 +442,17 @@ function compile(record: RouterRecord): CompiledRule {
   );
   // A peer's source port is whatever its NAT picked.
   add('src-port', () => always('some'), NARROWS);
-  add(
-    'src-address',
-    (value) => {
+  for (const [key, sideOf] of [
+    ['src-address', (flow: Flow) => flow.src],
+    ['dst-address', (flow: Flow) => flow.dst],
+  ] as const) {
+    const readAddress = (negated: boolean) => (value: string) => {
       const range = parseIpv4Match(value);
-      if (range !== undefined && NEVER_ADDRESSES.some((never) => contains(never, range))) return always('none');
-      return (flow) => addressMatch(range, flow.src);
-    },
-    NARROWS,
-  );
-  add(
-    'dst-address',
-    (value) => {
-      const range = parseIpv4Match(value);
-      if (range !== undefined && NEVER_ADDRESSES.some((never) => contains(never, range))) return always('none');
-      return (flow) => addressMatch(range, flow.dst);
-    },
-    NARROWS,
-  );
+      if (range !== undefined && NEVER_ADDRESSES.some((never) => contains(never, range))) return always(negated ? 'all' : 'none');
+      return negated ? (flow: Flow) => negatedAddressMatch(range, sideOf(flow)) : (flow: Flow) => addressMatch(range, sideOf(flow));
+    };
+    add(key, readAddress(false), NARROWS, readAddress(true));
+  }
   // No packet of a flow the audit judges comes in or goes out on the loopback interface: it carries the router's own
   // (`drop out-interface=lo` in forward failed the check: found by review).
   add('in-interface', (value) => (value === LOOPBACK_INTERFACE ? always('none') : (flow) => interfaceMatch(value, flow.inInterface)));
@@ -568,6 +576,17 @@ function addressMatch(range: Ipv4Range | undefined, side: Side<Ipv4Range> | unde
   if ('not' in side) return contains(side.not, range) ? 'none' : range.hi - range.lo < FEW_HOSTS ? 'some' : 'unknown';
   if (contains(range, side.is)) return 'all';
   return overlaps(range, side.is) ? 'some' : 'none';
+}
+
+/**
+ * A negated address (`!range`): the negation of addressMatch, but on the side known only as "not the subnet" a
+ * handful of hosts left out is no handful met: every address of that side but those, which may be all of it
+ * (`most`, not policy). `drop in-interface-list=LAN src-address=!192.168.88.10` passed as a drop of a few hosts
+ * while `src-address=!192.168.88.0/24`, which drops less, blocked (a hostile review).
+ */
+function negatedAddressMatch(range: Ipv4Range | undefined, side: Side<Ipv4Range> | undefined): Match {
+  if (side !== undefined && range !== undefined && 'not' in side && !contains(side.not, range) && range.hi - range.lo < FEW_HOSTS) return 'most';
+  return negate(addressMatch(range, side));
 }
 
 function interfaceMatch(value: string, side: Side<string> | undefined): Match {

@@ -395,3 +395,23 @@ describe('real rule sets a second review brought', () => {
   });
 });
 
+
+describe('negated addresses on the LAN side (a hostile review)', () => {
+  const DROP = { chain: 'forward', action: 'drop' };
+  it('a drop of every LAN host but a few is no drop of a few hosts: it may hit all of the LAN, and blocks', () => {
+    // It passed as policy on a few hosts, while the same drop sparing the whole network, which drops less, blocked.
+    expect(passes([{ ...DROP, 'in-interface-list': 'LAN', 'src-address': '!192.168.88.10' }], TO_BRANCH, 'forward')).toBe(false);
+    expect(passes([{ ...DROP, 'in-interface-list': 'LAN', 'src-address': '!192.168.88.0/24' }], TO_BRANCH, 'forward')).toBe(false);
+    expect(passes([{ ...DROP, 'out-interface-list': 'LAN', 'dst-address': '!192.168.88.8/30' }], FROM_BRANCH, 'forward')).toBe(false);
+  });
+
+  it('a drop of a few LAN hosts, or of every host of the subnet but a few, is still policy', () => {
+    expect(passes([{ ...DROP, 'in-interface-list': 'LAN', 'src-address': '192.168.88.10' }], TO_BRANCH, 'forward')).toBe(true);
+    expect(passes([{ ...DROP, 'src-address': '!192.168.20.7' }], FROM_BRANCH, 'forward')).toBe(true);
+  });
+
+  it('an accept of every LAN host but a few covers part only, as before', () => {
+    const rules = [{ chain: 'forward', action: 'accept', 'out-interface': 'wg0', 'src-address': '!192.168.88.10' }, DROP];
+    expect(passes(rules, TO_BRANCH, 'forward')).toBe(false);
+  });
+});
