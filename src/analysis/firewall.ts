@@ -119,12 +119,7 @@ export interface Flow {
   toRouter?: boolean;
 }
 
-/**
- * `most`: every packet of the flow but those of a few known hosts (a drop of `src-address=!192.168.88.10` against
- * the LAN side): part of the flow, like `some`, but the part it meets is not a known few, so a block with it is
- * not policy.
- */
-type Match = 'all' | 'some' | 'most' | 'none' | 'unknown';
+type Match = 'all' | 'some' | 'none' | 'unknown';
 
 /**
  * Addresses no packet of a flow the audit judges has, as source or destination: "this network" (0.0.0.0/8),
@@ -350,7 +345,7 @@ function judge(rule: CompiledRule, flow: Flow): Reach {
   for (const { match: matchOf, identifies, policy: narrowsByPolicy } of rule.judges) {
     const match = matchOf(flow);
     if (match === 'none') return NO_REACH;
-    if (match === 'some' || match === 'most') partial = true;
+    if (match === 'some') partial = true;
     else if (match === 'unknown') unknown = true;
     else if (identifies) identified = true;
     if (match === 'some' && narrowsByPolicy) policy = true;
@@ -579,13 +574,15 @@ function addressMatch(range: Ipv4Range | undefined, side: Side<Ipv4Range> | unde
 }
 
 /**
- * A negated address (`!range`): the negation of addressMatch, but on the side known only as "not the subnet" a
- * handful of hosts left out is no handful met: every address of that side but those, which may be all of it
- * (`most`, not policy). `drop in-interface-list=LAN src-address=!192.168.88.10` passed as a drop of a few hosts
- * while `src-address=!192.168.88.0/24`, which drops less, blocked (a hostile review).
+ * A negated address (`!range`): the negation of addressMatch, except on the side known only as "not the subnet",
+ * where a handful of hosts left out is no handful met: every address of that side but those, which may be all of it
+ * or not, as a network left out is (unknown). `drop in-interface-list=LAN src-address=!192.168.88.10` passed as a
+ * policy drop of a few hosts, and `accept protocol=udp dst-port=13231 dst-address=!192.168.88.10` did not cover
+ * the tunnel, while the same rules leaving out all of 192.168.88.0/24, which meet less, blocked and covered (a
+ * hostile review).
  */
 function negatedAddressMatch(range: Ipv4Range | undefined, side: Side<Ipv4Range> | undefined): Match {
-  if (side !== undefined && range !== undefined && 'not' in side && !contains(side.not, range) && range.hi - range.lo < FEW_HOSTS) return 'most';
+  if (side !== undefined && range !== undefined && 'not' in side && !contains(side.not, range)) return 'unknown';
   return negate(addressMatch(range, side));
 }
 
