@@ -24,6 +24,7 @@ import type { ReloadResult } from './server/endpoints.js';
 import { parseListen } from './server/listen.js';
 import { sdGroupsOf } from './server/sd-groups.js';
 import { watchVerdicts, type VerdictWatch } from './health/watch.js';
+import { PauseWatch } from './util/pauses.js';
 import { DiscoveryRegistry, SWEEP_SECONDS } from './discovery/registry.js';
 
 export interface AppDeps {
@@ -33,6 +34,8 @@ export interface AppDeps {
   now?: () => number;
   /** Monotonic clock in ms for durations (backoff); performance.now() when absent. */
   elapsed?: () => number;
+  /** The ms the process did not run since an instant of `elapsed` (util/pauses.ts); a heartbeat on `elapsed` when absent. */
+  paused?: (since: number) => number;
   triggerFactory?: TriggerFactory;
   jitter?: boolean;
   maxInFlight?: number;
@@ -128,6 +131,11 @@ export function createApp(initial: Config, deps: AppDeps): App {
    * /health and the verdict log age peers by it; discovery's forget periods and the reloads' pacing run on it too.
    */
   const elapsed = deps.elapsed ?? ((): number => performance.now());
+  // A pause of the process (a VM paused, SIGSTOP) is not a collection overdue: /health and the verdict log do not age
+  // peers over it (health/evaluate.ts EvaluationOptions.paused).
+  const pauses = deps.paused === undefined ? new PauseWatch(elapsed) : undefined;
+  pauses?.start();
+  const paused = deps.paused ?? ((since: number): number => pauses?.pausedSince(since) ?? 0);
   const scheduler = new Scheduler({
     store,
     logger: deps.logger,
@@ -221,7 +229,7 @@ export function createApp(initial: Config, deps: AppDeps): App {
   apply(initial);
   self.reloaded(true, now());
   // One log line per verdict change (peer stale since T, recovered, interface down, router down).
-  verdictWatch = watchVerdicts({ store, config: () => polled, logger: deps.logger, now, elapsed });
+  verdictWatch = watchVerdicts({ store, config: () => polled, logger: deps.logger, now, elapsed, paused });
 
   /** Set by stop(): no reload applies after it. */
   let stopped = false;
@@ -356,6 +364,7 @@ export function createApp(initial: Config, deps: AppDeps): App {
       // A reload waiting for its turn is answered now ('shutting down'): its request held the server's close.
       gap?.end();
       verdictWatch.stop();
+      pauses?.stop();
       clearInterval(sweeping);
       discovery.close();
       await scheduler.stop();
@@ -370,6 +379,7 @@ export function createApp(initial: Config, deps: AppDeps): App {
       routers: () => polled.routers,
       now,
       elapsed,
+      paused,
       ready: app.ready,
       lifecycleEnabled: () => config.enableLifecycle === true,
       reload,

@@ -68,6 +68,12 @@ interface EvaluationOptions {
    * collection (found by review).
    */
   elapsedNow?: number;
+  /**
+   * The ms the process did not run since a monotonic instant (util/pauses.ts). A pause (a VM paused, SIGSTOP) does
+   * not count as a collection overdue: the runs after it had no time to land. Without it, a pause of a few minutes
+   * read every healthy peer stale in /health and logged a stale-then-recovered pair per peer.
+   */
+  paused?: (since: number) => number;
 }
 
 /**
@@ -97,7 +103,7 @@ export function* evaluateRouterSteps(
   snapshots: readonly JobSnapshot[],
   now: number,
   parts: EvaluationParts = EVERY_PART,
-  { peerHealth = true, elapsedNow }: EvaluationOptions = {},
+  { peerHealth = true, elapsedNow, paused }: EvaluationOptions = {},
 ): Steps<RouterEvaluation> {
   const problems: Problem[] = [];
   const byJob = new Map(snapshots.map((snapshot) => [snapshot.job, snapshot]));
@@ -166,9 +172,12 @@ export function* evaluateRouterSteps(
       // A router that does not answer now is judged as its last read found it, as /metrics has it: by the clock
       // alone its peers would go stale one by one while nothing can be known of them (a review found every peer
       // of a router timing out logged and checked down, their healthy series still 1).
-      const peersNow = steadyNow(now, byJob.get('wireguard'), elapsedNow);
+      const run = byJob.get('wireguard');
+      const peersNow = steadyNow(now, run, elapsedNow);
       const judgedAt = up === false ? (wireguard?.collectedAt ?? peersNow) : peersNow;
-      if (parts.wireguard) judgements = yield* judgePeers(router, wireguard, judged.byName, judgedAt, add);
+      // The time the process did not run since the read: the next read could not land in it.
+      const pausedMs = run?.finishedElapsed === undefined || elapsedNow === undefined || paused === undefined ? 0 : paused(run.finishedElapsed);
+      if (parts.wireguard) judgements = yield* judgePeers(router, wireguard, judged.byName, judgedAt, add, pausedMs);
     }
     if (parts.wireguard && peerHealth) {
       const peers: PeerHealth[] = [];
@@ -321,6 +330,7 @@ function* judgePeers(
   interfaceNamed: ReadonlyMap<string, InterfaceHealth>,
   now: number,
   add: AddProblem,
+  pausedMs = 0,
 ): Steps<PeerJudgement[]> {
   const unjudged: Unjudged = { handshake: [], facts: [], traffic: [], unconfirmed: [] };
   const peers: PeerJudgement[] = [];
@@ -334,7 +344,8 @@ function* judgePeers(
   // lands at its slot plus its reads' time, up to three of the router's timeouts (two reads in a row and the uptime),
   // where this one may have come at once: that much more, or a live peer read down for the seconds slow replies took
   // (found by review, twice: one reply's timeout was not a run's). Not the probes' time: that would wait minutes.
-  const judgedAt = Math.max(collectedAt, now - Math.min(wireguardIntervalMs(router), MAX_READ_GRACE_MS) - wireguardReadsSeconds(router) * 1000);
+  // Nor the time the process did not run (paused, stopped): the next read is late by that much, the peers are not.
+  const judgedAt = Math.max(collectedAt, now - Math.min(wireguardIntervalMs(router), MAX_READ_GRACE_MS) - wireguardReadsSeconds(router) * 1000 - pausedMs);
   const bootedAt = wireguard?.bootedAt;
   // A peer without a handshake is due from the boot: up this long at the instant the handshakes are aged to.
   const upSeconds = bootedAt === undefined ? undefined : Math.max(0, judgedAt / 1000 - bootedAt);

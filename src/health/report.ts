@@ -18,15 +18,24 @@ export function evaluateRouters(routers: readonly RouterConfig[], store: Pick<Sn
 
 /**
  * The report in steps that may pause between routers and every few hundred interfaces or peers of one. `elapsedNow`:
- * the monotonic clock at `now`, by which peers age from their run (evaluate.ts EvaluationOptions).
+ * the monotonic clock at `now`, by which peers age from their run; `paused`, the time the process did not run since
+ * an instant of it (evaluate.ts EvaluationOptions).
  */
-export function* evaluateRoutersSteps(routers: readonly RouterConfig[], store: Pick<SnapshotStore, 'snapshots'>, now: number, elapsedNow?: number): Steps<Evaluated> {
+export function* evaluateRoutersSteps(
+  routers: readonly RouterConfig[],
+  store: Pick<SnapshotStore, 'snapshots'>,
+  now: number,
+  elapsedNow?: number,
+  paused?: (since: number) => number,
+): Steps<Evaluated> {
   // Every router's snapshots as they are now, before the first pause: a reload or a collection landing while the
   // report is judged must not make it mix instants (a router dropped meanwhile read as "not collected yet").
   const snapshots = routers.map((router) => store.snapshots(router.name));
   const evaluations: RouterEvaluation[] = [];
   for (const [index, router] of routers.entries()) {
-    evaluations.push(yield* evaluateRouterSteps(router, snapshots[index] ?? [], now, undefined, elapsedNow === undefined ? {} : { elapsedNow }));
+    // Pauses up to `now`: a report written in slices may outlast a later one.
+    const until = paused === undefined || elapsedNow === undefined ? undefined : (since: number): number => Math.max(0, paused(since) - paused(Math.max(since, elapsedNow)));
+    evaluations.push(yield* evaluateRouterSteps(router, snapshots[index] ?? [], now, undefined, elapsedNow === undefined ? {} : { elapsedNow, ...(until === undefined ? {} : { paused: until }) }));
     yield;
   }
   const report: HealthReport = {

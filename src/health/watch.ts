@@ -24,6 +24,8 @@ export interface WatchDeps {
   now?: () => number;
   /** The monotonic clock runs record on: peers age by it from their run (evaluate.ts EvaluationOptions.elapsedNow). */
   elapsed?: () => number;
+  /** The ms the process did not run since a monotonic instant (util/pauses.ts): not counted against the peers. */
+  paused?: (since: number) => number;
 }
 
 interface Watched {
@@ -51,6 +53,8 @@ interface Landed {
   elapsedAt: number | undefined;
   snapshots: JobSnapshot[];
   router: RouterConfig;
+  /** The ms the process did not run since a monotonic instant (WatchDeps.paused). */
+  paused: ((since: number) => number) | undefined;
 }
 
 export interface VerdictWatch {
@@ -143,9 +147,11 @@ export function watchVerdicts(deps: WatchDeps): VerdictWatch {
   };
 
   /** The run judged, and its changes kept and logged (as RunLines bounds them). */
-  function* judge(name: string, entry: Watched, { parts: landed, at, elapsedAt, snapshots, router }: Landed): Steps<void> {
+  function* judge(name: string, entry: Watched, { parts: landed, at, elapsedAt, snapshots, router, paused: landedPaused }: Landed): Steps<void> {
     const parts = (elapsedAt ?? at) >= entry.peersDueAt ? { ...landed, wireguard: true } : landed;
-    const evaluation = yield* evaluateRouterSteps(router, snapshots, at, parts, elapsedAt === undefined ? { peerHealth: false } : { peerHealth: false, elapsedNow: elapsedAt });
+    // The pauses up to when the run landed: a run judged in slices may be judged after a later pause, not its.
+    const paused = landedPaused === undefined || elapsedAt === undefined ? undefined : (since: number): number => Math.max(0, landedPaused(since) - landedPaused(Math.max(since, elapsedAt)));
+    const evaluation = yield* evaluateRouterSteps(router, snapshots, at, parts, elapsedAt === undefined ? { peerHealth: false } : { peerHealth: false, elapsedNow: elapsedAt, ...(paused === undefined ? {} : { paused }) });
     const out = new RunLines();
     const states = yield* diffSteps(entry.states, yield* observeSteps(evaluation, router), evaluation.seen, out);
     const badPeers = yield* diffPeersSteps(entry.badPeers, evaluation.judgements, evaluation.seen.wireguard, name, out);
@@ -199,7 +205,7 @@ export function watchVerdicts(deps: WatchDeps): VerdictWatch {
       entry = { states: undefined, badPeers: undefined, logger: undefined, peersDueAt: Number.POSITIVE_INFINITY, busy: undefined, waiting: undefined, gone: false };
       watched.set(name, entry);
     }
-    const landed: Landed = { parts: PARTS_OF[collector], at: now(), elapsedAt: deps.elapsed?.(), snapshots: deps.store.snapshots(name), router };
+    const landed: Landed = { parts: PARTS_OF[collector], at: now(), elapsedAt: deps.elapsed?.(), snapshots: deps.store.snapshots(name), router, paused: deps.paused };
     if (entry.busy !== undefined) {
       // Behind a run still being judged, whose verdicts decide what this one changes; merged with any run
       // already waiting: the latest snapshots, and every part either can change.

@@ -27,6 +27,8 @@ export interface Endpoints {
   now(): number;
   /** The monotonic clock runs record (JobSnapshot.finishedElapsed): peers age by it, not by a stepped wall clock. */
   elapsed(): number;
+  /** The ms the process did not run since an instant of elapsed() (util/pauses.ts): peers do not age over a pause. */
+  paused?(since: number): number;
   /** /-/ready */
   ready(): boolean;
   /** /-/reload, when the lifecycle API is enabled (--web.enable-lifecycle). */

@@ -12,7 +12,7 @@ import { evaluateRoutersSteps } from '../health/report.js';
 import type { Steps } from '../util/slices.js';
 import { jsonBodySteps, sendJsonAnswer, sendJsonNegotiated, whileConnected, type JsonAnswer } from './respond.js';
 
-export async function serveHealth(app: Pick<Endpoints, 'store' | 'routers' | 'now' | 'elapsed'>, req: IncomingMessage, res: ServerResponse, query: URLSearchParams): Promise<void> {
+export async function serveHealth(app: Pick<Endpoints, 'store' | 'routers' | 'now' | 'elapsed' | 'paused'>, req: IncomingMessage, res: ServerResponse, query: URLSearchParams): Promise<void> {
   const configured = app.routers();
   const wanted = query.getAll('router');
   const unknown = wanted.filter((name) => !configured.some((router) => router.name === name));
@@ -32,11 +32,11 @@ export async function serveHealth(app: Pick<Endpoints, 'store' | 'routers' | 'no
   const routers = wanted.length === 0 ? configured : configured.filter((router) => wanted.includes(router.name));
   // Judged and written as one run of slices: a hub of 75,000 peers took 1.3 s in one task, scrapes and collections
   // waiting behind it.
-  const answer = await whileConnected(res, healthAnswerSteps(routers, app.store, app.now(), app.elapsed()));
+  const answer = await whileConnected(res, healthAnswerSteps(routers, app.store, app.now(), app.elapsed(), app.paused?.bind(app)));
   if (answer !== undefined) await sendJsonAnswer(res, answer, encoding);
 }
 
-function* healthAnswerSteps(routers: readonly RouterConfig[], store: Endpoints['store'], now: number, elapsedNow: number): Steps<JsonAnswer> {
-  const { report } = yield* evaluateRoutersSteps(routers, store, now, elapsedNow);
+function* healthAnswerSteps(routers: readonly RouterConfig[], store: Endpoints['store'], now: number, elapsedNow: number, paused: ((since: number) => number) | undefined): Steps<JsonAnswer> {
+  const { report } = yield* evaluateRoutersSteps(routers, store, now, elapsedNow, paused);
   return { status: report.status === 'ok' ? 200 : 503, body: yield* jsonBodySteps(report) };
 }
