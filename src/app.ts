@@ -120,6 +120,13 @@ function messageOf(error: unknown): string {
 const DISCOVERY_SWEEP_MS = SWEEP_SECONDS * 1000;
 
 export function createApp(initial: Config, deps: AppDeps): App {
+  const elapsed = deps.elapsed ?? ((): number => performance.now());
+  // A pause of the process (a VM paused, SIGSTOP) is not a collection overdue: /health and the verdict log do not age
+  // peers over it (health/evaluate.ts EvaluationOptions.paused), and a run timed out across it is not the router's
+  // failure (scheduler/runner.ts).
+  const pauses = deps.paused === undefined ? new PauseWatch(elapsed) : undefined;
+  pauses?.start();
+  const paused = deps.paused ?? ((since: number): number => pauses?.pausedSince(since) ?? 0);
   const store = new SnapshotStore();
   const self = new SelfMetrics({ version: VERSION });
   const exposition = new Exposition(store, self);
@@ -130,18 +137,13 @@ export function createApp(initial: Config, deps: AppDeps): App {
    * The monotonic clock, one for every duration: the runs record on it (backoff, JobSnapshot.finishedElapsed), and
    * /health and the verdict log age peers by it; discovery's forget periods and the reloads' pacing run on it too.
    */
-  const elapsed = deps.elapsed ?? ((): number => performance.now());
-  // A pause of the process (a VM paused, SIGSTOP) is not a collection overdue: /health and the verdict log do not age
-  // peers over it (health/evaluate.ts EvaluationOptions.paused).
-  const pauses = deps.paused === undefined ? new PauseWatch(elapsed) : undefined;
-  pauses?.start();
-  const paused = deps.paused ?? ((since: number): number => pauses?.pausedSince(since) ?? 0);
   const scheduler = new Scheduler({
     store,
     logger: deps.logger,
     clientFor: (router) => clients.clientFor(router),
     now,
     elapsed,
+    paused,
     ...(deps.triggerFactory === undefined ? {} : { triggerFactory: deps.triggerFactory }),
     ...(deps.jitter === undefined ? {} : { jitter: deps.jitter }),
     ...(deps.maxInFlight === undefined ? {} : { maxInFlight: deps.maxInFlight }),

@@ -44,6 +44,11 @@ export interface RunnerDeps {
   now: () => number;
   /** Monotonic clock in ms for durations (backoff): a stepped wall clock must not stretch or cut them. */
   elapsed?: () => number;
+  /**
+   * The ms the process did not run since an instant of `elapsed` (util/pauses.ts). A run that timed out across a
+   * pause of the process is not the router's failure: its timers ran on through the pause.
+   */
+  paused?: ((since: number) => number) | undefined;
   routerLabel: RouterLabel;
 }
 
@@ -221,6 +226,7 @@ export class JobRunner {
     const holding: Holding = { cap, ended: false, carried: false };
     const move = this.#moveWhenSlow(holding);
     const started = performance.now();
+    const startedElapsed = this.#elapsed();
     const deadline = startDeadline(definition.deadlineSeconds, controller);
     try {
       const run = definition.run({
@@ -262,6 +268,17 @@ export class JobRunner {
     } catch (error) {
       if (this.#stopped !== undefined) return 'skipped';
       const reason = reasonOf(error);
+      // Timed out across a pause of the process (a VM paused, SIGSTOP, a held loop): its request timer and deadline
+      // ran on through the pause, and fired late, at the resume, before a reply in the socket (or one the router
+      // resends once the VM runs again) was read. Not the router's silence: recorded as a failure, it made the router
+      // down (router_down, then router_up at the next run, a flap no router had). Nothing is recorded; the next
+      // run tells. Only when the time the process ran since the start is shorter than one request's timeout: no timer
+      // of the run could have expired on it alone.
+      const paused = reason === 'timeout' ? (this.deps.paused?.(startedElapsed) ?? 0) : 0;
+      if (paused > 0 && this.#elapsed() - startedElapsed - paused < router.timeoutSeconds * 1000) {
+        this.#log.info({ job: definition.job, paused_seconds: Math.round(paused / 1000) }, 'a run timed out across a pause of the exporter: not counted as a failure of the router, the next run tells');
+        return 'skipped';
+      }
       store.record({
         router: router.name,
         collector: definition.collector,

@@ -49,6 +49,8 @@ export interface SchedulerDeps {
   now?: () => number;
   /** Monotonic clock in ms for durations (runner.ts); performance.now() when absent. */
   elapsed?: () => number;
+  /** The ms the process did not run since an instant of `elapsed` (util/pauses.ts, runner.ts). */
+  paused?: (since: number) => number;
   triggerFactory?: TriggerFactory;
   /**
    * Global cap on the quick runs in flight (32): of answering routers, for their first 2 s. Runs that wait (of
@@ -225,6 +227,7 @@ export class Scheduler {
           now,
           // Always present, never spread in: 4,000 runners keep one hidden class (Node 20 gives spreads their own).
           elapsed: this.#deps.elapsed ?? monotonicNow,
+          paused: this.#deps.paused,
           routerLabel: label,
         });
         if (old !== undefined) {
