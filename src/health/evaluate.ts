@@ -346,6 +346,8 @@ function* judgePeers(
   // (found by review, twice: one reply's timeout was not a run's). Not the probes' time: that would wait minutes.
   // Nor the time the process did not run (paused, stopped): the next read is late by that much, the peers are not.
   const judgedAt = Math.max(collectedAt, now - Math.min(wireguardIntervalMs(router), MAX_READ_GRACE_MS) - wireguardReadsSeconds(router) * 1000 - pausedMs);
+  // What a probe proved ages from when it ran by the clock, less the time the process did not run.
+  const probedNow = Math.max(collectedAt, now - pausedMs);
   const bootedAt = wireguard?.bootedAt;
   // A peer without a handshake is due from the boot: up this long at the instant the handshakes are aged to.
   const upSeconds = bootedAt === undefined ? undefined : Math.max(0, judgedAt / 1000 - bootedAt);
@@ -391,7 +393,8 @@ function* judgePeers(
         // What a probe proved ages from when it ran (this collection, or the one whose result it reused). Given
         // as undefined rather than left out: one shape of literal, no spread (two objects per peer, every run).
         probe: peer.probe,
-        probeAgeSeconds: peer.probe === undefined ? undefined : probeAgeAt(now, peer.probedAt ?? collectedAt),
+        // Not aged over a pause of the process either, as the handshake is not (judgedAt).
+        probeAgeSeconds: peer.probe === undefined ? undefined : probeAgeAt(probedNow, peer.probedAt ?? collectedAt),
       },
       router.health,
     );

@@ -8,6 +8,10 @@ import pino from 'pino';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { HEARTBEAT_MS, PauseWatch } from '../../src/util/pauses.js';
 import { watchVerdicts } from '../../src/health/watch.js';
+import { evaluateRouter } from '../../src/health/evaluate.js';
+import { mapWireguard } from '../../src/collectors/wireguard.js';
+import { probeKey } from '../../src/collectors/wireguard-probe.js';
+import { routerLabel } from '../../src/metrics/family.js';
 import { SnapshotStore, type JobSnapshot } from '../../src/metrics/store.js';
 import { jobsFor } from '../../src/collectors/catalog.js';
 import { testConfig } from '../helpers/config.js';
@@ -180,5 +184,31 @@ describe('PauseWatch: the time the process did not run, from its heartbeat', () 
     watch.stop();
     pause(600_000);
     expect(watch.pausedSince(start)).toBe(0);
+  });
+});
+
+describe('/health just after a pause, a peer up on its tunnel probe', () => {
+  const config = testConfig({
+    defaults: { username: 'monitor', password: 'x' },
+    routers: [{ name: 'hq', url: 'https://192.0.2.1', health: { expect: { 'wg-branch': 'always' }, probe: { 'wg-branch': 'on' } } }],
+  });
+  const router = config.routers[0] as (typeof config.routers)[number];
+  const KEY = 'site-key-0000000000000000000000000000000=';
+  /** An always-on link idle 20 minutes (no keepalive), its probe answered at the read at T0. */
+  const snapshots = (): JobSnapshot[] => {
+    const data = mapWireguard([WG_UP], [peerRecord('site', '20m')], routerLabel('hq'), router.health, T0, new Map(), new Map([[probeKey('wg-branch', KEY), { outcome: 'ok', lossRatio: 0, rttSeconds: 0.01 }]])).data;
+    return [systemOk(T0), { collector: 'wireguard', job: 'wireguard', ok: true, reason: undefined, finishedAt: T0, finishedElapsed: ELAPSED_T0, durationSeconds: 0.01, lastSuccessAt: T0, chunks: [], data }];
+  };
+  const stateAt = (after: number, paused: number): string | undefined =>
+    evaluateRouter(router, snapshots(), T0 + after, undefined, { elapsedNow: ELAPSED_T0 + after, paused: () => paused }).health.peers[0]?.state;
+
+  it('stays up over a pause of N minutes (it read down: the probe aged over the pause), and goes down by the clock the process ran (property)', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 1_000, max: 120 * MINUTE }), fc.integer({ min: 0, max: 10 * MINUTE }), (pause, ran) => {
+        // handshake_stale_after is 5 minutes: the probe proves a session for that long after it ran.
+        expect(stateAt(pause + ran, pause)).toBe(ran <= 300_000 ? 'up' : 'down');
+      }),
+      { numRuns: 200 },
+    );
   });
 });
