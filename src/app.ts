@@ -34,7 +34,10 @@ export interface AppDeps {
   now?: () => number;
   /** Monotonic clock in ms for durations (backoff); performance.now() when absent. */
   elapsed?: () => number;
-  /** The ms the process did not run since an instant of `elapsed` (util/pauses.ts); a heartbeat on `elapsed` when absent. */
+  /**
+   * The ms the process did not run since an instant of `elapsed` (util/pauses.ts). When absent: a heartbeat's, on
+   * performance.now(); none (0) with `elapsed` given.
+   */
   paused?: (since: number) => number;
   triggerFactory?: TriggerFactory;
   jitter?: boolean;
@@ -124,7 +127,8 @@ export function createApp(initial: Config, deps: AppDeps): App {
   // A pause of the process (a VM paused, SIGSTOP) is not a collection overdue: /health and the verdict log do not age
   // peers over it (health/evaluate.ts EvaluationOptions.paused), and a run timed out across it is not the router's
   // failure (scheduler/runner.ts).
-  const pauses = deps.paused === undefined ? new PauseWatch(elapsed) : undefined;
+  // On the process's own clock only: an injected one (tests) moves as its caller says, and its steps are not pauses.
+  const pauses = deps.paused === undefined && deps.elapsed === undefined ? new PauseWatch(elapsed) : undefined;
   pauses?.start();
   const paused = deps.paused ?? ((since: number): number => pauses?.pausedSince(since) ?? 0);
   const store = new SnapshotStore();
@@ -153,6 +157,7 @@ export function createApp(initial: Config, deps: AppDeps): App {
   const discovery = new DiscoveryRegistry({
     // Forget periods are durations: on the monotonic clock, as backoff is.
     now: elapsed,
+    paused,
     store,
     logger: deps.logger,
     changed: () => loadRouters(config),

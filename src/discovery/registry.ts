@@ -44,6 +44,11 @@ export interface DiscoveryMetrics {
 export interface RegistryDeps {
   /** A monotonic clock in ms (forget periods are durations: a stepped wall clock must not forget or keep targets). */
   now: () => number;
+  /**
+   * The ms the process did not run since an instant of `now` (util/pauses.ts): Prometheus could not probe a paused
+   * exporter, so a pause is no time unprobed.
+   */
+  paused?: (since: number) => number;
   store: Pick<SnapshotStore, 'subscribe' | 'tried' | 'triedJobs' | 'snapshots' | 'recorded'>;
   /** The set of discovered routers changed (at most once per microtask): the app loads the scheduler again. */
   changed: () => void;
@@ -244,7 +249,9 @@ export class DiscoveryRegistry {
     const now = this.#deps.now();
     let forgotten = 0;
     for (const entry of [...this.#entries.values()]) {
-      if (now - entry.lastProbeAt < forgetMsOf(entry)) continue;
+      // Unprobed only while the process ran: a pause past the forget period (a VM paused, SIGSTOP) forgot every
+      // discovered target at the resume, as though the inventory had dropped them, their states and series with them.
+      if (now - entry.lastProbeAt - (this.#deps.paused?.(entry.lastProbeAt) ?? 0) < forgetMsOf(entry)) continue;
       this.#forget(entry, entry.answered ? 'idle' : 'never_answered');
       forgotten += 1;
     }

@@ -1,6 +1,6 @@
 /**
  * A process paused (a VM paused, SIGSTOP) end to end: createApp and its real HTTP server over an emulated router,
- * one clock for both sides, stepped. The exporter's own heartbeat (util/pauses.ts) tells the pause: /health right
+ * one clock for both sides, stepped. A heartbeat (util/pauses.ts) on that clock tells the pause: /health right
  * after the resume, before any run lands, judges the live peers as their last read found them, not stale.
  */
 import type { Server } from 'node:http';
@@ -12,6 +12,7 @@ import type { HealthReport } from '../../src/health/types.js';
 import { testConfig } from '../helpers/config.js';
 import { writeCa } from '../helpers/emulator-config.js';
 import { captureLogs } from '../helpers/log-capture.js';
+import { PauseWatch } from '../../src/util/pauses.js';
 
 const PASSWORD = 'paused-e2e-secret';
 const START = Date.UTC(2026, 11, 4, 12, 0, 0);
@@ -21,6 +22,7 @@ let emulator: Emulator;
 let app: App;
 let server: Server;
 let base: string;
+let pauses: PauseWatch;
 const logs = captureLogs();
 
 const branch = (name: string, i: number) => ({ interface: 'wg-hub', name, persistentKeepalive: 25, allowedAddress: [`10.20.0.${i + 2}/32`], life: 'live' as const });
@@ -37,7 +39,10 @@ beforeAll(async () => {
     routers: emulator.routers.map((router) => ({ name: router.name, url: router.url })),
   });
   // Both clocks step together, as over a pause: the wall clock and the monotonic one.
-  app = createApp(config, { logger: logs.logger, jitter: false, now: () => clock, elapsed: () => clock - START });
+  // The exporter's heartbeat on that clock: it beats on real time, and sees the clock move only when the test steps it.
+  pauses = new PauseWatch(() => clock - START);
+  pauses.start();
+  app = createApp(config, { logger: logs.logger, jitter: false, now: () => clock, elapsed: () => clock - START, paused: (since) => pauses.pausedSince(since) });
   server = await startServer(app, config.listen);
   base = serverUrl(server);
   clock += 30_000;
@@ -45,6 +50,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  pauses?.stop();
   await app?.stop();
   if (server !== undefined) await closeServer(server, 1_000);
   await emulator?.close();
