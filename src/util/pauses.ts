@@ -2,14 +2,18 @@
  * The time the process did not run: a VM paused by its hypervisor, a SIGSTOP, an event loop held. Both clocks jump
  * forward over such a pause, every timer fires late, and the data collected before it is as old as the pause
  * because the exporter did not run, not because a collection is overdue. Told by a heartbeat's lateness: a timer
- * every second, and the time it fired past its due (beyond a tolerance for a busy loop) is a pause. A pause not yet
+ * every second, and the time it fired past its due (beyond 5 s, a busy loop's lag) is a pause. A pause not yet
  * ended by a heartbeat (a request served in the turn the process resumed, before the timers) counts up to now.
  */
 
 /** How often the heartbeat fires (ms). */
 export const HEARTBEAT_MS = 1_000;
-/** Lateness below this is a busy loop's jitter, not a pause (ms). */
-export const PAUSE_TOLERANCE_MS = 1_000;
+/**
+ * Lateness up to this is a busy loop, not a pause (ms). Well above a loaded loop's lag: an exporter lagging a second or
+ * two at every beat told those as pauses, and a router silent meanwhile had its timeouts taken for the exporter's
+ * (scheduler/runner.ts) and never read down.
+ */
+export const PAUSE_TOLERANCE_MS = 5_000;
 /** Pauses remembered; older ones are forgotten (a peer then ages over them, as before pauses were told). */
 const PAUSES_KEPT = 1_024;
 
