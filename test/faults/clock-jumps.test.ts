@@ -13,6 +13,7 @@ import type { JobDefinition } from '../../src/collectors/types.js';
 import { testRouter } from '../helpers/config.js';
 import { FakeClient } from '../helpers/fake-client.js';
 import { routerLabel } from '../../src/metrics/family.js';
+import { CLOCK_WATCH_MS } from '../../src/scheduler/trigger.js';
 
 /** The schedulers' timers and both clocks, faked together: the wall clock can then be stepped apart from the rest. */
 const TIMERS_AND_CLOCKS: Parameters<typeof vi.useFakeTimers>[0] = { toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date', 'performance'] };
@@ -327,5 +328,35 @@ describe('a wall clock stepped forward by less than a second, more than once', (
     expect(missed).toEqual([]);
     // Re-armed once the first two add up past the threshold; the third, after that, leaves it 0.7 s late.
     expect(ticks.map((t) => t - start)).toEqual([30_700]);
+  });
+});
+
+describe('a process paused (or a wall clock stepped) over many slots', () => {
+  it.each([
+    ['10 minutes on a 15 s schedule', '*/15 * * * * *', 10 * 60_000, 40],
+    ['an hour on a per-second schedule', '* * * * * *', 3_600_000, 3_600],
+    ['a day on a 5-minute schedule', '0 */5 * * * *', 86_400_000, 288],
+    ['three days on a 15 s schedule (past the day counted one by one, the rest reckoned)', '*/15 * * * * *', 3 * 86_400_000, 17_280],
+    ['10 minutes on an hourly schedule, over no slot', '0 0 * * * *', 10 * 60_000, 0],
+  ])('%s: the slots jumped over are told missed (it said 1), in one line, and no burst follows', async (_what, schedule, step, slots) => {
+    const start = Date.UTC(2026, 10, 25, 12, 0, 0, 500);
+    const { ticks, missed } = await driveTrigger(schedule, start, async () => {
+      await vi.advanceTimersByTimeAsync(1_000);
+      // The timers do not run in the jump: the watchdog's next look finds the slots passed, as a late timer would.
+      vi.setSystemTime(Date.now() + step);
+      await vi.advanceTimersByTimeAsync(CLOCK_WATCH_MS + 1_000);
+    });
+    const told = missed.map((fields) => (fields as { missed: number }).missed);
+    if (slots === 0) {
+      // 12:00:00 is before the start, 13:00 not reached: nothing missed, nothing said.
+      expect(told).toEqual([]);
+      return;
+    }
+    expect(told).toHaveLength(1);
+    // The watchdog looks up to 5 s after the jump: the slots of those seconds are missed too.
+    expect(told[0]).toBeGreaterThanOrEqual(slots);
+    expect(told[0]).toBeLessThanOrEqual(slots + 6);
+    // No burst: never two runs in one second.
+    expect(new Set(ticks.map((t) => Math.floor(t / 1000))).size).toBe(ticks.length);
   });
 });
