@@ -272,10 +272,11 @@ export class JobRunner {
       // ran on through the pause, and fired late, at the resume, before a reply in the socket (or one the router
       // resends once the VM runs again) was read. Not the router's silence: recorded as a failure, it made the router
       // down (router_down, then router_up at the next run, a flap no router had). Nothing is recorded; the next
-      // run tells. Only when the time the process ran since the start is shorter than one request's timeout: no timer
-      // of the run could have expired on it alone.
+      // run tells. Only when the time the process ran since the start is shorter than the run's deadline (its requests'
+      // timeouts added up, a ping's count × interval with them): by the router's timeout alone, a ping that ran its
+      // pings for longer than that before the pause was recorded as failed (ping_critical, then recovered).
       const paused = reason === 'timeout' ? (this.deps.paused?.(startedElapsed) ?? 0) : 0;
-      if (paused > 0 && this.#elapsed() - startedElapsed - paused < router.timeoutSeconds * 1000) {
+      if (paused > 0 && this.#elapsed() - startedElapsed - paused < definition.deadlineSeconds * 1000) {
         this.#log.info({ job: definition.job, paused_seconds: Math.round(paused / 1000) }, 'a run timed out across a pause of the exporter: not counted as a failure of the router, the next run tells');
         return 'skipped';
       }
