@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
 import { tempFile, writeCa } from '../helpers/emulator-config.js';
+import { TRAFFIC_ROUTERS } from '../helpers/traffic-routers.js';
 
 const evaluated = vi.hoisted(() => {
   // Test files share a worker's modules (vitest.config.ts): check.ts may already hold the real evaluate.js from an
@@ -56,21 +57,13 @@ async function stepped(configPath: string, timeoutSeconds = 50, failThird?: stri
 }
 
 beforeAll(async () => {
-  const siteLink = { interface: 'wg-sites', allowedAddress: ['10.10.0.9/32'], endpointAddress: '198.51.100.99', endpointPort: 13231, persistentKeepalive: 0 };
   emulator = await startEmulator({
     now: () => clock,
     users: [{ name: 'monitor', password: PASSWORD }],
     routers: [
-      { name: 'hub', interfaces: [{ name: 'wg-sites' }], peers: [{ ...siteLink, name: 'site-dead', life: 'stale', staleForSeconds: 3_600 }] },
-      { name: 'both', interfaces: [{ name: 'wg-sites' }], peers: [{ ...siteLink, name: 'site-one-way', life: 'never', idleRxRate: 30 }] },
-      {
-        name: 'mixed',
-        interfaces: [{ name: 'wg-sites' }, { name: 'wg-lab' }],
-        peers: [
-          { ...siteLink, name: 'site-dead', life: 'stale', staleForSeconds: 3_600 },
-          { ...siteLink, interface: 'wg-lab', allowedAddress: ['10.11.0.9/32'], name: 'lab-one-way', life: 'never', idleRxRate: 30 },
-        ],
-      },
+      TRAFFIC_ROUTERS.hub,
+      TRAFFIC_ROUTERS.both,
+      TRAFFIC_ROUTERS.mixed,
     ],
   });
   ca = writeCa(emulator);

@@ -9,6 +9,7 @@ import { startEmulator, type Emulator, type EmulatedRouter } from '../../src/emu
 import { check, THIRD_LOOK_GAP_MS, TRAFFIC_LOOK_GAP_MS, type CheckOptions } from '../../src/cli/check.js';
 import type { CheckOutput } from '../../src/health/nagios.js';
 import { tempFile, writeCa } from '../helpers/emulator-config.js';
+import { TRAFFIC_ROUTERS } from '../helpers/traffic-routers.js';
 
 const PASSWORD = 'check-third-look-secret';
 const T0 = Date.UTC(2026, 11, 1, 3, 0, 0);
@@ -49,23 +50,14 @@ async function checkBreakingThird(router: string, configPath: string, beforeThir
 }
 
 beforeAll(async () => {
-  const siteLink = { interface: 'wg-sites', allowedAddress: ['10.10.0.9/32'], endpointAddress: '198.51.100.99', endpointPort: 13231, persistentKeepalive: 0 };
   emulator = await startEmulator({
     now: () => clock,
     users: [{ name: 'monitor', password: PASSWORD }],
     routers: [
-      // Both sides keep trying, no handshake ever completes: needs the third look, nothing else wrong.
-      { name: 'both', interfaces: [{ name: 'wg-sites' }], peers: [{ ...siteLink, name: 'site-one-way', life: 'never', idleRxRate: 30 }] },
-      // A dead site link this side keeps trying (CRITICAL after the second look) and, on another interface, a link
-      // both sides keep trying (the third look).
-      {
-        name: 'mixed',
-        interfaces: [{ name: 'wg-sites' }, { name: 'wg-lab' }],
-        peers: [
-          { ...siteLink, name: 'site-dead', life: 'stale', staleForSeconds: 3_600 },
-          { ...siteLink, interface: 'wg-lab', allowedAddress: ['10.11.0.9/32'], name: 'lab-one-way', life: 'never', idleRxRate: 30 },
-        ],
-      },
+      // Needs the third look, nothing else wrong.
+      TRAFFIC_ROUTERS.both,
+      // CRITICAL after the second look, and a link that needs the third.
+      TRAFFIC_ROUTERS.mixed,
     ],
   });
   ca = writeCa(emulator);

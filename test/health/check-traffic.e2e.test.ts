@@ -10,6 +10,7 @@ import type { WireguardPeer } from '../../src/collectors/wireguard.js';
 import type { CheckOutput } from '../../src/health/nagios.js';
 import { testRouter } from '../helpers/config.js';
 import { tempFile, writeCa } from '../helpers/emulator-config.js';
+import { TRAFFIC_ROUTERS } from '../helpers/traffic-routers.js';
 
 const PASSWORD = 'check-traffic-secret';
 const T0 = Date.UTC(2026, 10, 29, 3, 0, 0);
@@ -47,25 +48,14 @@ async function checkFailingFrom(failFrom: number, configPath: string): Promise<C
 }
 
 beforeAll(async () => {
-  const siteLink = { interface: 'wg-sites', allowedAddress: ['10.10.0.9/32'], endpointAddress: '198.51.100.99', endpointPort: 13231, persistentKeepalive: 0 };
   emulator = await startEmulator({
     now: () => clock,
     users: [{ name: 'monitor', password: PASSWORD }],
     routers: [
-      // This side keeps sending handshake initiations to a far end that is gone an hour.
-      { name: 'hub', interfaces: [{ name: 'wg-sites' }], peers: [{ ...siteLink, name: 'site-dead', life: 'stale', staleForSeconds: 3_600 }] },
-      // Both sides keep trying, no handshake ever completes: the far end's initiations make rx grow too.
-      { name: 'both', interfaces: [{ name: 'wg-sites' }], peers: [{ ...siteLink, name: 'site-one-way', life: 'never', idleRxRate: 30 }] },
-      // A dead site link this side keeps trying (a second look), and on another interface, set `on_demand`, a link
-      // both sides keep trying: its verdict does not hang on what the one window cannot tell.
-      {
-        name: 'mixed',
-        interfaces: [{ name: 'wg-sites' }, { name: 'wg-lab' }],
-        peers: [
-          { ...siteLink, name: 'site-dead', life: 'stale', staleForSeconds: 3_600 },
-          { ...siteLink, interface: 'wg-lab', allowedAddress: ['10.11.0.9/32'], name: 'lab-one-way', life: 'never', idleRxRate: 30 },
-        ],
-      },
+      TRAFFIC_ROUTERS.hub,
+      TRAFFIC_ROUTERS.both,
+      // One case sets its wg-lab interface `on_demand`: that link's verdict does not hang on what one window cannot tell.
+      TRAFFIC_ROUTERS.mixed,
       // A road warrior asleep: no endpoint, nothing to send to, idle is right.
       { name: 'road', interfaces: [{ name: 'wg-road' }], peers: [{ interface: 'wg-road', name: 'laptop', allowedAddress: ['10.8.0.5/32'], life: 'stale', staleForSeconds: 3_600, responder: true }] },
     ],
