@@ -12,9 +12,12 @@
  * (`in-interface-list=LAN` alone) does not, since nothing in it is about this flow.
  * A `drop`, `reject` or `tarpit` blocks the flow when no matcher is `none`: it may hit part of the flow, which
  * is enough to break a tunnel. Positive address lists on those (`src-address-list=bogons`) are taken as deny
- * lists that do not hold the tunnel's traffic. A `jump` is followed into its target chain when no matcher is
- * `none`: a block there blocks; an accept there accepts only when the jump itself covers the flow; a chain
- * that ends (or meets a covering `return`) without deciding hands back to the rule after the jump. Other
+ * lists that do not hold the tunnel's traffic. A `jump` is followed into its target chain unless its matchers
+ * exclude the flow, and a rule there is judged with the matchers of the jumps that led to it, as the same rule
+ * with those matchers inlined would be (read as that rule's action reads them): `jump protocol=udp
+ * dst-port=13231` to `accept src-address-list=wg-peers` covers the flow as `accept protocol=udp dst-port=13231
+ * src-address-list=wg-peers` does, and a jump of one source subnet accepts none of it. A chain that ends (or
+ * meets a covering `return`) without deciding hands back to the rule after the jump. Other
  * actions (`log`, `passthrough`, `fasttrack-connection`, …) neither accept nor block. With no deciding rule the
  * built-in chain's default policy accepts. Only new connections are asked about: a tunnel that cannot start is
  * broken.
@@ -176,6 +179,8 @@ interface CompiledRule {
   /** drop, reject or tarpit. */
   blocking: boolean;
   judges: Judge[];
+  /** A jump's matchers as a block's would read them (address and interface lists), for a block in its target. */
+  blockJudges?: Judge[];
 }
 
 /** What a matcher's answer says of a flow (see judge and breaks). */
@@ -268,52 +273,107 @@ const CHECKS_PER_STEP = 256;
  */
 export function* evaluateChainSteps(rules: FilterRules | readonly RouterRecord[], chain: string, flow: Flow): Steps<ChainVerdict> {
   const filter = rules instanceof FilterRules ? rules : new FilterRules(rules);
-  // A chain's verdict depends only on the chain and how deep it is entered, so each pair is walked once: a rule
-  // set whose jumps fan out (every rule of every chain jumping on) costs rules × depth, not rules ^ depth.
+  // A chain's verdict depends only on the chain, how deep it is entered and what the jumps into it established
+  // (a scope: at most 12 that a rule tells apart), so each triple is walked once: a rule set whose jumps fan out
+  // (every rule of every chain jumping on) costs rules × depth × the scopes met, not rules ^ depth.
   const memo = new Map<string, ChainVerdict | null>();
   let checks = 0;
   const step = (): boolean => ++checks % CHECKS_PER_STEP === 0;
-  function* walk(name: string, depth: number): Steps<ChainVerdict | undefined> {
+  function* walk(name: string, depth: number, scope: Scope): Steps<ChainVerdict | undefined> {
     if (depth >= MAX_JUMP_DEPTH) return undefined;
-    const key = `${depth}:${name}`;
+    const key = `${depth}:${scopeKey(scope)}:${name}`;
     const known = memo.get(key);
     if (known !== undefined) return known ?? undefined;
-    const verdict = yield* walkChain(filter, name, flow, step, (target) => walk(target, depth + 1));
+    const verdict = yield* walkChain(filter, name, flow, scope, step, (target, inner) => walk(target, depth + 1, inner));
     memo.set(key, verdict ?? null);
     return verdict;
   }
-  return (yield* walk(chain, 0)) ?? { passes: true, acceptedBy: undefined };
+  return (yield* walk(chain, 0, OPEN_SCOPE)) ?? { passes: true, acceptedBy: undefined };
 }
+
+/**
+ * What the jumps that led into a chain established of the flow, for each way a rule there reads them: an accept
+ * there is judged as the accept with the jumps' matchers inlined would be, and a block as that block would be.
+ */
+interface Scope {
+  /** The jumps' matchers as an accept reads them: none of the flow, or what they tell of it. */
+  readonly accept: Tally;
+  /** As a block reads them (a positive address list there is a deny list the tunnel is not on). */
+  readonly block: Tally;
+}
+
+/** What a rule's matchers, or a jump's, tell of the flow, before they are read as a reach (see judge). */
+interface Tally {
+  readonly none: boolean;
+  readonly partial: boolean;
+  readonly unknown: boolean;
+  readonly identified: boolean;
+  readonly policy: boolean;
+}
+
+const EMPTY_TALLY: Tally = { none: false, partial: false, unknown: false, identified: false, policy: false };
+/** No jump: the whole flow. */
+const OPEN_SCOPE: Scope = { accept: EMPTY_TALLY, block: EMPTY_TALLY };
+
+/**
+ * The scope as far as a rule behind it can tell, so that scopes no rule tells apart share one walk (at most 4 × 3
+ * per chain and depth): an accept there covers never (the jumps meet none or part of the flow), as its own
+ * matchers say (no jump matcher), only if one of its own names the flow (a jump matcher is unknown) or unless one
+ * of its own meets part (the jumps name it); a block there meets none, a part left out by policy, or the flow.
+ */
+function scopeKey({ accept, block }: Scope): string {
+  const forAccept = accept.none || accept.partial ? 'x' : accept.identified ? 'i' : accept.unknown ? 'u' : 'o';
+  const forBlock = block.none ? 'x' : block.policy ? 'p' : 'o';
+  return `${forAccept}${forBlock}`;
+}
+
+/** The matchers judged against the flow, added to what a scope already tells. */
+function tally(judges: readonly Judge[], flow: Flow, from: Tally): Tally {
+  if (from.none) return from;
+  let { partial, unknown, identified, policy } = from;
+  for (const { match: matchOf, identifies, policy: narrowsByPolicy } of judges) {
+    const match = matchOf(flow);
+    if (match === 'none') return NONE_TALLY;
+    if (match === 'some') partial = true;
+    else if (match === 'unknown') unknown = true;
+    else if (identifies) identified = true;
+    if (match === 'some' && narrowsByPolicy) policy = true;
+  }
+  return { none: false, partial, unknown, identified, policy };
+}
+const NONE_TALLY: Tally = { none: true, partial: false, unknown: false, identified: false, policy: false };
 
 /** The chain's verdict for the flow; undefined when it ends or returns without deciding. */
 function* walkChain(
   filter: FilterRules,
   chain: string,
   flow: Flow,
+  scope: Scope,
   step: () => boolean,
-  jump: (target: string) => Steps<ChainVerdict | undefined>,
+  jump: (target: string, scope: Scope) => Steps<ChainVerdict | undefined>,
 ): Steps<ChainVerdict | undefined> {
   for (const rule of filter.chain(chain)) {
     filter.spend();
     if (step()) yield;
     const { action } = rule;
-    if (action === 'jump' || action === 'return') {
-      const reach = judge(rule, flow);
-      if (reach.meets === 'none') continue;
-      if (action === 'return') {
-        if (reach.meets === 'covers') return undefined;
-        continue;
-      }
-      const target = rule.record['jump-target'] ?? '';
-      const verdict = target === '' ? undefined : yield* jump(target);
-      // A block in the target hits the part of the flow that jumped; an accept there counts for the whole flow
-      // only if the whole flow jumped.
-      if (verdict !== undefined && !verdict.passes && breaks(reach, flow)) return { ...verdict, via: rule.record };
-      if (verdict !== undefined && verdict.passes && reach.meets === 'covers') return verdict;
+    if (action === 'return') {
+      if (judge(rule, flow).meets === 'covers') return undefined;
       continue;
     }
+    if (action === 'jump') {
+      // The target's rules are judged with this jump's matchers and those of the jumps before it, as the same
+      // rules with them inlined would be: a block there hits the part of the flow that jumped, and an accept
+      // there covers the flow when the matchers together do (found by review: `jump protocol=udp dst-port=13231`
+      // to `accept src-address-list=wg-peers` did not cover the tunnel, while the accept inlined did).
+      const inner: Scope = { accept: tally(rule.judges, flow, scope.accept), block: tally(rule.blockJudges ?? rule.judges, flow, scope.block) };
+      if (inner.accept.none && inner.block.none) continue;
+      const target = rule.record['jump-target'] ?? '';
+      const verdict = target === '' ? undefined : yield* jump(target, inner);
+      if (verdict === undefined) continue;
+      return verdict.passes ? verdict : { ...verdict, via: rule.record };
+    }
     if (action !== 'accept' && !rule.blocking) continue;
-    const reach = judge(rule, flow);
+    const reach = reachOf(tally(rule.judges, flow, rule.blocking ? scope.block : scope.accept));
     if (!rule.blocking && reach.meets === 'covers') return { passes: true, acceptedBy: rule.record };
     if (rule.blocking && breaks(reach, flow)) return { passes: false, blockedBy: rule.record };
   }
@@ -338,18 +398,11 @@ const NO_REACH: Reach = { meets: 'none', policy: false };
  * hits unless a matcher is `none`.
  */
 function judge(rule: CompiledRule, flow: Flow): Reach {
-  let partial = false;
-  let unknown = false;
-  let identified = false;
-  let policy = false;
-  for (const { match: matchOf, identifies, policy: narrowsByPolicy } of rule.judges) {
-    const match = matchOf(flow);
-    if (match === 'none') return NO_REACH;
-    if (match === 'some') partial = true;
-    else if (match === 'unknown') unknown = true;
-    else if (identifies) identified = true;
-    if (match === 'some' && narrowsByPolicy) policy = true;
-  }
+  return reachOf(tally(rule.judges, flow, EMPTY_TALLY));
+}
+
+function reachOf({ none, partial, unknown, identified, policy }: Tally): Reach {
+  if (none) return NO_REACH;
   return { meets: !partial && (!unknown || identified) ? 'covers' : 'part', policy };
 }
 
@@ -384,6 +437,14 @@ function* compileEnabled(rules: readonly RouterRecord[]): Steps<CompiledRule[]> 
 function compile(record: RouterRecord): CompiledRule {
   const action = record['action'] ?? 'accept';
   const blocking = BLOCKING.has(action);
+  const judges = compileJudges(record, blocking);
+  // A jump's matchers stand for those of the rules in its target: a block there reads them as a block's own.
+  if (action === 'jump') return { record, action, blocking, judges, blockJudges: compileJudges(record, true) };
+  return { record, action, blocking, judges };
+}
+
+/** A rule's matchers, read as those of a block (`blocking`) or of any other rule. */
+function compileJudges(record: RouterRecord, blocking: boolean): Judge[] {
   const judges: Judge[] = [];
   const push = (match: (flow: Flow) => Match, kind: MatcherKind = GENERAL): void => {
     judges.push({ match, ...kind });
@@ -482,7 +543,7 @@ function compile(record: RouterRecord): CompiledRule {
   }
   const states = record['connection-state']?.trim();
   if (states !== undefined && states !== '') push(always(newConnectionMatch(states)));
-  return { record, action, blocking, judges };
+  return judges;
 }
 
 /**

@@ -2,8 +2,8 @@
  * The audit's firewall walk keeps each chain's verdict per chain and depth and reads every rule once. This
  * checks that against the plain reading of the rules on random rule sets (jumps between a few chains, loops
  * included, returns, disabled rules, matchers that cover, miss or meet part of the flow): a walk that
- * re-walks every jumped-to chain, each rule judged on its own by the same module. Small sets, so the plain
- * walk's exponential cost stays small.
+ * re-walks every jumped-to chain, each rule judged by the same module behind the jumps that led to it, as the
+ * rule with their matchers inlined. Small sets, so the plain walk's exponential cost stays small.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -16,41 +16,57 @@ const CHAINS = ['input', 'a', 'b', 'c'];
 const DEPTH = 16;
 
 /**
- * How far one rule's matchers reach the flow, asked of the module with the rule alone in a probe chain: as
- * itself for accept and block rules (whose action changes how address lists read), as a jump otherwise.
+ * The rules of `last` behind the jumps that led to them, as a probe the module judges alone: each jump of `stack` in
+ * a chain of its own, jumping to the next, the last to `last`'s chain; `tail` after them in the probe chain.
  */
-function reach(rule: RouterRecord): 'none' | 'covers' | 'part' {
-  const alone = { ...rule, chain: 'probe', disabled: 'false' };
+function probe(stack: readonly RouterRecord[], last: readonly RouterRecord[], tail: readonly RouterRecord[] = []): boolean {
+  const chainAt = (i: number) => (i === 0 ? 'probe' : `probe${i}`);
+  const jumps = stack.map((jump, i): RouterRecord => ({ ...jump, chain: chainAt(i), action: 'jump', 'jump-target': chainAt(i + 1), disabled: 'false' }));
+  const rules = last.map((rule): RouterRecord => ({ ...rule, chain: chainAt(stack.length), disabled: 'false' }));
+  return evaluateChain([...jumps, ...rules, ...tail.map((rule) => ({ ...rule, chain: 'probe' }))], 'probe', FLOW).passes;
+}
+
+/**
+ * How far one rule's matchers reach the flow, with those of the jumps that led to it (`stack`), asked of the
+ * module with the rule alone behind those jumps: an accept covers or not, a block meets the flow or not. A jump
+ * is `none` when nothing behind it could decide: no block there meets the flow, and no accept naming the flow
+ * there covers it.
+ */
+function reach(rule: RouterRecord, stack: readonly RouterRecord[]): 'none' | 'covers' | 'part' {
   const action = rule['action'] ?? 'accept';
-  if (['drop', 'reject', 'tarpit'].includes(action)) return evaluateChain([alone], 'probe', FLOW).passes ? 'none' : 'part';
-  if (action === 'accept') return evaluateChain([alone, { chain: 'probe', action: 'drop' }], 'probe', FLOW).passes ? 'covers' : 'part';
-  const jump = { ...alone, action: 'jump', 'jump-target': 'target' };
-  if (evaluateChain([jump, { chain: 'target', action: 'drop' }], 'probe', FLOW).passes) return 'none';
-  return evaluateChain([jump, { chain: 'target', action: 'accept' }, { chain: 'probe', action: 'drop' }], 'probe', FLOW).passes ? 'covers' : 'part';
+  const drop: RouterRecord = { chain: 'probe', action: 'drop' };
+  if (['drop', 'reject', 'tarpit'].includes(action)) return probe(stack, [rule]) ? 'none' : 'part';
+  if (action === 'accept') return probe(stack, [rule], [drop]) ? 'covers' : 'part';
+  const inner = [...stack, rule];
+  if (!probe(inner, [drop])) return 'part';
+  return probe(inner, [{ chain: 'probe', action: 'accept', protocol: 'udp', 'dst-port': '13231' }], [drop]) ? 'part' : 'none';
 }
 
 function enabled(rule: RouterRecord): boolean {
   return rule['disabled'] !== 'true' && rule['disabled'] !== 'yes';
 }
 
-/** The rules as documented in src/analysis/firewall.ts, followed path by path. */
-function plainWalk(rules: readonly RouterRecord[], chain: string, depth: number): ChainVerdict | undefined {
+/**
+ * The rules as documented in src/analysis/firewall.ts, followed path by path: a rule behind jumps is judged as
+ * the rule with the jumps' matchers inlined (`stack`).
+ */
+function plainWalk(rules: readonly RouterRecord[], chain: string, depth: number, stack: readonly RouterRecord[] = []): ChainVerdict | undefined {
   if (depth >= DEPTH) return undefined;
   for (const rule of rules) {
     if (rule['chain'] !== chain || !enabled(rule)) continue;
     const action = rule['action'] ?? 'accept';
-    const how = reach(rule);
     if (action === 'return') {
-      if (how === 'covers') return undefined;
+      // A return is judged on its own: it hands back all of what reached it, or not.
+      if (reach(rule, []) === 'covers') return undefined;
     } else if (action === 'jump') {
-      if (how === 'none') continue;
+      if (reach(rule, stack) === 'none') continue;
       const target = rule['jump-target'] ?? '';
-      const verdict = target === '' ? undefined : plainWalk(rules, target, depth + 1);
-      if (verdict !== undefined && (!verdict.passes || how === 'covers')) return verdict;
+      const verdict = target === '' ? undefined : plainWalk(rules, target, depth + 1, [...stack, rule]);
+      if (verdict !== undefined) return verdict;
     } else if (action === 'accept') {
-      if (how === 'covers') return { passes: true, acceptedBy: rule };
+      if (reach(rule, stack) === 'covers') return { passes: true, acceptedBy: rule };
     } else if (['drop', 'reject', 'tarpit'].includes(action)) {
-      if (how !== 'none') return { passes: false, blockedBy: rule };
+      if (reach(rule, stack) !== 'none') return { passes: false, blockedBy: rule };
     }
   }
   return undefined;

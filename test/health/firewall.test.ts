@@ -116,6 +116,19 @@ describe('input chain verdicts (UDP to the listen port)', () => {
     expect(verdict.passes).toBe(false);
     if (!verdict.passes) expect(verdict.blockedBy['comment']).toBe('x');
   });
+
+  it("judges an accept behind a jump as the accept with the jump's matchers inlined (found by review: B failed the check, with a fix offered, while A passed)", () => {
+    const peers: Record<string, string> = { 'src-address-list': 'wg-peers' };
+    const dropNotLan: Record<string, string> = { chain: 'input', action: 'drop', 'in-interface-list': '!LAN' };
+    const a = [{ ...ACCEPT_WG, ...peers }, dropNotLan].map(rule);
+    const b = ([{ chain: 'input', action: 'jump', protocol: 'udp', 'dst-port': '13231', 'jump-target': 'wg' }, { chain: 'wg', action: 'accept', ...peers }, dropNotLan] as Record<string, string>[]).map(rule);
+    expect(evaluateChain(a, 'input', WG_INPUT)).toEqual({ passes: true, acceptedBy: a[0] });
+    expect(evaluateChain(b, 'input', WG_INPUT)).toEqual({ passes: true, acceptedBy: b[1] });
+    // The jump's port names the flow two jumps down too, and a deny list on the jump is read as the drop reads it.
+    const twice = ([{ chain: 'input', action: 'jump', protocol: 'udp', 'dst-port': '13231', 'jump-target': 'wg' }, { chain: 'wg', action: 'jump', 'jump-target': 'peers' }, { chain: 'peers', action: 'accept', ...peers }, dropNotLan] as Record<string, string>[]).map(rule);
+    expect(evaluateChain(twice, 'input', WG_INPUT)).toEqual({ passes: true, acceptedBy: twice[2] });
+    expect(passes([{ chain: 'input', action: 'jump', 'jump-target': 'deny', 'src-address-list': 'bogons' }, { chain: 'deny', action: 'drop' }])).toBe(passes([{ ...DROP_ALL, 'src-address-list': 'bogons' }]));
+  });
 });
 
 describe('forward chain verdicts (new connections from a routed subnet)', () => {
@@ -237,6 +250,24 @@ describe('jump graphs a router reply may hold', () => {
   it('a rule set whose jumps fan out is judged in one pass per chain and depth (4^15 paths)', () => {
     // Before each chain's verdict was kept, this walked every path: 4^15 ≈ 10^9 visits, minutes of blocked loop.
     expect(passes(fanOut(4, 15))).toBe(false);
+  });
+
+  it('a fan-out of jumps that each tell the chain behind them something else is still one walk per chain, depth and what they told', () => {
+    // Four jumps per chain, each of another kind (naming the flow, unknown, part of it, a deny list), 15 deep: 4^15
+    // paths, and each chain entered with at most 12 distinct readings of the jumps before it.
+    const kinds: Record<string, string>[] = [{ 'dst-port': '13231' }, { 'in-interface-list': 'TRUSTED' }, { 'src-port': '1000' }, { 'src-address-list': 'bogons' }];
+    const rules: Record<string, string>[] = [];
+    for (let level = 0; level < 15; level++) {
+      for (const kind of kinds) rules.push({ chain: level === 0 ? 'input' : `c${level}`, action: 'jump', 'jump-target': `c${level + 1}`, ...kind });
+    }
+    rules.push({ chain: 'c15', action: 'log' }, DROP_ALL);
+    const steps = evaluateChainSteps(rules.map(rule), 'input', WG_INPUT);
+    let pauses = 0;
+    let step = steps.next();
+    for (; step.done !== true; step = steps.next()) pauses++;
+    expect(step.value.passes).toBe(false);
+    // Rule checks: at most 12 walks of each chain's 4 rules (5 for the last two), 16 chains, 256 checks a pause.
+    expect(pauses).toBeLessThanOrEqual(Math.ceil((16 * 12 * 5) / 256));
   });
 
   it('a chain fifteen jumps deep decides; one sixteen deep is not entered', () => {
