@@ -2,6 +2,7 @@
 import type { RouterConfig } from '../config/types.js';
 import type { SnapshotStore } from '../metrics/store.js';
 import { finish, type Steps } from '../util/slices.js';
+import { pausedUntil } from '../util/pauses.js';
 import { evaluateRouterSteps } from './evaluate.js';
 import { summarizeSteps } from './summary.js';
 import { worst, type HealthReport, type RouterEvaluation } from './types.js';
@@ -32,10 +33,10 @@ export function* evaluateRoutersSteps(
   // report is judged must not make it mix instants (a router dropped meanwhile read as "not collected yet").
   const snapshots = routers.map((router) => store.snapshots(router.name));
   const evaluations: RouterEvaluation[] = [];
+  // Pauses up to `now`: a report written in slices may outlast a later one.
+  const options = elapsedNow === undefined ? {} : { elapsedNow, ...(paused === undefined ? {} : { paused: pausedUntil(paused, elapsedNow) }) };
   for (const [index, router] of routers.entries()) {
-    // Pauses up to `now`: a report written in slices may outlast a later one.
-    const until = paused === undefined || elapsedNow === undefined ? undefined : (since: number): number => Math.max(0, paused(since) - paused(Math.max(since, elapsedNow)));
-    evaluations.push(yield* evaluateRouterSteps(router, snapshots[index] ?? [], now, undefined, elapsedNow === undefined ? {} : { elapsedNow, ...(until === undefined ? {} : { paused: until }) }));
+    evaluations.push(yield* evaluateRouterSteps(router, snapshots[index] ?? [], now, undefined, options));
     yield;
   }
   const report: HealthReport = {

@@ -11,6 +11,7 @@ import type { SnapshotStore } from '../metrics/store.js';
 import { byCollector } from '../collectors/descriptors.js';
 import type { JobSnapshot } from '../metrics/store.js';
 import { finish, finishInSlicesLater, type Steps } from '../util/slices.js';
+import { pausedUntil } from '../util/pauses.js';
 import { dataOf } from '../collectors/catalog.js';
 import { diffPeersSteps, diffSteps, observeSteps, RunLines, type BadPeers, type Observed } from './changes.js';
 import { evaluateRouterSteps, handshakeExpectedByMs, steadyNow, type EvaluationParts } from './evaluate.js';
@@ -53,8 +54,6 @@ interface Landed {
   elapsedAt: number | undefined;
   snapshots: JobSnapshot[];
   router: RouterConfig;
-  /** The ms the process did not run since a monotonic instant (WatchDeps.paused). */
-  paused: ((since: number) => number) | undefined;
 }
 
 export interface VerdictWatch {
@@ -147,10 +146,10 @@ export function watchVerdicts(deps: WatchDeps): VerdictWatch {
   };
 
   /** The run judged, and its changes kept and logged (as RunLines bounds them). */
-  function* judge(name: string, entry: Watched, { parts: landed, at, elapsedAt, snapshots, router, paused: landedPaused }: Landed): Steps<void> {
+  function* judge(name: string, entry: Watched, { parts: landed, at, elapsedAt, snapshots, router }: Landed): Steps<void> {
     const parts = (elapsedAt ?? at) >= entry.peersDueAt ? { ...landed, wireguard: true } : landed;
     // The pauses up to when the run landed: a run judged in slices may be judged after a later pause, not its.
-    const paused = landedPaused === undefined || elapsedAt === undefined ? undefined : (since: number): number => Math.max(0, landedPaused(since) - landedPaused(Math.max(since, elapsedAt)));
+    const paused = deps.paused === undefined || elapsedAt === undefined ? undefined : pausedUntil(deps.paused, elapsedAt);
     const evaluation = yield* evaluateRouterSteps(router, snapshots, at, parts, elapsedAt === undefined ? { peerHealth: false } : { peerHealth: false, elapsedNow: elapsedAt, ...(paused === undefined ? {} : { paused }) });
     const out = new RunLines();
     const states = yield* diffSteps(entry.states, yield* observeSteps(evaluation, router), evaluation.seen, out);
@@ -205,7 +204,7 @@ export function watchVerdicts(deps: WatchDeps): VerdictWatch {
       entry = { states: undefined, badPeers: undefined, logger: undefined, peersDueAt: Number.POSITIVE_INFINITY, busy: undefined, waiting: undefined, gone: false };
       watched.set(name, entry);
     }
-    const landed: Landed = { parts: PARTS_OF[collector], at: now(), elapsedAt: deps.elapsed?.(), snapshots: deps.store.snapshots(name), router, paused: deps.paused };
+    const landed: Landed = { parts: PARTS_OF[collector], at: now(), elapsedAt: deps.elapsed?.(), snapshots: deps.store.snapshots(name), router };
     if (entry.busy !== undefined) {
       // Behind a run still being judged, whose verdicts decide what this one changes; merged with any run
       // already waiting: the latest snapshots, and every part either can change.

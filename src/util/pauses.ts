@@ -80,3 +80,12 @@ export class PauseWatch {
     return late > PAUSE_TOLERANCE_MS ? late : 0;
   }
 }
+
+/**
+ * `paused` counted up to `until` (an instant of the same clock): the time the process did not run between `since`
+ * and `until`. For judging an instant that may be worked out after a later pause (a report written in slices, a run
+ * judged after others), which that later pause must not shorten.
+ */
+export function pausedUntil(paused: (since: number) => number, until: number): (since: number) => number {
+  return (since) => Math.max(0, paused(since) - paused(Math.max(since, until)));
+}
