@@ -312,6 +312,8 @@ interface Tally {
 }
 
 const EMPTY_TALLY: Tally = { none: false, partial: false, unknown: false, identified: false, policy: false };
+/** A matcher excluded the flow: nothing else told counts. */
+const NONE_TALLY: Tally = { none: true, partial: false, unknown: false, identified: false, policy: false };
 /** No jump: the whole flow. */
 const OPEN_SCOPE: Scope = { accept: EMPTY_TALLY, block: EMPTY_TALLY };
 
@@ -341,7 +343,6 @@ function tally(judges: readonly Judge[], flow: Flow, from: Tally): Tally {
   }
   return { none: false, partial, unknown, identified, policy };
 }
-const NONE_TALLY: Tally = { none: true, partial: false, unknown: false, identified: false, policy: false };
 
 /** The chain's verdict for the flow; undefined when it ends or returns without deciding. */
 function* walkChain(
