@@ -69,6 +69,18 @@ const widening = fc
     return { key, narrow, wide };
   });
 
+/**
+ * The same rule with the narrow and the wide value of `key` (or without it, `wide` undefined), each placed at `at` among
+ * the defaults and `others`: the rule sets to compare (`rule`'s own `key`, if any, is replaced).
+ */
+function ruleSets(others: readonly RouterRecord[], at: number, rule: RouterRecord, key: string, narrow: string, wide: string | undefined): { narrower: RouterRecord[]; wider: RouterRecord[] } {
+  const rest = [...DEFCONF, ...others];
+  const where = at % (rest.length + 1);
+  const place = (placed: RouterRecord) => [...rest.slice(0, where), placed, ...rest.slice(where)];
+  const base = Object.fromEntries(Object.entries(rule).filter(([name]) => name !== key));
+  return { narrower: place({ ...base, [key]: narrow }), wider: place({ ...base, ...(wide === undefined ? {} : { [key]: wide }) }) };
+}
+
 describe('a drop that meets more packets', () => {
   it('never blocks less: a flow the wider drop lets through, the narrower one lets through too', () => {
     fc.assert(
@@ -78,14 +90,9 @@ describe('a drop that meets more packets', () => {
         fc.tuple(fc.constantFrom('input', 'forward'), conditions),
         widening,
         (others, at, [chain, extra], { key, narrow, wide }) => {
-          const rest = [...DEFCONF, ...others];
-          const where = at % (rest.length + 1);
-          const place = (drop: RouterRecord) => [...rest.slice(0, where), drop, ...rest.slice(where)];
-          const base = Object.fromEntries(Object.entries(extra).filter(([name]) => name !== key));
-          const narrower: RouterRecord = { chain, action: 'drop', ...base, [key]: narrow };
-          const wider: RouterRecord = { chain, action: 'drop', ...base, ...(wide === undefined ? {} : { [key]: wide }) };
+          const { narrower, wider } = ruleSets(others, at, { chain, action: 'drop', ...extra }, key, narrow, wide);
           for (const [flowChain, flow] of FLOWS) {
-            if (evaluateChain(place(wider), flowChain, flow).passes) expect(evaluateChain(place(narrower), flowChain, flow).passes).toBe(true);
+            if (evaluateChain(wider, flowChain, flow).passes) expect(evaluateChain(narrower, flowChain, flow).passes).toBe(true);
           }
         },
       ),
@@ -108,14 +115,9 @@ describe('an accept that meets more packets', () => {
           // Without its address, an accept may be left with nothing that names the flow, which the audit does not
           // take in good faith: only widened addresses are compared.
           if (wide === undefined) return;
-          const rest = [...DEFCONF, ...others];
-          const where = at % (rest.length + 1);
-          const place = (accept: RouterRecord) => [...rest.slice(0, where), accept, ...rest.slice(where)];
-          const base = Object.fromEntries(Object.entries({ ...extra, ...names }).filter(([name]) => name !== key));
-          const narrower: RouterRecord = { chain, action: 'accept', ...base, [key]: narrow };
-          const wider: RouterRecord = { chain, action: 'accept', ...base, [key]: wide };
+          const { narrower, wider } = ruleSets(others, at, { chain, action: 'accept', ...extra, ...names }, key, narrow, wide);
           for (const [flowChain, flow] of FLOWS) {
-            if (evaluateChain(place(narrower), flowChain, flow).passes) expect(evaluateChain(place(wider), flowChain, flow).passes).toBe(true);
+            if (evaluateChain(narrower, flowChain, flow).passes) expect(evaluateChain(wider, flowChain, flow).passes).toBe(true);
           }
         },
       ),
