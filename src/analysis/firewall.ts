@@ -10,6 +10,9 @@
  * An `accept` lets the flow through when no matcher is `none` or `some`, and either it has no matchers at all
  * or at least one is `all`: `protocol=udp dst-port=13231 in-interface-list=WAN` counts, while "accept from LAN"
  * (`in-interface-list=LAN` alone) does not, since nothing in it is about this flow.
+ * A forward flow's local side is known only as "not the subnet, not the tunnel", with one exception: a packet
+ * that arrives on an interface comes from a network that interface reaches (`Flow.arrivals`), so a rule's
+ * `in-interface` and `src-address` together that spare all of those meet none of the flow (anti-spoofing drops).
  * A `drop`, `reject` or `tarpit` blocks the flow when no matcher is `none`: it may hit part of the flow, which
  * is enough to break a tunnel. Positive address lists on those (`src-address-list=bogons`) are taken as deny
  * lists that do not hold the tunnel's traffic. A `jump` is followed into its target chain unless its matchers
@@ -118,6 +121,11 @@ export interface Flow {
    * tunnel is the LAN, not the internet the tunnel's own packets come from.
    */
   lanSide?: boolean;
+  /**
+   * For the forward flows: the networks a packet that arrives on an interface can come from, for the interfaces
+   * the audit looked up (see sourceOnArrival); an interface absent is unknown.
+   */
+  arrivals?: ReadonlyMap<string, readonly Ipv4Range[]>;
   /** Whether the flow goes to the router itself (`dst-address-type=local`): the input flow. */
   toRouter?: boolean;
 }
@@ -510,6 +518,14 @@ function compileJudges(record: RouterRecord, blocking: boolean): Judge[] {
     };
     add(key, readAddress(false), NARROWS, readAddress(true));
   }
+  // `in-interface=X` with a `src-address`: together they may exclude every source X can deliver (see sourceOnArrival).
+  const arrivesOn = record['in-interface']?.trim();
+  const source = record['src-address']?.trim();
+  if (arrivesOn !== undefined && arrivesOn !== '' && !arrivesOn.startsWith('!') && source !== undefined && !everyAddress.has('src-address')) {
+    const negated = source.startsWith('!');
+    const range = parseIpv4Match(negated ? source.slice(1) : source);
+    if (range !== undefined) push((flow) => sourceOnArrival(arrivesOn, range, negated, flow));
+  }
   // No packet of a flow the audit judges comes in or goes out on the loopback interface: it carries the router's own
   // (`drop out-interface=lo` in forward failed the check: found by review).
   add('in-interface', (value) => (value === LOOPBACK_INTERFACE ? always('none') : (flow) => interfaceMatch(value, flow.inInterface)));
@@ -646,6 +662,26 @@ function addressMatch(range: Ipv4Range | undefined, side: Side<Ipv4Range> | unde
 function negatedAddressMatch(range: Ipv4Range | undefined, side: Side<Ipv4Range> | undefined): Match {
   if (side !== undefined && range !== undefined && 'not' in side && !contains(side.not, range)) return 'unknown';
   return negate(addressMatch(range, side));
+}
+
+/**
+ * A rule's `in-interface=X` and `src-address` read together, for a forward flow whose local side (source and
+ * in-interface) is unknown: a packet of the flow that arrives on X comes from a network X reaches (its connected
+ * networks, or one routed through it; `flow.arrivals`). When the address spares every such network (`!R` holding all
+ * of them, or `R` meeting none), the rule meets only spoofed sources, none of the flow: the anti-spoofing `drop
+ * in-interface=bridge src-address=!192.168.88.0/24` read as blocking every LAN's traffic to the tunnel (a false
+ * finding). Otherwise, or when X's networks are not known, it says nothing (`all`, which names nothing, leaves the
+ * other matchers' reading as it was). Only one rule's pair is read: a jump of `in-interface=X` to a chain that drops
+ * `src-address=!R` is judged as before, conservatively.
+ */
+function sourceOnArrival(iface: string, range: Ipv4Range, negated: boolean, flow: Flow): Match {
+  const { inInterface, src } = flow;
+  if (flow.lanSide !== true || inInterface === undefined || !('not' in inInterface) || inInterface.not === iface) return 'all';
+  if (src === undefined || !('not' in src)) return 'all';
+  const sources = flow.arrivals?.get(iface);
+  if (sources === undefined || sources.length === 0) return 'all';
+  const spared = negated ? sources.every((network) => contains(range, network)) : sources.every((network) => !overlaps(range, network));
+  return spared ? 'none' : 'all';
 }
 
 function interfaceMatch(value: string, side: Side<string> | undefined): Match {

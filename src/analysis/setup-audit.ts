@@ -18,9 +18,9 @@ import { FieldReader } from './decoding.js';
 import { groupBySteps } from '../util/group.js';
 import { evaluateChainSteps, FilterRules, isEnabled, type ChainVerdict } from './firewall.js';
 import { peerLabel } from './peer.js';
-import { formatPrefix, parseIpv4Prefix } from './ipv4.js';
+import { formatPrefix, parseIpv4Prefix, type Ipv4Range } from './ipv4.js';
 import { cliValue, describeRule, forwardFix, inputFix } from './setup-fixes.js';
-import { OWNERS_NAMED, RouteTable, routeProblemsSteps, usable, type Address, type Subnet } from './setup-routes.js';
+import { Networks, OWNERS_NAMED, RouteTable, routeProblemsSteps, usable, type Address, type Subnet } from './setup-routes.js';
 import { finish, type Steps } from '../util/slices.js';
 import { keyStart, quoteRouterText, safeText } from '../util/text.js';
 
@@ -89,6 +89,7 @@ export function* auditSetupSteps(records: SetupRecords, read: FieldReader = new 
   const table = yield* RouteTable.steps(records.routes, addresses);
   yield;
   const filter = yield* FilterRules.steps(records.filter);
+  const arrivals = yield* table.reachedThroughSteps(arrivalInterfaces(records.filter, addressesOf));
   const out: AuditedInterface[] = [];
   const seen = new Set<string>();
   for (const record of records.interfaces) {
@@ -104,7 +105,7 @@ export function* auditSetupSteps(records: SetupRecords, read: FieldReader = new 
     const address = yield* addressCheck(name, onInterface, peers);
     const route = failures('route', ...(yield* routeProblemsSteps(name, subnets, onInterface, table)));
     const input = yield* inputCheck(name, listenPort, filter);
-    const forward = yield* forwardCheck(name, subnets, filter);
+    const forward = yield* forwardCheck(name, subnets, filter, arrivals);
     out.push({ interface: name, listenPort, routedSubnets: subnets.map((subnet) => subnet.text), checks: [address, route, input, forward] });
   }
   return out;
@@ -202,16 +203,17 @@ function* inputCheck(iface: string, listenPort: number, filter: FilterRules): St
 }
 
 /** The forward chain judged for each routed subnet, both ways; a pause possible after each subnet (two chain walks). */
-function* forwardCheck(iface: string, subnets: readonly Subnet[], filter: FilterRules): Steps<SetupCheckResult> {
+function* forwardCheck(iface: string, subnets: readonly Subnet[], filter: FilterRules, arrivals: ReadonlyMap<string, readonly Ipv4Range[]>): Steps<SetupCheckResult> {
   const details: string[] = [];
   const fixes: string[] = [];
   for (const subnet of subnets) {
     yield;
-    // The local side of a pair is unknown, but it is not the remote subnet nor the tunnel itself.
+    // The local side of a pair is unknown, but it is not the remote subnet nor the tunnel itself; what arrives on
+    // an interface comes from a network that interface reaches (firewall.ts: sourceOnArrival).
     const remote = subnet.prefix.range;
     const directions: [ChainVerdict, 'from' | 'to'][] = [
-      [yield* evaluateChainSteps(filter, 'forward', { src: { is: remote }, dst: { not: remote }, inInterface: { is: iface }, outInterface: { not: iface }, lanSide: true }), 'from'],
-      [yield* evaluateChainSteps(filter, 'forward', { dst: { is: remote }, src: { not: remote }, outInterface: { is: iface }, inInterface: { not: iface }, lanSide: true }), 'to'],
+      [yield* evaluateChainSteps(filter, 'forward', { src: { is: remote }, dst: { not: remote }, inInterface: { is: iface }, outInterface: { not: iface }, lanSide: true, arrivals }), 'from'],
+      [yield* evaluateChainSteps(filter, 'forward', { dst: { is: remote }, src: { not: remote }, outInterface: { is: iface }, inInterface: { not: iface }, lanSide: true, arrivals }), 'to'],
     ];
     for (const [verdict, direction] of directions) {
       if (verdict.passes) continue;
@@ -220,6 +222,27 @@ function* forwardCheck(iface: string, subnets: readonly Subnet[], filter: Filter
     }
   }
   return failures('firewall_forward', details, fixes);
+}
+
+/**
+ * Interfaces whose reached networks the audit looks up at most: each costs a pass over the routing table (a
+ * partial BGP table lists hundreds of thousands of routes). Rules that name others are judged as before.
+ */
+export const MAX_ARRIVAL_INTERFACES = 16;
+
+/**
+ * The interfaces, with their networks, that enabled filter rules name as `in-interface` beside a `src-address`:
+ * the only rules whose reading of a forward flow the networks an interface reaches can change (sourceOnArrival).
+ */
+function arrivalInterfaces(rules: readonly RouterRecord[], addressesOf: ReadonlyMap<string, readonly Address[]>): Map<string, Networks> {
+  const named = new Map<string, Networks>();
+  for (const rule of rules) {
+    if (named.size >= MAX_ARRIVAL_INTERFACES) break;
+    const iface = rule['in-interface']?.trim();
+    if (iface === undefined || iface === '' || iface.startsWith('!') || (rule['src-address'] ?? '') === '' || !isEnabled(rule)) continue;
+    if (!named.has(iface)) named.set(iface, new Networks(addressesOf.get(iface) ?? []));
+  }
+  return named;
 }
 
 /** Findings listed word for word per check; a hub with thousands of failing subnets gets a count of the rest. */

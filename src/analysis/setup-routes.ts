@@ -7,7 +7,7 @@
 import type { RouterRecord } from '../routeros/records.js';
 import { routerListHead, saysFalse, saysTrue } from '../routeros/decode.js';
 import { isEnabled } from './firewall.js';
-import { formatPrefix, parseIpv4, parseIpv4Prefix, type Ipv4Prefix } from './ipv4.js';
+import { formatPrefix, parseIpv4, parseIpv4Prefix, type Ipv4Prefix, type Ipv4Range } from './ipv4.js';
 import { cliValue, isConsoleId } from './setup-fixes.js';
 import { safeText } from '../util/text.js';
 import { finish, WeighedPace, type Steps } from '../util/slices.js';
@@ -52,6 +52,8 @@ interface Candidate {
   id: string | undefined;
   /** For a connected network: the interface that has it. */
   connectedOn?: string;
+  /** The network it routes. */
+  range: Ipv4Range;
 }
 
 /**
@@ -94,6 +96,7 @@ export class RouteTable {
         length: dst.length,
         distance: Number(route['distance'] ?? '1') || 1,
         through: (iface, networks) => gateways.reach(iface, networks),
+        range: dst.range,
         what: `${route['.id'] === undefined ? 'the route' : `route ${route['.id']}`} to ${formatPrefix(dst)} via ${safeText(route['gateway'] ?? '?', GATEWAY_TEXT)}`,
         id: route['.id'],
       });
@@ -105,6 +108,7 @@ export class RouteTable {
         length: address.prefix.length,
         distance: 0,
         through: (iface) => address.interface === iface,
+        range: address.prefix.range,
         what: `the connected network ${formatPrefix(address.prefix)} of ${address.interface}`,
         id: undefined,
         connectedOn: address.interface,
@@ -123,6 +127,24 @@ export class RouteTable {
       return best;
     }
     return undefined;
+  }
+
+  /**
+   * The networks each interface reaches: its connected networks and the destinations of every route (in use in
+   * `main`, winning or not) through it. A packet that arrives on the interface comes from one of them, unless its
+   * source is spoofed. `networks`: each interface's own, as `through` reads them. A pause possible every 256 routes.
+   */
+  *reachedThroughSteps(networks: ReadonlyMap<string, Networks>): Steps<Map<string, Ipv4Range[]>> {
+    const reached = new Map<string, Ipv4Range[]>();
+    for (const iface of networks.keys()) reached.set(iface, []);
+    let count = 0;
+    for (const candidates of this.#byNetwork.values()) {
+      for (const candidate of candidates) {
+        if (++count % ENTRIES_PER_STEP === 0) yield;
+        for (const [iface, own] of networks) if (candidate.through(iface, own)) reached.get(iface)?.push(candidate.range);
+      }
+    }
+    return reached;
   }
 
   #add(prefix: Ipv4Prefix, candidate: Candidate): void {
