@@ -214,7 +214,12 @@ const GENERAL: MatcherKind = { identifies: false, policy: false };
 /** One matcher of a rule. */
 interface Judge extends MatcherKind {
   match: (flow: Flow) => Match;
+  /** What the matcher tells of where a packet arrives or comes from, read with the rule's others (sourceOnArrival). */
+  arrival?: ArrivalClue;
 }
+
+/** A positive `in-interface`, or a `src-address`: half of an anti-spoofing pair (see sourceOnArrival). */
+type ArrivalClue = { on: string } | { source: Ipv4Range; negated: boolean; spared: WeakMap<ReadonlyMap<string, readonly Ipv4Range[]>, readonly string[]> };
 
 /**
  * Rule judgements one audit may make. Each flow walks its chain, so the work is flows (two per routed subnet,
@@ -317,31 +322,53 @@ interface Tally {
   readonly unknown: boolean;
   readonly identified: boolean;
   readonly policy: boolean;
+  /** The interface a matcher says the packets arrive on, of those in the flow's `arrivals`. */
+  readonly arrivesOn?: string;
+  /** The interfaces of the flow's `arrivals` whose every network a `src-address` so far spares. */
+  readonly sparedOn: readonly string[];
 }
 
-const EMPTY_TALLY: Tally = { none: false, partial: false, unknown: false, identified: false, policy: false };
+const EMPTY_TALLY: Tally = { none: false, partial: false, unknown: false, identified: false, policy: false, sparedOn: [] };
 /** A matcher excluded the flow: nothing else told counts. */
-const NONE_TALLY: Tally = { none: true, partial: false, unknown: false, identified: false, policy: false };
+const NONE_TALLY: Tally = { none: true, partial: false, unknown: false, identified: false, policy: false, sparedOn: [] };
 /** No jump: the whole flow. */
 const OPEN_SCOPE: Scope = { accept: EMPTY_TALLY, block: EMPTY_TALLY };
 
 /**
  * The scope as far as a rule behind it can tell, so that scopes no rule tells apart share one walk (at most 4 × 3
- * per chain and depth): an accept there covers never (the jumps meet none or part of the flow), as its own
+ * per chain and depth, times the anti-spoofing halves met, which the interfaces looked up bound): an accept there covers never (the jumps meet none or part of the flow), as its own
  * matchers say (no jump matcher), only if one of its own names the flow (a jump matcher is unknown) or unless one
  * of its own meets part (the jumps name it); a block there meets none, a part left out by policy, or the flow.
  */
 function scopeKey({ accept, block }: Scope): string {
   const forAccept = accept.none || accept.partial ? 'x' : accept.identified ? 'i' : accept.unknown ? 'u' : 'o';
   const forBlock = block.none ? 'x' : block.policy ? 'p' : 'o';
-  return `${forAccept}${forBlock}`;
+  // What an anti-spoofing pair half-told by the jumps may still conclude (bounded by the interfaces looked up).
+  return `${forAccept}${forBlock}${arrivalKey(accept)}${arrivalKey(block)}`;
+}
+
+/** What a tally's anti-spoofing half may still conclude with a rule behind it; empty when it holds none. */
+function arrivalKey({ arrivesOn, sparedOn }: Tally): string {
+  return arrivesOn === undefined && sparedOn.length === 0 ? '' : `:${arrivesOn ?? ''}:${sparedOn.join(',')}`;
 }
 
 /** The matchers judged against the flow, added to what a scope already tells. */
 function tally(judges: readonly Judge[], flow: Flow, from: Tally): Tally {
   if (from.none) return from;
-  let { partial, unknown, identified, policy } = from;
-  for (const { match: matchOf, identifies, policy: narrowsByPolicy } of judges) {
+  let { partial, unknown, identified, policy, arrivesOn, sparedOn } = from;
+  const arrivals = localSideUnknown(flow) && flow.arrivals !== undefined && flow.arrivals.size > 0 ? flow.arrivals : undefined;
+  for (const { match: matchOf, identifies, policy: narrowsByPolicy, arrival } of judges) {
+    if (arrival !== undefined) {
+      if (arrivals === undefined) continue;
+      if ('on' in arrival) {
+        if (arrivals.has(arrival.on)) arrivesOn ??= arrival.on;
+      } else {
+        const spared = sparedBy(arrival, arrivals);
+        if (spared.length > 0) sparedOn = [...new Set([...sparedOn, ...spared])].sort();
+      }
+      if (arrivesOn !== undefined && sparedOn.includes(arrivesOn)) return NONE_TALLY;
+      continue;
+    }
     const match = matchOf(flow);
     if (match === 'none') return NONE_TALLY;
     if (match === 'some') partial = true;
@@ -349,7 +376,7 @@ function tally(judges: readonly Judge[], flow: Flow, from: Tally): Tally {
     else if (identifies) identified = true;
     if (match === 'some' && narrowsByPolicy) policy = true;
   }
-  return { none: false, partial, unknown, identified, policy };
+  return arrivesOn === undefined ? { none: false, partial, unknown, identified, policy, sparedOn } : { none: false, partial, unknown, identified, policy, arrivesOn, sparedOn };
 }
 
 /** The chain's verdict for the flow; undefined when it ends or returns without deciding. */
@@ -518,13 +545,15 @@ function compileJudges(record: RouterRecord, blocking: boolean): Judge[] {
     };
     add(key, readAddress(false), NARROWS, readAddress(true));
   }
-  // `in-interface=X` with a `src-address`: together they may exclude every source X can deliver (see sourceOnArrival).
+  // `in-interface=X` and a `src-address` may together exclude every source X delivers, in one rule or across the
+  // jumps to it (see sourceOnArrival): each is noted as a clue, read by tally.
   const arrivesOn = record['in-interface']?.trim();
+  if (arrivesOn !== undefined && arrivesOn !== '' && !arrivesOn.startsWith('!')) judges.push({ match: always('all'), ...GENERAL, arrival: { on: arrivesOn } });
   const source = record['src-address']?.trim();
-  if (arrivesOn !== undefined && arrivesOn !== '' && !arrivesOn.startsWith('!') && source !== undefined && !everyAddress.has('src-address')) {
+  if (source !== undefined && source !== '' && !everyAddress.has('src-address')) {
     const negated = source.startsWith('!');
     const range = parseIpv4Match(negated ? source.slice(1) : source);
-    if (range !== undefined) push((flow) => sourceOnArrival(arrivesOn, range, negated, flow));
+    if (range !== undefined) judges.push({ match: always('all'), ...GENERAL, arrival: { source: range, negated, spared: new WeakMap() } });
   }
   // No packet of a flow the audit judges comes in or goes out on the loopback interface: it carries the router's own
   // (`drop out-interface=lo` in forward failed the check: found by review).
@@ -665,23 +694,34 @@ function negatedAddressMatch(range: Ipv4Range | undefined, side: Side<Ipv4Range>
 }
 
 /**
- * A rule's `in-interface=X` and `src-address` read together, for a forward flow whose local side (source and
- * in-interface) is unknown: a packet of the flow that arrives on X comes from a network X reaches (its connected
- * networks, or one routed through it; `flow.arrivals`). When the address spares every such network (`!R` holding all
- * of them, or `R` meeting none), the rule meets only spoofed sources, none of the flow: the anti-spoofing `drop
+ * Anti-spoofing: `in-interface=X` and `src-address` read together, for a forward flow whose local side (source and
+ * in-interface) is unknown. A packet of the flow that arrives on X comes from a network X reaches (its connected
+ * networks, or one routed through it: `flow.arrivals`). When the address spares every such network (`!R` holding
+ * all of them, or `R` meeting none), the rule meets only spoofed sources, none of the flow: the anti-spoofing `drop
  * in-interface=bridge src-address=!192.168.88.0/24` read as blocking every LAN's traffic to the tunnel (a false
- * finding). Otherwise, or when X's networks are not known, it says nothing (`all`, which names nothing, leaves the
- * other matchers' reading as it was). Only one rule's pair is read: a jump of `in-interface=X` to a chain that drops
- * `src-address=!R` is judged as before, conservatively.
+ * finding). The pair is read in one rule or across the jumps to it, as inlined. Otherwise, or when X's networks are
+ * not known, each matcher reads as alone. Every packet of the flow arrives on some interface, but the audit does not
+ * know which are the LAN's, so without `in-interface` (or with `in-interface-list=LAN`) a source address is read as
+ * before.
  */
-function sourceOnArrival(iface: string, range: Ipv4Range, negated: boolean, flow: Flow): Match {
+function localSideUnknown(flow: Flow): boolean {
   const { inInterface, src } = flow;
-  if (flow.lanSide !== true || inInterface === undefined || !('not' in inInterface) || inInterface.not === iface) return 'all';
-  if (src === undefined || !('not' in src)) return 'all';
-  const sources = flow.arrivals?.get(iface);
-  if (sources === undefined || sources.length === 0) return 'all';
-  const spared = negated ? sources.every((network) => contains(range, network)) : sources.every((network) => !overlaps(range, network));
-  return spared ? 'none' : 'all';
+  return flow.lanSide === true && inInterface !== undefined && 'not' in inInterface && src !== undefined && 'not' in src;
+}
+
+/** The interfaces of `arrivals` every network of which the address spares; worked out once per address and audit. */
+function sparedBy(clue: Extract<ArrivalClue, { source: Ipv4Range }>, arrivals: ReadonlyMap<string, readonly Ipv4Range[]>): readonly string[] {
+  const known = clue.spared.get(arrivals);
+  if (known !== undefined) return known;
+  const { source, negated } = clue;
+  const spared: string[] = [];
+  for (const [iface, networks] of arrivals) {
+    if (networks.length === 0) continue;
+    if (negated ? networks.every((network) => contains(source, network)) : networks.every((network) => !overlaps(source, network))) spared.push(iface);
+  }
+  spared.sort();
+  clue.spared.set(arrivals, spared);
+  return spared;
 }
 
 function interfaceMatch(value: string, side: Side<string> | undefined): Match {

@@ -231,16 +231,19 @@ function* forwardCheck(iface: string, subnets: readonly Subnet[], filter: Filter
 export const MAX_ARRIVAL_INTERFACES = 16;
 
 /**
- * The interfaces, with their networks, that enabled filter rules name as `in-interface` beside a `src-address`:
- * the only rules whose reading of a forward flow the networks an interface reaches can change (sourceOnArrival).
+ * The interfaces, with their networks, that enabled filter rules name as `in-interface`: the only ones whose
+ * reached networks can change a forward flow's reading (with a `src-address` in the same rule, or across a jump:
+ * firewall.ts, sourceOnArrival). Those beside a `src-address` come first.
  */
 function arrivalInterfaces(rules: readonly RouterRecord[], addressesOf: ReadonlyMap<string, readonly Address[]>): Map<string, Networks> {
   const named = new Map<string, Networks>();
-  for (const rule of rules) {
-    if (named.size >= MAX_ARRIVAL_INTERFACES) break;
-    const iface = rule['in-interface']?.trim();
-    if (iface === undefined || iface === '' || iface.startsWith('!') || (rule['src-address'] ?? '') === '' || !isEnabled(rule)) continue;
-    if (!named.has(iface)) named.set(iface, new Networks(addressesOf.get(iface) ?? []));
+  for (const withSource of [true, false]) {
+    for (const rule of rules) {
+      if (named.size >= MAX_ARRIVAL_INTERFACES) return named;
+      const iface = rule['in-interface']?.trim();
+      if (iface === undefined || iface === '' || iface.startsWith('!') || ((rule['src-address'] ?? '') !== '') !== withSource || !isEnabled(rule)) continue;
+      if (!named.has(iface)) named.set(iface, new Networks(addressesOf.get(iface) ?? []));
+    }
   }
   return named;
 }

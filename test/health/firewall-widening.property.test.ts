@@ -14,10 +14,13 @@ import type { RouterRecord } from '../../src/routeros/records.js';
 
 const SUBNET = parseIpv4Match('192.168.20.0/24') ?? { lo: 0, hi: 0 };
 const LOOPBACK = parseIpv4Match('127.0.0.0/8') ?? { lo: 0, hi: 0 };
+const LAN = parseIpv4Match('192.168.88.0/24') ?? { lo: 0, hi: 0 };
 const FLOWS: readonly [string, Flow][] = [
   ['input', { protocol: 'udp', dstPort: 13231, dst: { not: LOOPBACK }, inInterface: { not: 'wg0' }, toRouter: true }],
   ['forward', { src: { is: SUBNET }, dst: { not: SUBNET }, inInterface: { is: 'wg0' }, outInterface: { not: 'wg0' }, lanSide: true }],
   ['forward', { dst: { is: SUBNET }, src: { not: SUBNET }, outInterface: { is: 'wg0' }, inInterface: { not: 'wg0' }, lanSide: true }],
+  // Knowing what arrives on bridge (its network), as the audit does: a drop there of the sources it spares meets none.
+  ['forward', { dst: { is: SUBNET }, src: { not: SUBNET }, outInterface: { is: 'wg0' }, inInterface: { not: 'wg0' }, lanSide: true, arrivals: new Map([['bridge', [LAN]]]) }],
 ];
 
 /** defconf's input and forward rules (RouterOS 7), less the IPv6 and fasttrack ones that do not decide. */

@@ -70,6 +70,19 @@ describe('the forward check and the LAN side of a flow', () => {
   });
 });
 
+describe('an anti-spoofing pair split over a jump', () => {
+  it.each<[string, Record<string, string>, Record<string, string>]>([
+    ['the interface on the jump, the address behind it', { 'in-interface': 'bridge' }, { 'src-address': '!192.168.88.0/24' }],
+    ['the address on the jump, the interface behind it', { 'src-address': '!192.168.88.0/24' }, { 'in-interface': 'bridge' }],
+  ])('reads as the drop inlined: %s', (_name, onJump, behind) => {
+    const split: Record<string, string>[] = [FROM_TUNNEL, { chain: 'forward', action: 'jump', 'jump-target': 'antispoof', ...onJump }, { chain: 'antispoof', action: 'drop', ...behind }];
+    expect(forward(setup(split)).ok).toBe(true);
+    // The same split with the address sparing only part of bridge's network blocks, as that drop inlined does.
+    const partial = split.map((rule) => (rule['src-address'] === undefined ? rule : { ...rule, 'src-address': '!192.168.88.0/25' }));
+    expect(forward(setup(partial)).ok).toBe(false);
+  });
+});
+
 /** Networks to pick matchers from: bridge's, part of it, wider ones, the other LAN's, the subnet's, elsewhere. */
 const NETWORKS = ['192.168.88.0/24', '192.168.88.0/25', '192.168.0.0/16', '192.168.99.0/24', '192.168.20.0/24', '10.0.0.0/8', '198.51.100.7'];
 const matcherSets = fc.record(
