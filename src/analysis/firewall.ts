@@ -123,7 +123,7 @@ export interface Flow {
   lanSide?: boolean;
   /**
    * For the forward flows: the networks a packet that arrives on an interface can come from, for the interfaces
-   * the audit looked up (see sourceOnArrival); an interface absent is unknown.
+   * the audit looked up (see localSideUnknown); an interface absent is unknown.
    */
   arrivals?: ReadonlyMap<string, readonly Ipv4Range[]>;
   /** Whether the flow goes to the router itself (`dst-address-type=local`): the input flow. */
@@ -214,11 +214,11 @@ const GENERAL: MatcherKind = { identifies: false, policy: false };
 /** One matcher of a rule. */
 interface Judge extends MatcherKind {
   match: (flow: Flow) => Match;
-  /** What the matcher tells of where a packet arrives or comes from, read with the rule's others (sourceOnArrival). */
+  /** What the matcher tells of where a packet arrives or comes from, read with the rule's others (localSideUnknown). */
   arrival?: ArrivalClue;
 }
 
-/** A positive `in-interface`, or a `src-address`: half of an anti-spoofing pair (see sourceOnArrival). */
+/** A positive `in-interface`, or a `src-address`: half of an anti-spoofing pair (see localSideUnknown). */
 type ArrivalClue = { on: string } | { source: Ipv4Range; negated: boolean; spared: WeakMap<ReadonlyMap<string, readonly Ipv4Range[]>, readonly string[]> };
 
 /**
@@ -546,7 +546,7 @@ function compileJudges(record: RouterRecord, blocking: boolean): Judge[] {
     add(key, readAddress(false), NARROWS, readAddress(true));
   }
   // `in-interface=X` and a `src-address` may together exclude every source X delivers, in one rule or across the
-  // jumps to it (see sourceOnArrival): each is noted as a clue, read by tally.
+  // jumps to it (see localSideUnknown): each is noted as a clue, read by tally.
   const arrivesOn = record['in-interface']?.trim();
   if (arrivesOn !== undefined && arrivesOn !== '' && !arrivesOn.startsWith('!')) judges.push({ match: always('all'), ...GENERAL, arrival: { on: arrivesOn } });
   const source = record['src-address']?.trim();

@@ -209,7 +209,7 @@ function* forwardCheck(iface: string, subnets: readonly Subnet[], filter: Filter
   for (const subnet of subnets) {
     yield;
     // The local side of a pair is unknown, but it is not the remote subnet nor the tunnel itself; what arrives on
-    // an interface comes from a network that interface reaches (firewall.ts: sourceOnArrival).
+    // an interface comes from a network that interface reaches (firewall.ts: localSideUnknown).
     const remote = subnet.prefix.range;
     const directions: [ChainVerdict, 'from' | 'to'][] = [
       [yield* evaluateChainSteps(filter, 'forward', { src: { is: remote }, dst: { not: remote }, inInterface: { is: iface }, outInterface: { not: iface }, lanSide: true, arrivals }), 'from'],
@@ -233,7 +233,7 @@ export const MAX_ARRIVAL_INTERFACES = 16;
 /**
  * The interfaces, with their networks, that enabled filter rules name as `in-interface`: the only ones whose
  * reached networks can change a forward flow's reading (with a `src-address` in the same rule, or across a jump:
- * firewall.ts, sourceOnArrival). Those beside a `src-address` come first.
+ * firewall.ts, localSideUnknown). Those beside a `src-address` come first.
  */
 function arrivalInterfaces(rules: readonly RouterRecord[], addressesOf: ReadonlyMap<string, readonly Address[]>): Map<string, Networks> {
   const named = new Map<string, Networks>();

@@ -136,6 +136,7 @@ export class RouteTable {
    */
   *reachedThroughSteps(networks: ReadonlyMap<string, Networks>): Steps<Map<string, Ipv4Range[]>> {
     const reached = new Map<string, Ipv4Range[]>();
+    if (networks.size === 0) return reached;
     for (const iface of networks.keys()) reached.set(iface, []);
     let count = 0;
     for (const candidates of this.#byNetwork.values()) {
