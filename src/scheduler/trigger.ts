@@ -179,6 +179,9 @@ class CronClock {
     const end = Math.floor(now / 1000) * 1000;
     let minute = Math.floor(slot / 60_000) * 60_000;
     const walkEnd = Math.min(end, minute + MISSED_WALK_MINUTES * 60_000);
+    // Cut short, the walk counts [slot, walkEnd) and the rest [walkEnd, end] is reckoned: a walk that counted both of
+    // its ends reckoned a rate one slot a day too high: about one slot too many told for every day past the first.
+    const reckons = walkEnd < end;
     let count = 0;
     for (; minute <= walkEnd; minute += 60_000) {
       let runs: boolean;
@@ -190,10 +193,12 @@ class CronClock {
       if (!runs) continue;
       for (const second of seconds) {
         const at = minute + second * 1000;
-        if (at >= slot && at <= walkEnd) count++;
+        if (at >= slot && (at < walkEnd || (at === walkEnd && !reckons))) count++;
       }
     }
-    if (walkEnd < end && walkEnd > slot) count += Math.floor((count * (end - walkEnd)) / (walkEnd - slot));
+    // The seconds of [walkEnd, end] at the rate of those of [slot, walkEnd), both whole seconds; rounded up, so that a
+    // slot is told one too many rather than one too few.
+    if (reckons && walkEnd > slot) count += Math.ceil((count * (end - walkEnd + 1000)) / (walkEnd - slot));
     return Math.max(1, count);
   }
 
