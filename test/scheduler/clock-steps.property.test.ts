@@ -35,6 +35,9 @@
  * missed (the steps add up, and the trigger follows their sum; counted as missed here, a slot run late by the steps
  * would still satisfy the first property).
  *
+ * The sequences start anywhere in a year or near a change of UTC offset, in UTC and three zones with summer time
+ * (Lord Howe's change is half an hour): the schedules here tick in absolute time through such changes.
+ *
  * Schedules with a period of 5 s or more: a run is then tied to its slot by its wall time (a run is at most ~2 s
  * late). A per-second schedule runs two slots in one wake when the wake is 1–2 s late, which a run's time cannot tell
  * apart; next-slot-clock.property.test.ts covers per-second slots.
@@ -196,11 +199,31 @@ function clockEvent(period: number): fc.Arbitrary<ClockEvent> {
 }
 
 
+/**
+ * Local time zones: the schedules here have wildcard minute and hour fields, so they run in absolute time on both
+ * passes of a repeated hour (next-slot.ts), and their slots are multiples of their period since the epoch in each of
+ * these (offsets in whole quarter hours at most: Lord Howe's half-hour change).
+ */
+const ZONES = ['UTC', 'Europe/Berlin', 'America/New_York', 'Australia/Lord_Howe'] as const;
+/** 2026's changes of UTC offset in those zones, where a step lands across a change as often as not. */
+const OFFSET_CHANGES = [
+  Date.UTC(2026, 2, 8, 7), // New York, ahead
+  Date.UTC(2026, 2, 29, 1), // Berlin, ahead
+  Date.UTC(2026, 3, 4, 15), // Lord Howe, back half an hour
+  Date.UTC(2026, 9, 3, 15, 30), // Lord Howe, ahead half an hour
+  Date.UTC(2026, 9, 25, 1), // Berlin, back
+  Date.UTC(2026, 10, 1, 6), // New York, back
+];
+
+/** A start anywhere in 2026, or within two hours of one of its offset changes. */
+const startTime = fc.oneof(
+  fc.integer({ min: Date.UTC(2026, 0, 1), max: Date.UTC(2027, 0, 1) }),
+  fc.tuple(fc.constantFrom(...OFFSET_CHANGES), fc.integer({ min: -2 * HOUR, max: 2 * HOUR })).map(([change, offset]) => change + offset),
+);
+
 let zone: string | undefined;
 beforeAll(() => {
-  // Slots in UTC, so that one every 5 minutes is a multiple of 5 minutes since the epoch in every case.
   zone = process.env['TZ'];
-  process.env['TZ'] = 'UTC';
 });
 afterAll(() => {
   if (zone === undefined) delete process.env['TZ'];
@@ -214,12 +237,14 @@ describe('the cron trigger under any sequence of clock steps, pauses and passing
         fc.constantFrom(...SCHEDULES).chain((schedule) =>
           fc.record({
             schedule: fc.constant(schedule),
-            start: fc.integer({ min: Date.UTC(2026, 0, 1), max: Date.UTC(2027, 0, 1) }),
+            zone: fc.constantFrom(...ZONES),
+            start: startTime,
             events: fc.array(clockEvent(schedule.period), { minLength: 1, maxLength: 12 }),
           }),
         ),
-        ({ schedule, start, events }) => {
+        ({ schedule, zone: local, start, events }) => {
           const { expression, period } = schedule;
+          process.env['TZ'] = local;
           const clocks = new Clocks(start);
           /** The wall times of the runs. */
           const runs: number[] = [];
@@ -352,15 +377,17 @@ describe('the cron trigger under steps of the wall clock each under a second, ea
         fc.constantFrom(...SCHEDULES).chain((schedule) =>
           fc.record({
             schedule: fc.constant(schedule),
-            start: fc.integer({ min: Date.UTC(2026, 0, 1), max: Date.UTC(2027, 0, 1) }),
+            zone: fc.constantFrom(...ZONES),
+            start: startTime,
             // Forward only: a step back makes the timer wake early, which it mends itself; steps both ways can part the
             // timer from the wall clock by up to twice the threshold between two looks, which is the 5 s grace the
             // docs give a step.
             steps: fc.array(fc.record({ step: fc.integer({ min: 1, max: 999 }), then: fc.integer({ min: CLOCK_WATCH_MS, max: 3 * schedule.period + CLOCK_WATCH_MS }) }), { minLength: 1, maxLength: 12 }),
           }),
         ),
-        ({ schedule, start, steps }) => {
+        ({ schedule, zone: local, start, steps }) => {
           const { expression, period } = schedule;
+          process.env['TZ'] = local;
           const clocks = new Clocks(start);
           const runs: number[] = [];
           let missed = 0;
@@ -399,6 +426,7 @@ describe('the missed count of a wake later than a day', () => {
         // Each wake walks a day of minutes (~30 ms): few runs, each over up to two months.
         fc.integer({ min: DAY + 1, max: 60 * DAY }),
         ({ expression, period }, start, pause) => {
+          process.env['TZ'] = 'UTC';
           const clocks = new Clocks(start);
           let missed = 0;
           setTriggerLogger({ warn: (fields: unknown) => (missed += (fields as { missed: number }).missed), error: () => undefined });
