@@ -6,7 +6,8 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { auditSetup, type SetupRecords } from '../../src/analysis/setup-audit.js';
+import { auditSetup, auditSetupSteps, MAX_ARRIVAL_INTERFACES, type SetupRecords } from '../../src/analysis/setup-audit.js';
+import { finishInSlices } from '../../src/util/slices.js';
 import type { RouterRecord } from '../../src/routeros/records.js';
 
 /** wg0 routes 192.168.20.0/24; bridge has 192.168.88.1/24, ether2 192.168.99.1/24, ether1 the WAN's address. */
@@ -119,5 +120,33 @@ describe('a drop of spoofed sources only', () => {
       }),
       { numRuns: 300 },
     );
+  });
+});
+
+describe('the networks an interface reaches', () => {
+  // VLAN i has 172.16.i.1/24; each gets the anti-spoofing drop, in the order the filter lists them.
+  const vlans = MAX_ARRIVAL_INTERFACES + 1;
+  const vlanSetup = (routes: RouterRecord[]): SetupRecords => {
+    const records = setup(
+      [FROM_TUNNEL, ...Array.from({ length: vlans }, (_, i) => ({ chain: 'forward', action: 'drop', 'in-interface': `vlan${i}`, 'src-address': `!172.16.${i}.0/24` }))],
+      routes,
+    );
+    return { ...records, addresses: [...ADDRESSES, ...Array.from({ length: vlans }, (_, i) => ({ '.id': `*V${i}`, address: `172.16.${i}.1/24`, interface: `vlan${i}`, disabled: 'false' }))] };
+  };
+
+  it(`are looked up for the first ${MAX_ARRIVAL_INTERFACES} interfaces the filter names; a drop on another reads as before`, () => {
+    const result = forward(vlanSetup(ROUTES));
+    expect(result.ok).toBe(false);
+    expect(result.detail).toContain(`rule *${MAX_ARRIVAL_INTERFACES + 2}`);
+  });
+
+  it('are found in steps, a pause possible every 256 routes, to the result made in one go', async () => {
+    const routes = Array.from({ length: 20_000 }, (_, i) => ({ '.id': `*R${i}`, 'dst-address': `10.${i >> 8}.${i & 255}.0/24`, gateway: '203.0.113.1', disabled: 'false' }));
+    const records = vlanSetup([...ROUTES, ...routes]);
+    let pauses = 0;
+    const sliced = await finishInSlices(auditSetupSteps(records), { budgetMs: 0, onPause: () => pauses++ });
+    expect(sliced).toEqual(auditSetup(records));
+    // Once building the table, once finding what each interface reaches.
+    expect(pauses).toBeGreaterThanOrEqual(2 * Math.floor(routes.length / 256));
   });
 });
