@@ -221,6 +221,13 @@ const startTime = fc.oneof(
   fc.tuple(fc.constantFrom(...OFFSET_CHANGES), fc.integer({ min: -2 * HOUR, max: 2 * HOUR })).map(([change, offset]) => change + offset),
 );
 
+/** A schedule, a time zone and a start, with what the property adds for the schedule. */
+function scenario<T extends object>(more: (schedule: (typeof SCHEDULES)[number]) => fc.Arbitrary<T>) {
+  return fc
+    .constantFrom(...SCHEDULES)
+    .chain((schedule) => fc.tuple(fc.constantFrom(...ZONES), startTime, more(schedule)).map(([zone, start, extra]) => ({ schedule, zone, start, ...extra })));
+}
+
 let zone: string | undefined;
 beforeAll(() => {
   zone = process.env['TZ'];
@@ -234,14 +241,7 @@ describe('the cron trigger under any sequence of clock steps, pauses and passing
   it('runs every slot reached once or counts it missed, never early, never twice in a pass, never in a loop, and goes on', () => {
     fc.assert(
       fc.property(
-        fc.constantFrom(...SCHEDULES).chain((schedule) =>
-          fc.record({
-            schedule: fc.constant(schedule),
-            zone: fc.constantFrom(...ZONES),
-            start: startTime,
-            events: fc.array(clockEvent(schedule.period), { minLength: 1, maxLength: 12 }),
-          }),
-        ),
+        scenario((schedule) => fc.record({ events: fc.array(clockEvent(schedule.period), { minLength: 1, maxLength: 12 }) })),
         ({ schedule, zone: local, start, events }) => {
           const { expression, period } = schedule;
           process.env['TZ'] = local;
@@ -374,11 +374,8 @@ describe('the cron trigger under steps of the wall clock each under a second, ea
   it('runs every slot, in order, once, and counts none missed: the steps add up, and the trigger follows their sum', () => {
     fc.assert(
       fc.property(
-        fc.constantFrom(...SCHEDULES).chain((schedule) =>
+        scenario((schedule) =>
           fc.record({
-            schedule: fc.constant(schedule),
-            zone: fc.constantFrom(...ZONES),
-            start: startTime,
             // Forward only: a step back makes the timer wake early, which it mends itself; steps both ways can part the
             // timer from the wall clock by up to twice the threshold between two looks, which is the 5 s grace the
             // docs give a step.
