@@ -8,7 +8,7 @@
 import type { Logger } from 'pino';
 import type { Config, ProfileConfig, RouterConfig } from '../config/types.js';
 import type { SnapshotStore } from '../metrics/store.js';
-import type { DiscoverOptions, DiscoverResult } from '../server/discover-result.js';
+import type { DiscoverOptions, DiscoverResult } from './discover-result.js';
 import { jobsFor } from '../collectors/catalog.js';
 import { jobFingerprint } from '../scheduler/definition.js';
 import { AllowList } from './allow.js';
@@ -202,7 +202,7 @@ export class DiscoveryRegistry {
     return this.#entries.size;
   }
 
-  /** `/probe?target=…&profile=…`; see src/server/discover-result.ts for what each answer means. */
+  /** `/probe?target=…&profile=…`; see discover-result.ts for what each answer means. */
   async discover(target: string, profileName: string, timeoutMs: number, options: DiscoverOptions = {}): Promise<DiscoverResult> {
     const profile = this.#profiles.get(profileName);
     if (profile === undefined) {

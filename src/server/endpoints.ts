@@ -7,10 +7,10 @@ import type { ConfigProblem, RouterConfig } from '../config/types.js';
 import type { Exposition, RenderedBody } from '../metrics/exposition.js';
 import type { ExpositionFormat } from '../metrics/negotiate.js';
 import type { SnapshotStore } from '../metrics/store.js';
-import type { DiscoverOptions, DiscoverResult } from './discover-result.js';
+import type { DiscoverOptions, DiscoverResult } from '../discovery/discover-result.js';
 import type { SdGroup } from './sd-groups.js';
 
-export type { DiscoverResult } from './discover-result.js';
+export type { DiscoverResult } from '../discovery/discover-result.js';
 export type { SdGroup } from './sd-groups.js';
 
 export type RequestHandler = (req: IncomingMessage, res: ServerResponse) => void;

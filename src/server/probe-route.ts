@@ -10,7 +10,7 @@
  * holds no scrape slot, so first probes of routers that do not answer never turn other scrapes away.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { DiscoverResult } from './discover-result.js';
+import type { DiscoverResult } from '../discovery/discover-result.js';
 import type { Endpoints } from './endpoints.js';
 import { crossSite } from './cross-site.js';
 import { DEFAULT_LIMITS } from './guard.js';

@@ -8,7 +8,7 @@ import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { gzipSync } from 'node:zlib';
 import pino from 'pino';
-import type { DiscoverResult } from '../../src/server/discover-result.js';
+import type { DiscoverResult } from '../../src/discovery/discover-result.js';
 import type { Endpoints } from '../../src/server/endpoints.js';
 import { DEFAULT_LIMITS, guard } from '../../src/server/guard.js';
 import { createRouter } from '../../src/server/router.js';

@@ -1,6 +1,7 @@
 /**
- * What `Endpoints.discover` answers for GET /probe?target=HOST[:PORT]&profile=NAME (the seam between the
- * /probe route and the discovered-target registry); probe-route.ts maps each kind to a status.
+ * What the discovered-target registry answers for GET /probe?target=HOST[:PORT]&profile=NAME, through
+ * `Endpoints.discover`; the server's probe-route.ts maps each kind to a status. It lives beside the registry so
+ * that the server depends on discovery and never the other way.
  */
 /** How a probe asks: `gone` ends its wait when its client leaves; `fromPage` when a page of another site asked for it. */
 export interface DiscoverOptions {
