@@ -6,10 +6,9 @@
  * (src/util/pattern.ts), like `health.exclude_peer_pattern`.
  */
 import { readBoolean, readMap, readPattern, readStringList, type RawMap } from './fields.js';
-import type { Slot } from './layer.js';
 import { joinPath, type Problems } from './problems.js';
 import type { PeerPattern } from '../util/pattern.js';
-import { pick, readSlot } from './slot.js';
+import { pick, readSlot, type Slot } from './slot.js';
 
 export const INTERFACE_KEYS = ['include_pattern', 'exclude_pattern', 'include_types', 'exclude_types', 'include_dynamic'] as const;
 

@@ -7,7 +7,7 @@
  */
 import { EXPORTER_LABELS } from '../metrics/families.js';
 import { REPORTED } from './fields.js';
-import type { Located } from './layer.js';
+import type { Located } from './slot.js';
 import { joinPath, type Problems } from './problems.js';
 import { quoteValue } from './value-error.js';
 

@@ -1,18 +1,9 @@
 /** The shape of one settings layer (`defaults` or one router) before merging, with where each value came from. */
 import type { PeerPattern } from '../util/pattern.js';
-import { pick } from './slot.js';
+import { pick, type Located, type Slot } from './slot.js';
 import { mergeInterfaceLayers, type InterfaceLayer } from './interfaces.js';
 import type { BandwidthDirection, BandwidthProtocol, CollectorName, ExpectMode, IdleConnection, ProbeDefault } from './types.js';
 import { mergeLabels, type LabelsLayer } from './labels.js';
-
-export interface Located<T> {
-  value: T;
-  /** Where the value was set, like `defaults.timeout`: problems found after merging point here. */
-  path: string;
-}
-
-/** undefined: not set in this layer; null: set but invalid (already reported); else the value. */
-export type Slot<T> = Located<T> | null | undefined;
 
 export type PasswordSource =
   | { kind: 'password'; value: string }

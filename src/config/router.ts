@@ -12,7 +12,8 @@ import {
 import type { ReadResult } from './files.js';
 import { secretProblem } from './fields.js';
 import { envValue } from './interpolate.js';
-import type { BandwidthItem, PasswordSource, PingItem, SettingsLayer, Slot } from './layer.js';
+import type { BandwidthItem, PasswordSource, PingItem, SettingsLayer } from './layer.js';
+import type { Slot } from './slot.js';
 import { joinPath, type Problems } from './problems.js';
 import { checkSchedules, type ScheduleUse } from './schedule-check.js';
 import { resolveInterfaceFilter } from './interfaces.js';

@@ -1,7 +1,7 @@
 /** Timeouts and run lengths against the schedules that actually run (STYLE rule 4: timeouts shorter than the interval). */
 import { cronIntervalSeconds } from './cron.js';
 import { formatDuration } from './duration.js';
-import type { Located } from './layer.js';
+import type { Located } from './slot.js';
 import type { Problems } from './problems.js';
 
 export interface ScheduleUse {

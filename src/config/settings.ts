@@ -12,7 +12,8 @@ import {
   REPORTED,
   type RawMap,
 } from './fields.js';
-import type { PasswordSource, SettingsLayer, Slot } from './layer.js';
+import type { PasswordSource, SettingsLayer } from './layer.js';
+import type { Slot } from './slot.js';
 import { joinPath, type Problems } from './problems.js';
 import { readLabels } from './labels.js';
 import { readBandwidthList, readPingList } from './targets.js';

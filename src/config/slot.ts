@@ -1,7 +1,15 @@
 /** Reading one key of a config layer into a slot, and choosing a router's slot over the defaults'. */
-import type { Slot } from './layer.js';
 import type { RawMap } from './fields.js';
 import { joinPath, type Problems } from './problems.js';
+
+export interface Located<T> {
+  value: T;
+  /** Where the value was set, like `defaults.timeout`: problems found after merging point here. */
+  path: string;
+}
+
+/** undefined: not set in this layer; null: set but invalid (already reported); else the value. */
+export type Slot<T> = Located<T> | null | undefined;
 
 export type Reader<T> = (value: unknown, path: string, problems: Problems) => T | undefined;
 

@@ -7,7 +7,8 @@ import {
 } from './defaults.js';
 import { formatDuration } from './duration.js';
 import { readCron, readDuration, readEnum, readInteger, readLabelName, readList, readMap, readSecret, readString, REPORTED } from './fields.js';
-import type { BandwidthItem, Located, PingItem } from './layer.js';
+import type { BandwidthItem, PingItem } from './layer.js';
+import type { Located } from './slot.js';
 import { isHostName, isIpAddress } from './net.js';
 import { joinPath, type Problems } from './problems.js';
 import { COMMAND_BUDGET_SECONDS, ROUTER_COMMAND_LIMIT_SECONDS } from './types.js';

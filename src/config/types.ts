@@ -8,6 +8,7 @@ import type { InterfaceFilter } from './interfaces.js';
 
 /** Names of the collectors a router can run (each has its own schedule key), from the collector catalog. */
 export { COLLECTOR_NAMES, type CollectorName } from '../collectors/descriptors.js';
+export { ConfigError, MAX_PROBLEMS_LISTED, type ConfigProblem } from './problems.js';
 import type { CollectorName } from '../collectors/descriptors.js';
 
 export interface TlsConfig {
@@ -167,40 +168,6 @@ export interface Config {
   profiles?: ProfileConfig[];
   /** Where the config came from (a path, or "<demo>"), for messages. */
   source: string;
-}
-
-/** One problem found in a config file: `path` is like `routers[2].ping[0].count`. */
-export interface ConfigProblem {
-  path: string;
-  message: string;
-  /** 1-based position in the file, for YAML syntax errors (the path is then empty). */
-  line?: number;
-  column?: number;
-}
-
-/**
- * The most problems a refused config lists; a last one says how many more were found. A config with more has the
- * same few mistakes many times over (a bad value aliased everywhere), and a list of 2 million (found by review) was
- * a reload answer of hundreds of MB and a log line over what the logger holds, dropped: the refusal was never logged.
- */
-export const MAX_PROBLEMS_LISTED = 500;
-
-export class ConfigError extends Error {
-  override readonly name = 'ConfigError';
-  readonly code = 'CONFIG_INVALID';
-  readonly problems: ConfigProblem[];
-  readonly source: string;
-
-  /** `found`: how many problems were found, when `problems` holds only the first of them (Problems keeps a few). */
-  constructor(source: string, problems: ConfigProblem[], found = problems.length) {
-    const total = Math.max(found, problems.length);
-    const listed = problems.slice(0, MAX_PROBLEMS_LISTED);
-    const more = total - listed.length;
-    if (more > 0) listed.push({ path: '', message: `and ${more} more problem(s) not listed: the first ${listed.length} found are` });
-    super(`${source}: ${total} problem(s):\n` + listed.map((p) => `  ${p.path === '' ? '' : `${p.path}: `}${p.message}`).join('\n'));
-    this.problems = listed;
-    this.source = source;
-  }
 }
 
 /** The router's hard limit on one REST command (spec §8). */

@@ -2,7 +2,7 @@
  * The layers of docs/architecture.md: every import from one folder of src/ to another (type-only ones too: they
  * tie the folders as much for a reader) goes to a lower layer, except through the two documented seams, the
  * collectors' contracts (data only) and the family list made from them. The emulator is fenced off on its own
- * (fence.test.ts).
+ * (fence.test.ts), but no files of src/ may import each other in a circle, the emulator's included.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
@@ -22,10 +22,10 @@ function layerOf(file: string): string {
   return first.replace(/\.ts$/, '');
 }
 
-function sourceFiles(folder: string): string[] {
+function sourceFiles(folder: string, withEmulator = false): string[] {
   return readdirSync(folder, { withFileTypes: true }).flatMap((entry) => {
     const path = join(folder, entry.name);
-    if (entry.isDirectory()) return entry.name === 'emulator' ? [] : sourceFiles(path);
+    if (entry.isDirectory()) return entry.name === 'emulator' && !withEmulator ? [] : sourceFiles(path, withEmulator);
     return entry.name.endsWith('.ts') ? [path] : [];
   });
 }
@@ -61,6 +61,31 @@ function upwardImports(sources: readonly SourceFile[]): string[] {
   return found;
 }
 
+/** One import circle, `a -> b -> a`, if the files hold any (a depth-first walk; each file entered once). */
+function importCircle(sources: readonly SourceFile[]): string | undefined {
+  const imports = new Map(sources.map((source) => [source.file, importedFiles(source)]));
+  const done = new Set<string>();
+  const path: string[] = [];
+  const visit = (file: string): string | undefined => {
+    const open = path.indexOf(file);
+    if (open >= 0) return [...path.slice(open), file].join(' -> ');
+    if (done.has(file)) return undefined;
+    path.push(file);
+    for (const next of imports.get(file) ?? []) {
+      const circle = visit(next);
+      if (circle !== undefined) return circle;
+    }
+    path.pop();
+    done.add(file);
+    return undefined;
+  };
+  for (const file of imports.keys()) {
+    const circle = visit(file);
+    if (circle !== undefined) return circle;
+  }
+  return undefined;
+}
+
 describe('the layers of src/', () => {
   const sources = sourceFiles(join(repoRoot, 'src')).map((path) => ({ file: relative(repoRoot, path), text: readFileSync(path, 'utf8') }));
 
@@ -72,6 +97,19 @@ describe('the layers of src/', () => {
   it("imports go down, except through the collectors' contracts and the family list", () => {
     expect(sources.length).toBeGreaterThan(100);
     expect(upwardImports(sources)).toEqual([]);
+  });
+
+  it("no files of src/, the emulator's too, import each other in a circle (type-only imports count)", () => {
+    const all = sourceFiles(join(repoRoot, 'src'), true).map((path) => ({ file: relative(repoRoot, path), text: readFileSync(path, 'utf8') }));
+    expect(all.length).toBeGreaterThan(sources.length);
+    expect(importCircle(all)).toBeUndefined();
+    // The walk finds one when there is one.
+    const circle = [
+      { file: 'src/a.ts', text: "import type { B } from './b.js';" },
+      { file: 'src/b.ts', text: "import { C } from './c.js';" },
+      { file: 'src/c.ts', text: "export type { A } from './a.js';" },
+    ];
+    expect(importCircle(circle)).toBe('src/a.ts -> src/b.ts -> src/c.ts -> src/a.ts');
   });
 
   it('an import up a layer is found, type-only or not, and a seam or an import down is not', () => {

@@ -7,7 +7,7 @@
  */
 import { z } from 'zod';
 import type { Faults, HealthFaults, RebootOptions } from '../types.js';
-import type { Outgoing } from './send.js';
+import type { Outgoing } from './outgoing.js';
 
 const forcedStatus = z.union([
   z.number().int().min(100).max(599),

@@ -6,7 +6,7 @@ import { STATUS_CODES } from 'node:http';
 import type { JsonObject, JsonReply } from '../rest/json-out.js';
 import { isList } from '../rest/json-out.js';
 import type { Faults, ForcedStatus, ReplyFault } from '../types.js';
-import type { Outgoing } from './send.js';
+import type { Outgoing } from './outgoing.js';
 
 export interface ActiveFaults {
   latencyMs: number;

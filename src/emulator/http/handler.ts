@@ -17,7 +17,7 @@ import type { Faults, RouterStats } from '../types.js';
 import { activeFaults, errorFaultDetail, replaceReply, rewriteBody, toBytes } from './faults.js';
 import type { ActiveFaults } from './faults.js';
 import { send } from './send.js';
-import type { Outgoing } from './send.js';
+import type { Outgoing } from './outgoing.js';
 import { NOT_FOUND_PAGE, webfigPage } from './webfig.js';
 
 /** A router's state and menu tree (built on first use in the scale scenario). */

@@ -6,13 +6,7 @@ import { once } from 'node:events';
 import type { ServerResponse } from 'node:http';
 import { sleep } from '../commands/types.js';
 import type { ActiveFaults } from './faults.js';
-
-export interface Outgoing {
-  status: number;
-  contentType?: string;
-  body: Buffer;
-  headers?: Record<string, string>;
-}
+import type { Outgoing } from './outgoing.js';
 
 const CHUNK = 64 * 1024;
 
