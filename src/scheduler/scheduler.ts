@@ -231,8 +231,13 @@ export class Scheduler {
           routerLabel: label,
         });
         if (old !== undefined) {
-          runner.memory = old.runner.memory;
-          runner.leftOut = old.runner.leftOut;
+          // What the job learnt of the device (its start, its probes' results, the parts it leaves out) is of the
+          // device: at another URL the name may be another router, and the old one's start, believed over the new
+          // one's, kept the new start from being believed for good (found by review).
+          if (!restarted.has(router.name)) {
+            runner.memory = old.runner.memory;
+            runner.leftOut = old.runner.leftOut;
+          }
           // A backoff is about the old settings: after a fixed password (a new client) try again at once.
           if (old.runner.deps.client === client) {
             runner.backoff = old.runner.backoff;
