@@ -120,8 +120,9 @@ export function watchVerdicts(deps: WatchDeps): VerdictWatch {
     const config = deps.config();
     if (config === indexed) return;
     indexed = config;
+    const before = byName;
     byName = new Map(config.routers.map((router) => [router.name, router]));
-    forgetGone();
+    forgetGone(before);
   };
   const routerNamed = (name: string): RouterConfig | undefined => {
     indexConfig();
@@ -131,11 +132,13 @@ export function watchVerdicts(deps: WatchDeps): VerdictWatch {
    * Drops the states of routers the new config no longer has. Waiting for a run of theirs to land would never
    * end: the store records none for a router it no longer plans, so a forgotten discovered target (or a router
    * a reload removed) kept its states, ~0.9 KB each, for good, and probed again it came back with them and was
-   * not logged down again.
+   * not logged down again. So do routers at another URL: that may be another device, whose states are news (a
+   * peer already stale on the old one was not told of the new one).
    */
-  const forgetGone = (): void => {
+  const forgetGone = (before: ReadonlyMap<string, RouterConfig>): void => {
     for (const [name, entry] of watched) {
-      if (byName.has(name)) continue;
+      const router = byName.get(name);
+      if (router !== undefined && router.url === (before.get(name)?.url ?? router.url)) continue;
       entry.gone = true;
       watched.delete(name);
     }

@@ -1,6 +1,7 @@
 /**
  * The app tells the verdict-change log of every load: a router a reload removes loses its states at once, so one
- * added back is judged afresh (its being down is news again), though no run of any router landed in between.
+ * added back is judged afresh (its being down is news again), though no run of any router landed in between; so is
+ * one a reload points at another URL (maybe another device), while one whose other settings change is not.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
@@ -18,20 +19,22 @@ let emulator: Emulator;
 let ca: string;
 
 beforeAll(async () => {
-  emulator = await startEmulator({ users: [{ name: 'monitor', password: PASSWORD }], routers: [{ name: 'r' }, { name: 'b' }] });
+  emulator = await startEmulator({ users: [{ name: 'monitor', password: PASSWORD }], routers: [{ name: 'r' }, { name: 'b' }, { name: 'c' }] });
   ca = writeCa(emulator);
   // b answers every request with 503: down, and said so once.
   emulator.router('b').setFaults({ status: { '/': 503 } });
+  emulator.router('c').setFaults({ status: { '/': 503 } });
 });
 
 afterAll(async () => {
   await emulator?.close();
 });
 
-function configWith(names: string[]): Config {
+/** The routers named, each at its emulated router's URL, or at another's (`{ b: 'c' }`: router b at c's URL). */
+function configWith(names: string[], at: Record<string, string> = {}, timeout = '2s'): Config {
   return testConfig({
-    defaults: { username: 'monitor', password: PASSWORD, timeout: '2s', tls: { ca_file: ca }, collectors: ONLY_SYSTEM },
-    routers: names.map((name) => ({ name, url: emulator.router(name).url })),
+    defaults: { username: 'monitor', password: PASSWORD, timeout, tls: { ca_file: ca }, collectors: ONLY_SYSTEM },
+    routers: names.map((name) => ({ name, url: emulator.router(at[name] ?? name).url })),
   });
 }
 
@@ -63,6 +66,35 @@ describe('the verdict log across reloads', () => {
       const again = recorded(app.store, 'b');
       expect(await app.reload()).toEqual({ ok: true });
       await again;
+      await expect.poll(downLines).toBe(2);
+    } finally {
+      await app.stop();
+    }
+  }, 20_000);
+
+  it('a router a reload points at another URL is judged afresh: its being down is news again; another timeout is not', async () => {
+    let config = configWith(['r', 'b']);
+    const logs = captureLogs();
+    const triggers = new ManualTriggers();
+    const app = createApp(config, { logger: logs.logger, loadConfig: () => Promise.resolve(config), triggerFactory: triggers.factory, jitter: false });
+    const downLines = (): number => logs.lines().filter((line) => String(line['msg']).startsWith('router b down')).length;
+    const reloadAndLand = async (next: Config): Promise<void> => {
+      config = next;
+      const landed = recorded(app.store, 'b');
+      expect(await app.reload()).toEqual({ ok: true });
+      await landed;
+    };
+    try {
+      const first = recorded(app.store, 'b');
+      app.start();
+      await first;
+      await expect.poll(downLines).toBe(1);
+      // Another timeout: the same device, still down, and not news (the replaced job ran at once and landed).
+      // A run this small is judged, and its lines written, in the turn it lands: before the test's own listener hears it.
+      await reloadAndLand(configWith(['r', 'b'], {}, '3s'));
+      expect(downLines()).toBe(1);
+      // Another URL: c, down too, is told.
+      await reloadAndLand(configWith(['r', 'b'], { b: 'c' }, '3s'));
       await expect.poll(downLines).toBe(2);
     } finally {
       await app.stop();
