@@ -64,6 +64,17 @@ export const TRAFFIC_LOOK_GAP_MS = 6_000;
  */
 export const THIRD_LOOK_GAP_MS = 12_000;
 
+/**
+ * The shortest third window that confirms a dead link (CRITICAL): two handshake retries (REKEY_TIMEOUT, 5 s, each with
+ * up to a third of a second of jitter: 10.67 s) and a third of a second for the round trip. The daemon's rule needs
+ * windows that hold a couple of retries (docs/health.md, "Peer states"): a healthy tunnel the far end was waking shows
+ * rx with no session in two windows in a row only when its handshake response is lost in both, and one more loss
+ * does it in a window of one retry, two more in one of two. Under this the third look still tells a handshake
+ * completed (OK), but rx with no session again is not confirmed: its peers are not judged (WARNING, with a note).
+ * Before, a -t of 16 to ~25 s confirmed from a 6–10 s window, and a lossy healthy link paged on one more lost packet.
+ */
+export const MIN_CONFIRMING_WINDOW_MS = 11_000;
+
 /** The least time kept after the third look's gap for its run to land, when the second look took less. */
 const LOOK_RUN_RESERVE_MS = 1_000;
 
@@ -311,6 +322,8 @@ export async function check(configPath: string, routerNames?: string | readonly 
   const markLooks = (): Set<string> => {
     looking = undefined;
     for (const name of secondLook) if (!looked.has(name)) tableOf(name)?.markTrafficUnseen();
+    // A third window too short to confirm: what it shows again is left as unconfirmed as the one window before was.
+    if (thirdGap < MIN_CONFIRMING_WINDOW_MS) for (const name of thirdLooked) tableOf(name)?.markUnansweredUnconfirmed(false);
     return new Set([...looked].filter(markUnconfirmed));
   };
   /**
@@ -357,8 +370,15 @@ export async function check(configPath: string, routerNames?: string | readonly 
     if (thirdFailed.length > 0) {
       notes.push(`rx grew with no session at ${thirdFailed.join(', ')} between the looks (${gap}) ${what}; the third look, which tells, failed at ${failedAt('third', thirdFailed)}: judged from the second look (the daemon tells over two collections)`);
     }
-    if (afterThird.length > 0) {
-      notes.push(`rx grew with no session at ${afterThird.join(', ')} between the second and third looks (${Number((thirdGap / 1000).toFixed(1))} s apart) alone ${what} (the daemon tells over two collections)`);
+    const thirdApart = `between the second and third looks (${Number((thirdGap / 1000).toFixed(1))} s apart)`;
+    if (afterThird.length > 0 && thirdGap < MIN_CONFIRMING_WINDOW_MS) {
+      notes.push(
+        `rx grew with no session at ${afterThird.join(', ')} ${thirdApart} while tx did: the far end's handshake attempts on a link where none completes, ` +
+          `or a handshake in flight (its response lost once more, where the first two looks showed the same); a window under ${MIN_CONFIRMING_WINDOW_MS / 1000} s (two of WireGuard's handshake retries) cannot tell which, ` +
+          `so peers whose verdict hangs on it are not judged: raise --timeout (the third look's window is ${THIRD_LOOK_GAP_MS / 1000} s when -t leaves room; the daemon tells over two collections)`,
+      );
+    } else if (afterThird.length > 0) {
+      notes.push(`rx grew with no session at ${afterThird.join(', ')} ${thirdApart} alone ${what} (the daemon tells over two collections)`);
     }
     return notes;
   };

@@ -211,15 +211,17 @@ export class PeerTable implements KeptPeers {
    * (unansweredUnconfirmed: the growth is known, whether it was an answer is not), with their rx growth made unknown
    * so that judgePeer leaves unjudged those whose verdict hangs on it (WARNING, not OK nor CRITICAL); the flagged rows
    * still count as sending unanswered for the next look (sendingUnansweredAt).
-   * Returns how many rows it marked.
+   * `windowBeforeCounts` false: the window is too short to confirm what the window before showed (check's third look
+   * under MIN_CONFIRMING_WINDOW_MS), so rows the window before showed sending unanswered are marked too, as if it
+   * had not been seen. Returns how many rows it marked.
    */
-  markUnansweredUnconfirmed(): number {
+  markUnansweredUnconfirmed(windowBeforeCounts = true): number {
     let marked = 0;
     const shows = HAS_ENDPOINT | TX_MOVED | RX_MOVED | RX_UNANSWERED;
     for (let row = 0; row < this.#length; row++) {
       const flags = this.#flagsAt(row);
-      if ((flags & shows) !== shows || (flags & UNANSWERED_BEFORE) !== 0) continue;
-      this.#numbers[row * NUMBERS + FLAGS] = flags | RX_MOVED_UNKNOWN | UNANSWERED_UNCONFIRMED;
+      if ((flags & shows) !== shows || (windowBeforeCounts && (flags & UNANSWERED_BEFORE) !== 0)) continue;
+      this.#numbers[row * NUMBERS + FLAGS] = (flags & ~UNANSWERED_BEFORE) | RX_MOVED_UNKNOWN | UNANSWERED_UNCONFIRMED;
       marked++;
     }
     return marked;

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
-import { check, THIRD_LOOK_GAP_MS, TRAFFIC_LOOK_GAP_MS, verdictHangsOnTraffic } from '../../src/cli/check.js';
+import { check, MIN_CONFIRMING_WINDOW_MS, THIRD_LOOK_GAP_MS, TRAFFIC_LOOK_GAP_MS, verdictHangsOnTraffic } from '../../src/cli/check.js';
 import type { WireguardPeer } from '../../src/collectors/wireguard.js';
 import type { CheckOutput } from '../../src/health/nagios.js';
 import { testRouter } from '../helpers/config.js';
@@ -99,6 +99,35 @@ describe('check and peers whose verdict hangs on traffic', () => {
     expect(lines.some((line) => /rx grew with no session at both between the looks .*one window cannot tell which.*a third look, which tells, did not fit within the check's 10s: raise --timeout/.test(line))).toBe(true);
     expect(out.text).toContain('one window cannot tell whether that rx was an answer');
     expect(out.text).toMatch(/site-one-way/);
+  });
+
+  it('the same link with a third window shorter than two handshake retries (8 s with -t 23, 6 s with -t 16): WARNING, not confirmed, with a note to raise --timeout; 11 s confirms (CRITICAL; it paged on one more lost response)', async () => {
+    for (const [timeoutSeconds, gap] of [
+      [23, 8_000],
+      [16, TRAFFIC_LOOK_GAP_MS],
+    ] as const) {
+      pauses.length = 0;
+      const out = await check(configFile('both'), undefined, { now: () => clock, pause: step, elapsed: () => clock, timeoutSeconds });
+      expect(pauses).toEqual([TRAFFIC_LOOK_GAP_MS, gap]);
+      // Both windows showed rx with no session; the second too short to tell a dead link from a healthy tunnel
+      // whose handshake response was lost once more (a chance of about p at a loss rate p, against p² from 11 s).
+      expect({ timeoutSeconds, code: out.code }).toEqual({ timeoutSeconds, code: 1 });
+      const lines = out.text.split('\n');
+      expect(lines[0]).toBe('ROUTEROS WARNING - 1 router with peers it cannot judge: both/wireguard (cannot judge 1 peer)');
+      expect(lines[1]).toBe(
+        `rx grew with no session at both between the second and third looks (${gap / 1000} s apart) while tx did: ` +
+          'the far end\'s handshake attempts on a link where none completes, or a handshake in flight (its response lost once more, where the first two looks showed the same); ' +
+          `a window under ${MIN_CONFIRMING_WINDOW_MS / 1000} s (two of WireGuard's handshake retries) cannot tell which, so peers whose verdict hangs on it are not judged: ` +
+          `raise --timeout (the third look's window is ${THIRD_LOOK_GAP_MS / 1000} s when -t leaves room; the daemon tells over two collections)`,
+      );
+      expect(out.text).toMatch(/site-one-way/);
+    }
+    // The shortest window that confirms: the answer the 12 s window gives.
+    pauses.length = 0;
+    const confirmed = await check(configFile('both'), undefined, { now: () => clock, pause: step, elapsed: () => clock, timeoutSeconds: 26 });
+    expect(pauses).toEqual([TRAFFIC_LOOK_GAP_MS, MIN_CONFIRMING_WINDOW_MS]);
+    expect(confirmed.code).toBe(2);
+    expect(confirmed.text).not.toMatch(/rx grew with no session|cannot judge/);
   });
 
   it('a peer marked in the one window whose verdict does not hang on it (`expect: on_demand`) adds no note: the answer is the other peer\'s, CRITICAL, with no "not judged" (review)', async () => {
