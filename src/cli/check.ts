@@ -40,6 +40,11 @@ export interface CheckOptions {
    * look fits before it. Tests whose pause steps a clock pass the same clock, so the pauses count.
    */
   elapsed?: () => number;
+  /**
+   * The wait for the deadline, given `timeoutSeconds` in ms (by default a timer of it): tests end it when the case
+   * they set up stands (a look hanging), instead of waiting out real seconds.
+   */
+  deadline?: (ms: number) => Promise<void>;
   /** Where the check's log lines are held until its answer is written (runCheck); by default, dropped. */
   logLines?: HeldLogLines;
   /** `--shard INDEX/COUNT`, over the config's `shard:`. */
@@ -384,9 +389,12 @@ export async function check(configPath: string, routerNames?: string | readonly 
   };
   let timer: NodeJS.Timeout | undefined;
   try {
-    const deadline = new Promise<'late'>((resolve) => {
-      timer = setTimeout(() => resolve('late'), timeoutSeconds * 1000);
-    });
+    const deadline =
+      options.deadline === undefined
+        ? new Promise<'late'>((resolve) => {
+            timer = setTimeout(() => resolve('late'), timeoutSeconds * 1000);
+          })
+        : options.deadline(timeoutSeconds * 1000).then(() => 'late' as const);
     const ended = await Promise.race([collect(), deadline]);
     const marked = markLooks();
     if (ended === 'late') {

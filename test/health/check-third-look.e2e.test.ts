@@ -10,6 +10,7 @@ import { check, THIRD_LOOK_GAP_MS, TRAFFIC_LOOK_GAP_MS, type CheckOptions } from
 import type { CheckOutput } from '../../src/health/nagios.js';
 import { tempFile, writeCa } from '../helpers/emulator-config.js';
 import { TRAFFIC_ROUTERS } from '../helpers/traffic-routers.js';
+import { waitFor } from '../helpers/wait.js';
 
 const PASSWORD = 'check-third-look-secret';
 const T0 = Date.UTC(2026, 11, 1, 3, 0, 0);
@@ -119,13 +120,24 @@ describe('check when the router stops answering at the third look', () => {
   });
 
   it('a read that hangs past the check\'s deadline (the router\'s timeout longer): CRITICAL kept from the second look at the deadline, not UNKNOWN, with the note of a third look that did not fit', async () => {
-    // The deadline is the check's own timer: 7 s, with pauses that take no time on the monotonic clock (elapsed by
-    // default), so the third look is made at once and hangs until the deadline.
+    // The deadline (7 s) passes once the third look's read hangs at the router: no real seconds waited out. Pauses
+    // take no time on the monotonic clock (elapsed by default), so the third look is made at once.
+    let hanging: (() => void) | undefined;
+    const hung = new Promise<void>((resolve) => (hanging = resolve));
+    let deadlineMs: number | undefined;
+    const deadline = async (ms: number): Promise<void> => {
+      deadlineMs = ms;
+      await hung;
+    };
     const started = performance.now();
-    const { out, pauses } = await checkBreakingThird('mixed', configFile('mixed', { timeout: '10s' }), (router) =>
-      router.setFaults({ path: 'interface/wireguard', hang: true }),
-    { timeoutSeconds: 7, elapsed: () => performance.now() });
-    expect(performance.now() - started).toBeLessThan(15_000);
+    const { out, pauses } = await checkBreakingThird('mixed', configFile('mixed', { timeout: '10s' }), async (router) => {
+      router.setFaults({ path: 'interface/wireguard', hang: true });
+      const before = router.stats.requests;
+      // Ends the deadline once the third look's read has reached the router, where it hangs.
+      void waitFor(async () => router.stats.requests, (count) => count > before, { interval: 5, what: 'the third look\'s read' }).then(() => hanging?.());
+    }, { timeoutSeconds: 7, elapsed: () => performance.now(), deadline });
+    expect(deadlineMs).toBe(7_000);
+    expect(performance.now() - started).toBeLessThan(5_000);
     expect(pauses).toEqual([TRAFFIC_LOOK_GAP_MS, TRAFFIC_LOOK_GAP_MS]);
     expect(out.code).toBe(2);
     const lines = out.text.split('\n');
@@ -135,5 +147,5 @@ describe('check when the router stops answering at the third look', () => {
     expect(lines[1]).toMatch(/^rx grew with no session at mixed between the looks \(6 s apart\) while tx did: .*; a third look, which tells, did not fit within the check's 7s: raise --timeout \(the daemon tells over two collections\)$/);
     expect(out.text).toMatch(/lab-one-way/);
     expect(out.text).not.toMatch(/collector failing|could be reached|timed out/);
-  }, 20_000);
+  });
 });
