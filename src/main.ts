@@ -54,8 +54,11 @@ async function main(argv: readonly string[]): Promise<number> {
       asPid1();
       return startDemo(options);
     }
-    case 'check':
-      return (await import('./cli/check.js')).runCheck(options.config as string, options.router, options.timeout, options.shard);
+    case 'check': {
+      const { answerUnawaitedErrors, runCheck } = await import('./cli/check.js');
+      answerUnawaitedErrors();
+      return runCheck(options.config as string, options.router, options.timeout, options.shard);
+    }
     case 'once':
     case 'run': {
       // Before anything slow: a SIGHUP while the daemon starts must not end it (daemon.ts holdReloadsWhileStarting).

@@ -20,7 +20,7 @@ import { PeerTable } from '../collectors/wireguard-peers.js';
 import { evaluateRouters, type Evaluated } from '../health/report.js';
 import { evaluateRouter } from '../health/evaluate.js';
 import type { RouterEvaluation } from '../health/types.js';
-import { formatCheck, output, type CheckOutput } from '../health/nagios.js';
+import { EXIT_CODES, formatCheck, output, type CheckOutput } from '../health/nagios.js';
 import { createLogger, HeldLogLines } from './logger.js';
 import { writeStdout } from './stdout.js';
 import { terminalText } from '../util/text.js';
@@ -453,6 +453,38 @@ async function print(result: CheckOutput): Promise<number> {
   return result.code;
 }
 
+/** Whether runCheck has begun to write its answer: from then on, the answer is what the process says. */
+let answerBegun = false;
+
+/**
+ * For the CLI's `check` (main.ts), before runCheck: an error nobody awaited (a library's late rejection, an `error`
+ * event nobody listens to) ended the process with Node's default, exit 1, read as WARNING, and a stack on stderr
+ * with no status line (found by review). Before the answer it is the check's failure: UNKNOWN on stdout, exit 3.
+ * After, the answer stands with its exit code (`process.exitCode`, set by main), and the error is one line on
+ * stderr. Redacted as every other message (terminalText). Not for in-process callers: the handlers are the process's.
+ */
+export function answerUnawaitedErrors(): void {
+  const onError = (error: unknown): void => {
+    const message = terminalText(error instanceof Error ? error.message : String(error)).replaceAll('\n', ' ');
+    if (answerBegun) {
+      try {
+        writeSync(2, `routeros-exporter check: after its answer: ${message}\n`);
+      } catch {
+        // stderr cannot be written either: the answer given is what counts.
+      }
+      return;
+    }
+    try {
+      writeSync(1, output('UNKNOWN', `check failed: ${message}`).text);
+    } catch {
+      // stdout cannot be written: the status is all there is.
+    }
+    process.exit(EXIT_CODES.UNKNOWN);
+  };
+  process.on('uncaughtException', onError);
+  process.on('unhandledRejection', onError);
+}
+
 export async function runCheck(configPath: string, routers?: readonly string[], timeout?: string, shard?: string): Promise<number> {
   let result: CheckOutput;
   const logLines = new HeldLogLines(MAX_CHECK_LOG_BYTES);
@@ -463,6 +495,7 @@ export async function runCheck(configPath: string, routers?: readonly string[], 
     // A plugin that crashes must still say UNKNOWN on stdout, or the monitoring system shows nothing useful.
     result = output('UNKNOWN', terminalText(`check failed: ${error instanceof Error ? error.message : String(error)}`));
   }
+  answerBegun = true;
   const code = await print(result);
   logLines.release();
   return code;
