@@ -282,8 +282,9 @@ function* evaluateInterfaces(wireguard: WireguardData | undefined, setup: Wiregu
     for (const check of checks) {
       if (check.ok) continue;
       if (entry.status === 'ok') entry.status = 'degraded';
-      const fix = check.fix === undefined ? '' : ` Fix: ${check.fix.replaceAll('\n', ' ; ')}`;
-      add({ kind: 'setup-failed', status: 'degraded', subject: audit.interface, text: `set-up check ${check.check} fails: ${check.detail ?? ''}.${fix}`, brief: check.check });
+      const command = check.fix?.replaceAll('\n', ' ; ');
+      const fix = command === undefined ? '' : ` Fix: ${command}`;
+      add({ kind: 'setup-failed', status: 'degraded', subject: audit.interface, text: `set-up check ${check.check} fails: ${check.detail ?? ''}.${fix}`, brief: check.check, ...(command === undefined ? {} : { fix: command }) });
     }
   }
   // An interface known from the audit only was added to both, so the map is still the first of each name in `out`.

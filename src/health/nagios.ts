@@ -11,7 +11,7 @@ import type { RouterConfig } from '../config/types.js';
 import { stripControls, wholePairs } from '../util/text.js';
 import { counted } from './format.js';
 import type { Evaluated } from './report.js';
-import { worst, type PeerHealth, type RouterEvaluation, type Status } from './types.js';
+import { worst, type PeerHealth, type Problem, type RouterEvaluation, type Status } from './types.js';
 
 export type NagiosState = 'OK' | 'WARNING' | 'CRITICAL' | 'UNKNOWN';
 export const EXIT_CODES: Readonly<Record<NagiosState, number>> = { OK: 0, WARNING: 1, CRITICAL: 2, UNKNOWN: 3 };
@@ -141,8 +141,26 @@ export function formatCheck(
 /** Problem lines per router, worst first; the rest are counted (a hub with 100,000 stale peers made 14 MB). */
 const LISTED_PROBLEMS = 20;
 
+/**
+ * A problem's line. A set-up fix is a command an operator pastes into a console: it goes whole and as /health has
+ * it, or not at all. Inside a line made plain and cut at DETAIL_LINE_BYTES (output()), an interface named with a few
+ * hundred characters had its fix cut short (` …`), and one named `wg|a` had it add an address to `wg/a` (found by
+ * review); such a fix is left out, and the line says where it is whole.
+ */
+function problemLine(problem: Problem, router: string): string {
+  const line = `[${STATE_OF[problem.status]}] ${problem.subject}: ${problem.text}`;
+  const { fix } = problem;
+  if (fix === undefined) return line;
+  const unaltered = plain(fix) === fix;
+  if (unaltered && byteLength(plain(line)) <= DETAIL_LINE_BYTES) return line;
+  const suffix = ` Fix: ${fix}`;
+  const text = problem.text.endsWith(suffix) ? problem.text.slice(0, -suffix.length) : problem.text;
+  const why = unaltered ? 'too long for a line of plugin output' : 'it holds characters plugin output cannot carry';
+  return `[${STATE_OF[problem.status]}] ${problem.subject}: ${text} The fix is left out here (${why}): /health?router=${router} has the fix whole.`;
+}
+
 function detailLines({ health, problems }: RouterEvaluation): string[] {
-  const lines = problems.slice(0, LISTED_PROBLEMS).map((problem) => `[${STATE_OF[problem.status]}] ${problem.subject}: ${problem.text}`);
+  const lines = problems.slice(0, LISTED_PROBLEMS).map((problem) => problemLine(problem, health.name));
   const hidden = problems.slice(LISTED_PROBLEMS);
   if (hidden.length > 0) {
     const status = worst(hidden.map((problem) => problem.status));

@@ -125,6 +125,11 @@ export interface Problem {
   text: string;
   /** The few words a one-line summary shows after the subject, e.g. "last handshake 10m ago". */
   brief: string;
+  /**
+   * A set-up check's fix, as `text` ends with it (` Fix: <fix>`): a command to paste into a console, which a
+   * formatter shows whole and unaltered or not at all (check's plugin output, nagios.ts).
+   */
+  fix?: string;
 }
 
 export interface RouterEvaluation {
