@@ -141,7 +141,8 @@ export function* evaluateRouterSteps(
   // findings and fixes, themselves bounded.
   const add = (problem: Omit<Problem, 'subject'> & { subject?: string }): void => {
     const subject = problem.subject === undefined ? router.name : `${router.name}/${namedLine(problem.subject, ROUTER_TEXT_LIMIT)}`;
-    problems.push({ ...problem, subject, text: namedLine(problem.text, PROBLEM_TEXT_LIMIT), brief: namedLine(problem.brief, ROUTER_TEXT_LIMIT) });
+    const withoutFix = problem.textWithoutFix === undefined ? {} : { textWithoutFix: namedLine(problem.textWithoutFix, PROBLEM_TEXT_LIMIT) };
+    problems.push({ ...problem, subject, text: namedLine(problem.text, PROBLEM_TEXT_LIMIT), brief: namedLine(problem.brief, ROUTER_TEXT_LIMIT), ...withoutFix });
   };
 
   // Not collected yet while none of the runs that tell whether it is up has landed: with only a wireguard run in (its
@@ -283,8 +284,9 @@ function* evaluateInterfaces(wireguard: WireguardData | undefined, setup: Wiregu
       if (check.ok) continue;
       if (entry.status === 'ok') entry.status = 'degraded';
       const command = check.fix?.replaceAll('\n', ' ; ');
-      const fix = command === undefined ? '' : ` Fix: ${command}`;
-      add({ kind: 'setup-failed', status: 'degraded', subject: audit.interface, text: `set-up check ${check.check} fails: ${check.detail ?? ''}.${fix}`, brief: check.check, ...(command === undefined ? {} : { fix: command }) });
+      const text = `set-up check ${check.check} fails: ${check.detail ?? ''}.`;
+      const fix = command === undefined ? {} : { fix: command, textWithoutFix: text };
+      add({ kind: 'setup-failed', status: 'degraded', subject: audit.interface, text: command === undefined ? text : `${text} Fix: ${command}`, brief: check.check, ...fix });
     }
   }
   // An interface known from the audit only was added to both, so the map is still the first of each name in `out`.

@@ -147,16 +147,19 @@ const LISTED_PROBLEMS = 20;
  * hundred characters had its fix cut short (` …`), and one named `wg|a` had it add an address to `wg/a` (found by
  * review); such a fix is left out, and the line says where it is whole.
  */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
 function problemLine(problem: Problem, router: string): string {
-  const line = `[${STATE_OF[problem.status]}] ${problem.subject}: ${problem.text}`;
-  const { fix } = problem;
-  if (fix === undefined) return line;
-  const unaltered = plain(fix) === fix;
+  const head = `[${STATE_OF[problem.status]}] ${problem.subject}: `;
+  const line = `${head}${problem.text}`;
+  const { fix, textWithoutFix } = problem;
+  if (fix === undefined || textWithoutFix === undefined) return line;
+  // As /health has it: the line's text (made a line of text, bidi controls stripped) may hold another command, and
+  // UTF-8 carries no lone surrogate (written as U+FFFD).
+  const unaltered = problem.text.endsWith(` Fix: ${fix}`) && plain(fix) === fix && !LONE_SURROGATE.test(fix);
   if (unaltered && byteLength(plain(line)) <= DETAIL_LINE_BYTES) return line;
-  const suffix = ` Fix: ${fix}`;
-  const text = problem.text.endsWith(suffix) ? problem.text.slice(0, -suffix.length) : problem.text;
   const why = unaltered ? 'too long for a line of plugin output' : 'it holds characters plugin output cannot carry';
-  return `[${STATE_OF[problem.status]}] ${problem.subject}: ${text} The fix is left out here (${why}): /health?router=${router} has the fix whole.`;
+  return `${head}${textWithoutFix} The fix is left out here (${why}): /health?router=${router} has the fix whole.`;
 }
 
 function detailLines({ health, problems }: RouterEvaluation): string[] {

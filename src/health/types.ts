@@ -126,10 +126,13 @@ export interface Problem {
   /** The few words a one-line summary shows after the subject, e.g. "last handshake 10m ago". */
   brief: string;
   /**
-   * A set-up check's fix, as `text` ends with it (` Fix: <fix>`): a command to paste into a console, which a
-   * formatter shows whole and unaltered or not at all (check's plugin output, nagios.ts).
+   * A set-up check's fix, as /health's `setup[].fix` has it (lines joined with ` ; `): a command to paste into a
+   * console, which a formatter shows whole and unaltered or not at all (check's plugin output, nagios.ts). `text`
+   * ends with ` Fix: <fix>` unless making it a line of text altered it (a bidi control stripped from a name).
    */
   fix?: string;
+  /** With `fix`: the text without it. */
+  textWithoutFix?: string;
 }
 
 export interface RouterEvaluation {

@@ -3,7 +3,8 @@
  * as /health has it, or not at all. Each detail line is cut at 1,000 bytes (the 8 KiB Nagios keeps) and made plain
  * (`|` becomes `/`, control characters spaces), and the fix rode inside the line: an interface named with a few
  * hundred characters cut its fix short (` …`), and one named `wg|a` had it add an address to `wg/a` (found by
- * review). /health leaves out a fix it cannot show whole (SETUP_FIX_LIMIT); check now does the same for its line.
+ * review), as did a lone surrogate (U+FFFD in UTF-8) in it. /health leaves out a fix it
+ * cannot show whole (SETUP_FIX_LIMIT); check now does the same for its line.
  */
 import { describe, expect, it } from 'vitest';
 import { evaluateRouters } from '../../src/health/report.js';
@@ -50,5 +51,15 @@ describe("set-up fixes in check's output", () => {
     for (const shown of shownFixes(text)) expect(fixes).toContain(shown);
     expect(text).not.toContain('"wg/a"');
     expect(text).toContain('/health?router=hq has the fix');
+  });
+
+  it('a name holding a lone surrogate (U+FFFD in the UTF-8 written, where /health has the character): no fix naming another interface (found by the generator); a bidi control, which the fix writes escaped, keeps its fix', () => {
+    const surrogate = checkOf('wg\ud800a');
+    expect(surrogate.fixes.length).toBeGreaterThan(0);
+    // As Nagios reads it: the UTF-8 written.
+    expect(shownFixes(Buffer.from(surrogate.text).toString())).toEqual([]);
+    expect(surrogate.text).toContain('/health?router=hq has the fix');
+    const bidi = checkOf('wg\u2066a');
+    expect(shownFixes(bidi.text).sort()).toEqual([...bidi.fixes].sort());
   });
 });

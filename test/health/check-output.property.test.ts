@@ -2,10 +2,12 @@
  * `check`'s plugin output, read back as Nagios reads it, whatever the routers are called and whatever state they are
  * in: a generator of router, interface, peer and ping names with hostile characters (quotes, pipes, `=`, newlines,
  * control, bidi and non-ASCII characters, lone surrogates, very long), of peer states (handshake ages, keepalives,
- * endpoints, expectations, disabled), ping losses and failed jobs drives the real evaluation and formatter. The
+ * endpoints, expectations, disabled), ping losses, set-up audits and failed jobs drives the real evaluation and
+ * formatter. The
  * output must be a plugin output a Nagios parser reads back: the first line `ROUTEROS <STATE> - text`, the exit code
  * the state's, `|` only before the performance data, every entry `'label'=value[UOM];warn;crit;min;max` with
- * unique labels, values and thresholds those of the evaluation, all within the 8 KiB Nagios keeps; and a password
+ * unique labels, values and thresholds those of the evaluation, all within the 8 KiB Nagios keeps; a set-up fix
+ * shown only whole and as /health has it (a command pasted into a console); and a password
  * the exporter knows (as is, or in the Basic credentials a proxy echoes) never in it.
  *
  * Seeded (CHECK_OUTPUT_SEED replays a failure fast-check reports).
@@ -21,7 +23,7 @@ import type { RouterRecord } from '../../src/routeros/records.js';
 import type { ErrorReason } from '../../src/routeros/errors.js';
 import { basicEncoding, forgetAllSecrets, registerCredentials } from '../../src/util/redact.js';
 import { testRouter } from '../helpers/config.js';
-import { failed, ping, systemOk, T0, wireguard } from './snapshots.js';
+import { failed, ping, setup, systemOk, T0, wireguard } from './snapshots.js';
 
 const SEED = Number(process.env['CHECK_OUTPUT_SEED'] ?? 20261205);
 const USER = 'monitor';
@@ -162,6 +164,8 @@ const routerArb = fc.record({
   system: fc.constantFrom<'ok' | ErrorReason | 'none'>('ok', 'ok', 'ok', 'connect', 'timeout', 'auth', 'none'),
   wireguardFails: fc.option(fc.constantFrom<ErrorReason>('http_5xx', 'parse', 'timeout'), { nil: undefined, freq: 5 }),
   lossCritical: fc.constantFrom(0.5, 0.0004, 1, 0.123456),
+  /** The set-up audit's run, and the comment of a firewall rule that drops the tunnel's port (router text). */
+  setup: fc.option(routerText, { nil: undefined, freq: 2 }),
 });
 
 type RouterCase = typeof routerArb extends fc.Arbitrary<infer T> ? T : never;
@@ -172,7 +176,12 @@ function build(cases: readonly RouterCase[]): { routers: RouterConfig[]; snapsho
   for (const [index, c] of cases.entries()) {
     const name = `${c.name}-${index}`;
     const router = testRouter(
-      { name, ping: c.pings.map((p, i) => ({ target: `10.10.${index}.${i + 1}`, name: p.name })), health: { expect: { [c.iface]: c.expect }, ping_loss_critical: c.lossCritical } },
+      {
+        name,
+        ping: c.pings.map((p, i) => ({ target: `10.10.${index}.${i + 1}`, name: p.name })),
+        health: { expect: { [c.iface]: c.expect }, ping_loss_critical: c.lossCritical },
+        collectors: { wireguard_setup: c.setup !== undefined },
+      },
       { username: USER, password: SECRET },
     );
     routers.push(router);
@@ -190,6 +199,10 @@ function build(cases: readonly RouterCase[]): { routers: RouterConfig[]; snapsho
     else if (c.system !== 'none') runs.push(failed('system', 'system', c.system));
     runs.push(c.wireguardFails === undefined ? wireguard(router, [iface], peers) : failed('wireguard', 'wireguard', c.wireguardFails));
     for (const [i, p] of c.pings.entries()) runs.push(ping(router, i, p.loss));
+    if (c.setup !== undefined) {
+      const filter = [{ '.id': '*5', chain: 'input', action: 'drop', 'in-interface-list': '!LAN', comment: c.setup }];
+      runs.push(setup({ interfaces: [iface], peers, addresses: [], routes: [], filter } as never));
+    }
     snapshots.set(name, runs);
   }
   return { routers, snapshots };
@@ -257,6 +270,13 @@ describe('check output read back by a Nagios parser, whatever the names and stat
         for (const line of lines.slice(0, -1)) expect(line).not.toContain('|');
         expect(parsed.text).not.toContain('|');
 
+        // A set-up fix, a command pasted into a console, is shown whole and as /health has it, or not at all.
+        const fixes = evaluated.report.routers.flatMap((health) => health.interfaces.flatMap((entry) => entry.setup ?? [])).flatMap((check) => (check.fix === undefined ? [] : [check.fix.replaceAll('\n', ' ; ')]));
+        for (const line of [parsed.text, ...parsed.longText]) {
+          const at = line.indexOf(' Fix: ');
+          if (at >= 0) expect(fixes).toContain(line.slice(at + ' Fix: '.length));
+        }
+
         // Labels: non-empty, unique, free of `'` and `=`.
         const labels = parsed.perf.map((entry) => entry.label);
         expect(new Set(labels).size).toBe(labels.length);
@@ -283,7 +303,7 @@ describe('check output read back by a Nagios parser, whatever the names and stat
         }
         if (Buffer.byteLength(out.text) < MAX_OUTPUT_BYTES - 2_000) expect(left).toEqual([]);
       }),
-      { seed: SEED, numRuns: 300 },
+      { seed: SEED, numRuns: 200 },
     );
   }, 20_000);
 });
