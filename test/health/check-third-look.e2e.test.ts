@@ -136,7 +136,9 @@ describe('check when the router stops answering at the third look', () => {
       // Ends the deadline once the third look's read has reached the router, where it hangs.
       void waitFor(async () => router.stats.requests, (count) => count > before, { interval: 5, what: 'the third look\'s read' }).then(() => hanging?.());
     }, { timeoutSeconds: 7, elapsed: () => performance.now(), deadline });
-    expect(deadlineMs).toBe(7_000);
+    // What is left of the 7 s once the config is loaded (counted from the check's start).
+    expect(deadlineMs).toBeGreaterThan(5_000);
+    expect(deadlineMs).toBeLessThanOrEqual(7_000);
     expect(performance.now() - started).toBeLessThan(5_000);
     expect(pauses).toEqual([TRAFFIC_LOOK_GAP_MS, TRAFFIC_LOOK_GAP_MS]);
     expect(out.code).toBe(2);
