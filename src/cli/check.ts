@@ -290,6 +290,19 @@ export async function check(configPath: string, routerNames?: string | readonly 
     else before.set(name, run);
   };
   let thirdGap = THIRD_LOOK_GAP_MS;
+  /**
+   * The third window at a router: the time between the second and third looks' reads of its peers, as the collector
+   * measures a window (the longer of the monotonic and wall-clock differences); the pause asked for when they are not
+   * known. Not the pause alone: a second look whose read landed late (a slow reply) made a 12 s pause a 10 s window.
+   */
+  const thirdWindowOf = (name: string): number => {
+    const second = (before.get(name)?.data as WireguardData | undefined)?.peers;
+    const third = tableOf(name);
+    if (!(second instanceof PeerTable) || third === undefined) return thirdGap;
+    const between = (later: number | undefined, earlier: number | undefined): number[] => (later === undefined || earlier === undefined ? [] : [later - earlier]);
+    const known = [...between(third.countersReadElapsed, second.countersReadElapsed), ...between(third.countersReadAt, second.countersReadAt)];
+    return known.length === 0 ? thirdGap : Math.max(...known);
+  };
   const collect = async (): Promise<void> => {
     await app.collectOnce();
     for (const name of routersHangingOnTraffic(checked.routers, app.store, now())) secondLook.add(name);
@@ -332,7 +345,7 @@ export async function check(configPath: string, routerNames?: string | readonly 
     looking = undefined;
     for (const name of secondLook) if (!looked.has(name)) tableOf(name)?.markTrafficUnseen();
     // A third window too short to confirm: what it shows again is left as unconfirmed as the one window before was.
-    if (thirdGap < MIN_CONFIRMING_WINDOW_MS) for (const name of thirdLooked) tableOf(name)?.markUnansweredUnconfirmed(false);
+    for (const name of thirdLooked) if (thirdWindowOf(name) < MIN_CONFIRMING_WINDOW_MS) tableOf(name)?.markUnansweredUnconfirmed(false);
     return new Set([...looked].filter(markUnconfirmed));
   };
   /**
@@ -379,15 +392,25 @@ export async function check(configPath: string, routerNames?: string | readonly 
     if (thirdFailed.length > 0) {
       notes.push(`rx grew with no session at ${thirdFailed.join(', ')} between the looks (${gap}) ${what}; the third look, which tells, failed at ${failedAt('third', thirdFailed)}: judged from the second look (the daemon tells over two collections)`);
     }
-    const thirdApart = `between the second and third looks (${Number((thirdGap / 1000).toFixed(1))} s apart)`;
-    if (afterThird.length > 0 && thirdGap < MIN_CONFIRMING_WINDOW_MS) {
+    const seconds = (ms: number): string => `${Number((ms / 1000).toFixed(1))} s`;
+    /** The routers, and how far apart their second and third looks' reads were: one time when they share it. */
+    const thirdApart = (names: readonly string[]): string => {
+      const windows = names.map((name) => seconds(thirdWindowOf(name)));
+      return new Set(windows).size === 1
+        ? `${names.join(', ')} between the second and third looks (${windows[0] ?? ''} apart)`
+        : `${names.map((name, i) => `${name} (${windows[i] ?? ''})`).join(', ')} between the second and third looks (that far apart)`;
+    };
+    const shortThird = afterThird.filter((name) => thirdWindowOf(name) < MIN_CONFIRMING_WINDOW_MS);
+    const longThird = afterThird.filter((name) => thirdWindowOf(name) >= MIN_CONFIRMING_WINDOW_MS);
+    if (shortThird.length > 0) {
       notes.push(
-        `rx grew with no session at ${afterThird.join(', ')} ${thirdApart} while tx did: the far end's handshake attempts on a link where none completes, ` +
+        `rx grew with no session at ${thirdApart(shortThird)} while tx did: the far end's handshake attempts on a link where none completes, ` +
           `or a handshake in flight (its response lost once more, where the first two looks showed the same); a window under ${MIN_CONFIRMING_WINDOW_MS / 1000} s (two of WireGuard's handshake retries) cannot tell which, ` +
           `so peers whose verdict hangs on it are not judged: raise --timeout (the third look's window is ${THIRD_LOOK_GAP_MS / 1000} s when -t leaves room; the daemon tells over two collections)`,
       );
-    } else if (afterThird.length > 0) {
-      notes.push(`rx grew with no session at ${afterThird.join(', ')} ${thirdApart} alone ${what} (the daemon tells over two collections)`);
+    }
+    if (longThird.length > 0) {
+      notes.push(`rx grew with no session at ${thirdApart(longThird)} alone ${what} (the daemon tells over two collections)`);
     }
     return notes;
   };

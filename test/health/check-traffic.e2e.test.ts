@@ -130,6 +130,20 @@ describe('check and peers whose verdict hangs on traffic', () => {
     expect(confirmed.text).not.toMatch(/rx grew with no session|cannot judge/);
   });
 
+  it('the third window is the time between the two reads, not the pause asked for: reads 10 s apart after a 12 s pause (the second look\'s read landing late) do not confirm', async () => {
+    pauses.length = 0;
+    // The clock moves 2 s less than the third pause asks: its reads 10 s apart.
+    const short = async (ms: number): Promise<void> => {
+      pauses.push(ms);
+      clock += pauses.length === 2 ? ms - 2_000 : ms;
+      return Promise.resolve();
+    };
+    const out = await check(configFile('both'), undefined, { now: () => clock, pause: short, elapsed: () => clock });
+    expect(pauses).toEqual([TRAFFIC_LOOK_GAP_MS, THIRD_LOOK_GAP_MS]);
+    expect(out.code).toBe(1);
+    expect(out.text.split('\n')[1]).toMatch(/^rx grew with no session at both between the second and third looks \(10 s apart\) while tx did: .*a window under 11 s/);
+  });
+
   it('a peer marked in the one window whose verdict does not hang on it (`expect: on_demand`) adds no note: the answer is the other peer\'s, CRITICAL, with no "not judged" (review)', async () => {
     pauses.length = 0;
     const out = await check(configFile('mixed', { expect: { 'wg-lab': 'on_demand' } }), undefined, { now: () => clock, pause: step, elapsed: () => clock });
