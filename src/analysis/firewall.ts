@@ -103,6 +103,12 @@ export const FILTER_PROPLIST = [
   ...OTHER_MATCHERS,
 ] as const;
 
+/**
+ * Interface lists by name (case-sensitive, as RouterOS compares them), each with its enabled members: only the lists
+ * whose members are all known (not built in, no `include` or `exclude`); a list absent is unknown.
+ */
+export type InterfaceLists = ReadonlyMap<string, ReadonlySet<string>>;
+
 /** What is known of one side of a flow: exactly this, or anything but this. Absent: unknown. */
 export type Side<T> = { is: T } | { not: T };
 
@@ -126,6 +132,11 @@ export interface Flow {
    * the audit looked up (see localSideUnknown); an interface absent is unknown.
    */
   arrivals?: ReadonlyMap<string, readonly Ipv4Range[]>;
+  /**
+   * The interface lists whose members the audit read (InterfaceLists); absent when they could not be read, and
+   * then a list is judged by its name alone (interfaceListMatch).
+   */
+  lists?: InterfaceLists;
   /** Whether the flow goes to the router itself (`dst-address-type=local`): the input flow. */
   toRouter?: boolean;
 }
@@ -218,8 +229,16 @@ interface Judge extends MatcherKind {
   arrival?: ArrivalClue;
 }
 
-/** A positive `in-interface`, or a `src-address`: half of an anti-spoofing pair (see localSideUnknown). */
-type ArrivalClue = { on: string } | { source: Ipv4Range; negated: boolean; spared: WeakMap<ReadonlyMap<string, readonly Ipv4Range[]>, readonly string[]> };
+/**
+ * A positive `in-interface` or `in-interface-list`, or a `src-address`: half of an anti-spoofing pair (see
+ * localSideUnknown). A list's members are the flow's (`Flow.lists`), worked out once per audit (arrivalMembers).
+ */
+type ArrivalClue =
+  | { on: string }
+  | { onList: string; members: WeakMap<InterfaceLists, WeakMap<Arrivals, Map<string, readonly string[] | null>>> }
+  | { source: Ipv4Range; negated: boolean; spared: WeakMap<Arrivals, readonly string[]> };
+
+type Arrivals = ReadonlyMap<string, readonly Ipv4Range[]>;
 
 /**
  * Rule judgements one audit may make. Each flow walks its chain, so the work is flows (two per routed subnet,
@@ -322,8 +341,11 @@ interface Tally {
   readonly unknown: boolean;
   readonly identified: boolean;
   readonly policy: boolean;
-  /** The interface a matcher says the packets arrive on, of those in the flow's `arrivals`. */
-  readonly arrivesOn?: string;
+  /**
+   * The interfaces the matchers so far say the packets arrive on (one of them: an `in-interface`, a list's
+   * members), all in the flow's `arrivals`, sorted; absent when none says.
+   */
+  readonly arrivesOn?: readonly string[];
   /** The interfaces of the flow's `arrivals` whose every network a `src-address` so far spares. */
   readonly sparedOn: readonly string[];
 }
@@ -349,7 +371,7 @@ function scopeKey({ accept, block }: Scope): string {
 
 /** What a tally's anti-spoofing half may still conclude with a rule behind it; empty when it holds none. */
 function arrivalKey({ arrivesOn, sparedOn }: Tally): string {
-  return arrivesOn === undefined && sparedOn.length === 0 ? '' : `:${arrivesOn ?? ''}:${sparedOn.join(',')}`;
+  return arrivesOn === undefined && sparedOn.length === 0 ? '' : `:${arrivesOn === undefined ? '-' : arrivesOn.join(',')}:${sparedOn.join(',')}`;
 }
 
 /** The matchers judged against the flow, added to what a scope already tells. */
@@ -360,13 +382,16 @@ function tally(judges: readonly Judge[], flow: Flow, from: Tally): Tally {
   for (const { match: matchOf, identifies, policy: narrowsByPolicy, arrival } of judges) {
     if (arrival !== undefined) {
       if (arrivals === undefined) continue;
-      if ('on' in arrival) {
-        if (arrivals.has(arrival.on)) arrivesOn ??= arrival.on;
-      } else {
+      if ('source' in arrival) {
         const spared = sparedBy(arrival, arrivals);
         if (spared.length > 0) sparedOn = [...new Set([...sparedOn, ...spared])].sort();
+      } else {
+        // A packet arrives on one interface: each clue narrows where (an interface not looked up, or a list whose
+        // members are not all looked up, tells nothing, which only makes the pair harder to conclude).
+        const on = 'on' in arrival ? (arrivals.has(arrival.on) ? [arrival.on] : null) : arrivalMembers(arrival, flow, arrivals);
+        if (on !== null) arrivesOn = arrivesOn === undefined ? on : arrivesOn.filter((iface) => on.includes(iface));
       }
-      if (arrivesOn !== undefined && sparedOn.includes(arrivesOn)) return NONE_TALLY;
+      if (arrivesOn !== undefined && arrivesOn.every((iface) => sparedOn.includes(iface))) return NONE_TALLY;
       continue;
     }
     const match = matchOf(flow);
@@ -549,6 +574,10 @@ function compileJudges(record: RouterRecord, blocking: boolean): Judge[] {
   // jumps to it (see localSideUnknown): each is noted as a clue, read by tally.
   const arrivesOn = record['in-interface']?.trim();
   if (arrivesOn !== undefined && arrivesOn !== '' && !arrivesOn.startsWith('!')) judges.push({ match: always('all'), ...GENERAL, arrival: { on: arrivesOn } });
+  const arrivesOnList = record['in-interface-list']?.trim();
+  if (arrivesOnList !== undefined && arrivesOnList !== '' && !arrivesOnList.startsWith('!')) {
+    judges.push({ match: always('all'), ...GENERAL, arrival: { onList: arrivesOnList, members: new WeakMap() } });
+  }
   const source = record['src-address']?.trim();
   if (source !== undefined && source !== '' && !everyAddress.has('src-address')) {
     const negated = source.startsWith('!');
@@ -724,6 +753,31 @@ function sparedBy(clue: Extract<ArrivalClue, { source: Ipv4Range }>, arrivals: R
   return spared;
 }
 
+/**
+ * The members of a list a packet of the flow may arrive on (not the tunnel it is known not to arrive on), sorted;
+ * null when the members are not known or one of them is not in `arrivals`. Worked out once per list, tunnel and audit.
+ */
+function arrivalMembers(clue: Extract<ArrivalClue, { onList: string }>, flow: Flow, arrivals: Arrivals): readonly string[] | null {
+  const { lists, inInterface } = flow;
+  const members = lists?.get(clue.onList);
+  if (lists === undefined || members === undefined || inInterface === undefined || !('not' in inInterface)) return null;
+  let byArrivals = clue.members.get(lists);
+  if (byArrivals === undefined) clue.members.set(lists, (byArrivals = new WeakMap()));
+  let byTunnel = byArrivals.get(arrivals);
+  if (byTunnel === undefined) byArrivals.set(arrivals, (byTunnel = new Map()));
+  const known = byTunnel.get(inInterface.not);
+  if (known !== undefined) return known;
+  // More members than interfaces looked up cannot all be looked up: not walked (a list may hold hundreds).
+  let on: string[] | null = null;
+  if (members.size <= arrivals.size + 1) {
+    on = [...members].filter((iface) => iface !== inInterface.not);
+    if (!on.every((iface) => arrivals.has(iface))) on = null;
+    else on.sort();
+  }
+  byTunnel.set(inInterface.not, on);
+  return on;
+}
+
 function interfaceMatch(value: string, side: Side<string> | undefined): Match {
   if (side === undefined) return 'unknown';
   if ('not' in side) return value === side.not ? 'none' : 'unknown';
@@ -731,7 +785,9 @@ function interfaceMatch(value: string, side: Side<string> | undefined): Match {
 }
 
 /**
- * An interface list, whose members the audit does not read. Two readings stand in for them:
+ * An interface list. When its members are known (`flow.lists`), the tunnel's own side is met exactly (is the tunnel
+ * a member?), and the other side (any interface but the tunnel) is met by none of it when the list holds nothing
+ * but the tunnel; otherwise, or when its members are not known, two readings stand in for them:
  * - the tunnel's own side: a positive list on a block is taken as one the tunnel is not on (as positive address
  *   lists are: a deny list of other ports), anything else unknown;
  * - the other side, by defconf's names (`WAN`, `LAN`): the input flow comes from the internet, in through `WAN`
@@ -741,6 +797,11 @@ function interfaceMatch(value: string, side: Side<string> | undefined): Match {
  */
 function interfaceListMatch(list: string, side: Side<string> | undefined, flow: Flow, blocking: boolean): Match {
   if (side === undefined) return 'unknown';
+  const members = flow.lists?.get(list);
+  if (members !== undefined) {
+    if ('is' in side) return members.has(side.is) ? 'all' : 'none';
+    if (members.size === 0 || (members.size === 1 && members.has(side.not))) return 'none';
+  }
   if ('is' in side) return blocking ? 'none' : 'unknown';
   const name = list.toUpperCase();
   if (name !== 'WAN' && name !== 'LAN') return 'unknown';

@@ -13,10 +13,10 @@
  */
 import type { RouterRecord } from '../routeros/records.js';
 import { RouterOsError } from '../routeros/errors.js';
-import { parseRouterList } from '../routeros/decode.js';
+import { parseRouterList, saysFalse, saysTrue } from '../routeros/decode.js';
 import { FieldReader } from './decoding.js';
 import { groupBySteps } from '../util/group.js';
-import { evaluateChainSteps, FilterRules, isEnabled, type ChainVerdict } from './firewall.js';
+import { evaluateChainSteps, FilterRules, isEnabled, type ChainVerdict, type InterfaceLists } from './firewall.js';
 import { peerLabel } from './peer.js';
 import { formatPrefix, parseIpv4Prefix, type Ipv4Range } from './ipv4.js';
 import { cliValue, describeRule, forwardFix, inputFix } from './setup-fixes.js';
@@ -60,18 +60,31 @@ export interface SetupRecords {
   filter: readonly RouterRecord[];
 }
 
+/**
+ * `interface/list` and `interface/list/member`, read when the router lets the user (an optional read); without them
+ * lists are judged by their names alone (firewall.ts: interfaceListMatch).
+ */
+export interface ListRecords {
+  lists: readonly RouterRecord[];
+  members: readonly RouterRecord[];
+}
+
 const LOOPBACK = { lo: 127 * 2 ** 24, hi: 128 * 2 ** 24 - 1 };
 
 /** spec §2.5: the listen port when the router does not say. */
 export const DEFAULT_LISTEN_PORT = 13231;
 
 /** `read` collects the values that did not decode (or were out of range), for the collector to count. */
-export function auditSetup(records: SetupRecords, read: FieldReader = new FieldReader('interface/wireguard')): AuditedInterface[] {
-  return finish(auditSetupSteps(records, read));
+export function auditSetup(records: SetupRecords, read: FieldReader = new FieldReader('interface/wireguard'), lists?: ListRecords): AuditedInterface[] {
+  return finish(auditSetupSteps(records, read, lists));
 }
 
 /** auditSetup as steps (util/slices.ts): an interface at a time, the rule set built in pieces. */
-export function* auditSetupSteps(records: SetupRecords, read: FieldReader = new FieldReader('interface/wireguard')): Steps<AuditedInterface[]> {
+export function* auditSetupSteps(
+  records: SetupRecords,
+  read: FieldReader = new FieldReader('interface/wireguard'),
+  listRecords?: ListRecords,
+): Steps<AuditedInterface[]> {
   const addresses: Address[] = [];
   for (const [index, record] of records.addresses.entries()) {
     if (index % ENTRIES_PER_STEP === ENTRIES_PER_STEP - 1) yield;
@@ -89,7 +102,8 @@ export function* auditSetupSteps(records: SetupRecords, read: FieldReader = new 
   const table = yield* RouteTable.steps(records.routes, addresses);
   yield;
   const filter = yield* FilterRules.steps(records.filter);
-  const arrivals = yield* table.reachedThroughSteps(arrivalInterfaces(records.filter, addressesOf));
+  const lists = listRecords === undefined ? undefined : yield* interfaceListsSteps(listRecords.lists, listRecords.members);
+  const arrivals = yield* table.reachedThroughSteps(arrivalInterfaces(records.filter, addressesOf, lists));
   const out: AuditedInterface[] = [];
   const seen = new Set<string>();
   for (const record of records.interfaces) {
@@ -104,8 +118,8 @@ export function* auditSetupSteps(records: SetupRecords, read: FieldReader = new 
     const subnets = yield* routedSubnets(name, peers);
     const address = yield* addressCheck(name, onInterface, peers);
     const route = failures('route', ...(yield* routeProblemsSteps(name, subnets, onInterface, table)));
-    const input = yield* inputCheck(name, listenPort, filter);
-    const forward = yield* forwardCheck(name, subnets, filter, arrivals);
+    const input = yield* inputCheck(name, listenPort, filter, lists);
+    const forward = yield* forwardCheck(name, subnets, filter, arrivals, lists);
     out.push({ interface: name, listenPort, routedSubnets: subnets.map((subnet) => subnet.text), checks: [address, route, input, forward] });
   }
   return out;
@@ -190,9 +204,16 @@ function* addressCheck(iface: string, onInterface: readonly Address[], peers: re
   };
 }
 
-function* inputCheck(iface: string, listenPort: number, filter: FilterRules): Steps<SetupCheckResult> {
+function* inputCheck(iface: string, listenPort: number, filter: FilterRules, lists: InterfaceLists | undefined): Steps<SetupCheckResult> {
   // Handshakes arrive on some other interface (the WAN) for one of the router's own, non-loopback addresses.
-  const verdict = yield* evaluateChainSteps(filter, 'input', { protocol: 'udp', dstPort: listenPort, dst: { not: LOOPBACK }, inInterface: { not: iface }, toRouter: true });
+  const verdict = yield* evaluateChainSteps(filter, 'input', {
+    protocol: 'udp',
+    dstPort: listenPort,
+    dst: { not: LOOPBACK },
+    inInterface: { not: iface },
+    toRouter: true,
+    ...(lists === undefined ? {} : { lists }),
+  });
   if (verdict.passes) return { check: 'firewall_input', ok: true };
   return {
     check: 'firewall_input',
@@ -203,7 +224,13 @@ function* inputCheck(iface: string, listenPort: number, filter: FilterRules): St
 }
 
 /** The forward chain judged for each routed subnet, both ways; a pause possible after each subnet (two chain walks). */
-function* forwardCheck(iface: string, subnets: readonly Subnet[], filter: FilterRules, arrivals: ReadonlyMap<string, readonly Ipv4Range[]>): Steps<SetupCheckResult> {
+function* forwardCheck(
+  iface: string,
+  subnets: readonly Subnet[],
+  filter: FilterRules,
+  arrivals: ReadonlyMap<string, readonly Ipv4Range[]>,
+  lists: InterfaceLists | undefined,
+): Steps<SetupCheckResult> {
   const details: string[] = [];
   const fixes: string[] = [];
   for (const subnet of subnets) {
@@ -211,9 +238,10 @@ function* forwardCheck(iface: string, subnets: readonly Subnet[], filter: Filter
     // The local side of a pair is unknown, but it is not the remote subnet nor the tunnel itself; what arrives on
     // an interface comes from a network that interface reaches (firewall.ts: localSideUnknown).
     const remote = subnet.prefix.range;
+    const known = lists === undefined ? {} : { lists };
     const directions: [ChainVerdict, 'from' | 'to'][] = [
-      [yield* evaluateChainSteps(filter, 'forward', { src: { is: remote }, dst: { not: remote }, inInterface: { is: iface }, outInterface: { not: iface }, lanSide: true, arrivals }), 'from'],
-      [yield* evaluateChainSteps(filter, 'forward', { dst: { is: remote }, src: { not: remote }, outInterface: { is: iface }, inInterface: { not: iface }, lanSide: true, arrivals }), 'to'],
+      [yield* evaluateChainSteps(filter, 'forward', { src: { is: remote }, dst: { not: remote }, inInterface: { is: iface }, outInterface: { not: iface }, lanSide: true, arrivals, ...known }), 'from'],
+      [yield* evaluateChainSteps(filter, 'forward', { dst: { is: remote }, src: { not: remote }, outInterface: { is: iface }, inInterface: { not: iface }, lanSide: true, arrivals, ...known }), 'to'],
     ];
     for (const [verdict, direction] of directions) {
       if (verdict.passes) continue;
@@ -231,21 +259,74 @@ function* forwardCheck(iface: string, subnets: readonly Subnet[], filter: Filter
 export const MAX_ARRIVAL_INTERFACES = 16;
 
 /**
- * The interfaces, with their networks, that enabled filter rules name as `in-interface`: the only ones whose
- * reached networks can change a forward flow's reading (with a `src-address` in the same rule, or across a jump:
- * firewall.ts, localSideUnknown). Those beside a `src-address` come first.
+ * The interfaces, with their networks, that enabled filter rules name as `in-interface`, or as a member of their
+ * `in-interface-list` (when the lists' members are known): the only ones whose reached networks can change a forward
+ * flow's reading (with a `src-address` in the same rule, or across a jump: firewall.ts, localSideUnknown). Those
+ * beside a `src-address` come first; a list whose members do not all fit under the bound is looked up in part,
+ * which reads as not looked up.
  */
-function arrivalInterfaces(rules: readonly RouterRecord[], addressesOf: ReadonlyMap<string, readonly Address[]>): Map<string, Networks> {
+function arrivalInterfaces(rules: readonly RouterRecord[], addressesOf: ReadonlyMap<string, readonly Address[]>, lists: InterfaceLists | undefined): Map<string, Networks> {
   const named = new Map<string, Networks>();
+  const positive = (value: string | undefined): string | undefined => {
+    const trimmed = value?.trim();
+    return trimmed === undefined || trimmed === '' || trimmed.startsWith('!') ? undefined : trimmed;
+  };
   for (const withSource of [true, false]) {
     for (const rule of rules) {
       if (named.size >= MAX_ARRIVAL_INTERFACES) return named;
-      const iface = rule['in-interface']?.trim();
-      if (iface === undefined || iface === '' || iface.startsWith('!') || ((rule['src-address'] ?? '') !== '') !== withSource || !isEnabled(rule)) continue;
-      if (!named.has(iface)) named.set(iface, new Networks(addressesOf.get(iface) ?? []));
+      if (((rule['src-address'] ?? '') !== '') !== withSource || !isEnabled(rule)) continue;
+      const iface = positive(rule['in-interface']);
+      const list = positive(rule['in-interface-list']);
+      const members = list === undefined ? undefined : lists?.get(list);
+      for (const name of [...(iface === undefined ? [] : [iface]), ...(members ?? [])]) {
+        if (named.size >= MAX_ARRIVAL_INTERFACES) return named;
+        if (!named.has(name)) named.set(name, new Networks(addressesOf.get(name) ?? []));
+      }
     }
   }
   return named;
+}
+
+/**
+ * Members of interface lists read at most (a router has tens); past them the lists are judged by their names alone,
+ * as when they cannot be read.
+ */
+export const MAX_LIST_MEMBERS = 4096;
+
+/**
+ * The interface lists whose members are all known, by name, each with its enabled members; undefined when the member
+ * menu holds more than MAX_LIST_MEMBERS records. A list is left out (unknown) when it is built in
+ * (`all`, `dynamic`, …: their members are not listed), includes or excludes other lists, is listed twice, or has a
+ * member whose `disabled` does not decode.
+ */
+function* interfaceListsSteps(lists: readonly RouterRecord[], members: readonly RouterRecord[]): Steps<InterfaceLists | undefined> {
+  if (members.length > MAX_LIST_MEMBERS) return undefined;
+  const known = new Map<string, Set<string>>();
+  const unknown = new Set<string>();
+  for (const [index, list] of lists.entries()) {
+    if (index % ENTRIES_PER_STEP === ENTRIES_PER_STEP - 1) yield;
+    const name = list['name'];
+    if (name === undefined) continue;
+    const composed = (list['include'] ?? '').trim() !== '' || (list['exclude'] ?? '').trim() !== '';
+    if (saysTrue(list['builtin']) || composed || known.has(name) || unknown.has(name)) {
+      known.delete(name);
+      unknown.add(name);
+      continue;
+    }
+    known.set(name, new Set());
+  }
+  for (const [index, member] of members.entries()) {
+    if (index % ENTRIES_PER_STEP === ENTRIES_PER_STEP - 1) yield;
+    const list = member['list'];
+    const iface = member['interface'];
+    const set = list === undefined ? undefined : known.get(list);
+    if (set === undefined || iface === undefined || iface === '') continue;
+    const disabled = (member['disabled'] ?? '').trim();
+    if (saysTrue(disabled)) continue;
+    if (disabled !== '' && !saysFalse(disabled)) known.delete(list as string);
+    else set.add(iface);
+  }
+  return known;
 }
 
 /** Findings listed word for word per check; a hub with thousands of failing subnets gets a count of the rest. */
