@@ -287,6 +287,9 @@ function arrivalInterfaces(rules: readonly RouterRecord[], addressesOf: Readonly
   return named;
 }
 
+/** RouterOS's built-in lists: their members are every interface, none, or those of a kind, never listed. */
+const BUILT_IN_LISTS: ReadonlySet<string> = new Set(['all', 'none', 'dynamic', 'static']);
+
 /**
  * Members of interface lists read at most (a router has tens); past them the lists are judged by their names alone,
  * as when they cannot be read.
@@ -308,7 +311,9 @@ function* interfaceListsSteps(lists: readonly RouterRecord[], members: readonly 
     const name = list['name'];
     if (name === undefined) continue;
     const composed = (list['include'] ?? '').trim() !== '' || (list['exclude'] ?? '').trim() !== '';
-    if (saysTrue(list['builtin']) || composed || known.has(name) || unknown.has(name)) {
+    // Built in unless it says otherwise: a `builtin` that does not decode, or one of RouterOS's own names.
+    const builtin = BUILT_IN_LISTS.has(name) || ((list['builtin'] ?? '').trim() !== '' && !saysFalse(list['builtin']));
+    if (builtin || composed || known.has(name) || unknown.has(name)) {
       known.delete(name);
       unknown.add(name);
       continue;

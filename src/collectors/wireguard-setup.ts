@@ -8,12 +8,14 @@ import { SampleSet } from '../metrics/samples.js';
 import { seriesLabels, type RouterLabel } from '../metrics/family.js';
 import { WIREGUARD_FAMILIES } from './wireguard.contract.js';
 import { WIREGUARD_SETUP, WIREGUARD_SETUP_FAMILIES as F } from './wireguard-setup.contract.js';
-import { auditSetupSteps, type InterfaceSetup, type SetupCheckName, type SetupCheckResult, type SetupRecords } from '../analysis/setup-audit.js';
+import { auditSetupSteps, type InterfaceSetup, type ListRecords, type SetupCheckName, type SetupCheckResult, type SetupRecords } from '../analysis/setup-audit.js';
 import { finish, finishInSlices, type Steps } from '../util/slices.js';
 import { FILTER_PROPLIST } from '../analysis/firewall.js';
 import { inMainTable } from '../analysis/setup-routes.js';
-import type { Collector, JobContext, JobResult } from './types.js';
+import type { Collector, JobContext, JobResult, OptionalRead } from './types.js';
 import { FieldReader, problemsOf } from '../analysis/decoding.js';
+import { readUnlessFailed } from './optional-read.js';
+import { RouterOsError } from '../routeros/errors.js';
 
 export const SETUP_PROPLISTS = {
   interfaces: ['.id', 'name', 'listen-port', 'disabled'],
@@ -21,7 +23,18 @@ export const SETUP_PROPLISTS = {
   addresses: ['.id', 'address', 'interface', 'actual-interface', 'disabled', 'invalid'],
   routes: ['.id', 'dst-address', 'gateway', 'immediate-gw', 'distance', 'routing-table', 'disabled', 'inactive', 'active'],
   filter: FILTER_PROPLIST,
+  // Optional (LIST_MENUS): what makes a list's members known, or not (built in, made of other lists).
+  lists: ['.id', 'name', 'builtin', 'include', 'exclude'],
+  listMembers: ['.id', 'list', 'interface', 'disabled'],
 } as const;
+
+/**
+ * The interface lists and their members: read when the user may (an optional read, optional-read.ts), so that a
+ * rule's `in-interface-list` is judged by its members; failed, lists are judged by their names, as before they were
+ * read.
+ */
+const LIST_MENUS = { lists: 'interface/list', listMembers: 'interface/list/member' } as const;
+const LIST_KEYS = { lists: ['name'], listMembers: ['list', 'interface'] } as const;
 
 /**
  * What makes a record one of each menu's (FieldReader.keyed): a reply of records none of which holds them is not
@@ -114,13 +127,13 @@ export interface WireguardSetupData {
   interfaces: InterfaceSetup[];
 }
 
-/** Pure mapping of the five replies to samples and the audit's findings. */
-export function mapWireguardSetup(records: SetupRecords, routerLabel: RouterLabel, now: number): JobResult<WireguardSetupData> {
-  return finish(mapWireguardSetupSteps(records, routerLabel, now));
+/** Pure mapping of the five replies (and the interface lists', when read) to samples and the audit's findings. */
+export function mapWireguardSetup(records: SetupRecords, routerLabel: RouterLabel, now: number, lists?: ListRecords): JobResult<WireguardSetupData> {
+  return finish(mapWireguardSetupSteps(records, routerLabel, now, lists));
 }
 
 /** mapWireguardSetup as steps (util/slices.ts): the audit goes an interface at a time. */
-export function* mapWireguardSetupSteps(records: SetupRecords, routerLabel: RouterLabel, now: number): Steps<JobResult<WireguardSetupData>> {
+export function* mapWireguardSetupSteps(records: SetupRecords, routerLabel: RouterLabel, now: number, lists?: ListRecords): Steps<JobResult<WireguardSetupData>> {
   const samples = new SampleSet();
   const interfaces: InterfaceSetup[] = [];
   const seen = new Set<string>();
@@ -128,9 +141,11 @@ export function* mapWireguardSetupSteps(records: SetupRecords, routerLabel: Rout
   const readers = menus.map((menu) => new FieldReader(MENUS[menu]));
   const keyed = {} as Record<keyof SetupRecords, readonly RouterRecord[]>;
   for (const [index, menu] of menus.entries()) keyed[menu] = yield* (readers[index] as FieldReader).keyedSteps(records[menu], SETUP_KEYS[menu]);
+  const listReaders = { lists: new FieldReader(LIST_MENUS.lists), listMembers: new FieldReader(LIST_MENUS.listMembers) };
+  const keyedLists = lists === undefined ? undefined : yield* keyedListSteps(lists, listReaders);
   const unjudged = yield* unjudgedChecks(keyed, Object.fromEntries(menus.map((menu, index) => [menu, readers[index] as FieldReader])) as Record<keyof SetupRecords, FieldReader>);
   // The audit's own problems (ports, addresses that do not decode) are the interfaces reader's, as before.
-  for (const audited of yield* auditSetupSteps(keyed, readers[0] as FieldReader)) {
+  for (const audited of yield* auditSetupSteps(keyed, readers[0] as FieldReader, keyedLists)) {
     const setup = unjudged.size === 0 ? audited : { ...audited, checks: audited.checks.map((check) => withUnjudged(check, audited.interface, unjudged)) };
     // Unique as written out: names that differ only in what the format cannot carry come out alike.
     const labels = seriesLabels(WIREGUARD_FAMILIES.wgInterfaceRunning, routerLabel, [setup.interface]);
@@ -140,7 +155,33 @@ export function* mapWireguardSetupSteps(records: SetupRecords, routerLabel: Rout
     interfaces.push({ interface: setup.interface, listenPort: setup.listenPort, checks: setup.checks });
     for (const check of setup.checks) samples.addExtended(F.wgInterfaceSetupOk, labels, [check.check], check.ok ? 1 : 0);
   }
-  return { samples, data: { collectedAt: now, interfaces }, ...problemsOf(...readers) };
+  return { samples, data: { collectedAt: now, interfaces }, ...problemsOf(...readers, listReaders.lists, listReaders.listMembers) };
+}
+
+/**
+ * The lists' replies kept to records of their menus; a reply none of whose records is one (a shape error) leaves
+ * the lists unknown, told as a problem, rather than fail the audit over a part that only adds to it. A list's
+ * `builtin` or a member's `disabled` that does not decode is counted here, and leaves its list unknown
+ * (setup-audit.ts: interfaceListsSteps).
+ */
+function* keyedListSteps(lists: ListRecords, readers: Record<keyof typeof LIST_MENUS, FieldReader>): Steps<ListRecords | undefined> {
+  try {
+    const kept = yield* readers.lists.keyedSteps(lists.lists, LIST_KEYS.lists);
+    for (const [index, list] of kept.entries()) {
+      if (index % FLAGS_PER_STEP === FLAGS_PER_STEP - 1) yield;
+      readers.lists.bool(list, 'builtin');
+    }
+    const members = yield* readers.listMembers.keyedSteps(lists.members, LIST_KEYS.listMembers);
+    for (const [index, member] of members.entries()) {
+      if (index % FLAGS_PER_STEP === FLAGS_PER_STEP - 1) yield;
+      readers.listMembers.bool(member, 'disabled');
+    }
+    return { lists: kept, members };
+  } catch (error) {
+    if (!(error instanceof RouterOsError) || error.code !== 'ROS_ERR_SHAPE') throw error;
+    readers.lists.problem(`or its members are not read: ${error.message}`);
+    return undefined;
+  }
 }
 
 /** A check that cannot be judged on `iface` fails, saying why (as a tunnel whose state cannot be told is degraded). */
@@ -150,7 +191,7 @@ function withUnjudged(check: SetupCheckResult, iface: string, unjudged: Unjudged
   return { check: check.check, ok: false, detail: entry.why };
 }
 
-async function fetchRecords(context: JobContext): Promise<SetupRecords> {
+async function fetchRecords(context: JobContext, optionalReads: OptionalRead[]): Promise<{ records: SetupRecords; lists: ListRecords | undefined }> {
   const list = (menu: string, proplist: readonly string[]): Promise<RouterRecord[]> =>
     context.client.list(menu, { proplist, signal: context.signal });
   // Sequential on purpose, like the wireguard collector: routers answer slower under parallel REST calls.
@@ -159,7 +200,14 @@ async function fetchRecords(context: JobContext): Promise<SetupRecords> {
   const addresses = await list(MENUS.addresses, SETUP_PROPLISTS.addresses);
   const routes = await list(MENUS.routes, SETUP_PROPLISTS.routes);
   const filter = await list(MENUS.filter, SETUP_PROPLISTS.filter);
-  return { interfaces, peers, addresses, routes, filter };
+  const records = { interfaces, peers, addresses, routes, filter };
+  const lists = await readUnlessFailed(context, () => list(LIST_MENUS.lists, SETUP_PROPLISTS.lists), 'the interface lists (interface/list)', optionalReads);
+  // Without the lists a member tells nothing: not asked.
+  const members =
+    lists === undefined
+      ? undefined
+      : await readUnlessFailed(context, () => list(LIST_MENUS.listMembers, SETUP_PROPLISTS.listMembers), "the interface lists' members (interface/list/member)", optionalReads);
+  return { records, lists: lists === undefined || members === undefined ? undefined : { lists, members } };
 }
 
 export const wireguardSetupCollector: Collector<WireguardSetupData, 'wireguard_setup'> = {
@@ -170,12 +218,15 @@ export const wireguardSetupCollector: Collector<WireguardSetupData, 'wireguard_s
       collector: 'wireguard_setup',
       job: 'wireguard_setup',
       schedule: router.schedules.wireguard_setup,
-      // Five requests in a row, each with the router's timeout.
-      deadlineSeconds: router.timeoutSeconds * 5,
+      // Seven requests in a row, each with the router's timeout.
+      deadlineSeconds: router.timeoutSeconds * 7,
       connection: 'reads',
       settings: null,
       async run(context: JobContext) {
-        return finishInSlices(mapWireguardSetupSteps(await fetchRecords(context), context.routerLabel, context.now()), { signal: context.signal });
+        const optionalReads: OptionalRead[] = [];
+        const { records, lists } = await fetchRecords(context, optionalReads);
+        const result = await finishInSlices(mapWireguardSetupSteps(records, context.routerLabel, context.now(), lists), { signal: context.signal });
+        return { ...result, optionalReads };
       },
     },
   ],

@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { mapWireguardSetup, wireguardSetupCollector, SETUP_PROPLISTS } from '../../src/collectors/wireguard-setup.js';
 import type { JobContext } from '../../src/collectors/types.js';
 import type { RouterRecord } from '../../src/routeros/records.js';
-import { auditSetup, type SetupRecords } from '../../src/analysis/setup-audit.js';
+import { auditSetup, type ListRecords, type SetupRecords } from '../../src/analysis/setup-audit.js';
+import { RouterOsError } from '../../src/routeros/errors.js';
 import { fixtureList } from '../helpers/fixtures.js';
 import { testRouter } from '../helpers/config.js';
 import { plainOf } from '../../src/metrics/gzip.js';
@@ -104,7 +105,7 @@ describe('wireguard_setup mapping of recorded replies', () => {
 });
 
 describe('wireguard_setup job', () => {
-  it('is off by default and asks five menus read-only, each with a .proplist and never a key', async () => {
+  it('is off by default and asks seven menus read-only (the interface lists last), each with a .proplist and never a key', async () => {
     expect(wireguardSetupCollector.defaultEnabled).toBe(false);
     const router = testRouter({ collectors: { wireguard_setup: true } });
     const [job] = wireguardSetupCollector.jobs(router);
@@ -115,6 +116,8 @@ describe('wireguard_setup job', () => {
       'ip/address': fixtureList('setup-addresses.json'),
       'ip/route': fixtureList('setup-routes.json'),
       'ip/firewall/filter': fixtureList('setup-filter.json'),
+      'interface/list': fixtureList('setup-interface-lists.json'),
+      'interface/list/member': fixtureList('setup-interface-list-members.json'),
     };
     const client: JobContext['client'] = {
       list: async (menu, options) => {
@@ -137,6 +140,106 @@ describe('wireguard_setup job', () => {
     expect(job?.schedule).toBe(router.schedules.wireguard_setup);
     expect(result?.samples.size).toBe(8);
     expect(SETUP_PROPLISTS.filter).toContain('connection-state');
+    expect(result?.optionalReads).toEqual([{ what: 'the interface lists (interface/list)' }, { what: "the interface lists' members (interface/list/member)" }]);
+  });
+});
+
+describe('wireguard_setup and the interface lists', () => {
+  const LISTS: ListRecords = { lists: fixtureList('setup-interface-lists.json'), members: fixtureList('setup-interface-list-members.json') };
+  /** The recorded set-up with an anti-spoofing drop over the LAN list before the accept of traffic to the tunnel. */
+  const antiSpoof = (): SetupRecords => {
+    const records = recorded();
+    const at = records.filter.findIndex((rule) => rule['.id'] === '*C');
+    const rule = { '.id': '*E', action: 'drop', chain: 'forward', 'in-interface-list': 'LAN', 'src-address': '!192.168.88.0/24', disabled: 'false' };
+    return { ...records, filter: [...records.filter.slice(0, at), rule, ...records.filter.slice(at)] };
+  };
+  const forwardOf = (result: ReturnType<typeof mapWireguardSetup>) =>
+    result.data.interfaces.find((setup) => setup.interface === 'wg-branch')?.checks.find((check) => check.check === 'firewall_forward');
+
+  it("defconf's lists change nothing on the recorded set-up, and count nothing", () => {
+    const without = mapWireguardSetup(recorded(), ROUTER, NOW);
+    const withLists = mapWireguardSetup(recorded(), ROUTER, NOW, LISTS);
+    expect(withLists.data).toEqual(without.data);
+    expect(withLists.decodeErrors).toBe(0);
+  });
+
+  it('an anti-spoofing drop over the LAN list passes with its members read, and fails (as before) without them', () => {
+    expect(forwardOf(mapWireguardSetup(antiSpoof(), ROUTER, NOW, LISTS))).toEqual({ check: 'firewall_forward', ok: true });
+    expect(forwardOf(mapWireguardSetup(antiSpoof(), ROUTER, NOW))?.ok).toBe(false);
+  });
+
+  /** The job against replies, a menu's read failing with `failure` when given. */
+  async function runJob(records: SetupRecords, failing: Record<string, Error>, lists: ListRecords = LISTS) {
+    const router = testRouter({ collectors: { wireguard_setup: true } });
+    const [job] = wireguardSetupCollector.jobs(router);
+    const replies: Record<string, readonly RouterRecord[]> = {
+      'interface/wireguard': records.interfaces,
+      'interface/wireguard/peers': records.peers,
+      'ip/address': records.addresses,
+      'ip/route': records.routes,
+      'ip/firewall/filter': records.filter,
+      'interface/list': lists.lists,
+      'interface/list/member': lists.members,
+    };
+    const asked: string[] = [];
+    const client: JobContext['client'] = {
+      list: async (menu) => {
+        asked.push(menu);
+        const failure = failing[menu];
+        if (failure !== undefined) throw failure;
+        return [...(replies[menu] ?? [])];
+      },
+      getSingleton: async () => {
+        throw new Error('not expected');
+      },
+      run: async () => {
+        throw new Error('not expected');
+      },
+    };
+    const result = await job?.run({ router, client, routerLabel: ROUTER, now: () => NOW, signal: new AbortController().signal, memory: new Map() });
+    if (result === undefined) throw new Error('no job');
+    return { result, asked };
+  }
+
+  it('judges by the members the job read', async () => {
+    const { result } = await runJob(antiSpoof(), {});
+    expect(forwardOf(result)).toEqual({ check: 'firewall_forward', ok: true });
+  });
+
+  it.each([
+    ['interface/list/member', 'ROS_ERR_PERMISSION'],
+    ['interface/list', 'ROS_ERR_PERMISSION'],
+    ['interface/list', 'ROS_ERR_HTTP_4XX'],
+  ] as const)('a failed read of %s (%s) leaves the lists judged by their names, exactly as before, and says so', async (menu, code) => {
+    const denied = new RouterOsError(code, `${menu}: not enough permissions`);
+    const { result, asked } = await runJob(antiSpoof(), { [menu]: denied });
+    const before = mapWireguardSetup(antiSpoof(), ROUTER, NOW);
+    expect(result.data).toEqual(before.data);
+    expect(result.samples.size).toBe(before.samples.size);
+    expect(result.optionalReads?.find((read) => read.failure !== undefined)).toEqual({
+      what: menu === 'interface/list' ? 'the interface lists (interface/list)' : "the interface lists' members (interface/list/member)",
+      failure: { cause: code, message: denied.message },
+    });
+    // The members are not asked for without the lists.
+    expect(asked.includes('interface/list/member')).toBe(menu === 'interface/list/member');
+  });
+
+  it('a lists reply that is not the menu\'s data leaves the lists unknown, told as a problem; the audit stands', () => {
+    const users = [{ '.id': '*1', name: 'admin', group: 'full' }];
+    const result = mapWireguardSetup(antiSpoof(), ROUTER, NOW, { lists: LISTS.lists, members: users });
+    expect(result.data).toEqual(mapWireguardSetup(antiSpoof(), ROUTER, NOW).data);
+    expect(result.decodeErrors).toBe(1);
+    expect(result.problems.join('\n')).toMatch(/interface\/list or its members are not read: interface\/list\/member: none of the 1 records holds list and interface/);
+  });
+
+  it("a list's builtin or a member's disabled that does not decode is counted, and leaves that list unknown", () => {
+    const garbledMember = { ...LISTS, members: LISTS.members.map((member) => (member['list'] === 'LAN' ? { ...member, disabled: 'maybe' } : member)) };
+    const garbledList = { ...LISTS, lists: LISTS.lists.map((list) => (list['name'] === 'LAN' ? { ...list, builtin: 'maybe' } : list)) };
+    for (const lists of [garbledMember, garbledList]) {
+      const result = mapWireguardSetup(antiSpoof(), ROUTER, NOW, lists);
+      expect(result.decodeErrors).toBe(1);
+      expect(forwardOf(result)?.ok).toBe(false);
+    }
   });
 });
 

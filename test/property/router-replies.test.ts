@@ -208,6 +208,8 @@ const routerReplies = fc.record({
   'ip/address': tunnelMenu(SETUP_PROPLISTS.addresses, tunnelAddress),
   'ip/route': listReply(SETUP_PROPLISTS.routes),
   'ip/firewall/filter': listReply(SETUP_PROPLISTS.filter),
+  'interface/list': fc.oneof({ weight: 4, arbitrary: listReply(SETUP_PROPLISTS.lists) }, { weight: 1, arbitrary: fc.constant<Node>({ raw: ABSENT }) }),
+  'interface/list/member': listReply(SETUP_PROPLISTS.listMembers),
   ping: listReply(PING_KEYS),
   'tool/bandwidth-test': listReply(BTEST_KEYS),
   'system/health': healthReply,

@@ -273,7 +273,7 @@ describe('run deadline', () => {
       interface: full.timeoutSeconds * 2,
       // Interfaces, peers, and the uptime when a peer has no handshake.
       wireguard: full.timeoutSeconds * 3,
-      wireguard_setup: full.timeoutSeconds * 5,
+      wireguard_setup: full.timeoutSeconds * 7,
       ping: 5 + full.timeoutSeconds,
       bandwidth_test: 10 + full.timeoutSeconds,
       health: full.timeoutSeconds,
