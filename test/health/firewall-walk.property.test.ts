@@ -10,6 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { evaluateChain, type ChainVerdict, type Flow } from '../../src/analysis/firewall.js';
 import type { RouterRecord } from '../../src/routeros/records.js';
 import { formatIpv4 } from '../../src/analysis/ipv4.js';
+import { generatedLists, listMatcher, withLists } from './interface-lists.js';
 
 const FLOW: Flow = { protocol: 'udp', dstPort: 13231, inInterface: { not: 'wg0' } };
 const CHAINS = ['input', 'a', 'b', 'c'];
@@ -19,11 +20,11 @@ const DEPTH = 16;
  * The rules of `last` behind the jumps that led to them, as a probe the module judges alone: each jump of `stack` in
  * a chain of its own, jumping to the next, the last to `last`'s chain; `tail` after them in the probe chain.
  */
-function probe(stack: readonly RouterRecord[], last: readonly RouterRecord[], tail: readonly RouterRecord[] = []): boolean {
+function probe(flow: Flow, stack: readonly RouterRecord[], last: readonly RouterRecord[], tail: readonly RouterRecord[] = []): boolean {
   const chainAt = (i: number) => (i === 0 ? 'probe' : `probe${i}`);
   const jumps = stack.map((jump, i): RouterRecord => ({ ...jump, chain: chainAt(i), action: 'jump', 'jump-target': chainAt(i + 1), disabled: 'false' }));
   const rules = last.map((rule): RouterRecord => ({ ...rule, chain: chainAt(stack.length), disabled: 'false' }));
-  return evaluateChain([...jumps, ...rules, ...tail.map((rule) => ({ ...rule, chain: 'probe' }))], 'probe', FLOW).passes;
+  return evaluateChain([...jumps, ...rules, ...tail.map((rule) => ({ ...rule, chain: 'probe' }))], 'probe', flow).passes;
 }
 
 /**
@@ -32,14 +33,14 @@ function probe(stack: readonly RouterRecord[], last: readonly RouterRecord[], ta
  * is `none` when nothing behind it could decide: no block there meets the flow, and no accept naming the flow
  * there covers it.
  */
-function reach(rule: RouterRecord, stack: readonly RouterRecord[]): 'none' | 'covers' | 'part' {
+function reach(flow: Flow, rule: RouterRecord, stack: readonly RouterRecord[]): 'none' | 'covers' | 'part' {
   const action = rule['action'] ?? 'accept';
   const drop: RouterRecord = { chain: 'probe', action: 'drop' };
-  if (['drop', 'reject', 'tarpit'].includes(action)) return probe(stack, [rule]) ? 'none' : 'part';
-  if (action === 'accept') return probe(stack, [rule], [drop]) ? 'covers' : 'part';
+  if (['drop', 'reject', 'tarpit'].includes(action)) return probe(flow, stack, [rule]) ? 'none' : 'part';
+  if (action === 'accept') return probe(flow, stack, [rule], [drop]) ? 'covers' : 'part';
   const inner = [...stack, rule];
-  if (!probe(inner, [drop])) return 'part';
-  return probe(inner, [{ chain: 'probe', action: 'accept', protocol: 'udp', 'dst-port': '13231' }], [drop]) ? 'part' : 'none';
+  if (!probe(flow, inner, [drop])) return 'part';
+  return probe(flow, inner, [{ chain: 'probe', action: 'accept', protocol: 'udp', 'dst-port': '13231' }], [drop]) ? 'part' : 'none';
 }
 
 function enabled(rule: RouterRecord): boolean {
@@ -50,23 +51,23 @@ function enabled(rule: RouterRecord): boolean {
  * The rules as documented in src/analysis/firewall.ts, followed path by path: a rule behind jumps is judged as
  * the rule with the jumps' matchers inlined (`stack`).
  */
-function plainWalk(rules: readonly RouterRecord[], chain: string, depth: number, stack: readonly RouterRecord[] = []): ChainVerdict | undefined {
+function plainWalk(flow: Flow, rules: readonly RouterRecord[], chain: string, depth: number, stack: readonly RouterRecord[] = []): ChainVerdict | undefined {
   if (depth >= DEPTH) return undefined;
   for (const rule of rules) {
     if (rule['chain'] !== chain || !enabled(rule)) continue;
     const action = rule['action'] ?? 'accept';
     if (action === 'return') {
       // A return is judged on its own: it hands back all of what reached it, or not.
-      if (reach(rule, []) === 'covers') return undefined;
+      if (reach(flow, rule, []) === 'covers') return undefined;
     } else if (action === 'jump') {
-      if (reach(rule, stack) === 'none') continue;
+      if (reach(flow, rule, stack) === 'none') continue;
       const target = rule['jump-target'] ?? '';
-      const verdict = target === '' ? undefined : plainWalk(rules, target, depth + 1, [...stack, rule]);
+      const verdict = target === '' ? undefined : plainWalk(flow, rules, target, depth + 1, [...stack, rule]);
       if (verdict !== undefined) return verdict;
     } else if (action === 'accept') {
-      if (reach(rule, stack) === 'covers') return { passes: true, acceptedBy: rule };
+      if (reach(flow, rule, stack) === 'covers') return { passes: true, acceptedBy: rule };
     } else if (['drop', 'reject', 'tarpit'].includes(action)) {
-      if (reach(rule, stack) !== 'none') return { passes: false, blockedBy: rule };
+      if (reach(flow, rule, stack) !== 'none') return { passes: false, blockedBy: rule };
     }
   }
   return undefined;
@@ -78,7 +79,7 @@ const matchers = fc.record(
     'dst-port': fc.constantFrom('13231', '80', '13000-14000', '!13231', 'https'),
     'src-port': fc.constantFrom('1000', '!1000'),
     'in-interface': fc.constantFrom('wg0', 'ether1', '!wg0'),
-    'in-interface-list': fc.constantFrom('WAN', '!LAN', 'TRUSTED'),
+    'in-interface-list': listMatcher,
     'connection-nat-state': fc.constantFrom('dstnat', '!dstnat'),
     'src-address-list': fc.constantFrom('bogons', '!trusted'),
     'connection-state': fc.constantFrom('new', 'established,related', '!new', 'invalid'),
@@ -126,7 +127,7 @@ describe('rules no packet of the flows can meet', () => {
     // The rule it is added to often bare: a rule of other matchers is mostly excluded by one of them already.
     const bare = fc.constantFrom('accept', 'drop', 'reject', 'return').map((action): RouterRecord => ({ chain: 'input', action }));
     fc.assert(
-      fc.property(fc.array(ruleArb, { maxLength: 8 }), fc.oneof(ruleArb, bare), meetsNothing, fc.nat(), (rules, base, never, at) => {
+      fc.property(fc.array(ruleArb, { maxLength: 8 }), fc.oneof(ruleArb, bare), meetsNothing, fc.nat(), generatedLists, (rules, base, never, at, lists) => {
         const where = at % (rules.length + 1);
         const withRule = [...rules.slice(0, where), { ...base, ...never }, ...rules.slice(where)];
         // `!` on such a source matches every packet: the rule as if it had no such matcher.
@@ -134,7 +135,7 @@ describe('rules no packet of the flows can meet', () => {
         const negated = !key.endsWith('-address') || source === undefined || source.startsWith('!') ? undefined : { ...base, [key]: `!${source}` };
         const withNegated = negated === undefined ? undefined : [...rules.slice(0, where), negated, ...rules.slice(where)];
         const withBase = [...rules.slice(0, where), base, ...rules.slice(where)];
-        for (const flow of FLOWS) {
+        for (const flow of withLists(FLOWS, lists)) {
           expect(evaluateChain(withRule, 'input', flow)).toEqual(evaluateChain(rules, 'input', flow));
           if (withNegated === undefined) continue;
           // The same verdict, by the same rule (the negated one standing for the one without it).
@@ -157,7 +158,7 @@ describe('a condition every packet meets', () => {
   it('changes no verdict, on any rule of any action: the rule is the rule without it (found by review)', () => {
     const everyAddress = fc.constantFrom<Record<string, string>>({ 'src-address': '0.0.0.0/0' }, { 'dst-address': '0.0.0.0-255.255.255.255' }, { 'src-address': '0.0.0.0/0', 'dst-address': '0.0.0.0/0' });
     fc.assert(
-      fc.property(fc.array(ruleArb, { maxLength: 6 }), ruleArb, decisive, everyAddress, fc.nat(), (before, other, base, every, at) => {
+      fc.property(fc.array(ruleArb, { maxLength: 6 }), ruleArb, decisive, everyAddress, fc.nat(), generatedLists, (before, other, base, every, at, lists) => {
         // Input ending in a drop, with the rule somewhere before it: where an accept or a return decides most.
         const rules = [...before, other, DROP_INPUT];
         const where = at % rules.length;
@@ -165,7 +166,7 @@ describe('a condition every packet meets', () => {
         const withWidened = [...rules.slice(0, where), widened, ...rules.slice(where)];
         const withBase = [...rules.slice(0, where), base, ...rules.slice(where)];
         const asBase = (verdict: ChainVerdict): ChainVerdict => JSON.parse(JSON.stringify(verdict, (_key, value: unknown) => (value === widened ? base : value))) as ChainVerdict;
-        for (const flow of FLOWS) expect(asBase(evaluateChain(withWidened, 'input', flow))).toEqual(asBase(evaluateChain(withBase, 'input', flow)));
+        for (const flow of withLists(FLOWS, lists)) expect(asBase(evaluateChain(withWidened, 'input', flow))).toEqual(asBase(evaluateChain(withBase, 'input', flow)));
       }),
       { numRuns: 2000 },
     );
@@ -173,11 +174,12 @@ describe('a condition every packet meets', () => {
 });
 
 describe('the audit firewall walk against the plain reading', () => {
-  it('gives the same verdict and names the same rule on random rule sets with jumps and loops', () => {
+  it('gives the same verdict and names the same rule on random rule sets with jumps and loops, lists of any members', () => {
     fc.assert(
-      fc.property(fc.array(ruleArb, { maxLength: 9 }), (rules) => {
-        const expected = plainWalk(rules, 'input', 0) ?? { passes: true, acceptedBy: undefined };
-        const actual = evaluateChain(rules, 'input', FLOW);
+      fc.property(fc.array(ruleArb, { maxLength: 9 }), generatedLists, (rules, lists) => {
+        const [flow = FLOW] = withLists([FLOW], lists);
+        const expected = plainWalk(flow, rules, 'input', 0) ?? { passes: true, acceptedBy: undefined };
+        const actual = evaluateChain(rules, 'input', flow);
         expect(actual.passes).toBe(expected.passes);
         const decidedBy = (verdict: ChainVerdict) => (verdict.passes ? verdict.acceptedBy : verdict.blockedBy);
         expect(decidedBy(actual)).toBe(decidedBy(expected));

@@ -183,3 +183,51 @@ describe('members unknown', () => {
     );
   });
 });
+
+/** Networks to pick matchers from: bridge's, part of it, wider ones, ether2's, the subnet's, elsewhere. */
+const NETWORKS = ['192.168.88.0/24', '192.168.88.0/25', '192.168.0.0/16', '192.168.99.0/24', '192.168.20.0/24', '10.0.0.0/8'];
+const otherRule = fc
+  .tuple(
+    fc.constantFrom('accept', 'drop', 'log'),
+    fc.record(
+      {
+        protocol: fc.constantFrom('udp', 'tcp'),
+        'in-interface': fc.constantFrom('bridge', 'ether2', '!wg0', 'wg0'),
+        'out-interface': fc.constantFrom('wg0', 'bridge', '!wg0'),
+        'in-interface-list': fc.constantFrom('LAN', 'WAN', '!LAN', 'TRUSTED', '!TRUSTED'),
+        'connection-state': fc.constantFrom('new', 'established,related'),
+        'src-address': fc.constantFrom(...NETWORKS, ...NETWORKS.map((network) => `!${network}`)),
+        'dst-address': fc.constantFrom(...NETWORKS, ...NETWORKS.map((network) => `!${network}`)),
+      },
+      { requiredKeys: [] },
+    ),
+  )
+  .map(([action, matchers]): Record<string, string> => ({ chain: 'forward', action, ...matchers }));
+
+/** Sources and the LAN interfaces whose every network each spares (bridge: 192.168.88.0/24, ether2: 192.168.99.0/24). */
+const SPARING: readonly [string, readonly string[]][] = [
+  ['!192.168.0.0/16', ['bridge', 'ether2']],
+  ['10.0.0.0/8', ['bridge', 'ether2']],
+  ['198.51.100.7', ['bridge', 'ether2']],
+  ['!192.168.88.0/24', ['bridge']],
+  ['192.168.99.0/24', ['bridge']],
+  ['!192.168.99.0/24', ['ether2']],
+  ['192.168.88.0/25', ['ether2']],
+];
+
+describe('a drop of spoofed sources over a list', () => {
+  it('never changes the forward verdict, wherever it stands, whatever else the lists hold', () => {
+    // The list: some of the LAN interfaces the source spares; the other rules' lists hold any of the interfaces.
+    const drop = fc.tuple(fc.constantFrom(...SPARING), fc.nat(), fc.constantFrom('drop', 'reject'), fc.constantFrom('LAN', 'TRUSTED', 'SPOOF'));
+    fc.assert(
+      fc.property(fc.array(otherRule, { maxLength: 6 }), drop, fc.nat(), fc.subarray(['bridge', 'ether2', 'wg0']), ([...rules], [[source, spared], pick, action, list], at, others) => {
+        const members = spared.slice(0, 1 + (pick % spared.length));
+        const known = lists({ [list]: members, ...(list === 'LAN' ? {} : { LAN: others }) });
+        const without = check('firewall_forward', setup(rules), known).ok;
+        rules.splice(at % (rules.length + 1), 0, { chain: 'forward', action, 'in-interface-list': list, 'src-address': source });
+        expect(check('firewall_forward', setup(rules), known).ok).toBe(without);
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
