@@ -205,6 +205,21 @@ export interface FirewallRuleSeed {
   disabled?: boolean;
 }
 
+export interface InterfaceListSeed {
+  name: string;
+  /** Comma-separated names of other lists. */
+  include?: string;
+  exclude?: string;
+  comment?: string;
+}
+
+export interface InterfaceListMemberSeed {
+  list: string;
+  interface: string;
+  comment?: string;
+  disabled?: boolean;
+}
+
 /** What a ping to an address does. Addresses without an entry time out. */
 export type PingBehaviour =
   | { kind: 'reachable'; rttMs: number; jitterMs?: number; ttl?: number }
@@ -362,6 +377,13 @@ export interface RouterSeed {
   addresses?: AddressSeed[];
   routes?: RouteSeed[];
   firewall?: FirewallRuleSeed[];
+  /** `interface/list` lists besides the four built-in ones. Absent: defconf's `WAN` and `LAN`. */
+  interfaceLists?: InterfaceListSeed[];
+  /**
+   * `interface/list/member` rows. Absent: defconf's, `ether1` in `WAN` and `bridge` in `LAN`, each when the router
+   * has that interface and list.
+   */
+  interfaceListMembers?: InterfaceListMemberSeed[];
   /** Menus this router lacks, e.g. ['interface/wireguard'] (answers 400 no such command). */
   missingMenus?: string[];
   ping?: Record<string, PingBehaviour>;

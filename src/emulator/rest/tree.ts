@@ -47,6 +47,8 @@ export function buildTree(state: RouterState): TreeNode {
   put('interface/ethernet/monitor', { command: { run: monitorEthernet, policy: 'read' } });
   put('interface/wireguard', { menu: state.wireguard });
   put('interface/wireguard/peers', { menu: state.peers });
+  put('interface/list', { menu: state.interfaceLists });
+  put('interface/list/member', { menu: state.interfaceListMembers });
   put('ip');
   put('ip/address', { menu: state.addresses });
   put('ip/route', { menu: state.routes });

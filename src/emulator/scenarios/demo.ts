@@ -76,6 +76,11 @@ const hq: RouterSeed = {
     { dstAddress: '192.168.11.0/24', gateway: 'wg-branches', comment: 'branch-1 LAN' },
     { dstAddress: '192.168.12.0/24', gateway: 'wg-branches', comment: 'branch-2 LAN' },
   ],
+  // defconf's lists, the LAN being bridge-lan here.
+  interfaceListMembers: [
+    { list: 'WAN', interface: 'ether1', comment: 'defconf' },
+    { list: 'LAN', interface: 'bridge-lan', comment: 'defconf' },
+  ],
   firewall: defaultFirewall({
     wgPorts: [13231, 13232],
     forwardPairs: [['192.168.10.0/24', '192.168.11.0/24'], ['192.168.10.0/24', '192.168.12.0/24']],
@@ -115,6 +120,11 @@ const branch1: RouterSeed = {
     { dstAddress: '0.0.0.0/0', gateway: '198.51.100.254' },
     { dstAddress: '192.168.10.0/24', gateway: 'wg-hq', comment: 'HQ LAN' },
     { dstAddress: '192.168.19.0/24', gateway: 'wg-hq', comment: 'old site LAN' },
+  ],
+  // defconf's lists, the LAN port being ether2.
+  interfaceListMembers: [
+    { list: 'WAN', interface: 'ether1', comment: 'defconf' },
+    { list: 'LAN', interface: 'ether2', comment: 'defconf' },
   ],
   firewall: defaultFirewall({
     wgPorts: [13231],
@@ -156,6 +166,11 @@ const branch2: RouterSeed = {
     { dstAddress: '0.0.0.0/0', gateway: '198.51.100.254' },
     { dstAddress: '192.168.10.0/24', gateway: 'wg-hq', comment: 'HQ LAN' },
     { dstAddress: '172.16.30.0/24', gateway: 'wg-lab', comment: 'lab LAN' },
+  ],
+  // defconf's lists, the LAN port being ether2.
+  interfaceListMembers: [
+    { list: 'WAN', interface: 'ether1', comment: 'defconf' },
+    { list: 'LAN', interface: 'ether2', comment: 'defconf' },
   ],
   // wg-lab's UDP 51820 is deliberately not accepted: that interface fails `firewall_input`.
   firewall: defaultFirewall({

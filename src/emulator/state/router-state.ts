@@ -10,6 +10,7 @@ import { EthernetMenu } from '../menus/ethernet.js';
 import { InterfaceMenu } from '../menus/interface.js';
 import { Links } from '../menus/links.js';
 import { FirewallFilterMenu } from '../menus/firewall.js';
+import { InterfaceListMemberMenu, InterfaceListMenu } from '../menus/interface-list.js';
 import { IdentityMenu } from '../menus/identity.js';
 import { PeersMenu } from '../menus/peers.js';
 import { ResourceMenu } from '../menus/resource.js';
@@ -59,6 +60,8 @@ export class RouterState implements RouterContext {
   readonly addresses: AddressMenu;
   readonly routes: RouteMenu;
   readonly filter: FirewallFilterMenu;
+  readonly interfaceLists: InterfaceListMenu;
+  readonly interfaceListMembers: InterfaceListMemberMenu;
   /** Probes per ping target and runs per btest server, so patterns continue across requests. */
   readonly runCounters = new Map<string, number>();
   #bootAt: number;
@@ -94,6 +97,8 @@ export class RouterState implements RouterContext {
     this.addresses = new AddressMenu(this);
     this.routes = new RouteMenu(this);
     this.filter = new FirewallFilterMenu(this);
+    this.interfaceLists = new InterfaceListMenu(this);
+    this.interfaceListMembers = new InterfaceListMemberMenu(this, this.interfaceLists);
   }
 
   bootAt(): number {
@@ -152,6 +157,7 @@ export class RouterState implements RouterContext {
     this.addresses.renameInterface(from, to);
     this.routes.renameInterface(from, to);
     this.filter.renameInterface(from, to);
+    this.interfaceListMembers.renameInterface(from, to);
   }
 
   /**

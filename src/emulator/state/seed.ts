@@ -4,7 +4,7 @@
  */
 import { PeerSim } from '../sim/peer-sim.js';
 import type { Counter } from '../sim/peer-sim.js';
-import type { PeerSeed, RouterSeed } from '../types.js';
+import type { InterfaceListMemberSeed, InterfaceListSeed, PeerSeed, RouterSeed } from '../types.js';
 import { randomPublicKey } from '../util/keys.js';
 import { atLeast } from '../util/version.js';
 import type { RouterState } from './router-state.js';
@@ -97,6 +97,7 @@ export function applySeed(state: RouterState, seed: RouterSeed, start: number, s
       params({ 'dst-address': r.dstAddress, gateway: r.gateway, distance: r.distance, comment: r.comment, disabled: r.disabled }),
     );
   }
+  applyInterfaceLists(state, seed);
   for (const f of seed.firewall ?? []) {
     state.filter.add(
       params({
@@ -113,5 +114,25 @@ export function applySeed(state: RouterState, seed: RouterSeed, start: number, s
         disabled: f.disabled,
       }),
     );
+  }
+}
+
+/** defconf's lists and members: `ether1` in `WAN`, `bridge` in `LAN`. */
+const DEFCONF_LISTS = ['WAN', 'LAN'];
+const DEFCONF_MEMBERS: readonly [string, string][] = [
+  ['LAN', 'bridge'],
+  ['WAN', 'ether1'],
+];
+
+/** The seeded lists and members, or defconf's (a member only when the router has its interface). */
+function applyInterfaceLists(state: RouterState, seed: RouterSeed): void {
+  const lists: InterfaceListSeed[] = seed.interfaceLists ?? DEFCONF_LISTS.map((name) => ({ name, comment: 'defconf' }));
+  for (const l of lists) state.interfaceLists.add(params({ name: l.name, include: l.include, exclude: l.exclude, comment: l.comment }));
+  const interfaces = state.interfaceNames();
+  const members: InterfaceListMemberSeed[] =
+    seed.interfaceListMembers ??
+    DEFCONF_MEMBERS.filter(([list, iface]) => interfaces.includes(iface) && lists.some((l) => l.name === list)).map(([list, iface]) => ({ list, interface: iface, comment: 'defconf' }));
+  for (const m of members) {
+    state.interfaceListMembers.add(params({ list: m.list, interface: m.interface, comment: m.comment, disabled: m.disabled }));
   }
 }
