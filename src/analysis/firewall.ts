@@ -5,8 +5,9 @@
  * - `all`: every packet of the flow meets it;
  * - `none`: no packet does;
  * - `some`: only part of the flow does (e.g. `protocol=tcp` for "all traffic of a subnet");
- * - `unknown`: the audit cannot tell (interface lists, NAT state, the side of the flow it does not know, such as
- *   the WAN interface WireGuard packets arrive on or the LAN a routed subnet talks to).
+ * - `unknown`: the audit cannot tell (NAT state, the side of the flow it does not know, such as the WAN interface
+ *   WireGuard packets arrive on or the LAN a routed subnet talks to, and interface lists there or whose members it
+ *   could not read: `Flow.lists`, interfaceListMatch).
  * An `accept` lets the flow through when no matcher is `none` or `some`, and either it has no matchers at all
  * or at least one is `all`: `protocol=udp dst-port=13231 in-interface-list=WAN` counts, while "accept from LAN"
  * (`in-interface-list=LAN` alone) does not, since nothing in it is about this flow.
@@ -723,15 +724,16 @@ function negatedAddressMatch(range: Ipv4Range | undefined, side: Side<Ipv4Range>
 }
 
 /**
- * Anti-spoofing: `in-interface=X` and `src-address` read together, for a forward flow whose local side (source and
+ * Anti-spoofing: `in-interface=X` (or `in-interface-list=L`, for each of its members but the tunnel, when they are
+ * known and all looked up: arrivalMembers) and `src-address` read together, for a forward flow whose local side (source and
  * in-interface) is unknown. A packet of the flow that arrives on X comes from a network X reaches (its connected
  * networks, or one routed through it: `flow.arrivals`). When the address spares every such network (`!R` holding
  * all of them, or `R` meeting none), the rule meets only spoofed sources, none of the flow: the anti-spoofing `drop
  * in-interface=bridge src-address=!192.168.88.0/24` read as blocking every LAN's traffic to the tunnel (a false
  * finding). The pair is read in one rule or across the jumps to it, as inlined. Otherwise, or when X's networks are
  * not known, each matcher reads as alone. Every packet of the flow arrives on some interface, but the audit does not
- * know which are the LAN's, so without `in-interface` (or with `in-interface-list=LAN`) a source address is read as
- * before.
+ * know which are the LAN's, so without `in-interface` (or with a list whose members are not known) a source address
+ * is read as before.
  */
 function localSideUnknown(flow: Flow): boolean {
   const { inInterface, src } = flow;

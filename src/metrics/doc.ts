@@ -117,7 +117,8 @@ series are dropped (not frozen) and \`routeros_collector_success\` goes to 0 wit
 counter, a load over 100 %, a handshake before 2015: the range rules are in
 [health.md](health.md#values-the-router-sends-that-cannot-be-range-rules)), leaves its series out and is counted
 in \`routeros_collector_decode_errors_total\`; the rest of the run stands. A read that only adds to a run (the ethernet
-link rates, the tunnel probes' source addresses, the router's start for peers without a handshake) leaves its part
+link rates, the tunnel probes' source addresses, the router's start for peers without a handshake, the set-up audit's
+interface lists) leaves its part
 out when it fails, not the run; the job logs a warning saying what and why when a part is left out or its cause
 (the error's kind, not the HTTP status a gateway picks) changes, and a line when that part answers again (a run that does not make the read, such as one with no running
 ethernet port, says nothing either way; a reload keeps what was left out).
