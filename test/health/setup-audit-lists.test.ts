@@ -6,7 +6,8 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { auditSetup, MAX_ARRIVAL_INTERFACES, MAX_LIST_MEMBERS, type ListRecords, type SetupCheckName, type SetupRecords } from '../../src/analysis/setup-audit.js';
+import { finishInSlices } from '../../src/util/slices.js';
+import { auditSetup, auditSetupSteps, MAX_ARRIVAL_INTERFACES, MAX_LIST_MEMBERS, type ListRecords, type SetupCheckName, type SetupRecords } from '../../src/analysis/setup-audit.js';
 import type { RouterRecord } from '../../src/routeros/records.js';
 
 /** wg0 routes 192.168.20.0/24; bridge has 192.168.88.1/24, ether2 192.168.99.1/24, ether1 the WAN's address. */
@@ -111,6 +112,18 @@ describe('an anti-spoofing drop over a list', () => {
   it(`more than ${MAX_LIST_MEMBERS} members read as none read`, () => {
     const many = lists({ BIG: Array.from({ length: MAX_LIST_MEMBERS }, (_, i) => `vlan${i}`) });
     expect(check('firewall_forward', setup([FROM_TUNNEL, ANTI_SPOOF]), many).ok).toBe(false);
+  });
+
+  it('are read in steps, a pause possible every 4,096 lists or members, to the result made in one go', async () => {
+    const many = lists({ BIG: Array.from({ length: MAX_LIST_MEMBERS - 2 }, (_, i) => `vlan${i}`) }, Array.from({ length: 20_000 }, (_, i) => ({ '.id': `*L${i}`, name: `list${i}`, builtin: 'false', include: '', exclude: '' })));
+    const records = setup([FROM_TUNNEL, ANTI_SPOOF]);
+    let pauses = 0;
+    const sliced = await finishInSlices(auditSetupSteps(records, undefined, many), { budgetMs: 0, onPause: () => pauses++ });
+    expect(sliced).toEqual(auditSetup(records, undefined, many));
+    expect(sliced[0]?.checks.find((c) => c.check === 'firewall_forward')?.ok).toBe(true);
+    let without = 0;
+    await finishInSlices(auditSetupSteps(records), { budgetMs: 0, onPause: () => without++ });
+    expect(pauses - without).toBeGreaterThanOrEqual(Math.floor(20_000 / 4096));
   });
 
   it(`a list whose members are not all looked up (past ${MAX_ARRIVAL_INTERFACES}) reads as before`, () => {
