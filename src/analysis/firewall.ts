@@ -725,8 +725,8 @@ function negatedAddressMatch(range: Ipv4Range | undefined, side: Side<Ipv4Range>
 
 /**
  * Anti-spoofing: `in-interface=X` (or `in-interface-list=L`, for each of its members but the tunnel, when they are
- * known and all looked up: arrivalMembers) and `src-address` read together, for a forward flow whose local side (source and
- * in-interface) is unknown. A packet of the flow that arrives on X comes from a network X reaches (its connected
+ * known and all looked up: arrivalMembers) and `src-address` read together, for a forward flow whose local side
+ * (source and in-interface) is unknown. A packet of the flow that arrives on X comes from a network X reaches (its connected
  * networks, or one routed through it: `flow.arrivals`). When the address spares every such network (`!R` holding
  * all of them, or `R` meeting none), the rule meets only spoofed sources, none of the flow: the anti-spoofing `drop
  * in-interface=bridge src-address=!192.168.88.0/24` read as blocking every LAN's traffic to the tunnel (a false
