@@ -72,6 +72,18 @@ describe('the forward check and the LAN side of a flow', () => {
 });
 
 describe('an anti-spoofing pair split over a jump', () => {
+  it('meets none of the flow when the jump and the rule behind it name different interfaces (a packet arrives on one)', () => {
+    // Both looked up (each beside a source address): before, the first interface named was kept and the drop blocked.
+    const split: Record<string, string>[] = [
+      FROM_TUNNEL,
+      { chain: 'forward', action: 'jump', 'jump-target': 'lan', 'in-interface': 'bridge', 'src-address': '!10.0.0.0/8' },
+      { chain: 'lan', action: 'drop', 'in-interface': 'ether2', 'src-address': '!192.168.99.0/25' },
+    ];
+    expect(forward(setup(split)).ok).toBe(true);
+    // The same interface on both: the drop behind the jump meets bridge's LAN, and blocks.
+    expect(forward(setup(split.map((rule) => (rule['chain'] === 'lan' ? { ...rule, 'in-interface': 'bridge' } : rule)))).ok).toBe(false);
+  });
+
   it.each<[string, Record<string, string>, Record<string, string>]>([
     ['the interface on the jump, the address behind it', { 'in-interface': 'bridge' }, { 'src-address': '!192.168.88.0/24' }],
     ['the address on the jump, the interface behind it', { 'src-address': '!192.168.88.0/24' }, { 'in-interface': 'bridge' }],
