@@ -9,28 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { finishInSlices } from '../../src/util/slices.js';
 import { auditSetup, auditSetupSteps, MAX_ARRIVAL_INTERFACES, MAX_LIST_MEMBERS, type ListRecords, type SetupCheckName, type SetupRecords } from '../../src/analysis/setup-audit.js';
 import type { RouterRecord } from '../../src/routeros/records.js';
-
-/** wg0 routes 192.168.20.0/24; bridge has 192.168.88.1/24, ether2 192.168.99.1/24, ether1 the WAN's address. */
-const ADDRESSES: RouterRecord[] = [
-  { '.id': '*1', address: '10.99.0.1/24', interface: 'wg0', disabled: 'false' },
-  { '.id': '*2', address: '192.168.88.1/24', interface: 'bridge', disabled: 'false' },
-  { '.id': '*3', address: '192.168.99.1/24', interface: 'ether2', disabled: 'false' },
-  { '.id': '*4', address: '203.0.113.2/30', interface: 'ether1', disabled: 'false' },
-];
-const ROUTES: RouterRecord[] = [
-  { '.id': '*5', 'dst-address': '192.168.20.0/24', gateway: 'wg0', disabled: 'false' },
-  { '.id': '*6', 'dst-address': '0.0.0.0/0', gateway: '203.0.113.1', disabled: 'false' },
-];
-
-function setup(filter: Record<string, string>[]): SetupRecords {
-  return {
-    interfaces: [{ '.id': '*9', name: 'wg0', 'listen-port': '13231', disabled: 'false' }],
-    peers: [{ '.id': '*1', interface: 'wg0', 'allowed-address': '10.99.0.2/32,192.168.20.0/24', disabled: 'false', name: 'branch' }],
-    addresses: ADDRESSES,
-    routes: ROUTES,
-    filter: filter.map((rule, index) => ({ '.id': `*${index + 1}`, disabled: 'false', ...rule })),
-  };
-}
+import { ADDRESSES, setup } from './lan-router.js';
 
 /** defconf's lists (ether1 in WAN, bridge in LAN) and any others, as `interface/list` and its members print them. */
 function lists(members: Record<string, readonly string[]> = {}, extra: RouterRecord[] = []): ListRecords {
