@@ -31,6 +31,16 @@ export interface Movement {
   txMovedUnknown: boolean;
 }
 
+/**
+ * Whether a counter grew from `before` to `now`. One that fell was reset between the two reads, and every byte it
+ * holds now went through since: growth in the window. Taken as "did not grow" (a new baseline), a dead link this side
+ * keeps sending to read `never`, not expected, healthy, at the first read after the router restarted, between two
+ * pages: a recovery logged and paged again a window later (found by a hostile tester, docs/health.md "Movement").
+ */
+function grew(now: number, before: number): boolean {
+  return now > before || (now < before && now > 0);
+}
+
 const NOT_MOVED: Movement = Object.freeze({ rxMoved: false, txMoved: false, rxMovedUnknown: false, txMovedUnknown: false });
 
 /** One run's walk over its peers, in list order: `moved` for each peer, then `finish` to keep them for the next run. */
@@ -81,9 +91,10 @@ export class CounterMemory {
   }
 
   /**
-   * Whether rx and tx grew since the previous run (a counter that fell, after a reboot or re-enable, did not move:
-   * it starts a new baseline), and whether that cannot be told: a counter unread (undefined: it did not decode, or
-   * was left out) now or in the previous run. A peer new to the run did not move (the first look: nothing to tell).
+   * Whether rx and tx grew since the previous run, and whether that cannot be told: a counter unread (undefined: it
+   * did not decode, or was left out) now or in the previous run. A counter that fell was reset in the window (the
+   * router restarted, or the peer was disabled and enabled, or removed and added again): what it holds now was counted
+   * since, so it grew unless it is 0 (grew). A peer new to the run did not move (the first look: nothing to tell).
    * Call once per distinct peer, in list order.
    */
   moved(iface: string, publicKey: string, rx: number | undefined, tx: number | undefined): Movement {
@@ -98,8 +109,8 @@ export class CounterMemory {
     const txBefore = before.txAt(at);
     // NaN compares false: an unreadable value is no movement, and says so as unknown.
     return {
-      rxMoved: rxNow > rxBefore,
-      txMoved: txNow > txBefore,
+      rxMoved: grew(rxNow, rxBefore),
+      txMoved: grew(txNow, txBefore),
       rxMovedUnknown: Number.isNaN(rxNow) || Number.isNaN(rxBefore),
       txMovedUnknown: Number.isNaN(txNow) || Number.isNaN(txBefore),
     };

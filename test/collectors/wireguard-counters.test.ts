@@ -82,11 +82,13 @@ describe('CounterMemory', () => {
     expect(peerKey('w', 'x\ny')).not.toBe(peerKey('w\nx', 'y'));
   });
 
-  it('a counter that fell or does not decode did not move, and a fallen one is the new baseline', () => {
+  it('a counter that fell was reset in the window: grew unless it is 0; one that does not decode did not; a fallen one is the new baseline', () => {
     const owner = {};
     run(owner, [['wg0', 'a', 100, 100]]);
-    expect(run(owner, [['wg0', 'a', 5, undefined]])).toEqual([{ rxMoved: false, txMoved: false }]);
+    expect(run(owner, [['wg0', 'a', 5, undefined]])).toEqual([{ rxMoved: true, txMoved: false }]);
     expect(run(owner, [['wg0', 'a', 6, 100]])).toEqual([{ rxMoved: true, txMoved: false }]);
+    expect(run(owner, [['wg0', 'a', 0, 100]])).toEqual([{ rxMoved: false, txMoved: false }]);
+    expect(run(owner, [['wg0', 'a', 0, 0]])).toEqual([{ rxMoved: false, txMoved: false }]);
   });
 });
 
