@@ -105,7 +105,8 @@ export function youngRestartSeconds(intervalSeconds: number, longestBoundSeconds
 const RESTARTS_BELIEVED = 2;
 
 /**
- * The start as read, or undefined when it is not to be believed. Compared with the start believed before (the job's
+ * The start as read, or undefined when it is not to be believed; without a read (it failed, or told no uptime), the
+ * start believed before (rememberedStartSteps). Compared with the start believed before (the job's
  * memory): a new start must lie after the read before, as a restart's does (an uptime that stopped, or runs slow,
  * puts it before), and not be the third of restarts in a row each soon after the one before (`youngSeconds`).
  * Compared with the peers (as of `peersReadAt`, Unix ms): none may have shaken hands before it, as RouterOS forgets
@@ -118,7 +119,7 @@ export function* believedBootSteps(
   memory: Map<string, number>,
   youngSeconds: number,
 ): Steps<number | undefined> {
-  if (read === undefined) return undefined;
+  if (read === undefined) return yield* rememberedStartSteps(peersReadAt, peers, memory);
   const { bootedAt, readAt, slackSeconds } = read;
   // The start last believed, as first read (an uptime that lags drifts a little at every read: compared with the
   // start as first told, the drift adds up), with that read's slack, and when the router was last read.
@@ -143,14 +144,7 @@ export function* believedBootSteps(
   }
   // Checked before the start is remembered: one a peer's handshake disproves is no start at all, and remembered it
   // would have counted as a restart against a real one after it (found by review).
-  const ages = new FieldReader('interface/wireguard/peers');
-  for (let index = 0; index < peers.length; index++) {
-    if (index % PEERS_PER_STEP === PEERS_PER_STEP - 1) yield;
-    const record = peers[index] as RouterRecord;
-    if (!given(record, 'last-handshake')) continue;
-    const age = ages.age(record, 'last-handshake', peersReadAt / 1000);
-    if (age !== undefined && peersReadAt / 1000 - age < bootedAt - slackSeconds) return undefined;
-  }
+  if (yield* shookHandsBeforeSteps(peers, peersReadAt, bootedAt - slackSeconds)) return undefined;
   if (restarts !== undefined) {
     memory.set('boot.at', bootedAt);
     memory.set('boot.slack', slackSeconds);
@@ -158,4 +152,32 @@ export function* believedBootSteps(
   }
   if ((memory.get('boot.restarts') ?? 0) > RESTARTS_BELIEVED) return undefined;
   return bootedAt;
+}
+
+/** Whether some peer's handshake (as of `peersReadAt`, Unix ms) lies before `seconds` (Unix s). */
+function* shookHandsBeforeSteps(peers: readonly RouterRecord[], peersReadAt: number, seconds: number): Steps<boolean> {
+  const ages = new FieldReader('interface/wireguard/peers');
+  for (let index = 0; index < peers.length; index++) {
+    if (index % PEERS_PER_STEP === PEERS_PER_STEP - 1) yield;
+    const record = peers[index] as RouterRecord;
+    if (!given(record, 'last-handshake')) continue;
+    const age = ages.age(record, 'last-handshake', peersReadAt / 1000);
+    if (age !== undefined && peersReadAt / 1000 - age < seconds) return true;
+  }
+  return false;
+}
+
+/**
+ * The start believed before, for a run whose read of the uptime failed (or told none): it stands until a read says
+ * otherwise, unless a peer's handshake now lies before it (the router restarted since and a peer shook hands after
+ * that restart; or the start was no start). Before, such a run judged every branch in its grace `never`: a hub whose
+ * uptime read timed out once in the minutes after its reboot, when routers answer slowly, paged every branch for a
+ * cycle, then called them recovered (found by a hostile tester). A restart since that the read would have told makes
+ * the start remembered older than the true one: its grace is shorter, never longer.
+ */
+function* rememberedStartSteps(peersReadAt: number, peers: readonly RouterRecord[], memory: Map<string, number>): Steps<number | undefined> {
+  const anchor = memory.get('boot.at');
+  if (anchor === undefined || (memory.get('boot.restarts') ?? 0) > RESTARTS_BELIEVED) return undefined;
+  if (yield* shookHandsBeforeSteps(peers, peersReadAt, anchor - (memory.get('boot.slack') ?? 2))) return undefined;
+  return anchor;
 }
