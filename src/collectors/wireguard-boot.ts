@@ -57,6 +57,8 @@ export interface BootRead {
   bootedAt: number;
   readAt: number;
   slackSeconds: number;
+  /** When the reply came on the monotonic clock (ms; JobContext.elapsed): how long ago the read before was, whatever the wall clock did. */
+  readElapsed?: number;
 }
 
 /**
@@ -74,12 +76,13 @@ export async function readBoot(context: JobContext, read: FieldReader, optionalR
   );
   if (record === undefined) return undefined;
   const readAt = context.now();
+  const readElapsed = context.elapsed?.() ?? performance.now();
   const uptime = read.age(record, 'uptime', readAt / 1000);
   if (uptime === undefined && !given(record, 'uptime')) read.problem('holds no uptime; peers without a handshake are judged without the boot');
   const bootedAt = bootedAtOf(readAt, uptime);
   // The uptime holds at some moment between the request and the reply, and is whole seconds: a slow reply shifted
   // the start by its delay, and a start read twice looked like two (found by review).
-  return bootedAt === undefined ? undefined : { bootedAt, readAt, slackSeconds: Math.max(0, readAt - sentAt) / 1000 + 2 };
+  return bootedAt === undefined ? undefined : { bootedAt, readAt, slackSeconds: Math.max(0, readAt - sentAt) / 1000 + 2, readElapsed };
 }
 
 /**
@@ -120,21 +123,25 @@ export function* believedBootSteps(
   youngSeconds: number,
 ): Steps<number | undefined> {
   if (read === undefined) return yield* rememberedStartSteps(peersReadAt, peers, memory);
-  const { bootedAt, readAt, slackSeconds } = read;
+  const { bootedAt, readAt, slackSeconds, readElapsed } = read;
   // The start last believed, as first read (an uptime that lags drifts a little at every read: compared with the
   // start as first told, the drift adds up), with that read's slack, and when the router was last read.
   const anchor = memory.get('boot.at');
   const anchorSlack = memory.get('boot.slack') ?? 2;
-  const readBefore = memory.get('boot.readAt');
+  // The start on the monotonic clock (s): the same start whatever the wall clock did since (sameStart).
+  const startElapsed = readElapsed === undefined ? undefined : readElapsed / 1000 - (readAt / 1000 - bootedAt);
+  const readBefore = readBeforeOnThisClock(readAt, readElapsed, memory.get('boot.readAt'), memory.get('boot.readElapsed'));
   const restartsBefore = memory.get('boot.restarts') ?? 0;
   memory.set('boot.readAt', readAt);
+  if (readElapsed === undefined) memory.delete('boot.readElapsed');
+  else memory.set('boot.readElapsed', readElapsed);
   // What this read says of the series of starts: undefined when it is the start believed before.
   let restarts: number | undefined;
   if (anchor === undefined || readBefore === undefined) {
     // Nothing to compare with (the first read, or the exporter restarted): a young start counts as a restart, so the
     // third in a row is refused whatever was read before it.
     restarts = readAt / 1000 - bootedAt < youngSeconds ? 1 : 0;
-  } else if (Math.abs(bootedAt - anchor) <= slackSeconds + anchorSlack + SAME_START_SECONDS) {
+  } else if (sameStart(bootedAt, anchor, startElapsed, memory.get('boot.atElapsed'), slackSeconds + anchorSlack + SAME_START_SECONDS)) {
     // The same start.
   } else if (bootedAt < readBefore / 1000 - slackSeconds) {
     // Up since `anchor` at the last read, yet started before that read now: not a restart. The start believed stays.
@@ -148,10 +155,39 @@ export function* believedBootSteps(
   if (restarts !== undefined) {
     memory.set('boot.at', bootedAt);
     memory.set('boot.slack', slackSeconds);
+    if (startElapsed === undefined) memory.delete('boot.atElapsed');
+    else memory.set('boot.atElapsed', startElapsed);
     memory.set('boot.restarts', restarts);
   }
   if ((memory.get('boot.restarts') ?? 0) > RESTARTS_BELIEVED) return undefined;
   return bootedAt;
+}
+
+/**
+ * When the read before was (Unix ms), on the wall clock as it reads now: the earlier of its wall-clock time and this
+ * read's time less the monotonic time between the two. A start is refused when it lies before the read before (an
+ * uptime that stopped); with the read before stamped on a wall clock since stepped back, a real restart after it lay
+ * "before" it, and every branch of a hub rebooted after the step paged as `never` through its grace (found by a
+ * hostile tester). The earlier of the two, as the counter window takes the longer: a host suspended stops the
+ * monotonic clock, a clock stepped back shortens the wall-clock span; the longer span is the one that refuses less.
+ */
+function readBeforeOnThisClock(readAt: number, readElapsed: number | undefined, readBefore: number | undefined, readBeforeElapsed: number | undefined): number | undefined {
+  if (readBefore === undefined || readElapsed === undefined || readBeforeElapsed === undefined) return readBefore;
+  return Math.min(readBefore, readAt - Math.max(0, readElapsed - readBeforeElapsed));
+}
+
+/**
+ * Whether two starts told are one: within `tolerance` s on the wall clock, or, when the wall clock was stepped back
+ * since the start was believed (it gained less than the monotonic clock), on the monotonic clock. Such a step moved the
+ * start told by the step, and a step of more than a minute made it a new start lying before the read before: refused,
+ * every branch in its grace paged (found by a hostile tester). Only then: a host suspended stops the monotonic clock
+ * (the wall clock gained more), and the wall clock holds.
+ */
+function sameStart(bootedAt: number, anchor: number, startElapsed: number | undefined, anchorElapsed: number | undefined, tolerance: number): boolean {
+  if (Math.abs(bootedAt - anchor) <= tolerance) return true;
+  if (startElapsed === undefined || anchorElapsed === undefined) return false;
+  const steppedBack = bootedAt - startElapsed < anchor - anchorElapsed - tolerance;
+  return steppedBack && Math.abs(startElapsed - anchorElapsed) <= tolerance;
 }
 
 /** Whether some peer's handshake (as of `peersReadAt`, Unix ms) lies before `seconds` (Unix s). */

@@ -434,6 +434,8 @@ export function brokenPromises(plan: WorldPlan, observations: readonly Observati
     // One verdict: the collector and /health at the read agree.
     if (seen.healthy === false && seen.healthStatus !== 'critical') broken.push(`${at}: the collector says unhealthy, /health not critical`);
     if (seen.healthy === true && seen.healthStatus === 'critical') broken.push(`${at}: the collector says healthy, /health critical`);
+    // Time passing without a read makes no problem better.
+    if (seen.healthStatus === 'critical' && seen.laterStatus !== 'critical') broken.push(`${at}: critical at the read, not ${seen.later} s later`);
     const ageNow = facts.localAge[seen.t];
     const upFor = upSince(facts.link, seen.t);
     const deadFor = seen.t - lastUp(facts.link, seen.t);
@@ -499,10 +501,7 @@ function rebootPromises(plan: WorldPlan, observations: readonly Observation[], t
         !peer.disabled.some((each) => each.from + each.for >= reboot.at && each.from <= end) &&
         !peer.recreated.some((at) => at >= reboot.at && at <= end) &&
         // A failed uptime read keeps the start believed before; the first read after the reboot must tell it.
-        !plan.uptimeFails.includes(readsAfter[0] ?? -1) &&
-        // A wall clock stepped back since the last uptime read puts the start told before that read: not believed, no
-        // grace (a finding, not fixed: the start is compared on the wall clock alone).
-        !plan.clockSteps.some((each) => each.at <= end);
+        !plan.uptimeFails.includes(readsAfter[0] ?? -1);
       if (!kept || !grace || !linkUp || !quiet || peer.expect === 'on_demand') return;
       for (const seen of after) {
         if (seen.healthy === false || seen.healthStatus === 'critical') broken.push(`t=${seen.t} peer-${index}: live through the reboot at ${reboot.at} (up at ${upAt}), yet ${String(seen.state)}/${String(seen.healthy)} ${String(seen.healthStatus)}`);

@@ -1,0 +1,90 @@
+/**
+ * The exporter's wall clock stepped back before a router's reboot: the start the uptime tells, reckoned on the clock
+ * as it now reads, lay before the read before (stamped on the clock before the step) and was refused as an uptime
+ * that stopped; every branch of the hub paged as `never` through its grace (found by the hostile generator of
+ * test/health/peer-sequences.property.test.ts). The read before is placed on this clock by the monotonic time since.
+ */
+import { describe, expect, it } from 'vitest';
+import { wireguardCollector } from '../../src/collectors/wireguard.js';
+import type { JobContext } from '../../src/collectors/types.js';
+import { routerLabel } from '../../src/metrics/family.js';
+import { formatSeconds } from '../../src/emulator/util/duration.js';
+import type { RouterRecord } from '../../src/routeros/records.js';
+import { believedBootSteps, youngRestartSeconds } from '../../src/collectors/wireguard-boot.js';
+import { finish } from '../../src/util/slices.js';
+import { testRouter } from '../helpers/config.js';
+import { sampleText } from './sample-text.js';
+
+const T0 = Date.UTC(2026, 11, 1, 3, 0, 0);
+const IFACE: RouterRecord = { name: 'wg-hub', 'public-key': 'S3rv3r', running: 'true', disabled: 'false' };
+
+function peer(name: string, key: string, handshake: number | undefined): RouterRecord {
+  return {
+    interface: 'wg-hub',
+    'public-key': `${key.repeat(43)}=`,
+    name,
+    'allowed-address': '10.9.0.2/32',
+    'persistent-keepalive': '25s',
+    rx: '0',
+    tx: '0',
+    ...(handshake === undefined ? {} : { 'last-handshake': formatSeconds(handshake) }),
+  };
+}
+
+/** Reads at world times `at` (s) of a hub that restarts at 40 s; the exporter's wall clock is `step` s off from `stepAt` s on. */
+async function branchVerdicts(step: number, stepAt = 30): Promise<string[]> {
+  const router = testRouter({ schedules: { wireguard: '*/15 * * * * *' } });
+  const [job] = wireguardCollector.jobs(router);
+  if (job === undefined) throw new Error('no job');
+  const memory = new Map<string, number>();
+  const out: string[] = [];
+  const reads = [
+    { at: 0, branch: 30, uptime: 604_800 },
+    { at: 15, branch: 45, uptime: 604_815 },
+    { at: 60, branch: undefined, uptime: 20 },
+    { at: 75, branch: undefined, uptime: 35 },
+  ];
+  for (const read of reads) {
+    // A decommissioned branch that never shakes hands makes every run read the uptime.
+    const peers = [peer('gone', 'G', undefined), peer('branch', 'B', read.branch)];
+    const client = {
+      list: (path: string) => Promise.resolve(path === 'interface/wireguard' ? [IFACE] : peers),
+      getSingleton: () => Promise.resolve({ uptime: formatSeconds(read.uptime) }),
+      run: () => Promise.reject(new Error('no probes')),
+    } as unknown as JobContext['client'];
+    const wall = T0 + (read.at + (read.at >= stepAt ? step : 0)) * 1000;
+    const result = await job.run({ router, client, routerLabel: routerLabel('hub'), now: () => wall, elapsed: () => 5_000_000 + read.at * 1000, signal: new AbortController().signal, memory });
+    const text = sampleText(result.samples);
+    const state = /routeros_wireguard_peer_state\{[^}]*name="branch",state="([a-z]+)"\} 1/.exec(text)?.[1];
+    const healthy = /routeros_wireguard_peer_healthy\{[^}]*name="branch"\} ([01])/.exec(text)?.[1];
+    out.push(`${String(state)}/${String(healthy)}`);
+  }
+  return out;
+}
+
+describe('a hub rebooted after the exporter\'s wall clock was stepped', () => {
+  for (const step of [0, -600, -20, 600]) {
+    it(`stepped ${step} s: its live branch is due from the start, healthy in its grace`, async () => {
+      expect(await branchVerdicts(step)).toEqual(['up/1', 'up/1', 'never/1', 'never/1']);
+    });
+  }
+
+  for (const step of [-600, 600, -90]) {
+    it(`stepped ${step} s in its grace, after its start was believed: the same start, still healthy`, async () => {
+      expect(await branchVerdicts(step, 70)).toEqual(['up/1', 'up/1', 'never/1', 'never/1']);
+    });
+  }
+
+  it('an uptime that stopped is still refused when the clock did not move: the start lies before the read before', () => {
+    const young = youngRestartSeconds(15);
+    const memory = new Map<string, number>();
+    const start = T0 / 1000 - 3_600;
+    expect(finish(believedBootSteps({ bootedAt: start, readAt: T0, slackSeconds: 2, readElapsed: 1_000_000 }, T0, [], memory, young))).toBe(start);
+    // 10 minutes on, the uptime says 30 s: a start 9.5 minutes ago, after the read before: a restart, believed.
+    const later = T0 + 600_000;
+    expect(finish(believedBootSteps({ bootedAt: later / 1000 - 30, readAt: later, slackSeconds: 2, readElapsed: 1_600_000 }, later, [], memory, young))).toBe(later / 1000 - 30);
+    // 10 minutes on again, an uptime of 700 s: a start before the read before (and not the one believed): refused.
+    const again = later + 600_000;
+    expect(finish(believedBootSteps({ bootedAt: again / 1000 - 700, readAt: again, slackSeconds: 2, readElapsed: 2_200_000 }, again, [], memory, young))).toBeUndefined();
+  });
+});
