@@ -121,8 +121,10 @@ export function* believedBootSteps(
   peers: readonly RouterRecord[],
   memory: Map<string, number>,
   youngSeconds: number,
+  /** When the peers were read on the monotonic clock (ms): places a start remembered on the wall clock as it now reads. */
+  peersReadElapsed?: number,
 ): Steps<number | undefined> {
-  if (read === undefined) return yield* rememberedStartSteps(peersReadAt, peers, memory);
+  if (read === undefined) return yield* rememberedStartSteps(peersReadAt, peers, memory, peersReadElapsed);
   const { bootedAt, readAt, slackSeconds, readElapsed } = read;
   // The start last believed, as first read (an uptime that lags drifts a little at every read: compared with the
   // start as first told, the drift adds up), with that read's slack, and when the router was last read.
@@ -211,9 +213,15 @@ function* shookHandsBeforeSteps(peers: readonly RouterRecord[], peersReadAt: num
  * cycle, then called them recovered (found by a hostile tester). A restart since that the read would have told makes
  * the start remembered older than the true one: its grace is shorter, never longer.
  */
-function* rememberedStartSteps(peersReadAt: number, peers: readonly RouterRecord[], memory: Map<string, number>): Steps<number | undefined> {
-  const anchor = memory.get('boot.at');
-  if (anchor === undefined || (memory.get('boot.restarts') ?? 0) > RESTARTS_BELIEVED) return undefined;
+function* rememberedStartSteps(peersReadAt: number, peers: readonly RouterRecord[], memory: Map<string, number>, peersReadElapsed: number | undefined): Steps<number | undefined> {
+  const remembered = memory.get('boot.at');
+  if (remembered === undefined || (memory.get('boot.restarts') ?? 0) > RESTARTS_BELIEVED) return undefined;
+  // On the wall clock as it now reads: the earlier of the start as stamped and the start the monotonic clock places (a
+  // wall clock stepped back since made the stamp later by the step, a grace longer by it; a suspend makes the
+  // monotonic one later): never a later start, so never a longer grace.
+  const anchorElapsed = memory.get('boot.atElapsed');
+  const placed = anchorElapsed === undefined || peersReadElapsed === undefined ? remembered : peersReadAt / 1000 - (peersReadElapsed / 1000 - anchorElapsed);
+  const anchor = Math.round(Math.min(remembered, placed));
   if (yield* shookHandsBeforeSteps(peers, peersReadAt, anchor - (memory.get('boot.slack') ?? 2))) return undefined;
   return anchor;
 }

@@ -531,7 +531,7 @@ export const wireguardCollector: Collector<WireguardData, 'wireguard'> = {
         const longestBound = await finishInSlices(uptimeWantedSteps(peers, health), options);
         const boot = longestBound > 0 ? await readBoot(context, uptimeRead, optionalReads) : undefined;
         const youngSeconds = youngRestartSeconds(cronIntervalSeconds(context.router.schedules.wireguard), longestBound);
-        const bootedAt = await finishInSlices(believedBootSteps(boot, readAt, peers, context.memory, youngSeconds), options);
+        const bootedAt = await finishInSlices(believedBootSteps(boot, readAt, peers, context.memory, youngSeconds, readElapsed), options);
         const result = await finishInSlices(mapWireguardSteps(interfaces, peers, context.routerLabel, health, readAt, context.memory, probes, bootedAt, boot === undefined, readElapsed), { signal: context.signal });
         const probeProblems = problemsOf(probeRead, uptimeRead);
         return {

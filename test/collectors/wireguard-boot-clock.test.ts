@@ -75,6 +75,17 @@ describe('a hub rebooted after the exporter\'s wall clock was stepped', () => {
     });
   }
 
+  it('a read that fails after a step back reuses the start believed, placed on the wall clock as it now reads: no longer grace', () => {
+    const young = youngRestartSeconds(15);
+    const memory = new Map<string, number>();
+    const start = T0 / 1000 - 20;
+    expect(finish(believedBootSteps({ bootedAt: start, readAt: T0, slackSeconds: 2, readElapsed: 1_000_000 }, T0, [], memory, young, 1_000_000))).toBe(start);
+    // A minute on, the wall clock stepped back 10 minutes, the read failing: the start is 10 minutes earlier on this clock.
+    expect(finish(believedBootSteps(undefined, T0 + 60_000 - 600_000, [], memory, young, 1_060_000))).toBe(start - 600);
+    // A suspend instead (the monotonic clock stood still 10 minutes): the stamp holds.
+    expect(finish(believedBootSteps(undefined, T0 + 660_000, [], memory, young, 1_060_000))).toBe(start);
+  });
+
   it('an uptime that stopped is still refused when the clock did not move: the start lies before the read before', () => {
     const young = youngRestartSeconds(15);
     const memory = new Map<string, number>();
