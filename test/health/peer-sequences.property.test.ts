@@ -626,37 +626,28 @@ export const rebootWorldArb: fc.Arbitrary<WorldPlan> = worldArb.chain((plan) =>
     }),
 );
 
+/** Every world the arbitrary draws keeps the docs' promises and valid samples, over `numRuns` seeded worlds. */
+async function holdsPromises(worlds: fc.Arbitrary<WorldPlan>, numRuns: number): Promise<void> {
+  await fc.assert(
+    fc.asyncProperty(worlds, async (plan) => {
+      const { observations, truth, invalid } = await runWorld(plan);
+      expect(invalid).toEqual([]);
+      expect(brokenPromises(plan, observations, truth)).toEqual([]);
+    }),
+    { numRuns, seed: Number(process.env['PEER_SEED'] ?? 4242) },
+  );
+}
+
 describe('a hostile router\'s peers over time, through the wireguard job and /health', () => {
   it('keep the promises of docs/health.md: live peers are no problem, dead expected ones are, samples stay valid', async () => {
-    await fc.assert(
-      fc.asyncProperty(worldArb, async (plan) => {
-        const { observations, truth, invalid } = await runWorld(plan);
-        expect(invalid).toEqual([]);
-        expect(brokenPromises(plan, observations, truth)).toEqual([]);
-      }),
-      { numRuns: 80, seed: Number(process.env['PEER_SEED'] ?? 4242) },
-    );
+    await holdsPromises(worldArb, 80);
   }, 60_000);
 
   it('a dead link stays a problem through a reset of its counters (a reboot, a re-creation, a disable and enable)', async () => {
-    await fc.assert(
-      fc.asyncProperty(resetWorldArb, async (plan) => {
-        const { observations, truth, invalid } = await runWorld(plan);
-        expect(invalid).toEqual([]);
-        expect(brokenPromises(plan, observations, truth)).toEqual([]);
-      }),
-      { numRuns: 40, seed: Number(process.env['PEER_SEED'] ?? 4242) },
-    );
+    await holdsPromises(resetWorldArb, 40);
   }, 60_000);
 
   it('a live branch behind NAT stays healthy through its router\'s restart, uptime reads failing after it or not', async () => {
-    await fc.assert(
-      fc.asyncProperty(rebootWorldArb, async (plan) => {
-        const { observations, truth, invalid } = await runWorld(plan);
-        expect(invalid).toEqual([]);
-        expect(brokenPromises(plan, observations, truth)).toEqual([]);
-      }),
-      { numRuns: 30, seed: Number(process.env['PEER_SEED'] ?? 4242) },
-    );
+    await holdsPromises(rebootWorldArb, 30);
   }, 60_000);
 });
