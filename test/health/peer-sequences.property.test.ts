@@ -99,6 +99,15 @@ interface PeerState {
   lastFarSend: number;
 }
 
+/** What RouterOS forgets of a peer when it restarts, re-creates it or enables it again (counters, handshake, endpoint). */
+function startAfresh(state: PeerState): void {
+  state.localHs = undefined;
+  state.rx = 0;
+  state.tx = 0;
+  state.learned = false;
+  state.lastLocalInit = -Infinity;
+}
+
 function disabledAt(plan: PeerPlan, t: number): boolean {
   return plan.disabled.some((each) => t >= each.from && t < each.from + each.for);
 }
@@ -274,32 +283,20 @@ export async function runWorld(plan: WorldPlan): Promise<{ observations: Observa
       bootAt = t - 5;
       rebootedAt = t;
       for (const state of states) {
-        state.localHs = undefined;
-        state.rx = 0;
-        state.tx = 0;
-        state.learned = false;
-        state.lastLocalInit = -Infinity;
+        startAfresh(state);
         state.lastLocalSend = -Infinity;
       }
     }
     plan.peers.forEach((peer, index) => {
       const state = states[index] as PeerState;
       if (peer.recreated.includes(t) && reboot === undefined) {
-        state.localHs = undefined;
-        state.rx = 0;
-        state.tx = 0;
-        state.learned = false;
-        state.lastLocalInit = -Infinity;
+        startAfresh(state);
         recreatedAt[index] = t;
       }
       const off = disabledAt(peer, t);
       if (!off && disabledAt(peer, t - 1) && reboot === undefined) {
         // Enabled again: RouterOS starts the peer afresh.
-        state.localHs = undefined;
-        state.rx = 0;
-        state.tx = 0;
-        state.learned = false;
-        state.lastLocalInit = -Infinity;
+        startAfresh(state);
         recreatedAt[index] = t;
       }
       if (reboot === undefined && !off) step(peer, state, t);
