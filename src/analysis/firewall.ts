@@ -573,12 +573,10 @@ function compileJudges(record: RouterRecord, blocking: boolean): Judge[] {
   }
   // `in-interface=X` and a `src-address` may together exclude every source X delivers, in one rule or across the
   // jumps to it (see localSideUnknown): each is noted as a clue, read by tally.
-  const arrivesOn = record['in-interface']?.trim();
-  if (arrivesOn !== undefined && arrivesOn !== '' && !arrivesOn.startsWith('!')) judges.push({ match: always('all'), ...GENERAL, arrival: { on: arrivesOn } });
-  const arrivesOnList = record['in-interface-list']?.trim();
-  if (arrivesOnList !== undefined && arrivesOnList !== '' && !arrivesOnList.startsWith('!')) {
-    judges.push({ match: always('all'), ...GENERAL, arrival: { onList: arrivesOnList, members: new WeakMap() } });
-  }
+  const arrivesOn = arrivalNamed(record, 'in-interface');
+  if (arrivesOn !== undefined) judges.push({ match: always('all'), ...GENERAL, arrival: { on: arrivesOn } });
+  const arrivesOnList = arrivalNamed(record, 'in-interface-list');
+  if (arrivesOnList !== undefined) judges.push({ match: always('all'), ...GENERAL, arrival: { onList: arrivesOnList, members: new WeakMap() } });
   const source = record['src-address']?.trim();
   if (source !== undefined && source !== '' && !everyAddress.has('src-address')) {
     const negated = source.startsWith('!');
@@ -721,6 +719,15 @@ function addressMatch(range: Ipv4Range | undefined, side: Side<Ipv4Range> | unde
 function negatedAddressMatch(range: Ipv4Range | undefined, side: Side<Ipv4Range> | undefined): Match {
   if (side !== undefined && range !== undefined && 'not' in side && !contains(side.not, range)) return 'unknown';
   return negate(addressMatch(range, side));
+}
+
+/**
+ * The interface (or list) a rule's `in-interface` (or `in-interface-list`) names, when it names one without `!`: the
+ * half of an anti-spoofing pair that says where the packets arrive (localSideUnknown); undefined otherwise.
+ */
+export function arrivalNamed(record: RouterRecord, key: 'in-interface' | 'in-interface-list'): string | undefined {
+  const value = record[key]?.trim();
+  return value === undefined || value === '' || value.startsWith('!') ? undefined : value;
 }
 
 /**

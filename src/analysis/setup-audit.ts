@@ -16,7 +16,7 @@ import { RouterOsError } from '../routeros/errors.js';
 import { parseRouterList, saysFalse, saysTrue } from '../routeros/decode.js';
 import { FieldReader } from './decoding.js';
 import { groupBySteps } from '../util/group.js';
-import { evaluateChainSteps, FilterRules, isEnabled, type ChainVerdict, type InterfaceLists } from './firewall.js';
+import { arrivalNamed, evaluateChainSteps, FilterRules, isEnabled, type ChainVerdict, type InterfaceLists } from './firewall.js';
 import { peerLabel } from './peer.js';
 import { formatPrefix, parseIpv4Prefix, type Ipv4Range } from './ipv4.js';
 import { cliValue, describeRule, forwardFix, inputFix } from './setup-fixes.js';
@@ -233,12 +233,12 @@ function* forwardCheck(
 ): Steps<SetupCheckResult> {
   const details: string[] = [];
   const fixes: string[] = [];
+  const known = lists === undefined ? {} : { lists };
   for (const subnet of subnets) {
     yield;
     // The local side of a pair is unknown, but it is not the remote subnet nor the tunnel itself; what arrives on
     // an interface comes from a network that interface reaches (firewall.ts: localSideUnknown).
     const remote = subnet.prefix.range;
-    const known = lists === undefined ? {} : { lists };
     const directions: [ChainVerdict, 'from' | 'to'][] = [
       [yield* evaluateChainSteps(filter, 'forward', { src: { is: remote }, dst: { not: remote }, inInterface: { is: iface }, outInterface: { not: iface }, lanSide: true, arrivals, ...known }), 'from'],
       [yield* evaluateChainSteps(filter, 'forward', { dst: { is: remote }, src: { not: remote }, outInterface: { is: iface }, inInterface: { not: iface }, lanSide: true, arrivals, ...known }), 'to'],
@@ -267,16 +267,12 @@ export const MAX_ARRIVAL_INTERFACES = 16;
  */
 function arrivalInterfaces(rules: readonly RouterRecord[], addressesOf: ReadonlyMap<string, readonly Address[]>, lists: InterfaceLists | undefined): Map<string, Networks> {
   const named = new Map<string, Networks>();
-  const positive = (value: string | undefined): string | undefined => {
-    const trimmed = value?.trim();
-    return trimmed === undefined || trimmed === '' || trimmed.startsWith('!') ? undefined : trimmed;
-  };
   for (const withSource of [true, false]) {
     for (const rule of rules) {
       if (named.size >= MAX_ARRIVAL_INTERFACES) return named;
       if (((rule['src-address'] ?? '') !== '') !== withSource || !isEnabled(rule)) continue;
-      const iface = positive(rule['in-interface']);
-      const list = positive(rule['in-interface-list']);
+      const iface = arrivalNamed(rule, 'in-interface');
+      const list = arrivalNamed(rule, 'in-interface-list');
       const members = list === undefined ? undefined : lists?.get(list);
       for (const name of [...(iface === undefined ? [] : [iface]), ...(members ?? [])]) {
         if (named.size >= MAX_ARRIVAL_INTERFACES) return named;
