@@ -166,22 +166,24 @@ export function* mapWireguardSetupSteps(records: SetupRecords, routerLabel: Rout
  */
 function* keyedListSteps(lists: ListRecords, readers: Record<keyof typeof LIST_MENUS, FieldReader>): Steps<ListRecords | undefined> {
   try {
-    const kept = yield* readers.lists.keyedSteps(lists.lists, LIST_KEYS.lists);
-    for (const [index, list] of kept.entries()) {
-      if (index % FLAGS_PER_STEP === FLAGS_PER_STEP - 1) yield;
-      readers.lists.bool(list, 'builtin');
-    }
-    const members = yield* readers.listMembers.keyedSteps(lists.members, LIST_KEYS.listMembers);
-    for (const [index, member] of members.entries()) {
-      if (index % FLAGS_PER_STEP === FLAGS_PER_STEP - 1) yield;
-      readers.listMembers.bool(member, 'disabled');
-    }
+    const kept = yield* keyedWithFlagSteps(readers.lists, lists.lists, LIST_KEYS.lists, 'builtin');
+    const members = yield* keyedWithFlagSteps(readers.listMembers, lists.members, LIST_KEYS.listMembers, 'disabled');
     return { lists: kept, members };
   } catch (error) {
     if (!(error instanceof RouterOsError) || error.code !== 'ROS_ERR_SHAPE') throw error;
     readers.lists.problem(`or its members are not read: ${error.message}`);
     return undefined;
   }
+}
+
+/** A reply kept to its menu's records (FieldReader.keyedSteps), with each record's `flag` read, so one that does not decode is counted. */
+function* keyedWithFlagSteps(reader: FieldReader, records: readonly RouterRecord[], keys: readonly string[], flag: string): Steps<readonly RouterRecord[]> {
+  const kept = yield* reader.keyedSteps(records, keys);
+  for (let index = 0; index < kept.length; index++) {
+    if (index % FLAGS_PER_STEP === FLAGS_PER_STEP - 1) yield;
+    reader.bool(kept[index] as RouterRecord, flag);
+  }
+  return kept;
 }
 
 /** A check that cannot be judged on `iface` fails, saying why (as a tunnel whose state cannot be told is degraded). */
