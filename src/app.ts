@@ -42,6 +42,8 @@ export interface AppDeps {
   triggerFactory?: TriggerFactory;
   jitter?: boolean;
   maxInFlight?: number;
+  /** The shortest counter window runs tell traffic movement from (JobContext); the daemon's when absent. */
+  minCounterWindowSeconds?: number;
   /**
    * Checks what a reloaded config names outside itself (the web config) before it applies: throws
    * (ConfigError) to refuse the reload, else returns what installs it once the reload goes through.
@@ -151,6 +153,7 @@ export function createApp(initial: Config, deps: AppDeps): App {
     ...(deps.triggerFactory === undefined ? {} : { triggerFactory: deps.triggerFactory }),
     ...(deps.jitter === undefined ? {} : { jitter: deps.jitter }),
     ...(deps.maxInFlight === undefined ? {} : { maxInFlight: deps.maxInFlight }),
+    ...(deps.minCounterWindowSeconds === undefined ? {} : { minCounterWindowSeconds: deps.minCounterWindowSeconds }),
   });
   self.watchRuns(() => scheduler.occupancy());
   let config = initial;

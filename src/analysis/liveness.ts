@@ -18,6 +18,16 @@ export const REKEY_AFTER_TIME_SECONDS = 120;
 export const REJECT_AFTER_TIME_SECONDS = 180;
 export const REKEY_TIMEOUT_SECONDS = 5;
 
+/**
+ * The shortest counter window movement is told from: two of WireGuard's handshake retries (REKEY_TIMEOUT each, plus
+ * up to a third of a second of jitter) and a round trip. A handshake in flight on a healthy tunnel (its response
+ * lost once) shows as a dead link's look for up to a retry; a window this long holds the retry that completes it, so
+ * the look cannot fill two windows in a row (p² for a response loss rate p, against about p in shorter ones). The
+ * daemon carries movement across shorter windows (collectors/wireguard-counters.ts), `check` does not confirm from
+ * them (cli/check.ts).
+ */
+export const MIN_COUNTER_WINDOW_SECONDS = 11;
+
 
 /**
  * `up`: a session within the bound (or traffic flowing); `idle`: nothing expected and nothing sent (fine);
@@ -178,8 +188,8 @@ export function rxUnansweredAt(rxMoved: boolean, handshakeAgeSeconds: number | u
  * sides keep trying is so paged later than one only this side tries: one collection interval when its handshake is
  * already past 185 s + the window (or none), two when it dies just after a handshake (the 185 s + window allowance
  * costs one window, the confirmation another: read every 15 s, handshake at 0, down at 225 s, not 195 s; docs/health.md).
- * The in-flight moment must be shorter than a window: windows under ~15 s (a couple of handshake retries) can show a
- * healthy tunnel so twice in a row.
+ * The in-flight moment must be shorter than a window: windows under MIN_COUNTER_WINDOW_SECONDS can show a healthy
+ * tunnel so twice in a row, so the daemon tells movement from none (collectors/wireguard-counters.ts).
  */
 function sendingUnanswered(input: LivenessInput): boolean {
   if (!input.rxMoved) return true;

@@ -15,6 +15,7 @@ import { formatDuration, parseDuration } from '../config/duration.js';
 import { createApp, type App } from '../app.js';
 import type { JobSnapshot } from '../metrics/store.js';
 import { judgePeer } from '../analysis/peer.js';
+import { MIN_COUNTER_WINDOW_SECONDS } from '../analysis/liveness.js';
 import { wireguardReadsSeconds, type WireguardData, type WireguardPeer } from '../collectors/wireguard.js';
 import { PeerTable } from '../collectors/wireguard-peers.js';
 import { evaluateRouters, type Evaluated } from '../health/report.js';
@@ -70,15 +71,15 @@ export const TRAFFIC_LOOK_GAP_MS = 6_000;
 export const THIRD_LOOK_GAP_MS = 12_000;
 
 /**
- * The shortest third window that confirms a dead link (CRITICAL): two handshake retries (REKEY_TIMEOUT, 5 s, each with
- * up to a third of a second of jitter: 10.67 s) and a third of a second for the round trip. The daemon's rule needs
- * windows that hold a couple of retries (docs/health.md, "Peer states"): a healthy tunnel the far end was waking shows
+ * The shortest third window that confirms a dead link (CRITICAL): the daemon's shortest counter window
+ * (MIN_COUNTER_WINDOW_SECONDS: two handshake retries, REKEY_TIMEOUT, 5 s, each with up to a third of a second of
+ * jitter, 10.67 s, and a third of a second for the round trip; docs/health.md, "Peer states"): a healthy tunnel the far end was waking shows
  * rx with no session in two windows in a row only when its handshake response is lost in both, and one more loss
  * does it in a window of one retry, two more in one of two. Under this the third look still tells a handshake
  * completed (OK), but rx with no session again is not confirmed: its peers are not judged (WARNING, with a note).
  * Before, a -t of 16 to ~25 s confirmed from a 6–10 s window, and a lossy healthy link paged on one more lost packet.
  */
-export const MIN_CONFIRMING_WINDOW_MS = 11_000;
+export const MIN_CONFIRMING_WINDOW_MS = MIN_COUNTER_WINDOW_SECONDS * 1000;
 
 /** The least time kept after the third look's gap for its run to land, when the second look took less. */
 const LOOK_RUN_RESERVE_MS = 1_000;
@@ -215,7 +216,8 @@ export async function check(configPath: string, routerNames?: string | readonly 
   };
   const logger = createLogger(config.logLevel === 'info' ? 'warn' : config.logLevel, options.logLines ?? new HeldLogLines(MAX_CHECK_LOG_BYTES));
   const now = options.now ?? Date.now;
-  const app = createApp(checked, { logger, jitter: false, now });
+  // Every look's window judged as it is: check's looks are short on purpose, and it does not confirm from a short one.
+  const app = createApp(checked, { logger, jitter: false, now, minCounterWindowSeconds: 0 });
   const timeoutSeconds = options.timeoutSeconds ?? DEFAULT_CHECK_TIMEOUT_SECONDS;
   const pause = options.pause ?? sleep;
   /** Whether a look after one more gap starts before the deadline. */

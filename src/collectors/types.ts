@@ -24,6 +24,11 @@ export interface JobContext {
   readonly signal: AbortSignal;
   /** State the job keeps across runs (and reloads), e.g. counters summed over runs. */
   readonly memory: Map<string, number>;
+  /**
+   * The shortest counter window a run tells traffic movement from (wireguard-counters.ts); undefined: the daemon's,
+   * MIN_COUNTER_WINDOW_SECONDS. `check` gives 0: its looks are short on purpose.
+   */
+  readonly minCounterWindowSeconds?: number | undefined;
 }
 
 export interface JobResult<Data = unknown> {

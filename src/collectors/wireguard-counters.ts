@@ -11,7 +11,8 @@
  * The table hangs off the job's memory map (JobContext.memory, kept across runs and reloads), so it lives and
  * dies with the job without another field in the job context.
  */
-import { peerKey, PeerTable, type PeerFacts } from './wireguard-peers.js';
+import { rxUnansweredAt } from '../analysis/liveness.js';
+import { peerKey, PeerTable, type PeerFacts, type WireguardPeer } from './wireguard-peers.js';
 
 /**
  * RouterOS gives a handshake's age in whole seconds, so now − age lands anywhere in the second after the handshake:
@@ -53,22 +54,44 @@ export class CounterMemory {
   #at: number | undefined;
   #row = -1;
   #index: Map<string, number> | undefined;
+  /** The window is shorter than the run judges from: movement is carried from the previous run (constructor). */
+  readonly #carrying: boolean;
+  /** In a carrying run, the previous run's row of the peer `moved` was last called for (undefined: new, or not carrying). */
+  #carried: WireguardPeer | undefined;
 
   /**
    * `owner`: the job's memory map; without one (a single mapping in a test) nothing moved. `capacity`: the most
    * peers the run may have (its reply's records). `readElapsed`: when this run's counters were read on the monotonic
    * clock (performance.now() ms), and `readAt` the same on the wall clock (Unix ms), kept with them so that the next
    * run knows how long its window is (windowSeconds).
+   *
+   * `minWindowSeconds`: the shortest window this run tells movement from (the daemon's: MIN_COUNTER_WINDOW_SECONDS,
+   * two of WireGuard's handshake retries). In a shorter one (a reload that replaced the job runs it at once, a wall
+   * clock set back re-runs a slot, a schedule faster than that) a healthy tunnel whose far end is mid-handshake, its
+   * response lost, looks like a dead link's (tx grew and rx did not, or rx grew with no session possible) in this
+   * window and the one before: a one-run `down`, a recovery logged a run later (found by review). Such a run takes
+   * each peer's movement, and whether its rx was an answer, as the previous run judged them (carried, in turn, when
+   * that one was short too) and keeps the previous counters and their read time in its table, so the next window
+   * runs from there and is long enough; a fresh handshake still counts at once (it is read, not told from counters).
+   * A peer new to such a run is new to the next one too (COUNTED_LATE). 0 (`check`, whose looks are short on
+   * purpose and which handles them itself): every window is judged.
    */
-  constructor(owner: object | undefined, capacity: number, readElapsed?: number, readAt?: number) {
+  constructor(owner: object | undefined, capacity: number, readElapsed?: number, readAt?: number, minWindowSeconds = 0) {
     this.#owner = owner;
-    this.#before = owner === undefined ? undefined : previousRuns.get(owner);
-    this.table = new PeerTable(capacity, readElapsed, readAt);
-    const start = this.#before?.countersReadElapsed;
-    const startAt = this.#before?.countersReadAt;
+    const before = owner === undefined ? undefined : previousRuns.get(owner);
+    this.#before = before;
+    const start = before?.countersReadElapsed;
+    const startAt = before?.countersReadAt;
     const monotonic = start === undefined || readElapsed === undefined ? undefined : Math.max(0, (readElapsed - start) / 1000);
     const wall = startAt === undefined || readAt === undefined ? 0 : (readAt - startAt) / 1000;
     this.windowSeconds = monotonic === undefined ? undefined : Math.max(monotonic, wall);
+    this.#carrying = this.windowSeconds !== undefined && this.windowSeconds < minWindowSeconds;
+    this.table = this.#carrying ? new PeerTable(capacity, start, startAt) : new PeerTable(capacity, readElapsed, readAt);
+  }
+
+  /** Whether this run's window was too short to judge and it carries the previous run's movement (constructor). */
+  get carrying(): boolean {
+    return this.#carrying;
   }
 
   /**
@@ -100,11 +123,14 @@ export class CounterMemory {
   moved(iface: string, publicKey: string, rx: number | undefined, tx: number | undefined): Movement {
     const rxNow = rx ?? Number.NaN;
     const txNow = tx ?? Number.NaN;
-    this.#row = this.table.append(iface, publicKey, rxNow, txNow);
-    const at = this.#find(this.#row, iface, publicKey);
+    const at = this.#find(this.table.length, iface, publicKey);
     this.#at = at;
-    if (at === undefined) return NOT_MOVED;
+    this.#carried = undefined;
     const before = this.#before as PeerTable;
+    if (this.#carrying) return this.#carry(iface, publicKey, rxNow, txNow, at);
+    this.#row = this.table.append(iface, publicKey, rxNow, txNow);
+    // A row counted late was read after its table's time: its window is not known, so it is a first look.
+    if (at === undefined || before.countedLateAt(at)) return NOT_MOVED;
     const rxBefore = before.rxAt(at);
     const txBefore = before.txAt(at);
     // NaN compares false: an unreadable value is no movement, and says so as unknown.
@@ -114,6 +140,16 @@ export class CounterMemory {
       rxMovedUnknown: Number.isNaN(rxNow) || Number.isNaN(rxBefore),
       txMovedUnknown: Number.isNaN(txNow) || Number.isNaN(txBefore),
     };
+  }
+
+  /**
+   * Whether rx that grew was no answer to this side's sending (analysis/liveness.ts rxUnansweredAt) for the peer
+   * `moved` was last called for, given its `movement`, its handshake's age as read and whether that was unreadable:
+   * decided from this run's window, or, in a carrying run, as the previous run decided it.
+   */
+  rxUnanswered(movement: Movement, handshakeAgeSeconds: number | undefined, handshakeUnreadable: boolean): boolean {
+    if (this.#carried !== undefined) return this.#carried.rxUnanswered === true;
+    return !movement.rxMovedUnknown && !handshakeUnreadable && rxUnansweredAt(movement.rxMoved, handshakeAgeSeconds, this.windowSeconds);
   }
 
   /**
@@ -132,6 +168,7 @@ export class CounterMemory {
    * not or grew with no session possible): the previous run's row (PeerTable.sendingUnansweredAt).
    */
   unansweredBefore(): boolean {
+    if (this.#carried !== undefined) return this.#carried.unansweredBefore === true;
     return this.#at !== undefined && (this.#before as PeerTable).sendingUnansweredAt(this.#at);
   }
 
@@ -158,6 +195,24 @@ export class CounterMemory {
     const kept = this.table.trimmed();
     if (this.#owner !== undefined) previousRuns.set(this.#owner, kept);
     return kept;
+  }
+
+  /**
+   * A carrying run's row: the previous run's counters (the next window runs from their read) and movement. A peer
+   * new to the run keeps its own counters, marked counted late.
+   */
+  #carry(iface: string, publicKey: string, rxNow: number, txNow: number, at: number | undefined): Movement {
+    if (at === undefined) {
+      this.#row = this.table.append(iface, publicKey, rxNow, txNow);
+      this.table.markCountedLate(this.#row);
+      return NOT_MOVED;
+    }
+    const before = this.#before as PeerTable;
+    this.#row = this.table.append(iface, publicKey, before.rxAt(at), before.txAt(at));
+    if (before.countedLateAt(at)) this.table.markCountedLate(this.#row);
+    const carried = before.at(at) as WireguardPeer;
+    this.#carried = carried;
+    return { rxMoved: carried.rxMoved, txMoved: carried.txMoved, rxMovedUnknown: carried.rxMovedUnknown === true, txMovedUnknown: carried.txMovedUnknown === true };
   }
 
   #find(position: number, iface: string, publicKey: string): number | undefined {

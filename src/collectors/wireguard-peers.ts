@@ -104,6 +104,12 @@ const RX_UNANSWERED = 512;
 const UNANSWERED_BEFORE = 1024;
 /** `check`'s one window could not tell whether rx growth was an answer (WireguardPeer.unansweredUnconfirmed). */
 const UNANSWERED_UNCONFIRMED = 2048;
+/**
+ * The row's counters were read later than its table's read time: a peer new to a run whose counter window was too
+ * short to judge, whose table keeps the previous counters and their time (wireguard-counters.ts). The next run takes
+ * it as new, its first window starting at its own read, not at the table's (the window would be overstated).
+ */
+const COUNTED_LATE = 4096;
 
 /** Unused rows a kept table may carry without being copied to its size (trimmed): a few repeats are not worth a copy. */
 const TRIM_SLACK_ROWS = 16;
@@ -240,14 +246,24 @@ export class PeerTable implements KeptPeers {
     return (flags & RX_MOVED) === 0 || (flags & RX_UNANSWERED) !== 0;
   }
 
+  /** Marks the row COUNTED_LATE (its counters read after the table's read time). */
+  markCountedLate(row: number): void {
+    this.#numbers[row * NUMBERS + FLAGS] = this.#flagsAt(row) | COUNTED_LATE;
+  }
+
+  /** Whether the row's counters were read after its table's read time (COUNTED_LATE): the next run takes it as new. */
+  countedLateAt(row: number): boolean {
+    return row < this.#length && (this.#flagsAt(row) & COUNTED_LATE) !== 0;
+  }
+
   setBad(row: number, bad: boolean): void {
     const flags = this.#flagsAt(row);
     this.#numbers[row * NUMBERS + FLAGS] = bad ? flags | BAD : flags & ~BAD;
   }
 
   /**
-   * The rest of a row's facts, once its verdict is made (the bad flag is kept; a second description replaces the
-   * first). `before` and `at`: the peer's row in the previous run's table, whose strings the row takes where they
+   * The rest of a row's facts, once its verdict is made (the bad and counted-late flags are kept; a second
+   * description replaces the first). `before` and `at`: the peer's row in the previous run's table, whose strings the row takes where they
    * are equal (shareStrings); two arguments rather than an object, which was one more per peer and run.
    */
   describe(row: number, facts: PeerFacts, before?: PeerTable, at?: number): void {
@@ -257,7 +273,7 @@ export class PeerTable implements KeptPeers {
     if (before !== undefined && at !== undefined) this.#shareStrings(row, before, at);
     this.#numbers[row * NUMBERS + KEEPALIVE] = facts.keepaliveSeconds;
     this.#numbers[row * NUMBERS + FLAGS] =
-      (this.#flagsAt(row) & BAD) |
+      (this.#flagsAt(row) & (BAD | COUNTED_LATE)) |
       (facts.disabled ? DISABLED : 0) |
       (facts.handshakeUnreadable ? HANDSHAKE_UNREADABLE : 0) |
       (facts.factsUnreadable ? FACTS_UNREADABLE : 0) |

@@ -11,7 +11,7 @@ import { escapeLabelValue } from '../metrics/text.js';
 import { WIREGUARD, WIREGUARD_FAMILIES as F } from './wireguard.contract.js';
 import { handshakeExpectedBy, judgePeer, peerLabel } from '../analysis/peer.js';
 import { FieldReader, given, problemsOf } from '../analysis/decoding.js';
-import { handshakeAgeAt, PROBE_SKIP_REASONS, probeAgeAt, rxUnansweredAt, type ProbeOutcome } from '../analysis/liveness.js';
+import { handshakeAgeAt, MIN_COUNTER_WINDOW_SECONDS, PROBE_SKIP_REASONS, probeAgeAt, type ProbeOutcome } from '../analysis/liveness.js';
 import { cronIntervalSeconds } from '../config/cron.js';
 import {
   ADDRESS_PROPLIST,
@@ -245,6 +245,11 @@ export function* mapWireguardSteps(
    * clock stepped back would shrink to a window of 0 (found by review). The job always gives it.
    */
   readElapsed?: number,
+  /**
+   * The shortest counter window movement is told from; a shorter one carries the previous run's (CounterMemory). The
+   * job gives the daemon's (MIN_COUNTER_WINDOW_SECONDS) or `check`'s 0; by default 0, every window judged.
+   */
+  minCounterWindowSeconds = 0,
 ): Steps<JobResult<WireguardData>> {
   const read = new FieldReader('interface/wireguard');
   const samples = new SampleSet();
@@ -312,7 +317,7 @@ export function* mapWireguardSteps(
   const peerRead = new FieldReader('interface/wireguard/peers');
   const nowSeconds = now / 1000;
   const keyedPeers = yield* peerRead.keyedSteps(peers, PEER_KEYS);
-  const counters = new CounterMemory(memory, keyedPeers.length, readElapsed, now);
+  const counters = new CounterMemory(memory, keyedPeers.length, readElapsed, now, minCounterWindowSeconds);
   // Identity is (interface, public key) as written out; a repeated one would make duplicate series, which
   // Prometheus rejects. RouterOS keeps keys unique per interface, so twins are a reply that cannot be judged.
   const listings = yield* peerListings(keyedPeers);
@@ -351,11 +356,12 @@ export function* mapWireguardSteps(
     const allowed = routerListHead(record['allowed-address'] ?? '', ALLOWED_ADDRESSES_READ);
     if (allowed.more) peerRead.problem(() => `peer ${quoteRouterText(publicKey, 12)}: allowed-address lists more than ${ALLOWED_ADDRESSES_READ} entries; its label holds the first ${ALLOWED_ADDRESSES_READ}`);
     const allowedAddress = allowed.items;
-    const { rxMoved, txMoved, rxMovedUnknown, txMovedUnknown } = counters.moved(iface, publicKey, rx, tx);
+    const movement = counters.moved(iface, publicKey, rx, tx);
+    const { rxMoved, txMoved, rxMovedUnknown, txMovedUnknown } = movement;
     const latestHandshake = counters.stableHandshake(age === undefined ? undefined : Math.round(nowSeconds - age));
     // Decided here, once, from the age as the router gave it and the window (CounterMemory.windowSeconds): /health and the
     // verdict log read the bits (wireguard-peers.ts). Not told when rx growth or the handshake cannot be.
-    const rxUnanswered = !rxMovedUnknown && !hasBadHandshake && rxUnansweredAt(rxMoved, age, counters.windowSeconds);
+    const rxUnanswered = counters.rxUnanswered(movement, age, hasBadHandshake);
     const unansweredBefore = counters.unansweredBefore();
     const readKeepalive = peerRead.value('keepalive', record, 'persistent-keepalive');
     const keepaliveSeconds = readKeepalive ?? 0;
@@ -532,7 +538,8 @@ export const wireguardCollector: Collector<WireguardData, 'wireguard'> = {
         const boot = longestBound > 0 ? await readBoot(context, uptimeRead, optionalReads) : undefined;
         const youngSeconds = youngRestartSeconds(cronIntervalSeconds(context.router.schedules.wireguard), longestBound);
         const bootedAt = await finishInSlices(believedBootSteps(boot, readAt, peers, context.memory, youngSeconds, readElapsed), options);
-        const result = await finishInSlices(mapWireguardSteps(interfaces, peers, context.routerLabel, health, readAt, context.memory, probes, bootedAt, boot === undefined, readElapsed), { signal: context.signal });
+        const minWindow = context.minCounterWindowSeconds ?? MIN_COUNTER_WINDOW_SECONDS;
+        const result = await finishInSlices(mapWireguardSteps(interfaces, peers, context.routerLabel, health, readAt, context.memory, probes, bootedAt, boot === undefined, readElapsed, minWindow), { signal: context.signal });
         const probeProblems = problemsOf(probeRead, uptimeRead);
         return {
           ...result,

@@ -49,6 +49,8 @@ export interface RunnerDeps {
    * pause of the process is not the router's failure: its timers ran on through the pause.
    */
   paused?: ((since: number) => number) | undefined;
+  /** The shortest counter window runs tell traffic movement from (JobContext); the daemon's when undefined. */
+  minCounterWindowSeconds?: number | undefined;
   routerLabel: RouterLabel;
 }
 
@@ -237,6 +239,7 @@ export class JobRunner {
         elapsed: () => this.#elapsed(),
         signal: deadline.signal,
         memory: this.memory,
+        minCounterWindowSeconds: this.deps.minCounterWindowSeconds,
       });
       // Raced as well as signalled: a run that ignores its signal still ends at the deadline.
       const result = await Promise.race([run, deadline.passed]);

@@ -52,6 +52,8 @@ export interface SchedulerDeps {
   /** The ms the process did not run since an instant of `elapsed` (util/pauses.ts, runner.ts). */
   paused?: (since: number) => number;
   triggerFactory?: TriggerFactory;
+  /** The shortest counter window runs tell traffic movement from (JobContext); the daemon's when absent. */
+  minCounterWindowSeconds?: number;
   /**
    * Global cap on the quick runs in flight (32): of answering routers, for their first 2 s. Runs that wait (of
    * silent routers, standing.ts, or past those 2 s) have a cap of 4 × as many of their own.
@@ -228,6 +230,7 @@ export class Scheduler {
           // Always present, never spread in: 4,000 runners keep one hidden class (Node 20 gives spreads their own).
           elapsed: this.#deps.elapsed ?? monotonicNow,
           paused: this.#deps.paused,
+          minCounterWindowSeconds: this.#deps.minCounterWindowSeconds,
           routerLabel: label,
         });
         if (old !== undefined) {
