@@ -5,15 +5,11 @@
  * test/health/peer-sequences.property.test.ts). The read before is placed on this clock by the monotonic time since.
  */
 import { describe, expect, it } from 'vitest';
-import { wireguardCollector } from '../../src/collectors/wireguard.js';
-import type { JobContext } from '../../src/collectors/types.js';
-import { routerLabel } from '../../src/metrics/family.js';
 import { formatSeconds } from '../../src/emulator/util/duration.js';
 import type { RouterRecord } from '../../src/routeros/records.js';
 import { believedBootSteps, youngRestartSeconds } from '../../src/collectors/wireguard-boot.js';
 import { finish } from '../../src/util/slices.js';
-import { testRouter } from '../helpers/config.js';
-import { sampleText } from './sample-text.js';
+import { peerVerdict, wireguardJob } from './wireguard-job.js';
 
 const T0 = Date.UTC(2026, 11, 1, 3, 0, 0);
 const IFACE: RouterRecord = { name: 'wg-hub', 'public-key': 'S3rv3r', running: 'true', disabled: 'false' };
@@ -33,10 +29,7 @@ function peer(name: string, key: string, handshake: number | undefined): RouterR
 
 /** Reads at world times `at` (s) of a hub that restarts at 40 s; the exporter's wall clock is `step` s off from `stepAt` s on. */
 async function branchVerdicts(step: number, stepAt = 30): Promise<string[]> {
-  const router = testRouter({ schedules: { wireguard: '*/15 * * * * *' } });
-  const [job] = wireguardCollector.jobs(router);
-  if (job === undefined) throw new Error('no job');
-  const memory = new Map<string, number>();
+  const read = wireguardJob();
   const out: string[] = [];
   const reads = [
     { at: 0, branch: 30, uptime: 604_800 },
@@ -44,20 +37,12 @@ async function branchVerdicts(step: number, stepAt = 30): Promise<string[]> {
     { at: 60, branch: undefined, uptime: 20 },
     { at: 75, branch: undefined, uptime: 35 },
   ];
-  for (const read of reads) {
+  for (const each of reads) {
     // A decommissioned branch that never shakes hands makes every run read the uptime.
-    const peers = [peer('gone', 'G', undefined), peer('branch', 'B', read.branch)];
-    const client = {
-      list: (path: string) => Promise.resolve(path === 'interface/wireguard' ? [IFACE] : peers),
-      getSingleton: () => Promise.resolve({ uptime: formatSeconds(read.uptime) }),
-      run: () => Promise.reject(new Error('no probes')),
-    } as unknown as JobContext['client'];
-    const wall = T0 + (read.at + (read.at >= stepAt ? step : 0)) * 1000;
-    const result = await job.run({ router, client, routerLabel: routerLabel('hub'), now: () => wall, elapsed: () => 5_000_000 + read.at * 1000, signal: new AbortController().signal, memory });
-    const text = sampleText(result.samples);
-    const state = /routeros_wireguard_peer_state\{[^}]*name="branch",state="([a-z]+)"\} 1/.exec(text)?.[1];
-    const healthy = /routeros_wireguard_peer_healthy\{[^}]*name="branch"\} ([01])/.exec(text)?.[1];
-    out.push(`${String(state)}/${String(healthy)}`);
+    const peers = [peer('gone', 'G', undefined), peer('branch', 'B', each.branch)];
+    const wallMs = T0 + (each.at + (each.at >= stepAt ? step : 0)) * 1000;
+    const text = await read({ interfaces: [IFACE], peers, uptimeSeconds: each.uptime, wallMs, elapsedMs: 5_000_000 + each.at * 1000 });
+    out.push(peerVerdict(text, 'branch'));
   }
   return out;
 }

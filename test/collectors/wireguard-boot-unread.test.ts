@@ -4,14 +4,9 @@
  * and a recovery after it (found by the hostile generator of test/health/peer-sequences.property.test.ts).
  */
 import { describe, expect, it } from 'vitest';
-import { wireguardCollector } from '../../src/collectors/wireguard.js';
-import type { JobContext } from '../../src/collectors/types.js';
-import { routerLabel } from '../../src/metrics/family.js';
 import { formatSeconds } from '../../src/emulator/util/duration.js';
-import { RouterOsError } from '../../src/routeros/errors.js';
 import type { RouterRecord } from '../../src/routeros/records.js';
-import { testRouter } from '../helpers/config.js';
-import { sampleText } from './sample-text.js';
+import { peerVerdict, wireguardJob } from './wireguard-job.js';
 import { believedBootSteps, youngRestartSeconds } from '../../src/collectors/wireguard-boot.js';
 import { finish } from '../../src/util/slices.js';
 
@@ -26,12 +21,9 @@ interface Read {
 }
 
 async function verdicts(reads: readonly Read[]): Promise<string[]> {
-  const router = testRouter({ schedules: { wireguard: '*/15 * * * * *' } });
-  const [job] = wireguardCollector.jobs(router);
-  if (job === undefined) throw new Error('no job');
-  const memory = new Map<string, number>();
+  const read = wireguardJob();
   const out: string[] = [];
-  for (const read of reads) {
+  for (const each of reads) {
     const branch: RouterRecord = {
       interface: 'wg-hub',
       'public-key': `${'B'.repeat(43)}=`,
@@ -40,19 +32,10 @@ async function verdicts(reads: readonly Read[]): Promise<string[]> {
       'persistent-keepalive': '25s',
       rx: '0',
       tx: '0',
-      ...(read.handshake === undefined ? {} : { 'last-handshake': formatSeconds(read.handshake) }),
+      ...(each.handshake === undefined ? {} : { 'last-handshake': formatSeconds(each.handshake) }),
     };
-    const client = {
-      list: (path: string) => Promise.resolve(path === 'interface/wireguard' ? [IFACE] : [branch]),
-      getSingleton: () => (read.uptime === undefined ? Promise.reject(new RouterOsError('ROS_ERR_TIMEOUT', 'GET /rest/system/resource: no complete answer within the timeout')) : Promise.resolve({ uptime: formatSeconds(read.uptime) })),
-      run: () => Promise.reject(new Error('no probes')),
-    } as unknown as JobContext['client'];
-    const at = T0 + read.at * 1000;
-    const result = await job.run({ router, client, routerLabel: routerLabel('hub'), now: () => at, elapsed: () => 5_000_000 + read.at * 1000, signal: new AbortController().signal, memory });
-    const text = sampleText(result.samples);
-    const state = /routeros_wireguard_peer_state\{[^}]*state="([a-z]+)"\} 1/.exec(text)?.[1];
-    const healthy = /routeros_wireguard_peer_healthy\{[^}]*\} ([01])/.exec(text)?.[1];
-    out.push(`${String(state)}/${String(healthy)}`);
+    const text = await read({ interfaces: [IFACE], peers: [branch], uptimeSeconds: each.uptime, wallMs: T0 + each.at * 1000, elapsedMs: 5_000_000 + each.at * 1000 });
+    out.push(peerVerdict(text, 'branch'));
   }
   return out;
 }

@@ -7,14 +7,10 @@
  * window runs from where that one ended; `check` (minimum 0) still judges every window as it is.
  */
 import { describe, expect, it } from 'vitest';
-import { wireguardCollector } from '../../src/collectors/wireguard.js';
-import type { JobContext } from '../../src/collectors/types.js';
 import { MIN_COUNTER_WINDOW_SECONDS } from '../../src/analysis/liveness.js';
-import { routerLabel } from '../../src/metrics/family.js';
 import { formatSeconds } from '../../src/emulator/util/duration.js';
 import type { RouterRecord } from '../../src/routeros/records.js';
-import { testRouter } from '../helpers/config.js';
-import { sampleText } from './sample-text.js';
+import { peerVerdict, wireguardJob } from './wireguard-job.js';
 
 const T0 = Date.UTC(2026, 11, 5, 3, 0, 0);
 const IFACE: RouterRecord = { name: 'wg0', 'public-key': 'S3rv3r', running: 'true', disabled: 'false' };
@@ -52,32 +48,16 @@ function record(read: Read, peer: PeerRead): RouterRecord {
 
 /** Each read's state of every peer, `key:state`, through the real wireguard job with one memory. */
 async function states(reads: Read[], minCounterWindowSeconds?: number): Promise<string[]> {
-  const router = testRouter({ schedules: { wireguard: '*/15 * * * * *' } });
-  const [job] = wireguardCollector.jobs(router);
-  if (job === undefined) throw new Error('no job');
-  const memory = new Map<string, number>();
+  const read = wireguardJob(minCounterWindowSeconds);
   const out: string[] = [];
-  for (const read of reads) {
-    const peers = read.peers.map((peer) => record(read, peer));
-    const client = {
-      list: (path: string) => Promise.resolve(path === 'interface/wireguard' ? [IFACE] : peers),
-      getSingleton: () => Promise.reject(new Error('no uptime asked for')),
-      run: () => Promise.reject(new Error('no probes')),
-    } as unknown as JobContext['client'];
-    const wall = T0 + (read.at + (read.wallOffset ?? 0)) * 1000;
-    const result = await job.run({
-      router,
-      client,
-      routerLabel: routerLabel('branch'),
-      now: () => wall,
-      elapsed: () => 9_000_000 + read.at * 1000,
-      signal: new AbortController().signal,
-      memory,
-      ...(minCounterWindowSeconds === undefined ? {} : { minCounterWindowSeconds }),
+  for (const each of reads) {
+    const text = await read({
+      interfaces: [IFACE],
+      peers: each.peers.map((peer) => record(each, peer)),
+      wallMs: T0 + (each.at + (each.wallOffset ?? 0)) * 1000,
+      elapsedMs: 9_000_000 + each.at * 1000,
     });
-    const text = sampleText(result.samples);
-    const found = read.peers.map((peer) => `${peer.key}:${/routeros_wireguard_peer_state\{[^}]*name="([^"]+)",state="([a-z]+)"\} 1/g.exec(text.split('\n').filter((line) => line.includes(`name="${peer.key}"`)).join('\n'))?.[2] ?? 'none'}`);
-    out.push(found.join(' '));
+    out.push(each.peers.map((peer) => `${peer.key}:${peerVerdict(text, peer.key).split('/')[0] ?? ''}`).join(' '));
   }
   return out;
 }
