@@ -263,8 +263,9 @@ export class PeerTable implements KeptPeers {
 
   /**
    * The rest of a row's facts, once its verdict is made (the bad and counted-late flags are kept; a second
-   * description replaces the first). `before` and `at`: the peer's row in the previous run's table, whose strings the row takes where they
-   * are equal (shareStrings); two arguments rather than an object, which was one more per peer and run.
+   * description replaces the first). `before` and `at`: the peer's row in the previous run's table, whose strings
+   * the row takes where they are equal (shareStrings); two arguments rather than an object, which was one more per
+   * peer and run.
    */
   describe(row: number, facts: PeerFacts, before?: PeerTable, at?: number): void {
     const strings = row * STRINGS;
