@@ -171,6 +171,13 @@ export interface PeerSeed {
    * link both sides keep trying over a path that fails one way). Default 0.
    */
   idleRxRate?: number;
+  /**
+   * A healthy idle tunnel (life `stale`: its last handshake `staleForSeconds` before start) that this side wakes
+   * `afterSeconds` after start: it sends a handshake initiation (148 B of tx), nothing while idle before (no trickle of
+   * initiations), and each of `lostResponses` (default 0) lost responses costs a retry 5 s later (148 B more); the last
+   * is answered (92 B of rx) a round trip later, the handshake made then, and the peer is live from there.
+   */
+  wake?: { afterSeconds: number; lostResponses?: number };
   /** Counters at start (decimal strings allow values past 2^53). */
   rx?: number | string;
   tx?: number | string;

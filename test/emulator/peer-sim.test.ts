@@ -1,6 +1,6 @@
 /** PeerSim counters while no session exists: this side's initiations, the far end's, and the responses to them. */
 import { describe, expect, it } from 'vitest';
-import { PeerSim, RESPONSE_PER_INITIATION, type PeerSimInit } from '../../src/emulator/sim/peer-sim.js';
+import { INITIATION_BYTES, PeerSim, RESPONSE_BYTES, RESPONSE_PER_INITIATION, WAKE_RTT_MS, type PeerSimInit } from '../../src/emulator/sim/peer-sim.js';
 
 const T0 = 1_800_000_000_000;
 
@@ -44,5 +44,26 @@ describe('PeerSim idle counters', () => {
   it('while connected, the session\'s rates count, not the idle ones', () => {
     const peer = sim({ idleRxRate: 148, handshakeFrom: -Infinity, sessionFrom: T0 });
     expect(peer.counters(T0 + 10_000)).toEqual({ rx: 20_000, tx: 20_000 });
+  });
+});
+
+describe('PeerSim wake (a healthy idle tunnel this side wakes)', () => {
+  // Initiations at 2 s (its response lost) and 7 s (answered 50 ms later): the handshake then, live from there.
+  const woken = (): PeerSim => sim({ handshakeFrom: T0 - 3_600_000, handshakeUntil: T0 - 3_600_000, sessionFrom: T0 - 86_400_000, wakeInitiations: [T0 + 2_000, T0 + 7_000] });
+
+  it('sends nothing before the wake, one initiation at it, the retry 5 s later, and is answered a round trip after', () => {
+    const peer = woken();
+    expect(peer.counters(T0 + 1_000)).toEqual({ rx: 0, tx: 0 });
+    expect(peer.counters(T0 + 6_000)).toEqual({ rx: 0, tx: INITIATION_BYTES });
+    expect(peer.lastHandshakeAt(T0 + 6_000)).toBe(T0 - 3_600_000);
+    expect(peer.lastHandshakeAt(T0 + 7_000 + WAKE_RTT_MS)).toBe(T0 + 7_000 + WAKE_RTT_MS);
+    // 10 s after the handshake: the response and the peer's rates since it.
+    const later = T0 + 7_000 + WAKE_RTT_MS + 10_000;
+    expect(peer.counters(later)).toEqual({ rx: RESPONSE_BYTES + 20_000, tx: 2 * INITIATION_BYTES + 20_000 });
+  });
+
+  it('rekeys every period once woken', () => {
+    const at = T0 + 7_000 + WAKE_RTT_MS;
+    expect(woken().lastHandshakeAt(at + 130_000)).toBe(at + 120_000);
   });
 });

@@ -27,6 +27,13 @@ export interface PeerSimInit {
   /** No handshake after this instant (Infinity = live forever). */
   handshakeUntil: number;
   sessionFrom: number;
+  /**
+   * A healthy idle tunnel this side wakes (PeerSeed.wake): the instants of its handshake initiations, in order, the
+   * last one answered (the ones before it had their responses lost). Each is 148 B of tx; the answer, 92 B of rx,
+   * comes WAKE_RTT_MS after the last, and with it the handshake: from then the peer is live (its rates, a rekey every
+   * period). For a peer whose own schedule has ended before the first (life `stale`); absent: none.
+   */
+  wakeInitiations?: readonly number[];
   rx: Counter;
   tx: Counter;
   /** Instant the rx/tx values above hold for. */
@@ -55,6 +62,12 @@ export function addBytes(a: Counter, b: number): Counter {
  */
 export const RESPONSE_PER_INITIATION = 92 / 148;
 
+/** WireGuard's handshake initiation and response, in bytes. */
+export const INITIATION_BYTES = 148;
+export const RESPONSE_BYTES = 92;
+/** The round trip of a woken tunnel's answered initiation (PeerSimInit.wakeInitiations). */
+export const WAKE_RTT_MS = 50;
+
 export class PeerSim {
   rxRate: number;
   txRate: number;
@@ -69,6 +82,9 @@ export class PeerSim {
   #tx: Counter;
   #countersAt: number;
   #disabled: boolean;
+  readonly #wakeInitiations: readonly number[];
+  /** When a wake's handshake completes; undefined without a wake. */
+  readonly #wokenAt: number | undefined;
 
   constructor(init: PeerSimInit) {
     this.rxRate = init.rxRate;
@@ -84,6 +100,9 @@ export class PeerSim {
     this.#tx = init.tx;
     this.#countersAt = init.countersAt;
     this.#disabled = init.disabled;
+    this.#wakeInitiations = init.wakeInitiations ?? [];
+    const last = this.#wakeInitiations.at(-1);
+    this.#wokenAt = last === undefined ? undefined : last + WAKE_RTT_MS;
   }
 
   get disabled(): boolean {
@@ -99,8 +118,10 @@ export class PeerSim {
     if (this.#disabled) return undefined;
     const first = this.#first();
     const end = Math.min(t, this.handshakeUntil);
-    if (!Number.isFinite(first) || end < first) return undefined;
-    return first + Math.floor((end - first) / this.periodMs) * this.periodMs;
+    const woken = this.#wokenAt !== undefined && t >= this.#wokenAt ? this.#wokenAt + Math.floor((t - this.#wokenAt) / this.periodMs) * this.periodMs : undefined;
+    if (!Number.isFinite(first) || end < first) return woken;
+    const scheduled = first + Math.floor((end - first) / this.periodMs) * this.periodMs;
+    return woken === undefined ? scheduled : Math.max(scheduled, woken);
   }
 
   /** rx and tx at time t (never below the stored values: counters only grow until a reset). */
@@ -109,11 +130,15 @@ export class PeerSim {
     const first = this.#first();
     const from = Math.max(this.#countersAt, first);
     const to = Math.min(t, this.handshakeUntil);
-    const connectedMs = Number.isFinite(first) ? Math.max(0, to - from) : 0;
+    const wokenMs = this.#wokenAt === undefined ? 0 : Math.max(0, t - Math.max(this.#countersAt, this.#wokenAt));
+    const connectedMs = (Number.isFinite(first) ? Math.max(0, to - from) : 0) + wokenMs;
     const idleMs = t - this.#countersAt - connectedMs;
-    const rx = Math.floor((this.rxRate * connectedMs + this.idleRxRate * idleMs) / 1000);
+    // A wake's handshake messages in the window: its initiations sent, and the answer to the last.
+    const initiations = this.#wakeInitiations.filter((at) => at > this.#countersAt && at <= t).length;
+    const answered = this.#wokenAt !== undefined && this.#wokenAt > this.#countersAt && this.#wokenAt <= t ? RESPONSE_BYTES : 0;
+    const rx = Math.floor((this.rxRate * connectedMs + this.idleRxRate * idleMs) / 1000) + answered;
     // Idle: this side's own initiations (to an endpoint), and its responses to the far end's.
-    const tx = Math.floor((this.txRate * connectedMs + (this.idleTxRate + this.idleRxRate * RESPONSE_PER_INITIATION) * idleMs) / 1000);
+    const tx = Math.floor((this.txRate * connectedMs + (this.idleTxRate + this.idleRxRate * RESPONSE_PER_INITIATION) * idleMs) / 1000) + initiations * INITIATION_BYTES;
     return { rx: addBytes(this.#rx, rx), tx: addBytes(this.#tx, tx) };
   }
 

@@ -21,6 +21,15 @@ function toCounter(value: number | string): Counter {
   return big <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(big) : big;
 }
 
+/** WireGuard's REKEY_TIMEOUT: the retry after a handshake response that did not come. */
+const RETRY_MS = 5_000;
+
+/** The initiations of a wake (PeerSeed.wake): one at start + afterSeconds, then one per lost response, 5 s apart. */
+function wakeInitiations(start: number, wake: NonNullable<PeerSeed['wake']>): number[] {
+  const at = start + wake.afterSeconds * 1000;
+  return Array.from({ length: (wake.lostResponses ?? 0) + 1 }, (_, k) => at + k * RETRY_MS);
+}
+
 /** The simulated behaviour of a seeded peer; counters at start follow from its own history. */
 export function peerSim(state: RouterState, seed: PeerSeed, key: string, start: number, staleAfterMs: number): PeerSim {
   const rng = state.rng.fork(key);
@@ -37,8 +46,10 @@ export function peerSim(state: RouterState, seed: PeerSeed, key: string, start: 
   const init = {
     rxRate: seed.rxRate ?? rng.int(200, 40_000),
     txRate: seed.txRate ?? rng.int(200, 40_000),
-    idleTxRate: seed.endpointAddress === undefined || seed.endpointAddress === '' ? 0 : 30,
+    // A tunnel this side wakes is a healthy one: nothing sent while idle before the wake.
+    idleTxRate: seed.endpointAddress === undefined || seed.endpointAddress === '' || seed.wake !== undefined ? 0 : 30,
     idleRxRate: seed.idleRxRate ?? 0,
+    ...(seed.wake === undefined ? {} : { wakeInitiations: wakeInitiations(start, seed.wake) }),
     periodMs: rng.int(115_000, 125_000),
     phaseMs,
     handshakeFrom,
