@@ -76,7 +76,8 @@ export interface LivenessInput {
   rxUnanswered?: boolean;
   /**
    * The counter window before this one showed this side sending unanswered (tx grew, and rx did not or grew
-   * unanswered). rx growth that is no answer makes the peer expected only with this too: two windows in a row.
+   * unanswered). This side's sending makes the peer expected only with this too: two windows in a row
+   * (sendingUnanswered).
    */
   unansweredBefore?: boolean;
   expect: ExpectMode;
@@ -177,23 +178,29 @@ export function rxUnansweredAt(rxMoved: boolean, handshakeAgeSeconds: number | u
 }
 
 /**
- * Whether nothing answered this side's sending in the window: rx did not grow (the rule as it always was: expected at
- * once), or grew with no session possible (rxUnanswered) and the window before showed this side sending unanswered
- * too (unansweredBefore: tx grew there, and rx did not or grew with no session possible; so a dead link that only
- * this side tried, then both, stays down, with no recovery between). One such window is not enough: on Linux
- * WireGuard (RouterOS's) a responder records its handshake only when the first data under the new keys arrives, so
- * for a round trip (5 s if the response is lost) after the far end starts a handshake on a healthy idle tunnel, rx
- * grew by the initiation, tx by the response, and the handshake is still old or missing: a dead link's look. The
- * woken tunnel's handshake shows in the next window; a dead link looks the same again (found by review). A link both
- * sides keep trying is so paged later than one only this side tries: one collection interval when its handshake is
- * already past 185 s + the window (or none), two when it dies just after a handshake (the 185 s + window allowance
- * costs one window, the confirmation another: read every 15 s, handshake at 0, down at 225 s, not 195 s; docs/health.md).
- * The in-flight moment must be shorter than a window: windows under MIN_COUNTER_WINDOW_SECONDS can show a healthy
- * tunnel so twice in a row, so the daemon tells movement from none (collectors/wireguard-counters.ts).
+ * Whether nothing answered this side's sending, in this counter window and in the one before it: in this one rx did
+ * not grow, or grew with no session possible (rxUnanswered), and the window before showed this side sending
+ * unanswered too (unansweredBefore: tx grew there, and rx did not or grew with no session possible). One such window
+ * is never enough, whatever rx did, because a healthy idle tunnel looks so for a moment each time it is woken:
+ * - this side wakes it: its initiation makes tx grow (148 B) and the response takes a round trip, 5 s more when it is
+ *   lost (WireGuard retries after REKEY_TIMEOUT): tx grew, rx did not, the handshake old. A read landing there read
+ *   `down` for one run with "rx did not grow: expected at once", about p/3 per wake at 15 s windows for a response
+ *   loss rate p, and `check`'s 6 s window CRITICAL with a chance of about p (found by review);
+ * - the far end wakes it: on Linux WireGuard (RouterOS's) a responder records its handshake only when the first data
+ *   under the new keys arrives, so for a round trip (5 s per lost response) rx grew by the initiation, tx by the
+ *   response, the handshake still old or missing (found by review).
+ * The woken tunnel's handshake shows in the next window; a dead link looks the same again, so it stays down once
+ * paged, with no recovery between (this side trying, then both, or the reverse). What it costs: a link this side
+ * starts sending to after an idle spell (its handshake past 185 s) is paged one collection interval later than at
+ * once (read every 15 s, at the second read after its sending began, not the first); one that dies just after a
+ * handshake, this side sending all along, as before (every window before the bound showed its sending unanswered:
+ * first down at 195 s, read every 15 s with the handshake at 0), and one both sides keep trying costs the 185 s +
+ * window allowance one window more (225 s; docs/health.md). The in-flight moment must be shorter than a window:
+ * windows under MIN_COUNTER_WINDOW_SECONDS can show a healthy tunnel so twice in a row, so the daemon tells movement
+ * from none (collectors/wireguard-counters.ts), and `check` does not confirm from them (cli/check.ts).
  */
 function sendingUnanswered(input: LivenessInput): boolean {
-  if (!input.rxMoved) return true;
-  return input.rxUnanswered === true && input.unansweredBefore === true;
+  return (!input.rxMoved || input.rxUnanswered === true) && input.unansweredBefore === true;
 }
 
 function expectation(input: LivenessInput): { because: ExpectedBecause; boundSeconds: number | undefined } {
@@ -201,8 +208,8 @@ function expectation(input: LivenessInput): { because: ExpectedBecause; boundSec
   if (input.keepaliveSeconds > 0) return { because: input.expect === 'always' ? 'configured' : 'keepalive', boundSeconds: keepaliveBoundSeconds(input.keepaliveSeconds) };
   if (input.expect === 'always') return { because: 'configured', boundSeconds: input.staleAfterSeconds };
   // auto without keepalive: only when this side is sending to an endpoint it can reach on its own and nothing
-  // answered (sendingUnanswered). A responder-only peer (no endpoint) cannot initiate, and its tx may tick for a
-  // laptop that sleeps.
+  // answered, in this window and the one before (sendingUnanswered). A responder-only peer (no endpoint) cannot
+  // initiate, and its tx may tick for a laptop that sleeps.
   if (input.hasEndpoint && input.txMoved && sendingUnanswered(input)) return { because: 'sending', boundSeconds: SENDING_BOUND_SECONDS };
   return { because: 'not_expected', boundSeconds: undefined };
 }

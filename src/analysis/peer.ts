@@ -73,11 +73,17 @@ export interface JudgedPeerInput {
   rxMoved?: boolean;
   txMoved?: boolean;
   /**
-   * rx grew in this window with no session possible, and the window before showed this side sending unanswered
-   * (liveness.ts rxUnansweredAt, decided at collection). Absent: rx growth counts as an answer.
+   * rx grew in this window with no session possible (liveness.ts rxUnansweredAt, decided at collection). Absent: rx
+   * growth counts as an answer.
    */
   rxUnanswered?: boolean;
+  /** The window before showed this side sending unanswered: with this, this side's sending makes the peer expected. */
   unansweredBefore?: boolean;
+  /**
+   * Whether the window before showed this side sending unanswered is not known (`check`'s one window:
+   * WireguardPeer.unansweredUnconfirmed): judged as rx and tx growth that cannot be told are, both ways.
+   */
+  unansweredBeforeUnknown?: boolean;
   /** Whether rx / tx grew cannot be told (a counter that did not decode, now or the collection before). */
   rxMovedUnknown?: boolean;
   txMovedUnknown?: boolean;
@@ -204,32 +210,40 @@ export function isUnreadable(reason: PeerReason): boolean {
 }
 
 /**
- * The peer verdict. A peer whose rx or tx growth cannot be told is judged only when every growth it could have had
- * gives one verdict (state and health), and then as if the unknown counter had not grown; otherwise it is not
- * judged (`unreadable`): taken as "did not grow", a dead tunnel this side kept sending read idle, and an `always`
- * peer's data read as no data, stale (both found by a hostile tester).
+ * The peer verdict. A peer whose rx or tx growth cannot be told, or whether the window before showed this side
+ * sending unanswered (`check`'s one window), is judged only when every value it could have had gives one verdict
+ * (state and health), and then as if the unknown one was false; otherwise it is not judged (`unreadable`): taken as
+ * "did not grow", a dead tunnel this side kept sending to read idle, and an `always` peer's data read as no data,
+ * stale (both found by a hostile tester).
  */
 export function judgePeer(peer: JudgedPeerInput, health: HealthConfig): PeerVerdict {
-  if (peer.rxMovedUnknown !== true && peer.txMovedUnknown !== true) return judgeKnownTraffic(peer, health);
-  const rxValues = peer.rxMovedUnknown === true ? GREW_OR_NOT : peer.rxMoved === true ? GREW : DID_NOT_GROW;
-  const txValues = peer.txMovedUnknown === true ? GREW_OR_NOT : peer.txMoved === true ? GREW : DID_NOT_GROW;
+  if (peer.rxMovedUnknown !== true && peer.txMovedUnknown !== true && peer.unansweredBeforeUnknown !== true) return judgeKnownTraffic(peer, health);
+  const rxValues = valuesOf(peer.rxMoved, peer.rxMovedUnknown);
+  const txValues = valuesOf(peer.txMoved, peer.txMovedUnknown);
+  const beforeValues = valuesOf(peer.unansweredBefore, peer.unansweredBeforeUnknown);
   let chosen: PeerVerdict | undefined;
   for (const rxMoved of rxValues) {
     for (const txMoved of txValues) {
-      const verdict = judgeKnownTraffic({ ...peer, rxMoved, txMoved, rxMovedUnknown: false, txMovedUnknown: false }, health);
-      if (chosen === undefined) chosen = verdict;
-      else if (verdict.state !== chosen.state || verdict.healthy !== chosen.healthy || verdict.judged !== chosen.judged) {
-        return judgeKnownTraffic({ ...peer, factsUnreadable: true, rxMovedUnknown: false, txMovedUnknown: false }, health);
+      for (const unansweredBefore of beforeValues) {
+        const verdict = judgeKnownTraffic({ ...peer, rxMoved, txMoved, unansweredBefore, rxMovedUnknown: false, txMovedUnknown: false, unansweredBeforeUnknown: false }, health);
+        if (chosen === undefined) chosen = verdict;
+        else if (verdict.state !== chosen.state || verdict.healthy !== chosen.healthy || verdict.judged !== chosen.judged) {
+          return judgeKnownTraffic({ ...peer, factsUnreadable: true, rxMovedUnknown: false, txMovedUnknown: false, unansweredBeforeUnknown: false }, health);
+        }
       }
     }
   }
   return chosen as PeerVerdict;
 }
 
-/** The values a counter's growth may take: unknown ones "did not grow" first, the verdict kept when all agree. */
-const GREW_OR_NOT: readonly boolean[] = [false, true];
-const GREW: readonly boolean[] = [true];
-const DID_NOT_GROW: readonly boolean[] = [false];
+/** The values a fact may take: an unknown one false first (the verdict kept when all agree), a known one its own. */
+function valuesOf(value: boolean | undefined, unknown: boolean | undefined): readonly boolean[] {
+  return unknown === true ? EITHER : value === true ? TRUE : FALSE;
+}
+
+const EITHER: readonly boolean[] = [false, true];
+const TRUE: readonly boolean[] = [true];
+const FALSE: readonly boolean[] = [false];
 
 function judgeKnownTraffic(peer: JudgedPeerInput, health: HealthConfig): PeerVerdict {
   // Object literals of one shape, no spreads: this runs twice per peer per collection (the collector and the

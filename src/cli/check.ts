@@ -73,10 +73,11 @@ export const THIRD_LOOK_GAP_MS = 12_000;
 /**
  * The shortest third window that confirms a dead link (CRITICAL): the daemon's shortest counter window
  * (MIN_COUNTER_WINDOW_SECONDS: two handshake retries, REKEY_TIMEOUT, 5 s, each with up to a third of a second of
- * jitter, 10.67 s, and a third of a second for the round trip; docs/health.md, "Peer states"): a healthy tunnel the far end was waking shows
- * rx with no session in two windows in a row only when its handshake response is lost in both, and one more loss
+ * jitter, 10.67 s, and a third of a second for the round trip; docs/health.md, "Peer states"): a healthy tunnel being woken
+ * (by either side) shows this side's sending unanswered in two windows in a row only when its handshake response is
+ * lost in both, and one more loss
  * does it in a window of one retry, two more in one of two. Under this the third look still tells a handshake
- * completed (OK), but rx with no session again is not confirmed: its peers are not judged (WARNING, with a note).
+ * completed (OK), but sending unanswered again is not confirmed: its peers are not judged (WARNING, with a note).
  * Before, a -t of 16 to ~25 s confirmed from a 6–10 s window, and a lossy healthy link paged on one more lost packet.
  */
 export const MIN_CONFIRMING_WINDOW_MS = MIN_COUNTER_WINDOW_SECONDS * 1000;
@@ -89,7 +90,7 @@ function sleep(ms: number): Promise<void> {
   return wait(ms, undefined, { ref: false });
 }
 
-/** Whether the peer's verdict differs with the traffic one look cannot see: rx or tx moving between two reads. */
+/** Whether the peer's verdict differs with the traffic one look cannot see: rx or tx moving between two reads, or two windows in a row. */
 export function verdictHangsOnTraffic(peer: WireguardPeer, health: RouterConfig['health'], nowMs: number): boolean {
   const input = {
     name: peer.name,
@@ -103,19 +104,23 @@ export function verdictHangsOnTraffic(peer: WireguardPeer, health: RouterConfig[
     hasEndpoint: peer.hasEndpoint,
   };
   const verdicts = new Set<string>();
-  for (const [rxMoved, txMoved] of TRAFFIC) {
-    const verdict = judgePeer({ ...input, rxMoved, txMoved }, health);
+  for (const [rxMoved, txMoved, unansweredBefore] of TRAFFIC) {
+    const verdict = judgePeer({ ...input, rxMoved, txMoved, unansweredBefore }, health);
     verdicts.add(`${verdict.state} ${verdict.healthy}`);
   }
   return verdicts.size > 1;
 }
 
-const TRAFFIC: readonly (readonly [boolean, boolean])[] = [
-  [false, false],
-  [true, false],
-  [false, true],
-  [true, true],
-];
+/**
+ * rx and tx grown or not, and whether the window before showed this side sending unanswered: this side's sending
+ * makes a peer expected only over two windows (analysis/liveness.ts), which the later looks make.
+ */
+const TRAFFIC: readonly (readonly [boolean, boolean, boolean])[] = [false, true].flatMap((before) => [
+  [false, false, before] as const,
+  [true, false, before] as const,
+  [false, true, before] as const,
+  [true, true, before] as const,
+]);
 
 /**
  * The routers with a peer whose verdict hangs on traffic between two reads, which one look cannot see: a peer
@@ -315,9 +320,9 @@ export async function check(configPath: string, routerNames?: string | readonly 
     const secondStarted = elapsed();
     await app.collectOnce((router, job) => job === 'wireguard' && secondLook.has(router));
     const secondTook = elapsed() - secondStarted;
-    // A third look, as the daemon's second window, at routers where the one window left a verdict unjudged (rx grew
-    // with no session possible): a dead link both sides keep trying shows it again with the window before set
-    // (CRITICAL), a healthy tunnel the far end was waking shows its fresh handshake (OK). Without it such a link
+    // A third look, as the daemon's second window, at routers where the one window left a verdict unjudged (tx grew
+    // unanswered: rx did not grow, or grew with no session possible): a dead link shows it again with the window
+    // before set (CRITICAL), a healthy tunnel being woken shows its fresh handshake (OK). Without it such a link
     // answered WARNING forever, and a Nagios set-up that pages on CRITICAL alone never paged for it (review).
     looking = undefined;
     for (const name of looked) if (markUnconfirmed(name) && leftUnconfirmed(name)) thirdLook.add(name);
@@ -340,7 +345,7 @@ export async function check(configPath: string, routerNames?: string | readonly 
   };
   /**
    * Marks the peers of routers the second look did not reach as traffic unseen, and those of routers it did reach
-   * whose rx grew with no session possible in the last window, not confirmed by a window before, as such (below),
+   * whose tx grew unanswered in the last window, not confirmed by a window before, as such (below),
    * before the routers are evaluated; the routers it marked so.
    */
   const markLooks = (): Set<string> => {
@@ -367,10 +372,11 @@ export async function check(configPath: string, routerNames?: string | readonly 
       notes.push(`the second look at the traffic of ${failedAt('second', secondFailed)} failed: judged from the first look, where peers whose verdict hangs on traffic are not judged`);
     }
     if (notLooked.length > 0) notes.push(`no second look at the traffic of ${notLooked.join(', ')} (${TRAFFIC_LOOK_GAP_MS / 1000} s after the first) within the check's ${formatDuration(timeoutSeconds)}: peers whose verdict hangs on it are not judged; raise --timeout`);
-    // The daemon makes a peer expected for rx that grew with no session possible only when two counter windows in a
-    // row show it (analysis/liveness.ts): a healthy idle tunnel the far end is waking looks so for a round trip, a
-    // dead link both sides keep trying looks so every time. One window can neither confirm the dead link (CRITICAL)
-    // nor call it the handshake in flight (OK), so such a peer is not judged. Noted only where a verdict was left
+    // The daemon makes a peer expected for this side's sending unanswered (tx grown; rx not grown, or grown with no
+    // session possible) only when two counter windows in a row show it (analysis/liveness.ts): a healthy idle tunnel
+    // being woken looks so for a round trip (5 s more per lost response), a dead link looks so every time. One window
+    // can neither confirm the dead link (CRITICAL) nor call it the handshake in flight (OK), so such a peer is not
+    // judged. Noted only where a verdict was left
     // unjudged so: marking also flags rows whose verdict does not hang on it (a keepalive, `expect`, a disabled peer
     // or interface), and an OK answer carried "peers … are not judged" (review).
     const evaluationOf = new Map<string, RouterEvaluation>();
@@ -387,12 +393,13 @@ export async function check(configPath: string, routerNames?: string | readonly 
     const withoutThird = unconfirmed.filter((name) => !thirdLooked.has(name) && !failed.third.has(name));
     const afterThird = unconfirmed.filter((name) => thirdLooked.has(name));
     const gap = `${TRAFFIC_LOOK_GAP_MS / 1000} s apart`;
-    const what = 'while tx did: the far end\'s handshake attempts on a link where none completes, or a handshake in flight; one window cannot tell which, so peers whose verdict hangs on it are not judged';
+    const unanswered = '(rx did not grow, or grew with no session possible): a link where no handshake completes, or a handshake in flight';
+    const what = `${unanswered} (its response lost or still on its way); one window cannot tell which, so peers whose verdict hangs on it are not judged`;
     if (withoutThird.length > 0) {
-      notes.push(`rx grew with no session at ${withoutThird.join(', ')} between the looks (${gap}) ${what}; a third look, which tells, did not fit within the check's ${formatDuration(timeoutSeconds)}: raise --timeout (the daemon tells over two collections)`);
+      notes.push(`tx grew unanswered at ${withoutThird.join(', ')} between the looks (${gap}) ${what}; a third look, which tells, did not fit within the check's ${formatDuration(timeoutSeconds)}: raise --timeout (the daemon tells over two collections)`);
     }
     if (thirdFailed.length > 0) {
-      notes.push(`rx grew with no session at ${thirdFailed.join(', ')} between the looks (${gap}) ${what}; the third look, which tells, failed at ${failedAt('third', thirdFailed)}: judged from the second look (the daemon tells over two collections)`);
+      notes.push(`tx grew unanswered at ${thirdFailed.join(', ')} between the looks (${gap}) ${what}; the third look, which tells, failed at ${failedAt('third', thirdFailed)}: judged from the second look (the daemon tells over two collections)`);
     }
     const seconds = (ms: number): string => `${Number((ms / 1000).toFixed(1))} s`;
     /** The routers, and how far apart their second and third looks' reads were: one time when they share it. */
@@ -406,13 +413,13 @@ export async function check(configPath: string, routerNames?: string | readonly 
     const longThird = afterThird.filter((name) => thirdWindowOf(name) >= MIN_CONFIRMING_WINDOW_MS);
     if (shortThird.length > 0) {
       notes.push(
-        `rx grew with no session at ${thirdApart(shortThird)} while tx did: the far end's handshake attempts on a link where none completes, ` +
-          `or a handshake in flight (its response lost once more, where the first two looks showed the same); a window under ${MIN_CONFIRMING_WINDOW_MS / 1000} s (two of WireGuard's handshake retries) cannot tell which, ` +
+        `tx grew unanswered at ${thirdApart(shortThird)} ${unanswered} ` +
+          `(its response lost once more, where the first two looks showed the same); a window under ${MIN_CONFIRMING_WINDOW_MS / 1000} s (two of WireGuard's handshake retries) cannot tell which, ` +
           `so peers whose verdict hangs on it are not judged: raise --timeout (the third look's window is ${THIRD_LOOK_GAP_MS / 1000} s when -t leaves room; the daemon tells over two collections)`,
       );
     }
     if (longThird.length > 0) {
-      notes.push(`rx grew with no session at ${thirdApart(longThird)} alone ${what} (the daemon tells over two collections)`);
+      notes.push(`tx grew unanswered at ${thirdApart(longThird)} alone ${what} (the daemon tells over two collections)`);
     }
     return notes;
   };

@@ -56,13 +56,14 @@ export interface WireguardPeer {
   rxUnanswered?: boolean;
   /**
    * The window before this one (ending at the previous successful read) showed this side sending unanswered: tx grew,
-   * and rx did not, or grew unanswered. rx growth that is no answer makes a peer expected only with this too.
+   * and rx did not, or grew unanswered. This side's sending makes a peer expected only with this too.
    */
   unansweredBefore?: boolean;
   /**
-   * `check` only (PeerTable.markUnansweredUnconfirmed): rx and tx grew, rx with no session possible, in check's one
-   * window, so whether that rx was an answer is not known (its growth is); rxMovedUnknown is set with it so that
-   * judgePeer leaves unjudged a verdict that hangs on it. Never set by a collection.
+   * `check` only (PeerTable.markUnansweredUnconfirmed): tx grew unanswered (rx did not grow, or grew with no session
+   * possible) in check's one window, with no window before seen so, so whether this side's sending went unanswered two
+   * windows in a row is not known: judgePeer takes unansweredBefore both ways and leaves unjudged a verdict that hangs
+   * on it. Never set by a collection.
    */
   unansweredUnconfirmed?: boolean;
   /**
@@ -102,7 +103,7 @@ const TX_MOVED_UNKNOWN = 256;
 const RX_UNANSWERED = 512;
 /** The window before showed this side sending unanswered (WireguardPeer.unansweredBefore). */
 const UNANSWERED_BEFORE = 1024;
-/** `check`'s one window could not tell whether rx growth was an answer (WireguardPeer.unansweredUnconfirmed). */
+/** `check`'s one window could not tell whether the window before showed sending unanswered (WireguardPeer.unansweredUnconfirmed). */
 const UNANSWERED_UNCONFIRMED = 2048;
 /**
  * The row's counters were read later than its table's read time: a peer new to a run whose counter window was too
@@ -203,31 +204,36 @@ export class PeerTable implements KeptPeers {
   }
 
   /**
-   * Every row's rx and tx growth made unknown: `check` marks the peers of a run it could not look at a second time
-   * (judgePeer then leaves unjudged those whose verdict hangs on it).
+   * Every row's rx and tx growth made unknown, and whether the window before showed this side sending unanswered
+   * (none was seen): `check` marks the peers of a run it could not look at a second time (judgePeer then leaves
+   * unjudged those whose verdict hangs on it). Not the growth alone: this side's sending makes a peer expected only
+   * over two windows, and with the window before taken as not unanswered, every growth read idle, a dead site link OK.
    */
   markTrafficUnseen(): void {
-    for (let row = 0; row < this.#length; row++) this.#numbers[row * NUMBERS + FLAGS] = this.#flagsAt(row) | RX_MOVED_UNKNOWN | TX_MOVED_UNKNOWN;
+    for (let row = 0; row < this.#length; row++) this.#numbers[row * NUMBERS + FLAGS] = this.#flagsAt(row) | RX_MOVED_UNKNOWN | TX_MOVED_UNKNOWN | UNANSWERED_UNCONFIRMED;
   }
 
   /**
-   * `check`'s one window: its two looks ~6 s apart tell growth over one window, never two, so rx that grew there with
-   * no session possible cannot be confirmed as a dead link nor dismissed as a handshake in flight. The rows showing it
-   * (an endpoint, tx grown, rx grown unanswered, the window before not seen unanswered) are flagged so
-   * (unansweredUnconfirmed: the growth is known, whether it was an answer is not), with their rx growth made unknown
-   * so that judgePeer leaves unjudged those whose verdict hangs on it (WARNING, not OK nor CRITICAL); the flagged rows
-   * still count as sending unanswered for the next look (sendingUnansweredAt).
+   * `check`'s one window: its two looks ~6 s apart tell growth over one window, never two, so this side's sending
+   * unanswered there (tx grown, rx not grown or grown with no session possible) cannot be confirmed as a dead link nor
+   * dismissed as a handshake in flight (its response lost, or the far end's not yet answered). The rows showing it (an
+   * endpoint, tx grown and told, not answered, the window before not seen unanswered) are flagged so
+   * (unansweredUnconfirmed: whether the window before showed it is not known), so that judgePeer leaves unjudged those
+   * whose verdict hangs on it (WARNING, not OK nor CRITICAL); their growth stays as told, and they count as sending
+   * unanswered for the next look (sendingUnansweredAt).
    * `windowBeforeCounts` false: the window is too short to confirm what the window before showed (check's third look
    * under MIN_CONFIRMING_WINDOW_MS), so rows the window before showed sending unanswered are marked too, as if it
    * had not been seen. Returns how many rows it marked.
    */
   markUnansweredUnconfirmed(windowBeforeCounts = true): number {
     let marked = 0;
-    const shows = HAS_ENDPOINT | TX_MOVED | RX_MOVED | RX_UNANSWERED;
+    const sending = HAS_ENDPOINT | TX_MOVED;
     for (let row = 0; row < this.#length; row++) {
       const flags = this.#flagsAt(row);
-      if ((flags & shows) !== shows || (windowBeforeCounts && (flags & UNANSWERED_BEFORE) !== 0)) continue;
-      this.#numbers[row * NUMBERS + FLAGS] = (flags & ~UNANSWERED_BEFORE) | RX_MOVED_UNKNOWN | UNANSWERED_UNCONFIRMED;
+      if ((flags & sending) !== sending || (flags & TX_MOVED_UNKNOWN) !== 0) continue;
+      if ((flags & RX_MOVED) !== 0 && (flags & RX_UNANSWERED) === 0) continue;
+      if (windowBeforeCounts && (flags & UNANSWERED_BEFORE) !== 0) continue;
+      this.#numbers[row * NUMBERS + FLAGS] = (flags & ~UNANSWERED_BEFORE) | UNANSWERED_UNCONFIRMED;
       marked++;
     }
     return marked;
@@ -240,9 +246,7 @@ export class PeerTable implements KeptPeers {
   sendingUnansweredAt(row: number): boolean {
     if (row >= this.#length) return false;
     const flags = this.#flagsAt(row);
-    // The rx growth check's marking made unknown is known (UNANSWERED_UNCONFIRMED): a third look confirms on it.
-    const rxUnknown = (flags & RX_MOVED_UNKNOWN) !== 0 && (flags & UNANSWERED_UNCONFIRMED) === 0;
-    if (rxUnknown || (flags & TX_MOVED_UNKNOWN) !== 0 || (flags & TX_MOVED) === 0) return false;
+    if ((flags & (RX_MOVED_UNKNOWN | TX_MOVED_UNKNOWN)) !== 0 || (flags & TX_MOVED) === 0) return false;
     return (flags & RX_MOVED) === 0 || (flags & RX_UNANSWERED) !== 0;
   }
 

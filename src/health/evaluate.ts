@@ -388,6 +388,8 @@ function* judgePeers(
         // Decided at collection (wireguard.ts): whether rx that grew was an answer does not depend on when it is judged.
         rxUnanswered: peer.rxUnanswered === true,
         unansweredBefore: peer.unansweredBefore === true,
+        // `check` only: its one window could not tell (PeerTable.markUnansweredUnconfirmed).
+        unansweredBeforeUnknown: peer.unansweredUnconfirmed === true,
         rxMovedUnknown: peer.rxMovedUnknown === true,
         txMovedUnknown: peer.txMovedUnknown === true,
         // Due from the boot only for the peers the run judged so (wireguard.ts: no handshake, readable as none, a
@@ -419,8 +421,9 @@ function* judgePeers(
     [unjudged.handshake, 'their last-handshake did not decode'],
     [unjudged.facts, 'their disabled or persistent-keepalive did not decode, or whether their interface runs is not known'],
     [unjudged.traffic, 'whether their rx or tx grew is not known, and their verdict hangs on it'],
-    // `check` only: the growth is known, what it was is not (one window; PeerTable.markUnansweredUnconfirmed).
-    [unjudged.unconfirmed, 'their rx grew with no session possible while their tx did, and one window cannot tell whether that rx was an answer (a handshake in flight) or the far end\'s attempts on a dead link; their verdict hangs on it'],
+    // `check` only: the growth is known, whether it went unanswered two windows in a row is not (one window;
+    // PeerTable.markUnansweredUnconfirmed).
+    [unjudged.unconfirmed, 'their tx grew unanswered (rx did not grow, or grew with no session possible), and one window cannot tell a handshake in flight (its response lost or still on its way) from a link where none completes; their verdict hangs on it'],
   ] as const) {
     if (subjects.length === 0) continue;
     const count = counted(subjects.length, 'peer');
@@ -435,7 +438,7 @@ interface Unjudged {
   handshake: string[];
   facts: string[];
   traffic: string[];
-  /** rx growth known, whether it answered not (check's one window). */
+  /** Growth known, whether this side's sending went unanswered two windows in a row not (check's one window). */
   unconfirmed: string[];
 }
 
@@ -546,7 +549,9 @@ function problemOf(
     unjudged.handshake.push(subject);
   } else if (verdict.reason === 'unreadable') {
     // Unreadable only for the growth it could not tell (judgePeer) when its own facts read.
-    (peer.factsUnreadable ? unjudged.facts : peer.unansweredUnconfirmed === true ? unjudged.unconfirmed : unjudged.traffic).push(subject);
+    // Growth not told is said before what one window cannot tell: a row check marked may have both.
+    const trafficUnknown = peer.rxMovedUnknown === true || peer.txMovedUnknown === true;
+    (peer.factsUnreadable ? unjudged.facts : peer.unansweredUnconfirmed === true && !trafficUnknown ? unjudged.unconfirmed : unjudged.traffic).push(subject);
   }
 }
 

@@ -8,63 +8,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { MIN_COUNTER_WINDOW_SECONDS } from '../../src/analysis/liveness.js';
-import { formatSeconds } from '../../src/emulator/util/duration.js';
-import type { RouterRecord } from '../../src/routeros/records.js';
-import { peerVerdict, wireguardJob } from './wireguard-job.js';
-
-const T0 = Date.UTC(2026, 11, 5, 3, 0, 0);
-const IFACE: RouterRecord = { name: 'wg0', 'public-key': 'S3rv3r', running: 'true', disabled: 'false' };
-/** The tunnel's last handshake, long before the reads: an idle tunnel (world seconds). */
-const OLD_HANDSHAKE = -1_000;
-
-/** A peer as one read gives it: its counters and, when any, its handshake's world time. */
-interface PeerRead {
-  key: string;
-  rx: number;
-  tx: number;
-  handshakeAt?: number;
-}
-
-/** One read: world time `at` (s) on both clocks, or a wall clock `wallOffset` s off (a step). */
-interface Read {
-  at: number;
-  peers: PeerRead[];
-  wallOffset?: number;
-}
-
-function record(read: Read, peer: PeerRead): RouterRecord {
-  return {
-    interface: 'wg0',
-    'public-key': `${peer.key.repeat(43)}=`,
-    name: peer.key,
-    'endpoint-address': '203.0.113.7',
-    'endpoint-port': '13231',
-    'allowed-address': '10.9.0.2/32',
-    rx: String(peer.rx),
-    tx: String(peer.tx),
-    'last-handshake': formatSeconds(read.at - (peer.handshakeAt ?? OLD_HANDSHAKE)),
-  };
-}
-
-/** Each read's state of every peer, `key:state`, through the real wireguard job with one memory. */
-async function states(reads: Read[], minCounterWindowSeconds?: number): Promise<string[]> {
-  const read = wireguardJob(minCounterWindowSeconds);
-  const out: string[] = [];
-  for (const each of reads) {
-    const text = await read({
-      interfaces: [IFACE],
-      peers: each.peers.map((peer) => record(each, peer)),
-      wallMs: T0 + (each.at + (each.wallOffset ?? 0)) * 1000,
-      elapsedMs: 9_000_000 + each.at * 1000,
-    });
-    out.push(each.peers.map((peer) => `${peer.key}:${peerVerdict(text, peer.key).split('/')[0] ?? ''}`).join(' '));
-  }
-  return out;
-}
-
-/** An initiation is 148 bytes, a response 92: WireGuard's handshake messages. */
-const INITIATION = 148;
-const RESPONSE = 92;
+import { INITIATION, RESPONSE, states, type Read } from './wireguard-reads.js';
 
 describe('a counter window shorter than two handshake retries', () => {
   it('is the constant the daemon uses: 11 s', () => {
@@ -113,11 +57,14 @@ describe('a counter window shorter than two handshake retries', () => {
     expect(await states(reads)).toEqual(['a:idle', 'a:idle', 'a:idle', 'a:up']);
   });
 
-  it('read every 5 s, a dead link this side keeps sending to is down once a window reaches 11 s, and stays down', async () => {
-    const reads: Read[] = [0, 5, 10, 15, 20, 25, 30].map((at) => ({ at, peers: [{ key: 'a', rx: 1_000, tx: 1_000 + (at / 5) * INITIATION }] }));
-    expect(await states(reads)).toEqual(['a:idle', 'a:idle', 'a:idle', 'a:down', 'a:down', 'a:down', 'a:down']);
-    // Judged as it is, the first 5 s window already paged: no room for the retry that completes a healthy handshake.
-    expect((await states(reads, 0))[1]).toBe('a:down');
+  it('read every 5 s, a dead link this side keeps sending to is down once two windows of 11 s or more in a row show it (at 30 s), and stays down', async () => {
+    const reads: Read[] = [0, 5, 10, 15, 20, 25, 30, 35].map((at) => ({ at, peers: [{ key: 'a', rx: 1_000, tx: 1_000 + (at / 5) * INITIATION }] }));
+    // Down at 30 s, not 15 s as before: the window 0–15 s is one window of sending unanswered, which never makes a
+    // peer expected (a healthy tunnel this side wakes, its response lost, looks so); 15–30 s is the second in a row.
+    expect(await states(reads)).toEqual(['a:idle', 'a:idle', 'a:idle', 'a:idle', 'a:idle', 'a:idle', 'a:down', 'a:down']);
+    // Judged as it is, the second 5 s window already paged (10 s after the sending began): no room for the retry that
+    // completes a healthy handshake.
+    expect((await states(reads, 0))[2]).toBe('a:down');
   });
 
   it('a peer new in a short window is new to the next run too: its first window starts at its own read', async () => {
@@ -126,8 +73,11 @@ describe('a counter window shorter than two handshake retries', () => {
       { at: 3, peers: [{ key: 'a', rx: 1_100, tx: 1_100, handshakeAt: -10 }, { key: 'n', rx: 0, tx: INITIATION }] },
       { at: 15, peers: [{ key: 'a', rx: 1_200, tx: 1_200, handshakeAt: -10 }, { key: 'n', rx: 0, tx: 4 * INITIATION }] },
       { at: 30, peers: [{ key: 'a', rx: 1_300, tx: 1_300, handshakeAt: -10 }, { key: 'n', rx: 0, tx: 7 * INITIATION }] },
+      { at: 45, peers: [{ key: 'a', rx: 1_400, tx: 1_400, handshakeAt: -10 }, { key: 'n', rx: 0, tx: 10 * INITIATION }] },
     ];
-    // n never shook hands (its last-handshake says 1,000 s ago here, before it existed: the router's idea).
-    expect(await states(reads)).toEqual(['a:up', 'a:up n:idle', 'a:up n:idle', 'a:up n:down']);
+    // n never shook hands (its last-handshake says 1,000 s ago here, before it existed: the router's idea). Its first
+    // window is 15–30 s and its second 30–45 s: down at 45 s (two windows of sending unanswered in a row). Had its first
+    // window been taken from the table's read at 0 s, it would be 0–15 s, and n down at 30 s.
+    expect(await states(reads)).toEqual(['a:up', 'a:up n:idle', 'a:up n:idle', 'a:up n:idle', 'a:up n:down']);
   });
 });

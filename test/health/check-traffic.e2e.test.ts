@@ -10,7 +10,7 @@ import type { WireguardPeer } from '../../src/collectors/wireguard.js';
 import type { CheckOutput } from '../../src/health/nagios.js';
 import { testRouter } from '../helpers/config.js';
 import { tempFile, writeCa } from '../helpers/emulator-config.js';
-import { TRAFFIC_ROUTERS } from '../helpers/traffic-routers.js';
+import { TRAFFIC_ROUTERS, wokenSiteRouter } from '../helpers/traffic-routers.js';
 
 const PASSWORD = 'check-traffic-secret';
 const T0 = Date.UTC(2026, 10, 29, 3, 0, 0);
@@ -26,6 +26,8 @@ function configFile(router: string | readonly string[], health: object = {}): st
 
 /** The pause between the looks, on the emulated routers' clock: no waiting in the test. */
 const pauses: number[] = [];
+/** When the case with the router `awake` starts, seconds after the emulator's start: after every case before it. */
+const AWAKE_AT = 3_600;
 async function step(ms: number): Promise<void> {
   pauses.push(ms);
   clock += ms;
@@ -56,6 +58,8 @@ beforeAll(async () => {
       TRAFFIC_ROUTERS.both,
       // One case sets its wg-lab interface `on_demand`: that link's verdict does not hang on what one window cannot tell.
       TRAFFIC_ROUTERS.mixed,
+      // A healthy site link this side wakes at AWAKE_AT (its response answered at once): settled by the second look.
+      wokenSiteRouter('awake', AWAKE_AT + 2, 0),
       // A road warrior asleep: no endpoint, nothing to send to, idle is right.
       { name: 'road', interfaces: [{ name: 'wg-road' }], peers: [{ interface: 'wg-road', name: 'laptop', allowedAddress: ['10.8.0.5/32'], life: 'stale', staleForSeconds: 3_600, responder: true }] },
     ],
@@ -68,10 +72,13 @@ afterAll(async () => {
 });
 
 describe('check and peers whose verdict hangs on traffic', () => {
-  it('a dead site link without keepalive that this side keeps trying: CRITICAL after a second look (it answered OK)', async () => {
+  it('a dead site link without keepalive that this side keeps trying: CRITICAL after the third look (it answered OK)', async () => {
     pauses.length = 0;
     const out = await check(configFile('hub'), undefined, { now: () => clock, pause: step });
-    expect(pauses).toEqual([TRAFFIC_LOOK_GAP_MS]);
+    // Confirmed by the third look since one window never makes a peer expected: tx grown and rx not in the second
+    // look's window alone is also a healthy tunnel this side wakes, its response lost (it answered CRITICAL at the
+    // second look then; test/health/check-lost-response.e2e.test.ts).
+    expect(pauses).toEqual([TRAFFIC_LOOK_GAP_MS, THIRD_LOOK_GAP_MS]);
     expect(out.code).toBe(2);
     expect(out.text.split('\n')[0]).toMatch(/^ROUTEROS CRITICAL - 1 stale peer: hub\/wg-sites\/site-dead/);
   });
@@ -84,7 +91,7 @@ describe('check and peers whose verdict hangs on traffic', () => {
     expect(pauses).toEqual([TRAFFIC_LOOK_GAP_MS, THIRD_LOOK_GAP_MS]);
     expect(out.code).toBe(2);
     expect(out.text.split('\n')[0]).toMatch(/^ROUTEROS CRITICAL - .*site-one-way/);
-    expect(out.text).not.toMatch(/rx grew with no session|cannot judge/);
+    expect(out.text).not.toMatch(/tx grew unanswered|cannot judge/);
   });
 
   it('the same link with a -t too short for the third look (12 s of 10 s): WARNING, not judged, with a note to raise --timeout', async () => {
@@ -96,8 +103,8 @@ describe('check and peers whose verdict hangs on traffic', () => {
     expect(out.code).toBe(1);
     const lines = out.text.split('\n');
     expect(lines[0]).toMatch(/^ROUTEROS WARNING - /);
-    expect(lines.some((line) => /rx grew with no session at both between the looks .*one window cannot tell which.*a third look, which tells, did not fit within the check's 10s: raise --timeout/.test(line))).toBe(true);
-    expect(out.text).toContain('one window cannot tell whether that rx was an answer');
+    expect(lines.some((line) => /tx grew unanswered at both between the looks .*one window cannot tell which.*a third look, which tells, did not fit within the check's 10s: raise --timeout/.test(line))).toBe(true);
+    expect(out.text).toContain('one window cannot tell a handshake in flight');
     expect(out.text).toMatch(/site-one-way/);
   });
 
@@ -115,8 +122,8 @@ describe('check and peers whose verdict hangs on traffic', () => {
       const lines = out.text.split('\n');
       expect(lines[0]).toBe('ROUTEROS WARNING - 1 router with peers it cannot judge: both/wireguard (cannot judge 1 peer)');
       expect(lines[1]).toBe(
-        `rx grew with no session at both between the second and third looks (${gap / 1000} s apart) while tx did: ` +
-          'the far end\'s handshake attempts on a link where none completes, or a handshake in flight (its response lost once more, where the first two looks showed the same); ' +
+        `tx grew unanswered at both between the second and third looks (${gap / 1000} s apart) (rx did not grow, or grew with no session possible): ` +
+          'a link where no handshake completes, or a handshake in flight (its response lost once more, where the first two looks showed the same); ' +
           `a window under ${MIN_CONFIRMING_WINDOW_MS / 1000} s (two of WireGuard's handshake retries) cannot tell which, so peers whose verdict hangs on it are not judged: ` +
           `raise --timeout (the third look's window is ${THIRD_LOOK_GAP_MS / 1000} s when -t leaves room; the daemon tells over two collections)`,
       );
@@ -127,7 +134,7 @@ describe('check and peers whose verdict hangs on traffic', () => {
     const confirmed = await check(configFile('both'), undefined, { now: () => clock, pause: step, elapsed: () => clock, timeoutSeconds: 26 });
     expect(pauses).toEqual([TRAFFIC_LOOK_GAP_MS, MIN_CONFIRMING_WINDOW_MS]);
     expect(confirmed.code).toBe(2);
-    expect(confirmed.text).not.toMatch(/rx grew with no session|cannot judge/);
+    expect(confirmed.text).not.toMatch(/tx grew unanswered|cannot judge/);
   });
 
   it('the third window is the time between the two reads, not the pause asked for: reads 10 s apart after a 12 s pause (the second look\'s read landing late) do not confirm', async () => {
@@ -141,17 +148,18 @@ describe('check and peers whose verdict hangs on traffic', () => {
     const out = await check(configFile('both'), undefined, { now: () => clock, pause: short, elapsed: () => clock });
     expect(pauses).toEqual([TRAFFIC_LOOK_GAP_MS, THIRD_LOOK_GAP_MS]);
     expect(out.code).toBe(1);
-    expect(out.text.split('\n')[1]).toMatch(/^rx grew with no session at both between the second and third looks \(10 s apart\) while tx did: .*a window under 11 s/);
+    expect(out.text.split('\n')[1]).toMatch(/^tx grew unanswered at both between the second and third looks \(10 s apart\) \(rx did not grow, or grew with no session possible\): .*a window under 11 s/);
   });
 
   it('a peer marked in the one window whose verdict does not hang on it (`expect: on_demand`) adds no note: the answer is the other peer\'s, CRITICAL, with no "not judged" (review)', async () => {
     pauses.length = 0;
     const out = await check(configFile('mixed', { expect: { 'wg-lab': 'on_demand' } }), undefined, { now: () => clock, pause: step, elapsed: () => clock });
-    // No third look: no verdict was left unjudged by the one window (the marked on_demand row is judged alike).
-    expect(pauses).toEqual([TRAFFIC_LOOK_GAP_MS]);
+    // A third look, for site-dead (one window never makes a peer expected: the third confirms it). The on_demand row,
+    // marked in both windows, is judged alike either way and adds nothing.
+    expect(pauses).toEqual([TRAFFIC_LOOK_GAP_MS, THIRD_LOOK_GAP_MS]);
     expect(out.code).toBe(2);
     expect(out.text).toMatch(/site-dead/);
-    expect(out.text).not.toMatch(/rx grew with no session|not judged|cannot judge/);
+    expect(out.text).not.toMatch(/tx grew unanswered|not judged|cannot judge/);
   });
 
   it('the third look\'s gap shrinks to what a shorter -t leaves after its run\'s most (three 3 s timeouts: 8 s of 23 s), at least the second\'s 6 s (16 s), none below (12 s)', async () => {
@@ -167,14 +175,27 @@ describe('check and peers whose verdict hangs on traffic', () => {
     }
   });
 
-  it('a third look whose run fails keeps what the second look established: CRITICAL for the dead link this side keeps trying, the other not judged, with a note (it answered WARNING "collector failing"; review)', async () => {
-    const out = await checkFailingFrom(2, configFile('mixed'));
+  it('a third look whose run fails keeps what the second look established: CRITICAL for a peer down whatever the traffic (site-dead declared `always`), the link needing the third look not judged, with a note (it answered WARNING "collector failing"; review)', async () => {
+    // site-dead declared `always`: down from the first look. Left `auto`, this side's sending to it would need the
+    // third look too (one window never makes a peer expected), and the failed look would leave it not judged (below).
+    const out = await checkFailingFrom(2, configFile('mixed', { expect: { 'wg-sites': 'always' } }));
     expect(pauses).toEqual([TRAFFIC_LOOK_GAP_MS, THIRD_LOOK_GAP_MS]);
     expect(out.code).toBe(2);
     const lines = out.text.split('\n');
     expect(lines[0]).toMatch(/^ROUTEROS CRITICAL - .*site-dead/);
-    expect(lines).toContainEqual(expect.stringMatching(/^rx grew with no session at mixed between the looks .*the third look, which tells, failed at mixed \(http_5xx\): judged from the second look/));
+    expect(lines).toContainEqual(expect.stringMatching(/^tx grew unanswered at mixed between the looks .*the third look, which tells, failed at mixed \(http_5xx\): judged from the second look/));
     expect(out.text).toMatch(/lab-one-way/);
+    expect(out.text).not.toMatch(/collector failing/);
+  });
+
+  it('a third look whose run fails, the dead link this side keeps trying `auto`: judged from the second look, its one window, so not judged (WARNING with the note), not "collector failing"', async () => {
+    const out = await checkFailingFrom(2, configFile('mixed'));
+    expect(pauses).toEqual([TRAFFIC_LOOK_GAP_MS, THIRD_LOOK_GAP_MS]);
+    expect(out.code).toBe(1);
+    const lines = out.text.split('\n');
+    expect(lines[0]).toMatch(/^ROUTEROS WARNING - .*cannot judge 2 peers/);
+    expect(lines).toContainEqual(expect.stringMatching(/^tx grew unanswered at mixed between the looks .*the third look, which tells, failed at mixed \(http_5xx\): judged from the second look/));
+    expect(out.text).toMatch(/site-dead/);
     expect(out.text).not.toMatch(/collector failing/);
   });
 
@@ -201,20 +222,27 @@ describe('check and peers whose verdict hangs on traffic', () => {
     expect(out.text).not.toMatch(/collector failing/);
   });
 
-  it('the third look re-runs only the routers it is for: hub, CRITICAL after the second, is not asked again (review)', async () => {
+  it('the third look re-runs only the routers it is for: awake, settled by the second (its woken link\'s fresh handshake, OK), is not asked again (review)', async () => {
+    // The router was hub, CRITICAL after the second look; a dead link this side keeps trying needs the third look
+    // now (one window never makes a peer expected). awake's link, idle at the first look, is woken 2 s after it and
+    // answered at once: up at the second.
+    expect(clock).toBeLessThan(T0 + AWAKE_AT * 1000);
+    clock = T0 + AWAKE_AT * 1000;
     pauses.length = 0;
-    const hub = emulator.router('hub');
-    let hubBeforeThird = -1;
+    const awake = emulator.router('awake');
+    let awakeBeforeThird = -1;
     const count = async (ms: number): Promise<void> => {
       await step(ms);
-      if (pauses.length === 2) hubBeforeThird = hub.stats.requests;
+      if (pauses.length === 2) awakeBeforeThird = awake.stats.requests;
     };
-    const out = await check(configFile(['hub', 'both']), undefined, { now: () => clock, pause: count, elapsed: () => clock });
+    const out = await check(configFile(['awake', 'both']), undefined, { now: () => clock, pause: count, elapsed: () => clock });
     expect(pauses).toEqual([TRAFFIC_LOOK_GAP_MS, THIRD_LOOK_GAP_MS]);
-    expect(hubBeforeThird).toBeGreaterThan(0);
-    expect(hub.stats.requests).toBe(hubBeforeThird);
+    expect(awakeBeforeThird).toBeGreaterThan(0);
+    expect(awake.stats.requests).toBe(awakeBeforeThird);
     expect(out.code).toBe(2);
-    expect(out.text.split('\n')[0]).toMatch(/site-dead.*site-one-way|site-one-way.*site-dead/);
+    expect(out.text.split('\n')[0]).toMatch(/site-one-way/);
+    expect(out.text.split('\n')[0]).not.toMatch(/site-woken|awake/);
+    expect(out.text).toMatch(/^\[OK\] awake: up/m);
   });
 
   it('a road warrior asleep (no endpoint) needs no second look, and is OK', async () => {
@@ -245,9 +273,13 @@ describe('check and peers whose verdict hangs on traffic', () => {
 
   it('with the gap before the deadline, the second look is made though a whole run may not fit after it (6 s of 8 s, 3 s timeouts)', async () => {
     pauses.length = 0;
-    const out = await check(configFile('hub'), undefined, { now: () => clock, pause: step, timeoutSeconds: 8 });
+    const out = await check(configFile('hub'), undefined, { now: () => clock, pause: step, elapsed: () => clock, timeoutSeconds: 8 });
     expect(pauses).toEqual([TRAFFIC_LOOK_GAP_MS]);
-    expect(out.code).toBe(2);
+    // Made and judged: its one window leaves the dead link not judged (it was CRITICAL: one window made it expected),
+    // with the note that the third look did not fit, not the note of a second look that was not made.
+    expect(out.code).toBe(1);
+    expect(out.text).toMatch(/tx grew unanswered at hub between the looks .*did not fit within the check's 8s/);
+    expect(out.text).not.toMatch(/no second look/);
   });
 });
 

@@ -145,14 +145,17 @@ describe('a dead link both sides keep trying, no handshake completing (rx and tx
     expect(seen.map((each) => each.state)).toEqual(['idle', 'idle', 'down']);
   });
 
-  it('one-sided first (tx alone: expected at once, as before), then both sides trying: stays down, no recovery logged between', async () => {
+  it('one-sided first (tx alone, two windows: down at the second, not at once as before), then both sides trying: stays down, no recovery logged between', async () => {
+    // tx alone in one window is not enough any more (a healthy tunnel this side wakes, its response lost once, looks
+    // so for 5 s): the window at 30 s is idle, the one at 60 s down; then rx grows with no session too, and it stays.
     const { seen, logged } = await collect([
       { wall: 0, mono: 0, rx: 1_000, tx: 1_000, age: 1_000 },
       { wall: 30, mono: 30, rx: 1_000, tx: 1_148, age: 1_030 },
-      { wall: 60, mono: 60, rx: 1_148, tx: 1_388, age: 1_060 },
+      { wall: 60, mono: 60, rx: 1_000, tx: 1_296, age: 1_060 },
+      { wall: 90, mono: 90, rx: 1_148, tx: 1_536, age: 1_090 },
     ]);
-    expect(seen.map((each) => each.state)).toEqual(['idle', 'down', 'down']);
-    expect(logged).toEqual([0, 1, 1]);
+    expect(seen.map((each) => each.state)).toEqual(['idle', 'idle', 'down', 'down']);
+    expect(logged).toEqual([0, 0, 1, 1]);
   });
 });
 
@@ -178,16 +181,18 @@ describe('the window is the longer of the monotonic and the wall-clock differenc
   it('the reviewer\'s scenario A: the host suspended 1 h between two reads (the monotonic clock stopped, 15 s on it, 3,615 s on the wall clock), rx and tx grew, the handshake 2,000 s old: an answer in the window, idle, ok', async () => {
     const { seen, logged, messages } = await collect([
       { wall: 0, mono: 0, rx: 1_000, tx: 1_000, age: 50 },
-      // tx alone, the session alive: expected, up.
+      // tx alone, the session alive: up (one window of it: not expected yet).
       { wall: 15, mono: 15, rx: 1_000, tx: 1_500, age: 65 },
+      // tx alone again, two windows in a row: expected, up (a read more than before, when one window made it expected).
+      { wall: 30, mono: 30, rx: 1_000, tx: 2_000, age: 80 },
       // Suspended an hour: performance.now() stood still; the router went on, a handshake in the meantime.
-      { wall: 15 + 3_600 + 15, mono: 30, rx: 1_600, tx: 1_600, age: 2_000 },
+      { wall: 30 + 3_600 + 15, mono: 45, rx: 2_100, tx: 2_100, age: 2_000 },
     ]);
-    expect(seen.map((each) => each.collected)).toEqual(['up', 'up', 'idle']);
-    expect(seen.map((each) => each.status)).toEqual(['ok', 'ok', 'ok']);
-    // The verdict log reckons the hour unread as it always did (the expected-by of the second read passed in it), and
-    // the third read ends it: idle, not down.
-    expect(logged).toEqual([0, 0, 2]);
+    expect(seen.map((each) => each.collected)).toEqual(['up', 'up', 'up', 'idle']);
+    expect(seen.map((each) => each.status)).toEqual(['ok', 'ok', 'ok', 'ok']);
+    // The verdict log reckons the hour unread as it always did (the expected-by of the third read passed in it), and
+    // the fourth read ends it: idle, not down.
+    expect(logged).toEqual([0, 0, 0, 2]);
     expect(messages.at(-1)).toMatch(/site .* is no longer a problem \(idle\)$/);
   });
 });
@@ -236,8 +241,11 @@ describe('a handshake that did not decode', () => {
 });
 
 describe('check\'s one window (PeerTable.markUnansweredUnconfirmed)', () => {
-  /** Two looks 6 s apart at a link both sides keep trying, no handshake: the second look's table, marked. */
-  function oneWindow(health: Record<string, unknown> = {}) {
+  /**
+   * Two looks 6 s apart at a link both sides keep trying, no handshake (or, `rx` false, a link only this side tries):
+   * the second look's table, marked.
+   */
+  function oneWindow(health: Record<string, unknown> = {}, rx = true) {
     const config = configOf(health);
     const router = config.routers[0];
     if (router === undefined) throw new Error('no router');
@@ -245,7 +253,7 @@ describe('check\'s one window (PeerTable.markUnansweredUnconfirmed)', () => {
     let data: WireguardData | undefined;
     for (const read of [
       { wall: 0, mono: 0, rx: 1_000, tx: 1_000, age: undefined },
-      { wall: 6, mono: 6, rx: 1_148, tx: 1_240, age: undefined },
+      { wall: 6, mono: 6, rx: rx ? 1_148 : 1_000, tx: 1_240, age: undefined },
     ]) {
       data = mapWireguard([IFACE], [peerAt(read)], routerLabel('hq'), router.health, T0 + read.wall * 1000, memory, undefined, undefined, undefined, 1_000 + read.mono * 1000).data;
     }
@@ -256,16 +264,22 @@ describe('check\'s one window (PeerTable.markUnansweredUnconfirmed)', () => {
     return { marked, table: data.peers, evaluation: evaluateRouter(router, [systemOk(at), snapshot], at) };
   }
 
-  it('words the peer as what is not known: its growth is, whether that rx was an answer is not (not "whether their rx or tx grew is not known")', () => {
-    const { marked, table, evaluation } = oneWindow();
-    expect(marked).toBe(1);
-    expect([...table][0]).toMatchObject({ rxMoved: true, txMoved: true, rxUnanswered: true, unansweredUnconfirmed: true });
-    const texts = evaluation.problems.map((problem) => problem.text).join('\n');
-    expect(texts).toContain('cannot judge 1 peer: their rx grew with no session possible while their tx did, and one window cannot tell whether that rx was an answer');
-    expect(texts).not.toContain('whether their rx or tx grew is not known');
-    // The next look still reads the window as sending unanswered: the marking hides nothing from it.
-    expect(table.sendingUnansweredAt(0)).toBe(true);
-  });
+  for (const [title, rx] of [
+    ['both sides trying (rx grown with no session possible)', true],
+    ['this side alone trying (rx not grown: it was judged down at once, and a healthy tunnel this side wakes, its response lost once, paged)', false],
+  ] as const) {
+    it(`${title}: words the peer as what is not known: its growth is, whether it went unanswered two windows in a row is not (not "whether their rx or tx grew is not known")`, () => {
+      const { marked, table, evaluation } = oneWindow({}, rx);
+      expect(marked).toBe(1);
+      expect([...table][0]).toMatchObject({ rxMoved: rx, txMoved: true, rxUnanswered: rx, rxMovedUnknown: false, unansweredUnconfirmed: true });
+      expect(evaluation.health.peers[0]).toMatchObject({ judged: false, reason: 'unreadable' });
+      const texts = evaluation.problems.map((problem) => problem.text).join('\n');
+      expect(texts).toContain('cannot judge 1 peer: their tx grew unanswered (rx did not grow, or grew with no session possible), and one window cannot tell a handshake in flight');
+      expect(texts).not.toContain('whether their rx or tx grew is not known');
+      // The next look still reads the window as sending unanswered: the marking hides nothing from it.
+      expect(table.sendingUnansweredAt(0)).toBe(true);
+    });
+  }
 });
 
 describe('the reviewer\'s scenario B: a link dying just after a handshake at t = 0, read every 15 s', () => {
@@ -293,13 +307,15 @@ describe('the reviewer\'s scenario B: a link dying just after a handshake at t =
 });
 
 describe('property: the new rule never makes a peer expected from a single window', () => {
-  it('over handshake age, gap, the window before, keepalive, expect mode and endpoint: rx and tx grown in one window make the peer expected only as keepalive or `always` would', () => {
+  it('over handshake age, gap, the window before, keepalive, expect mode and endpoint: tx grown in one window, rx grown too or not, makes the peer expected only as keepalive or `always` would', () => {
     const samples = fc.record({
       // Biased to the changed branch: a handshake past 185 s + the gap, or none; auto, no keepalive, an endpoint.
       age: fc.oneof({ weight: 1, arbitrary: fc.constant(undefined) }, { weight: 4, arbitrary: fc.integer({ min: 0, max: 3_000 }) }),
       gap: fc.integer({ min: 1, max: 900 }),
       // The window before: none (the first), counters flat, or rx alone grown (no sending).
       before: fc.constantFrom('first', 'flat', 'rx'),
+      // The one window: rx grown too (both sides trying, or the far end waking a tunnel), or tx alone (this side).
+      rxGrows: fc.boolean(),
       keepalive: fc.oneof({ weight: 4, arbitrary: fc.constant(0) }, { weight: 1, arbitrary: fc.constant(25) }),
       expect: fc.oneof({ weight: 4, arbitrary: fc.constant<ExpectMode>('auto') }, { weight: 1, arbitrary: fc.constantFrom<ExpectMode>('always', 'on_demand') }),
       endpoint: fc.oneof({ weight: 4, arbitrary: fc.constant(true) }, { weight: 1, arbitrary: fc.constant(false) }),
@@ -310,7 +326,7 @@ describe('property: the new rule never makes a peer expected from a single windo
       const reads: Read[] = [];
       if (sample.before !== 'first') reads.push({ wall: -30, mono: -30, rx: 1_000, tx: 1_000, age: sample.age === undefined ? undefined : Math.max(0, sample.age - 30) });
       reads.push({ wall: 0, mono: 0, rx: sample.before === 'rx' ? 1_148 : 1_000, tx: 1_000, age: ageAt(0) });
-      reads.push({ wall: sample.gap, mono: sample.gap, rx: 1_296, tx: 1_092, age: ageAt(sample.gap) });
+      reads.push({ wall: sample.gap, mono: sample.gap, rx: sample.rxGrows ? 1_296 : sample.before === 'rx' ? 1_148 : 1_000, tx: 1_092, age: ageAt(sample.gap) });
       const config = configOf({ expect: { site: sample.expect } });
       const router = config.routers[0];
       if (router === undefined) throw new Error('no router');
@@ -330,8 +346,10 @@ describe('property: the new rule never makes a peer expected from a single windo
       expect({ sample, expected: peer?.expected }).toEqual({ sample, expected: otherwise });
       // Nothing expected: the collector calls it healthy whatever the handshake (idle, up, or never not expected).
       if (!otherwise) expect({ sample, healthy }).toEqual({ sample, healthy: '1' });
-      // The handshake at the third read is age + gap old, the window gap long: no session possible iff age > 185.
-      if (sample.endpoint && sample.keepalive === 0 && sample.expect === 'auto' && (sample.age === undefined || sample.age > 185)) reached++;
+      // The handshake at the third read is age + gap old, the window gap long: no session possible iff age > 185 (rx
+      // not grown: nothing answered whatever the age; it was expected at once).
+      if (!sample.rxGrows && sample.endpoint && sample.keepalive === 0 && sample.expect === 'auto') reached++;
+      else if (sample.endpoint && sample.keepalive === 0 && sample.expect === 'auto' && (sample.age === undefined || sample.age > 185)) reached++;
     }), { numRuns: 300 });
     // The changed branch (rx grown with no session possible, this side sending to an endpoint) is reached often.
     expect(reached).toBeGreaterThan(60);

@@ -7,6 +7,18 @@ import type { RouterSeed } from '../../src/emulator/index.js';
 /** A site link with an endpoint and no keepalive: what this side sends depends on traffic alone. */
 const SITE_LINK = { interface: 'wg-sites', allowedAddress: ['10.10.0.9/32'], endpointAddress: '198.51.100.99', endpointPort: 13231, persistentKeepalive: 0 };
 
+/**
+ * A healthy site link idle an hour that this side wakes `afterSeconds` after the emulator's start (a handshake
+ * initiation), `lostResponses` of its responses lost (each a retry 5 s later): the router `name`.
+ */
+export function wokenSiteRouter(name: string, afterSeconds: number, lostResponses: number): RouterSeed {
+  return {
+    name,
+    interfaces: [{ name: 'wg-sites' }],
+    peers: [{ ...SITE_LINK, name: 'site-woken', life: 'stale', staleForSeconds: 3_600, wake: { afterSeconds, lostResponses } }],
+  };
+}
+
 export const TRAFFIC_ROUTERS = {
   /** This side keeps sending handshake initiations to a far end that is gone an hour (a second look). */
   hub: { name: 'hub', interfaces: [{ name: 'wg-sites' }], peers: [{ ...SITE_LINK, name: 'site-dead', life: 'stale', staleForSeconds: 3_600 }] },
