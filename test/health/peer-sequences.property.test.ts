@@ -31,8 +31,16 @@ import { RouterOsError } from '../../src/routeros/errors.js';
 import { sampleText } from '../collectors/sample-text.js';
 import { systemOk, T0 } from './snapshots.js';
 
-/** The link of a peer at some time: both ways, neither, or only the far end's packets arriving. */
-export type Link = 'up' | 'down' | 'in_only';
+/**
+ * The link of a peer at some time: both ways, neither, or only the far end's packets arriving; or `lossy`: both ways,
+ * but now and then a handshake response is lost (never two in a row: the retry 5 s later gets through).
+ */
+export type Link = 'up' | 'down' | 'in_only' | 'lossy';
+
+/** Whether a lossy link loses the handshake response sent at `t` (about one in three), a pattern fixed by the time. */
+function responseLost(t: number): boolean {
+  return (Math.imul(t + 1, 2_654_435_761) >>> 0) % 3 === 0;
+}
 
 export interface PeerPlan {
   /** This side's persistent-keepalive (0: off, absent from the record). */
@@ -97,6 +105,8 @@ interface PeerState {
   /** When this side's last keepalive or data went out. */
   lastLocalSend: number;
   lastFarSend: number;
+  /** The last handshake response on a lossy link was lost: the next one gets through. */
+  lostLast?: boolean;
 }
 
 /** What RouterOS forgets of a peer when it restarts, re-creates it or enables it again (counters, handshake, endpoint). */
@@ -127,8 +137,14 @@ function sends(traffic: Traffic, t: number): boolean {
 /** One second of WireGuard between this router and one peer (protocol constants from wireguard.pdf §6). */
 function step(plan: PeerPlan, state: PeerState, t: number): void {
   const link = linkAt(plan, t);
-  const outWorks = link === 'up';
+  const outWorks = link === 'up' || link === 'lossy';
   const inWorks = link !== 'down';
+  // A handshake response lost on a lossy link, never two in a row.
+  const loses = (): boolean => {
+    const lost = link === 'lossy' && state.lostLast !== true && responseLost(t);
+    state.lostLast = lost;
+    return lost;
+  };
   const localAge = state.localHs === undefined ? Infinity : t - state.localHs;
   const farAge = state.farHs === undefined ? Infinity : t - state.farHs;
   const shared = state.localHs !== undefined && state.localHs === state.farHs;
@@ -147,7 +163,7 @@ function step(plan: PeerPlan, state: PeerState, t: number): void {
     if (localAge >= 120 && (plan.endpoint || state.learned) && t - state.lastLocalInit >= 5) {
       state.lastLocalInit = t;
       state.tx += 148;
-      if (outWorks) {
+      if (outWorks && !loses()) {
         state.rx += 92;
         complete();
         state.tx += 132;
@@ -165,7 +181,7 @@ function step(plan: PeerPlan, state: PeerState, t: number): void {
         state.rx += 148;
         state.tx += 92;
         // The responder records its handshake when the first data under the new keys arrives.
-        if (outWorks) {
+        if (outWorks && !loses()) {
           complete();
           state.rx += 132;
         }
@@ -471,6 +487,27 @@ export function brokenPromises(plan: WorldPlan, observations: readonly Observati
     }
   }
   broken.push(...rebootPromises(plan, observations, truth));
+  broken.push(...lossyPromises(plan, observations, truth));
+  return broken;
+}
+
+/**
+ * A link that is up but loses a handshake response now and then (never two in a row), whose peer nothing but traffic
+ * could make expected (`auto`, no keepalive): never a problem, at the read nor later. A response lost while this side
+ * wakes the idle tunnel shows tx grown and rx not for 5 s; judged from one window, a read landing there paged (found by
+ * review; docs/health.md "Peer states").
+ */
+function lossyPromises(plan: WorldPlan, observations: readonly Observation[], truth: readonly Truth[]): string[] {
+  const broken: string[] = [];
+  for (const seen of observations) {
+    const peer = plan.peers[seen.peer] as PeerPlan;
+    const facts = truth[seen.peer] as Truth;
+    if (peer.keepalive > 0 || (peer.expect !== undefined && peer.expect !== 'auto')) continue;
+    if (!facts.link.slice(0, seen.t + 1).every((link) => link === 'lossy')) continue;
+    if (seen.healthy === false || seen.healthStatus === 'critical' || seen.laterStatus === 'critical') {
+      broken.push(`t=${seen.t} peer-${seen.peer}: a lossy link, up, is a problem: ${String(seen.state)}/${String(seen.healthy)} /health ${String(seen.healthStatus)} later ${String(seen.laterStatus)}`);
+    }
+  }
   return broken;
 }
 
@@ -512,15 +549,20 @@ function rebootPromises(plan: WorldPlan, observations: readonly Observation[], t
   return broken;
 }
 
+/** Whether the link works both ways (a lossy one too: its handshakes complete, a retry later at worst). */
+function works(link: Link | undefined): boolean {
+  return link === 'up' || link === 'lossy';
+}
+
 function upSince(links: readonly Link[], t: number): number {
   let since = t;
-  while (since > 0 && links[since - 1] === 'up') since--;
-  return links[t] === 'up' ? t - since + (since === 0 ? 3_600 : 0) : 0;
+  while (since > 0 && works(links[since - 1])) since--;
+  return works(links[t]) ? t - since + (since === 0 ? 3_600 : 0) : 0;
 }
 
 function lastUp(links: readonly Link[], t: number): number {
   let at = t;
-  while (at >= 0 && links[at] !== 'up') at--;
+  while (at >= 0 && !works(links[at])) at--;
   return at;
 }
 
@@ -623,6 +665,42 @@ export const rebootWorldArb: fc.Arbitrary<WorldPlan> = worldArb.chain((plan) =>
     }),
 );
 
+/**
+ * Worlds whose links are up but lossy from the start (a handshake response lost now and then, never two in a row), with
+ * peers nothing but traffic makes expected: sent to now and then (this side waking the idle tunnel), constantly, or
+ * not at all, with or without an endpoint; the exporter's clocks stepped or suspended as in any world, nothing reset.
+ */
+export const lossyWorldArb: fc.Arbitrary<WorldPlan> = worldArb.chain((plan) =>
+  fc
+    .array(
+      fc.record({
+        endpoint: fc.oneof({ weight: 4, arbitrary: fc.constant(true) }, { weight: 1, arbitrary: fc.constant(false) }),
+        local: fc.oneof(
+          { weight: 4, arbitrary: fc.record({ kind: fc.constant('bursts' as const), every: fc.integer({ min: 200, max: 600 }), burst: fc.integer({ min: 1, max: 10 }) }) },
+          { weight: 1, arbitrary: trafficArb },
+        ),
+        far: trafficArb,
+        farKeepalive: fc.constantFrom(0, 0, 25),
+        expect: fc.constantFrom(undefined, 'auto' as const),
+      }),
+      { minLength: plan.peers.length, maxLength: plan.peers.length },
+    )
+    .map((shapes) => ({
+      ...plan,
+      reboots: [],
+      peers: plan.peers.map((peer, index) => ({
+        ...peer,
+        ...(shapes[index] as Pick<PeerPlan, 'endpoint' | 'local' | 'far' | 'farKeepalive' | 'expect'>),
+        keepalive: 0,
+        links: [{ at: 0, link: 'lossy' as const }],
+        recreated: [],
+        disabled: [],
+        missingRx: [],
+        missingTx: [],
+      })),
+    })),
+);
+
 /** Every world the arbitrary draws keeps the docs' promises and valid samples, over `numRuns` seeded worlds. */
 async function holdsPromises(worlds: fc.Arbitrary<WorldPlan>, numRuns: number): Promise<void> {
   await fc.assert(
@@ -646,5 +724,9 @@ describe('a hostile router\'s peers over time, through the wireguard job and /he
 
   it('a live branch behind NAT stays healthy through its router\'s restart, uptime reads failing after it or not', async () => {
     await holdsPromises(rebootWorldArb, 30);
+  }, 60_000);
+
+  it('a lossy link that is up (a handshake response lost now and then, never twice in a row) is never a problem for its traffic alone', async () => {
+    await holdsPromises(lossyWorldArb, 30);
   }, 60_000);
 });
