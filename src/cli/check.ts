@@ -73,10 +73,9 @@ export const THIRD_LOOK_GAP_MS = 12_000;
 /**
  * The shortest third window that confirms a dead link (CRITICAL): the daemon's shortest counter window
  * (MIN_COUNTER_WINDOW_SECONDS: two handshake retries, REKEY_TIMEOUT, 5 s, each with up to a third of a second of
- * jitter, 10.67 s, and a third of a second for the round trip; docs/health.md, "Peer states"): a healthy tunnel being woken
- * (by either side) shows this side's sending unanswered in two windows in a row only when its handshake response is
- * lost in both, and one more loss
- * does it in a window of one retry, two more in one of two. Under this the third look still tells a handshake
+ * jitter, 10.67 s, and a third of a second for the round trip; docs/health.md, "Peer states"): a healthy tunnel
+ * being woken (by either side) shows this side's sending unanswered in two windows in a row only when its handshake
+ * response is lost in both, and one more loss does it in a window of one retry, two more in one of two. Under this the third look still tells a handshake
  * completed (OK), but sending unanswered again is not confirmed: its peers are not judged (WARNING, with a note).
  * Before, a -t of 16 to ~25 s confirmed from a 6–10 s window, and a lossy healthy link paged on one more lost packet.
  */
@@ -90,7 +89,10 @@ function sleep(ms: number): Promise<void> {
   return wait(ms, undefined, { ref: false });
 }
 
-/** Whether the peer's verdict differs with the traffic one look cannot see: rx or tx moving between two reads, or two windows in a row. */
+/**
+ * Whether the peer's verdict differs with the traffic one look cannot see: rx or tx moving between two reads, and
+ * this side's sending unanswered over two windows in a row.
+ */
 export function verdictHangsOnTraffic(peer: WireguardPeer, health: RouterConfig['health'], nowMs: number): boolean {
   const input = {
     name: peer.name,
@@ -376,9 +378,9 @@ export async function check(configPath: string, routerNames?: string | readonly 
     // session possible) only when two counter windows in a row show it (analysis/liveness.ts): a healthy idle tunnel
     // being woken looks so for a round trip (5 s more per lost response), a dead link looks so every time. One window
     // can neither confirm the dead link (CRITICAL) nor call it the handshake in flight (OK), so such a peer is not
-    // judged. Noted only where a verdict was left
-    // unjudged so: marking also flags rows whose verdict does not hang on it (a keepalive, `expect`, a disabled peer
-    // or interface), and an OK answer carried "peers … are not judged" (review).
+    // judged. Noted only where a verdict was left unjudged so: marking also flags rows whose verdict does not hang on
+    // it (a keepalive, `expect`, a disabled peer or interface), and an OK answer carried "peers … are not judged"
+    // (review).
     const evaluationOf = new Map<string, RouterEvaluation>();
     if (evaluated !== undefined) for (const [index, router] of evaluatedRouters.entries()) {
       const evaluation = evaluated.evaluations[index];

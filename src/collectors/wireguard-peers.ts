@@ -241,12 +241,18 @@ export class PeerTable implements KeptPeers {
 
   /**
    * Whether the row's window showed this side sending unanswered: tx grew, and rx did not or grew with no session
-   * possible, both told (the next run's unansweredBefore).
+   * possible (the next run's unansweredBefore). A window whose growth could not be told (a counter that did not
+   * decode, in it or at its start) says nothing either way: the last window told before it stands for it (the row's
+   * own unansweredBefore). Taken as "not unanswered", a dead link this side keeps trying, down, then a reply leaving
+   * its tx out (not judged for two runs), read idle for two runs after: a recovery logged between two pages, where
+   * the rule that made one window enough kept it down (found writing the two-window rule). The cost: a healthy tunnel
+   * caught mid-handshake on both sides of such a window (its response lost each time) reads down for a run.
    */
   sendingUnansweredAt(row: number): boolean {
     if (row >= this.#length) return false;
     const flags = this.#flagsAt(row);
-    if ((flags & (RX_MOVED_UNKNOWN | TX_MOVED_UNKNOWN)) !== 0 || (flags & TX_MOVED) === 0) return false;
+    if ((flags & (RX_MOVED_UNKNOWN | TX_MOVED_UNKNOWN)) !== 0) return (flags & UNANSWERED_BEFORE) !== 0;
+    if ((flags & TX_MOVED) === 0) return false;
     return (flags & RX_MOVED) === 0 || (flags & RX_UNANSWERED) !== 0;
   }
 

@@ -15,8 +15,9 @@ export const OLD_HANDSHAKE = -1_000;
 /** A peer as one read gives it: its counters and, when any, its handshake's world time. */
 export interface PeerRead {
   key: string;
-  rx: number;
-  tx: number;
+  /** undefined: left out of the reply (a hostile router). */
+  rx: number | undefined;
+  tx: number | undefined;
   handshakeAt?: number;
 }
 
@@ -35,8 +36,8 @@ function record(read: Read, peer: PeerRead): RouterRecord {
     'endpoint-address': '203.0.113.7',
     'endpoint-port': '13231',
     'allowed-address': '10.9.0.2/32',
-    rx: String(peer.rx),
-    tx: String(peer.tx),
+    ...(peer.rx === undefined ? {} : { rx: String(peer.rx) }),
+    ...(peer.tx === undefined ? {} : { tx: String(peer.tx) }),
     'last-handshake': formatSeconds(read.at - (peer.handshakeAt ?? OLD_HANDSHAKE)),
   };
 }

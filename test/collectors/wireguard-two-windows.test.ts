@@ -89,6 +89,17 @@ describe('one counter window never makes a peer expected by inference', () => {
     expect(await states(reads)).toEqual(['a:idle', 'a:idle', 'a:down', 'a:down', 'a:down', 'a:down']);
   });
 
+  it('a dead link this side keeps trying whose tx one reply leaves out: down, not judged, down again, with no idle (no recovery) between', async () => {
+    const reads = [0, 15, 30, 45, 60, 75, 90].map((at) => deadLink(at, 10));
+    const left = reads[3]?.peers[0];
+    if (left !== undefined) left.tx = undefined;
+    // The windows ending at 45 s and 60 s cannot be told (tx unread at 45 s): not judged, as before. The one ending at
+    // 75 s shows the sending unanswered again, and the last window told before it (30 s) stands for the window before.
+    // Taken as "not unanswered", it read idle at 60 s and 75 s: a recovery logged between two pages, where the rule
+    // before (expected at once) kept it down.
+    expect(await states(reads)).toEqual(['a:idle', 'a:idle', 'a:down', 'a:unknown', 'a:unknown', 'a:down', 'a:down']);
+  });
+
   it('a link that dies just after a handshake at 0, this side sending all along: first down at 195 s read every 15 s, as before (every window before it showed the sending unanswered)', async () => {
     const reads: Read[] = [];
     for (let at = 0; at <= 240; at += 15) reads.push(deadLink(at, 1, 0));
