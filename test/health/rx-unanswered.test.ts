@@ -109,6 +109,25 @@ describe('the reviewer\'s race: a healthy idle tunnel the far end wakes (its han
   });
 });
 
+describe('the same race the other way: a healthy idle tunnel this side wakes, its handshake response lost once', () => {
+  it('tx grew and rx did not in one window, the handshake 1,030 s old, then the handshake is fresh: never down, never critical, nothing logged (a problem and a recovery before)', async () => {
+    const { seen, logged } = await collect(
+      [
+        { wall: 0, mono: 0, rx: 1_000, tx: 1_000, age: 1_000 },
+        // This side's initiation went out (148 B) at 25 s, its response lost; the retry at 30.3 s is not out yet.
+        { wall: 30, mono: 30, rx: 1_000, tx: 1_148, age: 1_030 },
+        // The retry answered (92 B), data both ways since: the handshake at 30.3 s.
+        { wall: 60, mono: 60, rx: 1_092 + 600, tx: 1_296 + 700, age: 30 },
+      ],
+      { later: 200 },
+    );
+    expect(seen.map((each) => each.status)).toEqual(['ok', 'ok', 'ok']);
+    expect(seen[1]).toMatchObject({ collected: 'idle', state: 'idle', laterState: 'idle' });
+    expect(seen[2]).toMatchObject({ collected: 'up', state: 'up' });
+    expect(logged).toEqual([0, 0, 0]);
+  });
+});
+
 describe('a dead link both sides keep trying, no handshake completing (rx and tx both grow): down after the second window, not the first', () => {
   for (const [title, age] of [
     ['its last handshake 1,000 s old', 1_000],
