@@ -106,16 +106,20 @@ export function verdictHangsOnTraffic(peer: WireguardPeer, health: RouterConfig[
     hasEndpoint: peer.hasEndpoint,
   };
   const verdicts = new Set<string>();
-  for (const [rxMoved, txMoved, unansweredBefore] of TRAFFIC) {
+  // The window before matters only to a peer this side's sending can make expected (an endpoint, no keepalive).
+  const traffic = peer.hasEndpoint && peer.keepaliveSeconds === 0 ? TRAFFIC : TRAFFIC.slice(0, ONE_WINDOW);
+  for (const [rxMoved, txMoved, unansweredBefore] of traffic) {
     const verdict = judgePeer({ ...input, rxMoved, txMoved, unansweredBefore }, health);
     verdicts.add(`${verdict.state} ${verdict.healthy}`);
+    if (verdicts.size > 1) return true;
   }
-  return verdicts.size > 1;
+  return false;
 }
 
 /**
  * rx and tx grown or not, and whether the window before showed this side sending unanswered: this side's sending
- * makes a peer expected only over two windows (analysis/liveness.ts), which the later looks make.
+ * makes a peer expected only over two windows (analysis/liveness.ts), which the later looks make. The first
+ * ONE_WINDOW without it.
  */
 const TRAFFIC: readonly (readonly [boolean, boolean, boolean])[] = [false, true].flatMap((before) => [
   [false, false, before] as const,
@@ -123,6 +127,7 @@ const TRAFFIC: readonly (readonly [boolean, boolean, boolean])[] = [false, true]
   [false, true, before] as const,
   [true, true, before] as const,
 ]);
+const ONE_WINDOW = 4;
 
 /**
  * The routers with a peer whose verdict hangs on traffic between two reads, which one look cannot see: a peer
