@@ -251,7 +251,9 @@ type Step =
   /** One reload, or two in a row, while runs are in flight (held at their devices until the last one lands). */
   | { kind: 'reload'; edits: Edit[][]; inFlight: string[]; job: Job }
   | { kind: 'tick'; routers: string[]; jobs: Job[]; advanceSeconds: number }
-  | { kind: 'device'; url: number; mode: Mode; refuseUptime: boolean };
+  | { kind: 'device'; url: number; mode: Mode; refuseUptime: boolean }
+  /** The config in force loaded again as it is, the same objects (a discovered target made or forgotten does so). */
+  | { kind: 'again' };
 
 function configOf(spec: Spec): Config {
   const routers = spec.flatMap((router, index) =>
@@ -376,18 +378,18 @@ function watchTimers(): { live: Set<NodeJS.Timeout>; restore(): void } {
 }
 
 /** Runs one sequence: `initial`, then the steps, checking after each what the docs say. */
-async function runSequence(count: number, initial: Spec, states: DeviceState[], steps: Step[]): Promise<void> {
+async function runSequence(count: number, initial: Spec, states: DeviceState[], steps: Step[], stopInFlight: string[]): Promise<void> {
   // A run a sequence before left hanging (its failure is that sequence's) is not this one's to wait for.
   runs.clear();
   const timers = watchTimers();
   try {
-    await sequence(count, initial, states, steps, timers.live);
+    await sequence(count, initial, states, steps, stopInFlight, timers.live);
   } finally {
     timers.restore();
   }
 }
 
-async function sequence(count: number, initial: Spec, states: DeviceState[], steps: Step[], timers: ReadonlySet<NodeJS.Timeout>): Promise<void> {
+async function sequence(count: number, initial: Spec, states: DeviceState[], steps: Step[], stopInFlight: readonly string[], timers: ReadonlySet<NodeJS.Timeout>): Promise<void> {
   const clock: Clock = { ms: T0 };
   const devices = URLS.map((_, index) => Object.assign(new Device(index, clock), states[index]));
   const store = new SnapshotStore();
@@ -415,6 +417,8 @@ async function sequence(count: number, initial: Spec, states: DeviceState[], ste
   // The verdict log, as the app makes it: lines about routers, checked as they are written.
   /** Whether the router's being down was told since it was last judged afresh (docs: "judged afresh" at another URL). */
   const toldDown = new Map<string, boolean>();
+  /** The peers the log has said are bad (by key, with the reason told) since the router was last judged afresh. */
+  const peersTold = new Map<string, Map<string, string>>();
   const logger = pino(
     { level: 'info' },
     {
@@ -426,6 +430,13 @@ async function sequence(count: number, initial: Spec, states: DeviceState[], ste
         const router = String(line['router']);
         // "Removed routers and jobs ... stop at once": nothing is judged, so nothing said, of a router not configured.
         if (specOf(router) === undefined) fail(`the verdict log spoke of ${router}, which the config does not have: ${String(line['msg'])}`);
+        const event = String(line['event']);
+        if (event.startsWith('peer_')) {
+          const told = peersTold.get(router) ?? new Map<string, string>();
+          peersTold.set(router, told);
+          if (event === 'peer_recovered') told.delete(String(line['public_key']));
+          else told.set(String(line['public_key']), event.slice('peer_'.length));
+        }
         if (line['event'] === 'router_down') {
           // Down again without news in between, of the same device: the log repeats itself (a timeout or password
           // change "keep[s] what was collected ... and all the jobs learnt").
@@ -470,6 +481,12 @@ async function sequence(count: number, initial: Spec, states: DeviceState[], ste
     if (up === 0 && !told) fail(`${key} landed: ${router} is down (routeros_up 0) and the log has not said so since it was judged afresh`);
     if (up === 1 && told) fail(`${key} landed: ${router} is up and the log's last word is down`);
     if (collector !== 'wireguard' || snapshot?.ok !== true) return;
+    // And of its peers: those bad in /health now are the ones the log has said bad, for that reason, since the router
+    // was judged afresh (a peer bad at the old URL is told again of the new device).
+    const routerHealth = evaluateRouters([config.routers.find((one) => one.name === router) as RouterConfig], store, clock.ms, clock.ms - T0).report.routers[0];
+    const bad = new Map((routerHealth?.peers ?? []).filter((peer) => peer.status === 'critical' || (peer.status === 'degraded' && peer.reason !== 'probe_partial')).map((peer) => [peer.publicKey, peer.reason as string]));
+    const toldBad = peersTold.get(router) ?? new Map<string, string>();
+    if (JSON.stringify([...bad].sort()) !== JSON.stringify([...toldBad].sort())) fail(`${key} landed: bad peers ${JSON.stringify([...bad])}, the log has told ${JSON.stringify([...toldBad])}`);
     const data = snapshot.data as WireguardData;
     const device = devices[routerSpec.url] as Device;
     let shared: boolean | undefined;
@@ -538,7 +555,14 @@ async function sequence(count: number, initial: Spec, states: DeviceState[], ste
       Object.assign(devices[step.url] as Device, { mode: step.mode, refuseUptime: step.refuseUptime });
       continue;
     }
-    if (step.kind === 'tick') {
+    if (step.kind === 'again') {
+      const before = new Map(starts);
+      scheduler.load(config);
+      watch.reconfigured();
+      await settle();
+      for (const [key, ran] of starts) if (ran !== before.get(key)) fail(`${when}: ${key} ran at a load of the config in force`);
+      if (records.size > 0) fail(`${when}: runs recorded at a load of the config in force: ${[...records.keys()].join(', ')}`);
+    } else if (step.kind === 'tick') {
       clock.ms += step.advanceSeconds * 1000;
       const before = new Map(starts);
       for (const router of step.routers) for (const job of step.jobs) if (enabled(specOf(router), job)) triggers.fire(`${router}/${job}`);
@@ -582,6 +606,7 @@ async function sequence(count: number, initial: Spec, states: DeviceState[], ste
           if (after === undefined || (before !== undefined && before.url !== after.url)) {
             remembered.delete(name);
             toldDown.delete(name);
+            peersTold.delete(name);
             leftOutTold.delete(name);
           }
           if (!enabled(after, 'wireguard') || !enabled(before, 'wireguard')) {
@@ -655,8 +680,20 @@ async function sequence(count: number, initial: Spec, states: DeviceState[], ste
     if (leftOutWritten.join('\n') !== leftOutExpected.join('\n')) fail(`${when}: parts left out told ${JSON.stringify(leftOutWritten)}, expected ${JSON.stringify(leftOutExpected)}`);
     ready = scheduler.ready();
   }
+  // Stopped with runs in flight (held at their devices): they are aborted, and record nothing.
+  for (const router of stopInFlight) {
+    const routerSpec = specOf(router);
+    const job = JOBS.find((one) => enabled(routerSpec, one));
+    if (routerSpec === undefined || job === undefined) continue;
+    (devices[routerSpec.url] as Device).holding = true;
+    triggers.fire(`${router}/${job}`);
+  }
+  records.clear();
   await scheduler.stop();
   watch.stop();
+  for (const device of devices) for (const parked of device.parked.splice(0)) parked.release();
+  await settle();
+  if (records.size > 0) fail(`runs recorded after the stop: ${[...records.keys()].join(', ')}`);
   // "nothing ... left after stop": every timer the runs set (backoff gauges, deadlines) is gone.
   if (timers.size > 0) fail(`${String(timers.size)} timers left after stop`);
   if (problems.length > 0) throw new Error(problems.join('\n'));
@@ -710,6 +747,7 @@ const stepOver = (count: number): fc.Arbitrary<Step> =>
         advanceSeconds: fc.constantFrom(0, 15, 200),
       }),
     },
+    { weight: 1, arbitrary: fc.constant({ kind: 'again' as const }) },
     {
       weight: 2,
       arbitrary: fc.record({ kind: fc.constant('device' as const), url: fc.integer({ min: 0, max: URLS.length - 1 }), mode: deviceState.map(({ mode }) => mode), refuseUptime: fc.boolean() }),
@@ -724,6 +762,7 @@ const sequences = fc.integer({ min: 1, max: NAMES.length }).chain((count) =>
     initial: specOver(count),
     devices: fc.array(deviceState, { minLength: URLS.length, maxLength: URLS.length }),
     steps: fc.array(stepOver(count), { minLength: 2, maxLength: 14 }),
+    stopInFlight: fc.subarray([...NAMES.slice(0, count)]),
   }),
 );
 
@@ -736,8 +775,8 @@ describe('reload sequences that change routers, URLs, settings and collectors', 
     process.on('unhandledRejection', onRejection);
     try {
       await fc.assert(
-        fc.asyncProperty(sequences, async ({ count, initial, devices, steps }) => {
-          await runSequence(count, initial, devices, steps);
+        fc.asyncProperty(sequences, async ({ count, initial, devices, steps, stopInFlight }) => {
+          await runSequence(count, initial, devices, steps, stopInFlight);
           expect(rejections).toEqual([]);
         }),
         // A sequence that hangs (a run that never settles) fails as such, and is shrunk.
