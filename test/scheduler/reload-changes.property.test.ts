@@ -1,10 +1,12 @@
 /**
- * Reloads that change what a reload can change, generated: over 1–4 router names, each reload has each router present
- * or absent, at one of three URLs (three fake devices whose replies say which device they are), with its timeout,
- * password, labels, health settings and collectors (system, wireguard, interface) varied; between reloads, runs
- * finish (the devices answer or fail), and runs are in flight when a reload lands. The real Scheduler, SnapshotStore
- * and verdict watch, the store's series and the /health report checked after each step against what
- * docs/configuration.md "Reloading" says a reload keeps and replaces. The other reload tests fix one change each
+ * Reloads that change what a reload can change, generated: over 1–4 router names, each reload edits the config in
+ * force (a router added, removed or renamed; its URL, one of three, each a fake device whose replies say which device
+ * it is; its timeout, password, labels, health settings, schedules; a collector of system, wireguard and interface
+ * turned on or off), one or two reloads landing while runs are in flight; between reloads, runs finish (the devices
+ * answer, fail, or refuse a part), and the config in force is loaded again as discovery does. The real Scheduler,
+ * ClientPool (which decides when a router gets a new client; it never connects here), SnapshotStore and verdict
+ * watch; the store's series, the /health report and the log checked after each step, and at each landing, against
+ * what docs/configuration.md "Reloading" says a reload keeps and replaces. The other reload tests fix one change each
  * (reload.test.ts, reload-another-device.test.ts, router-labels-reload.test.ts, health/watch-reload.test.ts); the
  * server's reload-sequences.test.ts generates the order of reload requests, not what they change.
  *
@@ -28,6 +30,7 @@ import { RouterOsError } from '../../src/routeros/errors.js';
 import type { Config, RouterConfig } from '../../src/config/types.js';
 import { testConfig } from '../helpers/config.js';
 import { ManualTriggers } from '../helpers/manual-trigger.js';
+import { ClientPool } from '../../src/routeros/pool.js';
 
 const NAMES = ['a', 'b', 'c', 'd'] as const;
 const JOBS = ['system', 'wireguard', 'interface'] as const;
@@ -197,7 +200,13 @@ interface RouterSpec {
   system: boolean;
   wireguard: boolean;
   interface: boolean;
+  /** Each job's schedule, as an index of SCHEDULES. */
+  schedules: Record<Job, number>;
 }
+
+/** The schedules a job may have, and their intervals: the router's shortest sets how long its connection is kept. */
+const SCHEDULES = ['*/15 * * * * *', '*/30 * * * * *', '0 * * * * *'] as const;
+const INTERVALS = [15, 30, 60] as const;
 
 /** Each name's router, or undefined when the config leaves it out. */
 type Spec = (RouterSpec | undefined)[];
@@ -209,7 +218,7 @@ type Spec = (RouterSpec | undefined)[];
  */
 interface Edit {
   router: number;
-  change: 'same' | 'remove' | 'url' | 'timeout' | 'password' | 'site' | 'stale' | 'toggle' | 'rename';
+  change: 'same' | 'remove' | 'url' | 'timeout' | 'password' | 'site' | 'stale' | 'toggle' | 'schedule' | 'rename';
   value: number;
   added: RouterSpec;
 }
@@ -229,6 +238,10 @@ function edited(spec: Spec, edits: readonly Edit[]): Spec {
     else if (change === 'password') router.password = router.password === 'p1' ? 'p2' : 'p1';
     else if (change === 'site') router.site = ([undefined, 'x', 'y'] as const).filter((site) => site !== router.site)[value % 2];
     else if (change === 'stale') router.stale = router.stale === '5m' ? '10m' : '5m';
+    else if (change === 'schedule') {
+      const job = JOBS[value % JOBS.length] as Job;
+      router.schedules = { ...router.schedules, [job]: (router.schedules[job] + 1 + (value % 2)) % SCHEDULES.length };
+    }
     else if (change === 'toggle') {
       const job = JOBS[value % JOBS.length] as Job;
       router[job] = !router[job];
@@ -268,6 +281,7 @@ function configOf(spec: Spec): Config {
             ...(router.site === undefined ? {} : { labels: { site: router.site } }),
             health: { handshake_stale_after: router.stale },
             collectors: { system: router.system, wireguard: router.wireguard, interface: router.interface },
+            schedules: Object.fromEntries(JOBS.map((job) => [job, SCHEDULES[router.schedules[job]]])),
           },
         ],
   );
@@ -279,18 +293,24 @@ function configOf(spec: Spec): Config {
 
 const enabled = (router: RouterSpec | undefined, job: Job): boolean => router !== undefined && router[job];
 const sameConnection = (a: RouterSpec, b: RouterSpec): boolean => a.url === b.url && a.timeout === b.timeout && a.password === b.password;
+/** The interval of the router's most frequent job (what its idle connection is kept past). */
+const shortest = (router: RouterSpec): number => Math.min(...JOBS.filter((job) => router[job]).map((job) => INTERVALS[router.schedules[job]] as number));
+/** How long its client keeps an idle connection (s): "just past its shortest schedule", 30 s at least. */
+const keepAliveFor = (router: RouterSpec): number => Math.max(30, shortest(router) + 10);
 
 /**
  * What a reload does to a job, by docs/configuration.md "Reloading": its definition is the router's connection
  * settings (url, password, timeout) and labels, plus the job's own settings (for the wireguard job, `health`).
  */
-function fate(before: RouterSpec | undefined, after: RouterSpec | undefined, job: Job): 'removed' | 'added' | 'changed' | 'unchanged' | 'absent' {
+function fate(before: RouterSpec | undefined, after: RouterSpec | undefined, job: Job, newClient: boolean): 'removed' | 'added' | 'changed' | 'unchanged' | 'absent' {
   const was = enabled(before, job);
   const is = enabled(after, job);
   if (!is) return was ? 'removed' : 'absent';
   if (!was) return 'added';
   const [b, a] = [before as RouterSpec, after as RouterSpec];
-  if (!sameConnection(a, b) || a.site !== b.site) return 'changed';
+  // "A change of a router's connection settings also gives the router a new HTTP client, so all its jobs are
+  // replaced ... So does a schedule change that needs its idle connection kept longer".
+  if (newClient || a.site !== b.site || a.schedules[job] !== b.schedules[job]) return 'changed';
   if (job === 'wireguard' && a.stale !== b.stale) return 'changed';
   return 'unchanged';
 }
@@ -397,14 +417,24 @@ async function sequence(count: number, initial: Spec, states: DeviceState[], ste
   /** Runs started per `router/job` (their first request reached the device). */
   const starts = new Map<string, number>();
   const started = (router: string, job: Job): void => void starts.set(`${router}/${job}`, (starts.get(`${router}/${job}`) ?? 0) + 1);
-  /** As the app's pool: one client per router name, made again when its connection settings change. */
-  const links = new Map<string, { key: string; link: Link }>();
+  /**
+   * The app's own pool decides when a router gets a new client (its connection settings, or a keep-alive its
+   * schedules outgrew); each client it makes talks to the device at its URL through a Link. It never connects.
+   */
+  const pool = new ClientPool();
+  const linkOf = new WeakMap<object, Link>();
+  /** Each router's client as of the last load. */
+  const links = new Map<string, Link>();
+  /** How long each router's client keeps its connection (s): set when the client is made. */
+  const keptAlive = new Map<string, number>();
   const clientFor = (router: RouterConfig): Link => {
-    const key = `${router.url}|${router.timeoutSeconds}|${router.password.reveal()}`;
-    const kept = links.get(router.name);
-    if (kept?.key === key) return kept.link;
-    const link = new Link(router.name, devices[URLS.indexOf(router.url as (typeof URLS)[number])] as Device, started);
-    links.set(router.name, { key, link });
+    const client = pool.clientFor(router);
+    let link = linkOf.get(client);
+    if (link === undefined) {
+      link = new Link(router.name, devices[URLS.indexOf(router.url as (typeof URLS)[number])] as Device, started);
+      linkOf.set(client, link);
+    }
+    links.set(router.name, link);
     return link;
   };
 
@@ -545,6 +575,7 @@ async function sequence(count: number, initial: Spec, states: DeviceState[], ste
 
 
   scheduler.load(config);
+  for (const router of config.routers) keptAlive.set(router.name, keepAliveFor(specOf(router.name) as RouterSpec));
   scheduler.start(true);
   await settle();
   let ready = scheduler.ready();
@@ -593,14 +624,20 @@ async function sequence(count: number, initial: Spec, states: DeviceState[], ste
       for (const edits of step.edits) chain.push(edited(chain.at(-1) as Spec, edits));
       const startsBefore = new Map(starts);
       const failedBefore = new Map(lastFailed);
+      /** The routers each load gave a new client (connection settings, or a keep-alive its schedules outgrew). */
+      const newClients: Set<string>[] = [];
       for (const [number, next] of chain.slice(1).entries()) {
         const previous = spec;
         const wasReady = ready;
+        const linksBefore = new Map(links);
         spec = next;
         config = configOf(spec);
-        // As the app's loadRouters: the scheduler, then the verdict watch told of the config.
+        // As the app's loadRouters: the scheduler, the pool, then the verdict watch told of the config.
         scheduler.load(config);
+        pool.retain(new Set(config.routers.map((router) => router.name)));
         watch.reconfigured();
+        const renewedClients = new Set<string>(NAMES.filter((name) => linksBefore.has(name) && specOf(name) !== undefined && linksBefore.get(name) !== links.get(name)));
+        newClients.push(renewedClients);
         for (const [position, name] of NAMES.slice(0, count).entries()) {
           const [before, after] = [previous[position], spec[position]];
           if (after === undefined || (before !== undefined && before.url !== after.url)) {
@@ -616,12 +653,27 @@ async function sequence(count: number, initial: Spec, states: DeviceState[], ste
         }
         const landing = `${when}, as reload ${String(number)} lands`;
         checkSeries(landing);
+        for (const [position, name] of NAMES.slice(0, count).entries()) {
+          const [before, after] = [previous[position], spec[position]];
+          if (before === undefined || after === undefined) continue;
+          const renewedClient = renewedClients.has(name);
+          // A new client for new connection settings, and for a keep-alive the router's schedules outgrew (kept "just
+          // past its shortest schedule"; "one that needs it kept less long keeps the client", and its keep-alive).
+          const outgrown = keepAliveFor(after) > (keptAlive.get(name) ?? 0);
+          if (!sameConnection(before, after) && !renewedClient) fail(`${landing}: ${name} kept its client across new connection settings`);
+          if (sameConnection(before, after) && renewedClient !== outgrown) fail(`${landing}: ${name}'s shortest schedule is now ${String(shortest(after))} s, its client kept alive ${String(keptAlive.get(name))} s, and it ${renewedClient ? 'got' : 'kept'} its client`);
+        }
+        for (const [position, name] of NAMES.slice(0, count).entries()) {
+          const router = spec[position];
+          if (router === undefined) keptAlive.delete(name);
+          else if (!keptAlive.has(name) || renewedClients.has(name)) keptAlive.set(name, keepAliveFor(router));
+        }
         // "A backoff is ended when the connection settings changed ... a backoff it ended shows as 0 at once".
         for (const series of seriesOf(store)) {
           if (series.name !== 'routeros_collector_backoff_seconds' || series.value === 0) continue;
           const position = NAMES.indexOf(series.labels['router'] as (typeof NAMES)[number]);
           const [before, after] = [previous[position], spec[position]];
-          if (before !== undefined && after !== undefined && !sameConnection(before, after)) fail(`${landing}: ${NAMES[position]}'s ${String(series.labels['collector'])} shows a backoff of ${String(series.value)} s its new connection settings ended`);
+          if (before !== undefined && after !== undefined && renewedClients.has(NAMES[position] as (typeof NAMES)[number])) fail(`${landing}: ${NAMES[position]}'s ${String(series.labels['collector'])} shows a backoff of ${String(series.value)} s its new client ended`);
         }
         // Readiness: "a reload makes it unready again only until the routers it adds, or points at another url, have
         // been tried: a changed label, timeout, password or job of a router already tried does not."
@@ -640,7 +692,7 @@ async function sequence(count: number, initial: Spec, states: DeviceState[], ste
         const routers = chain.map((one) => one[position]);
         for (const job of JOBS) {
           const key = `${name}/${job}`;
-          const fates = routers.slice(1).map((after, index) => fate(routers[index], after, job));
+          const fates = routers.slice(1).map((after, index) => fate(routers[index], after, job, newClients[index]?.has(name) === true));
           const ran = (starts.get(key) ?? 0) - (startsBefore.get(key) ?? 0);
           const recorded = records.get(key) ?? 0;
           const held = inFlight.get(name) === job;
@@ -658,7 +710,7 @@ async function sequence(count: number, initial: Spec, states: DeviceState[], ste
             // record nothing". A backoff kept from before the step (the same connection all along) lets one run
             // through per backoff ("reloads in a row do not each make a login"), so none may record.
             const renewals = fates.filter((one) => one === 'changed' || one === 'added').length;
-            const kept = fates.every((one) => one === 'unchanged' || one === 'changed') && routers.every((router) => sameConnection(router as RouterSpec, routers[0] as RouterSpec));
+            const kept = fates.every((one) => one === 'unchanged' || one === 'changed') && newClients.every((renewed) => !renewed.has(name));
             const mayBeHeld = kept && failedBefore.get(key) === true;
             if (ran > renewals) fail(`${when}: ${key}, ${fates.join(' then ')}, ran ${String(ran)} times at the reloads`);
             if (recorded > 1 || (recorded === 0 && !mayBeHeld)) fail(`${when}: ${key}, ${fates.join(' then ')}, ran ${String(ran)} and recorded ${String(recorded)} runs`);
@@ -667,7 +719,7 @@ async function sequence(count: number, initial: Spec, states: DeviceState[], ste
       }
       for (const { router, job, aborted } of heldRuns) {
         const position = NAMES.indexOf(router as (typeof NAMES)[number]);
-        const fates = chain.slice(1).map((after, index) => fate(chain[index]?.[position], after[position], job));
+        const fates = chain.slice(1).map((after, index) => fate(chain[index]?.[position], after[position], job, newClients[index]?.has(router) === true));
         // "a run in flight finishes" (unchanged); "Its run in flight, if any, is aborted" (changed, removed).
         const untouched = fates.every((one) => one === 'unchanged');
         if (untouched && aborted) fail(`${when}: ${router}/${job}, unchanged, had its run in flight aborted`);
@@ -691,6 +743,7 @@ async function sequence(count: number, initial: Spec, states: DeviceState[], ste
   records.clear();
   await scheduler.stop();
   watch.stop();
+  await pool.closeAll();
   for (const device of devices) for (const parked of device.parked.splice(0)) parked.release();
   await settle();
   if (records.size > 0) fail(`runs recorded after the stop: ${[...records.keys()].join(', ')}`);
@@ -709,6 +762,7 @@ const routerSpec: fc.Arbitrary<RouterSpec> = fc
     system: fc.boolean(),
     wireguard: fc.boolean(),
     interface: fc.boolean(),
+    schedules: fc.record({ system: fc.nat({ max: 2 }), wireguard: fc.nat({ max: 2 }), interface: fc.nat({ max: 2 }) }),
   })
   // A router with no collector on is refused ("no collector runs for this router").
   .map((router) => (router.system || router.wireguard || router.interface ? router : { ...router, system: true }));
@@ -722,7 +776,7 @@ const specOver = (count: number): fc.Arbitrary<Spec> =>
 const editOver = (count: number): fc.Arbitrary<Edit> =>
   fc.record({
     router: fc.integer({ min: 0, max: count - 1 }),
-    change: fc.constantFrom<Edit['change']>('same', 'remove', 'url', 'url', 'timeout', 'password', 'site', 'stale', 'toggle', 'toggle', 'rename'),
+    change: fc.constantFrom<Edit['change']>('same', 'remove', 'url', 'url', 'timeout', 'password', 'site', 'stale', 'toggle', 'toggle', 'schedule', 'schedule', 'rename'),
     value: fc.nat({ max: 5 }),
     added: routerSpec,
   });
