@@ -12,7 +12,8 @@
  *
  * Driven by hand: manual triggers, a clock that moves only when a step says, devices that hold their replies until
  * the step releases them; a run is waited for through its own promise (JobRunner.trigger, watched below), never a
- * timer.
+ * timer. A failure names its seed and the shrunk sequence; RELOAD_CHANGES_SEED, RELOAD_CHANGES_RUNS and
+ * RELOAD_CHANGES_STEPS (longer sequences) search further.
  */
 import fc from 'fast-check';
 import pino from 'pino';
