@@ -19,7 +19,7 @@ import { groupBySteps } from '../util/group.js';
 import { arrivalNamed, evaluateChainSteps, FilterRules, isEnabled, type ChainVerdict, type InterfaceLists } from './firewall.js';
 import { peerLabel } from './peer.js';
 import { formatPrefix, parseIpv4Prefix, type Ipv4Range } from './ipv4.js';
-import { cliValue, describeRule, forwardFix, inputFix } from './setup-fixes.js';
+import { consoleValue, describeRule, forwardFix, inputFix, LISTED_FINDINGS, noFix, type FixLine } from './setup-fixes.js';
 import { Networks, OWNERS_NAMED, RouteTable, routeProblemsSteps, usable, type Address, type Subnet } from './setup-routes.js';
 import { finish, type Steps } from '../util/slices.js';
 import { keyStart, quoteRouterText, safeText } from '../util/text.js';
@@ -34,6 +34,12 @@ export interface SetupCheckResult {
   detail?: string;
   /** RouterOS commands that fix it, one per line (failed checks only). */
   fix?: string;
+  /**
+   * Why no fix, or not every line of it, is offered: a name it would hold cannot be written into a command that
+   * means exactly that entry (setup-fixes.ts: unwritable). Our words only, never the name; /health adds it to the
+   * detail after bounding it, so a cut never drops it.
+   */
+  noFix?: string;
 }
 
 /** What is kept of an interface's audit until the next one (the collector's data, read by /health). */
@@ -196,12 +202,10 @@ function* addressCheck(iface: string, onInterface: readonly Address[], peers: re
     if (hosts.length === 3) break;
   }
   const hint = hosts.length > 0 ? ` (its peers use ${hosts.join(', ')}; pick a free address in that subnet)` : '';
-  return {
-    check: 'address',
-    ok: false,
-    detail: `${iface} has no enabled IP address${hint}`,
-    fix: `/ip address add address=<tunnel-address>/<prefix-length> interface=${cliValue(iface)} comment=${cliValue(`WireGuard ${iface}`)}`,
-  };
+  const name = consoleValue(iface, 'name');
+  const comment = consoleValue(`WireGuard ${iface}`) ?? 'WireGuard';
+  const fix = name === undefined ? noFix("the tunnel's name", iface, 'name') : `/ip address add address=<tunnel-address>/<prefix-length> interface=${name} comment=${comment}`;
+  return failures('address', [`${iface} has no enabled IP address${hint}`], [fix]);
 }
 
 function* inputCheck(iface: string, listenPort: number, filter: FilterRules, lists: InterfaceLists | undefined): Steps<SetupCheckResult> {
@@ -232,7 +236,7 @@ function* forwardCheck(
   lists: InterfaceLists | undefined,
 ): Steps<SetupCheckResult> {
   const details: string[] = [];
-  const fixes: string[] = [];
+  const fixes: FixLine[] = [];
   const known = lists === undefined ? {} : { lists };
   for (const subnet of subnets) {
     yield;
@@ -246,7 +250,9 @@ function* forwardCheck(
     for (const [verdict, direction] of directions) {
       if (verdict.passes) continue;
       details.push(`${describeRule(verdict.blockedBy)} drops new connections ${direction} ${subnet.text} through ${iface} before any forward rule accepts them`);
-      fixes.push(forwardFix(iface, subnet.text, direction, verdict));
+      // Only the lines shown are written (failures): a hub's 20,000 failing directions, each quoting a long name,
+      // held gigabytes (a hostile-router review).
+      if (fixes.length < LISTED_FINDINGS) fixes.push(forwardFix(iface, subnet.text, direction, verdict));
     }
   }
   return failures('firewall_forward', details, fixes);
@@ -330,16 +336,24 @@ function* interfaceListsSteps(lists: readonly RouterRecord[], members: readonly 
   return known;
 }
 
-/** Findings listed word for word per check; a hub with thousands of failing subnets gets a count of the rest. */
-const LISTED_FINDINGS = 10;
-
-function failures(check: SetupCheckName, details: readonly string[], fixes: readonly string[]): SetupCheckResult {
+/**
+ * A check's result from its findings and the fix lines of the first LISTED_FINDINGS of them (one per finding). A line
+ * that cannot be written (NoFix) is left out; the detail says why, and a fix of no line at all is none.
+ */
+function failures(check: SetupCheckName, details: readonly string[], fixes: readonly FixLine[]): SetupCheckResult {
   if (details.length === 0) return { check, ok: true };
   const more = (count: number) => (count > LISTED_FINDINGS ? [`and ${count - LISTED_FINDINGS} more`] : []);
+  const shown = fixes.slice(0, LISTED_FINDINGS);
+  const commands = shown.filter((line): line is string => typeof line === 'string');
+  // At most three reasons (our words, each a line at most): the note is added to a bounded detail whole.
+  const whys = [...new Set(shown.flatMap((line) => (typeof line === 'string' ? [] : [line.noFix])))].slice(0, 3);
+  const left = commands.length === 0 ? 'no fix is offered' : `${shown.length - commands.length} of the fix lines are left out`;
+  const fix = [...commands, ...more(details.length).map((line) => `# ${line}: run the audit again after these`)];
   return {
     check,
     ok: false,
     detail: [...details.slice(0, LISTED_FINDINGS), ...more(details.length)].join('; '),
-    fix: [...fixes.slice(0, LISTED_FINDINGS), ...more(fixes.length).map((line) => `# ${line}: run the audit again after these`)].join('\n'),
+    ...(commands.length === 0 ? {} : { fix: fix.join('\n') }),
+    ...(whys.length === 0 ? {} : { noFix: `${left}: ${whys.join('; ')}` }),
   };
 }

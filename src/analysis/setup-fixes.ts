@@ -2,33 +2,113 @@
  * Plain-language fixes for failed set-up checks: RouterOS console commands an engineer can paste.
  * Accept rules go just before the rule that blocks (by its `.id`, which the console accepts as `*N`),
  * so they also precede every later drop.
+ *
+ * A fix names the router's entries (the tunnel, an interface or list a rule names) by their names as the REST reply
+ * gave them. A command must mean exactly the entry it names when pasted, or not be offered: a name that cannot be so
+ * written (consoleValue) leaves its line out, and the check's detail says why (NoFix).
  */
 import type { RouterRecord } from '../routeros/records.js';
 import type { BlockedVerdict as Blocked, ChainVerdict } from './firewall.js';
 import { safeText } from '../util/text.js';
+import { redactSecretsDistinct } from '../util/redact.js';
+import { decodeCp1252 } from '../util/cp1252.js';
 
 /**
- * A console argument value, quoted when it is not a plain word (names and comments may hold anything). Inside
- * the quotes every character the console would act on is escaped: `\\`, `"`, `$` (a variable), `?` (help at the
- * prompt), and every control character as RouterOS's `\\HH` (capital hex): a line feed must not end the command
- * and start another of the router's choosing.
+ * How a value stands in a command: free text (a comment, which only labels), the name of an entry (an interface or a
+ * list, in `interface=`, `in-interface=`, …), or a route's `gateway`, which reads an address as well as a name.
  */
-export function cliValue(value: string): string {
-  if (/^[A-Za-z0-9._:/*-]+$/.test(value)) return value;
-  return `"${value.replace(/[\\"$?]/g, (char) => `\\${char}`).replace(SHOWN_AS_BYTES, bytesOf)}"`;
+export type ValueUse = 'text' | 'name' | 'gateway';
+
+/** The longest value a fix writes: a longer name is a hostile reply's, and its command would not be shown whole. */
+export const MAX_WRITTEN_CHARS = 1_024;
+
+/** Findings listed word for word per check, and fix lines written; a hub with thousands of failing subnets gets a count of the rest. */
+export const LISTED_FINDINGS = 10;
+
+/** Why no fix line is offered (a name it would hold cannot be written: consoleValue), told in the check's detail. */
+export interface NoFix {
+  noFix: string;
 }
 
+/** A fix line: a command (or a `#` note) to paste, or why there is none. */
+export type FixLine = string | NoFix;
+
 /**
- * Characters a pasted command must not carry as they are: control characters, C1 ones too (U+009B is a terminal's
- * CSI), and the format characters that reorder or hide text (bidi overrides and isolates, zero-width ones): a name
- * with U+202E showed the operator a command that read otherwise than it ran (found by review).
+ * A value as one console value that the router reads back as exactly `value`, or undefined when it cannot be written
+ * so (unwritable says why). Plain words stand as they are; anything else is quoted, and inside the quotes every
+ * character the console would act on is escaped: `\\`, `"`, `$` (a variable), `?` (help at the prompt); every
+ * other character but printable ASCII is written as RouterOS's `\\HH` escapes of its bytes (capital hex): a line
+ * feed must not end the command and start another of the router's choosing, a bidi override must not make the
+ * command read otherwise than it runs (found by review), and the console takes 7-bit text only.
  */
-// eslint-disable-next-line no-control-regex
-const SHOWN_AS_BYTES = /[\u0000-\u001f\u007f-\u009f\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]/g;
+export function consoleValue(value: string, use: ValueUse = 'text'): string | undefined {
+  return unwritable(value, use) === undefined ? written(value) : undefined;
+}
+
+/** consoleValue, as earlier fixes and tests call it. */
+export const cliValue = consoleValue;
+
+function written(value: string): string {
+  if (/^[A-Za-z0-9._-]+$/.test(value)) return value;
+  return `"${value.replace(/[\\"$?]/g, (char) => `\\${char}`).replace(AS_BYTES, bytesOf)}"`;
+}
+
+/** Every character but printable ASCII, by code point (a pair is one character, written as its four bytes). */
+const AS_BYTES = /[^\u0020-\u007e]/gu;
 
 /** A character as RouterOS's `\\HH` escapes of its UTF-8 bytes (capital hex). */
 function bytesOf(char: string): string {
   return [...Buffer.from(char, 'utf8')].map((byte) => `\\${byte.toString(16).toUpperCase().padStart(2, '0')}`).join('');
+}
+
+/** Half of a surrogate pair without its other half: no character, and no bytes of the router's stand for it. */
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+/**
+ * The characters a reply read as windows-1252 can hold (routeros/body.ts reads a reply that is not UTF-8 so): a name
+ * of those alone (`wg-büro`) may be UTF-8 or windows-1252 bytes on the router, which the text does not tell; one
+ * holding any other character (`wg-офис`) came from a UTF-8 reply, whose bytes are its UTF-8.
+ */
+const CP1252_CHARS: ReadonlySet<string> = new Set(decodeCp1252(Uint8Array.from({ length: 256 }, (_, byte) => byte)));
+
+function bytesKnown(value: string): boolean {
+  if (!/[\u0080-\uffff]/.test(value)) return true;
+  for (const char of value) if (!CP1252_CHARS.has(char)) return true;
+  return false;
+}
+
+/**
+ * Why `value` cannot be written as a console value that means exactly it (and, as a name, that entry), or undefined
+ * when it can. Worded to follow "the name …"; never quotes the value (it may be megabytes, or hold a secret).
+ */
+export function unwritable(value: string, use: ValueUse = 'text'): string | undefined {
+  if (value.length > MAX_WRITTEN_CHARS) return `is ${value.length} characters long`;
+  if (use !== 'text') {
+    if (value === '') return 'is empty';
+    // `in-interface="!wg0"` is every interface but wg0, whatever the quotes.
+    if (value.startsWith('!')) return 'starts with `!`, which RouterOS reads as "not"';
+    if (/^\*[0-9A-Fa-f]+$/.test(value)) return "reads as an entry's id (`*N`)";
+    // `gateway=10.0.0.1%ether1`, `gateway=a,b`, `gateway=10.0.0.1@main`: an address, a list, a table.
+    if (use === 'gateway' && (/[,%@]/.test(value) || /^[0-9.]+$/.test(value) || (value.includes(':') && /^[0-9A-Fa-f:.]+$/.test(value)))) {
+      return 'reads as an address in a route\'s gateway';
+    }
+  }
+  if (LONE_SURROGATE.test(value)) return 'holds a lone UTF-16 surrogate, which stands for no bytes the router holds';
+  if (!bytesKnown(value)) {
+    return "holds characters outside ASCII whose bytes on the router the reply does not tell (UTF-8, or the code page Winbox typed them in)";
+  }
+  // Shown redacted (health/evaluate.ts), the command could not be pasted: it would name `[REDACTED…]`.
+  if (redactSecretsDistinct(value) !== value) return 'holds text the exporter redacts as a secret';
+  return undefined;
+}
+
+/** A comment naming the tunnel, or `fallback` (which names nothing of the router's) when the name cannot be written. */
+function commentValue(text: string, fallback: string): string {
+  return consoleValue(text) ?? written(fallback);
+}
+
+/** The NoFix for a name consoleValue did not write (`what`: "the tunnel's name", …). */
+export function noFix(what: string, value: string, use: ValueUse): NoFix {
+  return { noFix: `${what} ${unwritable(value, use) ?? 'cannot be written'}` };
 }
 
 /**
@@ -67,24 +147,28 @@ export function placeBefore(verdict: ChainVerdict): string {
  * interface or list: never the side the rule names, which may be the WAN (a drop of `in-interface=ether1` spares
  * `!ether1`, of `in-interface-list=!TRUSTED` spares `TRUSTED`), except defconf's `LAN`, which is the side a routed
  * subnet talks to (a jump of `in-interface-list=LAN` to a chain that drops: the fix takes `LAN`). '' when the rule
- * names none. A fix that takes more would let the WAN into the subnet (found by review).
+ * names none. A fix that takes more would let the WAN into the subnet (found by review); so a name that cannot be
+ * written leaves the fix out (NoFix), never the restriction.
  */
-function sparedSide(rule: RouterRecord | undefined): string {
+function sparedSide(rule: RouterRecord | undefined): string | NoFix {
   if (rule === undefined) return '';
-  for (const key of ['in-interface-list', 'in-interface']) {
+  for (const key of ['in-interface-list', 'in-interface'] as const) {
     const value = rule[key]?.trim();
     if (value === undefined || value === '' || value === '!') continue;
     const negated = value.startsWith('!');
     const name = negated ? value.slice(1) : value;
-    if (key === 'in-interface-list' && name.toUpperCase() === 'LAN') return ` ${key}=${cliValue(name)}`;
-    return ` ${key}=${negated ? '' : '!'}${cliValue(name)}`;
+    const written = consoleValue(name, 'name');
+    if (written === undefined) return noFix(`the name of the ${key === 'in-interface' ? 'interface' : 'list'} a blocking rule names`, name, 'name');
+    if (key === 'in-interface-list' && name.toUpperCase() === 'LAN') return ` ${key}=${written}`;
+    return ` ${key}=${negated ? '' : '!'}${written}`;
   }
   return '';
 }
 
 /** The accept for the tunnel's own packets, before the rule (or the jump to it) that drops them. */
 export function inputFix(iface: string, port: number, blocked: Blocked): string {
-  return `/ip firewall filter add chain=input action=accept protocol=udp dst-port=${port} ${placeBefore(blocked)} comment=${cliValue(`WireGuard ${iface}`)}`;
+  const comment = commentValue(`WireGuard ${iface}`, `WireGuard port ${port}`);
+  return `/ip firewall filter add chain=input action=accept protocol=udp dst-port=${port} ${placeBefore(blocked)} comment=${comment}`;
 }
 
 /**
@@ -92,8 +176,12 @@ export function inputFix(iface: string, port: number, blocked: Blocked): string 
  * to the subnet come from the LAN side, which the audit does not know: the accept takes only the side the jump or
  * the drop spares (sparedSide), so that pasted before them it does not let the WAN into the subnet too.
  */
-export function forwardFix(iface: string, subnet: string, direction: 'from' | 'to', blocked: Blocked): string {
+export function forwardFix(iface: string, subnet: string, direction: 'from' | 'to', blocked: Blocked): FixLine {
+  const name = consoleValue(iface, 'name');
+  if (name === undefined) return noFix("the tunnel's name", iface, 'name');
   const spared = direction === 'to' ? sparedSide(blocked.via) || sparedSide(blocked.blockedBy) : '';
-  const match = direction === 'from' ? `src-address=${subnet} in-interface=${cliValue(iface)}` : `dst-address=${subnet} out-interface=${cliValue(iface)}${spared}`;
-  return `/ip firewall filter add chain=forward action=accept ${match} ${placeBefore(blocked)} comment=${cliValue(`WireGuard ${iface} ${direction} ${subnet}`)}`;
+  if (typeof spared !== 'string') return spared;
+  const match = direction === 'from' ? `src-address=${subnet} in-interface=${name}` : `dst-address=${subnet} out-interface=${name}${spared}`;
+  const comment = commentValue(`WireGuard ${iface} ${direction} ${subnet}`, `WireGuard ${direction} ${subnet}`);
+  return `/ip firewall filter add chain=forward action=accept ${match} ${placeBefore(blocked)} comment=${comment}`;
 }

@@ -8,7 +8,7 @@ import type { RouterRecord } from '../routeros/records.js';
 import { routerListHead, saysFalse, saysTrue } from '../routeros/decode.js';
 import { isEnabled } from './firewall.js';
 import { formatPrefix, parseIpv4, parseIpv4Prefix, type Ipv4Prefix, type Ipv4Range } from './ipv4.js';
-import { cliValue, isConsoleId } from './setup-fixes.js';
+import { consoleValue, isConsoleId, LISTED_FINDINGS, noFix, type FixLine } from './setup-fixes.js';
 import { safeText } from '../util/text.js';
 import { finish, WeighedPace, type Steps } from '../util/slices.js';
 
@@ -251,7 +251,7 @@ export function routeProblems(
   subnets: readonly Subnet[],
   onInterface: readonly Address[],
   table: RouteTable,
-): [string[], string[]] {
+): [string[], FixLine[]] {
   return finish(routeProblemsSteps(iface, subnets, onInterface, table));
 }
 
@@ -261,9 +261,9 @@ export function* routeProblemsSteps(
   subnets: readonly Subnet[],
   onInterface: readonly Address[],
   table: RouteTable,
-): Steps<[string[], string[]]> {
+): Steps<[string[], FixLine[]]> {
   const details: string[] = [];
-  const fixes: string[] = [];
+  const fixes: FixLine[] = [];
   const networks = new Networks(onInterface);
   // Many subnets follow one route (the default route): its answer for this interface is worked out once.
   const through = new Map<Candidate, boolean>();
@@ -279,21 +279,25 @@ export function* routeProblemsSteps(
         ? `no route sends ${subnet.text} (${owners}) anywhere`
         : `${subnet.text} (${owners}) follows ${best.what}, not ${iface}`,
     );
-    fixes.push(routeFix(iface, subnet, best));
+    // Only the lines shown are written (setup-audit.ts: failures).
+    if (fixes.length < LISTED_FINDINGS) fixes.push(routeFix(iface, subnet, best));
   }
   return [details, fixes];
 }
 
 /** Add a route; or, when one for the very same network wins, point it at the tunnel (a second one would tie). */
-function routeFix(iface: string, subnet: Subnet, best: Candidate | undefined): string {
-  if (best === undefined || best.length < subnet.prefix.length) {
-    return `/ip route add dst-address=${subnet.text} gateway=${cliValue(iface)} comment=${cliValue(`WireGuard ${iface}`)}`;
+function routeFix(iface: string, subnet: Subnet, best: Candidate | undefined): FixLine {
+  if (best?.connectedOn !== undefined && best.length >= subnet.prefix.length) {
+    const other = consoleValue(best.connectedOn) ?? 'another interface (its name cannot be written here)';
+    return `# ${subnet.text} is also the connected network of ${other}: renumber one of them (no route can win over it)`;
   }
-  if (best.connectedOn !== undefined) {
-    return `# ${subnet.text} is also the connected network of ${cliValue(best.connectedOn)}: renumber one of them (no route can win over it)`;
+  const gateway = consoleValue(iface, 'gateway');
+  if (gateway === undefined) return noFix("the tunnel's name", iface, 'gateway');
+  if (best === undefined || best.length < subnet.prefix.length) {
+    const comment = consoleValue(`WireGuard ${iface}`) ?? 'WireGuard';
+    return `/ip route add dst-address=${subnet.text} gateway=${gateway} comment=${comment}`;
   }
   return !isConsoleId(best.id)
-    ? `/ip route set [find dst-address=${subnet.text}] gateway=${cliValue(iface)}`
-    : `/ip route set ${best.id} gateway=${cliValue(iface)}`;
+    ? `/ip route set [find dst-address=${subnet.text}] gateway=${gateway}`
+    : `/ip route set ${best.id} gateway=${gateway}`;
 }
-

@@ -313,17 +313,28 @@ const CUT_MARK_ROOM = 32;
 /** A fix longer than this is left out rather than cut: a command cut short must not be pasted into a console. */
 const SETUP_FIX_LIMIT = 4_096;
 
-/** A set-up check as /health shows it: detail and fix redacted as names are, and bounded. */
-function boundedCheck<T extends { detail?: string | undefined; fix?: string | undefined }>(check: T): T {
-  const detail = check.detail === undefined ? undefined : namedLine(check.detail, SETUP_DETAIL_LIMIT - CUT_MARK_ROOM);
-  const fix = check.fix === undefined ? undefined : redactSecretsDistinct(check.fix);
-  if (fix !== undefined && fix.length > SETUP_FIX_LIMIT) {
-    const note = ` (the fix is left out: it would be ${fix.length} characters long)`;
-    // Within the bound, note included.
-    const room = check.detail === undefined ? '' : namedLine(check.detail, SETUP_DETAIL_LIMIT - CUT_MARK_ROOM - note.length);
-    return { ...check, detail: `${room}${note}`, fix: undefined };
+/**
+ * A set-up check as /health shows it: detail and fix redacted as names are, and bounded. A fix is shown whole and as
+ * written, or not at all, the detail saying why: one the redaction would change names `[REDACTED…]` where the router
+ * has a secret's text (a command that cannot be pasted), one too long would have to be cut. Why the audit offered
+ * none (`noFix`) is added after the cut, so it is never cut off.
+ */
+function boundedCheck<T extends { detail?: string | undefined; fix?: string | undefined; noFix?: string | undefined }>(check: T): Omit<T, 'noFix'> {
+  const { noFix, ...shown } = check;
+  const notes = noFix === undefined ? [] : [noFix];
+  let fix = check.fix === undefined ? undefined : redactSecretsDistinct(check.fix);
+  if (fix !== undefined && fix !== check.fix) {
+    notes.push('the fix is left out: a name in it holds text the exporter redacts as a secret, so it could not be pasted');
+    fix = undefined;
+  } else if (fix !== undefined && fix.length > SETUP_FIX_LIMIT) {
+    notes.push(`the fix is left out: it would be ${fix.length} characters long`);
+    fix = undefined;
   }
-  return { ...check, ...(detail === undefined ? {} : { detail }), ...(fix === undefined ? {} : { fix }) };
+  const note = notes.length === 0 ? '' : ` (${notes.join('; ')})`;
+  // Within the bound, note included.
+  const detail = check.detail === undefined ? (note === '' ? undefined : note.trim()) : `${namedLine(check.detail, SETUP_DETAIL_LIMIT - CUT_MARK_ROOM - note.length)}${note}`;
+  const { fix: _fix, detail: _detail, ...rest } = shown;
+  return { ...rest, ...(detail === undefined ? {} : { detail }), ...(fix === undefined ? {} : { fix }) } as Omit<T, 'noFix'>;
 }
 
 /** Every stored peer judged at `now` (the one verdict, analysis/peer.ts), with a problem for each that is one. */

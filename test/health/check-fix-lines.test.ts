@@ -55,10 +55,12 @@ describe("set-up fixes in check's output", () => {
 
   it('a name holding a lone surrogate (U+FFFD in the UTF-8 written, where /health has the character): no fix naming another interface (found by the generator); a bidi control, which the fix writes escaped, keeps its fix', () => {
     const surrogate = checkOf('wg\ud800a');
+    // No fix holds the name any more (no bytes of the router's stand for a lone surrogate: setup-fixes.ts); the input
+    // accept, which names no interface, is offered with a comment without it, and shown whole.
     expect(surrogate.fixes.length).toBeGreaterThan(0);
+    for (const fix of surrogate.fixes) expect(fix).not.toMatch(/[\ud800-\udfff]/);
     // As Nagios reads it: the UTF-8 written.
-    expect(shownFixes(Buffer.from(surrogate.text).toString())).toEqual([]);
-    expect(surrogate.text).toContain('/health?router=hq has the fix');
+    expect(shownFixes(Buffer.from(surrogate.text).toString()).sort()).toEqual([...surrogate.fixes].sort());
     const bidi = checkOf('wg\u2066a');
     expect(shownFixes(bidi.text).sort()).toEqual([...bidi.fixes].sort());
   });

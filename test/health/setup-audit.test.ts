@@ -133,12 +133,16 @@ describe('fix commands', () => {
     expect(parseWords(`/ip route add gateway=${cliValue('wg "x" $y')}`).args.get('gateway')).toBe('wg "x" $y');
   });
 
-  it('write any name as one value of one command: line breaks, controls, `?` and `$` escaped, read back as it was', () => {
+  // Every name, hostile ones included, against the console's own rules: setup-fix-names.property.test.ts.
+  it('write any name as one value of one command: line breaks, controls, `?` and `$` escaped, read back as it was, or not at all', () => {
     expect(cliValue('wg0\n/user add name=x group=full')).toBe('"wg0\\0A/user add name=x group=full"');
     expect(cliValue('a?b')).toBe('"a\\?b"');
     fc.assert(
       fc.property(fc.string({ unit: fc.oneof(fc.constantFrom('\n', '\r', '\u0000', '\u001b', '\u007f', '\u009b', '\u202e', '\u2066', '\u200b', '"', '\\', '$', '?', ';', ' ', '[', ']'), fc.string({ minLength: 1, maxLength: 1, unit: 'binary' })) }), (name) => {
-        const command = `/ip route add gateway=${cliValue(name)} comment=x`;
+        const value = cliValue(name);
+        // Not written (its bytes on the router unknown, too long, a secret): setup-fix-names.property.test.ts.
+        if (value === undefined) return;
+        const command = `/ip route add gateway=${value} comment=x`;
         // One line, no raw control character (C1 ones too) nor a character that reorders or hides text (a bidi
         // override showed a command that read otherwise than it ran; found by review), and nothing the console
         // would expand left unescaped.

@@ -25,8 +25,10 @@ describe('set-up check text in /health', () => {
     expect(failing.length).toBeGreaterThan(0);
     for (const check of failing) {
       expect((check.detail ?? '').length).toBeLessThanOrEqual(1_024);
-      expect(check.detail).toContain('the fix is left out');
-      expect(check.fix).toBeUndefined();
+      // A fix that would name it is not written (setup-fixes.ts: MAX_WRITTEN_CHARS), and the detail says why after
+      // the cut; one that names no interface (the input accept) leaves the name out of its comment.
+      if (check.fix === undefined) expect(check.detail).toMatch(/no fix is offered: the tunnel's name is 1000003 characters long\)$/);
+      else expect(check.fix).not.toContain('xxx');
     }
   });
 

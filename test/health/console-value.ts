@@ -1,0 +1,74 @@
+/**
+ * RouterOS's console as it reads one argument value, written from its scripting manual ("Scripting": constant
+ * escape sequences, delimiters), to check the audit's fixes against: what an operator pastes is the UTF-8 of the
+ * fix, and the console takes 7-bit text only (anything else is written as `\HH`).
+ *
+ * - A bare word: letters, digits and `._-` (and `!*,%@+`, which are no delimiters); the grammar's delimiters
+ *   `() [] {} : ; $ /`, a space, `"`, `\`, `?` (help at the prompt) and `#` end or break it.
+ * - A quoted value: `"…"`, inside which every byte is printable ASCII, `$` (a variable) and `?` (help) only escaped,
+ *   and `\` starts one of `\" \\ \n \r \t \$ \? \_ \a \b \f \v` or `\HH`, a byte in capital hex.
+ * - A leading `!` (RouterOS's "not") is part of the value read.
+ * Returns the value's bytes, or undefined when the text is not one value (a console would read something else).
+ */
+import { decodeCp1252 } from '../../src/util/cp1252.js';
+
+const ESCAPES: Readonly<Record<string, number>> = { '"': 0x22, '\\': 0x5c, n: 0x0a, r: 0x0d, t: 0x09, $: 0x24, '?': 0x3f, _: 0x20, a: 0x07, b: 0x08, f: 0x0c, v: 0x0b };
+
+export function readConsoleValue(text: string): Uint8Array | undefined {
+  const bytes = Buffer.from(text, 'utf8');
+  const out: number[] = [];
+  let at = 0;
+  if (bytes[at] === 0x21) out.push(bytes[at++] as number);
+  if (bytes[at] !== 0x22) {
+    if (at === bytes.length) return out.length === 0 ? undefined : Uint8Array.from(out);
+    for (; at < bytes.length; at++) {
+      const char = String.fromCharCode(bytes[at] as number);
+      if (!/^[A-Za-z0-9._!*,%@+-]$/.test(char)) return undefined;
+      out.push(bytes[at] as number);
+    }
+    return Uint8Array.from(out);
+  }
+  at++;
+  for (;;) {
+    const byte = bytes[at];
+    if (byte === undefined) return undefined;
+    if (byte < 0x20 || byte > 0x7e || byte === 0x24 || byte === 0x3f) return undefined;
+    if (byte === 0x22) return at === bytes.length - 1 ? Uint8Array.from(out) : undefined;
+    if (byte !== 0x5c) {
+      out.push(byte);
+      at++;
+      continue;
+    }
+    const hex = bytes.subarray(at + 1, at + 3).toString('latin1');
+    if (/^[0-9A-F]{2}$/.test(hex)) {
+      out.push(parseInt(hex, 16));
+      at += 3;
+      continue;
+    }
+    const escaped = ESCAPES[String.fromCharCode(bytes[at + 1] ?? 0)];
+    if (escaped === undefined) return undefined;
+    out.push(escaped);
+    at += 2;
+  }
+}
+
+const CP1252 = decodeCp1252(Uint8Array.from({ length: 256 }, (_, byte) => byte));
+const CP1252_BYTE = new Map([...CP1252].map((char, byte) => [char, byte]));
+
+/**
+ * The bytes a router may hold for a name the exporter read as `name`: its UTF-8 (a reply that was UTF-8; none for a
+ * lone surrogate, which no bytes decode to) and its windows-1252 (a reply that was not, routeros/body.ts), when every
+ * character is one windows-1252 has.
+ */
+export function routerBytes(name: string): Uint8Array[] {
+  const out: Uint8Array[] = [];
+  if (!/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(name)) out.push(Buffer.from(name, 'utf8'));
+  const cp: number[] = [];
+  for (const char of name) {
+    const byte = CP1252_BYTE.get(char);
+    if (byte === undefined) return out;
+    cp.push(byte);
+  }
+  out.push(Uint8Array.from(cp));
+  return out;
+}
