@@ -520,7 +520,7 @@ function compileJudges(record: RouterRecord, blocking: boolean): Judge[] {
     kind: MatcherKind = NAMES,
     readNegated?: (value: string) => (flow: Flow) => Match,
   ): void => {
-    const raw = record[key]?.trim();
+    const raw = NAME_KEYS.has(key) ? record[key] : record[key]?.trim();
     if (raw === undefined || raw === '' || everyAddress.has(key)) return;
     if (!raw.startsWith('!')) {
       push(read(raw), kind);
@@ -722,11 +722,18 @@ function negatedAddressMatch(range: Ipv4Range | undefined, side: Side<Ipv4Range>
 }
 
 /**
+ * Matchers whose value is a name (after its `!`), read as it is: RouterOS compares names byte for byte, and ` wg0` or
+ * `wg0 ` is another interface than `wg0`. Trimmed, an accept of `in-interface=" wg0"` covered the tunnel `wg0`, and a
+ * fix before a drop of `in-interface-list="!TRUSTED "` took the list `TRUSTED` (a hostile-router review).
+ */
+const NAME_KEYS: ReadonlySet<string> = new Set(['in-interface', 'out-interface', 'in-interface-list', 'out-interface-list']);
+
+/**
  * The interface (or list) a rule's `in-interface` (or `in-interface-list`) names, when it names one without `!`: the
  * half of an anti-spoofing pair that says where the packets arrive (localSideUnknown); undefined otherwise.
  */
 export function arrivalNamed(record: RouterRecord, key: 'in-interface' | 'in-interface-list'): string | undefined {
-  const value = record[key]?.trim();
+  const value = record[key];
   return value === undefined || value === '' || value.startsWith('!') ? undefined : value;
 }
 

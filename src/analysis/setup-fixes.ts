@@ -153,7 +153,8 @@ export function placeBefore(verdict: ChainVerdict): string {
 function sparedSide(rule: RouterRecord | undefined): string | NoFix {
   if (rule === undefined) return '';
   for (const key of ['in-interface-list', 'in-interface'] as const) {
-    const value = rule[key]?.trim();
+    // As it is, as the audit judged it (firewall.ts: NAME_KEYS): `TRUSTED ` is not `TRUSTED`.
+    const value = rule[key];
     if (value === undefined || value === '' || value === '!') continue;
     const negated = value.startsWith('!');
     const name = negated ? value.slice(1) : value;
