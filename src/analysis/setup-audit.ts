@@ -348,7 +348,10 @@ function failures(check: SetupCheckName, details: readonly string[], fixes: read
   // At most three reasons (our words, each a line at most): the note is added to a bounded detail whole.
   const whys = [...new Set(shown.flatMap((line) => (typeof line === 'string' ? [] : [line.noFix])))].slice(0, 3);
   const left = commands.length === 0 ? 'no fix is offered' : `${shown.length - commands.length} of the fix lines are left out`;
-  const fix = [...commands, ...more(details.length).map((line) => `# ${line}: run the audit again after these`)];
+  // Notes (`#` lines) after every command: joined with ` ; ` into one line (check's output, the verdict log), a note
+  // comments out the rest of the line, and the commands after it were never run (a hostile-router review).
+  const notes = commands.filter((line) => line.startsWith('#'));
+  const fix = [...commands.filter((line) => !line.startsWith('#')), ...notes, ...more(details.length).map((line) => `# ${line}: run the audit again after these`)];
   return {
     check,
     ok: false,

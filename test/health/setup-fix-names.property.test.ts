@@ -251,3 +251,22 @@ describe('names a rule holds, read as they are', () => {
     expect(Buffer.from(readConsoleValue(argsOf(to as string).get('in-interface-list') as string) as Uint8Array).toString()).toBe(list);
   });
 });
+
+describe('a fix of several lines', () => {
+  it('puts its notes (`#` lines) after every command: joined with ` ; ` (check, the verdict log) a note comments out the rest of the line', () => {
+    const records: SetupRecords = {
+      ...hostileRouter('wg0', 'LAN'),
+      peers: [{ '.id': '*1', interface: 'wg0', 'allowed-address': '192.168.20.0/24,192.168.30.0/24', 'public-key': 'k' }],
+      addresses: [
+        { '.id': '*1', address: '10.99.0.1/24', interface: 'wg0' },
+        { '.id': '*2', address: '192.168.20.1/24', interface: 'lan' },
+      ],
+      filter: [],
+    };
+    const route = auditSetup(records)[0]?.checks.find((check) => check.check === 'route');
+    const lines = (route?.fix ?? '').split('\n');
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toMatch(/^\/ip route add dst-address=192.168.30.0\/24 /);
+    expect(lines[1]).toMatch(/^# 192.168.20.0\/24 is also the connected network of lan/);
+  });
+});
