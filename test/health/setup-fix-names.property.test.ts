@@ -11,13 +11,16 @@ import fc from 'fast-check';
 import { cliValue } from '../../src/analysis/setup-fixes.js';
 import { auditSetup, type SetupRecords } from '../../src/analysis/setup-audit.js';
 import { decodeCp1252 } from '../../src/util/cp1252.js';
-import { registerSecret } from '../../src/util/redact.js';
+import { redactSecretsDistinct, registerSecret } from '../../src/util/redact.js';
 import { evaluateRouter } from '../../src/health/evaluate.js';
 import { testRouter } from '../helpers/config.js';
 import { T0, setup, systemOk } from './snapshots.js';
 import { readConsoleValue, routerBytes } from './console-value.js';
 
 const SEED = Number(process.env['FC_SEED'] ?? 20261205);
+/** A password the exporter knows (registered as a config load does), which a router's name may hold. */
+const SECRET = 'Hunter2-setup-fix';
+registerSecret(SECRET);
 const USES = ['text', 'name', 'gateway'] as const;
 type Use = (typeof USES)[number];
 const write = cliValue as (value: string, use?: Use) => string | undefined;
@@ -37,7 +40,7 @@ const hostileName = fc.oneof(
     const utf8 = Buffer.from(buffer.toString('utf8'), 'utf8').equals(buffer);
     return fc.constantFrom(...(utf8 ? [buffer.toString('utf8'), decodeCp1252(buffer)] : [decodeCp1252(buffer)]));
   }),
-  fc.constantFrom('', '!wg0', '*5', '*1F', '10.0.0.1', '10', 'fe80::1', 'a,b', 'wg%ether1', 'wg@main', 'yes', 'all', 'none', 'wg0\n/user add name=x group=full'),
+  fc.constantFrom('', '!wg0', '*5', '*1F', '10.0.0.1', '10', 'fe80::1', 'a,b', 'wg%ether1', 'wg@main', 'yes', 'all', 'none', 'wg0\n/user add name=x group=full', SECRET, `wg-${SECRET}`, `[${SECRET}]`),
 );
 
 function addressLike(name: string): boolean {
@@ -50,6 +53,8 @@ describe('a name written into a fix', () => {
       fc.property(hostileName, fc.constantFrom(...USES), (name, use) => {
         const written = write(name, use);
         if (written === undefined) return;
+        // Shown redacted in /health, it could not be pasted.
+        expect(redactSecretsDistinct(name)).toBe(name);
         const read = readConsoleValue(written);
         expect(read, `${JSON.stringify(written)} is not one console value`).toBeDefined();
         const candidates = routerBytes(name);
@@ -145,8 +150,7 @@ describe("the audit's fixes for a hostile router's names", () => {
 });
 
 describe('a fix naming an entry whose name holds a registered secret', () => {
-  const secret = 'Hunter2-setup-fix';
-  registerSecret(secret);
+  const secret = SECRET;
   const router = testRouter({ collectors: { wireguard: false, wireguard_setup: true } });
 
   it('is never shown redacted (it could not be pasted): a fix leaves the name out, or none is offered and the detail says why', () => {
