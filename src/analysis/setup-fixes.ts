@@ -101,6 +101,14 @@ export function unwritable(value: string, use: ValueUse = 'text'): string | unde
   return undefined;
 }
 
+/**
+ * RouterOS's "not" of a name consoleValue writes: `!ether1`, or `"!my if"` with the `!` inside the one quoted value
+ * (`!"my if"` is a `!` and a string, two tokens, which the manual does not make one value).
+ */
+function notValue(name: string): string {
+  return /^[A-Za-z0-9._-]+$/.test(name) ? `!${name}` : written(`!${name}`);
+}
+
 /** A comment naming the tunnel, or `fallback` (which names nothing of the router's) when the name cannot be written. */
 function commentValue(text: string, fallback: string): string {
   return consoleValue(text) ?? written(fallback);
@@ -161,7 +169,7 @@ function sparedSide(rule: RouterRecord | undefined): string | NoFix {
     const written = consoleValue(name, 'name');
     if (written === undefined) return noFix(`the name of the ${key === 'in-interface' ? 'interface' : 'list'} a blocking rule names`, name, 'name');
     if (key === 'in-interface-list' && name.toUpperCase() === 'LAN') return ` ${key}=${written}`;
-    return ` ${key}=${negated ? '' : '!'}${written}`;
+    return ` ${key}=${negated ? written : notValue(name)}`;
   }
   return '';
 }

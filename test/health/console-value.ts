@@ -7,7 +7,8 @@
  *   `() [] {} : ; $ /`, a space, `"`, `\`, `?` (help at the prompt) and `#` end or break it.
  * - A quoted value: `"…"`, inside which every byte is printable ASCII, `$` (a variable) and `?` (help) only escaped,
  *   and `\` starts one of `\" \\ \n \r \t \$ \? \_ \a \b \f \v` or `\HH`, a byte in capital hex.
- * - A leading `!` (RouterOS's "not") is part of the value read.
+ * - RouterOS's "not" is a leading `!` of the value read: `!ether1` bare, or inside the quotes (`"!my if"`); a quoted
+ *   string after a bare `!` (`!"my if"`) is two tokens, which the manual does not make one value.
  * Returns the value's bytes, or undefined when the text is not one value (a console would read something else).
  */
 import { decodeCp1252 } from '../../src/util/cp1252.js';
@@ -18,9 +19,8 @@ export function readConsoleValue(text: string): Uint8Array | undefined {
   const bytes = Buffer.from(text, 'utf8');
   const out: number[] = [];
   let at = 0;
-  if (bytes[at] === 0x21) out.push(bytes[at++] as number);
   if (bytes[at] !== 0x22) {
-    if (at === bytes.length) return out.length === 0 ? undefined : Uint8Array.from(out);
+    if (bytes.length === 0) return undefined;
     for (; at < bytes.length; at++) {
       const char = String.fromCharCode(bytes[at] as number);
       if (!/^[A-Za-z0-9._!*,%@+-]$/.test(char)) return undefined;

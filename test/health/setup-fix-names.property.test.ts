@@ -256,6 +256,20 @@ describe('names a rule holds, read as they are', () => {
   });
 });
 
+describe('a negated name in a fix', () => {
+  it.each<[string, string]>([
+    ['ether1', 'in-interface=!ether1'],
+    ['my if', 'in-interface="!my if"'],
+    ['wg "x"', 'in-interface="!wg \\"x\\""'],
+  ])('the fix before a drop of in-interface=%j takes every other interface, the `!` inside the one value', (name, expected) => {
+    const records: SetupRecords = { ...hostileRouter('wg0', 'LAN'), filter: [{ '.id': '*3', chain: 'forward', action: 'drop', 'in-interface': name }] };
+    const forward = auditSetup(records)[0]?.checks.find((check) => check.check === 'firewall_forward');
+    const to = (forward?.fix ?? '').split('\n').find((line) => line.includes('out-interface='));
+    expect(to).toContain(` ${expected} `);
+    expect(Buffer.from(readConsoleValue(argsOf(to as string).get('in-interface') as string) as Uint8Array).toString()).toBe(`!${name}`);
+  });
+});
+
 describe('a fix of several lines', () => {
   it('puts its notes (`#` lines) after every command: joined with ` ; ` (check, the verdict log) a note comments out the rest of the line', () => {
     const records: SetupRecords = {
