@@ -191,8 +191,12 @@ class Gateways {
       // set (with the text after each of its `%`) two of 500,000 characters took 2.7 s to add (a review).
       if (gateway.length > MAX_GATEWAY_CHARS) continue;
       this.#names.add(gateway);
-      // Every `%` may start the interface part: an interface name may hold one itself.
-      for (let at = gateway.indexOf('%'); at >= 0; at = gateway.indexOf('%', at + 1)) this.#names.add(gateway.slice(at + 1));
+      // `address%interface`: the interface is what follows an address and its `%` (a name may hold `%` itself).
+      // Anything else is one name: `x%wg0` or `10.0.0.1%my%wg0` is no gateway through wg0 (every text after a `%`
+      // was taken for an interface, and a route through an interface named `vlan%wg0` passed as through wg0: a
+      // hostile-router review).
+      const at = gateway.indexOf('%');
+      if (at > 0 && parseIpv4(gateway.slice(0, at)) !== undefined) this.#names.add(gateway.slice(at + 1));
       const ip = parseIpv4(gateway);
       if (ip !== undefined) this.#addresses.push(ip);
     }

@@ -20,7 +20,7 @@ const routeArb = fc.record(
   {
     '.id': fc.integer({ min: 1, max: 999 }).map((n) => `*${n.toString(16)}`),
     'dst-address': fc.oneof(prefixText, fc.constant('not-an-address')),
-    gateway: fc.array(fc.constantFrom('wg0', 'ether1', '10.0.0.1', '10.1.0.9', '192.2.3.1', '10.0.0.2%wg0', 'x%wg0', 'wg0%', '%wg0'), { minLength: 1, maxLength: 3 }).map((list) => list.join(',')),
+    gateway: fc.array(fc.constantFrom('wg0', 'ether1', '10.0.0.1', '10.1.0.9', '192.2.3.1', '10.0.0.2%wg0', 'x%wg0', 'wg0%', '%wg0', '10.0.0.2%x%wg0', '10.0.0.2%wg0%'), { minLength: 1, maxLength: 3 }).map((list) => list.join(',')),
     'immediate-gw': fc.constantFrom('wg0', '10.0.0.1%ether1', '10.1.0.7'),
     distance: fc.constantFrom('1', '2', '0', '', 'x', '250'),
     'routing-table': fc.constantFrom('main', 'other', ''),
@@ -51,7 +51,9 @@ function plainBest(routes: readonly RouterRecord[], addresses: readonly Address[
 /** The old reading of "through wg0": the interface, address%interface, or an address in one of wg0's networks. */
 let wg0Networks: readonly Address[] = [];
 function via(gateway: string): boolean {
-  if (gateway === 'wg0' || gateway.endsWith('%wg0')) return true;
+  // `address%wg0`; `x%wg0`, `%wg0` name other interfaces.
+  const at = gateway.indexOf('%');
+  if (gateway === 'wg0' || (at > 0 && parseIpv4(gateway.slice(0, at)) !== undefined && gateway.slice(at + 1) === 'wg0')) return true;
   const ip = parseIpv4(gateway);
   return ip !== undefined && wg0Networks.some((address) => ip >= address.prefix.range.lo && ip <= address.prefix.range.hi);
 }

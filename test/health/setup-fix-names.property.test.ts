@@ -288,3 +288,20 @@ describe('a fix of several lines', () => {
     expect(lines[1]).toMatch(/^# 192.168.20.0\/24 is also the connected network of lan/);
   });
 });
+
+describe("a route's gateway", () => {
+  it.each<[string, boolean]>([
+    ['10.99.0.2%wg0', true],
+    ['vlan%wg0', false],
+    ['%wg0', false],
+    ['10.0.0.1%my%wg0', false],
+  ])('%s goes through wg0: %s (only an address before the `%` makes what follows an interface)', (gateway, through) => {
+    const records: SetupRecords = {
+      ...hostileRouter('wg0', 'LAN'),
+      addresses: [{ '.id': '*1', address: '10.99.0.1/24', interface: 'wg0' }],
+      routes: [{ '.id': '*4', 'dst-address': '192.168.20.0/24', gateway }],
+      filter: [],
+    };
+    expect(auditSetup(records)[0]?.checks.find((check) => check.check === 'route')?.ok).toBe(through);
+  });
+});
