@@ -76,6 +76,15 @@ const PARTS_OF: Readonly<Record<CollectorName, EvaluationParts>> = byCollector((
   pings: healthParts.includes('pings'),
 }));
 
+/** A judgement with no part a run changes (a reload's): what the router's runs say as they stand. */
+const NO_PARTS: EvaluationParts = { wireguard: false, setup: false, pings: false };
+
+/** Whether a reload may have taken jobs of the router away: a collector turned off, fewer ping or bandwidth targets. */
+function jobsMayBeFewer(before: RouterConfig, after: RouterConfig): boolean {
+  for (const [collector, on] of Object.entries(before.collectors)) if (on && after.collectors[collector as CollectorName] !== true) return true;
+  return after.ping.length < before.ping.length || after.bandwidthTest.length < before.bandwidthTest.length;
+}
+
 /**
  * Interfaces and peers up to which a router's run is judged in the turn it lands, as a plain call: a few
  * milliseconds at most. A larger router is judged in slices from the next shared turn on (75,000 peers took
@@ -136,12 +145,22 @@ export function watchVerdicts(deps: WatchDeps): VerdictWatch {
    * peer already stale on the old one was not told of the new one).
    */
   const forgetGone = (before: ReadonlyMap<string, RouterConfig>): void => {
+    const lessToJudge: [string, Watched, RouterConfig][] = [];
     for (const [name, entry] of watched) {
       const router = byName.get(name);
-      if (router !== undefined && router.url === (before.get(name)?.url ?? router.url)) continue;
+      const old = before.get(name);
+      if (router !== undefined && router.url === (old?.url ?? router.url)) {
+        if (old !== undefined && jobsMayBeFewer(old, router)) lessToJudge.push([name, entry, router]);
+        continue;
+      }
       entry.gone = true;
       watched.delete(name);
     }
+    // A collector turned off (or a ping target removed) takes its snapshots out of the store with the reload: whether
+    // the router is up, and its parts, are judged by the jobs left, at once in /metrics and /health, while no run
+    // of theirs may land for a whole interval. Judged now, the verdict log says what they say (found by review: a
+    // router whose answering system job was turned off read down at once, and the log said so a cycle later).
+    for (const [name, entry, router] of lessToJudge) land(name, entry, router, NO_PARTS);
   };
 
   const failed = (name: string, error: unknown): void => {
@@ -194,20 +213,9 @@ export function watchVerdicts(deps: WatchDeps): VerdictWatch {
     pending.add(busy);
   };
 
-  const unsubscribe = deps.store.subscribe((name, collector) => {
-    const router = routerNamed(name);
-    if (router === undefined) {
-      const entry = watched.get(name);
-      if (entry !== undefined) entry.gone = true;
-      watched.delete(name);
-      return;
-    }
-    let entry = watched.get(name);
-    if (entry === undefined) {
-      entry = { states: undefined, badPeers: undefined, logger: undefined, peersDueAt: Number.POSITIVE_INFINITY, busy: undefined, waiting: undefined, gone: false };
-      watched.set(name, entry);
-    }
-    const landed: Landed = { parts: PARTS_OF[collector], at: now(), elapsedAt: deps.elapsed?.(), snapshots: deps.store.snapshots(name), router };
+  /** Judges the router's runs as they stand now, `parts` (those a landed run can change) judged afresh. */
+  function land(name: string, entry: Watched, router: RouterConfig, parts: EvaluationParts): void {
+    const landed: Landed = { parts, at: now(), elapsedAt: deps.elapsed?.(), snapshots: deps.store.snapshots(name), router };
     if (entry.busy !== undefined) {
       // Behind a run still being judged, whose verdicts decide what this one changes; merged with any run
       // already waiting: the latest snapshots, and every part either can change.
@@ -224,6 +232,22 @@ export function watchVerdicts(deps: WatchDeps): VerdictWatch {
     } catch (error) {
       failed(name, error);
     }
+  }
+
+  const unsubscribe = deps.store.subscribe((name, collector) => {
+    const router = routerNamed(name);
+    if (router === undefined) {
+      const entry = watched.get(name);
+      if (entry !== undefined) entry.gone = true;
+      watched.delete(name);
+      return;
+    }
+    let entry = watched.get(name);
+    if (entry === undefined) {
+      entry = { states: undefined, badPeers: undefined, logger: undefined, peersDueAt: Number.POSITIVE_INFINITY, busy: undefined, waiting: undefined, gone: false };
+      watched.set(name, entry);
+    }
+    land(name, entry, router, PARTS_OF[collector]);
   });
 
   return {

@@ -19,11 +19,13 @@ let emulator: Emulator;
 let ca: string;
 
 beforeAll(async () => {
-  emulator = await startEmulator({ users: [{ name: 'monitor', password: PASSWORD }], routers: [{ name: 'r' }, { name: 'b' }, { name: 'c' }] });
+  emulator = await startEmulator({ users: [{ name: 'monitor', password: PASSWORD }], routers: [{ name: 'r' }, { name: 'b' }, { name: 'c' }, { name: 'd' }] });
   ca = writeCa(emulator);
   // b answers every request with 503: down, and said so once.
   emulator.router('b').setFaults({ status: { '/': 503 } });
   emulator.router('c').setFaults({ status: { '/': 503 } });
+  // d answers its system reads and refuses its interface reads.
+  emulator.router('d').setFaults({ status: { '/rest/interface': 503 } });
 });
 
 afterAll(async () => {
@@ -96,6 +98,40 @@ describe('the verdict log across reloads', () => {
       // Another URL: c, down too, is told.
       await reloadAndLand(configWith(['r', 'b'], { b: 'c' }, '3s'));
       await expect.poll(downLines).toBe(2);
+    } finally {
+      await app.stop();
+    }
+  }, 20_000);
+
+  it('a reload that turns off the collector that answered is judged at once: down, as /metrics says, not a cycle later (found by review)', async () => {
+    const withSystem = (system: boolean): Config =>
+      testConfig({
+        defaults: { username: 'monitor', password: PASSWORD, timeout: '2s', tls: { ca_file: ca }, collectors: { ...ONLY_SYSTEM, system, interface: true } },
+        routers: [{ name: 'd', url: emulator.router('d').url }],
+      });
+    let config = withSystem(true);
+    const logs = captureLogs();
+    const app = createApp(config, { logger: logs.logger, loadConfig: () => Promise.resolve(config), triggerFactory: new ManualTriggers().factory, jitter: false });
+    const said = (prefix: string): number => logs.lines().filter((line) => String(line['msg']).startsWith(prefix)).length;
+    const bothLanded = new Promise<void>((resolve) => {
+      let landed = 0;
+      const off = app.store.subscribe((name) => {
+        if (name === 'd' && ++landed === 2) {
+          off();
+          resolve();
+        }
+      });
+    });
+    try {
+      app.start();
+      await bothLanded;
+      expect(app.store.snapshots('d').map((run) => `${run.job}:${String(run.ok)}`).sort()).toEqual(['interface:false', 'system:true']);
+      expect(said('router d down')).toBe(0);
+      config = withSystem(false);
+      expect(await app.reload()).toEqual({ ok: true });
+      // No run lands: the interface job is unchanged, its next tick a cycle away; its failure alone says down.
+      expect(app.store.snapshots('d').map((run) => run.job)).toEqual(['interface']);
+      expect(said('router d down')).toBe(1);
     } finally {
       await app.stop();
     }
