@@ -19,7 +19,7 @@ import { groupBySteps } from '../util/group.js';
 import { arrivalNamed, evaluateChainSteps, FilterRules, isEnabled, type ChainVerdict, type InterfaceLists } from './firewall.js';
 import { peerLabel } from './peer.js';
 import { formatPrefix, parseIpv4Prefix, type Ipv4Range } from './ipv4.js';
-import { consoleValue, describeRule, forwardFix, inputFix, LISTED_FINDINGS, noFix, type FixLine } from './setup-fixes.js';
+import { commentValue, consoleValue, describeRule, forwardFix, inputFix, LISTED_FINDINGS, noFix, type FixLine } from './setup-fixes.js';
 import { Networks, OWNERS_NAMED, RouteTable, routeProblemsSteps, usable, type Address, type Subnet } from './setup-routes.js';
 import { finish, type Steps } from '../util/slices.js';
 import { keyStart, quoteRouterText, safeText } from '../util/text.js';
@@ -203,7 +203,7 @@ function* addressCheck(iface: string, onInterface: readonly Address[], peers: re
   }
   const hint = hosts.length > 0 ? ` (its peers use ${hosts.join(', ')}; pick a free address in that subnet)` : '';
   const name = consoleValue(iface, 'name');
-  const comment = consoleValue(`WireGuard ${iface}`) ?? 'WireGuard';
+  const comment = commentValue(`WireGuard ${iface}`, 'WireGuard');
   const fix = name === undefined ? noFix("the tunnel's name", iface, 'name') : `/ip address add address=<tunnel-address>/<prefix-length> interface=${name} comment=${comment}`;
   return failures('address', [`${iface} has no enabled IP address${hint}`], [fix]);
 }

@@ -110,7 +110,7 @@ function notValue(name: string): string {
 }
 
 /** A comment naming the tunnel, or `fallback` (which names nothing of the router's) when the name cannot be written. */
-function commentValue(text: string, fallback: string): string {
+export function commentValue(text: string, fallback: string): string {
   return consoleValue(text) ?? written(fallback);
 }
 

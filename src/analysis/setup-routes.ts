@@ -8,7 +8,7 @@ import type { RouterRecord } from '../routeros/records.js';
 import { routerListHead, saysFalse, saysTrue } from '../routeros/decode.js';
 import { isEnabled } from './firewall.js';
 import { formatPrefix, parseIpv4, parseIpv4Prefix, type Ipv4Prefix, type Ipv4Range } from './ipv4.js';
-import { consoleValue, isConsoleId, LISTED_FINDINGS, noFix, type FixLine } from './setup-fixes.js';
+import { commentValue, consoleValue, isConsoleId, LISTED_FINDINGS, noFix, type FixLine } from './setup-fixes.js';
 import { safeText } from '../util/text.js';
 import { finish, WeighedPace, type Steps } from '../util/slices.js';
 
@@ -298,7 +298,7 @@ function routeFix(iface: string, subnet: Subnet, best: Candidate | undefined): F
   const gateway = consoleValue(iface, 'gateway');
   if (gateway === undefined) return noFix("the tunnel's name", iface, 'gateway');
   if (best === undefined || best.length < subnet.prefix.length) {
-    const comment = consoleValue(`WireGuard ${iface}`) ?? 'WireGuard';
+    const comment = commentValue(`WireGuard ${iface}`, 'WireGuard');
     return `/ip route add dst-address=${subnet.text} gateway=${gateway} comment=${comment}`;
   }
   return !isConsoleId(best.id)

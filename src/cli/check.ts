@@ -75,8 +75,9 @@ export const THIRD_LOOK_GAP_MS = 12_000;
  * (MIN_COUNTER_WINDOW_SECONDS: two handshake retries, REKEY_TIMEOUT, 5 s, each with up to a third of a second of
  * jitter, 10.67 s, and a third of a second for the round trip; docs/health.md, "Peer states"): a healthy tunnel
  * being woken (by either side) shows this side's sending unanswered in two windows in a row only when its handshake
- * response is lost in both, and one more loss does it in a window of one retry, two more in one of two. Under this the third look still tells a handshake
- * completed (OK), but sending unanswered again is not confirmed: its peers are not judged (WARNING, with a note).
+ * response is lost in both, and one more loss does it in a window of one retry, two more in one of two. Under this
+ * the third look still tells a handshake completed (OK), but sending unanswered again is not confirmed: its peers
+ * are not judged (WARNING, with a note).
  * Before, a -t of 16 to ~25 s confirmed from a 6–10 s window, and a lossy healthy link paged on one more lost packet.
  */
 export const MIN_CONFIRMING_WINDOW_MS = MIN_COUNTER_WINDOW_SECONDS * 1000;
