@@ -1,6 +1,7 @@
 /**
  * One emulated router: its state, its HTTPS server (node:https, keep-alive) and its faults.
- * stop()/start() close and reopen the listener on the same port; state survives both.
+ * stop()/start() close and reopen the listener on the same port (drawn below the ephemeral range when none is
+ * given: ports.ts); state survives both.
  */
 import { constants as cryptoConstants } from 'node:crypto';
 import { createServer } from 'node:https';
@@ -10,6 +11,7 @@ import type { TLSSocket } from 'node:tls';
 import type { Duplex } from 'node:stream';
 import { controlEndpoint } from './http/control.js';
 import { createHandler } from './http/handler.js';
+import { listenKeepable } from './ports.js';
 import type { BootPhase, RouterWorld } from './http/handler.js';
 import type { Menu } from './menus/types.js';
 import { buildTree } from './rest/tree.js';
@@ -139,13 +141,7 @@ export class RouterHandle implements EmulatedRouter {
       socket.on('error', () => undefined);
       socket.end('HTTP/1.1 405 Method Not Allowed\r\nContent-Length: 0\r\nConnection: close\r\n\r\n');
     });
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(this.#port, this.#options.host, () => {
-        server.off('error', reject);
-        resolve();
-      });
-    });
+    await listenKeepable(server, this.#port, this.#options.host);
     const address = server.address();
     if (address !== null && typeof address === 'object') this.#port = address.port;
     this.#server = server;

@@ -9,6 +9,7 @@ import { startDaemon } from '../../src/cli/daemon.js';
 import { Scheduler } from '../../src/scheduler/scheduler.js';
 import { testConfig } from '../helpers/config.js';
 import { captureLogs } from '../helpers/log-capture.js';
+import { unusedPort } from '../helpers/ports.js';
 
 /** Whether something accepts connections on the port. */
 function listening(port: number): Promise<boolean> {
@@ -20,14 +21,6 @@ function listening(port: number): Promise<boolean> {
     });
     socket.once('error', () => resolve(false));
   });
-}
-
-async function freePort(): Promise<number> {
-  const probe = net.createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const port = (probe.address() as net.AddressInfo).port;
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  return port;
 }
 
 const realStart = Scheduler.prototype.start;
@@ -66,7 +59,7 @@ describe('startDaemon', () => {
 
   it('stops the half-started app and closes its listener, and rejects with the start’s error', async () => {
     const scheduler = failingStart();
-    const port = await freePort();
+    const port = await unusedPort();
     await expect(startDaemon(configOn(port), captureLogs().logger, undefined)).rejects.toThrow('a schedule could not be started');
     expect(scheduler.stops()).toBe(1);
     expect(await listening(port)).toBe(false);
@@ -74,7 +67,7 @@ describe('startDaemon', () => {
 
   it('reports the start’s error and closes its listener when stopping fails too', async () => {
     failingStart(true);
-    const port = await freePort();
+    const port = await unusedPort();
     const logs = captureLogs();
     await expect(startDaemon(configOn(port), logs.logger, undefined)).rejects.toThrow('a schedule could not be started');
     expect(await listening(port)).toBe(false);

@@ -6,6 +6,7 @@ import type { Emulator, EmulatedRouter } from '../../src/emulator/index.js';
 import { asRec, asRows, Client } from './helpers.js';
 import { seedRouter } from './fixtures.js';
 import { UNKNOWN_FORMS } from '../../src/emulator/http/faults.js';
+import { ephemeralRangeStart, LOWEST_DRAWN_PORT } from '../../src/emulator/ports.js';
 import { readdirSync, readFileSync } from 'node:fs';
 
 let emu: Emulator;
@@ -194,6 +195,9 @@ describe('body faults', () => {
 describe('router lifecycle', () => {
   it('stop() refuses connections; start() listens again on the same port with the same state', async () => {
     const port = router.port;
+    // Drawn below the ephemeral range: no listen(0) and no client's source port takes it while the router is down.
+    expect(port).toBeGreaterThanOrEqual(LOWEST_DRAWN_PORT);
+    expect(port).toBeLessThan(ephemeralRangeStart());
     await client.call(R, 'PATCH', '/rest/system/identity', { name: 'kept' });
     await router.stop();
     const fresh = new Client(emu);
