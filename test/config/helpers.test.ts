@@ -5,6 +5,7 @@ import { checkRouterUrl, isHostName, listenProblem } from '../../src/config/net.
 import { parseListen } from '../../src/server/listen.js';
 import { joinPath, sortByDocument } from '../../src/config/problems.js';
 import { suggest } from '../../src/config/suggest.js';
+import { cpuTimed } from '../helpers/cpu-time.js';
 
 describe('formatProblems', () => {
   it('prints one line per problem as "<file>: <path>: <message>"', () => {
@@ -97,10 +98,11 @@ describe('suggest', () => {
   });
 
   it('suggests nothing for a word longer than any key, at once (a key of a million letters took 3.7 s and 855 MB)', () => {
-    const started = performance.now();
-    expect(suggest('a'.repeat(1_000_000), ['password', 'timeout'])).toBeUndefined();
-    expect(suggest(`passwor${'d'.repeat(60)}`, ['password'])).toBeUndefined();
-    expect(performance.now() - started).toBeLessThan(100);
+    const { ms } = cpuTimed(() => {
+      expect(suggest('a'.repeat(1_000_000), ['password', 'timeout'])).toBeUndefined();
+      expect(suggest(`passwor${'d'.repeat(60)}`, ['password'])).toBeUndefined();
+    });
+    expect(ms).toBeLessThan(100);
   });
 });
 
