@@ -63,6 +63,11 @@ interface Candidate {
  */
 export class RouteTable {
   readonly #byNetwork = new Map<string, Candidate[]>();
+  /**
+   * Enabled routes of the main table that are not in use (inactive, invalid, `active: false`), by network: a fix that
+   * finds a route by its destination (routeFix) finds these too.
+   */
+  readonly #idleByNetwork = new Map<string, number>();
 
   constructor(routes: readonly RouterRecord[], addresses: readonly Address[]) {
     finish(this.#fill(routes, addresses));
@@ -87,9 +92,14 @@ export class RouteTable {
       // immediate-gw) carries no traffic, so it routes no subnet through the tunnel, whatever its gateway says.
       // The same table prints `active` too: one that says false without an `inactive` is not in use either.
       const inUse = !saysTrue(route['inactive']) && !saysFalse(route['active']);
-      if (!usable(route) || !inUse || !inMainTable(route)) continue;
+      if (!isEnabled(route) || !inMainTable(route)) continue;
       const dst = parseIpv4Prefix(route['dst-address'] ?? '0.0.0.0/0');
       if (dst === undefined) continue;
+      if (!usable(route) || !inUse) {
+        const at = key(dst.network, dst.length);
+        this.#idleByNetwork.set(at, (this.#idleByNetwork.get(at) ?? 0) + 1);
+        continue;
+      }
       // ECMP routes list a few gateways; past MAX_GATEWAYS (a route of a million, within a record's size) the rest are not read.
       const gateways = new Gateways([...routerListHead(route['gateway'] ?? '', MAX_GATEWAYS).items, ...routerListHead(route['immediate-gw'] ?? '', MAX_GATEWAYS).items]);
       this.#add(dst, {
@@ -127,6 +137,16 @@ export class RouteTable {
       return best;
     }
     return undefined;
+  }
+
+  /**
+   * The enabled routes of the main table whose destination is `prefix`, in use or not: what the console's
+   * `find dst-address=… routing-table=main disabled=no` selects (a connected network of `ip/address` is no route).
+   */
+  enabledRoutesTo(prefix: Ipv4Prefix): number {
+    const at = key(prefix.network, prefix.length);
+    const routes = (this.#byNetwork.get(at) ?? []).filter((candidate) => candidate.connectedOn === undefined).length;
+    return routes + (this.#idleByNetwork.get(at) ?? 0);
   }
 
   /**
@@ -284,13 +304,18 @@ export function* routeProblemsSteps(
         : `${subnet.text} (${owners}) follows ${best.what}, not ${iface}`,
     );
     // Only the lines shown are written (setup-audit.ts: failures).
-    if (fixes.length < LISTED_FINDINGS) fixes.push(routeFix(iface, subnet, best));
+    if (fixes.length < LISTED_FINDINGS) fixes.push(routeFix(iface, subnet, best, table));
   }
   return [details, fixes];
 }
 
-/** Add a route; or, when one for the very same network wins, point it at the tunnel (a second one would tie). */
-function routeFix(iface: string, subnet: Subnet, best: Candidate | undefined): FixLine {
+/**
+ * Add a route; or, when one for the very same network wins, point it at the tunnel (a second one would tie): by its
+ * `.id` when that is RouterOS's `*N`, else by a `find` as narrow as that route, offered only when it selects that
+ * route alone among the routes read. `[find dst-address=…]` alone also set disabled routes to the network and those
+ * of every other routing table (a VRF's, a policy-routing table's) to the tunnel (found by review).
+ */
+function routeFix(iface: string, subnet: Subnet, best: Candidate | undefined, table: RouteTable): FixLine {
   if (best?.connectedOn !== undefined && best.length >= subnet.prefix.length) {
     const other = consoleValue(best.connectedOn) ?? 'another interface (its name cannot be written here)';
     return `# ${subnet.text} is also the connected network of ${other}: renumber one of them (no route can win over it)`;
@@ -301,7 +326,10 @@ function routeFix(iface: string, subnet: Subnet, best: Candidate | undefined): F
     const comment = commentValue(`WireGuard ${iface}`, 'WireGuard');
     return `/ip route add dst-address=${subnet.text} gateway=${gateway} comment=${comment}`;
   }
-  return !isConsoleId(best.id)
-    ? `/ip route set [find dst-address=${subnet.text}] gateway=${gateway}`
-    : `/ip route set ${best.id} gateway=${gateway}`;
+  if (isConsoleId(best.id)) return `/ip route set ${best.id} gateway=${gateway}`;
+  const others = table.enabledRoutesTo(subnet.prefix) - 1;
+  if (others > 0) {
+    return { noFix: `the route to ${subnet.text} has no id of RouterOS's form (\`*N\`), and ${others} other enabled route${others === 1 ? '' : 's'} of the main table go${others === 1 ? 'es' : ''} to that network, so no command can name it alone` };
+  }
+  return `/ip route set [find dst-address=${subnet.text} routing-table=main disabled=no] gateway=${gateway}`;
 }

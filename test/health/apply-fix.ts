@@ -4,6 +4,8 @@
  */
 import type { RouterRecord } from '../../src/routeros/records.js';
 import type { SetupRecords } from '../../src/analysis/setup-audit.js';
+import { parseIpv4Prefix } from '../../src/analysis/ipv4.js';
+import { saysTrue } from '../../src/routeros/decode.js';
 
 type Mutable = { -readonly [K in keyof SetupRecords]: RouterRecord[] };
 
@@ -53,12 +55,45 @@ export function parseWords(command: string): { path: string; verb: string; targe
   const verbAt = words.findIndex((word) => word === 'add' || word === 'set');
   const args = new Map<string, string>();
   let target: string | undefined;
-  for (const word of words.slice(verbAt + 1)) {
+  const rest = words.slice(verbAt + 1);
+  for (let at = 0; at < rest.length; at++) {
+    const word = rest[at] as string;
+    // A `[find …]` target, whole: its words are the find's, not the command's.
+    if (word.startsWith('[')) {
+      const end = rest.findIndex((later, index) => index >= at && later.endsWith(']'));
+      const last = end < 0 ? rest.length - 1 : end;
+      target = rest.slice(at, last + 1).join(' ');
+      at = last;
+      continue;
+    }
     const eq = word.indexOf('=');
     if (eq < 0) target = word;
     else args.set(word.slice(0, eq), word.slice(eq + 1));
   }
   return { path: words.slice(0, verbAt).join(' '), verb: words[verbAt] ?? '', ...(target === undefined ? {} : { target }), args };
+}
+
+/**
+ * The routes a console's `[find k=v …]` selects, as this test reads RouterOS: every `k=v` must hold; `dst-address` is
+ * compared as a network (the router keeps it so), `routing-table` is `main` when a route names none, `disabled=no`
+ * is every route not disabled, and any other key is compared as the reply wrote it.
+ */
+export function findSelects(target: string, routes: readonly RouterRecord[]): RouterRecord[] {
+  const inner = /^\[find((?: [^ \]]+)*)\]$/.exec(target);
+  if (inner === null) throw new Error(`not a find: ${target}`);
+  const wanted = (inner[1] ?? '').trim().split(' ').filter((word) => word !== '').map((word) => [word.slice(0, word.indexOf('=')), word.slice(word.indexOf('=') + 1)] as const);
+  const network = (text: string): string => {
+    const prefix = parseIpv4Prefix(text);
+    return prefix === undefined ? `?${text}` : `${prefix.network}/${prefix.length}`;
+  };
+  return routes.filter((route) =>
+    wanted.every(([key, value]) => {
+      if (key === 'dst-address') return network(route['dst-address'] ?? '0.0.0.0/0') === network(value);
+      if (key === 'routing-table') return (route['routing-table'] || 'main') === value;
+      if (key === 'disabled') return (value === 'yes') === saysTrue(route['disabled']);
+      return route[key] === value;
+    }),
+  );
 }
 
 let created = 0x1000;
@@ -81,7 +116,8 @@ export function applyFixes(records: SetupRecords, fixes: readonly string[], tunn
     } else if (path === '/ip route' && verb === 'add') {
       out.routes.push(record);
     } else if (path === '/ip route' && verb === 'set') {
-      out.routes = out.routes.map((route) => (route['.id'] === target ? { ...route, ...record, '.id': route['.id'] ?? '' } : route));
+      const chosen = new Set(target?.startsWith('[') === true ? findSelects(target, out.routes) : out.routes.filter((route) => route['.id'] === target));
+      out.routes = out.routes.map((route) => (chosen.has(route) ? { ...route, ...record, '.id': route['.id'] ?? '' } : route));
     } else if (path === '/ip firewall filter' && verb === 'add') {
       const before = args.get('place-before');
       const at = before === '0' ? 0 : out.filter.findIndex((rule) => rule['.id'] === before);

@@ -163,7 +163,7 @@ describe('fix commands', () => {
       routes: [{ '.id': hostile, 'dst-address': '192.168.20.0/24', gateway: 'ether1', distance: '1', 'routing-table': 'main', disabled: 'false' }],
     });
     const fix = auditSetup(setup)[0]?.checks.find((check) => check.check === 'route')?.fix ?? '';
-    expect(fix).toBe('/ip route set [find dst-address=192.168.20.0/24] gateway=wg0');
+    expect(fix).toBe('/ip route set [find dst-address=192.168.20.0/24 routing-table=main disabled=no] gateway=wg0');
     // A real id is used as it is.
     const plain = records({
       peers: [peer('10.99.0.2/32,192.168.20.0/24')],
