@@ -19,7 +19,8 @@ import { groupBySteps } from '../util/group.js';
 import { arrivalNamed, evaluateChainSteps, FilterRules, isEnabled, type ChainVerdict, type InterfaceLists } from './firewall.js';
 import { peerLabel } from './peer.js';
 import { formatPrefix, parseIpv4Prefix, type Ipv4Range } from './ipv4.js';
-import { commentValue, consoleValue, describeRule, forwardFix, inputFix, LISTED_FINDINGS, noFix, type FixLine } from './setup-fixes.js';
+import { commentValue, consoleValue, describeRule, forwardFix, inputFix, LISTED_FINDINGS, noFix, type Decodings, type FixLine } from './setup-fixes.js';
+import { replyDecoding } from '../routeros/reply-text.js';
 import { Networks, OWNERS_NAMED, RouteTable, routeProblemsSteps, usable, type Address, type Subnet } from './setup-routes.js';
 import { finish, type Steps } from '../util/slices.js';
 import { keyStart, quoteRouterText, safeText } from '../util/text.js';
@@ -91,6 +92,8 @@ export function* auditSetupSteps(
   read: FieldReader = new FieldReader('interface/wireguard'),
   listRecords?: ListRecords,
 ): Steps<AuditedInterface[]> {
+  // How the replies were read, where known: a name outside ASCII is written into a fix as the router's own bytes.
+  const decodings: Decodings = { tunnel: replyDecoding(records.interfaces), rules: replyDecoding(records.filter), addresses: replyDecoding(records.addresses) };
   const addresses: Address[] = [];
   for (const [index, record] of records.addresses.entries()) {
     if (index % ENTRIES_PER_STEP === ENTRIES_PER_STEP - 1) yield;
@@ -122,10 +125,10 @@ export function* auditSetupSteps(
     const peers = peersOf.get(name) ?? [];
     const onInterface = addressesOf.get(name) ?? [];
     const subnets = yield* routedSubnets(name, peers);
-    const address = yield* addressCheck(name, onInterface, peers);
-    const route = failures('route', ...(yield* routeProblemsSteps(name, subnets, onInterface, table)));
-    const input = yield* inputCheck(name, listenPort, filter, lists);
-    const forward = yield* forwardCheck(name, subnets, filter, arrivals, lists);
+    const address = yield* addressCheck(name, onInterface, peers, decodings);
+    const route = failures('route', ...(yield* routeProblemsSteps(name, subnets, onInterface, table, decodings)));
+    const input = yield* inputCheck(name, listenPort, filter, lists, decodings);
+    const forward = yield* forwardCheck(name, subnets, filter, arrivals, lists, decodings);
     out.push({ interface: name, listenPort, routedSubnets: subnets.map((subnet) => subnet.text), checks: [address, route, input, forward] });
   }
   return out;
@@ -188,7 +191,7 @@ function* routedSubnets(iface: string, peers: readonly RouterRecord[]): Steps<Su
 }
 
 /** `onInterface`: the interface's usable addresses; `peers`: its enabled peers. */
-function* addressCheck(iface: string, onInterface: readonly Address[], peers: readonly RouterRecord[]): Steps<SetupCheckResult> {
+function* addressCheck(iface: string, onInterface: readonly Address[], peers: readonly RouterRecord[], decodings: Decodings): Steps<SetupCheckResult> {
   if (onInterface.length > 0) return { check: 'address', ok: true };
   const hosts: string[] = [];
   let entries = 0;
@@ -202,13 +205,13 @@ function* addressCheck(iface: string, onInterface: readonly Address[], peers: re
     if (hosts.length === 3) break;
   }
   const hint = hosts.length > 0 ? ` (its peers use ${hosts.join(', ')}; pick a free address in that subnet)` : '';
-  const name = consoleValue(iface, 'name');
-  const comment = commentValue(`WireGuard ${iface}`, 'WireGuard');
-  const fix = name === undefined ? noFix("the tunnel's name", iface, 'name') : `/ip address add address=<tunnel-address>/<prefix-length> interface=${name} comment=${comment}`;
+  const name = consoleValue(iface, 'name', decodings.tunnel);
+  const comment = commentValue(`WireGuard ${iface}`, 'WireGuard', decodings.tunnel);
+  const fix = name === undefined ? noFix("the tunnel's name", iface, 'name', decodings.tunnel) : `/ip address add address=<tunnel-address>/<prefix-length> interface=${name} comment=${comment}`;
   return failures('address', [`${iface} has no enabled IP address${hint}`], [fix]);
 }
 
-function* inputCheck(iface: string, listenPort: number, filter: FilterRules, lists: InterfaceLists | undefined): Steps<SetupCheckResult> {
+function* inputCheck(iface: string, listenPort: number, filter: FilterRules, lists: InterfaceLists | undefined, decodings: Decodings): Steps<SetupCheckResult> {
   // Handshakes arrive on some other interface (the WAN) for one of the router's own, non-loopback addresses.
   const verdict = yield* evaluateChainSteps(filter, 'input', {
     protocol: 'udp',
@@ -223,7 +226,7 @@ function* inputCheck(iface: string, listenPort: number, filter: FilterRules, lis
     check: 'firewall_input',
     ok: false,
     detail: `${describeRule(verdict.blockedBy)} drops UDP to port ${listenPort} (${iface}'s listen port) before any input rule accepts it`,
-    fix: inputFix(iface, listenPort, verdict),
+    fix: inputFix(iface, listenPort, verdict, decodings),
   };
 }
 
@@ -234,6 +237,7 @@ function* forwardCheck(
   filter: FilterRules,
   arrivals: ReadonlyMap<string, readonly Ipv4Range[]>,
   lists: InterfaceLists | undefined,
+  decodings: Decodings,
 ): Steps<SetupCheckResult> {
   const details: string[] = [];
   const fixes: FixLine[] = [];
@@ -252,7 +256,7 @@ function* forwardCheck(
       details.push(`${describeRule(verdict.blockedBy)} drops new connections ${direction} ${subnet.text} through ${iface} before any forward rule accepts them`);
       // Only the lines shown are written (failures): a hub's 20,000 failing directions, each quoting a long name,
       // held gigabytes (a hostile-router review).
-      if (fixes.length < LISTED_FINDINGS) fixes.push(forwardFix(iface, subnet.text, direction, verdict));
+      if (fixes.length < LISTED_FINDINGS) fixes.push(forwardFix(iface, subnet.text, direction, verdict, decodings));
     }
   }
   return failures('firewall_forward', details, fixes);

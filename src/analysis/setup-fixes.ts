@@ -12,6 +12,7 @@ import type { BlockedVerdict as Blocked, ChainVerdict } from './firewall.js';
 import { safeText } from '../util/text.js';
 import { redactSecretsDistinct } from '../util/redact.js';
 import { decodeCp1252 } from '../util/cp1252.js';
+import type { ReplyDecoding } from '../routeros/reply-text.js';
 
 /**
  * How a value stands in a command: free text (a comment, which only labels), the name of an entry (an interface or a
@@ -34,23 +35,37 @@ export interface NoFix {
 export type FixLine = string | NoFix;
 
 /**
+ * How the replies that the names a fix writes came in were read (routeros/reply-text.ts), when known: the tunnel's
+ * (`interface/wireguard`), the rules' (`ip/firewall/filter`, the lists a rule names) and the addresses'
+ * (`ip/address`, the interface of a connected network). Known, a name outside ASCII is written as the very bytes
+ * the router sent; unknown, only when its text tells them (unwritable).
+ */
+export interface Decodings {
+  tunnel?: ReplyDecoding | undefined;
+  rules?: ReplyDecoding | undefined;
+  addresses?: ReplyDecoding | undefined;
+}
+
+/**
  * A value as one console value that the router reads back as exactly `value`, or undefined when it cannot be written
  * so (unwritable says why). Plain words stand as they are; anything else is quoted, and inside the quotes every
  * character the console would act on is escaped: `\\`, `"`, `$` (a variable), `?` (help at the prompt); every
- * other character but printable ASCII is written as RouterOS's `\\HH` escapes of its bytes (capital hex): a line
+ * other character but printable ASCII is written as RouterOS's `\\HH` escapes of its bytes (capital hex; its UTF-8, or
+ * the one byte it was read from when its reply was read as windows-1252, `decoding`, reply-text.ts): a line
  * feed must not end the command and start another of the router's choosing, a bidi override must not make the
  * command read otherwise than it runs (found by review), and the console takes 7-bit text only.
  */
-export function consoleValue(value: string, use: ValueUse = 'text'): string | undefined {
-  return unwritable(value, use) === undefined ? written(value) : undefined;
+export function consoleValue(value: string, use: ValueUse = 'text', decoding?: ReplyDecoding): string | undefined {
+  return unwritable(value, use, decoding) === undefined ? written(value, decoding) : undefined;
 }
 
 /** consoleValue, as earlier fixes and tests call it. */
 export const cliValue = consoleValue;
 
-function written(value: string): string {
+function written(value: string, decoding?: ReplyDecoding): string {
   if (/^[A-Za-z0-9._-]+$/.test(value)) return value;
-  return `"${value.replace(/[\\"$?]/g, (char) => `\\${char}`).replace(AS_BYTES, bytesOf)}"`;
+  const bytes = decoding === 'cp1252' ? cp1252BytesOf : bytesOf;
+  return `"${value.replace(/[\\"$?]/g, (char) => `\\${char}`).replace(AS_BYTES, bytes)}"`;
 }
 
 /** Every character but printable ASCII, by code point (a pair is one character, written as its four bytes). */
@@ -61,14 +76,24 @@ function bytesOf(char: string): string {
   return [...Buffer.from(char, 'utf8')].map((byte) => `\\${byte.toString(16).toUpperCase().padStart(2, '0')}`).join('');
 }
 
+/** A character of a reply read as windows-1252 as RouterOS's `\\HH` escape of the byte it was read from. */
+function cp1252BytesOf(char: string): string {
+  const byte = CP1252_BYTE.get(char);
+  if (byte === undefined) throw new Error('not a windows-1252 character (unwritable lets none through)');
+  return `\\${byte.toString(16).toUpperCase().padStart(2, '0')}`;
+}
+
 /** Half of a surrogate pair without its other half: no character, and no bytes of the router's stand for it. */
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 /**
  * The characters a reply read as windows-1252 can hold (routeros/body.ts reads a reply that is not UTF-8 so): a name
- * of those alone (`wg-büro`) may be UTF-8 or windows-1252 bytes on the router, which the text does not tell; one
- * holding any other character (`wg-офис`) came from a UTF-8 reply, whose bytes are its UTF-8.
+ * of those alone (`wg-büro`) may be UTF-8 or windows-1252 bytes on the router, which the text does not tell when the
+ * reply's reading is not known; one holding any other character (`wg-офис`) came from a UTF-8 reply, whose bytes
+ * are its UTF-8.
  */
 const CP1252_CHARS: ReadonlySet<string> = new Set(decodeCp1252(Uint8Array.from({ length: 256 }, (_, byte) => byte)));
+/** Each of those characters and the byte windows-1252 reads as it. */
+const CP1252_BYTE: ReadonlyMap<string, number> = new Map([...decodeCp1252(Uint8Array.from({ length: 256 }, (_, byte) => byte))].map((char, byte) => [char, byte]));
 
 function bytesKnown(value: string): boolean {
   if (!/[\u0080-\uffff]/.test(value)) return true;
@@ -80,7 +105,7 @@ function bytesKnown(value: string): boolean {
  * Why `value` cannot be written as a console value that means exactly it (and, as a name, that entry), or undefined
  * when it can. Worded to follow "the name …"; never quotes the value (it may be megabytes, or hold a secret).
  */
-export function unwritable(value: string, use: ValueUse = 'text'): string | undefined {
+export function unwritable(value: string, use: ValueUse = 'text', decoding?: ReplyDecoding): string | undefined {
   if (value.length > MAX_WRITTEN_CHARS) return `is ${value.length} characters long`;
   if (use !== 'text') {
     if (value === '') return 'is empty';
@@ -93,7 +118,10 @@ export function unwritable(value: string, use: ValueUse = 'text'): string | unde
     }
   }
   if (LONE_SURROGATE.test(value)) return 'holds a lone UTF-16 surrogate, which stands for no bytes the router holds';
-  if (!bytesKnown(value)) {
+  if (decoding === 'cp1252') {
+    // Read as windows-1252, every character stands for one byte; any other was not read from the router's bytes.
+    for (const char of value) if (!CP1252_BYTE.has(char)) return 'holds a character that a reply read as windows-1252 cannot hold';
+  } else if (decoding === undefined && !bytesKnown(value)) {
     return "holds characters outside ASCII whose bytes on the router the reply does not tell (UTF-8, or the code page Winbox typed them in)";
   }
   // Shown redacted (health/evaluate.ts), the command could not be pasted: it would name `[REDACTED…]`.
@@ -105,18 +133,18 @@ export function unwritable(value: string, use: ValueUse = 'text'): string | unde
  * RouterOS's "not" of a name consoleValue writes: `!ether1`, or `"!my if"` with the `!` inside the one quoted value
  * (`!"my if"` is a `!` and a string, two tokens, which the manual does not make one value).
  */
-function notValue(name: string): string {
-  return /^[A-Za-z0-9._-]+$/.test(name) ? `!${name}` : written(`!${name}`);
+function notValue(name: string, decoding?: ReplyDecoding): string {
+  return /^[A-Za-z0-9._-]+$/.test(name) ? `!${name}` : written(`!${name}`, decoding);
 }
 
 /** A comment naming the tunnel, or `fallback` (which names nothing of the router's) when the name cannot be written. */
-export function commentValue(text: string, fallback: string): string {
-  return consoleValue(text) ?? written(fallback);
+export function commentValue(text: string, fallback: string, decoding?: ReplyDecoding): string {
+  return consoleValue(text, 'text', decoding) ?? written(fallback);
 }
 
 /** The NoFix for a name consoleValue did not write (`what`: "the tunnel's name", …). */
-export function noFix(what: string, value: string, use: ValueUse): NoFix {
-  return { noFix: `${what} ${unwritable(value, use) ?? 'cannot be written'}` };
+export function noFix(what: string, value: string, use: ValueUse, decoding?: ReplyDecoding): NoFix {
+  return { noFix: `${what} ${unwritable(value, use, decoding) ?? 'cannot be written'}` };
 }
 
 /**
@@ -158,7 +186,7 @@ export function placeBefore(verdict: ChainVerdict): string {
  * names none. A fix that takes more would let the WAN into the subnet (found by review); so a name that cannot be
  * written leaves the fix out (NoFix), never the restriction.
  */
-function sparedSide(rule: RouterRecord | undefined): string | NoFix {
+function sparedSide(rule: RouterRecord | undefined, decoding: ReplyDecoding | undefined): string | NoFix {
   if (rule === undefined) return '';
   for (const key of ['in-interface-list', 'in-interface'] as const) {
     // As it is, as the audit judged it (firewall.ts: NAME_KEYS): `TRUSTED ` is not `TRUSTED`.
@@ -166,17 +194,17 @@ function sparedSide(rule: RouterRecord | undefined): string | NoFix {
     if (value === undefined || value === '' || value === '!') continue;
     const negated = value.startsWith('!');
     const name = negated ? value.slice(1) : value;
-    const written = consoleValue(name, 'name');
-    if (written === undefined) return noFix(`the name of the ${key === 'in-interface' ? 'interface' : 'list'} a blocking rule names`, name, 'name');
+    const written = consoleValue(name, 'name', decoding);
+    if (written === undefined) return noFix(`the name of the ${key === 'in-interface' ? 'interface' : 'list'} a blocking rule names`, name, 'name', decoding);
     if (key === 'in-interface-list' && name.toUpperCase() === 'LAN') return ` ${key}=${written}`;
-    return ` ${key}=${negated ? written : notValue(name)}`;
+    return ` ${key}=${negated ? written : notValue(name, decoding)}`;
   }
   return '';
 }
 
 /** The accept for the tunnel's own packets, before the rule (or the jump to it) that drops them. */
-export function inputFix(iface: string, port: number, blocked: Blocked): string {
-  const comment = commentValue(`WireGuard ${iface}`, `WireGuard port ${port}`);
+export function inputFix(iface: string, port: number, blocked: Blocked, decodings: Decodings = {}): string {
+  const comment = commentValue(`WireGuard ${iface}`, `WireGuard port ${port}`, decodings.tunnel);
   return `/ip firewall filter add chain=input action=accept protocol=udp dst-port=${port} ${placeBefore(blocked)} comment=${comment}`;
 }
 
@@ -185,12 +213,12 @@ export function inputFix(iface: string, port: number, blocked: Blocked): string 
  * to the subnet come from the LAN side, which the audit does not know: the accept takes only the side the jump or
  * the drop spares (sparedSide), so that pasted before them it does not let the WAN into the subnet too.
  */
-export function forwardFix(iface: string, subnet: string, direction: 'from' | 'to', blocked: Blocked): FixLine {
-  const name = consoleValue(iface, 'name');
-  if (name === undefined) return noFix("the tunnel's name", iface, 'name');
-  const spared = direction === 'to' ? sparedSide(blocked.via) || sparedSide(blocked.blockedBy) : '';
+export function forwardFix(iface: string, subnet: string, direction: 'from' | 'to', blocked: Blocked, decodings: Decodings = {}): FixLine {
+  const name = consoleValue(iface, 'name', decodings.tunnel);
+  if (name === undefined) return noFix("the tunnel's name", iface, 'name', decodings.tunnel);
+  const spared = direction === 'to' ? sparedSide(blocked.via, decodings.rules) || sparedSide(blocked.blockedBy, decodings.rules) : '';
   if (typeof spared !== 'string') return spared;
   const match = direction === 'from' ? `src-address=${subnet} in-interface=${name}` : `dst-address=${subnet} out-interface=${name}${spared}`;
-  const comment = commentValue(`WireGuard ${iface} ${direction} ${subnet}`, `WireGuard ${direction} ${subnet}`);
+  const comment = commentValue(`WireGuard ${iface} ${direction} ${subnet}`, `WireGuard ${direction} ${subnet}`, decodings.tunnel);
   return `/ip firewall filter add chain=forward action=accept ${match} ${placeBefore(blocked)} comment=${comment}`;
 }

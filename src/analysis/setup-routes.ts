@@ -8,7 +8,7 @@ import type { RouterRecord } from '../routeros/records.js';
 import { routerListHead, saysFalse, saysTrue } from '../routeros/decode.js';
 import { isEnabled } from './firewall.js';
 import { formatPrefix, parseIpv4, parseIpv4Prefix, type Ipv4Prefix, type Ipv4Range } from './ipv4.js';
-import { commentValue, consoleValue, isConsoleId, LISTED_FINDINGS, noFix, type FixLine } from './setup-fixes.js';
+import { commentValue, consoleValue, isConsoleId, LISTED_FINDINGS, noFix, type Decodings, type FixLine } from './setup-fixes.js';
 import { safeText } from '../util/text.js';
 import { finish, WeighedPace, type Steps } from '../util/slices.js';
 
@@ -275,8 +275,9 @@ export function routeProblems(
   subnets: readonly Subnet[],
   onInterface: readonly Address[],
   table: RouteTable,
+  decodings: Decodings = {},
 ): [string[], FixLine[]] {
-  return finish(routeProblemsSteps(iface, subnets, onInterface, table));
+  return finish(routeProblemsSteps(iface, subnets, onInterface, table, decodings));
 }
 
 /** routeProblems as steps, a pause possible every 256 subnets (up to 33 lookups each). */
@@ -285,6 +286,7 @@ export function* routeProblemsSteps(
   subnets: readonly Subnet[],
   onInterface: readonly Address[],
   table: RouteTable,
+  decodings: Decodings = {},
 ): Steps<[string[], FixLine[]]> {
   const details: string[] = [];
   const fixes: FixLine[] = [];
@@ -304,7 +306,7 @@ export function* routeProblemsSteps(
         : `${subnet.text} (${owners}) follows ${best.what}, not ${iface}`,
     );
     // Only the lines shown are written (setup-audit.ts: failures).
-    if (fixes.length < LISTED_FINDINGS) fixes.push(routeFix(iface, subnet, best, table));
+    if (fixes.length < LISTED_FINDINGS) fixes.push(routeFix(iface, subnet, best, table, decodings));
   }
   return [details, fixes];
 }
@@ -315,15 +317,15 @@ export function* routeProblemsSteps(
  * route alone among the routes read. `[find dst-address=…]` alone also set disabled routes to the network and those
  * of every other routing table (a VRF's, a policy-routing table's) to the tunnel (found by review).
  */
-function routeFix(iface: string, subnet: Subnet, best: Candidate | undefined, table: RouteTable): FixLine {
+function routeFix(iface: string, subnet: Subnet, best: Candidate | undefined, table: RouteTable, decodings: Decodings): FixLine {
   if (best?.connectedOn !== undefined && best.length >= subnet.prefix.length) {
-    const other = consoleValue(best.connectedOn) ?? 'another interface (its name cannot be written here)';
+    const other = consoleValue(best.connectedOn, 'text', decodings.addresses) ?? 'another interface (its name cannot be written here)';
     return `# ${subnet.text} is also the connected network of ${other}: renumber one of them (no route can win over it)`;
   }
-  const gateway = consoleValue(iface, 'gateway');
-  if (gateway === undefined) return noFix("the tunnel's name", iface, 'gateway');
+  const gateway = consoleValue(iface, 'gateway', decodings.tunnel);
+  if (gateway === undefined) return noFix("the tunnel's name", iface, 'gateway', decodings.tunnel);
   if (best === undefined || best.length < subnet.prefix.length) {
-    const comment = commentValue(`WireGuard ${iface}`, 'WireGuard');
+    const comment = commentValue(`WireGuard ${iface}`, 'WireGuard', decodings.tunnel);
     return `/ip route add dst-address=${subnet.text} gateway=${gateway} comment=${comment}`;
   }
   if (isConsoleId(best.id)) return `/ip route set ${best.id} gateway=${gateway}`;

@@ -16,6 +16,7 @@ import type { Collector, JobContext, JobResult, OptionalRead } from './types.js'
 import { FieldReader, problemsOf } from '../analysis/decoding.js';
 import { readUnlessFailed } from './optional-read.js';
 import { RouterOsError } from '../routeros/errors.js';
+import { withDecodingOf } from '../routeros/reply-text.js';
 
 export const SETUP_PROPLISTS = {
   interfaces: ['.id', 'name', 'listen-port', 'disabled'],
@@ -140,7 +141,8 @@ export function* mapWireguardSetupSteps(records: SetupRecords, routerLabel: Rout
   const menus = Object.keys(MENUS) as (keyof SetupRecords)[];
   const readers = menus.map((menu) => new FieldReader(MENUS[menu]));
   const keyed = {} as Record<keyof SetupRecords, readonly RouterRecord[]>;
-  for (const [index, menu] of menus.entries()) keyed[menu] = yield* (readers[index] as FieldReader).keyedSteps(records[menu], SETUP_KEYS[menu]);
+  // Marked as the reply was read (routeros/reply-text.ts), so a fix writes a name outside ASCII as the router's bytes.
+  for (const [index, menu] of menus.entries()) keyed[menu] = withDecodingOf(records[menu], yield* (readers[index] as FieldReader).keyedSteps(records[menu], SETUP_KEYS[menu]));
   const listReaders = { lists: new FieldReader(LIST_MENUS.lists), listMembers: new FieldReader(LIST_MENUS.listMembers) };
   const keyedLists = lists === undefined ? undefined : yield* keyedListSteps(lists, listReaders);
   const unjudged = yield* unjudgedChecks(keyed, Object.fromEntries(menus.map((menu, index) => [menu, readers[index] as FieldReader])) as Record<keyof SetupRecords, FieldReader>);

@@ -7,6 +7,7 @@ import { isUtf8 } from 'node:buffer';
 import { RouterOsError } from './errors.js';
 import { decodeCp1252 } from '../util/cp1252.js';
 import { shownMediaText } from './shown-text.js';
+import { markDecoding, type ReplyDecoding } from './reply-text.js';
 import { finish, finishInSlices, Slicer, type Steps } from '../util/slices.js';
 
 /**
@@ -20,15 +21,27 @@ import { finish, finishInSlices, Slicer, type Steps } from '../util/slices.js';
  * allocation up to their size in its main heap, which then fragmented by ~30 MB at 100 × 1,000 (issue 13).
  */
 export function decodeText(bytes: Uint8Array | readonly Uint8Array[]): string {
-  const parts = partsOf(bytes);
+  return decodedText(partsOf(bytes)).text;
+}
+
+/** decodeText, and how the text was read (reply-text.ts). */
+function decodedText(parts: readonly Uint8Array[]): Decoded<string> {
   if (parts.length === 1) return wholeText(parts[0] as Uint8Array);
   const length = totalLength(parts);
-  return length <= JOINED_TEXT_BYTES ? wholeText(joinedInScratch(parts, length)) : decodeTextByParts(parts);
+  if (length <= JOINED_TEXT_BYTES) return wholeText(joinedInScratch(parts, length));
+  const { text: pieces, decoding } = finish(decodePieces(parts));
+  return { text: pieces.join(''), decoding };
+}
+
+/** Text and how it was read from the bytes. */
+interface Decoded<T> {
+  text: T;
+  decoding: ReplyDecoding;
 }
 
 /** decodeText a part at a time (decodePieces), joined: what replies of more than JOINED_TEXT_BYTES take. */
 export function decodeTextByParts(parts: readonly Uint8Array[]): string {
-  return finish(decodePieces(parts)).join('');
+  return finish(decodePieces(parts)).text.join('');
 }
 
 /**
@@ -52,11 +65,11 @@ function joinedInScratch(parts: readonly Uint8Array[], length: number): Buffer {
 }
 
 /** decodeText of bytes in one piece: UTF-8 (a leading byte order mark dropped) when they are, else windows-1252. */
-function wholeText(bytes: Uint8Array): string {
+function wholeText(bytes: Uint8Array): Decoded<string> {
   const view = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
-  if (!isUtf8(view)) return decodeCp1252(view);
+  if (!isUtf8(view)) return { text: decodeCp1252(view), decoding: 'cp1252' };
   const text = view.toString('utf8');
-  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  return { text: text.charCodeAt(0) === 0xfeff ? text.slice(1) : text, decoding: 'utf8' };
 }
 
 /**
@@ -64,15 +77,15 @@ function wholeText(bytes: Uint8Array): string {
  * joined (or added up part by part), 28 MB of text made one string that V8 then copied whole, in one go, the
  * first time it was read. windows-1252 maps byte by byte, so its parts decode alone.
  */
-function* decodePieces(parts: readonly Uint8Array[]): Steps<string[]> {
+function* decodePieces(parts: readonly Uint8Array[]): Steps<Decoded<string[]>> {
   const utf8 = yield* utf8Parts(parts);
-  if (utf8 !== undefined) return utf8;
+  if (utf8 !== undefined) return { text: utf8, decoding: 'utf8' };
   const pieces: string[] = [];
   for (const part of parts) {
     yield;
     pieces.push(decodeCp1252(part));
   }
-  return pieces;
+  return { text: pieces, decoding: 'cp1252' };
 }
 
 /** A reply's bytes as the parts they came in (one part when read whole). */
@@ -354,7 +367,8 @@ function* notRouterShape(parts: readonly Uint8Array[], length: number): Steps<No
 export function parseJsonBody(bytes: Uint8Array | readonly Uint8Array[], request: string): unknown {
   const parts = partsOf(bytes);
   finish(refuseNotRouterShape(parts, request));
-  return parseText(decodeText(parts), request);
+  const { text, decoding } = decodedText(parts);
+  return markDecoding(parseText(text, request), decoding);
 }
 
 /** Replies of at least this many bytes are parsed in slices (parseJsonBodyInSlices); smaller ones at once. */
@@ -374,12 +388,12 @@ export async function parseJsonBodyInSlices(bytes: Uint8Array | readonly Uint8Ar
   const parts = partsOf(bytes);
   if (totalLength(parts) < SLICED_FROM_BYTES) return parseJsonBody(parts, request);
   await finishInSlices(refuseNotRouterShape(parts, request), slicer);
-  const pieces = await finishInSlices(decodePieces(parts), slicer);
+  const { text: pieces, decoding } = await finishInSlices(decodePieces(parts), slicer);
   const list = await finishInSlices(listInSlices(pieces), slicer);
-  if (Array.isArray(list)) return list;
+  if (Array.isArray(list)) return markDecoding(list, decoding);
   const error = list === undefined ? undefined : await finishInSlices(listFailureError(pieces, list, request), slicer);
   if (error !== undefined) throw error;
-  return parseText(pieces.join(''), request);
+  return markDecoding(parseText(pieces.join(''), request), decoding);
 }
 
 /** Bytes of a reply's parts, or characters of its decoded pieces. */

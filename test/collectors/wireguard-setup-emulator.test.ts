@@ -49,7 +49,20 @@ function router(name: string, extra: Partial<RouterSeed> = {}): RouterSeed {
 
 beforeAll(async () => {
   emulator = await startEmulator({
-    routers: [router('lists'), router('no-members', { missingMenus: ['interface/list/member'] })],
+    routers: [
+      router('lists'),
+      router('no-members', { missingMenus: ['interface/list/member'] }),
+      // A tunnel named outside ASCII, with no address: its fix names it as the UTF-8 bytes the router sends.
+      router('umlaut', {
+        interfaces: [{ name: 'wg-büro', listenPort: 13231 }],
+        peers: [{ interface: 'wg-büro', allowedAddress: ['10.0.0.2/32'], endpointAddress: '198.51.100.7', endpointPort: 13231 }],
+        addresses: [
+          { address: '203.0.113.2/30', interface: 'ether1' },
+          { address: '192.168.88.1/24', interface: 'bridge' },
+        ],
+        routes: [{ dstAddress: '0.0.0.0/0', gateway: '203.0.113.1' }],
+      }),
+    ],
     now: () => NOW,
     users: [{ name: 'monitor', password: PASSWORD, policies: ['read', 'api', 'rest-api'] }],
   });
@@ -60,7 +73,7 @@ afterAll(async () => {
   await emulator.close();
 });
 
-async function audit(name: string) {
+async function audit(name: string, tunnel = 'wg0') {
   const client = new RouterOsClient({ url: emulator.router(name).url, username: 'monitor', password: new Secret(PASSWORD), timeoutMs: 5_000, tls: { ca: emulator.ca } });
   clients.push(client);
   const config = testRouter({ collectors: { wireguard_setup: true } });
@@ -68,7 +81,7 @@ async function audit(name: string) {
   if (job === undefined) throw new Error('no job');
   const result = await job.run({ router: config, client, routerLabel: routerLabel(name), now: () => NOW, signal: new AbortController().signal, memory: new Map() });
   expect(result.problems).toEqual([]);
-  const checks = result.data.interfaces.find((setup) => setup.interface === 'wg0')?.checks ?? [];
+  const checks = result.data.interfaces.find((setup) => setup.interface === tunnel)?.checks ?? [];
   return { checks: Object.fromEntries(checks.map((check) => [check.check, check])), optionalReads: result.optionalReads };
 }
 
@@ -77,6 +90,12 @@ describe('wireguard_setup against the emulator (HTTPS)', () => {
     const { checks, optionalReads } = await audit('lists');
     expect(Object.values(checks).filter((check) => !check.ok)).toEqual([]);
     expect(optionalReads).toEqual([{ what: 'the interface lists (interface/list)' }, { what: "the interface lists' members (interface/list/member)" }]);
+  });
+
+  it("names a tunnel called `wg-büro` in its fix by the reply's own bytes (C3 BC), read over the wire", async () => {
+    const { checks } = await audit('umlaut', 'wg-büro');
+    expect(checks['address']?.ok).toBe(false);
+    expect(checks['address']?.fix).toBe('/ip address add address=<tunnel-address>/<prefix-length> interface="wg-b\\C3\\BCro" comment="WireGuard wg-b\\C3\\BCro"');
   });
 
   it('without the member menu, judges lists by their names as before (the drop may meet the LAN), and says what it left out', async () => {
