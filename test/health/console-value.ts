@@ -72,3 +72,72 @@ export function routerBytes(name: string): Uint8Array[] {
   out.push(Uint8Array.from(cp));
   return out;
 }
+
+/** A command as the console would split it: its menu path, verb, target (`*N` or a `[find …]`) and `key=value` arguments. */
+export interface ConsoleCommand {
+  path: string;
+  verb: string;
+  target?: string;
+  args: Map<string, string>;
+}
+
+/** A bare value of the audit's own words (addresses, ports, ids, `main`): no delimiter of the grammar. */
+const BARE = /^[A-Za-z0-9._!*,%@+/:-]+$/;
+/** The one placeholder a fix leaves for the operator to fill in. */
+const PLACEHOLDER = '<tunnel-address>/<prefix-length>';
+
+/**
+ * One fix line read as the console's grammar would: exactly one command (`/menu path verb [target] key=value …`),
+ * each value one console value (readConsoleValue) and nothing else on the line — no `;` that ends it early, no `#`
+ * that comments the rest out, no `$`, `[`, `]`, `{`, `}` or `?` outside a value, no raw control character. A `set`
+ * target is `*N` or `[find key=value …]` of bare values. Undefined when the line is not that.
+ */
+export function readConsoleCommand(line: string): ConsoleCommand | undefined {
+  // eslint-disable-next-line no-control-regex
+  if (/[\u0000-\u001f\u007f]/.test(line)) return undefined;
+  const words = line.match(/\[find(?: [a-z-]+=[A-Za-z0-9._/-]+)+\]|(?:[^\s"]|"(?:[^"\\]|\\.)*")+|\s+/g) ?? [];
+  if (words.join('') !== line) return undefined;
+  const tokens = words.filter((word) => !/^\s+$/.test(word));
+  const verbAt = tokens.findIndex((word) => word === 'add' || word === 'set');
+  if (verbAt < 1) return undefined;
+  const path = tokens.slice(0, verbAt);
+  if (!/^\/[a-z-]+$/.test(path[0] ?? '') || !path.slice(1).every((word) => /^[a-z-]+$/.test(word))) return undefined;
+  const command: ConsoleCommand = { path: path.join(' '), verb: tokens[verbAt] as string, args: new Map() };
+  let rest = tokens.slice(verbAt + 1);
+  if (command.verb === 'set') {
+    const target = rest[0] ?? '';
+    if (!/^\*[0-9A-F]+$/.test(target) && !target.startsWith('[find ')) return undefined;
+    command.target = target;
+    rest = rest.slice(1);
+  }
+  for (const word of rest) {
+    const eq = word.indexOf('=');
+    const key = word.slice(0, eq);
+    const value = word.slice(eq + 1);
+    if (eq < 1 || !/^[a-z-]+$/.test(key) || command.args.has(key)) return undefined;
+    if (!(BARE.test(value) || value === PLACEHOLDER || (value.startsWith('"') && readConsoleValue(value) !== undefined))) return undefined;
+    command.args.set(key, value);
+  }
+  return command;
+}
+
+/**
+ * A fix's lines as the console reads them: every command line one command (readConsoleCommand), every note a `#`
+ * line, and the notes after every command, so that joined with ` ; ` into one line (check's output, the verdict
+ * log) a note comments out no command. Throws saying which line is not so.
+ */
+export function expectConsoleLines(fix: string): ConsoleCommand[] {
+  const commands: ConsoleCommand[] = [];
+  let noted = false;
+  for (const line of fix.split('\n')) {
+    if (line.startsWith('# ')) {
+      noted = true;
+      continue;
+    }
+    const command = readConsoleCommand(line);
+    if (command === undefined) throw new Error(`not one console command: ${JSON.stringify(line)}`);
+    if (noted) throw new Error(`a command after a note: ${JSON.stringify(line)}`);
+    commands.push(command);
+  }
+  return commands;
+}

@@ -15,7 +15,7 @@ import { redactSecretsDistinct, registerSecret } from '../../src/util/redact.js'
 import { evaluateRouter } from '../../src/health/evaluate.js';
 import { testRouter } from '../helpers/config.js';
 import { T0, setup, systemOk } from './snapshots.js';
-import { readConsoleValue, routerBytes } from './console-value.js';
+import { expectConsoleLines, readConsoleCommand, readConsoleValue, routerBytes } from './console-value.js';
 
 const SEED = Number(process.env['FC_SEED'] ?? 20261205);
 /** A password the exporter knows (registered as a config load does), which a router's name may hold. */
@@ -114,6 +114,8 @@ describe("the audit's fixes for a hostile router's names", () => {
           expect(check.ok).toBe(false);
           const noFix = (check as { noFix?: string }).noFix;
           if (check.fix === undefined) expect(noFix).toBeDefined();
+          // Each line one command as the console's grammar reads it (or a note, after every command).
+          if (check.fix !== undefined) expectConsoleLines(check.fix);
           for (const command of (check.fix ?? '').split('\n').filter((line) => line !== '' && !line.startsWith('#'))) {
             const args = argsOf(command);
             for (const [key, value] of args) {
@@ -303,5 +305,26 @@ describe("a route's gateway", () => {
       filter: [],
     };
     expect(auditSetup(records)[0]?.checks.find((check) => check.check === 'route')?.ok).toBe(through);
+  });
+});
+
+describe('the console-line reading the fixes are checked by', () => {
+  it.each([
+    '/ip route set [find dst-address=192.168.20.0/24] gateway=wg0 ; /user add name=x group=full',
+    '/ip address add interface=wg0 comment="x" # rest',
+    '/ip route add gateway=$wg comment=x',
+    '/ip route add gateway=wg0 comment="a"b"',
+    '/ip route add gateway=wg0 {comment=x}',
+    '/ip route add gateway=wg0\n/user add name=x',
+    '/ip route set *5 gateway=wg0 [/user add name=x]',
+    '/ip route add gateway="wg\\e2" comment=x',
+  ])('refuses %j', (line) => {
+    expect(readConsoleCommand(line)).toBeUndefined();
+  });
+
+  it('reads the forms the audit writes', () => {
+    expect(readConsoleCommand('/ip route set [find dst-address=192.168.20.0/24 routing-table=main disabled=no] gateway="wg-b\\C3\\BCro"')?.target).toBe('[find dst-address=192.168.20.0/24 routing-table=main disabled=no]');
+    expect(readConsoleCommand('/ip address add address=<tunnel-address>/<prefix-length> interface=wg0 comment="WireGuard wg0"')?.args.get('interface')).toBe('wg0');
+    expect(() => expectConsoleLines('# a note\n/ip route add gateway=wg0')).toThrow(/after a note/);
   });
 });

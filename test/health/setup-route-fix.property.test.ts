@@ -11,6 +11,7 @@ import { parseIpv4Prefix } from '../../src/analysis/ipv4.js';
 import type { RouterRecord } from '../../src/routeros/records.js';
 import { saysFalse, saysTrue } from '../../src/routeros/decode.js';
 import { applyFixes, findSelects, parseWords } from './apply-fix.js';
+import { expectConsoleLines } from './console-value.js';
 
 const SEED = Number(process.env['FC_SEED'] ?? 20261205);
 const SUBNET = '192.168.20.0/24';
@@ -107,6 +108,7 @@ describe("the route fix's `set` when the route's id is no console id", () => {
         });
         const check = routeCheck(router(routes));
         if (check.ok) return;
+        if (check.fix !== undefined) expectConsoleLines(check.fix);
         const lines = (check.fix ?? '').split('\n').filter((line) => line.startsWith('/ip route set'));
         if (check.fix === undefined) expect(check.noFix).toBeDefined();
         for (const line of lines) {
