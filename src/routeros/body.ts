@@ -368,7 +368,24 @@ export function parseJsonBody(bytes: Uint8Array | readonly Uint8Array[], request
   const parts = partsOf(bytes);
   finish(refuseNotRouterShape(parts, request));
   const { text, decoding } = decodedText(parts);
-  return markDecoding(parseText(text, request), decoding);
+  const value = parseText(text, request);
+  return escapesBeyondAscii([text]) ? value : markDecoding(value, decoding);
+}
+
+/**
+ * Whether JSON text writes a character beyond ASCII as a `\uXXXX` escape: RouterOS sends a name's bytes as they are,
+ * so such a reply was written by something else (a proxy that re-encoded it), and its reading does not tell the
+ * router's bytes: it is not marked (reply-text.ts). An escape of an ASCII character (`\u0041`, a control's
+ * `\u001b`) tells nothing of bytes and does not count; an escaped backslash before a `u` does (a reply left unmarked
+ * only tells less). Checked across the pieces' joins.
+ */
+function escapesBeyondAscii(pieces: readonly string[]): boolean {
+  const escape = /\\u(?!00[0-7])[0-9A-Fa-f]{4}/;
+  return pieces.some((piece, index) => {
+    if (piece.includes('\\u') && escape.test(piece)) return true;
+    const next = pieces[index + 1];
+    return next !== undefined && escape.test(piece.slice(-5) + next.slice(0, 5));
+  });
 }
 
 /** Replies of at least this many bytes are parsed in slices (parseJsonBodyInSlices); smaller ones at once. */
@@ -390,10 +407,11 @@ export async function parseJsonBodyInSlices(bytes: Uint8Array | readonly Uint8Ar
   await finishInSlices(refuseNotRouterShape(parts, request), slicer);
   const { text: pieces, decoding } = await finishInSlices(decodePieces(parts), slicer);
   const list = await finishInSlices(listInSlices(pieces), slicer);
-  if (Array.isArray(list)) return markDecoding(list, decoding);
+  const marked = <T>(value: T): T => (escapesBeyondAscii(pieces) ? value : markDecoding(value, decoding));
+  if (Array.isArray(list)) return marked(list);
   const error = list === undefined ? undefined : await finishInSlices(listFailureError(pieces, list, request), slicer);
   if (error !== undefined) throw error;
-  return markDecoding(parseText(pieces.join(''), request), decoding);
+  return marked(parseText(pieces.join(''), request));
 }
 
 /** Bytes of a reply's parts, or characters of its decoded pieces. */
