@@ -52,6 +52,11 @@ interface Candidate {
   id: string | undefined;
   /** For a connected network: the interface that has it. */
   connectedOn?: string;
+  /**
+   * A route RouterOS made itself (DHCP's, BGP's, OSPF's, a connected network's it lists): the console refuses to
+   * change it, so a fix adds a static route that wins over it instead of setting it.
+   */
+  dynamic?: boolean;
   /** The network it routes. */
   range: Ipv4Range;
 }
@@ -109,6 +114,7 @@ export class RouteTable {
         range: dst.range,
         what: `${route['.id'] === undefined ? 'the route' : `route ${route['.id']}`} to ${formatPrefix(dst)} via ${safeText(route['gateway'] ?? '?', GATEWAY_TEXT)}`,
         id: route['.id'],
+        ...(saysTrue(route['dynamic']) ? { dynamic: true } : {}),
       });
     }
     // After the routes: of a route and a connected network equally long and far, the route came first before.
@@ -315,7 +321,8 @@ export function* routeProblemsSteps(
  * Add a route; or, when one for the very same network wins, point it at the tunnel (a second one would tie): by its
  * `.id` when that is RouterOS's `*N`, else by a `find` as narrow as that route, offered only when it selects that
  * route alone among the routes read. `[find dst-address=…]` alone also set disabled routes to the network and those
- * of every other routing table (a VRF's, a policy-routing table's) to the tunnel (found by review).
+ * of every other routing table (a VRF's, a policy-routing table's) to the tunnel (found by review). A dynamic route
+ * cannot be set (the console refuses): a static one of a lower distance is added to win over it, where there is one.
  */
 function routeFix(iface: string, subnet: Subnet, best: Candidate | undefined, table: RouteTable, decodings: Decodings): FixLine {
   if (best?.connectedOn !== undefined && best.length >= subnet.prefix.length) {
@@ -324,9 +331,12 @@ function routeFix(iface: string, subnet: Subnet, best: Candidate | undefined, ta
   }
   const gateway = consoleValue(iface, 'gateway', decodings.tunnel);
   if (gateway === undefined) return noFix("the tunnel's name", iface, 'gateway', decodings.tunnel);
-  if (best === undefined || best.length < subnet.prefix.length) {
-    const comment = commentValue(`WireGuard ${iface}`, 'WireGuard', decodings.tunnel);
-    return `/ip route add dst-address=${subnet.text} gateway=${gateway} comment=${comment}`;
+  const comment = commentValue(`WireGuard ${iface}`, 'WireGuard', decodings.tunnel);
+  if (best === undefined || best.length < subnet.prefix.length) return `/ip route add dst-address=${subnet.text} gateway=${gateway} comment=${comment}`;
+  if (best.dynamic === true) {
+    // The lowest distance wins among routes for one network; the least a static route can have is 1.
+    if (best.distance > 1) return `/ip route add dst-address=${subnet.text} gateway=${gateway} distance=${best.distance - 1} comment=${comment}`;
+    return { noFix: `the route to ${subnet.text} is dynamic (DHCP's, BGP's, OSPF's…) with distance 1: RouterOS refuses to change it and no static route can win over it; change it where it comes from` };
   }
   if (isConsoleId(best.id)) return `/ip route set ${best.id} gateway=${gateway}`;
   const others = table.enabledRoutesTo(subnet.prefix) - 1;

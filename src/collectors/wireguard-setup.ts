@@ -22,7 +22,7 @@ export const SETUP_PROPLISTS = {
   interfaces: ['.id', 'name', 'listen-port', 'disabled'],
   peers: ['.id', 'interface', 'name', 'comment', 'public-key', 'allowed-address', 'disabled'],
   addresses: ['.id', 'address', 'interface', 'actual-interface', 'disabled', 'invalid'],
-  routes: ['.id', 'dst-address', 'gateway', 'immediate-gw', 'distance', 'routing-table', 'disabled', 'inactive', 'active'],
+  routes: ['.id', 'dst-address', 'gateway', 'immediate-gw', 'distance', 'routing-table', 'disabled', 'inactive', 'active', 'dynamic'],
   filter: FILTER_PROPLIST,
   // Optional (LIST_MENUS): what makes a list's members known, or not (built in, made of other lists).
   lists: ['.id', 'name', 'builtin', 'include', 'exclude'],

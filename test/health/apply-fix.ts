@@ -117,7 +117,8 @@ export function applyFixes(records: SetupRecords, fixes: readonly string[], tunn
       out.routes.push(record);
     } else if (path === '/ip route' && verb === 'set') {
       const chosen = new Set(target?.startsWith('[') === true ? findSelects(target, out.routes) : out.routes.filter((route) => route['.id'] === target));
-      out.routes = out.routes.map((route) => (chosen.has(route) ? { ...route, ...record, '.id': route['.id'] ?? '' } : route));
+      // RouterOS refuses to change a dynamic route (DHCP's, BGP's, OSPF's): it stays as it was.
+      out.routes = out.routes.map((route) => (chosen.has(route) && !saysTrue(route['dynamic']) ? { ...route, ...record, '.id': route['.id'] ?? '' } : route));
     } else if (path === '/ip firewall filter' && verb === 'add') {
       const before = args.get('place-before');
       const at = before === '0' ? 0 : out.filter.findIndex((rule) => rule['.id'] === before);

@@ -80,6 +80,17 @@ describe("the route fix's `set` when the route's id is no console id", () => {
     expect(check.noFix).toContain('1 other enabled route of the main table goes to that network');
   });
 
+  it('a dynamic route (DHCP\'s, BGP\'s) is never set, which RouterOS refuses: a static route of a lower distance is added, or no line when it has distance 1', () => {
+    const bgp: RouterRecord = { '.id': '*8000002A', 'dst-address': SUBNET, gateway: '10.0.0.9', distance: '20', 'routing-table': 'main', disabled: 'false', dynamic: 'true' };
+    const learned = routeCheck(router([bgp]));
+    expect(learned.fix).toBe(`/ip route add dst-address=${SUBNET} gateway=wg0 distance=19 comment="WireGuard wg0"`);
+    expect(routeCheck(applyFixes(router([bgp]), [learned.fix ?? ''])).ok).toBe(true);
+    const dhcp: RouterRecord = { ...bgp, distance: '1' };
+    const leased = routeCheck(router([dhcp]));
+    expect(leased.fix).toBeUndefined();
+    expect(leased.noFix).toContain('is dynamic');
+  });
+
   it('any table of routes: a `set` line selects exactly the winning route, and once pasted the check passes; or no line, with a reason', () => {
     const ids = fc.oneof(fc.constant(undefined), fc.constantFrom('', 'x', '*5 gateway=x', '5', '*', '*G'), fc.nat({ max: 0xfff }).map((n) => `*${n.toString(16).toUpperCase()}`));
     const route = fc.record(
@@ -93,6 +104,7 @@ describe("the route fix's `set` when the route's id is no console id", () => {
         inactive: fc.constantFrom(undefined, 'false', 'true'),
         active: fc.constantFrom(undefined, 'true', 'false'),
         invalid: fc.constantFrom(undefined, 'false', 'true'),
+        dynamic: fc.constantFrom(undefined, 'false', 'true'),
       },
       { requiredKeys: ['dst-address'] },
     );
@@ -119,6 +131,9 @@ describe("the route fix's `set` when the route's id is no console id", () => {
           expect(selected, `${line} over ${JSON.stringify(routes)}`).toEqual([winner]);
           expect(routeCheck(applyFixes(router(routes), [line])).ok).toBe(true);
         }
+        // Whatever the fix's command (a set, or an add that wins over a dynamic route), pasted it mends the check.
+        const commands = (check.fix ?? '').split('\n').filter((line) => line.startsWith('/ip route'));
+        if (commands.length > 0) expect(routeCheck(applyFixes(router(routes), commands)).ok, `${commands.join(' | ')} over ${JSON.stringify(routes)}`).toBe(true);
       }),
       { seed: SEED, numRuns: 3_000 },
     );
