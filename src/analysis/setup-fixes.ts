@@ -89,15 +89,13 @@ const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[
  * The characters a reply read as windows-1252 can hold (routeros/body.ts reads a reply that is not UTF-8 so): a name
  * of those alone (`wg-büro`) may be UTF-8 or windows-1252 bytes on the router, which the text does not tell when the
  * reply's reading is not known; one holding any other character (`wg-офис`) came from a UTF-8 reply, whose bytes
- * are its UTF-8.
+ * are its UTF-8. Each with the byte windows-1252 reads as it (a fix writes that byte).
  */
-const CP1252_CHARS: ReadonlySet<string> = new Set(decodeCp1252(Uint8Array.from({ length: 256 }, (_, byte) => byte)));
-/** Each of those characters and the byte windows-1252 reads as it. */
 const CP1252_BYTE: ReadonlyMap<string, number> = new Map([...decodeCp1252(Uint8Array.from({ length: 256 }, (_, byte) => byte))].map((char, byte) => [char, byte]));
 
 function bytesKnown(value: string): boolean {
   if (!/[\u0080-\uffff]/.test(value)) return true;
-  for (const char of value) if (!CP1252_CHARS.has(char)) return true;
+  for (const char of value) if (!CP1252_BYTE.has(char)) return true;
   return false;
 }
 
